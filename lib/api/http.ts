@@ -1,0 +1,72 @@
+import { authenticateApiKey, type AuthenticatedAgent } from "../auth/api-keys";
+import { modelProjection, type Outcome } from "../gateway/outcome";
+import { MAX_ENVELOPE_BYTES, type RawProposal } from "../gateway/parse";
+import type { CallResult } from "../gateway/pipeline";
+import { logError } from "../log";
+
+export function errorResponse(status: number, code: string, message: string, headers: HeadersInit = {}): Response {
+  return Response.json({ error: { code, message } }, { status, headers });
+}
+
+export const unauthorized = () =>
+  errorResponse(401, "auth.invalid-key", "a valid API key is required", { "WWW-Authenticate": 'Bearer realm="toolgate"' });
+export const notFound = (what: string) => errorResponse(404, "not-found", `${what} not found`);
+
+/** Authenticates the bearer key, then runs the handler; unexpected failures are logged and answered generically. */
+export async function withAgent(request: Request, handler: (agent: AuthenticatedAgent) => Promise<Response>): Promise<Response> {
+  try {
+    const agent = await authenticateApiKey(request.headers.get("authorization"));
+    if (!agent) return unauthorized();
+    return await handler(agent);
+  } catch (error) {
+    logError("api.unhandled", error, { path: new URL(request.url).pathname });
+    return errorResponse(503, "host.error", "the service could not complete this request; retry later");
+  }
+}
+
+/** Reads at most one byte past the envelope limit, so an oversized body is refused without being buffered whole. */
+export async function readBoundedBody(request: Request, limit = MAX_ENVELOPE_BYTES): Promise<RawProposal> {
+  if (!request.body) return { bytes: new Uint8Array(0), truncated: false };
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      return { bytes: new Uint8Array(0), truncated: true };
+    }
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return { bytes, truncated: false };
+}
+
+/** The public shape of a call's outcome, in a fixed key order so equal outcomes are equal bytes. */
+export function callBody(id: string, outcome: Outcome, replayed = false): Record<string, unknown> {
+  return {
+    id,
+    kind: outcome.kind,
+    stage: outcome.stage,
+    code: outcome.code,
+    ...(outcome.issues ? { issues: outcome.issues } : {}),
+    model: modelProjection(outcome),
+    ...(outcome.result !== undefined ? { result: outcome.result } : {}),
+    ...(outcome.approval ? { approval: outcome.approval } : {}),
+    ...(replayed ? { replayed: true } : {}),
+  };
+}
+
+export function callResponse(call: CallResult): Response {
+  const status = call.outcome.code === "rate.limited" ? 429 : 200;
+  const headers: Record<string, string> = { "Cache-Control": "no-store" };
+  if (call.retryAfterSeconds !== undefined) headers["Retry-After"] = String(call.retryAfterSeconds);
+  return Response.json(callBody(call.id, call.outcome, call.replayed), { status, headers });
+}

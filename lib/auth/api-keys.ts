@@ -1,0 +1,36 @@
+import { randomBytes } from "node:crypto";
+import { sha256Hex } from "../canonical";
+import { db, type Tx } from "../db";
+import { newId } from "../ids";
+
+export interface AuthenticatedAgent {
+  apiKeyId: string;
+  userId: string;
+  tenantId: string;
+}
+
+/**
+ * Keys carry 256 random bits, so a plain SHA-256 is enough to store them: nothing to brute-force, and the
+ * lookup by hash stays one indexed query per request. The key itself is shown once and never stored.
+ */
+export async function createApiKey(client: Tx, user: { id: string; tenantId: string }): Promise<{ id: string; key: string }> {
+  const key = `tg_${randomBytes(32).toString("base64url")}`;
+  const id = newId("key");
+  await client.apiKey.create({
+    data: { id, tenantId: user.tenantId, userId: user.id, prefix: key.slice(0, 10), hash: sha256Hex(key) },
+    select: { id: true },
+  });
+  return { id, key };
+}
+
+/** The agent a bearer key belongs to, or null for a missing, unknown or revoked key or an inactive user. */
+export async function authenticateApiKey(authorization: string | null): Promise<AuthenticatedAgent | null> {
+  const match = /^Bearer ([A-Za-z0-9_-]{10,200})$/.exec(authorization ?? "");
+  if (!match) return null;
+  const row = await db.apiKey.findUnique({
+    where: { hash: sha256Hex(match[1]) },
+    select: { id: true, revokedAt: true, tenantId: true, user: { select: { id: true, role: true, active: true, tenantId: true } } },
+  });
+  if (!row || row.revokedAt || !row.user.active || row.user.role !== "AGENT" || row.user.tenantId !== row.tenantId) return null;
+  return { apiKeyId: row.id, userId: row.user.id, tenantId: row.tenantId };
+}

@@ -1,0 +1,94 @@
+import "server-only";
+import { z } from "zod";
+import { db } from "./db";
+import type { ConversationFacts, TenantPolicy } from "./gateway/types";
+import { newId } from "./ids";
+import { findTool, TOOL_NAMES } from "./tools/registry";
+import { scopesFor } from "./tools/scopes";
+
+export const OpenConversationSchema = z.strictObject({
+  customer_id: z.string().min(1).max(100),
+  order_id: z.string().min(1).max(100).optional(),
+  tools: z.array(z.string().min(1).max(100)).max(TOOL_NAMES.length).optional(),
+});
+export type OpenConversation = z.infer<typeof OpenConversationSchema>;
+
+export type OpenResult =
+  | { ok: true; conversation: { id: string; tools: string[]; scopes: string[] } }
+  | { ok: false; code: "customer.not-found" | "order.not-found" | "tool.unknown" | "agent.not-authorized"; message: string };
+
+/**
+ * Opens a conversation for one authenticated agent and one customer of the agent's tenant. Scopes come from
+ * the agent's permissions, narrowed to what the exposed tools need; the request can only narrow the tools.
+ */
+export async function openConversation(agent: { userId: string; tenantId: string }, input: OpenConversation): Promise<OpenResult> {
+  const user = await db.user.findFirst({
+    where: { id: agent.userId, tenantId: agent.tenantId },
+    select: { role: true, canRefund: true, active: true },
+  });
+  if (!user || scopesFor(user).length === 0) return { ok: false, code: "agent.not-authorized", message: "only active agents open conversations" };
+
+  const unknown = (input.tools ?? []).filter((name) => !findTool(name));
+  if (unknown.length > 0) return { ok: false, code: "tool.unknown", message: `unknown tools requested: ${unknown.length}` };
+  const tools = input.tools ? TOOL_NAMES.filter((name) => input.tools?.includes(name)) : [...TOOL_NAMES];
+
+  const customer = await db.customer.findFirst({ where: { id: input.customer_id, tenantId: agent.tenantId }, select: { id: true } });
+  if (!customer) return { ok: false, code: "customer.not-found", message: "no such customer" };
+  if (input.order_id !== undefined) {
+    const order = await db.order.findFirst({
+      where: { id: input.order_id, tenantId: agent.tenantId, customerId: customer.id },
+      select: { id: true },
+    });
+    if (!order) return { ok: false, code: "order.not-found", message: "no such order for this customer" };
+  }
+
+  const needed = new Set(tools.map((name) => findTool(name)?.scope));
+  const scopes = scopesFor(user).filter((scope) => needed.has(scope));
+  const conversation = await db.conversation.create({
+    data: {
+      id: newId("conv"),
+      tenantId: agent.tenantId,
+      agentId: agent.userId,
+      customerId: customer.id,
+      orderId: input.order_id ?? null,
+      tools,
+      scopes,
+    },
+    select: { id: true, tools: true, scopes: true },
+  });
+  return { ok: true, conversation };
+}
+
+const POLICY_SELECT = {
+  autoLimitCents: true,
+  sessionCapCents: true,
+  maxAutoWrites: true,
+  approvalTtlSeconds: true,
+  rateConversationPerMin: true,
+  rateKeyPerMin: true,
+} as const;
+
+/** The conversation with its tenant's policy, only if it belongs to this agent: anyone else gets null. */
+export async function findAgentConversation(
+  agent: { userId: string; tenantId: string },
+  conversationId: string,
+): Promise<{ conversation: ConversationFacts; policy: TenantPolicy } | null> {
+  const row = await db.conversation.findFirst({
+    where: { id: conversationId, agentId: agent.userId, tenantId: agent.tenantId },
+    select: {
+      id: true,
+      tenantId: true,
+      agentId: true,
+      customerId: true,
+      orderId: true,
+      tools: true,
+      scopes: true,
+      writesMade: true,
+      irreversibleCents: true,
+      tenant: { select: POLICY_SELECT },
+    },
+  });
+  if (!row) return null;
+  const { tenant, ...conversation } = row;
+  return { conversation, policy: tenant };
+}

@@ -1,0 +1,33 @@
+import type { Tx } from "../db";
+import type { ToolDefinition } from "../tools/types";
+import { pass, stop, type Outcome, type StageResult } from "./outcome";
+
+const CALL_KEY = /^[\x21-\x7e]{1,200}$/;
+
+export interface StoredCall {
+  id: string;
+  outcome: Outcome;
+}
+
+/**
+ * Stage 8: writes need a call key, scoped to (conversation, tool). The same key with the same canonical
+ * arguments hands back the stored call for a replay; with other arguments it is refused.
+ * Runs under the conversation's row lock, so two requests with one key cannot both pass.
+ */
+export async function checkIdempotency(
+  client: Tx,
+  tool: ToolDefinition,
+  conversationId: string,
+  callKey: string | null,
+  argsHash: string,
+): Promise<StageResult<{ replay: StoredCall | null }>> {
+  if (tool.effect === "read") return pass({ replay: null });
+  if (callKey === null || !CALL_KEY.test(callKey)) return stop("call-key.missing");
+  const stored = await client.toolCall.findUnique({
+    where: { conversationId_toolName_callKey: { conversationId, toolName: tool.name, callKey } },
+    select: { id: true, argsHash: true, outcome: true },
+  });
+  if (!stored) return pass({ replay: null });
+  if (stored.argsHash !== argsHash) return stop("call-key.reused");
+  return pass({ replay: { id: stored.id, outcome: stored.outcome as unknown as Outcome } });
+}

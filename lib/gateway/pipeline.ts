@@ -1,0 +1,185 @@
+import { canonicalJson, sha256Hex } from "../canonical";
+import { db, type Tx } from "../db";
+import { newId } from "../ids";
+import { logError } from "../log";
+import type { ToolDefinition } from "../tools/types";
+import { checkAllowlist } from "./allowlist";
+import { requestApproval } from "./approval";
+import { loadContext } from "./context";
+import { executeCall } from "./execute";
+import { checkIdempotency } from "./idempotency";
+import { outcome, type Outcome } from "./outcome";
+import { parseEnvelope, type RawProposal } from "./parse";
+import { checkPolicy } from "./policy";
+import { checkRate } from "./rate";
+import { appendDecision, recordCall, UNKNOWN_TOOL, type CallRecord } from "./record";
+import { checkSchema } from "./schema";
+import { checkScope } from "./scope";
+import { checkSemantics } from "./semantic";
+import { checkState } from "./state";
+import type { ConversationFacts, TenantPolicy } from "./types";
+
+export interface Proposal {
+  conversation: ConversationFacts;
+  policy: TenantPolicy;
+  /** The API key the call came in on; null for a signed-in person using the browser console. */
+  apiKeyId: string | null;
+  callKey: string | null;
+  raw: RawProposal;
+}
+
+export interface CallResult {
+  id: string;
+  outcome: Outcome;
+  replayed: boolean;
+  retryAfterSeconds?: number;
+}
+
+interface ValidCall {
+  tool: ToolDefinition;
+  args: Record<string, unknown>;
+  argsCanonical: string;
+  argsHash: string;
+  impactCents: number;
+}
+
+const WRITE_TRANSACTION = { maxWait: 10_000, timeout: 15_000 };
+
+/** The one entry point for every proposal, from the HTTP API and from the browser alike: SPEC section 4 in order. */
+export async function proposeToolCall(proposal: Proposal): Promise<CallResult> {
+  const startedAt = performance.now();
+  const id = newId("call");
+  const { conversation } = proposal;
+  const base = { id, tenantId: conversation.tenantId, conversationId: conversation.id, approvalId: null };
+  let toolName = UNKNOWN_TOOL;
+  try {
+    const rate = await checkRate(db, conversation, proposal.apiKeyId, proposal.policy);
+    if (!rate.ok) {
+      await recordEarly({ ...base, toolName, outcome: rate.outcome }, startedAt);
+      return { id, outcome: rate.outcome, replayed: false, retryAfterSeconds: rate.retryAfterSeconds };
+    }
+    const checked = validate(proposal);
+    if (!checked.ok) {
+      await recordEarly({ ...base, toolName: checked.toolName, outcome: checked.outcome }, startedAt);
+      return { id, outcome: checked.outcome, replayed: false };
+    }
+    toolName = checked.call.tool.name;
+    if (checked.call.tool.effect === "read") return await decide(db, proposal, checked.call, id, startedAt);
+    return await db.$transaction((tx) => decide(tx, proposal, checked.call, id, startedAt), WRITE_TRANSACTION);
+  } catch (error) {
+    logError("gateway.host-error", error, { callId: id, conversationId: conversation.id, toolName });
+    const failed = outcome("host.error");
+    await recordEarly({ ...base, toolName, outcome: failed }, startedAt).catch((recordError) =>
+      logError("gateway.record-failed", recordError, { callId: id }),
+    );
+    return { id, outcome: failed, replayed: false };
+  }
+}
+
+/** Stages 2-6: everything that needs no data. */
+function validate(
+  proposal: Proposal,
+): { ok: true; call: ValidCall } | { ok: false; outcome: Outcome; toolName: string } {
+  const envelope = parseEnvelope(proposal.raw);
+  if (!envelope.ok) return { ok: false, outcome: envelope.outcome, toolName: UNKNOWN_TOOL };
+  const allowed = checkAllowlist(envelope.value.name, proposal.conversation.tools);
+  if (!allowed.ok) return { ok: false, outcome: allowed.outcome, toolName: UNKNOWN_TOOL };
+  const tool = allowed.value;
+  const scoped = checkScope(tool, proposal.conversation.scopes);
+  if (!scoped.ok) return { ok: false, outcome: scoped.outcome, toolName: tool.name };
+  const schema = checkSchema(tool, envelope.value.arguments);
+  if (!schema.ok) return { ok: false, outcome: schema.outcome, toolName: tool.name };
+  const semantic = checkSemantics(schema.value);
+  if (!semantic.ok) return { ok: false, outcome: semantic.outcome, toolName: tool.name };
+  const args = semantic.value;
+  const argsCanonical = canonicalJson(args);
+  return {
+    ok: true,
+    call: { tool, args, argsCanonical, argsHash: sha256Hex(argsCanonical), impactCents: tool.impactCents(args) },
+  };
+}
+
+/**
+ * Stages 7-13 against data. A write runs inside one transaction that first locks the conversation row,
+ * so its budgets and call keys are read and written by one call at a time.
+ */
+async function decide(client: Tx, proposal: Proposal, call: ValidCall, id: string, startedAt: number): Promise<CallResult> {
+  const { tool, args } = call;
+  const conversation = tool.effect === "read" ? proposal.conversation : await lockConversation(client, proposal.conversation);
+  const record: CallRecord = {
+    id,
+    tenantId: conversation.tenantId,
+    conversationId: conversation.id,
+    toolName: tool.name,
+    callKey: null,
+    argsCanonical: call.argsCanonical,
+    argsHash: call.argsHash,
+    orderId: null,
+    approvalId: null,
+    outcome: outcome("host.error"),
+    latencyMs: 0,
+  };
+  const finish = async (result: Outcome): Promise<CallResult> => {
+    record.outcome = result;
+    if (result.kind !== "unavailable" && tool.effect !== "read") record.callKey = proposal.callKey;
+    record.latencyMs = performance.now() - startedAt;
+    await recordCall(client, record);
+    return { id, outcome: result, replayed: false };
+  };
+
+  const context = await loadContext(client, tool, args, conversation);
+  if (!context.ok) return finish(context.outcome);
+  const order = context.value;
+  record.orderId = order.id;
+
+  const idempotency = await checkIdempotency(client, tool, conversation.id, proposal.callKey, call.argsHash);
+  if (!idempotency.ok) return finish(idempotency.outcome);
+  const { replay } = idempotency.value;
+  if (replay) {
+    await appendDecision(client, {
+      tenantId: conversation.tenantId,
+      conversationId: conversation.id,
+      toolCallId: replay.id,
+      toolName: tool.name,
+      orderId: order.id,
+      outcome: replay.outcome,
+      replayed: true,
+      latencyMs: performance.now() - startedAt,
+    });
+    return { id: replay.id, outcome: replay.outcome, replayed: true };
+  }
+
+  const state = checkState(tool, args, order);
+  if (!state.ok) return finish(state.outcome);
+
+  const policy = await checkPolicy(client, tool, conversation, proposal.policy, order, call.impactCents);
+  if (!policy.ok) return finish(policy.outcome);
+
+  if (policy.value === "approval") {
+    const pending = await requestApproval(client, { ...call, order, conversation, policy: proposal.policy, callId: id });
+    record.approvalId = pending.approvalId;
+    return finish(pending.outcome);
+  }
+  return finish(await executeCall(client, { ...call, order, conversation, callId: id }));
+}
+
+async function lockConversation(client: Tx, conversation: ConversationFacts): Promise<ConversationFacts> {
+  const [row] = await client.$queryRaw<{ writesMade: number; irreversibleCents: number }[]>`
+    SELECT "writesMade", "irreversibleCents" FROM "Conversation" WHERE "id" = ${conversation.id} FOR UPDATE`;
+  if (!row) throw new Error(`conversation ${conversation.id} vanished during a call`);
+  return { ...conversation, writesMade: row.writesMade, irreversibleCents: row.irreversibleCents };
+}
+
+async function recordEarly(
+  call: Pick<CallRecord, "id" | "tenantId" | "conversationId" | "toolName" | "approvalId" | "outcome">,
+  startedAt: number,
+): Promise<void> {
+  await recordCall(db, {
+    ...call,
+    callKey: null,
+    argsCanonical: null,
+    argsHash: null,
+    orderId: null,
+    latencyMs: performance.now() - startedAt,
+  });
+}

@@ -1,0 +1,111 @@
+import type { z } from "zod";
+import type { ToolDefinition } from "../tools/types";
+import { isPlainObject } from "./parse";
+import { pass, stop, type Code, type Issue, type StageResult } from "./outcome";
+
+// Fields the host owns. Compared case- and separator-insensitively, so "Customer-ID" and "customerId" count too.
+const HOST_OWNED = ["customer_id", "tenant_id", "agent_id", "user_id", "approved", "approval_id", "idempotency_key", "version"];
+const HOST_OWNED_FOLDED = new Set(HOST_OWNED.map(fold));
+
+const VALUE_PROBLEMS = new Set(["too_small", "too_big", "invalid_format", "invalid_value", "not_multiple_of"]);
+const MAX_ISSUES = 10;
+const MAX_SEGMENT = 64;
+
+export interface SchemaChecked {
+  args: Record<string, unknown>;
+  /** Value-level failures on fields that carry a semantic code; the semantic stage reports the first. */
+  semanticFailures: Code[];
+}
+
+/** Stage 5: normalize strings once, refuse host-owned fields, then strict types with no coercion. */
+export function checkSchema(tool: ToolDefinition, raw: Record<string, unknown>): StageResult<SchemaChecked> {
+  const args = normalize(raw) as Record<string, unknown>;
+
+  const hostOwned = hostOwnedPaths(args, []);
+  if (hostOwned.length > 0) {
+    return stop("argument.host-owned", {
+      issues: hostOwned.slice(0, MAX_ISSUES).map((path) => ({ path, problem: "set by the host, not by the model" })),
+    });
+  }
+
+  const parsed = tool.schema.safeParse(args);
+  if (parsed.success) return pass({ args: parsed.data as Record<string, unknown>, semanticFailures: [] });
+
+  const schemaIssues: Issue[] = [];
+  const semanticFailures: Code[] = [];
+  for (const issue of parsed.error.issues) {
+    const semantic = semanticCode(tool, issue, args);
+    if (semantic) semanticFailures.push(semantic);
+    else schemaIssues.push(...describe(issue));
+  }
+  if (schemaIssues.length > 0) return stop("schema.invalid", { issues: schemaIssues.slice(0, MAX_ISSUES) });
+  return pass({ args, semanticFailures });
+}
+
+/** NFKC and trimmed ends for every string value, keys untouched; the normalized form is used from here on. */
+function normalize(value: unknown): unknown {
+  if (typeof value === "string") return value.normalize("NFKC").trim();
+  if (Array.isArray(value)) return value.map(normalize);
+  if (isPlainObject(value)) {
+    const result: Record<string, unknown> = {};
+    for (const [key, inner] of Object.entries(value)) {
+      Object.defineProperty(result, key, { value: normalize(inner), enumerable: true, writable: true, configurable: true });
+    }
+    return result;
+  }
+  return value;
+}
+
+function fold(key: string): string {
+  return key.normalize("NFKC").toLowerCase().replace(/[-_\s]/g, "");
+}
+
+function hostOwnedPaths(value: unknown, path: (string | number)[]): string[] {
+  if (Array.isArray(value)) return value.flatMap((inner, index) => hostOwnedPaths(inner, [...path, index]));
+  if (!isPlainObject(value)) return [];
+  return Object.entries(value).flatMap(([key, inner]) => [
+    ...(HOST_OWNED_FOLDED.has(fold(key)) ? [formatPath([...path, key])] : []),
+    ...hostOwnedPaths(inner, [...path, key]),
+  ]);
+}
+
+function semanticCode(tool: ToolDefinition, issue: z.core.$ZodIssue, args: Record<string, unknown>): Code | null {
+  if (issue.path.length !== 1 || !VALUE_PROBLEMS.has(issue.code)) return null;
+  const field = String(issue.path[0]);
+  const code = tool.semanticCodes?.[field];
+  if (!code) return null;
+  // An enum value of the wrong type (a number for a string enum) is a type error, not a semantic one.
+  if (issue.code === "invalid_value" && typeof args[field] !== "string") return null;
+  return code;
+}
+
+/** Paths and the rule broken, never the value sent. */
+function describe(issue: z.core.$ZodIssue): Issue[] {
+  switch (issue.code) {
+    case "unrecognized_keys":
+      return issue.keys.map((key) => ({ path: formatPath([...issue.path, key]), problem: "unknown field" }));
+    case "invalid_type":
+      return [{ path: formatPath(issue.path), problem: `expected ${issue.expected}` }];
+    case "too_small":
+      return [{ path: formatPath(issue.path), problem: `must be at least ${issue.minimum}${issue.origin === "string" ? " characters" : ""}` }];
+    case "too_big":
+      return [{ path: formatPath(issue.path), problem: `must be at most ${issue.maximum}${issue.origin === "string" ? " characters" : ""}` }];
+    case "invalid_format":
+      return [{ path: formatPath(issue.path), problem: "has an invalid format" }];
+    case "invalid_value":
+      return [{ path: formatPath(issue.path), problem: `must be one of ${issue.values.map((value) => JSON.stringify(value)).join(", ")}` }];
+    default:
+      return [{ path: formatPath(issue.path), problem: "is invalid" }];
+  }
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return "(arguments)";
+  return path
+    .map((segment, index) => {
+      if (typeof segment === "number") return `[${segment}]`;
+      const text = String(segment).slice(0, MAX_SEGMENT);
+      return index === 0 ? text : `.${text}`;
+    })
+    .join("");
+}

@@ -1,0 +1,19 @@
+import "server-only";
+import { db } from "./db";
+import type { Outcome } from "./gateway/outcome";
+import { expireApproval } from "./gateway/approval";
+
+/** A call's current outcome, only for the agent whose conversation made it. A lapsed approval is closed on read. */
+export async function findAgentToolCall(agent: { userId: string; tenantId: string }, id: string): Promise<{ id: string; outcome: Outcome } | null> {
+  const where = { id, tenantId: agent.tenantId, conversation: { agentId: agent.userId } };
+  const select = { id: true, outcome: true, approval: { select: { id: true, status: true, expiresAt: true } } } as const;
+  let call = await db.toolCall.findFirst({ where, select });
+  if (!call) return null;
+  if (call.approval?.status === "pending" && call.approval.expiresAt <= new Date()) {
+    const approvalId = call.approval.id;
+    await db.$transaction((tx) => expireApproval(tx, approvalId));
+    call = await db.toolCall.findFirst({ where, select });
+    if (!call) return null;
+  }
+  return { id: call.id, outcome: call.outcome as unknown as Outcome };
+}

@@ -1,0 +1,51 @@
+import { z } from "zod";
+import { localRefundExecutor } from "../payments/refunds";
+import { defineTool, ORDER_ID } from "./types";
+
+export const REFUND_REASONS = ["damaged", "not_as_described", "late", "not_delivered", "wrong_item", "other"] as const;
+
+const IssueRefundSchema = z.strictObject({
+  order_id: z.string().regex(ORDER_ID).describe("The order to refund"),
+  amount_cents: z.int().min(1).max(100000).describe("Amount to refund in minor units (cents), 1..100000"),
+  currency: z.string().regex(/^[A-Z]{3}$/).describe("ISO 4217 currency code of the order, for example USD"),
+  reason: z.enum(REFUND_REASONS).describe("Why the customer is refunded"),
+});
+
+export const issueRefund = defineTool<z.infer<typeof IssueRefundSchema>>({
+  name: "issue_refund",
+  description:
+    "Refund part or all of a delivered order to the customer's original payment method. Large refunds wait for a supervisor.",
+  schema: IssueRefundSchema,
+  semanticCodes: { amount_cents: "amount.invalid", currency: "currency.invalid", reason: "reason.invalid" },
+  effect: "irreversible",
+  scope: "refunds:write",
+  orderId: (args) => args.order_id,
+  state(args, order) {
+    if (order.status !== "delivered") return "order.not-delivered";
+    if (args.currency !== order.currency) return "currency.mismatch";
+    if (args.amount_cents > order.totalCents - order.refundedCents) return "amount.exceeds-refundable";
+    if (order.refundPending) return "refund.in-progress";
+    return null;
+  },
+  impactCents: (args) => args.amount_cents,
+  orderChanges: (args) => ({ refundedCents: { increment: args.amount_cents } }),
+  async execute({ client, args, order, callId, tenantId }) {
+    const decision = {
+      tenantId,
+      orderId: order.id,
+      orderVersion: order.version,
+      amountCents: args.amount_cents,
+      currency: args.currency,
+      reason: args.reason,
+    };
+    const refund = await localRefundExecutor.issue(client, decision, callId);
+    return {
+      order_id: order.id,
+      refund_id: refund.refundId,
+      amount_cents: args.amount_cents,
+      currency: args.currency,
+      refunded_cents: order.refundedCents + args.amount_cents,
+    };
+  },
+  executedCode: "refund.issued",
+});

@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { newId } from "../ids";
+import { defineTool, ORDER_ID } from "./types";
+
+const SendStatusEmailSchema = z.strictObject({
+  order_id: z.string().regex(ORDER_ID).describe("The order whose status is emailed to its customer"),
+});
+
+export const sendStatusEmail = defineTool<z.infer<typeof SendStatusEmailSchema>>({
+  name: "send_status_email",
+  description: "Email the customer the current status of their order. The recipient is the order's customer.",
+  schema: SendStatusEmailSchema,
+  effect: "irreversible",
+  scope: "email:send",
+  orderId: (args) => args.order_id,
+  state: () => null,
+  impactCents: () => 0,
+  async execute({ client, order, callId, tenantId }) {
+    // The recipient comes from the order, never from the model.
+    const message = await client.outboxMessage.create({
+      data: {
+        id: newId("msg"),
+        tenantId,
+        orderId: order.id,
+        toolCallId: callId,
+        kind: "status_email",
+        recipient: order.customerEmail,
+        subject: `Your order ${order.id} is ${order.status}`,
+        body: `Hello,\n\nyour order ${order.id} is ${order.status}.\n`,
+      },
+      select: { id: true },
+    });
+    return { order_id: order.id, message_id: message.id };
+  },
+  executedCode: "email.queued",
+});

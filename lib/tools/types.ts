@@ -1,0 +1,62 @@
+import type { z } from "zod";
+import type { Tx } from "../db";
+import type { Prisma } from "../generated/prisma/client";
+import type { Code } from "../gateway/outcome";
+
+export type Effect = "read" | "reversible" | "irreversible";
+export type Scope = "orders:read" | "orders:write" | "refunds:write" | "email:send";
+
+/** The order as every check of one call saw it; `version` makes the write conditional on it. */
+export interface OrderFacts {
+  id: string;
+  tenantId: string;
+  customerId: string;
+  customerEmail: string;
+  totalCents: number;
+  refundedCents: number;
+  currency: string;
+  status: string;
+  addressLine1: string;
+  postalCode: string;
+  fraudHold: boolean;
+  refundPending: boolean;
+  version: number;
+}
+
+export interface ExecutionContext<A> {
+  client: Tx;
+  args: A;
+  order: OrderFacts;
+  callId: string;
+  tenantId: string;
+  conversationId: string;
+}
+
+/**
+ * Both halves of a tool's contract. The model sees name, description and the JSON Schema generated
+ * from `schema`; everything else is the host's and never leaves it.
+ */
+export interface ToolDefinition<A = Record<string, unknown>> {
+  name: string;
+  description: string;
+  schema: z.ZodType<A>;
+  /** Value checks (range, format, enum) on these fields are semantic failures with these codes, not schema failures. */
+  semanticCodes?: Partial<Record<string, Code>>;
+  effect: Effect;
+  scope: Scope;
+  orderId(args: A): string;
+  /** The first state rule the current order breaks, or null. */
+  state(args: A, order: OrderFacts): Code | null;
+  /** Irreversible money impact in minor units, in the order's currency. */
+  impactCents(args: A): number;
+  /** Changes to the order row, applied conditionally on the version the checks saw. */
+  orderChanges?(args: A, order: OrderFacts): Prisma.OrderUpdateManyMutationInput;
+  execute(context: ExecutionContext<A>): Promise<unknown>;
+  executedCode: Code;
+}
+
+export function defineTool<A>(definition: ToolDefinition<A>): ToolDefinition<A> {
+  return definition;
+}
+
+export const ORDER_ID = /^ord_[0-9]{4,8}$/;

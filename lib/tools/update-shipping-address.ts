@@ -1,0 +1,40 @@
+import { z } from "zod";
+import { newId } from "../ids";
+import { defineTool, ORDER_ID } from "./types";
+
+// No control, format or line/paragraph separator characters: an address is one printable line.
+const ONE_LINE = /^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+$/u;
+
+const UpdateShippingAddressSchema = z.strictObject({
+  order_id: z.string().regex(ORDER_ID).describe("The order whose shipping address changes"),
+  line1: z.string().min(1).max(80).regex(ONE_LINE).describe("Street address, one line, at most 80 characters"),
+  postal_code: z.string().regex(/^[0-9]{5}$/).describe("Five-digit postal code"),
+});
+
+export const updateShippingAddress = defineTool<z.infer<typeof UpdateShippingAddressSchema>>({
+  name: "update_shipping_address",
+  description: "Change the shipping address of an order that has not shipped yet.",
+  schema: UpdateShippingAddressSchema,
+  effect: "reversible",
+  scope: "orders:write",
+  orderId: (args) => args.order_id,
+  state: (_args, order) => (order.status === "processing" ? null : "order.already-shipped"),
+  impactCents: () => 0,
+  orderChanges: (args) => ({ addressLine1: args.line1, postalCode: args.postal_code }),
+  async execute({ client, args, order, callId }) {
+    await client.addressChange.create({
+      data: {
+        id: newId("ac"),
+        orderId: order.id,
+        toolCallId: callId,
+        fromLine1: order.addressLine1,
+        fromPostalCode: order.postalCode,
+        toLine1: args.line1,
+        toPostalCode: args.postal_code,
+      },
+      select: { id: true },
+    });
+    return { order_id: order.id, line1: args.line1, postal_code: args.postal_code };
+  },
+  executedCode: "address.updated",
+});

@@ -1,0 +1,9 @@
+import type { NextConfig } from "next";
+
+const nextConfig: NextConfig = {
+  // pg and the Prisma adapter stay as Node modules rather than being bundled.
+  serverExternalPackages: ["pg", "@prisma/adapter-pg", "@electric-sql/pglite"],
+  poweredByHeader: false,
+};
+
+export default nextConfig;

@@ -1,0 +1,91 @@
+import { randomBytes, randomInt } from "node:crypto";
+import { createApiKey } from "@/lib/auth/api-keys";
+import { db } from "@/lib/db";
+import type { TenantPolicy } from "@/lib/gateway/types";
+
+// Each test builds its own tenants shaped like the SPEC seed, with fresh ids, so files can run in parallel
+// on one database without touching each other's rows.
+
+let orderCounter = randomInt(10_000_000, 90_000_000);
+const orderId = () => `ord_${orderCounter++}`;
+
+export interface World {
+  tenantId: string;
+  otherTenantId: string;
+  users: { agent: string; agent2: string; supervisor: string; admin: string; otherAgent: string; otherSupervisor: string };
+  keys: { agent: string; agent2: string; otherAgent: string };
+  customers: { ana: string; ben: string; gil: string };
+  orders: { o1001: string; o1002: string; o1003: string; o1004: string; o1005: string; o2001: string };
+}
+
+export async function createWorld(policy: Partial<TenantPolicy> = {}): Promise<World> {
+  const suffix = randomBytes(5).toString("hex");
+  const tenantId = `t_${suffix}`;
+  const otherTenantId = `u_${suffix}`;
+  const user = (name: string) => `usr_${name}_${suffix}`;
+  const users = {
+    agent: user("agent"),
+    agent2: user("agent2"),
+    supervisor: user("supervisor"),
+    admin: user("admin"),
+    otherAgent: user("oagent"),
+    otherSupervisor: user("osupervisor"),
+  };
+  const customers = { ana: `cu_ana_${suffix}`, ben: `cu_ben_${suffix}`, gil: `cu_gil_${suffix}` };
+  const orders = { o1001: orderId(), o1002: orderId(), o1003: orderId(), o1004: orderId(), o1005: orderId(), o2001: orderId() };
+  const passwordHash = "not-used-in-api-tests";
+
+  await db.tenant.create({ data: { id: tenantId, name: `Acme ${suffix}`, ...policy } });
+  await db.tenant.create({ data: { id: otherTenantId, name: `Globex ${suffix}`, ...policy } });
+  await db.user.createMany({
+    data: [
+      { id: users.agent, tenantId, email: `agent-${suffix}@acme.test`, name: "Agent", role: "AGENT", canRefund: true, passwordHash },
+      { id: users.agent2, tenantId, email: `agent2-${suffix}@acme.test`, name: "Agent 2", role: "AGENT", canRefund: false, passwordHash },
+      { id: users.supervisor, tenantId, email: `supervisor-${suffix}@acme.test`, name: "Supervisor", role: "SUPERVISOR", passwordHash },
+      { id: users.admin, tenantId, email: `admin-${suffix}@acme.test`, name: "Admin", role: "ADMIN", passwordHash },
+      { id: users.otherAgent, tenantId: otherTenantId, email: `agent-${suffix}@globex.test`, name: "G Agent", role: "AGENT", canRefund: true, passwordHash },
+      { id: users.otherSupervisor, tenantId: otherTenantId, email: `supervisor-${suffix}@globex.test`, name: "G Supervisor", role: "SUPERVISOR", passwordHash },
+    ],
+  });
+  await db.customer.createMany({
+    data: [
+      { id: customers.ana, tenantId, email: `ana-${suffix}@example.test` },
+      { id: customers.ben, tenantId, email: `ben-${suffix}@example.test` },
+      { id: customers.gil, tenantId: otherTenantId, email: `gil-${suffix}@example.test` },
+    ],
+  });
+  const address = { addressLine1: "1 Elm St", postalCode: "94107", currency: "USD" };
+  await db.order.createMany({
+    data: [
+      { id: orders.o1001, tenantId, customerId: customers.ana, totalCents: 4200, status: "delivered", ...address },
+      { id: orders.o1002, tenantId, customerId: customers.ben, totalCents: 15900, status: "delivered", ...address, addressLine1: "9 Oak Ave", postalCode: "10001" },
+      { id: orders.o1003, tenantId, customerId: customers.ana, totalCents: 12000, status: "processing", ...address },
+      { id: orders.o1004, tenantId, customerId: customers.ana, totalCents: 15000, status: "delivered", ...address },
+      { id: orders.o1005, tenantId, customerId: customers.ana, totalCents: 8000, status: "delivered", fraudHold: true, ...address },
+      { id: orders.o2001, tenantId: otherTenantId, customerId: customers.gil, totalCents: 9000, status: "delivered", ...address, addressLine1: "5 Pine Rd", postalCode: "60601" },
+    ],
+  });
+  const keys = {
+    agent: (await createApiKey(db, { id: users.agent, tenantId })).key,
+    agent2: (await createApiKey(db, { id: users.agent2, tenantId })).key,
+    otherAgent: (await createApiKey(db, { id: users.otherAgent, tenantId: otherTenantId })).key,
+  };
+  return { tenantId, otherTenantId, users, keys, customers, orders };
+}
+
+/** Every effect store of both tenants: compare before and after a call that must not have acted. */
+export async function effectSnapshot(world: World) {
+  const tenants = [world.tenantId, world.otherTenantId];
+  const [orders, refunds, addressChanges, outbox, conversations] = await Promise.all([
+    db.order.findMany({ where: { tenantId: { in: tenants } }, orderBy: { id: "asc" } }),
+    db.refund.findMany({ where: { tenantId: { in: tenants } }, orderBy: { id: "asc" } }),
+    db.addressChange.findMany({ where: { order: { tenantId: { in: tenants } } }, orderBy: { id: "asc" } }),
+    db.outboxMessage.findMany({ where: { tenantId: { in: tenants } }, orderBy: { id: "asc" } }),
+    db.conversation.findMany({
+      where: { tenantId: { in: tenants } },
+      select: { id: true, writesMade: true, irreversibleCents: true },
+      orderBy: { id: "asc" },
+    }),
+  ]);
+  return { orders, refunds, addressChanges, outbox, conversations };
+}
