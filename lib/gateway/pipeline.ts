@@ -119,9 +119,11 @@ async function decide(client: Tx, proposal: Proposal, call: ValidCall, id: strin
     outcome: outcome("host.error"),
     latencyMs: 0,
   };
+  // The key is bound only once the call owns it (past stage 8) and only by an outcome that is final.
+  let ownsKey = false;
   const finish = async (result: Outcome): Promise<CallResult> => {
     record.outcome = result;
-    if (result.kind !== "unavailable" && tool.effect !== "read") record.callKey = proposal.callKey;
+    if (ownsKey && result.kind !== "unavailable") record.callKey = proposal.callKey;
     record.latencyMs = performance.now() - startedAt;
     await recordCall(client, record);
     return { id, outcome: result, replayed: false };
@@ -135,6 +137,7 @@ async function decide(client: Tx, proposal: Proposal, call: ValidCall, id: strin
   const idempotency = await checkIdempotency(client, tool, conversation.id, proposal.callKey, call.argsHash);
   if (!idempotency.ok) return finish(idempotency.outcome);
   const { replay } = idempotency.value;
+  ownsKey = tool.effect !== "read";
   if (replay) {
     await appendDecision(client, {
       tenantId: conversation.tenantId,
