@@ -1,0 +1,113 @@
+import { describe, expect, it } from "vitest";
+import { db } from "@/lib/db";
+import { conversationFor, newCallKey, propose } from "./support/api";
+import { expectNoEffect } from "./support/effects";
+import { createWorld } from "./support/world";
+
+const refund = (order: string, amount: number) => ({
+  name: "issue_refund",
+  arguments: { order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" },
+});
+
+describe("consequence policy (tenant defaults: auto 5000, session cap 10000, 3 auto writes)", () => {
+  it("an 8000-cent refund on ord_1004 waits for approval, with a runtime-built preview and no effect", async () => {
+    const world = await createWorld();
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const pending = await expectNoEffect(world, () => propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), newCallKey()));
+    expect(pending.json).toMatchObject({
+      kind: "pending_approval",
+      stage: "approval",
+      code: "approval.required",
+      model: { status: "needs_approval" },
+    });
+    const approval = pending.json.approval!;
+    expect(new Date(approval.expires_at).getTime() - Date.now()).toBeGreaterThan(890_000);
+    expect(approval.preview).toEqual({
+      tool: "issue_refund",
+      arguments: { order_id: world.orders.o1004, amount_cents: 8000, currency: "USD", reason: "damaged" },
+      impact: { amount_cents: 8000, currency: "USD" },
+      order: {
+        order_id: world.orders.o1004,
+        status: "delivered",
+        total_cents: 15000,
+        refunded_cents: 0,
+        refundable_cents: 15000,
+        currency: "USD",
+        version: 1,
+      },
+      conversation_id: conversation,
+      customer_id: world.customers.ana,
+    });
+    const stored = await db.approvalRequest.findUniqueOrThrow({ where: { id: approval.id } });
+    expect(stored).toMatchObject({ status: "pending", impactCents: 8000, originCallId: pending.json.id, requestedById: world.users.agent });
+  });
+
+  it("proposing the same call again returns the same pending request, not a second one", async () => {
+    const world = await createWorld();
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const first = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), newCallKey());
+    const second = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), newCallKey());
+    expect(second.json.approval?.id).toBe(first.json.approval?.id);
+    expect(await db.approvalRequest.count({ where: { conversationId: conversation } })).toBe(1);
+  });
+
+  it("three 4000-cent refunds on ord_1004: two execute, the third crosses the session cap and waits", async () => {
+    const world = await createWorld();
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const codes = [];
+    for (let i = 0; i < 3; i++) codes.push((await propose(world.keys.agent, conversation, refund(world.orders.o1004, 4000), newCallKey())).json.code);
+    expect(codes).toEqual(["refund.issued", "refund.issued", "approval.required"]);
+    const order = await db.order.findUniqueOrThrow({ where: { id: world.orders.o1004 } });
+    expect(order.refundedCents).toBe(8000);
+    expect(await db.refund.count({ where: { orderId: world.orders.o1004 } })).toBe(2);
+    expect(await db.conversation.findUniqueOrThrow({ where: { id: conversation } })).toMatchObject({ writesMade: 2, irreversibleCents: 8000 });
+  });
+
+  it("the session cap is per conversation: a new conversation starts a new budget", async () => {
+    const world = await createWorld();
+    const first = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const second = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    await propose(world.keys.agent, first, refund(world.orders.o1004, 5000), newCallKey());
+    await propose(world.keys.agent, first, refund(world.orders.o1004, 5000), newCallKey());
+    expect((await propose(world.keys.agent, first, refund(world.orders.o1004, 1), newCallKey())).json.code).toBe("approval.required");
+    expect((await propose(world.keys.agent, second, refund(world.orders.o1004, 1), newCallKey())).json.code).toBe("refund.issued");
+  });
+
+  it("a fourth reversible write in a conversation waits for approval", async () => {
+    const world = await createWorld();
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const address = (n: number) => ({
+      name: "update_shipping_address",
+      arguments: { order_id: world.orders.o1003, line1: `${n} Elm St`, postal_code: "94107" },
+    });
+    const codes = [];
+    for (let n = 1; n <= 3; n++) codes.push((await propose(world.keys.agent, conversation, address(n), newCallKey())).json.code);
+    const fourth = await expectNoEffect(world, () => propose(world.keys.agent, conversation, address(4), newCallKey()));
+    expect([...codes, fourth.json.code]).toEqual(["address.updated", "address.updated", "address.updated", "approval.required"]);
+    expect((await db.order.findUniqueOrThrow({ where: { id: world.orders.o1003 } })).addressLine1).toBe("3 Elm St");
+  });
+
+  it("writes of any kind count toward max_auto_writes", async () => {
+    const world = await createWorld();
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    await propose(world.keys.agent, conversation, refund(world.orders.o1001, 100), newCallKey());
+    await propose(world.keys.agent, conversation, { name: "send_status_email", arguments: { order_id: world.orders.o1001 } }, newCallKey());
+    await propose(world.keys.agent, conversation, refund(world.orders.o1001, 100), newCallKey());
+    const address = { name: "update_shipping_address", arguments: { order_id: world.orders.o1003, line1: "9 Elm St", postal_code: "94107" } };
+    expect((await propose(world.keys.agent, conversation, address, newCallKey())).json.code).toBe("approval.required");
+  });
+
+  it("the tenant's own policy row decides, not the defaults", async () => {
+    const world = await createWorld({ autoLimitCents: 10000, sessionCapCents: 20000 });
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    expect((await propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), newCallKey())).json.code).toBe("refund.issued");
+    await db.tenant.update({ where: { id: world.tenantId }, data: { autoLimitCents: 1000 } });
+    expect((await propose(world.keys.agent, conversation, refund(world.orders.o1004, 2000), newCallKey())).json.code).toBe("approval.required");
+  });
+
+  it("reads are never held, however many writes came before", async () => {
+    const world = await createWorld({ maxAutoWrites: 0 });
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    expect((await propose(world.keys.agent, conversation, { name: "get_order", arguments: { order_id: world.orders.o1001 } })).json.code).toBe("order.read");
+  });
+});
