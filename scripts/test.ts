@@ -1,0 +1,40 @@
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { startCluster } from "./pg-cluster";
+
+// `npm test`: the whole suite against one throwaway PostgreSQL (or TEST_DATABASE_URL): Vitest unit and
+// integration tests, the seeded-defect check, then the production build driven by Playwright in Chromium.
+
+const root = process.cwd();
+const bin = (pkg: string, file: string) => path.join(root, "node_modules", pkg, file);
+
+const cluster = process.env.TEST_DATABASE_URL ? null : await startCluster();
+const env = { ...process.env, TEST_DATABASE_URL: process.env.TEST_DATABASE_URL ?? cluster!.url, CI: process.env.CI ?? "1" };
+
+const steps: [string, string[]][] = [
+  ["vitest", [bin("vitest", "vitest.mjs"), "run"]],
+  ["seeded defects", [bin("tsx", "dist/cli.mjs"), "scripts/defects.ts"]],
+  ["next build", [bin("next", "dist/bin/next"), "build"]],
+  ["playwright", [bin("@playwright/test", "cli.js"), "test"]],
+];
+
+let failed: string | null = null;
+try {
+  for (const [name, args] of steps) {
+    const started = Date.now();
+    console.log(`\n=== ${name} ===`);
+    const run = spawnSync(process.execPath, args, { stdio: "inherit", env, cwd: root });
+    console.log(`=== ${name}: ${run.status === 0 ? "passed" : "FAILED"} in ${Math.round((Date.now() - started) / 1000)} s ===`);
+    if (run.status !== 0) {
+      failed = name;
+      break;
+    }
+  }
+} finally {
+  cluster?.stop();
+}
+if (failed) {
+  console.error(`\nthe test suite failed at: ${failed}`);
+  process.exit(1);
+}
+console.log("\nthe whole test suite passed");
