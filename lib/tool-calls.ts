@@ -1,7 +1,7 @@
 import "server-only";
 import { db } from "./db";
 import type { Outcome } from "./gateway/outcome";
-import { expireApproval } from "./gateway/approval";
+import { expireIfDue } from "./approvals/queue";
 
 /** A call's current outcome, only for the agent whose conversation made it. A lapsed approval is closed on read. */
 export async function findAgentToolCall(agent: { userId: string; tenantId: string }, id: string): Promise<{ id: string; outcome: Outcome } | null> {
@@ -10,8 +10,7 @@ export async function findAgentToolCall(agent: { userId: string; tenantId: strin
   let call = await db.toolCall.findFirst({ where, select });
   if (!call) return null;
   if (call.approval?.status === "pending" && call.approval.expiresAt <= new Date()) {
-    const approvalId = call.approval.id;
-    await db.$transaction((tx) => expireApproval(tx, approvalId));
+    await expireIfDue(call.approval.id);
     call = await db.toolCall.findFirst({ where, select });
     if (!call) return null;
   }

@@ -3,7 +3,7 @@ import type { Prisma } from "../generated/prisma/client";
 import { newId } from "../ids";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
 import { outcome, type Outcome } from "./outcome";
-import { appendDecision, updateCallOutcome } from "./record";
+import { appendDecision, notifyConversation, updateCallOutcome } from "./record";
 import type { ConversationFacts, TenantPolicy } from "./types";
 
 export interface ApprovalPreview {
@@ -113,5 +113,6 @@ export async function expireApproval(client: Tx, approvalId: string): Promise<bo
   for (const call of calls) {
     await appendDecision(client, { ...call, toolCallId: call.id, outcome: expired, latencyMs: 0 });
   }
+  for (const conversationId of new Set(calls.map((call) => call.conversationId))) await notifyConversation(client, conversationId);
   return true;
 }

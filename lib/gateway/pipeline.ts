@@ -7,6 +7,7 @@ import { checkAllowlist } from "./allowlist";
 import { requestApproval } from "./approval";
 import { loadContext } from "./context";
 import { executeCall } from "./execute";
+import { lockConversation } from "./lock";
 import { checkIdempotency } from "./idempotency";
 import { outcome, type Outcome } from "./outcome";
 import { parseEnvelope, type RawProposal } from "./parse";
@@ -164,13 +165,6 @@ async function decide(client: Tx, proposal: Proposal, call: ValidCall, id: strin
     return finish(pending.outcome);
   }
   return finish(await executeCall(client, { ...call, order, conversation, callId: id }));
-}
-
-async function lockConversation(client: Tx, conversation: ConversationFacts): Promise<ConversationFacts> {
-  const [row] = await client.$queryRaw<{ writesMade: number; irreversibleCents: number }[]>`
-    SELECT "writesMade", "irreversibleCents" FROM "Conversation" WHERE "id" = ${conversation.id} FOR UPDATE`;
-  if (!row) throw new Error(`conversation ${conversation.id} vanished during a call`);
-  return { ...conversation, writesMade: row.writesMade, irreversibleCents: row.irreversibleCents };
 }
 
 async function recordEarly(

@@ -79,6 +79,14 @@ export async function recordCall(client: Tx, call: CallRecord): Promise<void> {
     outcome: call.outcome,
     latencyMs: call.latencyMs,
   });
+  await notifyConversation(client, call.conversationId);
+}
+
+export const CALLS_CHANNEL = "toolgate_calls";
+
+/** Tells live views that a conversation's calls changed; PostgreSQL delivers it only if the transaction commits. */
+export async function notifyConversation(client: Tx, conversationId: string): Promise<void> {
+  await client.$executeRaw`SELECT pg_notify(${CALLS_CHANNEL}, ${conversationId})`;
 }
 
 /** A call's outcome changes after the fact only through a decision (approve, deny, expire). */

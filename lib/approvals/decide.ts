@@ -1,0 +1,237 @@
+import "server-only";
+import { canonicalJson, sha256Hex } from "../canonical";
+import { db, type Tx } from "../db";
+import { expireApproval } from "../gateway/approval";
+import { executeCall } from "../gateway/execute";
+import { lockConversation } from "../gateway/lock";
+import { outcome, type Outcome } from "../gateway/outcome";
+import { recheckForApproval } from "../gateway/recheck";
+import { appendDecision, notifyConversation, updateCallOutcome } from "../gateway/record";
+import type { ConversationFacts, TenantPolicy } from "../gateway/types";
+import { logError } from "../log";
+import { findTool } from "../tools/registry";
+import type { OrderFacts } from "../tools/types";
+
+export interface Approver {
+  userId: string;
+  tenantId: string;
+  role: string;
+}
+
+export type DecisionFailure =
+  | "approval.not-found"
+  | "approval.forbidden"
+  | "approval.self-approval"
+  | "approval.already-decided"
+  | "approval.expired"
+  | "approval.binding-mismatch"
+  | "approval.recheck-failed"
+  | "approval.retry"
+  | "host.error";
+
+export type DecisionResult =
+  | { ok: true; approvalId: string; status: "approved" | "denied"; outcome: Outcome }
+  | { ok: false; approvalId: string; code: DecisionFailure; message: string; outcome?: Outcome };
+
+const DECISION_TRANSACTION = { maxWait: 10_000, timeout: 15_000 };
+
+/**
+ * Approves exactly one pending request: in one transaction it locks the conversation and the request, checks
+ * the approver, expiry and the argument binding, re-runs context, state and policy against current data, and
+ * executes conditionally on the order version while consuming the approval. Used at most once, however many
+ * supervisors, clicks or instances race for it.
+ */
+export async function approveRequest(approver: Approver, approvalId: string): Promise<DecisionResult> {
+  return decide(approver, approvalId, "approve");
+}
+
+/** Denies one pending request; every call waiting on it becomes approval.denied. */
+export async function denyRequest(approver: Approver, approvalId: string, note: string | null): Promise<DecisionResult> {
+  return decide(approver, approvalId, "deny", note);
+}
+
+async function decide(approver: Approver, approvalId: string, action: "approve" | "deny", note: string | null = null): Promise<DecisionResult> {
+  const startedAt = performance.now();
+  const fail = (code: DecisionFailure, message: string, failed?: Outcome): DecisionResult => ({ ok: false, approvalId, code, message, outcome: failed });
+  if (approver.role !== "SUPERVISOR") return fail("approval.forbidden", "only supervisors decide approval requests");
+  try {
+    // Read without a lock only to learn the conversation; everything is re-read under the locks below.
+    const located = await db.approvalRequest.findFirst({
+      where: { id: approvalId, tenantId: approver.tenantId },
+      select: { conversationId: true },
+    });
+    if (!located) return fail("approval.not-found", "no such approval request");
+
+    const result = await db.$transaction(async (tx) => {
+      const facts = await conversationFacts(tx, located.conversationId);
+      const conversation = await lockConversation(tx, facts.conversation);
+      const [request] = await tx.$queryRaw<LockedRequest[]>`
+        SELECT "id", "tenantId", "conversationId", "originCallId", "toolName", "orderId", "argsHash", "impactCents",
+               "status", "requestedById", "expiresAt"
+        FROM "ApprovalRequest" WHERE "id" = ${approvalId} AND "tenantId" = ${approver.tenantId} FOR UPDATE`;
+      if (!request) return fail("approval.not-found", "no such approval request");
+      if (request.requestedById === approver.userId) return fail("approval.self-approval", "the requester cannot decide their own request");
+      if (request.status !== "pending") return fail("approval.already-decided", `this request is already ${request.status}`);
+      if (request.expiresAt <= new Date()) {
+        await expireApproval(tx, request.id);
+        return fail("approval.expired", "this request expired before it was decided; nothing was executed", outcome("approval.expired"));
+      }
+
+      if (action === "deny") {
+        const denied = outcome("approval.denied");
+        await close(tx, request, "denied", approver, denied, note, startedAt);
+        return { ok: true as const, approvalId, status: "denied" as const, outcome: denied };
+      }
+
+      const call = await tx.toolCall.findUnique({
+        where: { id: request.originCallId },
+        select: { id: true, toolName: true, conversationId: true, argsCanonical: true, argsHash: true, orderId: true },
+      });
+      const tool = findTool(request.toolName);
+      const args = call?.argsCanonical ? (JSON.parse(call.argsCanonical) as Record<string, unknown>) : null;
+      const bound =
+        call !== null &&
+        tool !== undefined &&
+        args !== null &&
+        call.toolName === request.toolName &&
+        call.conversationId === request.conversationId &&
+        call.orderId === request.orderId &&
+        call.argsHash === request.argsHash &&
+        sha256Hex(canonicalJson(args)) === request.argsHash &&
+        tool.schema.safeParse(args).success;
+      if (!bound) {
+        logError("approval.binding-mismatch", new Error("approval request and its call disagree"), { approvalId });
+        return fail("approval.binding-mismatch", "the request no longer matches the call it was made for; nothing was executed");
+      }
+
+      const recheck = await recheckForApproval(tx, tool, args, conversation, facts.policy);
+      if (!recheck.ok && recheck.outcome.kind === "unavailable") {
+        return fail("approval.retry", `${explainRecheck(recheck.outcome, recheck.order, request.impactCents)}; the request is still pending`);
+      }
+      if (!recheck.ok) {
+        await close(tx, request, "failed", approver, recheck.outcome, note, startedAt);
+        return fail("approval.recheck-failed", explainRecheck(recheck.outcome, recheck.order, request.impactCents), recheck.outcome);
+      }
+      const executed = await executeCall(tx, {
+        tool,
+        args,
+        order: recheck.order,
+        conversation,
+        impactCents: request.impactCents,
+        callId: call.id,
+      });
+      if (executed.code === "order.changed") {
+        return fail("approval.retry", "the order changed while this was being approved; nothing was executed, the request is still pending");
+      }
+      await close(tx, request, "approved", approver, executed, note, startedAt);
+      return { ok: true as const, approvalId, status: "approved" as const, outcome: executed };
+    }, DECISION_TRANSACTION);
+    return result;
+  } catch (error) {
+    logError("approval.host-error", error, { approvalId, action });
+    return fail("host.error", "the decision could not be recorded; nothing was executed, try again");
+  }
+}
+
+interface LockedRequest {
+  id: string;
+  tenantId: string;
+  conversationId: string;
+  originCallId: string;
+  toolName: string;
+  orderId: string;
+  argsHash: string;
+  impactCents: number;
+  status: string;
+  requestedById: string;
+  expiresAt: Date;
+}
+
+async function conversationFacts(tx: Tx, conversationId: string): Promise<{ conversation: ConversationFacts; policy: TenantPolicy }> {
+  const row = await tx.conversation.findUniqueOrThrow({
+    where: { id: conversationId },
+    select: {
+      id: true,
+      tenantId: true,
+      agentId: true,
+      customerId: true,
+      orderId: true,
+      tools: true,
+      scopes: true,
+      writesMade: true,
+      irreversibleCents: true,
+      tenant: {
+        select: {
+          autoLimitCents: true,
+          sessionCapCents: true,
+          maxAutoWrites: true,
+          approvalTtlSeconds: true,
+          rateConversationPerMin: true,
+          rateKeyPerMin: true,
+        },
+      },
+    },
+  });
+  const { tenant, ...conversation } = row;
+  return { conversation, policy: tenant };
+}
+
+/** Consumes the request and moves every call waiting on it to the final outcome, each with a decision-log row. */
+async function close(
+  tx: Tx,
+  request: LockedRequest,
+  status: "approved" | "denied" | "failed",
+  approver: Approver,
+  final: Outcome,
+  note: string | null,
+  startedAt: number,
+): Promise<void> {
+  await tx.approvalRequest.update({
+    where: { id: request.id },
+    data: { status, decidedById: approver.userId, decidedAt: new Date(), note, resultCode: final.code },
+    select: { id: true },
+  });
+  const calls = await tx.toolCall.findMany({
+    where: { approvalId: request.id },
+    select: { id: true, tenantId: true, conversationId: true, toolName: true, orderId: true },
+  });
+  await updateCallOutcome(tx, { approvalId: request.id }, final);
+  for (const call of calls) {
+    await appendDecision(tx, {
+      tenantId: call.tenantId,
+      conversationId: call.conversationId,
+      toolCallId: call.id,
+      toolName: call.toolName,
+      orderId: call.orderId,
+      outcome: final,
+      actorId: approver.userId,
+      latencyMs: performance.now() - startedAt,
+    });
+  }
+  await notifyConversation(tx, request.conversationId);
+}
+
+/** What the supervisor reads when a re-check stops an approval: the fact that changed, in numbers. */
+export function explainRecheck(failed: Outcome, order: OrderFacts | null, requestedCents: number): string {
+  const money = (cents: number) => (cents / 100).toFixed(2);
+  switch (failed.code) {
+    case "amount.exceeds-refundable":
+      return order
+        ? `refundable is now ${order.totalCents - order.refundedCents}, request was ${requestedCents} (${money(order.totalCents - order.refundedCents)} vs ${money(requestedCents)} ${order.currency}); nothing was executed`
+        : "the amount exceeds what is refundable now; nothing was executed";
+    case "order.not-delivered":
+      return `the order is now ${order?.status ?? "not delivered"}; nothing was executed`;
+    case "order.already-shipped":
+      return `the order is now ${order?.status ?? "shipped"}; nothing was executed`;
+    case "refund.in-progress":
+      return "another refund on this order is still settling; nothing was executed";
+    case "order.fraud-hold":
+      return "the order is now on fraud hold; nothing was executed";
+    case "agent.not-authorized":
+      return "the requesting agent no longer has this permission; nothing was executed";
+    case "order.not-found":
+      return "the order is no longer reachable from this conversation; nothing was executed";
+    default:
+      return `re-check failed (${failed.code}); nothing was executed`;
+  }
+}

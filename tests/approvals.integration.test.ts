@@ -1,0 +1,206 @@
+import { describe, expect, it } from "vitest";
+import { approveRequest, denyRequest, type Approver } from "@/lib/approvals/decide";
+import { pendingQueue } from "@/lib/approvals/queue";
+import { db } from "@/lib/db";
+import { conversationFor, getToolCall, newCallKey, propose } from "./support/api";
+import { expectNoEffect } from "./support/effects";
+import { createWorld, type World } from "./support/world";
+
+const refund = (order: string, amount: number) => ({
+  name: "issue_refund",
+  arguments: { order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" },
+});
+
+const supervisor = (world: World): Approver => ({ userId: world.users.supervisor, tenantId: world.tenantId, role: "SUPERVISOR" });
+
+async function pendingRefund(world: World, amount = 8000, conversation?: string) {
+  const id = conversation ?? (await conversationFor(world.keys.agent, { customer_id: world.customers.ana }));
+  const response = await propose(world.keys.agent, id, refund(world.orders.o1004, amount), newCallKey());
+  expect(response.json.code).toBe("approval.required");
+  return { conversation: id, callId: response.json.id, approvalId: response.json.approval!.id };
+}
+
+const refundedOf = async (order: string) => (await db.order.findUniqueOrThrow({ where: { id: order } })).refundedCents;
+
+describe("approving", () => {
+  it("executes exactly the held call once, and GET /tool-calls/{id} shows it executed", async () => {
+    const world = await createWorld();
+    const { callId, approvalId } = await pendingRefund(world);
+    const result = await approveRequest(supervisor(world), approvalId);
+    expect(result).toMatchObject({ ok: true, status: "approved", outcome: { kind: "executed", code: "refund.issued" } });
+    expect(await refundedOf(world.orders.o1004)).toBe(8000);
+    expect(await db.refund.count({ where: { orderId: world.orders.o1004 } })).toBe(1);
+    const call = await getToolCall(world.keys.agent, callId);
+    expect(call.json).toMatchObject({ id: callId, kind: "executed", code: "refund.issued", result: { refunded_cents: 8000 } });
+    const request = await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } });
+    expect(request).toMatchObject({ status: "approved", decidedById: world.users.supervisor, resultCode: "refund.issued" });
+    const log = await db.decisionLog.findMany({ where: { toolCallId: callId }, orderBy: { id: "asc" } });
+    expect(log.map((row) => [row.code, row.actorId])).toEqual([
+      ["approval.required", null],
+      ["refund.issued", world.users.supervisor],
+    ]);
+  });
+
+  it("is bound to the exact call: it cannot cover another amount, order, tool or conversation", async () => {
+    const world = await createWorld();
+    const { conversation, approvalId } = await pendingRefund(world, 8000);
+    const other = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const ben = await conversationFor(world.keys.agent, { customer_id: world.customers.ben });
+    const neighbours = [
+      await propose(world.keys.agent, conversation, refund(world.orders.o1004, 9000), newCallKey()),
+      await propose(world.keys.agent, conversation, refund(world.orders.o1004, 7999), newCallKey()),
+      await propose(world.keys.agent, other, refund(world.orders.o1004, 8000), newCallKey()),
+      await propose(world.keys.agent, ben, refund(world.orders.o1002, 8000), newCallKey()),
+    ];
+    for (const neighbour of neighbours) {
+      expect(neighbour.json.code).toBe("approval.required");
+      expect(neighbour.json.approval?.id).not.toBe(approvalId);
+    }
+    expect((await approveRequest(supervisor(world), approvalId)).ok).toBe(true);
+    const refunds = await db.refund.findMany({ where: { tenantId: world.tenantId } });
+    expect(refunds.map((row) => [row.orderId, row.amountCents])).toEqual([[world.orders.o1004, 8000]]);
+    for (const neighbour of neighbours) {
+      expect((await getToolCall(world.keys.agent, neighbour.json.id)).json.code).toBe("approval.required");
+    }
+    // A consumed approval covers nothing more: the same arguments again need a new one.
+    const again = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 2001), newCallKey());
+    expect(again.json.code).toBe("approval.required");
+    expect(await refundedOf(world.orders.o1004)).toBe(8000);
+  });
+
+  it("refuses a request whose call no longer matches its arguments, tool or conversation, executing nothing", async () => {
+    const world = await createWorld();
+    const elsewhere = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const tamperings = [
+      (call: { argsCanonical: string | null }) => ({ argsCanonical: call.argsCanonical!.replace("8000", "9000") }),
+      () => ({ toolName: "send_status_email" }),
+      () => ({ conversationId: elsewhere }),
+    ];
+    for (const tamper of tamperings) {
+      const { callId, approvalId } = await pendingRefund(world, 8000);
+      const call = await db.toolCall.findUniqueOrThrow({ where: { id: callId } });
+      await db.toolCall.update({ where: { id: callId }, data: tamper(call) });
+      const result = await expectNoEffect(world, () => approveRequest(supervisor(world), approvalId));
+      expect(result).toMatchObject({ ok: false, code: "approval.binding-mismatch" });
+      await denyRequest(supervisor(world), approvalId, "cleanup");
+    }
+  });
+
+  it("refuses self-approval, other roles and other tenants' supervisors without effect", async () => {
+    const world = await createWorld();
+    const { approvalId } = await pendingRefund(world);
+    await expectNoEffect(world, async () => {
+      expect(await approveRequest({ userId: world.users.agent, tenantId: world.tenantId, role: "SUPERVISOR" }, approvalId)).toMatchObject({ ok: false, code: "approval.self-approval" });
+      expect(await approveRequest({ userId: world.users.agent, tenantId: world.tenantId, role: "AGENT" }, approvalId)).toMatchObject({ ok: false, code: "approval.forbidden" });
+      expect(await approveRequest({ userId: world.users.admin, tenantId: world.tenantId, role: "ADMIN" }, approvalId)).toMatchObject({ ok: false, code: "approval.forbidden" });
+      expect(await approveRequest({ userId: world.users.otherSupervisor, tenantId: world.otherTenantId, role: "SUPERVISOR" }, approvalId)).toMatchObject({ ok: false, code: "approval.not-found" });
+      expect(await denyRequest({ userId: world.users.otherSupervisor, tenantId: world.otherTenantId, role: "SUPERVISOR" }, approvalId, null)).toMatchObject({ ok: false, code: "approval.not-found" });
+    });
+    expect((await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).status).toBe("pending");
+  });
+
+  it("a forged or unknown id and an already consumed approval are refused without effect", async () => {
+    const world = await createWorld();
+    const { approvalId } = await pendingRefund(world);
+    await expectNoEffect(world, async () => {
+      expect(await approveRequest(supervisor(world), "apr_forged")).toMatchObject({ ok: false, code: "approval.not-found" });
+      expect(await approveRequest(supervisor(world), `${approvalId}x`)).toMatchObject({ ok: false, code: "approval.not-found" });
+    });
+    expect((await approveRequest(supervisor(world), approvalId)).ok).toBe(true);
+    await expectNoEffect(world, async () => {
+      expect(await approveRequest(supervisor(world), approvalId)).toMatchObject({ ok: false, code: "approval.already-decided" });
+      expect(await denyRequest(supervisor(world), approvalId, null)).toMatchObject({ ok: false, code: "approval.already-decided" });
+    });
+    expect(await refundedOf(world.orders.o1004)).toBe(8000);
+  });
+
+  it("an expired approval never executes, and its call becomes approval.expired", async () => {
+    const world = await createWorld({ approvalTtlSeconds: 1 });
+    const { callId, approvalId } = await pendingRefund(world);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const result = await expectNoEffect(world, () => approveRequest(supervisor(world), approvalId));
+    expect(result).toMatchObject({ ok: false, code: "approval.expired" });
+    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({ kind: "unavailable", stage: "approval", code: "approval.expired" });
+    expect((await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).status).toBe("expired");
+    expect(await approveRequest(supervisor(world), approvalId)).toMatchObject({ ok: false, code: "approval.already-decided" });
+  });
+
+  it("the queue closes expired requests before showing them", async () => {
+    const world = await createWorld({ approvalTtlSeconds: 1 });
+    const { callId } = await pendingRefund(world);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(await pendingQueue(world.tenantId)).toEqual([]);
+    expect((await db.toolCall.findUniqueOrThrow({ where: { id: callId } })).code).toBe("approval.expired");
+  });
+
+  it("a re-check failure after the order changed executes nothing and says why", async () => {
+    const world = await createWorld();
+    const { callId, approvalId } = await pendingRefund(world, 8000);
+    await db.order.update({ where: { id: world.orders.o1004 }, data: { refundedCents: 14000, version: { increment: 1 } } });
+    const result = await expectNoEffect(world, () => approveRequest(supervisor(world), approvalId));
+    expect(result).toMatchObject({ ok: false, code: "approval.recheck-failed" });
+    if (result.ok) throw new Error("unreachable");
+    expect(result.message).toContain("refundable is now 1000, request was 8000");
+    expect((await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).status).toBe("failed");
+    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({ code: "amount.exceeds-refundable" });
+  });
+
+  it("a permission revoked after the request was made stops the approval", async () => {
+    const world = await createWorld();
+    const { approvalId } = await pendingRefund(world, 8000);
+    await db.user.update({ where: { id: world.users.agent }, data: { canRefund: false } });
+    const result = await expectNoEffect(world, () => approveRequest(supervisor(world), approvalId));
+    expect(result).toMatchObject({ ok: false, code: "approval.recheck-failed", outcome: { code: "agent.not-authorized" } });
+  });
+
+  it("20 concurrent approvals of one request execute exactly once", async () => {
+    const world = await createWorld();
+    const { approvalId } = await pendingRefund(world, 8000);
+    const results = await Promise.all(Array.from({ length: 20 }, () => approveRequest(supervisor(world), approvalId)));
+    expect(results.filter((result) => result.ok)).toHaveLength(1);
+    expect(results.filter((result) => !result.ok).every((result) => !result.ok && result.code === "approval.already-decided")).toBe(true);
+    expect(await db.refund.count({ where: { orderId: world.orders.o1004 } })).toBe(1);
+    expect(await refundedOf(world.orders.o1004)).toBe(8000);
+  });
+
+  it("concurrent approve and deny resolve to one decision", async () => {
+    for (let round = 0; round < 5; round++) {
+      const world = await createWorld();
+      const { callId, approvalId } = await pendingRefund(world, 8000);
+      const results = await Promise.all([
+        approveRequest(supervisor(world), approvalId),
+        denyRequest(supervisor(world), approvalId, "no"),
+        approveRequest(supervisor(world), approvalId),
+        denyRequest(supervisor(world), approvalId, null),
+      ]);
+      const winners = results.filter((result) => result.ok);
+      expect(winners).toHaveLength(1);
+      const request = await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } });
+      const call = await db.toolCall.findUniqueOrThrow({ where: { id: callId } });
+      const refunds = await db.refund.count({ where: { orderId: world.orders.o1004 } });
+      if (request.status === "approved") expect([call.code, refunds]).toEqual(["refund.issued", 1]);
+      else expect([request.status, call.code, refunds]).toEqual(["denied", "approval.denied", 0]);
+    }
+  });
+});
+
+describe("denying", () => {
+  it("closes the request with the note, and the call becomes approval.denied", async () => {
+    const world = await createWorld();
+    const { callId, approvalId } = await pendingRefund(world);
+    const result = await expectNoEffect(world, () => denyRequest(supervisor(world), approvalId, "customer already refunded by phone"));
+    expect(result).toMatchObject({ ok: true, status: "denied", outcome: { kind: "denied", stage: "approval", code: "approval.denied" } });
+    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({ kind: "denied", code: "approval.denied", model: { status: "not_allowed" } });
+    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({ status: "denied", note: "customer already refunded by phone" });
+  });
+
+  it("after the decision, a retry with the same call key returns the final outcome", async () => {
+    const world = await createWorld();
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const key = newCallKey();
+    const first = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), key);
+    await denyRequest(supervisor(world), first.json.approval!.id, null);
+    const retry = await expectNoEffect(world, () => propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), key));
+    expect(retry.json).toMatchObject({ id: first.json.id, code: "approval.denied", replayed: true });
+  });
+});
