@@ -1,12 +1,19 @@
 import type { ReactNode } from "react";
+import { TopNav } from "@/components/top-nav";
+import { currentUser } from "@/lib/auth/auth";
 import "./globals.css";
 
 export const metadata = { title: "toolgate", description: "Human-approval gateway for model tool calls" };
+export const dynamic = "force-dynamic";
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const user = await currentUser();
   return (
     <html lang="en">
-      <body>{children}</body>
+      <body>
+        <TopNav user={user} />
+        {children}
+      </body>
     </html>
   );
 }

@@ -92,3 +92,27 @@ export async function findAgentConversation(
   const { tenant, ...conversation } = row;
   return { conversation, policy: tenant };
 }
+
+export async function listAgentConversations(agent: { userId: string; tenantId: string }) {
+  return db.conversation.findMany({
+    where: { agentId: agent.userId, tenantId: agent.tenantId },
+    orderBy: { createdAt: "desc" },
+    take: 100,
+    select: { id: true, customerId: true, orderId: true, createdAt: true, writesMade: true, irreversibleCents: true, _count: { select: { toolCalls: true } } },
+  });
+}
+
+export async function conversationCalls(agent: { userId: string; tenantId: string }, conversationId: string) {
+  const conversation = await db.conversation.findFirst({
+    where: { id: conversationId, agentId: agent.userId, tenantId: agent.tenantId },
+    select: { id: true, customerId: true, orderId: true, tools: true, scopes: true, writesMade: true, irreversibleCents: true, createdAt: true },
+  });
+  if (!conversation) return null;
+  const calls = await db.toolCall.findMany({
+    where: { conversationId },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: 200,
+    select: { id: true, toolName: true, kind: true, stage: true, code: true, orderId: true, approvalId: true, createdAt: true, updatedAt: true },
+  });
+  return { conversation, calls };
+}

@@ -76,3 +76,20 @@ export async function startCluster(): Promise<Cluster> {
     },
   };
 }
+
+/** A fresh, empty database beside the one `url` names (dropped first if it exists); returns its URL. */
+export async function freshDatabase(url: string, name: string): Promise<string> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`unsafe database name ${name}`);
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await client.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await client.end();
+  }
+  const next = new URL(url);
+  next.pathname = `/${name}`;
+  return next.toString();
+}

@@ -3,7 +3,7 @@ import path from "node:path";
 import { createDb } from "../lib/db";
 import { DEMO_PASSWORD, SEED, seed } from "../lib/seed";
 
-const KEYS_FILE = path.join(process.cwd(), ".toolgate", "dev-keys.json");
+const KEYS_FILE = path.resolve(process.env.TOOLGATE_KEYS_FILE ?? path.join(".toolgate", "dev-keys.json"));
 
 if (process.env.NODE_ENV === "production" && !process.argv.includes("--allow-production")) {
   console.error("refusing to seed demo data with NODE_ENV=production; pass --allow-production if you really mean it");

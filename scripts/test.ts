@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { startCluster } from "./pg-cluster";
+import { freshDatabase, startCluster } from "./pg-cluster";
 
 // `npm test`: the whole suite against one throwaway PostgreSQL (or TEST_DATABASE_URL): Vitest unit and
 // integration tests, the seeded-defect check, then the production build driven by Playwright in Chromium.
@@ -9,7 +9,10 @@ const root = process.cwd();
 const bin = (pkg: string, file: string) => path.join(root, "node_modules", pkg, file);
 
 const cluster = process.env.TEST_DATABASE_URL ? null : await startCluster();
-const env = { ...process.env, TEST_DATABASE_URL: process.env.TEST_DATABASE_URL ?? cluster!.url, CI: process.env.CI ?? "1" };
+const testDatabaseUrl = process.env.TEST_DATABASE_URL ?? cluster!.url;
+// The browser tests get their own database, seeded exactly as `npm run db:seed` seeds a new install.
+const e2eDatabaseUrl = await freshDatabase(testDatabaseUrl, "toolgate_e2e");
+const env = { ...process.env, TEST_DATABASE_URL: testDatabaseUrl, E2E_DATABASE_URL: e2eDatabaseUrl, CI: process.env.CI ?? "1" };
 
 const steps: [string, string[]][] = [
   ["vitest", [bin("vitest", "vitest.mjs"), "run"]],
@@ -18,9 +21,13 @@ const steps: [string, string[]][] = [
   ["playwright", [bin("@playwright/test", "cli.js"), "test"]],
 ];
 
+// `npm test -- vitest playwright` runs only the named steps.
+const only = process.argv.slice(2);
+const selected = only.length ? steps.filter(([name]) => only.some((wanted) => name.includes(wanted))) : steps;
+
 let failed: string | null = null;
 try {
-  for (const [name, args] of steps) {
+  for (const [name, args] of selected) {
     const started = Date.now();
     console.log(`\n=== ${name} ===`);
     const run = spawnSync(process.execPath, args, { stdio: "inherit", env, cwd: root });

@@ -1,0 +1,37 @@
+import { ApiKeys } from "@/components/api-keys";
+import { PolicyForm } from "@/components/policy-form";
+import { agentKeys, recentAudit, tenantPolicy } from "@/lib/admin";
+import { requireRole } from "@/lib/auth/guards";
+
+export const dynamic = "force-dynamic";
+
+export default async function AdminPolicyPage() {
+  const user = await requireRole(["ADMIN"]);
+  const [policy, agents, audit] = await Promise.all([tenantPolicy(user.tenantId), agentKeys(user.tenantId), recentAudit(user.tenantId)]);
+  const serializableAgents = agents.map((agent) => ({
+    ...agent,
+    apiKeys: agent.apiKeys.map((key) => ({ ...key, createdAt: key.createdAt.toISOString(), revokedAt: key.revokedAt?.toISOString() ?? null })),
+  }));
+  return (
+    <main>
+      <h1>Policy for {user.tenantId}</h1>
+      <PolicyForm policy={policy} />
+      <h2>Agent API keys</h2>
+      <ApiKeys agents={serializableAgents} />
+      <h2>Recent changes</h2>
+      <table>
+        <tbody>
+          {audit.map((row) => (
+            <tr key={String(row.id)}>
+              <td>{row.createdAt.toISOString()}</td>
+              <td>{row.action}</td>
+              <td>
+                <code>{JSON.stringify(row.detail)}</code>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </main>
+  );
+}

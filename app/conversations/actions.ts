@@ -1,0 +1,37 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { z } from "zod";
+import { callBody } from "@/lib/api/http";
+import { authedAction } from "@/lib/auth/guards";
+import { findAgentConversation, openConversation, OpenConversationSchema } from "@/lib/conversations";
+import { proposeToolCall } from "@/lib/gateway/pipeline";
+
+const ProposeSchema = z.strictObject({
+  conversationId: z.string().min(1).max(100),
+  envelope: z.string().max(64 * 1024),
+  callKey: z.string().max(300).optional(),
+});
+
+/** The browser console: the same gateway function the HTTP route calls, with the signed-in agent's identity. */
+export const proposeAction = authedAction(ProposeSchema, ["AGENT"], async (input, user) => {
+  const agent = { userId: user.id, tenantId: user.tenantId };
+  const found = await findAgentConversation(agent, input.conversationId);
+  if (!found) return { ok: false, code: "not-found", message: "No such conversation." };
+  const bytes = new TextEncoder().encode(input.envelope);
+  const call = await proposeToolCall({
+    ...found,
+    apiKeyId: null,
+    callKey: input.callKey?.trim() ? input.callKey.trim() : null,
+    raw: { bytes, truncated: false },
+  });
+  revalidatePath(`/conversations/${input.conversationId}`);
+  return { ok: true, data: callBody(call.id, call.outcome, call.replayed) };
+});
+
+export const openConversationAction = authedAction(OpenConversationSchema, ["AGENT"], async (input, user) => {
+  const opened = await openConversation({ userId: user.id, tenantId: user.tenantId }, input);
+  if (!opened.ok) return { ok: false, code: opened.code, message: opened.message };
+  revalidatePath("/conversations");
+  return { ok: true, data: opened.conversation };
+});

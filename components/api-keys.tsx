@@ -1,0 +1,78 @@
+"use client";
+
+import { useState, useTransition } from "react";
+import { createKeyAction, revokeKeyAction } from "@/app/admin/policy/actions";
+
+interface Agent {
+  id: string;
+  email: string;
+  canRefund: boolean;
+  apiKeys: { id: string; prefix: string; createdAt: string; revokedAt: string | null }[];
+}
+
+export function ApiKeys({ agents }: { agents: Agent[] }) {
+  const [shown, setShown] = useState<{ email: string; key: string } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [pending, startTransition] = useTransition();
+
+  const create = (agent: Agent) =>
+    startTransition(async () => {
+      const response = await createKeyAction({ userId: agent.id });
+      if (response.ok) setShown({ email: agent.email, key: response.data.key });
+      else setError(response.message);
+    });
+  const revoke = (keyId: string) =>
+    startTransition(async () => {
+      const response = await revokeKeyAction({ keyId });
+      if (!response.ok) setError(response.message);
+    });
+
+  return (
+    <div>
+      {shown && (
+        <p className="notice" data-testid="new-key">
+          New key for {shown.email}, shown once: <code>{shown.key}</code>
+        </p>
+      )}
+      {error && <p className="error">{error}</p>}
+      <table>
+        <thead>
+          <tr>
+            <th>Agent</th>
+            <th>Keys</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {agents.map((agent) => (
+            <tr key={agent.id}>
+              <td>
+                {agent.email}
+                <div className="muted">{agent.canRefund ? "can refund" : "no refunds"}</div>
+              </td>
+              <td>
+                {agent.apiKeys.map((key) => (
+                  <div key={key.id}>
+                    <code>{key.prefix}…</code> created {key.createdAt.slice(0, 16)}{" "}
+                    {key.revokedAt ? (
+                      <span className="muted">revoked</span>
+                    ) : (
+                      <button type="button" className="danger" disabled={pending} onClick={() => revoke(key.id)}>
+                        Revoke
+                      </button>
+                    )}
+                  </div>
+                ))}
+              </td>
+              <td>
+                <button type="button" disabled={pending} onClick={() => create(agent)}>
+                  New key
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

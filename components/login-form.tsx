@@ -1,0 +1,51 @@
+"use client";
+
+import { signIn } from "next-auth/react";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+
+export function LoginForm() {
+  const router = useRouter();
+  const [error, setError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+
+  async function submit(form: FormData) {
+    setPending(true);
+    setError(null);
+    const result = await signIn("credentials", {
+      email: String(form.get("email") ?? ""),
+      password: String(form.get("password") ?? ""),
+      redirect: false,
+    });
+    setPending(false);
+    if (!result || result.error) {
+      setError("Wrong email or password.");
+      return;
+    }
+    router.push("/");
+    router.refresh();
+  }
+
+  return (
+    <form action={submit} className="card" style={{ maxWidth: 360 }}>
+      <p>
+        <label>
+          Email
+          <br />
+          <input name="email" type="email" autoComplete="username" required style={{ width: "100%" }} />
+        </label>
+      </p>
+      <p>
+        <label>
+          Password
+          <br />
+          <input name="password" type="password" autoComplete="current-password" required style={{ width: "100%" }} />
+        </label>
+      </p>
+      {error && <p className="error" role="alert">{error}</p>}
+      <button className="primary" type="submit" disabled={pending}>
+        {pending ? "Signing in…" : "Sign in"}
+      </button>
+    </form>
+  );
+}

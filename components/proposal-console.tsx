@@ -1,0 +1,45 @@
+"use client";
+
+import { useState, useTransition } from "react";
+import { proposeAction } from "@/app/conversations/actions";
+
+const EXAMPLE = '{"name":"get_order","arguments":{"order_id":"ord_1001"}}';
+
+export function ProposalConsole({ conversationId }: { conversationId: string }) {
+  const [envelope, setEnvelope] = useState(EXAMPLE);
+  const [callKey, setCallKey] = useState("");
+  const [answer, setAnswer] = useState<string | null>(null);
+  const [pending, startTransition] = useTransition();
+
+  function submit() {
+    startTransition(async () => {
+      const response = await proposeAction({ conversationId, envelope, callKey });
+      setAnswer(JSON.stringify(response.ok ? response.data : { error: response.code, message: response.message }, null, 2));
+    });
+  }
+
+  return (
+    <div className="card">
+      <h2 style={{ marginTop: 0 }}>Propose a tool call</h2>
+      <p className="muted">The raw envelope goes through the same sequence as the agent API. Writes need a call key.</p>
+      <textarea
+        aria-label="envelope"
+        value={envelope}
+        onChange={(event) => setEnvelope(event.target.value)}
+        rows={5}
+        style={{ width: "100%", fontFamily: "ui-monospace, monospace" }}
+      />
+      <p>
+        <input aria-label="call key" placeholder="Idempotency-Key (for writes)" value={callKey} onChange={(event) => setCallKey(event.target.value)} />{" "}
+        <button type="button" className="primary" disabled={pending} onClick={submit}>
+          {pending ? "Sending…" : "Propose"}
+        </button>
+      </p>
+      {answer && (
+        <pre data-testid="console-answer" style={{ whiteSpace: "pre-wrap" }}>
+          {answer}
+        </pre>
+      )}
+    </div>
+  );
+}

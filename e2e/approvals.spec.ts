@@ -1,0 +1,201 @@
+import { expect, test, type Page } from "@playwright/test";
+import { database, openConversation, propose, refund, SEEDED, signInAs } from "./support";
+
+const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === "1";
+
+async function refundsOf(order: string) {
+  const { rows } = await database().query<{ count: string; refunded: number }>(
+    `SELECT (SELECT count(*) FROM "Refund" WHERE "orderId" = $1) AS count, "refundedCents" AS refunded FROM "Order" WHERE id = $1`,
+    [order],
+  );
+  return { count: Number(rows[0].count), refunded: rows[0].refunded };
+}
+
+async function callRow(page: Page, callId: string) {
+  return page.locator(`[data-testid="call-row"][data-call-id="${callId}"]`);
+}
+
+test("approve: the agent's 8000-cent refund waits, the supervisor approves it, the agent sees it execute live", async ({ browser, baseURL, request }) => {
+  const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
+  const pending = await propose(request, SEEDED.agent.email, conversation, refund("ord_1004", 8000), "e2e-approve-1");
+  expect(pending.code).toBe("approval.required");
+
+  const agentContext = await browser.newContext();
+  await signInAs(agentContext, SEEDED.agent, baseURL!);
+  const agentPage = await agentContext.newPage();
+  await agentPage.goto(`/conversations/${conversation}`);
+  const row = await callRow(agentPage, pending.id);
+  await expect(row.getByTestId("call-code")).toHaveText("approval.required");
+  await expect(agentPage.getByTestId("live-state")).toHaveText("● live");
+
+  // The supervisor signs in through the real form.
+  const supervisorContext = await browser.newContext();
+  const supervisorPage = await supervisorContext.newPage();
+  await supervisorPage.goto("/login");
+  await supervisorPage.getByLabel("Email").fill(SEEDED.supervisor.email);
+  await supervisorPage.getByLabel("Password").fill("toolgate-demo");
+  await supervisorPage.getByRole("button", { name: "Sign in" }).click();
+  await expect(supervisorPage.getByTestId("whoami")).toContainText("supervisor@acme.test");
+  await supervisorPage.goto("/approvals");
+  const item = supervisorPage.locator(`[data-testid="approval-item"][data-approval-id="${pending.approval!.id}"]`);
+  await expect(item).toContainText("issue_refund on ord_1004: 80.00 USD");
+  await expect(item.getByTestId("preview-order")).toContainText("status delivered · total 150.00 USD · refunded 0.00 USD · refundable now 150.00 USD");
+  await expect(item.getByTestId("preview-arguments")).toHaveText('amount_cents: 8000 · currency: "USD" · order_id: "ord_1004" · reason: "damaged"');
+  await expect(item).toContainText("requested by agent@acme.test");
+  await expect(item).toContainText(/1[45]m \d\ds left/);
+  if (SCREENSHOTS) await supervisorPage.screenshot({ path: "docs/screenshots/approval-queue.png", fullPage: true });
+
+  await item.getByRole("button", { name: "Approve", exact: true }).click();
+  await expect(supervisorPage.getByTestId(`result-${pending.approval!.id}`)).toContainText("approved: refund.issued");
+
+  // No reload: the agent's page follows the decision over server-sent events.
+  await expect(row.getByTestId("call-code")).toHaveText("refund.issued");
+  await expect(row.getByTestId("call-kind")).toHaveText("executed");
+  if (SCREENSHOTS) await agentPage.screenshot({ path: "docs/screenshots/conversation.png", fullPage: true });
+  expect(await refundsOf("ord_1004")).toEqual({ count: 1, refunded: 8000 });
+  await agentContext.close();
+  await supervisorContext.close();
+});
+
+test("deny: a refund proposed from the console form is denied with a note and never executes", async ({ browser, baseURL, request }) => {
+  const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ben" });
+  const agentContext = await browser.newContext();
+  await signInAs(agentContext, SEEDED.agent, baseURL!);
+  const agentPage = await agentContext.newPage();
+  await agentPage.goto(`/conversations/${conversation}`);
+  await agentPage.getByLabel("envelope").fill(JSON.stringify(refund("ord_1002", 8000)));
+  await agentPage.getByLabel("call key").fill("e2e-deny-1");
+  await agentPage.getByRole("button", { name: "Propose" }).click();
+  await expect(agentPage.getByTestId("console-answer")).toContainText('"code": "approval.required"');
+  const row = agentPage.getByTestId("call-row").first();
+  await expect(row.getByTestId("call-code")).toHaveText("approval.required");
+  const callId = await row.getAttribute("data-call-id");
+  const { rows } = await database().query<{ approvalId: string }>(`SELECT "approvalId" FROM "ToolCall" WHERE id = $1`, [callId]);
+  const approvalId = rows[0].approvalId;
+
+  const supervisorContext = await browser.newContext();
+  await signInAs(supervisorContext, SEEDED.supervisor, baseURL!);
+  const supervisorPage = await supervisorContext.newPage();
+  await supervisorPage.goto("/approvals");
+  const item = supervisorPage.locator(`[data-testid="approval-item"][data-approval-id="${approvalId}"]`);
+  await item.getByLabel(`note for ${approvalId}`).fill("already refunded by phone");
+  await item.getByRole("button", { name: "Deny", exact: true }).click();
+  await expect(supervisorPage.getByTestId(`result-${approvalId}`)).toContainText("denied");
+
+  await expect(row.getByTestId("call-code")).toHaveText("approval.denied");
+  await expect(row.getByTestId("call-kind")).toHaveText("denied");
+  expect(await refundsOf("ord_1002")).toEqual({ count: 0, refunded: 0 });
+  await supervisorPage.goto("/approvals/history");
+  const history = supervisorPage.locator(`[data-testid="history-item"][data-approval-id="${approvalId}"]`);
+  await expect(history.getByTestId("history-status")).toHaveText("denied");
+  await expect(history).toContainText("already refunded by phone");
+  await agentContext.close();
+  await supervisorContext.close();
+});
+
+test("expired: a request past its lifetime is shown as expired, can never execute, and the call says so", async ({ browser, baseURL, request }) => {
+  await database().query(`UPDATE "Tenant" SET "approvalTtlSeconds" = 2 WHERE id = 'globex'`);
+  try {
+    const conversation = await openConversation(request, SEEDED.globexAgent.email, { customer_id: "cu_gil" });
+    const pending = await propose(request, SEEDED.globexAgent.email, conversation, refund("ord_2001", 6000), "e2e-expire-1");
+    expect(pending.code).toBe("approval.required");
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+
+    const supervisorContext = await browser.newContext();
+    await signInAs(supervisorContext, SEEDED.globexSupervisor, baseURL!);
+    const page = await supervisorContext.newPage();
+    await page.goto("/approvals");
+    await expect(page.locator(`[data-approval-id="${pending.approval!.id}"]`)).toHaveCount(0);
+    await page.goto("/approvals/history");
+    await expect(page.locator(`[data-testid="history-item"][data-approval-id="${pending.approval!.id}"]`).getByTestId("history-status")).toHaveText("expired");
+
+    const current = await request.get(`/api/v1/tool-calls/${pending.id}`, { headers: { authorization: `Bearer ${(await import("./support")).apiKey(SEEDED.globexAgent.email)}` } });
+    expect(await current.json()).toMatchObject({ kind: "unavailable", stage: "approval", code: "approval.expired" });
+    expect(await refundsOf("ord_2001")).toEqual({ count: 0, refunded: 0 });
+    await supervisorContext.close();
+  } finally {
+    await database().query(`UPDATE "Tenant" SET "approvalTtlSeconds" = 900 WHERE id = 'globex'`);
+  }
+});
+
+test("an agent cannot open /approvals or call the approve action, so the requester cannot approve their own call", async ({ browser, baseURL, request }) => {
+  const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
+  const pending = await propose(request, SEEDED.agent.email, conversation, refund("ord_1004", 6000), "e2e-self-1");
+  expect(pending.code).toBe("approval.required");
+  const before = await refundsOf("ord_1004");
+
+  const agentContext = await browser.newContext();
+  await signInAs(agentContext, SEEDED.agent, baseURL!);
+  const agentPage = await agentContext.newPage();
+  await agentPage.goto("/approvals");
+  await expect(agentPage).toHaveURL(/\/\?denied=1$/);
+  await expect(agentPage.getByText("Your role cannot open that page")).toBeVisible();
+  await expect(agentPage.getByTestId("approval-item")).toHaveCount(0);
+
+  // Capture the real server-action request a supervisor's Approve click sends (without letting it through),
+  // then send exactly that request with the requesting agent's session.
+  const supervisorContext = await browser.newContext();
+  await signInAs(supervisorContext, SEEDED.supervisor, baseURL!);
+  const supervisorPage = await supervisorContext.newPage();
+  await supervisorPage.goto("/approvals");
+  let captured: { headers: Record<string, string>; body: string } | null = null;
+  await supervisorPage.route("**/approvals", async (route) => {
+    if (route.request().method() !== "POST") return route.continue();
+    captured = { headers: route.request().headers(), body: route.request().postData() ?? "" };
+    await route.abort();
+  });
+  const item = supervisorPage.locator(`[data-testid="approval-item"][data-approval-id="${pending.approval!.id}"]`);
+  await item.getByRole("button", { name: "Approve", exact: true }).click();
+  await expect.poll(() => captured).not.toBeNull();
+  const forged = captured!;
+  expect(forged.body).toContain(pending.approval!.id);
+
+  const response = await agentContext.request.post("/approvals", {
+    headers: { "next-action": forged.headers["next-action"], "content-type": forged.headers["content-type"], accept: "text/x-component" },
+    data: forged.body,
+  });
+  expect(await response.text()).toContain("auth.forbidden");
+  expect(await refundsOf("ord_1004")).toEqual(before);
+  const { rows } = await database().query<{ status: string }>(`SELECT status FROM "ApprovalRequest" WHERE id = $1`, [pending.approval!.id]);
+  expect(rows[0].status).toBe("pending");
+  await agentContext.close();
+  await supervisorContext.close();
+});
+
+test("a globex supervisor cannot see acme requests", async ({ browser, baseURL, request }) => {
+  const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
+  const pending = await propose(request, SEEDED.agent.email, conversation, refund("ord_1004", 5500), "e2e-tenant-1");
+  expect(pending.code).toBe("approval.required");
+  const context = await browser.newContext();
+  await signInAs(context, SEEDED.globexSupervisor, baseURL!);
+  const page = await context.newPage();
+  await page.goto("/approvals");
+  await expect(page.getByRole("heading", { name: "Pending approvals" })).toBeVisible();
+  await expect(page.locator(`[data-approval-id="${pending.approval!.id}"]`)).toHaveCount(0);
+  await expect(page.getByText("ord_1004")).toHaveCount(0);
+  await page.goto("/approvals/history");
+  await expect(page.getByText("ord_1004")).toHaveCount(0);
+  await context.close();
+});
+
+test("bulk: two requests approved together are re-checked one by one, and one failing does not undo the other", async ({ browser, baseURL, request }) => {
+  const conversationA = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ben" });
+  const conversationB = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ben" });
+  const first = await propose(request, SEEDED.agent.email, conversationA, refund("ord_1002", 9000), "e2e-bulk-a");
+  const second = await propose(request, SEEDED.agent.email, conversationB, refund("ord_1002", 8000), "e2e-bulk-b");
+  expect([first.code, second.code]).toEqual(["approval.required", "approval.required"]);
+  const before = await refundsOf("ord_1002");
+
+  const context = await browser.newContext();
+  await signInAs(context, SEEDED.supervisor, baseURL!);
+  const page = await context.newPage();
+  await page.goto("/approvals");
+  await page.getByLabel(`select ${first.approval!.id}`).check();
+  await page.getByLabel(`select ${second.approval!.id}`).check();
+  await page.getByRole("button", { name: "Approve selected (2)" }).click();
+  await expect(page.getByTestId(`result-${first.approval!.id}`)).toContainText("approved: refund.issued");
+  const refundable = 15900 - before.refunded - 9000;
+  await expect(page.getByTestId(`result-${second.approval!.id}`)).toContainText(`refundable is now ${refundable}, request was 8000`);
+  expect(await refundsOf("ord_1002")).toEqual({ count: before.count + 1, refunded: before.refunded + 9000 });
+  await context.close();
+});

@@ -1,0 +1,58 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import type { APIRequestContext, BrowserContext } from "@playwright/test";
+import { encode } from "next-auth/jwt";
+import pg from "pg";
+
+// Fixtures for the browser tests: a real session cookie minted with the server's secret (no clicking through
+// a login form in every test), the seeded API keys, and a direct database handle for asserting effects.
+
+export const SEEDED = {
+  agent: { id: "usr_acme_agent", email: "agent@acme.test", role: "AGENT", tenantId: "acme" },
+  supervisor: { id: "usr_acme_supervisor", email: "supervisor@acme.test", role: "SUPERVISOR", tenantId: "acme" },
+  admin: { id: "usr_acme_admin", email: "admin@acme.test", role: "ADMIN", tenantId: "acme" },
+  globexAgent: { id: "usr_globex_agent", email: "agent@globex.test", role: "AGENT", tenantId: "globex" },
+  globexSupervisor: { id: "usr_globex_supervisor", email: "supervisor@globex.test", role: "SUPERVISOR", tenantId: "globex" },
+} as const;
+
+export type SeededUser = (typeof SEEDED)[keyof typeof SEEDED];
+
+export async function signInAs(context: BrowserContext, user: SeededUser, baseURL: string): Promise<void> {
+  const token = await encode({
+    secret: process.env.E2E_NEXTAUTH_SECRET ?? "e2e-only-secret-not-for-production",
+    token: { sub: user.id, uid: user.id, role: user.role, tenantId: user.tenantId, email: user.email, name: user.email },
+  });
+  await context.addCookies([{ name: "next-auth.session-token", value: token, url: baseURL, httpOnly: true, sameSite: "Lax" }]);
+}
+
+export function apiKey(email: string): string {
+  const keys = JSON.parse(readFileSync(path.join(".toolgate", "e2e-keys.json"), "utf8")) as Record<string, string>;
+  const key = keys[email];
+  if (!key) throw new Error(`no seeded key for ${email}`);
+  return key;
+}
+
+let pool: pg.Pool | null = null;
+export function database(): pg.Pool {
+  pool ??= new pg.Pool({ connectionString: process.env.E2E_DATABASE_URL, max: 2 });
+  return pool;
+}
+
+export async function openConversation(request: APIRequestContext, email: string, body: Record<string, unknown>): Promise<string> {
+  const response = await request.post("/api/v1/conversations", { headers: { authorization: `Bearer ${apiKey(email)}` }, data: body });
+  if (response.status() !== 201) throw new Error(`open conversation: ${response.status()} ${await response.text()}`);
+  return ((await response.json()) as { id: string }).id;
+}
+
+export async function propose(request: APIRequestContext, email: string, conversation: string, envelope: unknown, callKey: string) {
+  const response = await request.post(`/api/v1/conversations/${conversation}/tool-calls`, {
+    headers: { authorization: `Bearer ${apiKey(email)}`, "idempotency-key": callKey, "content-type": "application/json" },
+    data: JSON.stringify(envelope),
+  });
+  return (await response.json()) as { id: string; kind: string; code: string; approval?: { id: string } };
+}
+
+export const refund = (order: string, amount: number) => ({
+  name: "issue_refund",
+  arguments: { order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" },
+});

@@ -1,0 +1,43 @@
+import "server-only";
+import { redirect } from "next/navigation";
+import type { z } from "zod";
+import type { Role } from "../generated/prisma/client";
+import { logError } from "../log";
+import { currentUser, type SessionUser } from "./auth";
+
+/** For pages: the signed-in user with one of these roles, else off to sign-in (or home, for a wrong role). */
+export async function requireRole(roles: readonly Role[]): Promise<SessionUser> {
+  const user = await currentUser();
+  if (!user) redirect("/login");
+  if (!roles.includes(user.role)) redirect("/?denied=1");
+  return user;
+}
+
+export type ActionResult<T = undefined> = { ok: true; data: T } | { ok: false; code: string; message: string };
+
+/**
+ * Every server action is built with this: session first, then role, then the input parsed with zod, then the
+ * handler. Expected failures come back as results; anything else is logged and answered generically.
+ */
+export function authedAction<S extends z.ZodType, T>(
+  schema: S,
+  roles: readonly Role[],
+  handler: (input: z.infer<S>, user: SessionUser) => Promise<ActionResult<T>>,
+): (input: z.input<S>) => Promise<ActionResult<T>> {
+  return async (input) => {
+    const user = await currentUser();
+    if (!user) return { ok: false, code: "auth.required", message: "Sign in first." };
+    if (!roles.includes(user.role)) return { ok: false, code: "auth.forbidden", message: "Your role cannot do this." };
+    const parsed = schema.safeParse(input);
+    if (!parsed.success) {
+      const paths = [...new Set(parsed.error.issues.map((issue) => issue.path.join(".") || "(input)"))];
+      return { ok: false, code: "input.invalid", message: `Check these fields: ${paths.join(", ")}` };
+    }
+    try {
+      return await handler(parsed.data, user);
+    } catch (error) {
+      logError("action.unhandled", error, { userId: user.id });
+      return { ok: false, code: "host.error", message: "Something went wrong on our side; nothing was changed. Try again." };
+    }
+  };
+}

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { authenticateApiKey } from "@/lib/auth/api-keys";
+import { createAgentKey, PolicySchema, revokeAgentKey, updatePolicy } from "@/lib/admin";
+import { db } from "@/lib/db";
+import { createWorld } from "./support/world";
+
+describe("admin: policy and keys", () => {
+  it("validates policy numbers and audits every change with before and after", async () => {
+    const world = await createWorld();
+    expect(PolicySchema.safeParse({ autoLimitCents: -1, sessionCapCents: 1, maxAutoWrites: 1, approvalTtlSeconds: 60 }).success).toBe(false);
+    expect(PolicySchema.safeParse({ autoLimitCents: 1.5, sessionCapCents: 1, maxAutoWrites: 1, approvalTtlSeconds: 60 }).success).toBe(false);
+    expect(PolicySchema.safeParse({ autoLimitCents: 1, sessionCapCents: 1, maxAutoWrites: 1, approvalTtlSeconds: 5 }).success).toBe(false);
+    const admin = { id: world.users.admin, tenantId: world.tenantId };
+    const input = PolicySchema.parse({ autoLimitCents: "2000", sessionCapCents: "6000", maxAutoWrites: "2", approvalTtlSeconds: "600" });
+    await updatePolicy(admin, input);
+    expect(await db.tenant.findUniqueOrThrow({ where: { id: world.tenantId } })).toMatchObject({ autoLimitCents: 2000, sessionCapCents: 6000, maxAutoWrites: 2, approvalTtlSeconds: 600 });
+    const [entry] = await db.auditLog.findMany({ where: { tenantId: world.tenantId } });
+    expect(entry).toMatchObject({ actorId: world.users.admin, action: "policy.updated", detail: { before: { autoLimitCents: 5000 }, after: { autoLimitCents: 2000 } } });
+    await expect(db.auditLog.delete({ where: { id: entry.id } })).rejects.toThrow(/append-only/);
+  });
+
+  it("creates a key shown once (only its hash is stored) and revokes it, only within the tenant", async () => {
+    const world = await createWorld();
+    const admin = { id: world.users.admin, tenantId: world.tenantId };
+    const created = await createAgentKey(admin, world.users.agent2);
+    if (!created.ok) throw new Error("should create");
+    const stored = await db.apiKey.findUniqueOrThrow({ where: { id: created.id } });
+    expect(stored.hash).not.toContain(created.key);
+    expect(JSON.stringify(stored)).not.toContain(created.key);
+    expect(await authenticateApiKey(`Bearer ${created.key}`)).toMatchObject({ userId: world.users.agent2 });
+    expect(await createAgentKey(admin, world.users.otherAgent)).toEqual({ ok: false });
+    expect(await createAgentKey(admin, world.users.supervisor)).toEqual({ ok: false });
+    expect(await revokeAgentKey({ id: world.users.admin, tenantId: world.otherTenantId }, created.id)).toBe(false);
+    expect(await revokeAgentKey(admin, created.id)).toBe(true);
+    expect(await authenticateApiKey(`Bearer ${created.key}`)).toBeNull();
+    expect((await db.auditLog.findMany({ where: { tenantId: world.tenantId } })).map((row) => row.action).sort()).toEqual(["api-key.created", "api-key.revoked"]);
+  });
+});
