@@ -1,7 +1,7 @@
 import "server-only";
 import { db } from "./db";
 import type { Outcome } from "./gateway/outcome";
-import { expireIfDue } from "./approvals/queue";
+import { expireIfDue } from "./approvals/expiry";
 
 /** A call's current outcome, only for the agent whose conversation made it. A lapsed approval is closed on read. */
 export async function findAgentToolCall(agent: { userId: string; tenantId: string }, id: string): Promise<{ id: string; outcome: Outcome } | null> {

@@ -3,10 +3,12 @@ import { randomBytes } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { startEmbeddedDatabase, type EmbeddedDatabase } from "../lib/embedded-db";
+import { startLocalExternals } from "../lib/external-services";
 import { migrate } from "../lib/migrate";
 
-// `npm run dev`: with DATABASE_URL, that PostgreSQL; without, the embedded PGlite in .toolgate/. Either way it
-// migrates, seeds the demo data and starts Next.js. `--production` serves the last `next build` instead.
+// `npm run dev`: with DATABASE_URL, that PostgreSQL; without, the embedded PGlite in .toolgate/. It starts the
+// fake payment provider and an SMTP sink unless PAYMENT_PROVIDER_URL / SMTP_HOST name real ones, migrates,
+// seeds the demo data and starts Next.js. `--production` serves the last `next build` instead.
 
 const root = process.cwd();
 const stateDir = path.join(root, ".toolgate");
@@ -44,6 +46,15 @@ if (!env.DATABASE_URL) {
   console.log(`embedded database (PGlite) in .toolgate/pglite on 127.0.0.1:${pglitePort}`);
 }
 
+const externals = await startLocalExternals({
+  providerPort: Number(process.env.FAKE_PROVIDER_PORT ?? 4010),
+  smtpPort: Number(process.env.SMTP_SINK_PORT ?? 2525),
+  logMail: true,
+});
+Object.assign(env, externals.env);
+if (externals.env.PAYMENT_PROVIDER_URL) console.log(`fake payment provider on ${externals.env.PAYMENT_PROVIDER_URL}`);
+if (externals.env.SMTP_HOST) console.log(`SMTP sink on ${externals.env.SMTP_HOST}:${externals.env.SMTP_PORT} (messages are printed here)`);
+
 const migrated = await migrate(env.DATABASE_URL!);
 console.log(`migrations: ${migrated.applied.length} applied, ${migrated.skipped.length} already applied`);
 
@@ -57,5 +68,6 @@ env.NEXTAUTH_URL ??= `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`
 env.NEXTAUTH_SECRET ??= await devSecret();
 const next = path.join(root, "node_modules", "next", "dist", "bin", "next");
 const code = await runChild(process.execPath, [next, production ? "start" : "dev", "-H", host, "-p", String(port)], env);
+await externals.close();
 await embedded?.stop();
 process.exit(code);

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
+import { startLocalExternals } from "../lib/external-services";
 import { migrate } from "../lib/migrate";
 
 // Playwright's webServer: the production build (`next start`) on a migrated, freshly seeded E2E database.
@@ -11,8 +12,10 @@ if (!url) {
 }
 const port = process.env.E2E_PORT ?? "3210";
 await migrate(url);
+const externals = await startLocalExternals();
 const env = {
   ...process.env,
+  ...externals.env,
   DATABASE_URL: url,
   NODE_ENV: "production" as const,
   TOOLGATE_KEYS_FILE: path.join(".toolgate", "e2e-keys.json"),

@@ -34,6 +34,7 @@ describe("call keys", () => {
     expect(budgets).toMatchObject({ writesMade: 1, irreversibleCents: 1500 });
     const log = await db.decisionLog.findMany({ where: { toolCallId: first.json.id }, orderBy: { id: "asc" } });
     expect(log.map((row) => [row.code, row.replayed])).toEqual([
+      ["refund.outcome-unknown", false],
       ["refund.issued", false],
       ["refund.issued", true],
     ]);

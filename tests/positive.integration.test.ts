@@ -30,7 +30,8 @@ describe("each tool executes once with exactly its effect", () => {
     expect(after.refunds).toHaveLength(1);
     expect(after.refunds[0]).toMatchObject({ orderId: world.orders.o1001, amountCents: 1200, currency: "USD", reason: "wrong_item", status: "issued", toolCallId: response.json.id });
     const order = after.orders.find((row) => row.id === world.orders.o1001)!;
-    expect(order).toMatchObject({ refundedCents: 1200, version: 2 });
+    // Reserved (version 2), then settled from the provider's answer (version 3), flag cleared.
+    expect(order).toMatchObject({ refundedCents: 1200, version: 3, refundPending: false });
     expect(after.orders.filter((row) => row.id !== world.orders.o1001)).toEqual(before.orders.filter((row) => row.id !== world.orders.o1001));
     expect(after.addressChanges).toEqual([]);
     expect(after.outbox).toEqual([]);

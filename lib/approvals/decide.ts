@@ -58,7 +58,7 @@ async function decide(approver: Approver, approvalId: string, action: "approve" 
     // Read without a lock only to learn the conversation; everything is re-read under the locks below.
     const located = await db.approvalRequest.findFirst({
       where: { id: approvalId, tenantId: approver.tenantId },
-      select: { conversationId: true },
+      select: { conversationId: true, toolName: true, originCallId: true },
     });
     if (!located) return fail("approval.not-found", "no such approval request");
 
@@ -126,6 +126,11 @@ async function decide(approver: Approver, approvalId: string, action: "approve" 
       await close(tx, request, "approved", approver, executed, note, startedAt);
       return { ok: true as const, approvalId, status: "approved" as const, outcome: executed };
     }, DECISION_TRANSACTION);
+    // As in the pipeline: the external half of an approved effect runs only after its local record commits.
+    const external = findTool(located.toolName)?.external;
+    if (result.ok && result.status === "approved" && external && result.outcome.code === external.pendingCode) {
+      return { ...result, outcome: await external.complete(located.originCallId) };
+    }
     return result;
   } catch (error) {
     logError("approval.host-error", error, { approvalId, action });

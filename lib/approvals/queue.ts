@@ -1,30 +1,7 @@
 import "server-only";
 import { db } from "../db";
-import { expireApproval } from "../gateway/approval";
-import { lockConversation } from "../gateway/lock";
 import type { ApprovalPreview } from "../gateway/approval";
-
-/** Closes one request if it is past its expiry, taking locks in the order every writer uses. */
-export async function expireIfDue(approvalId: string): Promise<boolean> {
-  const request = await db.approvalRequest.findUnique({ where: { id: approvalId }, select: { conversationId: true, status: true, expiresAt: true } });
-  if (!request || request.status !== "pending" || request.expiresAt > new Date()) return false;
-  return db.$transaction(async (tx) => {
-    await lockConversation(tx, { id: request.conversationId });
-    return expireApproval(tx, approvalId);
-  });
-}
-
-/** Every pending request of the tenant past its expiry becomes expired, and so do the calls waiting on it. */
-export async function expireDue(tenantId: string): Promise<number> {
-  const due = await db.approvalRequest.findMany({
-    where: { tenantId, status: "pending", expiresAt: { lte: new Date() } },
-    select: { id: true },
-    take: 500,
-  });
-  let expired = 0;
-  for (const { id } of due) if (await expireIfDue(id)) expired++;
-  return expired;
-}
+import { expireDue } from "./expiry";
 
 export interface QueueItem {
   id: string;

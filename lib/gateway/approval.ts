@@ -1,5 +1,6 @@
 import type { Tx } from "../db";
 import type { Prisma } from "../generated/prisma/client";
+import { notifyApprovalRequested } from "../approvals/notify";
 import { newId } from "../ids";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
 import { outcome, type Outcome } from "./outcome";
@@ -89,6 +90,7 @@ export async function requestApproval(client: Tx, call: PendingCall): Promise<{ 
     },
     select: { id: true },
   });
+  await notifyApprovalRequested(client, { id: created.id, tenantId: call.conversation.tenantId, expiresAt, preview });
   return { outcome: pendingOutcome(created.id, expiresAt, preview), approvalId: created.id };
 }
 

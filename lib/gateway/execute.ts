@@ -43,5 +43,5 @@ export async function executeCall(client: Tx, call: ExecutableCall): Promise<Out
       select: { id: true },
     });
   }
-  return outcome(tool.executedCode, { result });
+  return outcome(tool.external?.pendingCode ?? tool.executedCode, { result });
 }

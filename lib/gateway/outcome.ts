@@ -115,3 +115,11 @@ export function modelProjection(o: Outcome): ModelProjection {
       return { status: "not_allowed" };
   }
 }
+
+/**
+ * Whether an outcome binds the call key for good. Transient ones leave it free for a retry, except an
+ * effect whose outcome is not yet known: retrying that under a new decision could repeat it.
+ */
+export function bindsCallKey(o: Outcome): boolean {
+  return o.kind !== "unavailable" || o.code === "refund.outcome-unknown";
+}

@@ -9,7 +9,7 @@ import { loadContext } from "./context";
 import { executeCall } from "./execute";
 import { lockConversation } from "./lock";
 import { checkIdempotency } from "./idempotency";
-import { outcome, type Outcome } from "./outcome";
+import { bindsCallKey, outcome, type Outcome } from "./outcome";
 import { parseEnvelope, type RawProposal } from "./parse";
 import { checkPolicy } from "./policy";
 import { checkRate } from "./rate";
@@ -65,8 +65,14 @@ export async function proposeToolCall(proposal: Proposal): Promise<CallResult> {
       return { id, outcome: checked.outcome, replayed: false };
     }
     toolName = checked.call.tool.name;
-    if (checked.call.tool.effect === "read") return await decide(db, proposal, checked.call, id, startedAt);
-    return await db.$transaction((tx) => decide(tx, proposal, checked.call, id, startedAt), WRITE_TRANSACTION);
+    const { tool } = checked.call;
+    if (tool.effect === "read") return await decide(db, proposal, checked.call, id, startedAt);
+    const committed = await db.$transaction((tx) => decide(tx, proposal, checked.call, id, startedAt), WRITE_TRANSACTION);
+    // The external half of the effect runs only once its local record has committed.
+    if (tool.external && !committed.replayed && committed.outcome.code === tool.external.pendingCode) {
+      return { ...committed, outcome: await tool.external.complete(committed.id) };
+    }
+    return committed;
   } catch (error) {
     logError("gateway.host-error", error, { callId: id, conversationId: conversation.id, toolName });
     const failed = outcome("host.error");
@@ -124,7 +130,7 @@ async function decide(client: Tx, proposal: Proposal, call: ValidCall, id: strin
   let ownsKey = false;
   const finish = async (result: Outcome): Promise<CallResult> => {
     record.outcome = result;
-    if (ownsKey && result.kind !== "unavailable") record.callKey = proposal.callKey;
+    if (ownsKey && bindsCallKey(result)) record.callKey = proposal.callKey;
     record.latencyMs = performance.now() - startedAt;
     await recordCall(client, record);
     return { id, outcome: result, replayed: false };

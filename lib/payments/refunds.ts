@@ -1,6 +1,16 @@
+import { canonicalJson, sha256Hex } from "../canonical";
+import { db, type Tx } from "../db";
+import { lockConversation } from "../gateway/lock";
+import { outcome, type Outcome } from "../gateway/outcome";
+import { appendDecision, notifyConversation, updateCallOutcome } from "../gateway/record";
 import { newId } from "../ids";
-import { sha256Hex, canonicalJson } from "../canonical";
-import type { Tx } from "../db";
+import { logError } from "../log";
+import { paymentProvider, type PaymentProvider, type ProviderAnswer } from "./provider";
+
+// A refund leaves the host in two steps. (1) In the call's own transaction: reserve the amount against the
+// refundable balance, record the operation as `reserved` under its host-derived key and mark the order as
+// having an unsettled refund. (2) After that commits: ask the provider with the stored key, then settle from
+// its answer. Anything uncertain stays `unknown` until reconciliation learns the truth.
 
 export interface RefundDecision {
   tenantId: string;
@@ -11,39 +21,181 @@ export interface RefundDecision {
   reason: string;
 }
 
-export interface IssuedRefund {
-  refundId: string;
-  providerKey: string;
-  status: "issued";
-}
-
-/** Where a decided refund goes. Today it is recorded locally; the payment-provider client replaces it. */
-export interface RefundExecutor {
-  issue(tx: Tx, decision: RefundDecision, toolCallId: string): Promise<IssuedRefund>;
-}
-
 /** Derived by the host from the decision itself, never from model output: one decision, one key. */
 export function refundProviderKey(decision: RefundDecision): string {
   return `rf_${sha256Hex(canonicalJson(decision)).slice(0, 40)}`;
 }
 
-export const localRefundExecutor: RefundExecutor = {
-  async issue(tx, decision, toolCallId) {
-    const providerKey = refundProviderKey(decision);
-    const refund = await tx.refund.create({
-      data: {
-        id: newId("re"),
-        tenantId: decision.tenantId,
-        orderId: decision.orderId,
-        toolCallId,
-        amountCents: decision.amountCents,
-        currency: decision.currency,
-        reason: decision.reason,
-        status: "issued",
-        providerKey,
-      },
-      select: { id: true },
+export async function reserveRefund(tx: Tx, decision: RefundDecision, toolCallId: string): Promise<{ refundId: string; providerKey: string }> {
+  const providerKey = refundProviderKey(decision);
+  const refund = await tx.refund.create({
+    data: {
+      id: newId("re"),
+      tenantId: decision.tenantId,
+      orderId: decision.orderId,
+      toolCallId,
+      amountCents: decision.amountCents,
+      currency: decision.currency,
+      reason: decision.reason,
+      status: "reserved",
+      providerKey,
+    },
+    select: { id: true },
+  });
+  return { refundId: refund.id, providerKey };
+}
+
+const UNSETTLED = ["reserved", "unknown", "investigate"];
+
+/** Step 2 for one operation: the provider call with the stored key, then the settle. Safe to run twice. */
+export async function completeRefund(refundId: string, provider: PaymentProvider = paymentProvider()): Promise<Outcome> {
+  const refund = await db.refund.findUniqueOrThrow({
+    where: { id: refundId },
+    select: { status: true, providerKey: true, orderId: true, amountCents: true, currency: true, reason: true, toolCallId: true },
+  });
+  if (!UNSETTLED.includes(refund.status)) return currentOutcome(refund.toolCallId);
+  let answer: ProviderAnswer;
+  try {
+    answer = await provider.refund(refund.providerKey, {
+      order_id: refund.orderId,
+      amount_cents: refund.amountCents,
+      currency: refund.currency,
+      reason: refund.reason,
     });
-    return { refundId: refund.id, providerKey, status: "issued" };
-  },
-};
+  } catch (error) {
+    answer = { kind: "uncertain", reason: error instanceof Error ? error.message : String(error) };
+  }
+  return settleRefund(refundId, answer);
+}
+
+async function currentOutcome(callId: string): Promise<Outcome> {
+  const call = await db.toolCall.findUniqueOrThrow({ where: { id: callId }, select: { outcome: true } });
+  return call.outcome as unknown as Outcome;
+}
+
+/**
+ * Applies the provider's answer exactly once: only an unsettled operation moves. `issued` clears the order's
+ * flag; a definite refusal releases the reservation; anything else leaves it `unknown` and the order blocked.
+ */
+export async function settleRefund(refundId: string, answer: ProviderAnswer | { kind: "investigate"; reason: string }): Promise<Outcome> {
+  const located = await db.refund.findUniqueOrThrow({ where: { id: refundId }, select: { toolCallId: true } });
+  const call = await db.toolCall.findUniqueOrThrow({ where: { id: located.toolCallId }, select: { conversationId: true } });
+  try {
+    return await db.$transaction(
+      async (tx) => {
+        await lockConversation(tx, { id: call.conversationId });
+        const [refund] = await tx.$queryRaw<
+          { id: string; status: string; orderId: string; amountCents: number; currency: string; toolCallId: string; tenantId: string }[]
+        >`SELECT "id", "status", "orderId", "amountCents", "currency", "toolCallId", "tenantId" FROM "Refund" WHERE "id" = ${refundId} FOR UPDATE`;
+        if (!UNSETTLED.includes(refund.status)) {
+          return (await tx.toolCall.findUniqueOrThrow({ where: { id: refund.toolCallId }, select: { outcome: true } })).outcome as unknown as Outcome;
+        }
+        const now = new Date();
+        let final: Outcome;
+        if (answer.kind === "succeeded") {
+          await tx.refund.update({ where: { id: refundId }, data: { status: "issued", providerRefundId: answer.refundId, settledAt: now, updatedAt: now, attempts: { increment: 1 } } });
+          const order = await tx.order.update({
+            where: { id: refund.orderId },
+            data: { refundPending: false, version: { increment: 1 }, updatedAt: now },
+            select: { refundedCents: true },
+          });
+          final = outcome("refund.issued", {
+            result: { order_id: refund.orderId, refund_id: refund.id, amount_cents: refund.amountCents, currency: refund.currency, refunded_cents: order.refundedCents },
+          });
+        } else if (answer.kind === "refused") {
+          await tx.refund.update({ where: { id: refundId }, data: { status: "released", lastError: answer.reason, settledAt: now, updatedAt: now, attempts: { increment: 1 } } });
+          await tx.order.update({
+            where: { id: refund.orderId },
+            data: { refundedCents: { decrement: refund.amountCents }, refundPending: false, version: { increment: 1 }, updatedAt: now },
+            select: { id: true },
+          });
+          await tx.$executeRaw`UPDATE "Conversation" SET "irreversibleCents" = GREATEST(0, "irreversibleCents" - ${refund.amountCents}) WHERE "id" = ${call.conversationId}`;
+          // The provider refused: nothing happened, and the model may say so. No SPEC code names a provider refusal.
+          final = outcome("host.error");
+        } else {
+          const status = answer.kind === "investigate" || refund.status === "investigate" ? "investigate" : "unknown";
+          await tx.refund.update({ where: { id: refundId }, data: { status, lastError: answer.reason, updatedAt: now, attempts: { increment: 1 } } });
+          final = outcome("refund.outcome-unknown");
+        }
+        await updateCallOutcome(tx, { id: refund.toolCallId }, final);
+        await tx.approvalRequest.updateMany({ where: { originCallId: refund.toolCallId, status: "approved" }, data: { resultCode: final.code } });
+        if (answer.kind !== "uncertain" && answer.kind !== "investigate") {
+          await appendDecision(tx, {
+            tenantId: refund.tenantId,
+            conversationId: call.conversationId,
+            toolCallId: refund.toolCallId,
+            toolName: "issue_refund",
+            orderId: refund.orderId,
+            outcome: final,
+            latencyMs: 0,
+          });
+        }
+        await notifyConversation(tx, call.conversationId);
+        return final;
+      },
+      { maxWait: 10_000, timeout: 15_000 },
+    );
+  } catch (error) {
+    logError("refund.settle-failed", error, { refundId, answer: answer.kind });
+    return outcome("refund.outcome-unknown");
+  }
+}
+
+export interface ReconcileOptions {
+  provider?: PaymentProvider;
+  /** Leave operations younger than this alone: their own request may still be settling them. */
+  minAgeMs?: number;
+  /** Operations still unsettled this long after they were reserved go to the investigation list. */
+  investigateAfterMs?: number;
+  now?: Date;
+}
+
+export interface ReconcileReport {
+  examined: number;
+  issued: number;
+  released: number;
+  stillUnknown: number;
+  investigate: number;
+}
+
+/**
+ * Looks each unsettled operation up by its key at the provider and settles it. An operation the provider
+ * never saw is sent again under the same key (the decision was made; the key makes the resend safe).
+ */
+export async function reconcileRefunds(options: ReconcileOptions = {}): Promise<ReconcileReport> {
+  const provider = options.provider ?? paymentProvider();
+  const now = options.now ?? new Date();
+  const minAgeMs = options.minAgeMs ?? 10_000;
+  const investigateAfterMs = options.investigateAfterMs ?? Number(process.env.RECONCILE_INVESTIGATE_AFTER_MS ?? 30 * 60_000);
+  const due = await db.refund.findMany({
+    where: { status: { in: UNSETTLED }, updatedAt: { lte: new Date(now.getTime() - minAgeMs) } },
+    orderBy: { createdAt: "asc" },
+    take: 500,
+    select: { id: true, providerKey: true, createdAt: true },
+  });
+  const report: ReconcileReport = { examined: due.length, issued: 0, released: 0, stillUnknown: 0, investigate: 0 };
+  for (const refund of due) {
+    const found = await provider.lookup(refund.providerKey);
+    let settled: Outcome;
+    if (found.kind === "found") settled = await settleRefund(refund.id, { kind: "succeeded", refundId: found.refundId });
+    else if (found.kind === "not-found") settled = await completeRefund(refund.id, provider);
+    else settled = outcome("refund.outcome-unknown");
+
+    if (settled.code === "refund.issued") report.issued++;
+    else if (settled.code === "host.error") report.released++;
+    else if (now.getTime() - refund.createdAt.getTime() >= investigateAfterMs) {
+      await settleRefund(refund.id, { kind: "investigate", reason: "not settled within the reconciliation window" });
+      report.investigate++;
+    } else report.stillUnknown++;
+  }
+  return report;
+}
+
+/** The operations a person has to look at: unsettled past the window, their orders still blocked. */
+export async function refundsToInvestigate(tenantId: string) {
+  return db.refund.findMany({
+    where: { tenantId, status: "investigate" },
+    orderBy: { createdAt: "asc" },
+    select: { id: true, orderId: true, amountCents: true, currency: true, providerKey: true, lastError: true, attempts: true, createdAt: true, toolCallId: true },
+  });
+}

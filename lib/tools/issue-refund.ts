@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { localRefundExecutor } from "../payments/refunds";
+import { db } from "../db";
+import { completeRefund, reserveRefund } from "../payments/refunds";
 import { defineTool, ORDER_ID } from "./types";
 
 export const REFUND_REASONS = ["damaged", "not_as_described", "late", "not_delivered", "wrong_item", "other"] as const;
@@ -28,7 +29,8 @@ export const issueRefund = defineTool<z.infer<typeof IssueRefundSchema>>({
     return null;
   },
   impactCents: (args) => args.amount_cents,
-  orderChanges: (args) => ({ refundedCents: { increment: args.amount_cents } }),
+  // The reservation counts against the refundable balance at once; a refusal gives it back.
+  orderChanges: (args) => ({ refundedCents: { increment: args.amount_cents }, refundPending: true }),
   async execute({ client, args, order, callId, tenantId }) {
     const decision = {
       tenantId,
@@ -38,7 +40,7 @@ export const issueRefund = defineTool<z.infer<typeof IssueRefundSchema>>({
       currency: args.currency,
       reason: args.reason,
     };
-    const refund = await localRefundExecutor.issue(client, decision, callId);
+    const refund = await reserveRefund(client, decision, callId);
     return {
       order_id: order.id,
       refund_id: refund.refundId,
@@ -48,4 +50,11 @@ export const issueRefund = defineTool<z.infer<typeof IssueRefundSchema>>({
     };
   },
   executedCode: "refund.issued",
+  external: {
+    pendingCode: "refund.outcome-unknown",
+    async complete(callId) {
+      const refund = await db.refund.findFirstOrThrow({ where: { toolCallId: callId }, select: { id: true } });
+      return completeRefund(refund.id);
+    },
+  },
 });

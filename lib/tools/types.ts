@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { Tx } from "../db";
 import type { Prisma } from "../generated/prisma/client";
-import type { Code } from "../gateway/outcome";
+import type { Code, Outcome } from "../gateway/outcome";
 
 export type Effect = "read" | "reversible" | "irreversible";
 export type Scope = "orders:read" | "orders:write" | "refunds:write" | "email:send";
@@ -53,6 +53,11 @@ export interface ToolDefinition<A = Record<string, unknown>> {
   orderChanges?(args: A, order: OrderFacts): Prisma.OrderUpdateManyMutationInput;
   execute(context: ExecutionContext<A>): Promise<unknown>;
   executedCode: Code;
+  /**
+   * For an effect that leaves the host: the code its call holds when the local transaction commits, before
+   * the outside system has answered, and the step that then performs the effect and settles the call.
+   */
+  external?: { pendingCode: Code; complete(callId: string): Promise<Outcome> };
 }
 
 export function defineTool<A>(definition: ToolDefinition<A>): ToolDefinition<A> {

@@ -80,7 +80,8 @@ export async function effectSnapshot(world: World) {
     db.order.findMany({ where: { tenantId: { in: tenants } }, orderBy: { id: "asc" } }),
     db.refund.findMany({ where: { tenantId: { in: tenants } }, orderBy: { id: "asc" } }),
     db.addressChange.findMany({ where: { order: { tenantId: { in: tenants } } }, orderBy: { id: "asc" } }),
-    db.outboxMessage.findMany({ where: { tenantId: { in: tenants } }, orderBy: { id: "asc" } }),
+    // Messages a tool sends; the approval stage's own notifications to supervisors are checked where they belong.
+    db.outboxMessage.findMany({ where: { tenantId: { in: tenants }, kind: "status_email" }, orderBy: { id: "asc" } }),
     db.conversation.findMany({
       where: { tenantId: { in: tenants } },
       select: { id: true, writesMade: true, irreversibleCents: true },

@@ -1,0 +1,6 @@
+export async function register() {
+  if (process.env.NEXT_RUNTIME === "nodejs") {
+    const { startJobs } = await import("./lib/jobs");
+    startJobs();
+  }
+}

@@ -1,0 +1,33 @@
+import { expireDue } from "./approvals/expiry";
+import { logError } from "./log";
+import { deliverOutbox } from "./mail/outbox";
+import { reconcileRefunds } from "./payments/refunds";
+
+// Background work of a running app instance. Every job is safe to run on several instances at once: the
+// outbox claims rows with SKIP LOCKED, settling and expiry move only rows still in their old state.
+
+const globalForJobs = globalThis as unknown as { toolgateJobs?: NodeJS.Timeout[] };
+
+function every(ms: number, name: string, job: () => Promise<unknown>): NodeJS.Timeout {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    job()
+      .catch((error) => logError(`job.${name}`, error))
+      .finally(() => {
+        running = false;
+      });
+  }, ms);
+  timer.unref();
+  return timer;
+}
+
+export function startJobs(): void {
+  if (globalForJobs.toolgateJobs || process.env.TOOLGATE_JOBS === "off") return;
+  globalForJobs.toolgateJobs = [
+    every(Number(process.env.OUTBOX_INTERVAL_MS ?? 2000), "outbox", () => deliverOutbox()),
+    every(Number(process.env.RECONCILE_INTERVAL_MS ?? 30_000), "reconcile", () => reconcileRefunds()),
+    every(Number(process.env.EXPIRY_INTERVAL_MS ?? 10_000), "expiry", () => expireDue()),
+  ];
+}

@@ -1,0 +1,109 @@
+import { createHmac } from "node:crypto";
+import nodemailer, { type Transporter } from "nodemailer";
+import { db } from "../db";
+import { logError } from "../log";
+
+// The outbox: rows written inside the transaction that decided them, delivered afterwards by this sender.
+// A row is claimed (status `sending`) in its own committed statement before anything is sent, so two senders
+// never send one row. A sender that dies mid-send leaves the claim to lapse after CLAIM_LEASE_MINUTES; the
+// row is then sent again with the same Message-ID, which is as close to exactly-once as SMTP allows.
+
+const MAX_ATTEMPTS = Number(process.env.OUTBOX_MAX_ATTEMPTS ?? 5);
+const CLAIM_LEASE_MINUTES = 5;
+
+interface ClaimedRow {
+  id: string;
+  tenantId: string;
+  kind: string;
+  recipient: string;
+  subject: string;
+  body: string;
+  attempts: number;
+}
+
+export interface Delivery {
+  sendMail(message: { from: string; to: string; subject: string; text: string; messageId: string }): Promise<unknown>;
+}
+
+let transport: Transporter | null = null;
+
+export function smtpDelivery(): Delivery {
+  transport ??= nodemailer.createTransport({
+    host: process.env.SMTP_HOST ?? "127.0.0.1",
+    port: Number(process.env.SMTP_PORT ?? 2525),
+    secure: false,
+    ignoreTLS: process.env.SMTP_IGNORE_TLS !== "0",
+    connectionTimeout: 5000,
+  });
+  return transport;
+}
+
+export interface OutboxReport {
+  sent: number;
+  retried: number;
+  dead: number;
+}
+
+export async function deliverOutbox(options: { limit?: number; delivery?: Delivery } = {}): Promise<OutboxReport> {
+  const delivery = options.delivery ?? smtpDelivery();
+  const claimed = await db.$queryRaw<ClaimedRow[]>`
+    UPDATE "OutboxMessage" SET "status" = 'sending', "claimedAt" = now(), "attempts" = "attempts" + 1
+    WHERE "id" IN (
+      SELECT "id" FROM "OutboxMessage"
+      WHERE ("status" = 'pending' AND "nextAttemptAt" <= now())
+         OR ("status" = 'sending' AND "claimedAt" < now() - make_interval(mins => ${CLAIM_LEASE_MINUTES}))
+      ORDER BY "nextAttemptAt" LIMIT ${options.limit ?? 20}
+      FOR UPDATE SKIP LOCKED)
+    RETURNING "id", "tenantId", "kind", "recipient", "subject", "body", "attempts"`;
+  const report: OutboxReport = { sent: 0, retried: 0, dead: 0 };
+  for (const row of claimed) {
+    try {
+      if (row.kind === "webhook") await postWebhook(row);
+      else {
+        await delivery.sendMail({
+          from: process.env.MAIL_FROM ?? "toolgate <no-reply@toolgate.local>",
+          to: row.recipient,
+          subject: row.subject,
+          text: row.body,
+          messageId: `<${row.id}@toolgate.local>`,
+        });
+      }
+      await db.outboxMessage.update({ where: { id: row.id }, data: { status: "sent", sentAt: new Date(), lastError: null } });
+      report.sent++;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const dead = row.attempts >= MAX_ATTEMPTS;
+      await db.outboxMessage.update({
+        where: { id: row.id },
+        data: { status: dead ? "dead" : "pending", lastError: message.slice(0, 500), nextAttemptAt: new Date(Date.now() + 2 ** row.attempts * 1000) },
+      });
+      if (dead) {
+        report.dead++;
+        logError("outbox.dead-letter", error, { messageId: row.id, kind: row.kind });
+      } else report.retried++;
+    }
+  }
+  return report;
+}
+
+/** Signed as `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">` with the tenant's webhook secret. */
+export function webhookSignature(secret: string, timestamp: number, body: string): string {
+  return `t=${timestamp},v1=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`;
+}
+
+async function postWebhook(row: ClaimedRow): Promise<void> {
+  const tenant = await db.tenant.findUniqueOrThrow({ where: { id: row.tenantId }, select: { webhookSecret: true } });
+  if (!tenant.webhookSecret) throw new Error("the tenant has no webhook secret");
+  const timestamp = Math.floor(Date.now() / 1000);
+  const response = await fetch(row.recipient, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "x-toolgate-signature": webhookSignature(tenant.webhookSecret, timestamp, row.body),
+      "x-toolgate-delivery": row.id,
+    },
+    body: row.body,
+    signal: AbortSignal.timeout(5000),
+  });
+  if (!response.ok) throw new Error(`webhook answered ${response.status}`);
+}

@@ -1,0 +1,14 @@
+import { reconcileRefunds } from "../lib/payments/refunds";
+
+// `npm run reconcile`: settle every refund whose outcome is unknown by asking the provider, once, now.
+for (const name of ["DATABASE_URL", "PAYMENT_PROVIDER_URL", "PAYMENT_PROVIDER_SECRET"]) {
+  if (!process.env[name]) {
+    console.error(`reconcile needs ${name}`);
+    process.exit(1);
+  }
+}
+const report = await reconcileRefunds({ minAgeMs: Number(process.env.RECONCILE_MIN_AGE_MS ?? 0) });
+console.log(
+  `reconcile: ${report.examined} examined, ${report.issued} issued, ${report.released} released, ${report.stillUnknown} still unknown, ${report.investigate} need investigation`,
+);
+process.exit(0);
