@@ -7,8 +7,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
  *
  * - POST /v1/refunds with an Idempotency-Key: the same key and body returns the first result; the same key
  *   with another body is a 409.
- * - GET /v1/refunds?idempotency_key=K: the refund made under that key, or 404.
- * - POST /_faults {"faults": [...]} queues faults consumed one per refund request, in arrival order:
+ * - GET /v1/refunds?idempotency_key=K: the refund made under that key (402 if it was declined), or 404.
+ * - A decline (error_before) is stored under its key like a success, as a real provider stores results.
+ * - POST /_faults {"faults": [...], "clear"?: true} queues faults consumed one per refund request, in arrival order:
  *   delay (answer late), error_before (definite 402, nothing done), unavailable_before (503, nothing done),
  *   error_after (act, then 500), timeout_after (act, then never answer), drop_response (act, then cut the
  *   connection). GET /_stats counts requests and refunds per order; POST /_reset forgets everything.
@@ -29,7 +30,10 @@ interface StoredRefund {
   currency: string;
   status: "succeeded";
   created: string;
+  declined?: boolean;
 }
+
+const DECLINED = { error: { type: "refund_error", code: "declined" } };
 
 export interface FakeProvider {
   url: string;
@@ -59,7 +63,7 @@ export async function startFakeProvider(options: { port?: number; host?: string;
     const existing = byKey.get(key);
     if (existing) {
       if (existing.body !== raw) return { status: 409, body: { error: { type: "idempotency_error", message: "key reused with another body" } } };
-      return { status: 200, body: publicRefund(existing) };
+      return existing.declined ? { status: 402, body: DECLINED } : { status: 200, body: publicRefund(existing) };
     }
     const parsed = JSON.parse(raw) as { order_id?: unknown; amount_cents?: unknown; currency?: unknown };
     if (typeof parsed.order_id !== "string" || !Number.isInteger(parsed.amount_cents) || typeof parsed.currency !== "string") {
@@ -79,7 +83,14 @@ export async function startFakeProvider(options: { port?: number; host?: string;
     return { status: 200, body: publicRefund(refund) };
   }
 
-  const publicRefund = ({ body: _body, ...refund }: StoredRefund) => refund;
+  /** A decline is a result too: stored under its key, so every later request with that key gets it again. */
+  function decline(key: string, raw: string): { status: number; body: unknown } {
+    if (!byKey.has(key)) byKey.set(key, { id: "", key, body: raw, order_id: "", amount_cents: 0, currency: "", status: "succeeded", created: new Date().toISOString(), declined: true });
+    return act(key, raw);
+  }
+
+  const publicRefund = ({ body: _body, declined: _declined, ...refund }: StoredRefund) => refund;
+  const succeeded = () => [...byKey.values()].filter((refund) => !refund.declined);
 
   async function handle(request: IncomingMessage, response: ServerResponse) {
     const url = new URL(request.url ?? "/", "http://provider");
@@ -89,6 +100,7 @@ export async function startFakeProvider(options: { port?: number; host?: string;
     if (request.method === "GET" && url.pathname === "/v1/refunds") {
       stats.lookups++;
       const refund = byKey.get(url.searchParams.get("idempotency_key") ?? "");
+      if (refund?.declined) return json(response, 402, DECLINED);
       return refund ? json(response, 200, publicRefund(refund)) : json(response, 404, { error: { type: "not_found" } });
     }
     if (request.method === "POST" && url.pathname === "/v1/refunds") {
@@ -101,7 +113,10 @@ export async function startFakeProvider(options: { port?: number; host?: string;
       // on is never declined afterwards, whatever fault was queued.
       const fault = byKey.has(key) && (queued?.mode === "error_before" || queued?.mode === "unavailable_before") ? undefined : queued;
       if (fault?.mode === "delay") await new Promise((resolve) => setTimeout(resolve, fault.ms ?? 500));
-      if (fault?.mode === "error_before") return json(response, 402, { error: { type: "refund_error", code: "declined" } });
+      if (fault?.mode === "error_before") {
+        const declined = decline(key, raw);
+        return json(response, declined.status, declined.body);
+      }
       if (fault?.mode === "unavailable_before") return json(response, 503, { error: { type: "api_error" } });
       const result = act(key, raw);
       if (fault?.mode === "error_after") return json(response, 500, { error: { type: "api_error" } });
@@ -117,14 +132,15 @@ export async function startFakeProvider(options: { port?: number; host?: string;
 
   async function control(url: URL, request: IncomingMessage, response: ServerResponse) {
     if (url.pathname === "/_faults" && request.method === "POST") {
-      const body = JSON.parse((await readBody(request)) || "{}") as { faults?: Fault[] };
+      const body = JSON.parse((await readBody(request)) || "{}") as { faults?: Fault[]; clear?: boolean };
+      if (body.clear) faults = [];
       faults.push(...(body.faults ?? []));
       return json(response, 200, { queued: faults.length });
     }
     if (url.pathname === "/_stats") {
       const totals: Record<string, number> = {};
-      for (const refund of byKey.values()) totals[refund.order_id] = (totals[refund.order_id] ?? 0) + refund.amount_cents;
-      return json(response, 200, { ...stats, refunds: byKey.size, totalsByOrder: totals, faultsQueued: faults.length });
+      for (const refund of succeeded()) totals[refund.order_id] = (totals[refund.order_id] ?? 0) + refund.amount_cents;
+      return json(response, 200, { ...stats, refunds: succeeded().length, totalsByOrder: totals, faultsQueued: faults.length });
     }
     if (url.pathname === "/_reset" && request.method === "POST") {
       byKey.clear();

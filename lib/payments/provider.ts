@@ -17,7 +17,11 @@ export type ProviderAnswer =
   /** It may or may not have acted: never reported as done, never as failed. */
   | { kind: "uncertain"; reason: string };
 
-export type ProviderLookup = { kind: "found"; refundId: string } | { kind: "not-found" } | { kind: "uncertain"; reason: string };
+export type ProviderLookup =
+  | { kind: "found"; refundId: string }
+  | { kind: "declined"; reason: string }
+  | { kind: "not-found" }
+  | { kind: "uncertain"; reason: string };
 
 export interface PaymentProvider {
   refund(key: string, request: ProviderRefundRequest): Promise<ProviderAnswer>;
@@ -80,6 +84,7 @@ export function httpPaymentProvider(options: HttpProviderOptions): PaymentProvid
       if ("transport" in answer) return { kind: "uncertain", reason: answer.transport };
       if (answer.status === 200 && typeof answer.body.id === "string") return { kind: "found", refundId: answer.body.id };
       if (answer.status === 404) return { kind: "not-found" };
+      if (answer.status === 402) return { kind: "declined", reason: "provider declined this key" };
       return { kind: "uncertain", reason: `provider answered ${answer.status}` };
     },
   };

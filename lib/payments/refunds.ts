@@ -178,6 +178,7 @@ export async function reconcileRefunds(options: ReconcileOptions = {}): Promise<
     const found = await provider.lookup(refund.providerKey);
     let settled: Outcome;
     if (found.kind === "found") settled = await settleRefund(refund.id, { kind: "succeeded", refundId: found.refundId });
+    else if (found.kind === "declined") settled = await settleRefund(refund.id, { kind: "refused", reason: found.reason });
     else if (found.kind === "not-found") settled = await completeRefund(refund.id, provider);
     else settled = outcome("refund.outcome-unknown");
 

@@ -1,0 +1,38 @@
+import { afterAll, beforeAll } from "vitest";
+import { startFakeProvider, type Fault, type FakeProvider } from "@/lib/fake-provider/server";
+import { startSmtpSink, type SmtpSink } from "@/lib/mail/sink";
+
+// A fake provider and SMTP sink of this test file's own, so faults it queues and deliveries it counts are
+// never mixed up with another file's. Must be called before anything in the file issues a refund.
+
+export interface Externals {
+  provider: FakeProvider;
+  sink: SmtpSink;
+  faults(faults: Fault[], clear?: boolean): Promise<void>;
+  stats(): Promise<{ refundRequests: number; lookups: number; refunds: number; totalsByOrder: Record<string, number>; faultsQueued: number }>;
+  reset(): Promise<void>;
+}
+
+export function useOwnExternals(): Externals {
+  const handle = {} as Externals;
+  beforeAll(async () => {
+    handle.provider = await startFakeProvider();
+    handle.sink = await startSmtpSink();
+    Object.assign(process.env, {
+      PAYMENT_PROVIDER_URL: handle.provider.url,
+      PAYMENT_PROVIDER_SECRET: handle.provider.secret,
+      SMTP_HOST: handle.sink.host,
+      SMTP_PORT: String(handle.sink.port),
+      PAYMENT_PROVIDER_TIMEOUT_MS: "300",
+    });
+    handle.faults = async (faults, clear = false) =>
+      void (await fetch(`${handle.provider.url}/_faults`, { method: "POST", body: JSON.stringify({ faults, clear }) }));
+    handle.stats = async () => (await fetch(`${handle.provider.url}/_stats`)).json();
+    handle.reset = async () => void (await fetch(`${handle.provider.url}/_reset`, { method: "POST" }));
+  });
+  afterAll(async () => {
+    await handle.provider?.close();
+    await handle.sink?.close();
+  });
+  return handle;
+}

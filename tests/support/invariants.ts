@@ -1,0 +1,25 @@
+import { expect } from "vitest";
+import { db } from "@/lib/db";
+
+/**
+ * After reconciliation with a working provider: for every order, what the provider refunded equals what is
+ * recorded as issued, equals the order's refunded total, which is at most its total; nothing is left
+ * reserved or unknown, no order stays blocked, and a call says refund.issued exactly when its refund is.
+ */
+export async function expectRefundInvariants(orderIds: string[], providerTotals: Record<string, number>): Promise<void> {
+  const orders = await db.order.findMany({ where: { id: { in: orderIds } } });
+  const refunds = await db.refund.findMany({ where: { orderId: { in: orderIds } }, include: { toolCall: { select: { code: true } } } });
+  for (const order of orders) {
+    const issued = refunds.filter((refund) => refund.orderId === order.id && refund.status === "issued").reduce((sum, refund) => sum + refund.amountCents, 0);
+    expect({ order: order.id, provider: providerTotals[order.id] ?? 0, issued, refunded: order.refundedCents }).toEqual({
+      order: order.id,
+      provider: issued,
+      issued,
+      refunded: issued,
+    });
+    expect(order.refundedCents).toBeLessThanOrEqual(order.totalCents);
+    expect(order.refundPending).toBe(false);
+  }
+  expect(refunds.filter((refund) => !["issued", "released"].includes(refund.status))).toEqual([]);
+  for (const refund of refunds) expect([refund.status, refund.toolCall.code]).toEqual(refund.status === "issued" ? ["issued", "refund.issued"] : ["released", "host.error"]);
+}
