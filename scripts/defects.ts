@@ -91,6 +91,14 @@ const DEFECTS: Defect[] = [
     test: "a write conditional on a version the order has moved past gives order.changed and changes nothing",
   },
   {
+    name: "refund reservation",
+    file: "lib/tools/issue-refund.ts",
+    find: "orderChanges: (args) => ({ refundedCents: { increment: args.amount_cents }, refundPending: true }),",
+    replace: "orderChanges: (args) => ({ refundedCents: { increment: args.amount_cents } }),",
+    testFile: "tests/provider-faults.integration.test.ts",
+    test: "timeout after acting: unknown (never executed, never failed), then reconcile finds it issued, one provider refund",
+  },
+  {
     name: "duplicate keys",
     file: "lib/gateway/parse.ts",
     find: 'if (seen.has(key)) throw new ParseFailure("parse.duplicate-key");',

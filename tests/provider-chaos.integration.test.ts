@@ -50,7 +50,7 @@ describe("a randomized fault schedule", () => {
     let running = true;
     const reconciler = (async () => {
       while (running) {
-        await reconcileRefunds({ minAgeMs: 0 });
+        await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId });
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     })();
@@ -75,7 +75,7 @@ describe("a randomized fault schedule", () => {
     expect(codes["refund.issued"]).toBeGreaterThan(ATTEMPTS / 4);
 
     await externals.faults([], true);
-    for (let round = 0; round < 3; round++) await reconcileRefunds({ minAgeMs: 0 });
+    for (let round = 0; round < 3; round++) await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId });
     const stats = await externals.stats();
     await expectRefundInvariants(orders, stats.totalsByOrder);
   }, 240_000);

@@ -34,7 +34,7 @@ describe("the payment provider boundary, over real HTTP", () => {
     const blocked = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 100), newCallKey());
     expect(blocked.json.code).toBe("refund.in-progress");
 
-    const report = await reconcileRefunds({ minAgeMs: 0 });
+    const report = await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId });
     expect(report.issued).toBeGreaterThanOrEqual(1);
     expect((await refundRows(world.orders.o1004)).map((row) => row.status)).toEqual(["issued"]);
     expect(await orderOf(world.orders.o1004)).toMatchObject({ refundedCents: 3000, refundPending: false });
@@ -96,14 +96,14 @@ describe("the payment provider boundary, over real HTTP", () => {
     const [row] = await refundRows(world.orders.o1004);
     // The provider is unreachable for the lookups too.
     const unreachable = { refund: async () => ({ kind: "uncertain" as const, reason: "down" }), lookup: async () => ({ kind: "uncertain" as const, reason: "down" }) };
-    const report = await reconcileRefunds({ minAgeMs: 0, investigateAfterMs: 0, provider: unreachable });
+    const report = await reconcileRefunds({ minAgeMs: 0, investigateAfterMs: 0, provider: unreachable, tenantId: world.tenantId });
     expect(report.investigate).toBeGreaterThanOrEqual(1);
     expect((await db.refund.findUniqueOrThrow({ where: { id: row.id } })).status).toBe("investigate");
     const { refundsToInvestigate } = await import("@/lib/payments/refunds");
     expect((await refundsToInvestigate(world.tenantId)).map((item) => item.id)).toEqual([row.id]);
     expect((await propose(world.keys.agent, conversation, refund(world.orders.o1004, 100), newCallKey())).json.code).toBe("refund.in-progress");
     // When the provider answers again, reconciliation settles it after all.
-    await reconcileRefunds({ minAgeMs: 0, investigateAfterMs: 0 });
+    await reconcileRefunds({ minAgeMs: 0, investigateAfterMs: 0, tenantId: world.tenantId });
     expect((await db.refund.findUniqueOrThrow({ where: { id: row.id } })).status).toBe("issued");
   });
 });

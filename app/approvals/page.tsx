@@ -1,15 +1,18 @@
 import { ApprovalQueue } from "@/components/approval-queue";
+import { Investigations } from "@/components/investigations";
 import { pendingQueue } from "@/lib/approvals/queue";
 import { requireRole } from "@/lib/auth/guards";
+import { refundsToInvestigate } from "@/lib/payments/refunds";
 
 export const dynamic = "force-dynamic";
 
 export default async function ApprovalsPage() {
   const user = await requireRole(["SUPERVISOR"]);
-  const items = await pendingQueue(user.tenantId);
+  const [items, investigations] = await Promise.all([pendingQueue(user.tenantId), refundsToInvestigate(user.tenantId)]);
   const serializable = items.map((item) => ({ ...item, createdAt: item.createdAt.toISOString(), expiresAt: item.expiresAt.toISOString(), decidedAt: undefined }));
   return (
     <main>
+      <Investigations items={investigations} />
       <h1>Pending approvals</h1>
       <p className="muted">Oldest first. Each approval covers exactly the call shown and is re-checked against current data when you approve.</p>
       <ApprovalQueue items={serializable} />

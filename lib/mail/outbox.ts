@@ -44,14 +44,15 @@ export interface OutboxReport {
   dead: number;
 }
 
-export async function deliverOutbox(options: { limit?: number; delivery?: Delivery } = {}): Promise<OutboxReport> {
+export async function deliverOutbox(options: { limit?: number; delivery?: Delivery; tenantId?: string } = {}): Promise<OutboxReport> {
   const delivery = options.delivery ?? smtpDelivery();
   const claimed = await db.$queryRaw<ClaimedRow[]>`
     UPDATE "OutboxMessage" SET "status" = 'sending', "claimedAt" = now(), "attempts" = "attempts" + 1
     WHERE "id" IN (
       SELECT "id" FROM "OutboxMessage"
-      WHERE ("status" = 'pending' AND "nextAttemptAt" <= now())
-         OR ("status" = 'sending' AND "claimedAt" < now() - make_interval(mins => ${CLAIM_LEASE_MINUTES}))
+      WHERE (("status" = 'pending' AND "nextAttemptAt" <= now())
+         OR ("status" = 'sending' AND "claimedAt" < now() - make_interval(mins => ${CLAIM_LEASE_MINUTES})))
+        AND (${options.tenantId ?? null}::text IS NULL OR "tenantId" = ${options.tenantId ?? null}::text)
       ORDER BY "nextAttemptAt" LIMIT ${options.limit ?? 20}
       FOR UPDATE SKIP LOCKED)
     RETURNING "id", "tenantId", "kind", "recipient", "subject", "body", "attempts"`;

@@ -148,6 +148,8 @@ export interface ReconcileOptions {
   /** Operations still unsettled this long after they were reserved go to the investigation list. */
   investigateAfterMs?: number;
   now?: Date;
+  /** Only this tenant's operations (one worker per tenant, or a test that owns its rows). */
+  tenantId?: string;
 }
 
 export interface ReconcileReport {
@@ -168,7 +170,7 @@ export async function reconcileRefunds(options: ReconcileOptions = {}): Promise<
   const minAgeMs = options.minAgeMs ?? 10_000;
   const investigateAfterMs = options.investigateAfterMs ?? Number(process.env.RECONCILE_INVESTIGATE_AFTER_MS ?? 30 * 60_000);
   const due = await db.refund.findMany({
-    where: { status: { in: UNSETTLED }, updatedAt: { lte: new Date(now.getTime() - minAgeMs) } },
+    where: { status: { in: UNSETTLED }, updatedAt: { lte: new Date(now.getTime() - minAgeMs) }, ...(options.tenantId ? { tenantId: options.tenantId } : {}) },
     orderBy: { createdAt: "asc" },
     take: 500,
     select: { id: true, providerKey: true, createdAt: true },
