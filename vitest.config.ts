@@ -1,20 +1,4 @@
-import path from "node:path";
-import { defineConfig } from "vitest/config";
+import { suiteConfig } from "./vitest.shared";
 
-export default defineConfig({
-  resolve: {
-    alias: {
-      "@": path.resolve(import.meta.dirname),
-      "server-only": path.resolve(import.meta.dirname, "tests/support/server-only.ts"),
-    },
-  },
-  test: {
-    include: ["tests/**/*.test.ts"],
-    globalSetup: ["tests/support/global-setup.ts"],
-    setupFiles: ["tests/support/env.ts"],
-    pool: "forks",
-    maxWorkers: 2,
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-  },
-});
+// Unit and integration tests. tests/hardening needs the production build and runs after it (vitest.hardening.config.ts).
+export default suiteConfig({ include: ["tests/**/*.test.ts"], exclude: ["tests/hardening/**"], maxWorkers: 2, testTimeout: 30_000 });

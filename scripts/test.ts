@@ -18,6 +18,7 @@ const steps: [string, string[]][] = [
   ["vitest", [bin("vitest", "vitest.mjs"), "run"]],
   ["seeded defects", [bin("tsx", "dist/cli.mjs"), "scripts/defects.ts"]],
   ["next build", [bin("next", "dist/bin/next"), "build"]],
+  ["hardening (two instances of the build)", [bin("vitest", "vitest.mjs"), "run", "--config", "vitest.hardening.config.ts"]],
   ["playwright", [bin("@playwright/test", "cli.js"), "test"]],
 ];
 

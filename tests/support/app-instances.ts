@@ -1,0 +1,62 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { encode } from "next-auth/jwt";
+
+// Real `next start` instances of the production build, for tests that need several app processes sharing
+// one PostgreSQL. `next build` must have run (the test command builds before these tests).
+
+export const INSTANCE_SECRET = "instances-test-secret";
+
+export interface AppInstance {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startInstance(port: number, env: Record<string, string>): Promise<AppInstance> {
+  const child: ChildProcess = spawn(process.execPath, [path.join("node_modules", "next", "dist", "bin", "next"), "start", "-H", "127.0.0.1", "-p", String(port)], {
+    env: { ...process.env, ...env, NODE_ENV: "production", NEXTAUTH_URL: `http://127.0.0.1:${port}`, NEXTAUTH_SECRET: INSTANCE_SECRET, TOOLGATE_JOBS: "off" },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${url}/login`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (child.exitCode !== null) throw new Error(`next start exited with ${child.exitCode}`);
+    if (Date.now() > deadline) throw new Error("next start did not become ready");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return {
+    url,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+export async function sessionCookie(user: { id: string; role: string; tenantId: string; email: string }): Promise<string> {
+  const token = await encode({ secret: INSTANCE_SECRET, token: { sub: user.id, uid: user.id, role: user.role, tenantId: user.tenantId, email: user.email } });
+  return `next-auth.session-token=${token}`;
+}
+
+/** Calls a server action over HTTP exactly as the browser does, by its id in the build's manifest. */
+export async function callAction(base: string, page: string, exportedName: string, args: unknown[], cookie: string): Promise<string> {
+  const manifest = JSON.parse(readFileSync(path.join(".next", "server", "server-reference-manifest.json"), "utf8")) as {
+    node: Record<string, { exportedName?: string }>;
+  };
+  const id = Object.entries(manifest.node).find(([, entry]) => entry.exportedName === exportedName)?.[0];
+  if (!id) throw new Error(`no server action named ${exportedName} in the build`);
+  const response = await fetch(`${base}${page}`, {
+    method: "POST",
+    headers: { "next-action": id, "content-type": "text/plain;charset=UTF-8", accept: "text/x-component", cookie },
+    body: JSON.stringify(args),
+  });
+  return response.text();
+}
