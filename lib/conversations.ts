@@ -59,38 +59,22 @@ export async function openConversation(agent: { userId: string; tenantId: string
   return { ok: true, conversation };
 }
 
-const POLICY_SELECT = {
-  autoLimitCents: true,
-  sessionCapCents: true,
-  maxAutoWrites: true,
-  approvalTtlSeconds: true,
-  rateConversationPerMin: true,
-  rateKeyPerMin: true,
-} as const;
+type ConversationRow = ConversationFacts & TenantPolicy;
 
 /** The conversation with its tenant's policy, only if it belongs to this agent: anyone else gets null. */
 export async function findAgentConversation(
   agent: { userId: string; tenantId: string },
   conversationId: string,
 ): Promise<{ conversation: ConversationFacts; policy: TenantPolicy } | null> {
-  const row = await db.conversation.findFirst({
-    where: { id: conversationId, agentId: agent.userId, tenantId: agent.tenantId },
-    select: {
-      id: true,
-      tenantId: true,
-      agentId: true,
-      customerId: true,
-      orderId: true,
-      tools: true,
-      scopes: true,
-      writesMade: true,
-      irreversibleCents: true,
-      tenant: { select: POLICY_SELECT },
-    },
-  });
+  // On every proposal, so one statement rather than an ORM query per relation (docs/BENCHMARKS.md).
+  const [row] = await db.$queryRaw<ConversationRow[]>`
+    SELECT c."id", c."tenantId", c."agentId", c."customerId", c."orderId", c."tools", c."scopes", c."writesMade", c."irreversibleCents",
+           t."autoLimitCents", t."sessionCapCents", t."maxAutoWrites", t."approvalTtlSeconds", t."rateConversationPerMin", t."rateKeyPerMin"
+    FROM "Conversation" c JOIN "Tenant" t ON t."id" = c."tenantId"
+    WHERE c."id" = ${conversationId} AND c."agentId" = ${agent.userId} AND c."tenantId" = ${agent.tenantId}`;
   if (!row) return null;
-  const { tenant, ...conversation } = row;
-  return { conversation, policy: tenant };
+  const { autoLimitCents, sessionCapCents, maxAutoWrites, approvalTtlSeconds, rateConversationPerMin, rateKeyPerMin, ...conversation } = row;
+  return { conversation, policy: { autoLimitCents, sessionCapCents, maxAutoWrites, approvalTtlSeconds, rateConversationPerMin, rateKeyPerMin } };
 }
 
 export async function listAgentConversations(agent: { userId: string; tenantId: string }) {

@@ -4,10 +4,18 @@ import { PrismaClient } from "./generated/prisma/client";
 export type Db = PrismaClient;
 export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
 
-export function createDb(connectionString: string): PrismaClient {
+export function createDb(connectionString: string, options: { countStatements?: boolean } = {}): PrismaClient {
   // The embedded PGlite server serves one connection at a time, so its start script sets the pool to 1.
   const max = Number(process.env.DATABASE_POOL_MAX ?? 10);
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString, max }) });
+  if (!options.countStatements) return new PrismaClient({ adapter: new PrismaPg({ connectionString, max }) });
+  // For benchmarks: every statement sent, transaction control included, is counted on `statementCount`.
+  const client = new PrismaClient({ adapter: new PrismaPg({ connectionString, max }), log: [{ level: "query", emit: "event" }] });
+  const counted = client as PrismaClient & { statementCount: number };
+  counted.statementCount = 0;
+  client.$on("query", () => {
+    counted.statementCount++;
+  });
+  return client;
 }
 
 const globalForDb = globalThis as unknown as { toolgateDb?: PrismaClient };

@@ -3,22 +3,6 @@ import type { OrderFacts, ToolDefinition } from "../tools/types";
 import { pass, stop, type StageResult } from "./outcome";
 import type { ConversationFacts } from "./types";
 
-export const ORDER_SELECT = {
-  id: true,
-  tenantId: true,
-  customerId: true,
-  totalCents: true,
-  refundedCents: true,
-  currency: true,
-  status: true,
-  addressLine1: true,
-  postalCode: true,
-  fraudHold: true,
-  refundPending: true,
-  version: true,
-  customer: { select: { email: true } },
-} as const;
-
 /**
  * Stage 7: load the order the call names. Missing, another customer's, another tenant's and not the
  * conversation's bound order all give the same answer, so ids cannot be enumerated.
@@ -31,11 +15,11 @@ export async function loadContext(
 ): Promise<StageResult<OrderFacts>> {
   const orderId = tool.orderId(args);
   if (conversation.orderId !== null && conversation.orderId !== orderId) return stop("order.not-found");
-  const row = await client.order.findFirst({
-    where: { id: orderId, tenantId: conversation.tenantId, customerId: conversation.customerId },
-    select: ORDER_SELECT,
-  });
-  if (!row) return stop("order.not-found");
-  const { customer, ...order } = row;
-  return pass({ ...order, customerEmail: customer.email });
+  const [order] = await client.$queryRaw<OrderFacts[]>`
+    SELECT o."id", o."tenantId", o."customerId", cu."email" AS "customerEmail", o."totalCents", o."refundedCents", o."currency",
+           o."status", o."addressLine1", o."postalCode", o."fraudHold", o."refundPending", o."version"
+    FROM "Order" o JOIN "Customer" cu ON cu."id" = o."customerId"
+    WHERE o."id" = ${orderId} AND o."tenantId" = ${conversation.tenantId} AND o."customerId" = ${conversation.customerId}`;
+  if (!order) return stop("order.not-found");
+  return pass(order);
 }

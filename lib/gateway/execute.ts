@@ -19,11 +19,16 @@ export interface ExecutableCall {
 export async function executeCall(client: Tx, call: ExecutableCall): Promise<Outcome> {
   const { tool, order, conversation } = call;
   if (tool.effect !== "read") {
-    const moved = await client.order.updateMany({
-      where: { id: order.id, version: order.version },
-      data: { ...tool.orderChanges?.(call.args, order), version: { increment: 1 }, updatedAt: new Date() },
-    });
-    if (moved.count !== 1) return outcome("order.changed");
+    const change = tool.orderChanges?.(call.args, order) ?? {};
+    const moved = await client.$executeRaw`
+      UPDATE "Order" SET
+        "refundedCents" = "refundedCents" + ${change.refundedCentsIncrement ?? 0}::int,
+        "refundPending" = COALESCE(${change.refundPending ?? null}::boolean, "refundPending"),
+        "addressLine1" = COALESCE(${change.addressLine1 ?? null}::text, "addressLine1"),
+        "postalCode" = COALESCE(${change.postalCode ?? null}::text, "postalCode"),
+        "version" = "version" + 1, "updatedAt" = now()
+      WHERE "id" = ${order.id} AND "version" = ${order.version}`;
+    if (moved !== 1) return outcome("order.changed");
   }
   const result = await tool.execute({
     client,
@@ -34,14 +39,9 @@ export async function executeCall(client: Tx, call: ExecutableCall): Promise<Out
     conversationId: conversation.id,
   });
   if (tool.effect !== "read") {
-    await client.conversation.update({
-      where: { id: conversation.id },
-      data: {
-        writesMade: { increment: 1 },
-        irreversibleCents: { increment: tool.effect === "irreversible" ? call.impactCents : 0 },
-      },
-      select: { id: true },
-    });
+    await client.$executeRaw`
+      UPDATE "Conversation" SET "writesMade" = "writesMade" + 1, "irreversibleCents" = "irreversibleCents" + ${tool.effect === "irreversible" ? call.impactCents : 0}
+      WHERE "id" = ${conversation.id}`;
   }
   return outcome(tool.external?.pendingCode ?? tool.executedCode, { result });
 }

@@ -23,10 +23,9 @@ export async function checkIdempotency(
 ): Promise<StageResult<{ replay: StoredCall | null }>> {
   if (tool.effect === "read") return pass({ replay: null });
   if (callKey === null || !CALL_KEY.test(callKey)) return stop("call-key.missing");
-  const stored = await client.toolCall.findUnique({
-    where: { conversationId_toolName_callKey: { conversationId, toolName: tool.name, callKey } },
-    select: { id: true, argsHash: true, outcome: true },
-  });
+  const [stored] = await client.$queryRaw<{ id: string; argsHash: string | null; outcome: unknown }[]>`
+    SELECT "id", "argsHash", "outcome" FROM "ToolCall"
+    WHERE "conversationId" = ${conversationId} AND "toolName" = ${tool.name} AND "callKey" = ${callKey}`;
   if (!stored) return pass({ replay: null });
   if (stored.argsHash !== argsHash) return stop("call-key.reused");
   return pass({ replay: { id: stored.id, outcome: stored.outcome as unknown as Outcome } });

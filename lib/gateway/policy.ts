@@ -18,10 +18,8 @@ export async function checkPolicy(
   order: OrderFacts,
   impactCents: number,
 ): Promise<StageResult<Consequence>> {
-  const agent = await client.user.findFirst({
-    where: { id: conversation.agentId, tenantId: conversation.tenantId },
-    select: { role: true, canRefund: true, active: true },
-  });
+  const [agent] = await client.$queryRaw<{ role: string; canRefund: boolean; active: boolean }[]>`
+    SELECT "role"::text AS "role", "canRefund", "active" FROM "User" WHERE "id" = ${conversation.agentId} AND "tenantId" = ${conversation.tenantId}`;
   if (!agent || !scopesFor(agent).includes(tool.scope)) return stop("agent.not-authorized");
   if (tool.effect !== "read" && order.fraudHold) return stop("order.fraud-hold");
   return pass(needsApproval(tool, conversation, policy, impactCents) ? "approval" : "auto");

@@ -33,53 +33,54 @@ export interface CallRecord {
 
 /** Stage 13, and the only writer of the decision log: names, ids and codes, never model text or values. */
 export async function appendDecision(client: Tx, row: DecisionRow): Promise<void> {
-  await client.decisionLog.create({
-    data: {
-      tenantId: row.tenantId,
-      conversationId: row.conversationId,
-      toolCallId: row.toolCallId,
-      toolName: row.toolName,
-      orderId: row.orderId,
-      kind: row.outcome.kind,
-      stage: row.outcome.stage,
-      code: row.outcome.code,
-      actorId: row.actorId ?? null,
-      replayed: row.replayed ?? false,
-      latencyMs: Math.max(0, Math.round(row.latencyMs)),
-    },
-    select: { id: true },
-  });
+  await client.$executeRaw`
+    INSERT INTO "DecisionLog" ("tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "actorId", "replayed", "latencyMs")
+    VALUES (${row.tenantId}, ${row.conversationId}, ${row.toolCallId}, ${row.toolName}, ${row.orderId}, ${row.outcome.kind}, ${row.outcome.stage},
+            ${row.outcome.code}, ${row.actorId ?? null}, ${row.replayed ?? false}, ${Math.max(0, Math.round(row.latencyMs))}::int)`;
 }
 
+/** The call's own row, its decision-log row and the live-view notice, in one statement. */
 export async function recordCall(client: Tx, call: CallRecord): Promise<void> {
-  await client.toolCall.create({
-    data: {
-      id: call.id,
-      tenantId: call.tenantId,
-      conversationId: call.conversationId,
-      toolName: call.toolName,
-      callKey: call.callKey,
-      argsCanonical: call.argsCanonical,
-      argsHash: call.argsHash,
-      orderId: call.orderId,
-      approvalId: call.approvalId,
-      kind: call.outcome.kind,
-      stage: call.outcome.stage,
-      code: call.outcome.code,
-      outcome: toJson(call.outcome),
-    },
-    select: { id: true },
-  });
-  await appendDecision(client, {
-    tenantId: call.tenantId,
-    conversationId: call.conversationId,
-    toolCallId: call.id,
-    toolName: call.toolName,
-    orderId: call.orderId,
-    outcome: call.outcome,
-    latencyMs: call.latencyMs,
-  });
-  await notifyConversation(client, call.conversationId);
+  const { kind, stage, code } = call.outcome;
+  await client.$executeRaw`
+    WITH call AS (
+      INSERT INTO "ToolCall" ("id", "tenantId", "conversationId", "toolName", "callKey", "argsCanonical", "argsHash", "orderId", "approvalId", "kind", "stage", "code", "outcome")
+      VALUES (${call.id}, ${call.tenantId}, ${call.conversationId}, ${call.toolName}, ${call.callKey}, ${call.argsCanonical}, ${call.argsHash}, ${call.orderId},
+              ${call.approvalId}, ${kind}, ${stage}, ${code}, ${JSON.stringify(call.outcome)}::jsonb)
+      RETURNING "id"
+    ), decision AS (
+      INSERT INTO "DecisionLog" ("tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "latencyMs")
+      SELECT ${call.tenantId}, ${call.conversationId}, call."id", ${call.toolName}, ${call.orderId}, ${kind}, ${stage}, ${code}, ${Math.max(0, Math.round(call.latencyMs))}::int
+      FROM call
+      RETURNING "id"
+    )
+    SELECT pg_notify(${CALLS_CHANNEL}, ${call.conversationId}) FROM decision`;
+}
+
+/**
+ * A call's outcome decided after the fact by a system (the payment provider's answer): the call's row, its
+ * approval's result, the decision-log row when the outcome is final, and the live-view notice, in one statement.
+ */
+export async function recordSettlement(
+  client: Tx,
+  settlement: { callId: string; approvalId: string | null; outcome: Outcome; decision: DecisionRow | null },
+): Promise<void> {
+  const { kind, stage, code } = settlement.outcome;
+  const decision = settlement.decision;
+  await client.$executeRaw`
+    WITH call AS (
+      UPDATE "ToolCall" SET "kind" = ${kind}, "stage" = ${stage}, "code" = ${code}, "outcome" = ${JSON.stringify(settlement.outcome)}::jsonb, "updatedAt" = now()
+      WHERE "id" = ${settlement.callId}
+      RETURNING "conversationId"
+    ), approval AS (
+      UPDATE "ApprovalRequest" SET "resultCode" = ${code} WHERE "id" = ${settlement.approvalId}::text AND "status" = 'approved'
+    ), decision AS (
+      INSERT INTO "DecisionLog" ("tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "latencyMs")
+      SELECT ${decision?.tenantId ?? null}::text, call."conversationId", ${settlement.callId}, ${decision?.toolName ?? null}::text, ${decision?.orderId ?? null}::text,
+             ${kind}, ${stage}, ${code}, 0
+      FROM call WHERE ${decision !== null}::boolean
+    )
+    SELECT pg_notify(${CALLS_CHANNEL}, "conversationId") FROM call`;
 }
 
 export const CALLS_CHANNEL = "toolgate_calls";

@@ -2,7 +2,7 @@ import { canonicalJson, sha256Hex } from "../canonical";
 import { db, type Tx } from "../db";
 import { lockConversation } from "../gateway/lock";
 import { outcome, type Outcome } from "../gateway/outcome";
-import { appendDecision, notifyConversation, updateCallOutcome } from "../gateway/record";
+import { recordSettlement } from "../gateway/record";
 import { newId } from "../ids";
 import { logError } from "../log";
 import { paymentProvider, type PaymentProvider, type ProviderAnswer } from "./provider";
@@ -28,32 +28,21 @@ export function refundProviderKey(decision: RefundDecision): string {
 
 export async function reserveRefund(tx: Tx, decision: RefundDecision, toolCallId: string): Promise<{ refundId: string; providerKey: string }> {
   const providerKey = refundProviderKey(decision);
-  const refund = await tx.refund.create({
-    data: {
-      id: newId("re"),
-      tenantId: decision.tenantId,
-      orderId: decision.orderId,
-      toolCallId,
-      amountCents: decision.amountCents,
-      currency: decision.currency,
-      reason: decision.reason,
-      status: "reserved",
-      providerKey,
-    },
-    select: { id: true },
-  });
-  return { refundId: refund.id, providerKey };
+  const refundId = newId("re");
+  await tx.$executeRaw`
+    INSERT INTO "Refund" ("id", "tenantId", "orderId", "toolCallId", "amountCents", "currency", "reason", "status", "providerKey")
+    VALUES (${refundId}, ${decision.tenantId}, ${decision.orderId}, ${toolCallId}, ${decision.amountCents}, ${decision.currency}, ${decision.reason}, 'reserved', ${providerKey})`;
+  return { refundId, providerKey };
 }
 
 const UNSETTLED = ["reserved", "unknown", "investigate"];
 
 /** Step 2 for one operation: the provider call with the stored key, then the settle. Safe to run twice. */
 export async function completeRefund(refundId: string, provider: PaymentProvider = paymentProvider()): Promise<Outcome> {
-  const refund = await db.refund.findUniqueOrThrow({
-    where: { id: refundId },
-    select: { status: true, providerKey: true, orderId: true, amountCents: true, currency: true, reason: true, toolCallId: true },
-  });
-  if (!UNSETTLED.includes(refund.status)) return currentOutcome(refund.toolCallId);
+  const [refund] = await db.$queryRaw<{ status: string; providerKey: string; orderId: string; amountCents: number; currency: string; reason: string; toolCallId: string }[]>`
+    SELECT "status", "providerKey", "orderId", "amountCents", "currency", "reason", "toolCallId" FROM "Refund" WHERE "id" = ${refundId}`;
+  if (!refund) throw new Error(`no refund ${refundId}`);
+  if (!UNSETTLED.includes(refund.status)) return currentOutcome(db, refund.toolCallId);
   let answer: ProviderAnswer;
   try {
     answer = await provider.refund(refund.providerKey, {
@@ -68,9 +57,20 @@ export async function completeRefund(refundId: string, provider: PaymentProvider
   return settleRefund(refundId, answer);
 }
 
-async function currentOutcome(callId: string): Promise<Outcome> {
-  const call = await db.toolCall.findUniqueOrThrow({ where: { id: callId }, select: { outcome: true } });
-  return call.outcome as unknown as Outcome;
+async function currentOutcome(client: Tx, callId: string): Promise<Outcome> {
+  const [call] = await client.$queryRaw<{ outcome: Outcome }[]>`SELECT "outcome" FROM "ToolCall" WHERE "id" = ${callId}`;
+  return call.outcome;
+}
+
+interface LockedRefund {
+  id: string;
+  status: string;
+  orderId: string;
+  amountCents: number;
+  currency: string;
+  toolCallId: string;
+  tenantId: string;
+  approvalId: string | null;
 }
 
 /**
@@ -78,59 +78,57 @@ async function currentOutcome(callId: string): Promise<Outcome> {
  * flag; a definite refusal releases the reservation; anything else leaves it `unknown` and the order blocked.
  */
 export async function settleRefund(refundId: string, answer: ProviderAnswer | { kind: "investigate"; reason: string }): Promise<Outcome> {
-  const located = await db.refund.findUniqueOrThrow({ where: { id: refundId }, select: { toolCallId: true } });
-  const call = await db.toolCall.findUniqueOrThrow({ where: { id: located.toolCallId }, select: { conversationId: true } });
+  const [located] = await db.$queryRaw<{ conversationId: string }[]>`
+    SELECT c."conversationId" FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId" WHERE r."id" = ${refundId}`;
+  if (!located) throw new Error(`no refund ${refundId}`);
+  const { conversationId } = located;
   try {
     return await db.$transaction(
       async (tx) => {
-        await lockConversation(tx, { id: call.conversationId });
-        const [refund] = await tx.$queryRaw<
-          { id: string; status: string; orderId: string; amountCents: number; currency: string; toolCallId: string; tenantId: string }[]
-        >`SELECT "id", "status", "orderId", "amountCents", "currency", "toolCallId", "tenantId" FROM "Refund" WHERE "id" = ${refundId} FOR UPDATE`;
-        if (!UNSETTLED.includes(refund.status)) {
-          return (await tx.toolCall.findUniqueOrThrow({ where: { id: refund.toolCallId }, select: { outcome: true } })).outcome as unknown as Outcome;
-        }
-        const now = new Date();
+        await lockConversation(tx, { id: conversationId });
+        const [refund] = await tx.$queryRaw<LockedRefund[]>`
+          SELECT r."id", r."status", r."orderId", r."amountCents", r."currency", r."toolCallId", r."tenantId", c."approvalId"
+          FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId" WHERE r."id" = ${refundId} FOR UPDATE OF r`;
+        if (!UNSETTLED.includes(refund.status)) return currentOutcome(tx, refund.toolCallId);
         let final: Outcome;
         if (answer.kind === "succeeded") {
-          await tx.refund.update({ where: { id: refundId }, data: { status: "issued", providerRefundId: answer.refundId, settledAt: now, updatedAt: now, attempts: { increment: 1 } } });
-          const order = await tx.order.update({
-            where: { id: refund.orderId },
-            data: { refundPending: false, version: { increment: 1 }, updatedAt: now },
-            select: { refundedCents: true },
-          });
+          const [order] = await tx.$queryRaw<{ refundedCents: number }[]>`
+            WITH settled AS (
+              UPDATE "Refund" SET "status" = 'issued', "providerRefundId" = ${answer.refundId}, "settledAt" = now(), "updatedAt" = now(), "attempts" = "attempts" + 1
+              WHERE "id" = ${refundId}
+            )
+            UPDATE "Order" SET "refundPending" = false, "version" = "version" + 1, "updatedAt" = now() WHERE "id" = ${refund.orderId}
+            RETURNING "refundedCents"`;
           final = outcome("refund.issued", {
             result: { order_id: refund.orderId, refund_id: refund.id, amount_cents: refund.amountCents, currency: refund.currency, refunded_cents: order.refundedCents },
           });
         } else if (answer.kind === "refused") {
-          await tx.refund.update({ where: { id: refundId }, data: { status: "released", lastError: answer.reason, settledAt: now, updatedAt: now, attempts: { increment: 1 } } });
-          await tx.order.update({
-            where: { id: refund.orderId },
-            data: { refundedCents: { decrement: refund.amountCents }, refundPending: false, version: { increment: 1 }, updatedAt: now },
-            select: { id: true },
-          });
-          await tx.$executeRaw`UPDATE "Conversation" SET "irreversibleCents" = GREATEST(0, "irreversibleCents" - ${refund.amountCents}) WHERE "id" = ${call.conversationId}`;
+          await tx.$executeRaw`
+            WITH released AS (
+              UPDATE "Refund" SET "status" = 'released', "lastError" = ${answer.reason}, "settledAt" = now(), "updatedAt" = now(), "attempts" = "attempts" + 1
+              WHERE "id" = ${refundId}
+            ), budget AS (
+              UPDATE "Conversation" SET "irreversibleCents" = GREATEST(0, "irreversibleCents" - ${refund.amountCents}::int) WHERE "id" = ${conversationId}
+            )
+            UPDATE "Order" SET "refundedCents" = "refundedCents" - ${refund.amountCents}::int, "refundPending" = false, "version" = "version" + 1, "updatedAt" = now()
+            WHERE "id" = ${refund.orderId}`;
           // The provider refused: nothing happened, and the model may say so. No SPEC code names a provider refusal.
           final = outcome("host.error");
         } else {
           const status = answer.kind === "investigate" || refund.status === "investigate" ? "investigate" : "unknown";
-          await tx.refund.update({ where: { id: refundId }, data: { status, lastError: answer.reason, updatedAt: now, attempts: { increment: 1 } } });
+          await tx.$executeRaw`
+            UPDATE "Refund" SET "status" = ${status}, "lastError" = ${answer.reason}, "updatedAt" = now(), "attempts" = "attempts" + 1 WHERE "id" = ${refundId}`;
           final = outcome("refund.outcome-unknown");
         }
-        await updateCallOutcome(tx, { id: refund.toolCallId }, final);
-        await tx.approvalRequest.updateMany({ where: { originCallId: refund.toolCallId, status: "approved" }, data: { resultCode: final.code } });
-        if (answer.kind !== "uncertain" && answer.kind !== "investigate") {
-          await appendDecision(tx, {
-            tenantId: refund.tenantId,
-            conversationId: call.conversationId,
-            toolCallId: refund.toolCallId,
-            toolName: "issue_refund",
-            orderId: refund.orderId,
-            outcome: final,
-            latencyMs: 0,
-          });
-        }
-        await notifyConversation(tx, call.conversationId);
+        const settled = answer.kind !== "uncertain" && answer.kind !== "investigate";
+        await recordSettlement(tx, {
+          callId: refund.toolCallId,
+          approvalId: refund.approvalId,
+          outcome: final,
+          decision: settled
+            ? { tenantId: refund.tenantId, conversationId, toolCallId: refund.toolCallId, toolName: "issue_refund", orderId: refund.orderId, outcome: final, latencyMs: 0 }
+            : null,
+        });
         return final;
       },
       { maxWait: 10_000, timeout: 15_000 },

@@ -30,7 +30,7 @@ export const issueRefund = defineTool<z.infer<typeof IssueRefundSchema>>({
   },
   impactCents: (args) => args.amount_cents,
   // The reservation counts against the refundable balance at once; a refusal gives it back.
-  orderChanges: (args) => ({ refundedCents: { increment: args.amount_cents }, refundPending: true }),
+  orderChanges: (args) => ({ refundedCentsIncrement: args.amount_cents, refundPending: true }),
   async execute({ client, args, order, callId, tenantId }) {
     const decision = {
       tenantId,
@@ -53,7 +53,7 @@ export const issueRefund = defineTool<z.infer<typeof IssueRefundSchema>>({
   external: {
     pendingCode: "refund.outcome-unknown",
     async complete(callId) {
-      const refund = await db.refund.findFirstOrThrow({ where: { toolCallId: callId }, select: { id: true } });
+      const [refund] = await db.$queryRaw<{ id: string }[]>`SELECT "id" FROM "Refund" WHERE "toolCallId" = ${callId}`;
       return completeRefund(refund.id);
     },
   },

@@ -1,6 +1,5 @@
 import type { z } from "zod";
 import type { Tx } from "../db";
-import type { Prisma } from "../generated/prisma/client";
 import type { Code, Outcome } from "../gateway/outcome";
 
 export type Effect = "read" | "reversible" | "irreversible";
@@ -21,6 +20,14 @@ export interface OrderFacts {
   fraudHold: boolean;
   refundPending: boolean;
   version: number;
+}
+
+/** What a write may change on its order; anything left out stays as it is. */
+export interface OrderChange {
+  refundedCentsIncrement?: number;
+  refundPending?: boolean;
+  addressLine1?: string;
+  postalCode?: string;
 }
 
 export interface ExecutionContext<A> {
@@ -50,7 +57,7 @@ export interface ToolDefinition<A = Record<string, unknown>> {
   /** Irreversible money impact in minor units, in the order's currency. */
   impactCents(args: A): number;
   /** Changes to the order row, applied conditionally on the version the checks saw. */
-  orderChanges?(args: A, order: OrderFacts): Prisma.OrderUpdateManyMutationInput;
+  orderChanges?(args: A, order: OrderFacts): OrderChange;
   execute(context: ExecutionContext<A>): Promise<unknown>;
   executedCode: Code;
   /**

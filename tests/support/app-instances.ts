@@ -41,7 +41,7 @@ export async function startInstance(port: number, env: Record<string, string>): 
   };
 }
 
-export async function sessionCookie(user: { id: string; role: string; tenantId: string; email: string }): Promise<string> {
+export async function sessionCookie(user: { id: string; role: "AGENT" | "SUPERVISOR" | "ADMIN"; tenantId: string; email: string }): Promise<string> {
   const token = await encode({ secret: INSTANCE_SECRET, token: { sub: user.id, uid: user.id, role: user.role, tenantId: user.tenantId, email: user.email } });
   return `next-auth.session-token=${token}`;
 }

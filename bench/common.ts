@@ -1,0 +1,79 @@
+import { execFileSync } from "node:child_process";
+import { cpus, totalmem } from "node:os";
+import { createDb } from "../lib/db";
+import { migrate } from "../lib/migrate";
+import { startCluster, type Cluster } from "../scripts/pg-cluster";
+
+// Shared set-up for the benchmarks: a private PostgreSQL, the app's own Prisma client (instrumented to count
+// SQL statements), and a description of the machine for the report.
+
+export interface BenchDatabase {
+  url: string;
+  statements(): number;
+  stop(): Promise<void>;
+}
+
+export async function benchDatabase(): Promise<BenchDatabase> {
+  let cluster: Cluster | null = null;
+  const url = process.env.BENCH_DATABASE_URL ?? (cluster = await startCluster()).url;
+  await migrate(url);
+  process.env.DATABASE_URL = url;
+  const client = createDb(url, { countStatements: true });
+  (globalThis as unknown as { toolgateDb: unknown }).toolgateDb = client;
+  return {
+    url,
+    statements: () => (client as unknown as { statementCount: number }).statementCount,
+    async stop() {
+      await client.$disconnect();
+      cluster?.stop();
+    },
+  };
+}
+
+export async function machine(url: string): Promise<string> {
+  const pg = await import("pg");
+  const connection = new pg.default.Client({ connectionString: url });
+  await connection.connect();
+  const { rows } = await connection.query<{ server_version: string }>("SHOW server_version");
+  await connection.end();
+  let kernel = "";
+  try {
+    kernel = execFileSync("uname", ["-sr"], { encoding: "utf8" }).trim();
+  } catch {
+    kernel = process.platform;
+  }
+  return [
+    `date ${new Date().toISOString()}`,
+    `${cpus().length} cores (${cpus()[0]?.model ?? "unknown CPU"}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB`,
+    `Node ${process.version}, PostgreSQL ${rows[0].server_version}, ${kernel}`,
+  ].join("; ");
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+export function summarize(samples: number[]) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { median: percentile(sorted, 50), p99: percentile(sorted, 99), n: sorted.length };
+}
+
+export const ms = (value: number) => `${value.toFixed(2)} ms`;
+
+/** Replaces the block between `<!-- bench:NAME -->` markers in docs/BENCHMARKS.md. */
+export async function writeSection(name: string, markdown: string): Promise<void> {
+  const { readFile, writeFile } = await import("node:fs/promises");
+  const file = "docs/BENCHMARKS.md";
+  const text = await readFile(file, "utf8").catch(() => "# Benchmarks\n");
+  const start = `<!-- bench:${name} -->`;
+  const end = `<!-- /bench:${name} -->`;
+  const block = `${start}\n${markdown.trim()}\n${end}`;
+  const pattern = new RegExp(`${start}[\\s\\S]*?${end}`);
+  await writeFile(file, pattern.test(text) ? text.replace(pattern, block) : `${text.trimEnd()}\n\n${block}\n`);
+}
+
+export function fail(message: string): never {
+  console.error(`benchmark could not run: ${message}`);
+  process.exit(1);
+}

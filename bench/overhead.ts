@@ -1,0 +1,137 @@
+import { POST as proposeRoute } from "../app/api/v1/conversations/[id]/tool-calls/route";
+import { authenticateApiKey } from "../lib/auth/api-keys";
+import { findAgentConversation } from "../lib/conversations";
+import { db } from "../lib/db";
+import { startFakeProvider } from "../lib/fake-provider/server";
+import { proposeToolCall } from "../lib/gateway/pipeline";
+import { newId } from "../lib/ids";
+import { createWorld } from "../tests/support/world";
+import { benchDatabase, fail, machine, ms, summarize, writeSection } from "./common";
+
+// Overhead of the gateway against the effect alone: the same executed refund (a) through the full gateway
+// function and (b) as one hand-written Prisma transaction doing only the order update and the refund row,
+// alternated in one run against one PostgreSQL. Also a rejected call, and a read through the real route
+// against a trivial authenticated route. Counts the SQL statements of each call type.
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 400);
+const WARMUP = 40;
+
+const database = await benchDatabase().catch((error: Error) => fail(error.message));
+const provider = await startFakeProvider();
+Object.assign(process.env, { PAYMENT_PROVIDER_URL: provider.url, PAYMENT_PROVIDER_SECRET: provider.secret });
+const world = await createWorld({ autoLimitCents: 100_000, sessionCapCents: 2_000_000_000, maxAutoWrites: 1_000_000, rateConversationPerMin: 1_000_000, rateKeyPerMin: 1_000_000 });
+const big = { tenantId: world.tenantId, customerId: world.customers.ana, status: "delivered", currency: "USD", addressLine1: "1 Elm St", postalCode: "94107", totalCents: 2_000_000_000 };
+await db.order.createMany({ data: [{ id: "ord_90000001", ...big }, { id: "ord_90000002", ...big }] });
+const agent = (await authenticateApiKey(`Bearer ${world.keys.agent}`))!;
+const conversationId = (
+  await db.conversation.create({
+    data: { id: newId("conv"), tenantId: world.tenantId, agentId: world.users.agent, customerId: world.customers.ana, tools: ["get_order", "issue_refund"], scopes: ["orders:read", "refunds:write"] },
+  })
+).id;
+const found = (await findAgentConversation(agent, conversationId))!;
+const encoder = new TextEncoder();
+let counter = 0;
+
+async function gatewayRefund() {
+  const raw = { bytes: encoder.encode(JSON.stringify({ name: "issue_refund", arguments: { order_id: "ord_90000001", amount_cents: 100, currency: "USD", reason: "other" } })), truncated: false };
+  const call = await proposeToolCall({ ...found, conversation: (await findAgentConversation(agent, conversationId))!.conversation, apiKeyId: agent.apiKeyId, callKey: `k${counter++}`, raw });
+  if (call.outcome.code !== "refund.issued") throw new Error(`gateway refund answered ${call.outcome.code}`);
+}
+
+async function directRefund() {
+  await db.$transaction(async (tx) => {
+    await tx.order.update({ where: { id: "ord_90000002" }, data: { refundedCents: { increment: 100 }, version: { increment: 1 } }, select: { id: true } });
+    await tx.refund.create({
+      data: { id: newId("re"), tenantId: world.tenantId, orderId: "ord_90000002", toolCallId: seedCall, amountCents: 100, currency: "USD", reason: "other", status: "issued", providerKey: `direct-${counter++}` },
+      select: { id: true },
+    });
+  });
+}
+
+async function gatewayRejected() {
+  const raw = { bytes: encoder.encode(JSON.stringify({ name: "issue_refund", arguments: { order_id: "ord_90000001", amount_cents: "100", currency: "USD", reason: "other" } })), truncated: false };
+  const call = await proposeToolCall({ ...found, apiKeyId: agent.apiKeyId, callKey: `k${counter++}`, raw });
+  if (call.outcome.code !== "schema.invalid") throw new Error(`rejected call answered ${call.outcome.code}`);
+}
+
+async function routeRead() {
+  const request = new Request(`http://bench/api/v1/conversations/${conversationId}/tool-calls`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${world.keys.agent}` },
+    body: JSON.stringify({ name: "get_order", arguments: { order_id: world.orders.o1001 } }),
+  });
+  const response = await proposeRoute(request, { params: Promise.resolve({ id: conversationId }) });
+  if (response.status !== 200) throw new Error(`read answered ${response.status}`);
+  await response.text();
+}
+
+/** The floor for any authenticated read: check the key, load the order, answer JSON. */
+async function trivialRead() {
+  const who = await authenticateApiKey(`Bearer ${world.keys.agent}`);
+  const order = await db.order.findFirst({ where: { id: world.orders.o1001, tenantId: who!.tenantId }, select: { id: true, status: true, totalCents: true, refundedCents: true, currency: true } });
+  await Response.json(order).text();
+}
+
+// The direct transaction's refund rows need a call to point at.
+const seedCall = newId("call");
+await db.toolCall.create({ data: { id: seedCall, tenantId: world.tenantId, conversationId, toolName: "issue_refund", kind: "executed", stage: "execute", code: "refund.issued", outcome: {} } });
+
+async function time(fn: () => Promise<void>) {
+  const started = performance.now();
+  await fn();
+  return performance.now() - started;
+}
+
+async function statementsOf(fn: () => Promise<void>) {
+  const before = database.statements();
+  await fn();
+  return database.statements() - before;
+}
+
+const pairs = [
+  { name: "executed refund", gateway: gatewayRefund, baseline: directRefund, baselineName: "direct Prisma transaction (order update + refund row)" },
+  { name: "rejected call (schema failure)", gateway: gatewayRejected, baseline: directRefund, baselineName: "the same direct write" },
+  { name: "read (get_order through the route)", gateway: routeRead, baseline: trivialRead, baselineName: "trivial authenticated read (key check + one select)" },
+];
+
+const rows: string[] = [];
+const counts: string[] = [];
+for (const pair of pairs) {
+  for (let i = 0; i < WARMUP; i++) {
+    await pair.gateway();
+    await pair.baseline();
+  }
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    a.push(await time(pair.gateway));
+    b.push(await time(pair.baseline));
+  }
+  const ga = summarize(a);
+  const gb = summarize(b);
+  rows.push(`| ${pair.name} | ${ms(ga.median)} | ${ms(ga.p99)} | ${pair.baselineName} | ${ms(gb.median)} | ${ms(gb.p99)} | ${(ga.median / gb.median).toFixed(2)}x | ${(ga.p99 / gb.p99).toFixed(2)}x |`);
+  counts.push(`| ${pair.name} | ${await statementsOf(pair.gateway)} | ${await statementsOf(pair.baseline)} |`);
+  console.log(rows.at(-1));
+}
+
+const report = `
+### Gateway overhead (\`npm run bench:overhead\`)
+
+${await machine(database.url)}; ${ROUNDS} alternated rounds per pair after ${WARMUP} warm-up rounds, in one process, one PostgreSQL.
+The gateway refund includes the HTTP round trip to the local fake payment provider and the settle transaction.
+
+| call | gateway median | gateway p99 | baseline | baseline median | baseline p99 | ratio (median) | ratio (p99) |
+|---|---|---|---|---|---|---|---|
+${rows.join("\n")}
+
+SQL statements per call (every statement the Prisma client sent, BEGIN and COMMIT included):
+
+| call | gateway | baseline |
+|---|---|---|
+${counts.join("\n")}
+`;
+await writeSection("overhead", report);
+console.log(report);
+await provider.close();
+await database.stop();
+process.exit(0);
