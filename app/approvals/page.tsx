@@ -1,14 +1,18 @@
 import { ApprovalQueue } from "@/components/approval-queue";
 import { Investigations } from "@/components/investigations";
-import { pendingQueue } from "@/lib/approvals/queue";
+import Link from "next/link";
+import { formatCursor, parseCursor, pendingQueue } from "@/lib/approvals/queue";
 import { requireRole } from "@/lib/auth/guards";
 import { refundsToInvestigate } from "@/lib/payments/refunds";
 
 export const dynamic = "force-dynamic";
 
-export default async function ApprovalsPage() {
+const PAGE = 50;
+
+export default async function ApprovalsPage({ searchParams }: { searchParams: Promise<{ after?: string }> }) {
   const user = await requireRole(["SUPERVISOR"]);
-  const [items, investigations] = await Promise.all([pendingQueue(user.tenantId), refundsToInvestigate(user.tenantId)]);
+  const after = parseCursor((await searchParams).after);
+  const [items, investigations] = await Promise.all([pendingQueue(user.tenantId, { after, limit: PAGE }), refundsToInvestigate(user.tenantId)]);
   const serializable = items.map((item) => ({ ...item, createdAt: item.createdAt.toISOString(), expiresAt: item.expiresAt.toISOString(), decidedAt: undefined }));
   return (
     <main>
@@ -16,6 +20,11 @@ export default async function ApprovalsPage() {
       <h1>Pending approvals</h1>
       <p className="muted">Oldest first. Each approval covers exactly the call shown and is re-checked against current data when you approve.</p>
       <ApprovalQueue items={serializable} />
+      {items.length === PAGE && (
+        <p>
+          <Link href={`/approvals?after=${encodeURIComponent(formatCursor(items[items.length - 1]))}`}>Next page →</Link>
+        </p>
+      )}
     </main>
   );
 }

@@ -48,25 +48,51 @@ async function withNames(rows: Array<Record<string, unknown> & { requestedById: 
   }));
 }
 
-/** The tenant's pending queue, oldest first. Expired requests are closed first so they never show as actionable. */
-export async function pendingQueue(tenantId: string, limit = 100): Promise<QueueItem[]> {
+/** Where a page of the queue ends: the next page starts strictly after it (keyset pagination, no OFFSET). */
+export interface QueueCursor {
+  createdAt: Date;
+  id: string;
+}
+
+export function parseCursor(value: string | undefined): QueueCursor | undefined {
+  const match = /^(\d{4}-\d\d-\d\dT[\d:.]+Z)_(apr_[A-Za-z0-9_-]+)$/.exec(value ?? "");
+  return match ? { createdAt: new Date(match[1]), id: match[2] } : undefined;
+}
+
+export const formatCursor = (item: { createdAt: Date; id: string }) => `${item.createdAt.toISOString()}_${item.id}`;
+
+/**
+ * The tenant's pending queue, oldest first, one page at a time, on the (tenantId, status, createdAt) index.
+ * Expired requests are closed first so they never show as actionable.
+ */
+export async function pendingQueue(tenantId: string, options: { after?: QueueCursor; limit?: number } = {}): Promise<QueueItem[]> {
   await expireDue(tenantId);
+  const { after } = options;
   const rows = await db.approvalRequest.findMany({
-    where: { tenantId, status: "pending" },
+    where: {
+      tenantId,
+      status: "pending",
+      ...(after ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] } : {}),
+    },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-    take: limit,
+    take: options.limit ?? 50,
     select: ITEM_SELECT,
   });
   return withNames(rows);
 }
 
-/** Decided and expired requests, newest first. */
-export async function decidedHistory(tenantId: string, limit = 100): Promise<QueueItem[]> {
+/** Decided and expired requests, newest first, one page at a time. */
+export async function decidedHistory(tenantId: string, options: { before?: QueueCursor; limit?: number } = {}): Promise<QueueItem[]> {
   await expireDue(tenantId);
+  const { before } = options;
   const rows = await db.approvalRequest.findMany({
-    where: { tenantId, status: { not: "pending" } },
+    where: {
+      tenantId,
+      status: { not: "pending" },
+      ...(before ? { OR: [{ createdAt: { lt: before.createdAt } }, { createdAt: before.createdAt, id: { lt: before.id } }] } : {}),
+    },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    take: limit,
+    take: options.limit ?? 50,
     select: ITEM_SELECT,
   });
   return withNames(rows);

@@ -10,12 +10,13 @@ export const INSTANCE_SECRET = "instances-test-secret";
 
 export interface AppInstance {
   url: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
 export async function startInstance(port: number, env: Record<string, string>): Promise<AppInstance> {
   const child: ChildProcess = spawn(process.execPath, [path.join("node_modules", "next", "dist", "bin", "next"), "start", "-H", "127.0.0.1", "-p", String(port)], {
-    env: { ...process.env, ...env, NODE_ENV: "production", NEXTAUTH_URL: `http://127.0.0.1:${port}`, NEXTAUTH_SECRET: INSTANCE_SECRET, TOOLGATE_JOBS: "off" },
+    env: { ...process.env, NODE_ENV: "production", NEXTAUTH_URL: `http://127.0.0.1:${port}`, NEXTAUTH_SECRET: INSTANCE_SECRET, TOOLGATE_JOBS: "off", ...env },
     stdio: ["ignore", "ignore", "inherit"],
   });
   const url = `http://127.0.0.1:${port}`;
@@ -32,6 +33,7 @@ export async function startInstance(port: number, env: Record<string, string>): 
   }
   return {
     url,
+    pid: child.pid!,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

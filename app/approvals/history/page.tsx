@@ -1,12 +1,15 @@
 import { formatMoney } from "@/components/money";
-import { decidedHistory } from "@/lib/approvals/queue";
+import Link from "next/link";
+import { decidedHistory, formatCursor, parseCursor } from "@/lib/approvals/queue";
 import { requireRole } from "@/lib/auth/guards";
 
 export const dynamic = "force-dynamic";
 
-export default async function ApprovalHistoryPage() {
+const PAGE = 50;
+
+export default async function ApprovalHistoryPage({ searchParams }: { searchParams: Promise<{ before?: string }> }) {
   const user = await requireRole(["SUPERVISOR"]);
-  const items = await decidedHistory(user.tenantId);
+  const items = await decidedHistory(user.tenantId, { before: parseCursor((await searchParams).before), limit: PAGE });
   return (
     <main>
       <h1>Decided and expired requests</h1>
@@ -39,6 +42,11 @@ export default async function ApprovalHistoryPage() {
           ))}
         </tbody>
       </table>
+      {items.length === PAGE && (
+        <p>
+          <Link href={`/approvals/history?before=${encodeURIComponent(formatCursor(items[items.length - 1]))}`}>Older →</Link>
+        </p>
+      )}
     </main>
   );
 }

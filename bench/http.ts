@@ -1,0 +1,110 @@
+import { existsSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import autocannon from "autocannon";
+import { db } from "../lib/db";
+import { startFakeProvider } from "../lib/fake-provider/server";
+import { newId } from "../lib/ids";
+import { startInstance } from "../tests/support/app-instances";
+import { createWorld } from "../tests/support/world";
+import { benchDatabase, fail, machine, writeSection } from "./common";
+
+// HTTP throughput and latency of `next start` under a mixed agent workload: 70% get_order, 20% rejected
+// proposals (schema failures), 10% refunds within policy, spread over many conversations; at 16 and 64
+// connections. Peak resident memory of the app process is sampled from /proc during the load.
+
+if (!existsSync(".next/BUILD_ID")) fail("no production build: run `npm run build` first");
+const DURATION = Number(process.env.BENCH_DURATION ?? 20);
+const CONVERSATIONS = 256;
+
+const database = await benchDatabase().catch((error: Error) => fail(error.message));
+const provider = await startFakeProvider();
+const world = await createWorld({ autoLimitCents: 100_000, sessionCapCents: 2_000_000_000, maxAutoWrites: 100_000_000, rateConversationPerMin: 1_000_000, rateKeyPerMin: 1_000_000 });
+const conversations: { id: string; order: string }[] = [];
+for (let i = 0; i < CONVERSATIONS; i++) {
+  const order = `ord_${80_000_000 + i}`;
+  await db.order.create({ data: { id: order, tenantId: world.tenantId, customerId: world.customers.ana, totalCents: 2_000_000_000, status: "delivered", currency: "USD", addressLine1: "1 Elm St", postalCode: "94107" } });
+  const conversation = await db.conversation.create({
+    data: { id: newId("conv"), tenantId: world.tenantId, agentId: world.users.agent, customerId: world.customers.ana, tools: ["get_order", "issue_refund"], scopes: ["orders:read", "refunds:write"] },
+  });
+  conversations.push({ id: conversation.id, order });
+}
+const instance = await startInstance(3399, {
+  DATABASE_URL: database.url,
+  PAYMENT_PROVIDER_URL: provider.url,
+  PAYMENT_PROVIDER_SECRET: provider.secret,
+  DATABASE_POOL_MAX: process.env.BENCH_POOL_MAX ?? "16",
+});
+
+function rssOfTree(pid: number): number {
+  const pids = [pid];
+  try {
+    pids.push(...execFileSync("pgrep", ["-P", String(pid)], { encoding: "utf8" }).split("\n").filter(Boolean).map(Number));
+  } catch {
+    // no children
+  }
+  return pids.reduce((sum, id) => {
+    try {
+      const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${id}/status`, "utf8"))?.[1];
+      return sum + Number(kb ?? 0) * 1024;
+    } catch {
+      return sum;
+    }
+  }, 0);
+}
+
+const auth = { authorization: `Bearer ${world.keys.agent}`, "content-type": "application/json" };
+let sequence = 0;
+function nextRequest(request: Record<string, unknown>) {
+  const i = sequence++;
+  const slot = i % 10;
+  const conversation = conversations[(i * 7919) % CONVERSATIONS];
+  const path = `/api/v1/conversations/${conversation.id}/tool-calls`;
+  if (slot < 7) return { ...request, method: "POST", path, headers: auth, body: JSON.stringify({ name: "get_order", arguments: { order_id: world.orders.o1001 } }) };
+  if (slot < 9) {
+    return { ...request, method: "POST", path, headers: auth, body: JSON.stringify({ name: "issue_refund", arguments: { order_id: conversation.order, amount_cents: "100", currency: "USD", reason: "late" } }) };
+  }
+  return {
+    ...request,
+    method: "POST",
+    path,
+    headers: { ...auth, "idempotency-key": `bench-${i}` },
+    body: JSON.stringify({ name: "issue_refund", arguments: { order_id: conversation.order, amount_cents: 100, currency: "USD", reason: "late" } }),
+  };
+}
+
+async function load(connections: number, seconds: number) {
+  let peak = 0;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssOfTree(instance.pid))), 250);
+  const result = await autocannon({ url: instance.url, connections, duration: seconds, requests: [{ setupRequest: nextRequest as never }] });
+  clearInterval(sampler);
+  return { result, peak };
+}
+
+await load(16, 5);
+const rows: string[] = [];
+for (const connections of [16, 64]) {
+  const { result, peak } = await load(connections, DURATION);
+  const row = `| ${connections} | ${result.requests.average.toFixed(0)} | ${result.latency.p50} ms | ${result.latency.p99} ms | ${result.non2xx} | ${result.errors + result.timeouts} | ${(peak / 2 ** 20).toFixed(0)} MiB |`;
+  rows.push(row);
+  console.log(row);
+}
+const codes = await db.toolCall.groupBy({ by: ["code"], where: { tenantId: world.tenantId }, _count: true });
+const report = `
+### HTTP throughput and latency (\`npm run bench:http\`)
+
+${await machine(database.url)}; \`next start\` (one process, pool of ${process.env.BENCH_POOL_MAX ?? "16"} connections), autocannon in the same machine,
+${DURATION} s per run after a 5 s warm-up; workload: 70% get_order, 20% rejected proposals (schema failure), 10% refunds within
+policy (each through the fake payment provider over HTTP), over ${CONVERSATIONS} conversations.
+
+| connections | requests/s | p50 | p99 | non-2xx | errors + timeouts | peak RSS of the app |
+|---|---|---|---|---|---|---|
+${rows.join("\n")}
+
+Outcomes recorded during the runs: ${codes.map((row) => `${row.code} ${row._count}`).join(", ")}.
+`;
+await writeSection("http", report);
+console.log(report);
+await instance.stop();
+await provider.close();
+await database.stop();
+process.exit(0);

@@ -1,0 +1,141 @@
+import { existsSync } from "node:fs";
+import { decidedHistory, pendingQueue } from "../lib/approvals/queue";
+import { db } from "../lib/db";
+import { newId } from "../lib/ids";
+import { sessionCookie, startInstance } from "../tests/support/app-instances";
+import { createWorld } from "../tests/support/world";
+import { benchDatabase, fail, machine, ms, summarize, writeSection } from "./common";
+
+// The supervisor's queue and the decision-log queries with 1,000,000 decision-log rows and 10,000 pending
+// approvals: each must stay under 100 ms. Shows the plan PostgreSQL chose for each.
+
+const DECISIONS = Number(process.env.BENCH_DECISIONS ?? 1_000_000);
+const PENDING = Number(process.env.BENCH_PENDING ?? 10_000);
+
+const database = await benchDatabase().catch((error: Error) => fail(error.message));
+const world = await createWorld();
+const conversation = await db.conversation.create({
+  data: { id: newId("conv"), tenantId: world.tenantId, agentId: world.users.agent, customerId: world.customers.ana, tools: ["issue_refund"], scopes: ["refunds:write"] },
+});
+const started = Date.now();
+await db.$executeRawUnsafe(
+  `INSERT INTO "DecisionLog" ("tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "latencyMs", "createdAt")
+   SELECT CASE WHEN g % 10 = 0 THEN $1 ELSE 'other_' || (g % 50) END, $2, 'call_' || g, 'issue_refund', 'ord_1004',
+          'rejected', 'schema', CASE WHEN g % 3 = 0 THEN 'schema.invalid' ELSE 'order.read' END, g % 40, now() - (g || ' seconds')::interval
+   FROM generate_series(1, $3::int) AS g`,
+  world.tenantId,
+  conversation.id,
+  DECISIONS,
+);
+const preview = {
+  tool: "issue_refund",
+  arguments: { order_id: world.orders.o1004, amount_cents: 8000, currency: "USD", reason: "damaged" },
+  impact: { amount_cents: 8000, currency: "USD" },
+  order: { order_id: world.orders.o1004, status: "delivered", total_cents: 15000, refunded_cents: 0, refundable_cents: 15000, currency: "USD", version: 1 },
+  conversation_id: conversation.id,
+  customer_id: world.customers.ana,
+};
+await db.$executeRawUnsafe(
+  `INSERT INTO "ApprovalRequest" ("id", "tenantId", "conversationId", "originCallId", "toolName", "orderId", "argsHash", "impactCents", "preview", "status", "requestedById", "expiresAt", "createdAt")
+   SELECT 'apr_bench_' || g, $1, $2, 'call_bench_' || g, 'issue_refund', $3, md5(g::text), 8000, $4::jsonb,
+          CASE WHEN g <= $5::int THEN 'pending' ELSE 'denied' END, $6, now() + interval '1 day', now() - ((2 * $5::int - g) || ' seconds')::interval
+   FROM generate_series(1, 2 * $5::int) AS g`,
+  world.tenantId,
+  conversation.id,
+  world.orders.o1004,
+  JSON.stringify(preview),
+  PENDING,
+  world.users.agent,
+);
+await db.$executeRawUnsafe(`ANALYZE`);
+const seeded = ((Date.now() - started) / 1000).toFixed(0);
+
+async function measure(fn: () => Promise<unknown>, rounds = 30) {
+  for (let i = 0; i < 3; i++) await fn();
+  const samples: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const t = performance.now();
+    await fn();
+    samples.push(performance.now() - t);
+  }
+  return summarize(samples);
+}
+
+async function plan(sql: string, ...values: unknown[]) {
+  const rows = await db.$queryRawUnsafe<{ "QUERY PLAN": string }[]>(`EXPLAIN ${sql}`, ...values);
+  return rows.map((row) => row["QUERY PLAN"]).find((line) => /Index|Seq Scan|Bitmap/.test(line))?.trim() ?? rows[0]["QUERY PLAN"];
+}
+
+const middle = (await pendingQueue(world.tenantId, { limit: 50 }))[49];
+const deep = await db.approvalRequest.findFirstOrThrow({ where: { id: `apr_bench_${Math.floor(PENDING * 0.9)}` } });
+const lastDecision = await db.decisionLog.findFirstOrThrow({ where: { tenantId: world.tenantId }, orderBy: { id: "desc" }, skip: 5000 });
+
+const cases: { name: string; fn: () => Promise<unknown>; plan: Promise<string> }[] = [
+  { name: "approval queue, first page (50, oldest first)", fn: () => pendingQueue(world.tenantId, { limit: 50 }), plan: plan(`SELECT * FROM "ApprovalRequest" WHERE "tenantId" = $1 AND "status" = 'pending' ORDER BY "createdAt", "id" LIMIT 50`, world.tenantId) },
+  { name: "approval queue, second page (keyset)", fn: () => pendingQueue(world.tenantId, { after: middle, limit: 50 }), plan: Promise.resolve("same index, range start at the cursor") },
+  { name: "approval queue, page at 90% depth (keyset)", fn: () => pendingQueue(world.tenantId, { after: deep, limit: 50 }), plan: plan(`SELECT * FROM "ApprovalRequest" WHERE "tenantId" = $1 AND "status" = 'pending' AND ("createdAt", "id") > ($2::timestamptz, $3) ORDER BY "createdAt", "id" LIMIT 50`, world.tenantId, deep.createdAt, deep.id) },
+  { name: "decision history, first page (50, newest first)", fn: () => decidedHistory(world.tenantId, { limit: 50 }), plan: plan(`SELECT * FROM "ApprovalRequest" WHERE "tenantId" = $1 AND "status" <> 'pending' ORDER BY "createdAt" DESC, "id" DESC LIMIT 50`, world.tenantId) },
+  {
+    name: "decision log: tenant's latest 100",
+    fn: () => db.decisionLog.findMany({ where: { tenantId: world.tenantId }, orderBy: { createdAt: "desc" }, take: 100 }),
+    plan: plan(`SELECT * FROM "DecisionLog" WHERE "tenantId" = $1 ORDER BY "createdAt" DESC LIMIT 100`, world.tenantId),
+  },
+  {
+    name: "decision log: next 100 after a cursor deep in history",
+    fn: () => db.decisionLog.findMany({ where: { tenantId: world.tenantId, createdAt: { lt: lastDecision.createdAt } }, orderBy: { createdAt: "desc" }, take: 100 }),
+    plan: plan(`SELECT * FROM "DecisionLog" WHERE "tenantId" = $1 AND "createdAt" < $2 ORDER BY "createdAt" DESC LIMIT 100`, world.tenantId, lastDecision.createdAt),
+  },
+  {
+    name: "decision log: every decision of one call",
+    fn: () => db.decisionLog.findMany({ where: { toolCallId: "call_500000" } }),
+    plan: plan(`SELECT * FROM "DecisionLog" WHERE "toolCallId" = $1`, "call_500000"),
+  },
+  {
+    name: "decision log: the tenant's outcomes of the last hour by code",
+    fn: () => db.decisionLog.groupBy({ by: ["code"], where: { tenantId: world.tenantId, createdAt: { gte: new Date(Date.now() - 3_600_000) } }, _count: true }),
+    plan: plan(`SELECT "code", count(*) FROM "DecisionLog" WHERE "tenantId" = $1 AND "createdAt" >= now() - interval '1 hour' GROUP BY "code"`, world.tenantId),
+  },
+];
+
+const rows: string[] = [];
+let slowest = 0;
+for (const item of cases) {
+  const result = await measure(item.fn);
+  slowest = Math.max(slowest, result.p99);
+  rows.push(`| ${item.name} | ${ms(result.median)} | ${ms(result.p99)} | \`${await item.plan}\` |`);
+  console.log(rows.at(-1));
+}
+
+let pageRow = "| `GET /approvals` (rendered page, 50 requests) | not measured: no production build | | |";
+if (existsSync(".next/BUILD_ID")) {
+  const instance = await startInstance(3398, { DATABASE_URL: database.url, PAYMENT_PROVIDER_URL: "http://127.0.0.1:9", PAYMENT_PROVIDER_SECRET: "unused" });
+  const supervisor = await db.user.findUniqueOrThrow({ where: { id: world.users.supervisor } });
+  const cookie = await sessionCookie({ id: supervisor.id, role: "SUPERVISOR", tenantId: world.tenantId, email: supervisor.email });
+  const page = await measure(async () => {
+    const response = await fetch(`${instance.url}/approvals`, { headers: { cookie } });
+    const html = await response.text();
+    if (!html.includes("approval-item")) throw new Error("the queue page did not render requests");
+  }, 20);
+  slowest = Math.max(slowest, page.p99);
+  pageRow = `| \`GET /approvals\` (rendered page, 50 requests, over HTTP) | ${ms(page.median)} | ${ms(page.p99)} | the first-page query above |`;
+  console.log(pageRow);
+  await instance.stop();
+}
+
+const report = `
+### Scale: queue and decision queries (\`npm run bench:scale\`)
+
+${await machine(database.url)}; ${DECISIONS.toLocaleString("en")} decision-log rows (a tenth of them this tenant's), ${PENDING.toLocaleString("en")} pending and
+${PENDING.toLocaleString("en")} decided approval requests; seeded in ${seeded} s, then \`ANALYZE\`. 30 rounds each after 3 warm-up rounds.
+
+| query | median | p99 | plan PostgreSQL chose |
+|---|---|---|---|
+${rows.join("\n")}
+${pageRow}
+
+Target: under 100 ms each; slowest p99 here ${ms(slowest)}.
+`;
+await writeSection("scale", report);
+console.log(report);
+await database.stop();
+process.exit(0);
