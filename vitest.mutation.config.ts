@@ -1,10 +1,21 @@
-import { suiteConfig } from "./vitest.shared";
+import { suiteConfig } from "./vitest.shared.ts";
 
 // What Stryker runs against each mutant of the gateway: the unit and integration tests of the sequence,
-// without the long concurrency, chaos and crash runs (they guard the executor, not the stages' logic).
+// without the long concurrency, chaos, crash and whole-pipeline fuzz runs: they cover every line, so with
+// per-test coverage each would run for every mutant, and they guard the executor rather than the stages' logic.
 export default suiteConfig({
   include: ["tests/**/*.test.ts"],
-  exclude: ["tests/hardening/**", "tests/provider-chaos.integration.test.ts", "tests/crash.integration.test.ts", "tests/host-down.integration.test.ts", "tests/seed.integration.test.ts"],
+  exclude: [
+    "tests/hardening/**",
+    "tests/provider-chaos.integration.test.ts",
+    "tests/crash.integration.test.ts",
+    "tests/host-down.integration.test.ts",
+    "tests/seed.integration.test.ts",
+    "tests/fuzz-pipeline.integration.test.ts",
+    "tests/concurrency.integration.test.ts",
+    "tests/outbox.integration.test.ts",
+    "tests/admin.integration.test.ts",
+  ],
   maxWorkers: 2,
   testTimeout: 30_000,
 });

@@ -19,8 +19,8 @@ class ParseFailure {
   constructor(readonly code: "parse.too-deep" | "parse.malformed" | "parse.duplicate-key") {}
 }
 
-/** Stage 2: raw bytes to an envelope, with limits JSON.parse does not have. Never throws. */
-export function parseEnvelope(raw: RawProposal): StageResult<Envelope> {
+/** Raw bytes to a JSON value under the envelope limits (size, depth, duplicate keys). Never throws. */
+export function parseJsonText(raw: RawProposal): StageResult<unknown> {
   if (raw.truncated || raw.bytes.byteLength > MAX_ENVELOPE_BYTES) return stop("parse.too-large");
   let text: string;
   try {
@@ -28,13 +28,19 @@ export function parseEnvelope(raw: RawProposal): StageResult<Envelope> {
   } catch {
     return stop("parse.malformed");
   }
-  let value: unknown;
   try {
-    value = new StrictJsonParser(text).parseDocument();
+    return pass(new StrictJsonParser(text).parseDocument());
   } catch (error) {
     if (error instanceof ParseFailure) return stop(error.code);
     return stop("parse.malformed");
   }
+}
+
+/** Stage 2: raw bytes to an envelope, with limits JSON.parse does not have. Never throws. */
+export function parseEnvelope(raw: RawProposal): StageResult<Envelope> {
+  const parsed = parseJsonText(raw);
+  if (!parsed.ok) return parsed;
+  const value = parsed.value;
   if (!isPlainObject(value)) return stop("parse.envelope-invalid");
   const keys = Object.keys(value);
   if (keys.length !== 2 || !keys.includes("name") || !keys.includes("arguments")) return stop("parse.envelope-invalid");

@@ -22,8 +22,31 @@ export interface ModelToolDefinition {
   input_schema: Record<string, unknown>;
 }
 
+export const DEFINITION_FORMATS = ["toolgate", "openai", "anthropic", "mcp"] as const;
+export type DefinitionFormat = (typeof DEFINITION_FORMATS)[number];
+
+function jsonSchema(tool: ToolDefinition): Record<string, unknown> {
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.schema) as Record<string, unknown>;
+  return schema;
+}
+
 /** The model-facing half, generated from the same zod schema the gateway enforces. */
 export function modelDefinition(tool: ToolDefinition): ModelToolDefinition {
-  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.schema) as Record<string, unknown>;
-  return { name: tool.name, description: tool.description, input_schema: schema };
+  return { name: tool.name, description: tool.description, input_schema: jsonSchema(tool) };
+}
+
+/**
+ * The same definition in a provider's shape. OpenAI's is strict mode: every object closed
+ * (`additionalProperties: false`) and every property required, which the schemas already are.
+ */
+export function providerDefinition(tool: ToolDefinition, format: DefinitionFormat): Record<string, unknown> {
+  const schema = jsonSchema(tool);
+  switch (format) {
+    case "openai":
+      return { type: "function", function: { name: tool.name, description: tool.description, parameters: schema, strict: true } };
+    case "mcp":
+      return { name: tool.name, description: tool.description, inputSchema: schema };
+    default:
+      return { name: tool.name, description: tool.description, input_schema: schema };
+  }
 }

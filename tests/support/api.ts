@@ -81,3 +81,25 @@ export async function getTools(key: string, conversationId: string) {
 
 let keyCounter = 0;
 export const newCallKey = () => `key-${Date.now()}-${keyCounter++}`;
+
+export interface BatchBody {
+  format: string;
+  results: (CallBody & { ref: string | null })[];
+}
+
+/** A provider-shaped payload (`format`), sent as is. */
+export async function proposeAs(key: string, conversationId: string, format: string, body: unknown, callKey?: string) {
+  const headers: Record<string, string> = { ...auth(key), "content-type": "application/json" };
+  if (callKey !== undefined) headers["idempotency-key"] = callKey;
+  const request = new Request(`${BASE}/conversations/${conversationId}/tool-calls?format=${format}`, {
+    method: "POST",
+    headers,
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  return read<BatchBody>(await proposeRoute(request, params(conversationId)));
+}
+
+export async function getToolsAs(key: string, conversationId: string, format: string) {
+  const request = new Request(`${BASE}/conversations/${conversationId}/tools?format=${format}`, { headers: auth(key) });
+  return read<{ tools: Record<string, any>[] }>(await toolsRoute(request, params(conversationId)));
+}

@@ -1,19 +1,29 @@
-import { callResponse, notFound, readBoundedBody, withAgent } from "@/lib/api/http";
+import { adaptPayload, envelopeBytes, FORMATS, type Format } from "@/lib/adapters";
+import { callBody, callResponse, errorResponse, notFound, readBoundedBody, withAgent } from "@/lib/api/http";
 import { findAgentConversation } from "@/lib/conversations";
 import { proposeToolCall } from "@/lib/gateway/pipeline";
 
 export async function POST(request: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
   return withAgent(request, async (agent) => {
+    const format = (new URL(request.url).searchParams.get("format") ?? "toolgate") as Format;
+    if (!FORMATS.includes(format)) return errorResponse(400, "format.unknown", `format must be one of ${FORMATS.join(", ")}`);
     const { id } = await params;
     const found = await findAgentConversation(agent, id);
     if (!found) return notFound("conversation");
     const raw = await readBoundedBody(request);
-    const call = await proposeToolCall({
-      ...found,
-      apiKeyId: agent.apiKeyId,
-      callKey: request.headers.get("idempotency-key"),
-      raw,
-    });
-    return callResponse(call);
+    const callKey = request.headers.get("idempotency-key");
+    const base = { ...found, apiKeyId: agent.apiKeyId };
+    if (format === "toolgate") return callResponse(await proposeToolCall({ ...base, callKey, raw }));
+
+    const adapted = adaptPayload(format, raw);
+    // A payload no adapter can read still goes through the sequence, so its refusal is recorded like any other.
+    const calls = adapted.ok ? adapted.calls.map((call) => ({ ref: call.ref, raw: envelopeBytes(call) })) : [{ ref: null, raw }];
+    const results = [];
+    // One call at a time, each on its own: an approval or a success of one grants nothing to the next.
+    for (const [index, call] of calls.entries()) {
+      const result = await proposeToolCall({ ...base, callKey: callKey ? `${callKey}:${index}` : null, raw: call.raw });
+      results.push({ ref: call.ref, ...callBody(result.id, result.outcome, result.replayed) });
+    }
+    return Response.json({ format, results }, { headers: { "Cache-Control": "no-store" } });
   });
 }
