@@ -79,4 +79,14 @@ describe("call keys", () => {
     expect(retried.json).toMatchObject({ code: "refund.issued" });
     expect(retried.json.replayed).toBeUndefined();
   });
+
+  it("a call key is 1 to 200 printable ASCII characters; anything else counts as missing", async () => {
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    for (const key of ["", " ", "has space", "é-key", "k".repeat(201)]) {
+      const response = await expectNoEffect(world, () => propose(world.keys.agent, conversation, refund(world.orders.o1001, 100), key));
+      expect(response.json.code, JSON.stringify(key)).toBe("call-key.missing");
+    }
+    expect((await propose(world.keys.agent, conversation, refund(world.orders.o1001, 100), "k".repeat(200))).json.code).toBe("refund.issued");
+    expect((await propose(world.keys.agent, conversation, refund(world.orders.o1001, 100), "~!@#$%^&*()")).json.code).toBe("refund.issued");
+  });
 });
