@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { db } from "./db";
+import { db, type Tx } from "./db";
 import type { ConversationFacts, TenantPolicy } from "./gateway/types";
 import { newId } from "./ids";
 import { findTool, TOOL_NAMES } from "./tools/registry";
@@ -66,12 +66,27 @@ export async function findAgentConversation(
   agent: { userId: string; tenantId: string },
   conversationId: string,
 ): Promise<{ conversation: ConversationFacts; policy: TenantPolicy } | null> {
-  // On every proposal, so one statement rather than an ORM query per relation (docs/BENCHMARKS.md).
-  const [row] = await db.$queryRaw<ConversationRow[]>`
+  return loadConversation(db, conversationId, agent);
+}
+
+/**
+ * One statement on every proposal, rather than an ORM query per relation (docs/BENCHMARKS.md). With an agent,
+ * only that agent's conversation in that agent's tenant is found; without, any (for host-side work).
+ */
+export async function loadConversation(
+  client: Tx,
+  conversationId: string,
+  agent?: { userId: string; tenantId: string },
+): Promise<{ conversation: ConversationFacts; policy: TenantPolicy } | null> {
+  const agentId = agent?.userId ?? null;
+  const tenantId = agent?.tenantId ?? null;
+  const [row] = await client.$queryRaw<ConversationRow[]>`
     SELECT c."id", c."tenantId", c."agentId", c."customerId", c."orderId", c."tools", c."scopes", c."writesMade", c."irreversibleCents",
            t."autoLimitCents", t."sessionCapCents", t."maxAutoWrites", t."approvalTtlSeconds", t."rateConversationPerMin", t."rateKeyPerMin"
     FROM "Conversation" c JOIN "Tenant" t ON t."id" = c."tenantId"
-    WHERE c."id" = ${conversationId} AND c."agentId" = ${agent.userId} AND c."tenantId" = ${agent.tenantId}`;
+    WHERE c."id" = ${conversationId}
+      AND (${agentId}::text IS NULL OR c."agentId" = ${agentId}::text)
+      AND (${tenantId}::text IS NULL OR c."tenantId" = ${tenantId}::text)`;
   if (!row) return null;
   const { autoLimitCents, sessionCapCents, maxAutoWrites, approvalTtlSeconds, rateConversationPerMin, rateKeyPerMin, ...conversation } = row;
   return { conversation, policy: { autoLimitCents, sessionCapCents, maxAutoWrites, approvalTtlSeconds, rateConversationPerMin, rateKeyPerMin } };

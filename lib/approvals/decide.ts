@@ -1,5 +1,6 @@
 import "server-only";
 import { canonicalJson, sha256Hex } from "../canonical";
+import { loadConversation } from "../conversations";
 import { db, type Tx } from "../db";
 import { expireApproval } from "../gateway/approval";
 import { executeCall } from "../gateway/execute";
@@ -7,7 +8,6 @@ import { lockConversation } from "../gateway/lock";
 import { outcome, type Outcome } from "../gateway/outcome";
 import { recheckForApproval } from "../gateway/recheck";
 import { appendDecision, notifyConversation, updateCallOutcome } from "../gateway/record";
-import type { ConversationFacts, TenantPolicy } from "../gateway/types";
 import { logError } from "../log";
 import { findTool } from "../tools/registry";
 import type { OrderFacts } from "../tools/types";
@@ -63,7 +63,8 @@ async function decide(approver: Approver, approvalId: string, action: "approve" 
     if (!located) return fail("approval.not-found", "no such approval request");
 
     const result = await db.$transaction(async (tx) => {
-      const facts = await conversationFacts(tx, located.conversationId);
+      const facts = await loadConversation(tx, located.conversationId);
+      if (!facts) return fail("approval.not-found", "the request's conversation no longer exists");
       const conversation = await lockConversation(tx, facts.conversation);
       const [request] = await tx.$queryRaw<LockedRequest[]>`
         SELECT "id", "tenantId", "conversationId", "originCallId", "toolName", "orderId", "argsHash", "impactCents",
@@ -150,35 +151,6 @@ interface LockedRequest {
   status: string;
   requestedById: string;
   expiresAt: Date;
-}
-
-async function conversationFacts(tx: Tx, conversationId: string): Promise<{ conversation: ConversationFacts; policy: TenantPolicy }> {
-  const row = await tx.conversation.findUniqueOrThrow({
-    where: { id: conversationId },
-    select: {
-      id: true,
-      tenantId: true,
-      agentId: true,
-      customerId: true,
-      orderId: true,
-      tools: true,
-      scopes: true,
-      writesMade: true,
-      irreversibleCents: true,
-      tenant: {
-        select: {
-          autoLimitCents: true,
-          sessionCapCents: true,
-          maxAutoWrites: true,
-          approvalTtlSeconds: true,
-          rateConversationPerMin: true,
-          rateKeyPerMin: true,
-        },
-      },
-    },
-  });
-  const { tenant, ...conversation } = row;
-  return { conversation, policy: tenant };
 }
 
 /** Consumes the request and moves every call waiting on it to the final outcome, each with a decision-log row. */
