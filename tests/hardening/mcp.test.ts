@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "@/lib/db";
+import { startFakeProvider, type FakeProvider } from "@/lib/fake-provider/server";
+import { MCP_CALL_KEY_META } from "@/lib/mcp/server";
+import { startInstance, type AppInstance } from "../support/app-instances";
+import { connectMcp } from "../support/mcp-client";
+import { expectNoEffect } from "../support/effects";
+import { createWorld, type World } from "../support/world";
+
+// The official MCP SDK client against the running production build.
+
+let instance: AppInstance;
+let provider: FakeProvider;
+let world: World;
+let conversation: string;
+
+beforeAll(async () => {
+  provider = await startFakeProvider();
+  instance = await startInstance(3313, { DATABASE_URL: process.env.DATABASE_URL!, PAYMENT_PROVIDER_URL: provider.url, PAYMENT_PROVIDER_SECRET: provider.secret });
+  world = await createWorld();
+  const response = await fetch(`${instance.url}/api/v1/conversations`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${world.keys.agent}` },
+    body: JSON.stringify({ customer_id: world.customers.ana }),
+  });
+  conversation = ((await response.json()) as { id: string }).id;
+}, 120_000);
+
+afterAll(async () => {
+  await instance?.stop();
+  await provider?.close();
+});
+
+const text = (result: Record<string, unknown>) => (result.content as { type: string; text: string }[])[0].text;
+
+describe("MCP server at /api/mcp", () => {
+  it("lists only the conversation's tools, with the schemas the gateway enforces", async () => {
+    const client = await connectMcp(instance.url, world.keys.agent, conversation);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(["get_order", "issue_refund", "update_shipping_address", "send_status_email"]);
+    expect(tools[1].inputSchema).toMatchObject({ type: "object", additionalProperties: false, required: ["order_id", "amount_cents", "currency", "reason"] });
+    await client.close();
+  });
+
+  it("calls get_order through the gateway", async () => {
+    const client = await connectMcp(instance.url, world.keys.agent, conversation);
+    const result = await client.callTool({ name: "get_order", arguments: { order_id: world.orders.o1001 } });
+    expect(result.isError).toBe(false);
+    expect(JSON.parse(text(result))).toEqual({ status: "ok", result: { order_id: world.orders.o1001, status: "delivered", total_cents: 4200, refunded_cents: 0, currency: "USD" } });
+    await client.close();
+  });
+
+  it("refuses another customer's order with exactly the result of a missing order", async () => {
+    const client = await connectMcp(instance.url, world.keys.agent, conversation);
+    const foreign = await expectNoEffect(world, () => client.callTool({ name: "get_order", arguments: { order_id: world.orders.o1002 } }));
+    const missing = await client.callTool({ name: "get_order", arguments: { order_id: "ord_99999999" } });
+    expect(foreign.isError).toBe(true);
+    expect(foreign.content).toEqual(missing.content);
+    expect(JSON.parse(text(foreign))).toEqual({ status: "not_found" });
+    await client.close();
+  });
+
+  it("holds a large refund for approval, as a tool result with no effect", async () => {
+    const client = await connectMcp(instance.url, world.keys.agent, conversation);
+    const result = await expectNoEffect(world, () =>
+      client.callTool({
+        name: "issue_refund",
+        arguments: { order_id: world.orders.o1004, amount_cents: 8000, currency: "USD", reason: "damaged" },
+        _meta: { [MCP_CALL_KEY_META]: "mcp-refund-1" },
+      }),
+    );
+    expect(result.isError).toBe(true);
+    expect(JSON.parse(text(result))).toEqual({ status: "needs_approval" });
+    expect(await db.approvalRequest.count({ where: { conversationId: conversation, status: "pending" } })).toBe(1);
+    await client.close();
+  });
+
+  it("an unknown tool is a protocol error, and a host-owned argument an isError result", async () => {
+    const client = await connectMcp(instance.url, world.keys.agent, conversation);
+    await expect(client.callTool({ name: "drop_tables", arguments: {} })).rejects.toThrow(/unknown tool/);
+    const forged = await client.callTool({ name: "get_order", arguments: { order_id: world.orders.o1001, customer_id: world.customers.ben } });
+    expect(forged.isError).toBe(true);
+    expect(JSON.parse(text(forged))).toEqual({ status: "invalid_arguments", paths: ["customer_id"] });
+    await client.close();
+  });
+
+  it("refuses a bad key and another agent's conversation", async () => {
+    await expect(connectMcp(instance.url, "tg_not_a_real_key_at_all", conversation)).rejects.toThrow();
+    await expect(connectMcp(instance.url, world.keys.agent2, conversation)).rejects.toThrow();
+  });
+});
