@@ -16,12 +16,6 @@ export function findTool(name: string): ToolDefinition | undefined {
   return BY_NAME.get(name);
 }
 
-export interface ModelToolDefinition {
-  name: string;
-  description: string;
-  input_schema: Record<string, unknown>;
-}
-
 export const DEFINITION_FORMATS = ["toolgate", "openai", "anthropic", "mcp"] as const;
 export type DefinitionFormat = (typeof DEFINITION_FORMATS)[number];
 
@@ -30,13 +24,9 @@ function jsonSchema(tool: ToolDefinition): Record<string, unknown> {
   return schema;
 }
 
-/** The model-facing half, generated from the same zod schema the gateway enforces. */
-export function modelDefinition(tool: ToolDefinition): ModelToolDefinition {
-  return { name: tool.name, description: tool.description, input_schema: jsonSchema(tool) };
-}
-
 /**
- * The same definition in a provider's shape. OpenAI's is strict mode: every object closed
+ * The model-facing half, generated from the same zod schema the gateway enforces, in toolgate's own shape or
+ * a provider's. OpenAI's is strict mode: every object closed
  * (`additionalProperties: false`) and every property required, which the schemas already are.
  */
 export function providerDefinition(tool: ToolDefinition, format: DefinitionFormat): Record<string, unknown> {
