@@ -88,6 +88,12 @@ for (const connections of [16, 64]) {
   rows.push(row);
   console.log(row);
 }
+// The framework's own floor on this machine: an unauthenticated request answered 401 before any query.
+const floor: string[] = [];
+for (const connections of [16, 64]) {
+  const result = await autocannon({ url: `${instance.url}/api/v1/tool-calls/none`, connections, duration: Math.min(DURATION, 10) });
+  floor.push(`| ${connections} | ${result.requests.average.toFixed(0)} | ${result.latency.p50} ms | ${result.latency.p99} ms |`);
+}
 const codes = await db.toolCall.groupBy({ by: ["code"], where: { tenantId: world.tenantId }, _count: true });
 const report = `
 ### HTTP throughput and latency (\`npm run bench:http\`)
@@ -101,6 +107,12 @@ policy (each through the fake payment provider over HTTP), over ${CONVERSATIONS}
 ${rows.join("\n")}
 
 Outcomes recorded during the runs: ${codes.map((row) => `${row.code} ${row._count}`).join(", ")}.
+
+For scale, the same \`next start\` answering a request with no credentials (401, no SQL at all), same machine and load generator:
+
+| connections | requests/s | p50 | p99 |
+|---|---|---|---|
+${floor.join("\n")}
 `;
 await writeSection("http", report);
 console.log(report);
