@@ -206,3 +206,47 @@ describe("denying", () => {
     expect(retry.json).toMatchObject({ id: first.json.id, code: "approval.denied", replayed: true });
   });
 });
+
+describe("requests and their previews", () => {
+  it("the preview shows what is refundable now, after earlier refunds", async () => {
+    const world = await createWorld();
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    await propose(world.keys.agent, conversation, refund(world.orders.o1004, 3000), newCallKey());
+    const pending = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), newCallKey());
+    expect(pending.json.approval!.preview.order).toMatchObject({ total_cents: 15000, refunded_cents: 3000, refundable_cents: 12000, version: 3 });
+  });
+
+  it("proposing a call again after its request expired closes the old one and opens a new one", async () => {
+    const world = await createWorld({ approvalTtlSeconds: 1 });
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const first = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), newCallKey());
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const second = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), newCallKey());
+    expect(second.json.code).toBe("approval.required");
+    expect(second.json.approval!.id).not.toBe(first.json.approval!.id);
+    const old = await db.approvalRequest.findUniqueOrThrow({ where: { id: first.json.approval!.id } });
+    expect(old).toMatchObject({ status: "expired", resultCode: "approval.expired" });
+    expect(old.decidedAt).not.toBeNull();
+    const oldCall = await db.toolCall.findUniqueOrThrow({ where: { id: first.json.id } });
+    expect(oldCall).toMatchObject({ kind: "unavailable", stage: "approval", code: "approval.expired" });
+    const log = await db.decisionLog.findMany({ where: { toolCallId: first.json.id }, orderBy: { id: "asc" } });
+    expect(log.map((row) => [row.code, row.orderId])).toEqual([
+      ["approval.required", world.orders.o1004],
+      ["approval.expired", world.orders.o1004],
+    ]);
+  });
+
+  it("a request still open is handed back, not replaced, until it expires", async () => {
+    const world = await createWorld({ approvalTtlSeconds: 3600 });
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const first = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), newCallKey());
+    const second = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), newCallKey());
+    expect(second.json.approval).toEqual(first.json.approval);
+    expect((await db.toolCall.findUniqueOrThrow({ where: { id: second.json.id } })).approvalId).toBe(first.json.approval!.id);
+    // Approving the request settles every call that waits on it.
+    await approveRequest(supervisor(world), first.json.approval!.id);
+    expect((await getToolCall(world.keys.agent, second.json.id)).json.code).toBe("refund.issued");
+    expect(await db.refund.count({ where: { orderId: world.orders.o1004 } })).toBe(1);
+  });
+});
+

@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { db } from "@/lib/db";
+import { getOrder } from "@/lib/tools/get-order";
 import { conversationFor, newCallKey, propose } from "./support/api";
 import { createWorld, effectSnapshot } from "./support/world";
 
@@ -83,4 +84,37 @@ describe("each tool executes once with exactly its effect", () => {
     expect(row.latencyMs).toBeGreaterThanOrEqual(0);
     expect(JSON.stringify(row, (_key, value) => (typeof value === "bigint" ? String(value) : value))).not.toContain("Secret");
   });
+
+  it("records how long the decision took", async () => {
+    const world = await createWorld();
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const original = getOrder.execute;
+    const slow = vi.spyOn(getOrder, "execute").mockImplementationOnce(async (context) => {
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      return original(context);
+    });
+    try {
+      const response = await propose(world.keys.agent, conversation, { name: "get_order", arguments: { order_id: world.orders.o1001 } });
+      const [row] = await db.decisionLog.findMany({ where: { toolCallId: response.json.id } });
+      expect(row.latencyMs).toBeGreaterThanOrEqual(55);
+      expect(row.latencyMs).toBeLessThan(5000);
+    } finally {
+      slow.mockRestore();
+    }
+  });
+
+  it("every decision of a refund names its order, from the reservation to the settlement", async () => {
+    const world = await createWorld();
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const response = await propose(world.keys.agent, conversation, {
+      name: "issue_refund",
+      arguments: { order_id: world.orders.o1001, amount_cents: 500, currency: "USD", reason: "late" },
+    }, newCallKey());
+    const log = await db.decisionLog.findMany({ where: { toolCallId: response.json.id }, orderBy: { id: "asc" } });
+    expect(log.map((row) => [row.code, row.orderId, row.toolName, row.tenantId])).toEqual([
+      ["refund.outcome-unknown", world.orders.o1001, "issue_refund", world.tenantId],
+      ["refund.issued", world.orders.o1001, "issue_refund", world.tenantId],
+    ]);
+  });
 });
+

@@ -63,24 +63,25 @@ export async function recordCall(client: Tx, call: CallRecord): Promise<void> {
  */
 export async function recordSettlement(
   client: Tx,
-  settlement: { callId: string; approvalId: string | null; outcome: Outcome; decision: DecisionRow | null },
+  settlement: { callId: string; approvalId: string | null; outcome: Outcome; decision: Omit<DecisionRow, "toolCallId"> | null },
 ): Promise<void> {
   const { kind, stage, code } = settlement.outcome;
   const decision = settlement.decision;
   await client.$executeRaw`
     WITH call AS (
+      -- The call that ran, and every repeat of it that waits on the same approval request.
       UPDATE "ToolCall" SET "kind" = ${kind}, "stage" = ${stage}, "code" = ${code}, "outcome" = ${JSON.stringify(settlement.outcome)}::jsonb, "updatedAt" = now()
-      WHERE "id" = ${settlement.callId}
-      RETURNING "conversationId"
+      WHERE "id" = ${settlement.callId} OR "approvalId" = ${settlement.approvalId}::text
+      RETURNING "id", "conversationId"
     ), approval AS (
       UPDATE "ApprovalRequest" SET "resultCode" = ${code} WHERE "id" = ${settlement.approvalId}::text AND "status" = 'approved'
     ), decision AS (
       INSERT INTO "DecisionLog" ("tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "latencyMs")
-      SELECT ${decision?.tenantId ?? null}::text, call."conversationId", ${settlement.callId}, ${decision?.toolName ?? null}::text, ${decision?.orderId ?? null}::text,
+      SELECT ${decision?.tenantId ?? null}::text, call."conversationId", call."id", ${decision?.toolName ?? null}::text, ${decision?.orderId ?? null}::text,
              ${kind}, ${stage}, ${code}, 0
       FROM call WHERE ${decision !== null}::boolean
     )
-    SELECT pg_notify(${CALLS_CHANNEL}, "conversationId") FROM call`;
+    SELECT pg_notify(${CALLS_CHANNEL}, "conversationId") FROM (SELECT DISTINCT "conversationId" FROM call) AS changed`;
 }
 
 export const CALLS_CHANNEL = "toolgate_calls";

@@ -126,7 +126,7 @@ export async function settleRefund(refundId: string, answer: ProviderAnswer | { 
           approvalId: refund.approvalId,
           outcome: final,
           decision: settled
-            ? { tenantId: refund.tenantId, conversationId, toolCallId: refund.toolCallId, toolName: "issue_refund", orderId: refund.orderId, outcome: final, latencyMs: 0 }
+            ? { tenantId: refund.tenantId, conversationId, toolName: "issue_refund", orderId: refund.orderId, outcome: final, latencyMs: 0 }
             : null,
         });
         return final;
