@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { issueRefund } from "@/lib/tools/issue-refund";
 import { db } from "@/lib/db";
 import { reconcileRefunds } from "@/lib/payments/refunds";
 import { conversationFor, getToolCall, newCallKey, propose } from "./support/api";
@@ -106,4 +107,22 @@ describe("the payment provider boundary, over real HTTP", () => {
     await reconcileRefunds({ minAgeMs: 0, investigateAfterMs: 0, tenantId: world.tenantId });
     expect((await db.refund.findUniqueOrThrow({ where: { id: row.id } })).status).toBe("issued");
   });
+
+  it("if the external step itself blows up after the commit, the call says unknown, never failed, and reconciliation finishes it", async () => {
+    const { world, conversation } = await setup();
+    const broken = vi.spyOn(issueRefund.external!, "complete").mockRejectedValueOnce(new Error("provider client misconfigured"));
+    const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const response = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 700), newCallKey());
+      expect(response.json).toMatchObject({ kind: "unavailable", code: "refund.outcome-unknown" });
+      expect((await refundRows(world.orders.o1004)).map((row) => row.status)).toEqual(["reserved"]);
+    } finally {
+      broken.mockRestore();
+      errors.mockRestore();
+    }
+    await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId });
+    expect((await refundRows(world.orders.o1004)).map((row) => row.status)).toEqual(["issued"]);
+    expect((await externals.stats()).totalsByOrder[world.orders.o1004]).toBe(700);
+  });
 });
+

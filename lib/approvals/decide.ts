@@ -4,6 +4,7 @@ import { loadConversation } from "../conversations";
 import { db, type Tx } from "../db";
 import { expireApproval } from "../gateway/approval";
 import { executeCall } from "../gateway/execute";
+import { completeExternal } from "../gateway/pipeline";
 import { lockConversation } from "../gateway/lock";
 import { outcome, type Outcome } from "../gateway/outcome";
 import { recheckForApproval } from "../gateway/recheck";
@@ -128,9 +129,9 @@ async function decide(approver: Approver, approvalId: string, action: "approve" 
       return { ok: true as const, approvalId, status: "approved" as const, outcome: executed };
     }, DECISION_TRANSACTION);
     // As in the pipeline: the external half of an approved effect runs only after its local record commits.
-    const external = findTool(located.toolName)?.external;
-    if (result.ok && result.status === "approved" && external && result.outcome.code === external.pendingCode) {
-      return { ...result, outcome: await external.complete(located.originCallId) };
+    const tool = findTool(located.toolName);
+    if (result.ok && result.status === "approved" && tool?.external && result.outcome.code === tool.external.pendingCode) {
+      return { ...result, outcome: await completeExternal(tool, located.originCallId) };
     }
     return result;
   } catch (error) {

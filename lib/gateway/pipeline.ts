@@ -70,7 +70,7 @@ export async function proposeToolCall(proposal: Proposal): Promise<CallResult> {
     const committed = await db.$transaction((tx) => decide(tx, proposal, checked.call, id, startedAt), WRITE_TRANSACTION);
     // The external half of the effect runs only once its local record has committed.
     if (tool.external && !committed.replayed && committed.outcome.code === tool.external.pendingCode) {
-      return { ...committed, outcome: await tool.external.complete(committed.id) };
+      return { ...committed, outcome: await completeExternal(tool, committed.id) };
     }
     return committed;
   } catch (error) {
@@ -80,6 +80,20 @@ export async function proposeToolCall(proposal: Proposal): Promise<CallResult> {
       logError("gateway.record-failed", recordError, { callId: id }),
     );
     return { id, outcome: failed, replayed: false };
+  }
+}
+
+/**
+ * Performs the external half of a committed effect. If that fails outright, the call keeps its committed,
+ * truthful outcome (not known yet) and reconciliation finishes it; it is never reported as failed.
+ */
+export async function completeExternal(tool: ToolDefinition, callId: string): Promise<Outcome> {
+  const external = tool.external!;
+  try {
+    return await external.complete(callId);
+  } catch (error) {
+    logError("gateway.external-failed", error, { callId, toolName: tool.name });
+    return outcome(external.pendingCode);
   }
 }
 
