@@ -5,7 +5,7 @@ import { useEffect, useState, useTransition } from "react";
 import { decideApprovalsAction } from "@/app/approvals/actions";
 import type { DecisionResult } from "@/lib/approvals/decide";
 import type { QueueItem } from "@/lib/approvals/queue";
-import { formatMoney } from "./money";
+import { formatMoney } from "@/lib/money";
 
 function TimeLeft({ expiresAt }: { expiresAt: string }) {
   const [now, setNow] = useState(() => Date.now());

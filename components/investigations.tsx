@@ -1,4 +1,4 @@
-import { formatMoney } from "./money";
+import { formatMoney } from "@/lib/money";
 
 interface Investigation {
   id: string;

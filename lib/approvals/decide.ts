@@ -8,8 +8,9 @@ import { completeExternal } from "../gateway/pipeline";
 import { lockConversation } from "../gateway/lock";
 import { outcome, type Outcome } from "../gateway/outcome";
 import { recheckForApproval } from "../gateway/recheck";
-import { appendDecision, notifyConversation, updateCallOutcome } from "../gateway/record";
+import { recordLaterOutcome } from "../gateway/record";
 import { logError } from "../log";
+import { formatMoney } from "../money";
 import { findTool } from "../tools/registry";
 import type { OrderFacts } from "../tools/types";
 
@@ -169,34 +170,22 @@ async function close(
     data: { status, decidedById: approver.userId, decidedAt: new Date(), note, resultCode: final.code },
     select: { id: true },
   });
-  const calls = await tx.toolCall.findMany({
-    where: { approvalId: request.id },
-    select: { id: true, tenantId: true, conversationId: true, toolName: true, orderId: true },
+  await recordLaterOutcome(tx, {
+    callId: null,
+    approvalId: request.id,
+    outcome: final,
+    decision: { actorId: approver.userId, latencyMs: performance.now() - startedAt },
   });
-  await updateCallOutcome(tx, { approvalId: request.id }, final);
-  for (const call of calls) {
-    await appendDecision(tx, {
-      tenantId: call.tenantId,
-      conversationId: call.conversationId,
-      toolCallId: call.id,
-      toolName: call.toolName,
-      orderId: call.orderId,
-      outcome: final,
-      actorId: approver.userId,
-      latencyMs: performance.now() - startedAt,
-    });
-  }
-  await notifyConversation(tx, request.conversationId);
 }
 
 /** What the supervisor reads when a re-check stops an approval: the fact that changed, in numbers. */
 export function explainRecheck(failed: Outcome, order: OrderFacts | null, requestedCents: number): string {
-  const money = (cents: number) => (cents / 100).toFixed(2);
   switch (failed.code) {
-    case "amount.exceeds-refundable":
-      return order
-        ? `refundable is now ${order.totalCents - order.refundedCents}, request was ${requestedCents} (${money(order.totalCents - order.refundedCents)} vs ${money(requestedCents)} ${order.currency}); nothing was executed`
-        : "the amount exceeds what is refundable now; nothing was executed";
+    case "amount.exceeds-refundable": {
+      if (!order) return "the amount exceeds what is refundable now; nothing was executed";
+      const refundable = order.totalCents - order.refundedCents;
+      return `refundable is now ${refundable}, request was ${requestedCents} (${formatMoney(refundable, order.currency)} vs ${formatMoney(requestedCents, order.currency)}); nothing was executed`;
+    }
     case "order.not-delivered":
       return `the order is now ${order?.status ?? "not delivered"}; nothing was executed`;
     case "order.already-shipped":

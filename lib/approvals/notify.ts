@@ -1,5 +1,6 @@
 import type { Tx } from "../db";
 import { newId } from "../ids";
+import { formatMoney } from "../money";
 import type { ApprovalPreview } from "../gateway/approval";
 
 /**
@@ -9,7 +10,7 @@ import type { ApprovalPreview } from "../gateway/approval";
  */
 export async function notifyApprovalRequested(client: Tx, approval: { id: string; tenantId: string; expiresAt: Date; preview: ApprovalPreview }): Promise<void> {
   const { preview } = approval;
-  const amount = `${(preview.impact.amount_cents / 100).toFixed(2)} ${preview.impact.currency}`;
+  const amount = formatMoney(preview.impact.amount_cents, preview.impact.currency);
   const [supervisors, tenant] = await Promise.all([
     client.user.findMany({ where: { tenantId: approval.tenantId, role: "SUPERVISOR", active: true }, select: { email: true } }),
     client.tenant.findUniqueOrThrow({ where: { id: approval.tenantId }, select: { webhookUrl: true } }),
@@ -20,7 +21,7 @@ export async function notifyApprovalRequested(client: Tx, approval: { id: string
     ``,
     `Tool: ${preview.tool}`,
     `Amount: ${amount}`,
-    `Order: ${preview.order.order_id} (${preview.order.status}, refundable ${(preview.order.refundable_cents / 100).toFixed(2)} ${preview.order.currency})`,
+    `Order: ${preview.order.order_id} (${preview.order.status}, refundable ${formatMoney(preview.order.refundable_cents, preview.order.currency)})`,
     `Expires: ${approval.expiresAt.toISOString()}`,
     `Request: ${approval.id}`,
     ``,

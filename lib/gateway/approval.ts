@@ -4,7 +4,7 @@ import { notifyApprovalRequested } from "../approvals/notify";
 import { newId } from "../ids";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
 import { outcome, type Outcome } from "./outcome";
-import { appendDecision, notifyConversation, updateCallOutcome } from "./record";
+import { recordLaterOutcome } from "./record";
 import type { ConversationFacts, TenantPolicy } from "./types";
 
 export interface ApprovalPreview {
@@ -106,15 +106,6 @@ export async function expireApproval(client: Tx, approvalId: string): Promise<bo
     data: { status: "expired", resultCode: "approval.expired", decidedAt: now },
   });
   if (closed.count === 0) return false;
-  const expired = outcome("approval.expired");
-  const calls = await client.toolCall.findMany({
-    where: { approvalId },
-    select: { id: true, tenantId: true, conversationId: true, toolName: true, orderId: true },
-  });
-  await updateCallOutcome(client, { approvalId }, expired);
-  for (const call of calls) {
-    await appendDecision(client, { ...call, toolCallId: call.id, outcome: expired, latencyMs: 0 });
-  }
-  for (const conversationId of new Set(calls.map((call) => call.conversationId))) await notifyConversation(client, conversationId);
+  await recordLaterOutcome(client, { callId: null, approvalId, outcome: outcome("approval.expired"), decision: { actorId: null, latencyMs: 0 } });
   return true;
 }

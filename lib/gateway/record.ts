@@ -1,8 +1,8 @@
 import type { Tx } from "../db";
-import type { Prisma } from "../generated/prisma/client";
 import type { Outcome } from "./outcome";
 
 export const UNKNOWN_TOOL = "(unknown)";
+export const CALLS_CHANNEL = "toolgate_calls";
 
 export interface DecisionRow {
   tenantId: string;
@@ -58,48 +58,29 @@ export async function recordCall(client: Tx, call: CallRecord): Promise<void> {
 }
 
 /**
- * A call's outcome decided after the fact by a system (the payment provider's answer): the call's row, its
- * approval's result, the decision-log row when the outcome is final, and the live-view notice, in one statement.
+ * An outcome decided after the fact (a supervisor's decision, an expiry, the payment provider's answer) for
+ * a call and for every call that waits on the same approval request: their rows, an approved request's result,
+ * one decision-log row per call when `decision` is given, and the live-view notice, in one statement.
  */
-export async function recordSettlement(
+export async function recordLaterOutcome(
   client: Tx,
-  settlement: { callId: string; approvalId: string | null; outcome: Outcome; decision: Omit<DecisionRow, "toolCallId"> | null },
+  later: { callId: string | null; approvalId: string | null; outcome: Outcome; decision: { actorId: string | null; latencyMs: number } | null },
 ): Promise<void> {
-  const { kind, stage, code } = settlement.outcome;
-  const decision = settlement.decision;
+  const { kind, stage, code } = later.outcome;
+  const { decision } = later;
   await client.$executeRaw`
     WITH call AS (
-      -- The call that ran, and every repeat of it that waits on the same approval request.
-      UPDATE "ToolCall" SET "kind" = ${kind}, "stage" = ${stage}, "code" = ${code}, "outcome" = ${JSON.stringify(settlement.outcome)}::jsonb, "updatedAt" = now()
-      WHERE "id" = ${settlement.callId} OR "approvalId" = ${settlement.approvalId}::text
-      RETURNING "id", "conversationId"
+      UPDATE "ToolCall" SET "kind" = ${kind}, "stage" = ${stage}, "code" = ${code}, "outcome" = ${JSON.stringify(later.outcome)}::jsonb, "updatedAt" = now()
+      WHERE "id" = ${later.callId}::text OR "approvalId" = ${later.approvalId}::text
+      RETURNING "id", "tenantId", "conversationId", "toolName", "orderId"
     ), approval AS (
-      UPDATE "ApprovalRequest" SET "resultCode" = ${code} WHERE "id" = ${settlement.approvalId}::text AND "status" = 'approved'
-    ), decision AS (
-      INSERT INTO "DecisionLog" ("tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "latencyMs")
-      SELECT ${decision?.tenantId ?? null}::text, call."conversationId", call."id", ${decision?.toolName ?? null}::text, ${decision?.orderId ?? null}::text,
-             ${kind}, ${stage}, ${code}, 0
+      UPDATE "ApprovalRequest" SET "resultCode" = ${code} WHERE "id" = ${later.approvalId}::text AND "status" = 'approved'
+    ), logged AS (
+      INSERT INTO "DecisionLog" ("tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "actorId", "latencyMs")
+      SELECT call."tenantId", call."conversationId", call."id", call."toolName", call."orderId", ${kind}, ${stage}, ${code},
+             ${decision?.actorId ?? null}::text, ${Math.max(0, Math.round(decision?.latencyMs ?? 0))}::int
       FROM call WHERE ${decision !== null}::boolean
     )
     SELECT pg_notify(${CALLS_CHANNEL}, "conversationId") FROM (SELECT DISTINCT "conversationId" FROM call) AS changed`;
 }
 
-export const CALLS_CHANNEL = "toolgate_calls";
-
-/** Tells live views that a conversation's calls changed; PostgreSQL delivers it only if the transaction commits. */
-export async function notifyConversation(client: Tx, conversationId: string): Promise<void> {
-  await client.$executeRaw`SELECT pg_notify(${CALLS_CHANNEL}, ${conversationId})`;
-}
-
-/** A call's outcome changes after the fact only through a decision (approve, deny, expire). */
-export async function updateCallOutcome(client: Tx, where: Prisma.ToolCallWhereInput, next: Outcome): Promise<number> {
-  const updated = await client.toolCall.updateMany({
-    where,
-    data: { kind: next.kind, stage: next.stage, code: next.code, outcome: toJson(next), updatedAt: new Date() },
-  });
-  return updated.count;
-}
-
-export function toJson(outcome: Outcome): Prisma.InputJsonValue {
-  return JSON.parse(JSON.stringify(outcome)) as Prisma.InputJsonValue;
-}

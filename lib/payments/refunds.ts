@@ -2,7 +2,7 @@ import { canonicalJson, sha256Hex } from "../canonical";
 import { db, type Tx } from "../db";
 import { lockConversation } from "../gateway/lock";
 import { outcome, type Outcome } from "../gateway/outcome";
-import { recordSettlement } from "../gateway/record";
+import { recordLaterOutcome } from "../gateway/record";
 import { newId } from "../ids";
 import { logError } from "../log";
 import { paymentProvider, type PaymentProvider, type ProviderAnswer } from "./provider";
@@ -121,13 +121,11 @@ export async function settleRefund(refundId: string, answer: ProviderAnswer | { 
           final = outcome("refund.outcome-unknown");
         }
         const settled = answer.kind !== "uncertain" && answer.kind !== "investigate";
-        await recordSettlement(tx, {
+        await recordLaterOutcome(tx, {
           callId: refund.toolCallId,
           approvalId: refund.approvalId,
           outcome: final,
-          decision: settled
-            ? { tenantId: refund.tenantId, conversationId, toolName: "issue_refund", orderId: refund.orderId, outcome: final, latencyMs: 0 }
-            : null,
+          decision: settled ? { actorId: null, latencyMs: 0 } : null,
         });
         return final;
       },

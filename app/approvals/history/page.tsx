@@ -1,4 +1,4 @@
-import { formatMoney } from "@/components/money";
+import { formatMoney } from "@/lib/money";
 import Link from "next/link";
 import { decidedHistory, formatCursor, parseCursor } from "@/lib/approvals/queue";
 import { requireRole } from "@/lib/auth/guards";
