@@ -1,6 +1,8 @@
 import "server-only";
 import { z } from "zod";
+import { apiKeyHash, type AuthenticatedAgent } from "./auth/api-keys";
 import { db, type Tx } from "./db";
+import { Prisma } from "./generated/prisma/client";
 import type { ConversationFacts, TenantPolicy } from "./gateway/types";
 import { newId } from "./ids";
 import { findTool, TOOL_NAMES } from "./tools/registry";
@@ -59,37 +61,81 @@ export async function openConversation(agent: { userId: string; tenantId: string
   return { ok: true, conversation };
 }
 
-type ConversationRow = ConversationFacts & TenantPolicy;
+interface ConversationRow extends Omit<ConversationFacts, "agent">, TenantPolicy {
+  agentRole: string | null;
+  agentCanRefund: boolean | null;
+  agentActive: boolean | null;
+}
+
+export interface FoundConversation {
+  conversation: ConversationFacts;
+  policy: TenantPolicy;
+}
+
+// The columns of a conversation with its tenant's policy and its agent's current permission, for the two
+// per-request lookups below (aliases c, t and u).
+const CONVERSATION_COLUMNS = Prisma.sql`
+  c."id", c."tenantId", c."agentId", c."customerId", c."orderId", c."tools", c."scopes", c."writesMade", c."irreversibleCents",
+  t."autoLimitCents", t."sessionCapCents", t."maxAutoWrites", t."approvalTtlSeconds", t."rateConversationPerMin", t."rateKeyPerMin",
+  u."role"::text AS "agentRole", u."canRefund" AS "agentCanRefund", u."active" AS "agentActive"`;
+
+function toFound(row: ConversationRow): FoundConversation {
+  const { autoLimitCents, sessionCapCents, maxAutoWrites, approvalTtlSeconds, rateConversationPerMin, rateKeyPerMin, agentRole, agentCanRefund, agentActive, ...facts } = row;
+  const agent = agentRole === null ? null : { role: agentRole, canRefund: agentCanRefund === true, active: agentActive === true };
+  return {
+    conversation: { ...facts, agent },
+    policy: { autoLimitCents, sessionCapCents, maxAutoWrites, approvalTtlSeconds, rateConversationPerMin, rateKeyPerMin },
+  };
+}
 
 /** The conversation with its tenant's policy, only if it belongs to this agent: anyone else gets null. */
-export async function findAgentConversation(
-  agent: { userId: string; tenantId: string },
-  conversationId: string,
-): Promise<{ conversation: ConversationFacts; policy: TenantPolicy } | null> {
+export async function findAgentConversation(agent: { userId: string; tenantId: string }, conversationId: string): Promise<FoundConversation | null> {
   return loadConversation(db, conversationId, agent);
 }
 
 /**
- * One statement on every proposal, rather than an ORM query per relation (docs/BENCHMARKS.md). With an agent,
- * only that agent's conversation in that agent's tenant is found; without, any (for host-side work).
+ * One statement, rather than an ORM query per relation (docs/BENCHMARKS.md). With an agent, only that agent's
+ * conversation in that agent's tenant is found; without, any (for host-side work).
  */
 export async function loadConversation(
   client: Tx,
   conversationId: string,
   agent?: { userId: string; tenantId: string },
-): Promise<{ conversation: ConversationFacts; policy: TenantPolicy } | null> {
+): Promise<FoundConversation | null> {
   const agentId = agent?.userId ?? null;
   const tenantId = agent?.tenantId ?? null;
   const [row] = await client.$queryRaw<ConversationRow[]>`
-    SELECT c."id", c."tenantId", c."agentId", c."customerId", c."orderId", c."tools", c."scopes", c."writesMade", c."irreversibleCents",
-           t."autoLimitCents", t."sessionCapCents", t."maxAutoWrites", t."approvalTtlSeconds", t."rateConversationPerMin", t."rateKeyPerMin"
+    SELECT ${CONVERSATION_COLUMNS}
     FROM "Conversation" c JOIN "Tenant" t ON t."id" = c."tenantId"
+    LEFT JOIN "User" u ON u."id" = c."agentId" AND u."tenantId" = c."tenantId"
     WHERE c."id" = ${conversationId}
       AND (${agentId}::text IS NULL OR c."agentId" = ${agentId}::text)
       AND (${tenantId}::text IS NULL OR c."tenantId" = ${tenantId}::text)`;
+  return row ? toFound(row) : null;
+}
+
+/**
+ * The bearer key's agent and, in the same statement, that agent's conversation with its policy: the one lookup
+ * every conversation route of the agent API makes. Null for a key that does not authenticate (see
+ * `authenticateApiKey`); `found` is null when the conversation is missing or another agent's.
+ */
+export async function authenticateForConversation(
+  authorization: string | null,
+  conversationId: string,
+): Promise<{ agent: AuthenticatedAgent; found: FoundConversation | null } | null> {
+  const hash = apiKeyHash(authorization);
+  if (hash === null) return null;
+  // Every conversation column is null when the conversation is not this agent's.
+  const [row] = await db.$queryRaw<({ apiKeyId: string; userId: string; keyTenantId: string } & (ConversationRow | { id: null }))[]>`
+    SELECT k."id" AS "apiKeyId", ku."id" AS "userId", k."tenantId" AS "keyTenantId", ${CONVERSATION_COLUMNS}
+    FROM "ApiKey" k JOIN "User" ku ON ku."id" = k."userId" AND ku."tenantId" = k."tenantId"
+    LEFT JOIN "Conversation" c ON c."id" = ${conversationId} AND c."agentId" = ku."id" AND c."tenantId" = k."tenantId"
+    LEFT JOIN "Tenant" t ON t."id" = c."tenantId"
+    LEFT JOIN "User" u ON u."id" = c."agentId" AND u."tenantId" = c."tenantId"
+    WHERE k."hash" = ${hash} AND k."revokedAt" IS NULL AND ku."active" AND ku."role" = 'AGENT'`;
   if (!row) return null;
-  const { autoLimitCents, sessionCapCents, maxAutoWrites, approvalTtlSeconds, rateConversationPerMin, rateKeyPerMin, ...conversation } = row;
-  return { conversation, policy: { autoLimitCents, sessionCapCents, maxAutoWrites, approvalTtlSeconds, rateConversationPerMin, rateKeyPerMin } };
+  const { apiKeyId, userId, keyTenantId, ...conversation } = row;
+  return { agent: { apiKeyId, userId, tenantId: keyTenantId }, found: conversation.id === null ? null : toFound(conversation) };
 }
 
 export async function listAgentConversations(agent: { userId: string; tenantId: string }) {

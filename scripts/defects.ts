@@ -85,8 +85,8 @@ const DEFECTS: Defect[] = [
   {
     name: "order version",
     file: "lib/gateway/execute.ts",
-    find: 'WHERE "id" = ${order.id} AND "version" = ${order.version}`;',
-    replace: 'WHERE "id" = ${order.id}`;',
+    find: 'WHERE "id" = ${order.id} AND "version" = ${order.version}\n',
+    replace: 'WHERE "id" = ${order.id}\n',
     testFile: "tests/concurrency.integration.test.ts",
     test: "a write conditional on a version the order has moved past gives order.changed and changes nothing",
   },

@@ -21,6 +21,25 @@ describe("agent API authentication and ownership", () => {
     expect(await db.toolCall.count({ where: { conversationId: conversation } })).toBe(0);
   });
 
+  it("the conversation routes refuse a bad key with 401 before they look at the conversation, and record nothing", async () => {
+    const ownWorld = await createWorld();
+    const conversation = await conversationFor(ownWorld.keys.agent, { customer_id: ownWorld.customers.ana });
+    const read = { name: "get_order", arguments: { order_id: ownWorld.orders.o1001 } };
+    for (const key of ["", "not a key", "tg_unknownunknownunknownunknown"]) {
+      expect((await propose(key, conversation, read)).status).toBe(401);
+      expect((await propose(key, "conv_missing", read)).status).toBe(401);
+      expect((await getTools(key, conversation)).status).toBe(401);
+    }
+    const missing = await propose(ownWorld.keys.agent, "conv_missing", read);
+    expect(missing.status).toBe(404);
+    expect(missing.json).toEqual({ error: { code: "not-found", message: "conversation not found" } });
+
+    await db.user.update({ where: { id: ownWorld.users.agent }, data: { active: false } });
+    expect((await propose(ownWorld.keys.agent, conversation, read)).status).toBe(401);
+    expect((await getTools(ownWorld.keys.agent, conversation)).status).toBe(401);
+    expect(await db.toolCall.count({ where: { conversationId: conversation } })).toBe(0);
+  });
+
   it("another agent's conversation and tool calls are 404, even in the same tenant", async () => {
     const mine = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
     const call = await propose(world.keys.agent, mine, { name: "get_order", arguments: { order_id: world.orders.o1001 } });

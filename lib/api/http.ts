@@ -1,4 +1,5 @@
 import { authenticateApiKey, type AuthenticatedAgent } from "../auth/api-keys";
+import { authenticateForConversation, type FoundConversation } from "../conversations";
 import { modelProjection, type Outcome } from "../gateway/outcome";
 import { MAX_ENVELOPE_BYTES, type RawProposal } from "../gateway/parse";
 import type { CallResult } from "../gateway/pipeline";
@@ -12,16 +13,38 @@ export const unauthorized = () =>
   errorResponse(401, "auth.invalid-key", "a valid API key is required", { "WWW-Authenticate": 'Bearer realm="toolgate"' });
 export const notFound = (what: string) => errorResponse(404, "not-found", `${what} not found`);
 
-/** Authenticates the bearer key, then runs the handler; unexpected failures are logged and answered generically. */
-export async function withAgent(request: Request, handler: (agent: AuthenticatedAgent) => Promise<Response>): Promise<Response> {
+/** Runs a route's work; unexpected failures are logged and answered generically. */
+async function answering(request: Request, work: () => Promise<Response>): Promise<Response> {
   try {
-    const agent = await authenticateApiKey(request.headers.get("authorization"));
-    if (!agent) return unauthorized();
-    return await handler(agent);
+    return await work();
   } catch (error) {
     logError("api.unhandled", error, { path: new URL(request.url).pathname });
     return errorResponse(503, "host.error", "the service could not complete this request; retry later");
   }
+}
+
+/** Authenticates the bearer key, then runs the handler. */
+export function withAgent(request: Request, handler: (agent: AuthenticatedAgent) => Promise<Response>): Promise<Response> {
+  return answering(request, async () => {
+    const agent = await authenticateApiKey(request.headers.get("authorization"));
+    return agent ? handler(agent) : unauthorized();
+  });
+}
+
+/**
+ * `withAgent` for the routes of one conversation: the key and the agent's conversation are looked up in one
+ * statement. The handler gets `found` null for a missing or another agent's conversation (it answers 404
+ * after its own request checks).
+ */
+export function withAgentConversation(
+  request: Request,
+  conversationId: string,
+  handler: (agent: AuthenticatedAgent, found: FoundConversation | null) => Promise<Response>,
+): Promise<Response> {
+  return answering(request, async () => {
+    const authenticated = await authenticateForConversation(request.headers.get("authorization"), conversationId);
+    return authenticated ? handler(authenticated.agent, authenticated.found) : unauthorized();
+  });
 }
 
 /** Reads at most one byte past the envelope limit, so an oversized body is refused without being buffered whole. */

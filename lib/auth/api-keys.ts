@@ -23,15 +23,21 @@ export async function createApiKey(client: Tx, user: { id: string; tenantId: str
   return { id, key };
 }
 
+/** The stored hash of the key in an `Authorization: Bearer` header, or null when the header holds no key. */
+export function apiKeyHash(authorization: string | null): string | null {
+  const match = /^Bearer ([A-Za-z0-9_-]{10,200})$/.exec(authorization ?? "");
+  return match ? sha256Hex(match[1]) : null;
+}
+
 /** The agent a bearer key belongs to, or null for a missing, unknown or revoked key or an inactive user. */
 export async function authenticateApiKey(authorization: string | null): Promise<AuthenticatedAgent | null> {
-  const match = /^Bearer ([A-Za-z0-9_-]{10,200})$/.exec(authorization ?? "");
-  if (!match) return null;
+  const hash = apiKeyHash(authorization);
+  if (hash === null) return null;
   // Raw SQL on the per-request path: one indexed lookup, no ORM round of its own (docs/BENCHMARKS.md).
   const [row] = await db.$queryRaw<AuthenticatedAgent[]>`
     SELECT k."id" AS "apiKeyId", u."id" AS "userId", k."tenantId"
     FROM "ApiKey" k JOIN "User" u ON u."id" = k."userId"
-    WHERE k."hash" = ${sha256Hex(match[1])} AND k."revokedAt" IS NULL
+    WHERE k."hash" = ${hash} AND k."revokedAt" IS NULL
       AND u."active" AND u."role" = 'AGENT' AND u."tenantId" = k."tenantId"`;
   return row ?? null;
 }

@@ -20,15 +20,24 @@ export async function executeCall(client: Tx, call: ExecutableCall): Promise<Out
   const { tool, order, conversation } = call;
   if (tool.effect !== "read") {
     const change = tool.orderChanges?.(call.args, order) ?? {};
-    const moved = await client.$executeRaw`
-      UPDATE "Order" SET
-        "refundedCents" = "refundedCents" + ${change.refundedCentsIncrement ?? 0}::int,
-        "refundPending" = COALESCE(${change.refundPending ?? null}::boolean, "refundPending"),
-        "addressLine1" = COALESCE(${change.addressLine1 ?? null}::text, "addressLine1"),
-        "postalCode" = COALESCE(${change.postalCode ?? null}::text, "postalCode"),
-        "version" = "version" + 1, "updatedAt" = now()
-      WHERE "id" = ${order.id} AND "version" = ${order.version}`;
-    if (moved !== 1) return outcome("order.changed");
+    const irreversibleCents = tool.effect === "irreversible" ? call.impactCents : 0;
+    // The order moves only at the version the checks saw, and the budgets move only with it, in one statement.
+    const [moved] = await client.$queryRaw<{ count: number }[]>`
+      WITH moved AS (
+        UPDATE "Order" SET
+          "refundedCents" = "refundedCents" + ${change.refundedCentsIncrement ?? 0}::int,
+          "refundPending" = COALESCE(${change.refundPending ?? null}::boolean, "refundPending"),
+          "addressLine1" = COALESCE(${change.addressLine1 ?? null}::text, "addressLine1"),
+          "postalCode" = COALESCE(${change.postalCode ?? null}::text, "postalCode"),
+          "version" = "version" + 1, "updatedAt" = now()
+        WHERE "id" = ${order.id} AND "version" = ${order.version}
+        RETURNING "id"
+      ), budgets AS (
+        UPDATE "Conversation" SET "writesMade" = "writesMade" + 1, "irreversibleCents" = "irreversibleCents" + ${irreversibleCents}::int
+        WHERE "id" = ${conversation.id} AND EXISTS (SELECT 1 FROM moved)
+      )
+      SELECT count(*)::int AS "count" FROM moved`;
+    if (moved.count !== 1) return outcome("order.changed");
   }
   const result = await tool.execute({
     client,
@@ -38,10 +47,5 @@ export async function executeCall(client: Tx, call: ExecutableCall): Promise<Out
     tenantId: conversation.tenantId,
     conversationId: conversation.id,
   });
-  if (tool.effect !== "read") {
-    await client.$executeRaw`
-      UPDATE "Conversation" SET "writesMade" = "writesMade" + 1, "irreversibleCents" = "irreversibleCents" + ${tool.effect === "irreversible" ? call.impactCents : 0}
-      WHERE "id" = ${conversation.id}`;
-  }
   return outcome(tool.external?.pendingCode ?? tool.executedCode, { result });
 }

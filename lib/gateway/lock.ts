@@ -1,15 +1,24 @@
 import type { Tx } from "../db";
+import type { AgentPermissions } from "../tools/scopes";
+
+export interface LockedFacts {
+  writesMade: number;
+  irreversibleCents: number;
+  agent: AgentPermissions | null;
+}
+
 /**
- * Takes the conversation's row lock for the rest of the transaction and returns its budgets as they are now.
- * Every write and every approval decision goes through here first, so they are serialized per conversation
- * and always take locks in the same order (conversation, then approval request, then order).
+ * Takes the conversation's row lock for the rest of the transaction and returns its budgets and its agent's
+ * permission as they are now, in the same statement. Every write and every approval decision goes through here
+ * first, so they are serialized per conversation and always take locks in the same order (conversation, then
+ * approval request, then order).
  */
-export async function lockConversation<T extends { id: string }>(
-  client: Tx,
-  conversation: T,
-): Promise<T & { writesMade: number; irreversibleCents: number }> {
-  const [row] = await client.$queryRaw<{ writesMade: number; irreversibleCents: number }[]>`
-    SELECT "writesMade", "irreversibleCents" FROM "Conversation" WHERE "id" = ${conversation.id} FOR UPDATE`;
+export async function lockConversation<T extends { id: string }>(client: Tx, conversation: T): Promise<T & LockedFacts> {
+  const [row] = await client.$queryRaw<{ writesMade: number; irreversibleCents: number; role: string | null; canRefund: boolean | null; active: boolean | null }[]>`
+    SELECT c."writesMade", c."irreversibleCents", u."role"::text AS "role", u."canRefund", u."active"
+    FROM "Conversation" c LEFT JOIN "User" u ON u."id" = c."agentId" AND u."tenantId" = c."tenantId"
+    WHERE c."id" = ${conversation.id} FOR UPDATE OF c`;
   if (!row) throw new Error(`conversation ${conversation.id} vanished during a call`);
-  return { ...conversation, writesMade: row.writesMade, irreversibleCents: row.irreversibleCents };
+  const agent = row.role === null ? null : { role: row.role, canRefund: row.canRefund === true, active: row.active === true };
+  return { ...conversation, writesMade: row.writesMade, irreversibleCents: row.irreversibleCents, agent };
 }

@@ -176,7 +176,7 @@ async function decide(client: Tx, proposal: Proposal, call: ValidCall, id: strin
   const state = checkState(tool, args, order);
   if (!state.ok) return finish(state.outcome);
 
-  const policy = await checkPolicy(client, tool, conversation, proposal.policy, order, call.impactCents);
+  const policy = checkPolicy(tool, conversation, proposal.policy, order, call.impactCents);
   if (!policy.ok) return finish(policy.outcome);
 
   if (policy.value === "approval") {

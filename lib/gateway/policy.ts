@@ -1,4 +1,3 @@
-import type { Tx } from "../db";
 import { scopesFor } from "../tools/scopes";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
 import { pass, stop, type StageResult } from "./outcome";
@@ -7,19 +6,18 @@ import type { ConversationFacts, TenantPolicy } from "./types";
 export type Consequence = "auto" | "approval";
 
 /**
- * Stage 10: the agent's permission as it is now (a revocation applies to the next call of an open
- * conversation), the fraud hold, then the tenant's consequence policy.
+ * Stage 10: the agent's permission as this call read it (with the conversation, and for a write again under
+ * its lock, so a revocation applies to the next call of an open conversation), the fraud hold, then the
+ * tenant's consequence policy.
  */
-export async function checkPolicy(
-  client: Tx,
+export function checkPolicy(
   tool: ToolDefinition,
   conversation: ConversationFacts,
   policy: TenantPolicy,
   order: OrderFacts,
   impactCents: number,
-): Promise<StageResult<Consequence>> {
-  const [agent] = await client.$queryRaw<{ role: string; canRefund: boolean; active: boolean }[]>`
-    SELECT "role"::text AS "role", "canRefund", "active" FROM "User" WHERE "id" = ${conversation.agentId} AND "tenantId" = ${conversation.tenantId}`;
+): StageResult<Consequence> {
+  const { agent } = conversation;
   if (!agent || !scopesFor(agent).includes(tool.scope)) return stop("agent.not-authorized");
   if (tool.effect !== "read" && order.fraudHold) return stop("order.fraud-hold");
   return pass(needsApproval(tool, conversation, policy, impactCents) ? "approval" : "auto");

@@ -22,7 +22,7 @@ export async function recheckForApproval(
   const order = context.value;
   const state = checkState(tool, args, order);
   if (!state.ok) return { ok: false, outcome: state.outcome, order };
-  const allowed = await checkPolicy(client, tool, conversation, policy, order, tool.impactCents(args));
+  const allowed = checkPolicy(tool, conversation, policy, order, tool.impactCents(args));
   if (!allowed.ok) return { ok: false, outcome: allowed.outcome, order };
   return { ok: true, order };
 }

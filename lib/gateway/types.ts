@@ -1,3 +1,5 @@
+import type { AgentPermissions } from "../tools/scopes";
+
 /** The conversation as the host opened it: identity, customer and scopes never come from model output. */
 export interface ConversationFacts {
   id: string;
@@ -9,6 +11,11 @@ export interface ConversationFacts {
   scopes: string[];
   writesMade: number;
   irreversibleCents: number;
+  /**
+   * The agent's permission as read by this call, with the conversation (and again under the conversation's
+   * lock for a write); null when the agent no longer exists. Stage 10 decides from it.
+   */
+  agent: AgentPermissions | null;
 }
 
 export interface TenantPolicy {

@@ -1,5 +1,6 @@
 import { canonicalJson, sha256Hex } from "../canonical";
 import { db, type Tx } from "../db";
+import { Prisma } from "../generated/prisma/client";
 import { lockConversation } from "../gateway/lock";
 import { outcome, type Outcome } from "../gateway/outcome";
 import { recordLaterOutcome } from "../gateway/record";
@@ -37,11 +38,40 @@ export async function reserveRefund(tx: Tx, decision: RefundDecision, toolCallId
 
 const UNSETTLED = ["reserved", "unknown", "investigate"];
 
+interface StoredRefund {
+  id: string;
+  status: string;
+  providerKey: string;
+  orderId: string;
+  amountCents: number;
+  currency: string;
+  reason: string;
+  toolCallId: string;
+  conversationId: string;
+}
+
+async function storedRefund(where: Prisma.Sql): Promise<StoredRefund | undefined> {
+  const [refund] = await db.$queryRaw<StoredRefund[]>`
+    SELECT r."id", r."status", r."providerKey", r."orderId", r."amountCents", r."currency", r."reason", r."toolCallId", c."conversationId"
+    FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId" WHERE ${where}`;
+  return refund;
+}
+
 /** Step 2 for one operation: the provider call with the stored key, then the settle. Safe to run twice. */
 export async function completeRefund(refundId: string, provider: PaymentProvider = paymentProvider()): Promise<Outcome> {
-  const [refund] = await db.$queryRaw<{ status: string; providerKey: string; orderId: string; amountCents: number; currency: string; reason: string; toolCallId: string }[]>`
-    SELECT "status", "providerKey", "orderId", "amountCents", "currency", "reason", "toolCallId" FROM "Refund" WHERE "id" = ${refundId}`;
+  const refund = await storedRefund(Prisma.sql`r."id" = ${refundId}`);
   if (!refund) throw new Error(`no refund ${refundId}`);
+  return complete(refund, provider);
+}
+
+/** Step 2 for the operation a call reserved, right after that call committed. */
+export async function completeRefundOfCall(callId: string, provider: PaymentProvider = paymentProvider()): Promise<Outcome> {
+  const refund = await storedRefund(Prisma.sql`r."toolCallId" = ${callId}`);
+  if (!refund) throw new Error(`no refund reserved by call ${callId}`);
+  return complete(refund, provider);
+}
+
+async function complete(refund: StoredRefund, provider: PaymentProvider): Promise<Outcome> {
   if (!UNSETTLED.includes(refund.status)) return currentOutcome(db, refund.toolCallId);
   let answer: ProviderAnswer;
   try {
@@ -54,7 +84,7 @@ export async function completeRefund(refundId: string, provider: PaymentProvider
   } catch (error) {
     answer = { kind: "uncertain", reason: error instanceof Error ? error.message : String(error) };
   }
-  return settleRefund(refundId, answer);
+  return settleLocated(refund, answer);
 }
 
 async function currentOutcome(client: Tx, callId: string): Promise<Outcome> {
@@ -77,11 +107,16 @@ interface LockedRefund {
  * Applies the provider's answer exactly once: only an unsettled operation moves. `issued` clears the order's
  * flag; a definite refusal releases the reservation; anything else leaves it `unknown` and the order blocked.
  */
-export async function settleRefund(refundId: string, answer: ProviderAnswer | { kind: "investigate"; reason: string }): Promise<Outcome> {
-  const [located] = await db.$queryRaw<{ conversationId: string }[]>`
-    SELECT c."conversationId" FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId" WHERE r."id" = ${refundId}`;
+export async function settleRefund(refundId: string, answer: SettleAnswer): Promise<Outcome> {
+  const [located] = await db.$queryRaw<{ id: string; conversationId: string }[]>`
+    SELECT r."id", c."conversationId" FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId" WHERE r."id" = ${refundId}`;
   if (!located) throw new Error(`no refund ${refundId}`);
-  const { conversationId } = located;
+  return settleLocated(located, answer);
+}
+
+type SettleAnswer = ProviderAnswer | { kind: "investigate"; reason: string };
+
+async function settleLocated({ id: refundId, conversationId }: { id: string; conversationId: string }, answer: SettleAnswer): Promise<Outcome> {
   try {
     return await db.$transaction(
       async (tx) => {

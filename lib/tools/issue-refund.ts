@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { db } from "../db";
-import { completeRefund, reserveRefund } from "../payments/refunds";
+import { completeRefundOfCall, reserveRefund } from "../payments/refunds";
 import { defineTool, ORDER_ID } from "./types";
 
 export const REFUND_REASONS = ["damaged", "not_as_described", "late", "not_delivered", "wrong_item", "other"] as const;
@@ -52,9 +51,6 @@ export const issueRefund = defineTool<z.infer<typeof IssueRefundSchema>>({
   executedCode: "refund.issued",
   external: {
     pendingCode: "refund.outcome-unknown",
-    async complete(callId) {
-      const [refund] = await db.$queryRaw<{ id: string }[]>`SELECT "id" FROM "Refund" WHERE "toolCallId" = ${callId}`;
-      return completeRefund(refund.id);
-    },
+    complete: (callId) => completeRefundOfCall(callId),
   },
 });

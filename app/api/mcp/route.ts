@@ -1,14 +1,12 @@
-import { notFound, readBoundedBody, withAgent } from "@/lib/api/http";
-import { findAgentConversation } from "@/lib/conversations";
+import { notFound, readBoundedBody, withAgentConversation } from "@/lib/api/http";
 import { handleMcpRequest } from "@/lib/mcp/server";
 
 export const dynamic = "force-dynamic";
 
 /** MCP over Streamable HTTP, bound to one conversation: `?conversation=<id>` or the `X-Toolgate-Conversation` header. */
 async function handle(request: Request): Promise<Response> {
-  return withAgent(request, async (agent) => {
-    const id = new URL(request.url).searchParams.get("conversation") ?? request.headers.get("x-toolgate-conversation") ?? "";
-    const found = await findAgentConversation(agent, id);
+  const id = new URL(request.url).searchParams.get("conversation") ?? request.headers.get("x-toolgate-conversation") ?? "";
+  return withAgentConversation(request, id, async (agent, found) => {
     if (!found) return notFound("conversation");
     const raw = request.method === "POST" ? await readBoundedBody(request) : { bytes: new Uint8Array(0), truncated: false };
     return handleMcpRequest(request, { agent, ...found }, raw);

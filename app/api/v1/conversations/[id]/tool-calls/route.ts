@@ -1,14 +1,12 @@
 import { adaptPayload, envelopeBytes, FORMATS, type Format } from "@/lib/adapters";
-import { callBody, callResponse, errorResponse, notFound, readBoundedBody, withAgent } from "@/lib/api/http";
-import { findAgentConversation } from "@/lib/conversations";
+import { callBody, callResponse, errorResponse, notFound, readBoundedBody, withAgentConversation } from "@/lib/api/http";
 import { proposeToolCall } from "@/lib/gateway/pipeline";
 
 export async function POST(request: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
-  return withAgent(request, async (agent) => {
+  const { id } = await params;
+  return withAgentConversation(request, id, async (agent, found) => {
     const format = (new URL(request.url).searchParams.get("format") ?? "toolgate") as Format;
     if (!FORMATS.includes(format)) return errorResponse(400, "format.unknown", `format must be one of ${FORMATS.join(", ")}`);
-    const { id } = await params;
-    const found = await findAgentConversation(agent, id);
     if (!found) return notFound("conversation");
     const raw = await readBoundedBody(request);
     const callKey = request.headers.get("idempotency-key");

@@ -1,13 +1,11 @@
-import { errorResponse, notFound, withAgent } from "@/lib/api/http";
-import { findAgentConversation } from "@/lib/conversations";
+import { errorResponse, notFound, withAgentConversation } from "@/lib/api/http";
 import { DEFINITION_FORMATS, findTool, providerDefinition, type DefinitionFormat } from "@/lib/tools/registry";
 
 export async function GET(request: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
-  return withAgent(request, async (agent) => {
+  const { id } = await params;
+  return withAgentConversation(request, id, async (_agent, found) => {
     const format = (new URL(request.url).searchParams.get("format") ?? "toolgate") as DefinitionFormat;
     if (!DEFINITION_FORMATS.includes(format)) return errorResponse(400, "format.unknown", `format must be one of ${DEFINITION_FORMATS.join(", ")}`);
-    const { id } = await params;
-    const found = await findAgentConversation(agent, id);
     if (!found) return notFound("conversation");
     const tools = found.conversation.tools.flatMap((name) => {
       const tool = findTool(name);
