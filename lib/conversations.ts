@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { apiKeyHash, type AuthenticatedAgent } from "./auth/api-keys";
-import { db, type Tx } from "./db";
+import { db, sql, type Sql } from "./db";
 import { Prisma } from "./generated/prisma/client";
 import type { ConversationFacts, TenantPolicy } from "./gateway/types";
 import { newId } from "./ids";
@@ -90,7 +90,7 @@ function toFound(row: ConversationRow): FoundConversation {
 
 /** The conversation with its tenant's policy, only if it belongs to this agent: anyone else gets null. */
 export async function findAgentConversation(agent: { userId: string; tenantId: string }, conversationId: string): Promise<FoundConversation | null> {
-  return loadConversation(db, conversationId, agent);
+  return loadConversation(sql, conversationId, agent);
 }
 
 /**
@@ -98,7 +98,7 @@ export async function findAgentConversation(agent: { userId: string; tenantId: s
  * conversation in that agent's tenant is found; without, any (for host-side work).
  */
 export async function loadConversation(
-  client: Tx,
+  client: Sql,
   conversationId: string,
   agent?: { userId: string; tenantId: string },
 ): Promise<FoundConversation | null> {
@@ -126,7 +126,7 @@ export async function authenticateForConversation(
   const hash = apiKeyHash(authorization);
   if (hash === null) return null;
   // Every conversation column is null when the conversation is not this agent's.
-  const [row] = await db.$queryRaw<({ apiKeyId: string; userId: string; keyTenantId: string } & (ConversationRow | { id: null }))[]>`
+  const [row] = await sql.$queryRaw<({ apiKeyId: string; userId: string; keyTenantId: string } & (ConversationRow | { id: null }))[]>`
     SELECT k."id" AS "apiKeyId", ku."id" AS "userId", k."tenantId" AS "keyTenantId", ${CONVERSATION_COLUMNS}
     FROM "ApiKey" k JOIN "User" ku ON ku."id" = k."userId" AND ku."tenantId" = k."tenantId"
     LEFT JOIN "Conversation" c ON c."id" = ${conversationId} AND c."agentId" = ku."id" AND c."tenantId" = k."tenantId"

@@ -1,20 +1,48 @@
 import { PrismaPg } from "@prisma/adapter-pg";
-import { PrismaClient } from "./generated/prisma/client";
+import pg from "pg";
+import { Prisma, PrismaClient } from "./generated/prisma/client";
+import { logError } from "./log";
 
 export type Db = PrismaClient;
 export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
 
+/**
+ * Parameterized SQL written as tagged templates, which is all the gateway's stages ask of a connection. The
+ * Prisma client and its transactions provide it, and so do `sql` and `transaction` below, which send the same
+ * statements straight to the pool under the Prisma adapter (docs/decisions/003-gateway-sql-on-the-adapter-pool.md).
+ */
+export interface Sql {
+  $queryRaw<T = unknown>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<T>;
+  $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<number>;
+}
+
+interface Connection {
+  pool: pg.Pool;
+  counted: { statementCount: number } | null;
+}
+
+const connections = new WeakMap<PrismaClient, Connection>();
+
 export function createDb(connectionString: string, options: { countStatements?: boolean } = {}): PrismaClient {
   // The embedded PGlite server serves one connection at a time, so its start script sets the pool to 1.
   const max = Number(process.env.DATABASE_POOL_MAX ?? 10);
-  if (!options.countStatements) return new PrismaClient({ adapter: new PrismaPg({ connectionString, max }) });
-  // For benchmarks: every statement sent, transaction control included, is counted on `statementCount`.
-  const client = new PrismaClient({ adapter: new PrismaPg({ connectionString, max }), log: [{ level: "query", emit: "event" }] });
-  const counted = client as PrismaClient & { statementCount: number };
-  counted.statementCount = 0;
+  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 10_000 });
+  // A pooled connection that breaks while idle is dropped by the pool; without a listener it would end the process.
+  pool.on("error", (error) => logError("db.idle-connection", error));
+  const adapter = new PrismaPg(pool, { disposeExternalPool: true });
+  if (!options.countStatements) {
+    const client = new PrismaClient({ adapter });
+    connections.set(client, { pool, counted: null });
+    return client;
+  }
+  // For benchmarks: every statement sent, transaction control included, through Prisma or not, is counted on
+  // `statementCount`.
+  const client = new PrismaClient({ adapter, log: [{ level: "query", emit: "event" }] });
+  const counted = Object.assign(client, { statementCount: 0 });
   client.$on("query", () => {
     counted.statementCount++;
   });
+  connections.set(client, { pool, counted });
   return client;
 }
 
@@ -37,3 +65,73 @@ export const db: PrismaClient = new Proxy({} as PrismaClient, {
     return typeof value === "function" ? value.bind(client) : value;
   },
 });
+
+function connection(): Connection {
+  const found = connections.get(instance());
+  if (!found) throw new Error("the database client was not made by createDb");
+  return found;
+}
+
+// Column values as Prisma returns them: timestamps as Dates, JSON parsed, integers as numbers. Only BIGINT
+// differs (a string here); the gateway's statements cast counts to int.
+const TIMESTAMP = 1114;
+const parseTimestampAsUtc = (text: string) => new Date(`${text.replace(" ", "T")}Z`);
+const types = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === TIMESTAMP && format !== "binary" ? parseTimestampAsUtc : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+function sqlOn(client: pg.Pool | pg.PoolClient, counted: Connection["counted"]): Sql {
+  const run = (query: TemplateStringsArray | Prisma.Sql, values: unknown[]) => {
+    const statement = query instanceof Prisma.Sql ? query : new Prisma.Sql(query, values as Prisma.Sql[]);
+    if (counted) counted.statementCount++;
+    return client.query({ text: statement.text, values: statement.values, types });
+  };
+  return {
+    async $queryRaw<T>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) {
+      return (await run(query, values)).rows as T;
+    },
+    async $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) {
+      return (await run(query, values)).rowCount ?? 0;
+    },
+  };
+}
+
+/** Statements outside a transaction, each on whichever pooled connection is free. */
+export const sql: Sql = {
+  $queryRaw: (query, ...values) => {
+    const { pool, counted } = connection();
+    return sqlOn(pool, counted).$queryRaw(query, ...values);
+  },
+  $executeRaw: (query, ...values) => {
+    const { pool, counted } = connection();
+    return sqlOn(pool, counted).$executeRaw(query, ...values);
+  },
+};
+
+/**
+ * Runs `work` in one transaction on one pooled connection: committed if it returns, rolled back if it throws.
+ * A statement waits at most `statementTimeoutMs` (a lock held elsewhere included), like Prisma's transaction
+ * timeout, so a stuck call cannot hold its locks indefinitely.
+ */
+export async function transaction<T>(work: (tx: Sql) => Promise<T>, { statementTimeoutMs = 15_000 } = {}): Promise<T> {
+  const { pool, counted } = connection();
+  const client = await pool.connect();
+  const tx = sqlOn(client, counted);
+  let broken = false;
+  try {
+    await client.query(`BEGIN; SET LOCAL statement_timeout = ${Math.trunc(statementTimeoutMs)}`);
+    if (counted) counted.statementCount++;
+    const result = await work(tx);
+    await client.query("COMMIT");
+    if (counted) counted.statementCount++;
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {
+      broken = true;
+    });
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}

@@ -1,4 +1,4 @@
-import type { Tx } from "../db";
+import type { Sql } from "../db";
 import { newId } from "../ids";
 import { formatMoney } from "../money";
 import type { ApprovalPreview } from "../gateway/approval";
@@ -8,13 +8,14 @@ import type { ApprovalPreview } from "../gateway/approval";
  * opened it: an email to each, and the tenant's webhook when one is configured. The text is built from the
  * host's preview (tool, amount, order, expiry), never from anything the model wrote.
  */
-export async function notifyApprovalRequested(client: Tx, approval: { id: string; tenantId: string; expiresAt: Date; preview: ApprovalPreview }): Promise<void> {
+export async function notifyApprovalRequested(client: Sql, approval: { id: string; tenantId: string; expiresAt: Date; preview: ApprovalPreview }): Promise<void> {
   const { preview } = approval;
   const amount = formatMoney(preview.impact.amount_cents, preview.impact.currency);
-  const [supervisors, tenant] = await Promise.all([
-    client.user.findMany({ where: { tenantId: approval.tenantId, role: "SUPERVISOR", active: true }, select: { email: true } }),
-    client.tenant.findUniqueOrThrow({ where: { id: approval.tenantId }, select: { webhookUrl: true } }),
-  ]);
+  const [tenant] = await client.$queryRaw<{ webhookUrl: string | null; supervisors: string[] }[]>`
+    SELECT t."webhookUrl",
+           ARRAY(SELECT u."email" FROM "User" u WHERE u."tenantId" = t."id" AND u."role" = 'SUPERVISOR' AND u."active" ORDER BY u."email") AS "supervisors"
+    FROM "Tenant" t WHERE t."id" = ${approval.tenantId}`;
+  if (!tenant) throw new Error(`tenant ${approval.tenantId} vanished during a call`);
   const subject = `Approval needed: ${preview.tool} ${amount} on ${preview.order.order_id}`;
   const body = [
     `A call is waiting for your approval.`,
@@ -27,20 +28,10 @@ export async function notifyApprovalRequested(client: Tx, approval: { id: string
     ``,
     `Review it in toolgate under Approvals.`,
   ].join("\n");
-  const rows = supervisors.map((supervisor) => ({
-    id: newId("msg"),
-    tenantId: approval.tenantId,
-    orderId: preview.order.order_id,
-    kind: "approval_email",
-    recipient: supervisor.email,
-    subject,
-    body,
-  }));
+  const rows = tenant.supervisors.map((email) => ({ id: newId("msg"), kind: "approval_email", recipient: email, subject, body }));
   if (tenant.webhookUrl) {
     rows.push({
       id: newId("msg"),
-      tenantId: approval.tenantId,
-      orderId: preview.order.order_id,
       kind: "webhook",
       recipient: tenant.webhookUrl,
       subject: "approval.requested",
@@ -55,5 +46,9 @@ export async function notifyApprovalRequested(client: Tx, approval: { id: string
       }),
     });
   }
-  if (rows.length > 0) await client.outboxMessage.createMany({ data: rows });
+  if (rows.length === 0) return;
+  await client.$executeRaw`
+    INSERT INTO "OutboxMessage" ("id", "tenantId", "orderId", "kind", "recipient", "subject", "body")
+    SELECT message."id", ${approval.tenantId}, ${preview.order.order_id}, message."kind", message."recipient", message."subject", message."body"
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS message("id" text, "kind" text, "recipient" text, "subject" text, "body" text)`;
 }

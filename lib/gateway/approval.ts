@@ -1,5 +1,4 @@
-import type { Tx } from "../db";
-import type { Prisma } from "../generated/prisma/client";
+import type { Sql } from "../db";
 import { notifyApprovalRequested } from "../approvals/notify";
 import { newId } from "../ids";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
@@ -60,38 +59,27 @@ export function buildPreview(call: PendingCall): ApprovalPreview {
  * Stage 11: open a pending request bound to this exact call, or hand back the one already open for the
  * same conversation, tool and canonical arguments. Expired requests are closed first and never reused.
  */
-export async function requestApproval(client: Tx, call: PendingCall): Promise<{ outcome: Outcome; approvalId: string }> {
+export async function requestApproval(client: Sql, call: PendingCall): Promise<{ outcome: Outcome; approvalId: string }> {
   const now = new Date();
-  const open = await client.approvalRequest.findFirst({
-    where: { conversationId: call.conversation.id, toolName: call.tool.name, argsHash: call.argsHash, status: "pending" },
-    select: { id: true, expiresAt: true, preview: true },
-  });
+  const [open] = await client.$queryRaw<{ id: string; expiresAt: Date; preview: unknown }[]>`
+    SELECT "id", "expiresAt", "preview" FROM "ApprovalRequest"
+    WHERE "conversationId" = ${call.conversation.id} AND "toolName" = ${call.tool.name} AND "argsHash" = ${call.argsHash} AND "status" = 'pending'
+    LIMIT 1`;
   if (open && open.expiresAt > now) {
     return { outcome: pendingOutcome(open.id, open.expiresAt, open.preview), approvalId: open.id };
   }
   if (open) await expireApproval(client, open.id);
 
   const preview = buildPreview(call);
+  const id = newId("apr");
   const expiresAt = new Date(now.getTime() + call.policy.approvalTtlSeconds * 1000);
-  const created = await client.approvalRequest.create({
-    data: {
-      id: newId("apr"),
-      tenantId: call.conversation.tenantId,
-      conversationId: call.conversation.id,
-      originCallId: call.callId,
-      toolName: call.tool.name,
-      orderId: call.order.id,
-      argsHash: call.argsHash,
-      impactCents: call.impactCents,
-      preview: preview as unknown as Prisma.InputJsonValue,
-      status: "pending",
-      requestedById: call.conversation.agentId,
-      expiresAt,
-    },
-    select: { id: true },
-  });
-  await notifyApprovalRequested(client, { id: created.id, tenantId: call.conversation.tenantId, expiresAt, preview });
-  return { outcome: pendingOutcome(created.id, expiresAt, preview), approvalId: created.id };
+  await client.$executeRaw`
+    INSERT INTO "ApprovalRequest" ("id", "tenantId", "conversationId", "originCallId", "toolName", "orderId", "argsHash", "impactCents",
+                                   "preview", "status", "requestedById", "expiresAt")
+    VALUES (${id}, ${call.conversation.tenantId}, ${call.conversation.id}, ${call.callId}, ${call.tool.name}, ${call.order.id}, ${call.argsHash},
+            ${call.impactCents}::int, ${JSON.stringify(preview)}::jsonb, 'pending', ${call.conversation.agentId}, ${expiresAt.toISOString()}::timestamptz)`;
+  await notifyApprovalRequested(client, { id, tenantId: call.conversation.tenantId, expiresAt, preview });
+  return { outcome: pendingOutcome(id, expiresAt, preview), approvalId: id };
 }
 
 export function pendingOutcome(id: string, expiresAt: Date, preview: unknown): Outcome {
@@ -99,13 +87,13 @@ export function pendingOutcome(id: string, expiresAt: Date, preview: unknown): O
 }
 
 /** Closes a pending request past its expiry; every call waiting on it becomes approval.expired. */
-export async function expireApproval(client: Tx, approvalId: string): Promise<boolean> {
-  const now = new Date();
-  const closed = await client.approvalRequest.updateMany({
-    where: { id: approvalId, status: "pending", expiresAt: { lte: now } },
-    data: { status: "expired", resultCode: "approval.expired", decidedAt: now },
-  });
-  if (closed.count === 0) return false;
+export async function expireApproval(client: Sql, approvalId: string): Promise<boolean> {
+  // The host's clock, as in every expiry check before this one (a transaction's now() is its start).
+  const now = new Date().toISOString();
+  const closed = await client.$executeRaw`
+    UPDATE "ApprovalRequest" SET "status" = 'expired', "resultCode" = 'approval.expired', "decidedAt" = ${now}::timestamptz
+    WHERE "id" = ${approvalId} AND "status" = 'pending' AND "expiresAt" <= ${now}::timestamptz`;
+  if (closed === 0) return false;
   await recordLaterOutcome(client, { callId: null, approvalId, outcome: outcome("approval.expired"), decision: { actorId: null, latencyMs: 0 } });
   return true;
 }

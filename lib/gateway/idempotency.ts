@@ -1,4 +1,4 @@
-import type { Tx } from "../db";
+import type { Sql } from "../db";
 import type { ToolDefinition } from "../tools/types";
 import { pass, stop, type Outcome, type StageResult } from "./outcome";
 
@@ -15,7 +15,7 @@ export interface StoredCall {
  * Runs under the conversation's row lock, so two requests with one key cannot both pass.
  */
 export async function checkIdempotency(
-  client: Tx,
+  client: Sql,
   tool: ToolDefinition,
   conversationId: string,
   callKey: string | null,

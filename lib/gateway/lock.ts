@@ -1,4 +1,4 @@
-import type { Tx } from "../db";
+import type { Sql } from "../db";
 import type { AgentPermissions } from "../tools/scopes";
 
 export interface LockedFacts {
@@ -13,7 +13,7 @@ export interface LockedFacts {
  * first, so they are serialized per conversation and always take locks in the same order (conversation, then
  * approval request, then order).
  */
-export async function lockConversation<T extends { id: string }>(client: Tx, conversation: T): Promise<T & LockedFacts> {
+export async function lockConversation<T extends { id: string }>(client: Sql, conversation: T): Promise<T & LockedFacts> {
   const [row] = await client.$queryRaw<{ writesMade: number; irreversibleCents: number; role: string | null; canRefund: boolean | null; active: boolean | null }[]>`
     SELECT c."writesMade", c."irreversibleCents", u."role"::text AS "role", u."canRefund", u."active"
     FROM "Conversation" c LEFT JOIN "User" u ON u."id" = c."agentId" AND u."tenantId" = c."tenantId"

@@ -1,5 +1,5 @@
 import { canonicalJson, sha256Hex } from "../canonical";
-import { db, type Tx } from "../db";
+import { sql, transaction, type Sql } from "../db";
 import { newId } from "../ids";
 import { logError } from "../log";
 import type { ToolDefinition } from "../tools/types";
@@ -44,8 +44,6 @@ interface ValidCall {
   impactCents: number;
 }
 
-const WRITE_TRANSACTION = { maxWait: 10_000, timeout: 15_000 };
-
 /** The one entry point for every proposal, from the HTTP API and from the browser alike: SPEC section 4 in order. */
 export async function proposeToolCall(proposal: Proposal): Promise<CallResult> {
   const startedAt = performance.now();
@@ -54,7 +52,7 @@ export async function proposeToolCall(proposal: Proposal): Promise<CallResult> {
   const base = { id, tenantId: conversation.tenantId, conversationId: conversation.id, approvalId: null };
   let toolName = UNKNOWN_TOOL;
   try {
-    const rate = await checkRate(db, conversation, proposal.apiKeyId, proposal.policy);
+    const rate = await checkRate(sql, conversation, proposal.apiKeyId, proposal.policy);
     if (!rate.ok) {
       await recordEarly({ ...base, toolName, outcome: rate.outcome }, startedAt);
       return { id, outcome: rate.outcome, replayed: false, retryAfterSeconds: rate.retryAfterSeconds };
@@ -66,8 +64,8 @@ export async function proposeToolCall(proposal: Proposal): Promise<CallResult> {
     }
     toolName = checked.call.tool.name;
     const { tool } = checked.call;
-    if (tool.effect === "read") return await decide(db, proposal, checked.call, id, startedAt);
-    const committed = await db.$transaction((tx) => decide(tx, proposal, checked.call, id, startedAt), WRITE_TRANSACTION);
+    if (tool.effect === "read") return await decide(sql, proposal, checked.call, id, startedAt);
+    const committed = await transaction((tx) => decide(tx, proposal, checked.call, id, startedAt));
     // The external half of the effect runs only once its local record has committed.
     if (tool.external && !committed.replayed && committed.outcome.code === tool.external.pendingCode) {
       return { ...committed, outcome: await completeExternal(tool, committed.id) };
@@ -124,7 +122,7 @@ function validate(
  * Stages 7-13 against data. A write runs inside one transaction that first locks the conversation row,
  * so its budgets and call keys are read and written by one call at a time.
  */
-async function decide(client: Tx, proposal: Proposal, call: ValidCall, id: string, startedAt: number): Promise<CallResult> {
+async function decide(client: Sql, proposal: Proposal, call: ValidCall, id: string, startedAt: number): Promise<CallResult> {
   const { tool, args } = call;
   const conversation = tool.effect === "read" ? proposal.conversation : await lockConversation(client, proposal.conversation);
   const record: CallRecord = {
@@ -191,7 +189,7 @@ async function recordEarly(
   call: Pick<CallRecord, "id" | "tenantId" | "conversationId" | "toolName" | "approvalId" | "outcome">,
   startedAt: number,
 ): Promise<void> {
-  await recordCall(db, {
+  await recordCall(sql, {
     ...call,
     callKey: null,
     argsCanonical: null,

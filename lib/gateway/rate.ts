@@ -1,4 +1,4 @@
-import type { Db } from "../db";
+import type { Sql } from "../db";
 import { outcome, type Outcome } from "./outcome";
 import type { ConversationFacts, TenantPolicy } from "./types";
 
@@ -16,7 +16,7 @@ interface BucketRow {
  * the same key order ("c:" before "k:"), so concurrent callers cannot deadlock.
  */
 export async function checkRate(
-  client: Db,
+  client: Sql,
   conversation: ConversationFacts,
   apiKeyId: string | null,
   policy: TenantPolicy,

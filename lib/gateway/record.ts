@@ -1,4 +1,4 @@
-import type { Tx } from "../db";
+import type { Sql } from "../db";
 import type { Outcome } from "./outcome";
 
 export const UNKNOWN_TOOL = "(unknown)";
@@ -32,7 +32,7 @@ export interface CallRecord {
 }
 
 /** Stage 13, and the only writer of the decision log: names, ids and codes, never model text or values. */
-export async function appendDecision(client: Tx, row: DecisionRow): Promise<void> {
+export async function appendDecision(client: Sql, row: DecisionRow): Promise<void> {
   await client.$executeRaw`
     INSERT INTO "DecisionLog" ("tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "actorId", "replayed", "latencyMs")
     VALUES (${row.tenantId}, ${row.conversationId}, ${row.toolCallId}, ${row.toolName}, ${row.orderId}, ${row.outcome.kind}, ${row.outcome.stage},
@@ -40,7 +40,7 @@ export async function appendDecision(client: Tx, row: DecisionRow): Promise<void
 }
 
 /** The call's own row, its decision-log row and the live-view notice, in one statement. */
-export async function recordCall(client: Tx, call: CallRecord): Promise<void> {
+export async function recordCall(client: Sql, call: CallRecord): Promise<void> {
   const { kind, stage, code } = call.outcome;
   await client.$executeRaw`
     WITH call AS (
@@ -63,7 +63,7 @@ export async function recordCall(client: Tx, call: CallRecord): Promise<void> {
  * one decision-log row per call when `decision` is given, and the live-view notice, in one statement.
  */
 export async function recordLaterOutcome(
-  client: Tx,
+  client: Sql,
   later: { callId: string | null; approvalId: string | null; outcome: Outcome; decision: { actorId: string | null; latencyMs: number } | null },
 ): Promise<void> {
   const { kind, stage, code } = later.outcome;

@@ -1,5 +1,5 @@
 import { canonicalJson, sha256Hex } from "../canonical";
-import { db, type Tx } from "../db";
+import { db, sql, transaction, type Sql } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { lockConversation } from "../gateway/lock";
 import { outcome, type Outcome } from "../gateway/outcome";
@@ -27,7 +27,7 @@ export function refundProviderKey(decision: RefundDecision): string {
   return `rf_${sha256Hex(canonicalJson(decision)).slice(0, 40)}`;
 }
 
-export async function reserveRefund(tx: Tx, decision: RefundDecision, toolCallId: string): Promise<{ refundId: string; providerKey: string }> {
+export async function reserveRefund(tx: Sql, decision: RefundDecision, toolCallId: string): Promise<{ refundId: string; providerKey: string }> {
   const providerKey = refundProviderKey(decision);
   const refundId = newId("re");
   await tx.$executeRaw`
@@ -51,7 +51,7 @@ interface StoredRefund {
 }
 
 async function storedRefund(where: Prisma.Sql): Promise<StoredRefund | undefined> {
-  const [refund] = await db.$queryRaw<StoredRefund[]>`
+  const [refund] = await sql.$queryRaw<StoredRefund[]>`
     SELECT r."id", r."status", r."providerKey", r."orderId", r."amountCents", r."currency", r."reason", r."toolCallId", c."conversationId"
     FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId" WHERE ${where}`;
   return refund;
@@ -72,7 +72,7 @@ export async function completeRefundOfCall(callId: string, provider: PaymentProv
 }
 
 async function complete(refund: StoredRefund, provider: PaymentProvider): Promise<Outcome> {
-  if (!UNSETTLED.includes(refund.status)) return currentOutcome(db, refund.toolCallId);
+  if (!UNSETTLED.includes(refund.status)) return currentOutcome(sql, refund.toolCallId);
   let answer: ProviderAnswer;
   try {
     answer = await provider.refund(refund.providerKey, {
@@ -87,7 +87,7 @@ async function complete(refund: StoredRefund, provider: PaymentProvider): Promis
   return settleLocated(refund, answer);
 }
 
-async function currentOutcome(client: Tx, callId: string): Promise<Outcome> {
+async function currentOutcome(client: Sql, callId: string): Promise<Outcome> {
   const [call] = await client.$queryRaw<{ outcome: Outcome }[]>`SELECT "outcome" FROM "ToolCall" WHERE "id" = ${callId}`;
   return call.outcome;
 }
@@ -108,7 +108,7 @@ interface LockedRefund {
  * flag; a definite refusal releases the reservation; anything else leaves it `unknown` and the order blocked.
  */
 export async function settleRefund(refundId: string, answer: SettleAnswer): Promise<Outcome> {
-  const [located] = await db.$queryRaw<{ id: string; conversationId: string }[]>`
+  const [located] = await sql.$queryRaw<{ id: string; conversationId: string }[]>`
     SELECT r."id", c."conversationId" FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId" WHERE r."id" = ${refundId}`;
   if (!located) throw new Error(`no refund ${refundId}`);
   return settleLocated(located, answer);
@@ -118,54 +118,51 @@ type SettleAnswer = ProviderAnswer | { kind: "investigate"; reason: string };
 
 async function settleLocated({ id: refundId, conversationId }: { id: string; conversationId: string }, answer: SettleAnswer): Promise<Outcome> {
   try {
-    return await db.$transaction(
-      async (tx) => {
-        await lockConversation(tx, { id: conversationId });
-        const [refund] = await tx.$queryRaw<LockedRefund[]>`
-          SELECT r."id", r."status", r."orderId", r."amountCents", r."currency", r."toolCallId", r."tenantId", c."approvalId"
-          FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId" WHERE r."id" = ${refundId} FOR UPDATE OF r`;
-        if (!UNSETTLED.includes(refund.status)) return currentOutcome(tx, refund.toolCallId);
-        let final: Outcome;
-        if (answer.kind === "succeeded") {
-          const [order] = await tx.$queryRaw<{ refundedCents: number }[]>`
-            WITH settled AS (
-              UPDATE "Refund" SET "status" = 'issued', "providerRefundId" = ${answer.refundId}, "settledAt" = now(), "updatedAt" = now(), "attempts" = "attempts" + 1
-              WHERE "id" = ${refundId}
-            )
-            UPDATE "Order" SET "refundPending" = false, "version" = "version" + 1, "updatedAt" = now() WHERE "id" = ${refund.orderId}
-            RETURNING "refundedCents"`;
-          final = outcome("refund.issued", {
-            result: { order_id: refund.orderId, refund_id: refund.id, amount_cents: refund.amountCents, currency: refund.currency, refunded_cents: order.refundedCents },
-          });
-        } else if (answer.kind === "refused") {
-          await tx.$executeRaw`
-            WITH released AS (
-              UPDATE "Refund" SET "status" = 'released', "lastError" = ${answer.reason}, "settledAt" = now(), "updatedAt" = now(), "attempts" = "attempts" + 1
-              WHERE "id" = ${refundId}
-            ), budget AS (
-              UPDATE "Conversation" SET "irreversibleCents" = GREATEST(0, "irreversibleCents" - ${refund.amountCents}::int) WHERE "id" = ${conversationId}
-            )
-            UPDATE "Order" SET "refundedCents" = "refundedCents" - ${refund.amountCents}::int, "refundPending" = false, "version" = "version" + 1, "updatedAt" = now()
-            WHERE "id" = ${refund.orderId}`;
-          // The provider refused: nothing happened, and the model may say so. No SPEC code names a provider refusal.
-          final = outcome("host.error");
-        } else {
-          const status = answer.kind === "investigate" || refund.status === "investigate" ? "investigate" : "unknown";
-          await tx.$executeRaw`
-            UPDATE "Refund" SET "status" = ${status}, "lastError" = ${answer.reason}, "updatedAt" = now(), "attempts" = "attempts" + 1 WHERE "id" = ${refundId}`;
-          final = outcome("refund.outcome-unknown");
-        }
-        const settled = answer.kind !== "uncertain" && answer.kind !== "investigate";
-        await recordLaterOutcome(tx, {
-          callId: refund.toolCallId,
-          approvalId: refund.approvalId,
-          outcome: final,
-          decision: settled ? { actorId: null, latencyMs: 0 } : null,
+    return await transaction(async (tx) => {
+      await lockConversation(tx, { id: conversationId });
+      const [refund] = await tx.$queryRaw<LockedRefund[]>`
+        SELECT r."id", r."status", r."orderId", r."amountCents", r."currency", r."toolCallId", r."tenantId", c."approvalId"
+        FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId" WHERE r."id" = ${refundId} FOR UPDATE OF r`;
+      if (!UNSETTLED.includes(refund.status)) return currentOutcome(tx, refund.toolCallId);
+      let final: Outcome;
+      if (answer.kind === "succeeded") {
+        const [order] = await tx.$queryRaw<{ refundedCents: number }[]>`
+          WITH settled AS (
+            UPDATE "Refund" SET "status" = 'issued', "providerRefundId" = ${answer.refundId}, "settledAt" = now(), "updatedAt" = now(), "attempts" = "attempts" + 1
+            WHERE "id" = ${refundId}
+          )
+          UPDATE "Order" SET "refundPending" = false, "version" = "version" + 1, "updatedAt" = now() WHERE "id" = ${refund.orderId}
+          RETURNING "refundedCents"`;
+        final = outcome("refund.issued", {
+          result: { order_id: refund.orderId, refund_id: refund.id, amount_cents: refund.amountCents, currency: refund.currency, refunded_cents: order.refundedCents },
         });
-        return final;
-      },
-      { maxWait: 10_000, timeout: 15_000 },
-    );
+      } else if (answer.kind === "refused") {
+        await tx.$executeRaw`
+          WITH released AS (
+            UPDATE "Refund" SET "status" = 'released', "lastError" = ${answer.reason}, "settledAt" = now(), "updatedAt" = now(), "attempts" = "attempts" + 1
+            WHERE "id" = ${refundId}
+          ), budget AS (
+            UPDATE "Conversation" SET "irreversibleCents" = GREATEST(0, "irreversibleCents" - ${refund.amountCents}::int) WHERE "id" = ${conversationId}
+          )
+          UPDATE "Order" SET "refundedCents" = "refundedCents" - ${refund.amountCents}::int, "refundPending" = false, "version" = "version" + 1, "updatedAt" = now()
+          WHERE "id" = ${refund.orderId}`;
+        // The provider refused: nothing happened, and the model may say so. No SPEC code names a provider refusal.
+        final = outcome("host.error");
+      } else {
+        const status = answer.kind === "investigate" || refund.status === "investigate" ? "investigate" : "unknown";
+        await tx.$executeRaw`
+          UPDATE "Refund" SET "status" = ${status}, "lastError" = ${answer.reason}, "updatedAt" = now(), "attempts" = "attempts" + 1 WHERE "id" = ${refundId}`;
+        final = outcome("refund.outcome-unknown");
+      }
+      const settled = answer.kind !== "uncertain" && answer.kind !== "investigate";
+      await recordLaterOutcome(tx, {
+        callId: refund.toolCallId,
+        approvalId: refund.approvalId,
+        outcome: final,
+        decision: settled ? { actorId: null, latencyMs: 0 } : null,
+      });
+      return final;
+    });
   } catch (error) {
     logError("refund.settle-failed", error, { refundId, answer: answer.kind });
     return outcome("refund.outcome-unknown");

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Tx } from "../db";
+import type { Sql } from "../db";
 import type { Code, Outcome } from "../gateway/outcome";
 
 export type Effect = "read" | "reversible" | "irreversible";
@@ -31,7 +31,7 @@ export interface OrderChange {
 }
 
 export interface ExecutionContext<A> {
-  client: Tx;
+  client: Sql;
   args: A;
   order: OrderFacts;
   callId: string;

@@ -22,18 +22,9 @@ export const updateShippingAddress = defineTool<z.infer<typeof UpdateShippingAdd
   impactCents: () => 0,
   orderChanges: (args) => ({ addressLine1: args.line1, postalCode: args.postal_code }),
   async execute({ client, args, order, callId }) {
-    await client.addressChange.create({
-      data: {
-        id: newId("ac"),
-        orderId: order.id,
-        toolCallId: callId,
-        fromLine1: order.addressLine1,
-        fromPostalCode: order.postalCode,
-        toLine1: args.line1,
-        toPostalCode: args.postal_code,
-      },
-      select: { id: true },
-    });
+    await client.$executeRaw`
+      INSERT INTO "AddressChange" ("id", "orderId", "toolCallId", "fromLine1", "fromPostalCode", "toLine1", "toPostalCode")
+      VALUES (${newId("ac")}, ${order.id}, ${callId}, ${order.addressLine1}, ${order.postalCode}, ${args.line1}, ${args.postal_code})`;
     return { order_id: order.id, line1: args.line1, postal_code: args.postal_code };
   },
   executedCode: "address.updated",
