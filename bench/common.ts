@@ -2,26 +2,32 @@ import { execFileSync } from "node:child_process";
 import { cpus, totalmem } from "node:os";
 import { createDb } from "../lib/db";
 import { migrate } from "../lib/migrate";
-import { startCluster, type Cluster } from "../scripts/pg-cluster";
+import { freshDatabase, startCluster, type Cluster } from "../scripts/pg-cluster";
 
 // Shared set-up for the benchmarks: a private PostgreSQL, the app's own Prisma client (instrumented to count
 // SQL statements), and a description of the machine for the report.
 
 export interface BenchDatabase {
   url: string;
+  /** For the app under load: the Unix-domain socket of the benchmark's own cluster, else `url`. */
+  appUrl: string;
   statements(): number;
   stop(): Promise<void>;
 }
 
 export async function benchDatabase(): Promise<BenchDatabase> {
   let cluster: Cluster | null = null;
-  const url = process.env.BENCH_DATABASE_URL ?? (cluster = await startCluster()).url;
+  // A given server gets a fresh database beside its own, so that runs never see each other's rows.
+  const given = process.env.BENCH_DATABASE_URL;
+  const url = given ? await freshDatabase(given, "toolgate_bench") : (cluster = await startCluster()).url;
+  const appUrl = cluster ? cluster.socketUrl : url;
   await migrate(url);
   process.env.DATABASE_URL = url;
   const client = createDb(url, { countStatements: true });
   (globalThis as unknown as { toolgateDb: unknown }).toolgateDb = client;
   return {
     url,
+    appUrl,
     statements: () => (client as unknown as { statementCount: number }).statementCount,
     async stop() {
       await client.$disconnect();

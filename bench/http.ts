@@ -29,7 +29,7 @@ for (let i = 0; i < CONVERSATIONS; i++) {
   conversations.push({ id: conversation.id, order });
 }
 const instance = await startInstance(3399, {
-  DATABASE_URL: database.url,
+  DATABASE_URL: database.appUrl,
   PAYMENT_PROVIDER_URL: provider.url,
   PAYMENT_PROVIDER_SECRET: provider.secret,
   DATABASE_POOL_MAX: process.env.BENCH_POOL_MAX ?? "16",

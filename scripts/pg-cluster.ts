@@ -9,7 +9,10 @@ import path from "node:path";
 const BIN = process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin";
 
 export interface Cluster {
+  /** Over TCP on 127.0.0.1. */
   url: string;
+  /** The same database over the cluster's Unix-domain socket, for a client on this machine. */
+  socketUrl: string;
   stop(): void;
 }
 
@@ -65,6 +68,7 @@ export async function startCluster(): Promise<Cluster> {
   let stopped = false;
   return {
     url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
+    socketUrl: `postgresql://postgres@localhost:${port}/postgres?host=${encodeURIComponent(dir)}`,
     stop() {
       if (stopped) return;
       stopped = true;
