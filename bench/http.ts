@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import autocannon from "autocannon";
 import { db } from "../lib/db";
@@ -35,14 +35,17 @@ const instance = await startInstance(3399, {
   DATABASE_POOL_MAX: process.env.BENCH_POOL_MAX ?? "16",
 });
 
-function rssOfTree(pid: number): number {
-  const pids = [pid];
+function treeOf(pid: number): number[] {
   try {
-    pids.push(...execFileSync("pgrep", ["-P", String(pid)], { encoding: "utf8" }).split("\n").filter(Boolean).map(Number));
+    const children = execFileSync("pgrep", ["-P", String(pid)], { encoding: "utf8" }).split("\n").filter(Boolean).map(Number);
+    return [pid, ...children.flatMap(treeOf)];
   } catch {
-    // no children
+    return [pid];
   }
-  return pids.reduce((sum, id) => {
+}
+
+function rssOfTree(pid: number): number {
+  return treeOf(pid).reduce((sum, id) => {
     try {
       const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${id}/status`, "utf8"))?.[1];
       return sum + Number(kb ?? 0) * 1024;
@@ -50,6 +53,30 @@ function rssOfTree(pid: number): number {
       return sum;
     }
   }, 0);
+}
+
+// CPU time (user + system) of a set of processes, from /proc, in milliseconds.
+const TICK_MS = 1000 / Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
+function cpuMs(pids: number[]): number {
+  return pids.reduce((sum, id) => {
+    try {
+      const fields = readFileSync(`/proc/${id}/stat`, "utf8").split(") ")[1].split(" ");
+      return sum + (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+    } catch {
+      return sum;
+    }
+  }, 0);
+}
+const postgresPids = () =>
+  readdirSync("/proc").filter((name) => /^\d+$/.test(name)).map(Number).filter((id) => {
+    try {
+      return readFileSync(`/proc/${id}/comm`, "utf8").trim() === "postgres";
+    } catch {
+      return false;
+    }
+  });
+function cpuSnapshot() {
+  return { app: cpuMs(treeOf(instance.pid)), postgres: cpuMs(postgresPids()), generator: cpuMs([process.pid]) };
 }
 
 const auth = { authorization: `Bearer ${world.keys.agent}`, "content-type": "application/json" };
@@ -75,16 +102,20 @@ function nextRequest(request: Record<string, unknown>) {
 async function load(connections: number, seconds: number) {
   let peak = 0;
   const sampler = setInterval(() => (peak = Math.max(peak, rssOfTree(instance.pid))), 250);
+  const before = cpuSnapshot();
   const result = await autocannon({ url: instance.url, connections, duration: seconds, requests: [{ setupRequest: nextRequest as never }] });
+  const after = cpuSnapshot();
   clearInterval(sampler);
-  return { result, peak };
+  const calls = result.requests.total;
+  const perCall = (key: keyof typeof before) => ((after[key] - before[key]) / calls).toFixed(2);
+  return { result, peak, cpu: `${perCall("app")} / ${perCall("postgres")} / ${perCall("generator")}` };
 }
 
 await load(16, 5);
 const rows: string[] = [];
 for (const connections of [16, 64]) {
-  const { result, peak } = await load(connections, DURATION);
-  const row = `| ${connections} | ${result.requests.average.toFixed(0)} | ${result.latency.p50} ms | ${result.latency.p99} ms | ${result.non2xx} | ${result.errors + result.timeouts} | ${(peak / 2 ** 20).toFixed(0)} MiB |`;
+  const { result, peak, cpu } = await load(connections, DURATION);
+  const row = `| ${connections} | ${result.requests.average.toFixed(0)} | ${result.latency.p50} ms | ${result.latency.p99} ms | ${result.non2xx} | ${result.errors + result.timeouts} | ${(peak / 2 ** 20).toFixed(0)} MiB | ${cpu} |`;
   rows.push(row);
   console.log(row);
 }
@@ -102,8 +133,8 @@ ${await machine(database.url)}; \`next start\` (one process, pool of ${process.e
 ${DURATION} s per run after a 5 s warm-up; workload: 70% get_order, 20% rejected proposals (schema failure), 10% refunds within
 policy (each through the fake payment provider over HTTP), over ${CONVERSATIONS} conversations.
 
-| connections | requests/s | p50 | p99 | non-2xx | errors + timeouts | peak RSS of the app |
-|---|---|---|---|---|---|---|
+| connections | requests/s | p50 | p99 | non-2xx | errors + timeouts | peak RSS of the app | CPU ms per call: app / PostgreSQL / load generator and provider |
+|---|---|---|---|---|---|---|---|
 ${rows.join("\n")}
 
 Outcomes recorded during the runs: ${codes.map((row) => `${row.code} ${row._count}`).join(", ")}.

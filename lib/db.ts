@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { Prisma, PrismaClient } from "./generated/prisma/client";
@@ -81,11 +82,23 @@ const types = {
     oid === TIMESTAMP && format !== "binary" ? parseTimestampAsUtc : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
+// Each distinct statement text becomes a named prepared statement on every connection that runs it, so
+// PostgreSQL plans it once per connection instead of on every call (planning was most of its time per call).
+const MAX_PREPARED = 256;
+const preparedNames = new Map<string, string>();
+function preparedName(text: string): string | undefined {
+  const known = preparedNames.get(text);
+  if (known || preparedNames.size >= MAX_PREPARED) return known;
+  const name = `tg_${createHash("sha256").update(text).digest("base64url").slice(0, 24)}`;
+  preparedNames.set(text, name);
+  return name;
+}
+
 function sqlOn(client: pg.Pool | pg.PoolClient, counted: Connection["counted"]): Sql {
   const run = (query: TemplateStringsArray | Prisma.Sql, values: unknown[]) => {
     const statement = query instanceof Prisma.Sql ? query : new Prisma.Sql(query, values as Prisma.Sql[]);
     if (counted) counted.statementCount++;
-    return client.query({ text: statement.text, values: statement.values, types });
+    return client.query({ name: preparedName(statement.text), text: statement.text, values: statement.values, types });
   };
   return {
     async $queryRaw<T>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) {
