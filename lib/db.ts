@@ -17,12 +17,28 @@ export interface Sql {
   $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<number>;
 }
 
+// Each distinct statement text (the first 256 seen; the rest stay unnamed) becomes a named prepared statement on
+// every connection that runs it, through Prisma or not, so PostgreSQL plans it once per connection instead of
+// on every call (planning was most of its time per call).
+const MAX_PREPARED = 256;
+const preparedNames = new Map<string, string>();
+function preparedName(text: string): string | undefined {
+  const known = preparedNames.get(text);
+  if (known || preparedNames.size >= MAX_PREPARED) return known;
+  const name = `tg_${createHash("sha256").update(text).digest("base64url").slice(0, 24)}`;
+  preparedNames.set(text, name);
+  return name;
+}
+
 interface Connection {
   pool: pg.Pool;
   counted: { statementCount: number } | null;
 }
 
-const connections = new WeakMap<PrismaClient, Connection>();
+// Kept on the client object under a registered symbol, not in a module-level map: Next.js may load this module
+// more than once (per bundle, and again on every reload in development) while they all share one client.
+const CONNECTION = Symbol.for("toolgate.db.connection");
+type WithConnection = PrismaClient & { [CONNECTION]?: Connection };
 
 export function createDb(connectionString: string, options: { countStatements?: boolean } = {}): PrismaClient {
   // The embedded PGlite server serves one connection at a time, so its start script sets the pool to 1.
@@ -30,11 +46,10 @@ export function createDb(connectionString: string, options: { countStatements?: 
   const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 10_000 });
   // A pooled connection that breaks while idle is dropped by the pool; without a listener it would end the process.
   pool.on("error", (error) => logError("db.idle-connection", error));
-  const adapter = new PrismaPg(pool, { disposeExternalPool: true });
+  const adapter = new PrismaPg(pool, { disposeExternalPool: true, statementNameGenerator: (query) => preparedName(query.sql) ?? "" });
   if (!options.countStatements) {
     const client = new PrismaClient({ adapter });
-    connections.set(client, { pool, counted: null });
-    return client;
+    return Object.assign(client, { [CONNECTION]: { pool, counted: null } });
   }
   // For benchmarks: every statement sent, transaction control included, through Prisma or not, is counted on
   // `statementCount`.
@@ -43,8 +58,7 @@ export function createDb(connectionString: string, options: { countStatements?: 
   client.$on("query", () => {
     counted.statementCount++;
   });
-  connections.set(client, { pool, counted });
-  return client;
+  return Object.assign(counted, { [CONNECTION]: { pool, counted } });
 }
 
 const globalForDb = globalThis as unknown as { toolgateDb?: PrismaClient };
@@ -68,7 +82,7 @@ export const db: PrismaClient = new Proxy({} as PrismaClient, {
 });
 
 function connection(): Connection {
-  const found = connections.get(instance());
+  const found = (instance() as WithConnection)[CONNECTION];
   if (!found) throw new Error("the database client was not made by createDb");
   return found;
 }
@@ -81,18 +95,6 @@ const types = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
     oid === TIMESTAMP && format !== "binary" ? parseTimestampAsUtc : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
-
-// Each distinct statement text becomes a named prepared statement on every connection that runs it, so
-// PostgreSQL plans it once per connection instead of on every call (planning was most of its time per call).
-const MAX_PREPARED = 256;
-const preparedNames = new Map<string, string>();
-function preparedName(text: string): string | undefined {
-  const known = preparedNames.get(text);
-  if (known || preparedNames.size >= MAX_PREPARED) return known;
-  const name = `tg_${createHash("sha256").update(text).digest("base64url").slice(0, 24)}`;
-  preparedNames.set(text, name);
-  return name;
-}
 
 function sqlOn(client: pg.Pool | pg.PoolClient, counted: Connection["counted"]): Sql {
   const run = (query: TemplateStringsArray | Prisma.Sql, values: unknown[]) => {
