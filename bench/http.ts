@@ -122,14 +122,16 @@ for (const connections of [16, 64]) {
 // The framework's own floor on this machine: an unauthenticated request answered 401 before any query.
 const floor: string[] = [];
 for (const connections of [16, 64]) {
+  const before = cpuSnapshot();
   const result = await autocannon({ url: `${instance.url}/api/v1/tool-calls/none`, connections, duration: Math.min(DURATION, 10) });
-  floor.push(`| ${connections} | ${result.requests.average.toFixed(0)} | ${result.latency.p50} ms | ${result.latency.p99} ms |`);
+  const appMs = (cpuSnapshot().app - before.app) / result.requests.total;
+  floor.push(`| ${connections} | ${result.requests.average.toFixed(0)} | ${result.latency.p50} ms | ${result.latency.p99} ms | ${appMs.toFixed(2)} |`);
 }
 const codes = await db.toolCall.groupBy({ by: ["code"], where: { tenantId: world.tenantId }, _count: true });
 const report = `
 ### HTTP throughput and latency (\`npm run bench:http\`)
 
-${await machine(database.url)}; \`next start\` (one process, pool of ${process.env.BENCH_POOL_MAX ?? "16"} connections), autocannon in the same machine,
+${await machine(database.url)}; \`next start\` (one process, pool of ${process.env.BENCH_POOL_MAX ?? "16"} connections${database.appUrl === database.url ? "" : " over the cluster's Unix-domain socket"}), autocannon in the same machine,
 ${DURATION} s per run after a 5 s warm-up; workload: 70% get_order, 20% rejected proposals (schema failure), 10% refunds within
 policy (each through the fake payment provider over HTTP), over ${CONVERSATIONS} conversations.
 
@@ -141,8 +143,8 @@ Outcomes recorded during the runs: ${codes.map((row) => `${row.code} ${row._coun
 
 For scale, the same \`next start\` answering a request with no credentials (401, no SQL at all), same machine and load generator:
 
-| connections | requests/s | p50 | p99 |
-|---|---|---|---|
+| connections | requests/s | p50 | p99 | app CPU ms per request |
+|---|---|---|---|---|
 ${floor.join("\n")}
 `;
 await writeSection("http", report);
