@@ -6,7 +6,7 @@ import { Prisma } from "./generated/prisma/client";
 import type { ConversationFacts, TenantPolicy } from "./gateway/types";
 import { newId } from "./ids";
 import { findTool, TOOL_NAMES } from "./tools/registry";
-import { scopesFor } from "./tools/scopes";
+import { permissionsFrom, scopesFor } from "./tools/scopes";
 
 export const OpenConversationSchema = z.strictObject({
   customer_id: z.string().min(1).max(100),
@@ -81,9 +81,8 @@ const CONVERSATION_COLUMNS = Prisma.sql`
 
 function toFound(row: ConversationRow): FoundConversation {
   const { autoLimitCents, sessionCapCents, maxAutoWrites, approvalTtlSeconds, rateConversationPerMin, rateKeyPerMin, agentRole, agentCanRefund, agentActive, ...facts } = row;
-  const agent = agentRole === null ? null : { role: agentRole, canRefund: agentCanRefund === true, active: agentActive === true };
   return {
-    conversation: { ...facts, agent },
+    conversation: { ...facts, agent: permissionsFrom({ role: agentRole, canRefund: agentCanRefund, active: agentActive }) },
     policy: { autoLimitCents, sessionCapCents, maxAutoWrites, approvalTtlSeconds, rateConversationPerMin, rateKeyPerMin },
   };
 }

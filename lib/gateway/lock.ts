@@ -1,5 +1,5 @@
 import type { Sql } from "../db";
-import type { AgentPermissions } from "../tools/scopes";
+import { permissionsFrom, type AgentPermissions } from "../tools/scopes";
 
 export interface LockedFacts {
   writesMade: number;
@@ -19,6 +19,5 @@ export async function lockConversation<T extends { id: string }>(client: Sql, co
     FROM "Conversation" c LEFT JOIN "User" u ON u."id" = c."agentId" AND u."tenantId" = c."tenantId"
     WHERE c."id" = ${conversation.id} FOR UPDATE OF c`;
   if (!row) throw new Error(`conversation ${conversation.id} vanished during a call`);
-  const agent = row.role === null ? null : { role: row.role, canRefund: row.canRefund === true, active: row.active === true };
-  return { ...conversation, writesMade: row.writesMade, irreversibleCents: row.irreversibleCents, agent };
+  return { ...conversation, writesMade: row.writesMade, irreversibleCents: row.irreversibleCents, agent: permissionsFrom(row) };
 }
