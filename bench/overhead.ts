@@ -152,7 +152,7 @@ round trip done by hand around the direct write.
 |---|---|---|---|---|---|---|---|
 ${rows.join("\n")}
 
-SQL statements per call (every statement the Prisma client sent, BEGIN and COMMIT included):
+SQL statements per call (every statement sent to PostgreSQL, through Prisma or straight to its pool, BEGIN and COMMIT included):
 
 | call | gateway | baseline |
 |---|---|---|

@@ -1,4 +1,5 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { POST as proposeRoute } from "@/app/api/v1/conversations/[id]/tool-calls/route";
 import { db } from "@/lib/db";
 import { conversationFor, getToolCall, getTools, newCallKey, openConversation, propose } from "./support/api";
 import { createWorld, type World } from "./support/world";
@@ -37,6 +38,37 @@ describe("agent API authentication and ownership", () => {
     await db.user.update({ where: { id: ownWorld.users.agent }, data: { active: false } });
     expect((await propose(ownWorld.keys.agent, conversation, read)).status).toBe(401);
     expect((await getTools(ownWorld.keys.agent, conversation)).status).toBe(401);
+    expect(await db.toolCall.count({ where: { conversationId: conversation } })).toBe(0);
+  });
+
+  it("a client that hangs up while sending its proposal leaves no call and no error in the log", async () => {
+    const ownWorld = await createWorld();
+    const conversation = await conversationFor(ownWorld.keys.agent, { customer_id: ownWorld.customers.ana });
+    const hangUp = new AbortController();
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"name":"get_order","argu'));
+        hangUp.signal.addEventListener("abort", () => controller.error(new Error("aborted")));
+      },
+    });
+    const request = new Request(`http://toolgate.test/api/v1/conversations/${conversation}/tool-calls`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ownWorld.keys.agent}`, "content-type": "application/json" },
+      body,
+      duplex: "half",
+      signal: hangUp.signal,
+    } as RequestInit);
+    const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const answer = proposeRoute(request, { params: Promise.resolve({ id: conversation }) });
+      setTimeout(() => hangUp.abort(), 20);
+      const response = await answer;
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({ error: { code: "request.aborted", message: "the client closed the request before it was read" } });
+      expect(logged).not.toHaveBeenCalled();
+    } finally {
+      logged.mockRestore();
+    }
     expect(await db.toolCall.count({ where: { conversationId: conversation } })).toBe(0);
   });
 

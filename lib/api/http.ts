@@ -13,11 +13,15 @@ export const unauthorized = () =>
   errorResponse(401, "auth.invalid-key", "a valid API key is required", { "WWW-Authenticate": 'Bearer realm="toolgate"' });
 export const notFound = (what: string) => errorResponse(404, "not-found", `${what} not found`);
 
-/** Runs a route's work; unexpected failures are logged and answered generically. */
+/**
+ * Runs a route's work; unexpected failures are logged and answered generically. A client that hung up before
+ * its request was read is no failure of the host: nothing ran, and the answer goes nowhere.
+ */
 async function answering(request: Request, work: () => Promise<Response>): Promise<Response> {
   try {
     return await work();
   } catch (error) {
+    if (request.signal.aborted) return errorResponse(400, "request.aborted", "the client closed the request before it was read");
     logError("api.unhandled", error, { path: new URL(request.url).pathname });
     return errorResponse(503, "host.error", "the service could not complete this request; retry later");
   }
