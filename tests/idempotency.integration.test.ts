@@ -26,6 +26,8 @@ describe("call keys", () => {
     const reordered = `{ "arguments": {"reason":"late", "currency":"USD","amount_cents":1500,"order_id":"${world.orders.o1004}"}, "name":"issue_refund" }`;
     const second = await expectNoEffect(world, () => propose(world.keys.agent, conversation, reordered, key));
     expect(second.json).toEqual({ ...first.json, replayed: true });
+    // Byte for byte: the stored copy's key order (jsonb) does not show.
+    expect(second.text).toBe(`${first.text.slice(0, -1)},"replayed":true}`);
 
     expect(await db.refund.count({ where: { orderId: world.orders.o1004 } })).toBe(1);
     const order = await db.order.findUniqueOrThrow({ where: { id: world.orders.o1004 } });

@@ -1,4 +1,5 @@
 import { authenticateApiKey, type AuthenticatedAgent } from "../auth/api-keys";
+import { canonicalJson } from "../canonical";
 import { authenticateForConversation, type FoundConversation } from "../conversations";
 import { modelProjection, type Outcome } from "../gateway/outcome";
 import { MAX_ENVELOPE_BYTES, type RawProposal } from "../gateway/parse";
@@ -76,17 +77,24 @@ export async function readBoundedBody(request: Request, limit = MAX_ENVELOPE_BYT
   return { bytes, truncated: false };
 }
 
-/** The public shape of a call's outcome, in a fixed key order so equal outcomes are equal bytes. */
+/** A value with its object keys in canonical order at every level, as the stored (jsonb) copy comes back. */
+const canonical = <T>(value: T): T => JSON.parse(canonicalJson(value)) as T;
+
+/**
+ * The public shape of a call's outcome, in a fixed key order (nested objects in canonical order) so equal
+ * outcomes are equal bytes, the first answer and its replays alike.
+ */
 export function callBody(id: string, outcome: Outcome, replayed = false): Record<string, unknown> {
+  const result = outcome.result === undefined ? undefined : canonical(outcome.result);
   return {
     id,
     kind: outcome.kind,
     stage: outcome.stage,
     code: outcome.code,
     ...(outcome.issues ? { issues: outcome.issues } : {}),
-    model: modelProjection(outcome),
-    ...(outcome.result !== undefined ? { result: outcome.result } : {}),
-    ...(outcome.approval ? { approval: outcome.approval } : {}),
+    model: modelProjection({ ...outcome, result }),
+    ...(result !== undefined ? { result } : {}),
+    ...(outcome.approval ? { approval: canonical(outcome.approval) } : {}),
     ...(replayed ? { replayed: true } : {}),
   };
 }
