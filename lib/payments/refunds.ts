@@ -108,10 +108,9 @@ interface LockedRefund {
  * flag; a definite refusal releases the reservation; anything else leaves it `unknown` and the order blocked.
  */
 export async function settleRefund(refundId: string, answer: SettleAnswer): Promise<Outcome> {
-  const [located] = await sql.$queryRaw<{ id: string; conversationId: string }[]>`
-    SELECT r."id", c."conversationId" FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId" WHERE r."id" = ${refundId}`;
-  if (!located) throw new Error(`no refund ${refundId}`);
-  return settleLocated(located, answer);
+  const refund = await storedRefund(Prisma.sql`r."id" = ${refundId}`);
+  if (!refund) throw new Error(`no refund ${refundId}`);
+  return settleLocated(refund, answer);
 }
 
 type SettleAnswer = ProviderAnswer | { kind: "investigate"; reason: string };
