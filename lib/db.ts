@@ -33,6 +33,8 @@ function preparedName(text: string): string | undefined {
 interface Connection {
   pool: pg.Pool;
   counted: { statementCount: number } | null;
+  /** `sqlOn(pool, counted)`, made once. */
+  sql: Sql;
 }
 
 // Kept on the client object under a registered symbol, not in a module-level map: Next.js may load this module
@@ -47,10 +49,9 @@ export function createDb(connectionString: string, options: { countStatements?: 
   // A pooled connection that breaks while idle is dropped by the pool; without a listener it would end the process.
   pool.on("error", (error) => logError("db.idle-connection", error));
   const adapter = new PrismaPg(pool, { disposeExternalPool: true, statementNameGenerator: (query) => preparedName(query.sql) ?? "" });
-  if (!options.countStatements) {
-    const client = new PrismaClient({ adapter });
-    return Object.assign(client, { [CONNECTION]: { pool, counted: null } });
-  }
+  const withConnection = (client: PrismaClient, counted: Connection["counted"]): PrismaClient =>
+    Object.assign(client, { [CONNECTION]: { pool, counted, sql: sqlOn(pool, counted) } });
+  if (!options.countStatements) return withConnection(new PrismaClient({ adapter }), null);
   // For benchmarks: every statement sent, transaction control included, through Prisma or not, is counted on
   // `statementCount`.
   const client = new PrismaClient({ adapter, log: [{ level: "query", emit: "event" }] });
@@ -58,7 +59,7 @@ export function createDb(connectionString: string, options: { countStatements?: 
   client.$on("query", () => {
     counted.statementCount++;
   });
-  return Object.assign(counted, { [CONNECTION]: { pool, counted } });
+  return withConnection(counted, counted);
 }
 
 const globalForDb = globalThis as unknown as { toolgateDb?: PrismaClient };
@@ -114,14 +115,8 @@ function sqlOn(client: pg.Pool | pg.PoolClient, counted: Connection["counted"]):
 
 /** Statements outside a transaction, each on whichever pooled connection is free. */
 export const sql: Sql = {
-  $queryRaw: (query, ...values) => {
-    const { pool, counted } = connection();
-    return sqlOn(pool, counted).$queryRaw(query, ...values);
-  },
-  $executeRaw: (query, ...values) => {
-    const { pool, counted } = connection();
-    return sqlOn(pool, counted).$executeRaw(query, ...values);
-  },
+  $queryRaw: (query, ...values) => connection().sql.$queryRaw(query, ...values),
+  $executeRaw: (query, ...values) => connection().sql.$executeRaw(query, ...values),
 };
 
 /**
