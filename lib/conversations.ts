@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { apiKeyHash, type AuthenticatedAgent } from "./auth/api-keys";
+import { agentKeyRows, apiKeyHash, type AuthenticatedAgent } from "./auth/api-keys";
 import { db, sql, type Sql } from "./db";
 import { Prisma } from "./generated/prisma/client";
 import type { ConversationFacts, TenantPolicy } from "./gateway/types";
@@ -125,13 +125,14 @@ export async function authenticateForConversation(
   const hash = apiKeyHash(authorization);
   if (hash === null) return null;
   // Every conversation column is null when the conversation is not this agent's.
+  const key = agentKeyRows(hash);
   const [row] = await sql.$queryRaw<({ apiKeyId: string; userId: string; keyTenantId: string } & (ConversationRow | { id: null }))[]>`
     SELECT k."id" AS "apiKeyId", ku."id" AS "userId", k."tenantId" AS "keyTenantId", ${CONVERSATION_COLUMNS}
-    FROM "ApiKey" k JOIN "User" ku ON ku."id" = k."userId" AND ku."tenantId" = k."tenantId"
+    FROM ${key.from}
     LEFT JOIN "Conversation" c ON c."id" = ${conversationId} AND c."agentId" = ku."id" AND c."tenantId" = k."tenantId"
     LEFT JOIN "Tenant" t ON t."id" = c."tenantId"
     LEFT JOIN "User" u ON u."id" = c."agentId" AND u."tenantId" = c."tenantId"
-    WHERE k."hash" = ${hash} AND k."revokedAt" IS NULL AND ku."active" AND ku."role" = 'AGENT'`;
+    WHERE ${key.where}`;
   if (!row) return null;
   const { apiKeyId, userId, keyTenantId, ...conversation } = row;
   return { agent: { apiKeyId, userId, tenantId: keyTenantId }, found: conversation.id === null ? null : toFound(conversation) };

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { sha256Hex } from "../canonical";
-import { db, type Tx } from "../db";
+import { sql, type Tx } from "../db";
+import { Prisma } from "../generated/prisma/client";
 import { newId } from "../ids";
 
 export interface AuthenticatedAgent {
@@ -29,15 +30,24 @@ export function apiKeyHash(authorization: string | null): string | null {
   return match ? sha256Hex(match[1]) : null;
 }
 
+/**
+ * Which rows authenticate a key with this hash: the key, not revoked, of an active agent of the key's own
+ * tenant (aliases k and ku). Every lookup of an agent by its key uses this, alone or joined to more.
+ */
+export function agentKeyRows(hash: string): { from: Prisma.Sql; where: Prisma.Sql } {
+  return {
+    from: Prisma.sql`"ApiKey" k JOIN "User" ku ON ku."id" = k."userId" AND ku."tenantId" = k."tenantId"`,
+    where: Prisma.sql`k."hash" = ${hash} AND k."revokedAt" IS NULL AND ku."active" AND ku."role" = 'AGENT'`,
+  };
+}
+
 /** The agent a bearer key belongs to, or null for a missing, unknown or revoked key or an inactive user. */
 export async function authenticateApiKey(authorization: string | null): Promise<AuthenticatedAgent | null> {
   const hash = apiKeyHash(authorization);
   if (hash === null) return null;
+  const key = agentKeyRows(hash);
   // Raw SQL on the per-request path: one indexed lookup, no ORM round of its own (docs/BENCHMARKS.md).
-  const [row] = await db.$queryRaw<AuthenticatedAgent[]>`
-    SELECT k."id" AS "apiKeyId", u."id" AS "userId", k."tenantId"
-    FROM "ApiKey" k JOIN "User" u ON u."id" = k."userId"
-    WHERE k."hash" = ${hash} AND k."revokedAt" IS NULL
-      AND u."active" AND u."role" = 'AGENT' AND u."tenantId" = k."tenantId"`;
+  const [row] = await sql.$queryRaw<AuthenticatedAgent[]>`
+    SELECT k."id" AS "apiKeyId", ku."id" AS "userId", k."tenantId" FROM ${key.from} WHERE ${key.where}`;
   return row ?? null;
 }
