@@ -1,5 +1,5 @@
 import type { Sql } from "../db";
-import { newId } from "../ids";
+import { queueMessages, type QueuedMessage } from "../mail/queue";
 import { formatMoney } from "../money";
 import type { ApprovalPreview } from "../gateway/approval";
 
@@ -28,10 +28,9 @@ export async function notifyApprovalRequested(client: Sql, approval: { id: strin
     ``,
     `Review it in toolgate under Approvals.`,
   ].join("\n");
-  const rows = tenant.supervisors.map((email) => ({ id: newId("msg"), kind: "approval_email", recipient: email, subject, body }));
+  const messages: QueuedMessage[] = tenant.supervisors.map((email) => ({ kind: "approval_email", recipient: email, subject, body }));
   if (tenant.webhookUrl) {
-    rows.push({
-      id: newId("msg"),
+    messages.push({
       kind: "webhook",
       recipient: tenant.webhookUrl,
       subject: "approval.requested",
@@ -46,9 +45,5 @@ export async function notifyApprovalRequested(client: Sql, approval: { id: strin
       }),
     });
   }
-  if (rows.length === 0) return;
-  await client.$executeRaw`
-    INSERT INTO "OutboxMessage" ("id", "tenantId", "orderId", "kind", "recipient", "subject", "body")
-    SELECT message."id", ${approval.tenantId}, ${preview.order.order_id}, message."kind", message."recipient", message."subject", message."body"
-    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS message("id" text, "kind" text, "recipient" text, "subject" text, "body" text)`;
+  await queueMessages(client, { tenantId: approval.tenantId, orderId: preview.order.order_id, toolCallId: null }, messages);
 }

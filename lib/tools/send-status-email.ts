@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { newId } from "../ids";
+import { queueMessages } from "../mail/queue";
 import { defineTool, ORDER_ID } from "./types";
 
 const SendStatusEmailSchema = z.strictObject({
@@ -17,11 +17,14 @@ export const sendStatusEmail = defineTool<z.infer<typeof SendStatusEmailSchema>>
   impactCents: () => 0,
   async execute({ client, order, callId, tenantId }) {
     // The recipient comes from the order, never from the model.
-    const messageId = newId("msg");
-    await client.$executeRaw`
-      INSERT INTO "OutboxMessage" ("id", "tenantId", "orderId", "toolCallId", "kind", "recipient", "subject", "body")
-      VALUES (${messageId}, ${tenantId}, ${order.id}, ${callId}, 'status_email', ${order.customerEmail},
-              ${`Your order ${order.id} is ${order.status}`}, ${`Hello,\n\nyour order ${order.id} is ${order.status}.\n`})`;
+    const [messageId] = await queueMessages(client, { tenantId, orderId: order.id, toolCallId: callId }, [
+      {
+        kind: "status_email",
+        recipient: order.customerEmail,
+        subject: `Your order ${order.id} is ${order.status}`,
+        body: `Hello,\n\nyour order ${order.id} is ${order.status}.\n`,
+      },
+    ]);
     return { order_id: order.id, message_id: messageId };
   },
   executedCode: "email.queued",
