@@ -1,3 +1,6 @@
+import http from "node:http";
+import https from "node:https";
+
 /**
  * The payment-provider boundary. Every request carries the host-derived idempotency key, so any request may
  * be repeated safely; what matters is telling a definite answer from an uncertain one.
@@ -38,34 +41,75 @@ export interface HttpProviderOptions {
   backoffMs?: number;
 }
 
+interface Exchange {
+  method: "GET" | "POST";
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+type Answer = { status: number; body: Record<string, unknown> } | { transport: string };
+
 export function httpPaymentProvider(options: HttpProviderOptions): PaymentProvider {
   const timeoutMs = options.timeoutMs ?? 2000;
   const attempts = options.attempts ?? 3;
   const backoffMs = options.backoffMs ?? 100;
-  const base = options.url.replace(/\/$/, "");
+  const base = new URL(options.url);
+  const transport = base.protocol === "https:" ? https : http;
+  // Connections stay open between refunds: a new connection, or fetch's machinery, cost more than the request.
+  const agent = new transport.Agent({ keepAlive: true, maxSockets: 64 });
   const auth = { authorization: `Bearer ${options.secret}` };
 
-  async function once(path: string, init: RequestInit): Promise<{ status: number; body: Record<string, unknown> } | { transport: string }> {
-    try {
-      const response = await fetch(`${base}${path}`, { ...init, signal: AbortSignal.timeout(timeoutMs) });
-      const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-      return { status: response.status, body };
-    } catch (error) {
-      return { transport: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
-    }
+  /** One attempt; the timeout covers the whole exchange, the answer's body included. */
+  function once({ method, path, headers, body }: Exchange): Promise<Answer> {
+    return new Promise((resolve) => {
+      let settled = false;
+      const finish = (answer: Answer) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(answer);
+      };
+      const failed = (error: Error) => finish({ transport: `${error.name}: ${error.message}` });
+      const request = transport.request(new URL(`${base.pathname.replace(/\/$/, "")}${path}`, base), { method, headers, agent }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("error", failed);
+        response.on("close", () => {
+          if (!response.complete) return failed(new Error("the connection closed before the answer was complete"));
+          let parsed: Record<string, unknown> = {};
+          try {
+            parsed = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>;
+          } catch {
+            // Not JSON: the status alone decides.
+          }
+          finish({ status: response.statusCode ?? 0, body: parsed });
+        });
+      });
+      const timer = setTimeout(() => {
+        const error = new Error(`no answer within ${timeoutMs} ms`);
+        error.name = "TimeoutError";
+        failed(error);
+        request.destroy(error);
+      }, timeoutMs);
+      request.on("error", failed);
+      request.end(body);
+    });
   }
 
   return {
     async refund(key, request) {
-      const init: RequestInit = {
+      const body = JSON.stringify(request);
+      const exchange: Exchange = {
         method: "POST",
-        headers: { ...auth, "content-type": "application/json", "idempotency-key": key },
-        body: JSON.stringify(request),
+        path: "/v1/refunds",
+        headers: { ...auth, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), "idempotency-key": key },
+        body,
       };
       let last = "no attempt made";
       for (let attempt = 0; attempt < attempts; attempt++) {
         if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, backoffMs * 2 ** (attempt - 1)));
-        const answer = await once("/v1/refunds", init);
+        const answer = await once(exchange);
         if ("transport" in answer) {
           last = answer.transport;
           continue;
@@ -80,7 +124,7 @@ export function httpPaymentProvider(options: HttpProviderOptions): PaymentProvid
     },
 
     async lookup(key) {
-      const answer = await once(`/v1/refunds?idempotency_key=${encodeURIComponent(key)}`, { headers: auth });
+      const answer = await once({ method: "GET", path: `/v1/refunds?idempotency_key=${encodeURIComponent(key)}`, headers: auth });
       if ("transport" in answer) return { kind: "uncertain", reason: answer.transport };
       if (answer.status === 200 && typeof answer.body.id === "string") return { kind: "found", refundId: answer.body.id };
       if (answer.status === 404) return { kind: "not-found" };
