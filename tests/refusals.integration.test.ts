@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { db } from "@/lib/db";
+import { db, sql } from "@/lib/db";
+import { pruneRateBuckets } from "@/lib/gateway/rate";
 import { getOrder } from "@/lib/tools/get-order";
 import { conversationFor, newCallKey, propose, type CallBody } from "./support/api";
 import { expectNoEffect } from "./support/effects";
@@ -203,6 +204,22 @@ describe("rate and host errors", () => {
     const conversation = await conversationFor(limited.keys.agent, { customer_id: limited.customers.ana });
     const third = await propose(limited.keys.agent, conversation, read(limited.orders.o1001));
     expect(third.status).toBe(429);
+  });
+  it("pruning drops ended windows only: a conversation that spent this minute's window stays limited", async () => {
+    // Not across a minute's end, which would reset the window whatever pruning does.
+    const second = new Date().getUTCSeconds();
+    if (second >= 55) await new Promise((resolve) => setTimeout(resolve, (61 - second) * 1000));
+    const limited = await createWorld({ rateConversationPerMin: 2 });
+    const conversation = await conversationFor(limited.keys.agent, { customer_id: limited.customers.ana });
+    const read = { name: "get_order", arguments: { order_id: limited.orders.o1001 } };
+    for (let i = 0; i < 2; i++) expect((await propose(limited.keys.agent, conversation, read)).status).toBe(200);
+    const ended = `c:ended-${conversation}`;
+    await db.rateBucket.create({ data: { key: ended, windowStart: new Date(Date.now() - 5 * 60_000), count: 9 } });
+
+    expect(await pruneRateBuckets(sql)).toBeGreaterThanOrEqual(1);
+    expect(await db.rateBucket.findUnique({ where: { key: ended } })).toBeNull();
+    expect(await db.rateBucket.findUnique({ where: { key: `c:${conversation}` } })).toMatchObject({ count: 2 });
+    expect((await propose(limited.keys.agent, conversation, read)).status).toBe(429);
   });
   it("host.error: an exception inside a tool is unavailable, logged, and never a stack trace", async () => {
     const spy = vi.spyOn(getOrder, "execute").mockRejectedValueOnce(new Error("disk on fire at /srv/secret/path"));

@@ -37,3 +37,12 @@ export async function checkRate(
   }
   return { ok: true };
 }
+
+/**
+ * Drops the buckets of windows that have ended, which the next call would reset anyway, so the table holds
+ * only the conversations and keys active this minute instead of every one ever used. A bucket moved into the
+ * current window while this runs is re-checked by PostgreSQL and kept.
+ */
+export async function pruneRateBuckets(client: Sql): Promise<number> {
+  return client.$executeRaw`DELETE FROM "RateBucket" WHERE "windowStart" < date_trunc('minute', now())`;
+}
