@@ -41,6 +41,8 @@ describe("approving", () => {
       ["refund.outcome-unknown", world.users.supervisor],
       ["refund.issued", null],
     ]);
+    // The supervisor's decision took the time of its transaction, which the log keeps in whole milliseconds.
+    expect(log[1].latencyMs).toBeGreaterThan(0);
   });
 
   it("is bound to the exact call: it cannot cover another amount, order, tool or conversation", async () => {

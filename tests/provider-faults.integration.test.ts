@@ -41,6 +41,9 @@ describe("the payment provider boundary, over real HTTP", () => {
     expect(await orderOf(world.orders.o1004)).toMatchObject({ refundedCents: 3000, refundPending: false });
     expect((await getToolCall(world.keys.agent, response.json.id)).json).toMatchObject({ kind: "executed", code: "refund.issued" });
     expect((await externals.stats()).totalsByOrder[world.orders.o1004]).toBe(3000);
+    // A settle that learned nothing new (the timeout) is no decision: the log holds the reservation and the issue.
+    const log = await db.decisionLog.findMany({ where: { toolCallId: response.json.id }, orderBy: { id: "asc" } });
+    expect(log.map((row) => row.code)).toEqual(["refund.outcome-unknown", "refund.issued"]);
   });
 
   it("error before acting: a definite refusal releases the reservation and restores the refundable amount", async () => {

@@ -11,7 +11,6 @@ export interface DecisionRow {
   toolName: string;
   orderId: string | null;
   outcome: Pick<Outcome, "kind" | "stage" | "code">;
-  actorId?: string | null;
   replayed?: boolean;
   latencyMs: number;
 }
@@ -34,9 +33,9 @@ export interface CallRecord {
 /** Stage 13, and the only writer of the decision log: names, ids and codes, never model text or values. */
 export async function appendDecision(client: Sql, row: DecisionRow): Promise<void> {
   await client.$executeRaw`
-    INSERT INTO "DecisionLog" ("tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "actorId", "replayed", "latencyMs")
+    INSERT INTO "DecisionLog" ("tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "replayed", "latencyMs")
     VALUES (${row.tenantId}, ${row.conversationId}, ${row.toolCallId}, ${row.toolName}, ${row.orderId}, ${row.outcome.kind}, ${row.outcome.stage},
-            ${row.outcome.code}, ${row.actorId ?? null}, ${row.replayed ?? false}, ${Math.max(0, Math.round(row.latencyMs))}::int)`;
+            ${row.outcome.code}, ${row.replayed ?? false}, ${Math.max(0, Math.round(row.latencyMs))}::int)`;
 }
 
 /** The call's own row, its decision-log row and the live-view notice, in one statement. */
