@@ -1,4 +1,6 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { execFileSync } from "node:child_process";
 import autocannon from "autocannon";
 import { db } from "../lib/db";
@@ -7,6 +9,7 @@ import { newId } from "../lib/ids";
 import { startInstance } from "../tests/support/app-instances";
 import { createWorld } from "../tests/support/world";
 import { benchDatabase, fail, machine, writeSection } from "./common";
+import { profileIn, profileShares } from "./profile";
 
 // HTTP throughput and latency of `next start` under a mixed agent workload: 70% get_order, 20% rejected
 // proposals (schema failures), 10% refunds within policy, spread over many conversations; at 16 and 64
@@ -28,12 +31,13 @@ for (let i = 0; i < CONVERSATIONS; i++) {
   });
   conversations.push({ id: conversation.id, order });
 }
-const instance = await startInstance(3399, {
+const appEnv = {
   DATABASE_URL: database.appUrl,
   PAYMENT_PROVIDER_URL: provider.url,
   PAYMENT_PROVIDER_SECRET: provider.secret,
   DATABASE_POOL_MAX: process.env.BENCH_POOL_MAX ?? "16",
-});
+};
+const instance = await startInstance(3399, appEnv);
 
 function treeOf(pid: number): number[] {
   try {
@@ -127,6 +131,16 @@ for (const connections of [16, 64]) {
   const appMs = (cpuSnapshot().app - before.app) / result.requests.total;
   floor.push(`| ${connections} | ${result.requests.average.toFixed(0)} | ${result.latency.p50} ms | ${result.latency.p99} ms | ${appMs.toFixed(2)} |`);
 }
+await instance.stop();
+
+// What limits it: a CPU profile of a fresh instance under the same mix at 64 connections (start-up included).
+const profileDir = mkdtempSync(path.join(tmpdir(), "toolgate-profile-"));
+const profiled = await startInstance(3398, appEnv, ["--cpu-prof", `--cpu-prof-dir=${profileDir}`]);
+await autocannon({ url: profiled.url, connections: 64, duration: Math.min(DURATION, 10), requests: [{ setupRequest: nextRequest as never }] });
+await profiled.stop();
+const shares = profileShares(profileIn(profileDir)).map(({ label, share }) => `| ${label} | ${(share * 100).toFixed(1)}% |`);
+rmSync(profileDir, { recursive: true, force: true });
+
 const codes = await db.toolCall.groupBy({ by: ["code"], where: { tenantId: world.tenantId }, _count: true });
 const report = `
 ### HTTP throughput and latency (\`npm run bench:http\`)
@@ -146,10 +160,16 @@ For scale, the same \`next start\` answering a request with no credentials (401,
 | connections | requests/s | p50 | p99 | app CPU ms per request |
 |---|---|---|---|---|
 ${floor.join("\n")}
+
+Where the app's CPU goes under the mix at 64 connections (\`node --cpu-prof\` of a fresh \`next start\`, ${Math.min(DURATION, 10)} s, start-up
+included; each sample counted once, for the function running; shares of busy time):
+
+| part | share of the app's CPU |
+|---|---|
+${shares.join("\n")}
 `;
 await writeSection("http", report);
 console.log(report);
-await instance.stop();
 await provider.close();
 await database.stop();
 process.exit(0);

@@ -14,8 +14,9 @@ export interface AppInstance {
   stop(): Promise<void>;
 }
 
-export async function startInstance(port: number, env: Record<string, string>): Promise<AppInstance> {
-  const child: ChildProcess = spawn(process.execPath, [path.join("node_modules", "next", "dist", "bin", "next"), "start", "-H", "127.0.0.1", "-p", String(port)], {
+/** `nodeArgs` go to Node.js before Next.js's own arguments (a benchmark's `--cpu-prof`, say). */
+export async function startInstance(port: number, env: Record<string, string>, nodeArgs: string[] = []): Promise<AppInstance> {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, path.join("node_modules", "next", "dist", "bin", "next"), "start", "-H", "127.0.0.1", "-p", String(port)], {
     env: { ...process.env, NODE_ENV: "production", NEXTAUTH_URL: `http://127.0.0.1:${port}`, NEXTAUTH_SECRET: INSTANCE_SECRET, TOOLGATE_JOBS: "off", ...env },
     stdio: ["ignore", "ignore", "inherit"],
   });
