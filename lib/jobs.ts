@@ -1,12 +1,13 @@
 import { expireDue } from "./approvals/expiry";
 import { sql } from "./db";
 import { pruneRateBuckets } from "./gateway/rate";
+import { pruneLiveWatches } from "./live";
 import { logError } from "./log";
 import { deliverOutbox } from "./mail/outbox";
 import { reconcileRefunds } from "./payments/refunds";
 
 // Background work of a running app instance. Every job is safe to run on several instances at once: the
-// outbox claims rows with SKIP LOCKED, settling and expiry move only rows still in their old state, pruning drops only ended windows.
+// outbox claims rows with SKIP LOCKED, settling and expiry move only rows still in their old state, pruning drops only ended windows and expired watches.
 
 const globalForJobs = globalThis as unknown as { toolgateJobs?: NodeJS.Timeout[] };
 
@@ -32,5 +33,6 @@ export function startJobs(): void {
     every(Number(process.env.RECONCILE_INTERVAL_MS ?? 30_000), "reconcile", () => reconcileRefunds()),
     every(Number(process.env.EXPIRY_INTERVAL_MS ?? 10_000), "expiry", () => expireDue()),
     every(Number(process.env.RATE_PRUNE_INTERVAL_MS ?? 60_000), "rate-prune", () => pruneRateBuckets(sql)),
+    every(Number(process.env.WATCH_PRUNE_INTERVAL_MS ?? 60_000), "watch-prune", () => pruneLiveWatches()),
   ];
 }

@@ -1,7 +1,9 @@
 import "server-only";
 import pg from "pg";
-import { logError } from "./log";
+import { db } from "./db";
 import { CALLS_CHANNEL } from "./gateway/record";
+import { newId } from "./ids";
+import { logError } from "./log";
 
 type Listener = () => void;
 
@@ -47,4 +49,37 @@ export function subscribe(conversationId: string, listener: Listener): () => voi
     set.delete(listener);
     if (set.size === 0) listeners.delete(conversationId);
   };
+}
+
+/** A watch lives this long unless refreshed, so the views of a stopped instance stop costing NOTIFYs. */
+export const WATCH_TTL_MS = 45_000;
+
+export interface Watch {
+  refresh(): Promise<void>;
+  end(): Promise<void>;
+}
+
+/**
+ * Records an open live view of the conversation: writers notify only watched conversations (lib/gateway/record.ts).
+ * The view refreshes it while open and ends it when it closes.
+ */
+export async function watchConversation(conversationId: string): Promise<Watch> {
+  const id = newId("lw");
+  // Upserted, so a watch pruned while its view was stalled comes back with the next refresh.
+  const save = async () => {
+    const expiresAt = new Date(Date.now() + WATCH_TTL_MS);
+    await db.liveWatch.upsert({ where: { id }, create: { id, conversationId, expiresAt }, update: { expiresAt }, select: { id: true } });
+  };
+  await save();
+  return {
+    refresh: save,
+    end: async () => {
+      await db.liveWatch.deleteMany({ where: { id } });
+    },
+  };
+}
+
+/** Drops the watches of views that closed without ending them (a stopped instance, a lost connection). */
+export async function pruneLiveWatches(): Promise<number> {
+  return (await db.liveWatch.deleteMany({ where: { expiresAt: { lt: new Date() } } })).count;
 }

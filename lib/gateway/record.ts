@@ -1,8 +1,14 @@
 import type { Sql } from "../db";
+import { Prisma } from "../generated/prisma/client";
 import type { Outcome } from "./outcome";
 
 export const UNKNOWN_TOOL = "(unknown)";
 export const CALLS_CHANNEL = "toolgate_calls";
+
+// A change is announced only to conversations with an open live view (lib/live.ts): PostgreSQL serializes the
+// commits of all notifying transactions, so a NOTIFY on every call would queue every call behind every other's.
+const watched = (conversationId: Prisma.Sql) =>
+  Prisma.sql`EXISTS (SELECT 1 FROM "LiveWatch" w WHERE w."conversationId" = ${conversationId} AND w."expiresAt" > now())`;
 
 export interface DecisionRow {
   tenantId: string;
@@ -38,7 +44,7 @@ export async function appendDecision(client: Sql, row: DecisionRow): Promise<voi
             ${row.outcome.code}, ${row.replayed ?? false}, ${Math.max(0, Math.round(row.latencyMs))}::int)`;
 }
 
-/** The call's own row, its decision-log row and the live-view notice, in one statement. */
+/** The call's own row, its decision-log row and the live-view notice (if watched), in one statement. */
 export async function recordCall(client: Sql, call: CallRecord): Promise<void> {
   const { kind, stage, code } = call.outcome;
   await client.$executeRaw`
@@ -53,13 +59,13 @@ export async function recordCall(client: Sql, call: CallRecord): Promise<void> {
       FROM call
       RETURNING "id"
     )
-    SELECT pg_notify(${CALLS_CHANNEL}, ${call.conversationId}) FROM decision`;
+    SELECT pg_notify(${CALLS_CHANNEL}, ${call.conversationId}) FROM decision WHERE ${watched(Prisma.sql`${call.conversationId}`)}`;
 }
 
 /**
  * An outcome decided after the fact (a supervisor's decision, an expiry, the payment provider's answer) for
  * a call and for every call that waits on the same approval request: their rows, an approved request's result,
- * one decision-log row per call when `decision` is given, and the live-view notice, in one statement.
+ * one decision-log row per call when `decision` is given, and the live-view notice (if watched), in one statement.
  */
 export async function recordLaterOutcome(
   client: Sql,
@@ -80,6 +86,7 @@ export async function recordLaterOutcome(
              ${decision?.actorId ?? null}::text, ${Math.max(0, Math.round(decision?.latencyMs ?? 0))}::int
       FROM call WHERE ${decision !== null}::boolean
     )
-    SELECT pg_notify(${CALLS_CHANNEL}, "conversationId") FROM (SELECT DISTINCT "conversationId" FROM call) AS changed`;
+    SELECT pg_notify(${CALLS_CHANNEL}, changed."conversationId") FROM (SELECT DISTINCT "conversationId" FROM call) AS changed
+    WHERE ${watched(Prisma.raw(`changed."conversationId"`))}`;
 }
 

@@ -1,6 +1,7 @@
 import { currentUser } from "@/lib/auth/auth";
 import { db } from "@/lib/db";
-import { subscribe } from "@/lib/live";
+import { logError } from "@/lib/log";
+import { subscribe, watchConversation, type Watch } from "@/lib/live";
 
 export const dynamic = "force-dynamic";
 
@@ -9,7 +10,8 @@ const POLL_MS = 3000;
 /**
  * Server-sent events for a support agent's conversation page: a "calls" event whenever a call of the
  * conversation is added or changes (a supervisor decides, an approval expires). Pushed by PostgreSQL
- * NOTIFY; a slow poll of the latest change time covers a lost LISTEN connection.
+ * NOTIFY while the stream's watch is open; a slow poll of the latest change time covers a lost LISTEN
+ * connection and a change committed while the watch was being opened.
  */
 export async function GET(request: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
   const user = await currentUser();
@@ -37,8 +39,19 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
       };
       const safeCheck = () => void check().catch(() => undefined);
       const unsubscribe = subscribe(id, safeCheck);
+      // Refreshed and ended only after it was opened, however early the stream closes. Without a watch the
+      // view still polls: slower, never wrong.
+      const failed = (error: unknown) => logError("live.watch-failed", error, { conversationId: id });
+      const watching = watchConversation(id).catch((error) => {
+        failed(error);
+        return null;
+      });
+      const onWatch = (step: (watch: Watch) => Promise<void>) => void watching.then((watch) => watch && step(watch)).catch(failed);
       const timer = setInterval(safeCheck, POLL_MS);
-      const heartbeat = setInterval(() => send("ping", "{}"), 15_000);
+      const heartbeat = setInterval(() => {
+        send("ping", "{}");
+        onWatch((watch) => watch.refresh());
+      }, 15_000);
       safeCheck();
       cleanup = () => {
         if (closed) return;
@@ -46,6 +59,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
         unsubscribe();
         clearInterval(timer);
         clearInterval(heartbeat);
+        onWatch((watch) => watch.end());
         controller.close();
       };
       request.signal.addEventListener("abort", () => cleanup());
