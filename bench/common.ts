@@ -15,11 +15,12 @@ export interface BenchDatabase {
   stop(): Promise<void>;
 }
 
-export async function benchDatabase(): Promise<BenchDatabase> {
+/** `durable`: the benchmark's own cluster writes to disk as a deployment's does (a given server is as it is). */
+export async function benchDatabase({ durable = false } = {}): Promise<BenchDatabase> {
   let cluster: Cluster | null = null;
   // A given server gets a fresh database beside its own, so that runs never see each other's rows.
   const given = process.env.BENCH_DATABASE_URL;
-  const url = given ? await freshDatabase(given, "toolgate_bench") : (cluster = await startCluster()).url;
+  const url = given ? await freshDatabase(given, "toolgate_bench") : (cluster = await startCluster({ durable })).url;
   const appUrl = cluster ? cluster.socketUrl : url;
   await migrate(url);
   process.env.DATABASE_URL = url;

@@ -7,7 +7,8 @@ import { deliverOutbox } from "./mail/outbox";
 import { reconcileRefunds } from "./payments/refunds";
 
 // Background work of a running app instance. Every job is safe to run on several instances at once: the
-// outbox claims rows with SKIP LOCKED, settling and expiry move only rows still in their old state, pruning drops only ended windows and expired watches.
+// outbox claims rows with SKIP LOCKED, settling and expiry move only rows still in their old state, pruning
+// drops only ended rate windows and expired live-view watches.
 
 const globalForJobs = globalThis as unknown as { toolgateJobs?: NodeJS.Timeout[] };
 

@@ -52,7 +52,7 @@ export function subscribe(conversationId: string, listener: Listener): () => voi
 }
 
 /** A watch lives this long unless refreshed, so the views of a stopped instance stop costing NOTIFYs. */
-export const WATCH_TTL_MS = 45_000;
+const WATCH_TTL_MS = 45_000;
 
 export interface Watch {
   refresh(): Promise<void>;

@@ -40,7 +40,11 @@ function run(command: string, args: string[], asRoot: boolean): void {
   else execFileSync(file, args, { stdio: "pipe" });
 }
 
-export async function startCluster(): Promise<Cluster> {
+/**
+ * `durable` keeps PostgreSQL's own defaults for writing to disk (fsync, synchronous commit, full pages), as a
+ * deployment runs; without it the cluster trades durability for speed, which tests can afford.
+ */
+export async function startCluster({ durable = false } = {}): Promise<Cluster> {
   if (!existsSync(path.join(BIN, "initdb"))) {
     throw new Error(`PostgreSQL binaries not found in ${BIN}: apt-get install -y postgresql (or set PG_BIN)`);
   }
@@ -58,9 +62,7 @@ export async function startCluster(): Promise<Cluster> {
     `-p ${port}`,
     `-k ${dir}`,
     "-c listen_addresses=127.0.0.1",
-    "-c fsync=off",
-    "-c synchronous_commit=off",
-    "-c full_page_writes=off",
+    ...(durable ? [] : ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"]),
     "-c max_connections=300",
     "-c shared_buffers=256MB",
   ].join(" ");

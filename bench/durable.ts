@@ -1,0 +1,103 @@
+import { authenticateForConversation } from "../lib/conversations";
+import { db } from "../lib/db";
+import { startFakeProvider } from "../lib/fake-provider/server";
+import { proposeToolCall } from "../lib/gateway/pipeline";
+import { newId } from "../lib/ids";
+import { watchConversation, type Watch } from "../lib/live";
+import { createWorld } from "../tests/support/world";
+import { benchDatabase, fail, machine, ms, summarize, writeSection } from "./common";
+
+// The gateway on PostgreSQL that writes to disk as a deployment's does (fsync and synchronous commit on): the
+// HTTP benchmark's mix through the functions the route calls, from many concurrent callers, with every
+// conversation watched by a live view (each call's record NOTIFYs) and with none watched. PostgreSQL
+// serializes the commits of notifying transactions, so this is where notices per call would show.
+
+const DURATION_MS = Number(process.env.BENCH_DURATION ?? 8) * 1000;
+const CALLERS = 32;
+const CONVERSATIONS = 64;
+process.env.DATABASE_POOL_MAX ??= "16";
+
+const database = await benchDatabase({ durable: true }).catch((error: Error) => fail(error.message));
+const provider = await startFakeProvider();
+Object.assign(process.env, { PAYMENT_PROVIDER_URL: provider.url, PAYMENT_PROVIDER_SECRET: provider.secret });
+const world = await createWorld({ autoLimitCents: 100_000, sessionCapCents: 2_000_000_000, maxAutoWrites: 100_000_000, rateConversationPerMin: 1_000_000, rateKeyPerMin: 1_000_000 });
+const conversations: { id: string; order: string }[] = [];
+for (let i = 0; i < CONVERSATIONS; i++) {
+  const order = `ord_${70_000_000 + i}`;
+  await db.order.create({ data: { id: order, tenantId: world.tenantId, customerId: world.customers.ana, totalCents: 2_000_000_000, status: "delivered", currency: "USD", addressLine1: "1 Elm St", postalCode: "94107" } });
+  const conversation = await db.conversation.create({
+    data: { id: newId("conv"), tenantId: world.tenantId, agentId: world.users.agent, customerId: world.customers.ana, tools: ["get_order", "issue_refund"], scopes: ["orders:read", "refunds:write"] },
+    select: { id: true },
+  });
+  conversations.push({ id: conversation.id, order });
+}
+
+const encoder = new TextEncoder();
+let sequence = 0;
+/** One call of the mix (70% get_order, 20% schema failures, 10% refunds within policy), as the route runs it. */
+async function call(): Promise<void> {
+  const i = sequence++;
+  const slot = i % 10;
+  const conversation = conversations[(i * 7919) % CONVERSATIONS];
+  const body =
+    slot < 7
+      ? { name: "get_order", arguments: { order_id: world.orders.o1001 } }
+      : { name: "issue_refund", arguments: { order_id: conversation.order, amount_cents: slot < 9 ? "100" : 100, currency: "USD", reason: "late" } };
+  const authenticated = await authenticateForConversation(`Bearer ${world.keys.agent}`, conversation.id);
+  const found = authenticated?.found;
+  if (!authenticated || !found) throw new Error("the benchmark's key or conversation did not authenticate");
+  const result = await proposeToolCall({ ...found, apiKeyId: authenticated.agent.apiKeyId, callKey: `durable-${i}`, raw: { bytes: encoder.encode(JSON.stringify(body)), truncated: false } });
+  const expected = slot < 7 ? "order.read" : slot < 9 ? "schema.invalid" : "refund.issued";
+  if (result.outcome.code !== expected) throw new Error(`a call answered ${result.outcome.code}, expected ${expected}`);
+}
+
+async function load(): Promise<number[]> {
+  const latencies: number[] = [];
+  const end = performance.now() + DURATION_MS;
+  await Promise.all(
+    Array.from({ length: CALLERS }, async () => {
+      while (performance.now() < end) {
+        const started = performance.now();
+        await call();
+        latencies.push(performance.now() - started);
+      }
+    }),
+  );
+  return latencies;
+}
+
+const phases = [
+  { name: "no conversation watched (no NOTIFY)", watched: false, latencies: [] as number[] },
+  { name: "every conversation watched (each call NOTIFYs)", watched: true, latencies: [] as number[] },
+];
+for (let warm = 0; warm < 200; warm++) await call();
+for (let round = 0; round < 2; round++) {
+  for (const phase of phases) {
+    const watches: Watch[] = phase.watched ? await Promise.all(conversations.map((conversation) => watchConversation(conversation.id))) : [];
+    phase.latencies.push(...(await load()));
+    await Promise.all(watches.map((watch) => watch.end()));
+  }
+}
+
+const rows = phases.map((phase) => {
+  const { median, p99, n } = summarize(phase.latencies);
+  return `| ${phase.name} | ${(n / ((2 * DURATION_MS) / 1000)).toFixed(0)} | ${ms(median)} | ${ms(p99)} |`;
+});
+rows.forEach((row) => console.log(row));
+const report = `
+### Durable commits (\`npm run bench:durable\`)
+
+${await machine(database.url)}; a PostgreSQL cluster with its default durability (\`fsync\`, \`synchronous_commit\`, \`full_page_writes\` on),
+${CALLERS} concurrent callers in one process through the functions the route calls (key and conversation lookup, then the
+gateway), pool of ${process.env.DATABASE_POOL_MAX} connections, the HTTP benchmark's mix over ${CONVERSATIONS} conversations; two alternating
+${DURATION_MS / 1000} s runs of each phase.
+
+| phase | calls/s | median | p99 |
+|---|---|---|---|
+${rows.join("\n")}
+`;
+await writeSection("durable", report);
+console.log(report);
+await provider.close();
+await database.stop();
+process.exit(0);
