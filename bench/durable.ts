@@ -1,3 +1,4 @@
+import pg from "pg";
 import { authenticateForConversation } from "../lib/conversations";
 import { db } from "../lib/db";
 import { startFakeProvider } from "../lib/fake-provider/server";
@@ -7,10 +8,11 @@ import { watchConversation, type Watch } from "../lib/live";
 import { createWorld } from "../tests/support/world";
 import { benchDatabase, fail, machine, ms, summarize, writeSection } from "./common";
 
-// The gateway on PostgreSQL that writes to disk as a deployment's does (fsync and synchronous commit on): the
-// HTTP benchmark's mix through the functions the route calls, from many concurrent callers, with every
-// conversation watched by a live view (each call's record NOTIFYs) and with none watched. PostgreSQL
-// serializes the commits of notifying transactions, so this is where notices per call would show.
+// The gateway on PostgreSQL that writes to disk as a deployment's does (fsync and synchronous commit on). First
+// the ceiling NOTIFY puts on commits (PostgreSQL serializes notifying commits, each with its flush): one-row
+// inserts from many connections, with and without pg_notify. Then the HTTP benchmark's mix through the
+// functions the route calls, from many concurrent callers, with every conversation watched by a live view (each
+// call's record NOTIFYs, as every call did before LiveWatch) and with none watched.
 
 const DURATION_MS = Number(process.env.BENCH_DURATION ?? 8) * 1000;
 const CALLERS = 32;
@@ -31,6 +33,32 @@ for (let i = 0; i < CONVERSATIONS; i++) {
   });
   conversations.push({ id: conversation.id, order });
 }
+
+/** Single-row commits per second from `CALLERS` connections, each statement its own transaction. */
+async function commitsPerSecond(notify: boolean): Promise<number> {
+  const pool = new pg.Pool({ connectionString: database.url, max: CALLERS });
+  const text = `WITH row AS (INSERT INTO bench_commits (note) VALUES ($1) RETURNING id) SELECT ${notify ? "pg_notify('bench_commits', $1)" : "$1"} FROM row`;
+  let commits = 0;
+  const end = performance.now() + 3000;
+  await Promise.all(
+    Array.from({ length: CALLERS }, async () => {
+      while (performance.now() < end) {
+        await pool.query(text, ["x"]);
+        commits++;
+      }
+    }),
+  );
+  await pool.end();
+  return commits / 3;
+}
+await db.$executeRawUnsafe("CREATE TABLE bench_commits (id bigserial PRIMARY KEY, note text NOT NULL)");
+const ceiling = { plain: 0, notify: 0 };
+for (let round = 0; round < 2; round++) {
+  ceiling.plain += (await commitsPerSecond(false)) / 2;
+  ceiling.notify += (await commitsPerSecond(true)) / 2;
+}
+await db.$executeRawUnsafe("DROP TABLE bench_commits");
+console.log(`commits/s from ${CALLERS} connections: plain ${ceiling.plain.toFixed(0)}, with pg_notify ${ceiling.notify.toFixed(0)}`);
 
 const encoder = new TextEncoder();
 let sequence = 0;
@@ -87,10 +115,18 @@ rows.forEach((row) => console.log(row));
 const report = `
 ### Durable commits (\`npm run bench:durable\`)
 
-${await machine(database.url)}; a PostgreSQL cluster with its default durability (\`fsync\`, \`synchronous_commit\`, \`full_page_writes\` on),
-${CALLERS} concurrent callers in one process through the functions the route calls (key and conversation lookup, then the
-gateway), pool of ${process.env.DATABASE_POOL_MAX} connections, the HTTP benchmark's mix over ${CONVERSATIONS} conversations; two alternating
-${DURATION_MS / 1000} s runs of each phase.
+${await machine(database.url)}; a PostgreSQL cluster with its default durability (\`fsync\`, \`synchronous_commit\`, \`full_page_writes\` on).
+
+One-row commits from ${CALLERS} connections (two alternating 3 s runs each):
+
+| commit | commits/s |
+|---|---|
+| plain | ${ceiling.plain.toFixed(0)} |
+| with \`pg_notify\` (serialized with every other notifying commit, flush included) | ${ceiling.notify.toFixed(0)} |
+
+The gateway: ${CALLERS} concurrent callers in one process through the functions the route calls (key and conversation lookup, then the gateway),
+pool of ${process.env.DATABASE_POOL_MAX} connections, the HTTP benchmark's mix over ${CONVERSATIONS} conversations; two alternating ${DURATION_MS / 1000} s runs
+of each phase.
 
 | phase | calls/s | median | p99 |
 |---|---|---|---|
