@@ -6,7 +6,7 @@ export const UNKNOWN_TOOL = "(unknown)";
 export const CALLS_CHANNEL = "toolgate_calls";
 
 // A change is announced only to conversations with an open live view (lib/live.ts): PostgreSQL serializes the
-// commits of all notifying transactions, so a NOTIFY on every call would queue every call behind every other's.
+// commits of all notifying transactions (docs/decisions/004-notify-only-watched-conversations.md).
 const watched = (conversationId: Prisma.Sql) =>
   Prisma.sql`EXISTS (SELECT 1 FROM "LiveWatch" w WHERE w."conversationId" = ${conversationId} AND w."expiresAt" > now())`;
 
