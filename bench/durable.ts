@@ -3,10 +3,9 @@ import { authenticateForConversation } from "../lib/conversations";
 import { db } from "../lib/db";
 import { startFakeProvider } from "../lib/fake-provider/server";
 import { proposeToolCall } from "../lib/gateway/pipeline";
-import { newId } from "../lib/ids";
 import { watchConversation, type Watch } from "../lib/live";
-import { createWorld } from "../tests/support/world";
 import { benchDatabase, fail, machine, ms, summarize, writeSection } from "./common";
+import { createMix, mixCall } from "./mix";
 
 // The gateway on PostgreSQL that writes to disk as a deployment's does (fsync and synchronous commit on). First
 // the ceiling NOTIFY puts on commits (PostgreSQL serializes notifying commits, each with its flush): one-row
@@ -22,17 +21,8 @@ process.env.DATABASE_POOL_MAX ??= "16";
 const database = await benchDatabase({ durable: true }).catch((error: Error) => fail(error.message));
 const provider = await startFakeProvider();
 Object.assign(process.env, { PAYMENT_PROVIDER_URL: provider.url, PAYMENT_PROVIDER_SECRET: provider.secret });
-const world = await createWorld({ autoLimitCents: 100_000, sessionCapCents: 2_000_000_000, maxAutoWrites: 100_000_000, rateConversationPerMin: 1_000_000, rateKeyPerMin: 1_000_000 });
-const conversations: { id: string; order: string }[] = [];
-for (let i = 0; i < CONVERSATIONS; i++) {
-  const order = `ord_${70_000_000 + i}`;
-  await db.order.create({ data: { id: order, tenantId: world.tenantId, customerId: world.customers.ana, totalCents: 2_000_000_000, status: "delivered", currency: "USD", addressLine1: "1 Elm St", postalCode: "94107" } });
-  const conversation = await db.conversation.create({
-    data: { id: newId("conv"), tenantId: world.tenantId, agentId: world.users.agent, customerId: world.customers.ana, tools: ["get_order", "issue_refund"], scopes: ["orders:read", "refunds:write"] },
-    select: { id: true },
-  });
-  conversations.push({ id: conversation.id, order });
-}
+const mix = await createMix(CONVERSATIONS, 70_000_000);
+const { world, conversations } = mix;
 
 /** Single-row commits per second from `CALLERS` connections, each statement its own transaction. */
 async function commitsPerSecond(notify: boolean): Promise<number> {
@@ -62,21 +52,14 @@ console.log(`commits/s from ${CALLERS} connections: plain ${ceiling.plain.toFixe
 
 const encoder = new TextEncoder();
 let sequence = 0;
-/** One call of the mix (70% get_order, 20% schema failures, 10% refunds within policy), as the route runs it. */
+/** One call of the mix, as the route runs it: the key and conversation lookup, then the gateway. */
 async function call(): Promise<void> {
-  const i = sequence++;
-  const slot = i % 10;
-  const conversation = conversations[(i * 7919) % CONVERSATIONS];
-  const body =
-    slot < 7
-      ? { name: "get_order", arguments: { order_id: world.orders.o1001 } }
-      : { name: "issue_refund", arguments: { order_id: conversation.order, amount_cents: slot < 9 ? "100" : 100, currency: "USD", reason: "late" } };
-  const authenticated = await authenticateForConversation(`Bearer ${world.keys.agent}`, conversation.id);
+  const next = mixCall(mix, sequence++, "durable");
+  const authenticated = await authenticateForConversation(`Bearer ${world.keys.agent}`, next.conversationId);
   const found = authenticated?.found;
   if (!authenticated || !found) throw new Error("the benchmark's key or conversation did not authenticate");
-  const result = await proposeToolCall({ ...found, apiKeyId: authenticated.agent.apiKeyId, callKey: `durable-${i}`, raw: { bytes: encoder.encode(JSON.stringify(body)), truncated: false } });
-  const expected = slot < 7 ? "order.read" : slot < 9 ? "schema.invalid" : "refund.issued";
-  if (result.outcome.code !== expected) throw new Error(`a call answered ${result.outcome.code}, expected ${expected}`);
+  const result = await proposeToolCall({ ...found, apiKeyId: authenticated.agent.apiKeyId, callKey: next.callKey, raw: { bytes: encoder.encode(next.body), truncated: false } });
+  if (result.outcome.code !== next.expected) throw new Error(`a call answered ${result.outcome.code}, expected ${next.expected}`);
 }
 
 async function load(): Promise<number[]> {

@@ -5,10 +5,9 @@ import { execFileSync } from "node:child_process";
 import autocannon from "autocannon";
 import { db } from "../lib/db";
 import { startFakeProvider } from "../lib/fake-provider/server";
-import { newId } from "../lib/ids";
 import { startInstance } from "../tests/support/app-instances";
-import { createWorld } from "../tests/support/world";
 import { benchDatabase, fail, machine, writeSection } from "./common";
+import { createMix, mixCall } from "./mix";
 import { profileIn, profileShares } from "./profile";
 
 // HTTP throughput and latency of `next start` under a mixed agent workload: 70% get_order, 20% rejected
@@ -21,16 +20,8 @@ const CONVERSATIONS = 256;
 
 const database = await benchDatabase().catch((error: Error) => fail(error.message));
 const provider = await startFakeProvider();
-const world = await createWorld({ autoLimitCents: 100_000, sessionCapCents: 2_000_000_000, maxAutoWrites: 100_000_000, rateConversationPerMin: 1_000_000, rateKeyPerMin: 1_000_000 });
-const conversations: { id: string; order: string }[] = [];
-for (let i = 0; i < CONVERSATIONS; i++) {
-  const order = `ord_${80_000_000 + i}`;
-  await db.order.create({ data: { id: order, tenantId: world.tenantId, customerId: world.customers.ana, totalCents: 2_000_000_000, status: "delivered", currency: "USD", addressLine1: "1 Elm St", postalCode: "94107" } });
-  const conversation = await db.conversation.create({
-    data: { id: newId("conv"), tenantId: world.tenantId, agentId: world.users.agent, customerId: world.customers.ana, tools: ["get_order", "issue_refund"], scopes: ["orders:read", "refunds:write"] },
-  });
-  conversations.push({ id: conversation.id, order });
-}
+const mix = await createMix(CONVERSATIONS, 80_000_000);
+const { world } = mix;
 const appEnv = {
   DATABASE_URL: database.appUrl,
   PAYMENT_PROVIDER_URL: provider.url,
@@ -86,21 +77,9 @@ function cpuSnapshot() {
 const auth = { authorization: `Bearer ${world.keys.agent}`, "content-type": "application/json" };
 let sequence = 0;
 function nextRequest(request: Record<string, unknown>) {
-  const i = sequence++;
-  const slot = i % 10;
-  const conversation = conversations[(i * 7919) % CONVERSATIONS];
-  const path = `/api/v1/conversations/${conversation.id}/tool-calls`;
-  if (slot < 7) return { ...request, method: "POST", path, headers: auth, body: JSON.stringify({ name: "get_order", arguments: { order_id: world.orders.o1001 } }) };
-  if (slot < 9) {
-    return { ...request, method: "POST", path, headers: auth, body: JSON.stringify({ name: "issue_refund", arguments: { order_id: conversation.order, amount_cents: "100", currency: "USD", reason: "late" } }) };
-  }
-  return {
-    ...request,
-    method: "POST",
-    path,
-    headers: { ...auth, "idempotency-key": `bench-${i}` },
-    body: JSON.stringify({ name: "issue_refund", arguments: { order_id: conversation.order, amount_cents: 100, currency: "USD", reason: "late" } }),
-  };
+  const call = mixCall(mix, sequence++, "bench");
+  const headers = call.callKey ? { ...auth, "idempotency-key": call.callKey } : auth;
+  return { ...request, method: "POST", path: `/api/v1/conversations/${call.conversationId}/tool-calls`, headers, body: call.body };
 }
 
 async function load(connections: number, seconds: number) {
@@ -137,6 +116,11 @@ await instance.stop();
 const profileDir = mkdtempSync(path.join(tmpdir(), "toolgate-profile-"));
 const profiled = await startInstance(3398, appEnv, ["--cpu-prof", `--cpu-prof-dir=${profileDir}`]);
 await autocannon({ url: profiled.url, connections: 64, duration: Math.min(DURATION, 10), requests: [{ setupRequest: nextRequest as never }] });
+// The load generator hangs up on calls still running; stopping the app before they finish would leave their
+// refunds reserved and unknown, as a crash does.
+for (const deadline = Date.now() + 10_000; Date.now() < deadline && (await db.refund.count({ where: { status: "reserved" } })) > 0; ) {
+  await new Promise((resolve) => setTimeout(resolve, 100));
+}
 await profiled.stop();
 const shares = profileShares(profileIn(profileDir)).map(({ label, share }) => `| ${label} | ${(share * 100).toFixed(1)}% |`);
 rmSync(profileDir, { recursive: true, force: true });
