@@ -21,7 +21,7 @@ const GROUPS: [label: string, matches: (frame: ProfileNode["callFrame"]) => bool
   ["Next.js (router, route adapter, runtime)", (frame) => frame.url.includes("node_modules/next/")],
   ["pg driver (pg, pg-pool, pg-protocol)", (frame) => /node_modules\/pg(-pool|-protocol)?\//.test(frame.url)],
   ["app bundle (toolgate's code, zod and other bundled libraries)", (frame) => frame.url.includes("/.next/server/")],
-  ["Node.js (HTTP server, streams, web streams, async hooks, fetch)", (frame) => frame.url.startsWith("node:")],
+  ["Node.js (HTTP server, streams, web streams, async hooks, undici's Request)", (frame) => frame.url.startsWith("node:")],
 ];
 
 export function profileShares(file: string): { label: string; share: number }[] {
