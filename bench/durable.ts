@@ -24,20 +24,27 @@ Object.assign(process.env, { PAYMENT_PROVIDER_URL: provider.url, PAYMENT_PROVIDE
 const mix = await createMix(CONVERSATIONS, 70_000_000);
 const { world, conversations } = mix;
 
+/** Runs `step` from `CALLERS` concurrent callers until `durationMs` has passed; returns each step's latency. */
+async function concurrently(durationMs: number, step: () => Promise<unknown>): Promise<number[]> {
+  const latencies: number[] = [];
+  const end = performance.now() + durationMs;
+  await Promise.all(
+    Array.from({ length: CALLERS }, async () => {
+      while (performance.now() < end) {
+        const started = performance.now();
+        await step();
+        latencies.push(performance.now() - started);
+      }
+    }),
+  );
+  return latencies;
+}
+
 /** Single-row commits per second from `CALLERS` connections, each statement its own transaction. */
 async function commitsPerSecond(notify: boolean): Promise<number> {
   const pool = new pg.Pool({ connectionString: database.url, max: CALLERS });
   const text = `WITH row AS (INSERT INTO bench_commits (note) VALUES ($1) RETURNING id) SELECT ${notify ? "pg_notify('bench_commits', $1)" : "$1"} FROM row`;
-  let commits = 0;
-  const end = performance.now() + 3000;
-  await Promise.all(
-    Array.from({ length: CALLERS }, async () => {
-      while (performance.now() < end) {
-        await pool.query(text, ["x"]);
-        commits++;
-      }
-    }),
-  );
+  const commits = (await concurrently(3000, () => pool.query(text, ["x"]))).length;
   await pool.end();
   return commits / 3;
 }
@@ -62,21 +69,6 @@ async function call(): Promise<void> {
   if (result.outcome.code !== next.expected) throw new Error(`a call answered ${result.outcome.code}, expected ${next.expected}`);
 }
 
-async function load(): Promise<number[]> {
-  const latencies: number[] = [];
-  const end = performance.now() + DURATION_MS;
-  await Promise.all(
-    Array.from({ length: CALLERS }, async () => {
-      while (performance.now() < end) {
-        const started = performance.now();
-        await call();
-        latencies.push(performance.now() - started);
-      }
-    }),
-  );
-  return latencies;
-}
-
 const phases = [
   { name: "no conversation watched (no NOTIFY)", watched: false, latencies: [] as number[] },
   { name: "every conversation watched (each call NOTIFYs)", watched: true, latencies: [] as number[] },
@@ -85,7 +77,7 @@ for (let warm = 0; warm < 200; warm++) await call();
 for (let round = 0; round < 2; round++) {
   for (const phase of phases) {
     const watches: Watch[] = phase.watched ? await Promise.all(conversations.map((conversation) => watchConversation(conversation.id))) : [];
-    phase.latencies.push(...(await load()));
+    phase.latencies.push(...(await concurrently(DURATION_MS, call)));
     await Promise.all(watches.map((watch) => watch.end()));
   }
 }

@@ -55,6 +55,7 @@ export function httpPaymentProvider(options: HttpProviderOptions): PaymentProvid
   const attempts = options.attempts ?? 3;
   const backoffMs = options.backoffMs ?? 100;
   const base = new URL(options.url);
+  const basePath = base.pathname.replace(/\/$/, "");
   const transport = base.protocol === "https:" ? https : http;
   // Connections stay open between refunds: a new connection, or fetch's machinery, cost more than the request.
   const agent = new transport.Agent({ keepAlive: true, maxSockets: 64 });
@@ -71,7 +72,7 @@ export function httpPaymentProvider(options: HttpProviderOptions): PaymentProvid
         resolve(answer);
       };
       const failed = (error: Error) => finish({ transport: `${error.name}: ${error.message}` });
-      const request = transport.request(new URL(`${base.pathname.replace(/\/$/, "")}${path}`, base), { method, headers, agent }, (response) => {
+      const request = transport.request(new URL(`${basePath}${path}`, base), { method, headers, agent }, (response) => {
         const chunks: Buffer[] = [];
         response.on("data", (chunk: Buffer) => chunks.push(chunk));
         response.on("error", failed);
