@@ -10,8 +10,9 @@ import { createMix, mixCall } from "./mix";
 // The gateway on PostgreSQL that writes to disk as a deployment's does (fsync and synchronous commit on). First
 // the ceiling NOTIFY puts on commits (PostgreSQL serializes notifying commits, each with its flush): one-row
 // inserts from many connections, with and without pg_notify. Then the HTTP benchmark's mix through the
-// functions the route calls, from many concurrent callers, with every conversation watched by a live view (each
-// call's record NOTIFYs, as every call did before LiveWatch) and with none watched.
+// functions the route calls, from many concurrent callers, as shipped and as it was before decisions 004 and 005:
+// every conversation watched by a live view (each call's record NOTIFYs) and rate buckets written to the WAL
+// (each call waits for a second flush); and get_order from one caller, where each flush waited for shows whole.
 
 const DURATION_MS = Number(process.env.BENCH_DURATION ?? 8) * 1000;
 const CALLERS = 32;
@@ -24,12 +25,12 @@ Object.assign(process.env, { PAYMENT_PROVIDER_URL: provider.url, PAYMENT_PROVIDE
 const mix = await createMix(CONVERSATIONS, 70_000_000);
 const { world, conversations } = mix;
 
-/** Runs `step` from `CALLERS` concurrent callers until `durationMs` has passed; returns each step's latency. */
-async function concurrently(durationMs: number, step: () => Promise<unknown>): Promise<number[]> {
+/** Runs `step` from `callers` concurrent callers until `durationMs` has passed; returns each step's latency. */
+async function concurrently(durationMs: number, step: () => Promise<unknown>, callers = CALLERS): Promise<number[]> {
   const latencies: number[] = [];
   const end = performance.now() + durationMs;
   await Promise.all(
-    Array.from({ length: CALLERS }, async () => {
+    Array.from({ length: callers }, async () => {
       while (performance.now() < end) {
         const started = performance.now();
         await step();
@@ -59,32 +60,48 @@ console.log(`commits/s from ${CALLERS} connections: plain ${ceiling.plain.toFixe
 
 const encoder = new TextEncoder();
 let sequence = 0;
-/** One call of the mix, as the route runs it: the key and conversation lookup, then the gateway. */
-async function call(): Promise<void> {
-  const next = mixCall(mix, sequence++, "durable");
+/** The `i`th call of the mix, as the route runs it: the key and conversation lookup, then the gateway. */
+async function call(i = sequence++): Promise<void> {
+  const next = mixCall(mix, i, "durable");
   const authenticated = await authenticateForConversation(`Bearer ${world.keys.agent}`, next.conversationId);
   const found = authenticated?.found;
   if (!authenticated || !found) throw new Error("the benchmark's key or conversation did not authenticate");
   const result = await proposeToolCall({ ...found, apiKeyId: authenticated.agent.apiKeyId, callKey: next.callKey, raw: { bytes: encoder.encode(next.body), truncated: false } });
   if (result.outcome.code !== next.expected) throw new Error(`a call answered ${result.outcome.code}, expected ${next.expected}`);
 }
+/** Every tenth call of the mix is a get_order. */
+const read = () => call(10 * sequence++);
+
+/** Sets the rate buckets' persistence for a phase; returns what puts the shipped one back. */
+async function rateBuckets(persistence: "LOGGED" | "UNLOGGED"): Promise<() => Promise<void>> {
+  await db.$executeRawUnsafe(`ALTER TABLE "RateBucket" SET ${persistence}`);
+  return async () => void (await db.$executeRawUnsafe(`ALTER TABLE "RateBucket" SET UNLOGGED`));
+}
+async function everyConversationWatched(): Promise<() => Promise<void>> {
+  const watches: Watch[] = await Promise.all(conversations.map((conversation) => watchConversation(conversation.id)));
+  return async () => void (await Promise.all(watches.map((watch) => watch.end())));
+}
+const asShipped = async () => async () => undefined;
 
 const phases = [
-  { name: "no conversation watched (no NOTIFY)", watched: false, latencies: [] as number[] },
-  { name: "every conversation watched (each call NOTIFYs)", watched: true, latencies: [] as number[] },
-];
+  { name: "the mix, as shipped (rate buckets unlogged, no conversation watched)", callers: CALLERS, step: () => call(), prepare: asShipped },
+  { name: "the mix, every conversation watched (each call NOTIFYs, as before decision 004)", callers: CALLERS, step: () => call(), prepare: everyConversationWatched },
+  { name: "the mix, rate buckets logged (as before decision 005)", callers: CALLERS, step: () => call(), prepare: () => rateBuckets("LOGGED") },
+  { name: "get_order alone, as shipped", callers: 1, step: read, prepare: asShipped },
+  { name: "get_order alone, rate buckets logged (as before decision 005)", callers: 1, step: read, prepare: () => rateBuckets("LOGGED") },
+].map((phase) => ({ ...phase, latencies: [] as number[] }));
 for (let warm = 0; warm < 200; warm++) await call();
 for (let round = 0; round < 2; round++) {
   for (const phase of phases) {
-    const watches: Watch[] = phase.watched ? await Promise.all(conversations.map((conversation) => watchConversation(conversation.id))) : [];
-    phase.latencies.push(...(await concurrently(DURATION_MS, call)));
-    await Promise.all(watches.map((watch) => watch.end()));
+    const restore = await phase.prepare();
+    phase.latencies.push(...(await concurrently(DURATION_MS, phase.step, phase.callers)));
+    await restore();
   }
 }
 
 const rows = phases.map((phase) => {
   const { median, p99, n } = summarize(phase.latencies);
-  return `| ${phase.name} | ${(n / ((2 * DURATION_MS) / 1000)).toFixed(0)} | ${ms(median)} | ${ms(p99)} |`;
+  return `| ${phase.name} | ${phase.callers} | ${(n / ((2 * DURATION_MS) / 1000)).toFixed(0)} | ${ms(median)} | ${ms(p99)} |`;
 });
 rows.forEach((row) => console.log(row));
 const report = `
@@ -99,12 +116,12 @@ One-row commits from ${CALLERS} connections (two alternating 3 s runs each):
 | plain | ${ceiling.plain.toFixed(0)} |
 | with \`pg_notify\` (serialized with every other notifying commit, flush included) | ${ceiling.notify.toFixed(0)} |
 
-The gateway: ${CALLERS} concurrent callers in one process through the functions the route calls (key and conversation lookup, then the gateway),
-pool of ${process.env.DATABASE_POOL_MAX} connections, the HTTP benchmark's mix over ${CONVERSATIONS} conversations; two alternating ${DURATION_MS / 1000} s runs
-of each phase.
+The gateway: concurrent callers in one process through the functions the route calls (key and conversation lookup, then the
+gateway), pool of ${process.env.DATABASE_POOL_MAX} connections, the HTTP benchmark's mix (or its get_order calls alone) over ${CONVERSATIONS} conversations;
+two alternating ${DURATION_MS / 1000} s runs of each phase, the shipped schema put back after each.
 
-| phase | calls/s | median | p99 |
-|---|---|---|---|
+| phase | callers | calls/s | median | p99 |
+|---|---|---|---|---|
 ${rows.join("\n")}
 `;
 await writeSection("durable", report);

@@ -147,6 +147,17 @@ describe("the migration runner", () => {
   });
 });
 
+describe("what a crash keeps", () => {
+  it("every table is crash-safe except the rate buckets, which only count the current minute (decision 005)", async () => {
+    const tables = await db.$queryRaw<{ relname: string; relpersistence: string }[]>`
+      SELECT c.relname, c.relpersistence::text AS relpersistence FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = 'public' AND c.relkind = 'r' AND c.relname <> '_prisma_migrations'`;
+    const unlogged = tables.filter((table) => table.relpersistence === "u").map((table) => table.relname);
+    expect(unlogged).toEqual(["RateBucket"]);
+    expect(tables.filter((table) => table.relpersistence === "p")).toHaveLength(tables.length - 1);
+  });
+});
+
 describe("the decision log", () => {
   it("is append-only in the database itself: UPDATE, DELETE and TRUNCATE are refused", async () => {
     const row = await db.decisionLog.create({
