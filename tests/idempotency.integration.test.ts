@@ -58,6 +58,22 @@ describe("call keys", () => {
     expect(read.json.code).toBe("order.read");
   });
 
+  it("a read binds no key: reads sent with one key each answer afresh from the order as it is now", async () => {
+    const own = await createWorld();
+    const conversation = await conversationFor(own.keys.agent, { customer_id: own.customers.ana });
+    const key = newCallKey();
+    const read = { name: "get_order", arguments: { order_id: own.orders.o1001 } };
+    const first = await propose(own.keys.agent, conversation, read, key);
+    await db.order.update({ where: { id: own.orders.o1001 }, data: { refundedCents: 700 } });
+    const second = await propose(own.keys.agent, conversation, read, key);
+    expect([first.json.code, second.json.code]).toEqual(["order.read", "order.read"]);
+    expect(second.json.id).not.toBe(first.json.id);
+    expect(second.json.replayed).toBeUndefined();
+    expect([first.json.result, second.json.result]).toMatchObject([{ refunded_cents: 0 }, { refunded_cents: 700 }]);
+    const calls = await db.toolCall.findMany({ where: { id: { in: [first.json.id, second.json.id] } } });
+    expect(calls.map((call) => call.callKey)).toEqual([null, null]);
+  });
+
   it("keys are scoped to (conversation, tool): the same key elsewhere is a new call", async () => {
     const first = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
     const second = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });

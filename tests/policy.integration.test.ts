@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { authenticateForConversation } from "@/lib/conversations";
 import { db } from "@/lib/db";
+import { proposeToolCall } from "@/lib/gateway/pipeline";
 import { conversationFor, newCallKey, propose } from "./support/api";
 import { expectNoEffect } from "./support/effects";
 import { createWorld } from "./support/world";
@@ -109,5 +111,44 @@ describe("consequence policy (tenant defaults: auto 5000, session cap 10000, 3 a
     const world = await createWorld({ maxAutoWrites: 0 });
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
     expect((await propose(world.keys.agent, conversation, { name: "get_order", arguments: { order_id: world.orders.o1001 } })).json.code).toBe("order.read");
+  });
+});
+
+describe("a write decides on its conversation as the lock reads it, not as its request found it", () => {
+  // Two calls of one conversation can both be looked up before either takes the lock; the second must see
+  // what the first committed. Here the change lands between the lookup and the gateway function the route calls.
+  async function lookedUp() {
+    const world = await createWorld();
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const authenticated = await authenticateForConversation(`Bearer ${world.keys.agent}`, conversation);
+    const found = authenticated!.found!;
+    const proposeAsFound = (body: unknown) =>
+      proposeToolCall({ ...found, apiKeyId: authenticated!.agent.apiKeyId, callKey: newCallKey(), raw: { bytes: new TextEncoder().encode(JSON.stringify(body)), truncated: false } });
+    return { world, conversation, found, proposeAsFound };
+  }
+
+  it("a budget spent after the lookup holds the refund for approval", async () => {
+    const { world, conversation, found, proposeAsFound } = await lookedUp();
+    expect(found.conversation.irreversibleCents).toBe(0);
+    await db.conversation.update({ where: { id: conversation }, data: { irreversibleCents: 9500 } });
+    const held = await expectNoEffect(world, () => proposeAsFound(refund(world.orders.o1004, 1000)));
+    expect(held.outcome).toMatchObject({ kind: "pending_approval", code: "approval.required" });
+  });
+
+  it("a permission revoked after the lookup denies the refund", async () => {
+    const { world, found, proposeAsFound } = await lookedUp();
+    expect(found.conversation.agent?.canRefund).toBe(true);
+    await db.user.update({ where: { id: world.users.agent }, data: { canRefund: false } });
+    const denied = await expectNoEffect(world, () => proposeAsFound(refund(world.orders.o1004, 1000)));
+    expect(denied.outcome).toMatchObject({ kind: "denied", stage: "policy", code: "agent.not-authorized" });
+  });
+});
+
+describe("the fraud hold", () => {
+  it("stops writes to the order, not reads of it", async () => {
+    const world = await createWorld();
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const read = await propose(world.keys.agent, conversation, { name: "get_order", arguments: { order_id: world.orders.o1005 } });
+    expect(read.json).toMatchObject({ kind: "executed", code: "order.read", result: { order_id: world.orders.o1005 } });
   });
 });

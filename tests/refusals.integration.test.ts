@@ -58,6 +58,17 @@ describe("parse", () => {
     await refused('{"name":"get_order","arguments":{}} x', rejected("parse", "parse.malformed"));
     await refused(new Uint8Array([0x7b, 0xff, 0x7d]), rejected("parse", "parse.malformed"));
   });
+  it("parse.malformed: an invalid byte inside a string is refused, not replaced with U+FFFD and passed on", async () => {
+    const before = new TextEncoder().encode(`{"name":"get_order","arguments":{"order_id":"${world.orders.o1001}`);
+    const after = new TextEncoder().encode(`"}}`);
+    await refused(new Uint8Array([...before, 0xc3, ...after]), rejected("parse", "parse.malformed"));
+  });
+  it("parse.malformed: anything but a comma between members or elements, or a colon after a key", async () => {
+    const order = world.orders.o1001;
+    await refused(`{"name":"get_order";"arguments":{"order_id":"${order}"}}`, rejected("parse", "parse.malformed"));
+    await refused(`{"name"="get_order","arguments":{"order_id":"${order}"}}`, rejected("parse", "parse.malformed"));
+    await refused(`{"name":"get_order","arguments":{"order_id":["${order}";"${order}"]}}`, rejected("parse", "parse.malformed"));
+  });
   it("parse.duplicate-key: at the top and inside arguments, even when escaped differently", async () => {
     await refused(`{"name":"get_order","name":"issue_refund","arguments":{}}`, rejected("parse", "parse.duplicate-key"));
     await refused(
@@ -101,6 +112,14 @@ describe("schema and semantic", () => {
     expect(JSON.stringify(body)).not.toContain("SECRET-VALUE");
     const missing = await refused({ name: "get_order", arguments: {} }, rejected("schema", "schema.invalid"));
     expect(missing.model.paths).toEqual(["order_id"]);
+  });
+  it("a refusal lists at most ten paths, however many fields are wrong", async () => {
+    const unknown = Object.fromEntries(Array.from({ length: 15 }, (_, i) => [`extra_${i}`, i]));
+    const many = await refused(refund(world.orders.o1004, unknown), rejected("schema", "schema.invalid"));
+    expect(many.issues).toHaveLength(10);
+    const owned = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`note_${i}`, { customer_id: "x" }]));
+    const hostOwned = await refused(refund(world.orders.o1004, owned), rejected("schema", "argument.host-owned"));
+    expect(hostOwned.issues).toHaveLength(10);
   });
   it("amount.invalid: outside 1..100000", async () => {
     await refused(refund(world.orders.o1004, { amount_cents: 0 }), rejected("semantic", "amount.invalid"));
