@@ -63,10 +63,11 @@ let sequence = 0;
 /** The `i`th call of the mix, as the route runs it: the key and conversation lookup, then the gateway. */
 async function call(i = sequence++): Promise<void> {
   const next = mixCall(mix, i, "durable");
-  const authenticated = await authenticateForConversation(`Bearer ${world.keys.agent}`, next.conversationId);
+  const authenticated = await authenticateForConversation(`Bearer ${world.keys.agent}`, next.conversationId, { countCall: true });
   const found = authenticated?.found;
   if (!authenticated || !found) throw new Error("the benchmark's key or conversation did not authenticate");
-  const result = await proposeToolCall({ ...found, apiKeyId: authenticated.agent.apiKeyId, callKey: next.callKey, raw: { bytes: encoder.encode(next.body), truncated: false } });
+  const raw = { bytes: encoder.encode(next.body), truncated: false };
+  const result = await proposeToolCall({ ...found, apiKeyId: authenticated.agent.apiKeyId, callKey: next.callKey, raw, rateCounted: authenticated.rateCounted });
   if (result.outcome.code !== next.expected) throw new Error(`a call answered ${result.outcome.code}, expected ${next.expected}`);
 }
 /** Every tenth call of the mix is a get_order. */

@@ -40,8 +40,8 @@ let counter = 0;
 /** The refund as the route runs it: the key and conversation lookup, then the gateway function. */
 async function gatewayRefund() {
   const raw = { bytes: encoder.encode(JSON.stringify({ name: "issue_refund", arguments: { order_id: "ord_90000001", amount_cents: 100, currency: "USD", reason: "other" } })), truncated: false };
-  const { found: current } = (await authenticateForConversation(`Bearer ${world.keys.agent}`, conversationId))!;
-  const call = await proposeToolCall({ ...current!, apiKeyId: agent.apiKeyId, callKey: `k${counter++}`, raw });
+  const { found: current, rateCounted } = (await authenticateForConversation(`Bearer ${world.keys.agent}`, conversationId, { countCall: true }))!;
+  const call = await proposeToolCall({ ...current!, apiKeyId: agent.apiKeyId, callKey: `k${counter++}`, raw, rateCounted });
   if (call.outcome.code !== "refund.issued") throw new Error(`gateway refund answered ${call.outcome.code}`);
 }
 

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { agentKeyRows, apiKeyHash, type AuthenticatedAgent } from "./auth/api-keys";
 import { db, sql, type Sql } from "./db";
 import { Prisma } from "./generated/prisma/client";
+import { countCall, type RateCount } from "./gateway/rate";
 import type { ConversationFacts, TenantPolicy } from "./gateway/types";
 import { newId } from "./ids";
 import { findTool, TOOL_NAMES } from "./tools/registry";
@@ -116,26 +117,37 @@ export async function loadConversation(
 /**
  * The bearer key's agent and, in the same statement, that agent's conversation with its policy: the one lookup
  * every conversation route of the agent API makes. Null for a key that does not authenticate (see
- * `authenticateApiKey`); `found` is null when the conversation is missing or another agent's.
+ * `authenticateApiKey`); `found` is null when the conversation is missing or another agent's. With
+ * `countCall`, the same statement also counts one call of this key in this conversation for the rate stage
+ * (`rateCounted`, for `proposeToolCall`), only when both were found.
  */
 export async function authenticateForConversation(
   authorization: string | null,
   conversationId: string,
-): Promise<{ agent: AuthenticatedAgent; found: FoundConversation | null } | null> {
+  options: { countCall?: boolean } = {},
+): Promise<{ agent: AuthenticatedAgent; found: FoundConversation | null; rateCounted?: RateCount[] } | null> {
   const hash = apiKeyHash(authorization);
   if (hash === null) return null;
   // Every conversation column is null when the conversation is not this agent's.
   const key = agentKeyRows(hash);
-  const [row] = await sql.$queryRaw<({ apiKeyId: string; userId: string; keyTenantId: string } & (ConversationRow | { id: null }))[]>`
+  const lookup = Prisma.sql`
     SELECT k."id" AS "apiKeyId", ku."id" AS "userId", k."tenantId" AS "keyTenantId", ${CONVERSATION_COLUMNS}
     FROM ${key.from}
     LEFT JOIN "Conversation" c ON c."id" = ${conversationId} AND c."agentId" = ku."id" AND c."tenantId" = k."tenantId"
     LEFT JOIN "Tenant" t ON t."id" = c."tenantId"
     LEFT JOIN "User" u ON u."id" = c."agentId" AND u."tenantId" = c."tenantId"
     WHERE ${key.where}`;
+  const buckets = Prisma.sql`(SELECT ARRAY['c:' || f."id", 'k:' || f."apiKeyId"] FROM found f WHERE f."id" IS NOT NULL)`;
+  const statement = options.countCall
+    ? Prisma.sql`WITH found AS (${lookup}), counted AS (${countCall(buckets)})
+        SELECT found.*, (SELECT json_agg(counted) FROM counted) AS "rateCounted" FROM found`
+    : lookup;
+  const [row] = await sql.$queryRaw<({ apiKeyId: string; userId: string; keyTenantId: string; rateCounted?: RateCount[] | null } & (ConversationRow | { id: null }))[]>(statement);
   if (!row) return null;
-  const { apiKeyId, userId, keyTenantId, ...conversation } = row;
-  return { agent: { apiKeyId, userId, tenantId: keyTenantId }, found: conversation.id === null ? null : toFound(conversation) };
+  const { apiKeyId, userId, keyTenantId, rateCounted, ...conversation } = row;
+  const agent = { apiKeyId, userId, tenantId: keyTenantId };
+  if (conversation.id === null) return { agent, found: null };
+  return { agent, found: toFound(conversation), ...(rateCounted ? { rateCounted } : {}) };
 }
 
 export async function listAgentConversations(agent: { userId: string; tenantId: string }) {

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { db, sql } from "@/lib/db";
 import { pruneRateBuckets } from "@/lib/gateway/rate";
 import { getOrder } from "@/lib/tools/get-order";
-import { conversationFor, newCallKey, propose, type CallBody } from "./support/api";
+import { conversationFor, getTools, newCallKey, propose, proposeAs, type CallBody } from "./support/api";
 import { expectNoEffect } from "./support/effects";
 import { createWorld, type World } from "./support/world";
 
@@ -226,6 +226,30 @@ describe("rate and host errors", () => {
     const conversation = await conversationFor(limited.keys.agent, { customer_id: limited.customers.ana });
     const third = await propose(limited.keys.agent, conversation, read(limited.orders.o1001));
     expect(third.status).toBe(429);
+  });
+  it("every call counts once: the route counts in its key lookup, a batch's further calls count themselves, reading tools counts nothing", async () => {
+    // Not across a minute's end, which would start a new window mid-test.
+    const second = new Date().getUTCSeconds();
+    if (second >= 55) await new Promise((resolve) => setTimeout(resolve, (61 - second) * 1000));
+    const limited = await createWorld({ rateConversationPerMin: 3 });
+    const conversation = await conversationFor(limited.keys.agent, { customer_id: limited.customers.ana });
+    const read = { name: "get_order", arguments: { order_id: limited.orders.o1001 } };
+    const batch = {
+      role: "assistant",
+      content: [0, 1].map((index) => ({ type: "tool_use", id: `toolu_${index}`, name: read.name, input: read.arguments })),
+    };
+    const both = await proposeAs(limited.keys.agent, conversation, "anthropic", batch);
+    expect(both.json.results.map((result) => result.code)).toEqual(["order.read", "order.read"]);
+    expect((await getTools(limited.keys.agent, conversation)).status).toBe(200);
+    expect((await propose(limited.keys.agent, conversation, read)).status).toBe(200);
+    const fourth = await propose(limited.keys.agent, conversation, read);
+    expect(fourth.status).toBe(429);
+    const apiKey = await db.apiKey.findFirstOrThrow({ where: { userId: limited.users.agent }, select: { id: true } });
+    const buckets = await db.rateBucket.findMany({ where: { key: { in: [`c:${conversation}`, `k:${apiKey.id}`] } }, orderBy: { key: "asc" } });
+    expect(buckets.map((bucket) => [bucket.key, bucket.count])).toEqual([
+      [`c:${conversation}`, 4],
+      [`k:${apiKey.id}`, 4],
+    ]);
   });
   it("pruning drops ended windows only: a conversation that spent this minute's window stays limited", async () => {
     // Not across a minute's end, which would reset the window whatever pruning does.

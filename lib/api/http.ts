@@ -4,6 +4,7 @@ import { authenticateForConversation, type FoundConversation } from "../conversa
 import { modelProjection, type Outcome } from "../gateway/outcome";
 import { MAX_ENVELOPE_BYTES, type RawProposal } from "../gateway/parse";
 import type { CallResult } from "../gateway/pipeline";
+import type { RateCount } from "../gateway/rate";
 import { logError } from "../log";
 
 export function errorResponse(status: number, code: string, message: string, headers: HeadersInit = {}): Response {
@@ -39,16 +40,18 @@ export function withAgent(request: Request, handler: (agent: AuthenticatedAgent)
 /**
  * `withAgent` for the routes of one conversation: the key and the agent's conversation are looked up in one
  * statement. The handler gets `found` null for a missing or another agent's conversation (it answers 404
- * after its own request checks).
+ * after its own request checks). With `countCall` (a route that proposes a call), that statement also counts
+ * the call for the rate stage; the handler gets the buckets to hand to `proposeToolCall`.
  */
 export function withAgentConversation(
   request: Request,
   conversationId: string,
-  handler: (agent: AuthenticatedAgent, found: FoundConversation | null) => Promise<Response>,
+  handler: (agent: AuthenticatedAgent, found: FoundConversation | null, rateCounted?: RateCount[]) => Promise<Response>,
+  options: { countCall?: boolean } = {},
 ): Promise<Response> {
   return answering(request, async () => {
-    const authenticated = await authenticateForConversation(request.headers.get("authorization"), conversationId);
-    return authenticated ? handler(authenticated.agent, authenticated.found) : unauthorized();
+    const authenticated = await authenticateForConversation(request.headers.get("authorization"), conversationId, options);
+    return authenticated ? handler(authenticated.agent, authenticated.found, authenticated.rateCounted) : unauthorized();
   });
 }
 

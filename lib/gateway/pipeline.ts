@@ -12,7 +12,7 @@ import { checkIdempotency } from "./idempotency";
 import { bindsCallKey, outcome, type Outcome } from "./outcome";
 import { parseEnvelope, type RawProposal } from "./parse";
 import { checkPolicy } from "./policy";
-import { checkRate } from "./rate";
+import { checkRate, type RateCount } from "./rate";
 import { appendDecision, recordCall, UNKNOWN_TOOL, type CallRecord } from "./record";
 import { checkSchema } from "./schema";
 import { checkScope } from "./scope";
@@ -27,6 +27,8 @@ export interface Proposal {
   apiKeyId: string | null;
   callKey: string | null;
   raw: RawProposal;
+  /** The call's rate buckets when the request's key lookup already counted it (the agent API's route). */
+  rateCounted?: RateCount[];
 }
 
 export interface CallResult {
@@ -52,7 +54,7 @@ export async function proposeToolCall(proposal: Proposal): Promise<CallResult> {
   const base = { id, tenantId: conversation.tenantId, conversationId: conversation.id, approvalId: null };
   let toolName = UNKNOWN_TOOL;
   try {
-    const rate = await checkRate(sql, conversation, proposal.apiKeyId, proposal.policy);
+    const rate = await checkRate(sql, conversation, proposal.apiKeyId, proposal.policy, proposal.rateCounted);
     if (!rate.ok) {
       await recordEarly({ ...base, toolName, outcome: rate.outcome }, startedAt);
       return { id, outcome: rate.outcome, replayed: false, retryAfterSeconds: rate.retryAfterSeconds };

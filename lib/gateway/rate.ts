@@ -1,36 +1,49 @@
 import type { Sql } from "../db";
+import { Prisma } from "../generated/prisma/client";
 import { outcome, type Outcome } from "./outcome";
 import type { ConversationFacts, TenantPolicy } from "./types";
 
 export type RateResult = { ok: true } | { ok: false; outcome: Outcome; retryAfterSeconds: number };
 
-interface BucketRow {
+/** A bucket as the call's count left it. */
+export interface RateCount {
   key: string;
   count: number;
   retryAfter: number;
 }
 
 /**
- * Stage 1: fixed one-minute windows per conversation and per API key, counted in PostgreSQL so that every
- * app instance shares them. Runs before the body is parsed. Both buckets move in one statement, always in
- * the same key order ("c:" before "k:"), so concurrent callers cannot deadlock.
+ * Counts one call in fixed one-minute windows per conversation ("c:" and its id) and per API key ("k:" and its
+ * id), in PostgreSQL so that every app instance shares them. `keys` is a text[] expression of the buckets; an
+ * empty or null array counts nothing. Both buckets move in one statement, always in the same key order ("c:"
+ * before "k:"), so concurrent callers cannot deadlock. Also run inside the agent API's key lookup
+ * (`authenticateForConversation`), which saves a call its own round trip.
+ */
+export function countCall(keys: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`
+    INSERT INTO "RateBucket" ("key", "windowStart", "count")
+    SELECT DISTINCT bucket, date_trunc('minute', now()), 1 FROM unnest(${keys}) AS bucket
+    ORDER BY bucket
+    ON CONFLICT ("key") DO UPDATE SET
+      "count" = CASE WHEN "RateBucket"."windowStart" = EXCLUDED."windowStart" THEN "RateBucket"."count" + 1 ELSE 1 END,
+      "windowStart" = EXCLUDED."windowStart"
+    RETURNING "key", "count", CEIL(EXTRACT(EPOCH FROM ("windowStart" + interval '1 minute' - now())))::int AS "retryAfter"`;
+}
+
+/**
+ * Stage 1: the call's conversation and key against their limits. Runs before the body is parsed. The call is
+ * counted here unless the request's lookup already counted it (`counted`, the buckets as that left them).
  */
 export async function checkRate(
   client: Sql,
   conversation: ConversationFacts,
   apiKeyId: string | null,
   policy: TenantPolicy,
+  counted?: RateCount[],
 ): Promise<RateResult> {
   const conversationKey = `c:${conversation.id}`;
   const apiKey = apiKeyId ? `k:${apiKeyId}` : conversationKey;
-  const rows = await client.$queryRaw<BucketRow[]>`
-    INSERT INTO "RateBucket" ("key", "windowStart", "count")
-    SELECT DISTINCT bucket, date_trunc('minute', now()), 1 FROM unnest(ARRAY[${conversationKey}::text, ${apiKey}::text]) AS bucket
-    ORDER BY bucket
-    ON CONFLICT ("key") DO UPDATE SET
-      "count" = CASE WHEN "RateBucket"."windowStart" = EXCLUDED."windowStart" THEN "RateBucket"."count" + 1 ELSE 1 END,
-      "windowStart" = EXCLUDED."windowStart"
-    RETURNING "key", "count", CEIL(EXTRACT(EPOCH FROM ("windowStart" + interval '1 minute' - now())))::int AS "retryAfter"`;
+  const rows = counted ?? (await client.$queryRaw<RateCount[]>(countCall(Prisma.sql`ARRAY[${conversationKey}::text, ${apiKey}::text]`)));
   for (const row of rows) {
     const limit = row.key === conversationKey ? policy.rateConversationPerMin : policy.rateKeyPerMin;
     if (row.count > limit) return { ok: false, outcome: outcome("rate.limited"), retryAfterSeconds: Math.max(1, row.retryAfter) };
