@@ -4,26 +4,31 @@ import { proposeToolCall } from "@/lib/gateway/pipeline";
 
 export async function POST(request: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
   const { id } = await params;
-  return withAgentConversation(request, id, async (agent, found, rateCounted) => {
-    const format = (new URL(request.url).searchParams.get("format") ?? "toolgate") as Format;
-    if (!FORMATS.includes(format)) return errorResponse(400, "format.unknown", `format must be one of ${FORMATS.join(", ")}`);
-    if (!found) return notFound("conversation");
-    const raw = await readBoundedBody(request);
-    const callKey = request.headers.get("idempotency-key");
-    const base = { ...found, apiKeyId: agent.apiKeyId };
-    // The key lookup counted this request's first call for the rate stage; any further call of a batch counts itself.
-    if (format === "toolgate") return callResponse(await proposeToolCall({ ...base, callKey, raw, rateCounted }));
+  // The key lookup counts this request's first call for the rate stage; any further call of a batch counts itself.
+  return withAgentConversation(
+    request,
+    id,
+    async (agent, found, rateCounted) => {
+      const format = (new URL(request.url).searchParams.get("format") ?? "toolgate") as Format;
+      if (!FORMATS.includes(format)) return errorResponse(400, "format.unknown", `format must be one of ${FORMATS.join(", ")}`);
+      if (!found) return notFound("conversation");
+      const raw = await readBoundedBody(request);
+      const callKey = request.headers.get("idempotency-key");
+      const base = { ...found, apiKeyId: agent.apiKeyId };
+      if (format === "toolgate") return callResponse(await proposeToolCall({ ...base, callKey, raw, rateCounted }));
 
-    const adapted = adaptPayload(format, raw);
-    // A payload no adapter can read still goes through the sequence, so its refusal is recorded like any other.
-    const calls = adapted.ok ? adapted.calls.map((call) => ({ ref: call.ref, raw: envelopeBytes(call) })) : [{ ref: null, raw }];
-    const results = [];
-    // One call at a time, each on its own: an approval or a success of one grants nothing to the next.
-    for (const [index, call] of calls.entries()) {
-      const counted = index === 0 ? rateCounted : undefined;
-      const result = await proposeToolCall({ ...base, callKey: callKey ? `${callKey}:${index}` : null, raw: call.raw, rateCounted: counted });
-      results.push({ ref: call.ref, ...callBody(result.id, result.outcome, result.replayed) });
-    }
-    return Response.json({ format, results }, { headers: { "Cache-Control": "no-store" } });
-  }, { countCall: true });
+      const adapted = adaptPayload(format, raw);
+      // A payload no adapter can read still goes through the sequence, so its refusal is recorded like any other.
+      const calls = adapted.ok ? adapted.calls.map((call) => ({ ref: call.ref, raw: envelopeBytes(call) })) : [{ ref: null, raw }];
+      const results = [];
+      // One call at a time, each on its own: an approval or a success of one grants nothing to the next.
+      for (const [index, call] of calls.entries()) {
+        const counted = index === 0 ? rateCounted : undefined;
+        const result = await proposeToolCall({ ...base, callKey: callKey ? `${callKey}:${index}` : null, raw: call.raw, rateCounted: counted });
+        results.push({ ref: call.ref, ...callBody(result.id, result.outcome, result.replayed) });
+      }
+      return Response.json({ format, results }, { headers: { "Cache-Control": "no-store" } });
+    },
+    { countCall: true },
+  );
 }
