@@ -57,11 +57,15 @@ async function storedRefund(where: Prisma.Sql): Promise<StoredRefund | undefined
   return refund;
 }
 
-/** Step 2 for one operation: the provider call with the stored key, then the settle. Safe to run twice. */
-export async function completeRefund(refundId: string, provider: PaymentProvider = paymentProvider()): Promise<Outcome> {
+async function storedRefundById(refundId: string): Promise<StoredRefund> {
   const refund = await storedRefund(Prisma.sql`r."id" = ${refundId}`);
   if (!refund) throw new Error(`no refund ${refundId}`);
-  return complete(refund, provider);
+  return refund;
+}
+
+/** Step 2 for one operation: the provider call with the stored key, then the settle. Safe to run twice. */
+export async function completeRefund(refundId: string, provider: PaymentProvider = paymentProvider()): Promise<Outcome> {
+  return complete(await storedRefundById(refundId), provider);
 }
 
 /** Step 2 for the operation a call reserved, right after that call committed. */
@@ -108,9 +112,7 @@ interface LockedRefund {
  * flag; a definite refusal releases the reservation; anything else leaves it `unknown` and the order blocked.
  */
 export async function settleRefund(refundId: string, answer: SettleAnswer): Promise<Outcome> {
-  const refund = await storedRefund(Prisma.sql`r."id" = ${refundId}`);
-  if (!refund) throw new Error(`no refund ${refundId}`);
-  return settleLocated(refund, answer);
+  return settleLocated(await storedRefundById(refundId), answer);
 }
 
 type SettleAnswer = ProviderAnswer | { kind: "investigate"; reason: string };
