@@ -92,12 +92,14 @@ async function routeRead() {
  * the same key-checking wrapper): check the key, load the order with one Prisma select, answer JSON.
  */
 async function trivialRoute(request: Request): Promise<Response> {
-  return withAgent(request, async (agent) => {
-    const order = await db.order.findFirst({
-      where: { id: world.orders.o1001, tenantId: agent.tenantId },
-      select: { id: true, status: true, totalCents: true, refundedCents: true, currency: true },
-    });
-    return Response.json(order, { headers: { "Cache-Control": "no-store" } });
+  return withAgent(request, async (agent) => Response.json(await loadOrder(agent.tenantId), { headers: { "Cache-Control": "no-store" } }));
+}
+
+/** The one select of both read baselines. */
+function loadOrder(tenantId: string) {
+  return db.order.findFirst({
+    where: { id: world.orders.o1001, tenantId },
+    select: { id: true, status: true, totalCents: true, refundedCents: true, currency: true },
   });
 }
 
@@ -110,8 +112,7 @@ async function trivialRead() {
 /** The same two statements with no request around them: the floor of any authenticated read. */
 async function bareRead() {
   const who = await authenticateApiKey(`Bearer ${world.keys.agent}`);
-  const order = await db.order.findFirst({ where: { id: world.orders.o1001, tenantId: who!.tenantId }, select: { id: true, status: true, totalCents: true, refundedCents: true, currency: true } });
-  await Response.json(order).text();
+  await Response.json(await loadOrder(who!.tenantId)).text();
 }
 
 // The direct transaction's refund rows need a call to point at.

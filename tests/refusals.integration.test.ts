@@ -38,6 +38,12 @@ async function refused(
 
 const rejected = (stage: string, code: string) => ({ kind: "rejected", stage, code });
 
+/** Waits out the last seconds of a minute, so a test's calls share one rate window (a new one starts each minute). */
+async function clearOfMinuteEnd(): Promise<void> {
+  const second = new Date().getUTCSeconds();
+  if (second >= 55) await new Promise((resolve) => setTimeout(resolve, (61 - second) * 1000));
+}
+
 describe("parse", () => {
   it("parse.too-large: more than 16 KiB of bytes, counted before parsing", async () => {
     const body = JSON.stringify({ name: "get_order", arguments: { order_id: world.orders.o1001, pad: "x".repeat(16 * 1024) } });
@@ -228,9 +234,7 @@ describe("rate and host errors", () => {
     expect(third.status).toBe(429);
   });
   it("every call counts once: the route counts in its key lookup, a batch's further calls count themselves, reading tools counts nothing", async () => {
-    // Not across a minute's end, which would start a new window mid-test.
-    const second = new Date().getUTCSeconds();
-    if (second >= 55) await new Promise((resolve) => setTimeout(resolve, (61 - second) * 1000));
+    await clearOfMinuteEnd();
     const limited = await createWorld({ rateConversationPerMin: 3 });
     const conversation = await conversationFor(limited.keys.agent, { customer_id: limited.customers.ana });
     const read = { name: "get_order", arguments: { order_id: limited.orders.o1001 } };
@@ -252,9 +256,7 @@ describe("rate and host errors", () => {
     ]);
   });
   it("pruning drops ended windows only: a conversation that spent this minute's window stays limited", async () => {
-    // Not across a minute's end, which would reset the window whatever pruning does.
-    const second = new Date().getUTCSeconds();
-    if (second >= 55) await new Promise((resolve) => setTimeout(resolve, (61 - second) * 1000));
+    await clearOfMinuteEnd();
     const limited = await createWorld({ rateConversationPerMin: 2 });
     const conversation = await conversationFor(limited.keys.agent, { customer_id: limited.customers.ana });
     const read = { name: "get_order", arguments: { order_id: limited.orders.o1001 } };
