@@ -7,15 +7,19 @@ import type { DecisionResult } from "@/lib/approvals/decide";
 import type { QueueItem } from "@/lib/approvals/queue";
 import { formatMoney } from "@/lib/money";
 
+// The server and the browser disagree on "now", so the seconds appear only once the page runs in the browser:
+// the first render is the same on both (no hydration mismatch).
 function TimeLeft({ expiresAt }: { expiresAt: string }) {
-  const [now, setNow] = useState(() => Date.now());
+  const [now, setNow] = useState<number | null>(null);
   useEffect(() => {
+    setNow(Date.now());
     const timer = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(timer);
   }, []);
+  if (now === null) return <time dateTime={expiresAt}>time left: counting</time>;
   const seconds = Math.max(0, Math.round((new Date(expiresAt).getTime() - now) / 1000));
   if (seconds === 0) return <span className="error">expired</span>;
-  return <span>{`${Math.floor(seconds / 60)}m ${String(seconds % 60).padStart(2, "0")}s left`}</span>;
+  return <time dateTime={expiresAt} title={new Date(expiresAt).toLocaleString()}>{`${Math.floor(seconds / 60)}m ${String(seconds % 60).padStart(2, "0")}s left`}</time>;
 }
 
 function resultText(result: DecisionResult): string {

@@ -43,7 +43,6 @@ const CONNECTION = Symbol.for("toolgate.db.connection");
 type WithConnection = PrismaClient & { [CONNECTION]?: Connection };
 
 export function createDb(connectionString: string, options: { countStatements?: boolean } = {}): PrismaClient {
-  // The embedded PGlite server serves one connection at a time, so its start script sets the pool to 1.
   const max = Number(process.env.DATABASE_POOL_MAX ?? 10);
   const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 10_000 });
   // A pooled connection that breaks while idle is dropped by the pool; without a listener it would end the process.

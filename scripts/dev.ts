@@ -1,73 +1,132 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { startEmbeddedDatabase, type EmbeddedDatabase } from "../lib/embedded-db";
+import pg from "pg";
 import { startLocalExternals } from "../lib/external-services";
 import { migrate } from "../lib/migrate";
+import { removeEmbeddedDatabase, startEmbeddedDatabase, type EmbeddedDatabase } from "./embedded-database";
+import { assertPortFree, processRunning } from "./processes";
 
-// `npm run dev`: with DATABASE_URL, that PostgreSQL; without, the embedded PGlite in .toolgate/. It starts the
-// fake payment provider and an SMTP sink unless PAYMENT_PROVIDER_URL / SMTP_HOST name real ones, migrates,
-// seeds the demo data and starts Next.js. `--production` serves the last `next build` instead.
+// `npm run dev`: with DATABASE_URL, that PostgreSQL; without, the embedded PostgreSQL server in .toolgate/. It
+// starts the fake payment provider and an SMTP sink unless PAYMENT_PROVIDER_URL / SMTP_HOST name real ones,
+// migrates, seeds the demo data into a new database and starts Next.js. `--production` (`npm start`) serves the
+// last `next build` instead; `--reset` deletes .toolgate/ first (database, keys, secret) and starts afresh.
 
 const root = process.cwd();
 const stateDir = path.join(root, ".toolgate");
+const lockFile = path.join(stateDir, "dev.pid");
 const production = process.argv.includes("--production");
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? "127.0.0.1";
 
 async function devSecret(): Promise<string> {
   const file = path.join(stateDir, "nextauth-secret");
-  const existing = await readFile(file, "utf8").catch(() => "");
-  if (existing.trim()) return existing.trim();
+  const existing = (await readFile(file, "utf8").catch(() => "")).trim();
+  if (existing) return existing;
   const secret = randomBytes(32).toString("base64url");
-  await mkdir(stateDir, { recursive: true });
   await writeFile(file, secret, { mode: 0o600 });
   return secret;
 }
 
-function runChild(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: "inherit", env });
-    const forward = (signal: NodeJS.Signals) => child.kill(signal);
-    process.on("SIGINT", forward);
-    process.on("SIGTERM", forward);
-    child.on("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+/** One run per folder: a second would share the embedded database and the ports. */
+async function takeFolderLock(): Promise<void> {
+  const holder = Number((await readFile(lockFile, "utf8").catch(() => "")).trim());
+  if (holder && holder !== process.pid && processRunning(holder, "dev.ts")) {
+    throw new Error(`toolgate is already running from this folder (pid ${holder}): stop it (Ctrl-C in its terminal) first`);
+  }
+  await mkdir(stateDir, { recursive: true });
+  await writeFile(lockFile, String(process.pid));
+}
+
+async function isNewDatabase(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ seeded: boolean }>(`SELECT EXISTS (SELECT 1 FROM "Tenant") AS seeded`);
+    return !rows[0].seeded;
+  } finally {
+    await client.end();
+  }
+}
+
+let child: ReturnType<typeof spawn> | null = null;
+let stopping = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    stopping = true;
+    child?.kill(signal);
   });
 }
 
-let embedded: EmbeddedDatabase | null = null;
-const env: NodeJS.ProcessEnv = { ...process.env };
-if (!env.DATABASE_URL) {
-  const pglitePort = Number(process.env.PGLITE_PORT ?? 5544);
-  embedded = await startEmbeddedDatabase(path.join(stateDir, "pglite"), pglitePort);
-  env.DATABASE_URL = embedded.url;
-  env.DATABASE_POOL_MAX = "1";
-  console.log(`embedded database (PGlite) in .toolgate/pglite on 127.0.0.1:${pglitePort}`);
+function runChild(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolve) => {
+    child = spawn(command, args, { stdio: "inherit", env });
+    child.on("exit", (code, signal) => {
+      child = null;
+      resolve(code ?? (signal ? 1 : 0));
+    });
+  });
 }
 
-const externals = await startLocalExternals({
-  providerPort: Number(process.env.FAKE_PROVIDER_PORT ?? 4010),
-  smtpPort: Number(process.env.SMTP_SINK_PORT ?? 2525),
-  logMail: true,
-});
-Object.assign(env, externals.env);
-if (externals.env.PAYMENT_PROVIDER_URL) console.log(`fake payment provider on ${externals.env.PAYMENT_PROVIDER_URL}`);
-if (externals.env.SMTP_HOST) console.log(`SMTP sink on ${externals.env.SMTP_HOST}:${externals.env.SMTP_PORT} (messages are printed here)`);
+const closers: (() => Promise<void>)[] = [];
+let code = 1;
+try {
+  await takeFolderLock();
+  closers.push(() => rm(lockFile, { force: true }));
+  if (process.argv.includes("--reset") && existsSync(stateDir)) {
+    await removeEmbeddedDatabase(stateDir);
+    for (const entry of ["dev-keys.json", "nextauth-secret"]) await rm(path.join(stateDir, entry), { force: true });
+    console.log("--reset: removed the embedded database, the demo API keys and the session secret in .toolgate/");
+  }
+  await assertPortFree(port, "the app", "PORT");
 
-const migrated = await migrate(env.DATABASE_URL!);
-console.log(`migrations: ${migrated.applied.length} applied, ${migrated.skipped.length} already applied`);
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  if (!env.DATABASE_URL) {
+    const dbPort = Number(process.env.EMBEDDED_PG_PORT ?? 5544);
+    const embedded: EmbeddedDatabase = await startEmbeddedDatabase(stateDir, dbPort);
+    closers.unshift(embedded.stop);
+    env.DATABASE_URL = embedded.url;
+    console.log(`embedded PostgreSQL in .toolgate/postgres on 127.0.0.1:${dbPort}`);
+  }
 
-const tsx = path.join(root, "node_modules", "tsx", "dist", "cli.mjs");
-if (!production || process.argv.includes("--seed")) {
-  const seeded = await runChild(process.execPath, [tsx, "scripts/seed.ts"], env);
-  if (seeded !== 0) process.exit(seeded);
+  if (!process.env.PAYMENT_PROVIDER_URL) {
+    await assertPortFree(Number(process.env.FAKE_PROVIDER_PORT ?? 4010), "the fake payment provider", "FAKE_PROVIDER_PORT");
+  }
+  if (!process.env.SMTP_HOST) await assertPortFree(Number(process.env.SMTP_SINK_PORT ?? 2525), "the SMTP sink", "SMTP_SINK_PORT");
+  const externals = await startLocalExternals({
+    providerPort: Number(process.env.FAKE_PROVIDER_PORT ?? 4010),
+    smtpPort: Number(process.env.SMTP_SINK_PORT ?? 2525),
+    logMail: true,
+  });
+  closers.unshift(externals.close);
+  Object.assign(env, externals.env);
+  if (externals.env.PAYMENT_PROVIDER_URL) console.log(`fake payment provider on ${externals.env.PAYMENT_PROVIDER_URL}`);
+  if (externals.env.SMTP_HOST) console.log(`SMTP sink on ${externals.env.SMTP_HOST}:${externals.env.SMTP_PORT} (messages are printed here)`);
+
+  const migrated = await migrate(env.DATABASE_URL!);
+  console.log(`migrations: ${migrated.applied.length} applied, ${migrated.skipped.length} already applied`);
+
+  const tsx = path.join(root, "node_modules", "tsx", "dist", "cli.mjs");
+  const seedWanted = process.argv.includes("--seed") || (!production && (await isNewDatabase(env.DATABASE_URL!)));
+  if (seedWanted && !stopping) {
+    const seeded = await runChild(process.execPath, [tsx, "scripts/seed.ts"], env);
+    if (seeded !== 0) throw new Error("seeding the demo data failed (see above)");
+  } else if (!production) {
+    console.log(`demo data already in the database; API keys in .toolgate/dev-keys.json (npm run dev -- --reset starts afresh)`);
+  }
+
+  env.NEXTAUTH_URL ??= `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`;
+  env.NEXTAUTH_SECRET ??= await devSecret();
+  const next = path.join(root, "node_modules", "next", "dist", "bin", "next");
+  code = stopping ? 0 : await runChild(process.execPath, [next, production ? "start" : "dev", "-H", host, "-p", String(port)], env);
+  if (stopping) code = 0;
+} catch (error) {
+  console.error(`\ntoolgate could not start: ${(error as Error).message}`);
+} finally {
+  for (const close of closers) {
+    await close().catch((error: Error) => console.error(`while stopping: ${error.message}`));
+  }
 }
-
-env.NEXTAUTH_URL ??= `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`;
-env.NEXTAUTH_SECRET ??= await devSecret();
-const next = path.join(root, "node_modules", "next", "dist", "bin", "next");
-const code = await runChild(process.execPath, [next, production ? "start" : "dev", "-H", host, "-p", String(port)], env);
-await externals.close();
-await embedded?.stop();
 process.exit(code);

