@@ -15,7 +15,8 @@ import { assertPortFree, processRunning } from "./processes";
 // last `next build` instead; `--reset` deletes .toolgate/ first (database, keys, secret) and starts afresh.
 
 const root = process.cwd();
-const stateDir = path.join(root, ".toolgate");
+// TOOLGATE_STATE_DIR moves it elsewhere (the first-run test starts from an empty folder).
+const stateDir = path.resolve(process.env.TOOLGATE_STATE_DIR ?? path.join(root, ".toolgate"));
 const lockFile = path.join(stateDir, "dev.pid");
 const production = process.argv.includes("--production");
 const port = Number(process.env.PORT ?? 3000);
@@ -82,7 +83,7 @@ try {
   }
   await assertPortFree(port, "the app", "PORT");
 
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, TOOLGATE_KEYS_FILE: process.env.TOOLGATE_KEYS_FILE ?? path.join(stateDir, "dev-keys.json") };
   if (!env.DATABASE_URL) {
     const dbPort = Number(process.env.EMBEDDED_PG_PORT ?? 5544);
     const embedded: EmbeddedDatabase = await startEmbeddedDatabase(stateDir, dbPort);
@@ -114,7 +115,7 @@ try {
     const seeded = await runChild(process.execPath, [tsx, "scripts/seed.ts"], env);
     if (seeded !== 0) throw new Error("seeding the demo data failed (see above)");
   } else if (!production) {
-    console.log(`demo data already in the database; API keys in .toolgate/dev-keys.json (npm run dev -- --reset starts afresh)`);
+    console.log(`demo data already in the database; API keys in ${path.relative(root, env.TOOLGATE_KEYS_FILE!)} (npm run dev -- --reset starts afresh)`);
   }
 
   env.NEXTAUTH_URL ??= `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`;

@@ -54,13 +54,12 @@ async function recoverLeftovers(dataDir: string, user: { uid?: number; gid?: num
   const lockFile = path.join(dataDir, "postmaster.pid");
   if (!existsSync(lockFile)) return;
   const pid = Number(readFileSync(lockFile, "utf8").split("\n")[0]);
-  if (!pid) return;
-  if (processRunning(pid, "postgres")) {
+  if (pid && processRunning(pid, "postgres")) {
     console.log(`the embedded database was left running by an earlier run (pid ${pid}): stopping it first`);
     const { pg_ctl } = await postgresBinaries();
     await runPostgresTool(pg_ctl, ["stop", "-D", dataDir, "-m", "fast", "-w", "-t", "60"], user);
   } else {
-    console.log(`recovered the embedded database's lock left by a run that was killed (pid ${pid})`);
+    console.log(`recovered the embedded database's lock left by a run that was killed${pid ? ` (pid ${pid})` : ""}`);
     await rm(lockFile, { force: true });
   }
 }
