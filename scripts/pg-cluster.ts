@@ -23,7 +23,7 @@ export function postgresBinaries(): Promise<Binaries> {
   return found;
 }
 
-interface RunAs {
+export interface RunAs {
   uid?: number;
   gid?: number;
 }

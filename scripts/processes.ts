@@ -1,4 +1,6 @@
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 
 /** Whether process `pid` is alive and its command line mentions `name` (so a reused pid does not count). */
@@ -30,4 +32,13 @@ export function assertPortFree(port: number, what: string, variable: string): Pr
     );
     server.listen(port, "127.0.0.1", () => server.close(() => resolve()));
   });
+}
+
+/** A random secret kept in `file` (readable by its owner only): read if it is there, made once otherwise. */
+export async function keptSecret(file: string, bytes: number): Promise<string> {
+  const existing = (await readFile(file, "utf8").catch(() => "")).trim();
+  if (existing) return existing;
+  const created = randomBytes(bytes).toString("base64url");
+  await writeFile(file, created, { mode: 0o600 });
+  return created;
 }
