@@ -106,6 +106,22 @@ const DEFECTS: Defect[] = [
     testFile: "tests/refusals.integration.test.ts",
     test: "parse.duplicate-key: at the top and inside arguments, even when escaped differently",
   },
+  {
+    name: "provider signature",
+    file: "lib/payments/provider.ts",
+    find: '  if (!answer.signed) return { kind: "uncertain", reason: `unsigned answer ${answer.status}, not the provider\'s` };\n  const { status, body } = answer;\n  if (status >= 200',
+    replace: "  const { status, body } = answer;\n  if (status >= 200",
+    testFile: "tests/provider-client.test.ts",
+    test: "an answer that is not the provider's own is uncertain, whatever its status: not JSON, unsigned, badly signed, or about another key",
+  },
+  {
+    name: "refusal after uncertainty",
+    file: "lib/payments/provider.ts",
+    find: "return uncertainBefore ? { kind: \"uncertain\", reason: `${answer.reason} after an uncertain attempt` } : answer;",
+    replace: "return answer;",
+    testFile: "tests/provider-client.test.ts",
+    test: "a signed refusal for this key is definite, but not after an attempt under the same key was uncertain",
+  },
 ];
 
 const root = process.cwd();

@@ -99,7 +99,11 @@ describe("the payment provider boundary, over real HTTP", () => {
     await propose(world.keys.agent, conversation, refund(world.orders.o1004, 1000), newCallKey());
     const [row] = await refundRows(world.orders.o1004);
     // The provider is unreachable for the lookups too.
-    const unreachable = { refund: async () => ({ kind: "uncertain" as const, reason: "down" }), lookup: async () => ({ kind: "uncertain" as const, reason: "down" }) };
+    const unreachable = {
+      refund: async () => ({ kind: "uncertain" as const, reason: "down" }),
+      lookup: async () => ({ kind: "uncertain" as const, reason: "down" }),
+      probe: async () => ({ ok: true as const }),
+    };
     const report = await reconcileRefunds({ minAgeMs: 0, investigateAfterMs: 0, provider: unreachable, tenantId: world.tenantId });
     expect(report.investigate).toBeGreaterThanOrEqual(1);
     expect((await db.refund.findUniqueOrThrow({ where: { id: row.id } })).status).toBe("investigate");

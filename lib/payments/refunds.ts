@@ -115,9 +115,11 @@ export async function settleRefund(refundId: string, answer: SettleAnswer): Prom
   return settleLocated(await storedRefundById(refundId), answer);
 }
 
-type SettleAnswer = ProviderAnswer | { kind: "investigate"; reason: string };
+/** `declined` is the provider's stored decline for the key, found by a lookup: final whatever came before. */
+type SettleAnswer = ProviderAnswer | { kind: "declined"; reason: string } | { kind: "investigate"; reason: string };
 
-async function settleLocated({ id: refundId, conversationId }: { id: string; conversationId: string }, answer: SettleAnswer): Promise<Outcome> {
+async function settleLocated({ id: refundId, conversationId }: { id: string; conversationId: string }, given: SettleAnswer): Promise<Outcome> {
+  let answer = given;
   try {
     return await transaction(async (tx) => {
       await lockConversation(tx, { id: conversationId });
@@ -125,6 +127,8 @@ async function settleLocated({ id: refundId, conversationId }: { id: string; con
         SELECT r."id", r."status", r."orderId", r."amountCents", r."currency", r."toolCallId", r."tenantId", c."approvalId"
         FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId" WHERE r."id" = ${refundId} FOR UPDATE OF r`;
       if (!UNSETTLED.includes(refund.status)) return currentOutcome(tx, refund.toolCallId);
+      // A refusal counts only while no earlier attempt under this key was uncertain: that one may have acted.
+      if (answer.kind === "refused" && refund.status !== "reserved") answer = { kind: "uncertain", reason: `${answer.reason} after an uncertain attempt` };
       let final: Outcome;
       if (answer.kind === "succeeded") {
         const [order] = await tx.$queryRaw<{ refundedCents: number }[]>`
@@ -137,7 +141,7 @@ async function settleLocated({ id: refundId, conversationId }: { id: string; con
         final = outcome("refund.issued", {
           result: { order_id: refund.orderId, refund_id: refund.id, amount_cents: refund.amountCents, currency: refund.currency, refunded_cents: order.refundedCents },
         });
-      } else if (answer.kind === "refused") {
+      } else if (answer.kind === "refused" || answer.kind === "declined") {
         await tx.$executeRaw`
           WITH released AS (
             UPDATE "Refund" SET "status" = 'released', "lastError" = ${answer.reason}, "settledAt" = now(), "updatedAt" = now(), "attempts" = "attempts" + 1
@@ -209,7 +213,7 @@ export async function reconcileRefunds(options: ReconcileOptions = {}): Promise<
     const found = await provider.lookup(refund.providerKey);
     let settled: Outcome;
     if (found.kind === "found") settled = await settleRefund(refund.id, { kind: "succeeded", refundId: found.refundId });
-    else if (found.kind === "declined") settled = await settleRefund(refund.id, { kind: "refused", reason: found.reason });
+    else if (found.kind === "declined") settled = await settleRefund(refund.id, found);
     else if (found.kind === "not-found") settled = await completeRefund(refund.id, provider);
     else settled = outcome("refund.outcome-unknown");
 
