@@ -122,6 +122,46 @@ const DEFECTS: Defect[] = [
     testFile: "tests/provider-client.test.ts",
     test: "a signed refusal for this key is definite, but not after an attempt under the same key was uncertain",
   },
+  {
+    name: "reconcile probe",
+    file: "lib/payments/reconcile.ts",
+    find: "  if (!probe.ok) {",
+    replace: "  if (false) {",
+    testFile: "tests/money-once.integration.test.ts",
+    test: "with a wrong base path, a pass does nothing, says why, and a correct pass afterwards settles every refund once",
+  },
+  {
+    name: "structured not-found",
+    file: "lib/payments/provider.ts",
+    find: 'if (status === 404 && error.type === "resource_missing" && error.idempotency_key === key)',
+    replace: "if (status === 404)",
+    testFile: "tests/money-once.integration.test.ts",
+    test: "with a wrong base path, a pass does nothing, says why, and a correct pass afterwards settles every refund once",
+  },
+  {
+    name: "re-send window",
+    file: "lib/payments/reconcile.ts",
+    find: "if (now.getTime() - refund.createdAt.getTime() >= resendWindowMs) {",
+    replace: "if (false) {",
+    testFile: "tests/money-once.integration.test.ts",
+    test: "past the provider's key retention nothing is re-sent: the refund goes to investigation and the order shows why it is blocked",
+  },
+  {
+    name: "re-send re-check",
+    file: "lib/payments/reconcile.ts",
+    find: "    if (refusal) return { ok: false as const",
+    replace: "    if (false) return { ok: false as const",
+    testFile: "tests/money-once.integration.test.ts",
+    test: "after a fraud hold, a never-seen refund is released, not re-sent, and the call says why",
+  },
+  {
+    name: "reconciler lease",
+    file: "lib/payments/reconcile.ts",
+    find: `SET "nextCheckAt" = now() + \${options.leaseMs}::int * interval '1 millisecond', "checks"`,
+    replace: 'SET "nextCheckAt" = now(), "checks"',
+    testFile: "tests/money-once.integration.test.ts",
+    test: "two reconcilers in this process and a third from the command line race over the same refunds: zero duplicate provider requests",
+  },
 ];
 
 const root = process.cwd();

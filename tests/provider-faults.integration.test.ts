@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { issueRefund } from "@/lib/tools/issue-refund";
 import { db } from "@/lib/db";
-import { reconcileRefunds } from "@/lib/payments/refunds";
+import { reconcileRefunds } from "@/lib/payments/reconcile";
 import { conversationFor, getToolCall, newCallKey, propose } from "./support/api";
 import { useOwnExternals } from "./support/externals";
 import { createWorld } from "./support/world";
@@ -107,7 +107,7 @@ describe("the payment provider boundary, over real HTTP", () => {
     const report = await reconcileRefunds({ minAgeMs: 0, investigateAfterMs: 0, provider: unreachable, tenantId: world.tenantId });
     expect(report.investigate).toBeGreaterThanOrEqual(1);
     expect((await db.refund.findUniqueOrThrow({ where: { id: row.id } })).status).toBe("investigate");
-    const { refundsToInvestigate } = await import("@/lib/payments/refunds");
+    const { refundsToInvestigate } = await import("@/lib/payments/reconcile");
     expect((await refundsToInvestigate(world.tenantId)).map((item) => item.id)).toEqual([row.id]);
     expect((await propose(world.keys.agent, conversation, refund(world.orders.o1004, 100), newCallKey())).json.code).toBe("refund.in-progress");
     // When the provider answers again, reconciliation settles it after all.

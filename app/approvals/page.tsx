@@ -3,7 +3,7 @@ import { Investigations } from "@/components/investigations";
 import Link from "next/link";
 import { formatCursor, parseCursor, pendingQueue } from "@/lib/approvals/queue";
 import { requireRole } from "@/lib/auth/guards";
-import { refundsToInvestigate } from "@/lib/payments/refunds";
+import { refundsToInvestigate } from "@/lib/payments/reconcile";
 
 export const dynamic = "force-dynamic";
 

@@ -45,6 +45,7 @@ export interface FakeProviderState {
   /** Every refund ever made, forgotten keys included, for the totals. */
   made: StoredRefund[];
   requestsByKey: Map<string, number>;
+  lookupsByKey: Map<string, number>;
 }
 
 export interface FakeProvider {
@@ -67,7 +68,7 @@ export interface FakeProviderOptions {
 export async function startFakeProvider(options: FakeProviderOptions = {}): Promise<FakeProvider> {
   const secret = options.secret ?? "sk_test_toolgate";
   const retentionMs = options.retentionMs ?? 24 * 60 * 60_000;
-  const state: FakeProviderState = options.state ?? { byKey: new Map(), made: [], requestsByKey: new Map() };
+  const state: FakeProviderState = options.state ?? { byKey: new Map(), made: [], requestsByKey: new Map(), lookupsByKey: new Map() };
   const { byKey } = state;
   const inFlight = new Set<string>();
   let faults: Fault[] = [];
@@ -133,6 +134,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     if (request.method === "GET" && url.pathname === "/v1/refunds") {
       stats.lookups++;
       const key = url.searchParams.get("idempotency_key") ?? "";
+      state.lookupsByKey.set(key, (state.lookupsByKey.get(key) ?? 0) + 1);
       const refund = remembered(key);
       if (refund?.declined) return json(response, 402, declined(key));
       return refund ? json(response, 200, publicRefund(refund)) : json(response, 404, { error: { type: "resource_missing", code: "refund_not_found", idempotency_key: key } });
@@ -186,13 +188,14 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     if (url.pathname === "/_stats") {
       const totals: Record<string, number> = {};
       for (const refund of state.made) totals[refund.order_id] = (totals[refund.order_id] ?? 0) + refund.amount_cents;
-      const requestsByKey = Object.fromEntries(state.requestsByKey);
-      return json(response, 200, { ...stats, refunds: state.made.length, totalsByOrder: totals, requestsByKey, faultsQueued: faults.length });
+      const [requestsByKey, lookupsByKey] = [Object.fromEntries(state.requestsByKey), Object.fromEntries(state.lookupsByKey)];
+      return json(response, 200, { ...stats, refunds: state.made.length, totalsByOrder: totals, requestsByKey, lookupsByKey, faultsQueued: faults.length });
     }
     if (url.pathname === "/_reset" && request.method === "POST") {
       byKey.clear();
       state.made.length = 0;
       state.requestsByKey.clear();
+      state.lookupsByKey.clear();
       faults = [];
       stats.refundRequests = 0;
       stats.lookups = 0;

@@ -4,6 +4,7 @@ import net from "node:net";
  * A TCP proxy between the app and the payment provider that misbehaves like the network and the boxes in
  * between: faults are queued and consumed one per HTTP request, in arrival order.
  *
+ * - pass: nothing happens to this request;
  * - cut: the request reaches the provider, the answer is lost (the connection closes when it starts);
  * - reset: the connection is reset before anything is forwarded;
  * - delay: the answer is held back `ms` milliseconds;
@@ -11,7 +12,7 @@ import net from "node:net";
  * - answer: the proxy answers `status` itself with an HTML error page and forwards nothing (a load balancer,
  *   a gateway with a rotated credential, a deploy in progress).
  */
-export type ProxyFault = { mode: "cut" } | { mode: "reset" } | { mode: "delay"; ms: number } | { mode: "status"; status: number } | { mode: "answer"; status: number };
+export type ProxyFault = { mode: "pass" } | { mode: "cut" } | { mode: "reset" } | { mode: "delay"; ms: number } | { mode: "status"; status: number } | { mode: "answer"; status: number };
 
 export interface FaultProxy {
   url: string;
@@ -21,7 +22,7 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
-const REQUEST_LINE = /^(GET|POST|PUT|DELETE|PATCH|HEAD) \S+ HTTP\/1\.[01]\r\n/;
+const REQUEST_LINE = /^(GET|POST|PUT|DELETE|PATCH|HEAD) \/\S* HTTP\/1\.[01]\r\n/;
 
 export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const upstream = new URL(target);
@@ -46,7 +47,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     provider.on("close", () => client.destroy());
 
     client.on("data", (chunk: Buffer) => {
-      if (REQUEST_LINE.test(chunk.toString("latin1", 0, 32))) {
+      if (REQUEST_LINE.test(chunk.toString("latin1", 0, 4096))) {
         current = queue.shift();
         answering = false;
         if (current?.mode === "reset") return client.resetAndDestroy();
