@@ -162,6 +162,14 @@ const DEFECTS: Defect[] = [
     testFile: "tests/money-once.integration.test.ts",
     test: "two reconcilers in this process and a third from the command line race over the same refunds: zero duplicate provider requests",
   },
+  {
+    name: "pending confirmation",
+    file: "lib/gateway/outcome.ts",
+    find: '      if (o.code === "refund.outcome-unknown") return { status: "pending_confirmation" };\n',
+    replace: "",
+    testFile: "tests/stages.test.ts",
+    test: 'refund.outcome-unknown is shown to the model as {"status":"pending_confirmation"}',
+  },
 ];
 
 const root = process.cwd();

@@ -27,7 +27,7 @@ describe("the payment provider boundary, over real HTTP", () => {
     const { world, conversation } = await setup();
     await externals.faults([{ mode: "timeout_after" }, { mode: "timeout_after" }, { mode: "timeout_after" }]);
     const response = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 3000), newCallKey());
-    expect(response.json).toMatchObject({ kind: "unavailable", stage: "execute", code: "refund.outcome-unknown", model: { status: "unavailable" } });
+    expect(response.json).toMatchObject({ kind: "unavailable", stage: "execute", code: "refund.outcome-unknown", model: { status: "pending_confirmation" } });
     expect((await refundRows(world.orders.o1004)).map((row) => row.status)).toEqual(["unknown"]);
     expect(await orderOf(world.orders.o1004)).toMatchObject({ refundedCents: 3000, refundPending: true });
 
