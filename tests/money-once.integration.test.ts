@@ -57,6 +57,17 @@ describe("only the provider can say no", () => {
     });
   }
 
+  it("answers held back past the client's timeout leave the refund unknown; one provider refund, settled by reconciliation", async () => {
+    const { world, conversation } = await setup();
+    proxy.faults(Array(3).fill({ mode: "delay", ms: 800 }));
+    const first = await propose(world.keys.agent, conversation, refund(world.orders.o1001, 4000), newCallKey());
+    expect(first.json).toMatchObject({ code: "refund.outcome-unknown", model: { status: "pending_confirmation" } });
+    await new Promise((resolve) => setTimeout(resolve, 900));
+    await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId });
+    expect((await getToolCall(world.keys.agent, first.json.id)).json.code).toBe("refund.issued");
+    await expectRefundInvariants([world.orders.o1001], (await externals.stats()).totalsByOrder);
+  });
+
   it("an intermediary's 4xx on the first attempt, with nothing forwarded, is still not a refusal", async () => {
     const { world, conversation } = await setup();
     proxy.faults([{ mode: "answer", status: 403 }, { mode: "reset" }, { mode: "answer", status: 400 }]);

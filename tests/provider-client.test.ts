@@ -38,8 +38,8 @@ function signed(response: ServerResponse, status: number, body: unknown, secret 
   response.end(raw);
 }
 
-async function fake(): Promise<FakeProvider> {
-  const provider = await startFakeProvider();
+async function fake(options: Parameters<typeof startFakeProvider>[0] = {}): Promise<FakeProvider> {
+  const provider = await startFakeProvider(options);
   closers.push(() => provider.close());
   return provider;
 }
@@ -148,5 +148,41 @@ describe("the payment provider's HTTP client", () => {
     expect(made.kind).toBe("succeeded");
     expect(await client.lookup("rf_made")).toEqual({ kind: "found", refundId: (made as { refundId: string }).refundId });
     expect(await client.lookup("rf_never")).toEqual({ kind: "not-found" });
+  });
+});
+
+describe("the fake provider behaves like a real one", () => {
+  it("forgets a key after its retention: a late re-send under the same key is a second refund", async () => {
+    const provider = await fake({ retentionMs: 100 });
+    const client = httpPaymentProvider({ url: provider.url, secret: provider.secret });
+    const first = await client.refund("rf_old", REQUEST);
+    expect(await client.refund("rf_old", REQUEST)).toEqual(first);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(await client.lookup("rf_old")).toEqual({ kind: "not-found" });
+    const late = await client.refund("rf_old", REQUEST);
+    expect(late.kind).toBe("succeeded");
+    expect(late).not.toEqual(first);
+    expect(provider.state.made.map((refund) => refund.amount_cents)).toEqual([100, 100]);
+  });
+
+  it("answers 409 idempotency_key_in_use to a request whose key is still being handled", async () => {
+    const provider = await fake();
+    await fetch(`${provider.url}/_faults`, { method: "POST", body: JSON.stringify({ faults: [{ mode: "delay", ms: 300 }] }) });
+    const client = httpPaymentProvider({ url: provider.url, secret: provider.secret, attempts: 1 });
+    const slow = client.refund("rf_busy", REQUEST);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await client.refund("rf_busy", REQUEST)).toEqual({ kind: "uncertain", reason: "provider answered 409 idempotency_key_in_use" });
+    expect((await slow).kind).toBe("succeeded");
+    expect(provider.state.made).toHaveLength(1);
+  });
+
+  it("a restart keeps its records when handed its state, and loses them when not", async () => {
+    const provider = await startFakeProvider();
+    const made = await httpPaymentProvider({ url: provider.url, secret: provider.secret }).refund("rf_kept", REQUEST);
+    await provider.close();
+    const kept = await fake({ state: provider.state });
+    expect(await httpPaymentProvider({ url: kept.url, secret: kept.secret }).lookup("rf_kept")).toEqual({ kind: "found", refundId: (made as { refundId: string }).refundId });
+    const lost = await fake();
+    expect(await httpPaymentProvider({ url: lost.url, secret: lost.secret }).lookup("rf_kept")).toEqual({ kind: "not-found" });
   });
 });
