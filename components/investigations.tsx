@@ -57,6 +57,7 @@ function Resolve({ item }: { item: Investigation }) {
         </button>
       </form>
       <form
+        style={{ marginTop: "0.5rem" }}
         onSubmit={(event) => {
           event.preventDefault();
           resolve({ resolution: "released", note });
@@ -112,7 +113,7 @@ export function Investigations({ items, health }: { items: Investigation[]; heal
                 <strong>{formatMoney(item.amountCents, item.currency)}</strong> on order <code>{item.orderId}</code>, reserved <Time at={item.createdAt} />
               </p>
               <p className="muted">
-                Provider key <code>{item.providerKey}</code> · {item.attempts} {item.attempts === 1 ? "attempt" : "attempts"}
+                Provider key <code style={{ overflowWrap: "anywhere" }}>{item.providerKey}</code> · {item.attempts} {item.attempts === 1 ? "attempt" : "attempts"}
                 {item.lastError ? ` · last: ${item.lastError}` : ""}
               </p>
               <Resolve item={item} />

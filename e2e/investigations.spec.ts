@@ -1,6 +1,8 @@
 import { expect, test } from "@playwright/test";
 import { apiKey, database, openConversation, propose, refund, SEEDED, signInAs } from "./support";
 
+const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === "1";
+
 // tests/investigations.integration.test.ts drives a refund into investigation through real provider faults; here
 // the browser closes one. Setup writes the state reconciliation leaves when it cannot confirm a refund in time.
 
@@ -26,6 +28,12 @@ test("a supervisor closes a refund under investigation as issued; the order unbl
   const item = page.locator(`[data-testid="investigation"][data-refund-id="${made.id}"]`);
   await expect(item).toContainText("12.00 USD");
   await expect(item.getByRole("button", { name: "Close as issued" })).toBeDisabled();
+  if (SCREENSHOTS) {
+    await page.screenshot({ path: "docs/screenshots/investigations.png", fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: "docs/screenshots/investigations-phone.png", fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 720 });
+  }
   await item.getByLabel("Provider refund reference").fill(made.providerRefundId);
   await item.getByRole("button", { name: "Close as issued" }).click();
   await expect(item).toHaveCount(0);
