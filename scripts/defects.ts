@@ -170,6 +170,22 @@ const DEFECTS: Defect[] = [
     testFile: "tests/stages.test.ts",
     test: 'refund.outcome-unknown is shown to the model as {"status":"pending_confirmation"}',
   },
+  {
+    name: "settled refusal after uncertainty",
+    file: "lib/payments/refunds.ts",
+    find: 'if (answer.kind === "refused" && refund.status !== "reserved") answer =',
+    replace: 'if (false) answer =',
+    testFile: "tests/money-once.integration.test.ts",
+    test: "a refusal of a re-send, after attempts whose outcome was unknown, releases nothing until a lookup finds the provider's stored decline",
+  },
+  {
+    name: "investigation tenant",
+    file: "lib/payments/investigations.ts",
+    find: "where: { id: input.refundId, tenantId: supervisor.tenantId },",
+    replace: "where: { id: input.refundId },",
+    testFile: "tests/investigations.integration.test.ts",
+    test: "only a supervisor of the refund's tenant decides, once; a refused decision changes nothing",
+  },
 ];
 
 const root = process.cwd();

@@ -189,6 +189,17 @@ describe("re-sending is bounded and re-checked", () => {
     await expectBooksAndVisibleBlocks([world.orders.o1004], (await externals.stats()).totalsByOrder);
   });
 
+  it("a refusal of a re-send, after attempts whose outcome was unknown, releases nothing until a lookup finds the provider's stored decline", async () => {
+    const { world, conversation } = await setup();
+    const call = await neverSeen(world, conversation, world.orders.o1004, 3000);
+    await externals.faults([{ mode: "error_before" }]);
+    expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({ examined: 1, released: 0, stillUnknown: 1 });
+    expect((await db.refund.findFirstOrThrow({ where: { toolCallId: call } })).status).toBe("unknown");
+    expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({ examined: 1, released: 1 });
+    expect((await getToolCall(world.keys.agent, call)).json.code).toBe("host.error");
+    await expectRefundInvariants([world.orders.o1004], (await externals.stats()).totalsByOrder);
+  });
+
   it("with nothing changed, a never-seen refund within the window is re-sent once under its key and issued", async () => {
     const { world, conversation } = await setup();
     const call = await neverSeen(world, conversation, world.orders.o1004, 3000);
