@@ -1,6 +1,11 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
+import { resolveInvestigationAction } from "@/lib/payments/actions";
 import { formatMoney } from "@/lib/money";
 
-interface Investigation {
+export interface Investigation {
   id: string;
   orderId: string;
   amountCents: number;
@@ -8,45 +13,114 @@ interface Investigation {
   providerKey: string;
   lastError: string | null;
   attempts: number;
-  createdAt: Date;
+  createdAt: string;
 }
 
-/** Refunds whose outcome the provider could not confirm within the reconciliation window; their orders stay blocked. */
-export function Investigations({ items }: { items: Investigation[] }) {
-  if (items.length === 0) return null;
+export interface ReconcileHealth {
+  ok: boolean;
+  reason: string | null;
+  checkedAt: string;
+  lastOkAt: string | null;
+}
+
+const Time = ({ at }: { at: string }) => <time dateTime={at}>{at.replace("T", " ").slice(0, 19)} UTC</time>;
+
+function Resolve({ item }: { item: Investigation }) {
+  const router = useRouter();
+  const [reference, setReference] = useState("");
+  const [note, setNote] = useState("");
+  const [message, setMessage] = useState<{ error: boolean; text: string } | null>(null);
+  const [pending, startTransition] = useTransition();
+
+  function resolve(input: { resolution: "issued"; providerRefundId: string } | { resolution: "released"; note: string }) {
+    startTransition(async () => {
+      const result = await resolveInvestigationAction({ refundId: item.id, ...input });
+      setMessage(result.ok ? { error: false, text: `Closed: the call is now ${result.data.outcome.code}.` } : { error: true, text: result.message });
+      if (result.ok) router.refresh();
+    });
+  }
+
+  return (
+    <div className="resolve">
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          resolve({ resolution: "issued", providerRefundId: reference });
+        }}
+      >
+        <label>
+          Provider refund reference
+          <input name="providerRefundId" value={reference} onChange={(event) => setReference(event.target.value)} placeholder="re_..." required minLength={3} maxLength={100} />
+        </label>{" "}
+        <button type="submit" disabled={pending || reference.trim().length < 3}>
+          Close as issued
+        </button>
+      </form>
+      <form
+        style={{ marginTop: "0.5rem" }}
+        onSubmit={(event) => {
+          event.preventDefault();
+          resolve({ resolution: "released", note });
+        }}
+      >
+        <label>
+          Why nothing was refunded
+          <input name="note" value={note} onChange={(event) => setNote(event.target.value)} required minLength={3} maxLength={500} />
+        </label>{" "}
+        <button type="submit" className="danger" disabled={pending || note.trim().length < 3}>
+          Release
+        </button>
+      </form>
+      {message && (
+        <p className={message.error ? "error" : "muted"} role={message.error ? "alert" : "status"}>
+          {message.text}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/**
+ * Refunds whose outcome the provider could not confirm: each order stays blocked until a supervisor closes the
+ * investigation. Above them, whether reconciliation can reach the provider at all.
+ */
+export function Investigations({ items, health }: { items: Investigation[]; health: ReconcileHealth | null }) {
+  const paused = health !== null && !health.ok;
+  if (items.length === 0 && !paused) return null;
   return (
     <section className="card" data-testid="investigations">
       <h2 style={{ marginTop: 0 }}>Needs investigation</h2>
-      <p className="muted">
-        The payment provider has not confirmed these refunds. Each order stays blocked for new refunds until reconciliation settles it; check the
-        provider by key.
-      </p>
-      <table>
-        <thead>
-          <tr>
-            <th>Order</th>
-            <th>Amount</th>
-            <th>Provider key</th>
-            <th>Attempts</th>
-            <th>Last error</th>
-            <th>Reserved</th>
-          </tr>
-        </thead>
-        <tbody>
+      {paused && (
+        <p className="error" role="alert" data-testid="reconcile-paused">
+          Reconciliation is paused: the payment provider could not be reached as configured ({health.reason}). Checked <Time at={health.checkedAt} />
+          {health.lastOkAt ? (
+            <>
+              , last reached <Time at={health.lastOkAt} />
+            </>
+          ) : null}
+          . Nothing is settled, released or sent again until the provider's address and secret are fixed.
+        </p>
+      )}
+      {items.length > 0 && (
+        <>
+          <p className="muted">
+            The payment provider has not confirmed these refunds, and nothing will be sent again on its own. Look each key up at the provider, then close it:
+            issued with the provider's refund reference, or released with a note. Each order stays blocked for new refunds until then.
+          </p>
           {items.map((item) => (
-            <tr key={item.id}>
-              <td>{item.orderId}</td>
-              <td>{formatMoney(item.amountCents, item.currency)}</td>
-              <td>
-                <code>{item.providerKey}</code>
-              </td>
-              <td>{item.attempts}</td>
-              <td>{item.lastError ?? ""}</td>
-              <td>{item.createdAt.toISOString()}</td>
-            </tr>
+            <div key={item.id} className="card" data-testid="investigation" data-refund-id={item.id}>
+              <p>
+                <strong>{formatMoney(item.amountCents, item.currency)}</strong> on order <code>{item.orderId}</code>, reserved <Time at={item.createdAt} />
+              </p>
+              <p className="muted">
+                Provider key <code style={{ overflowWrap: "anywhere" }}>{item.providerKey}</code> · {item.attempts} {item.attempts === 1 ? "attempt" : "attempts"}
+                {item.lastError ? ` · last: ${item.lastError}` : ""}
+              </p>
+              <Resolve item={item} />
+            </div>
           ))}
-        </tbody>
-      </table>
+        </>
+      )}
     </section>
   );
 }

@@ -4,7 +4,7 @@ import { pruneRateBuckets } from "./gateway/rate";
 import { pruneLiveWatches } from "./live";
 import { logError } from "./log";
 import { deliverOutbox } from "./mail/outbox";
-import { reconcileRefunds } from "./payments/refunds";
+import { reconcileRefunds } from "./payments/reconcile";
 
 // Background work of a running app instance. Every job is safe to run on several instances at once: the
 // outbox claims rows with SKIP LOCKED, settling and expiry move only rows still in their old state, pruning
@@ -31,7 +31,7 @@ export function startJobs(): void {
   if (globalForJobs.toolgateJobs || process.env.TOOLGATE_JOBS === "off") return;
   globalForJobs.toolgateJobs = [
     every(Number(process.env.OUTBOX_INTERVAL_MS ?? 2000), "outbox", () => deliverOutbox()),
-    every(Number(process.env.RECONCILE_INTERVAL_MS ?? 30_000), "reconcile", () => reconcileRefunds()),
+    every(Number(process.env.RECONCILE_INTERVAL_MS ?? 30_000), "reconcile", () => reconcileRefunds({ backoffMs: Number(process.env.RECONCILE_BACKOFF_MS ?? 15_000) })),
     every(Number(process.env.EXPIRY_INTERVAL_MS ?? 10_000), "expiry", () => expireDue()),
     every(Number(process.env.RATE_PRUNE_INTERVAL_MS ?? 60_000), "rate-prune", () => pruneRateBuckets(sql)),
     every(Number(process.env.WATCH_PRUNE_INTERVAL_MS ?? 60_000), "watch-prune", () => pruneLiveWatches()),

@@ -1,4 +1,4 @@
-import { reconcileRefunds } from "../lib/payments/refunds";
+import { reconcileRefunds } from "../lib/payments/reconcile";
 
 // `npm run reconcile`: settle every refund whose outcome is unknown by asking the provider, once, now.
 for (const name of ["DATABASE_URL", "PAYMENT_PROVIDER_URL", "PAYMENT_PROVIDER_SECRET"]) {
@@ -8,6 +8,10 @@ for (const name of ["DATABASE_URL", "PAYMENT_PROVIDER_URL", "PAYMENT_PROVIDER_SE
   }
 }
 const report = await reconcileRefunds({ minAgeMs: Number(process.env.RECONCILE_MIN_AGE_MS ?? 0) });
+if (report.paused) {
+  console.error(`reconcile: did nothing, the provider could not be reached as configured (${report.paused}); check PAYMENT_PROVIDER_URL and PAYMENT_PROVIDER_SECRET`);
+  process.exit(2);
+}
 console.log(
   `reconcile: ${report.examined} examined, ${report.issued} issued, ${report.released} released, ${report.stillUnknown} still unknown, ${report.investigate} need investigation`,
 );

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
-import { reconcileRefunds } from "@/lib/payments/refunds";
+import { reconcileRefunds } from "@/lib/payments/reconcile";
 import { conversationFor, newCallKey } from "./support/api";
 import { useOwnExternals } from "./support/externals";
 import { expectRefundInvariants } from "./support/invariants";
@@ -42,7 +42,12 @@ async function crashAndRecover(point: (order: string, before: number) => Promise
   child.kill("SIGKILL");
   await killed(child);
   await externals.faults([], true);
-  await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId });
+  // The killed process's request may still be with the provider, which answers a re-send of that key with
+  // 409 idempotency_key_in_use until it finishes: reconcile until the provider has settled every key.
+  await until(async () => {
+    await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId });
+    return (await db.refund.count({ where: { tenantId: world.tenantId, status: { notIn: ["issued", "released"] } } })) === 0;
+  });
   await expectRefundInvariants([world.orders.o1004], (await externals.stats()).totalsByOrder);
   return world;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
 import type { Fault, FaultMode } from "@/lib/fake-provider/server";
-import { reconcileRefunds } from "@/lib/payments/refunds";
+import { reconcileRefunds } from "@/lib/payments/reconcile";
 import { conversationFor, newCallKey, propose } from "./support/api";
 import { useOwnExternals } from "./support/externals";
 import { expectRefundInvariants } from "./support/invariants";

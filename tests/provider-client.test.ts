@@ -3,6 +3,7 @@ import type { Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeProvider, type FakeProvider } from "@/lib/fake-provider/server";
 import { httpPaymentProvider } from "@/lib/payments/provider";
+import { SIGNATURE_HEADER, signAnswer } from "@/lib/payments/signature";
 
 // The provider client against real sockets: what counts as an answer, what stays uncertain, and that refunds
 // reuse one connection.
@@ -30,8 +31,15 @@ async function rawServer(handle: (request: IncomingMessage, response: ServerResp
   return { url: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`, connections: () => connections };
 }
 
-async function fake(): Promise<FakeProvider> {
-  const provider = await startFakeProvider();
+/** Answers as the provider would, signed with `secret`. */
+function signed(response: ServerResponse, status: number, body: unknown, secret = "sk_x") {
+  const raw = JSON.stringify(body);
+  response.writeHead(status, { "content-type": "application/json", [SIGNATURE_HEADER]: signAnswer(secret, status, raw) });
+  response.end(raw);
+}
+
+async function fake(options: Parameters<typeof startFakeProvider>[0] = {}): Promise<FakeProvider> {
+  const provider = await startFakeProvider(options);
   closers.push(() => provider.close());
   return provider;
 }
@@ -43,9 +51,9 @@ describe("the payment provider's HTTP client", () => {
       let body = "";
       request.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
       request.on("end", () => {
-        seen.push({ key: request.headers["idempotency-key"] as string | undefined, auth: request.headers.authorization, body });
-        response.writeHead(200, { "content-type": "application/json" });
-        response.end(JSON.stringify({ id: `re_${seen.length}` }));
+        const key = request.headers["idempotency-key"] as string | undefined;
+        seen.push({ key, auth: request.headers.authorization, body });
+        signed(response, 200, { id: `re_${seen.length}`, idempotency_key: key });
       });
     });
     const client = httpPaymentProvider({ url: server.url, secret: "sk_x", attempts: 1 });
@@ -78,14 +86,56 @@ describe("the payment provider's HTTP client", () => {
     expect(answer.kind).toBe("uncertain");
   });
 
-  it("a body that is not JSON leaves the status to decide", async () => {
+  it("an answer that is not the provider's own is uncertain, whatever its status: not JSON, unsigned, badly signed, or about another key", async () => {
+    const answers: ((response: ServerResponse, key: string) => void)[] = [
+      (response) => {
+        response.writeHead(400, { "content-type": "text/html" });
+        response.end("<html>Bad Request</html>");
+      },
+      (response, key) => {
+        response.writeHead(402, { "content-type": "application/json" });
+        response.end(JSON.stringify({ error: { type: "refund_error", code: "declined", idempotency_key: key } }));
+      },
+      (response, key) => signed(response, 402, { error: { type: "refund_error", code: "declined", idempotency_key: key } }, "sk_other"),
+      (response) => signed(response, 402, { error: { type: "refund_error", code: "declined", idempotency_key: "rf_someone_else" } }),
+      (response, key) => signed(response, 401, { error: { type: "authentication_error", code: "invalid_api_key", idempotency_key: key } }),
+      (response, key) => signed(response, 404, { error: { type: "invalid_request_error", code: "route_not_found", idempotency_key: key } }),
+      (response, key) => signed(response, 200, { id: "re_1", idempotency_key: `${key}_x` }),
+    ];
+    for (const answer of answers) {
+      const server = await rawServer((request, response) => answer(response, (request.headers["idempotency-key"] as string) ?? new URL(request.url!, "http://x").searchParams.get("idempotency_key")!));
+      const client = httpPaymentProvider({ url: server.url, secret: "sk_x", attempts: 1 });
+      expect((await client.refund("rf_bad", REQUEST)).kind).toBe("uncertain");
+      expect((await client.lookup("rf_bad")).kind).toBe("uncertain");
+    }
+  });
+
+  it("a signed refusal for this key is definite, but not after an attempt under the same key was uncertain", async () => {
+    let requests = 0;
     const server = await rawServer((request, response) => {
-      response.writeHead(request.method === "GET" ? 404 : 400, { "content-type": "text/plain" });
-      response.end("nope");
+      requests++;
+      const key = request.headers["idempotency-key"] as string;
+      if (key === "rf_after_cut" && requests === 2) return request.socket.destroy();
+      signed(response, 402, { error: { type: "refund_error", code: "declined", idempotency_key: key } });
     });
-    const client = httpPaymentProvider({ url: server.url, secret: "sk_x", attempts: 1 });
-    expect(await client.refund("rf_bad", REQUEST)).toEqual({ kind: "refused", reason: "provider answered 400" });
-    expect(await client.lookup("rf_bad")).toEqual({ kind: "not-found" });
+    const client = httpPaymentProvider({ url: server.url, secret: "sk_x", attempts: 2, backoffMs: 1 });
+    expect(await client.refund("rf_declined", REQUEST)).toEqual({ kind: "refused", reason: "provider refused: declined" });
+    const afterCut = await client.refund("rf_after_cut", REQUEST);
+    expect(afterCut).toEqual({ kind: "uncertain", reason: "provider refused: declined after an uncertain attempt" });
+    expect(requests).toBe(3);
+  });
+
+  it("the probe passes only when the provider itself answers a never-used key with its signed not-found", async () => {
+    const provider = await fake();
+    expect(await httpPaymentProvider({ url: provider.url, secret: provider.secret }).probe()).toEqual({ ok: true });
+    for (const [url, secret] of [
+      [`${provider.url}/wrong/base`, provider.secret],
+      [provider.url, "sk_rotated"],
+      ["http://127.0.0.1:1", provider.secret],
+    ]) {
+      const probe = await httpPaymentProvider({ url, secret, attempts: 1 }).probe();
+      expect(probe.ok).toBe(false);
+    }
   });
 
   it("nobody listening is uncertain, and a lookup through the fake provider finds what a refund made", async () => {
@@ -98,5 +148,41 @@ describe("the payment provider's HTTP client", () => {
     expect(made.kind).toBe("succeeded");
     expect(await client.lookup("rf_made")).toEqual({ kind: "found", refundId: (made as { refundId: string }).refundId });
     expect(await client.lookup("rf_never")).toEqual({ kind: "not-found" });
+  });
+});
+
+describe("the fake provider behaves like a real one", () => {
+  it("forgets a key after its retention: a late re-send under the same key is a second refund", async () => {
+    const provider = await fake({ retentionMs: 100 });
+    const client = httpPaymentProvider({ url: provider.url, secret: provider.secret });
+    const first = await client.refund("rf_old", REQUEST);
+    expect(await client.refund("rf_old", REQUEST)).toEqual(first);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(await client.lookup("rf_old")).toEqual({ kind: "not-found" });
+    const late = await client.refund("rf_old", REQUEST);
+    expect(late.kind).toBe("succeeded");
+    expect(late).not.toEqual(first);
+    expect(provider.state.made.map((refund) => refund.amount_cents)).toEqual([100, 100]);
+  });
+
+  it("answers 409 idempotency_key_in_use to a request whose key is still being handled", async () => {
+    const provider = await fake();
+    await fetch(`${provider.url}/_faults`, { method: "POST", body: JSON.stringify({ faults: [{ mode: "delay", ms: 300 }] }) });
+    const client = httpPaymentProvider({ url: provider.url, secret: provider.secret, attempts: 1 });
+    const slow = client.refund("rf_busy", REQUEST);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await client.refund("rf_busy", REQUEST)).toEqual({ kind: "uncertain", reason: "provider answered 409 idempotency_key_in_use" });
+    expect((await slow).kind).toBe("succeeded");
+    expect(provider.state.made).toHaveLength(1);
+  });
+
+  it("a restart keeps its records when handed its state, and loses them when not", async () => {
+    const provider = await startFakeProvider();
+    const made = await httpPaymentProvider({ url: provider.url, secret: provider.secret }).refund("rf_kept", REQUEST);
+    await provider.close();
+    const kept = await fake({ state: provider.state });
+    expect(await httpPaymentProvider({ url: kept.url, secret: kept.secret }).lookup("rf_kept")).toEqual({ kind: "found", refundId: (made as { refundId: string }).refundId });
+    const lost = await fake();
+    expect(await httpPaymentProvider({ url: lost.url, secret: lost.secret }).lookup("rf_kept")).toEqual({ kind: "not-found" });
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { issueRefund } from "@/lib/tools/issue-refund";
 import { db } from "@/lib/db";
-import { reconcileRefunds } from "@/lib/payments/refunds";
+import { reconcileRefunds } from "@/lib/payments/reconcile";
 import { conversationFor, getToolCall, newCallKey, propose } from "./support/api";
 import { useOwnExternals } from "./support/externals";
 import { createWorld } from "./support/world";
@@ -27,7 +27,7 @@ describe("the payment provider boundary, over real HTTP", () => {
     const { world, conversation } = await setup();
     await externals.faults([{ mode: "timeout_after" }, { mode: "timeout_after" }, { mode: "timeout_after" }]);
     const response = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 3000), newCallKey());
-    expect(response.json).toMatchObject({ kind: "unavailable", stage: "execute", code: "refund.outcome-unknown", model: { status: "unavailable" } });
+    expect(response.json).toMatchObject({ kind: "unavailable", stage: "execute", code: "refund.outcome-unknown", model: { status: "pending_confirmation" } });
     expect((await refundRows(world.orders.o1004)).map((row) => row.status)).toEqual(["unknown"]);
     expect(await orderOf(world.orders.o1004)).toMatchObject({ refundedCents: 3000, refundPending: true });
 
@@ -99,11 +99,15 @@ describe("the payment provider boundary, over real HTTP", () => {
     await propose(world.keys.agent, conversation, refund(world.orders.o1004, 1000), newCallKey());
     const [row] = await refundRows(world.orders.o1004);
     // The provider is unreachable for the lookups too.
-    const unreachable = { refund: async () => ({ kind: "uncertain" as const, reason: "down" }), lookup: async () => ({ kind: "uncertain" as const, reason: "down" }) };
+    const unreachable = {
+      refund: async () => ({ kind: "uncertain" as const, reason: "down" }),
+      lookup: async () => ({ kind: "uncertain" as const, reason: "down" }),
+      probe: async () => ({ ok: true as const }),
+    };
     const report = await reconcileRefunds({ minAgeMs: 0, investigateAfterMs: 0, provider: unreachable, tenantId: world.tenantId });
     expect(report.investigate).toBeGreaterThanOrEqual(1);
     expect((await db.refund.findUniqueOrThrow({ where: { id: row.id } })).status).toBe("investigate");
-    const { refundsToInvestigate } = await import("@/lib/payments/refunds");
+    const { refundsToInvestigate } = await import("@/lib/payments/reconcile");
     expect((await refundsToInvestigate(world.tenantId)).map((item) => item.id)).toEqual([row.id]);
     expect((await propose(world.keys.agent, conversation, refund(world.orders.o1004, 100), newCallKey())).json.code).toBe("refund.in-progress");
     // When the provider answers again, reconciliation settles it after all.

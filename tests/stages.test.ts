@@ -39,7 +39,7 @@ describe("the SPEC outcome table and the model projection", () => {
     "approval.required": { status: "needs_approval" },
     "approval.denied": { status: "not_allowed" },
     "approval.expired": { status: "unavailable" },
-    "refund.outcome-unknown": { status: "unavailable" },
+    "refund.outcome-unknown": { status: "pending_confirmation" },
     "host.error": { status: "unavailable" },
   };
   it.each(Object.entries(MODEL))("%s is shown to the model as %j", (code, model) => {

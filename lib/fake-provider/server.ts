@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { SIGNATURE_HEADER, signAnswer } from "../payments/signature";
 
 /**
  * A stand-in payment provider with Stripe-like refund semantics, for development and tests. It speaks HTTP
@@ -7,8 +8,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
  *
  * - POST /v1/refunds with an Idempotency-Key: the same key and body returns the first result; the same key
  *   with another body is a 409.
- * - GET /v1/refunds?idempotency_key=K: the refund made under that key (402 if it was declined), or 404.
+ * - GET /v1/refunds?idempotency_key=K: the refund made under that key (402 if it was declined), or 404
+ *   `resource_missing` naming the key. Every answer is signed with the shared secret (lib/payments/signature.ts).
  * - A decline (error_before) is stored under its key like a success, as a real provider stores results.
+ * - Keys are forgotten `retentionMs` after first use (Stripe: 24 hours); a request whose key is still being
+ *   handled gets 409 `idempotency_key_in_use`. A restart keeps its records when given the old `state`.
  * - POST /_faults {"faults": [...], "clear"?: true} queues faults consumed one per refund request, in arrival order:
  *   delay (answer late), error_before (definite 402, nothing done), unavailable_before (503, nothing done),
  *   error_after (act, then 500), timeout_after (act, then never answer), drop_response (act, then cut the
@@ -21,9 +25,9 @@ export interface Fault {
   ms?: number;
 }
 
-interface StoredRefund {
+export interface StoredRefund {
   id: string;
-  key: string;
+  idempotency_key: string;
   body: string;
   order_id: string;
   amount_cents: number;
@@ -33,25 +37,55 @@ interface StoredRefund {
   declined?: boolean;
 }
 
-const DECLINED = { error: { type: "refund_error", code: "declined" } };
+const declined = (key: string) => ({ error: { type: "refund_error", code: "declined", idempotency_key: key } });
+
+/** What a restart keeps when it is handed back: the refunds by key and what every key was asked. */
+export interface FakeProviderState {
+  byKey: Map<string, StoredRefund>;
+  /** Every refund ever made, forgotten keys included, for the totals. */
+  made: StoredRefund[];
+  requestsByKey: Map<string, number>;
+  lookupsByKey: Map<string, number>;
+}
 
 export interface FakeProvider {
   url: string;
   secret: string;
+  state: FakeProviderState;
   close(): Promise<void>;
 }
 
-export async function startFakeProvider(options: { port?: number; host?: string; secret?: string } = {}): Promise<FakeProvider> {
+export interface FakeProviderOptions {
+  port?: number;
+  host?: string;
+  secret?: string;
+  /** How long a key's result is kept; a request with a forgotten key is a new refund. */
+  retentionMs?: number;
+  /** The records of an earlier run: a restart that keeps them. Without it, a restart forgets everything. */
+  state?: FakeProviderState;
+}
+
+export async function startFakeProvider(options: FakeProviderOptions = {}): Promise<FakeProvider> {
   const secret = options.secret ?? "sk_test_toolgate";
-  const byKey = new Map<string, StoredRefund>();
+  const retentionMs = options.retentionMs ?? 24 * 60 * 60_000;
+  const state: FakeProviderState = options.state ?? { byKey: new Map(), made: [], requestsByKey: new Map(), lookupsByKey: new Map() };
+  const { byKey } = state;
+  const inFlight = new Set<string>();
   let faults: Fault[] = [];
   const stats = { refundRequests: 0, lookups: 0 };
   const hanging = new Set<ServerResponse>();
 
   const json = (response: ServerResponse, status: number, body: unknown) => {
-    response.writeHead(status, { "content-type": "application/json" });
-    response.end(JSON.stringify(body));
+    const raw = JSON.stringify(body);
+    response.writeHead(status, { "content-type": "application/json", [SIGNATURE_HEADER]: signAnswer(secret, status, raw) });
+    response.end(raw);
   };
+
+  function remembered(key: string): StoredRefund | undefined {
+    const refund = byKey.get(key);
+    if (refund && Date.now() - Date.parse(refund.created) >= retentionMs) byKey.delete(key);
+    return byKey.get(key);
+  }
 
   async function readBody(request: IncomingMessage): Promise<string> {
     const chunks: Buffer[] = [];
@@ -60,18 +94,18 @@ export async function startFakeProvider(options: { port?: number; host?: string;
   }
 
   function act(key: string, raw: string): { status: number; body: unknown } {
-    const existing = byKey.get(key);
+    const existing = remembered(key);
     if (existing) {
-      if (existing.body !== raw) return { status: 409, body: { error: { type: "idempotency_error", message: "key reused with another body" } } };
-      return existing.declined ? { status: 402, body: DECLINED } : { status: 200, body: publicRefund(existing) };
+      if (existing.body !== raw) return { status: 409, body: { error: { type: "idempotency_error", code: "idempotency_key_reused", idempotency_key: key } } };
+      return existing.declined ? { status: 402, body: declined(key) } : { status: 200, body: publicRefund(existing) };
     }
     const parsed = JSON.parse(raw) as { order_id?: unknown; amount_cents?: unknown; currency?: unknown };
     if (typeof parsed.order_id !== "string" || !Number.isInteger(parsed.amount_cents) || typeof parsed.currency !== "string") {
-      return { status: 400, body: { error: { type: "invalid_request_error", message: "order_id, amount_cents and currency are required" } } };
+      return { status: 400, body: { error: { type: "invalid_request_error", code: "parameter_missing", idempotency_key: key } } };
     }
     const refund: StoredRefund = {
       id: `re_fake_${randomBytes(8).toString("hex")}`,
-      key,
+      idempotency_key: key,
       body: raw,
       order_id: parsed.order_id,
       amount_cents: parsed.amount_cents as number,
@@ -80,42 +114,58 @@ export async function startFakeProvider(options: { port?: number; host?: string;
       created: new Date().toISOString(),
     };
     byKey.set(key, refund);
+    state.made.push(refund);
     return { status: 200, body: publicRefund(refund) };
   }
 
   /** A decline is a result too: stored under its key, so every later request with that key gets it again. */
   function decline(key: string, raw: string): { status: number; body: unknown } {
-    if (!byKey.has(key)) byKey.set(key, { id: "", key, body: raw, order_id: "", amount_cents: 0, currency: "", status: "succeeded", created: new Date().toISOString(), declined: true });
+    if (!remembered(key)) byKey.set(key, { id: "", idempotency_key: key, body: raw, order_id: "", amount_cents: 0, currency: "", status: "succeeded", created: new Date().toISOString(), declined: true });
     return act(key, raw);
   }
 
   const publicRefund = ({ body: _body, declined: _declined, ...refund }: StoredRefund) => refund;
-  const succeeded = () => [...byKey.values()].filter((refund) => !refund.declined);
 
   async function handle(request: IncomingMessage, response: ServerResponse) {
     const url = new URL(request.url ?? "/", "http://provider");
     if (url.pathname.startsWith("/_")) return control(url, request, response);
-    if (request.headers.authorization !== `Bearer ${secret}`) return json(response, 401, { error: { type: "authentication_error" } });
+    if (request.headers.authorization !== `Bearer ${secret}`) return json(response, 401, { error: { type: "authentication_error", code: "invalid_api_key" } });
 
     if (request.method === "GET" && url.pathname === "/v1/refunds") {
       stats.lookups++;
-      const refund = byKey.get(url.searchParams.get("idempotency_key") ?? "");
-      if (refund?.declined) return json(response, 402, DECLINED);
-      return refund ? json(response, 200, publicRefund(refund)) : json(response, 404, { error: { type: "not_found" } });
+      const key = url.searchParams.get("idempotency_key") ?? "";
+      state.lookupsByKey.set(key, (state.lookupsByKey.get(key) ?? 0) + 1);
+      const refund = remembered(key);
+      if (refund?.declined) return json(response, 402, declined(key));
+      return refund ? json(response, 200, publicRefund(refund)) : json(response, 404, { error: { type: "resource_missing", code: "refund_not_found", idempotency_key: key } });
     }
     if (request.method === "POST" && url.pathname === "/v1/refunds") {
       stats.refundRequests++;
       const key = request.headers["idempotency-key"];
       const raw = await readBody(request);
-      if (typeof key !== "string" || key.length === 0) return json(response, 400, { error: { type: "invalid_request_error", message: "Idempotency-Key required" } });
+      if (typeof key !== "string" || key.length === 0) return json(response, 400, { error: { type: "invalid_request_error", code: "idempotency_key_missing" } });
+      state.requestsByKey.set(key, (state.requestsByKey.get(key) ?? 0) + 1);
+      if (inFlight.has(key)) return json(response, 409, { error: { type: "idempotency_error", code: "idempotency_key_in_use", idempotency_key: key } });
+      inFlight.add(key);
+      try {
+        await refundOnce(key, raw, request, response);
+      } finally {
+        inFlight.delete(key);
+      }
+      return;
+    }
+    json(response, 404, { error: { type: "invalid_request_error", code: "route_not_found" } });
+  }
+
+  async function refundOnce(key: string, raw: string, request: IncomingMessage, response: ServerResponse) {
       const queued = faults.shift();
       // Idempotency answers a replay before anything else, as a real provider's does: a key it already acted
       // on is never declined afterwards, whatever fault was queued.
-      const fault = byKey.has(key) && (queued?.mode === "error_before" || queued?.mode === "unavailable_before") ? undefined : queued;
+      const fault = remembered(key) && (queued?.mode === "error_before" || queued?.mode === "unavailable_before") ? undefined : queued;
       if (fault?.mode === "delay") await new Promise((resolve) => setTimeout(resolve, fault.ms ?? 500));
       if (fault?.mode === "error_before") {
-        const declined = decline(key, raw);
-        return json(response, declined.status, declined.body);
+        const refused = decline(key, raw);
+        return json(response, refused.status, refused.body);
       }
       if (fault?.mode === "unavailable_before") return json(response, 503, { error: { type: "api_error" } });
       const result = act(key, raw);
@@ -126,8 +176,6 @@ export async function startFakeProvider(options: { port?: number; host?: string;
         return;
       }
       return json(response, result.status, result.body);
-    }
-    json(response, 404, { error: { type: "not_found" } });
   }
 
   async function control(url: URL, request: IncomingMessage, response: ServerResponse) {
@@ -139,17 +187,21 @@ export async function startFakeProvider(options: { port?: number; host?: string;
     }
     if (url.pathname === "/_stats") {
       const totals: Record<string, number> = {};
-      for (const refund of succeeded()) totals[refund.order_id] = (totals[refund.order_id] ?? 0) + refund.amount_cents;
-      return json(response, 200, { ...stats, refunds: succeeded().length, totalsByOrder: totals, faultsQueued: faults.length });
+      for (const refund of state.made) totals[refund.order_id] = (totals[refund.order_id] ?? 0) + refund.amount_cents;
+      const [requestsByKey, lookupsByKey] = [Object.fromEntries(state.requestsByKey), Object.fromEntries(state.lookupsByKey)];
+      return json(response, 200, { ...stats, refunds: state.made.length, totalsByOrder: totals, requestsByKey, lookupsByKey, faultsQueued: faults.length });
     }
     if (url.pathname === "/_reset" && request.method === "POST") {
       byKey.clear();
+      state.made.length = 0;
+      state.requestsByKey.clear();
+      state.lookupsByKey.clear();
       faults = [];
       stats.refundRequests = 0;
       stats.lookups = 0;
       return json(response, 200, { reset: true });
     }
-    json(response, 404, { error: { type: "not_found" } });
+    json(response, 404, { error: { type: "invalid_request_error", code: "route_not_found" } });
   }
 
   const server: Server = createServer((request, response) => {
@@ -161,6 +213,7 @@ export async function startFakeProvider(options: { port?: number; host?: string;
   return {
     url: `http://${options.host ?? "127.0.0.1"}:${port}`,
     secret,
+    state,
     async close() {
       for (const response of hanging) response.destroy();
       server.closeAllConnections();

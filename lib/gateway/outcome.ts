@@ -53,7 +53,7 @@ export type Stage =
 export type Code = keyof typeof CODES;
 export const ALL_CODES = Object.keys(CODES) as Code[];
 
-export type ModelStatus = "ok" | "invalid_arguments" | "not_found" | "not_allowed" | "needs_approval" | "unavailable";
+export type ModelStatus = "ok" | "invalid_arguments" | "not_found" | "not_allowed" | "needs_approval" | "pending_confirmation" | "unavailable";
 
 export interface Issue {
   path: string;
@@ -103,6 +103,8 @@ export function modelProjection(o: Outcome): ModelProjection {
     case "pending_approval":
       return { status: "needs_approval" };
     case "unavailable":
+      // May have happened: the model must not retry it as if it had failed, only check the call later.
+      if (o.code === "refund.outcome-unknown") return { status: "pending_confirmation" };
       return { status: "unavailable" };
     case "denied":
       return { status: "not_allowed" };

@@ -1,5 +1,7 @@
+import { randomBytes } from "node:crypto";
 import http from "node:http";
 import https from "node:https";
+import { SIGNATURE_HEADER, verifyAnswer } from "./signature";
 
 /**
  * The payment-provider boundary. Every request carries the host-derived idempotency key, so any request may
@@ -15,7 +17,7 @@ export interface ProviderRefundRequest {
 
 export type ProviderAnswer =
   | { kind: "succeeded"; refundId: string }
-  /** The provider says it did not and will not act on this key. */
+  /** The provider itself says, signed and for this key, that it did not and will not act on it. */
   | { kind: "refused"; reason: string }
   /** It may or may not have acted: never reported as done, never as failed. */
   | { kind: "uncertain"; reason: string };
@@ -23,12 +25,17 @@ export type ProviderAnswer =
 export type ProviderLookup =
   | { kind: "found"; refundId: string }
   | { kind: "declined"; reason: string }
+  /** The provider's own signed "no refund under this key", never a bare 404 from whatever answered. */
   | { kind: "not-found" }
   | { kind: "uncertain"; reason: string };
+
+/** Whether the configured base URL and secret reach the provider itself, asked before each reconciliation pass. */
+export type ProviderProbe = { ok: true } | { ok: false; reason: string };
 
 export interface PaymentProvider {
   refund(key: string, request: ProviderRefundRequest): Promise<ProviderAnswer>;
   lookup(key: string): Promise<ProviderLookup>;
+  probe(): Promise<ProviderProbe>;
 }
 
 export interface HttpProviderOptions {
@@ -36,7 +43,7 @@ export interface HttpProviderOptions {
   secret: string;
   /** Per attempt. */
   timeoutMs?: number;
-  /** Attempts on transport errors and 5xx, all with the same key. */
+  /** Attempts on uncertain answers, all with the same key. */
   attempts?: number;
   backoffMs?: number;
 }
@@ -48,7 +55,39 @@ interface Exchange {
   body?: string;
 }
 
-type Answer = { status: number; body: Record<string, unknown> } | { transport: string };
+type Answer = { status: number; body: Record<string, unknown>; signed: boolean } | { transport: string };
+
+/** The provider's documented refusals: the request was invalid or the refund declined, nothing was done. */
+const REFUSALS = new Set(["invalid_request_error", "refund_error"]);
+
+function errorOf(body: Record<string, unknown>): { type?: unknown; code?: unknown; idempotency_key?: unknown } {
+  const error = body.error;
+  return typeof error === "object" && error !== null ? (error as Record<string, unknown>) : {};
+}
+
+/** A signed, structured answer that names this key; anything else may have come from something in between. */
+function readRefund(answer: Answer, key: string): ProviderAnswer {
+  if ("transport" in answer) return { kind: "uncertain", reason: answer.transport };
+  if (!answer.signed) return { kind: "uncertain", reason: `unsigned answer ${answer.status}, not the provider's` };
+  const { status, body } = answer;
+  if (status >= 200 && status < 300 && typeof body.id === "string" && body.idempotency_key === key) return { kind: "succeeded", refundId: body.id };
+  const error = errorOf(body);
+  if ((status === 400 || status === 402) && typeof error.type === "string" && REFUSALS.has(error.type) && error.idempotency_key === key) {
+    return { kind: "refused", reason: `provider refused: ${String(error.code ?? error.type)}` };
+  }
+  return { kind: "uncertain", reason: `provider answered ${status}${typeof error.code === "string" ? ` ${error.code}` : ""}` };
+}
+
+function readLookup(answer: Answer, key: string): ProviderLookup {
+  if ("transport" in answer) return { kind: "uncertain", reason: answer.transport };
+  if (!answer.signed) return { kind: "uncertain", reason: `unsigned answer ${answer.status}, not the provider's` };
+  const { status, body } = answer;
+  const error = errorOf(body);
+  if (status === 200 && typeof body.id === "string" && body.idempotency_key === key) return { kind: "found", refundId: body.id };
+  if (status === 402 && error.type === "refund_error" && error.idempotency_key === key) return { kind: "declined", reason: "provider declined this key" };
+  if (status === 404 && error.type === "resource_missing" && error.idempotency_key === key) return { kind: "not-found" };
+  return { kind: "uncertain", reason: `provider answered ${status} without an answer for this key` };
+}
 
 export function httpPaymentProvider(options: HttpProviderOptions): PaymentProvider {
   const timeoutMs = options.timeoutMs ?? 2000;
@@ -78,13 +117,17 @@ export function httpPaymentProvider(options: HttpProviderOptions): PaymentProvid
         response.on("error", failed);
         response.on("close", () => {
           if (!response.complete) return failed(new Error("the connection closed before the answer was complete"));
+          const raw = Buffer.concat(chunks).toString("utf8");
+          const status = response.statusCode ?? 0;
           let parsed: Record<string, unknown> = {};
           try {
-            parsed = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>;
+            const value: unknown = JSON.parse(raw);
+            if (typeof value === "object" && value !== null) parsed = value as Record<string, unknown>;
           } catch {
-            // Not JSON: the status alone decides.
+            // Not JSON: not an answer from the provider, whatever the status.
           }
-          finish({ status: response.statusCode ?? 0, body: parsed });
+          const signature = response.headers[SIGNATURE_HEADER];
+          finish({ status, body: parsed, signed: verifyAnswer(options.secret, status, raw, typeof signature === "string" ? signature : undefined) });
         });
       });
       const timer = setTimeout(() => {
@@ -98,6 +141,9 @@ export function httpPaymentProvider(options: HttpProviderOptions): PaymentProvid
     });
   }
 
+  const lookup = async (key: string) =>
+    readLookup(await once({ method: "GET", path: `/v1/refunds?idempotency_key=${encodeURIComponent(key)}`, headers: auth }), key);
+
   return {
     async refund(key, request) {
       const body = JSON.stringify(request);
@@ -108,29 +154,26 @@ export function httpPaymentProvider(options: HttpProviderOptions): PaymentProvid
         body,
       };
       let last = "no attempt made";
+      let uncertainBefore = false;
       for (let attempt = 0; attempt < attempts; attempt++) {
         if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, backoffMs * 2 ** (attempt - 1)));
-        const answer = await once(exchange);
-        if ("transport" in answer) {
-          last = answer.transport;
-          continue;
-        }
-        if (answer.status >= 200 && answer.status < 300 && typeof answer.body.id === "string") return { kind: "succeeded", refundId: answer.body.id };
-        // 409: this key was used with another body. Nothing to retry, and nothing we can call refused either.
-        if (answer.status === 409) return { kind: "uncertain", reason: "provider reports the key was used with another request" };
-        if (answer.status >= 400 && answer.status < 500 && answer.status !== 429) return { kind: "refused", reason: `provider answered ${answer.status}` };
-        last = `provider answered ${answer.status}`;
+        const answer = readRefund(await once(exchange), key);
+        if (answer.kind === "succeeded") return answer;
+        // A refusal after an attempt that may have acted could be an answer about something else: still unknown.
+        if (answer.kind === "refused") return uncertainBefore ? { kind: "uncertain", reason: `${answer.reason} after an uncertain attempt` } : answer;
+        last = answer.reason;
+        uncertainBefore = true;
       }
       return { kind: "uncertain", reason: last };
     },
 
-    async lookup(key) {
-      const answer = await once({ method: "GET", path: `/v1/refunds?idempotency_key=${encodeURIComponent(key)}`, headers: auth });
-      if ("transport" in answer) return { kind: "uncertain", reason: answer.transport };
-      if (answer.status === 200 && typeof answer.body.id === "string") return { kind: "found", refundId: answer.body.id };
-      if (answer.status === 404) return { kind: "not-found" };
-      if (answer.status === 402) return { kind: "declined", reason: "provider declined this key" };
-      return { kind: "uncertain", reason: `provider answered ${answer.status}` };
+    lookup,
+
+    async probe() {
+      // A key no refund was ever made under: only the provider itself answers it with its signed not-found.
+      const found = await lookup(`rf_probe_${randomBytes(12).toString("hex")}`);
+      if (found.kind === "not-found") return { ok: true };
+      return { ok: false, reason: found.kind === "uncertain" ? found.reason : `a never-used key came back ${found.kind}` };
     },
   };
 }

@@ -1,5 +1,5 @@
 import { canonicalJson, sha256Hex } from "../canonical";
-import { db, sql, transaction, type Sql } from "../db";
+import { sql, transaction, type Sql } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { lockConversation } from "../gateway/lock";
 import { outcome, type Outcome } from "../gateway/outcome";
@@ -76,7 +76,7 @@ export async function completeRefundOfCall(callId: string, provider: PaymentProv
 }
 
 async function complete(refund: StoredRefund, provider: PaymentProvider): Promise<Outcome> {
-  if (!UNSETTLED.includes(refund.status)) return currentOutcome(sql, refund.toolCallId);
+  if (!isUnsettled(refund.status)) return currentOutcome(sql, refund.toolCallId);
   let answer: ProviderAnswer;
   try {
     answer = await provider.refund(refund.providerKey, {
@@ -96,7 +96,7 @@ async function currentOutcome(client: Sql, callId: string): Promise<Outcome> {
   return call.outcome;
 }
 
-interface LockedRefund {
+export interface LockedRefund {
   id: string;
   status: string;
   orderId: string;
@@ -104,7 +104,56 @@ interface LockedRefund {
   currency: string;
   toolCallId: string;
   tenantId: string;
+  conversationId: string;
   approvalId: string | null;
+  createdAt: Date;
+}
+
+/** Locks, in the gateway's order, the refund's conversation and then the refund itself. */
+export async function lockRefund(tx: Sql, refundId: string, conversationId: string): Promise<LockedRefund | undefined> {
+  await lockConversation(tx, { id: conversationId });
+  const [refund] = await tx.$queryRaw<LockedRefund[]>`
+    SELECT r."id", r."status", r."orderId", r."amountCents", r."currency", r."toolCallId", r."tenantId", c."conversationId", c."approvalId", r."createdAt"
+    FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId" WHERE r."id" = ${refundId} FOR UPDATE OF r`;
+  return refund;
+}
+
+export const isUnsettled = (status: string) => UNSETTLED.includes(status);
+
+/** The provider made the refund (or a supervisor says it did): the order is unblocked and the call executed. */
+export async function issueLocked(tx: Sql, refund: LockedRefund, providerRefundId: string, actorId: string | null): Promise<Outcome> {
+  const [order] = await tx.$queryRaw<{ refundedCents: number }[]>`
+    WITH settled AS (
+      UPDATE "Refund" SET "status" = 'issued', "providerRefundId" = ${providerRefundId}, "resolvedById" = ${actorId}, "settledAt" = now(), "updatedAt" = now(),
+        "attempts" = "attempts" + 1
+      WHERE "id" = ${refund.id}
+    )
+    UPDATE "Order" SET "refundPending" = false, "version" = "version" + 1, "updatedAt" = now() WHERE "id" = ${refund.orderId}
+    RETURNING "refundedCents"`;
+  const final = outcome("refund.issued", {
+    result: { order_id: refund.orderId, refund_id: refund.id, amount_cents: refund.amountCents, currency: refund.currency, refunded_cents: order.refundedCents },
+  });
+  await recordLaterOutcome(tx, { callId: refund.toolCallId, approvalId: refund.approvalId, outcome: final, decision: { actorId, latencyMs: 0 } });
+  return final;
+}
+
+/**
+ * Nothing was refunded and nothing will be under this key: the reservation and the conversation's budget are given
+ * back, the order is unblocked, and the call ends with `final`, the reason the refund did not happen.
+ */
+export async function releaseLocked(tx: Sql, refund: LockedRefund, reason: string, final: Outcome, actorId: string | null): Promise<Outcome> {
+  await tx.$executeRaw`
+    WITH released AS (
+      UPDATE "Refund" SET "status" = 'released', "lastError" = ${reason}, "resolvedById" = ${actorId}, "settledAt" = now(), "updatedAt" = now(),
+        "attempts" = "attempts" + 1
+      WHERE "id" = ${refund.id}
+    ), budget AS (
+      UPDATE "Conversation" SET "irreversibleCents" = GREATEST(0, "irreversibleCents" - ${refund.amountCents}::int) WHERE "id" = ${refund.conversationId}
+    )
+    UPDATE "Order" SET "refundedCents" = "refundedCents" - ${refund.amountCents}::int, "refundPending" = false, "version" = "version" + 1, "updatedAt" = now()
+    WHERE "id" = ${refund.orderId}`;
+  await recordLaterOutcome(tx, { callId: refund.toolCallId, approvalId: refund.approvalId, outcome: final, decision: { actorId, latencyMs: 0 } });
+  return final;
 }
 
 /**
@@ -115,119 +164,30 @@ export async function settleRefund(refundId: string, answer: SettleAnswer): Prom
   return settleLocated(await storedRefundById(refundId), answer);
 }
 
-type SettleAnswer = ProviderAnswer | { kind: "investigate"; reason: string };
+/** `declined` is the provider's stored decline for the key, found by a lookup: final whatever came before. */
+type SettleAnswer = ProviderAnswer | { kind: "declined"; reason: string } | { kind: "investigate"; reason: string };
 
-async function settleLocated({ id: refundId, conversationId }: { id: string; conversationId: string }, answer: SettleAnswer): Promise<Outcome> {
+async function settleLocated({ id: refundId, conversationId }: { id: string; conversationId: string }, given: SettleAnswer): Promise<Outcome> {
+  let answer = given;
   try {
     return await transaction(async (tx) => {
-      await lockConversation(tx, { id: conversationId });
-      const [refund] = await tx.$queryRaw<LockedRefund[]>`
-        SELECT r."id", r."status", r."orderId", r."amountCents", r."currency", r."toolCallId", r."tenantId", c."approvalId"
-        FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId" WHERE r."id" = ${refundId} FOR UPDATE OF r`;
-      if (!UNSETTLED.includes(refund.status)) return currentOutcome(tx, refund.toolCallId);
-      let final: Outcome;
-      if (answer.kind === "succeeded") {
-        const [order] = await tx.$queryRaw<{ refundedCents: number }[]>`
-          WITH settled AS (
-            UPDATE "Refund" SET "status" = 'issued', "providerRefundId" = ${answer.refundId}, "settledAt" = now(), "updatedAt" = now(), "attempts" = "attempts" + 1
-            WHERE "id" = ${refundId}
-          )
-          UPDATE "Order" SET "refundPending" = false, "version" = "version" + 1, "updatedAt" = now() WHERE "id" = ${refund.orderId}
-          RETURNING "refundedCents"`;
-        final = outcome("refund.issued", {
-          result: { order_id: refund.orderId, refund_id: refund.id, amount_cents: refund.amountCents, currency: refund.currency, refunded_cents: order.refundedCents },
-        });
-      } else if (answer.kind === "refused") {
-        await tx.$executeRaw`
-          WITH released AS (
-            UPDATE "Refund" SET "status" = 'released', "lastError" = ${answer.reason}, "settledAt" = now(), "updatedAt" = now(), "attempts" = "attempts" + 1
-            WHERE "id" = ${refundId}
-          ), budget AS (
-            UPDATE "Conversation" SET "irreversibleCents" = GREATEST(0, "irreversibleCents" - ${refund.amountCents}::int) WHERE "id" = ${conversationId}
-          )
-          UPDATE "Order" SET "refundedCents" = "refundedCents" - ${refund.amountCents}::int, "refundPending" = false, "version" = "version" + 1, "updatedAt" = now()
-          WHERE "id" = ${refund.orderId}`;
-        // The provider refused: nothing happened, and the model may say so. No SPEC code names a provider refusal.
-        final = outcome("host.error");
-      } else {
-        const status = answer.kind === "investigate" || refund.status === "investigate" ? "investigate" : "unknown";
-        await tx.$executeRaw`
-          UPDATE "Refund" SET "status" = ${status}, "lastError" = ${answer.reason}, "updatedAt" = now(), "attempts" = "attempts" + 1 WHERE "id" = ${refundId}`;
-        final = outcome("refund.outcome-unknown");
-      }
-      const settled = answer.kind !== "uncertain" && answer.kind !== "investigate";
-      await recordLaterOutcome(tx, {
-        callId: refund.toolCallId,
-        approvalId: refund.approvalId,
-        outcome: final,
-        decision: settled ? { actorId: null, latencyMs: 0 } : null,
-      });
+      const refund = (await lockRefund(tx, refundId, conversationId))!;
+      if (!isUnsettled(refund.status)) return currentOutcome(tx, refund.toolCallId);
+      // A refusal counts only while no earlier attempt under this key was uncertain: that one may have acted.
+      if (answer.kind === "refused" && refund.status !== "reserved") answer = { kind: "uncertain", reason: `${answer.reason} after an uncertain attempt` };
+      if (answer.kind === "succeeded") return issueLocked(tx, refund, answer.refundId, null);
+      // The provider refused: nothing happened, and the model may say so. No SPEC code names a provider refusal.
+      if (answer.kind === "refused" || answer.kind === "declined") return releaseLocked(tx, refund, answer.reason, outcome("host.error"), null);
+      const status = answer.kind === "investigate" || refund.status === "investigate" ? "investigate" : "unknown";
+      await tx.$executeRaw`
+        UPDATE "Refund" SET "status" = ${status}, "lastError" = ${answer.reason}, "updatedAt" = now(), "attempts" = "attempts" + 1 WHERE "id" = ${refundId}`;
+      // A settle that learned nothing new is no decision: the call keeps its outcome, nothing is logged.
+      const final = outcome("refund.outcome-unknown");
+      await recordLaterOutcome(tx, { callId: refund.toolCallId, approvalId: refund.approvalId, outcome: final, decision: null });
       return final;
     });
   } catch (error) {
     logError("refund.settle-failed", error, { refundId, answer: answer.kind });
     return outcome("refund.outcome-unknown");
   }
-}
-
-export interface ReconcileOptions {
-  provider?: PaymentProvider;
-  /** Leave operations younger than this alone: their own request may still be settling them. */
-  minAgeMs?: number;
-  /** Operations still unsettled this long after they were reserved go to the investigation list. */
-  investigateAfterMs?: number;
-  now?: Date;
-  /** Only this tenant's operations (one worker per tenant, or a test that owns its rows). */
-  tenantId?: string;
-}
-
-export interface ReconcileReport {
-  examined: number;
-  issued: number;
-  released: number;
-  stillUnknown: number;
-  investigate: number;
-}
-
-/**
- * Looks each unsettled operation up by its key at the provider and settles it. An operation the provider
- * never saw is sent again under the same key (the decision was made; the key makes the resend safe).
- */
-export async function reconcileRefunds(options: ReconcileOptions = {}): Promise<ReconcileReport> {
-  const provider = options.provider ?? paymentProvider();
-  const now = options.now ?? new Date();
-  const minAgeMs = options.minAgeMs ?? 10_000;
-  const investigateAfterMs = options.investigateAfterMs ?? Number(process.env.RECONCILE_INVESTIGATE_AFTER_MS ?? 30 * 60_000);
-  const due = await db.refund.findMany({
-    where: { status: { in: UNSETTLED }, updatedAt: { lte: new Date(now.getTime() - minAgeMs) }, ...(options.tenantId ? { tenantId: options.tenantId } : {}) },
-    orderBy: { createdAt: "asc" },
-    take: 500,
-    select: { id: true, providerKey: true, createdAt: true },
-  });
-  const report: ReconcileReport = { examined: due.length, issued: 0, released: 0, stillUnknown: 0, investigate: 0 };
-  for (const refund of due) {
-    const found = await provider.lookup(refund.providerKey);
-    let settled: Outcome;
-    if (found.kind === "found") settled = await settleRefund(refund.id, { kind: "succeeded", refundId: found.refundId });
-    else if (found.kind === "declined") settled = await settleRefund(refund.id, { kind: "refused", reason: found.reason });
-    else if (found.kind === "not-found") settled = await completeRefund(refund.id, provider);
-    else settled = outcome("refund.outcome-unknown");
-
-    if (settled.code === "refund.issued") report.issued++;
-    else if (settled.code === "host.error") report.released++;
-    else if (now.getTime() - refund.createdAt.getTime() >= investigateAfterMs) {
-      await settleRefund(refund.id, { kind: "investigate", reason: "not settled within the reconciliation window" });
-      report.investigate++;
-    } else report.stillUnknown++;
-  }
-  return report;
-}
-
-/** The operations a person has to look at: unsettled past the window, their orders still blocked. */
-export async function refundsToInvestigate(tenantId: string) {
-  return db.refund.findMany({
-    where: { tenantId, status: "investigate" },
-    orderBy: { createdAt: "asc" },
-    select: { id: true, orderId: true, amountCents: true, currency: true, providerKey: true, lastError: true, attempts: true, createdAt: true, toolCallId: true },
-  });
 }

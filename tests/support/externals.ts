@@ -9,7 +9,15 @@ export interface Externals {
   provider: FakeProvider;
   sink: SmtpSink;
   faults(faults: Fault[], clear?: boolean): Promise<void>;
-  stats(): Promise<{ refundRequests: number; lookups: number; refunds: number; totalsByOrder: Record<string, number>; faultsQueued: number }>;
+  stats(): Promise<{
+    refundRequests: number;
+    lookups: number;
+    refunds: number;
+    totalsByOrder: Record<string, number>;
+    requestsByKey: Record<string, number>;
+    lookupsByKey: Record<string, number>;
+    faultsQueued: number;
+  }>;
   reset(): Promise<void>;
 }
 

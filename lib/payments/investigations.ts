@@ -1,0 +1,59 @@
+import "server-only";
+import { z } from "zod";
+import { db, transaction } from "../db";
+import { outcome, type Outcome } from "../gateway/outcome";
+import { issueLocked, lockRefund, releaseLocked } from "./refunds";
+
+// A refund under investigation waits for a person: only a supervisor of its tenant closes it, as issued (the
+// provider's reference for the refund it found) or released (a note saying why nothing was refunded). The
+// decision is audited, the order is unblocked, and the agent's call takes the final outcome.
+
+const RefundId = z.string().trim().min(1).max(100);
+
+export const ResolveInvestigationSchema = z.discriminatedUnion("resolution", [
+  z.strictObject({
+    refundId: RefundId,
+    resolution: z.literal("issued"),
+    providerRefundId: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9_-]{3,100}$/, "the provider's refund reference: 3 to 100 letters, digits, _ or -"),
+  }),
+  z.strictObject({ refundId: RefundId, resolution: z.literal("released"), note: z.string().trim().min(3).max(500) }),
+]);
+export type ResolveInvestigation = z.infer<typeof ResolveInvestigationSchema>;
+
+export interface Supervisor {
+  userId: string;
+  tenantId: string;
+  role: string;
+}
+
+export type ResolveResult =
+  | { ok: true; data: { refundId: string; outcome: Outcome } }
+  | { ok: false; code: "investigation.forbidden" | "investigation.not-found" | "investigation.already-closed"; message: string };
+
+export async function resolveInvestigation(supervisor: Supervisor, input: ResolveInvestigation): Promise<ResolveResult> {
+  if (supervisor.role !== "SUPERVISOR") return { ok: false, code: "investigation.forbidden", message: "Only supervisors close investigations." };
+  // Same answer for a missing refund and another tenant's, so ids cannot be probed.
+  const located = await db.refund.findFirst({
+    where: { id: input.refundId, tenantId: supervisor.tenantId },
+    select: { toolCall: { select: { conversationId: true } } },
+  });
+  if (!located) return { ok: false, code: "investigation.not-found", message: "No such refund under investigation." };
+  return transaction(async (tx) => {
+    const refund = await lockRefund(tx, input.refundId, located.toolCall.conversationId);
+    if (!refund || refund.status !== "investigate") {
+      return { ok: false as const, code: "investigation.already-closed" as const, message: `This refund is already ${refund?.status ?? "gone"}; nothing was changed.` };
+    }
+    const final =
+      input.resolution === "issued"
+        ? await issueLocked(tx, refund, input.providerRefundId, supervisor.userId)
+        : await releaseLocked(tx, refund, `released by a supervisor: ${input.note}`, outcome("host.error"), supervisor.userId);
+    const detail = { ...input, orderId: refund.orderId, amountCents: refund.amountCents, currency: refund.currency };
+    await tx.$executeRaw`
+      INSERT INTO "AuditLog" ("tenantId", "actorId", "action", "detail")
+      VALUES (${supervisor.tenantId}, ${supervisor.userId}, ${`refund.investigation-${input.resolution}`}, ${JSON.stringify(detail)}::jsonb)`;
+    return { ok: true as const, data: { refundId: refund.id, outcome: final } };
+  });
+}

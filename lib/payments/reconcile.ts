@@ -1,0 +1,203 @@
+import { loadConversation } from "../conversations";
+import { db, sql, transaction, type Sql } from "../db";
+import { loadContext } from "../gateway/context";
+import { outcome, type Code, type Outcome } from "../gateway/outcome";
+import { checkPolicy } from "../gateway/policy";
+import { checkState } from "../gateway/state";
+import { logError } from "../log";
+import { issueRefund } from "../tools/issue-refund";
+import { paymentProvider, type PaymentProvider, type ProviderProbe } from "./provider";
+import { completeRefund, isUnsettled, lockRefund, releaseLocked, settleRefund, type LockedRefund } from "./refunds";
+
+// Reconciliation learns what the provider did with each unsettled refund, by its key. It never takes a "no" from
+// anything but the provider itself: a pass first proves it reaches the provider, "never seen" is only the
+// provider's signed not-found, and a refund the provider never saw is re-sent only within the provider's key
+// retention and only if the gateway would still allow it now.
+
+export interface ReconcileOptions {
+  provider?: PaymentProvider;
+  /** Leave operations younger than this alone: their own request may still be settling them. */
+  minAgeMs?: number;
+  /** Operations still unsettled this long after they were reserved go to the investigation list. */
+  investigateAfterMs?: number;
+  /** The provider's key retention, less a margin: past it a re-send could be a second refund, so none is made. */
+  resendWindowMs?: number;
+  /** After a check that settled nothing, the refund is left alone this long, doubling per check up to 32 times. */
+  backoffMs?: number;
+  /** How long a claimed refund is left to its reconciler before another may take it over. */
+  leaseMs?: number;
+  /** The most refunds one pass examines. */
+  limit?: number;
+  now?: Date;
+  /** Only this tenant's operations (one worker per tenant, or a test that owns its rows). */
+  tenantId?: string;
+}
+
+export interface ReconcileReport {
+  examined: number;
+  issued: number;
+  released: number;
+  stillUnknown: number;
+  investigate: number;
+  /** Why the pass did nothing: the provider could not be shown to be the one answering. */
+  paused?: string;
+}
+
+const HOUR = 60 * 60_000;
+
+/** The configured defaults: the app's periodic job and `npm run reconcile` both run with them. */
+export function reconcileSettings(): Required<Pick<ReconcileOptions, "investigateAfterMs" | "resendWindowMs">> {
+  return {
+    investigateAfterMs: Number(process.env.RECONCILE_INVESTIGATE_AFTER_MS ?? 30 * 60_000),
+    resendWindowMs: Number(process.env.RECONCILE_RESEND_WINDOW_MS ?? 20 * HOUR),
+  };
+}
+
+interface Claimed {
+  id: string;
+  providerKey: string;
+  status: string;
+  createdAt: Date;
+  checks: number;
+}
+
+/**
+ * Claims the unsettled refund whose turn it is (the one waiting longest for its next check), so that no other
+ * reconciler touches it until the lease ends: one reconciler per refund, and every refund gets its turn.
+ */
+async function claimNext(options: { tenantId?: string; minAgeMs: number; leaseMs: number; skip: string[] }): Promise<Claimed | undefined> {
+  const [claimed] = await sql.$queryRaw<Claimed[]>`
+    UPDATE "Refund" SET "nextCheckAt" = now() + ${options.leaseMs}::int * interval '1 millisecond', "checks" = "checks" + 1
+    WHERE "id" = (
+      SELECT "id" FROM "Refund"
+      WHERE "status" IN ('reserved', 'unknown', 'investigate') AND "nextCheckAt" <= now()
+        AND "updatedAt" <= now() - ${options.minAgeMs}::int * interval '1 millisecond'
+        AND (${options.tenantId ?? null}::text IS NULL OR "tenantId" = ${options.tenantId ?? null}::text)
+        AND NOT ("id" = ANY(${options.skip}::text[]))
+      ORDER BY "nextCheckAt", "id" LIMIT 1
+      FOR UPDATE SKIP LOCKED
+    )
+    RETURNING "id", "providerKey", "status", "createdAt", "checks"`;
+  return claimed;
+}
+
+async function recordProbe(probe: ProviderProbe): Promise<void> {
+  const reason = probe.ok ? null : probe.reason;
+  await sql.$executeRaw`
+    INSERT INTO "ReconcileStatus" ("id", "ok", "reason", "checkedAt", "lastOkAt")
+    VALUES ('provider', ${probe.ok}, ${reason}, now(), CASE WHEN ${probe.ok} THEN now() END)
+    ON CONFLICT ("id") DO UPDATE SET "ok" = EXCLUDED."ok", "reason" = EXCLUDED."reason", "checkedAt" = EXCLUDED."checkedAt",
+      "lastOkAt" = COALESCE(EXCLUDED."lastOkAt", "ReconcileStatus"."lastOkAt")`;
+}
+
+/** Whether the last pass reached the provider, and why not: shown above the investigation list. */
+export async function reconcileHealth() {
+  return db.reconcileStatus.findUnique({ where: { id: "provider" }, select: { ok: true, reason: true, checkedAt: true, lastOkAt: true } });
+}
+
+/**
+ * One pass: a probe, then each due refund in turn. Found at the provider: issued. Declined there: released.
+ * Never seen: re-sent under its key if still within the window and still allowed, else released or investigated.
+ */
+export async function reconcileRefunds(options: ReconcileOptions = {}): Promise<ReconcileReport> {
+  const provider = options.provider ?? paymentProvider();
+  const settings = reconcileSettings();
+  const now = options.now ?? new Date();
+  const investigateAfterMs = options.investigateAfterMs ?? settings.investigateAfterMs;
+  const resendWindowMs = options.resendWindowMs ?? settings.resendWindowMs;
+  const backoffMs = options.backoffMs ?? 0;
+  const report: ReconcileReport = { examined: 0, issued: 0, released: 0, stillUnknown: 0, investigate: 0 };
+
+  const probe = await provider.probe().catch((error: unknown): ProviderProbe => ({ ok: false, reason: error instanceof Error ? error.message : String(error) }));
+  await recordProbe(probe);
+  if (!probe.ok) {
+    logError("reconcile.paused", new Error(`the payment provider could not be reached as configured: ${probe.reason}`));
+    return { ...report, paused: probe.reason };
+  }
+
+  const skip: string[] = [];
+  while (report.examined < (options.limit ?? 500)) {
+    const refund = await claimNext({ tenantId: options.tenantId, minAgeMs: options.minAgeMs ?? 10_000, leaseMs: options.leaseMs ?? 60_000, skip });
+    if (!refund) break;
+    skip.push(refund.id);
+    report.examined++;
+    const settled = await examine(refund, provider, now, resendWindowMs);
+    if (settled === "investigate") report.investigate++;
+    else if (settled.code === "refund.issued") report.issued++;
+    else if (settled.code !== "refund.outcome-unknown") report.released++;
+    else if (refund.status === "investigate") report.investigate++;
+    else if (now.getTime() - refund.createdAt.getTime() >= investigateAfterMs) {
+      await settleRefund(refund.id, { kind: "investigate", reason: "not settled within the reconciliation window" });
+      report.investigate++;
+    } else report.stillUnknown++;
+    // Unsettled still: its next check waits, longer each time, so a refund the provider cannot answer holds no one up.
+    await sql.$executeRaw`
+      UPDATE "Refund" SET "nextCheckAt" = now() + ${Math.min(backoffMs * 2 ** Math.min(refund.checks - 1, 32), 24 * HOUR)}::float8 * interval '1 millisecond'
+      WHERE "id" = ${refund.id} AND "status" IN ('reserved', 'unknown', 'investigate')`;
+  }
+  return report;
+}
+
+async function examine(refund: Claimed, provider: PaymentProvider, now: Date, resendWindowMs: number): Promise<Outcome | "investigate"> {
+  const found = await provider.lookup(refund.providerKey);
+  if (found.kind === "found") return settleRefund(refund.id, { kind: "succeeded", refundId: found.refundId });
+  if (found.kind === "declined") return settleRefund(refund.id, found);
+  if (found.kind === "uncertain") return settleRefund(refund.id, found);
+  // Under investigation, a person decides; nothing is sent again on its own.
+  if (refund.status === "investigate") return outcome("refund.outcome-unknown");
+  if (now.getTime() - refund.createdAt.getTime() >= resendWindowMs) {
+    await settleRefund(refund.id, { kind: "investigate", reason: "the provider does not know the key and its retention window has passed: not re-sent" });
+    return "investigate";
+  }
+  const resend = await markResend(refund.id);
+  return resend.ok ? completeRefund(refund.id, provider) : resend.outcome;
+}
+
+/**
+ * Re-runs, against current data and under the same locks as a call, what the gateway checks before a refund:
+ * the order's state, the agent's permission and the fraud hold, and for an approved call that its approval is
+ * still valid. Passing marks the re-send in the same transaction; failing releases the reservation with the
+ * reason, and the call's outcome becomes that reason.
+ */
+async function markResend(refundId: string): Promise<{ ok: true } | { ok: false; outcome: Outcome }> {
+  const located = await db.refund.findUniqueOrThrow({ where: { id: refundId }, select: { toolCall: { select: { conversationId: true } } } });
+  return transaction(async (tx) => {
+    const refund = await lockRefund(tx, refundId, located.toolCall.conversationId);
+    if (!refund || !isUnsettled(refund.status)) return { ok: false as const, outcome: outcome("refund.outcome-unknown") };
+    const refusal = await recheck(tx, refund);
+    if (refusal) return { ok: false as const, outcome: await releaseLocked(tx, refund, `not re-sent: ${refusal}`, outcome(refusal), null) };
+    await tx.$executeRaw`UPDATE "Refund" SET "resentAt" = now(), "updatedAt" = now() WHERE "id" = ${refund.id}`;
+    return { ok: true as const };
+  });
+}
+
+async function recheck(tx: Sql, refund: LockedRefund): Promise<Code | null> {
+  const found = await loadConversation(tx, refund.conversationId);
+  const [call] = await tx.$queryRaw<{ argsCanonical: string | null }[]>`SELECT "argsCanonical" FROM "ToolCall" WHERE "id" = ${refund.toolCallId}`;
+  if (!found || !call?.argsCanonical) return "order.not-found";
+  const args = JSON.parse(call.argsCanonical) as Record<string, unknown>;
+  const context = await loadContext(tx, issueRefund, args, found.conversation);
+  if (!context.ok) return context.outcome.code;
+  // The order as it would be without this reservation: the re-send is this refund, not another one.
+  const order = { ...context.value, refundedCents: context.value.refundedCents - refund.amountCents, refundPending: false };
+  const state = checkState(issueRefund, args, order);
+  if (!state.ok) return state.outcome.code;
+  const conversation = { ...found.conversation, irreversibleCents: Math.max(0, found.conversation.irreversibleCents - refund.amountCents) };
+  const policy = checkPolicy(issueRefund, conversation, found.policy, order, refund.amountCents);
+  if (!policy.ok) return policy.outcome.code;
+  if (refund.approvalId) {
+    const [approval] = await tx.$queryRaw<{ valid: boolean }[]>`
+      SELECT "status" = 'approved' AND "expiresAt" > now() AS "valid" FROM "ApprovalRequest" WHERE "id" = ${refund.approvalId}`;
+    if (!approval?.valid) return "approval.expired";
+  }
+  return null;
+}
+
+/** The operations a person has to decide: unsettled past the window, their orders still blocked. */
+export async function refundsToInvestigate(tenantId: string) {
+  return db.refund.findMany({
+    where: { tenantId, status: "investigate" },
+    orderBy: { createdAt: "asc" },
+    select: { id: true, orderId: true, amountCents: true, currency: true, providerKey: true, lastError: true, attempts: true, createdAt: true, toolCallId: true },
+  });
+}
