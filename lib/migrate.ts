@@ -69,6 +69,12 @@ export async function migrate(connectionString: string, dir = MIGRATIONS_DIR): P
   }
 }
 
+/** The migrations in `dir` that the database has not finished applying (the readiness check's question). */
+export async function pendingMigrations(applied: () => Promise<string[]>, dir = MIGRATIONS_DIR): Promise<string[]> {
+  const done = new Set(await applied());
+  return (await migrationNames(dir)).filter((name) => !done.has(name));
+}
+
 async function migrationNames(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
   return entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
