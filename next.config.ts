@@ -1,8 +1,8 @@
 import type { NextConfig } from "next";
 
 const nextConfig: NextConfig = {
-  // pg and the Prisma adapter stay as Node modules rather than being bundled.
-  serverExternalPackages: ["pg", "@prisma/adapter-pg", "@electric-sql/pglite"],
+  // pg, the Prisma adapter and prom-client (one registry per process) stay as Node modules rather than being bundled.
+  serverExternalPackages: ["pg", "@prisma/adapter-pg", "@electric-sql/pglite", "prom-client"],
   poweredByHeader: false,
 };
 

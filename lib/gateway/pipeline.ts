@@ -2,6 +2,7 @@ import { canonicalJson, sha256Hex } from "../canonical";
 import { sql, transaction, type Sql } from "../db";
 import { newId } from "../ids";
 import { logError } from "../log";
+import { countDecision } from "../metrics";
 import type { ToolDefinition } from "../tools/types";
 import { checkAllowlist } from "./allowlist";
 import { requestApproval } from "./approval";
@@ -49,23 +50,31 @@ interface ValidCall {
 /** The one entry point for every proposal, from the HTTP API and from the browser alike: SPEC section 4 in order. */
 export async function proposeToolCall(proposal: Proposal): Promise<CallResult> {
   const startedAt = performance.now();
+  const seen = { toolName: UNKNOWN_TOOL };
+  const result = await runSequence(proposal, startedAt, seen);
+  countDecision(seen.toolName, result.outcome, performance.now() - startedAt);
+  return result;
+}
+
+/** `seen.toolName` is the registry's name once the allowlist stage found the tool. */
+async function runSequence(proposal: Proposal, startedAt: number, seen: { toolName: string }): Promise<CallResult> {
   const id = newId("call");
   const { conversation } = proposal;
   const base = { id, tenantId: conversation.tenantId, conversationId: conversation.id, approvalId: null };
-  let toolName = UNKNOWN_TOOL;
   try {
     const rate = await checkRate(sql, conversation, proposal.apiKeyId, proposal.policy, proposal.rateCounted);
     if (!rate.ok) {
-      await recordEarly({ ...base, toolName, outcome: rate.outcome }, startedAt);
+      await recordEarly({ ...base, toolName: seen.toolName, outcome: rate.outcome }, startedAt);
       return { id, outcome: rate.outcome, replayed: false, retryAfterSeconds: rate.retryAfterSeconds };
     }
     const checked = validate(proposal);
     if (!checked.ok) {
-      await recordEarly({ ...base, toolName: checked.toolName, outcome: checked.outcome }, startedAt);
+      seen.toolName = checked.toolName;
+      await recordEarly({ ...base, toolName: seen.toolName, outcome: checked.outcome }, startedAt);
       return { id, outcome: checked.outcome, replayed: false };
     }
-    toolName = checked.call.tool.name;
     const { tool } = checked.call;
+    seen.toolName = tool.name;
     if (tool.effect === "read") return await decide(sql, proposal, checked.call, id, startedAt);
     const committed = await transaction((tx) => decide(tx, proposal, checked.call, id, startedAt));
     // The external half of the effect runs only once its local record has committed.
@@ -74,9 +83,9 @@ export async function proposeToolCall(proposal: Proposal): Promise<CallResult> {
     }
     return committed;
   } catch (error) {
-    logError("gateway.host-error", error, { callId: id, conversationId: conversation.id, toolName });
+    logError("gateway.host-error", error, { callId: id, conversationId: conversation.id, toolName: seen.toolName });
     const failed = outcome("host.error");
-    await recordEarly({ ...base, toolName, outcome: failed }, startedAt).catch((recordError) =>
+    await recordEarly({ ...base, toolName: seen.toolName, outcome: failed }, startedAt).catch((recordError) =>
       logError("gateway.record-failed", recordError, { callId: id }),
     );
     return { id, outcome: failed, replayed: false };
