@@ -8,7 +8,8 @@ import pg from "pg";
 // Why not Prisma's own: docs/decisions/001-migrations-as-reviewed-sql.md.
 
 const MIGRATIONS_DIR = path.join(process.cwd(), "prisma", "migrations");
-// The advisory lock id Prisma's migration engine takes, so the two never run at once.
+// Held for the whole run: instances that migrate on every deploy wait for each other, then find nothing left to
+// apply. The id is the one Prisma's migration engine takes, so the two tools never run at once either.
 const PRISMA_MIGRATE_LOCK = 72707369;
 
 export interface MigrationResult {
