@@ -73,6 +73,13 @@ function instance(): PrismaClient {
   return globalForDb.toolgateDb;
 }
 
+/** Ends the pool once its connections are idle (graceful shutdown). */
+export async function closeDb(): Promise<void> {
+  const client = globalForDb.toolgateDb;
+  globalForDb.toolgateDb = undefined;
+  await client?.$disconnect();
+}
+
 // Created on first use, not on import, so `next build` can load route modules without a database.
 export const db: PrismaClient = new Proxy({} as PrismaClient, {
   get(_target, property) {

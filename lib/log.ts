@@ -3,3 +3,7 @@ export function logError(event: string, error: unknown, context: Record<string, 
   const detail = error instanceof Error ? { message: error.message, stack: error.stack } : { message: String(error) };
   console.error(JSON.stringify({ level: "error", event, at: new Date().toISOString(), ...context, error: detail }));
 }
+
+export function logInfo(event: string, context: Record<string, unknown> = {}): void {
+  console.error(JSON.stringify({ level: "info", event, at: new Date().toISOString(), ...context }));
+}
