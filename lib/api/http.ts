@@ -5,7 +5,7 @@ import { modelProjection, type Outcome } from "../gateway/outcome";
 import { MAX_ENVELOPE_BYTES, type RawProposal } from "../gateway/parse";
 import type { CallResult } from "../gateway/pipeline";
 import type { RateCount } from "../gateway/rate";
-import { logError } from "../log";
+import { logError, requestIdFrom, withLogContext } from "../log";
 
 export function errorResponse(status: number, code: string, message: string, headers: HeadersInit = {}): Response {
   return Response.json({ error: { code, message } }, { status, headers });
@@ -20,13 +20,18 @@ export const notFound = (what: string) => errorResponse(404, "not-found", `${wha
  * its request was read is no failure of the host: nothing ran, and the answer goes nowhere.
  */
 async function answering(request: Request, work: () => Promise<Response>): Promise<Response> {
-  try {
-    return await work();
-  } catch (error) {
-    if (request.signal.aborted) return errorResponse(400, "request.aborted", "the client closed the request before it was read");
-    logError("api.unhandled", error, { path: new URL(request.url).pathname });
-    return errorResponse(503, "host.error", "the service could not complete this request; retry later");
-  }
+  const requestId = requestIdFrom(request.headers);
+  const response = await withLogContext({ requestId }, async () => {
+    try {
+      return await work();
+    } catch (error) {
+      if (request.signal.aborted) return errorResponse(400, "request.aborted", "the client closed the request before it was read");
+      logError("api.unhandled", error, { path: new URL(request.url).pathname });
+      return errorResponse(503, "host.error", "the service could not complete this request; retry later");
+    }
+  });
+  response.headers.set("x-request-id", requestId);
+  return response;
 }
 
 /** Authenticates the bearer key, then runs the handler. */

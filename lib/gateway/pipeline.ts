@@ -1,7 +1,7 @@
 import { canonicalJson, sha256Hex } from "../canonical";
 import { sql, transaction, type Sql } from "../db";
 import { newId } from "../ids";
-import { logError } from "../log";
+import { logError, withLogContext } from "../log";
 import { countDecision } from "../metrics";
 import type { ToolDefinition } from "../tools/types";
 import { checkAllowlist } from "./allowlist";
@@ -50,15 +50,15 @@ interface ValidCall {
 /** The one entry point for every proposal, from the HTTP API and from the browser alike: SPEC section 4 in order. */
 export async function proposeToolCall(proposal: Proposal): Promise<CallResult> {
   const startedAt = performance.now();
+  const id = newId("call");
   const seen = { toolName: UNKNOWN_TOOL };
-  const result = await runSequence(proposal, startedAt, seen);
+  const result = await withLogContext({ callId: id }, () => runSequence(proposal, id, startedAt, seen));
   countDecision(seen.toolName, result.outcome, performance.now() - startedAt);
   return result;
 }
 
 /** `seen.toolName` is the registry's name once the allowlist stage found the tool. */
-async function runSequence(proposal: Proposal, startedAt: number, seen: { toolName: string }): Promise<CallResult> {
-  const id = newId("call");
+async function runSequence(proposal: Proposal, id: string, startedAt: number, seen: { toolName: string }): Promise<CallResult> {
   const { conversation } = proposal;
   const base = { id, tenantId: conversation.tenantId, conversationId: conversation.id, approvalId: null };
   try {

@@ -111,6 +111,7 @@ describe("graceful shutdown of one instance", () => {
     expect(lines.find((line) => line.event === "shutdown.begin")).toMatchObject({ signal: "SIGTERM", timeoutMs: 15000 });
     expect(lines.find((line) => line.event === "shutdown.done")).toMatchObject({ reason: "requests finished", code: 143 });
     expect(lines.filter((line) => line.level === "error")).toEqual([]);
+    for (const world of worlds) expect(instance.output()).not.toContain(world.keys.agent);
     instance = null;
   });
 });
