@@ -1,8 +1,19 @@
 import type { NextConfig } from "next";
 
 const nextConfig: NextConfig = {
-  // pg, the Prisma adapter and prom-client (one registry per process) stay as Node modules rather than being bundled.
-  serverExternalPackages: ["pg", "@prisma/adapter-pg", "@electric-sql/pglite", "prom-client"],
+  // pg, the Prisma adapter, prom-client (one registry per process) and the OpenTelemetry SDK stay as Node modules
+  // rather than being bundled.
+  serverExternalPackages: [
+    "pg",
+    "@prisma/adapter-pg",
+    "@electric-sql/pglite",
+    "prom-client",
+    "@opentelemetry/api",
+    "@opentelemetry/sdk-trace-node",
+    "@opentelemetry/sdk-trace-base",
+    "@opentelemetry/resources",
+    "@opentelemetry/exporter-trace-otlp-http",
+  ],
   poweredByHeader: false,
 };
 

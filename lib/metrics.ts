@@ -1,5 +1,6 @@
 import client from "prom-client";
 import type { Sql } from "./db";
+import { startSpan } from "./tracing";
 
 // Prometheus metrics of one app instance. The request path only increments counters and observes histograms
 // in memory; the gauges that describe the shared database (queues, outbox, unsettled refunds) are computed by
@@ -104,15 +105,26 @@ export function observeApprovalDecision(status: string, requestedAt: Date): void
   metrics().approvalDecisionLatency.observe({ status }, Math.max(0, (Date.now() - requestedAt.getTime()) / 1000));
 }
 
-/** One provider request and its answer: a status, or the transport failure (a timeout's starts with "TimeoutError"). */
-export function observeProviderRequest(operation: "refund" | "lookup", startedAt: number, answer: { status: number } | { transport: string }): void {
-  const m = metrics();
-  m.providerLatency.observe({ operation }, (performance.now() - startedAt) / 1000);
-  const error =
-    "transport" in answer
-      ? answer.transport.startsWith("TimeoutError") ? "timeout" : "transport"
-      : answer.status >= 500 ? "5xx" : answer.status === 429 ? "429" : null;
-  if (error) m.providerErrors.inc({ operation, error });
+/**
+ * Starts timing one provider request (a span too, when tracing is on); the returned function takes its answer:
+ * a status, or the transport failure (a timeout's starts with "TimeoutError").
+ */
+export function startProviderRequest(operation: "refund" | "lookup"): (answer: { status: number } | { transport: string }) => void {
+  const startedAt = performance.now();
+  const traced = startSpan(`provider.${operation}`, { "toolgate.provider.operation": operation });
+  return (answer) => {
+    const m = metrics();
+    m.providerLatency.observe({ operation }, (performance.now() - startedAt) / 1000);
+    const error =
+      "transport" in answer
+        ? answer.transport.startsWith("TimeoutError") ? "timeout" : "transport"
+        : answer.status >= 500 ? "5xx" : answer.status === 429 ? "429" : null;
+    if (error) m.providerErrors.inc({ operation, error });
+    if (traced) {
+      traced.setAttributes({ "toolgate.provider.error": error ?? "none", ...("status" in answer ? { "http.response.status_code": answer.status } : {}) });
+      traced.end();
+    }
+  };
 }
 
 /** For the sign-in throttle: one refused attempt. */

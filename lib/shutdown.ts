@@ -2,12 +2,13 @@ import { closeDb } from "./db";
 import { stopJobs } from "./jobs";
 import { stopLive } from "./live";
 import { logError, logInfo } from "./log";
+import { stopTracing } from "./tracing";
 
 // Graceful shutdown of an app instance on SIGTERM (or SIGINT). Next.js's own handler stops accepting
 // connections, waits for the requests in flight and then calls process.exit; this module marks the instance
 // not ready (so a load balancer stops sending it traffic), stops the background jobs at once, ends open
-// live-view streams (they would hold the server open), and closes the database pool after the last request and
-// before the exit. SHUTDOWN_TIMEOUT_MS bounds the whole of it.
+// live-view streams (they would hold the server open), and closes the database pool (and flushes the traces)
+// after the last request and before the exit. SHUTDOWN_TIMEOUT_MS bounds the whole of it.
 
 interface Shutdown {
   installed: boolean;
@@ -55,7 +56,7 @@ function begin(signal: NodeJS.Signals): void {
     if (exiting) return;
     exiting = true;
     await jobsStopped;
-    await Promise.all([closeDb(), stopLive()]).catch((error) => logError("shutdown.close", error));
+    await Promise.all([closeDb(), stopLive(), stopTracing()]).catch((error) => logError("shutdown.close", error));
     logInfo("shutdown.done", { reason, code, ms: Date.now() - startedAt });
     exit(code);
   };

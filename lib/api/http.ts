@@ -6,6 +6,7 @@ import { MAX_ENVELOPE_BYTES, type RawProposal } from "../gateway/parse";
 import type { CallResult } from "../gateway/pipeline";
 import type { RateCount } from "../gateway/rate";
 import { logError, requestIdFrom, withLogContext } from "../log";
+import { span } from "../tracing";
 
 export function errorResponse(status: number, code: string, message: string, headers: HeadersInit = {}): Response {
   return Response.json({ error: { code, message } }, { status, headers });
@@ -21,18 +22,35 @@ export const notFound = (what: string) => errorResponse(404, "not-found", `${wha
  */
 async function answering(request: Request, work: () => Promise<Response>): Promise<Response> {
   const requestId = requestIdFrom(request.headers);
-  const response = await withLogContext({ requestId }, async () => {
-    try {
-      return await work();
-    } catch (error) {
-      if (request.signal.aborted) return errorResponse(400, "request.aborted", "the client closed the request before it was read");
-      logError("api.unhandled", error, { path: new URL(request.url).pathname });
-      return errorResponse(503, "host.error", "the service could not complete this request; retry later");
-    }
-  });
+  const route = routeOf(new URL(request.url).pathname);
+  const attributes = { "http.request.method": request.method, "http.route": route, "toolgate.request_id": requestId };
+  const response = await span(`${request.method} ${route}`, attributes, (active) =>
+    withLogContext({ requestId }, async () => {
+      const answer = await answerSafely(request, work);
+      active?.setAttribute("http.response.status_code", answer.status);
+      return answer;
+    }),
+  );
   response.headers.set("x-request-id", requestId);
   return response;
 }
+
+async function answerSafely(request: Request, work: () => Promise<Response>): Promise<Response> {
+  try {
+    return await work();
+  } catch (error) {
+    if (request.signal.aborted) return errorResponse(400, "request.aborted", "the client closed the request before it was read");
+    logError("api.unhandled", error, { path: new URL(request.url).pathname });
+    return errorResponse(503, "host.error", "the service could not complete this request; retry later");
+  }
+}
+
+/** The path with its ids (`conv_...`, `call_...`) replaced, so span names stay few. */
+const routeOf = (pathname: string) =>
+  pathname
+    .split("/")
+    .map((segment) => (/^[a-z]+_[A-Za-z0-9_-]{6,}$/.test(segment) ? "{id}" : segment))
+    .join("/");
 
 /** Authenticates the bearer key, then runs the handler. */
 export function withAgent(request: Request, handler: (agent: AuthenticatedAgent) => Promise<Response>): Promise<Response> {
