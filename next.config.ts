@@ -15,6 +15,8 @@ const nextConfig: NextConfig = {
     "@opentelemetry/exporter-trace-otlp-http",
   ],
   poweredByHeader: false,
+  // A self-contained server in .next/standalone for the production image (docs/DEPLOY.md, Dockerfile).
+  output: "standalone",
 };
 
 export default nextConfig;
