@@ -1,13 +1,15 @@
 import bcrypt from "bcryptjs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { db } from "@/lib/db";
 import { startFakeProvider, type FakeProvider } from "@/lib/fake-provider/server";
+import { migrate } from "@/lib/migrate";
 import { httpPaymentProvider } from "@/lib/payments/provider";
 import { reconcileRefunds } from "@/lib/payments/refunds";
 import { callAction, sessionCookie, startInstance, type AppInstance } from "../support/app-instances";
 import { startHaproxy, type Balancer } from "../support/haproxy";
 import { expectRefundInvariants } from "../support/invariants";
 import { createWorld, type World } from "../support/world";
+import { freshDatabase } from "../../scripts/pg-cluster";
 
 // Three `next start` instances behind HAProxy, one PostgreSQL. A mixed load (refunds that execute, refunds held
 // for approval, reads) goes through the balancer while supervisors decide approvals, and one instance is
@@ -25,9 +27,14 @@ let instances: AppInstance[] = [];
 let balancer: Balancer;
 
 beforeAll(async () => {
+  // A database of its own: the instances' reconciliation job settles every unsettled refund it finds, and other
+  // files' leftovers were made with other providers.
+  const url = await freshDatabase(inject("databaseUrl"), "toolgate_load_balancer");
+  await migrate(url);
+  process.env.DATABASE_URL = url;
   provider = await startFakeProvider();
   const env = {
-    DATABASE_URL: process.env.DATABASE_URL!,
+    DATABASE_URL: url,
     PAYMENT_PROVIDER_URL: provider.url,
     PAYMENT_PROVIDER_SECRET: provider.secret,
     TOOLGATE_JOBS: "on",
@@ -35,6 +42,8 @@ beforeAll(async () => {
     EXPIRY_INTERVAL_MS: "1000",
   };
   instances = await Promise.all(PORTS.map((port) => startInstance(port, env)));
+  // The first request of each route loads its code; done here, not in the balancer's first health checks.
+  for (const instance of instances) for (const route of ["/api/ready", "/api/auth/csrf", "/api/health"]) await fetch(`${instance.url}${route}`);
   balancer = await startHaproxy(BALANCER_PORT, STATS_PORT, PORTS);
 }, 180_000);
 
@@ -76,6 +85,7 @@ const refund = (order: string, amount: number) => ({ name: "issue_refund", argum
 
 async function signIn(email: string, password: string): Promise<number> {
   const csrf = await fetch(`${balancer.url}/api/auth/csrf`);
+  expect(csrf.status).toBe(200);
   const { csrfToken } = (await csrf.json()) as { csrfToken: string };
   const cookie = csrf.headers.getSetCookie().map((line) => line.split(";")[0]).join("; ");
   const response = await fetch(`${balancer.url}/api/auth/callback/credentials`, {

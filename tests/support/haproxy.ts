@@ -29,6 +29,8 @@ export async function startHaproxy(port: number, statsPort: number, backends: nu
 defaults
   mode http
   timeout connect 1s
+  # Generous on a loaded two-core test machine: a slow answer is not a dead instance.
+  timeout check 5s
   timeout client 60s
   timeout server 60s
   retries 3
@@ -45,7 +47,7 @@ backend instances
   balance roundrobin
   option httpchk GET /api/ready
   http-check expect status 200
-  default-server inter 300ms fall 2 rise 2
+  default-server inter 500ms fall 3 rise 2
 ${backends.map((backend, index) => `  server app${index + 1} 127.0.0.1:${backend} check`).join("\n")}
 
 frontend stats
