@@ -3,6 +3,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { Prisma, PrismaClient } from "./generated/prisma/client";
 import { logError } from "./log";
+import { span } from "./tracing";
 
 export type Db = PrismaClient;
 export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
@@ -72,6 +73,13 @@ function instance(): PrismaClient {
   return globalForDb.toolgateDb;
 }
 
+/** Ends the pool once its connections are idle (graceful shutdown). */
+export async function closeDb(): Promise<void> {
+  const client = globalForDb.toolgateDb;
+  globalForDb.toolgateDb = undefined;
+  await client?.$disconnect();
+}
+
 // Created on first use, not on import, so `next build` can load route modules without a database.
 export const db: PrismaClient = new Proxy({} as PrismaClient, {
   get(_target, property) {
@@ -96,11 +104,14 @@ const types = {
     oid === TIMESTAMP && format !== "binary" ? parseTimestampAsUtc : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
+/** A span per statement when tracing is on: the statement's text, never its parameters. */
+const traced = <T>(text: string, send: () => Promise<T>): Promise<T> => span("db.query", { "db.system.name": "postgresql", "db.query.text": text }, send);
+
 function sqlOn(client: pg.Pool | pg.PoolClient, counted: Connection["counted"]): Sql {
   const run = (query: TemplateStringsArray | Prisma.Sql, values: unknown[]) => {
     const statement = query instanceof Prisma.Sql ? query : new Prisma.Sql(query, values as Prisma.Sql[]);
     if (counted) counted.statementCount++;
-    return client.query({ name: preparedName(statement.text), text: statement.text, values: statement.values, types });
+    return traced(statement.text, () => client.query({ name: preparedName(statement.text), text: statement.text, values: statement.values, types }));
   };
   return {
     async $queryRaw<T>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) {
@@ -129,10 +140,11 @@ export async function transaction<T>(work: (tx: Sql) => Promise<T>, { statementT
   const tx = sqlOn(client, counted);
   let broken = false;
   try {
-    await client.query(`BEGIN; SET LOCAL statement_timeout = ${Math.trunc(statementTimeoutMs)}`);
+    const begin = `BEGIN; SET LOCAL statement_timeout = ${Math.trunc(statementTimeoutMs)}`;
+    await traced(begin, () => client.query(begin));
     if (counted) counted.statementCount++;
     const result = await work(tx);
-    await client.query("COMMIT");
+    await traced("COMMIT", () => client.query("COMMIT"));
     if (counted) counted.statementCount++;
     return result;
   } catch (error) {

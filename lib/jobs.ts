@@ -10,30 +10,72 @@ import { reconcileRefunds } from "./payments/reconcile";
 // outbox claims rows with SKIP LOCKED, settling and expiry move only rows still in their old state, pruning
 // drops only ended rate windows and expired live-view watches.
 
-const globalForJobs = globalThis as unknown as { toolgateJobs?: NodeJS.Timeout[] };
-
-function every(ms: number, name: string, job: () => Promise<unknown>): NodeJS.Timeout {
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    job()
-      .catch((error) => logError(`job.${name}`, error))
-      .finally(() => {
-        running = false;
-      });
-  }, ms);
-  timer.unref();
-  return timer;
+interface Job {
+  name: string;
+  intervalMs: number;
+  timer: NodeJS.Timeout;
+  /** The run in progress, if any. */
+  running: Promise<unknown> | null;
+  runningSince: number | null;
 }
 
+interface Jobs {
+  list: Job[];
+  stopped: boolean;
+}
+
+const globalForJobs = globalThis as unknown as { toolgateJobs?: Jobs };
+
+function every(intervalMs: number, name: string, work: () => Promise<unknown>): Job {
+  const state: Omit<Job, "timer"> = { name, intervalMs, running: null, runningSince: null };
+  const timer = setInterval(() => {
+    if (state.running) return;
+    state.runningSince = Date.now();
+    state.running = work()
+      .catch((error) => logError(`job.${name}`, error))
+      .finally(() => {
+        state.running = null;
+        state.runningSince = null;
+      });
+  }, intervalMs);
+  timer.unref();
+  return Object.assign(state, { timer });
+}
+
+export const jobsEnabled = () => process.env.TOOLGATE_JOBS !== "off";
+
 export function startJobs(): void {
-  if (globalForJobs.toolgateJobs || process.env.TOOLGATE_JOBS === "off") return;
-  globalForJobs.toolgateJobs = [
-    every(Number(process.env.OUTBOX_INTERVAL_MS ?? 2000), "outbox", () => deliverOutbox()),
-    every(Number(process.env.RECONCILE_INTERVAL_MS ?? 30_000), "reconcile", () => reconcileRefunds({ backoffMs: Number(process.env.RECONCILE_BACKOFF_MS ?? 15_000) })),
-    every(Number(process.env.EXPIRY_INTERVAL_MS ?? 10_000), "expiry", () => expireDue()),
-    every(Number(process.env.RATE_PRUNE_INTERVAL_MS ?? 60_000), "rate-prune", () => pruneRateBuckets(sql)),
-    every(Number(process.env.WATCH_PRUNE_INTERVAL_MS ?? 60_000), "watch-prune", () => pruneLiveWatches()),
-  ];
+  if (globalForJobs.toolgateJobs || !jobsEnabled()) return;
+  globalForJobs.toolgateJobs = {
+    stopped: false,
+    list: [
+      every(Number(process.env.OUTBOX_INTERVAL_MS ?? 2000), "outbox", () => deliverOutbox()),
+      every(Number(process.env.RECONCILE_INTERVAL_MS ?? 30_000), "reconcile", () => reconcileRefunds({ backoffMs: Number(process.env.RECONCILE_BACKOFF_MS ?? 15_000) })),
+      every(Number(process.env.EXPIRY_INTERVAL_MS ?? 10_000), "expiry", () => expireDue()),
+      every(Number(process.env.RATE_PRUNE_INTERVAL_MS ?? 60_000), "rate-prune", () => pruneRateBuckets(sql)),
+      every(Number(process.env.WATCH_PRUNE_INTERVAL_MS ?? 60_000), "watch-prune", () => pruneLiveWatches()),
+    ],
+  };
+}
+
+/** Stops scheduling runs and waits for the runs in progress to end. */
+export async function stopJobs(): Promise<void> {
+  const jobs = globalForJobs.toolgateJobs;
+  if (!jobs) return;
+  jobs.stopped = true;
+  for (const job of jobs.list) clearInterval(job.timer);
+  await Promise.all(jobs.list.map((job) => job.running));
+}
+
+/**
+ * Whether this instance's jobs run as configured: "off" when TOOLGATE_JOBS=off, otherwise the problem
+ * (not started, stopped, or a run stuck for longer than three intervals and a minute) or null.
+ */
+export function jobsProblem(now = Date.now()): string | null | "off" {
+  if (!jobsEnabled()) return "off";
+  const jobs = globalForJobs.toolgateJobs;
+  if (!jobs) return "background jobs have not started";
+  if (jobs.stopped) return "background jobs are stopped (shutting down)";
+  const stuck = jobs.list.find((job) => job.runningSince !== null && now - job.runningSince > 3 * job.intervalMs + 60_000);
+  return stuck ? `background job ${stuck.name} has been running for ${Math.round((now - stuck.runningSince!) / 1000)} s` : null;
 }

@@ -39,6 +39,13 @@ async function connect(listeners: Map<string, Set<Listener>>): Promise<pg.Client
   }
 }
 
+/** Closes the LISTEN connection (graceful shutdown). */
+export async function stopLive(): Promise<void> {
+  const live = globalForLive.toolgateLive;
+  globalForLive.toolgateLive = undefined;
+  await (await live?.client)?.end();
+}
+
 /** Calls `listener` whenever the conversation's calls change; returns the unsubscribe function. */
 export function subscribe(conversationId: string, listener: Listener): () => void {
   const { listeners } = hub();

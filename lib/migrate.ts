@@ -8,7 +8,8 @@ import pg from "pg";
 // Why not Prisma's own: docs/decisions/001-migrations-as-reviewed-sql.md.
 
 const MIGRATIONS_DIR = path.join(process.cwd(), "prisma", "migrations");
-// The advisory lock id Prisma's migration engine takes, so the two never run at once.
+// Held for the whole run: instances that migrate on every deploy wait for each other, then find nothing left to
+// apply. The id is the one Prisma's migration engine takes, so the two tools never run at once either.
 const PRISMA_MIGRATE_LOCK = 72707369;
 
 export interface MigrationResult {
@@ -67,6 +68,12 @@ export async function migrate(connectionString: string, dir = MIGRATIONS_DIR): P
     await client.query("SELECT pg_advisory_unlock($1)", [PRISMA_MIGRATE_LOCK]).catch(() => undefined);
     await client.end();
   }
+}
+
+/** The migrations in `dir` that the database has not finished applying (the readiness check's question). */
+export async function pendingMigrations(applied: () => Promise<string[]>, dir = MIGRATIONS_DIR): Promise<string[]> {
+  const done = new Set(await applied());
+  return (await migrationNames(dir)).filter((name) => !done.has(name));
 }
 
 async function migrationNames(dir: string): Promise<string[]> {

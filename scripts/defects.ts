@@ -186,6 +186,30 @@ const DEFECTS: Defect[] = [
     testFile: "tests/investigations.integration.test.ts",
     test: "only a supervisor of the refund's tenant decides, once; a refused decision changes nothing",
   },
+  {
+    name: "metrics token",
+    file: "app/api/metrics/route.ts",
+    find: "return given.length === expected.length && timingSafeEqual(given, expected);",
+    replace: "return true;",
+    testFile: "tests/metrics.integration.test.ts",
+    test: "wants the bearer token when METRICS_TOKEN is set",
+  },
+  {
+    name: "readiness migrations",
+    file: "lib/health.ts",
+    find: 'if (pending.length) checks.migrations = `${pending.length} not applied: ${pending.join(", ")}`;',
+    replace: "",
+    testFile: "tests/health.integration.test.ts",
+    test: "names the migrations when one in the build is not applied, with its name",
+  },
+  {
+    name: "log masking",
+    file: "lib/log.ts",
+    find: "SECRETS.reduce((masked, [pattern, replacement]) => masked.replace(pattern, replacement), text)",
+    replace: "text",
+    testFile: "tests/logs.integration.test.ts",
+    test: "masks anything shaped like a key, a bearer credential or a password",
+  },
 ];
 
 const root = process.cwd();

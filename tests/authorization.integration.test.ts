@@ -28,6 +28,9 @@ function argumentsFor(tool: string, order: string): Record<string, unknown> {
 const TOOLS = ["get_order", "issue_refund", "update_shipping_address", "send_status_email"];
 
 describe("authorization matrix", () => {
+  // Every header but the request id, which is new for every request.
+  const headersBut = (headers: Headers) => [...headers.entries()].filter(([name]) => name !== "x-request-id");
+
   it("non-owners of an order always get the bytes of a missing order, with no effect", async () => {
     const agents = [
       { key: world.keys.agent, customers: [world.customers.ana, world.customers.ben] },
@@ -58,7 +61,7 @@ describe("authorization matrix", () => {
             const foreign = await propose(key, conversation, { name: tool, arguments: argumentsFor(tool, order) }, newCallKey());
             expect(foreign.status).toBe(200);
             expect(withoutId(foreign.text), `${tool} on ${order} for ${customer}`).toBe(withoutId(missing.text));
-            expect([...foreign.headers.entries()]).toEqual([...missing.headers.entries()]);
+            expect(headersBut(foreign.headers)).toEqual(headersBut(missing.headers));
             compared++;
           }
         }

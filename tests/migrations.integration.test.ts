@@ -1,11 +1,14 @@
+import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { cp, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import pg from "pg";
 import { inject, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { migrate } from "@/lib/migrate";
+import { freshDatabase } from "../scripts/pg-cluster";
 
 // The migrations are hand-reviewed SQL (docs/decisions/001); these tests are what keeps them and
 // schema.prisma describing the same database.
@@ -145,7 +148,38 @@ describe("the migration runner", () => {
     await writeFile(path.join(dir, first, "migration.sql"), "-- edited\n", { flag: "a" });
     await expect(migrate(inject("databaseUrl"), dir)).rejects.toThrow(/edited after it was applied/);
   });
+
+  it("run by three instances at once on an empty database (`npm run db:migrate`), applies each migration once", { timeout: 90_000 }, async () => {
+    const url = await freshDatabase(inject("databaseUrl"), "toolgate_migrate_race");
+    const runs = await Promise.all(Array.from({ length: 3 }, () => npmRun("db:migrate", { DATABASE_URL: url })));
+    for (const run of runs) expect(run.code, run.output).toBe(0);
+    const names = readdirSync(path.join(process.cwd(), "prisma", "migrations")).filter((name) => !name.endsWith(".toml"));
+    // One run applied everything; the other two waited for its lock and found nothing left to do.
+    const applied = runs.map((run) => Number(/migrations: (\d+) applied/.exec(run.output)?.[1]));
+    expect(applied.sort((a, b) => a - b)).toEqual([0, 0, names.length]);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const recorded = await client.query<{ migration_name: string; times: number }>(
+        `SELECT migration_name, count(*)::int AS times FROM "_prisma_migrations" WHERE finished_at IS NOT NULL GROUP BY migration_name`,
+      );
+      expect(recorded.rows.map((row) => row.migration_name).sort()).toEqual(names.sort());
+      expect(recorded.rows.every((row) => row.times === 1)).toBe(true);
+    } finally {
+      await client.end();
+    }
+  });
 });
+
+function npmRun(script: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn("npm", ["run", "--silent", script], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.on("close", (code) => resolve({ code, output }));
+  });
+}
 
 describe("what a crash keeps", () => {
   it("every table is crash-safe except the rate buckets, which only count the current minute (decision 005)", async () => {

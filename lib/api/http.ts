@@ -5,7 +5,8 @@ import { modelProjection, type Outcome } from "../gateway/outcome";
 import { MAX_ENVELOPE_BYTES, type RawProposal } from "../gateway/parse";
 import type { CallResult } from "../gateway/pipeline";
 import type { RateCount } from "../gateway/rate";
-import { logError } from "../log";
+import { logError, requestIdFrom, withLogContext } from "../log";
+import { span } from "../tracing";
 
 export function errorResponse(status: number, code: string, message: string, headers: HeadersInit = {}): Response {
   return Response.json({ error: { code, message } }, { status, headers });
@@ -20,6 +21,21 @@ export const notFound = (what: string) => errorResponse(404, "not-found", `${wha
  * its request was read is no failure of the host: nothing ran, and the answer goes nowhere.
  */
 async function answering(request: Request, work: () => Promise<Response>): Promise<Response> {
+  const requestId = requestIdFrom(request.headers);
+  const route = routeOf(new URL(request.url).pathname);
+  const attributes = { "http.request.method": request.method, "http.route": route, "toolgate.request_id": requestId };
+  const response = await span(`${request.method} ${route}`, attributes, (active) =>
+    withLogContext({ requestId }, async () => {
+      const answer = await answerSafely(request, work);
+      active?.setAttribute("http.response.status_code", answer.status);
+      return answer;
+    }),
+  );
+  response.headers.set("x-request-id", requestId);
+  return response;
+}
+
+async function answerSafely(request: Request, work: () => Promise<Response>): Promise<Response> {
   try {
     return await work();
   } catch (error) {
@@ -28,6 +44,13 @@ async function answering(request: Request, work: () => Promise<Response>): Promi
     return errorResponse(503, "host.error", "the service could not complete this request; retry later");
   }
 }
+
+/** The path with its ids (`conv_...`, `call_...`) replaced, so span names stay few. */
+const routeOf = (pathname: string) =>
+  pathname
+    .split("/")
+    .map((segment) => (/^[a-z]+_[A-Za-z0-9_-]{6,}$/.test(segment) ? "{id}" : segment))
+    .join("/");
 
 /** Authenticates the bearer key, then runs the handler. */
 export function withAgent(request: Request, handler: (agent: AuthenticatedAgent) => Promise<Response>): Promise<Response> {

@@ -10,6 +10,7 @@ import { outcome, type Outcome } from "../gateway/outcome";
 import { recheckForApproval } from "../gateway/recheck";
 import { recordLaterOutcome } from "../gateway/record";
 import { logError } from "../log";
+import { countDecision, observeApprovalDecision } from "../metrics";
 import { formatMoney } from "../money";
 import { findTool } from "../tools/registry";
 import type { OrderFacts } from "../tools/types";
@@ -131,10 +132,12 @@ async function decide(approver: Approver, approvalId: string, action: "approve" 
     }, DECISION_TRANSACTION);
     // As in the pipeline: the external half of an approved effect runs only after its local record commits.
     const tool = findTool(located.toolName);
-    if (result.ok && result.status === "approved" && tool?.external && result.outcome.code === tool.external.pendingCode) {
-      return { ...result, outcome: await completeExternal(tool, located.originCallId) };
-    }
-    return result;
+    const final =
+      result.ok && result.status === "approved" && tool?.external && result.outcome.code === tool.external.pendingCode
+        ? { ...result, outcome: await completeExternal(tool, located.originCallId) }
+        : result;
+    if (final.outcome) countDecision(located.toolName, final.outcome);
+    return final;
   } catch (error) {
     logError("approval.host-error", error, { approvalId, action });
     return fail("host.error", "the decision could not be recorded; nothing was executed, try again");
@@ -165,10 +168,10 @@ async function close(
   note: string | null,
   startedAt: number,
 ): Promise<void> {
-  await tx.approvalRequest.update({
+  const { createdAt } = await tx.approvalRequest.update({
     where: { id: request.id },
     data: { status, decidedById: approver.userId, decidedAt: new Date(), note, resultCode: final.code },
-    select: { id: true },
+    select: { createdAt: true },
   });
   await recordLaterOutcome(tx, {
     callId: null,
@@ -176,6 +179,7 @@ async function close(
     outcome: final,
     decision: { actorId: approver.userId, latencyMs: performance.now() - startedAt },
   });
+  observeApprovalDecision(status, createdAt);
 }
 
 /** What the supervisor reads when a re-check stops an approval: the fact that changed, in numbers. */

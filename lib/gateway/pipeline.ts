@@ -1,7 +1,9 @@
 import { canonicalJson, sha256Hex } from "../canonical";
 import { sql, transaction, type Sql } from "../db";
 import { newId } from "../ids";
-import { logError } from "../log";
+import { logError, withLogContext } from "../log";
+import { countDecision } from "../metrics";
+import { span } from "../tracing";
 import type { ToolDefinition } from "../tools/types";
 import { checkAllowlist } from "./allowlist";
 import { requestApproval } from "./approval";
@@ -50,22 +52,42 @@ interface ValidCall {
 export async function proposeToolCall(proposal: Proposal): Promise<CallResult> {
   const startedAt = performance.now();
   const id = newId("call");
+  const seen = { toolName: UNKNOWN_TOOL };
+  return span("gateway.propose", { "toolgate.call_id": id }, async (active) => {
+    const result = await withLogContext({ callId: id }, () => runSequence(proposal, id, startedAt, seen));
+    countDecision(seen.toolName, result.outcome, performance.now() - startedAt);
+    active?.setAttributes({
+      "toolgate.tool": seen.toolName,
+      "toolgate.decision.kind": result.outcome.kind,
+      "toolgate.decision.stage": result.outcome.stage,
+      "toolgate.decision.code": result.outcome.code,
+      ...(result.replayed ? { "toolgate.replay_of": result.id } : {}),
+    });
+    return result;
+  });
+}
+
+/** A stage of the sequence as a span of the call's trace (nothing while tracing is off). */
+const stage = <T>(name: string, work: () => T): T => span(`gateway.${name}`, {}, work);
+
+/** `seen.toolName` is the registry's name once the allowlist stage found the tool. */
+async function runSequence(proposal: Proposal, id: string, startedAt: number, seen: { toolName: string }): Promise<CallResult> {
   const { conversation } = proposal;
   const base = { id, tenantId: conversation.tenantId, conversationId: conversation.id, approvalId: null };
-  let toolName = UNKNOWN_TOOL;
   try {
-    const rate = await checkRate(sql, conversation, proposal.apiKeyId, proposal.policy, proposal.rateCounted);
+    const rate = await stage("rate", () => checkRate(sql, conversation, proposal.apiKeyId, proposal.policy, proposal.rateCounted));
     if (!rate.ok) {
-      await recordEarly({ ...base, toolName, outcome: rate.outcome }, startedAt);
+      await recordEarly({ ...base, toolName: seen.toolName, outcome: rate.outcome }, startedAt);
       return { id, outcome: rate.outcome, replayed: false, retryAfterSeconds: rate.retryAfterSeconds };
     }
     const checked = validate(proposal);
     if (!checked.ok) {
-      await recordEarly({ ...base, toolName: checked.toolName, outcome: checked.outcome }, startedAt);
+      seen.toolName = checked.toolName;
+      await recordEarly({ ...base, toolName: seen.toolName, outcome: checked.outcome }, startedAt);
       return { id, outcome: checked.outcome, replayed: false };
     }
-    toolName = checked.call.tool.name;
     const { tool } = checked.call;
+    seen.toolName = tool.name;
     if (tool.effect === "read") return await decide(sql, proposal, checked.call, id, startedAt);
     const committed = await transaction((tx) => decide(tx, proposal, checked.call, id, startedAt));
     // The external half of the effect runs only once its local record has committed.
@@ -74,9 +96,9 @@ export async function proposeToolCall(proposal: Proposal): Promise<CallResult> {
     }
     return committed;
   } catch (error) {
-    logError("gateway.host-error", error, { callId: id, conversationId: conversation.id, toolName });
+    logError("gateway.host-error", error, { callId: id, conversationId: conversation.id, toolName: seen.toolName });
     const failed = outcome("host.error");
-    await recordEarly({ ...base, toolName, outcome: failed }, startedAt).catch((recordError) =>
+    await recordEarly({ ...base, toolName: seen.toolName, outcome: failed }, startedAt).catch((recordError) =>
       logError("gateway.record-failed", recordError, { callId: id }),
     );
     return { id, outcome: failed, replayed: false };
@@ -90,7 +112,7 @@ export async function proposeToolCall(proposal: Proposal): Promise<CallResult> {
 export async function completeExternal(tool: ToolDefinition, callId: string): Promise<Outcome> {
   const external = tool.external!;
   try {
-    return await external.complete(callId);
+    return await stage("external", () => external.complete(callId));
   } catch (error) {
     logError("gateway.external-failed", error, { callId, toolName: tool.name });
     return outcome(external.pendingCode);
@@ -101,16 +123,16 @@ export async function completeExternal(tool: ToolDefinition, callId: string): Pr
 function validate(
   proposal: Proposal,
 ): { ok: true; call: ValidCall } | { ok: false; outcome: Outcome; toolName: string } {
-  const envelope = parseEnvelope(proposal.raw);
+  const envelope = stage("parse", () => parseEnvelope(proposal.raw));
   if (!envelope.ok) return { ok: false, outcome: envelope.outcome, toolName: UNKNOWN_TOOL };
-  const allowed = checkAllowlist(envelope.value.name, proposal.conversation.tools);
+  const allowed = stage("allowlist", () => checkAllowlist(envelope.value.name, proposal.conversation.tools));
   if (!allowed.ok) return { ok: false, outcome: allowed.outcome, toolName: UNKNOWN_TOOL };
   const tool = allowed.value;
-  const scoped = checkScope(tool, proposal.conversation.scopes);
+  const scoped = stage("scope", () => checkScope(tool, proposal.conversation.scopes));
   if (!scoped.ok) return { ok: false, outcome: scoped.outcome, toolName: tool.name };
-  const schema = checkSchema(tool, envelope.value.arguments);
+  const schema = stage("schema", () => checkSchema(tool, envelope.value.arguments));
   if (!schema.ok) return { ok: false, outcome: schema.outcome, toolName: tool.name };
-  const semantic = checkSemantics(schema.value);
+  const semantic = stage("semantic", () => checkSemantics(schema.value));
   if (!semantic.ok) return { ok: false, outcome: semantic.outcome, toolName: tool.name };
   const args = semantic.value;
   const argsCanonical = canonicalJson(args);
@@ -126,7 +148,7 @@ function validate(
  */
 async function decide(client: Sql, proposal: Proposal, call: ValidCall, id: string, startedAt: number): Promise<CallResult> {
   const { tool, args } = call;
-  const conversation = tool.effect === "read" ? proposal.conversation : await lockConversation(client, proposal.conversation);
+  const conversation = tool.effect === "read" ? proposal.conversation : await stage("lock", () => lockConversation(client, proposal.conversation));
   const record: CallRecord = {
     id,
     tenantId: conversation.tenantId,
@@ -146,21 +168,21 @@ async function decide(client: Sql, proposal: Proposal, call: ValidCall, id: stri
     record.outcome = result;
     if (ownsKey && bindsCallKey(result)) record.callKey = proposal.callKey;
     record.latencyMs = performance.now() - startedAt;
-    await recordCall(client, record);
+    await stage("record", () => recordCall(client, record));
     return { id, outcome: result, replayed: false };
   };
 
-  const context = await loadContext(client, tool, args, conversation);
+  const context = await stage("context", () => loadContext(client, tool, args, conversation));
   if (!context.ok) return finish(context.outcome);
   const order = context.value;
   record.orderId = order.id;
 
-  const idempotency = await checkIdempotency(client, tool, conversation.id, proposal.callKey, call.argsHash);
+  const idempotency = await stage("idempotency", () => checkIdempotency(client, tool, conversation.id, proposal.callKey, call.argsHash));
   if (!idempotency.ok) return finish(idempotency.outcome);
   const { replay } = idempotency.value;
   ownsKey = tool.effect !== "read";
   if (replay) {
-    await appendDecision(client, {
+    await stage("record", () => appendDecision(client, {
       tenantId: conversation.tenantId,
       conversationId: conversation.id,
       toolCallId: replay.id,
@@ -169,34 +191,34 @@ async function decide(client: Sql, proposal: Proposal, call: ValidCall, id: stri
       outcome: replay.outcome,
       replayed: true,
       latencyMs: performance.now() - startedAt,
-    });
+    }));
     return { id: replay.id, outcome: replay.outcome, replayed: true };
   }
 
-  const state = checkState(tool, args, order);
+  const state = stage("state", () => checkState(tool, args, order));
   if (!state.ok) return finish(state.outcome);
 
-  const policy = checkPolicy(tool, conversation, proposal.policy, order, call.impactCents);
+  const policy = stage("policy", () => checkPolicy(tool, conversation, proposal.policy, order, call.impactCents));
   if (!policy.ok) return finish(policy.outcome);
 
   if (policy.value === "approval") {
-    const pending = await requestApproval(client, { ...call, order, conversation, policy: proposal.policy, callId: id });
+    const pending = await stage("approval", () => requestApproval(client, { ...call, order, conversation, policy: proposal.policy, callId: id }));
     record.approvalId = pending.approvalId;
     return finish(pending.outcome);
   }
-  return finish(await executeCall(client, { ...call, order, conversation, callId: id }));
+  return finish(await stage("execute", () => executeCall(client, { ...call, order, conversation, callId: id })));
 }
 
 async function recordEarly(
   call: Pick<CallRecord, "id" | "tenantId" | "conversationId" | "toolName" | "approvalId" | "outcome">,
   startedAt: number,
 ): Promise<void> {
-  await recordCall(sql, {
+  await stage("record", () => recordCall(sql, {
     ...call,
     callKey: null,
     argsCanonical: null,
     argsHash: null,
     orderId: null,
     latencyMs: performance.now() - startedAt,
-  });
+  }));
 }

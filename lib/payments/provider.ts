@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import http from "node:http";
 import https from "node:https";
 import { SIGNATURE_HEADER, verifyAnswer } from "./signature";
+import { startProviderRequest } from "../metrics";
 
 /**
  * The payment-provider boundary. Every request carries the host-derived idempotency key, so any request may
@@ -102,12 +103,14 @@ export function httpPaymentProvider(options: HttpProviderOptions): PaymentProvid
 
   /** One attempt; the timeout covers the whole exchange, the answer's body included. */
   function once({ method, path, headers, body }: Exchange): Promise<Answer> {
+    const observed = startProviderRequest(method === "POST" ? "refund" : "lookup");
     return new Promise((resolve) => {
       let settled = false;
       const finish = (answer: Answer) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        observed(answer);
         resolve(answer);
       };
       const failed = (error: Error) => finish({ transport: `${error.name}: ${error.message}` });

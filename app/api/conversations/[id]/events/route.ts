@@ -2,6 +2,7 @@ import { currentUser } from "@/lib/auth/auth";
 import { db } from "@/lib/db";
 import { logError } from "@/lib/log";
 import { subscribe, watchConversation, type Watch } from "@/lib/live";
+import { onDrain } from "@/lib/shutdown";
 
 export const dynamic = "force-dynamic";
 
@@ -54,9 +55,12 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
         onWatch((watch) => watch.refresh());
       }, 15_000);
       safeCheck("poll");
+      // A draining instance ends the stream; the browser's EventSource reconnects, through the load balancer, to another.
+      const stopDraining = onDrain(() => cleanup());
       cleanup = () => {
         if (closed) return;
         closed = true;
+        stopDraining();
         unsubscribe();
         clearInterval(timer);
         clearInterval(heartbeat);

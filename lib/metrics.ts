@@ -1,0 +1,164 @@
+import client from "prom-client";
+import type { Sql } from "./db";
+import { startSpan } from "./tracing";
+
+// Prometheus metrics of one app instance. The request path only increments counters and observes histograms
+// in memory; the gauges that describe the shared database (queues, outbox, unsettled refunds) are computed by
+// one SQL statement when /api/metrics is scraped, so they read the same on every instance.
+
+interface Metrics {
+  registry: client.Registry;
+  decisions: client.Counter<"tool" | "kind" | "stage" | "code">;
+  gatewayLatency: client.Histogram<"tool">;
+  approvalDecisionLatency: client.Histogram<"status">;
+  providerLatency: client.Histogram<"operation">;
+  providerErrors: client.Counter<"operation" | "error">;
+  rateLimited: client.Counter;
+  signInThrottled: client.Counter;
+  gauges: Record<keyof DatabaseGauges, client.Gauge>;
+  databaseUp: client.Gauge;
+}
+
+interface DatabaseGauges {
+  approvalsPending: number;
+  approvalsOldestSeconds: number;
+  outboxPending: number;
+  outboxRetried: number;
+  outboxDead: number;
+  refundsUnknown: number;
+  refundsUnknownOldestSeconds: number;
+}
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+// A supervisor's decision takes seconds to hours.
+const DECISION_BUCKETS = [5, 15, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 24 * 3600];
+
+function create(): Metrics {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry });
+  const gauge = (name: string, help: string) => new client.Gauge({ name, help, registers: [registry] });
+  return {
+    registry,
+    decisions: new client.Counter({
+      name: "toolgate_decisions_total",
+      help: "Decisions written to the decision log by this instance (gateway calls, replays, supervisors' decisions)",
+      labelNames: ["tool", "kind", "stage", "code"],
+      registers: [registry],
+    }),
+    gatewayLatency: new client.Histogram({
+      name: "toolgate_gateway_duration_seconds",
+      help: "Time from a proposal's arrival at the gateway to its recorded decision",
+      labelNames: ["tool"],
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+    approvalDecisionLatency: new client.Histogram({
+      name: "toolgate_approval_decision_seconds",
+      help: "Time from an approval request to the supervisor's decision",
+      labelNames: ["status"],
+      buckets: DECISION_BUCKETS,
+      registers: [registry],
+    }),
+    providerLatency: new client.Histogram({
+      name: "toolgate_provider_request_duration_seconds",
+      help: "One request to the payment provider (each retry counts on its own)",
+      labelNames: ["operation"],
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+    providerErrors: new client.Counter({
+      name: "toolgate_provider_errors_total",
+      help: "Payment-provider requests without a usable answer: transport errors, timeouts, 5xx and 429",
+      labelNames: ["operation", "error"],
+      registers: [registry],
+    }),
+    rateLimited: new client.Counter({ name: "toolgate_rate_limited_total", help: "Calls refused by the rate stage", registers: [registry] }),
+    signInThrottled: new client.Counter({ name: "toolgate_signin_throttled_total", help: "Sign-in attempts refused by the throttle", registers: [registry] }),
+    gauges: {
+      approvalsPending: gauge("toolgate_approval_queue_depth", "Approval requests waiting for a supervisor (all tenants)"),
+      approvalsOldestSeconds: gauge("toolgate_approval_oldest_pending_seconds", "Age of the oldest approval request still waiting (0 when none)"),
+      outboxPending: gauge("toolgate_outbox_pending", "Outbox messages not delivered yet"),
+      outboxRetried: gauge("toolgate_outbox_retried", "Undelivered outbox messages that failed at least once"),
+      outboxDead: gauge("toolgate_outbox_dead", "Outbox messages given up on"),
+      refundsUnknown: gauge("toolgate_refunds_unknown_outcome", "Refunds whose outcome at the provider is not known yet"),
+      refundsUnknownOldestSeconds: gauge("toolgate_refunds_unknown_oldest_seconds", "Age of the oldest refund with an unknown outcome (0 when none)"),
+    },
+    databaseUp: gauge("toolgate_database_up", "1 when the database answered this scrape's statement, else 0"),
+  };
+}
+
+// On globalThis under a registered symbol: Next.js may load this module once per bundle, and every copy must
+// count into the registry the route serves.
+const KEY = Symbol.for("toolgate.metrics");
+const globalForMetrics = globalThis as unknown as { [KEY]?: Metrics };
+const metrics = (): Metrics => (globalForMetrics[KEY] ??= create());
+
+/** One recorded decision; the tool is a registry name or "(unknown)", so labels stay few. */
+export function countDecision(tool: string, outcome: { kind: string; stage: string; code: string }, latencyMs?: number): void {
+  const m = metrics();
+  m.decisions.inc({ tool, kind: outcome.kind, stage: outcome.stage, code: outcome.code });
+  if (latencyMs !== undefined) m.gatewayLatency.observe({ tool }, latencyMs / 1000);
+  if (outcome.code === "rate.limited") m.rateLimited.inc();
+}
+
+export function observeApprovalDecision(status: string, requestedAt: Date): void {
+  metrics().approvalDecisionLatency.observe({ status }, Math.max(0, (Date.now() - requestedAt.getTime()) / 1000));
+}
+
+/**
+ * Starts timing one provider request (a span too, when tracing is on); the returned function takes its answer:
+ * a status, or the transport failure (a timeout's starts with "TimeoutError").
+ */
+export function startProviderRequest(operation: "refund" | "lookup"): (answer: { status: number } | { transport: string }) => void {
+  const startedAt = performance.now();
+  const traced = startSpan(`provider.${operation}`, { "toolgate.provider.operation": operation });
+  return (answer) => {
+    const m = metrics();
+    m.providerLatency.observe({ operation }, (performance.now() - startedAt) / 1000);
+    const error =
+      "transport" in answer
+        ? answer.transport.startsWith("TimeoutError") ? "timeout" : "transport"
+        : answer.status >= 500 ? "5xx" : answer.status === 429 ? "429" : null;
+    if (error) m.providerErrors.inc({ operation, error });
+    if (traced) {
+      traced.setAttributes({ "toolgate.provider.error": error ?? "none", ...("status" in answer ? { "http.response.status_code": answer.status } : {}) });
+      traced.end();
+    }
+  };
+}
+
+/** For the sign-in throttle: one refused attempt. */
+export function countSignInThrottled(): void {
+  metrics().signInThrottled.inc();
+}
+
+const UNKNOWN_REFUND = ["unknown", "investigate"];
+
+async function readDatabaseGauges(sql: Sql): Promise<DatabaseGauges> {
+  const [row] = await sql.$queryRaw<DatabaseGauges[]>`
+    SELECT a."approvalsPending", a."approvalsOldestSeconds", o."outboxPending", o."outboxRetried", o."outboxDead",
+           r."refundsUnknown", r."refundsUnknownOldestSeconds"
+    FROM (SELECT count(*)::int AS "approvalsPending", COALESCE(EXTRACT(EPOCH FROM now() - min("createdAt")), 0)::float8 AS "approvalsOldestSeconds"
+          FROM "ApprovalRequest" WHERE "status" = 'pending') a,
+         (SELECT count(*) FILTER (WHERE "status" IN ('pending', 'sending'))::int AS "outboxPending",
+                 count(*) FILTER (WHERE "status" IN ('pending', 'sending') AND "lastError" IS NOT NULL)::int AS "outboxRetried",
+                 count(*) FILTER (WHERE "status" = 'dead')::int AS "outboxDead"
+          FROM "OutboxMessage" WHERE "status" IN ('pending', 'sending', 'dead')) o,
+         (SELECT count(*)::int AS "refundsUnknown", COALESCE(EXTRACT(EPOCH FROM now() - min("createdAt")), 0)::float8 AS "refundsUnknownOldestSeconds"
+          FROM "Refund" WHERE "status" = ANY(${UNKNOWN_REFUND})) r`;
+  return row;
+}
+
+/** The Prometheus text of this instance, the database gauges read now. */
+export async function metricsText(sql: Sql): Promise<{ contentType: string; body: string }> {
+  const m = metrics();
+  try {
+    const values = await readDatabaseGauges(sql);
+    for (const [name, gauge] of Object.entries(m.gauges)) gauge.set(values[name as keyof DatabaseGauges]);
+    m.databaseUp.set(1);
+  } catch {
+    // The process metrics and counters are still worth a scrape; the gauges keep their last values.
+    m.databaseUp.set(0);
+  }
+  return { contentType: m.registry.contentType, body: await m.registry.metrics() };
+}

@@ -1,0 +1,168 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { GET as metricsRoute } from "@/app/api/metrics/route";
+import { approveRequest } from "@/lib/approvals/decide";
+import { db } from "@/lib/db";
+import { countSignInThrottled, metricsText } from "@/lib/metrics";
+import { httpPaymentProvider } from "@/lib/payments/provider";
+import { conversationFor, newCallKey, propose } from "./support/api";
+import { createWorld } from "./support/world";
+
+// GET /api/metrics through its route handler: the counters the gateway, the approvals, the provider client and
+// the sign-in throttle feed, and the gauges read from the database at scrape time.
+
+async function scrape(headers: Record<string, string> = {}) {
+  const response = await metricsRoute(new Request("http://toolgate.test/api/metrics", { headers }));
+  return { status: response.status, type: response.headers.get("content-type"), text: await response.text() };
+}
+
+/** The value of one sample, 0 when the series does not exist yet. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number {
+  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
+  for (const line of text.split("\n")) {
+    const match = /^([a-z_:]+)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const have = match[2] ? match[2].split(",") : [];
+    if (wanted.every((pair) => have.includes(pair)) && have.length === wanted.length) return Number(match[3]);
+  }
+  return 0;
+}
+
+const refund = (order: string, amount: number) => ({ name: "issue_refund", arguments: { order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" } });
+
+afterEach(() => {
+  delete process.env.METRICS_TOKEN;
+});
+
+describe("GET /api/metrics", () => {
+  it("answers in the Prometheus text format without a token when METRICS_TOKEN is unset", async () => {
+    const { status, type, text } = await scrape();
+    expect(status).toBe(200);
+    expect(type).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(text).toContain("# TYPE toolgate_decisions_total counter");
+    expect(sample(text, "toolgate_database_up")).toBe(1);
+    expect(text).toContain("process_cpu_user_seconds_total");
+  });
+
+  it("wants the bearer token when METRICS_TOKEN is set", async () => {
+    process.env.METRICS_TOKEN = "scrape-secret";
+    const refused: Record<string, string>[] = [{}, { authorization: "Bearer wrong" }, { authorization: "scrape-secret" }, { authorization: "Bearer scrape-secret2" }];
+    for (const headers of refused) {
+      const { status, text } = await scrape(headers);
+      expect(status).toBe(401);
+      expect(text).not.toContain("toolgate_");
+    }
+    const { status, text } = await scrape({ authorization: "Bearer scrape-secret" });
+    expect(status).toBe(200);
+    expect(text).toContain("toolgate_decisions_total");
+  });
+
+  it("counts decisions by tool, kind, stage and code, gateway latency per tool, rate-limit rejections and provider requests", async () => {
+    const world = await createWorld({ rateConversationPerMin: 3 });
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const issued = { tool: "issue_refund", kind: "executed", stage: "execute", code: "refund.issued" };
+    const invalid = { tool: "issue_refund", kind: "rejected", stage: "semantic", code: "amount.invalid" };
+    const limited = { tool: "(unknown)", kind: "rejected", stage: "rate", code: "rate.limited" };
+    const before = (await scrape()).text;
+
+    expect((await propose(world.keys.agent, conversation, refund(world.orders.o1001, 1200), newCallKey())).json.code).toBe("refund.issued");
+    expect((await propose(world.keys.agent, conversation, refund(world.orders.o1001, -5), newCallKey())).json.code).toBe("amount.invalid");
+    await propose(world.keys.agent, conversation, refund(world.orders.o1001, 100), newCallKey());
+    expect((await propose(world.keys.agent, conversation, refund(world.orders.o1001, 100), newCallKey())).json.code).toBe("rate.limited");
+
+    const after = (await scrape()).text;
+    const delta = (name: string, labels: Record<string, string> = {}) => sample(after, name, labels) - sample(before, name, labels);
+    // Each test file runs in its own process, so these counters move only with this file's calls.
+    expect(delta("toolgate_decisions_total", issued)).toBe(2);
+    expect(delta("toolgate_decisions_total", invalid)).toBe(1);
+    expect(delta("toolgate_decisions_total", limited)).toBe(1);
+    expect(delta("toolgate_rate_limited_total")).toBe(1);
+    expect(delta("toolgate_gateway_duration_seconds_count", { tool: "issue_refund" })).toBe(3);
+    expect(delta("toolgate_gateway_duration_seconds_count", { tool: "(unknown)" })).toBe(1);
+    expect(delta("toolgate_gateway_duration_seconds_sum", { tool: "issue_refund" })).toBeGreaterThan(0);
+    expect(delta("toolgate_provider_request_duration_seconds_count", { operation: "refund" })).toBe(2);
+    // Nothing about the arguments reaches a label.
+    expect(after).not.toContain(world.orders.o1001);
+    expect(after).not.toContain(conversation);
+  });
+
+  it("observes the approval decision latency from the request to the supervisor's decision", async () => {
+    const world = await createWorld();
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const pending = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), newCallKey());
+    expect(pending.json.code).toBe("approval.required");
+    await db.approvalRequest.update({ where: { id: pending.json.approval!.id }, data: { createdAt: new Date(Date.now() - 90_000) } });
+    const before = (await scrape()).text;
+    const decided = await approveRequest({ userId: world.users.supervisor, tenantId: world.tenantId, role: "SUPERVISOR" }, pending.json.approval!.id);
+    expect(decided.ok).toBe(true);
+    const after = (await scrape()).text;
+    const delta = (name: string, labels: Record<string, string>) => sample(after, name, labels) - sample(before, name, labels);
+    expect(delta("toolgate_approval_decision_seconds_count", { status: "approved" })).toBe(1);
+    expect(delta("toolgate_approval_decision_seconds_sum", { status: "approved" })).toBeGreaterThanOrEqual(90);
+    expect(delta("toolgate_approval_decision_seconds_bucket", { status: "approved", le: "60" })).toBe(0);
+    expect(delta("toolgate_approval_decision_seconds_bucket", { status: "approved", le: "120" })).toBe(1);
+    expect(delta("toolgate_decisions_total", { tool: "issue_refund", kind: "executed", stage: "execute", code: "refund.issued" })).toBe(1);
+  });
+
+  it("counts provider errors by kind and sign-in throttle rejections", async () => {
+    const before = (await scrape()).text;
+    const down = httpPaymentProvider({ url: "http://127.0.0.1:1", secret: "s", attempts: 2, backoffMs: 1 });
+    expect((await down.refund("k", { order_id: "o", amount_cents: 1, currency: "USD", reason: "damaged" })).kind).toBe("uncertain");
+    expect((await down.lookup("k")).kind).toBe("uncertain");
+    countSignInThrottled();
+    const after = (await scrape()).text;
+    const delta = (name: string, labels: Record<string, string> = {}) => sample(after, name, labels) - sample(before, name, labels);
+    expect(delta("toolgate_provider_errors_total", { operation: "refund", error: "transport" })).toBe(2);
+    expect(delta("toolgate_provider_errors_total", { operation: "lookup", error: "transport" })).toBe(1);
+    expect(delta("toolgate_signin_throttled_total")).toBe(1);
+  });
+
+  it("reads the approval queue, outbox and unknown refunds from the database at scrape time", async () => {
+    const world = await createWorld();
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const gauge = (text: string, name: string) => sample(text, name);
+    // One snapshot (repeatable read) for the baseline and the rows added, so other files' rows cannot move it.
+    await db
+      .$transaction(
+        async (tx) => {
+          const baseline = (await metricsText(tx)).body;
+          const old = (seconds: number) => new Date(Date.now() - seconds * 1000);
+          for (const [index, age] of [600, 30].entries()) {
+            await tx.approvalRequest.create({
+              data: {
+                id: `apr_m${index}_${world.tenantId}`, tenantId: world.tenantId, conversationId: conversation, originCallId: `call_m${index}_${world.tenantId}`,
+                toolName: "issue_refund", orderId: world.orders.o1004, argsHash: `h${index}`, impactCents: 1, preview: {}, status: "pending",
+                requestedById: world.users.agent, expiresAt: old(-600), createdAt: old(age),
+              },
+            });
+          }
+          const mail = (id: string, status: string, lastError: string | null) => ({
+            id: `${id}_${world.tenantId}`, tenantId: world.tenantId, kind: "k", recipient: "r@example.test", subject: "s", body: "b", status, lastError,
+          });
+          await tx.outboxMessage.createMany({ data: [mail("m1", "pending", null), mail("m2", "pending", "smtp down"), mail("m3", "sending", "smtp down"), mail("m4", "dead", "gave up"), mail("m5", "sent", null)] });
+          await tx.toolCall.create({
+            data: { id: `call_r_${world.tenantId}`, tenantId: world.tenantId, conversationId: conversation, toolName: "issue_refund", kind: "unavailable", stage: "execute", code: "refund.outcome-unknown", outcome: {} },
+          });
+          const refundRow = (id: string, status: string, age: number) => ({
+            id: `${id}_${world.tenantId}`, tenantId: world.tenantId, orderId: world.orders.o1004, toolCallId: `call_r_${world.tenantId}`, amountCents: 1,
+            currency: "USD", reason: "damaged", status, providerKey: `${id}_${world.tenantId}`, createdAt: old(age),
+          });
+          await tx.refund.createMany({ data: [refundRow("rf1", "unknown", 7200), refundRow("rf2", "investigate", 60), refundRow("rf3", "issued", 9999)] });
+
+          const now = (await metricsText(tx)).body;
+          const delta = (name: string) => gauge(now, name) - gauge(baseline, name);
+          expect(delta("toolgate_approval_queue_depth")).toBe(2);
+          expect(delta("toolgate_outbox_pending")).toBe(3);
+          expect(delta("toolgate_outbox_retried")).toBe(2);
+          expect(delta("toolgate_outbox_dead")).toBe(1);
+          expect(delta("toolgate_refunds_unknown_outcome")).toBe(2);
+          expect(gauge(now, "toolgate_approval_oldest_pending_seconds")).toBeGreaterThan(590);
+          expect(gauge(now, "toolgate_refunds_unknown_oldest_seconds")).toBeGreaterThan(7190);
+          throw new Error("rollback");
+        },
+        { isolationLevel: "RepeatableRead" },
+      )
+      .catch((error: Error) => {
+        if (error.message !== "rollback") throw error;
+      });
+  });
+});
