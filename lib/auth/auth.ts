@@ -5,6 +5,7 @@ import { getServerSession } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { z } from "zod";
 import { db } from "../db";
+import { logError } from "../log";
 import type { Role } from "../generated/prisma/client";
 import { authConfig } from "./auth.config";
 
@@ -20,6 +21,16 @@ const NO_USER_HASH = "$2b$10$rigCtf.3cvM6A3mGseH1oOj5JhzQv8BbRBdNCwTZ7wcQ83cFUif
  */
 export const authOptions: NextAuthOptions = {
   ...authConfig,
+  logger: {
+    // A session cookie that does not decrypt is a client's (or an attacker's) doing: it reads as signed out,
+    // and leaves no stack trace in the operators' log.
+    error(code, metadata) {
+      if (code === "JWT_SESSION_ERROR") return;
+      logError(`auth.${code.toLowerCase()}`, metadata instanceof Error ? metadata : (metadata as { error?: unknown }).error ?? metadata);
+    },
+    warn() {},
+    debug() {},
+  },
   providers: [
     CredentialsProvider({
       name: "Email and password",

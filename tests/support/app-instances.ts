@@ -11,6 +11,10 @@ export const INSTANCE_SECRET = "instances-test-secret";
 export interface AppInstance {
   url: string;
   pid: number;
+  /** Everything the process wrote to stdout and stderr so far (stderr is also shown). */
+  output(): string;
+  /** The exit code, or the signal's name, once the process has exited. */
+  exited: Promise<number | string>;
   stop(): Promise<void>;
 }
 
@@ -18,8 +22,15 @@ export interface AppInstance {
 export async function startInstance(port: number, env: Record<string, string>, nodeArgs: string[] = []): Promise<AppInstance> {
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, path.join("node_modules", "next", "dist", "bin", "next"), "start", "-H", "127.0.0.1", "-p", String(port)], {
     env: { ...process.env, NODE_ENV: "production", NEXTAUTH_URL: `http://127.0.0.1:${port}`, NEXTAUTH_SECRET: INSTANCE_SECRET, TOOLGATE_JOBS: "off", ...env },
-    stdio: ["ignore", "ignore", "inherit"],
+    stdio: ["ignore", "pipe", "pipe"],
   });
+  let output = "";
+  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+    process.stderr.write(chunk);
+  });
+  const exited = new Promise<number | string>((resolve) => child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown")));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -28,19 +39,19 @@ export async function startInstance(port: number, env: Record<string, string>, n
     } catch {
       // not listening yet
     }
-    if (child.exitCode !== null) throw new Error(`next start exited with ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`next start exited with ${child.exitCode}: ${output}`);
     if (Date.now() > deadline) throw new Error("next start did not become ready");
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return {
     url,
     pid: child.pid!,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      }),
+    output: () => output,
+    exited,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      await exited;
+    },
   };
 }
 
