@@ -8,7 +8,7 @@ const allowedOrigins = [...publicHost, ...(process.env.SERVER_ACTIONS_ALLOWED_OR
 
 const nextConfig: NextConfig = {
   // pg and the Prisma adapter stay as Node modules rather than being bundled.
-  serverExternalPackages: ["pg", "@prisma/adapter-pg", "@electric-sql/pglite"],
+  serverExternalPackages: ["pg", "@prisma/adapter-pg", "@electric-sql/pglite", "@node-rs/argon2"],
   poweredByHeader: false,
   experimental: { serverActions: { allowedOrigins } },
   // Files the proxy does not run for (built assets) still carry the headers that need no request.

@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { createAgentKey, PolicySchema, revokeAgentKey, updatePolicy } from "@/lib/admin";
+import { createAgentKey, endSessions, PolicySchema, revokeAgentKey, updatePolicy } from "@/lib/admin";
 import { authedAction } from "@/lib/auth/guards";
 import { IdSchema } from "@/lib/security/input";
 
@@ -23,4 +23,13 @@ export const revokeKeyAction = authedAction(z.strictObject({ keyId: IdSchema }),
   if (!(await revokeAgentKey(user, input.keyId))) return { ok: false, code: "not-found", message: "No such active key in your tenant." };
   revalidatePath("/admin/policy");
   return { ok: true, data: undefined };
+});
+
+const EndSessionsSchema = z.union([z.strictObject({ sessionId: IdSchema }), z.strictObject({ userId: IdSchema })]);
+
+export const endSessionsAction = authedAction(EndSessionsSchema, ["ADMIN"], async (input, user) => {
+  const count = await endSessions(user, input);
+  if (count === 0) return { ok: false, code: "not-found", message: "No such live session in your tenant." };
+  revalidatePath("/admin/policy");
+  return { ok: true, data: { count } };
 });
