@@ -3,7 +3,8 @@ import { hash, verify } from "@node-rs/argon2";
 import bcrypt from "bcryptjs";
 
 // Passwords are hashed with argon2id on the libuv thread pool, never on the event loop that serves the agent
-// API. At most (cores - 1) hashes run at once, so a flood of sign-ins leaves a core for everything else.
+// API. At most (cores - 1) hashes run at once, and each slot rests as long as its hash took before the next
+// one starts, so a flood of sign-ins can take at most half of those cores from everything else.
 
 // The package's default algorithm is argon2id; these are OWASP's minimums for it.
 const OPTIONS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
@@ -15,11 +16,14 @@ const waiting: (() => void)[] = [];
 async function limited<T>(work: () => Promise<T>): Promise<T> {
   if (running >= SLOTS) await new Promise<void>((resolve) => waiting.push(resolve));
   running++;
+  const started = performance.now();
   try {
     return await work();
   } finally {
-    running--;
-    waiting.shift()?.();
+    setTimeout(() => {
+      running--;
+      waiting.shift()?.();
+    }, performance.now() - started);
   }
 }
 
