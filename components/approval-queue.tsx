@@ -8,11 +8,14 @@ import type { QueueItem } from "@/lib/approvals/queue";
 import { formatMoney } from "@/lib/money";
 
 function TimeLeft({ expiresAt }: { expiresAt: string }) {
-  const [now, setNow] = useState(() => Date.now());
+  // Counted on the client only: a server's clock a second off would make hydration fail (React error 418).
+  const [now, setNow] = useState<number | null>(null);
   useEffect(() => {
+    setNow(Date.now());
     const timer = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(timer);
   }, []);
+  if (now === null) return <span title={expiresAt}>…</span>;
   const seconds = Math.max(0, Math.round((new Date(expiresAt).getTime() - now) / 1000));
   if (seconds === 0) return <span className="error">expired</span>;
   return <span>{`${Math.floor(seconds / 60)}m ${String(seconds % 60).padStart(2, "0")}s left`}</span>;

@@ -11,6 +11,9 @@ function collectErrors(page: Page): string[] {
     if (message.type() === "error") errors.push(message.text());
   });
   page.on("pageerror", (error) => errors.push(error.message));
+  page.on("response", (response) => {
+    if (response.status() >= 400) errors.push(`${response.status()} ${new URL(response.url()).pathname}`);
+  });
   return errors;
 }
 
@@ -50,22 +53,29 @@ test("the app cannot be framed", async ({ page, baseURL }) => {
 
 test("after a lock the login page says when to try again, for a real account and an unknown one alike", async ({ page }) => {
   const errors = collectErrors(page);
-  const messages: string[] = [];
+  const alert = page.locator("p[role=alert]");
+  const attemptsUntilLocked: number[] = [];
   for (const email of [SEEDED.globexSupervisor.email, "nobody@globex.test"]) {
     await page.goto("/login");
-    for (let attempt = 0; attempt < 5; attempt++) {
+    let attempts = 0;
+    let text = "";
+    // Three failures are free; the fourth locks for 2 s, so the fifth (or, on a slow machine, the sixth) is refused.
+    while (attempts < 8 && !text.startsWith("Too many")) {
+      attempts++;
       await page.getByLabel("Email").fill(email);
       await page.getByLabel("Password").fill("wrong-password");
+      const answered = page.waitForResponse((response) => response.url().includes("/api/auth/callback/credentials"));
       await page.getByRole("button", { name: "Sign in" }).click();
-      await expect(page.getByRole("alert")).toBeVisible();
+      await answered;
       await expect(page.getByRole("button", { name: "Sign in" })).toBeEnabled();
+      text = (await alert.textContent()) ?? "";
     }
-    const text = (await page.getByRole("alert").textContent()) ?? "";
     expect(text).toMatch(/^Too many sign-in attempts\. Try again in \d+ seconds \(after .+\)\.$/);
-    messages.push(text.replace(/\d+/g, "N").replace(/\(after .*\)/, ""));
+    attemptsUntilLocked.push(attempts);
   }
-  expect(messages[0]).toBe(messages[1]);
-  // The browser's own 429 for the refused post is the only console error the page may show.
-  expect(errors.filter((error) => !/429/.test(error))).toEqual([]);
+  expect(attemptsUntilLocked[0]).toBeGreaterThan(3);
+  expect(attemptsUntilLocked[1]).toBeGreaterThan(3);
+  // The browser reports the refused post's 429 (and each wrong password's 401); nothing else may show.
+  expect(errors.filter((error) => !/\b(401|429)\b/.test(error))).toEqual([]);
   await database().query(`DELETE FROM "SignInThrottle"`);
 });
