@@ -1,11 +1,18 @@
 import type { NextConfig } from "next";
+import { STATIC_SECURITY_HEADERS } from "./lib/security/headers";
+
+// The app's own public host may always send server actions; other hosts only when SERVER_ACTIONS_ALLOWED_ORIGINS
+// lists them (read at build and start). proxy.ts checks the same list first and answers 403 instead of a 500.
+const publicHost = process.env.NEXTAUTH_URL ? [new URL(process.env.NEXTAUTH_URL).host] : [];
+const allowedOrigins = [...publicHost, ...(process.env.SERVER_ACTIONS_ALLOWED_ORIGINS ?? "").split(",").map((entry) => entry.trim()).filter(Boolean)];
 
 const nextConfig: NextConfig = {
-  // pg, the Prisma adapter, prom-client (one registry per process) and the OpenTelemetry SDK stay as Node modules
-  // rather than being bundled.
+  // pg, the Prisma adapter, the argon2 binding, prom-client (one registry per process) and the OpenTelemetry
+  // SDK stay as Node modules rather than being bundled.
   serverExternalPackages: [
     "pg",
     "@prisma/adapter-pg",
+    "@node-rs/argon2",
     "prom-client",
     "@opentelemetry/api",
     "@opentelemetry/sdk-trace-node",
@@ -16,6 +23,11 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   // A self-contained server in .next/standalone for the production image (docs/DEPLOY.md, Dockerfile).
   output: "standalone",
+  experimental: { serverActions: { allowedOrigins } },
+  // Files the proxy does not run for (built assets) still carry the headers that need no request.
+  async headers() {
+    return [{ source: "/:path*", headers: Object.entries(STATIC_SECURITY_HEADERS).map(([key, value]) => ({ key, value })) }];
+  },
 };
 
 export default nextConfig;

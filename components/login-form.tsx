@@ -4,6 +4,16 @@ import { signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 
+/** What the person may do next; it never says whether the account exists. */
+function failureMessage(error: string | null): string {
+  const throttled = /^throttled:(\d+)$/.exec(error ?? "");
+  if (!throttled) return "Wrong email or password.";
+  const seconds = Number(throttled[1]);
+  const at = new Date(Date.now() + seconds * 1000).toLocaleTimeString();
+  const wait = seconds < 120 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`;
+  return `Too many sign-in attempts. Try again in ${wait} (after ${at}).`;
+}
+
 export function LoginForm() {
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
@@ -19,7 +29,7 @@ export function LoginForm() {
     });
     setPending(false);
     if (!result || result.error) {
-      setError("Wrong email or password.");
+      setError(failureMessage(result?.error ?? null));
       return;
     }
     router.push("/");

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { APIRequestContext, BrowserContext } from "@playwright/test";
@@ -17,10 +18,13 @@ export const SEEDED = {
 
 export type SeededUser = (typeof SEEDED)[keyof typeof SEEDED];
 
+/** A real session: its row in the database and the cookie that stands for it, as a sign-in makes them. */
 export async function signInAs(context: BrowserContext, user: SeededUser, baseURL: string): Promise<void> {
+  const sid = `ses_e2e_${randomBytes(12).toString("base64url")}`;
+  await database().query(`INSERT INTO "Session" ("id", "userId", "tenantId") VALUES ($1, $2, $3)`, [sid, user.id, user.tenantId]);
   const token = await encode({
     secret: process.env.E2E_NEXTAUTH_SECRET ?? "e2e-only-secret-not-for-production",
-    token: { sub: user.id, uid: user.id, role: user.role, tenantId: user.tenantId, email: user.email, name: user.email },
+    token: { sub: user.id, uid: user.id, role: user.role, tenantId: user.tenantId, email: user.email, name: user.email, sid },
   });
   await context.addCookies([{ name: "next-auth.session-token", value: token, url: baseURL, httpOnly: true, sameSite: "Lax" }]);
 }

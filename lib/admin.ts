@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { createApiKey } from "./auth/api-keys";
+import { liveSessions } from "./auth/sessions";
 import { db } from "./db";
 import type { Prisma } from "./generated/prisma/client";
 
@@ -69,4 +70,23 @@ export async function revokeAgentKey(admin: Admin, keyId: string): Promise<boole
 
 export async function recentAudit(tenantId: string) {
   return db.auditLog.findMany({ where: { tenantId }, orderBy: { id: "desc" }, take: 20 });
+}
+
+/** The tenant's people with their live sessions, for the admin to see and end. */
+export async function peopleSessions(tenantId: string) {
+  const [people, sessions] = await Promise.all([
+    db.user.findMany({ where: { tenantId }, orderBy: { email: "asc" }, select: { id: true, email: true, role: true, active: true } }),
+    liveSessions(tenantId),
+  ]);
+  return people.map((person) => ({ ...person, sessions: sessions.filter((session) => session.userId === person.id) }));
+}
+
+/** Ends one session, or every session of one person, of the admin's tenant; recorded in the audit log. */
+export async function endSessions(admin: Admin, target: { sessionId: string } | { userId: string }): Promise<number> {
+  return db.$transaction(async (tx) => {
+    const where = "sessionId" in target ? { id: target.sessionId } : { userId: target.userId };
+    const ended = await tx.session.updateMany({ where: { ...where, tenantId: admin.tenantId, endedAt: null }, data: { endedAt: new Date(), endedReason: "ended-by-admin" } });
+    if (ended.count > 0) await audit(tx, admin, "sessions.ended", { ...target, count: ended.count });
+    return ended.count;
+  });
 }

@@ -6,12 +6,13 @@ import { Prisma } from "./generated/prisma/client";
 import { countCall, type RateCount } from "./gateway/rate";
 import type { ConversationFacts, TenantPolicy } from "./gateway/types";
 import { newId } from "./ids";
+import { IdSchema, isWellFormedId } from "./security/input";
 import { findTool, TOOL_NAMES } from "./tools/registry";
 import { permissionsFrom, scopesFor } from "./tools/scopes";
 
 export const OpenConversationSchema = z.strictObject({
-  customer_id: z.string().min(1).max(100),
-  order_id: z.string().min(1).max(100).optional(),
+  customer_id: IdSchema,
+  order_id: IdSchema.optional(),
   tools: z.array(z.string().min(1).max(100)).max(TOOL_NAMES.length).optional(),
 });
 export type OpenConversation = z.infer<typeof OpenConversationSchema>;
@@ -102,6 +103,7 @@ export async function loadConversation(
   conversationId: string,
   agent?: { userId: string; tenantId: string },
 ): Promise<FoundConversation | null> {
+  if (!isWellFormedId(conversationId)) return null;
   const agentId = agent?.userId ?? null;
   const tenantId = agent?.tenantId ?? null;
   const [row] = await client.$queryRaw<ConversationRow[]>`
@@ -128,6 +130,8 @@ export async function authenticateForConversation(
 ): Promise<{ agent: AuthenticatedAgent; found: FoundConversation | null; rateCounted?: RateCount[] } | null> {
   const hash = apiKeyHash(authorization);
   if (hash === null) return null;
+  // A malformed id names no conversation; the key is still checked, so the answer is 404, never a database error.
+  if (!isWellFormedId(conversationId)) conversationId = "";
   // Every conversation column is null when the conversation is not this agent's.
   const key = agentKeyRows(hash);
   const lookup = Prisma.sql`
@@ -160,6 +164,7 @@ export async function listAgentConversations(agent: { userId: string; tenantId: 
 }
 
 export async function conversationCalls(agent: { userId: string; tenantId: string }, conversationId: string) {
+  if (!isWellFormedId(conversationId)) return null;
   const conversation = await db.conversation.findFirst({
     where: { id: conversationId, agentId: agent.userId, tenantId: agent.tenantId },
     select: { id: true, customerId: true, orderId: true, tools: true, scopes: true, writesMade: true, irreversibleCents: true, createdAt: true },

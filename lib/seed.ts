@@ -1,7 +1,7 @@
-import bcrypt from "bcryptjs";
 import { createApiKey } from "./auth/api-keys";
 import { sha256Hex } from "./canonical";
 import type { Db } from "./db";
+import { hashPassword } from "./auth/passwords";
 import type { Role } from "./generated/prisma/client";
 
 /** Development only: printed by the seed and documented in the README. */
@@ -76,7 +76,7 @@ export interface SeedResult {
  * progress keeps its refunds. Agent keys in `knownKeys` that still work are kept; others are replaced.
  */
 export async function seed(client: Db, knownKeys: Record<string, string> = {}): Promise<SeedResult> {
-  const passwordHash = await bcrypt.hash(DEMO_PASSWORD, 10);
+  const passwordHash = await hashPassword(DEMO_PASSWORD);
   const result: SeedResult = { keys: {}, created: { keys: [] } };
   for (const tenant of SEED) {
     await client.tenant.upsert({ where: { id: tenant.id }, create: { id: tenant.id, name: tenant.name }, update: {} });

@@ -210,6 +210,22 @@ const DEFECTS: Defect[] = [
     testFile: "tests/logs.integration.test.ts",
     test: "masks anything shaped like a key, a bearer credential or a password",
   },
+  {
+    name: "storable strings",
+    file: "lib/gateway/parse.ts",
+    find: 'if (!isStorableText(value)) throw new ParseFailure("parse.malformed");',
+    replace: "",
+    testFile: "tests/hostile-input.integration.test.ts",
+    test: "names the failure: a NUL in a body id is request.invalid, in an envelope parse.malformed",
+  },
+  {
+    name: "well-formed ids",
+    file: "lib/conversations.ts",
+    find: "  customer_id: IdSchema,",
+    replace: "  customer_id: z.string().min(1).max(100),",
+    testFile: "tests/hostile-input.integration.test.ts",
+    test: "answer 4xx (or a recorded refusal), log nothing and change nothing",
+  },
 ];
 
 const root = process.cwd();

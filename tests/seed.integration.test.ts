@@ -1,4 +1,4 @@
-import bcrypt from "bcryptjs";
+import { verifyPassword } from "@/lib/auth/passwords";
 import { describe, expect, it } from "vitest";
 import { authenticateApiKey } from "@/lib/auth/api-keys";
 import { db } from "@/lib/db";
@@ -26,7 +26,8 @@ describe("db:seed", () => {
       ["supervisor@acme.test", "acme", "SUPERVISOR", false],
       ["supervisor@globex.test", "globex", "SUPERVISOR", false],
     ]);
-    expect(await bcrypt.compare(DEMO_PASSWORD, users[0].passwordHash)).toBe(true);
+    expect(users[0].passwordHash).toMatch(/^\$argon2id\$/);
+    expect(await verifyPassword(DEMO_PASSWORD, users[0].passwordHash)).toEqual({ matches: true, needsUpgrade: false });
 
     const orders = await db.order.findMany({ orderBy: { id: "asc" }, where: { tenantId: { in: ["acme", "globex"] } } });
     expect(orders.map((o) => [o.id, o.tenantId, o.customerId, o.totalCents, o.currency, o.status, o.refundedCents, o.fraudHold, `${o.addressLine1}, ${o.postalCode}`])).toEqual([

@@ -4,11 +4,11 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { approveRequest, denyRequest, type DecisionResult } from "@/lib/approvals/decide";
 import { authedAction } from "@/lib/auth/guards";
+import { IdSchema, TextSchema } from "@/lib/security/input";
 
-const ApprovalId = z.string().min(1).max(100);
-const Note = z.string().trim().max(500).optional();
+const Note = TextSchema(500).optional();
 
-const DecideSchema = z.strictObject({ ids: z.array(ApprovalId).min(1).max(100), decision: z.enum(["approve", "deny"]), note: Note });
+const DecideSchema = z.strictObject({ ids: z.array(IdSchema).min(1).max(100), decision: z.enum(["approve", "deny"]), note: Note });
 
 /** One or many requests; each is re-checked and consumed on its own, so one failure stops or undoes no other. */
 export const decideApprovalsAction = authedAction(DecideSchema, ["SUPERVISOR"], async (input, user) => {

@@ -6,9 +6,10 @@ import { callBody } from "@/lib/api/http";
 import { authedAction } from "@/lib/auth/guards";
 import { findAgentConversation, openConversation, OpenConversationSchema } from "@/lib/conversations";
 import { proposeToolCall } from "@/lib/gateway/pipeline";
+import { IdSchema } from "@/lib/security/input";
 
 const ProposeSchema = z.strictObject({
-  conversationId: z.string().min(1).max(100),
+  conversationId: IdSchema,
   envelope: z.string().max(64 * 1024),
   callKey: z.string().max(300).optional(),
 });

@@ -37,7 +37,11 @@ async function answering(request: Request, work: () => Promise<Response>): Promi
 
 async function answerSafely(request: Request, work: () => Promise<Response>): Promise<Response> {
   try {
-    return await work();
+    const response = await work();
+    // The rest of a refused oversized body is still on the connection: closing it keeps the client's next
+    // request from being read as the tail of this one.
+    if (unreadBodies.has(request)) response.headers.set("Connection", "close");
+    return response;
   } catch (error) {
     if (request.signal.aborted) return errorResponse(400, "request.aborted", "the client closed the request before it was read");
     logError("api.unhandled", error, { path: new URL(request.url).pathname });
@@ -78,6 +82,8 @@ export function withAgentConversation(
   });
 }
 
+const unreadBodies = new WeakSet<Request>();
+
 /** Reads at most one byte past the envelope limit, so an oversized body is refused without being buffered whole. */
 export async function readBoundedBody(request: Request, limit = MAX_ENVELOPE_BYTES): Promise<RawProposal> {
   if (!request.body) return { bytes: new Uint8Array(0), truncated: false };
@@ -91,6 +97,7 @@ export async function readBoundedBody(request: Request, limit = MAX_ENVELOPE_BYT
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel().catch(() => undefined);
+      unreadBodies.add(request);
       return { bytes: new Uint8Array(0), truncated: true };
     }
   }

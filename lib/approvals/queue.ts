@@ -56,7 +56,9 @@ export interface QueueCursor {
 
 export function parseCursor(value: string | undefined): QueueCursor | undefined {
   const match = /^(\d{4}-\d\d-\d\dT[\d:.]+Z)_(apr_[A-Za-z0-9_-]+)$/.exec(value ?? "");
-  return match ? { createdAt: new Date(match[1]), id: match[2] } : undefined;
+  const createdAt = new Date(match?.[1] ?? "");
+  // A cursor naming no real time (month 99) reads as no cursor, not as a query the database refuses.
+  return match && !Number.isNaN(createdAt.getTime()) ? { createdAt, id: match[2] } : undefined;
 }
 
 export const formatCursor = (item: { createdAt: Date; id: string }) => `${item.createdAt.toISOString()}_${item.id}`;

@@ -1,17 +1,20 @@
 import "server-only";
-import bcrypt from "bcryptjs";
 import type { NextAuthOptions } from "next-auth";
-import { getServerSession } from "next-auth";
+import { decode } from "next-auth/jwt";
+import { cookies } from "next/headers";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { z } from "zod";
 import { db } from "../db";
-import type { Role } from "../generated/prisma/client";
-import { authConfig } from "./auth.config";
+import { env } from "../env";
+import { logError } from "../log";
+import { clientAddress } from "../security/request";
+import { authConfig, sessionCookieName } from "./auth.config";
+import { hashPassword, verifyPassword } from "./passwords";
+import { endSession, sessionUser, startSession, type SessionUser } from "./sessions";
 
-const CredentialsSchema = z.object({ email: z.string().trim().toLowerCase().email().max(200), password: z.string().min(1).max(200) });
+export type { SessionUser } from "./sessions";
 
-// A hash to compare against when the email is unknown, so both paths cost one bcrypt comparison.
-const NO_USER_HASH = "$2b$10$rigCtf.3cvM6A3mGseH1oOj5JhzQv8BbRBdNCwTZ7wcQ83cFUifqy";
+export const CredentialsSchema = z.object({ email: z.string().trim().toLowerCase().email().max(200), password: z.string().min(1).max(200) });
 
 /**
  * Providers are listed here; adding an OIDC provider (for example `next-auth/providers/okta` or a generic
@@ -20,43 +23,55 @@ const NO_USER_HASH = "$2b$10$rigCtf.3cvM6A3mGseH1oOj5JhzQv8BbRBdNCwTZ7wcQ83cFUif
  */
 export const authOptions: NextAuthOptions = {
   ...authConfig,
+  // The cookie lives as long as the longest session may; the Session row decides whether it still counts.
+  session: { strategy: "jwt", maxAge: env().SESSION_MAX_SECONDS },
+  logger: {
+    // A session cookie that does not decrypt is a client's (or an attacker's) doing: it reads as signed out,
+    // and leaves no stack trace in the operators' log.
+    error(code, metadata) {
+      if (code === "JWT_SESSION_ERROR") return;
+      logError(`auth.${code.toLowerCase()}`, metadata instanceof Error ? metadata : (metadata as { error?: unknown }).error ?? metadata);
+    },
+    warn() {},
+    debug() {},
+  },
+  events: {
+    async signOut({ token }) {
+      await endSession(token?.sid, "signed-out");
+    },
+  },
   providers: [
     CredentialsProvider({
       name: "Email and password",
       credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
-      async authorize(raw) {
+      async authorize(raw, request) {
         const parsed = CredentialsSchema.safeParse(raw);
         if (!parsed.success) return null;
         const user = await db.user.findUnique({
           where: { email: parsed.data.email },
           select: { id: true, email: true, name: true, role: true, tenantId: true, passwordHash: true, active: true },
         });
-        const matches = await bcrypt.compare(parsed.data.password, user?.passwordHash ?? NO_USER_HASH);
-        if (!user || !user.active || !matches) return null;
-        return { id: user.id, email: user.email, name: user.name, role: user.role, tenantId: user.tenantId };
+        const verified = await verifyPassword(parsed.data.password, user?.passwordHash ?? null);
+        if (!user || !user.active || !verified.matches) return null;
+        if (verified.needsUpgrade) {
+          await db.user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(parsed.data.password) }, select: { id: true } });
+        }
+        const headers = new Headers(request.headers as Record<string, string>);
+        const sessionId = await startSession(user, { address: clientAddress(headers), userAgent: headers.get("user-agent") ?? "" });
+        return { id: user.id, email: user.email, name: user.name, role: user.role, tenantId: user.tenantId, sessionId };
       },
     }),
   ],
 };
 
-export interface SessionUser {
-  id: string;
-  email: string;
-  name: string;
-  role: Role;
-  tenantId: string;
-}
-
 /**
- * The signed-in person as the database knows them now: a deactivated user or a changed role takes effect on
- * the next request, whatever the session cookie still says.
+ * The signed-in person as the database knows them now, through their live Session row: a session that was
+ * ended (sign-out, an admin, a change to the person) or lapsed is signed out, whatever the cookie still says.
  */
 export async function currentUser(): Promise<SessionUser | null> {
-  const session = await getServerSession(authOptions);
-  const id = session?.user?.id;
-  if (!id) return null;
-  const user = await db.user.findUnique({ where: { id }, select: { id: true, email: true, name: true, role: true, tenantId: true, active: true } });
-  if (!user || !user.active) return null;
-  const { active: _active, ...rest } = user;
-  return rest;
+  const cookie = (await cookies()).get(sessionCookieName())?.value;
+  if (!cookie) return null;
+  // The session id stays inside the encrypted cookie; it is never handed to the page's scripts.
+  const token = await decode({ token: cookie, secret: process.env.NEXTAUTH_SECRET ?? "" }).catch(() => null);
+  return sessionUser(token?.sid);
 }

@@ -1,3 +1,4 @@
+import { isStorableText } from "../security/input";
 import { pass, stop, type StageResult } from "./outcome";
 
 export const MAX_ENVELOPE_BYTES = 16 * 1024;
@@ -137,7 +138,10 @@ class StrictJsonParser {
     const match = STRING.exec(this.text);
     if (!match) throw new ParseFailure("parse.malformed");
     this.position += match[0].length;
-    return JSON.parse(match[0]) as string;
+    const value = JSON.parse(match[0]) as string;
+    // Valid JSON that PostgreSQL cannot hold (a NUL, an unpaired surrogate) is refused here, not as a 5xx later.
+    if (!isStorableText(value)) throw new ParseFailure("parse.malformed");
+    return value;
   }
 
   private parseNumber(): number {

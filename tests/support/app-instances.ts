@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { encode } from "next-auth/jwt";
+import { db } from "@/lib/db";
+import { newId } from "@/lib/ids";
 
 // Real `next start` instances of the production build, for tests that need several app processes sharing
 // one PostgreSQL. `next build` must have run (the test command builds before these tests).
@@ -55,8 +57,11 @@ export async function startInstance(port: number, env: Record<string, string>, n
   };
 }
 
+/** A real session: its row in the database and the cookie that stands for it, as a sign-in makes them. */
 export async function sessionCookie(user: { id: string; role: "AGENT" | "SUPERVISOR" | "ADMIN"; tenantId: string; email: string }): Promise<string> {
-  const token = await encode({ secret: INSTANCE_SECRET, token: { sub: user.id, uid: user.id, role: user.role, tenantId: user.tenantId, email: user.email } });
+  const sid = newId("ses");
+  await db.session.create({ data: { id: sid, userId: user.id, tenantId: user.tenantId }, select: { id: true } });
+  const token = await encode({ secret: INSTANCE_SECRET, token: { sub: user.id, uid: user.id, role: user.role, tenantId: user.tenantId, email: user.email, sid } });
   return `next-auth.session-token=${token}`;
 }
 

@@ -2,8 +2,9 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { createAgentKey, PolicySchema, revokeAgentKey, updatePolicy } from "@/lib/admin";
+import { createAgentKey, endSessions, PolicySchema, revokeAgentKey, updatePolicy } from "@/lib/admin";
 import { authedAction } from "@/lib/auth/guards";
+import { IdSchema } from "@/lib/security/input";
 
 export const updatePolicyAction = authedAction(PolicySchema, ["ADMIN"], async (input, user) => {
   const policy = await updatePolicy(user, input);
@@ -11,15 +12,24 @@ export const updatePolicyAction = authedAction(PolicySchema, ["ADMIN"], async (i
   return { ok: true, data: policy };
 });
 
-export const createKeyAction = authedAction(z.strictObject({ userId: z.string().min(1).max(100) }), ["ADMIN"], async (input, user) => {
+export const createKeyAction = authedAction(z.strictObject({ userId: IdSchema }), ["ADMIN"], async (input, user) => {
   const created = await createAgentKey(user, input.userId);
   if (!created.ok) return { ok: false, code: "not-found", message: "No such agent in your tenant." };
   revalidatePath("/admin/policy");
   return { ok: true, data: { id: created.id, key: created.key } };
 });
 
-export const revokeKeyAction = authedAction(z.strictObject({ keyId: z.string().min(1).max(100) }), ["ADMIN"], async (input, user) => {
+export const revokeKeyAction = authedAction(z.strictObject({ keyId: IdSchema }), ["ADMIN"], async (input, user) => {
   if (!(await revokeAgentKey(user, input.keyId))) return { ok: false, code: "not-found", message: "No such active key in your tenant." };
   revalidatePath("/admin/policy");
   return { ok: true, data: undefined };
+});
+
+const EndSessionsSchema = z.union([z.strictObject({ sessionId: IdSchema }), z.strictObject({ userId: IdSchema })]);
+
+export const endSessionsAction = authedAction(EndSessionsSchema, ["ADMIN"], async (input, user) => {
+  const count = await endSessions(user, input);
+  if (count === 0) return { ok: false, code: "not-found", message: "No such live session in your tenant." };
+  revalidatePath("/admin/policy");
+  return { ok: true, data: { count } };
 });

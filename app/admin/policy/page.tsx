@@ -1,13 +1,14 @@
 import { ApiKeys } from "@/components/api-keys";
 import { PolicyForm } from "@/components/policy-form";
-import { agentKeys, recentAudit, tenantPolicy } from "@/lib/admin";
+import { agentKeys, peopleSessions, recentAudit, tenantPolicy } from "@/lib/admin";
+import { PeopleSessions } from "@/components/admin/sessions";
 import { requireRole } from "@/lib/auth/guards";
 
 export const dynamic = "force-dynamic";
 
 export default async function AdminPolicyPage() {
   const user = await requireRole(["ADMIN"]);
-  const [policy, agents, audit] = await Promise.all([tenantPolicy(user.tenantId), agentKeys(user.tenantId), recentAudit(user.tenantId)]);
+  const [policy, agents, audit, people] = await Promise.all([tenantPolicy(user.tenantId), agentKeys(user.tenantId), recentAudit(user.tenantId), peopleSessions(user.tenantId)]);
   const serializableAgents = agents.map((agent) => ({
     ...agent,
     apiKeys: agent.apiKeys.map((key) => ({ ...key, createdAt: key.createdAt.toISOString(), revokedAt: key.revokedAt?.toISOString() ?? null })),
@@ -18,6 +19,13 @@ export default async function AdminPolicyPage() {
       <PolicyForm policy={policy} />
       <h2>Agent API keys</h2>
       <ApiKeys agents={serializableAgents} />
+      <h2>People and sessions</h2>
+      <PeopleSessions
+        people={people.map((person) => ({
+          ...person,
+          sessions: person.sessions.map((session) => ({ ...session, createdAt: session.createdAt.toISOString(), lastSeenAt: session.lastSeenAt.toISOString() })),
+        }))}
+      />
       <h2>Recent changes</h2>
       <table>
         <tbody>

@@ -1,6 +1,3 @@
-import NextAuth from "next-auth";
-import { authOptions } from "@/lib/auth/auth";
+import { authGet, authPost } from "@/lib/auth/route";
 
-const handler = NextAuth(authOptions);
-
-export { handler as GET, handler as POST };
+export { authGet as GET, authPost as POST };

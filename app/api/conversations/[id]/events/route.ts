@@ -3,6 +3,7 @@ import { db } from "@/lib/db";
 import { logError } from "@/lib/log";
 import { subscribe, watchConversation, type Watch } from "@/lib/live";
 import { onDrain } from "@/lib/shutdown";
+import { isWellFormedId } from "@/lib/security/input";
 
 export const dynamic = "force-dynamic";
 
@@ -18,6 +19,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
   const user = await currentUser();
   if (!user || user.role !== "AGENT") return new Response("sign in as the conversation's agent", { status: 401 });
   const { id } = await params;
+  if (!isWellFormedId(id)) return new Response("not found", { status: 404 });
   const owned = await db.conversation.findFirst({ where: { id, agentId: user.id, tenantId: user.tenantId }, select: { id: true } });
   if (!owned) return new Response("not found", { status: 404 });
 

@@ -1,0 +1,43 @@
+import { NextResponse, type NextRequest } from "next/server";
+import { env, servedOverHttps } from "@/lib/env";
+import { API_POLICY, HSTS, newNonce, pagePolicy, STATIC_SECURITY_HEADERS } from "@/lib/security/headers";
+import { actionOriginAllowed, FORWARDED_HEADERS, malformedTarget } from "@/lib/security/request";
+
+// Runs before every route: refuses request targets no route can read, drops forwarded headers nobody vouches
+// for, and sets the security headers (a per-request CSP nonce for pages, the Next.js documented pattern).
+
+function refuse(status: number, code: string, message: string): NextResponse {
+  return withHeaders(NextResponse.json({ error: { code, message } }, { status }), API_POLICY);
+}
+
+function withHeaders(response: NextResponse, policy: string): NextResponse {
+  for (const [name, value] of Object.entries(STATIC_SECURITY_HEADERS)) response.headers.set(name, value);
+  response.headers.set("Content-Security-Policy", policy);
+  if (servedOverHttps()) response.headers.set("Strict-Transport-Security", HSTS);
+  return response;
+}
+
+export function proxy(request: NextRequest): NextResponse {
+  const raw = request.url.slice(request.nextUrl.origin.length);
+  const malformed = malformedTarget(raw);
+  if (malformed) return refuse(400, "request.malformed-url", `the request target has ${malformed}`);
+
+  const headers = new Headers(request.headers);
+  if (env().TRUST_PROXY === 0) for (const name of FORWARDED_HEADERS) headers.delete(name);
+
+  if (request.method === "POST" && headers.has("next-action") && !actionOriginAllowed(headers.get("origin"), headers.get("host"))) {
+    return refuse(403, "origin.forbidden", "server actions are accepted only from this site");
+  }
+
+  const isPage = !request.nextUrl.pathname.startsWith("/api/");
+  if (!isPage) return withHeaders(NextResponse.next({ request: { headers } }), API_POLICY);
+  const nonce = newNonce();
+  const policy = pagePolicy(nonce, { dev: process.env.NODE_ENV === "development", https: servedOverHttps() });
+  // Next.js reads the nonce from the request's CSP header and puts it on the scripts it renders.
+  headers.set("Content-Security-Policy", policy);
+  return withHeaders(NextResponse.next({ request: { headers } }), policy);
+}
+
+export const config = {
+  matcher: [{ source: "/((?!_next/static|_next/image|favicon.ico).*)" }],
+};
