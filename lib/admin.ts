@@ -10,10 +10,21 @@ export const PolicySchema = z.strictObject({
   sessionCapCents: Cents,
   maxAutoWrites: z.coerce.number().int().min(0).max(1000),
   approvalTtlSeconds: z.coerce.number().int().min(30).max(7 * 24 * 3600),
+  agentDailyCeilingCents: Cents,
+  tenantDailyCeilingCents: Cents,
+  rateOpenPerMin: z.coerce.number().int().min(1).max(100_000),
 });
 export type PolicyInput = z.infer<typeof PolicySchema>;
 
-const POLICY_SELECT = { autoLimitCents: true, sessionCapCents: true, maxAutoWrites: true, approvalTtlSeconds: true } as const;
+const POLICY_SELECT = {
+  autoLimitCents: true,
+  sessionCapCents: true,
+  maxAutoWrites: true,
+  approvalTtlSeconds: true,
+  agentDailyCeilingCents: true,
+  tenantDailyCeilingCents: true,
+  rateOpenPerMin: true,
+} as const;
 
 export async function tenantPolicy(tenantId: string) {
   return db.tenant.findUniqueOrThrow({ where: { id: tenantId }, select: POLICY_SELECT });

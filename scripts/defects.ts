@@ -59,6 +59,22 @@ const DEFECTS: Defect[] = [
     test: "three 4000-cent refunds on ord_1004: two execute, the third crosses the session cap and waits",
   },
   {
+    name: "exposure ceiling",
+    file: "lib/gateway/policy.ts",
+    find: "if (agentUsed + impactCents > ceilings.agentDailyCeilingCents) {",
+    replace: "if (false) {",
+    testFile: "tests/exposure.integration.test.ts",
+    test: "an agent's refunds across conversations stop at the agent ceiling: the next waits, and its preview names the ceiling",
+  },
+  {
+    name: "exposure lock",
+    file: "lib/gateway/policy.ts",
+    find: 'WHERE "id" = ${conversation.tenantId} FOR NO KEY UPDATE`;',
+    replace: 'WHERE "id" = ${conversation.tenantId}`;',
+    testFile: "tests/exposure.integration.test.ts",
+    test: "100 parallel refunds across 50 conversations never auto-execute past the ceilings",
+  },
+  {
     name: "idempotency",
     file: "lib/gateway/idempotency.ts",
     find: "if (!stored) return pass({ replay: null });",
