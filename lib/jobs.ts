@@ -1,4 +1,5 @@
 import { expireDue } from "./approvals/expiry";
+import { sealDecisionLog } from "./audit/seal";
 import { sql } from "./db";
 import { pruneAutoExposure } from "./gateway/policy";
 import { pruneRateBuckets } from "./gateway/rate";
@@ -9,7 +10,8 @@ import { reconcileRefunds } from "./payments/refunds";
 
 // Background work of a running app instance. Every job is safe to run on several instances at once: the
 // outbox claims rows with SKIP LOCKED, settling and expiry move only rows still in their old state, pruning
-// drops only ended rate windows, expired live-view watches and exposure past its 24-hour window.
+// drops only ended rate windows, expired live-view watches and exposure past its 24-hour window; one sealer at a
+// time holds an advisory lock and seals only rows whose transactions have finished.
 
 const globalForJobs = globalThis as unknown as { toolgateJobs?: NodeJS.Timeout[] };
 
@@ -36,6 +38,7 @@ export function startJobs(): void {
     every(Number(process.env.EXPIRY_INTERVAL_MS ?? 10_000), "expiry", () => expireDue()),
     every(Number(process.env.RATE_PRUNE_INTERVAL_MS ?? 60_000), "rate-prune", () => pruneRateBuckets(sql)),
     every(Number(process.env.WATCH_PRUNE_INTERVAL_MS ?? 60_000), "watch-prune", () => pruneLiveWatches()),
+    every(Number(process.env.SEAL_INTERVAL_MS ?? 10_000), "seal", () => sealDecisionLog()),
     every(Number(process.env.EXPOSURE_PRUNE_INTERVAL_MS ?? 600_000), "exposure-prune", () => pruneAutoExposure(sql)),
   ];
 }
