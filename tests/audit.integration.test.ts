@@ -1,7 +1,8 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { sealDecisionLog, verifyTenant, GENESIS } from "@/lib/audit/seal";
+import { exportDecisionLog } from "@/lib/audit/export";
+import { GENESIS, sealDecisionLog, verifyTenant } from "@/lib/audit/seal";
 import { db, transaction } from "@/lib/db";
 import { conversationFor, newCallKey, propose } from "./support/api";
 import { createWorld, type World } from "./support/world";
@@ -133,5 +134,65 @@ describe("the sealed decision log", () => {
     await slow;
     const after = await sealAll(world.tenantId);
     expect(after).toMatchObject({ problem: null, rowsNotYetSealed: 0, rowsSealed: await db.decisionLog.count({ where: { tenantId: world.tenantId } }) });
+  });
+});
+
+describe("exporting the decision log", () => {
+  const person = (world: World, who: "supervisor" | "admin" | "agent" | "otherSupervisor") => ({
+    id: world.users[who],
+    email: `${who}@example.test`,
+    name: who,
+    role: ({ supervisor: "SUPERVISOR", admin: "ADMIN", agent: "AGENT", otherSupervisor: "SUPERVISOR" } as const)[who],
+    tenantId: who === "otherSupervisor" ? world.otherTenantId : world.tenantId,
+  });
+  const range = (format: string) => {
+    const day = new Date().toISOString().slice(0, 10);
+    const next = new Date(Date.now() + 24 * 3600_000).toISOString().slice(0, 10);
+    return new URLSearchParams({ from: day, to: next, format });
+  };
+  async function text(chunks: AsyncIterable<string>) {
+    let all = "";
+    for await (const chunk of chunks) all += chunk;
+    return all;
+  }
+
+  it("gives a supervisor every row of the range as CSV and as JSON Lines, each with its row hash, and records the export", async () => {
+    const world = await createWorld();
+    await someDecisions(world);
+    const rows = await db.decisionLog.findMany({ where: { tenantId: world.tenantId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+    const jsonl = await exportDecisionLog(person(world, "supervisor"), world.tenantId, range("jsonl"));
+    if (!jsonl.ok) throw new Error(jsonl.message);
+    expect(jsonl.contentType).toMatch(/^application\/x-ndjson/);
+    const records = (await text(jsonl.chunks)).trimEnd().split("\n").map((line) => JSON.parse(line));
+    expect(records.map((record) => record.id)).toEqual(rows.map((row) => String(row.id)));
+    expect(records[0]).toMatchObject({ tool: rows[0].toolName, code: rows[0].code, kind: rows[0].kind, row_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const sealed = await sealAll(world.tenantId);
+    const seals = await db.decisionSeal.findMany({ where: { tenantId: world.tenantId } });
+    expect(sealed.problem).toBeNull();
+    expect(new Set(seals.flatMap((seal) => seal.rowHashes))).toEqual(new Set(records.map((record) => record.row_hash)));
+
+    const csv = await exportDecisionLog(person(world, "admin"), world.tenantId, range("csv"));
+    if (!csv.ok) throw new Error(csv.message);
+    const lines = (await text(csv.chunks)).trimEnd().split("\r\n");
+    expect(lines[0]).toBe("id,created_at,conversation_id,tool_call_id,tool,order_id,kind,stage,code,actor_id,replayed,latency_ms,txid,row_hash");
+    expect(lines).toHaveLength(rows.length + 1);
+    expect(csv.filename).toMatch(new RegExp(`^decision-log-${world.tenantId}-\\d{4}-\\d{2}-\\d{2}-\\d{4}-\\d{2}-\\d{2}\\.csv$`));
+    expect((await db.auditLog.findMany({ where: { tenantId: world.tenantId, action: "decision-log.exported" } })).map((row) => row.actorId).sort()).toEqual(
+      [world.users.admin, world.users.supervisor].sort(),
+    );
+  });
+
+  it("refuses an agent, answers another tenant's supervisor as if the tenant did not exist, and names a bad query", async () => {
+    const world = await createWorld();
+    await someDecisions(world);
+    expect(await exportDecisionLog(person(world, "agent"), world.tenantId, range("csv"))).toMatchObject({ ok: false, status: 403, code: "auth.forbidden" });
+    expect(await exportDecisionLog(person(world, "otherSupervisor"), world.tenantId, range("csv"))).toMatchObject({ ok: false, status: 404, code: "not-found" });
+    expect(await exportDecisionLog(person(world, "supervisor"), world.tenantId, new URLSearchParams({ from: "2026-13-01", to: "2026-12-01", format: "xml" }))).toMatchObject({
+      ok: false,
+      status: 400,
+      code: "request.invalid",
+      message: expect.stringContaining("invalid query: from, format"),
+    });
+    expect(await db.auditLog.count({ where: { tenantId: { in: [world.tenantId, world.otherTenantId] }, action: "decision-log.exported" } })).toBe(0);
   });
 });

@@ -32,7 +32,7 @@ export interface LogRow {
 }
 
 // Ids and txids come back as text so that 64-bit values never pass through a JavaScript number.
-const ROW_COLUMNS = Prisma.raw(`"id"::text AS "id", "tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "actorId",
+export const LOG_ROW_COLUMNS = Prisma.raw(`"id"::text AS "id", "tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "actorId",
   "replayed", "latencyMs", "createdAt", "txid"::text AS "txid"`);
 
 /** A row's own hash: everything it says except its id, so a row moved to another id is recognized where it went. */
@@ -76,7 +76,7 @@ export async function sealDecisionLog(): Promise<number> {
     const to = await batchEnd(tx, range.from, range.horizon);
     if (BigInt(to) <= BigInt(range.from)) return 0;
     const rows = await tx.$queryRaw<LogRow[]>`
-      SELECT ${ROW_COLUMNS} FROM "DecisionLog" WHERE "txid" >= ${range.from}::bigint AND "txid" < ${to}::bigint ORDER BY "tenantId", "id"`;
+      SELECT ${LOG_ROW_COLUMNS} FROM "DecisionLog" WHERE "txid" >= ${range.from}::bigint AND "txid" < ${to}::bigint ORDER BY "tenantId", "id"`;
     const byTenant = new Map<string, LogRow[]>();
     for (const row of rows) {
       const list = byTenant.get(row.tenantId);
@@ -141,7 +141,7 @@ export async function verifyTenant(tenantId: string, client: Sql = sql): Promise
     const { hash, ...link } = seal;
     if (sealHash(link) !== hash) return fail(result, { kind: "seal-altered", seq: seal.seq, message: `seal ${seal.seq} was altered` });
     const rows = await client.$queryRaw<LogRow[]>`
-      SELECT ${ROW_COLUMNS} FROM "DecisionLog"
+      SELECT ${LOG_ROW_COLUMNS} FROM "DecisionLog"
       WHERE "tenantId" = ${tenantId} AND "txid" >= ${seal.fromTxid}::bigint AND "txid" < ${seal.toTxid}::bigint ORDER BY "id"`;
     const problem = compareRows(seal, rows);
     if (problem) return fail(result, problem);

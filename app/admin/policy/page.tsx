@@ -1,4 +1,5 @@
 import { ApiKeys } from "@/components/api-keys";
+import { DecisionLogExport } from "@/components/audit/decision-log-export";
 import { PolicyForm } from "@/components/policy-form";
 import { agentKeys, recentAudit, tenantPolicy } from "@/lib/admin";
 import { requireRole } from "@/lib/auth/guards";
@@ -18,6 +19,8 @@ export default async function AdminPolicyPage() {
       <PolicyForm policy={policy} />
       <h2>Agent API keys</h2>
       <ApiKeys agents={serializableAgents} />
+      <h2>Decision log</h2>
+      <DecisionLogExport tenantId={user.tenantId} />
       <h2>Recent changes</h2>
       <table>
         <tbody>
