@@ -16,8 +16,9 @@ const production = process.argv.includes("--production");
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? "127.0.0.1";
 
-async function devSecret(): Promise<string> {
-  const file = path.join(stateDir, "nextauth-secret");
+/** A random secret kept in .toolgate/ (git-ignored), the same on every start. */
+async function devSecret(name: string): Promise<string> {
+  const file = path.join(stateDir, name);
   const existing = await readFile(file, "utf8").catch(() => "");
   if (existing.trim()) return existing.trim();
   const secret = randomBytes(32).toString("base64url");
@@ -65,7 +66,8 @@ if (!production || process.argv.includes("--seed")) {
 }
 
 env.NEXTAUTH_URL ??= `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`;
-env.NEXTAUTH_SECRET ??= await devSecret();
+env.NEXTAUTH_SECRET ??= await devSecret("nextauth-secret");
+env.SECRETS_KEY ??= await devSecret("secrets-key");
 const next = path.join(root, "node_modules", "next", "dist", "bin", "next");
 const code = await runChild(process.execPath, [next, production ? "start" : "dev", "-H", host, "-p", String(port)], env);
 await externals.close();

@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { createAgentKey, PolicySchema, revokeAgentKey, updatePolicy } from "@/lib/admin";
+import { createAgentKey, PolicySchema, revokeAgentKey, setWebhook, updatePolicy, WebhookSchema } from "@/lib/admin";
 import { authedAction } from "@/lib/auth/guards";
 
 export const updatePolicyAction = authedAction(PolicySchema, ["ADMIN"], async (input, user) => {
@@ -20,6 +20,12 @@ export const createKeyAction = authedAction(z.strictObject({ userId: z.string().
 
 export const revokeKeyAction = authedAction(z.strictObject({ keyId: z.string().min(1).max(100) }), ["ADMIN"], async (input, user) => {
   if (!(await revokeAgentKey(user, input.keyId))) return { ok: false, code: "not-found", message: "No such active key in your tenant." };
+  revalidatePath("/admin/policy");
+  return { ok: true, data: undefined };
+});
+
+export const setWebhookAction = authedAction(WebhookSchema.nullable(), ["ADMIN"], async (input, user) => {
+  await setWebhook(user, input);
   revalidatePath("/admin/policy");
   return { ok: true, data: undefined };
 });

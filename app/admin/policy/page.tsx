@@ -1,14 +1,15 @@
 import { ApiKeys } from "@/components/api-keys";
 import { DecisionLogExport } from "@/components/audit/decision-log-export";
 import { PolicyForm } from "@/components/policy-form";
-import { agentKeys, recentAudit, tenantPolicy } from "@/lib/admin";
+import { WebhookForm } from "@/components/webhook-form";
+import { agentKeys, hasWebhook, recentAudit, tenantPolicy } from "@/lib/admin";
 import { requireRole } from "@/lib/auth/guards";
 
 export const dynamic = "force-dynamic";
 
 export default async function AdminPolicyPage() {
   const user = await requireRole(["ADMIN"]);
-  const [policy, agents, audit] = await Promise.all([tenantPolicy(user.tenantId), agentKeys(user.tenantId), recentAudit(user.tenantId)]);
+  const [policy, agents, audit, webhook] = await Promise.all([tenantPolicy(user.tenantId), agentKeys(user.tenantId), recentAudit(user.tenantId), hasWebhook(user.tenantId)]);
   const serializableAgents = agents.map((agent) => ({
     ...agent,
     apiKeys: agent.apiKeys.map((key) => ({ ...key, createdAt: key.createdAt.toISOString(), revokedAt: key.revokedAt?.toISOString() ?? null })),
@@ -17,6 +18,8 @@ export default async function AdminPolicyPage() {
     <main>
       <h1>Policy for {user.tenantId}</h1>
       <PolicyForm policy={policy} />
+      <h2>Approval webhook</h2>
+      <WebhookForm configured={webhook} />
       <h2>Agent API keys</h2>
       <ApiKeys agents={serializableAgents} />
       <h2>Decision log</h2>
