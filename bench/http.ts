@@ -27,8 +27,12 @@ const appEnv = {
   PAYMENT_PROVIDER_URL: provider.url,
   PAYMENT_PROVIDER_SECRET: provider.secret,
   DATABASE_POOL_MAX: process.env.BENCH_POOL_MAX ?? "16",
+  // BENCH_JOBS=on runs the instance's background jobs (the decision-log sealer among them) during the load.
+  TOOLGATE_JOBS: process.env.BENCH_JOBS ?? "off",
 };
-const instance = await startInstance(3399, appEnv);
+// BENCH_PORT moves the two instances (PORT and PORT - 1) off the defaults when others share the machine.
+const PORT = Number(process.env.BENCH_PORT ?? 3399);
+const instance = await startInstance(PORT, appEnv);
 
 function treeOf(pid: number): number[] {
   try {
@@ -114,7 +118,7 @@ await instance.stop();
 
 // What limits it: a CPU profile of a fresh instance under the same mix at 64 connections (start-up included).
 const profileDir = mkdtempSync(path.join(tmpdir(), "toolgate-profile-"));
-const profiled = await startInstance(3398, appEnv, ["--cpu-prof", `--cpu-prof-dir=${profileDir}`]);
+const profiled = await startInstance(PORT - 1, appEnv, ["--cpu-prof", `--cpu-prof-dir=${profileDir}`]);
 await autocannon({ url: profiled.url, connections: 64, duration: Math.min(DURATION, 10), requests: [{ setupRequest: nextRequest as never }] });
 // The load generator hangs up on calls still running; stopping the app before they finish would leave their
 // refunds reserved and unknown, as a crash does.
