@@ -130,6 +130,9 @@ const shares = profileShares(profileIn(profileDir)).map(({ label, share }) => `|
 rmSync(profileDir, { recursive: true, force: true });
 
 const codes = await db.toolCall.groupBy({ by: ["code"], where: { tenantId: world.tenantId }, _count: true });
+const seals = await db.decisionSeal.aggregate({ where: { tenantId: world.tenantId }, _count: true });
+const sealedRows = (await db.decisionSeal.findMany({ where: { tenantId: world.tenantId }, select: { rowIds: true } })).reduce((sum, seal) => sum + seal.rowIds.length, 0);
+const loggedRows = await db.decisionLog.count({ where: { tenantId: world.tenantId } });
 const report = `
 ### HTTP throughput and latency (\`npm run bench:http\`)
 
@@ -142,6 +145,7 @@ policy (each through the fake payment provider over HTTP), over ${CONVERSATIONS}
 ${rows.join("\n")}
 
 Outcomes recorded during the runs: ${codes.map((row) => `${row.code} ${row._count}`).join(", ")}.
+Decision-log seals written meanwhile (only with \`BENCH_JOBS=on\`): ${seals._count}, covering ${sealedRows} of ${loggedRows} rows.
 
 For scale, the same \`next start\` answering a request with no credentials (401, no SQL at all), same machine and load generator:
 
