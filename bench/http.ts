@@ -27,8 +27,12 @@ const appEnv = {
   PAYMENT_PROVIDER_URL: provider.url,
   PAYMENT_PROVIDER_SECRET: provider.secret,
   DATABASE_POOL_MAX: process.env.BENCH_POOL_MAX ?? "16",
+  // BENCH_JOBS=on runs the instance's background jobs (the decision-log sealer among them) during the load.
+  TOOLGATE_JOBS: process.env.BENCH_JOBS ?? "off",
 };
-const instance = await startInstance(3399, appEnv);
+// BENCH_PORT moves the two instances (PORT and PORT - 1) off the defaults when others share the machine.
+const PORT = Number(process.env.BENCH_PORT ?? 3399);
+const instance = await startInstance(PORT, appEnv);
 
 function treeOf(pid: number): number[] {
   try {
@@ -114,7 +118,7 @@ await instance.stop();
 
 // What limits it: a CPU profile of a fresh instance under the same mix at 64 connections (start-up included).
 const profileDir = mkdtempSync(path.join(tmpdir(), "toolgate-profile-"));
-const profiled = await startInstance(3398, appEnv, ["--cpu-prof", `--cpu-prof-dir=${profileDir}`]);
+const profiled = await startInstance(PORT - 1, appEnv, ["--cpu-prof", `--cpu-prof-dir=${profileDir}`]);
 await autocannon({ url: profiled.url, connections: 64, duration: Math.min(DURATION, 10), requests: [{ setupRequest: nextRequest as never }] });
 // The load generator hangs up on calls still running; stopping the app before they finish would leave their
 // refunds reserved and unknown, as a crash does.
@@ -126,6 +130,9 @@ const shares = profileShares(profileIn(profileDir)).map(({ label, share }) => `|
 rmSync(profileDir, { recursive: true, force: true });
 
 const codes = await db.toolCall.groupBy({ by: ["code"], where: { tenantId: world.tenantId }, _count: true });
+const seals = await db.decisionSeal.aggregate({ where: { tenantId: world.tenantId }, _count: true });
+const sealedRows = (await db.decisionSeal.findMany({ where: { tenantId: world.tenantId }, select: { rowIds: true } })).reduce((sum, seal) => sum + seal.rowIds.length, 0);
+const loggedRows = await db.decisionLog.count({ where: { tenantId: world.tenantId } });
 const report = `
 ### HTTP throughput and latency (\`npm run bench:http\`)
 
@@ -138,6 +145,7 @@ policy (each through the fake payment provider over HTTP), over ${CONVERSATIONS}
 ${rows.join("\n")}
 
 Outcomes recorded during the runs: ${codes.map((row) => `${row.code} ${row._count}`).join(", ")}.
+Decision-log seals written meanwhile (only with \`BENCH_JOBS=on\`): ${seals._count}, covering ${sealedRows} of ${loggedRows} rows.
 
 For scale, the same \`next start\` answering a request with no credentials (401, no SQL at all), same machine and load generator:
 

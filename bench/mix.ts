@@ -1,6 +1,6 @@
 import { db } from "../lib/db";
 import { newId } from "../lib/ids";
-import { createWorld, type World } from "../tests/support/world";
+import { createWorld, NO_CEILINGS, type World } from "../tests/support/world";
 
 // The agent workload of the load benchmarks: 70% get_order, 20% rejected proposals (a string amount fails the
 // schema), 10% refunds within policy, spread over many conversations whose orders never run out of refundable
@@ -20,7 +20,7 @@ export interface MixCall {
 }
 
 export async function createMix(conversationCount: number, firstOrderNumber: number): Promise<Mix> {
-  const world = await createWorld({ autoLimitCents: 100_000, sessionCapCents: 2_000_000_000, maxAutoWrites: 100_000_000, rateConversationPerMin: 1_000_000, rateKeyPerMin: 1_000_000 });
+  const world = await createWorld({ autoLimitCents: 100_000, sessionCapCents: 2_000_000_000, maxAutoWrites: 100_000_000, rateConversationPerMin: 1_000_000, rateKeyPerMin: 1_000_000, ...NO_CEILINGS });
   const conversations: Mix["conversations"] = [];
   for (let i = 0; i < conversationCount; i++) {
     const order = `ord_${firstOrderNumber + i}`;

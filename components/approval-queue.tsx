@@ -113,6 +113,17 @@ export function ApprovalQueue({ items }: { items: (Omit<QueueItem, "createdAt" |
                     {formatMoney(preview.order.refundable_cents, preview.order.currency)}
                   </td>
                 </tr>
+                {preview.ceiling && (
+                  <tr>
+                    <th>Why approval</th>
+                    <td data-testid="preview-ceiling">
+                      {preview.ceiling.name === "agent_daily_ceiling_cents" ? "the agent's" : "the tenant's"} {preview.ceiling.window_hours}-hour ceiling:{" "}
+                      {formatMoney(preview.ceiling.used_cents, preview.impact.currency)} executed without approval of{" "}
+                      {formatMoney(preview.ceiling.limit_cents, preview.impact.currency)}, this call adds{" "}
+                      {formatMoney(preview.impact.amount_cents, preview.impact.currency)}
+                    </td>
+                  </tr>
+                )}
               </tbody>
             </table>
             <p>

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { createApiKey } from "./auth/api-keys";
 import { liveSessions } from "./auth/sessions";
 import { db } from "./db";
+import { encryptSecret, webhookSecretContext, webhookUrlContext } from "./secrets";
 import type { Prisma } from "./generated/prisma/client";
 
 const Cents = z.coerce.number().int().min(0).max(10_000_000);
@@ -11,10 +12,21 @@ export const PolicySchema = z.strictObject({
   sessionCapCents: Cents,
   maxAutoWrites: z.coerce.number().int().min(0).max(1000),
   approvalTtlSeconds: z.coerce.number().int().min(30).max(7 * 24 * 3600),
+  agentDailyCeilingCents: Cents,
+  tenantDailyCeilingCents: Cents,
+  rateOpenPerMin: z.coerce.number().int().min(1).max(100_000),
 });
 export type PolicyInput = z.infer<typeof PolicySchema>;
 
-const POLICY_SELECT = { autoLimitCents: true, sessionCapCents: true, maxAutoWrites: true, approvalTtlSeconds: true } as const;
+const POLICY_SELECT = {
+  autoLimitCents: true,
+  sessionCapCents: true,
+  maxAutoWrites: true,
+  approvalTtlSeconds: true,
+  agentDailyCeilingCents: true,
+  tenantDailyCeilingCents: true,
+  rateOpenPerMin: true,
+} as const;
 
 export async function tenantPolicy(tenantId: string) {
   return db.tenant.findUniqueOrThrow({ where: { id: tenantId }, select: POLICY_SELECT });
@@ -37,6 +49,28 @@ export async function updatePolicy(admin: Admin, input: PolicyInput) {
     await audit(tx, admin, "policy.updated", { before, after });
     return after;
   });
+}
+
+export const WebhookSchema = z.strictObject({
+  url: z.url({ protocol: /^https?$/ }).max(2000),
+  secret: z.string().min(16).max(200),
+});
+export type WebhookInput = z.infer<typeof WebhookSchema>;
+
+/** Sets (or with null, removes) the tenant's approval webhook; URL and secret are stored encrypted, the audit names neither. */
+export async function setWebhook(admin: Admin, input: WebhookInput | null) {
+  const data = input
+    ? { webhookUrl: encryptSecret(input.url, webhookUrlContext(admin.tenantId)), webhookSecret: encryptSecret(input.secret, webhookSecretContext(admin.tenantId)) }
+    : { webhookUrl: null, webhookSecret: null };
+  await db.$transaction(async (tx) => {
+    await tx.tenant.update({ where: { id: admin.tenantId }, data, select: { id: true } });
+    await audit(tx, admin, input ? "webhook.set" : "webhook.removed", input ? { host: new URL(input.url).host } : {});
+  });
+}
+
+export async function hasWebhook(tenantId: string): Promise<boolean> {
+  const tenant = await db.tenant.findUniqueOrThrow({ where: { id: tenantId }, select: { webhookUrl: true } });
+  return tenant.webhookUrl !== null;
 }
 
 export async function agentKeys(tenantId: string) {

@@ -1,5 +1,7 @@
 import { expireDue } from "./approvals/expiry";
+import { sealDecisionLog } from "./audit/seal";
 import { sql } from "./db";
+import { pruneAutoExposure } from "./gateway/policy";
 import { pruneRateBuckets } from "./gateway/rate";
 import { pruneLiveWatches } from "./live";
 import { logError } from "./log";
@@ -8,7 +10,8 @@ import { reconcileRefunds } from "./payments/reconcile";
 
 // Background work of a running app instance. Every job is safe to run on several instances at once: the
 // outbox claims rows with SKIP LOCKED, settling and expiry move only rows still in their old state, pruning
-// drops only ended rate windows and expired live-view watches.
+// drops only ended rate windows, expired live-view watches and exposure past its 24-hour window; one sealer at a
+// time holds an advisory lock and seals only rows whose transactions have finished.
 
 interface Job {
   name: string;
@@ -54,6 +57,8 @@ export function startJobs(): void {
       every(Number(process.env.EXPIRY_INTERVAL_MS ?? 10_000), "expiry", () => expireDue()),
       every(Number(process.env.RATE_PRUNE_INTERVAL_MS ?? 60_000), "rate-prune", () => pruneRateBuckets(sql)),
       every(Number(process.env.WATCH_PRUNE_INTERVAL_MS ?? 60_000), "watch-prune", () => pruneLiveWatches()),
+      every(Number(process.env.SEAL_INTERVAL_MS ?? 10_000), "seal", () => sealDecisionLog()),
+      every(Number(process.env.EXPOSURE_PRUNE_INTERVAL_MS ?? 600_000), "exposure-prune", () => pruneAutoExposure(sql)),
     ],
   };
 }

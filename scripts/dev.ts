@@ -68,8 +68,8 @@ try {
   closers.push(() => rm(lockFile, { force: true }));
   if (process.argv.includes("--reset") && existsSync(stateDir)) {
     await removeEmbeddedDatabase(stateDir);
-    for (const entry of ["dev-keys.json", "nextauth-secret"]) await rm(path.join(stateDir, entry), { force: true });
-    console.log("--reset: removed the embedded database, the demo API keys and the session secret in .toolgate/");
+    for (const entry of ["dev-keys.json", "nextauth-secret", "secrets-key"]) await rm(path.join(stateDir, entry), { force: true });
+    console.log("--reset: removed the embedded database, the demo API keys, the session secret and the stored-secrets key in .toolgate/");
   }
   await assertPortFree(port, "the app", "PORT");
 
@@ -110,6 +110,8 @@ try {
 
   env.NEXTAUTH_URL ??= `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`;
   env.NEXTAUTH_SECRET ??= await keptSecret(path.join(stateDir, "nextauth-secret"), 32);
+  // Encrypts the webhook URL and signing secret stored per tenant (production sets SECRETS_KEY itself).
+  env.SECRETS_KEY ??= await keptSecret(path.join(stateDir, "secrets-key"), 32);
   const next = path.join(root, "node_modules", "next", "dist", "bin", "next");
   code = stopping ? 0 : await runChild(process.execPath, [next, production ? "start" : "dev", "-H", host, "-p", String(port)], env);
   if (stopping) code = 0;

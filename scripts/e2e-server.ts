@@ -21,6 +21,7 @@ const env = {
   TOOLGATE_KEYS_FILE: path.join(".toolgate", "e2e-keys.json"),
   NEXTAUTH_URL: `http://127.0.0.1:${port}`,
   NEXTAUTH_SECRET: process.env.E2E_NEXTAUTH_SECRET ?? "e2e-only-secret-not-for-production",
+  SECRETS_KEY: process.env.SECRETS_KEY ?? Buffer.from("e2e-only-secrets-key-32-bytes!!!").toString("base64"),
 };
 const tsx = path.join("node_modules", "tsx", "dist", "cli.mjs");
 const seeded = spawn(process.execPath, [tsx, "scripts/seed.ts", "--allow-production"], { stdio: "inherit", env });

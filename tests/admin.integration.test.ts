@@ -11,11 +11,26 @@ describe("admin: policy and keys", () => {
     expect(PolicySchema.safeParse({ autoLimitCents: 1.5, sessionCapCents: 1, maxAutoWrites: 1, approvalTtlSeconds: 60 }).success).toBe(false);
     expect(PolicySchema.safeParse({ autoLimitCents: 1, sessionCapCents: 1, maxAutoWrites: 1, approvalTtlSeconds: 5 }).success).toBe(false);
     const admin = { id: world.users.admin, tenantId: world.tenantId };
-    const input = PolicySchema.parse({ autoLimitCents: "2000", sessionCapCents: "6000", maxAutoWrites: "2", approvalTtlSeconds: "600" });
+    const ceilings = { agentDailyCeilingCents: "20000", tenantDailyCeilingCents: "50000", rateOpenPerMin: "10" };
+    expect(PolicySchema.safeParse({ autoLimitCents: 1, sessionCapCents: 1, maxAutoWrites: 1, approvalTtlSeconds: 60, ...ceilings, tenantDailyCeilingCents: -1 }).success).toBe(false);
+    expect(PolicySchema.safeParse({ autoLimitCents: 1, sessionCapCents: 1, maxAutoWrites: 1, approvalTtlSeconds: 60, ...ceilings, rateOpenPerMin: 0 }).success).toBe(false);
+    const input = PolicySchema.parse({ autoLimitCents: "2000", sessionCapCents: "6000", maxAutoWrites: "2", approvalTtlSeconds: "600", ...ceilings });
     await updatePolicy(admin, input);
-    expect(await db.tenant.findUniqueOrThrow({ where: { id: world.tenantId } })).toMatchObject({ autoLimitCents: 2000, sessionCapCents: 6000, maxAutoWrites: 2, approvalTtlSeconds: 600 });
+    expect(await db.tenant.findUniqueOrThrow({ where: { id: world.tenantId } })).toMatchObject({
+      autoLimitCents: 2000,
+      sessionCapCents: 6000,
+      maxAutoWrites: 2,
+      approvalTtlSeconds: 600,
+      agentDailyCeilingCents: 20000,
+      tenantDailyCeilingCents: 50000,
+      rateOpenPerMin: 10,
+    });
     const [entry] = await db.auditLog.findMany({ where: { tenantId: world.tenantId } });
-    expect(entry).toMatchObject({ actorId: world.users.admin, action: "policy.updated", detail: { before: { autoLimitCents: 5000 }, after: { autoLimitCents: 2000 } } });
+    expect(entry).toMatchObject({
+      actorId: world.users.admin,
+      action: "policy.updated",
+      detail: { before: { autoLimitCents: 5000, agentDailyCeilingCents: 25000, tenantDailyCeilingCents: 100000 }, after: { autoLimitCents: 2000, agentDailyCeilingCents: 20000, tenantDailyCeilingCents: 50000 } },
+    });
     await expect(db.auditLog.delete({ where: { id: entry.id } })).rejects.toThrow(/append-only/);
   });
 

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { ALL_CODES, outcome, type Code } from "@/lib/gateway/outcome";
 import { conversationFor, newCallKey, propose } from "./support/api";
 import { useOwnExternals } from "./support/externals";
-import { createWorld, effectSnapshot, type World } from "./support/world";
+import { createWorld, effectSnapshot, NO_CEILINGS, type World } from "./support/world";
 
 // Property-based fuzzing of the whole sequence through the HTTP route: random and mutated envelopes never
 // throw, never 500, always answer a SPEC code with its own kind and stage, and act only when the call was
@@ -17,7 +17,7 @@ useOwnExternals();
 let world: World;
 let conversation: string;
 beforeAll(async () => {
-  world = await createWorld({ rateConversationPerMin: 100_000, rateKeyPerMin: 100_000, maxAutoWrites: 1_000 });
+  world = await createWorld({ rateConversationPerMin: 100_000, rateKeyPerMin: 100_000, maxAutoWrites: 1_000, ...NO_CEILINGS });
   conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
 });
 

@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import nodemailer from "nodemailer";
 import { describe, expect, it } from "vitest";
+import { setWebhook } from "@/lib/admin";
 import { db } from "@/lib/db";
 import { deliverOutbox, webhookSignature } from "@/lib/mail/outbox";
 import { conversationFor, newCallKey, propose } from "./support/api";
@@ -93,12 +94,22 @@ describe("notifications for a new approval request", () => {
     const address = hook.address() as { port: number };
     try {
       const world = await createWorld();
-      await db.tenant.update({ where: { id: world.tenantId }, data: { webhookUrl: `http://127.0.0.1:${address.port}/hook`, webhookSecret: "whsec_test" } });
+      const url = `http://127.0.0.1:${address.port}/hook`;
+      await setWebhook({ id: world.users.admin, tenantId: world.tenantId }, { url, secret: "whsec_test_0123456789" });
+      // Neither the URL nor the secret is stored in plain text, in the tenant or in the queued delivery.
+      const stored = await db.tenant.findUniqueOrThrow({ where: { id: world.tenantId }, select: { webhookUrl: true, webhookSecret: true } });
+      expect(stored.webhookUrl).toMatch(/^enc:v1:/);
+      expect(stored.webhookSecret).toMatch(/^enc:v1:/);
+      expect(JSON.stringify(stored)).not.toContain("whsec_test");
+      expect(JSON.stringify(stored)).not.toContain(String(address.port));
       const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
       const pending = await propose(world.keys.agent, conversation, {
         name: "issue_refund",
         arguments: { order_id: world.orders.o1004, amount_cents: 9000, currency: "USD", reason: "late" },
       }, newCallKey());
+      const queued = await db.outboxMessage.findMany({ where: { tenantId: world.tenantId, kind: "webhook" } });
+      expect(queued).toHaveLength(1);
+      expect(queued[0].recipient).not.toContain(String(address.port));
       await drain(world.tenantId);
       expect(received).toHaveLength(1);
       const [delivery] = received;
@@ -106,7 +117,7 @@ describe("notifications for a new approval request", () => {
       expect(payload).toMatchObject({ type: "approval.requested", approval_id: pending.json.approval!.id, amount_cents: 9000, order_id: world.orders.o1004 });
       const signature = String(delivery.headers["x-toolgate-signature"]);
       const timestamp = Number(/^t=(\d+),/.exec(signature)![1]);
-      expect(signature).toBe(webhookSignature("whsec_test", timestamp, delivery.body));
+      expect(signature).toBe(webhookSignature("whsec_test_0123456789", timestamp, delivery.body));
       expect(signature).not.toBe(webhookSignature("wrong", timestamp, delivery.body));
     } finally {
       hook.close();

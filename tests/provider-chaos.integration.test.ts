@@ -5,7 +5,7 @@ import { reconcileRefunds } from "@/lib/payments/reconcile";
 import { conversationFor, newCallKey, propose } from "./support/api";
 import { useOwnExternals } from "./support/externals";
 import { expectRefundInvariants } from "./support/invariants";
-import { createWorld } from "./support/world";
+import { createWorld, NO_CEILINGS } from "./support/world";
 
 const externals = useOwnExternals();
 
@@ -31,7 +31,7 @@ describe("a randomized fault schedule", () => {
   it(`${ATTEMPTS} refund attempts across ${WORKERS} concurrent workers keep provider = issued = refunded <= total`, async () => {
     console.log(`chaos: seed ${SEED}, ${ATTEMPTS} refund attempts, ${WORKERS} workers (CHAOS_SEED to replay)`);
     const next = random(SEED);
-    const world = await createWorld({ autoLimitCents: 100_000, sessionCapCents: 100_000_000, rateConversationPerMin: 100_000, rateKeyPerMin: 100_000 });
+    const world = await createWorld({ autoLimitCents: 100_000, sessionCapCents: 100_000_000, rateConversationPerMin: 100_000, rateKeyPerMin: 100_000, ...NO_CEILINGS });
     const base = 70_000_000 + Math.floor(next() * 9_000_000);
     const orders = Array.from({ length: 24 }, (_, index) => `ord_${base + index}`);
     await db.order.createMany({

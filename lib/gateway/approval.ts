@@ -3,6 +3,7 @@ import { notifyApprovalRequested } from "../approvals/notify";
 import { newId } from "../ids";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
 import { outcome, type Outcome } from "./outcome";
+import type { CeilingHit } from "./policy";
 import { recordLaterOutcome } from "./record";
 import type { ConversationFacts, TenantPolicy } from "./types";
 
@@ -21,6 +22,8 @@ export interface ApprovalPreview {
   };
   conversation_id: string;
   customer_id: string;
+  /** Present when the call needs approval only because it would pass a rolling 24-hour exposure ceiling. */
+  ceiling?: CeilingHit;
 }
 
 export interface PendingCall {
@@ -31,6 +34,7 @@ export interface PendingCall {
   order: OrderFacts;
   conversation: ConversationFacts;
   policy: TenantPolicy;
+  ceiling: CeilingHit | null;
   callId: string;
 }
 
@@ -52,6 +56,7 @@ export function buildPreview(call: PendingCall): ApprovalPreview {
     },
     conversation_id: call.conversation.id,
     customer_id: call.conversation.customerId,
+    ...(call.ceiling ? { ceiling: call.ceiling } : {}),
   };
 }
 

@@ -10,6 +10,8 @@ export interface ExecutableCall {
   conversation: ConversationFacts;
   impactCents: number;
   callId: string;
+  /** Set by the policy stage for an irreversible effect executed without approval (the exposure ceilings). */
+  countsTowardCeilings?: boolean;
 }
 
 /**
@@ -21,7 +23,8 @@ export async function executeCall(client: Sql, call: ExecutableCall): Promise<Ou
   if (tool.effect !== "read") {
     const change = tool.orderChanges?.(call.args, order) ?? {};
     const irreversibleCents = tool.effect === "irreversible" ? call.impactCents : 0;
-    // The order moves only at the version the checks saw, and the budgets move only with it, in one statement.
+    const exposureCents = call.countsTowardCeilings ? irreversibleCents : 0;
+    // The order moves only at the version the checks saw, and the budgets and exposure move only with it, in one statement.
     const [moved] = await client.$queryRaw<{ count: number }[]>`
       WITH moved AS (
         UPDATE "Order" SET
@@ -35,6 +38,9 @@ export async function executeCall(client: Sql, call: ExecutableCall): Promise<Ou
       ), budgets AS (
         UPDATE "Conversation" SET "writesMade" = "writesMade" + 1, "irreversibleCents" = "irreversibleCents" + ${irreversibleCents}::int
         WHERE "id" = ${conversation.id} AND EXISTS (SELECT 1 FROM moved)
+      ), exposure AS (
+        INSERT INTO "AutoExposure" ("tenantId", "agentId", "toolCallId", "amountCents")
+        SELECT ${conversation.tenantId}, ${conversation.agentId}, ${call.callId}, ${exposureCents}::int FROM moved WHERE ${exposureCents}::int > 0
       )
       SELECT count(*)::int AS "count" FROM moved`;
     if (moved.count !== 1) return outcome("order.changed");

@@ -13,7 +13,7 @@ import { lockConversation } from "./lock";
 import { checkIdempotency } from "./idempotency";
 import { bindsCallKey, outcome, type Outcome } from "./outcome";
 import { parseEnvelope, type RawProposal } from "./parse";
-import { checkPolicy } from "./policy";
+import { decidePolicy } from "./policy";
 import { checkRate, type RateCount } from "./rate";
 import { appendDecision, recordCall, UNKNOWN_TOOL, type CallRecord } from "./record";
 import { checkSchema } from "./schema";
@@ -198,15 +198,16 @@ async function decide(client: Sql, proposal: Proposal, call: ValidCall, id: stri
   const state = stage("state", () => checkState(tool, args, order));
   if (!state.ok) return finish(state.outcome);
 
-  const policy = stage("policy", () => checkPolicy(tool, conversation, proposal.policy, order, call.impactCents));
+  const policy = await stage("policy", () => decidePolicy(client, tool, conversation, proposal.policy, order, call.impactCents));
   if (!policy.ok) return finish(policy.outcome);
+  const { consequence, ceiling, countsTowardCeilings } = policy.value;
 
-  if (policy.value === "approval") {
-    const pending = await stage("approval", () => requestApproval(client, { ...call, order, conversation, policy: proposal.policy, callId: id }));
+  if (consequence === "approval") {
+    const pending = await stage("approval", () => requestApproval(client, { ...call, order, conversation, policy: proposal.policy, ceiling, callId: id }));
     record.approvalId = pending.approvalId;
     return finish(pending.outcome);
   }
-  return finish(await stage("execute", () => executeCall(client, { ...call, order, conversation, callId: id })));
+  return finish(await stage("execute", () => executeCall(client, { ...call, order, conversation, callId: id, countsTowardCeilings })));
 }
 
 async function recordEarly(

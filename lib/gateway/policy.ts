@@ -1,3 +1,4 @@
+import type { Sql } from "../db";
 import { scopesFor } from "../tools/scopes";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
 import { pass, stop, type StageResult } from "./outcome";
@@ -5,10 +6,47 @@ import type { ConversationFacts, TenantPolicy } from "./types";
 
 export type Consequence = "auto" | "approval";
 
+/** A rolling 24-hour exposure ceiling a call would pass, in the numbers the supervisor's preview shows. */
+export interface CeilingHit {
+  name: "agent_daily_ceiling_cents" | "tenant_daily_ceiling_cents";
+  limit_cents: number;
+  used_cents: number;
+  window_hours: 24;
+}
+
+export interface PolicyDecision {
+  consequence: Consequence;
+  /** Why an irreversible call that the conversation's own limits allow still needs approval. */
+  ceiling: CeilingHit | null;
+  /** An irreversible effect executed without approval: it counts toward the ceilings from now on. */
+  countsTowardCeilings: boolean;
+}
+
 /**
- * Stage 10: the agent's permission as this call read it (with the conversation, and for a write again under
- * its lock, so a revocation applies to the next call of an open conversation), the fraud hold, then the
- * tenant's consequence policy.
+ * Stage 10 of the pipeline: `checkPolicy`, then, for an irreversible call it would let run automatically, the
+ * exposure ceilings. Runs inside the write's transaction, so the ceilings' lock is held until the effect commits.
+ */
+export async function decidePolicy(
+  client: Sql,
+  tool: ToolDefinition,
+  conversation: ConversationFacts,
+  policy: TenantPolicy,
+  order: OrderFacts,
+  impactCents: number,
+): Promise<StageResult<PolicyDecision>> {
+  const checked = checkPolicy(tool, conversation, policy, order, impactCents);
+  if (!checked.ok) return checked;
+  if (checked.value === "approval" || tool.effect !== "irreversible" || impactCents === 0) {
+    return pass({ consequence: checked.value, ceiling: null, countsTowardCeilings: false });
+  }
+  const ceiling = await checkCeilings(client, conversation, impactCents);
+  return pass(ceiling ? { consequence: "approval", ceiling, countsTowardCeilings: false } : { consequence: "auto", ceiling: null, countsTowardCeilings: true });
+}
+
+/**
+ * The agent's permission as this call read it (with the conversation, and for a write again under its lock, so
+ * a revocation applies to the next call of an open conversation), the fraud hold, then the tenant's consequence
+ * policy within one conversation. Approvals re-run this part only: an approved call is not automatic.
  */
 export function checkPolicy(
   tool: ToolDefinition,
@@ -37,4 +75,34 @@ export function needsApproval(
     case "irreversible":
       return impactCents > policy.autoLimitCents || conversation.irreversibleCents + impactCents > policy.sessionCapCents;
   }
+}
+
+/**
+ * The rolling 24-hour ceilings of the conversation's agent and tenant against this impact. Takes the tenant
+ * row's lock first, for the rest of the transaction, so every automatic irreversible effect of a tenant (on any
+ * app instance) is summed and recorded one at a time; the ceilings are read under that lock too. The sums are a
+ * second statement because a statement that waited for a lock still reads other tables as they were before it
+ * waited (READ COMMITTED): only a new statement sees what the previous holder committed.
+ */
+async function checkCeilings(client: Sql, conversation: ConversationFacts, impactCents: number): Promise<CeilingHit | null> {
+  const [ceilings] = await client.$queryRaw<{ agentDailyCeilingCents: number; tenantDailyCeilingCents: number }[]>`
+    SELECT "agentDailyCeilingCents", "tenantDailyCeilingCents" FROM "Tenant" WHERE "id" = ${conversation.tenantId} FOR NO KEY UPDATE`;
+  const [used] = await client.$queryRaw<{ agent: string; tenant: string }[]>`
+    SELECT COALESCE(SUM("amountCents") FILTER (WHERE "agentId" = ${conversation.agentId}), 0)::bigint AS "agent",
+           COALESCE(SUM("amountCents"), 0)::bigint AS "tenant"
+    FROM "AutoExposure" WHERE "tenantId" = ${conversation.tenantId} AND "createdAt" > now() - interval '24 hours'`;
+  const agentUsed = Number(used.agent);
+  const tenantUsed = Number(used.tenant);
+  if (agentUsed + impactCents > ceilings.agentDailyCeilingCents) {
+    return { name: "agent_daily_ceiling_cents", limit_cents: ceilings.agentDailyCeilingCents, used_cents: agentUsed, window_hours: 24 };
+  }
+  if (tenantUsed + impactCents > ceilings.tenantDailyCeilingCents) {
+    return { name: "tenant_daily_ceiling_cents", limit_cents: ceilings.tenantDailyCeilingCents, used_cents: tenantUsed, window_hours: 24 };
+  }
+  return null;
+}
+
+/** Drops exposure rows past every window that could still count them (the job keeps the table to about a day). */
+export async function pruneAutoExposure(client: Sql): Promise<number> {
+  return client.$executeRaw`DELETE FROM "AutoExposure" WHERE "createdAt" < now() - interval '25 hours'`;
 }

@@ -52,6 +52,17 @@ export async function checkRate(
 }
 
 /**
+ * Counts one conversation opened with an API key ("o:" and its id) in the current minute against its tenant's
+ * `rateOpenPerMin`: opening conversations is what resets the per-conversation budgets, so it has a limit of its own.
+ */
+export async function countConversationOpen(client: Sql, agent: { apiKeyId: string; tenantId: string }): Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }> {
+  const [row] = await client.$queryRaw<(RateCount & { limit: number })[]>`
+    WITH counted AS (${countCall(Prisma.sql`ARRAY[${`o:${agent.apiKeyId}`}::text]`)})
+    SELECT counted.*, t."rateOpenPerMin" AS "limit" FROM counted JOIN "Tenant" t ON t."id" = ${agent.tenantId}`;
+  return row && row.count > row.limit ? { ok: false, retryAfterSeconds: Math.max(1, row.retryAfter) } : { ok: true };
+}
+
+/**
  * Drops the buckets of windows that have ended, which the next call would reset anyway, so the table holds
  * only the conversations and keys active this minute instead of every one ever used. A bucket moved into the
  * current window while this runs is re-checked by PostgreSQL and kept.

@@ -2,6 +2,7 @@ import { createHmac } from "node:crypto";
 import nodemailer, { type Transporter } from "nodemailer";
 import { db } from "../db";
 import { logError } from "../log";
+import { decryptSecret, webhookSecretContext, webhookUrlContext } from "../secrets";
 
 // The outbox: rows written inside the transaction that decided them, delivered afterwards by this sender.
 // A row is claimed (status `sending`) in its own committed statement before anything is sent, so two senders
@@ -95,12 +96,15 @@ export function webhookSignature(secret: string, timestamp: number, body: string
 async function postWebhook(row: ClaimedRow): Promise<void> {
   const tenant = await db.tenant.findUniqueOrThrow({ where: { id: row.tenantId }, select: { webhookSecret: true } });
   if (!tenant.webhookSecret) throw new Error("the tenant has no webhook secret");
+  // The recipient is the tenant's webhook URL as stored: encrypted, since such URLs often carry a token.
+  const url = decryptSecret(row.recipient, webhookUrlContext(row.tenantId));
+  const secret = decryptSecret(tenant.webhookSecret, webhookSecretContext(row.tenantId));
   const timestamp = Math.floor(Date.now() / 1000);
-  const response = await fetch(row.recipient, {
+  const response = await fetch(url, {
     method: "POST",
     headers: {
       "content-type": "application/json",
-      "x-toolgate-signature": webhookSignature(tenant.webhookSecret, timestamp, row.body),
+      "x-toolgate-signature": webhookSignature(secret, timestamp, row.body),
       "x-toolgate-delivery": row.id,
     },
     body: row.body,

@@ -18,7 +18,13 @@ export interface World {
   orders: { o1001: string; o1002: string; o1003: string; o1004: string; o1005: string; o2001: string };
 }
 
-export async function createWorld(policy: Partial<TenantPolicy> = {}): Promise<World> {
+/** The tenant's policy numbers a test may set; the rest keep their defaults. */
+export type WorldPolicy = Partial<TenantPolicy & { agentDailyCeilingCents: number; tenantDailyCeilingCents: number; rateOpenPerMin: number }>;
+
+/** Ceilings no test reaches unless it is about them. */
+export const NO_CEILINGS = { agentDailyCeilingCents: 2_000_000_000, tenantDailyCeilingCents: 2_000_000_000, rateOpenPerMin: 100_000 } as const;
+
+export async function createWorld(policy: WorldPolicy = {}): Promise<World> {
   const suffix = randomBytes(5).toString("hex");
   const tenantId = `t_${suffix}`;
   const otherTenantId = `u_${suffix}`;
@@ -35,8 +41,10 @@ export async function createWorld(policy: Partial<TenantPolicy> = {}): Promise<W
   const orders = { o1001: orderId(), o1002: orderId(), o1003: orderId(), o1004: orderId(), o1005: orderId(), o2001: orderId() };
   const passwordHash = "not-used-in-api-tests";
 
-  await db.tenant.create({ data: { id: tenantId, name: `Acme ${suffix}`, ...policy } });
-  await db.tenant.create({ data: { id: otherTenantId, name: `Globex ${suffix}`, ...policy } });
+  // Test files open a conversation per case: only the tests of the opening limit meet it.
+  const numbers = { rateOpenPerMin: 1000, ...policy };
+  await db.tenant.create({ data: { id: tenantId, name: `Acme ${suffix}`, ...numbers } });
+  await db.tenant.create({ data: { id: otherTenantId, name: `Globex ${suffix}`, ...numbers } });
   await db.user.createMany({
     data: [
       { id: users.agent, tenantId, email: `agent-${suffix}@acme.test`, name: "Agent", role: "AGENT", canRefund: true, passwordHash },

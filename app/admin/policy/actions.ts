@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { createAgentKey, endSessions, PolicySchema, revokeAgentKey, updatePolicy } from "@/lib/admin";
+import { createAgentKey, endSessions, PolicySchema, revokeAgentKey, setWebhook, updatePolicy, WebhookSchema } from "@/lib/admin";
 import { authedAction } from "@/lib/auth/guards";
 import { IdSchema } from "@/lib/security/input";
 
@@ -32,4 +32,10 @@ export const endSessionsAction = authedAction(EndSessionsSchema, ["ADMIN"], asyn
   if (count === 0) return { ok: false, code: "not-found", message: "No such live session in your tenant." };
   revalidatePath("/admin/policy");
   return { ok: true, data: { count } };
+});
+
+export const setWebhookAction = authedAction(WebhookSchema.nullable(), ["ADMIN"], async (input, user) => {
+  await setWebhook(user, input);
+  revalidatePath("/admin/policy");
+  return { ok: true, data: undefined };
 });

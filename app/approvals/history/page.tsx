@@ -1,5 +1,6 @@
 import { formatMoney } from "@/lib/money";
 import Link from "next/link";
+import { DecisionLogExport } from "@/components/audit/decision-log-export";
 import { decidedHistory, formatCursor, parseCursor } from "@/lib/approvals/queue";
 import { requireRole } from "@/lib/auth/guards";
 
@@ -13,6 +14,7 @@ export default async function ApprovalHistoryPage({ searchParams }: { searchPara
   return (
     <main>
       <h1>Decided and expired requests</h1>
+      <DecisionLogExport tenantId={user.tenantId} />
       <table>
         <thead>
           <tr>

@@ -1,8 +1,14 @@
 import { errorResponse, withAgent } from "@/lib/api/http";
 import { openConversation, OpenConversationSchema } from "@/lib/conversations";
+import { sql } from "@/lib/db";
+import { countConversationOpen } from "@/lib/gateway/rate";
 
 export async function POST(request: Request): Promise<Response> {
   return withAgent(request, async (agent) => {
+    const rate = await countConversationOpen(sql, agent);
+    if (!rate.ok) {
+      return errorResponse(429, "rate.limited", "this key opened too many conversations this minute", { "Retry-After": String(rate.retryAfterSeconds) });
+    }
     const body = await request.json().catch(() => undefined);
     const input = OpenConversationSchema.safeParse(body);
     if (!input.success) {

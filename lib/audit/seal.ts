@@ -1,0 +1,180 @@
+import { canonicalJson, sha256Hex } from "../canonical";
+import { sql, transaction, type Sql } from "../db";
+import { Prisma } from "../generated/prisma/client";
+
+// The decision log's hash chain, one per tenant, built off the hot path: appends stay a plain INSERT that never
+// waits for another, and a job seals what was appended since. A seal covers every row of one tenant whose
+// appending transaction id (`txid`) lies in [fromTxid, toTxid). `toTxid` is the oldest transaction still running
+// when the seal was made, so every row below it had committed or rolled back: a row that commits late is sealed
+// later, never skipped. Rows are hashed one by one in id order; the seal hashes that list with the previous
+// seal's hash.
+
+export const GENESIS = "0".repeat(64);
+// Any constant that no other advisory lock in the project uses: one sealer at a time, on any instance.
+const SEALER_LOCK = 7_100_115;
+const MAX_ROWS_PER_RUN = 5000;
+
+export interface LogRow {
+  id: string;
+  tenantId: string;
+  conversationId: string | null;
+  toolCallId: string | null;
+  toolName: string;
+  orderId: string | null;
+  kind: string;
+  stage: string;
+  code: string;
+  actorId: string | null;
+  replayed: boolean;
+  latencyMs: number;
+  createdAt: Date;
+  txid: string;
+}
+
+// Ids and txids come back as text so that 64-bit values never pass through a JavaScript number.
+export const LOG_ROW_COLUMNS = Prisma.raw(`"id"::text AS "id", "tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "actorId",
+  "replayed", "latencyMs", "createdAt", "txid"::text AS "txid"`);
+
+/** A row's own hash: everything it says except its id, so a row moved to another id is recognized where it went. */
+export function rowHash(row: LogRow): string {
+  const { id: _id, ...content } = row;
+  return sha256Hex(canonicalJson({ ...content, createdAt: row.createdAt.toISOString() }));
+}
+
+export interface SealLink {
+  tenantId: string;
+  seq: number;
+  fromTxid: string;
+  toTxid: string;
+  rowIds: string[];
+  rowHashes: string[];
+  prevHash: string;
+}
+
+export function sealHash(link: SealLink): string {
+  return sha256Hex(canonicalJson(link));
+}
+
+interface StoredSeal extends SealLink {
+  hash: string;
+}
+
+const SEAL_COLUMNS = Prisma.raw(
+  `"tenantId", "seq", "fromTxid"::text AS "fromTxid", "toTxid"::text AS "toTxid", "rowIds"::text[] AS "rowIds", "rowHashes", "prevHash", "hash"`,
+);
+
+/**
+ * One run of the sealing job: a seal for every tenant with rows appended since the last run. Returns how many
+ * seals it wrote; 0 when another instance is sealing right now.
+ */
+export async function sealDecisionLog(): Promise<number> {
+  return transaction(async (tx) => {
+    const [{ locked }] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${SEALER_LOCK}::bigint) AS "locked"`;
+    if (!locked) return 0;
+    const [range] = await tx.$queryRaw<{ from: string; horizon: string }[]>`
+      SELECT COALESCE(MAX("toTxid"), 0)::text AS "from", pg_snapshot_xmin(pg_current_snapshot())::text AS "horizon" FROM "DecisionSeal"`;
+    const to = await batchEnd(tx, range.from, range.horizon);
+    if (BigInt(to) <= BigInt(range.from)) return 0;
+    const rows = await tx.$queryRaw<LogRow[]>`
+      SELECT ${LOG_ROW_COLUMNS} FROM "DecisionLog" WHERE "txid" >= ${range.from}::bigint AND "txid" < ${to}::bigint ORDER BY "tenantId", "id"`;
+    const byTenant = new Map<string, LogRow[]>();
+    for (const row of rows) {
+      const list = byTenant.get(row.tenantId);
+      if (list) list.push(row);
+      else byTenant.set(row.tenantId, [row]);
+    }
+    for (const [tenantId, tenantRows] of byTenant) {
+      const [previous] = await tx.$queryRaw<StoredSeal[]>`
+        SELECT ${SEAL_COLUMNS} FROM "DecisionSeal" WHERE "tenantId" = ${tenantId} ORDER BY "seq" DESC LIMIT 1`;
+      const link: SealLink = {
+        tenantId,
+        seq: (previous?.seq ?? 0) + 1,
+        fromTxid: previous?.toTxid ?? "0",
+        toTxid: to,
+        rowIds: tenantRows.map((row) => row.id),
+        rowHashes: tenantRows.map(rowHash),
+        prevHash: previous?.hash ?? GENESIS,
+      };
+      await tx.$executeRaw`
+        INSERT INTO "DecisionSeal" ("tenantId", "seq", "fromTxid", "toTxid", "rowIds", "rowHashes", "prevHash", "hash")
+        VALUES (${tenantId}, ${link.seq}::int, ${link.fromTxid}::bigint, ${link.toTxid}::bigint, ${link.rowIds}::bigint[], ${link.rowHashes}::text[],
+                ${link.prevHash}, ${sealHash(link)})`;
+    }
+    return byTenant.size;
+  });
+}
+
+/** The end of this run's range: the horizon, or earlier so that one run seals at most about MAX_ROWS_PER_RUN rows. */
+async function batchEnd(client: Sql, from: string, horizon: string): Promise<string> {
+  const [cut] = await client.$queryRaw<{ txid: string }[]>`
+    SELECT "txid"::text AS "txid" FROM "DecisionLog" WHERE "txid" >= ${from}::bigint AND "txid" < ${horizon}::bigint
+    ORDER BY "txid" OFFSET ${MAX_ROWS_PER_RUN}::int LIMIT 1`;
+  if (!cut) return horizon;
+  // A single transaction with more rows than a batch is sealed whole.
+  return cut.txid === from ? (BigInt(from) + 1n).toString() : cut.txid;
+}
+
+export type VerifyProblem =
+  | { kind: "seal-altered" | "seal-missing" | "chain-broken"; seq: number; message: string }
+  | { kind: "altered" | "removed" | "reordered" | "inserted"; seq: number; rowId: string; message: string };
+
+export interface VerifyResult {
+  tenantId: string;
+  seals: number;
+  rowsSealed: number;
+  rowsNotYetSealed: number;
+  head: string;
+  problem: VerifyProblem | null;
+}
+
+/** Checks a tenant's chain link by link against the rows as they are now; stops at the first problem. */
+export async function verifyTenant(tenantId: string, client: Sql = sql): Promise<VerifyResult> {
+  const seals = await client.$queryRaw<StoredSeal[]>`SELECT ${SEAL_COLUMNS} FROM "DecisionSeal" WHERE "tenantId" = ${tenantId} ORDER BY "seq"`;
+  const result: VerifyResult = { tenantId, seals: seals.length, rowsSealed: 0, rowsNotYetSealed: 0, head: GENESIS, problem: null };
+  let previous: StoredSeal | null = null;
+  for (const seal of seals) {
+    const expected = { seq: (previous?.seq ?? 0) + 1, prevHash: previous?.hash ?? GENESIS, fromTxid: previous?.toTxid ?? "0" };
+    if (seal.seq !== expected.seq) return fail(result, { kind: "seal-missing", seq: expected.seq, message: `seal ${expected.seq} is missing` });
+    if (seal.prevHash !== expected.prevHash || seal.fromTxid !== expected.fromTxid) {
+      return fail(result, { kind: "chain-broken", seq: seal.seq, message: `seal ${seal.seq} does not follow seal ${seal.seq - 1}` });
+    }
+    const { hash, ...link } = seal;
+    if (sealHash(link) !== hash) return fail(result, { kind: "seal-altered", seq: seal.seq, message: `seal ${seal.seq} was altered` });
+    const rows = await client.$queryRaw<LogRow[]>`
+      SELECT ${LOG_ROW_COLUMNS} FROM "DecisionLog"
+      WHERE "tenantId" = ${tenantId} AND "txid" >= ${seal.fromTxid}::bigint AND "txid" < ${seal.toTxid}::bigint ORDER BY "id"`;
+    const problem = compareRows(seal, rows);
+    if (problem) return fail(result, problem);
+    result.rowsSealed += seal.rowIds.length;
+    result.head = seal.hash;
+    previous = seal;
+  }
+  const [pending] = await client.$queryRaw<{ count: number }[]>`
+    SELECT count(*)::int AS "count" FROM "DecisionLog" WHERE "tenantId" = ${tenantId} AND "txid" >= ${previous?.toTxid ?? "0"}::bigint`;
+  result.rowsNotYetSealed = pending.count;
+  return result;
+}
+
+function fail(result: VerifyResult, problem: VerifyProblem): VerifyResult {
+  return { ...result, problem };
+}
+
+/** The first row, in id order, where the rows now differ from what the seal recorded. */
+function compareRows(seal: StoredSeal, rows: LogRow[]): VerifyProblem | null {
+  const sealedAt = new Map(seal.rowIds.map((id, index) => [id, index]));
+  const sealedHashes = new Set(seal.rowHashes);
+  const current = new Map(rows.map((row) => [row.id, row]));
+  const ids = [...new Set([...seal.rowIds, ...current.keys()])].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0));
+  for (const id of ids) {
+    const index = sealedAt.get(id);
+    const row = current.get(id);
+    const where = { seq: seal.seq, rowId: id };
+    if (index === undefined) return { kind: "inserted", ...where, message: `row ${id} was added to seal ${seal.seq}'s range after it was sealed` };
+    if (!row) return { kind: "removed", ...where, message: `row ${id} was removed (sealed in seal ${seal.seq})` };
+    const hash = rowHash(row);
+    if (hash === seal.rowHashes[index]) continue;
+    if (sealedHashes.has(hash)) return { kind: "reordered", ...where, message: `row ${id} holds what seal ${seal.seq} recorded for another row: rows were reordered` };
+    return { kind: "altered", ...where, message: `row ${id} was altered after seal ${seal.seq}` };
+  }
+  return null;
+}

@@ -1,0 +1,37 @@
+import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+
+// Secrets the host must use again (a tenant's webhook URL and signing secret) are stored encrypted with
+// AES-256-GCM under SECRETS_KEY, never in plain text. Each value is bound to where it is stored (`context`, e.g.
+// "Tenant.webhookSecret:t_acme"), so a ciphertext copied to another tenant or column does not open. Secrets the
+// host only compares (API keys, passwords) are hashed instead, elsewhere.
+
+const PREFIX = "enc:v1:";
+
+function key(): Buffer {
+  const text = process.env.SECRETS_KEY;
+  if (!text) throw new Error("SECRETS_KEY is not set: 32 random bytes in base64 (openssl rand -base64 32) are needed to use stored secrets");
+  const bytes = Buffer.from(text, /^[0-9a-f]{64}$/i.test(text) ? "hex" : "base64");
+  if (bytes.length !== 32) throw new Error("SECRETS_KEY must be 32 bytes, in base64 or hex");
+  return bytes;
+}
+
+export function isEncrypted(stored: string): boolean {
+  return stored.startsWith(PREFIX);
+}
+
+export function encryptSecret(plain: string, context: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", key(), iv).setAAD(Buffer.from(context));
+  const sealed = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
+  return `${PREFIX}${[iv, cipher.getAuthTag(), sealed].map((part) => part.toString("base64url")).join(".")}`;
+}
+
+export function decryptSecret(stored: string, context: string): string {
+  if (!isEncrypted(stored)) throw new Error(`${context.split(":")[0]} is stored in plain text: run npm run secrets:encrypt`);
+  const [iv, tag, sealed] = stored.slice(PREFIX.length).split(".").map((part) => Buffer.from(part, "base64url"));
+  const decipher = createDecipheriv("aes-256-gcm", key(), iv).setAAD(Buffer.from(context)).setAuthTag(tag);
+  return Buffer.concat([decipher.update(sealed), decipher.final()]).toString("utf8");
+}
+
+export const webhookUrlContext = (tenantId: string) => `Tenant.webhookUrl:${tenantId}`;
+export const webhookSecretContext = (tenantId: string) => `Tenant.webhookSecret:${tenantId}`;
