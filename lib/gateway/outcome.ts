@@ -53,7 +53,7 @@ export type Stage =
 export type Code = keyof typeof CODES;
 export const ALL_CODES = Object.keys(CODES) as Code[];
 
-export type ModelStatus = "ok" | "invalid_arguments" | "not_found" | "not_allowed" | "needs_approval" | "unavailable";
+export type ModelStatus = "ok" | "invalid_arguments" | "invalid_request" | "not_found" | "not_allowed" | "needs_approval" | "unavailable";
 
 export interface Issue {
   path: string;
@@ -80,7 +80,17 @@ export interface ModelProjection {
   status: ModelStatus;
   paths?: string[];
   result?: unknown;
+  /** For a fault of the client rather than of the arguments: what to change before sending the call again. */
+  message?: string;
 }
+
+// Faults of the calling runtime, not of the model's arguments: the model is told what its runtime must change.
+const CLIENT_FAULTS: Partial<Record<Code, string>> = {
+  "call-key.missing":
+    "The call key must be 1 to 200 printable ASCII characters. Fix the Idempotency-Key header (or _meta io.toolgate/idempotency-key), or send none: toolgate then keys the call by its content.",
+  "call-key.reused":
+    "This call key was already used for a call with other arguments. Send this call with a new call key, or with none: toolgate then keys it by its content, so an identical retry is answered with the first outcome.",
+};
 
 export function outcome(code: Code, extra: Pick<Outcome, "issues" | "result" | "approval"> = {}): Outcome {
   const [kind, stage] = CODES[code];
@@ -111,7 +121,8 @@ export function modelProjection(o: Outcome): ModelProjection {
       if (o.stage === "parse" || o.stage === "schema" || o.stage === "semantic") {
         return { status: "invalid_arguments", paths: (o.issues ?? []).map((issue) => issue.path) };
       }
-      if (o.code === "rate.limited" || o.stage === "idempotency") return { status: "unavailable" };
+      if (o.stage === "idempotency") return { status: "invalid_request", message: CLIENT_FAULTS[o.code] };
+      if (o.code === "rate.limited") return { status: "unavailable" };
       return { status: "not_allowed" };
   }
 }

@@ -8,7 +8,7 @@ import { requestApproval } from "./approval";
 import { loadContext } from "./context";
 import { executeCall } from "./execute";
 import { lockConversation } from "./lock";
-import { checkIdempotency } from "./idempotency";
+import { checkIdempotency, deriveCallKey } from "./idempotency";
 import { bindsCallKey, outcome, type Outcome } from "./outcome";
 import { parseEnvelope, type RawProposal } from "./parse";
 import { checkPolicy } from "./policy";
@@ -25,7 +25,10 @@ export interface Proposal {
   policy: TenantPolicy;
   /** The API key the call came in on; null for a signed-in person using the browser console. */
   apiKeyId: string | null;
+  /** The client's own call key for a write, if it sent one. */
   callKey: string | null;
+  /** The model provider's id for this call, when the payload carried one: the next best key (`deriveCallKey`). */
+  providerCallId?: string | null;
   raw: RawProposal;
   /** The call's rate buckets when the request's key lookup already counted it (the agent API's route). */
   rateCounted?: RateCount[];
@@ -140,11 +143,12 @@ async function decide(client: Sql, proposal: Proposal, call: ValidCall, id: stri
     outcome: outcome("host.error"),
     latencyMs: 0,
   };
+  const callKey = deriveCallKey({ explicit: proposal.callKey, providerCallId: proposal.providerCallId }, call.argsHash);
   // The key is bound only once the call owns it (past stage 8) and only by an outcome that is final.
   let ownsKey = false;
   const finish = async (result: Outcome): Promise<CallResult> => {
     record.outcome = result;
-    if (ownsKey && bindsCallKey(result)) record.callKey = proposal.callKey;
+    if (ownsKey && bindsCallKey(result)) record.callKey = callKey;
     record.latencyMs = performance.now() - startedAt;
     await recordCall(client, record);
     return { id, outcome: result, replayed: false };
@@ -155,7 +159,7 @@ async function decide(client: Sql, proposal: Proposal, call: ValidCall, id: stri
   const order = context.value;
   record.orderId = order.id;
 
-  const idempotency = await checkIdempotency(client, tool, conversation.id, proposal.callKey, call.argsHash);
+  const idempotency = await checkIdempotency(client, tool, conversation.id, callKey, call.argsHash);
   if (!idempotency.ok) return finish(idempotency.outcome);
   const { replay } = idempotency.value;
   ownsKey = tool.effect !== "read";

@@ -16,6 +16,11 @@ export function findTool(name: string): ToolDefinition | undefined {
   return BY_NAME.get(name);
 }
 
+/** The tools a conversation exposes, in registry order. */
+export function exposedTools(names: readonly string[]): ToolDefinition[] {
+  return TOOLS.filter((tool) => names.includes(tool.name));
+}
+
 export const DEFINITION_FORMATS = ["toolgate", "openai", "anthropic", "mcp"] as const;
 export type DefinitionFormat = (typeof DEFINITION_FORMATS)[number];
 

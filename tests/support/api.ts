@@ -49,7 +49,7 @@ export interface CallBody {
   stage: string;
   code: string;
   issues?: { path: string; problem: string }[];
-  model: { status: string; paths?: string[]; result?: unknown };
+  model: { status: string; paths?: string[]; result?: unknown; message?: string; reason?: string };
   result?: Record<string, unknown>;
   approval?: { id: string; expires_at: string; preview: Record<string, any> };
   replayed?: boolean;
