@@ -129,7 +129,7 @@ describe("tool definitions per provider, from the same zod schemas", () => {
       (schema.additionalProperties === false &&
         JSON.stringify([...(schema.required ?? [])].sort()) === JSON.stringify(Object.keys(schema.properties ?? {}).sort()) &&
         Object.values(schema.properties ?? {}).every((inner) => strict(inner as Record<string, any>)));
-    expect(json.tools).toHaveLength(4);
+    expect(json.tools).toHaveLength(5);
     for (const tool of json.tools) {
       expect(tool).toMatchObject({ type: "function", function: { strict: true } });
       expect(strict(tool.function.parameters)).toBe(true);

@@ -52,7 +52,7 @@ describe("the SPEC outcome table and the model projection", () => {
   });
 
   it("fixes kind and stage by code, for every code of the SPEC", () => {
-    expect(ALL_CODES).toHaveLength(34);
+    expect(ALL_CODES).toHaveLength(36);
     expect(outcome("rate.limited")).toEqual({ kind: "rejected", stage: "rate", code: "rate.limited" });
     expect(outcome("scope.missing")).toMatchObject({ kind: "denied", stage: "scope" });
     expect(outcome("refund.in-progress")).toMatchObject({ kind: "unavailable", stage: "state" });

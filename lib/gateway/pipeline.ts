@@ -2,7 +2,7 @@ import { canonicalJson, sha256Hex } from "../canonical";
 import { sql, transaction, type Sql } from "../db";
 import { newId } from "../ids";
 import { logError } from "../log";
-import type { ToolDefinition } from "../tools/types";
+import { readsCalls, type AnyTool, type ToolDefinition } from "../tools/types";
 import { checkAllowlist } from "./allowlist";
 import { requestApproval } from "./approval";
 import { loadContext } from "./context";
@@ -41,8 +41,8 @@ export interface CallResult {
   retryAfterSeconds?: number;
 }
 
-interface ValidCall {
-  tool: ToolDefinition;
+interface ValidCall<T extends AnyTool = AnyTool> {
+  tool: T;
   args: Record<string, unknown>;
   argsCanonical: string;
   argsHash: string;
@@ -119,7 +119,7 @@ function validate(
   const argsCanonical = canonicalJson(args);
   return {
     ok: true,
-    call: { tool, args, argsCanonical, argsHash: sha256Hex(argsCanonical), impactCents: tool.impactCents(args) },
+    call: { tool, args, argsCanonical, argsHash: sha256Hex(argsCanonical), impactCents: readsCalls(tool) ? 0 : tool.impactCents(args) },
   };
 }
 
@@ -127,7 +127,14 @@ function validate(
  * Stages 7-13 against data. A write runs inside one transaction that first locks the conversation row,
  * so its budgets and call keys are read and written by one call at a time.
  */
-async function decide(client: Sql, proposal: Proposal, call: ValidCall, id: string, startedAt: number): Promise<CallResult> {
+async function decide(client: Sql, proposal: Proposal, validCall: ValidCall, id: string, startedAt: number): Promise<CallResult> {
+  const { tool: anyTool } = validCall;
+  if (readsCalls(anyTool)) {
+    const read = await anyTool.readCalls({ client, args: validCall.args, conversationId: proposal.conversation.id });
+    await recordEarly({ id, tenantId: proposal.conversation.tenantId, conversationId: proposal.conversation.id, toolName: anyTool.name, approvalId: null, outcome: read }, startedAt);
+    return { id, outcome: read, replayed: false };
+  }
+  const call = { ...validCall, tool: anyTool };
   const { tool, args } = call;
   const conversation = tool.effect === "read" ? proposal.conversation : await lockConversation(client, proposal.conversation);
   const record: CallRecord = {

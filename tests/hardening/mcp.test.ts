@@ -37,7 +37,7 @@ describe("MCP server at /api/mcp", () => {
   it("lists only the conversation's tools, with the schemas the gateway enforces", async () => {
     const client = await connectMcp(instance.url, world.keys.agent, conversation);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(["get_order", "issue_refund", "update_shipping_address", "send_status_email"]);
+    expect(tools.map((tool) => tool.name)).toEqual(["get_order", "issue_refund", "update_shipping_address", "send_status_email", "get_call_status"]);
     expect(tools[1].inputSchema).toMatchObject({ type: "object", additionalProperties: false, required: ["order_id", "amount_cents", "currency", "reason"] });
     await client.close();
   });
