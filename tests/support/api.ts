@@ -67,8 +67,8 @@ export async function propose(key: string, conversationId: string, body: unknown
   return read<CallBody>(await proposeRoute(request, params(conversationId)));
 }
 
-export async function getToolCall(key: string, id: string) {
-  const request = new Request(`${BASE}/tool-calls/${id}`, { headers: auth(key) });
+export async function getToolCall(key: string, id: string, query = "", signal?: AbortSignal) {
+  const request = new Request(`${BASE}/tool-calls/${id}${query}`, { headers: auth(key), signal });
   return read<CallBody>(await toolCallRoute(request, params(id)));
 }
 
