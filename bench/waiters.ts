@@ -63,7 +63,8 @@ function getJson(url: string): Promise<Record<string, unknown>> {
 async function idleCost(): Promise<{ app: number; postgres: number }> {
   const before = { app: appCpu(), postgres: pgCpu() };
   await sleep(IDLE_S * 1000);
-  return { app: (appCpu() - before.app) / IDLE_S, postgres: (pgCpu() - before.postgres) / IDLE_S };
+  // A backend that exits during the window takes its ticks with it: never below zero.
+  return { app: Math.max(0, appCpu() - before.app) / IDLE_S, postgres: Math.max(0, pgCpu() - before.postgres) / IDLE_S };
 }
 
 try {
@@ -110,7 +111,8 @@ try {
   const worst = Math.max(...delays);
   const within = held.filter(({ callId }, index) => codes.get(callId) === "approval.denied" && delays[index] <= 1000).length;
 
-  const pct = (cpuMsPerSecond: number) => `${(cpuMsPerSecond / 10).toFixed(1)}% of a core`;
+  const resolution = 10 / IDLE_S / 10;
+  const pct = (cpuMsPerSecond: number) => (cpuMsPerSecond === 0 ? `under ${resolution.toFixed(1)}% of a core` : `${(cpuMsPerSecond / 10).toFixed(1)}% of a core`);
   const load = loadavg()[0].toFixed(1);
   await writeSection(
     "waiters",

@@ -41,8 +41,8 @@ export interface CallResult {
   retryAfterSeconds?: number;
 }
 
-interface ValidCall<T extends AnyTool = AnyTool> {
-  tool: T;
+interface ValidCall {
+  tool: AnyTool;
   args: Record<string, unknown>;
   argsCanonical: string;
   argsHash: string;
@@ -129,6 +129,7 @@ function validate(
  */
 async function decide(client: Sql, proposal: Proposal, validCall: ValidCall, id: string, startedAt: number): Promise<CallResult> {
   const { tool: anyTool } = validCall;
+  // A read of the conversation's own calls answers in place of the order stages; it is recorded like any call.
   if (readsCalls(anyTool)) {
     const read = await anyTool.readCalls({ client, args: validCall.args, conversationId: proposal.conversation.id });
     await recordEarly({ id, tenantId: proposal.conversation.tenantId, conversationId: proposal.conversation.id, toolName: anyTool.name, approvalId: null, outcome: read }, startedAt);
