@@ -51,6 +51,26 @@ async function heldRequest(callId: string) {
   return db.approvalRequest.findFirstOrThrow({ where: { originCallId: callId, status: "pending" } });
 }
 
+describe("what a client without a key meets", () => {
+  it("a JSON 401, and OAuth discovery answering JSON 404 at every path a client tries", async () => {
+    const conversation = await openConversation();
+    const unauthorized = await fetch(mcpUrl(conversation), { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect(unauthorized.status).toBe(401);
+    expect(await unauthorized.json()).toMatchObject({ error: { code: "auth.invalid-key" } });
+    for (const path of [
+      "/.well-known/oauth-protected-resource",
+      "/.well-known/oauth-protected-resource/api/mcp",
+      "/.well-known/oauth-authorization-server",
+      "/.well-known/openid-configuration",
+      "/api/mcp/.well-known/oauth-protected-resource",
+    ]) {
+      const response = await fetch(`${instance.url}${path}`);
+      expect([path, response.status, response.headers.get("content-type")]).toEqual([path, 404, "application/json"]);
+      expect(await response.json()).toMatchObject({ error: { code: "oauth.not-offered" } });
+    }
+  });
+});
+
 describe("the MCP SDK client with one fixed header", () => {
   it("writes, retries without a second effect, is held without an error, and waits for the decision", async () => {
     const own = await createWorld();
