@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { createDb } from "../lib/db";
 import { migrate } from "../lib/migrate";
@@ -83,4 +84,48 @@ export async function writeSection(name: string, markdown: string): Promise<void
 export function fail(message: string): never {
   console.error(`benchmark could not run: ${message}`);
   process.exit(1);
+}
+
+/** A process and all its descendants. */
+export function treeOf(pid: number): number[] {
+  try {
+    const children = execFileSync("pgrep", ["-P", String(pid)], { encoding: "utf8" }).split("\n").filter(Boolean).map(Number);
+    return [pid, ...children.flatMap(treeOf)];
+  } catch {
+    return [pid];
+  }
+}
+
+// CPU time (user + system) of a set of processes, from /proc, in milliseconds.
+const TICK_MS = 1000 / Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
+export function cpuMs(pids: number[]): number {
+  return pids.reduce((sum, id) => {
+    try {
+      const fields = readFileSync(`/proc/${id}/stat`, "utf8").split(") ")[1].split(" ");
+      return sum + (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+    } catch {
+      return sum;
+    }
+  }, 0);
+}
+export const postgresPids = () =>
+  readdirSync("/proc").filter((name) => /^\d+$/.test(name)).map(Number).filter((id) => {
+    try {
+      return readFileSync(`/proc/${id}/comm`, "utf8").trim() === "postgres";
+    } catch {
+      return false;
+    }
+  });
+
+/** The processes of the cluster serving `url`: its postmaster (found by port) and every backend under it. */
+export function clusterPids(url: string): number[] {
+  const port = new URL(url).port;
+  const postmaster = postgresPids().find((id) => {
+    try {
+      return readFileSync(`/proc/${id}/cmdline`, "utf8").split("\0").join(" ").includes(` -p ${port} `);
+    } catch {
+      return false;
+    }
+  });
+  return postmaster === undefined ? [] : treeOf(postmaster);
 }

@@ -1,12 +1,11 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { execFileSync } from "node:child_process";
 import autocannon from "autocannon";
 import { db } from "../lib/db";
 import { startFakeProvider } from "../lib/fake-provider/server";
 import { startInstance } from "../tests/support/app-instances";
-import { benchDatabase, fail, machine, writeSection } from "./common";
+import { benchDatabase, cpuMs, fail, machine, postgresPids, treeOf, writeSection } from "./common";
 import { createMix, mixCall } from "./mix";
 import { profileIn, profileShares } from "./profile";
 
@@ -34,15 +33,6 @@ const appEnv = {
 const PORT = Number(process.env.BENCH_PORT ?? 3399);
 const instance = await startInstance(PORT, appEnv);
 
-function treeOf(pid: number): number[] {
-  try {
-    const children = execFileSync("pgrep", ["-P", String(pid)], { encoding: "utf8" }).split("\n").filter(Boolean).map(Number);
-    return [pid, ...children.flatMap(treeOf)];
-  } catch {
-    return [pid];
-  }
-}
-
 function rssOfTree(pid: number): number {
   return treeOf(pid).reduce((sum, id) => {
     try {
@@ -54,26 +44,6 @@ function rssOfTree(pid: number): number {
   }, 0);
 }
 
-// CPU time (user + system) of a set of processes, from /proc, in milliseconds.
-const TICK_MS = 1000 / Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
-function cpuMs(pids: number[]): number {
-  return pids.reduce((sum, id) => {
-    try {
-      const fields = readFileSync(`/proc/${id}/stat`, "utf8").split(") ")[1].split(" ");
-      return sum + (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-    } catch {
-      return sum;
-    }
-  }, 0);
-}
-const postgresPids = () =>
-  readdirSync("/proc").filter((name) => /^\d+$/.test(name)).map(Number).filter((id) => {
-    try {
-      return readFileSync(`/proc/${id}/comm`, "utf8").trim() === "postgres";
-    } catch {
-      return false;
-    }
-  });
 function cpuSnapshot() {
   return { app: cpuMs(treeOf(instance.pid)), postgres: cpuMs(postgresPids()), generator: cpuMs([process.pid]) };
 }

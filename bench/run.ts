@@ -8,7 +8,7 @@ import path from "node:path";
 const tsx = path.join("node_modules", "tsx", "dist", "cli.mjs");
 const build = spawnSync(process.execPath, [path.join("node_modules", "next", "dist", "bin", "next"), "build"], { stdio: "inherit" });
 if (build.status !== 0) process.exit(build.status ?? 1);
-for (const bench of ["overhead", "http", "durable", "scale", "sign-in-flood"]) {
+for (const bench of ["overhead", "http", "durable", "scale", "sign-in-flood", "waiters"]) {
   console.log(`\n=== bench ${bench} ===`);
   const run = spawnSync(process.execPath, [tsx, "--conditions=react-server", `bench/${bench}.ts`], { stdio: "inherit", env: process.env });
   if (run.status !== 0) {

@@ -46,6 +46,11 @@ export async function stopLive(): Promise<void> {
   await (await live?.client)?.end();
 }
 
+/** Whether this process holds its LISTEN connection; without it, notices do not arrive and waiters must look. */
+export async function listening(): Promise<boolean> {
+  return (await hub().client) !== null;
+}
+
 /** Calls `listener` whenever the conversation's calls change; returns the unsubscribe function. */
 export function subscribe(conversationId: string, listener: Listener): () => void {
   const { listeners } = hub();
@@ -67,14 +72,16 @@ export interface Watch {
 }
 
 /**
- * Records an open live view of the conversation: writers notify only watched conversations (lib/gateway/record.ts).
- * The view refreshes it while open and ends it when it closes.
+ * Records an open live view (or a waiter) of the conversation: writers notify only watched conversations
+ * (lib/gateway/record.ts). The view refreshes it while open and ends it when it closes. Writing the watch takes a
+ * key-share lock on the conversation row, which every writer locks first: a change committed after the watch is
+ * notified, and one committed before it is visible to a read made after it.
  */
-export async function watchConversation(conversationId: string): Promise<Watch> {
+export async function watchConversation(conversationId: string, ttlMs = WATCH_TTL_MS): Promise<Watch> {
   const id = newId("lw");
   // Upserted, so a watch pruned while its view was stalled comes back with the next refresh.
   const save = async () => {
-    const expiresAt = new Date(Date.now() + WATCH_TTL_MS);
+    const expiresAt = new Date(Date.now() + ttlMs);
     await db.liveWatch.upsert({ where: { id }, create: { id, conversationId, expiresAt }, update: { expiresAt }, select: { id: true } });
   };
   await save();

@@ -102,7 +102,7 @@ describe("agent API authentication and ownership", () => {
   it("the model-facing tool definitions come from the zod schemas, strict and complete", async () => {
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana, tools: ["get_order", "issue_refund"] });
     const { json } = await getTools(world.keys.agent, conversation);
-    expect(json.tools.map((tool) => tool.name)).toEqual(["get_order", "issue_refund"]);
+    expect(json.tools.map((tool) => tool.name)).toEqual(["get_order", "issue_refund", "get_call_status"]);
     const refund = json.tools[1].input_schema as Record<string, any>;
     expect(refund).toMatchObject({
       type: "object",

@@ -129,11 +129,34 @@ describe("tool definitions per provider, from the same zod schemas", () => {
       (schema.additionalProperties === false &&
         JSON.stringify([...(schema.required ?? [])].sort()) === JSON.stringify(Object.keys(schema.properties ?? {}).sort()) &&
         Object.values(schema.properties ?? {}).every((inner) => strict(inner as Record<string, any>)));
-    expect(json.tools).toHaveLength(4);
+    expect(json.tools).toHaveLength(5);
     for (const tool of json.tools) {
       expect(tool).toMatchObject({ type: "function", function: { strict: true } });
       expect(strict(tool.function.parameters)).toBe(true);
     }
+  });
+
+  it("every model-facing pattern is one that mainstream regex engines compile: no \\p{...}, no lookbehind, no \\u", async () => {
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const { json } = await getToolsAs(world.keys.agent, conversation, "mcp");
+    const patterns: string[] = [];
+    const collect = (schema: unknown): void => {
+      if (typeof schema !== "object" || schema === null) return;
+      for (const [key, value] of Object.entries(schema)) {
+        if (key === "pattern" && typeof value === "string") patterns.push(value);
+        else collect(value);
+      }
+    };
+    collect(json.tools);
+    expect(patterns.length).toBeGreaterThanOrEqual(4);
+    for (const pattern of patterns) {
+      expect(pattern).not.toMatch(/\\[pPu]|\(\?<|\(\?[=!]/);
+      // Without the u flag, as engines without Unicode property classes read it, and with it.
+      expect(() => new RegExp(pattern)).not.toThrow();
+      expect(() => new RegExp(pattern, "u")).not.toThrow();
+    }
+    const line1 = json.tools.find((tool) => tool.name === "update_shipping_address")!.inputSchema.properties.line1.pattern;
+    expect(new RegExp(line1).test("4 Elm\nSt")).toBe(false);
   });
 
   it("an unknown format is a 400", async () => {

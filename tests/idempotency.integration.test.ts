@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
-import { conversationFor, newCallKey, propose } from "./support/api";
+import { conversationFor, newCallKey, propose, proposeAs } from "./support/api";
 import { expectNoEffect } from "./support/effects";
 import { createWorld, type World } from "./support/world";
 
@@ -50,12 +50,58 @@ describe("call keys", () => {
     expect(reused.json).toMatchObject({ kind: "rejected", stage: "idempotency", code: "call-key.reused" });
   });
 
-  it("a write without a key: call-key.missing; a read needs none", async () => {
-    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-    const missing = await expectNoEffect(world, () => propose(world.keys.agent, conversation, refund(world.orders.o1001, 100)));
-    expect(missing.json).toMatchObject({ kind: "rejected", stage: "idempotency", code: "call-key.missing" });
-    const read = await propose(world.keys.agent, conversation, { name: "get_order", arguments: { order_id: world.orders.o1001 } });
+  it("a write without a key is keyed by its content: an identical retry replays, other arguments are a new call", async () => {
+    const own = await createWorld();
+    const conversation = await conversationFor(own.keys.agent, { customer_id: own.customers.ana });
+    const first = await propose(own.keys.agent, conversation, refund(own.orders.o1001, 100));
+    expect(first.json).toMatchObject({ kind: "executed", code: "refund.issued" });
+    const retried = await expectNoEffect(own, () => propose(own.keys.agent, conversation, refund(own.orders.o1001, 100)));
+    expect(retried.json).toEqual({ ...first.json, replayed: true });
+    const other = await propose(own.keys.agent, conversation, refund(own.orders.o1001, 101));
+    expect(other.json).toMatchObject({ code: "refund.issued" });
+    expect(other.json.id).not.toBe(first.json.id);
+    // A deliberate identical second write carries its own key.
+    const deliberate = await propose(own.keys.agent, conversation, refund(own.orders.o1001, 100), newCallKey());
+    expect(deliberate.json).toMatchObject({ code: "refund.issued" });
+    expect(deliberate.json.replayed).toBeUndefined();
+    expect(await db.refund.count({ where: { orderId: own.orders.o1001 } })).toBe(3);
+    expect((await db.order.findUniqueOrThrow({ where: { id: own.orders.o1001 } })).refundedCents).toBe(301);
+    // The content key is scoped to the conversation: the same call in another one is a new call.
+    const elsewhere = await conversationFor(own.keys.agent, { customer_id: own.customers.ana });
+    const fresh = await propose(own.keys.agent, elsewhere, refund(own.orders.o1001, 100));
+    expect(fresh.json.replayed).toBeUndefined();
+    expect(fresh.json.id).not.toBe(first.json.id);
+    const read = await propose(own.keys.agent, conversation, { name: "get_order", arguments: { order_id: own.orders.o1001 } });
     expect(read.json.code).toBe("order.read");
+  });
+
+  it("a provider's own call id keys a write: a retried payload replays, two calls with equal arguments act twice", async () => {
+    const own = await createWorld();
+    const conversation = await conversationFor(own.keys.agent, { customer_id: own.customers.ana });
+    const args = JSON.stringify({ order_id: own.orders.o1001, amount_cents: 100, currency: "USD", reason: "late" });
+    const chat = (...ids: string[]) => ({ tool_calls: ids.map((id) => ({ id, type: "function", function: { name: "issue_refund", arguments: args } })) });
+    const first = await proposeAs(own.keys.agent, conversation, "openai-chat", chat("call_a"));
+    const retried = await expectNoEffect(own, () => proposeAs(own.keys.agent, conversation, "openai-chat", chat("call_a")));
+    expect(retried.json.results[0]).toEqual({ ...first.json.results[0], replayed: true });
+    const twice = await proposeAs(own.keys.agent, conversation, "openai-chat", chat("call_b", "call_c"));
+    expect(twice.json.results.map((result) => [result.code, result.replayed])).toEqual([
+      ["refund.issued", undefined],
+      ["refund.issued", undefined],
+    ]);
+    const block = (id: string) => ({ content: [{ type: "tool_use", id, name: "issue_refund", input: JSON.parse(args) }] });
+    const anthropic = await proposeAs(own.keys.agent, conversation, "anthropic", block("toolu_1"));
+    const anthropicRetry = await proposeAs(own.keys.agent, conversation, "anthropic", block("toolu_1"));
+    expect(anthropicRetry.json.results[0]).toEqual({ ...anthropic.json.results[0], replayed: true });
+    expect(await db.refund.count({ where: { orderId: own.orders.o1001 } })).toBe(4);
+    expect((await db.order.findUniqueOrThrow({ where: { id: own.orders.o1001 } })).refundedCents).toBe(400);
+  });
+
+  it("call-key.reused tells the model what its runtime must change", async () => {
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const key = newCallKey();
+    await propose(world.keys.agent, conversation, refund(world.orders.o1001, 100), key);
+    const reused = await propose(world.keys.agent, conversation, refund(world.orders.o1001, 102), key);
+    expect(reused.json.model).toEqual({ status: "invalid_request", message: expect.stringContaining("new call key") });
   });
 
   it("a read binds no key: reads sent with one key each answer afresh from the order as it is now", async () => {

@@ -144,7 +144,7 @@ describe("blocked paths act on nothing outside", () => {
       await propose(world.keys.agent, conversation, refund({ order_id: world.orders.o1005 }), newCallKey()),
       await propose(world.keys.agent, conversation, refund({ order_id: world.orders.o1003 }), newCallKey()),
       await propose(world.keys.agent, conversation, refund({ amount_cents: 20000 }), newCallKey()),
-      await propose(world.keys.agent, conversation, refund({})),
+      await propose(world.keys.agent, conversation, refund({}), "not a key"),
       await propose(world.keys.agent2, readOnly, refund({}), newCallKey()),
       await propose(world.keys.agent, conversation, { name: "send_status_email", arguments: { order_id: world.orders.o1002 } }, newCallKey()),
       await propose(world.keys.agent, conversation, { name: "send_status_email", arguments: { order_id: world.orders.o1001, to: "x@evil.test" } }, newCallKey()),

@@ -143,8 +143,8 @@ describe("context, idempotency and state", () => {
   it("order.not-found: another customer's order", async () => {
     await refused(refund(world.orders.o1002), rejected("context", "order.not-found"));
   });
-  it("call-key.missing: a write without an Idempotency-Key", async () => {
-    await refused(refund(world.orders.o1004), rejected("idempotency", "call-key.missing"), { callKey: null });
+  it("call-key.missing: a write whose Idempotency-Key is not a key", async () => {
+    await refused(refund(world.orders.o1004), rejected("idempotency", "call-key.missing"), { callKey: "has space" });
   });
   it("call-key.reused: one key, other arguments", async () => {
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });

@@ -21,7 +21,7 @@ const read = getOrder as unknown as ToolDefinition;
 const email = sendStatusEmail as unknown as ToolDefinition;
 
 describe("the SPEC outcome table and the model projection", () => {
-  const MODEL: Record<string, { status: string; paths?: string[] }> = {
+  const MODEL: Record<string, { status: string; paths?: string[]; message?: unknown }> = {
     "rate.limited": { status: "unavailable" },
     "parse.too-large": { status: "invalid_arguments", paths: [] },
     "tool.unknown": { status: "not_allowed" },
@@ -30,8 +30,8 @@ describe("the SPEC outcome table and the model projection", () => {
     "schema.invalid": { status: "invalid_arguments", paths: [] },
     "amount.invalid": { status: "invalid_arguments", paths: [] },
     "order.not-found": { status: "not_found" },
-    "call-key.missing": { status: "unavailable" },
-    "call-key.reused": { status: "unavailable" },
+    "call-key.missing": { status: "invalid_request", message: expect.stringContaining("printable ASCII") },
+    "call-key.reused": { status: "invalid_request", message: expect.stringContaining("Send this call with a new call key, or with none") },
     "order.not-delivered": { status: "not_allowed" },
     "refund.in-progress": { status: "unavailable" },
     "agent.not-authorized": { status: "not_allowed" },
@@ -52,7 +52,7 @@ describe("the SPEC outcome table and the model projection", () => {
   });
 
   it("fixes kind and stage by code, for every code of the SPEC", () => {
-    expect(ALL_CODES).toHaveLength(34);
+    expect(ALL_CODES).toHaveLength(36);
     expect(outcome("rate.limited")).toEqual({ kind: "rejected", stage: "rate", code: "rate.limited" });
     expect(outcome("scope.missing")).toMatchObject({ kind: "denied", stage: "scope" });
     expect(outcome("refund.in-progress")).toMatchObject({ kind: "unavailable", stage: "state" });

@@ -82,7 +82,8 @@ async function decide(approver: Approver, approvalId: string, action: "approve" 
       }
 
       if (action === "deny") {
-        const denied = outcome("approval.denied");
+        const reason = note ? noteForModel(note) : "";
+        const denied = outcome("approval.denied", reason ? { reason } : {});
         await close(tx, request, "denied", approver, denied, note, startedAt);
         return { ok: true as const, approvalId, status: "denied" as const, outcome: denied };
       }
@@ -113,8 +114,11 @@ async function decide(approver: Approver, approvalId: string, action: "approve" 
         return fail("approval.retry", `${explainRecheck(recheck.outcome, recheck.order, request.impactCents)}; the request is still pending`);
       }
       if (!recheck.ok) {
-        await close(tx, request, "failed", approver, recheck.outcome, note, startedAt);
-        return fail("approval.recheck-failed", explainRecheck(recheck.outcome, recheck.order, request.impactCents), recheck.outcome);
+        const explained = explainRecheck(recheck.outcome, recheck.order, request.impactCents);
+        // The re-check's failure in words reaches the model too, except a fraud hold: that reason is internal.
+        const failed = recheck.outcome.code === "order.fraud-hold" ? recheck.outcome : { ...recheck.outcome, reason: explained };
+        await close(tx, request, "failed", approver, failed, note, startedAt);
+        return fail("approval.recheck-failed", explained, failed);
       }
       const executed = await executeCall(tx, {
         tool,
@@ -180,6 +184,15 @@ async function close(
     decision: { actorId: approver.userId, latencyMs: performance.now() - startedAt },
   });
   observeApprovalDecision(status, createdAt);
+}
+
+export const MODEL_NOTE_MAX = 280;
+
+/** A supervisor's deny note as the model may read it: one line of plain text, at most MODEL_NOTE_MAX characters. */
+export function noteForModel(note: string): string {
+  const plain = note.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, " ").replace(/\s+/g, " ").trim();
+  const characters = Array.from(plain);
+  return characters.length <= MODEL_NOTE_MAX ? plain : `${characters.slice(0, MODEL_NOTE_MAX - 1).join("")}…`;
 }
 
 /** What the supervisor reads when a re-check stops an approval: the fact that changed, in numbers. */

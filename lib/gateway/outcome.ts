@@ -15,6 +15,7 @@ const CODES = {
   "currency.invalid": ["rejected", "semantic"],
   "reason.invalid": ["rejected", "semantic"],
   "order.not-found": ["rejected", "context"],
+  "call.not-found": ["rejected", "context"],
   "call-key.missing": ["rejected", "idempotency"],
   "call-key.reused": ["rejected", "idempotency"],
   "order.not-delivered": ["rejected", "state"],
@@ -34,6 +35,7 @@ const CODES = {
   "address.updated": ["executed", "execute"],
   "email.queued": ["executed", "execute"],
   "order.read": ["executed", "execute"],
+  "call.read": ["executed", "execute"],
 } as const satisfies Record<string, readonly [Kind, Stage]>;
 
 export type Kind = "rejected" | "denied" | "pending_approval" | "unavailable" | "executed";
@@ -53,7 +55,15 @@ export type Stage =
 export type Code = keyof typeof CODES;
 export const ALL_CODES = Object.keys(CODES) as Code[];
 
-export type ModelStatus = "ok" | "invalid_arguments" | "not_found" | "not_allowed" | "needs_approval" | "pending_confirmation" | "unavailable";
+export type ModelStatus =
+  | "ok"
+  | "invalid_arguments"
+  | "invalid_request"
+  | "not_found"
+  | "not_allowed"
+  | "needs_approval"
+  | "pending_confirmation"
+  | "unavailable";
 
 export interface Issue {
   path: string;
@@ -73,6 +83,8 @@ export interface Outcome {
   issues?: Issue[];
   result?: unknown;
   approval?: ApprovalView;
+  /** Why a decided call did not execute, in plain words the model may read (never an internal reason). */
+  reason?: string;
 }
 
 /** What the agent runtime should show the model: never internal reasons such as a fraud hold. */
@@ -80,9 +92,21 @@ export interface ModelProjection {
   status: ModelStatus;
   paths?: string[];
   result?: unknown;
+  /** For a fault of the client rather than of the arguments: what to change before sending the call again. */
+  message?: string;
+  /** Why a supervisor's decision or its re-check stopped the call. */
+  reason?: string;
 }
 
-export function outcome(code: Code, extra: Pick<Outcome, "issues" | "result" | "approval"> = {}): Outcome {
+// Faults of the calling runtime, not of the model's arguments: the model is told what its runtime must change.
+const CLIENT_FAULTS: Partial<Record<Code, string>> = {
+  "call-key.missing":
+    "The call key must be 1 to 200 printable ASCII characters. Fix the Idempotency-Key header (or _meta io.toolgate/idempotency-key), or send none: toolgate then keys the call by its content.",
+  "call-key.reused":
+    "This call key was already used for a call with other arguments. Send this call with a new call key, or with none: toolgate then keys it by its content, so an identical retry is answered with the first outcome.",
+};
+
+export function outcome(code: Code, extra: Pick<Outcome, "issues" | "result" | "approval" | "reason"> = {}): Outcome {
   const [kind, stage] = CODES[code];
   return { kind, stage, code, ...extra };
 }
@@ -97,6 +121,11 @@ export const stop = (code: Code, extra?: Pick<Outcome, "issues" | "result" | "ap
 });
 
 export function modelProjection(o: Outcome): ModelProjection {
+  const shown = projectKind(o);
+  return o.reason === undefined ? shown : { ...shown, reason: o.reason };
+}
+
+function projectKind(o: Outcome): ModelProjection {
   switch (o.kind) {
     case "executed":
       return { status: "ok", result: o.result };
@@ -109,11 +138,12 @@ export function modelProjection(o: Outcome): ModelProjection {
     case "denied":
       return { status: "not_allowed" };
     case "rejected":
-      if (o.code === "order.not-found") return { status: "not_found" };
+      if (o.code === "order.not-found" || o.code === "call.not-found") return { status: "not_found" };
       if (o.stage === "parse" || o.stage === "schema" || o.stage === "semantic") {
         return { status: "invalid_arguments", paths: (o.issues ?? []).map((issue) => issue.path) };
       }
-      if (o.code === "rate.limited" || o.stage === "idempotency") return { status: "unavailable" };
+      if (o.stage === "idempotency") return { status: "invalid_request", message: CLIENT_FAULTS[o.code] };
+      if (o.code === "rate.limited") return { status: "unavailable" };
       return { status: "not_allowed" };
   }
 }

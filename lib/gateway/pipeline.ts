@@ -4,13 +4,13 @@ import { newId } from "../ids";
 import { logError, withLogContext } from "../log";
 import { countDecision } from "../metrics";
 import { span } from "../tracing";
-import type { ToolDefinition } from "../tools/types";
+import { readsCalls, type AnyTool, type ToolDefinition } from "../tools/types";
 import { checkAllowlist } from "./allowlist";
 import { requestApproval } from "./approval";
 import { loadContext } from "./context";
 import { executeCall } from "./execute";
 import { lockConversation } from "./lock";
-import { checkIdempotency } from "./idempotency";
+import { checkIdempotency, deriveCallKey } from "./idempotency";
 import { bindsCallKey, outcome, type Outcome } from "./outcome";
 import { parseEnvelope, type RawProposal } from "./parse";
 import { decidePolicy } from "./policy";
@@ -27,7 +27,10 @@ export interface Proposal {
   policy: TenantPolicy;
   /** The API key the call came in on; null for a signed-in person using the browser console. */
   apiKeyId: string | null;
+  /** The client's own call key for a write, if it sent one. */
   callKey: string | null;
+  /** The model provider's id for this call, when the payload carried one: the next best key (`deriveCallKey`). */
+  providerCallId?: string | null;
   raw: RawProposal;
   /** The call's rate buckets when the request's key lookup already counted it (the agent API's route). */
   rateCounted?: RateCount[];
@@ -41,7 +44,7 @@ export interface CallResult {
 }
 
 interface ValidCall {
-  tool: ToolDefinition;
+  tool: AnyTool;
   args: Record<string, unknown>;
   argsCanonical: string;
   argsHash: string;
@@ -138,7 +141,7 @@ function validate(
   const argsCanonical = canonicalJson(args);
   return {
     ok: true,
-    call: { tool, args, argsCanonical, argsHash: sha256Hex(argsCanonical), impactCents: tool.impactCents(args) },
+    call: { tool, args, argsCanonical, argsHash: sha256Hex(argsCanonical), impactCents: readsCalls(tool) ? 0 : tool.impactCents(args) },
   };
 }
 
@@ -146,7 +149,15 @@ function validate(
  * Stages 7-13 against data. A write runs inside one transaction that first locks the conversation row,
  * so its budgets and call keys are read and written by one call at a time.
  */
-async function decide(client: Sql, proposal: Proposal, call: ValidCall, id: string, startedAt: number): Promise<CallResult> {
+async function decide(client: Sql, proposal: Proposal, validCall: ValidCall, id: string, startedAt: number): Promise<CallResult> {
+  const { tool: anyTool } = validCall;
+  // A read of the conversation's own calls answers in place of the order stages; it is recorded like any call.
+  if (readsCalls(anyTool)) {
+    const read = await anyTool.readCalls({ client, args: validCall.args, conversationId: proposal.conversation.id });
+    await recordEarly({ id, tenantId: proposal.conversation.tenantId, conversationId: proposal.conversation.id, toolName: anyTool.name, approvalId: null, outcome: read }, startedAt);
+    return { id, outcome: read, replayed: false };
+  }
+  const call = { ...validCall, tool: anyTool };
   const { tool, args } = call;
   const conversation = tool.effect === "read" ? proposal.conversation : await stage("lock", () => lockConversation(client, proposal.conversation));
   const record: CallRecord = {
@@ -162,11 +173,12 @@ async function decide(client: Sql, proposal: Proposal, call: ValidCall, id: stri
     outcome: outcome("host.error"),
     latencyMs: 0,
   };
+  const callKey = deriveCallKey({ explicit: proposal.callKey, providerCallId: proposal.providerCallId }, call.argsHash);
   // The key is bound only once the call owns it (past stage 8) and only by an outcome that is final.
   let ownsKey = false;
   const finish = async (result: Outcome): Promise<CallResult> => {
     record.outcome = result;
-    if (ownsKey && bindsCallKey(result)) record.callKey = proposal.callKey;
+    if (ownsKey && bindsCallKey(result)) record.callKey = callKey;
     record.latencyMs = performance.now() - startedAt;
     await stage("record", () => recordCall(client, record));
     return { id, outcome: result, replayed: false };
@@ -177,7 +189,7 @@ async function decide(client: Sql, proposal: Proposal, call: ValidCall, id: stri
   const order = context.value;
   record.orderId = order.id;
 
-  const idempotency = await stage("idempotency", () => checkIdempotency(client, tool, conversation.id, proposal.callKey, call.argsHash));
+  const idempotency = await stage("idempotency", () => checkIdempotency(client, tool, conversation.id, callKey, call.argsHash));
   if (!idempotency.ok) return finish(idempotency.outcome);
   const { replay } = idempotency.value;
   ownsKey = tool.effect !== "read";

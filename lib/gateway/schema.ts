@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { ToolDefinition } from "../tools/types";
+import type { ToolFace } from "../tools/types";
 import { isPlainObject } from "./parse";
 import { pass, stop, type Code, type Issue, type StageResult } from "./outcome";
 
@@ -18,7 +18,7 @@ export interface SchemaChecked {
 }
 
 /** Stage 5: normalize strings once, refuse host-owned fields, then strict types with no coercion. */
-export function checkSchema(tool: ToolDefinition, raw: Record<string, unknown>): StageResult<SchemaChecked> {
+export function checkSchema(tool: ToolFace, raw: Record<string, unknown>): StageResult<SchemaChecked> {
   const args = normalize(raw) as Record<string, unknown>;
 
   const hostOwned = hostOwnedPaths(args, []);
@@ -69,7 +69,7 @@ function hostOwnedPaths(value: unknown, path: (string | number)[]): string[] {
   ]);
 }
 
-function semanticCode(tool: ToolDefinition, issue: z.core.$ZodIssue, args: Record<string, unknown>): Code | null {
+function semanticCode(tool: ToolFace, issue: z.core.$ZodIssue, args: Record<string, unknown>): Code | null {
   if (issue.path.length !== 1 || !VALUE_PROBLEMS.has(issue.code)) return null;
   const field = String(issue.path[0]);
   const code = tool.semanticCodes?.[field];

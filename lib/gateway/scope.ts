@@ -1,7 +1,11 @@
-import type { ToolDefinition } from "../tools/types";
+import { readsCalls, type AnyTool } from "../tools/types";
 import { pass, stop, type StageResult } from "./outcome";
 
-/** Stage 4: the conversation holds the tool's scope (fixed when it was opened, from the agent's permissions). */
-export function checkScope(tool: ToolDefinition, held: readonly string[]): StageResult<ToolDefinition> {
+/**
+ * Stage 4: the conversation holds the tool's scope (fixed when it was opened, from the agent's permissions). A tool
+ * that reads only the conversation's own calls needs none.
+ */
+export function checkScope(tool: AnyTool, held: readonly string[]): StageResult<AnyTool> {
+  if (readsCalls(tool)) return pass(tool);
   return held.includes(tool.scope) ? pass(tool) : stop("scope.missing");
 }

@@ -1,21 +1,37 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { callBody } from "../api/http";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthenticatedAgent } from "../auth/api-keys";
 import type { ConversationFacts, TenantPolicy } from "../gateway/types";
-import { modelProjection } from "../gateway/outcome";
-import { parseJsonText, type RawProposal } from "../gateway/parse";
+import { modelProjection, type Outcome } from "../gateway/outcome";
+import { isPlainObject, parseJsonText, type RawProposal } from "../gateway/parse";
 import { proposeToolCall } from "../gateway/pipeline";
-import { findTool, providerDefinition } from "../tools/registry";
+import { exposedTools, providerDefinition } from "../tools/registry";
 
 // The MCP server for one agent and one conversation, over Streamable HTTP, stateless: a fresh server and
 // transport per HTTP request, so any app instance can answer any request. tools/call goes through the same
-// gateway function as the HTTP API; outcomes other than executed are tool results with isError and the
-// model projection, never protocol errors. Only a tool the conversation does not expose is a protocol error.
+// gateway function as the HTTP API. Every outcome is a tool result carrying the model projection as structured
+// content; executed and held calls are normal results, the others have isError. Only a tool the conversation
+// does not expose is a protocol error.
 
 /** Where a runtime puts its call key for a write: host metadata of the request, never an argument. */
 export const MCP_CALL_KEY_META = "io.toolgate/idempotency-key";
+
+/** The structured content of every tool result: the model projection plus the call's id (and a held call's expiry). */
+export const MCP_OUTPUT_SCHEMA = {
+  type: "object",
+  properties: {
+    status: { type: "string", enum: ["ok", "invalid_arguments", "invalid_request", "not_found", "not_allowed", "needs_approval", "unavailable"] },
+    call_id: { type: "string" },
+    result: {},
+    paths: { type: "array", items: { type: "string" } },
+    message: { type: "string" },
+    reason: { type: "string" },
+    expires_at: { type: "string" },
+    replayed: { type: "boolean" },
+  },
+  required: ["status", "call_id"],
+} as const;
 
 interface Bound {
   agent: AuthenticatedAgent;
@@ -23,17 +39,44 @@ interface Bound {
   policy: TenantPolicy;
 }
 
-function buildServer(bound: Bound, headerKey: string | null): Server {
+/** The explicit keys of one HTTP request: a header key is one call's key, so each call of a batch gets its own. */
+interface RequestKeys {
+  header: string | null;
+  batch: boolean;
+}
+
+/** What an MCP client gets for one call: the model's projection, never the internal code behind it. */
+export function mcpToolResult(callId: string, result: Outcome, replayed: boolean) {
+  const structured = {
+    ...modelProjection(result),
+    call_id: callId,
+    ...(result.approval && result.kind === "pending_approval" ? { expires_at: result.approval.expires_at } : {}),
+    ...(replayed ? { replayed: true } : {}),
+  };
+  return {
+    content: [{ type: "text" as const, text: JSON.stringify(structured) }],
+    structuredContent: structured,
+    isError: result.kind !== "executed" && result.kind !== "pending_approval",
+  };
+}
+
+// Thrown as a plain error with a JSON-RPC code: the SDK's McpError would put "MCP error -32602:" into the message
+// that the client's McpError prefixes again.
+const protocolError = (code: number, message: string) => Object.assign(new Error(message), { code });
+
+function buildServer(bound: Bound, keys: RequestKeys): Server {
   const server = new Server({ name: "toolgate", version: "0.1.0" }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: bound.conversation.tools.flatMap((name) => {
-      const tool = findTool(name);
-      return tool ? [providerDefinition(tool, "mcp") as { name: string; description: string; inputSchema: { type: "object" } }] : [];
-    }),
+    tools: exposedTools(bound.conversation.tools).map((tool) => ({
+      ...(providerDefinition(tool, "mcp") as { name: string; description: string; inputSchema: { type: "object" } }),
+      outputSchema: MCP_OUTPUT_SCHEMA as unknown as { type: "object" },
+      annotations: { readOnlyHint: tool.effect === "read", destructiveHint: tool.effect === "irreversible", openWorldHint: false },
+    })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args, _meta: meta } = request.params;
     const metaKey = meta?.[MCP_CALL_KEY_META];
+    const headerKey = keys.header === null ? null : keys.batch ? `${keys.header}:${String(extra.requestId)}` : keys.header;
     const envelope = `{"name":${JSON.stringify(name)},"arguments":${JSON.stringify(args ?? {})}}`;
     const call = await proposeToolCall({
       conversation: bound.conversation,
@@ -43,14 +86,9 @@ function buildServer(bound: Bound, headerKey: string | null): Server {
       raw: { bytes: new TextEncoder().encode(envelope), truncated: false },
     });
     if (call.outcome.code === "tool.unknown" || call.outcome.code === "tool.not-available") {
-      throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name.slice(0, 64)}`);
+      throw protocolError(ErrorCode.InvalidParams, `unknown tool: ${name.slice(0, 64)}`);
     }
-    const body = callBody(call.id, call.outcome, call.replayed);
-    return {
-      content: [{ type: "text" as const, text: JSON.stringify(modelProjection(call.outcome)) }],
-      structuredContent: { call_id: body.id, kind: body.kind, code: body.code, model: body.model },
-      isError: call.outcome.kind !== "executed",
-    };
+    return mcpToolResult(call.id, call.outcome, call.replayed);
   });
   return server;
 }
@@ -65,8 +103,9 @@ export async function handleMcpRequest(request: Request, bound: Bound, raw: RawP
     if (!parsed.ok) {
       return Response.json({ jsonrpc: "2.0", id: null, error: { code: ErrorCode.ParseError, message: parsed.outcome.code } }, { status: 400 });
     }
+    const batch = Array.isArray(parsed.value) && parsed.value.filter((message) => isPlainObject(message) && message.method === "tools/call").length > 1;
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    const server = buildServer(bound, request.headers.get("idempotency-key"));
+    const server = buildServer(bound, { header: request.headers.get("idempotency-key"), batch });
     await server.connect(transport);
     try {
       return await transport.handleRequest(request, { parsedBody: parsed.value });

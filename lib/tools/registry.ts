@@ -1,25 +1,40 @@
 import { z } from "zod";
+import { getCallStatus } from "./get-call-status";
 import { getOrder } from "./get-order";
 import { issueRefund } from "./issue-refund";
 import { sendStatusEmail } from "./send-status-email";
-import type { ToolDefinition } from "./types";
+import { readsCalls, type AnyTool, type ToolDefinition } from "./types";
 import { updateShippingAddress } from "./update-shipping-address";
 
 const TOOLS = [getOrder, issueRefund, updateShippingAddress, sendStatusEmail] as ToolDefinition[];
+// Exposed in every conversation, whatever tools it was opened with.
+const CALLS_TOOLS = [getCallStatus] as AnyTool[];
 
-const BY_NAME = new Map(TOOLS.map((tool) => [tool.name, tool]));
+const BY_NAME = new Map<string, AnyTool>([...TOOLS, ...CALLS_TOOLS].map((tool) => [tool.name, tool]));
 
+/** The tools a conversation can be opened with. */
 export const TOOL_NAMES: readonly string[] = TOOLS.map((tool) => tool.name);
 
-/** Exact, case-sensitive lookup; Map avoids prototype names such as "constructor" matching anything. */
+/** Exact, case-sensitive lookup of a tool that acts on an order. */
 export function findTool(name: string): ToolDefinition | undefined {
+  const tool = BY_NAME.get(name);
+  return tool && !readsCalls(tool) ? tool : undefined;
+}
+
+/** Exact, case-sensitive lookup of any tool; Map avoids prototype names such as "constructor" matching anything. */
+export function findAnyTool(name: string): AnyTool | undefined {
   return BY_NAME.get(name);
+}
+
+/** The tools a conversation exposes: the ones it was opened with, then the ones every conversation has. */
+export function exposedTools(names: readonly string[]): AnyTool[] {
+  return [...TOOLS.filter((tool) => names.includes(tool.name)), ...CALLS_TOOLS];
 }
 
 export const DEFINITION_FORMATS = ["toolgate", "openai", "anthropic", "mcp"] as const;
 export type DefinitionFormat = (typeof DEFINITION_FORMATS)[number];
 
-function jsonSchema(tool: ToolDefinition): Record<string, unknown> {
+function jsonSchema(tool: AnyTool): Record<string, unknown> {
   const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.schema) as Record<string, unknown>;
   return schema;
 }
@@ -29,7 +44,7 @@ function jsonSchema(tool: ToolDefinition): Record<string, unknown> {
  * a provider's. OpenAI's is strict mode: every object closed
  * (`additionalProperties: false`) and every property required, which the schemas already are.
  */
-export function providerDefinition(tool: ToolDefinition, format: DefinitionFormat): Record<string, unknown> {
+export function providerDefinition(tool: AnyTool, format: DefinitionFormat): Record<string, unknown> {
   const schema = jsonSchema(tool);
   switch (format) {
     case "openai":

@@ -39,17 +39,21 @@ export interface ExecutionContext<A> {
   conversationId: string;
 }
 
-/**
- * Both halves of a tool's contract. The model sees name, description and the JSON Schema generated
- * from `schema`; everything else is the host's and never leaves it.
- */
-export interface ToolDefinition<A = Record<string, unknown>> {
+/** What every tool has: what the model sees (name, description, the JSON Schema generated from `schema`) and its effect. */
+export interface ToolFace<A = Record<string, unknown>> {
   name: string;
   description: string;
   schema: z.ZodType<A>;
   /** Value checks (range, format, enum) on these fields are semantic failures with these codes, not schema failures. */
   semanticCodes?: Partial<Record<string, Code>>;
   effect: Effect;
+}
+
+/**
+ * Both halves of a tool that acts on an order. The model sees name, description and the JSON Schema generated
+ * from `schema`; everything else is the host's and never leaves it.
+ */
+export interface ToolDefinition<A = Record<string, unknown>> extends ToolFace<A> {
   scope: Scope;
   orderId(args: A): string;
   /** The first state rule the current order breaks, or null. */
@@ -65,6 +69,29 @@ export interface ToolDefinition<A = Record<string, unknown>> {
    * the outside system has answered, and the step that then performs the effect and settles the call.
    */
   external?: { pendingCode: Code; complete(callId: string): Promise<Outcome> };
+}
+
+export interface CallsContext<A> {
+  client: Sql;
+  args: A;
+  conversationId: string;
+}
+
+/**
+ * A tool that reads the conversation's own calls instead of an order: exposed in every conversation, it needs no
+ * scope, and its answer takes the place of the order stages (7 to 12). It only reads.
+ */
+export interface CallsTool<A = Record<string, unknown>> extends ToolFace<A> {
+  effect: "read";
+  readCalls(context: CallsContext<A>): Promise<Outcome>;
+}
+
+export type AnyTool = ToolDefinition | CallsTool;
+
+export const readsCalls = (tool: AnyTool): tool is CallsTool => "readCalls" in tool;
+
+export function defineCallsTool<A>(definition: CallsTool<A>): CallsTool<A> {
+  return definition;
 }
 
 export function defineTool<A>(definition: ToolDefinition<A>): ToolDefinition<A> {

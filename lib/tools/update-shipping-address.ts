@@ -2,12 +2,20 @@ import { z } from "zod";
 import { newId } from "../ids";
 import { defineTool, ORDER_ID } from "./types";
 
-// No control, format or line/paragraph separator characters: an address is one printable line.
+// No control, format or line/paragraph separator characters: an address is one printable line. The gateway
+// enforces this; the model is shown the part every regex engine compiles (no control characters), since
+// Python's `re` and others have no \p{...} classes.
 const ONE_LINE = /^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+$/u;
+const ONE_LINE_PORTABLE = "^[^\\x00-\\x1F\\x7F-\\x9F]+$";
 
 const UpdateShippingAddressSchema = z.strictObject({
   order_id: z.string().regex(ORDER_ID).describe("The order whose shipping address changes"),
-  line1: z.string().min(1).max(80).regex(ONE_LINE).describe("Street address, one line, at most 80 characters"),
+  line1: z
+    .string()
+    .min(1)
+    .max(80)
+    .regex(ONE_LINE)
+    .meta({ description: "Street address, one line, at most 80 characters", pattern: ONE_LINE_PORTABLE }),
   postal_code: z.string().regex(/^[0-9]{5}$/).describe("Five-digit postal code"),
 });
 

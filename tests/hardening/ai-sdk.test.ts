@@ -51,7 +51,7 @@ describe("the AI SDK tool set", () => {
   it("an allowed refund executes once", async () => {
     const conversationId = await openConversation();
     const tools = await toolgateTools({ baseUrl: instance.url, apiKey: world.keys.agent, conversationId });
-    expect(Object.keys(tools)).toEqual(["get_order", "issue_refund", "update_shipping_address", "send_status_email"]);
+    expect(Object.keys(tools)).toEqual(["get_order", "issue_refund", "update_shipping_address", "send_status_email", "get_call_status"]);
     const result = await generateText({
       model: scripted("issue_refund", { order_id: world.orders.o1004, amount_cents: 1200, currency: "USD", reason: "damaged" }),
       tools,

@@ -37,7 +37,7 @@ describe("MCP server at /api/mcp", () => {
   it("lists only the conversation's tools, with the schemas the gateway enforces", async () => {
     const client = await connectMcp(instance.url, world.keys.agent, conversation);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(["get_order", "issue_refund", "update_shipping_address", "send_status_email"]);
+    expect(tools.map((tool) => tool.name)).toEqual(["get_order", "issue_refund", "update_shipping_address", "send_status_email", "get_call_status"]);
     expect(tools[1].inputSchema).toMatchObject({ type: "object", additionalProperties: false, required: ["order_id", "amount_cents", "currency", "reason"] });
     await client.close();
   });
@@ -46,7 +46,12 @@ describe("MCP server at /api/mcp", () => {
     const client = await connectMcp(instance.url, world.keys.agent, conversation);
     const result = await client.callTool({ name: "get_order", arguments: { order_id: world.orders.o1001 } });
     expect(result.isError).toBe(false);
-    expect(JSON.parse(text(result))).toEqual({ status: "ok", result: { order_id: world.orders.o1001, status: "delivered", total_cents: 4200, refunded_cents: 0, currency: "USD" } });
+    expect(JSON.parse(text(result))).toEqual({
+      status: "ok",
+      call_id: expect.stringMatching(/^call_/),
+      result: { order_id: world.orders.o1001, status: "delivered", total_cents: 4200, refunded_cents: 0, currency: "USD" },
+    });
+    expect(result.structuredContent).toEqual(JSON.parse(text(result)));
     await client.close();
   });
 
@@ -55,12 +60,14 @@ describe("MCP server at /api/mcp", () => {
     const foreign = await expectNoEffect(world, () => client.callTool({ name: "get_order", arguments: { order_id: world.orders.o1002 } }));
     const missing = await client.callTool({ name: "get_order", arguments: { order_id: "ord_99999999" } });
     expect(foreign.isError).toBe(true);
-    expect(foreign.content).toEqual(missing.content);
-    expect(JSON.parse(text(foreign))).toEqual({ status: "not_found" });
+    const { call_id: _foreignId, ...foreignShown } = foreign.structuredContent as Record<string, unknown>;
+    const { call_id: _missingId, ...missingShown } = missing.structuredContent as Record<string, unknown>;
+    expect(foreignShown).toEqual(missingShown);
+    expect(foreignShown).toEqual({ status: "not_found" });
     await client.close();
   });
 
-  it("holds a large refund for approval, as a tool result with no effect", async () => {
+  it("holds a large refund for approval: a normal tool result with the call's id and expiry, and no effect", async () => {
     const client = await connectMcp(instance.url, world.keys.agent, conversation);
     const result = await expectNoEffect(world, () =>
       client.callTool({
@@ -69,8 +76,8 @@ describe("MCP server at /api/mcp", () => {
         _meta: { [MCP_CALL_KEY_META]: "mcp-refund-1" },
       }),
     );
-    expect(result.isError).toBe(true);
-    expect(JSON.parse(text(result))).toEqual({ status: "needs_approval" });
+    expect(result.isError).toBe(false);
+    expect(result.structuredContent).toEqual({ status: "needs_approval", call_id: expect.stringMatching(/^call_/), expires_at: expect.any(String) });
     expect(await db.approvalRequest.count({ where: { conversationId: conversation, status: "pending" } })).toBe(1);
     await client.close();
   });
@@ -80,7 +87,7 @@ describe("MCP server at /api/mcp", () => {
     await expect(client.callTool({ name: "drop_tables", arguments: {} })).rejects.toThrow(/unknown tool/);
     const forged = await client.callTool({ name: "get_order", arguments: { order_id: world.orders.o1001, customer_id: world.customers.ben } });
     expect(forged.isError).toBe(true);
-    expect(JSON.parse(text(forged))).toEqual({ status: "invalid_arguments", paths: ["customer_id"] });
+    expect(forged.structuredContent).toMatchObject({ status: "invalid_arguments", paths: ["customer_id"] });
     await client.close();
   });
 

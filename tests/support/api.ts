@@ -49,7 +49,7 @@ export interface CallBody {
   stage: string;
   code: string;
   issues?: { path: string; problem: string }[];
-  model: { status: string; paths?: string[]; result?: unknown };
+  model: { status: string; paths?: string[]; result?: unknown; message?: string; reason?: string };
   result?: Record<string, unknown>;
   approval?: { id: string; expires_at: string; preview: Record<string, any> };
   replayed?: boolean;
@@ -67,8 +67,8 @@ export async function propose(key: string, conversationId: string, body: unknown
   return read<CallBody>(await proposeRoute(request, params(conversationId)));
 }
 
-export async function getToolCall(key: string, id: string) {
-  const request = new Request(`${BASE}/tool-calls/${id}`, { headers: auth(key) });
+export async function getToolCall(key: string, id: string, query = "", signal?: AbortSignal) {
+  const request = new Request(`${BASE}/tool-calls/${id}${query}`, { headers: auth(key), signal });
   return read<CallBody>(await toolCallRoute(request, params(id)));
 }
 

@@ -1,10 +1,13 @@
 import { notFound, readBoundedBody, withAgentConversation } from "@/lib/api/http";
+import { refuseForeignOrigin } from "@/lib/mcp/guard";
 import { handleMcpRequest } from "@/lib/mcp/server";
 
 export const dynamic = "force-dynamic";
 
 /** MCP over Streamable HTTP, bound to one conversation: `?conversation=<id>` or the `X-Toolgate-Conversation` header. */
 async function handle(request: Request): Promise<Response> {
+  const foreign = refuseForeignOrigin(request);
+  if (foreign) return foreign;
   const id = new URL(request.url).searchParams.get("conversation") ?? request.headers.get("x-toolgate-conversation") ?? "";
   return withAgentConversation(request, id, async (agent, found) => {
     if (!found) return notFound("conversation");

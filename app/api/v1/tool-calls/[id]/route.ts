@@ -1,10 +1,16 @@
-import { callBody, notFound, withAgent } from "@/lib/api/http";
-import { findAgentToolCall } from "@/lib/tool-calls";
+import { callBody, errorResponse, notFound, withAgent } from "@/lib/api/http";
+import { MAX_WAIT_SECONDS, waitForAgentToolCall } from "@/lib/tool-calls";
 
+/** `?wait=N` (0..60 seconds): answer as soon as the call is decided, or after N seconds with its outcome then. */
 export async function GET(request: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
   return withAgent(request, async (agent) => {
     const { id } = await params;
-    const call = await findAgentToolCall(agent, id);
+    const wait = new URL(request.url).searchParams.get("wait");
+    const seconds = wait === null ? 0 : /^[0-9]{1,2}$/.test(wait) ? Number(wait) : Number.NaN;
+    if (!(seconds <= MAX_WAIT_SECONDS)) {
+      return errorResponse(400, "wait.invalid", `wait is a whole number of seconds from 0 to ${MAX_WAIT_SECONDS}`);
+    }
+    const call = await waitForAgentToolCall(agent, id, seconds, request.signal);
     if (!call) return notFound("tool call");
     return Response.json(callBody(call.id, call.outcome), { headers: { "Cache-Control": "no-store" } });
   });

@@ -24,7 +24,9 @@ export async function POST(request: Request, { params }: { params: Promise<{ id:
       // One call at a time, each on its own: an approval or a success of one grants nothing to the next.
       for (const [index, call] of calls.entries()) {
         const counted = index === 0 ? rateCounted : undefined;
-        const result = await proposeToolCall({ ...base, callKey: callKey ? `${callKey}:${index}` : null, raw: call.raw, rateCounted: counted });
+        // Without a header key, a provider's call id keys the call; a JSON-RPC id is no call id (a retry gets a new one).
+        const providerCallId = format === "mcp" ? null : call.ref;
+        const result = await proposeToolCall({ ...base, callKey: callKey ? `${callKey}:${index}` : null, providerCallId, raw: call.raw, rateCounted: counted });
         results.push({ ref: call.ref, ...callBody(result.id, result.outcome, result.replayed) });
       }
       return Response.json({ format, results }, { headers: { "Cache-Control": "no-store" } });

@@ -1,5 +1,5 @@
 import { errorResponse, notFound, withAgentConversation } from "@/lib/api/http";
-import { DEFINITION_FORMATS, findTool, providerDefinition, type DefinitionFormat } from "@/lib/tools/registry";
+import { DEFINITION_FORMATS, exposedTools, providerDefinition, type DefinitionFormat } from "@/lib/tools/registry";
 
 export async function GET(request: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
   const { id } = await params;
@@ -7,10 +7,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
     const format = (new URL(request.url).searchParams.get("format") ?? "toolgate") as DefinitionFormat;
     if (!DEFINITION_FORMATS.includes(format)) return errorResponse(400, "format.unknown", `format must be one of ${DEFINITION_FORMATS.join(", ")}`);
     if (!found) return notFound("conversation");
-    const tools = found.conversation.tools.flatMap((name) => {
-      const tool = findTool(name);
-      return tool ? [providerDefinition(tool, format)] : [];
-    });
+    const tools = exposedTools(found.conversation.tools).map((tool) => providerDefinition(tool, format));
     return Response.json({ tools });
   });
 }

@@ -1,0 +1,5 @@
+import { oauthNotOffered } from "@/lib/mcp/guard";
+
+// Paths under /api/mcp (a client's discovery of /api/mcp/.well-known/...) answer JSON, never an HTML page.
+export const GET = oauthNotOffered;
+export const POST = oauthNotOffered;

@@ -1,0 +1,49 @@
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+
+// DNS-rebinding protection for /api/mcp: a page on a foreign site must not reach the server through a name that
+// resolves to it (its Host) nor call it from a browser (its Origin). Loopback names are always allowed; the
+// deployment's own name comes from NEXTAUTH_URL; more from MCP_ALLOWED_HOSTS and MCP_ALLOWED_ORIGINS
+// (comma-separated host names, and origins such as https://inspector.example.com).
+
+const LOOPBACK = ["localhost", "127.0.0.1", "[::1]"];
+
+const list = (value: string | undefined) =>
+  (value ?? "")
+    .split(",")
+    .map((item) => item.trim().toLowerCase())
+    .filter(Boolean);
+
+function hostnameOf(url: string | undefined): string | null {
+  try {
+    return url ? new URL(url).hostname.toLowerCase() : null;
+  } catch {
+    return null;
+  }
+}
+
+function allowedHosts(): Set<string> {
+  const own = hostnameOf(process.env.NEXTAUTH_URL);
+  return new Set([...LOOPBACK, ...(own ? [own] : []), ...list(process.env.MCP_ALLOWED_HOSTS)]);
+}
+
+const forbidden = (message: string) =>
+  Response.json({ jsonrpc: "2.0", id: null, error: { code: ErrorCode.InvalidRequest, message } }, { status: 403 });
+
+/** A 403 for a request whose Host or Origin is not this server's; null when both are acceptable. */
+export function refuseForeignOrigin(request: Request): Response | null {
+  const hosts = allowedHosts();
+  const host = hostnameOf(`http://${request.headers.get("host") ?? ""}`);
+  if (host === null || !hosts.has(host)) return forbidden("this server does not answer to that Host");
+  const origin = request.headers.get("origin");
+  if (origin === null) return null;
+  const originHost = hostnameOf(origin);
+  const allowed = list(process.env.MCP_ALLOWED_ORIGINS).includes(origin.toLowerCase()) || (originHost !== null && hosts.has(originHost));
+  return allowed ? null : forbidden("requests from this Origin are not allowed");
+}
+
+/** Discovery answers until OAuth exists: JSON, saying how to authenticate instead. */
+export const oauthNotOffered = () =>
+  Response.json(
+    { error: { code: "oauth.not-offered", message: "this server takes API keys, not OAuth: send Authorization: Bearer <agent API key>" } },
+    { status: 404, headers: { "Cache-Control": "no-store" } },
+  );

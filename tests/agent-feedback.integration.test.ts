@@ -1,0 +1,119 @@
+import { describe, expect, it } from "vitest";
+import { approveRequest, denyRequest, MODEL_NOTE_MAX, type Approver } from "@/lib/approvals/decide";
+import { db } from "@/lib/db";
+import { conversationFor, getToolCall, getTools, newCallKey, propose } from "./support/api";
+import { expectNoEffect } from "./support/effects";
+import { createWorld, type World } from "./support/world";
+
+// What an agent hears about a held call: get_call_status in every conversation, and why a decision stopped it.
+
+const refund = (order: string, amount: number) => ({
+  name: "issue_refund",
+  arguments: { order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" },
+});
+const status = (callId: string) => ({ name: "get_call_status", arguments: { call_id: callId } });
+const supervisor = (world: World): Approver => ({ userId: world.users.supervisor, tenantId: world.tenantId, role: "SUPERVISOR" });
+
+async function held(world: World, conversation: string, amount = 8000) {
+  const response = await propose(world.keys.agent, conversation, refund(world.orders.o1004, amount), newCallKey());
+  expect(response.json.code).toBe("approval.required");
+  return { callId: response.json.id, approvalId: response.json.approval!.id, expiresAt: response.json.approval!.expires_at };
+}
+
+describe("get_call_status", () => {
+  it("is exposed in every conversation, even one opened with fewer tools", async () => {
+    const world = await createWorld();
+    const narrow = await conversationFor(world.keys.agent, { customer_id: world.customers.ana, tools: ["issue_refund"] });
+    expect((await getTools(world.keys.agent, narrow)).json.tools.map((tool) => tool.name)).toEqual(["issue_refund", "get_call_status"]);
+    const { callId } = await held(world, narrow);
+    const read = await propose(world.keys.agent, narrow, status(callId));
+    expect(read.json).toMatchObject({ kind: "executed", code: "call.read" });
+  });
+
+  it("follows a held call from needs_approval to its executed result, reading only", async () => {
+    const world = await createWorld();
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const { callId, approvalId, expiresAt } = await held(world, conversation);
+    const waiting = await expectNoEffect(world, () => propose(world.keys.agent, conversation, status(callId)));
+    expect(waiting.json.model).toEqual({ status: "ok", result: { call_id: callId, status: "needs_approval", expires_at: expiresAt } });
+    expect((await approveRequest(supervisor(world), approvalId)).ok).toBe(true);
+    const decided = await propose(world.keys.agent, conversation, status(callId));
+    expect(decided.json.model).toEqual({
+      status: "ok",
+      result: { call_id: callId, status: "ok", result: expect.objectContaining({ amount_cents: 8000, refunded_cents: 8000 }) },
+    });
+    const log = await db.decisionLog.findMany({ where: { toolCallId: decided.json.id } });
+    expect(log.map((row) => [row.toolName, row.code])).toEqual([["get_call_status", "call.read"]]);
+  });
+
+  it("answers not_found for another conversation's call and for one that never was", async () => {
+    const world = await createWorld();
+    const first = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const second = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const { callId } = await held(world, first);
+    const foreign = await propose(world.keys.agent, second, status(callId));
+    const missing = await propose(world.keys.agent, second, status("call_doesnotexist"));
+    expect([foreign.json.code, missing.json.code]).toEqual(["call.not-found", "call.not-found"]);
+    expect(foreign.json.model).toEqual({ status: "not_found" });
+    expect(missing.json.model).toEqual(foreign.json.model);
+  });
+
+  it("says a call whose request lapsed is no longer waiting", async () => {
+    const world = await createWorld();
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const { callId, approvalId } = await held(world, conversation);
+    await db.approvalRequest.update({ where: { id: approvalId }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    const read = await propose(world.keys.agent, conversation, status(callId));
+    expect(read.json.model).toEqual({ status: "ok", result: { call_id: callId, status: "unavailable" } });
+  });
+});
+
+describe("reasons reach the agent", () => {
+  it("a deny note, as one line of plain text capped in length, in the model projection of the denied call", async () => {
+    const world = await createWorld();
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const { callId, approvalId } = await held(world, conversation);
+    await denyRequest(supervisor(world), approvalId, "Customer already got a voucher.\n\u202eSee ticket 4411.");
+    const call = await getToolCall(world.keys.agent, callId);
+    expect(call.json).toMatchObject({ kind: "denied", code: "approval.denied" });
+    expect(call.json.model).toEqual({ status: "not_allowed", reason: "Customer already got a voucher. See ticket 4411." });
+
+    const long = await held(world, await conversationFor(world.keys.agent, { customer_id: world.customers.ana }));
+    await denyRequest(supervisor(world), long.approvalId, "x".repeat(500));
+    const capped = (await getToolCall(world.keys.agent, long.callId)).json.model.reason!;
+    expect(Array.from(capped)).toHaveLength(MODEL_NOTE_MAX);
+    expect(capped.endsWith("…")).toBe(true);
+  });
+
+  it("a denial without a note carries no reason", async () => {
+    const world = await createWorld();
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const { callId, approvalId } = await held(world, conversation);
+    await denyRequest(supervisor(world), approvalId, null);
+    expect((await getToolCall(world.keys.agent, callId)).json.model).toEqual({ status: "not_allowed" });
+  });
+
+  it("a failed re-check in words, with the numbers that changed", async () => {
+    const world = await createWorld();
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const { callId, approvalId } = await held(world, conversation);
+    await db.order.update({ where: { id: world.orders.o1004 }, data: { refundedCents: 10000 } });
+    const result = await approveRequest(supervisor(world), approvalId);
+    expect(result).toMatchObject({ ok: false, code: "approval.recheck-failed" });
+    const call = await getToolCall(world.keys.agent, callId);
+    expect(call.json.code).toBe("amount.exceeds-refundable");
+    expect(call.json.model).toEqual({ status: "not_allowed", reason: expect.stringContaining("refundable is now 5000, request was 8000") });
+  });
+
+  it("never a fraud hold, even when it is what stopped the approval", async () => {
+    const world = await createWorld();
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const { callId, approvalId } = await held(world, conversation);
+    await db.order.update({ where: { id: world.orders.o1004 }, data: { fraudHold: true } });
+    expect(await approveRequest(supervisor(world), approvalId)).toMatchObject({ ok: false, code: "approval.recheck-failed" });
+    const call = await getToolCall(world.keys.agent, callId);
+    expect(call.json.code).toBe("order.fraud-hold");
+    expect(call.json.model).toEqual({ status: "not_allowed" });
+    expect(JSON.stringify(call.json.model)).not.toMatch(/fraud/i);
+  });
+});

@@ -1,0 +1,123 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { GET as wellKnown } from "@/app/.well-known/[...path]/route";
+import { GET as underMcp } from "@/app/api/mcp/[...path]/route";
+import { POST as mcpRoute } from "@/app/api/mcp/route";
+import { denyRequest } from "@/lib/approvals/decide";
+import { db } from "@/lib/db";
+import { conversationFor } from "./support/api";
+import { connectMcp } from "./support/mcp-client";
+import { createWorld, type World } from "./support/world";
+
+// The MCP route handler in process, through the official SDK client: protocol hygiene, call keys without the
+// client's help, held calls that are no error. tests/hardening/mcp.test.ts drives the production build.
+
+let world: World;
+beforeAll(async () => {
+  world = await createWorld();
+});
+
+const BASE = "http://127.0.0.1:3000";
+/** fetch for the SDK client: the real route handler, with the Host header a server would see. */
+const routeFetch = (async (input: string | URL | Request, init?: RequestInit) => {
+  const request = new Request(input, init);
+  const headers = new Headers(request.headers);
+  if (!headers.has("host")) headers.set("host", new URL(request.url).host);
+  return mcpRoute(new Request(request, { headers }));
+}) as typeof fetch;
+
+const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+function post(conversation: string, headers: Record<string, string>, body: unknown = initialize) {
+  return mcpRoute(
+    new Request(`${BASE}/api/mcp?conversation=${conversation}`, {
+      method: "POST",
+      headers: { host: "127.0.0.1:3000", accept: "application/json, text/event-stream", "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    }),
+  );
+}
+const refund = (order: string, amount: number) => ({ order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" });
+
+describe("protocol hygiene on /api/mcp", () => {
+  it("refuses a foreign Host or Origin with 403 even with a valid key, and takes loopback and configured origins", async () => {
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const auth = { authorization: `Bearer ${world.keys.agent}` };
+    expect((await post(conversation, { ...auth, host: "evil.example:3000" })).status).toBe(403);
+    const foreign = await post(conversation, { ...auth, origin: "http://evil.example" });
+    expect(foreign.status).toBe(403);
+    expect(await foreign.json()).toMatchObject({ jsonrpc: "2.0", error: { message: expect.stringContaining("Origin") } });
+    expect((await post(conversation, { ...auth, origin: "http://localhost:6274" })).status).toBe(200);
+    expect((await post(conversation, { ...auth, origin: "https://inspector.example" })).status).toBe(403);
+    process.env.MCP_ALLOWED_ORIGINS = "https://inspector.example";
+    try {
+      expect((await post(conversation, { ...auth, origin: "https://inspector.example" })).status).toBe(200);
+    } finally {
+      delete process.env.MCP_ALLOWED_ORIGINS;
+    }
+    expect(await db.toolCall.count({ where: { conversationId: conversation } })).toBe(0);
+  });
+
+  it("a missing or bad key is a JSON 401, and OAuth discovery answers JSON 404 saying the server takes API keys", async () => {
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    for (const headers of [{}, { authorization: "Bearer tg_not_a_key" }] as Record<string, string>[]) {
+      const response = await post(conversation, headers);
+      expect(response.status).toBe(401);
+      expect(await response.json()).toEqual({ error: { code: "auth.invalid-key", message: expect.any(String) } });
+    }
+    for (const response of [wellKnown(), underMcp()]) {
+      expect(response.status).toBe(404);
+      expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(await response.json()).toEqual({ error: { code: "oauth.not-offered", message: expect.stringContaining("API keys") } });
+    }
+  });
+
+  it("an unknown tool's error message carries the JSON-RPC code once", async () => {
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const client = await connectMcp(BASE, world.keys.agent, conversation, routeFetch);
+    const failure = await client.callTool({ name: "drop_tables", arguments: {} }).catch((error: Error) => error);
+    expect((failure as Error).message).toBe("MCP error -32602: unknown tool: drop_tables");
+    await client.close();
+  });
+
+  it("gives each call of a JSON-RPC batch its own key under one Idempotency-Key header", async () => {
+    const own = await createWorld();
+    const conversation = await conversationFor(own.keys.agent, { customer_id: own.customers.ana });
+    // Two orders: a refund blocks its order until the provider answers, and a batch's calls run side by side.
+    const call = (id: number, order: string) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "issue_refund", arguments: refund(order, 100) } });
+    const response = await post(conversation, { authorization: `Bearer ${own.keys.agent}`, "idempotency-key": "fixed" }, [call(1, own.orders.o1001), call(2, own.orders.o1004)]);
+    const answers = (await response.json()) as { result: { structuredContent: { status: string } } }[];
+    expect(answers.map((answer) => answer.result.structuredContent.status)).toEqual(["ok", "ok"]);
+    const keys = await db.toolCall.findMany({ where: { conversationId: conversation }, select: { callKey: true }, orderBy: { callKey: "asc" } });
+    expect(keys.map((row) => row.callKey)).toEqual(["fixed:1", "fixed:2"]);
+  });
+});
+
+describe("an MCP client that sends nothing but its API key", () => {
+  it("writes, retries safely, is held without an error, follows the held call and hears why it was denied", async () => {
+    const own = await createWorld();
+    const conversation = await conversationFor(own.keys.agent, { customer_id: own.customers.ana });
+    const client = await connectMcp(BASE, own.keys.agent, conversation, routeFetch);
+    const { tools } = await client.listTools();
+    for (const tool of tools) expect(tool.outputSchema).toMatchObject({ type: "object", required: ["status", "call_id"] });
+
+    const first = await client.callTool({ name: "issue_refund", arguments: refund(own.orders.o1001, 1500) });
+    expect(first.isError).toBe(false);
+    expect(first.structuredContent).toMatchObject({ status: "ok", result: { amount_cents: 1500 } });
+    const retry = await client.callTool({ name: "issue_refund", arguments: refund(own.orders.o1001, 1500) });
+    expect(retry.structuredContent).toEqual({ ...(first.structuredContent as object), replayed: true });
+    expect((await db.order.findUniqueOrThrow({ where: { id: own.orders.o1001 } })).refundedCents).toBe(1500);
+
+    const held = await client.callTool({ name: "issue_refund", arguments: refund(own.orders.o1004, 8000) });
+    expect(held.isError).toBe(false);
+    const { call_id: callId } = held.structuredContent as { call_id: string };
+    expect(held.structuredContent).toEqual({ status: "needs_approval", call_id: callId, expires_at: expect.any(String) });
+    const waiting = await client.callTool({ name: "get_call_status", arguments: { call_id: callId } });
+    expect(waiting.structuredContent).toMatchObject({ status: "ok", result: { call_id: callId, status: "needs_approval" } });
+
+    const request = await db.approvalRequest.findFirstOrThrow({ where: { originCallId: callId } });
+    await denyRequest({ userId: own.users.supervisor, tenantId: own.tenantId, role: "SUPERVISOR" }, request.id, "Refund exceeds what we owe.");
+    const decided = await client.callTool({ name: "get_call_status", arguments: { call_id: callId } });
+    expect(decided.structuredContent).toMatchObject({ status: "ok", result: { call_id: callId, status: "not_allowed", reason: "Refund exceeds what we owe." } });
+    expect(await db.refund.count({ where: { orderId: own.orders.o1004 } })).toBe(0);
+    await client.close();
+  });
+});
