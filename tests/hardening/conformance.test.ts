@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startInstance, type AppInstance } from "../support/app-instances";
 import { createWorld, type World } from "../support/world";
 
-// The official MCP conformance suite's server scenarios that apply to toolgate. The suite's CLI sends no Authorization header, so a small proxy adds the agent's key and passes everything else (the
-// Host and Origin headers included) through unchanged.
+// The official MCP conformance suite's server scenarios that apply to toolgate. The suite's CLI sends no
+// Authorization header, so a small proxy adds the agent's key and passes everything else (the Host and Origin
+// headers included) through unchanged.
 
 const SCENARIOS = ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"];
 
