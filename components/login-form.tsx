@@ -4,7 +4,7 @@ import { signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 
-export function LoginForm() {
+export function LoginForm({ returnTo }: { returnTo: string }) {
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
@@ -22,7 +22,7 @@ export function LoginForm() {
       setError("Wrong email or password.");
       return;
     }
-    router.push("/");
+    router.push(returnTo);
     router.refresh();
   }
 
