@@ -6,9 +6,10 @@ import { decideFromLinkAction } from "@/app/approvals/r/actions";
 
 /**
  * Approve or deny the one request behind an email link. Approving confirms first, restating what moves and
- * to whom; denying needs a reason, which reaches the agent.
+ * to whom; denying needs a reason, which reaches the agent. Rendered also once the request is closed, so the
+ * result of this page's own decision stays in view after the page refreshes.
  */
-export function LinkDecisionForm({ token, summary, customer }: { token: string; summary: string; customer: string }) {
+export function LinkDecisionForm({ token, summary, customer, open }: { token: string; summary: string; customer: string; open: boolean }) {
   const router = useRouter();
   const [step, setStep] = useState<"choose" | "confirm-approve">("choose");
   const [reason, setReason] = useState("");
@@ -33,13 +34,15 @@ export function LinkDecisionForm({ token, summary, customer }: { token: string; 
     });
   }
 
+  const result = message && (
+    <p role="status" className={message.ok ? "ok" : "error"} data-testid="link-result">
+      {message.text}
+    </p>
+  );
+  if (!open) return result;
   return (
     <div className="card" data-testid="link-decision">
-      {message && (
-        <p role="status" className={message.ok ? "ok" : "error"} data-testid="link-result">
-          {message.text}
-        </p>
-      )}
+      {result}
       {step === "confirm-approve" ? (
         <div role="group" aria-label="Confirm approval">
           <p>

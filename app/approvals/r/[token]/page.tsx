@@ -44,7 +44,9 @@ export default async function ApprovalLinkPage({ params }: { params: Promise<{ t
             {request.orderId}: {request.orderStatus}, total {formatMoney(request.orderTotalCents, request.currency)}, refunded{" "}
             {formatMoney(request.orderRefundedCents, request.currency)}
           </dd>
-          {argumentWords(request.arguments).map(([label, value]) => (
+          {argumentWords(request.arguments)
+            .filter(([label]) => label !== "Order")
+            .map(([label, value]) => (
             <div key={label} style={{ display: "contents" }}>
               <dt>{label}</dt>
               <dd>{value}</dd>
@@ -54,12 +56,17 @@ export default async function ApprovalLinkPage({ params }: { params: Promise<{ t
           <dd>
             {request.requestedBy} <TimeAgo iso={request.createdAt.toISOString()} /> · <Link href={`/calls/${request.originCallId}`}>timeline of the call</Link>
           </dd>
-          <dt>{request.status === "pending" ? "Expires" : "Expired"}</dt>
-          <dd>
-            <TimeAgo iso={request.expiresAt.toISOString()} />
-          </dd>
+          {request.status === "pending" && (
+            <>
+              <dt>Expires</dt>
+              <dd>
+                <TimeAgo iso={request.expiresAt.toISOString()} />
+              </dd>
+            </>
+          )}
         </dl>
       </section>
+      <LinkDecisionForm token={token} summary={summary} customer={customer} open={view.usable} />
       {request.status !== "pending" ? (
         <p className="notice" data-testid="link-status">
           Already {STATUS_WORDS[request.status] ?? request.status}
@@ -80,9 +87,7 @@ export default async function ApprovalLinkPage({ params }: { params: Promise<{ t
         <p className="notice" data-testid="link-problem">
           This request has expired; nothing can be decided.
         </p>
-      ) : (
-        <LinkDecisionForm token={token} summary={summary} customer={customer} />
-      )}
+      ) : null}
     </main>
   );
 }
