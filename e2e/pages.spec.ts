@@ -1,5 +1,5 @@
 import { expect, test, type BrowserContext } from "@playwright/test";
-import { openConversation, propose, refund, SEEDED, signInAs, type SeededUser } from "./support";
+import { database, openConversation, propose, refund, SEEDED, signInAs, type SeededUser } from "./support";
 import { emailedLinkPath, expectUsable, freshOrder, shoot, VIEWPORTS } from "./fixtures";
 
 // Every page at desktop and 390 px: no sideways scrolling and no serious or critical axe violation; the
@@ -109,16 +109,26 @@ for (const viewport of VIEWPORTS) {
       await expect(page).toHaveURL(new RegExp(`/calls/${denied.id}$`));
       await expect(page.getByTestId("timeline-event").last()).toContainText("Denied by supervisor@acme.test");
 
-      // Keyset paging: each page starts strictly after the last row of the one before.
-      await page.goto("/approvals/history");
-      const firstPage = await page.getByTestId("history-item").evaluateAll((items) => items.map((item) => item.getAttribute("data-approval-id")));
-      const older = page.getByTestId("history-older");
-      if ((await older.count()) > 0) {
-        await older.click();
-        await expect(page).toHaveURL(/before=/);
-        const secondPage = await page.getByTestId("history-item").evaluateAll((items) => items.map((item) => item.getAttribute("data-approval-id")));
-        expect(secondPage.filter((id) => firstPage.includes(id))).toEqual([]);
-      }
+      // Keyset paging over more than a page of decisions: each page starts strictly after the last row of the one before.
+      await database().query(
+        `INSERT INTO "ApprovalRequest" (id, "tenantId", "conversationId", "originCallId", "toolName", "orderId", "argsHash", "impactCents", preview, status,
+                                        "requestedById", "expiresAt", "createdAt", "decidedAt", "decidedById", "resultCode")
+         SELECT 'apr_e2e_' || $1 || '_' || g, 'acme', $2, 'call_e2e_' || $1 || '_' || g, 'issue_refund', $1, md5(g::text), 100,
+                '{"impact":{"amount_cents":100,"currency":"USD"}}'::jsonb, 'denied', $3, now(), now() - interval '1 hour', now() - (g || ' seconds')::interval, $4, 'approval.denied'
+         FROM generate_series(1, 60) AS g`,
+        [order, conversation, SEEDED.agent.id, SEEDED.supervisor.id],
+      );
+      await page.goto(`/approvals/history?q=${order}`);
+      const ids = () => page.getByTestId("history-item").evaluateAll((items) => items.map((item) => item.getAttribute("data-approval-id")!));
+      const firstPage = await ids();
+      expect(firstPage).toHaveLength(50);
+      await page.getByTestId("history-older").click();
+      await expect(page).toHaveURL(/before=/);
+      await expect(page).toHaveURL(new RegExp(`q=${order}`));
+      const secondPage = await ids();
+      expect(secondPage).toHaveLength(11);
+      expect(new Set([...firstPage, ...secondPage]).size).toBe(61);
+      await expect(page.getByTestId("history-older")).toHaveCount(0);
       await context.close();
     });
   });
