@@ -40,25 +40,27 @@ for (const viewport of VIEWPORTS) {
       await expectUsable(supervisor);
       await supervisor.goto("/approvals/history");
       await expectUsable(supervisor);
+      await supervisor.goto(`/approvals/history?q=${order}`);
+      await expect(supervisor.getByTestId("history-item")).toHaveCount(1);
       await shoot(supervisor, `history${suffix}`);
       await supervisor.goto(`/calls/${approvedRefund.id}`);
       await expect(supervisor.getByTestId("timeline-event").last()).toContainText("Settled with the payment provider");
       await expectUsable(supervisor);
-      await shoot(supervisor, `timeline${suffix}`);
+      if (!suffix) await shoot(supervisor, "timeline");
 
       const agent = await as(newContext, SEEDED.agent, baseURL!);
       await agent.goto("/conversations");
       await expectUsable(agent);
-      await shoot(agent, `conversations${suffix}`);
+      if (!suffix) await shoot(agent, "conversations");
       await agent.goto(`/conversations/${conversation}`);
       await expect(agent.getByTestId("call-row")).toHaveCount(3);
       await expectUsable(agent);
-      await shoot(agent, `conversation${suffix}`);
+      if (!suffix) await shoot(agent, "conversation");
 
       const admin = await as(newContext, SEEDED.admin, baseURL!);
       await admin.goto("/admin/policy");
       await expectUsable(admin);
-      await shoot(admin, `admin${suffix}`);
+      if (!suffix) await shoot(admin, "admin");
     });
 
     test("history by keyboard: search, filter by outcome, open the timeline, page by keyset", async ({ browser, baseURL, request }) => {
