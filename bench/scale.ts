@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { loadavg } from "node:os";
 import { decisionHistory } from "../lib/approvals/history";
 import { decidedHistory, pendingQueue } from "../lib/approvals/queue";
 import { db } from "../lib/db";
@@ -131,6 +132,7 @@ const cases: { name: string; fn: () => Promise<unknown>; plan: Promise<string> }
   },
 ];
 
+const loadBefore = loadavg()[0];
 const rows: string[] = [];
 let slowest = 0;
 let slowestHistory = 0;
@@ -172,7 +174,8 @@ const report = `
 ### Scale: queue and decision queries (\`npm run bench:scale\`)
 
 ${await machine(database.url)}; ${DECISIONS.toLocaleString("en")} decision-log rows (a tenth of them this tenant's), ${PENDING.toLocaleString("en")} pending and
-${PENDING.toLocaleString("en")} decided approval requests; seeded in ${seeded} s, then \`ANALYZE\`. 30 rounds each after 3 warm-up rounds.
+${PENDING.toLocaleString("en")} decided approval requests; seeded in ${seeded} s, then \`ANALYZE\`. 30 rounds each after 3 warm-up rounds. Load average
+(1 min) ${loadBefore.toFixed(1)} when measuring began, ${loadavg()[0].toFixed(1)} at the end: on a shared machine, compare runs only at similar load.
 
 | query | median | p99 | plan PostgreSQL chose |
 |---|---|---|---|
