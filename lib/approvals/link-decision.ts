@@ -14,12 +14,14 @@ const KEEPS_PENDING = new Set(["approval.retry", "host.error"]);
  */
 export async function decideFromLink(approver: Approver, token: string, decision: "approve" | "deny", note: string | null): Promise<LinkDecision> {
   const link = await findLink(approver.tenantId, token);
-  const problem = link ? problemOf(link, approver.userId) : "link.not-found";
-  if (!link || problem) return { ok: false, approvalId: null, code: problem ?? "link.not-found", message: PROBLEM_TEXT[problem ?? "link.not-found"] };
+  const refuse = (code: LinkProblem): LinkDecision => ({ ok: false, approvalId: null, code, message: PROBLEM_TEXT[code] });
+  if (!link) return refuse("link.not-found");
+  if (link.recipientId !== approver.userId) return refuse("link.other-recipient");
+  // Used or expired is decided by this one statement alone, never by the read above, which a racing post may have outdated.
   const claimed = await db.$executeRaw`
     UPDATE "ApprovalLink" SET "usedAt" = ${new Date().toISOString()}::timestamptz
     WHERE "id" = ${link.linkId} AND "usedAt" IS NULL AND "expiresAt" > ${new Date().toISOString()}::timestamptz`;
-  if (claimed === 0) return { ok: false, approvalId: null, code: "link.used", message: PROBLEM_TEXT["link.used"] };
+  if (claimed === 0) return refuse(problemOf(link, approver.userId) === "link.expired" ? "link.expired" : "link.used");
   const result = decision === "approve" ? await approveRequest(approver, link.approvalId) : await denyRequest(approver, link.approvalId, note);
   if (!result.ok && KEEPS_PENDING.has(result.code)) {
     await db.$executeRaw`UPDATE "ApprovalLink" SET "usedAt" = NULL WHERE "id" = ${link.linkId}`;
