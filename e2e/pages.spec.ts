@@ -8,6 +8,8 @@ import { emailedLinkPath, expectUsable, freshOrder, shoot, VIEWPORTS } from "./f
 for (const viewport of VIEWPORTS) {
   test.describe(`every page (${viewport.name})`, () => {
     test.use({ viewport: { width: viewport.width, height: viewport.height } });
+    // Eight pages through axe: on two shared cores that alone can take most of the default minute.
+    test.describe.configure({ timeout: 180_000 });
     const suffix = viewport.name === "phone" ? "-phone" : "";
 
     async function as(browserContext: () => Promise<BrowserContext>, user: SeededUser | null, baseURL: string) {
