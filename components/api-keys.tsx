@@ -2,6 +2,7 @@
 
 import { useState, useTransition } from "react";
 import { createKeyAction, revokeKeyAction } from "@/app/admin/policy/actions";
+import { TimeAgo } from "./ui/time-ago";
 
 interface Agent {
   id: string;
@@ -53,7 +54,7 @@ export function ApiKeys({ agents }: { agents: Agent[] }) {
               <td>
                 {agent.apiKeys.map((key) => (
                   <div key={key.id}>
-                    <code>{key.prefix}…</code> created {key.createdAt.slice(0, 16)}{" "}
+                    <code>{key.prefix}…</code> created <TimeAgo iso={key.createdAt} />{" "}
                     {key.revokedAt ? (
                       <span className="muted">revoked</span>
                     ) : (

@@ -14,7 +14,7 @@ function failureMessage(error: string | null): string {
   return `Too many sign-in attempts. Try again in ${wait} (after ${at}).`;
 }
 
-export function LoginForm() {
+export function LoginForm({ returnTo }: { returnTo: string }) {
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
@@ -32,7 +32,7 @@ export function LoginForm() {
       setError(failureMessage(result?.error ?? null));
       return;
     }
-    router.push("/");
+    router.push(returnTo);
     router.refresh();
   }
 

@@ -1,20 +1,41 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
-import { openConversationAction } from "@/app/conversations/actions";
+import { useEffect, useId, useState, useTransition } from "react";
+import { openConversationAction, searchCustomersAction } from "@/app/conversations/actions";
+import type { CustomerChoice } from "@/lib/conversations";
+import { formatMoney } from "@/lib/money";
 
+/** Find a customer by email (or id), pick one, optionally bind one of their orders, open the conversation. */
 export function OpenConversationForm() {
   const router = useRouter();
-  const [customer, setCustomer] = useState("");
+  const id = useId();
+  const [query, setQuery] = useState("");
+  const [choices, setChoices] = useState<CustomerChoice[] | null>(null);
+  const [customer, setCustomer] = useState<CustomerChoice | null>(null);
   const [order, setOrder] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
 
+  useEffect(() => {
+    let current = true;
+    const timer = setTimeout(async () => {
+      const response = await searchCustomersAction({ query });
+      if (!current) return;
+      if (response.ok) setChoices(response.data);
+      else setError(response.message);
+    }, 200);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [query]);
+
   function submit() {
+    if (!customer) return;
     startTransition(async () => {
       setError(null);
-      const response = await openConversationAction({ customer_id: customer.trim(), ...(order.trim() ? { order_id: order.trim() } : {}) });
+      const response = await openConversationAction({ customer_id: customer.id, ...(order ? { order_id: order } : {}) });
       if (!response.ok) {
         setError(response.message);
         return;
@@ -24,13 +45,67 @@ export function OpenConversationForm() {
   }
 
   return (
-    <div className="card">
-      <input aria-label="customer id" placeholder="customer id, e.g. cu_ana" value={customer} onChange={(event) => setCustomer(event.target.value)} />{" "}
-      <input aria-label="order id" placeholder="bound order (optional)" value={order} onChange={(event) => setOrder(event.target.value)} />{" "}
-      <button type="button" className="primary" disabled={pending || !customer.trim()} onClick={submit}>
-        Open conversation
-      </button>
-      {error && <p className="error">{error}</p>}
-    </div>
+    <section className="card" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`} style={{ marginTop: 0 }}>
+        Open a conversation
+      </h2>
+      <p>
+        <label>
+          Find a customer
+          <br />
+          <input type="search" className="wide" placeholder="email or customer id" value={query} onChange={(event) => setQuery(event.target.value)} aria-controls={`${id}-choices`} />
+        </label>
+      </p>
+      <fieldset id={`${id}-choices`} className="choices" aria-live="polite">
+        <legend>Customer</legend>
+        {choices === null ? (
+          <p className="muted">Searching…</p>
+        ) : choices.length === 0 ? (
+          <p className="muted">No customer matches “{query}”. Try part of their email.</p>
+        ) : (
+          choices.map((choice) => (
+            <label key={choice.id} className="choice">
+              <input
+                type="radio"
+                name={`${id}-customer`}
+                value={choice.id}
+                checked={customer?.id === choice.id}
+                onChange={() => {
+                  setCustomer(choice);
+                  setOrder("");
+                }}
+              />{" "}
+              {choice.email} <span className="muted">· {choice.orders.length === 1 ? "1 order" : `${choice.orders.length} orders`}</span>
+            </label>
+          ))
+        )}
+      </fieldset>
+      {customer && (
+        <p>
+          <label>
+            Bind to an order (optional)
+            <br />
+            <select value={order} onChange={(event) => setOrder(event.target.value)} className="wide">
+              <option value="">any of {customer.email}&apos;s orders</option>
+              {customer.orders.map((choice) => (
+                <option key={choice.id} value={choice.id}>
+                  {choice.id}: {choice.status}, {formatMoney(choice.totalCents, choice.currency)}
+                </option>
+              ))}
+            </select>
+          </label>
+        </p>
+      )}
+      <div className="actions">
+        <button type="button" className="primary" disabled={pending || !customer} onClick={submit}>
+          {customer ? `Open conversation with ${customer.email}` : "Open conversation"}
+        </button>
+      </div>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
   );
 }

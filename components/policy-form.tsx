@@ -2,54 +2,64 @@
 
 import { useState, useTransition } from "react";
 import { updatePolicyAction } from "@/app/admin/policy/actions";
+import { displayValue, POLICY_FIELDS, type PolicyField, rangeText } from "@/lib/policy-fields";
 
-type Policy = {
-  autoLimitCents: number;
-  sessionCapCents: number;
-  maxAutoWrites: number;
-  approvalTtlSeconds: number;
-  agentDailyCeilingCents: number;
-  tenantDailyCeilingCents: number;
-  rateOpenPerMin: number;
-};
+type Policy = Record<PolicyField, number>;
 
-const FIELDS: [keyof Policy, string][] = [
-  ["autoLimitCents", "Auto limit (cents): an irreversible write above it needs approval"],
-  ["sessionCapCents", "Session cap (cents): irreversible impact per conversation before approval"],
-  ["maxAutoWrites", "Max auto writes: after this many writes, reversible writes need approval"],
-  ["approvalTtlSeconds", "Approval lifetime (seconds)"],
-  ["agentDailyCeilingCents", "Agent daily ceiling (cents): irreversible impact one agent executes without approval in any 24 hours"],
-  ["tenantDailyCeilingCents", "Tenant daily ceiling (cents): irreversible impact all agents execute without approval in any 24 hours"],
-  ["rateOpenPerMin", "Conversations one API key may open per minute"],
-];
-
+/** Money in currency units, each field with its allowed range; the server names a bad field by its label. */
 export function PolicyForm({ policy }: { policy: Policy }) {
-  const [values, setValues] = useState(() => Object.fromEntries(FIELDS.map(([name]) => [name, String(policy[name])])) as Record<keyof Policy, string>);
-  const [message, setMessage] = useState<string | null>(null);
+  const [values, setValues] = useState<Record<PolicyField, string>>(
+    () => Object.fromEntries(POLICY_FIELDS.map((spec) => [spec.name, displayValue(spec, policy[spec.name])])) as Record<PolicyField, string>,
+  );
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
   const [pending, startTransition] = useTransition();
 
   function save() {
     startTransition(async () => {
       const response = await updatePolicyAction(values);
-      setMessage(response.ok ? "Saved." : response.message);
+      if (!response.ok) setMessage({ ok: false, text: response.message });
+      else setMessage({ ok: true, text: response.data.changed ? "Saved." : "Nothing changed, so nothing was recorded." });
     });
   }
 
   return (
-    <div className="card">
-      {FIELDS.map(([name, label]) => (
-        <p key={name}>
+    <form
+      className="card"
+      onSubmit={(event) => {
+        event.preventDefault();
+        save();
+      }}
+    >
+      {POLICY_FIELDS.map((spec) => (
+        <p key={spec.name}>
           <label>
-            {label}
+            {spec.label}
             <br />
-            <input name={name} inputMode="numeric" value={values[name]} onChange={(event) => setValues({ ...values, [name]: event.target.value })} />
+            <input
+              name={spec.name}
+              inputMode={spec.unit === "money" ? "decimal" : "numeric"}
+              value={values[spec.name]}
+              onChange={(event) => setValues({ ...values, [spec.name]: event.target.value })}
+              aria-describedby={`${spec.name}-help`}
+            />
           </label>
+          <br />
+          <span className="muted" id={`${spec.name}-help`}>
+            {spec.help} Allowed: {rangeText(spec)}
+            {spec.unit === "money" ? ", in currency units" : ""}.
+          </span>
         </p>
       ))}
-      <button type="button" className="primary" disabled={pending} onClick={save}>
-        Save policy
-      </button>{" "}
-      {message && <span role="status">{message}</span>}
-    </div>
+      <div className="actions">
+        <button type="submit" className="primary" disabled={pending}>
+          Save policy
+        </button>
+        {message && (
+          <span role="status" className={message.ok ? "ok" : "error"} data-testid="policy-message">
+            {message.text}
+          </span>
+        )}
+      </div>
+    </form>
   );
 }

@@ -5,6 +5,7 @@ import { liveSessions } from "./auth/sessions";
 import { db } from "./db";
 import { encryptSecret, webhookSecretContext, webhookUrlContext } from "./secrets";
 import type { Prisma } from "./generated/prisma/client";
+import { parsePolicyValue, POLICY_FIELDS, policyDiff } from "./policy-fields";
 
 const Cents = z.coerce.number().int().min(0).max(10_000_000);
 export const PolicySchema = z.strictObject({
@@ -28,6 +29,19 @@ const POLICY_SELECT = {
   rateOpenPerMin: true,
 } as const;
 
+/** The policy form as typed (money in currency units), checked field by field; errors name each field by its label. */
+export function parsePolicyForm(typed: Record<string, string>): { ok: true; policy: PolicyInput } | { ok: false; message: string } {
+  const values: Record<string, number> = {};
+  const problems: string[] = [];
+  for (const spec of POLICY_FIELDS) {
+    const parsed = parsePolicyValue(spec, typed[spec.name] ?? "");
+    if (parsed.ok) values[spec.name] = parsed.value;
+    else problems.push(parsed.message);
+  }
+  if (problems.length > 0) return { ok: false, message: problems.join(" ") };
+  return { ok: true, policy: PolicySchema.parse(values) };
+}
+
 export async function tenantPolicy(tenantId: string) {
   return db.tenant.findUniqueOrThrow({ where: { id: tenantId }, select: POLICY_SELECT });
 }
@@ -41,13 +55,30 @@ async function audit(tx: Prisma.TransactionClient, admin: Admin, action: string,
   await tx.auditLog.create({ data: { tenantId: admin.tenantId, actorId: admin.id, action, detail }, select: { id: true } });
 }
 
-/** Changes the tenant's policy numbers and records before and after, in one transaction. */
-export async function updatePolicy(admin: Admin, input: PolicyInput) {
+/**
+ * Changes the tenant's policy numbers and records before and after, in one transaction; a save that changes
+ * nothing writes nothing, so the audit list holds only real changes.
+ */
+export async function updatePolicy(admin: Admin, input: PolicyInput): Promise<{ policy: PolicyInput; changed: boolean }> {
   return db.$transaction(async (tx) => {
-    const before = await tx.tenant.findUniqueOrThrow({ where: { id: admin.tenantId }, select: POLICY_SELECT });
+    const [before] = await tx.$queryRaw<PolicyInput[]>`
+      SELECT "autoLimitCents", "sessionCapCents", "maxAutoWrites", "approvalTtlSeconds" FROM "Tenant" WHERE "id" = ${admin.tenantId} FOR UPDATE`;
+    if (policyDiff(before, input).length === 0) return { policy: before, changed: false };
     const after = await tx.tenant.update({ where: { id: admin.tenantId }, data: input, select: POLICY_SELECT });
     await audit(tx, admin, "policy.updated", { before, after });
-    return after;
+    return { policy: after, changed: true };
+  });
+}
+
+/** Grants or withdraws an agent's refund permission (audited); takes effect on the agent's next call. */
+export async function setRefundPermission(admin: Admin, userId: string, canRefund: boolean): Promise<"changed" | "unchanged" | "not-found"> {
+  return db.$transaction(async (tx) => {
+    const agent = await tx.user.findFirst({ where: { id: userId, tenantId: admin.tenantId, role: "AGENT" }, select: { id: true, email: true, canRefund: true } });
+    if (!agent) return "not-found";
+    const changed = await tx.user.updateMany({ where: { id: agent.id, tenantId: admin.tenantId, canRefund: !canRefund }, data: { canRefund } });
+    if (changed.count === 0) return "unchanged";
+    await audit(tx, admin, canRefund ? "agent.refunds-granted" : "agent.refunds-withdrawn", { userId: agent.id, email: agent.email, before: !canRefund, after: canRefund });
+    return "changed";
   });
 }
 
@@ -102,8 +133,22 @@ export async function revokeAgentKey(admin: Admin, keyId: string): Promise<boole
   });
 }
 
-export async function recentAudit(tenantId: string) {
-  return db.auditLog.findMany({ where: { tenantId }, orderBy: { id: "desc" }, take: 20 });
+export interface AuditEntry {
+  id: bigint;
+  action: string;
+  actor: string;
+  createdAt: Date;
+  detail: Record<string, unknown>;
+}
+
+/** The tenant's latest admin changes, newest first, with who made each. */
+export async function recentAudit(tenantId: string): Promise<AuditEntry[]> {
+  return db.$queryRaw<AuditEntry[]>`
+    SELECT l."id", l."action", COALESCE(u."email", l."actorId") AS "actor", l."createdAt", l."detail"
+    FROM "AuditLog" l LEFT JOIN "User" u ON u."id" = l."actorId"
+    WHERE l."tenantId" = ${tenantId}
+    ORDER BY l."id" DESC
+    LIMIT 20`;
 }
 
 /** The tenant's people with their live sessions, for the admin to see and end. */

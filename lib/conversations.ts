@@ -154,27 +154,76 @@ export async function authenticateForConversation(
   return { agent, found: toFound(conversation), ...(rateCounted ? { rateCounted } : {}) };
 }
 
-export async function listAgentConversations(agent: { userId: string; tenantId: string }) {
-  return db.conversation.findMany({
-    where: { agentId: agent.userId, tenantId: agent.tenantId },
-    orderBy: { createdAt: "desc" },
-    take: 100,
-    select: { id: true, customerId: true, orderId: true, createdAt: true, writesMade: true, irreversibleCents: true, _count: { select: { toolCalls: true } } },
-  });
+export interface ConversationListItem {
+  id: string;
+  customerId: string;
+  customerEmail: string;
+  orderId: string | null;
+  createdAt: Date;
+  lastActivityAt: Date;
+  calls: number;
+  writesMade: number;
+  irreversibleCents: number;
+  pending: number;
+}
+
+/** The agent's conversations, most recently active first, with the customer, open approvals and call counts. */
+export async function listAgentConversations(agent: { userId: string; tenantId: string }): Promise<ConversationListItem[]> {
+  return db.$queryRaw<ConversationListItem[]>`
+    SELECT c."id", c."customerId", cu."email" AS "customerEmail", c."orderId", c."createdAt", c."writesMade", c."irreversibleCents",
+           GREATEST(c."createdAt", calls."last") AS "lastActivityAt", calls."count"::int AS "calls",
+           (SELECT count(*)::int FROM "ApprovalRequest" a
+            WHERE a."conversationId" = c."id" AND a."status" = 'pending' AND a."expiresAt" > now()) AS "pending"
+    FROM "Conversation" c
+    JOIN "Customer" cu ON cu."id" = c."customerId"
+    CROSS JOIN LATERAL (SELECT count(*) AS "count", max(t."updatedAt") AS "last" FROM "ToolCall" t WHERE t."conversationId" = c."id") calls
+    WHERE c."agentId" = ${agent.userId} AND c."tenantId" = ${agent.tenantId}
+    ORDER BY "lastActivityAt" DESC, c."id" DESC
+    LIMIT 100`;
+}
+
+export interface CustomerChoice {
+  id: string;
+  email: string;
+  orders: { id: string; status: string; totalCents: number; currency: string }[];
+}
+
+/** Customers of the agent's tenant for the picker: by the start of the email (or any part of it) or the exact id. */
+export async function searchCustomers(tenantId: string, query: string): Promise<CustomerChoice[]> {
+  const q = query.trim().toLowerCase().slice(0, 100);
+  const escaped = q.replace(/[\\%_]/g, (char) => `\\${char}`);
+  return db.$queryRaw<CustomerChoice[]>`
+    SELECT cu."id", cu."email",
+           COALESCE((SELECT json_agg(json_build_object('id', o."id", 'status', o."status", 'totalCents', o."totalCents", 'currency', o."currency") ORDER BY o."id")
+                     FROM "Order" o WHERE o."customerId" = cu."id" AND o."tenantId" = cu."tenantId"), '[]'::json) AS "orders"
+    FROM "Customer" cu
+    WHERE cu."tenantId" = ${tenantId} AND (${q} = '' OR lower(cu."email") LIKE ${`%${escaped}%`} OR lower(cu."id") = ${q})
+    ORDER BY lower(cu."email") LIKE ${`${escaped}%`} DESC, cu."email"
+    LIMIT 10`;
 }
 
 export async function conversationCalls(agent: { userId: string; tenantId: string }, conversationId: string) {
   if (!isWellFormedId(conversationId)) return null;
   const conversation = await db.conversation.findFirst({
     where: { id: conversationId, agentId: agent.userId, tenantId: agent.tenantId },
-    select: { id: true, customerId: true, orderId: true, tools: true, scopes: true, writesMade: true, irreversibleCents: true, createdAt: true },
+    select: {
+      id: true,
+      customerId: true,
+      orderId: true,
+      tools: true,
+      scopes: true,
+      writesMade: true,
+      irreversibleCents: true,
+      createdAt: true,
+      customer: { select: { email: true } },
+    },
   });
   if (!conversation) return null;
   const calls = await db.toolCall.findMany({
     where: { conversationId },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: 200,
-    select: { id: true, toolName: true, kind: true, stage: true, code: true, orderId: true, approvalId: true, createdAt: true, updatedAt: true },
+    select: { id: true, toolName: true, kind: true, stage: true, code: true, orderId: true, approvalId: true, argsCanonical: true, createdAt: true, updatedAt: true },
   });
   return { conversation, calls };
 }

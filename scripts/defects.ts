@@ -19,6 +19,22 @@ interface Defect {
 
 const DEFECTS: Defect[] = [
   {
+    name: "approval link single use",
+    file: "lib/approvals/link-decision.ts",
+    find: 'WHERE "id" = ${link.linkId} AND "usedAt" IS NULL AND',
+    replace: 'WHERE "id" = ${link.linkId} AND',
+    testFile: "tests/approval-links.integration.test.ts",
+    test: "a mail scanner opening the link twice decides nothing; the supervisor's one post executes once; a second post is refused",
+  },
+  {
+    name: "approval link recipient",
+    file: "lib/approvals/links.ts",
+    find: 'if (link.recipientId !== userId) return "link.other-recipient";',
+    replace: "",
+    testFile: "tests/approval-links.integration.test.ts",
+    test: "refuses an expired link, another person's link, another tenant's and a made-up token, and changes nothing",
+  },
+  {
     name: "ownership",
     file: "lib/gateway/context.ts",
     find: 'WHERE o."id" = ${orderId} AND o."tenantId" = ${conversation.tenantId} AND o."customerId" = ${conversation.customerId}`;',

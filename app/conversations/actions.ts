@@ -4,7 +4,7 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { callBody } from "@/lib/api/http";
 import { authedAction } from "@/lib/auth/guards";
-import { findAgentConversation, openConversation, OpenConversationSchema } from "@/lib/conversations";
+import { findAgentConversation, openConversation, OpenConversationSchema, searchCustomers } from "@/lib/conversations";
 import { proposeToolCall } from "@/lib/gateway/pipeline";
 import { IdSchema } from "@/lib/security/input";
 
@@ -35,4 +35,8 @@ export const openConversationAction = authedAction(OpenConversationSchema, ["AGE
   if (!opened.ok) return { ok: false, code: opened.code, message: opened.message };
   revalidatePath("/conversations");
   return { ok: true, data: opened.conversation };
+});
+
+export const searchCustomersAction = authedAction(z.strictObject({ query: z.string().max(100) }), ["AGENT"], async (input, user) => {
+  return { ok: true, data: await searchCustomers(user.tenantId, input.query) };
 });

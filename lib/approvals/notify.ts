@@ -2,22 +2,26 @@ import type { Sql } from "../db";
 import { queueMessages, type QueuedMessage } from "../mail/queue";
 import { formatMoney } from "../money";
 import type { ApprovalPreview } from "../gateway/approval";
+import { createApprovalLinks } from "./links";
 
 /**
  * Tells the tenant's supervisors that a request is waiting, through the outbox in the same transaction that
  * opened it: an email to each, and the tenant's webhook when one is configured. The text is built from the
- * host's preview (tool, amount, order, expiry), never from anything the model wrote.
+ * host's preview (tool, amount, order, expiry), never from anything the model wrote. Each email carries that
+ * supervisor's own single-use link to the request (lib/approvals/links.ts).
  */
 export async function notifyApprovalRequested(client: Sql, approval: { id: string; tenantId: string; expiresAt: Date; preview: ApprovalPreview }): Promise<void> {
   const { preview } = approval;
   const amount = formatMoney(preview.impact.amount_cents, preview.impact.currency);
-  const [tenant] = await client.$queryRaw<{ webhookUrl: string | null; supervisors: string[] }[]>`
+  const [tenant] = await client.$queryRaw<{ webhookUrl: string | null; supervisors: { id: string; email: string }[] }[]>`
     SELECT t."webhookUrl",
-           ARRAY(SELECT u."email" FROM "User" u WHERE u."tenantId" = t."id" AND u."role" = 'SUPERVISOR' AND u."active" ORDER BY u."email") AS "supervisors"
+           COALESCE((SELECT json_agg(json_build_object('id', u."id", 'email', u."email") ORDER BY u."email") FROM "User" u
+                     WHERE u."tenantId" = t."id" AND u."role" = 'SUPERVISOR' AND u."active"), '[]'::json) AS "supervisors"
     FROM "Tenant" t WHERE t."id" = ${approval.tenantId}`;
   if (!tenant) throw new Error(`tenant ${approval.tenantId} vanished during a call`);
   const subject = `Approval needed: ${preview.tool} ${amount} on ${preview.order.order_id}`;
-  const body = [
+  const links = await createApprovalLinks(client, approval, tenant.supervisors.map((supervisor) => supervisor.id));
+  const body = (link: string) => [
     `A call is waiting for your approval.`,
     ``,
     `Tool: ${preview.tool}`,
@@ -26,9 +30,17 @@ export async function notifyApprovalRequested(client: Sql, approval: { id: strin
     `Expires: ${approval.expiresAt.toISOString()}`,
     `Request: ${approval.id}`,
     ``,
-    `Review it in toolgate under Approvals.`,
+    `Review and decide (sign-in required; this link works once, until the request expires):`,
+    link,
+    ``,
+    `Or open toolgate under Approvals.`,
   ].join("\n");
-  const messages: QueuedMessage[] = tenant.supervisors.map((email) => ({ kind: "approval_email", recipient: email, subject, body }));
+  const messages: QueuedMessage[] = tenant.supervisors.map((supervisor) => ({
+    kind: "approval_email",
+    recipient: supervisor.email,
+    subject,
+    body: body(links.get(supervisor.id) ?? ""),
+  }));
   if (tenant.webhookUrl) {
     messages.push({
       kind: "webhook",

@@ -5,10 +5,13 @@ import type { Role } from "../generated/prisma/client";
 import { logError } from "../log";
 import { currentUser, type SessionUser } from "./auth";
 
-/** For pages: the signed-in user with one of these roles, else off to sign-in (or home, for a wrong role). */
-export async function requireRole(roles: readonly Role[]): Promise<SessionUser> {
+/**
+ * For pages: the signed-in user with one of these roles, else off to sign-in (and back to `returnTo` after it),
+ * or home for a wrong role.
+ */
+export async function requireRole(roles: readonly Role[], returnTo?: string): Promise<SessionUser> {
   const user = await currentUser();
-  if (!user) redirect("/login");
+  if (!user) redirect(returnTo ? `/login?next=${encodeURIComponent(returnTo)}` : "/login");
   if (!roles.includes(user.role)) redirect("/?denied=1");
   return user;
 }
@@ -40,4 +43,9 @@ export function authedAction<S extends z.ZodType, T>(
       return { ok: false, code: "host.error", message: "Something went wrong on our side; nothing was changed. Try again." };
     }
   };
+}
+
+/** Where to go after sign-in: only a path on this site, so a crafted `next` cannot send anyone elsewhere. */
+export function safeReturnPath(next: string | undefined): string {
+  return next && /^\/(?![/\\])[\x21-\x7e]*$/.test(next) ? next : "/";
 }

@@ -2,15 +2,40 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { createAgentKey, endSessions, PolicySchema, revokeAgentKey, setWebhook, updatePolicy, WebhookSchema } from "@/lib/admin";
+import { createAgentKey, endSessions, parsePolicyForm, revokeAgentKey, setRefundPermission, setWebhook, updatePolicy, WebhookSchema } from "@/lib/admin";
 import { authedAction } from "@/lib/auth/guards";
 import { IdSchema } from "@/lib/security/input";
 
-export const updatePolicyAction = authedAction(PolicySchema, ["ADMIN"], async (input, user) => {
-  const policy = await updatePolicy(user, input);
-  revalidatePath("/admin/policy");
-  return { ok: true, data: policy };
+const Typed = z.string().max(30);
+const PolicyFormSchema = z.strictObject({
+  autoLimitCents: Typed,
+  sessionCapCents: Typed,
+  maxAutoWrites: Typed,
+  approvalTtlSeconds: Typed,
+  agentDailyCeilingCents: Typed,
+  tenantDailyCeilingCents: Typed,
+  rateOpenPerMin: Typed,
 });
+
+/** The form as typed (money in currency units); errors come back in words, naming each field by its label. */
+export const updatePolicyAction = authedAction(PolicyFormSchema, ["ADMIN"], async (input, user) => {
+  const parsed = parsePolicyForm(input);
+  if (!parsed.ok) return { ok: false, code: "input.invalid", message: parsed.message };
+  const saved = await updatePolicy(user, parsed.policy);
+  revalidatePath("/admin/policy");
+  return { ok: true, data: saved };
+});
+
+export const setRefundPermissionAction = authedAction(
+  z.strictObject({ userId: IdSchema, canRefund: z.boolean() }),
+  ["ADMIN"],
+  async (input, user) => {
+    const result = await setRefundPermission(user, input.userId, input.canRefund);
+    if (result === "not-found") return { ok: false, code: "not-found", message: "No such agent in your tenant." };
+    revalidatePath("/admin/policy");
+    return { ok: true, data: { changed: result === "changed" } };
+  },
+);
 
 export const createKeyAction = authedAction(z.strictObject({ userId: IdSchema }), ["ADMIN"], async (input, user) => {
   const created = await createAgentKey(user, input.userId);

@@ -2,14 +2,37 @@ import { ApiKeys } from "@/components/api-keys";
 import { DecisionLogExport } from "@/components/audit/decision-log-export";
 import { PolicyForm } from "@/components/policy-form";
 import { WebhookForm } from "@/components/webhook-form";
-import { agentKeys, hasWebhook, peopleSessions, recentAudit, tenantPolicy } from "@/lib/admin";
 import { PeopleSessions } from "@/components/admin/sessions";
+import { RefundPermissions } from "@/components/refund-permissions";
+import { TimeAgo } from "@/components/ui/time-ago";
+import { agentKeys, hasWebhook, peopleSessions, recentAudit, tenantPolicy, type AuditEntry } from "@/lib/admin";
 import { requireRole } from "@/lib/auth/guards";
+import { policyDiff } from "@/lib/policy-fields";
 
 export const dynamic = "force-dynamic";
 
+const ACTION_WORDS: Record<string, string> = {
+  "policy.updated": "Changed the policy",
+  "api-key.created": "Created an API key",
+  "api-key.revoked": "Revoked an API key",
+  "agent.refunds-granted": "Granted refunds",
+  "agent.refunds-withdrawn": "Withdrew refunds",
+};
+
+function changes(entry: AuditEntry): string[] {
+  const detail = entry.detail;
+  if (entry.action === "policy.updated") {
+    return policyDiff((detail.before ?? {}) as Record<string, number>, (detail.after ?? {}) as Record<string, number>).map(
+      (change) => `${change.label}: ${change.before} → ${change.after}`,
+    );
+  }
+  if (entry.action.startsWith("agent.refunds-")) return [`${String(detail.email)}: refunds ${detail.before ? "allowed" : "not allowed"} → ${detail.after ? "allowed" : "not allowed"}`];
+  if (entry.action.startsWith("api-key.")) return [`key ${String(detail.keyId)}`];
+  return [];
+}
+
 export default async function AdminPolicyPage() {
-  const user = await requireRole(["ADMIN"]);
+  const user = await requireRole(["ADMIN"], "/admin/policy");
   const [policy, agents, audit, people, webhook] = await Promise.all([
     tenantPolicy(user.tenantId),
     agentKeys(user.tenantId),
@@ -27,6 +50,8 @@ export default async function AdminPolicyPage() {
       <PolicyForm policy={policy} />
       <h2>Approval webhook</h2>
       <WebhookForm configured={webhook} />
+      <h2>Agents&apos; refund permission</h2>
+      <RefundPermissions agents={agents.map(({ id, email, canRefund }) => ({ id, email, canRefund }))} />
       <h2>Agent API keys</h2>
       <ApiKeys agents={serializableAgents} />
       <h2>People and sessions</h2>
@@ -39,19 +64,38 @@ export default async function AdminPolicyPage() {
       <h2>Decision log</h2>
       <DecisionLogExport tenantId={user.tenantId} />
       <h2>Recent changes</h2>
-      <table>
-        <tbody>
-          {audit.map((row) => (
-            <tr key={String(row.id)}>
-              <td>{row.createdAt.toISOString()}</td>
-              <td>{row.action}</td>
-              <td>
-                <code>{JSON.stringify(row.detail)}</code>
-              </td>
+      {audit.length === 0 ? (
+        <p className="muted">No changes yet. Every policy change, key and permission change appears here with who made it.</p>
+      ) : (
+        <table className="stack" data-testid="audit">
+          <thead>
+            <tr>
+              <th>When</th>
+              <th>Who</th>
+              <th>What</th>
+              <th>Changes</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {audit.map((entry) => (
+              <tr key={String(entry.id)} data-testid="audit-row">
+                <td data-label="When">
+                  <TimeAgo iso={entry.createdAt.toISOString()} />
+                </td>
+                <td data-label="Who">{entry.actor}</td>
+                <td data-label="What">{ACTION_WORDS[entry.action] ?? entry.action}</td>
+                <td data-label="Changes">
+                  {changes(entry).map((line) => (
+                    <div key={line} data-testid="audit-change">
+                      {line}
+                    </div>
+                  ))}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
     </main>
   );
 }

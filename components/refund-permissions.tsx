@@ -1,0 +1,55 @@
+"use client";
+
+import { useState, useTransition } from "react";
+import { setRefundPermissionAction } from "@/app/admin/policy/actions";
+
+/** Grant or withdraw each agent's refund permission; it takes effect on the agent's next call. */
+export function RefundPermissions({ agents }: { agents: { id: string; email: string; canRefund: boolean }[] }) {
+  const [error, setError] = useState<string | null>(null);
+  const [pending, startTransition] = useTransition();
+  const set = (userId: string, canRefund: boolean) =>
+    startTransition(async () => {
+      setError(null);
+      const response = await setRefundPermissionAction({ userId, canRefund });
+      if (!response.ok) setError(response.message);
+    });
+  return (
+    <div>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      <table className="stack">
+        <thead>
+          <tr>
+            <th>Agent</th>
+            <th>Refunds</th>
+            <th>Change</th>
+          </tr>
+        </thead>
+        <tbody>
+          {agents.map((agent) => (
+            <tr key={agent.id} data-testid="refund-permission" data-user-id={agent.id}>
+              <td data-label="Agent">{agent.email}</td>
+              <td data-label="Refunds" data-testid="refund-permission-state">
+                {agent.canRefund ? "may issue refunds" : "may not issue refunds"}
+              </td>
+              <td data-label="Change">
+                {agent.canRefund ? (
+                  <button type="button" className="danger" disabled={pending} onClick={() => set(agent.id, false)}>
+                    Withdraw refunds from {agent.email}
+                  </button>
+                ) : (
+                  <button type="button" disabled={pending} onClick={() => set(agent.id, true)}>
+                    Grant refunds to {agent.email}
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

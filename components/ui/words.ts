@@ -1,0 +1,51 @@
+import { formatMoney } from "@/lib/money";
+
+const TOOL_WORDS: Record<string, string> = {
+  issue_refund: "refund",
+  update_shipping_address: "address change",
+  send_status_email: "status email",
+  get_order: "order lookup",
+};
+
+export const toolWords = (toolName: string) => TOOL_WORDS[toolName] ?? toolName;
+
+/** "80.00 USD refund on ord_1004", or "address change on ord_1003" for a call that moves no money. */
+export function callSummary(call: { toolName: string; orderId: string | null; impactCents?: number | null; currency?: string | null }): string {
+  const money = call.impactCents && call.currency ? `${formatMoney(call.impactCents, call.currency)} ` : "";
+  return `${money}${toolWords(call.toolName)}${call.orderId ? ` on ${call.orderId}` : ""}`;
+}
+
+const ARGUMENT_LABELS: Record<string, string> = {
+  order_id: "Order",
+  amount_cents: "Amount",
+  currency: "Currency",
+  reason: "Reason",
+  line1: "Address line",
+  postal_code: "Postal code",
+};
+
+/** Arguments as labelled words: money formatted, reasons without underscores. */
+export function argumentWords(args: Record<string, unknown>): [string, string][] {
+  const currency = typeof args.currency === "string" ? args.currency : "";
+  return Object.keys(args)
+    .filter((key) => key !== "currency" || typeof args.amount_cents !== "number")
+    .map((key) => {
+      const value = args[key];
+      const text =
+        key === "amount_cents" && typeof value === "number" ? formatMoney(value, currency) : key === "reason" && typeof value === "string" ? value.replaceAll("_", " ") : String(value);
+      return [ARGUMENT_LABELS[key] ?? key, text];
+    });
+}
+
+/** "1 write", "3 writes". */
+export const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
+/** A span of time as people say it: "45 s", "3 min 20 s", "2 h 5 min", "1 d 3 h". */
+export function formatDuration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  const part = (value: number, unit: string) => (value ? ` ${value} ${unit}` : "");
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min${part(seconds % 60, "s")}`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h${part(Math.floor((seconds % 3600) / 60), "min")}`;
+  return `${Math.floor(seconds / 86_400)} d${part(Math.floor((seconds % 86_400) / 3600), "h")}`;
+}

@@ -1,0 +1,70 @@
+import { expect, test } from "@playwright/test";
+import { database, SEEDED, signInAs } from "./support";
+import { expectUsable, VIEWPORTS } from "./fixtures";
+
+async function auditCount() {
+  const { rows } = await database().query<{ count: number }>(`SELECT count(*)::int AS count FROM "AuditLog" WHERE "tenantId" = 'acme'`);
+  return rows[0].count;
+}
+
+for (const viewport of VIEWPORTS) {
+  test.describe(`admin (${viewport.name})`, () => {
+    test.use({ viewport: { width: viewport.width, height: viewport.height } });
+
+    test("policy in currency units: a bad value is named by its label, an unchanged save records nothing, a change shows actor and diff", async ({ browser, baseURL }) => {
+      const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
+      await signInAs(context, SEEDED.admin, baseURL!);
+      const page = await context.newPage();
+      await page.goto("/admin/policy");
+      const autoLimit = page.getByLabel("Auto limit");
+      await expect(autoLimit).toHaveValue("50.00");
+      await expect(page.getByText("Allowed: 0.00 to 100000.00, in currency units.").first()).toBeVisible();
+      await expectUsable(page);
+
+      const before = await auditCount();
+      await page.getByRole("button", { name: "Save policy" }).click();
+      await expect(page.getByTestId("policy-message")).toHaveText("Nothing changed, so nothing was recorded.");
+      expect(await auditCount()).toBe(before);
+
+      await page.getByLabel("Approval lifetime (seconds)").fill("5");
+      await page.getByRole("button", { name: "Save policy" }).click();
+      await expect(page.getByTestId("policy-message")).toHaveText("Approval lifetime (seconds) must be from 30 to 604800.");
+      expect(await auditCount()).toBe(before);
+
+      await page.getByLabel("Approval lifetime (seconds)").fill("900");
+      await autoLimit.fill("60.00");
+      await page.getByRole("button", { name: "Save policy" }).click();
+      await expect(page.getByTestId("policy-message")).toHaveText("Saved.");
+      const latest = page.getByTestId("audit-row").first();
+      await expect(latest).toContainText("admin@acme.test");
+      await expect(latest).toContainText("Changed the policy");
+      await expect(latest.getByTestId("audit-change")).toHaveText(["Auto limit: 50.00 → 60.00"]);
+      await expect(latest.locator("time")).toHaveAttribute("title", /UTC$/);
+      expect(await auditCount()).toBe(before + 1);
+
+      await autoLimit.fill("50.00");
+      await page.getByRole("button", { name: "Save policy" }).click();
+      await expect(page.getByTestId("policy-message")).toHaveText("Saved.");
+      await expectUsable(page);
+      await context.close();
+    });
+
+    test("withdraw and grant an agent's refund permission, each audited", async ({ browser, baseURL }) => {
+      const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
+      await signInAs(context, SEEDED.admin, baseURL!);
+      const page = await context.newPage();
+      await page.goto("/admin/policy");
+      const row = page.locator(`[data-testid="refund-permission"][data-user-id="${SEEDED.agent.id}"]`);
+      await expect(row.getByTestId("refund-permission-state")).toHaveText("may issue refunds");
+      await row.getByRole("button", { name: "Withdraw refunds from agent@acme.test" }).click();
+      await expect(row.getByTestId("refund-permission-state")).toHaveText("may not issue refunds");
+      await expect(page.getByTestId("audit-row").first()).toContainText("Withdrew refunds");
+      const { rows } = await database().query(`SELECT "canRefund" FROM "User" WHERE id = $1`, [SEEDED.agent.id]);
+      expect(rows[0]).toEqual({ canRefund: false });
+      await row.getByRole("button", { name: "Grant refunds to agent@acme.test" }).click();
+      await expect(row.getByTestId("refund-permission-state")).toHaveText("may issue refunds");
+      await expect(page.getByTestId("audit-row").first().getByTestId("audit-change")).toHaveText(["agent@acme.test: refunds not allowed → allowed"]);
+      await context.close();
+    });
+  });
+}

@@ -1,0 +1,111 @@
+import { expect, test } from "@playwright/test";
+import { database, openConversation, propose, refund, SEEDED, signInAs } from "./support";
+import { emailedLinkPath, expectUsable, freshOrder, refundsOf, VIEWPORTS } from "./fixtures";
+
+async function linkState(approvalId: string) {
+  const { rows } = await database().query<{ status: string; used: number }>(
+    `SELECT a.status, (SELECT count(*)::int FROM "ApprovalLink" l WHERE l."approvalId" = a.id AND l."usedAt" IS NOT NULL) AS used FROM "ApprovalRequest" a WHERE a.id = $1`,
+    [approvalId],
+  );
+  return rows[0];
+}
+
+for (const viewport of VIEWPORTS) {
+  test.describe(`the approval email's link (${viewport.name})`, () => {
+    test.use({ viewport: { width: viewport.width, height: viewport.height } });
+
+    test("a scanner opening it twice decides nothing; the supervisor signs in, lands on the request and approves it once", async ({ browser, request, baseURL }) => {
+      const order = await freshOrder("cu_ana");
+      const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
+      const held = await propose(request, SEEDED.agent.email, conversation, refund(order, 8000), `e2e-link-${viewport.name}-${order}`);
+      expect(held.code).toBe("approval.required");
+      const path = await emailedLinkPath(SEEDED.supervisor.email, held.approval!.id);
+
+      // A mail scanner: no session, follows nothing, opens twice. Then one with a session (a preview pane).
+      for (let round = 0; round < 2; round++) {
+        const opened = await request.get(path, { maxRedirects: 0 });
+        expect(opened.status()).toBe(307);
+        expect(opened.headers().location).toContain(`/login?next=${encodeURIComponent(path)}`);
+      }
+      const preview = await browser.newContext();
+      await signInAs(preview, SEEDED.supervisor, baseURL!);
+      for (let round = 0; round < 2; round++) {
+        const opened = await preview.request.get(path);
+        expect(opened.status()).toBe(200);
+        expect(await opened.text()).toContain("80.00 USD refund on " + order);
+      }
+      expect(await linkState(held.approval!.id)).toEqual({ status: "pending", used: 0 });
+      expect(await refundsOf(order)).toEqual({ count: 0, refunded: 0 });
+
+      // The supervisor clicks the link in the email, signs in, and is brought back to the request.
+      const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
+      const page = await context.newPage();
+      await page.goto(path);
+      await expect(page).toHaveURL(/\/login\?next=/);
+      await page.getByLabel("Email").fill(SEEDED.supervisor.email);
+      await page.getByLabel("Password").fill("toolgate-demo");
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await expect(page).toHaveURL(new RegExp(`${path}$`));
+      await expect(page.getByTestId("link-title")).toHaveText(`80.00 USD refund on ${order}`);
+      await expect(page.getByText("ana@example.test")).toBeVisible();
+      await expectUsable(page);
+
+      // A second tab of the same link, left open.
+      const stale = await context.newPage();
+      await stale.goto(path);
+      await expect(stale.getByRole("button", { name: "Approve…" })).toBeEnabled();
+
+      await page.getByRole("button", { name: "Approve…" }).click();
+      await expect(page.getByRole("group", { name: "Confirm approval" })).toContainText(`80.00 USD refund on ${order} for ana@example.test`);
+      await page.getByRole("button", { name: "Confirm approval" }).click();
+      await expect(page.getByTestId("link-result")).toHaveText(`80.00 USD refund on ${order} approved: refund.issued.`);
+      await expect(page.getByTestId("link-status")).toContainText("Already approved by supervisor@acme.test");
+      expect(await refundsOf(order)).toEqual({ count: 1, refunded: 8000 });
+      expect(await linkState(held.approval!.id)).toEqual({ status: "approved", used: 1 });
+
+      // The stale tab posts a second decision with the same link: refused, nothing changes.
+      await stale.getByLabel("Reason for denying (the agent reads it)").fill("duplicate");
+      await stale.getByRole("button", { name: "Deny" }).click();
+      await expect(stale.getByTestId("link-result")).toContainText("already been used");
+      expect(await refundsOf(order)).toEqual({ count: 1, refunded: 8000 });
+      expect(await linkState(held.approval!.id)).toEqual({ status: "approved", used: 1 });
+
+      // The timeline the page links to tells the whole story.
+      await page.getByRole("link", { name: "timeline of the call" }).click();
+      await expect(page.getByTestId("timeline-code")).toHaveText("refund.issued");
+      await expect(page.getByTestId("timeline-event").filter({ hasText: "by supervisor@acme.test" })).toContainText("Approved");
+      await expect(page.getByTestId("timeline-event").last()).toContainText("Settled with the payment provider");
+      await expectUsable(page);
+      await preview.close();
+      await context.close();
+    });
+
+    test("denying from the link needs a reason, which reaches the agent; another tenant's supervisor gets nothing", async ({ browser, request, baseURL }) => {
+      const order = await freshOrder("cu_ben");
+      const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ben" });
+      const held = await propose(request, SEEDED.agent.email, conversation, refund(order, 9000), `e2e-link-deny-${viewport.name}-${order}`);
+      const path = await emailedLinkPath(SEEDED.supervisor.email, held.approval!.id);
+
+      const foreign = await browser.newContext();
+      await signInAs(foreign, SEEDED.globexSupervisor, baseURL!);
+      const foreignPage = await foreign.newPage();
+      await foreignPage.goto(path);
+      await expect(foreignPage.getByTestId("link-problem")).toContainText("not valid");
+      await expect(foreignPage.getByText(order)).toHaveCount(0);
+
+      const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
+      await signInAs(context, SEEDED.supervisor, baseURL!);
+      const page = await context.newPage();
+      await page.goto(path);
+      await expect(page.getByRole("button", { name: "Deny" })).toBeDisabled();
+      await page.getByLabel("Reason for denying (the agent reads it)").fill("refunded by phone");
+      await page.getByRole("button", { name: "Deny" }).click();
+      await expect(page.getByTestId("link-result")).toHaveText(`90.00 USD refund on ${order} denied.`);
+      const { rows } = await database().query(`SELECT status, note FROM "ApprovalRequest" WHERE id = $1`, [held.approval!.id]);
+      expect(rows[0]).toEqual({ status: "denied", note: "refunded by phone" });
+      expect(await refundsOf(order)).toEqual({ count: 0, refunded: 0 });
+      await foreign.close();
+      await context.close();
+    });
+  });
+}

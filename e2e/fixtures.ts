@@ -1,0 +1,54 @@
+import { randomInt } from "node:crypto";
+import { expect, type Page } from "@playwright/test";
+import AxeBuilder from "@axe-core/playwright";
+import { database } from "./support";
+
+// Fixtures of the approval-desk specs: rows of their own (so runs and specs never share an order's refunds),
+// the link an approval email carries, and the checks every page must pass at every width.
+
+export const VIEWPORTS = [
+  { name: "desktop", width: 1280, height: 800 },
+  { name: "phone", width: 390, height: 844 },
+] as const;
+
+/** A new delivered USD order of an acme customer. */
+export async function freshOrder(customer: string, totalCents = 15000): Promise<string> {
+  const id = `ord_${randomInt(10_000_000, 99_999_999)}`;
+  await database().query(
+    `INSERT INTO "Order" (id, "tenantId", "customerId", "totalCents", currency, status, "addressLine1", "postalCode") VALUES ($1, 'acme', $2, $3, 'USD', 'delivered', '1 Elm St', '94107')`,
+    [id, customer, totalCents],
+  );
+  return id;
+}
+
+/** The path of the link in the approval email queued for this recipient about this request. */
+export async function emailedLinkPath(recipient: string, approvalId: string): Promise<string> {
+  const { rows } = await database().query<{ body: string }>(
+    `SELECT body FROM "OutboxMessage" WHERE kind = 'approval_email' AND recipient = $1 AND body LIKE '%' || $2 || '%'`,
+    [recipient, approvalId],
+  );
+  expect(rows).toHaveLength(1);
+  const match = /https?:\/\/[^/\s]+(\/approvals\/r\/[A-Za-z0-9_-]{43})/.exec(rows[0].body);
+  expect(match).not.toBeNull();
+  return match![1];
+}
+
+export async function refundsOf(order: string) {
+  const { rows } = await database().query<{ count: string; refunded: number }>(
+    `SELECT (SELECT count(*) FROM "Refund" WHERE "orderId" = $1) AS count, "refundedCents" AS refunded FROM "Order" WHERE id = $1`,
+    [order],
+  );
+  return { count: Number(rows[0].count), refunded: rows[0].refunded };
+}
+
+/** No sideways scrolling, and no serious or critical accessibility violation. */
+export async function expectUsable(page: Page) {
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  expect(width, `page is ${width}px wide in a ${page.viewportSize()?.width}px viewport`).toBeLessThanOrEqual(page.viewportSize()!.width);
+  const results = await new AxeBuilder({ page }).analyze();
+  const bad = results.violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
+  expect(bad.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`)).toEqual([]);
+}
+
+export const shoot = (page: Page, name: string) =>
+  process.env.UPDATE_SCREENSHOTS === "1" ? page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true }) : Promise.resolve();

@@ -1,0 +1,97 @@
+import "server-only";
+import { z } from "zod";
+import { db } from "../db";
+import { Prisma } from "../generated/prisma/client";
+import { expireDue } from "./expiry";
+
+export const HISTORY_OUTCOMES = ["approved", "denied", "failed", "expired"] as const;
+
+const Day = z.string().regex(/^\d{4}-\d\d-\d\d$/).refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)));
+const Empty = z.literal("").transform(() => undefined);
+
+/** The history page's query string, re-validated here: a bad value is dropped, never sent to the database. */
+export const HistoryFilterSchema = z.object({
+  outcome: z.enum(HISTORY_OUTCOMES).or(Empty).optional().catch(undefined),
+  decider: z.string().max(100).optional().catch(undefined),
+  agent: z.string().max(100).optional().catch(undefined),
+  from: Day.or(Empty).optional().catch(undefined),
+  to: Day.or(Empty).optional().catch(undefined),
+  q: z.string().trim().max(200).optional().catch(undefined),
+  before: z.string().regex(/^\d{4}-\d\d-\d\dT[\d:.]+Z_apr_[A-Za-z0-9_-]+$/).optional().catch(undefined),
+});
+export type HistoryFilter = z.infer<typeof HistoryFilterSchema>;
+
+export interface HistoryItem {
+  id: string;
+  status: string;
+  toolName: string;
+  orderId: string;
+  impactCents: number;
+  currency: string;
+  originCallId: string;
+  conversationId: string;
+  createdAt: Date;
+  decidedAt: Date;
+  note: string | null;
+  resultCode: string | null;
+  requestedBy: string | null;
+  decidedBy: string | null;
+  customerEmail: string | null;
+}
+
+export interface HistoryPage {
+  items: HistoryItem[];
+  /** The cursor of the next (older) page, when there is one. */
+  next: string | null;
+}
+
+export const PAGE_SIZE = 50;
+
+const cursorOf = (item: { decidedAt: Date; id: string }) => `${item.decidedAt.toISOString()}_${item.id}`;
+
+/**
+ * Decided and expired requests of one tenant, newest decision first, filtered in SQL and paged by keyset on
+ * (decidedAt, id) over the partial index of decided requests: no OFFSET, so the thousandth page costs what
+ * the first does. The search matches an order, call or request id exactly, or the start of a customer's email.
+ */
+export async function decisionHistory(tenantId: string, filter: HistoryFilter, limit = PAGE_SIZE): Promise<HistoryPage> {
+  await expireDue(tenantId);
+  const where: Prisma.Sql[] = [Prisma.sql`a."tenantId" = ${tenantId}`, Prisma.sql`a."status" <> 'pending'`, Prisma.sql`a."decidedAt" IS NOT NULL`];
+  if (filter.outcome) where.push(Prisma.sql`a."status" = ${filter.outcome}`);
+  if (filter.decider) where.push(Prisma.sql`a."decidedById" = ${filter.decider}`);
+  if (filter.agent) where.push(Prisma.sql`a."requestedById" = ${filter.agent}`);
+  if (filter.from) where.push(Prisma.sql`a."decidedAt" >= ${`${filter.from}T00:00:00Z`}::timestamptz`);
+  if (filter.to) where.push(Prisma.sql`a."decidedAt" < ${`${filter.to}T00:00:00Z`}::timestamptz + interval '1 day'`);
+  if (filter.q) {
+    const escaped = filter.q.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`);
+    where.push(Prisma.sql`(a."orderId" = ${filter.q} OR a."originCallId" = ${filter.q} OR a."id" = ${filter.q} OR lower(cu."email") LIKE ${`${escaped}%`})`);
+  }
+  if (filter.before) {
+    const split = filter.before.indexOf("_apr_");
+    where.push(Prisma.sql`(a."decidedAt", a."id") < (${filter.before.slice(0, split)}::timestamptz, ${filter.before.slice(split + 1)})`);
+  }
+  const rows = await db.$queryRaw<HistoryItem[]>`
+    SELECT a."id", a."status", a."toolName", a."orderId", a."impactCents", a."preview"->'impact'->>'currency' AS "currency", a."originCallId",
+           a."conversationId", a."createdAt", a."decidedAt", a."note", a."resultCode", requester."email" AS "requestedBy",
+           decider."email" AS "decidedBy", cu."email" AS "customerEmail"
+    FROM "ApprovalRequest" a
+    JOIN "Conversation" c ON c."id" = a."conversationId"
+    LEFT JOIN "Customer" cu ON cu."id" = c."customerId"
+    LEFT JOIN "User" requester ON requester."id" = a."requestedById"
+    LEFT JOIN "User" decider ON decider."id" = a."decidedById"
+    WHERE ${Prisma.join(where, " AND ")}
+    ORDER BY a."decidedAt" DESC, a."id" DESC
+    LIMIT ${limit + 1}`;
+  const items = rows.slice(0, limit);
+  return { items, next: rows.length > limit ? cursorOf(items[items.length - 1]) : null };
+}
+
+/** The people the history can be filtered by: the tenant's supervisors (deciders) and agents (requesters). */
+export async function historyPeople(tenantId: string) {
+  const people = await db.user.findMany({
+    where: { tenantId, role: { in: ["SUPERVISOR", "AGENT"] } },
+    orderBy: { email: "asc" },
+    select: { id: true, email: true, role: true },
+  });
+  return { deciders: people.filter((person) => person.role === "SUPERVISOR"), agents: people.filter((person) => person.role === "AGENT") };
+}

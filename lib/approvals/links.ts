@@ -1,0 +1,117 @@
+import { randomBytes } from "node:crypto";
+import { sha256Hex } from "../canonical";
+import { db, type Sql } from "../db";
+import { newId } from "../ids";
+
+/** Where the link in an approval email points: the page that shows the request and posts the decision. */
+export const APPROVAL_LINK_PATH = "/approvals/r/";
+
+export function approvalLinkUrl(token: string): string {
+  const base = (process.env.NEXTAUTH_URL ?? "http://127.0.0.1:3000").replace(/\/+$/, "");
+  return `${base}${APPROVAL_LINK_PATH}${token}`;
+}
+
+const TokenSchemaPattern = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * One link per recipient, written in the caller's transaction (the one that opens the request): 256 random
+ * bits handed out once, only their SHA-256 kept, dead when the request expires. Returns each recipient's URL.
+ */
+export async function createApprovalLinks(
+  client: Sql,
+  approval: { id: string; tenantId: string; expiresAt: Date },
+  recipientIds: string[],
+): Promise<Map<string, string>> {
+  const rows = recipientIds.map((recipientId) => ({ id: newId("lnk"), recipientId, token: randomBytes(32).toString("base64url") }));
+  if (rows.length === 0) return new Map();
+  const stored = rows.map(({ id, recipientId, token }) => ({ id, recipientId, tokenHash: sha256Hex(token) }));
+  await client.$executeRaw`
+    INSERT INTO "ApprovalLink" ("id", "tenantId", "approvalId", "recipientId", "tokenHash", "expiresAt")
+    SELECT link."id", ${approval.tenantId}, ${approval.id}, link."recipientId", link."tokenHash", ${approval.expiresAt.toISOString()}::timestamptz
+    FROM jsonb_to_recordset(${JSON.stringify(stored)}::jsonb) AS link("id" text, "recipientId" text, "tokenHash" text)`;
+  return new Map(rows.map((row) => [row.recipientId, approvalLinkUrl(row.token)]));
+}
+
+export type LinkProblem = "link.not-found" | "link.other-recipient" | "link.used" | "link.expired";
+
+export const PROBLEM_TEXT: Record<LinkProblem, string> = {
+  "link.not-found": "This approval link is not valid. Open the request from Approvals instead.",
+  "link.other-recipient": "This link was sent to another supervisor. Open the request from Approvals instead.",
+  "link.used": "This link has already been used to decide. Open the request from Approvals to see what happened.",
+  "link.expired": "This link expired with its request. Nothing can be decided from it.",
+};
+
+export interface LinkedRequest {
+  id: string;
+  status: string;
+  toolName: string;
+  orderId: string;
+  impactCents: number;
+  currency: string;
+  arguments: Record<string, unknown>;
+  orderStatus: string;
+  orderTotalCents: number;
+  orderRefundedCents: number;
+  conversationId: string;
+  originCallId: string;
+  customerEmail: string | null;
+  requestedBy: string;
+  decidedBy: string | null;
+  decidedAt: Date | null;
+  resultCode: string | null;
+  note: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export type LinkView =
+  | { ok: true; request: LinkedRequest; usable: boolean; problem: LinkProblem | null; message: string | null }
+  | { ok: false; code: LinkProblem; message: string };
+
+interface LinkRow {
+  linkId: string;
+  recipientId: string;
+  linkExpiresAt: Date;
+  usedAt: Date | null;
+}
+
+export async function findLink(tenantId: string, token: string): Promise<(LinkRow & { approvalId: string }) | null> {
+  if (!TokenSchemaPattern.test(token)) return null;
+  const [row] = await db.$queryRaw<(LinkRow & { approvalId: string })[]>`
+    SELECT "id" AS "linkId", "recipientId", "expiresAt" AS "linkExpiresAt", "usedAt", "approvalId"
+    FROM "ApprovalLink" WHERE "tokenHash" = ${sha256Hex(token)} AND "tenantId" = ${tenantId}`;
+  return row ?? null;
+}
+
+export function problemOf(link: LinkRow, userId: string, now = new Date()): LinkProblem | null {
+  if (link.recipientId !== userId) return "link.other-recipient";
+  if (link.usedAt) return "link.used";
+  if (link.linkExpiresAt <= now) return "link.expired";
+  return null;
+}
+
+/**
+ * What the link's page shows. Only reads: opening the link (a person, a mail scanner, a preview fetcher) never
+ * decides anything and never uses the link up. A token of another tenant reads as not found.
+ */
+export async function openApprovalLink(user: { id: string; tenantId: string }, token: string): Promise<LinkView> {
+  const link = await findLink(user.tenantId, token);
+  if (!link) return { ok: false, code: "link.not-found", message: PROBLEM_TEXT["link.not-found"] };
+  const problem = problemOf(link, user.id);
+  if (problem === "link.other-recipient") return { ok: false, code: problem, message: PROBLEM_TEXT[problem] };
+  const [request] = await db.$queryRaw<LinkedRequest[]>`
+    SELECT a."id", a."status", a."toolName", a."orderId", a."impactCents", a."preview"->'impact'->>'currency' AS "currency",
+           a."preview"->'arguments' AS "arguments", o."status" AS "orderStatus", o."totalCents" AS "orderTotalCents",
+           o."refundedCents" AS "orderRefundedCents", a."conversationId", a."originCallId", cu."email" AS "customerEmail",
+           requester."email" AS "requestedBy", decider."email" AS "decidedBy", a."decidedAt", a."resultCode", a."note",
+           a."createdAt", a."expiresAt"
+    FROM "ApprovalRequest" a
+    JOIN "Order" o ON o."id" = a."orderId" AND o."tenantId" = a."tenantId"
+    LEFT JOIN "Customer" cu ON cu."id" = o."customerId"
+    LEFT JOIN "User" requester ON requester."id" = a."requestedById"
+    LEFT JOIN "User" decider ON decider."id" = a."decidedById"
+    WHERE a."id" = ${link.approvalId} AND a."tenantId" = ${user.tenantId}`;
+  if (!request) return { ok: false, code: "link.not-found", message: PROBLEM_TEXT["link.not-found"] };
+  const usable = problem === null && request.status === "pending" && request.expiresAt > new Date();
+  return { ok: true, request, usable, problem, message: problem ? PROBLEM_TEXT[problem] : null };
+}

@@ -1,0 +1,137 @@
+import "server-only";
+import { db } from "../db";
+import { expireIfDue } from "../approvals/expiry";
+
+export interface TimelineCall {
+  id: string;
+  toolName: string;
+  orderId: string | null;
+  kind: string;
+  code: string;
+  argsCanonical: string | null;
+  createdAt: Date;
+  conversationId: string;
+  agentId: string;
+  agentEmail: string | null;
+  customerEmail: string | null;
+  approvalId: string | null;
+}
+
+export interface TimelineEvent {
+  at: Date;
+  /** What happened, in words. */
+  title: string;
+  /** Who did it, when a person did. */
+  by: string | null;
+  code: string | null;
+  kind: string | null;
+  detail: string | null;
+}
+
+interface DecisionRow {
+  id: bigint;
+  kind: string;
+  stage: string;
+  code: string;
+  actor: string | null;
+  replayed: boolean;
+  createdAt: Date;
+}
+
+interface ApprovalRow {
+  id: string;
+  status: string;
+  createdAt: Date;
+  expiresAt: Date;
+  decidedAt: Date | null;
+  decidedBy: string | null;
+  note: string | null;
+  resultCode: string | null;
+  impactCents: number;
+}
+
+interface RefundRow {
+  id: string;
+  amountCents: number;
+  currency: string;
+  status: string;
+  providerRefundId: string | null;
+  attempts: number;
+  createdAt: Date;
+  settledAt: Date | null;
+}
+
+const TITLES: Record<string, string> = {
+  "approval.required": "Held for a supervisor's approval",
+  "approval.denied": "Denied",
+  "approval.expired": "Expired before anyone decided",
+  "refund.outcome-unknown": "Refund reserved and sent to the payment provider",
+  "refund.issued": "Refund issued",
+  "address.updated": "Shipping address updated",
+  "email.queued": "Status email queued",
+  "order.read": "Order read",
+  "host.error": "Failed on the host's side",
+};
+
+function decisionTitle(row: DecisionRow): string {
+  if (row.actor && row.code === "approval.denied") return "Denied";
+  if (row.actor) return `Approved; ${(TITLES[row.code] ?? row.code).toLowerCase()}`;
+  if (row.replayed) return `Replayed the stored outcome (${row.code})`;
+  return TITLES[row.code] ?? `${row.kind.replace("_", " ")} at ${row.stage}`;
+}
+
+/**
+ * Everything that happened to one call, oldest first: proposed, held, approved or denied by whom and when,
+ * executed, settled with the payment provider. Only for people of the call's tenant; anyone else gets null.
+ */
+export async function callTimeline(tenantId: string, callId: string): Promise<{ call: TimelineCall; approval: ApprovalRow | null; events: TimelineEvent[] } | null> {
+  const [call] = await db.$queryRaw<TimelineCall[]>`
+    SELECT t."id", t."toolName", t."orderId", t."kind", t."code", t."argsCanonical", t."createdAt", t."conversationId", t."approvalId",
+           c."agentId", agent."email" AS "agentEmail", cu."email" AS "customerEmail"
+    FROM "ToolCall" t
+    JOIN "Conversation" c ON c."id" = t."conversationId"
+    LEFT JOIN "User" agent ON agent."id" = c."agentId"
+    LEFT JOIN "Customer" cu ON cu."id" = c."customerId"
+    WHERE t."id" = ${callId} AND t."tenantId" = ${tenantId}`;
+  if (!call) return null;
+  if (call.approvalId) await expireIfDue(call.approvalId);
+  const [decisions, approvals, refunds] = await Promise.all([
+    db.$queryRaw<DecisionRow[]>`
+      SELECT d."id", d."kind", d."stage", d."code", u."email" AS "actor", d."replayed", d."createdAt"
+      FROM "DecisionLog" d LEFT JOIN "User" u ON u."id" = d."actorId"
+      WHERE d."toolCallId" = ${callId} AND d."tenantId" = ${tenantId}
+      ORDER BY d."id"`,
+    db.$queryRaw<ApprovalRow[]>`
+      SELECT a."id", a."status", a."createdAt", a."expiresAt", a."decidedAt", u."email" AS "decidedBy", a."note", a."resultCode", a."impactCents"
+      FROM "ApprovalRequest" a LEFT JOIN "User" u ON u."id" = a."decidedById"
+      WHERE a."id" = ${call.approvalId} AND a."tenantId" = ${tenantId}`,
+    db.$queryRaw<RefundRow[]>`
+      SELECT r."id", r."amountCents", r."currency", r."status", r."providerRefundId", r."attempts", r."createdAt", r."settledAt"
+      FROM "Refund" r WHERE r."toolCallId" = ${callId} AND r."tenantId" = ${tenantId}
+      ORDER BY r."createdAt"`,
+  ]);
+  const approval = approvals[0] ?? null;
+  const events: TimelineEvent[] = [
+    { at: call.createdAt, title: "Proposed", by: call.agentEmail, code: null, kind: null, detail: call.argsCanonical },
+    ...decisions.map((row) => ({
+      at: row.createdAt,
+      title: decisionTitle(row),
+      by: row.actor,
+      code: row.code,
+      kind: row.kind,
+      detail: row.actor && approval?.note ? `Note: ${approval.note}` : null,
+    })),
+    ...refunds
+      .filter((refund) => refund.settledAt)
+      .map((refund) => ({
+        at: refund.settledAt!,
+        title: refund.status === "issued" ? "Settled with the payment provider" : "Refused by the payment provider; the reservation was released",
+        by: null,
+        code: null,
+        kind: null,
+        detail: `${refund.providerRefundId ? `provider refund ${refund.providerRefundId}, ` : ""}${refund.attempts} attempt${refund.attempts === 1 ? "" : "s"}`,
+      })),
+  ];
+  events.sort((a, b) => a.at.getTime() - b.at.getTime());
+  return { call, approval, events };
+}

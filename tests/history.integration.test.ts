@@ -1,0 +1,103 @@
+import { describe, expect, it } from "vitest";
+import { approveRequest, denyRequest } from "@/lib/approvals/decide";
+import { decisionHistory, HistoryFilterSchema } from "@/lib/approvals/history";
+import { callTimeline } from "@/lib/calls/timeline";
+import { db } from "@/lib/db";
+import { conversationFor, newCallKey, propose } from "./support/api";
+import { createWorld, type World } from "./support/world";
+
+// The history page's and the timeline page's loaders, against real decisions made through the real routes.
+
+const supervisor = (world: World) => ({ userId: world.users.supervisor, tenantId: world.tenantId, role: "SUPERVISOR" });
+
+async function held(world: World, key: string, order: string, customer: string, amount: number) {
+  const conversation = await conversationFor(key, { customer_id: customer });
+  const response = await propose(key, conversation, { name: "issue_refund", arguments: { order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" } }, newCallKey());
+  expect(response.json.code).toBe("approval.required");
+  return { callId: response.json.id, approvalId: response.json.approval!.id };
+}
+
+async function decided(world: World) {
+  const approved = await held(world, world.keys.agent, world.orders.o1004, world.customers.ana, 8000);
+  const denied = await held(world, world.keys.agent, world.orders.o1002, world.customers.ben, 9000);
+  const expired = await held(world, world.keys.agent, world.orders.o1004, world.customers.ana, 6000);
+  expect(await approveRequest(supervisor(world), approved.approvalId)).toMatchObject({ ok: true, status: "approved" });
+  expect(await denyRequest(supervisor(world), denied.approvalId, "already refunded")).toMatchObject({ ok: true, status: "denied" });
+  await db.approvalRequest.update({ where: { id: expired.approvalId }, data: { expiresAt: new Date(Date.now() - 1000) } });
+  return { approved, denied, expired };
+}
+
+const ids = (page: { items: { id: string }[] }) => page.items.map((item) => item.id);
+
+describe("decision history", () => {
+  it("lists decided and expired requests newest decision first, with decider, customer, latency's ends and the call to open", async () => {
+    const world = await createWorld();
+    const { approved, denied, expired } = await decided(world);
+    const page = await decisionHistory(world.tenantId, {});
+    expect(ids(page)).toEqual([expired.approvalId, denied.approvalId, approved.approvalId]);
+    const supervisorEmail = (await db.user.findUniqueOrThrow({ where: { id: world.users.supervisor } })).email;
+    expect(page.items[1]).toMatchObject({ status: "denied", decidedBy: supervisorEmail, note: "already refunded", originCallId: denied.callId, impactCents: 9000, currency: "USD", customerEmail: expect.stringContaining("ben-") });
+    expect(page.items[0]).toMatchObject({ status: "expired", decidedBy: null, resultCode: "approval.expired" });
+    for (const item of page.items) expect(item.decidedAt.getTime()).toBeGreaterThanOrEqual(item.createdAt.getTime());
+    expect(page.next).toBeNull();
+  });
+
+  it("filters by outcome, decider, agent, dates and search, and another tenant sees none of it", async () => {
+    const world = await createWorld();
+    const { approved, denied, expired } = await decided(world);
+    const filter = (raw: Record<string, string>) => decisionHistory(world.tenantId, HistoryFilterSchema.parse(raw));
+    expect(ids(await filter({ outcome: "denied" }))).toEqual([denied.approvalId]);
+    expect(ids(await filter({ decider: world.users.supervisor }))).toEqual([denied.approvalId, approved.approvalId]);
+    expect(ids(await filter({ agent: world.users.agent2 }))).toEqual([]);
+    expect(ids(await filter({ agent: world.users.agent }))).toHaveLength(3);
+    expect(ids(await filter({ q: world.orders.o1002 }))).toEqual([denied.approvalId]);
+    expect(ids(await filter({ q: approved.callId }))).toEqual([approved.approvalId]);
+    expect(ids(await filter({ q: "ANA-" }))).toEqual([expired.approvalId, approved.approvalId]);
+    expect(ids(await filter({ q: "%" }))).toEqual([]);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(ids(await filter({ from: today, to: today }))).toHaveLength(3);
+    expect(ids(await filter({ to: "2020-01-01" }))).toEqual([]);
+    // A bad value is dropped, not sent to the database.
+    expect(HistoryFilterSchema.parse({ outcome: "pending", from: "yesterday", before: "x'; --" })).toEqual({});
+    expect(ids(await decisionHistory(world.otherTenantId, {}))).toEqual([]);
+  });
+
+  it("pages by keyset: every decision exactly once, in order, across pages", async () => {
+    const world = await createWorld();
+    const { approved, denied, expired } = await decided(world);
+    const seen: string[] = [];
+    let before: string | undefined;
+    for (let round = 0; round < 5; round++) {
+      const page = await decisionHistory(world.tenantId, { before }, 1);
+      seen.push(...ids(page));
+      if (!page.next) break;
+      before = page.next;
+    }
+    expect(seen).toEqual([expired.approvalId, denied.approvalId, approved.approvalId]);
+  });
+});
+
+describe("a call's timeline", () => {
+  it("shows proposed, held, approved by whom, executed and settled with the provider, only inside the tenant", async () => {
+    const world = await createWorld();
+    const { approved, denied } = await decided(world);
+    const supervisorEmail = (await db.user.findUniqueOrThrow({ where: { id: world.users.supervisor } })).email;
+    const timeline = await callTimeline(world.tenantId, approved.callId);
+    expect(timeline?.call).toMatchObject({ id: approved.callId, kind: "executed", code: "refund.issued" });
+    expect(timeline?.events.map((event) => [event.title, event.by])).toEqual([
+      ["Proposed", expect.stringContaining("agent-")],
+      ["Held for a supervisor's approval", null],
+      ["Approved; refund reserved and sent to the payment provider", supervisorEmail],
+      ["Refund issued", null],
+      ["Settled with the payment provider", null],
+    ]);
+    const deniedTimeline = await callTimeline(world.tenantId, denied.callId);
+    expect(deniedTimeline?.events.map((event) => [event.title, event.by, event.detail])).toEqual([
+      ["Proposed", expect.stringContaining("agent-"), expect.stringContaining('"amount_cents":9000')],
+      ["Held for a supervisor's approval", null, null],
+      ["Denied", supervisorEmail, "Note: already refunded"],
+    ]);
+    expect(await callTimeline(world.otherTenantId, approved.callId)).toBeNull();
+    expect(await callTimeline(world.tenantId, "call_missing")).toBeNull();
+  });
+});
