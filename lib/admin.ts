@@ -10,10 +10,21 @@ export const PolicySchema = z.strictObject({
   sessionCapCents: Cents,
   maxAutoWrites: z.coerce.number().int().min(0).max(1000),
   approvalTtlSeconds: z.coerce.number().int().min(30).max(7 * 24 * 3600),
+  stepUpAboveCents: Cents.optional(),
+  twoPersonAboveCents: Cents.optional(),
+  expiryWarningSeconds: z.coerce.number().int().min(0).max(24 * 3600).optional(),
 });
 export type PolicyInput = z.infer<typeof PolicySchema>;
 
-const POLICY_SELECT = { autoLimitCents: true, sessionCapCents: true, maxAutoWrites: true, approvalTtlSeconds: true } as const;
+const POLICY_SELECT = {
+  autoLimitCents: true,
+  sessionCapCents: true,
+  maxAutoWrites: true,
+  approvalTtlSeconds: true,
+  stepUpAboveCents: true,
+  twoPersonAboveCents: true,
+  expiryWarningSeconds: true,
+} as const;
 
 export async function tenantPolicy(tenantId: string) {
   return db.tenant.findUniqueOrThrow({ where: { id: tenantId }, select: POLICY_SELECT });

@@ -203,7 +203,7 @@ describe("denying", () => {
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
     const key = newCallKey();
     const first = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), key);
-    await denyRequest(supervisor(world), first.json.approval!.id, null);
+    await denyRequest(supervisor(world), first.json.approval!.id, "not this one");
     const retry = await expectNoEffect(world, () => propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), key));
     expect(retry.json).toMatchObject({ id: first.json.id, code: "approval.denied", replayed: true });
   });

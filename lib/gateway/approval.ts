@@ -3,6 +3,7 @@ import { notifyApprovalRequested } from "../approvals/notify";
 import { newId } from "../ids";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
 import { outcome, type Outcome } from "./outcome";
+import { heldBecause, type HeldReason } from "./policy";
 import { recordLaterOutcome } from "./record";
 import type { ConversationFacts, TenantPolicy } from "./types";
 
@@ -21,6 +22,8 @@ export interface ApprovalPreview {
   };
   conversation_id: string;
   customer_id: string;
+  /** Each limit the call passes, with its numbers, as the checks saw them. */
+  held: HeldReason[];
 }
 
 export interface PendingCall {
@@ -52,6 +55,7 @@ export function buildPreview(call: PendingCall): ApprovalPreview {
     },
     conversation_id: call.conversation.id,
     customer_id: call.conversation.customerId,
+    held: heldBecause(call.tool, call.conversation, call.policy, call.impactCents),
   };
 }
 

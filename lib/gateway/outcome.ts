@@ -73,6 +73,8 @@ export interface Outcome {
   issues?: Issue[];
   result?: unknown;
   approval?: ApprovalView;
+  /** A supervisor's decision as the agent needs it: the reason for a denial, the arguments approved when narrowed. */
+  decision?: { reason?: string; approved_arguments?: Record<string, unknown> };
 }
 
 /** What the agent runtime should show the model: never internal reasons such as a fraud hold. */
@@ -82,7 +84,7 @@ export interface ModelProjection {
   result?: unknown;
 }
 
-export function outcome(code: Code, extra: Pick<Outcome, "issues" | "result" | "approval"> = {}): Outcome {
+export function outcome(code: Code, extra: Pick<Outcome, "issues" | "result" | "approval" | "decision"> = {}): Outcome {
   const [kind, stage] = CODES[code];
   return { kind, stage, code, ...extra };
 }
