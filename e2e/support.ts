@@ -16,8 +16,9 @@ export const SEEDED = {
 } as const;
 
 export type SeededUser = (typeof SEEDED)[keyof typeof SEEDED];
+export type SessionPerson = { id: string; email: string; role: SeededUser["role"]; tenantId: string };
 
-export async function signInAs(context: BrowserContext, user: SeededUser, baseURL: string): Promise<void> {
+export async function signInAs(context: BrowserContext, user: SessionPerson, baseURL: string): Promise<void> {
   const token = await encode({
     secret: process.env.E2E_NEXTAUTH_SECRET ?? "e2e-only-secret-not-for-production",
     token: { sub: user.id, uid: user.id, role: user.role, tenantId: user.tenantId, email: user.email, name: user.email },

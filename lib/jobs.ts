@@ -1,4 +1,4 @@
-import { expireDue } from "./approvals/expiry";
+import { expireDue, warnExpiring } from "./approvals/expiry";
 import { sql } from "./db";
 import { pruneRateBuckets } from "./gateway/rate";
 import { pruneLiveWatches } from "./live";
@@ -33,6 +33,7 @@ export function startJobs(): void {
     every(Number(process.env.OUTBOX_INTERVAL_MS ?? 2000), "outbox", () => deliverOutbox()),
     every(Number(process.env.RECONCILE_INTERVAL_MS ?? 30_000), "reconcile", () => reconcileRefunds()),
     every(Number(process.env.EXPIRY_INTERVAL_MS ?? 10_000), "expiry", () => expireDue()),
+    every(Number(process.env.EXPIRY_INTERVAL_MS ?? 10_000), "expiry-warning", () => warnExpiring()),
     every(Number(process.env.RATE_PRUNE_INTERVAL_MS ?? 60_000), "rate-prune", () => pruneRateBuckets(sql)),
     every(Number(process.env.WATCH_PRUNE_INTERVAL_MS ?? 60_000), "watch-prune", () => pruneLiveWatches()),
   ];

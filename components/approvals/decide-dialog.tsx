@@ -122,7 +122,7 @@ export function DecideDialog({ mode, items, policy, hasPasskey, onDone, onClose 
         {mode === "deny" && (
           <label className="field">
             Reason (the agent reads it)
-            <textarea value={reason} onChange={(event) => setReason(event.target.value)} maxLength={500} rows={3} required autoFocus />
+            <textarea value={reason} onChange={(event) => setReason(event.target.value)} maxLength={500} rows={3} autoFocus />
           </label>
         )}
         {stepUp &&
@@ -133,7 +133,7 @@ export function DecideDialog({ mode, items, policy, hasPasskey, onDone, onClose 
           ) : (
             <label className="field">
               Above {formatMoney(policy.stepUpAboveCents, currency)}: your password, to confirm it is you
-              <input type="password" autoComplete="current-password" value={password} onChange={(event) => setPassword(event.target.value)} required />
+              <input type="password" autoComplete="current-password" value={password} onChange={(event) => setPassword(event.target.value)} />
             </label>
           ))}
         {error && (

@@ -188,7 +188,8 @@ async function decide(approver: Approver, approvalId: string, action: "approve" 
     // As in the pipeline: the external half of an approved effect runs only after its local record commits.
     const tool = findTool(located.toolName);
     if (result.ok && result.status === "approved" && tool?.external && result.outcome.code === tool.external.pendingCode) {
-      return { ...result, outcome: await completeExternal(tool, located.originCallId) };
+      const completed = await completeExternal(tool, located.originCallId);
+      return { ...result, outcome: result.outcome.decision ? { ...completed, decision: result.outcome.decision } : completed };
     }
     return result;
   } catch (error) {

@@ -25,9 +25,11 @@ interface Person {
   name: string;
 }
 
-// The relying party is the address people sign in at; NEXTAUTH_URL already names it for next-auth.
+// The relying party is the address people sign in at (NEXTAUTH_URL). WebAuthn refuses an IP address as its id, so
+// on the loopback address passkeys work at http://localhost with the same port.
 function relyingParty(): { id: string; origin: string } {
-  const url = new URL(process.env.NEXTAUTH_URL ?? "http://127.0.0.1:3000");
+  const url = new URL(process.env.NEXTAUTH_URL ?? "http://localhost:3000");
+  if (url.hostname === "127.0.0.1") url.hostname = "localhost";
   return { id: url.hostname, origin: url.origin };
 }
 
