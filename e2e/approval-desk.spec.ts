@@ -160,7 +160,10 @@ test("two-person rule: the first approval is recorded and shown, the same person
     expect(await refundsOn(order)).toEqual([]);
 
     const other = await asUser(browser, second, baseURL!);
+    await other.setViewportSize(PHONE);
     await other.goto(`/approvals?q=${order}`);
+    await expect(card(other, pending.approval!.id).getByTestId("card-two-person")).toContainText("Approved by Sue Supervisor");
+    await noSidewaysScroll(other);
     await card(other, pending.approval!.id).getByRole("button", { name: "Approve", exact: true }).click();
     await other.getByTestId("decide-dialog").getByRole("button", { name: "Confirm approval" }).click();
     await expect(other.getByTestId("toast")).toHaveText(`80.00 USD refund on ${order} approved`);
@@ -183,6 +186,7 @@ test("step-up: above the threshold a person without a passkey re-enters the pass
     const conversation = await openConversation(request, SEEDED.globexAgent.email, { customer_id: "cu_gil" });
     const pending = await propose(request, SEEDED.globexAgent.email, conversation, refund(order, 6000), `desk-password-${order}`);
     const page = await asUser(browser, SEEDED.globexSupervisor, baseURL!);
+    await page.setViewportSize(PHONE);
     await page.goto(`/approvals?q=${order}`);
     await expect(card(page, pending.approval!.id).getByTestId("card-step-up")).toHaveText("Above 10.00 USD: approving asks for your passkey, or your password if you have none.");
     await card(page, pending.approval!.id).getByRole("button", { name: "Approve", exact: true }).click();
@@ -191,6 +195,8 @@ test("step-up: above the threshold a person without a passkey re-enters the pass
     await password.fill("not-the-password");
     await dialog.getByRole("button", { name: "Confirm approval" }).click();
     await expect(dialog.getByRole("alert")).toHaveText("That password is not right.");
+    await noSidewaysScroll(page);
+    await page.screenshot({ path: "test-results/approval-desk-step-up-phone.png" });
     expect(await refundsOn(order)).toEqual([]);
     await password.fill("toolgate-demo");
     await dialog.getByRole("button", { name: "Confirm approval" }).click();
