@@ -38,7 +38,10 @@ export interface CallRecord {
   latencyMs: number;
 }
 
-/** Stage 13, and the only writer of the decision log: names, ids and codes, never model text or values. */
+/**
+ * Stage 13, and the only writer of the decision log: names, ids and codes, never model text; only a supervisor's
+ * decision adds `detail` (the arguments proposed, approved and executed, and who approved how).
+ */
 export async function appendDecision(client: Sql, row: DecisionRow): Promise<void> {
   await client.$executeRaw`
     INSERT INTO "DecisionLog" ("tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "replayed", "latencyMs", "actorId", "detail")
