@@ -2,7 +2,7 @@ import Link from "next/link";
 import type { SessionUser } from "@/lib/auth/auth";
 import { SignOutButton } from "./sign-out-button";
 
-export function TopNav({ user }: { user: SessionUser | null }) {
+export function TopNav({ user, pendingApprovals = null }: { user: SessionUser | null; pendingApprovals?: number | null }) {
   return (
     <nav className="top">
       <strong>
@@ -11,7 +11,9 @@ export function TopNav({ user }: { user: SessionUser | null }) {
       {user?.role === "AGENT" && <Link href="/conversations">Conversations</Link>}
       {user?.role === "SUPERVISOR" && (
         <>
-          <Link href="/approvals">Approvals</Link>
+          <Link href="/approvals" data-testid="nav-approvals">
+            Approvals{pendingApprovals ? <span className="badge" aria-label={`${pendingApprovals} pending`}>{pendingApprovals}</span> : null}
+          </Link>
           <Link href="/approvals/history">History</Link>
         </>
       )}
@@ -22,6 +24,7 @@ export function TopNav({ user }: { user: SessionUser | null }) {
           <span className="muted" data-testid="whoami">
             {user.email} · {user.role.toLowerCase()} · {user.tenantId}
           </span>
+          <Link href="/settings">Settings</Link>
           <SignOutButton />
         </>
       ) : (

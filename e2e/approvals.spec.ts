@@ -38,15 +38,23 @@ test("approve: the agent's 8000-cent refund waits, the supervisor approves it, t
   await expect(supervisorPage.getByTestId("whoami")).toContainText("supervisor@acme.test");
   await supervisorPage.goto("/approvals");
   const item = supervisorPage.locator(`[data-testid="approval-item"][data-approval-id="${pending.approval!.id}"]`);
-  await expect(item).toContainText("issue_refund on ord_1004: 80.00 USD");
-  await expect(item.getByTestId("preview-order")).toContainText("status delivered · total 150.00 USD · refunded 0.00 USD · refundable now 150.00 USD");
-  await expect(item.getByTestId("preview-arguments")).toHaveText('amount_cents: 8000 · currency: "USD" · order_id: "ord_1004" · reason: "damaged"');
-  await expect(item).toContainText("requested by agent@acme.test");
-  await expect(item).toContainText(/1[45]m \d\ds left/);
+  await expect(item.getByTestId("card-title")).toHaveText("Refund 80.00 USD on ord_1004");
+  await expect(item.getByTestId("card-who")).toContainText("For ana@example.test · asked by");
+  await expect(item.getByTestId("card-who")).toContainText("(agent@acme.test) in this conversation");
+  await expect(item.getByRole("link", { name: "this conversation" })).toHaveAttribute("href", `/conversations/${conversation}`);
+  await expect(item.getByTestId("card-why")).toContainText("80.00 USD is above the 50.00 USD limit for refunds without approval");
+  await expect(item.getByTestId("preview-order")).toHaveText("delivered · total 150.00 USD · refunded 0.00 USD · refundable 150.00 USD");
+  await expect(item.getByTestId("preview-arguments")).toHaveText("amount: 80.00 USD · currency: USD · reason: damaged");
+  await expect(item.getByTestId("time-left")).toHaveText(/1[45]m \d\ds left/);
   if (SCREENSHOTS) await supervisorPage.screenshot({ path: "docs/screenshots/approval-queue.png", fullPage: true });
 
   await item.getByRole("button", { name: "Approve", exact: true }).click();
-  await expect(supervisorPage.getByTestId(`result-${pending.approval!.id}`)).toContainText("approved: refund.issued");
+  const dialog = supervisorPage.getByTestId("decide-dialog");
+  await expect(dialog.getByRole("heading")).toHaveText("Approve 80.00 USD refund on ord_1004?");
+  await expect(dialog.getByTestId("decide-restate")).toHaveText("80.00 USD refund on ord_1004 for ana@example.test");
+  expect(await refundsOf("ord_1004")).toEqual({ count: 0, refunded: 0 });
+  await dialog.getByRole("button", { name: "Confirm approval" }).click();
+  await expect(supervisorPage.getByTestId("toast")).toHaveText("80.00 USD refund on ord_1004 approved");
 
   // No reload: the agent's page follows the decision over server-sent events.
   await expect(row.getByTestId("call-code")).toHaveText("refund.issued");
@@ -78,9 +86,15 @@ test("deny: a refund proposed from the console form is denied with a note and ne
   const supervisorPage = await supervisorContext.newPage();
   await supervisorPage.goto("/approvals");
   const item = supervisorPage.locator(`[data-testid="approval-item"][data-approval-id="${approvalId}"]`);
-  await item.getByLabel(`note for ${approvalId}`).fill("already refunded by phone");
   await item.getByRole("button", { name: "Deny", exact: true }).click();
-  await expect(supervisorPage.getByTestId(`result-${approvalId}`)).toContainText("denied");
+  const dialog = supervisorPage.getByTestId("decide-dialog");
+  // A denial needs a reason: the agent reads it.
+  await dialog.getByRole("button", { name: "Deny", exact: true }).click();
+  await expect(dialog.getByRole("alert")).toHaveText("Say why: the agent reads this reason.");
+  expect((await database().query(`SELECT status FROM "ApprovalRequest" WHERE id = $1`, [approvalId])).rows[0].status).toBe("pending");
+  await dialog.getByLabel("Reason (the agent reads it)").fill("already refunded by phone");
+  await dialog.getByRole("button", { name: "Deny", exact: true }).click();
+  await expect(supervisorPage.getByTestId("toast")).toHaveText("80.00 USD refund on ord_1002 denied");
 
   await expect(row.getByTestId("call-code")).toHaveText("approval.denied");
   await expect(row.getByTestId("call-kind")).toHaveText("denied");
@@ -146,6 +160,7 @@ test("an agent cannot open /approvals or call the approve action, so the request
   });
   const item = supervisorPage.locator(`[data-testid="approval-item"][data-approval-id="${pending.approval!.id}"]`);
   await item.getByRole("button", { name: "Approve", exact: true }).click();
+  await supervisorPage.getByTestId("decide-dialog").getByRole("button", { name: "Confirm approval" }).click();
   await expect.poll(() => captured).not.toBeNull();
   const forged = captured!;
   expect(forged.body).toContain(pending.approval!.id);
@@ -193,9 +208,15 @@ test("bulk: two requests approved together are re-checked one by one, and one fa
   await page.getByLabel(`select ${first.approval!.id}`).check();
   await page.getByLabel(`select ${second.approval!.id}`).check();
   await page.getByRole("button", { name: "Approve selected (2)" }).click();
-  await expect(page.getByTestId(`result-${first.approval!.id}`)).toContainText("approved: refund.issued");
+  const dialog = page.getByTestId("decide-dialog");
+  await expect(dialog.getByTestId("decide-restate")).toHaveText(["90.00 USD refund on ord_1002 for ben@example.test", "80.00 USD refund on ord_1002 for ben@example.test"].join(""));
+  await expect(dialog).toContainText("Total: 170.00 USD");
+  await dialog.getByRole("button", { name: "Confirm approval" }).click();
   const refundable = 15900 - before.refunded - 9000;
-  await expect(page.getByTestId(`result-${second.approval!.id}`)).toContainText(`refundable is now ${refundable}, request was 8000`);
+  await expect(page.getByTestId("toast")).toHaveText([
+    "90.00 USD refund on ord_1002 approved",
+    `80.00 USD refund on ord_1002 not decided: refundable is now ${refundable}, request was 8000 (${(refundable / 100).toFixed(2)} USD vs 80.00 USD); nothing was executed`,
+  ]);
   expect(await refundsOf("ord_1002")).toEqual({ count: before.count + 1, refunded: before.refunded + 9000 });
   await context.close();
 });

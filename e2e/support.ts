@@ -17,9 +17,10 @@ export const SEEDED = {
 } as const;
 
 export type SeededUser = (typeof SEEDED)[keyof typeof SEEDED];
+export type SessionPerson = { id: string; email: string; role: SeededUser["role"]; tenantId: string };
 
 /** A real session: its row in the database and the cookie that stands for it, as a sign-in makes them. */
-export async function signInAs(context: BrowserContext, user: SeededUser, baseURL: string): Promise<void> {
+export async function signInAs(context: BrowserContext, user: SessionPerson, baseURL: string): Promise<void> {
   const sid = `ses_e2e_${randomBytes(12).toString("base64url")}`;
   await database().query(`INSERT INTO "Session" ("id", "userId", "tenantId") VALUES ($1, $2, $3)`, [sid, user.id, user.tenantId]);
   const token = await encode({

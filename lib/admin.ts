@@ -16,6 +16,9 @@ export const PolicySchema = z.strictObject({
   agentDailyCeilingCents: Cents,
   tenantDailyCeilingCents: Cents,
   rateOpenPerMin: z.coerce.number().int().min(1).max(100_000),
+  stepUpAboveCents: Cents,
+  twoPersonAboveCents: Cents,
+  expiryWarningSeconds: z.coerce.number().int().min(0).max(24 * 3600),
 });
 export type PolicyInput = z.infer<typeof PolicySchema>;
 
@@ -27,6 +30,9 @@ const POLICY_SELECT = {
   agentDailyCeilingCents: true,
   tenantDailyCeilingCents: true,
   rateOpenPerMin: true,
+  stepUpAboveCents: true,
+  twoPersonAboveCents: true,
+  expiryWarningSeconds: true,
 } as const;
 
 /** The policy form as typed (money in currency units), checked field by field; errors name each field by its label. */

@@ -1,4 +1,4 @@
-import { expireDue } from "./approvals/expiry";
+import { expireDue, warnExpiring } from "./approvals/expiry";
 import { sealDecisionLog } from "./audit/seal";
 import { sql } from "./db";
 import { pruneAutoExposure } from "./gateway/policy";
@@ -55,6 +55,7 @@ export function startJobs(): void {
       every(Number(process.env.OUTBOX_INTERVAL_MS ?? 2000), "outbox", () => deliverOutbox()),
       every(Number(process.env.RECONCILE_INTERVAL_MS ?? 30_000), "reconcile", () => reconcileRefunds({ backoffMs: Number(process.env.RECONCILE_BACKOFF_MS ?? 15_000) })),
       every(Number(process.env.EXPIRY_INTERVAL_MS ?? 10_000), "expiry", () => expireDue()),
+      every(Number(process.env.EXPIRY_INTERVAL_MS ?? 10_000), "expiry-warning", () => warnExpiring()),
       every(Number(process.env.RATE_PRUNE_INTERVAL_MS ?? 60_000), "rate-prune", () => pruneRateBuckets(sql)),
       every(Number(process.env.WATCH_PRUNE_INTERVAL_MS ?? 60_000), "watch-prune", () => pruneLiveWatches()),
       every(Number(process.env.SEAL_INTERVAL_MS ?? 10_000), "seal", () => sealDecisionLog()),

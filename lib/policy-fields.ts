@@ -10,7 +10,10 @@ export type PolicyField =
   | "approvalTtlSeconds"
   | "agentDailyCeilingCents"
   | "tenantDailyCeilingCents"
-  | "rateOpenPerMin";
+  | "rateOpenPerMin"
+  | "stepUpAboveCents"
+  | "twoPersonAboveCents"
+  | "expiryWarningSeconds";
 
 export interface PolicyFieldSpec {
   name: PolicyField;
@@ -43,6 +46,23 @@ export const POLICY_FIELDS: PolicyFieldSpec[] = [
     max: 10_000_000,
   },
   { name: "rateOpenPerMin", label: "Conversations per key per minute", help: "How many conversations one API key may open in a minute.", unit: "count", min: 1, max: 100_000 },
+  {
+    name: "stepUpAboveCents",
+    label: "Step-up above",
+    help: "Approving a larger refund needs the supervisor's passkey, or their password, again.",
+    unit: "money",
+    min: 0,
+    max: 10_000_000,
+  },
+  { name: "twoPersonAboveCents", label: "Two-person rule above", help: "A larger refund needs two different supervisors to approve.", unit: "money", min: 0, max: 10_000_000 },
+  {
+    name: "expiryWarningSeconds",
+    label: "Expiry warning (seconds)",
+    help: "Admins are warned this long before a request expires undecided (0: never).",
+    unit: "seconds",
+    min: 0,
+    max: 24 * 3600,
+  },
 ];
 
 const plain = (cents: number) => formatMoney(cents, "").trim();

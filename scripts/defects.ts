@@ -282,6 +282,30 @@ const DEFECTS: Defect[] = [
     testFile: "tests/hostile-input.integration.test.ts",
     test: "answer 4xx (or a recorded refusal), log nothing and change nothing",
   },
+  {
+    name: "step-up",
+    file: "lib/approvals/decide.ts",
+    find: "if (movesMoney && impactCents > desk.stepUpAboveCents && !stepUp) {",
+    replace: "if (false) {",
+    testFile: "tests/approval-desk.integration.test.ts",
+    test: "above the threshold an approval needs a fresh proof; the password proves it for a person without a passkey; the decision records how",
+  },
+  {
+    name: "narrowing only",
+    file: "lib/approvals/decide.ts",
+    find: "after < 1 || after > before",
+    replace: "after < 1",
+    testFile: "tests/approval-desk.integration.test.ts",
+    test: "refuses a raise, another order, another tool, another currency or reason, executing nothing and leaving the request pending",
+  },
+  {
+    name: "two different approvers",
+    file: "lib/approvals/decide.ts",
+    find: "if (twoPerson && request.firstApproverId === approver.userId) {",
+    replace: "if (false) {",
+    testFile: "tests/approval-desk.integration.test.ts",
+    test: "records the first approval as partial, refuses the same person and the requester, and executes on a second supervisor",
+  },
 ];
 
 const root = process.cwd();

@@ -85,14 +85,6 @@ describe("reasons reach the agent", () => {
     expect(capped.endsWith("…")).toBe(true);
   });
 
-  it("a denial without a note carries no reason", async () => {
-    const world = await createWorld();
-    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-    const { callId, approvalId } = await held(world, conversation);
-    await denyRequest(supervisor(world), approvalId, null);
-    expect((await getToolCall(world.keys.agent, callId)).json.model).toEqual({ status: "not_allowed" });
-  });
-
   it("a failed re-check in words, with the numbers that changed", async () => {
     const world = await createWorld();
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });

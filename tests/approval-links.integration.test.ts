@@ -108,6 +108,17 @@ describe("deciding from the approval email's link", () => {
     expect(await effects(world, approvalId)).toMatchObject({ refunds: 0, order: { refundedCents: 0 }, provider: 0 });
   });
 
+  it("a decision the request refuses (a denial without a reason, an approval that needs step-up) gives the link back", async () => {
+    const world = await createWorld();
+    const { callId, approvalId } = await heldRefund(world, 12_000);
+    const token = await emailedToken(world);
+    expect(await decideFromLink(approver(world), token, "deny", " \u200b ")).toMatchObject({ ok: false, code: "approval.reason-required" });
+    expect(await decideFromLink(approver(world), token, "approve", null)).toMatchObject({ ok: false, code: "approval.step-up-required" });
+    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({ status: "pending" });
+    expect(await decideFromLink(approver(world), token, "deny", "refunded by phone")).toMatchObject({ ok: true, status: "denied" });
+    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({ code: "approval.denied", reason: "refunded by phone" });
+  });
+
   it("refuses an expired link, another person's link, another tenant's and a made-up token, and changes nothing", async () => {
     const world = await createWorld();
     const { approvalId } = await heldRefund(world);

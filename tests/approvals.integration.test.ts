@@ -175,7 +175,7 @@ describe("approving", () => {
         approveRequest(supervisor(world), approvalId),
         denyRequest(supervisor(world), approvalId, "no"),
         approveRequest(supervisor(world), approvalId),
-        denyRequest(supervisor(world), approvalId, null),
+        denyRequest(supervisor(world), approvalId, "no, twice"),
       ]);
       const winners = results.filter((result) => result.ok);
       expect(winners).toHaveLength(1);
@@ -203,7 +203,7 @@ describe("denying", () => {
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
     const key = newCallKey();
     const first = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), key);
-    await denyRequest(supervisor(world), first.json.approval!.id, null);
+    await denyRequest(supervisor(world), first.json.approval!.id, "not this one");
     const retry = await expectNoEffect(world, () => propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), key));
     expect(retry.json).toMatchObject({ id: first.json.id, code: "approval.denied", replayed: true });
   });

@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { denyRequest } from "@/lib/approvals/decide";
 import { exportDecisionLog } from "@/lib/audit/export";
 import { GENESIS, sealDecisionLog, verifyTenant } from "@/lib/audit/seal";
 import { db, transaction } from "@/lib/db";
@@ -75,6 +76,19 @@ describe("the sealed decision log", () => {
     const run = spawnSync(process.execPath, [path.join("node_modules", "tsx", "dist", "cli.mjs"), "scripts/audit-verify.ts", world.tenantId], { encoding: "utf8", env: process.env });
     expect(run.status).toBe(1);
     expect(run.stdout).toMatch(new RegExp(`${world.tenantId}: FAILED at seal \\d+: altered row ${ids[2]}:`));
+  });
+
+  it("names a supervisor's decision whose recorded reason was rewritten after it was sealed", async () => {
+    const world = await createWorld();
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const held = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), newCallKey());
+    const supervisor = { userId: world.users.supervisor, tenantId: world.tenantId, role: "SUPERVISOR" as const };
+    expect(await denyRequest(supervisor, held.json.approval!.id, "duplicate request")).toMatchObject({ ok: true, status: "denied" });
+    await sealAll(world.tenantId);
+    const [decision] = await db.decisionLog.findMany({ where: { tenantId: world.tenantId, actorId: world.users.supervisor }, select: { id: true, detail: true } });
+    expect(decision.detail).toEqual({ reason: "duplicate request" });
+    await tamper((tx) => tx.$executeRaw`UPDATE "DecisionLog" SET "detail" = '{"reason": "customer asked twice"}'::jsonb WHERE "id" = ${decision.id}`);
+    expect((await verifyTenant(world.tenantId)).problem).toMatchObject({ kind: "altered", rowId: String(decision.id) });
   });
 
   it("names a row deleted with SQL after it was sealed", async () => {
@@ -174,7 +188,7 @@ describe("exporting the decision log", () => {
     const csv = await exportDecisionLog(person(world, "admin"), world.tenantId, range("csv"));
     if (!csv.ok) throw new Error(csv.message);
     const lines = (await text(csv.chunks)).trimEnd().split("\r\n");
-    expect(lines[0]).toBe("id,created_at,conversation_id,tool_call_id,tool,order_id,kind,stage,code,actor_id,replayed,latency_ms,txid,row_hash");
+    expect(lines[0]).toBe("id,created_at,conversation_id,tool_call_id,tool,order_id,kind,stage,code,actor_id,replayed,latency_ms,detail,txid,row_hash");
     expect(lines).toHaveLength(rows.length + 1);
     expect(csv.filename).toMatch(new RegExp(`^decision-log-${world.tenantId}-\\d{4}-\\d{2}-\\d{2}-\\d{4}-\\d{2}-\\d{2}\\.csv$`));
     expect((await db.auditLog.findMany({ where: { tenantId: world.tenantId, action: "decision-log.exported" } })).map((row) => row.actorId).sort()).toEqual(

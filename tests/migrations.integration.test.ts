@@ -29,6 +29,7 @@ const SCALARS: Record<string, string> = {
   Boolean: "boolean",
   DateTime: "timestamp with time zone",
   Json: "jsonb",
+  Bytes: "bytea",
 };
 
 function parseSchema(): { models: Map<string, SchemaField[]>; enums: Set<string>; compoundUniques: Map<string, string[][]> } {

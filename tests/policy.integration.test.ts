@@ -39,6 +39,7 @@ describe("consequence policy (tenant defaults: auto 5000, session cap 10000, 3 a
       },
       conversation_id: conversation,
       customer_id: world.customers.ana,
+      held: [{ rule: "auto_limit_cents", limit_cents: 5000, amount_cents: 8000 }],
     });
     const stored = await db.approvalRequest.findUniqueOrThrow({ where: { id: approval.id } });
     expect(stored).toMatchObject({ status: "pending", impactCents: 8000, originCallId: pending.json.id, requestedById: world.users.agent });

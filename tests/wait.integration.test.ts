@@ -57,7 +57,7 @@ describe("waiting for a decision", () => {
     const pending = await getToolCall(world.keys.agent, callId, "?wait=1");
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
     expect(pending.json).toMatchObject({ kind: "pending_approval", code: "approval.required" });
-    await denyRequest(supervisor(world), approvalId, null);
+    await denyRequest(supervisor(world), approvalId, "not now");
     started = Date.now();
     const decided = await getToolCall(world.keys.agent, callId, "?wait=30");
     expect(Date.now() - started).toBeLessThan(1000);

@@ -1,7 +1,12 @@
-import { ApprovalQueue } from "@/components/approval-queue";
-import { Investigations } from "@/components/investigations";
 import Link from "next/link";
-import { formatCursor, parseCursor, pendingQueue } from "@/lib/approvals/queue";
+import { ApprovalQueue } from "@/components/approvals/approval-queue";
+import { QueueFilterForm } from "@/components/approvals/queue-filters";
+import { QueueLive } from "@/components/approvals/queue-live";
+import { Investigations } from "@/components/investigations";
+import { cardFacts, deskPolicy, queueChoices } from "@/lib/approvals/cards";
+import { parseQueueFilters, queueSearchParams } from "@/lib/approvals/filters";
+import { formatQueueCursor, pendingQueue } from "@/lib/approvals/queue";
+import { passkeysOf } from "@/lib/approvals/step-up";
 import { requireRole } from "@/lib/auth/guards";
 import { reconcileHealth, refundsToInvestigate } from "@/lib/payments/reconcile";
 
@@ -9,29 +14,39 @@ export const dynamic = "force-dynamic";
 
 const PAGE = 50;
 
-export default async function ApprovalsPage({ searchParams }: { searchParams: Promise<{ after?: string }> }) {
+export default async function ApprovalsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const user = await requireRole(["SUPERVISOR"]);
-  const after = parseCursor((await searchParams).after);
-  const [items, investigations, health] = await Promise.all([
-    pendingQueue(user.tenantId, { after, limit: PAGE }),
+  const params = await searchParams;
+  const filters = parseQueueFilters(params);
+  const cursor = typeof params.after === "string" ? params.after : undefined;
+  const [items, investigations, health, policy, choices, passkeys] = await Promise.all([
+    pendingQueue(user.tenantId, { cursor, limit: PAGE, filters }),
     refundsToInvestigate(user.tenantId),
     reconcileHealth(),
+    deskPolicy(user.tenantId),
+    queueChoices(user.tenantId),
+    passkeysOf(user.id),
   ]);
-  const serializable = items.map((item) => ({ ...item, createdAt: item.createdAt.toISOString(), expiresAt: item.expiresAt.toISOString(), decidedAt: undefined }));
+  const facts = await cardFacts(user.tenantId, items);
+  const cards = items.map((item) => ({ ...item, createdAt: item.createdAt.toISOString(), expiresAt: item.expiresAt.toISOString(), decidedAt: undefined, facts: facts[item.id] }));
+  const next = items.length === PAGE ? queueSearchParams(filters, formatQueueCursor(items[items.length - 1], filters.sort)) : null;
   return (
     <main>
       <Investigations
         items={investigations.map((item) => ({ ...item, createdAt: item.createdAt.toISOString() }))}
         health={health && { ...health, checkedAt: health.checkedAt.toISOString(), lastOkAt: health.lastOkAt?.toISOString() ?? null }}
       />
-      <h1>Pending approvals</h1>
-      <p className="muted">Oldest first. Each approval covers exactly the call shown and is re-checked against current data when you approve.</p>
-      <ApprovalQueue items={serializable} />
-      {items.length === PAGE && (
-        <p>
-          <Link href={`/approvals?after=${encodeURIComponent(formatCursor(items[items.length - 1]))}`}>Next page →</Link>
-        </p>
-      )}
+      <div className="title-row">
+        <h1>Pending approvals</h1>
+        <QueueLive />
+      </div>
+      <p className="muted">Each approval covers exactly the call shown and is re-checked against current data when you approve.</p>
+      <QueueFilterForm filters={filters} agents={choices.agents} tools={choices.tools} />
+      <ApprovalQueue items={cards} policy={policy} me={user.email} hasPasskey={passkeys.length > 0} />
+      <p className="pager">
+        {cursor && <Link href={`/approvals?${queueSearchParams(filters, null)}`}>← First page</Link>}{" "}
+        {next && <Link href={`/approvals?${next}`}>Next page →</Link>}
+      </p>
     </main>
   );
 }

@@ -128,6 +128,7 @@ export function callBody(id: string, outcome: Outcome, replayed = false): Record
     model: modelProjection({ ...outcome, result }),
     ...(result !== undefined ? { result } : {}),
     ...(outcome.approval ? { approval: canonical(outcome.approval) } : {}),
+    ...(outcome.decision ? { decision: canonical(outcome.decision) } : {}),
     ...(replayed ? { replayed: true } : {}),
   };
 }

@@ -8,12 +8,14 @@ import { completeExternal } from "../gateway/pipeline";
 import { lockConversation } from "../gateway/lock";
 import { outcome, type Outcome } from "../gateway/outcome";
 import { recheckForApproval } from "../gateway/recheck";
-import { recordLaterOutcome } from "../gateway/record";
+import { appendDecision, recordLaterOutcome } from "../gateway/record";
 import { logError } from "../log";
 import { countDecision, observeApprovalDecision } from "../metrics";
 import { formatMoney } from "../money";
+import type { Prisma } from "../generated/prisma/client";
 import { findTool } from "../tools/registry";
-import type { OrderFacts } from "../tools/types";
+import type { OrderFacts, ToolDefinition } from "../tools/types";
+import { freshStepUp, type StepUpMethod } from "./step-up";
 
 export interface Approver {
   userId: string;
@@ -30,10 +32,16 @@ export type DecisionFailure =
   | "approval.binding-mismatch"
   | "approval.recheck-failed"
   | "approval.retry"
+  | "approval.edit-refused"
+  | "approval.step-up-required"
+  | "approval.same-approver"
+  | "approval.reason-required"
   | "host.error";
 
 export type DecisionResult =
   | { ok: true; approvalId: string; status: "approved" | "denied"; outcome: Outcome }
+  /** The first of two approvals above the two-person threshold: recorded, nothing executed yet. */
+  | { ok: true; approvalId: string; status: "partial"; outcome?: undefined }
   | { ok: false; approvalId: string; code: DecisionFailure; message: string; outcome?: Outcome };
 
 const DECISION_TRANSACTION = { maxWait: 10_000, timeout: 15_000 };
@@ -44,16 +52,44 @@ const DECISION_TRANSACTION = { maxWait: 10_000, timeout: 15_000 };
  * executes conditionally on the order version while consuming the approval. Used at most once, however many
  * supervisors, clicks or instances race for it.
  */
-export async function approveRequest(approver: Approver, approvalId: string): Promise<DecisionResult> {
-  return decide(approver, approvalId, "approve");
+export async function approveRequest(approver: Approver, approvalId: string, options: { edit?: ApprovalEdit; note?: string | null } = {}): Promise<DecisionResult> {
+  return decide(approver, approvalId, "approve", options.note ?? null, options.edit);
 }
 
-/** Denies one pending request; every call waiting on it becomes approval.denied. */
-export async function denyRequest(approver: Approver, approvalId: string, note: string | null): Promise<DecisionResult> {
-  return decide(approver, approvalId, "deny", note);
+/** Denies one pending request with the reason the agent will read; every call waiting on it becomes approval.denied. */
+export async function denyRequest(approver: Approver, approvalId: string, reason: string | null): Promise<DecisionResult> {
+  return decide(approver, approvalId, "deny", reason);
 }
 
-async function decide(approver: Approver, approvalId: string, action: "approve" | "deny", note: string | null = null): Promise<DecisionResult> {
+/** What a supervisor approves when it differs from the proposal: the same tool, with narrowed arguments. */
+export interface ApprovalEdit {
+  tool: string;
+  arguments: Record<string, unknown>;
+}
+
+/**
+ * The arguments an approval binds: the proposal (or what the first approver approved) narrowed by the edit. Only
+ * the tool's narrowable numbers may change, and only downwards; order, customer, currency and tool never.
+ */
+export function narrowArguments(tool: ToolDefinition, base: Record<string, unknown>, edit: ApprovalEdit | undefined): { ok: true; args: Record<string, unknown> } | { ok: false; message: string } {
+  if (!edit) return { ok: true, args: base };
+  if (edit.tool !== tool.name) return { ok: false, message: `an approval cannot change the tool (${tool.name})` };
+  const keys = new Set([...Object.keys(base), ...Object.keys(edit.arguments)]);
+  for (const key of [...keys].sort()) {
+    const [before, after] = [base[key], edit.arguments[key]];
+    if (!(tool.narrowable ?? []).includes(key)) {
+      if (canonicalJson(before) !== canonicalJson(after)) return { ok: false, message: `an approval cannot change ${key}` };
+      continue;
+    }
+    if (typeof before !== "number" || typeof after !== "number" || !Number.isInteger(after) || after < 1 || after > before) {
+      return { ok: false, message: `an approval can only lower ${key} (at most ${String(before)})` };
+    }
+  }
+  const args = { ...base, ...edit.arguments };
+  return tool.schema.safeParse(args).success ? { ok: true, args } : { ok: false, message: "the edited arguments are not valid for this tool" };
+}
+
+async function decide(approver: Approver, approvalId: string, action: "approve" | "deny", note: string | null = null, edit?: ApprovalEdit): Promise<DecisionResult> {
   const startedAt = performance.now();
   const fail = (code: DecisionFailure, message: string, failed?: Outcome): DecisionResult => ({ ok: false, approvalId, code, message, outcome: failed });
   if (approver.role !== "SUPERVISOR") return fail("approval.forbidden", "only supervisors decide approval requests");
@@ -71,7 +107,7 @@ async function decide(approver: Approver, approvalId: string, action: "approve" 
       const conversation = await lockConversation(tx, facts.conversation);
       const [request] = await tx.$queryRaw<LockedRequest[]>`
         SELECT "id", "tenantId", "conversationId", "originCallId", "toolName", "orderId", "argsHash", "impactCents",
-               "status", "requestedById", "expiresAt"
+               "status", "requestedById", "expiresAt", "firstApproverId", "firstApprovedArgs", "firstStepUpMethod"
         FROM "ApprovalRequest" WHERE "id" = ${approvalId} AND "tenantId" = ${approver.tenantId} FOR UPDATE`;
       if (!request) return fail("approval.not-found", "no such approval request");
       if (request.requestedById === approver.userId) return fail("approval.self-approval", "the requester cannot decide their own request");
@@ -82,9 +118,11 @@ async function decide(approver: Approver, approvalId: string, action: "approve" 
       }
 
       if (action === "deny") {
-        const reason = note ? noteForModel(note) : "";
-        const denied = outcome("approval.denied", reason ? { reason } : {});
-        await close(tx, request, "denied", approver, denied, note, startedAt);
+        // The reason as the model reads it: a note of nothing but spaces or invisible characters is no reason.
+        const reason = noteForModel(note ?? "");
+        if (!reason) return fail("approval.reason-required", "say why it is denied: the agent reads the reason");
+        const denied = outcome("approval.denied", { reason });
+        await close(tx, request, "denied", approver, denied, note, startedAt, { reason: note });
         return { ok: true as const, approvalId, status: "denied" as const, outcome: denied };
       }
 
@@ -109,38 +147,57 @@ async function decide(approver: Approver, approvalId: string, action: "approve" 
         return fail("approval.binding-mismatch", "the request no longer matches the call it was made for; nothing was executed");
       }
 
-      const recheck = await recheckForApproval(tx, tool, args, conversation, facts.policy);
+      const narrowed = narrowArguments(tool, (request.firstApprovedArgs as Record<string, unknown> | null) ?? args, edit);
+      if (!narrowed.ok) return fail("approval.edit-refused", `${narrowed.message}; nothing was executed, the request is still pending`);
+      const approved = narrowed.args;
+      const impactCents = tool.impactCents(approved);
+      const [desk] = await tx.$queryRaw<{ stepUpAboveCents: number; twoPersonAboveCents: number }[]>`
+        SELECT "stepUpAboveCents", "twoPersonAboveCents" FROM "Tenant" WHERE "id" = ${approver.tenantId}`;
+      const movesMoney = tool.effect === "irreversible" && impactCents > 0;
+      const stepUp = await freshStepUp(tx, approver.userId);
+      if (movesMoney && impactCents > desk.stepUpAboveCents && !stepUp) {
+        return fail(
+          "approval.step-up-required",
+          `approving more than ${formatMoney(desk.stepUpAboveCents, String(args.currency ?? ""))} needs your passkey or password from the last 5 minutes; the request is still pending`,
+        );
+      }
+      const twoPerson = movesMoney && impactCents > desk.twoPersonAboveCents;
+      if (twoPerson && request.firstApproverId === approver.userId) {
+        return fail("approval.same-approver", "you already approved this request; a second supervisor must approve it");
+      }
+
+      const recheck = await recheckForApproval(tx, tool, approved, conversation, facts.policy);
       if (!recheck.ok && recheck.outcome.kind === "unavailable") {
         return fail("approval.retry", `${explainRecheck(recheck.outcome, recheck.order, request.impactCents)}; the request is still pending`);
       }
+      const detail = { proposed: args, approved, approvers: approversOf(request, approver.userId, stepUp) };
       if (!recheck.ok) {
-        const explained = explainRecheck(recheck.outcome, recheck.order, request.impactCents);
+        const explained = explainRecheck(recheck.outcome, recheck.order, impactCents);
         // The re-check's failure in words reaches the model too, except a fraud hold: that reason is internal.
         const failed = recheck.outcome.code === "order.fraud-hold" ? recheck.outcome : { ...recheck.outcome, reason: explained };
-        await close(tx, request, "failed", approver, failed, note, startedAt);
+        await close(tx, request, "failed", approver, failed, note, startedAt, { ...detail, executed: null });
         return fail("approval.recheck-failed", explained, failed);
       }
-      const executed = await executeCall(tx, {
-        tool,
-        args,
-        order: recheck.order,
-        conversation,
-        impactCents: request.impactCents,
-        callId: call.id,
-      });
+      if (twoPerson && !request.firstApproverId) {
+        await recordFirstApproval(tx, request, approver, approved, stepUp, startedAt, detail);
+        return { ok: true as const, approvalId, status: "partial" as const };
+      }
+      const executed = await executeCall(tx, { tool, args: approved, order: recheck.order, conversation, impactCents, callId: call.id });
       if (executed.code === "order.changed") {
         return fail("approval.retry", "the order changed while this was being approved; nothing was executed, the request is still pending");
       }
-      await close(tx, request, "approved", approver, executed, note, startedAt);
-      return { ok: true as const, approvalId, status: "approved" as const, outcome: executed };
+      const edited = canonicalJson(approved) !== canonicalJson(args);
+      const final = edited ? { ...executed, decision: { approved_arguments: approved } } : executed;
+      await close(tx, request, "approved", approver, final, note, startedAt, { ...detail, executed: approved }, { approved, stepUp });
+      return { ok: true as const, approvalId, status: "approved" as const, outcome: final };
     }, DECISION_TRANSACTION);
     // As in the pipeline: the external half of an approved effect runs only after its local record commits.
     const tool = findTool(located.toolName);
     const final =
       result.ok && result.status === "approved" && tool?.external && result.outcome.code === tool.external.pendingCode
-        ? { ...result, outcome: await completeExternal(tool, located.originCallId) }
+        ? { ...result, outcome: await completeExternal(tool, located.originCallId).then((completed) => (result.outcome.decision ? { ...completed, decision: result.outcome.decision } : completed)) }
         : result;
-    if (final.outcome) countDecision(located.toolName, final.outcome);
+    if ("outcome" in final && final.outcome) countDecision(located.toolName, final.outcome);
     return final;
   } catch (error) {
     logError("approval.host-error", error, { approvalId, action });
@@ -160,6 +217,42 @@ interface LockedRequest {
   status: string;
   requestedById: string;
   expiresAt: Date;
+  firstApproverId: string | null;
+  firstApprovedArgs: unknown;
+  firstStepUpMethod: string | null;
+}
+
+function approversOf(request: LockedRequest, userId: string, stepUp: StepUpMethod | null) {
+  const current = { user_id: userId, step_up: stepUp };
+  return request.firstApproverId ? [{ user_id: request.firstApproverId, step_up: request.firstStepUpMethod }, current] : [current];
+}
+
+/** The first of two approvals: kept on the request and in the decision log; the call stays pending. */
+async function recordFirstApproval(
+  tx: Tx,
+  request: LockedRequest,
+  approver: Approver,
+  approved: Record<string, unknown>,
+  stepUp: StepUpMethod | null,
+  startedAt: number,
+  detail: Record<string, unknown>,
+): Promise<void> {
+  await tx.approvalRequest.update({
+    where: { id: request.id },
+    data: { firstApproverId: approver.userId, firstApprovedAt: new Date(), firstApprovedArgs: approved as Prisma.InputJsonObject, firstStepUpMethod: stepUp },
+    select: { id: true },
+  });
+  await appendDecision(tx, {
+    tenantId: request.tenantId,
+    conversationId: request.conversationId,
+    toolCallId: request.originCallId,
+    toolName: request.toolName,
+    orderId: request.orderId,
+    outcome: outcome("approval.required"),
+    actorId: approver.userId,
+    latencyMs: performance.now() - startedAt,
+    detail: { ...detail, step: "first-approval", executed: null },
+  });
 }
 
 /** Consumes the request and moves every call waiting on it to the final outcome, each with a decision-log row. */
@@ -171,17 +264,26 @@ async function close(
   final: Outcome,
   note: string | null,
   startedAt: number,
+  detail: Record<string, unknown>,
+  approval: { approved: Record<string, unknown>; stepUp: StepUpMethod | null } | null = null,
 ): Promise<void> {
   const { createdAt } = await tx.approvalRequest.update({
     where: { id: request.id },
-    data: { status, decidedById: approver.userId, decidedAt: new Date(), note, resultCode: final.code },
+    data: {
+      status,
+      decidedById: approver.userId,
+      decidedAt: new Date(),
+      note,
+      resultCode: final.code,
+      ...(approval ? { approvedArgs: approval.approved as Prisma.InputJsonObject, stepUpMethod: approval.stepUp } : {}),
+    },
     select: { createdAt: true },
   });
   await recordLaterOutcome(tx, {
     callId: null,
     approvalId: request.id,
     outcome: final,
-    decision: { actorId: approver.userId, latencyMs: performance.now() - startedAt },
+    decision: { actorId: approver.userId, latencyMs: performance.now() - startedAt, detail },
   });
   observeApprovalDecision(status, createdAt);
 }

@@ -5,8 +5,6 @@ import { findLink, PROBLEM_TEXT, problemOf, type LinkProblem } from "./links";
 
 export type LinkDecision = DecisionResult | { ok: false; approvalId: null; code: LinkProblem; message: string };
 
-// A decision that left the request pending (a retry, a host failure) gives the link back for another try.
-const KEEPS_PENDING = new Set(["approval.retry", "host.error"]);
 
 /**
  * A decision posted from the link's page: the link is claimed first, in one conditional statement, so two
@@ -23,8 +21,12 @@ export async function decideFromLink(approver: Approver, token: string, decision
     WHERE "id" = ${link.linkId} AND "usedAt" IS NULL AND "expiresAt" > ${new Date().toISOString()}::timestamptz`;
   if (claimed === 0) return refuse(problemOf(link, approver.userId) === "link.expired" ? "link.expired" : "link.used");
   const result = decision === "approve" ? await approveRequest(approver, link.approvalId) : await denyRequest(approver, link.approvalId, note);
-  if (!result.ok && KEEPS_PENDING.has(result.code)) {
-    await db.$executeRaw`UPDATE "ApprovalLink" SET "usedAt" = NULL WHERE "id" = ${link.linkId}`;
+  // A decision that left the request pending (a retry, a host failure, a missing reason or step-up) gives the link
+  // back for another try.
+  if (!result.ok) {
+    await db.$executeRaw`
+      UPDATE "ApprovalLink" SET "usedAt" = NULL
+      WHERE "id" = ${link.linkId} AND EXISTS (SELECT 1 FROM "ApprovalRequest" WHERE "id" = ${link.approvalId} AND "status" = 'pending')`;
   }
   return result;
 }

@@ -1,5 +1,6 @@
 import "server-only";
 import { db } from "../db";
+import type { Prisma } from "../generated/prisma/client";
 import type { ApprovalPreview } from "../gateway/approval";
 import { expireDue } from "./expiry";
 
@@ -13,6 +14,7 @@ export interface QueueItem {
   impactCents: number;
   preview: ApprovalPreview;
   conversationId: string;
+  originCallId: string;
   requestedBy: string;
   decidedBy: string | null;
   decidedAt: Date | null;
@@ -30,6 +32,7 @@ const ITEM_SELECT = {
   impactCents: true,
   preview: true,
   conversationId: true,
+  originCallId: true,
   requestedById: true,
   decidedById: true,
   decidedAt: true,
@@ -63,24 +66,74 @@ export function parseCursor(value: string | undefined): QueueCursor | undefined 
 
 export const formatCursor = (item: { createdAt: Date; id: string }) => `${item.createdAt.toISOString()}_${item.id}`;
 
+export const QUEUE_SORTS = ["oldest", "newest", "expiring", "largest"] as const;
+export type QueueSort = (typeof QUEUE_SORTS)[number];
+
+export interface QueueFilters {
+  agentId?: string;
+  tool?: string;
+  minCents?: number;
+  maxCents?: number;
+  /** Only requests waiting at least this many minutes. */
+  olderThanMinutes?: number;
+  /** An order id, a customer id or email, a call id or a request id. */
+  search?: string;
+  sort?: QueueSort;
+}
+
+/** Where a page ends in a given sort: the sort key and the id, so the next page starts strictly after it. */
+export function formatQueueCursor(item: { createdAt: Date; expiresAt: Date; impactCents: number; id: string }, sort: QueueSort = "oldest"): string {
+  const key = sort === "largest" ? String(item.impactCents) : (sort === "expiring" ? item.expiresAt : item.createdAt).toISOString();
+  return `${key}_${item.id}`;
+}
+
+export function parseQueueCursor(value: string | undefined, sort: QueueSort = "oldest"): { key: Date | number; id: string } | undefined {
+  const match = /^([0-9TZ:.-]{1,30})_(apr_[A-Za-z0-9_-]{1,60})$/.exec(value ?? "");
+  if (!match) return undefined;
+  if (sort === "largest") return /^\d{1,9}$/.test(match[1]) ? { key: Number(match[1]), id: match[2] } : undefined;
+  const at = new Date(match[1]);
+  return Number.isNaN(at.getTime()) ? undefined : { key: at, id: match[2] };
+}
+
+const SORT_FIELD = { oldest: ["createdAt", "asc"], newest: ["createdAt", "desc"], expiring: ["expiresAt", "asc"], largest: ["impactCents", "desc"] } as const;
+
+function searchWhere(search: string): Prisma.ApprovalRequestWhereInput {
+  const term = search.trim();
+  if (term.includes("@")) return { conversation: { customer: { email: { contains: term, mode: "insensitive" } } } };
+  return { OR: [{ id: term }, { orderId: term }, { originCallId: term }, { conversation: { customerId: term } }, { toolCalls: { some: { id: term } } }] };
+}
+
 /**
- * The tenant's pending queue, oldest first, one page at a time, on the (tenantId, status, createdAt) index.
+ * The tenant's pending queue, filtered and sorted, one page at a time with keyset pagination (no OFFSET).
  * Expired requests are closed first so they never show as actionable.
  */
-export async function pendingQueue(tenantId: string, options: { after?: QueueCursor; limit?: number } = {}): Promise<QueueItem[]> {
+export async function pendingQueue(tenantId: string, options: { after?: QueueCursor; cursor?: string; limit?: number; filters?: QueueFilters } = {}): Promise<QueueItem[]> {
   await expireDue(tenantId);
-  const { after } = options;
+  const filters = options.filters ?? {};
+  const sort = filters.sort ?? "oldest";
+  const [field, direction] = SORT_FIELD[sort];
+  const cursor = options.after ? { key: options.after.createdAt, id: options.after.id } : parseQueueCursor(options.cursor, sort);
+  const beyond = direction === "asc" ? "gt" : "lt";
+  const where: Prisma.ApprovalRequestWhereInput[] = [{ tenantId, status: "pending" }];
+  if (filters.agentId) where.push({ requestedById: filters.agentId });
+  if (filters.tool) where.push({ toolName: filters.tool });
+  if (filters.minCents !== undefined) where.push({ impactCents: { gte: filters.minCents } });
+  if (filters.maxCents !== undefined) where.push({ impactCents: { lte: filters.maxCents } });
+  if (filters.olderThanMinutes !== undefined) where.push({ createdAt: { lte: new Date(Date.now() - filters.olderThanMinutes * 60_000) } });
+  if (filters.search?.trim()) where.push(searchWhere(filters.search));
+  if (cursor) where.push({ OR: [{ [field]: { [beyond]: cursor.key } }, { [field]: cursor.key, id: { [beyond]: cursor.id } }] });
   const rows = await db.approvalRequest.findMany({
-    where: {
-      tenantId,
-      status: "pending",
-      ...(after ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] } : {}),
-    },
-    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    where: { AND: where },
+    orderBy: [{ [field]: direction }, { id: direction }],
     take: options.limit ?? 50,
     select: ITEM_SELECT,
   });
   return withNames(rows);
+}
+
+/** How many requests wait for a decision: the number in the navigation. */
+export async function pendingCount(tenantId: string): Promise<number> {
+  return db.approvalRequest.count({ where: { tenantId, status: "pending", expiresAt: { gt: new Date() } } });
 }
 
 /** Decided and expired requests, newest first, one page at a time. */
@@ -98,4 +151,12 @@ export async function decidedHistory(tenantId: string, options: { before?: Queue
     select: ITEM_SELECT,
   });
   return withNames(rows);
+}
+
+/** What changes when a request arrives or leaves the queue: the live view compares it between polls. */
+export async function queueStamp(tenantId: string): Promise<{ pending: number; stamp: string }> {
+  const [row] = await db.$queryRaw<{ pending: number; newest: Date | null; firsts: Date | null }[]>`
+    SELECT count(*)::int AS "pending", max("createdAt") AS "newest", max("firstApprovedAt") AS "firsts"
+    FROM "ApprovalRequest" WHERE "tenantId" = ${tenantId} AND "status" = 'pending'`;
+  return { pending: row.pending, stamp: `${row.pending}:${row.newest?.toISOString() ?? ""}:${row.firsts?.toISOString() ?? ""}` };
 }

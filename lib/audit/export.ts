@@ -18,7 +18,7 @@ export type ExportResult =
   | { ok: true; contentType: string; filename: string; chunks: AsyncIterable<string> }
   | { ok: false; status: 400 | 403 | 404; code: string; message: string };
 
-const COLUMNS = ["id", "created_at", "conversation_id", "tool_call_id", "tool", "order_id", "kind", "stage", "code", "actor_id", "replayed", "latency_ms", "txid", "row_hash"] as const;
+const COLUMNS = ["id", "created_at", "conversation_id", "tool_call_id", "tool", "order_id", "kind", "stage", "code", "actor_id", "replayed", "latency_ms", "detail", "txid", "row_hash"] as const;
 const PAGE = 1000;
 
 /** Authorizes against the tenant named in the path (another tenant's log is answered as missing), then exports. */
@@ -74,6 +74,7 @@ function record(row: LogRow): Record<(typeof COLUMNS)[number], string | number |
     actor_id: row.actorId,
     replayed: row.replayed,
     latency_ms: row.latencyMs,
+    detail: row.detail === null ? null : JSON.stringify(row.detail),
     txid: row.txid,
     row_hash: rowHash(row),
   };

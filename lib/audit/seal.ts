@@ -27,18 +27,23 @@ export interface LogRow {
   actorId: string | null;
   replayed: boolean;
   latencyMs: number;
+  /** A supervisor's decision: proposed, approved and executed arguments and the approvers' proofs. */
+  detail: unknown;
   createdAt: Date;
   txid: string;
 }
 
 // Ids and txids come back as text so that 64-bit values never pass through a JavaScript number.
 export const LOG_ROW_COLUMNS = Prisma.raw(`"id"::text AS "id", "tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "actorId",
-  "replayed", "latencyMs", "createdAt", "txid"::text AS "txid"`);
+  "replayed", "latencyMs", "detail", "createdAt", "txid"::text AS "txid"`);
 
-/** A row's own hash: everything it says except its id, so a row moved to another id is recognized where it went. */
+/**
+ * A row's own hash: everything it says except its id, so a row moved to another id is recognized where it went.
+ * A row without a decision's detail hashes as rows did before the column existed.
+ */
 export function rowHash(row: LogRow): string {
-  const { id: _id, ...content } = row;
-  return sha256Hex(canonicalJson({ ...content, createdAt: row.createdAt.toISOString() }));
+  const { id: _id, detail, ...content } = row;
+  return sha256Hex(canonicalJson({ ...content, ...(detail === null ? {} : { detail }), createdAt: row.createdAt.toISOString() }));
 }
 
 export interface SealLink {

@@ -3,7 +3,7 @@ import { notifyApprovalRequested } from "../approvals/notify";
 import { newId } from "../ids";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
 import { outcome, type Outcome } from "./outcome";
-import type { CeilingHit } from "./policy";
+import { heldBecause, type CeilingHit, type HeldReason } from "./policy";
 import { recordLaterOutcome } from "./record";
 import type { ConversationFacts, TenantPolicy } from "./types";
 
@@ -24,6 +24,8 @@ export interface ApprovalPreview {
   customer_id: string;
   /** Present when the call needs approval only because it would pass a rolling 24-hour exposure ceiling. */
   ceiling?: CeilingHit;
+  /** Each limit the call passes, with its numbers, as the checks saw them (a ceiling included). */
+  held: HeldReason[];
 }
 
 export interface PendingCall {
@@ -57,6 +59,10 @@ export function buildPreview(call: PendingCall): ApprovalPreview {
     conversation_id: call.conversation.id,
     customer_id: call.conversation.customerId,
     ...(call.ceiling ? { ceiling: call.ceiling } : {}),
+    held: [
+      ...heldBecause(call.tool, call.conversation, call.policy, call.impactCents),
+      ...(call.ceiling ? [{ rule: call.ceiling.name, limit_cents: call.ceiling.limit_cents, used_cents: call.ceiling.used_cents, amount_cents: call.impactCents }] : []),
+    ],
   };
 }
 

@@ -85,6 +85,8 @@ export interface Outcome {
   approval?: ApprovalView;
   /** Why a decided call did not execute, in plain words the model may read (never an internal reason). */
   reason?: string;
+  /** A supervisor's narrowing edit: the arguments approved, when they differ from the proposal. */
+  decision?: { approved_arguments: Record<string, unknown> };
 }
 
 /** What the agent runtime should show the model: never internal reasons such as a fraud hold. */
@@ -106,7 +108,7 @@ const CLIENT_FAULTS: Partial<Record<Code, string>> = {
     "This call key was already used for a call with other arguments. Send this call with a new call key, or with none: toolgate then keys it by its content, so an identical retry is answered with the first outcome.",
 };
 
-export function outcome(code: Code, extra: Pick<Outcome, "issues" | "result" | "approval" | "reason"> = {}): Outcome {
+export function outcome(code: Code, extra: Pick<Outcome, "issues" | "result" | "approval" | "reason" | "decision"> = {}): Outcome {
   const [kind, stage] = CODES[code];
   return { kind, stage, code, ...extra };
 }

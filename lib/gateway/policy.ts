@@ -61,6 +61,32 @@ export function checkPolicy(
   return pass(needsApproval(tool, conversation, policy, impactCents) ? "approval" : "auto");
 }
 
+/** Why a call needs approval, with the numbers of each limit it passes: what the supervisor's card says. */
+export type HeldReason =
+  | { rule: "auto_limit_cents"; limit_cents: number; amount_cents: number }
+  | { rule: "session_cap_cents"; cap_cents: number; spent_cents: number; amount_cents: number }
+  | { rule: "max_auto_writes"; limit: number; writes_made: number }
+  | { rule: CeilingHit["name"]; limit_cents: number; used_cents: number; amount_cents: number };
+
+export function heldBecause(
+  tool: ToolDefinition,
+  conversation: Pick<ConversationFacts, "writesMade" | "irreversibleCents">,
+  policy: TenantPolicy,
+  impactCents: number,
+): HeldReason[] {
+  const reasons: HeldReason[] = [];
+  if (tool.effect === "reversible" && conversation.writesMade >= policy.maxAutoWrites) {
+    reasons.push({ rule: "max_auto_writes", limit: policy.maxAutoWrites, writes_made: conversation.writesMade });
+  }
+  if (tool.effect === "irreversible" && impactCents > policy.autoLimitCents) {
+    reasons.push({ rule: "auto_limit_cents", limit_cents: policy.autoLimitCents, amount_cents: impactCents });
+  }
+  if (tool.effect === "irreversible" && conversation.irreversibleCents + impactCents > policy.sessionCapCents) {
+    reasons.push({ rule: "session_cap_cents", cap_cents: policy.sessionCapCents, spent_cents: conversation.irreversibleCents, amount_cents: impactCents });
+  }
+  return reasons;
+}
+
 export function needsApproval(
   tool: ToolDefinition,
   conversation: Pick<ConversationFacts, "writesMade" | "irreversibleCents">,

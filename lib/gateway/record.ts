@@ -12,6 +12,8 @@ const watched = (conversationId: Prisma.Sql) =>
 
 export interface DecisionRow {
   tenantId: string;
+  actorId?: string | null;
+  detail?: Record<string, unknown>;
   conversationId: string | null;
   toolCallId: string | null;
   toolName: string;
@@ -36,12 +38,16 @@ export interface CallRecord {
   latencyMs: number;
 }
 
-/** Stage 13, and the only writer of the decision log: names, ids and codes, never model text or values. */
+/**
+ * Stage 13, and the only writer of the decision log: names, ids and codes, never model text; only a supervisor's
+ * decision adds `detail` (the arguments proposed, approved and executed, and who approved how).
+ */
 export async function appendDecision(client: Sql, row: DecisionRow): Promise<void> {
   await client.$executeRaw`
-    INSERT INTO "DecisionLog" ("tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "replayed", "latencyMs")
+    INSERT INTO "DecisionLog" ("tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "replayed", "latencyMs", "actorId", "detail")
     VALUES (${row.tenantId}, ${row.conversationId}, ${row.toolCallId}, ${row.toolName}, ${row.orderId}, ${row.outcome.kind}, ${row.outcome.stage},
-            ${row.outcome.code}, ${row.replayed ?? false}, ${Math.max(0, Math.round(row.latencyMs))}::int)`;
+            ${row.outcome.code}, ${row.replayed ?? false}, ${Math.max(0, Math.round(row.latencyMs))}::int, ${row.actorId ?? null}::text,
+            ${row.detail ? JSON.stringify(row.detail) : null}::jsonb)`;
 }
 
 /** The call's own row, its decision-log row and the live-view notice (if watched), in one statement. */
@@ -69,7 +75,12 @@ export async function recordCall(client: Sql, call: CallRecord): Promise<void> {
  */
 export async function recordLaterOutcome(
   client: Sql,
-  later: { callId: string | null; approvalId: string | null; outcome: Outcome; decision: { actorId: string | null; latencyMs: number } | null },
+  later: {
+    callId: string | null;
+    approvalId: string | null;
+    outcome: Outcome;
+    decision: { actorId: string | null; latencyMs: number; detail?: Record<string, unknown> } | null;
+  },
 ): Promise<void> {
   const { kind, stage, code } = later.outcome;
   const { decision } = later;
@@ -81,9 +92,10 @@ export async function recordLaterOutcome(
     ), approval AS (
       UPDATE "ApprovalRequest" SET "resultCode" = ${code} WHERE "id" = ${later.approvalId}::text AND "status" = 'approved'
     ), logged AS (
-      INSERT INTO "DecisionLog" ("tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "actorId", "latencyMs")
+      INSERT INTO "DecisionLog" ("tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "actorId", "latencyMs", "detail")
       SELECT call."tenantId", call."conversationId", call."id", call."toolName", call."orderId", ${kind}, ${stage}, ${code},
-             ${decision?.actorId ?? null}::text, ${Math.max(0, Math.round(decision?.latencyMs ?? 0))}::int
+             ${decision?.actorId ?? null}::text, ${Math.max(0, Math.round(decision?.latencyMs ?? 0))}::int,
+             ${decision?.detail ? JSON.stringify(decision.detail) : null}::jsonb
       FROM call WHERE ${decision !== null}::boolean
     )
     SELECT pg_notify(${CALLS_CHANNEL}, changed."conversationId") FROM (SELECT DISTINCT "conversationId" FROM call) AS changed

@@ -27,6 +27,7 @@ export const issueRefund = defineTool<z.infer<typeof IssueRefundSchema>>({
     if (order.refundPending) return "refund.in-progress";
     return null;
   },
+  narrowable: ["amount_cents"],
   impactCents: (args) => args.amount_cents,
   // The reservation counts against the refundable balance at once; a refusal gives it back.
   orderChanges: (args) => ({ refundedCentsIncrement: args.amount_cents, refundPending: true }),

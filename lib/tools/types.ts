@@ -58,6 +58,8 @@ export interface ToolDefinition<A = Record<string, unknown>> extends ToolFace<A>
   orderId(args: A): string;
   /** The first state rule the current order breaks, or null. */
   state(args: A, order: OrderFacts): Code | null;
+  /** Numeric arguments a supervisor may lower (never raise) when approving; every other argument is fixed. */
+  narrowable?: readonly string[];
   /** Irreversible money impact in minor units, in the order's currency. */
   impactCents(args: A): number;
   /** Changes to the order row, applied conditionally on the version the checks saw. */

@@ -139,7 +139,7 @@ describe("three instances behind HAProxy", () => {
         for (const request of pending) {
           const decision = decisions++ % 3 === 2 ? "deny" : "approve";
           try {
-            await callAction(balancer.url, "/approvals", "decideApprovalsAction", [{ ids: [request.id], decision }], supervisorCookies[index]);
+            await callAction(balancer.url, "/approvals", "decideApprovalsAction", [decision === "deny" ? { ids: [request.id], decision, reason: "load test" } : { ids: [request.id], decision }], supervisorCookies[index]);
           } catch {
             // Sent to the instance that died: still pending, decided on the next round.
           }

@@ -145,7 +145,7 @@ describe("server actions with generated ids and text", () => {
     await fc.assert(
       fc.asyncProperty(ids, fc.string({ unit: "binary", maxLength: 60 }), async (id, text) => {
         const answers = await Promise.all([
-          callAction(app.url, "/approvals", "decideApprovalsAction", [{ ids: [id], decision: "deny", note: text }], people.supervisor),
+          callAction(app.url, "/approvals", "decideApprovalsAction", [{ ids: [id], decision: "deny", reason: text }], people.supervisor),
           callAction(app.url, "/approvals", "decideApprovalsAction", [{ ids: [id], decision: "approve" }], people.supervisor),
           callAction(app.url, "/admin/policy", "revokeKeyAction", [{ keyId: id }], people.admin),
           callAction(app.url, "/admin/policy", "createKeyAction", [{ userId: id }], people.admin),

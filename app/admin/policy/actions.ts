@@ -15,6 +15,9 @@ const PolicyFormSchema = z.strictObject({
   agentDailyCeilingCents: Typed,
   tenantDailyCeilingCents: Typed,
   rateOpenPerMin: Typed,
+  stepUpAboveCents: Typed,
+  twoPersonAboveCents: Typed,
+  expiryWarningSeconds: Typed,
 });
 
 /** The form as typed (money in currency units); errors come back in words, naming each field by its label. */

@@ -1,0 +1,46 @@
+import { queueStamp } from "@/lib/approvals/queue";
+import { currentUser } from "@/lib/auth/auth";
+import { logError } from "@/lib/log";
+
+export const dynamic = "force-dynamic";
+
+const POLL_MS = 2000;
+
+/**
+ * Server-sent events for the supervisors' queue: a "queue" event with the pending count whenever a request
+ * arrives, is decided, expires or gets its first of two approvals. One indexed count per stream every two seconds.
+ */
+export async function GET(request: Request): Promise<Response> {
+  const user = await currentUser();
+  if (!user || user.role !== "SUPERVISOR") return new Response("sign in as a supervisor", { status: 401 });
+  const encoder = new TextEncoder();
+  let cleanup = () => {};
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      let last = "";
+      let closed = false;
+      const check = async () => {
+        const { pending, stamp } = await queueStamp(user.tenantId);
+        if (closed || stamp === last) return;
+        last = stamp;
+        controller.enqueue(encoder.encode(`event: queue\ndata: ${JSON.stringify({ pending })}\n\n`));
+      };
+      const safeCheck = () => void check().catch((error) => logError("approvals.live-failed", error, { tenantId: user.tenantId }));
+      const timer = setInterval(safeCheck, POLL_MS);
+      safeCheck();
+      cleanup = () => {
+        if (closed) return;
+        closed = true;
+        clearInterval(timer);
+        controller.close();
+      };
+      request.signal.addEventListener("abort", () => cleanup());
+    },
+    cancel() {
+      cleanup();
+    },
+  });
+  return new Response(stream, {
+    headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-store, no-transform", Connection: "keep-alive", "X-Accel-Buffering": "no" },
+  });
+}

@@ -1,0 +1,162 @@
+"use client";
+
+import Link from "next/link";
+import type { CardFacts, DeskPolicy } from "@/lib/approvals/cards";
+import type { QueueItem } from "@/lib/approvals/queue";
+import { argumentLabel, argumentValue, heldText, requestPhrase, requestTitle } from "@/lib/approvals/words";
+import { formatMoney } from "@/lib/money";
+import { RelativeTime, TimeLeft } from "./time";
+
+export type CardItem = Omit<QueueItem, "createdAt" | "expiresAt" | "decidedAt"> & { createdAt: string; expiresAt: string; facts: CardFacts };
+
+export function amountOf(item: CardItem): number {
+  return item.preview.impact.amount_cents;
+}
+
+/** Whether approving this request moves money (and so is confirmed in a dialog). */
+export function movesMoney(item: CardItem): boolean {
+  return item.toolName === "issue_refund" && amountOf(item) > 0;
+}
+
+interface Props {
+  item: CardItem;
+  policy: DeskPolicy;
+  me: string;
+  now: number | null;
+  focused: boolean;
+  selected: boolean;
+  busy: boolean;
+  onFocus(): void;
+  onToggle(): void;
+  onApprove(): void;
+  onDeny(): void;
+}
+
+export function ApprovalCard({ item, policy, me, now, focused, selected, busy, onFocus, onToggle, onApprove, onDeny }: Props) {
+  const { preview, facts } = item;
+  const currency = preview.impact.currency;
+  const money = (cents: number) => formatMoney(cents, currency);
+  const expired = now !== null && new Date(item.expiresAt).getTime() <= now;
+  const amount = amountOf(item);
+  const twoPerson = movesMoney(item) && amount > policy.twoPersonAboveCents;
+  const iApprovedFirst = facts.firstApprover?.email === me;
+  const checked = preview.order;
+  const current = facts.orderNow;
+  const changed = current !== null && current.version !== checked.version;
+  return (
+    <section
+      id={`request-${item.id}`}
+      className={`card approval${focused ? " focused" : ""}`}
+      data-testid="approval-item"
+      data-approval-id={item.id}
+      tabIndex={-1}
+      onFocus={onFocus}
+      aria-label={`${requestPhrase({ toolName: item.toolName, orderId: item.orderId, amountCents: amount, currency })}`}
+    >
+      <header className="card-head">
+        <h2 data-testid="card-title">
+          {requestTitle({ toolName: item.toolName, amountCents: amount, currency })} <span className="muted">on {item.orderId}</span>
+        </h2>
+        <label className="select">
+          <input type="checkbox" checked={selected} onChange={onToggle} aria-label={`select ${item.id}`} /> select
+        </label>
+      </header>
+      <p className="who" data-testid="card-who">
+        For <strong>{facts.customer?.email ?? preview.customer_id}</strong> · asked by {facts.requester ? `${facts.requester.name} (${facts.requester.email})` : item.requestedBy} in{" "}
+        <Link href={`/conversations/${item.conversationId}`}>this conversation</Link> <RelativeTime iso={item.createdAt} now={now} /> ·{" "}
+        <TimeLeft expiresAt={item.expiresAt} now={now} />
+      </p>
+      <div className="why" data-testid="card-why">
+        <strong>Held because</strong>{" "}
+        {(preview.held ?? []).length === 0 ? (
+          <span>this call needs a supervisor&apos;s approval</span>
+        ) : (
+          <ul>
+            {preview.held.map((reason) => (
+              <li key={reason.rule}>{heldText(reason, currency)}</li>
+            ))}
+          </ul>
+        )}
+      </div>
+      <dl className="facts">
+        <dt>Details</dt>
+        <dd data-testid="preview-arguments">
+          {Object.keys(preview.arguments)
+            .filter((key) => key !== "order_id")
+            .sort()
+            .map((key) => `${argumentLabel(key)}: ${argumentValue(key, preview.arguments[key], currency)}`)
+            .join(" · ")}
+        </dd>
+        <dt>Order {changed ? "when checked" : ""}</dt>
+        <dd data-testid="preview-order">
+          {checked.status} · total {money(checked.total_cents)} · refunded {money(checked.refunded_cents)} · refundable {money(checked.refundable_cents)}
+        </dd>
+        {changed && current && (
+          <>
+            <dt className="warn">Order now</dt>
+            <dd data-testid="order-now" className="warn">
+              {current.status}
+              {current.fraudHold ? " · fraud hold" : ""}
+              {current.refundPending ? " · a refund is settling" : ""} · refunded {money(current.refundedCents)} · refundable{" "}
+              {money(current.totalCents - current.refundedCents)} (changed since it was checked)
+            </dd>
+          </>
+        )}
+        <dt>Refunds on this order</dt>
+        <dd data-testid="order-refunds">
+          {facts.refunds.length === 0
+            ? "none yet"
+            : facts.refunds.map((refund, index) => (
+                <span key={refund.id}>
+                  {index > 0 && "; "}
+                  {formatMoney(refund.amountCents, refund.currency)} {refund.status} <RelativeTime iso={refund.createdAt} now={now} />
+                </span>
+              ))}
+        </dd>
+        {facts.siblings.length > 0 && (
+          <>
+            <dt className="warn">Also pending on {item.orderId}</dt>
+            <dd data-testid="card-siblings" className="warn">
+              {facts.siblings.map((sibling, index) => (
+                <span key={sibling.id}>
+                  {index > 0 && "; "}
+                  <a href={`#request-${sibling.id}`}>{requestPhrase({ toolName: sibling.toolName, orderId: item.orderId, amountCents: sibling.impactCents, currency })}</a>
+                </span>
+              ))}
+            </dd>
+          </>
+        )}
+      </dl>
+      {movesMoney(item) && amount > policy.stepUpAboveCents && (
+        <p className="muted" data-testid="card-step-up">
+          Above {money(policy.stepUpAboveCents)}: approving asks for your passkey, or your password if you have none.
+        </p>
+      )}
+      {twoPerson && (
+        <p className="notice" data-testid="card-two-person">
+          Above {money(policy.twoPersonAboveCents)}: two supervisors must approve.{" "}
+          {facts.firstApprover ? (
+            <>
+              Approved by {facts.firstApprover.name} ({facts.firstApprover.email}) <RelativeTime iso={facts.firstApprover.at} now={now} />; waiting for a second
+              supervisor.
+            </>
+          ) : (
+            "No approval yet."
+          )}
+        </p>
+      )}
+      <p className="actions">
+        <button type="button" className="primary" disabled={busy || expired || iApprovedFirst} onClick={onApprove}>
+          Approve
+        </button>{" "}
+        <button type="button" className="danger" disabled={busy || expired} onClick={onDeny}>
+          Deny
+        </button>
+        <span className="muted small">
+          {" "}
+          request <code>{item.id}</code> · call <code>{item.originCallId}</code>
+        </span>
+      </p>
+    </section>
+  );
+}

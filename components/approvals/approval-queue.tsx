@@ -1,0 +1,183 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useCallback, useEffect, useRef, useState, useTransition } from "react";
+import { decideApprovalsAction } from "@/app/approvals/actions";
+import type { DeskPolicy } from "@/lib/approvals/cards";
+import type { DecisionResult } from "@/lib/approvals/decide";
+import { requestPhrase } from "@/lib/approvals/words";
+import { ApprovalCard, amountOf, movesMoney, type CardItem } from "./approval-card";
+import { DecideDialog } from "./decide-dialog";
+import { useNow } from "./time";
+
+interface Toast {
+  id: number;
+  text: string;
+  ok: boolean;
+}
+
+function toastText(result: DecisionResult, item: CardItem | undefined): string {
+  const what = item ? requestPhrase({ toolName: item.toolName, orderId: item.orderId, amountCents: amountOf(item), currency: item.preview.impact.currency }) : "request";
+  if (!result.ok) return `${what} not decided: ${result.message}`;
+  if (result.status === "partial") return `${what}: your approval is recorded; a second supervisor must approve`;
+  if (result.status === "denied") return `${what} denied`;
+  const approved = result.outcome.decision?.approved_arguments;
+  if (item && approved && typeof approved.amount_cents === "number") {
+    return `${requestPhrase({ toolName: item.toolName, orderId: item.orderId, amountCents: approved.amount_cents, currency: item.preview.impact.currency })} approved (lowered)`;
+  }
+  return `${what} approved`;
+}
+
+const HELP: [string, string][] = [
+  ["j / k", "next / previous request"],
+  ["a", "approve the focused request"],
+  ["d", "deny the focused request"],
+  ["x", "select or unselect it"],
+  ["?", "show or hide this help"],
+];
+
+export function ApprovalQueue({ items, policy, me, hasPasskey }: { items: CardItem[]; policy: DeskPolicy; me: string; hasPasskey: boolean }) {
+  const router = useRouter();
+  const now = useNow();
+  const [focus, setFocus] = useState(0);
+  const [selected, setSelected] = useState<string[]>([]);
+  const [dialog, setDialog] = useState<{ mode: "approve" | "deny"; ids: string[] } | null>(null);
+  const [toasts, setToasts] = useState<Toast[]>([]);
+  const [help, setHelp] = useState(false);
+  const [pending, startTransition] = useTransition();
+  const nextToast = useRef(1);
+  const known = useRef(new Map<string, CardItem>());
+  for (const item of items) known.current.set(item.id, item);
+
+  const visible = items;
+  const expired = (item: CardItem) => now !== null && new Date(item.expiresAt).getTime() <= now;
+  const live = selected.filter((id) => items.some((item) => item.id === id && !expired(item)));
+
+  const showResults = useCallback(
+    (results: DecisionResult[]) => {
+      const added = results.map((result) => ({ id: nextToast.current++, ok: result.ok, text: toastText(result, known.current.get(result.approvalId)) }));
+      setToasts((current) => [...current, ...added].slice(-5));
+      for (const toast of added) setTimeout(() => setToasts((current) => current.filter((other) => other.id !== toast.id)), 8000);
+      setSelected([]);
+      setDialog(null);
+      router.refresh();
+    },
+    [router],
+  );
+
+  const open = useCallback(
+    (mode: "approve" | "deny", ids: string[]) => {
+      const chosen = ids.map((id) => items.find((item) => item.id === id)).filter((item): item is CardItem => item !== undefined);
+      if (chosen.length === 0) return;
+      // Money always gets the dialog; an approval that moves none is one click, with its result as a toast.
+      if (mode === "approve" && !chosen.some(movesMoney)) {
+        startTransition(async () => {
+          const response = await decideApprovalsAction({ decision: "approve", ids });
+          if (response.ok) showResults(response.data);
+          else setToasts((current) => [...current, { id: nextToast.current++, ok: false, text: response.message }]);
+        });
+        return;
+      }
+      setDialog({ mode, ids });
+    },
+    [items, showResults],
+  );
+
+  const toggle = useCallback((id: string) => setSelected((current) => (current.includes(id) ? current.filter((other) => other !== id) : [...current, id])), []);
+
+  useEffect(() => {
+    function onKey(event: KeyboardEvent) {
+      if (dialog || event.metaKey || event.ctrlKey || event.altKey) return;
+      const target = event.target as HTMLElement;
+      if (target.closest("input, textarea, select, dialog")) return;
+      const current = visible[focus];
+      const move = (to: number) => {
+        const index = Math.max(0, Math.min(visible.length - 1, to));
+        setFocus(index);
+        document.getElementById(`request-${visible[index]?.id}`)?.focus();
+      };
+      if (event.key === "j") move(focus + 1);
+      else if (event.key === "k") move(focus - 1);
+      else if (event.key === "?") setHelp((shown) => !shown);
+      else if (event.key === "Escape") setHelp(false);
+      else if (!current || expired(current)) return;
+      else if (event.key === "a") open("approve", [current.id]);
+      else if (event.key === "d") open("deny", [current.id]);
+      else if (event.key === "x") toggle(current.id);
+      else return;
+      event.preventDefault();
+    }
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [dialog, focus, open, toggle, visible, expired]);
+
+  return (
+    <div>
+      <div className="toasts" role="status" aria-live="polite" data-testid="toasts">
+        {toasts.map((toast) => (
+          <p key={toast.id} className={`toast${toast.ok ? "" : " bad"}`} data-testid="toast">
+            {toast.text}
+          </p>
+        ))}
+      </div>
+      {help && (
+        <div className="card" data-testid="keyboard-help" role="region" aria-label="Keyboard shortcuts">
+          <strong>Keyboard</strong>
+          <dl className="keys">
+            {HELP.map(([key, what]) => (
+              <div key={key}>
+                <dt>
+                  <kbd>{key}</kbd>
+                </dt>
+                <dd>{what}</dd>
+              </div>
+            ))}
+          </dl>
+        </div>
+      )}
+      {visible.length === 0 ? (
+        <p className="muted" data-testid="queue-empty">
+          No pending requests. Calls the policy holds for a supervisor appear here as they arrive.
+        </p>
+      ) : (
+        <p className="bulk">
+          <button type="button" disabled={pending || live.length === 0} onClick={() => open("approve", live)}>
+            Approve selected ({live.length})
+          </button>{" "}
+          <button type="button" className="danger" disabled={pending || live.length === 0} onClick={() => open("deny", live)}>
+            Deny selected ({live.length})
+          </button>{" "}
+          <button type="button" className="link" onClick={() => setHelp((shown) => !shown)} aria-expanded={help}>
+            Keyboard: ?
+          </button>
+        </p>
+      )}
+      {visible.map((item, index) => (
+        <ApprovalCard
+          key={item.id}
+          item={item}
+          policy={policy}
+          me={me}
+          now={now}
+          focused={index === focus}
+          selected={selected.includes(item.id)}
+          busy={pending || dialog !== null}
+          onFocus={() => setFocus(index)}
+          onToggle={() => toggle(item.id)}
+          onApprove={() => open("approve", [item.id])}
+          onDeny={() => open("deny", [item.id])}
+        />
+      ))}
+      {dialog && (
+        <DecideDialog
+          mode={dialog.mode}
+          items={dialog.ids.map((id) => items.find((item) => item.id === id)).filter((item): item is CardItem => item !== undefined)}
+          policy={policy}
+          hasPasskey={hasPasskey}
+          onDone={showResults}
+          onClose={() => setDialog(null)}
+        />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,155 @@
+"use client";
+
+import { startAuthentication } from "@simplewebauthn/browser";
+import { useEffect, useRef, useState } from "react";
+import { decideApprovalsAction, passkeyStepUpAction, passkeyStepUpOptionsAction, passwordStepUpAction } from "@/app/approvals/actions";
+import type { DeskPolicy } from "@/lib/approvals/cards";
+import type { DecisionResult } from "@/lib/approvals/decide";
+import { requestPhrase } from "@/lib/approvals/words";
+import { formatMoney } from "@/lib/money";
+import { amountOf, movesMoney, type CardItem } from "./approval-card";
+
+interface Props {
+  mode: "approve" | "deny";
+  items: CardItem[];
+  policy: DeskPolicy;
+  hasPasskey: boolean;
+  onDone(results: DecisionResult[]): void;
+  onClose(): void;
+}
+
+function toCents(text: string): number | null {
+  const match = /^\s*(\d{1,7})(?:[.,](\d{1,2}))?\s*$/.exec(text);
+  if (!match) return null;
+  return Number(match[1]) * 100 + Number((match[2] ?? "0").padEnd(2, "0"));
+}
+
+const phraseOf = (item: CardItem, cents = amountOf(item)) =>
+  requestPhrase({ toolName: item.toolName, orderId: item.orderId, amountCents: cents, currency: item.preview.impact.currency });
+
+/** Confirms a decision: restates what moves and to whom, narrows one refund's amount, takes the step-up, or asks why it is denied. */
+export function DecideDialog({ mode, items, policy, hasPasskey, onDone, onClose }: Props) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const single = items.length === 1 ? items[0] : null;
+  const editable = mode === "approve" && single !== null && movesMoney(single);
+  const [amount, setAmount] = useState(single ? (amountOf(single) / 100).toFixed(2) : "");
+  const [reason, setReason] = useState("");
+  const [password, setPassword] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    const element = dialog.current;
+    element?.showModal();
+    return () => element?.close();
+  }, []);
+
+  const cents = editable ? toCents(amount) : null;
+  const approvedCents = (item: CardItem) => (editable && item === single && cents !== null ? cents : amountOf(item));
+  const stepUp = mode === "approve" && items.some((item) => movesMoney(item) && approvedCents(item) > policy.stepUpAboveCents);
+  const total = items.filter(movesMoney).reduce((sum, item) => sum + approvedCents(item), 0);
+  const currency = items[0]?.preview.impact.currency ?? "USD";
+
+  async function proveIt(): Promise<string | null> {
+    if (hasPasskey) {
+      const options = await passkeyStepUpOptionsAction({});
+      if (!options.ok) return options.message;
+      let response;
+      try {
+        response = await startAuthentication({ optionsJSON: options.data });
+      } catch {
+        return "The passkey prompt was closed or failed. Try again.";
+      }
+      const proved = await passkeyStepUpAction({ response: response as unknown as Parameters<typeof passkeyStepUpAction>[0]["response"] });
+      return proved.ok ? null : proved.message;
+    }
+    const proved = await passwordStepUpAction({ password });
+    return proved.ok ? null : proved.message;
+  }
+
+  async function confirm() {
+    setError(null);
+    if (mode === "deny" && !reason.trim()) return setError("Say why: the agent reads this reason.");
+    if (editable && single && (cents === null || cents < 1 || cents > amountOf(single))) {
+      return setError(`Enter an amount from 0.01 up to ${formatMoney(amountOf(single), currency)}; an approval can only lower it.`);
+    }
+    setBusy(true);
+    try {
+      if (stepUp) {
+        const refused = await proveIt();
+        if (refused) return setError(refused);
+      }
+      const ids = items.map((item) => item.id);
+      const edit =
+        editable && single && cents !== null && cents !== amountOf(single) ? { tool: single.toolName, arguments: { ...single.preview.arguments, amount_cents: cents } } : undefined;
+      const response = mode === "approve" ? await decideApprovalsAction({ decision: "approve", ids, edit }) : await decideApprovalsAction({ decision: "deny", ids, reason });
+      if (!response.ok) return setError(response.message);
+      onDone(response.data);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <dialog ref={dialog} className="decide" aria-labelledby="decide-title" onCancel={onClose} data-testid="decide-dialog">
+      <form
+        method="dialog"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void confirm();
+        }}
+      >
+        <h2 id="decide-title">
+          {mode === "approve" ? "Approve" : "Deny"} {single ? phraseOf(single, approvedCents(single)) : `${items.length} requests`}?
+        </h2>
+        <ul className="restate" data-testid="decide-restate">
+          {items.map((item) => (
+            <li key={item.id}>
+              {phraseOf(item, approvedCents(item))} for {item.facts.customer?.email ?? item.preview.customer_id}
+            </li>
+          ))}
+        </ul>
+        {mode === "approve" && total > 0 && items.length > 1 && <p>Total: {formatMoney(total, currency)}</p>}
+        {editable && single && (
+          <label className="field">
+            Amount to refund ({currency}, at most {formatMoney(amountOf(single), currency)})
+            <input inputMode="decimal" value={amount} onChange={(event) => setAmount(event.target.value)} aria-describedby="narrow-help" />
+            <span id="narrow-help" className="muted small">
+              You may lower the amount; order, customer, currency and reason stay as proposed.
+            </span>
+          </label>
+        )}
+        {mode === "deny" && (
+          <label className="field">
+            Reason (the agent reads it)
+            <textarea value={reason} onChange={(event) => setReason(event.target.value)} maxLength={500} rows={3} autoFocus />
+          </label>
+        )}
+        {stepUp &&
+          (hasPasskey ? (
+            <p className="notice" data-testid="step-up-passkey">
+              Above {formatMoney(policy.stepUpAboveCents, currency)}: you will confirm with your passkey.
+            </p>
+          ) : (
+            <label className="field">
+              Above {formatMoney(policy.stepUpAboveCents, currency)}: your password, to confirm it is you
+              <input type="password" autoComplete="current-password" value={password} onChange={(event) => setPassword(event.target.value)} />
+            </label>
+          ))}
+        {error && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
+        <p className="actions">
+          <button type="submit" className={mode === "approve" ? "primary" : "danger"} disabled={busy}>
+            {mode === "approve" ? (stepUp && hasPasskey ? "Confirm with passkey and approve" : "Confirm approval") : "Deny"}
+          </button>{" "}
+          <button type="button" onClick={onClose} disabled={busy}>
+            Cancel
+          </button>
+        </p>
+      </form>
+    </dialog>
+  );
+}

@@ -1,0 +1,339 @@
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import { apiKey, database, openConversation, propose, refund, SEEDED, signInAs, type SessionPerson } from "./support";
+
+// The approval desk as a supervisor uses it: cards that decide in seconds, narrowing edits, the two-person rule,
+// step-up with a password or a passkey (Chromium's virtual authenticator), triage and the phone width.
+
+const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === "1";
+const PHONE = { width: 390, height: 844 };
+
+/** A fresh delivered order of its own, so each test's refunds never meet another test's. */
+async function freshOrder(tenantId: string, customerId: string, totalCents: number): Promise<string> {
+  const id = `ord_${String(Math.floor(Math.random() * 90_000_000) + 10_000_000)}`;
+  await database().query(
+    `INSERT INTO "Order" (id, "tenantId", "customerId", "totalCents", currency, status, "addressLine1", "postalCode") VALUES ($1, $2, $3, $4, 'USD', 'delivered', '1 Elm St', '94107')`,
+    [id, tenantId, customerId, totalCents],
+  );
+  return id;
+}
+
+async function asUser(browser: Browser, user: SessionPerson, baseURL: string): Promise<Page> {
+  const context = await browser.newContext();
+  await signInAs(context, user, baseURL);
+  return context.newPage();
+}
+
+const card = (page: Page, approvalId: string) => page.locator(`[data-testid="approval-item"][data-approval-id="${approvalId}"]`);
+
+async function noSidewaysScroll(page: Page) {
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+}
+
+async function refundsOn(order: string) {
+  const { rows } = await database().query<{ amountCents: number }>(`SELECT "amountCents" FROM "Refund" WHERE "orderId" = $1 ORDER BY "createdAt"`, [order]);
+  return rows.map((row) => row.amountCents);
+}
+
+test("a card says why it was held, groups requests on one order, shows the order now, and renders the same on server and client", async ({ browser, baseURL, request }) => {
+  const order = await freshOrder("acme", "cu_ana", 30000);
+  const first = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
+  for (const key of ["a", "b"]) expect((await propose(request, SEEDED.agent.email, first, refund(order, 4000), `desk-card-${order}-${key}`)).code).toBe("refund.issued");
+  const capped = await propose(request, SEEDED.agent.email, first, refund(order, 4500), `desk-card-${order}-c`);
+  const second = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
+  const large = await propose(request, SEEDED.agent.email, second, refund(order, 6000), `desk-card-${order}-d`);
+  expect([capped.code, large.code]).toEqual(["approval.required", "approval.required"]);
+  // The order moves after the large request was checked.
+  const third = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
+  expect((await propose(request, SEEDED.agent.email, third, refund(order, 1000), `desk-card-${order}-e`)).code).toBe("refund.issued");
+
+  const page = await asUser(browser, SEEDED.supervisor, baseURL!);
+  const problems: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(message.text());
+  });
+  page.on("pageerror", (error) => problems.push(error.message));
+  await page.goto(`/approvals?q=${order}`);
+  await expect(page.getByTestId("approval-item")).toHaveCount(2);
+  const cappedCard = card(page, capped.approval!.id);
+  await expect(cappedCard.getByTestId("card-why")).toHaveText("Held because 80.00 USD already moved in this conversation plus 45.00 USD passes its 100.00 USD cap");
+  await expect(cappedCard.getByTestId("card-siblings")).toHaveText(`60.00 USD refund on ${order}`);
+  await expect(cappedCard.getByTestId("card-siblings").getByRole("link")).toHaveAttribute("href", `#request-${large.approval!.id}`);
+  const largeCard = card(page, large.approval!.id);
+  await expect(largeCard.getByTestId("card-why")).toContainText("60.00 USD is above the 50.00 USD limit for refunds without approval");
+  await expect(largeCard.getByTestId("preview-order")).toHaveText("delivered · total 300.00 USD · refunded 80.00 USD · refundable 220.00 USD");
+  await expect(largeCard.getByTestId("order-now")).toHaveText("delivered · refunded 90.00 USD · refundable 210.00 USD (changed since it was checked)");
+  await expect(largeCard.getByTestId("order-refunds")).toContainText(/^40\.00 USD issued \d+ s ago; 40\.00 USD issued \d+ s ago; 10\.00 USD issued \d+ s ago$/);
+  // Relative times after mount, the exact time on hover.
+  const asked = largeCard.getByTestId("card-who").locator("time").first();
+  await expect(asked).toHaveText(/^\d+ s ago$/);
+  await expect(asked).toHaveAttribute("title", /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+  expect(problems.filter((text) => /hydrat|did not match/i.test(text))).toEqual([]);
+
+  // The same page without JavaScript is what the server rendered: exact times, no countdown yet.
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  await signInAs(context, SEEDED.supervisor, baseURL!);
+  const serverPage = await context.newPage();
+  await serverPage.goto(`/approvals?q=${order}`);
+  await expect(card(serverPage, large.approval!.id).getByTestId("time-left")).toHaveText(/^expires \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+  await context.close();
+
+  await page.setViewportSize(PHONE);
+  await page.goto(`/approvals?q=${order}`);
+  await expect(page.getByTestId("approval-item")).toHaveCount(2);
+  await noSidewaysScroll(page);
+  await page.screenshot({ path: "test-results/approval-desk-phone.png", fullPage: true });
+  if (SCREENSHOTS) await page.screenshot({ path: "docs/screenshots/approval-queue-phone.png", fullPage: true });
+  await page.context().close();
+});
+
+test("a request that expires while open disables its buttons at once, without a reload", async ({ browser, baseURL, request }) => {
+  const order = await freshOrder("acme", "cu_ana", 20000);
+  const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
+  const pending = await propose(request, SEEDED.agent.email, conversation, refund(order, 7000), `desk-expire-${order}`);
+  await database().query(`UPDATE "ApprovalRequest" SET "expiresAt" = now() + interval '4 seconds' WHERE id = $1`, [pending.approval!.id]);
+  const page = await asUser(browser, SEEDED.supervisor, baseURL!);
+  await page.goto(`/approvals?q=${order}`);
+  const item = card(page, pending.approval!.id);
+  await expect(item.getByRole("button", { name: "Approve", exact: true })).toBeEnabled();
+  await expect(item.getByTestId("time-left")).toHaveText("expired", { timeout: 8000 });
+  await expect(item.getByRole("button", { name: "Approve", exact: true })).toBeDisabled();
+  await expect(item.getByRole("button", { name: "Deny", exact: true })).toBeDisabled();
+  expect(await refundsOn(order)).toEqual([]);
+  await page.context().close();
+});
+
+test("approve with edits: the amount can only be lowered; the lower amount is what executes and what the agent reads", async ({ browser, baseURL, request }) => {
+  const order = await freshOrder("acme", "cu_ana", 20000);
+  const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
+  const pending = await propose(request, SEEDED.agent.email, conversation, refund(order, 8000), `desk-narrow-${order}`);
+  const page = await asUser(browser, SEEDED.supervisor, baseURL!);
+  await page.setViewportSize(PHONE);
+  await page.goto(`/approvals?q=${order}`);
+  await card(page, pending.approval!.id).getByRole("button", { name: "Approve", exact: true }).click();
+  const dialog = page.getByTestId("decide-dialog");
+  const amount = dialog.getByLabel(/Amount to refund/);
+  await amount.fill("90.00");
+  await dialog.getByRole("button", { name: "Confirm approval" }).click();
+  await expect(dialog.getByRole("alert")).toHaveText("Enter an amount from 0.01 up to 80.00 USD; an approval can only lower it.");
+  expect(await refundsOn(order)).toEqual([]);
+  await amount.fill("60.00");
+  await expect(dialog.getByRole("heading")).toHaveText(`Approve 60.00 USD refund on ${order}?`);
+  await noSidewaysScroll(page);
+  await page.screenshot({ path: "test-results/approval-desk-narrow-phone.png" });
+  await dialog.getByRole("button", { name: "Confirm approval" }).click();
+  await expect(page.getByTestId("toast")).toHaveText(`60.00 USD refund on ${order} approved (lowered)`);
+  expect(await refundsOn(order)).toEqual([6000]);
+
+  const { rows } = await database().query<{ approvedArgs: { amount_cents: number } }>(`SELECT "approvedArgs" FROM "ApprovalRequest" WHERE id = $1`, [pending.approval!.id]);
+  expect(rows[0].approvedArgs.amount_cents).toBe(6000);
+  const log = await database().query<{ detail: { proposed: { amount_cents: number }; approved: { amount_cents: number }; executed: { amount_cents: number } } }>(
+    `SELECT detail FROM "DecisionLog" WHERE "toolCallId" = $1 AND detail IS NOT NULL`,
+    [pending.id],
+  );
+  expect(log.rows.map((row) => [row.detail.proposed.amount_cents, row.detail.approved.amount_cents, row.detail.executed.amount_cents])).toEqual([[8000, 6000, 6000]]);
+  const agentView = await request.get(`/api/v1/tool-calls/${pending.id}`, { headers: { authorization: `Bearer ${apiKey(SEEDED.agent.email)}` } });
+  expect(await agentView.json()).toMatchObject({ kind: "executed", code: "refund.issued", result: { amount_cents: 6000, refunded_cents: 6000 } });
+  await page.context().close();
+});
+
+test("two-person rule: the first approval is recorded and shown, the same person cannot add the second, another supervisor executes", async ({ browser, baseURL, request }) => {
+  const second = { id: "usr_acme_supervisor_e2e2", email: "supervisor2@acme.test", role: "SUPERVISOR", tenantId: "acme" } as const;
+  await database().query(
+    `INSERT INTO "User" (id, "tenantId", email, name, role, "passwordHash") SELECT $1, 'acme', $2, 'Sam Second', 'SUPERVISOR', "passwordHash" FROM "User" WHERE id = 'usr_acme_supervisor' ON CONFLICT (id) DO NOTHING`,
+    [second.id, second.email],
+  );
+  await database().query(`UPDATE "Tenant" SET "twoPersonAboveCents" = 7000 WHERE id = 'acme'`);
+  try {
+    const order = await freshOrder("acme", "cu_ana", 20000);
+    const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
+    const pending = await propose(request, SEEDED.agent.email, conversation, refund(order, 8000), `desk-two-${order}`);
+    const page = await asUser(browser, SEEDED.supervisor, baseURL!);
+    await page.goto(`/approvals?q=${order}`);
+    const item = card(page, pending.approval!.id);
+    await expect(item.getByTestId("card-two-person")).toHaveText("Above 70.00 USD: two supervisors must approve. No approval yet.");
+    await item.getByRole("button", { name: "Approve", exact: true }).click();
+    await page.getByTestId("decide-dialog").getByRole("button", { name: "Confirm approval" }).click();
+    await expect(page.getByTestId("toast")).toHaveText(`80.00 USD refund on ${order}: your approval is recorded; a second supervisor must approve`);
+    await expect(item.getByTestId("card-two-person")).toContainText("Approved by Sue Supervisor (supervisor@acme.test)");
+    await expect(item.getByTestId("card-two-person")).toContainText("waiting for a second supervisor");
+    await expect(item.getByRole("button", { name: "Approve", exact: true })).toBeDisabled();
+    expect(await refundsOn(order)).toEqual([]);
+
+    const other = await asUser(browser, second, baseURL!);
+    await other.setViewportSize(PHONE);
+    await other.goto(`/approvals?q=${order}`);
+    await expect(card(other, pending.approval!.id).getByTestId("card-two-person")).toContainText("Approved by Sue Supervisor");
+    await noSidewaysScroll(other);
+    await card(other, pending.approval!.id).getByRole("button", { name: "Approve", exact: true }).click();
+    await other.getByTestId("decide-dialog").getByRole("button", { name: "Confirm approval" }).click();
+    await expect(other.getByTestId("toast")).toHaveText(`80.00 USD refund on ${order} approved`);
+    expect(await refundsOn(order)).toEqual([8000]);
+    const { rows } = await database().query(`SELECT status, "firstApproverId", "decidedById" FROM "ApprovalRequest" WHERE id = $1`, [pending.approval!.id]);
+    expect(rows[0]).toEqual({ status: "approved", firstApproverId: SEEDED.supervisor.id, decidedById: second.id });
+    await page.context().close();
+    await other.context().close();
+  } finally {
+    await database().query(`UPDATE "Tenant" SET "twoPersonAboveCents" = 100000 WHERE id = 'acme'`);
+  }
+});
+
+test("step-up: above the threshold a person without a passkey re-enters the password; a wrong one approves nothing", async ({ browser, baseURL, request }) => {
+  await database().query(`UPDATE "Tenant" SET "stepUpAboveCents" = 1000 WHERE id = 'globex'`);
+  await database().query(`UPDATE "User" SET "stepUpAt" = NULL WHERE id = $1`, [SEEDED.globexSupervisor.id]);
+  await database().query(`DELETE FROM "Passkey" WHERE "userId" = $1`, [SEEDED.globexSupervisor.id]);
+  try {
+    const order = await freshOrder("globex", "cu_gil", 50000);
+    const conversation = await openConversation(request, SEEDED.globexAgent.email, { customer_id: "cu_gil" });
+    const pending = await propose(request, SEEDED.globexAgent.email, conversation, refund(order, 6000), `desk-password-${order}`);
+    const page = await asUser(browser, SEEDED.globexSupervisor, baseURL!);
+    await page.setViewportSize(PHONE);
+    await page.goto(`/approvals?q=${order}`);
+    await expect(card(page, pending.approval!.id).getByTestId("card-step-up")).toHaveText("Above 10.00 USD: approving asks for your passkey, or your password if you have none.");
+    await card(page, pending.approval!.id).getByRole("button", { name: "Approve", exact: true }).click();
+    const dialog = page.getByTestId("decide-dialog");
+    const password = dialog.getByLabel(/your password, to confirm it is you/);
+    await password.fill("not-the-password");
+    await dialog.getByRole("button", { name: "Confirm approval" }).click();
+    await expect(dialog.getByRole("alert")).toHaveText("That password is not right.");
+    await noSidewaysScroll(page);
+    await page.screenshot({ path: "test-results/approval-desk-step-up-phone.png" });
+    expect(await refundsOn(order)).toEqual([]);
+    await password.fill("toolgate-demo");
+    await dialog.getByRole("button", { name: "Confirm approval" }).click();
+    await expect(page.getByTestId("toast")).toHaveText(`60.00 USD refund on ${order} approved`);
+    expect(await refundsOn(order)).toEqual([6000]);
+    const { rows } = await database().query(`SELECT "stepUpMethod" FROM "ApprovalRequest" WHERE id = $1`, [pending.approval!.id]);
+    expect(rows[0].stepUpMethod).toBe("password");
+    await page.context().close();
+  } finally {
+    await database().query(`UPDATE "Tenant" SET "stepUpAboveCents" = 10000 WHERE id = 'globex'`);
+  }
+});
+
+test("step-up with a passkey: registered in settings with Chromium's virtual authenticator, asked for on approval, refused without a fresh proof", async ({
+  browser,
+  baseURL,
+  request,
+}) => {
+  // WebAuthn refuses an IP address as the relying party: the app names itself localhost on the loopback address.
+  const local = baseURL!.replace("127.0.0.1", "localhost");
+  await database().query(`UPDATE "Tenant" SET "stepUpAboveCents" = 1000 WHERE id = 'globex'`);
+  await database().query(`UPDATE "User" SET "stepUpAt" = NULL WHERE id = $1`, [SEEDED.globexSupervisor.id]);
+  await database().query(`DELETE FROM "Passkey" WHERE "userId" = $1`, [SEEDED.globexSupervisor.id]);
+  try {
+    const context = await browser.newContext({ baseURL: local });
+    await signInAs(context, SEEDED.globexSupervisor, local);
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("WebAuthn.enable");
+    const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
+      options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    });
+
+    await page.goto("/settings");
+    await expect(page.getByTestId("no-passkeys")).toBeVisible();
+    await page.getByLabel("Name").fill("Test laptop");
+    await page.getByRole("button", { name: "Add a passkey" }).click();
+    await expect(page.getByTestId("passkey-message")).toHaveText("Passkey added. Large approvals will ask for it.");
+    await expect(page.getByTestId("passkeys")).toContainText("Test laptop");
+    const { credentials } = await cdp.send("WebAuthn.getCredentials", { authenticatorId });
+    expect(credentials).toHaveLength(1);
+
+    const order = await freshOrder("globex", "cu_gil", 50000);
+    const conversation = await openConversation(request, SEEDED.globexAgent.email, { customer_id: "cu_gil" });
+    const pending = await propose(request, SEEDED.globexAgent.email, conversation, refund(order, 6000), `desk-passkey-${order}-1`);
+    await page.goto(`/approvals?q=${order}`);
+    let decideRequest: { headers: Record<string, string>; body: string } | null = null;
+    page.on("request", (sent) => {
+      const body = sent.postData() ?? "";
+      if (sent.method() === "POST" && body.includes('"decision":"approve"')) decideRequest = { headers: sent.headers(), body };
+    });
+    await card(page, pending.approval!.id).getByRole("button", { name: "Approve", exact: true }).click();
+    const dialog = page.getByTestId("decide-dialog");
+    await expect(dialog.getByTestId("step-up-passkey")).toHaveText("Above 10.00 USD: you will confirm with your passkey.");
+    await expect(dialog.getByLabel(/password/)).toHaveCount(0);
+    await dialog.getByRole("button", { name: "Confirm with passkey and approve" }).click();
+    await expect(page.getByTestId("toast")).toHaveText(`60.00 USD refund on ${order} approved`);
+    expect(await refundsOn(order)).toEqual([6000]);
+    const approved = await database().query(`SELECT "stepUpMethod" FROM "ApprovalRequest" WHERE id = $1`, [pending.approval!.id]);
+    expect(approved.rows[0].stepUpMethod).toBe("passkey");
+
+    // Without a fresh proof the same decision request is refused by the server and executes nothing.
+    await database().query(`UPDATE "User" SET "stepUpAt" = now() - interval '6 minutes' WHERE id = $1`, [SEEDED.globexSupervisor.id]);
+    const next = await propose(request, SEEDED.globexAgent.email, conversation, refund(order, 7000), `desk-passkey-${order}-2`);
+    expect(decideRequest).not.toBeNull();
+    const forged = decideRequest!;
+    const replay = await context.request.post("/approvals", {
+      headers: { "next-action": forged.headers["next-action"], "content-type": forged.headers["content-type"], accept: "text/x-component" },
+      data: forged.body.replace(pending.approval!.id, next.approval!.id),
+    });
+    expect(await replay.text()).toContain("approval.step-up-required");
+    expect(await refundsOn(order)).toEqual([6000]);
+    const still = await database().query(`SELECT status FROM "ApprovalRequest" WHERE id = $1`, [next.approval!.id]);
+    expect(still.rows[0].status).toBe("pending");
+    await context.close();
+  } finally {
+    await database().query(`UPDATE "Tenant" SET "stepUpAboveCents" = 10000 WHERE id = 'globex'`);
+  }
+});
+
+test("triage: search, filters, sort and keyboard (j/k, x, a, d, ?) with visible focus; the nav counts what is pending", async ({ browser, baseURL, request }) => {
+  const order = await freshOrder("acme", "cu_ana", 40000);
+  const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
+  const small = await propose(request, SEEDED.agent.email, conversation, refund(order, 5500), `desk-triage-${order}-1`);
+  const big = await propose(request, SEEDED.agent.email, conversation, refund(order, 9500), `desk-triage-${order}-2`);
+  const page = await asUser(browser, SEEDED.supervisor, baseURL!);
+  await page.goto(`/approvals?q=${order}&sort=largest`);
+  await expect(page.getByTestId("approval-item")).toHaveCount(2);
+  await expect(page.getByTestId("approval-item").first()).toHaveAttribute("data-approval-id", big.approval!.id);
+  const { rows } = await database().query<{ count: number }>(`SELECT count(*)::int AS count FROM "ApprovalRequest" WHERE "tenantId" = 'acme' AND status = 'pending' AND "expiresAt" > now()`);
+  await expect(page.getByTestId("nav-approvals")).toHaveText(`Approvals${rows[0].count}`);
+
+  await page.goto(`/approvals?q=${order}&min=60.00`);
+  await expect(page.getByTestId("approval-item")).toHaveCount(1);
+  await page.goto(`/approvals?q=${small.id}`);
+  await expect(page.getByTestId("approval-item")).toHaveCount(1);
+  await expect(page.getByTestId("approval-item")).toHaveAttribute("data-approval-id", small.approval!.id);
+
+  await page.goto(`/approvals?q=${order}`);
+  await page.keyboard.press("?");
+  await expect(page.getByTestId("keyboard-help")).toContainText("approve the focused request");
+  await page.keyboard.press("j");
+  await expect(card(page, big.approval!.id)).toBeFocused();
+  await page.keyboard.press("k");
+  await expect(card(page, small.approval!.id)).toBeFocused();
+  await expect(card(page, small.approval!.id)).toHaveCSS("outline-style", "solid");
+  await page.keyboard.press("x");
+  await expect(page.getByLabel(`select ${small.approval!.id}`)).toBeChecked();
+  await page.keyboard.press("d");
+  const dialog = page.getByTestId("decide-dialog");
+  await expect(dialog.getByRole("heading")).toHaveText(`Deny 55.00 USD refund on ${order}?`);
+  await page.keyboard.type("duplicate of the larger request");
+  await dialog.getByRole("button", { name: "Deny", exact: true }).click();
+  await expect(page.getByTestId("toast")).toHaveText(`55.00 USD refund on ${order} denied`);
+  await expect(page.getByTestId("approval-item")).toHaveCount(1);
+  const denied = await database().query(`SELECT status, note FROM "ApprovalRequest" WHERE id = $1`, [small.approval!.id]);
+  expect(denied.rows[0]).toEqual({ status: "denied", note: "duplicate of the larger request" });
+  const agentView = await request.get(`/api/v1/tool-calls/${small.id}`, { headers: { authorization: `Bearer ${apiKey(SEEDED.agent.email)}` } });
+  expect(await agentView.json()).toMatchObject({ code: "approval.denied", reason: "duplicate of the larger request" });
+
+  await page.locator("body").click({ position: { x: 5, y: 5 } });
+  await page.keyboard.press("a");
+  await expect(dialog.getByRole("heading")).toHaveText(`Approve 95.00 USD refund on ${order}?`);
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await expect(dialog).toHaveCount(0);
+  expect(await refundsOn(order)).toEqual([]);
+  await page.context().close();
+});
+
+test("new requests arrive live, without a reload", async ({ browser, baseURL, request }) => {
+  const order = await freshOrder("acme", "cu_ana", 20000);
+  const page = await asUser(browser, SEEDED.supervisor, baseURL!);
+  await page.goto(`/approvals?q=${order}`);
+  await expect(page.getByTestId("queue-live")).toContainText("● live");
+  await expect(page.getByTestId("queue-empty")).toBeVisible();
+  const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
+  const pending = await propose(request, SEEDED.agent.email, conversation, refund(order, 7000), `desk-live-${order}`);
+  await expect(card(page, pending.approval!.id)).toBeVisible({ timeout: 10_000 });
+  await page.context().close();
+});
