@@ -4,7 +4,7 @@ import { createApiKey } from "./auth/api-keys";
 import { liveSessions } from "./auth/sessions";
 import { db } from "./db";
 import { encryptSecret, webhookSecretContext, webhookUrlContext } from "./secrets";
-import type { Prisma } from "./generated/prisma/client";
+import { Prisma } from "./generated/prisma/client";
 import { parsePolicyValue, POLICY_FIELDS, policyDiff } from "./policy-fields";
 
 const Cents = z.coerce.number().int().min(0).max(10_000_000);
@@ -34,6 +34,8 @@ const POLICY_SELECT = {
   twoPersonAboveCents: true,
   expiryWarningSeconds: true,
 } as const;
+
+const POLICY_COLUMNS = Prisma.raw(POLICY_FIELDS.map((spec) => `"${spec.name}"`).join(", "));
 
 /** The policy form as typed (money in currency units), checked field by field; errors name each field by its label. */
 export function parsePolicyForm(typed: Record<string, string>): { ok: true; policy: PolicyInput } | { ok: false; message: string } {
@@ -67,8 +69,7 @@ async function audit(tx: Prisma.TransactionClient, admin: Admin, action: string,
  */
 export async function updatePolicy(admin: Admin, input: PolicyInput): Promise<{ policy: PolicyInput; changed: boolean }> {
   return db.$transaction(async (tx) => {
-    const [before] = await tx.$queryRaw<PolicyInput[]>`
-      SELECT "autoLimitCents", "sessionCapCents", "maxAutoWrites", "approvalTtlSeconds" FROM "Tenant" WHERE "id" = ${admin.tenantId} FOR UPDATE`;
+    const [before] = await tx.$queryRaw<PolicyInput[]>`SELECT ${POLICY_COLUMNS} FROM "Tenant" WHERE "id" = ${admin.tenantId} FOR UPDATE`;
     if (policyDiff(before, input).length === 0) return { policy: before, changed: false };
     const after = await tx.tenant.update({ where: { id: admin.tenantId }, data: input, select: POLICY_SELECT });
     await audit(tx, admin, "policy.updated", { before, after });

@@ -1,17 +1,31 @@
 import { describe, expect, it } from "vitest";
-import { parsePolicyForm, recentAudit, setRefundPermission, updatePolicy } from "@/lib/admin";
+import { parsePolicyForm, recentAudit, setRefundPermission, tenantPolicy, updatePolicy } from "@/lib/admin";
 import { db } from "@/lib/db";
-import { policyDiff, POLICY_FIELDS } from "@/lib/policy-fields";
+import { displayValue, policyDiff, POLICY_FIELDS } from "@/lib/policy-fields";
 import { conversationFor, newCallKey, propose } from "./support/api";
 import { createWorld } from "./support/world";
 
-const typed = (overrides: Record<string, string> = {}) => ({ autoLimitCents: "50.00", sessionCapCents: "100.00", maxAutoWrites: "3", approvalTtlSeconds: "900", ...overrides });
+// The seeded defaults, as the form shows them.
+const typed = (overrides: Record<string, string> = {}) => ({
+  autoLimitCents: "50.00",
+  sessionCapCents: "100.00",
+  maxAutoWrites: "3",
+  approvalTtlSeconds: "900",
+  agentDailyCeilingCents: "250.00",
+  tenantDailyCeilingCents: "1000.00",
+  rateOpenPerMin: "30",
+  stepUpAboveCents: "100.00",
+  twoPersonAboveCents: "1000.00",
+  expiryWarningSeconds: "300",
+  ...overrides,
+});
+const DEFAULT_REST = { agentDailyCeilingCents: 25000, tenantDailyCeilingCents: 100000, rateOpenPerMin: 30, stepUpAboveCents: 10000, twoPersonAboveCents: 100000, expiryWarningSeconds: 300 };
 
 describe("admin: the policy form in currency units", () => {
   it("reads money in currency units and names a bad field by its label with the allowed range", () => {
     expect(parsePolicyForm(typed({ autoLimitCents: "60.5", sessionCapCents: "1,000" }))).toEqual({
       ok: true,
-      policy: { autoLimitCents: 6050, sessionCapCents: 100000, maxAutoWrites: 3, approvalTtlSeconds: 900 },
+      policy: { autoLimitCents: 6050, sessionCapCents: 100000, maxAutoWrites: 3, approvalTtlSeconds: 900, ...DEFAULT_REST },
     });
     expect(parsePolicyForm(typed({ autoLimitCents: "-1" }))).toEqual({ ok: false, message: "Auto limit must be an amount such as 50.00, from 0.00 to 100000.00." });
     expect(parsePolicyForm(typed({ sessionCapCents: "100000.01" }))).toEqual({ ok: false, message: "Session cap must be from 0.00 to 100000.00." });
@@ -26,12 +40,15 @@ describe("admin: the policy form in currency units", () => {
   it("records a change with its actor and a field-level diff, and records nothing for a save that changes nothing", async () => {
     const world = await createWorld();
     const admin = { id: world.users.admin, tenantId: world.tenantId };
-    const same = parsePolicyForm(typed());
+    // The form as the page fills it from the tenant's policy, saved unchanged.
+    const current = await tenantPolicy(world.tenantId);
+    const shown = Object.fromEntries(POLICY_FIELDS.map((spec) => [spec.name, displayValue(spec, current[spec.name])]));
+    const same = parsePolicyForm(shown);
     if (!same.ok) throw new Error(same.message);
     expect(await updatePolicy(admin, same.policy)).toMatchObject({ changed: false });
     expect(await db.auditLog.count({ where: { tenantId: world.tenantId } })).toBe(0);
 
-    const changed = parsePolicyForm(typed({ autoLimitCents: "60.00" }));
+    const changed = parsePolicyForm({ ...shown, autoLimitCents: "60.00" });
     if (!changed.ok) throw new Error(changed.message);
     expect(await updatePolicy(admin, changed.policy)).toMatchObject({ changed: true, policy: { autoLimitCents: 6000 } });
     expect(await updatePolicy(admin, changed.policy)).toMatchObject({ changed: false });

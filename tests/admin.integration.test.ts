@@ -11,7 +11,7 @@ describe("admin: policy and keys", () => {
     expect(PolicySchema.safeParse({ autoLimitCents: 1.5, sessionCapCents: 1, maxAutoWrites: 1, approvalTtlSeconds: 60 }).success).toBe(false);
     expect(PolicySchema.safeParse({ autoLimitCents: 1, sessionCapCents: 1, maxAutoWrites: 1, approvalTtlSeconds: 5 }).success).toBe(false);
     const admin = { id: world.users.admin, tenantId: world.tenantId };
-    const ceilings = { agentDailyCeilingCents: "20000", tenantDailyCeilingCents: "50000", rateOpenPerMin: "10" };
+    const ceilings = { agentDailyCeilingCents: "20000", tenantDailyCeilingCents: "50000", rateOpenPerMin: "10", stepUpAboveCents: "10000", twoPersonAboveCents: "100000", expiryWarningSeconds: "0" };
     expect(PolicySchema.safeParse({ autoLimitCents: 1, sessionCapCents: 1, maxAutoWrites: 1, approvalTtlSeconds: 60, ...ceilings, tenantDailyCeilingCents: -1 }).success).toBe(false);
     expect(PolicySchema.safeParse({ autoLimitCents: 1, sessionCapCents: 1, maxAutoWrites: 1, approvalTtlSeconds: 60, ...ceilings, rateOpenPerMin: 0 }).success).toBe(false);
     const input = PolicySchema.parse({ autoLimitCents: "2000", sessionCapCents: "6000", maxAutoWrites: "2", approvalTtlSeconds: "600", ...ceilings });

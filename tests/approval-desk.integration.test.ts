@@ -140,18 +140,18 @@ describe("step-up to move money", () => {
     const world = await createWorld();
     await db.tenant.update({ where: { id: world.tenantId }, data: { stepUpAboveCents: 5000 } });
     await db.user.update({ where: { id: world.users.supervisor }, data: { passwordHash: bcrypt.hashSync("right-password", 4) } });
-    const person = { id: world.users.supervisor, email: "s@acme.test", name: "S" };
+    const person = await db.user.findUniqueOrThrow({ where: { id: world.users.supervisor }, select: { id: true, email: true, name: true } });
     const { approvalId } = await pendingRefund(world, 8000);
 
     expect(await expectNoEffect(world, () => approveRequest(supervisor(world), approvalId))).toMatchObject({ ok: false, code: "approval.step-up-required" });
-    expect(await proveWithPassword(person, "wrong-password")).toBe("wrong");
+    expect(await proveWithPassword(person, "wrong-password")).toEqual({ kind: "wrong" });
     expect(await expectNoEffect(world, () => approveRequest(supervisor(world), approvalId))).toMatchObject({ ok: false, code: "approval.step-up-required" });
     // A proof older than five minutes is not fresh.
     await db.user.update({ where: { id: person.id }, data: { stepUpAt: new Date(Date.now() - 6 * 60_000), stepUpMethod: "password" } });
     expect(await expectNoEffect(world, () => approveRequest(supervisor(world), approvalId))).toMatchObject({ ok: false, code: "approval.step-up-required" });
     expect(await statusOf(approvalId)).toBe("pending");
 
-    expect(await proveWithPassword(person, "right-password")).toBe("ok");
+    expect(await proveWithPassword(person, "right-password")).toEqual({ kind: "ok" });
     expect(await approveRequest(supervisor(world), approvalId)).toMatchObject({ ok: true, status: "approved" });
     expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({ status: "approved", stepUpMethod: "password" });
     const [decision] = await db.decisionLog.findMany({ where: { toolCallId: (await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).originCallId, actorId: person.id } });
@@ -168,8 +168,19 @@ describe("step-up to move money", () => {
     const world = await createWorld();
     await db.user.update({ where: { id: world.users.supervisor }, data: { passwordHash: bcrypt.hashSync("right-password", 4) } });
     await db.passkey.create({ data: { id: `pk_${world.users.supervisor}`, userId: world.users.supervisor, publicKey: Buffer.from([1, 2, 3]), name: "key" } });
-    expect(await proveWithPassword({ id: world.users.supervisor, email: "s@acme.test", name: "S" }, "right-password")).toBe("use-passkey");
+    const person = await db.user.findUniqueOrThrow({ where: { id: world.users.supervisor }, select: { id: true, email: true, name: true } });
+    expect(await proveWithPassword(person, "right-password")).toEqual({ kind: "use-passkey" });
     expect((await db.user.findUniqueOrThrow({ where: { id: world.users.supervisor } })).stepUpAt).toBeNull();
+  });
+
+  it("wrong step-up passwords count toward the account's sign-in throttle: a stolen session cannot guess here", async () => {
+    const world = await createWorld();
+    await db.user.update({ where: { id: world.users.supervisor }, data: { passwordHash: bcrypt.hashSync("right-password", 4) } });
+    const person = await db.user.findUniqueOrThrow({ where: { id: world.users.supervisor }, select: { id: true, email: true, name: true } });
+    for (let guess = 0; guess < 4; guess++) expect(await proveWithPassword(person, `guess-${guess}`)).toEqual({ kind: "wrong" });
+    expect(await proveWithPassword(person, "right-password")).toMatchObject({ kind: "throttled", retryAfterSeconds: expect.any(Number) });
+    expect((await db.user.findUniqueOrThrow({ where: { id: world.users.supervisor } })).stepUpAt).toBeNull();
+    expect(await db.signInThrottle.findUnique({ where: { key: `account:${person.email}` } })).toMatchObject({ failures: 4 });
   });
 });
 

@@ -125,6 +125,7 @@ export function callBody(id: string, outcome: Outcome, replayed = false): Record
     stage: outcome.stage,
     code: outcome.code,
     ...(outcome.issues ? { issues: outcome.issues } : {}),
+    ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
     model: modelProjection({ ...outcome, result }),
     ...(result !== undefined ? { result } : {}),
     ...(outcome.approval ? { approval: canonical(outcome.approval) } : {}),
