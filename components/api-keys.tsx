@@ -1,7 +1,7 @@
 "use client";
 
 import { useState, useTransition } from "react";
-import { createKeyAction, revokeKeyAction } from "@/app/admin/policy/actions";
+import { createKeyAction, revokeKeyAction } from "@/lib/admin/actions";
 import { TimeAgo } from "./ui/time-ago";
 
 interface Agent {

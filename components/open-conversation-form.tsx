@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useEffect, useId, useState, useTransition } from "react";
-import { openConversationAction, searchCustomersAction } from "@/app/conversations/actions";
+import { openConversationAction, searchCustomersAction } from "@/lib/conversations/actions";
 import type { CustomerChoice } from "@/lib/conversations";
 import { formatMoney } from "@/lib/money";
 

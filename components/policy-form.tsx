@@ -1,8 +1,8 @@
 "use client";
 
 import { useState, useTransition } from "react";
-import { updatePolicyAction } from "@/app/admin/policy/actions";
-import { displayValue, POLICY_FIELDS, type PolicyField, rangeText } from "@/lib/policy-fields";
+import { updatePolicyAction } from "@/lib/admin/actions";
+import { displayValue, POLICY_FIELDS, type PolicyField, rangeText } from "@/lib/admin/policy-fields";
 
 type Policy = Record<PolicyField, number>;
 

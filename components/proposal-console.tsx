@@ -1,7 +1,7 @@
 "use client";
 
 import { useState, useTransition } from "react";
-import { proposeAction } from "@/app/conversations/actions";
+import { proposeAction } from "@/lib/conversations/actions";
 
 const EXAMPLE = '{"name":"get_order","arguments":{"order_id":"ord_1001"}}';
 

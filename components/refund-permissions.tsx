@@ -1,7 +1,7 @@
 "use client";
 
 import { useState, useTransition } from "react";
-import { setRefundPermissionAction } from "@/app/admin/policy/actions";
+import { setRefundPermissionAction } from "@/lib/admin/actions";
 
 /** Grant or withdraw each agent's refund permission; it takes effect on the agent's next call. */
 export function RefundPermissions({ agents }: { agents: { id: string; email: string; canRefund: boolean }[] }) {

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState, useTransition } from "react";
-import { setWebhookAction } from "@/app/admin/policy/actions";
+import { setWebhookAction } from "@/lib/admin/actions";
 
 /** URL and secret are write-only: stored encrypted, never shown again. */
 export function WebhookForm({ configured }: { configured: boolean }) {

@@ -113,7 +113,7 @@ const refund = (order: string, amountCents: number) => ({
 /**
  * The README's walk: the agent proposes a refund over HTTP, the supervisor approves it in the browser, the agent's
  * page turns it into `executed` through the event stream (a pushed event, not the poll); a second request is denied
- * with a note. Each round refunds a little more than the auto limit, on orders with room for all three rounds.
+ * with a reason. Each round refunds a little more than the auto limit, on orders with room for all three rounds.
  */
 async function walk(browser: Browser, baseURL: string, round: number, problems: string[]): Promise<void> {
   const [customer, order] = round === 1 ? ["cu_ana", "ord_1004"] : ["cu_ben", "ord_1002"];
@@ -136,10 +136,13 @@ async function walk(browser: Browser, baseURL: string, round: number, problems: 
   await supervisor.page.goto("/approvals");
   const item = supervisor.page.locator(`[data-testid="approval-item"][data-approval-id="${held.approval!.id}"]`);
   await expect(item).toContainText(`${(amountCents / 100).toFixed(2)} USD`);
-  await expect(item).toContainText(/\dm \d\ds left/);
+  await expect(item.getByTestId("time-left")).toHaveText(/\dm \d\ds left/);
   await expectNoOverlay(supervisor.page);
   const pushedBefore = pushed.length;
   await item.getByRole("button", { name: "Approve", exact: true }).click();
+  const dialog = supervisor.page.getByTestId("decide-dialog");
+  await dialog.getByRole("button", { name: "Confirm approval" }).click();
+  await expect(supervisor.page.getByTestId("toast")).toContainText("approved");
   await expect(row.getByTestId("call-kind")).toHaveText("executed");
   await expect(row.getByTestId("call-code")).toHaveText("refund.issued");
   expect(pushed.slice(pushedBefore).some((data) => JSON.parse(data).via === "push"), `events: ${pushed.join(" | ")}`).toBe(true);
@@ -148,8 +151,9 @@ async function walk(browser: Browser, baseURL: string, round: number, problems: 
   expect(second.code).toBe("approval.required");
   await supervisor.page.goto("/approvals");
   const denied = supervisor.page.locator(`[data-testid="approval-item"][data-approval-id="${second.approval!.id}"]`);
-  await denied.getByLabel(`note for ${second.approval!.id}`).fill("already refunded by phone");
   await denied.getByRole("button", { name: "Deny", exact: true }).click();
+  await dialog.getByLabel(/Reason/).fill("already refunded by phone");
+  await dialog.getByRole("button", { name: "Deny", exact: true }).click();
   const deniedRow = agent.page.locator(`[data-testid="call-row"][data-call-id="${second.id}"]`);
   await expect(deniedRow.getByTestId("call-code")).toHaveText("approval.denied");
 

@@ -276,7 +276,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "well-formed ids",
-    file: "lib/conversations.ts",
+    file: "lib/conversations/index.ts",
     find: "  customer_id: IdSchema,",
     replace: "  customer_id: z.string().min(1).max(100),",
     testFile: "tests/hostile-input.integration.test.ts",

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parsePolicyForm, recentAudit, setRefundPermission, tenantPolicy, updatePolicy } from "@/lib/admin";
 import { db } from "@/lib/db";
-import { displayValue, policyDiff, POLICY_FIELDS } from "@/lib/policy-fields";
+import { displayValue, policyDiff, POLICY_FIELDS } from "@/lib/admin/policy-fields";
 import { conversationFor, newCallKey, propose } from "./support/api";
 import { createWorld } from "./support/world";
 

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState, useTransition } from "react";
-import { endSessionsAction } from "@/app/admin/policy/actions";
+import { endSessionsAction } from "@/lib/admin/actions";
 
 interface Person {
   id: string;

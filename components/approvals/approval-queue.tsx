@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useRef, useState, useTransition } from "react";
-import { decideApprovalsAction } from "@/app/approvals/actions";
+import { decideApprovalsAction } from "@/lib/approvals/actions";
 import type { DeskPolicy } from "@/lib/approvals/cards";
 import type { DecisionResult } from "@/lib/approvals/decide";
 import { requestPhrase } from "@/lib/approvals/words";

@@ -2,7 +2,7 @@
 
 import { startAuthentication } from "@simplewebauthn/browser";
 import { useEffect, useRef, useState } from "react";
-import { decideApprovalsAction, passkeyStepUpAction, passkeyStepUpOptionsAction, passwordStepUpAction } from "@/app/approvals/actions";
+import { decideApprovalsAction, passkeyStepUpAction, passkeyStepUpOptionsAction, passwordStepUpAction } from "@/lib/approvals/actions";
 import type { DeskPolicy } from "@/lib/approvals/cards";
 import type { DecisionResult } from "@/lib/approvals/decide";
 import { requestPhrase } from "@/lib/approvals/words";

@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
-import { decideFromLinkAction } from "@/app/approvals/r/actions";
+import { decideFromLinkAction } from "@/lib/approvals/link-actions";
 
 /**
  * Approve or deny the one request behind an email link. Approving confirms first, restating what moves and

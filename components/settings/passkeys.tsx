@@ -3,7 +3,7 @@
 import { startRegistration } from "@simplewebauthn/browser";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { passkeyRegistrationOptionsAction, registerPasskeyAction } from "@/app/settings/actions";
+import { passkeyRegistrationOptionsAction, registerPasskeyAction } from "@/lib/approvals/passkey-actions";
 import { absoluteTime } from "../approvals/time";
 
 interface Passkey {

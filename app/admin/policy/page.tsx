@@ -7,7 +7,7 @@ import { RefundPermissions } from "@/components/refund-permissions";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { agentKeys, hasWebhook, peopleSessions, recentAudit, tenantPolicy, type AuditEntry } from "@/lib/admin";
 import { requireRole } from "@/lib/auth/guards";
-import { policyDiff } from "@/lib/policy-fields";
+import { policyDiff } from "@/lib/admin/policy-fields";
 
 export const dynamic = "force-dynamic";
 

@@ -1,14 +1,14 @@
 import "server-only";
 import { z } from "zod";
-import { agentKeyRows, apiKeyHash, type AuthenticatedAgent } from "./auth/api-keys";
-import { db, sql, type Sql } from "./db";
-import { Prisma } from "./generated/prisma/client";
-import { countCall, type RateCount } from "./gateway/rate";
-import type { ConversationFacts, TenantPolicy } from "./gateway/types";
-import { newId } from "./ids";
-import { IdSchema, isWellFormedId } from "./security/input";
-import { findTool, TOOL_NAMES } from "./tools/registry";
-import { permissionsFrom, scopesFor } from "./tools/scopes";
+import { agentKeyRows, apiKeyHash, type AuthenticatedAgent } from "../auth/api-keys";
+import { db, sql, type Sql } from "../db";
+import { Prisma } from "../generated/prisma/client";
+import { countCall, type RateCount } from "../gateway/rate";
+import type { ConversationFacts, TenantPolicy } from "../gateway/types";
+import { newId } from "../ids";
+import { IdSchema, isWellFormedId } from "../security/input";
+import { findTool, TOOL_NAMES } from "../tools/registry";
+import { permissionsFrom, scopesFor } from "../tools/scopes";
 
 export const OpenConversationSchema = z.strictObject({
   customer_id: IdSchema,

@@ -1,4 +1,4 @@
-import { formatMoney } from "./money";
+import { formatMoney } from "../money";
 
 // The tenant policy as an admin reads and types it: labels, units and allowed ranges, shared by the form (which
 // shows them), the server (which checks against them and names the field by its label) and the audit list.

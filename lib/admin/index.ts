@@ -1,10 +1,10 @@
 import "server-only";
 import { z } from "zod";
-import { createApiKey } from "./auth/api-keys";
-import { liveSessions } from "./auth/sessions";
-import { db } from "./db";
-import { encryptSecret, webhookSecretContext, webhookUrlContext } from "./secrets";
-import { Prisma } from "./generated/prisma/client";
+import { createApiKey } from "../auth/api-keys";
+import { liveSessions } from "../auth/sessions";
+import { db } from "../db";
+import { encryptSecret, webhookSecretContext, webhookUrlContext } from "../secrets";
+import { Prisma } from "../generated/prisma/client";
 import { parsePolicyValue, POLICY_FIELDS, policyDiff } from "./policy-fields";
 
 const Cents = z.coerce.number().int().min(0).max(10_000_000);
