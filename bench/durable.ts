@@ -1,8 +1,8 @@
 import pg from "pg";
 import { authenticateForConversation } from "../lib/conversations";
 import { db } from "../lib/db";
-import { startFakeProvider } from "../lib/fake-provider/server";
-import { proposeToolCall } from "../lib/gateway/pipeline";
+import { startFakeProvider } from "../scripts/dev/fake-provider";
+import { proposeCall } from "../lib/agent-api/propose";
 import { watchConversation, type Watch } from "../lib/live";
 import { benchDatabase, fail, machine, ms, summarize, writeSection } from "./common";
 import { createMix, mixCall } from "./mix";
@@ -67,7 +67,7 @@ async function call(i = sequence++): Promise<void> {
   const found = authenticated?.found;
   if (!authenticated || !found) throw new Error("the benchmark's key or conversation did not authenticate");
   const raw = { bytes: encoder.encode(next.body), truncated: false };
-  const result = await proposeToolCall({ ...found, apiKeyId: authenticated.agent.apiKeyId, callKey: next.callKey, raw, rateCounted: authenticated.rateCounted });
+  const result = await proposeCall({ ...found, apiKeyId: authenticated.agent.apiKeyId, callKey: next.callKey, raw, rateCounted: authenticated.rateCounted });
   if (result.outcome.code !== next.expected) throw new Error(`a call answered ${result.outcome.code}, expected ${next.expected}`);
 }
 /** Every tenth call of the mix is a get_order. */

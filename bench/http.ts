@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
 import { db } from "../lib/db";
-import { startFakeProvider } from "../lib/fake-provider/server";
+import { startFakeProvider } from "../scripts/dev/fake-provider";
 import { startInstance } from "../tests/support/app-instances";
 import { benchDatabase, cpuMs, fail, machine, postgresPids, treeOf, writeSection } from "./common";
 import { createMix, mixCall } from "./mix";

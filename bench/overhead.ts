@@ -3,8 +3,8 @@ import { withAgent } from "../lib/api/http";
 import { authenticateApiKey } from "../lib/auth/api-keys";
 import { authenticateForConversation, findAgentConversation } from "../lib/conversations";
 import { db } from "../lib/db";
-import { startFakeProvider } from "../lib/fake-provider/server";
-import { proposeToolCall } from "../lib/gateway/pipeline";
+import { startFakeProvider } from "../scripts/dev/fake-provider";
+import { proposeCall } from "../lib/agent-api/propose";
 import { newId } from "../lib/ids";
 import { paymentProvider } from "../lib/payments/provider";
 import { createWorld } from "../tests/support/world";
@@ -41,7 +41,7 @@ let counter = 0;
 async function gatewayRefund() {
   const raw = { bytes: encoder.encode(JSON.stringify({ name: "issue_refund", arguments: { order_id: "ord_90000001", amount_cents: 100, currency: "USD", reason: "other" } })), truncated: false };
   const { found: current, rateCounted } = (await authenticateForConversation(`Bearer ${world.keys.agent}`, conversationId, { countCall: true }))!;
-  const call = await proposeToolCall({ ...current!, apiKeyId: agent.apiKeyId, callKey: `k${counter++}`, raw, rateCounted });
+  const call = await proposeCall({ ...current!, apiKeyId: agent.apiKeyId, callKey: `k${counter++}`, raw, rateCounted });
   if (call.outcome.code !== "refund.issued") throw new Error(`gateway refund answered ${call.outcome.code}`);
 }
 
@@ -72,7 +72,7 @@ async function directRefundWithProvider() {
 
 async function gatewayRejected() {
   const raw = { bytes: encoder.encode(JSON.stringify({ name: "issue_refund", arguments: { order_id: "ord_90000001", amount_cents: "100", currency: "USD", reason: "other" } })), truncated: false };
-  const call = await proposeToolCall({ ...found, apiKeyId: agent.apiKeyId, callKey: `k${counter++}`, raw });
+  const call = await proposeCall({ ...found, apiKeyId: agent.apiKeyId, callKey: `k${counter++}`, raw });
   if (call.outcome.code !== "schema.invalid") throw new Error(`rejected call answered ${call.outcome.code}`);
 }
 

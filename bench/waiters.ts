@@ -4,8 +4,8 @@ import { loadavg } from "node:os";
 import { denyRequest } from "../lib/approvals/decide";
 import { loadConversation } from "../lib/conversations";
 import { db, sql } from "../lib/db";
-import { startFakeProvider } from "../lib/fake-provider/server";
-import { proposeToolCall } from "../lib/gateway/pipeline";
+import { startFakeProvider } from "../scripts/dev/fake-provider";
+import { proposeCall } from "../lib/agent-api/propose";
 import { newId } from "../lib/ids";
 import { startInstance } from "../tests/support/app-instances";
 import { createWorld } from "../tests/support/world";
@@ -36,7 +36,7 @@ for (let i = 0; i < WAITERS; i++) {
   });
   const found = (await loadConversation(sql, id))!;
   const envelope = JSON.stringify({ name: "issue_refund", arguments: { order_id: order, amount_cents: 8000, currency: "USD", reason: "late" } });
-  const call = await proposeToolCall({ ...found, apiKeyId: null, callKey: null, raw: { bytes: new TextEncoder().encode(envelope), truncated: false } });
+  const call = await proposeCall({ ...found, apiKeyId: null, callKey: null, raw: { bytes: new TextEncoder().encode(envelope), truncated: false } });
   if (call.outcome.code !== "approval.required") fail(`call ${i} was ${call.outcome.code}, not held`);
   held.push({ callId: call.id, approvalId: call.outcome.approval!.id });
 }

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
-import { startLocalExternals } from "../lib/external-services";
+import { startLocalExternals } from "./dev/external-services";
 import { migrate } from "../lib/migrate";
 import { removeEmbeddedDatabase, startEmbeddedDatabase, type EmbeddedDatabase } from "./embedded-database";
 import { assertPortFree, keptSecret, processRunning } from "./processes";

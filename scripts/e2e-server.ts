@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { startLocalExternals } from "../lib/external-services";
+import { startLocalExternals } from "./dev/external-services";
 import { migrate } from "../lib/migrate";
 
 // Playwright's webServer: the production build (`next start`) on a migrated, freshly seeded E2E database.

@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createDb } from "../lib/db";
-import { DEMO_PASSWORD, SEED, seed } from "../lib/seed";
+import { DEMO_PASSWORD, SEED, seed } from "./dev/seed-data";
 
 const KEYS_FILE = path.resolve(process.env.TOOLGATE_KEYS_FILE ?? path.join(".toolgate", "dev-keys.json"));
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { authenticateForConversation } from "@/lib/conversations";
 import { db } from "@/lib/db";
-import { proposeToolCall } from "@/lib/gateway/pipeline";
+import { proposeCall } from "@/lib/agent-api/propose";
 import { conversationFor, newCallKey, propose } from "./support/api";
 import { expectNoEffect } from "./support/effects";
 import { createWorld } from "./support/world";
@@ -124,7 +124,7 @@ describe("a write decides on its conversation as the lock reads it, not as its r
     const authenticated = await authenticateForConversation(`Bearer ${world.keys.agent}`, conversation);
     const found = authenticated!.found!;
     const proposeAsFound = (body: unknown) =>
-      proposeToolCall({ ...found, apiKeyId: authenticated!.agent.apiKeyId, callKey: newCallKey(), raw: { bytes: new TextEncoder().encode(JSON.stringify(body)), truncated: false } });
+      proposeCall({ ...found, apiKeyId: authenticated!.agent.apiKeyId, callKey: newCallKey(), raw: { bytes: new TextEncoder().encode(JSON.stringify(body)), truncated: false } });
     return { world, conversation, found, proposeAsFound };
   }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
-import type { Fault, FaultMode } from "@/lib/fake-provider/server";
+import type { Fault, FaultMode } from "@/scripts/dev/fake-provider";
 import { reconcileRefunds } from "@/lib/payments/reconcile";
 import { conversationFor, newCallKey, propose } from "./support/api";
 import { useOwnExternals } from "./support/externals";

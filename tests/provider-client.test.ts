@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { startFakeProvider, type FakeProvider } from "@/lib/fake-provider/server";
+import { startFakeProvider, type FakeProvider } from "@/scripts/dev/fake-provider";
 import { httpPaymentProvider } from "@/lib/payments/provider";
 import { SIGNATURE_HEADER, signAnswer } from "@/lib/payments/signature";
 

@@ -2,7 +2,7 @@ import { verifyPassword } from "@/lib/auth/passwords";
 import { describe, expect, it } from "vitest";
 import { authenticateApiKey } from "@/lib/auth/api-keys";
 import { db } from "@/lib/db";
-import { DEMO_PASSWORD, seed } from "@/lib/seed";
+import { DEMO_PASSWORD, seed } from "@/scripts/dev/seed-data";
 
 const counts = async () => ({
   tenants: await db.tenant.count({ where: { id: { in: ["acme", "globex"] } } }),

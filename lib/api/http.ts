@@ -68,7 +68,7 @@ export function withAgent(request: Request, handler: (agent: AuthenticatedAgent)
  * `withAgent` for the routes of one conversation: the key and the agent's conversation are looked up in one
  * statement. The handler gets `found` null for a missing or another agent's conversation (it answers 404
  * after its own request checks). With `countCall` (a route that proposes a call), that statement also counts
- * the call for the rate stage; the handler gets the buckets to hand to `proposeToolCall`.
+ * the call for the rate stage; the handler gets the buckets to hand to `proposeCall`.
  */
 export function withAgentConversation(
   request: Request,

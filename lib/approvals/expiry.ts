@@ -1,7 +1,7 @@
 import { db } from "../db";
 import { expireApproval } from "../gateway/approval";
 import { lockConversation } from "../gateway/lock";
-import { queueMessages } from "../mail/queue";
+import { queueMessages } from "../outbox";
 import { requestPhrase } from "./words";
 
 /** Closes one request if it is past its expiry, taking locks in the order every writer uses. */

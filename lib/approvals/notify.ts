@@ -1,5 +1,5 @@
 import type { Sql } from "../db";
-import { queueMessages, type QueuedMessage } from "../mail/queue";
+import { queueMessages, type QueuedMessage } from "../outbox";
 import { formatMoney } from "../money";
 import type { ApprovalPreview } from "../gateway/approval";
 import { createApprovalLinks } from "./links";

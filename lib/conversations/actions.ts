@@ -5,7 +5,7 @@ import { z } from "zod";
 import { callBody } from "@/lib/api/http";
 import { authedAction } from "@/lib/auth/guards";
 import { findAgentConversation, openConversation, OpenConversationSchema, searchCustomers } from "@/lib/conversations";
-import { proposeToolCall } from "@/lib/gateway/pipeline";
+import { proposeCall } from "@/lib/agent-api/propose";
 import { IdSchema } from "@/lib/security/input";
 
 const ProposeSchema = z.strictObject({
@@ -20,7 +20,7 @@ export const proposeAction = authedAction(ProposeSchema, ["AGENT"], async (input
   const found = await findAgentConversation(agent, input.conversationId);
   if (!found) return { ok: false, code: "not-found", message: "No such conversation." };
   const bytes = new TextEncoder().encode(input.envelope);
-  const call = await proposeToolCall({
+  const call = await proposeCall({
     ...found,
     apiKeyId: null,
     callKey: input.callKey?.trim() ? input.callKey.trim() : null,

@@ -121,7 +121,7 @@ export async function loadConversation(
  * every conversation route of the agent API makes. Null for a key that does not authenticate (see
  * `authenticateApiKey`); `found` is null when the conversation is missing or another agent's. With
  * `countCall`, the same statement also counts one call of this key in this conversation for the rate stage
- * (`rateCounted`, for `proposeToolCall`), only when both were found.
+ * (`rateCounted`, for `proposeCall`), only when both were found.
  */
 export async function authenticateForConversation(
   authorization: string | null,

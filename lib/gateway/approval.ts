@@ -1,11 +1,16 @@
 import type { Sql } from "../db";
-import { notifyApprovalRequested } from "../approvals/notify";
 import { newId } from "../ids";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
 import { outcome, type Outcome } from "./outcome";
 import { heldBecause, type CeilingHit, type HeldReason } from "./policy";
 import { recordLaterOutcome } from "./record";
 import type { ConversationFacts, TenantPolicy } from "./types";
+
+/**
+ * Tells people that a request is waiting, inside the transaction that opened it. The gateway knows no one to tell:
+ * whoever proposes the call hands it this port (the approvals feature's notifier, lib/agent-api/propose.ts).
+ */
+export type ApprovalNotifier = (client: Sql, approval: { id: string; tenantId: string; expiresAt: Date; preview: ApprovalPreview }) => Promise<void>;
 
 export interface ApprovalPreview {
   tool: string;
@@ -70,7 +75,7 @@ export function buildPreview(call: PendingCall): ApprovalPreview {
  * Stage 11: open a pending request bound to this exact call, or hand back the one already open for the
  * same conversation, tool and canonical arguments. Expired requests are closed first and never reused.
  */
-export async function requestApproval(client: Sql, call: PendingCall): Promise<{ outcome: Outcome; approvalId: string }> {
+export async function requestApproval(client: Sql, call: PendingCall, notify: ApprovalNotifier): Promise<{ outcome: Outcome; approvalId: string }> {
   const now = new Date();
   const [open] = await client.$queryRaw<{ id: string; expiresAt: Date; preview: unknown }[]>`
     SELECT "id", "expiresAt", "preview" FROM "ApprovalRequest"
@@ -89,7 +94,7 @@ export async function requestApproval(client: Sql, call: PendingCall): Promise<{
                                    "preview", "status", "requestedById", "expiresAt")
     VALUES (${id}, ${call.conversation.tenantId}, ${call.conversation.id}, ${call.callId}, ${call.tool.name}, ${call.order.id}, ${call.argsHash},
             ${call.impactCents}::int, ${JSON.stringify(preview)}::jsonb, 'pending', ${call.conversation.agentId}, ${expiresAt.toISOString()}::timestamptz)`;
-  await notifyApprovalRequested(client, { id, tenantId: call.conversation.tenantId, expiresAt, preview });
+  await notify(client, { id, tenantId: call.conversation.tenantId, expiresAt, preview });
   return { outcome: pendingOutcome(id, expiresAt, preview), approvalId: id };
 }
 

@@ -6,7 +6,7 @@ import { countDecision } from "../metrics";
 import { span } from "../tracing";
 import { readsCalls, type AnyTool, type ToolDefinition } from "../tools/types";
 import { checkAllowlist } from "./allowlist";
-import { requestApproval } from "./approval";
+import { requestApproval, type ApprovalNotifier } from "./approval";
 import { loadContext } from "./context";
 import { executeCall } from "./execute";
 import { lockConversation } from "./lock";
@@ -36,6 +36,11 @@ export interface Proposal {
   rateCounted?: RateCount[];
 }
 
+/** What the gateway hands out to the features above it, provided by whoever proposes the call. */
+export interface GatewayPorts {
+  notifyApprovalRequested: ApprovalNotifier;
+}
+
 export interface CallResult {
   id: string;
   outcome: Outcome;
@@ -52,12 +57,12 @@ interface ValidCall {
 }
 
 /** The one entry point for every proposal, from the HTTP API and from the browser alike: SPEC section 4 in order. */
-export async function proposeToolCall(proposal: Proposal): Promise<CallResult> {
+export async function proposeToolCall(proposal: Proposal, ports: GatewayPorts): Promise<CallResult> {
   const startedAt = performance.now();
   const id = newId("call");
   const seen = { toolName: UNKNOWN_TOOL };
   return span("gateway.propose", { "toolgate.call_id": id }, async (active) => {
-    const result = await withLogContext({ callId: id }, () => runSequence(proposal, id, startedAt, seen));
+    const result = await withLogContext({ callId: id }, () => runSequence(proposal, ports, id, startedAt, seen));
     countDecision(seen.toolName, result.outcome, performance.now() - startedAt);
     active?.setAttributes({
       "toolgate.tool": seen.toolName,
@@ -74,7 +79,7 @@ export async function proposeToolCall(proposal: Proposal): Promise<CallResult> {
 const stage = <T>(name: string, work: () => T): T => span(`gateway.${name}`, {}, work);
 
 /** `seen.toolName` is the registry's name once the allowlist stage found the tool. */
-async function runSequence(proposal: Proposal, id: string, startedAt: number, seen: { toolName: string }): Promise<CallResult> {
+async function runSequence(proposal: Proposal, ports: GatewayPorts, id: string, startedAt: number, seen: { toolName: string }): Promise<CallResult> {
   const { conversation } = proposal;
   const base = { id, tenantId: conversation.tenantId, conversationId: conversation.id, approvalId: null };
   try {
@@ -91,8 +96,8 @@ async function runSequence(proposal: Proposal, id: string, startedAt: number, se
     }
     const { tool } = checked.call;
     seen.toolName = tool.name;
-    if (tool.effect === "read") return await decide(sql, proposal, checked.call, id, startedAt);
-    const committed = await transaction((tx) => decide(tx, proposal, checked.call, id, startedAt));
+    if (tool.effect === "read") return await decide(sql, proposal, ports, checked.call, id, startedAt);
+    const committed = await transaction((tx) => decide(tx, proposal, ports, checked.call, id, startedAt));
     // The external half of the effect runs only once its local record has committed.
     if (tool.external && !committed.replayed && committed.outcome.code === tool.external.pendingCode) {
       return { ...committed, outcome: await completeExternal(tool, committed.id) };
@@ -149,7 +154,7 @@ function validate(
  * Stages 7-13 against data. A write runs inside one transaction that first locks the conversation row,
  * so its budgets and call keys are read and written by one call at a time.
  */
-async function decide(client: Sql, proposal: Proposal, validCall: ValidCall, id: string, startedAt: number): Promise<CallResult> {
+async function decide(client: Sql, proposal: Proposal, ports: GatewayPorts, validCall: ValidCall, id: string, startedAt: number): Promise<CallResult> {
   const { tool: anyTool } = validCall;
   // A read of the conversation's own calls answers in place of the order stages; it is recorded like any call.
   if (readsCalls(anyTool)) {
@@ -215,7 +220,7 @@ async function decide(client: Sql, proposal: Proposal, validCall: ValidCall, id:
   const { consequence, ceiling, countsTowardCeilings } = policy.value;
 
   if (consequence === "approval") {
-    const pending = await stage("approval", () => requestApproval(client, { ...call, order, conversation, policy: proposal.policy, ceiling, callId: id }));
+    const pending = await stage("approval", () => requestApproval(client, { ...call, order, conversation, policy: proposal.policy, ceiling, callId: id }, ports.notifyApprovalRequested));
     record.approvalId = pending.approvalId;
     return finish(pending.outcome);
   }

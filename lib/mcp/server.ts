@@ -5,7 +5,7 @@ import type { AuthenticatedAgent } from "../auth/api-keys";
 import type { ConversationFacts, TenantPolicy } from "../gateway/types";
 import { modelProjection, type Outcome } from "../gateway/outcome";
 import { isPlainObject, parseJsonText, type RawProposal } from "../gateway/parse";
-import { proposeToolCall } from "../gateway/pipeline";
+import { proposeCall } from "../agent-api/propose";
 import { exposedTools, providerDefinition } from "../tools/registry";
 
 // The MCP server for one agent and one conversation, over Streamable HTTP, stateless: a fresh server and
@@ -78,7 +78,7 @@ function buildServer(bound: Bound, keys: RequestKeys): Server {
     const metaKey = meta?.[MCP_CALL_KEY_META];
     const headerKey = keys.header === null ? null : keys.batch ? `${keys.header}:${String(extra.requestId)}` : keys.header;
     const envelope = `{"name":${JSON.stringify(name)},"arguments":${JSON.stringify(args ?? {})}}`;
-    const call = await proposeToolCall({
+    const call = await proposeCall({
       conversation: bound.conversation,
       policy: bound.policy,
       apiKeyId: bound.agent.apiKeyId,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { queueMessages } from "../mail/queue";
+import { queueMessages } from "../outbox";
 import { defineTool, ORDER_ID } from "./types";
 
 const SendStatusEmailSchema = z.strictObject({

@@ -3,7 +3,7 @@ import { MockLanguageModelV3 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toolgateTools } from "@/lib/ai-sdk/toolgate-tools";
 import { db } from "@/lib/db";
-import { startFakeProvider, type FakeProvider } from "@/lib/fake-provider/server";
+import { startFakeProvider, type FakeProvider } from "@/scripts/dev/fake-provider";
 import { startInstance, type AppInstance } from "../support/app-instances";
 import { expectNoEffect } from "../support/effects";
 import { createWorld, type World } from "../support/world";

@@ -8,7 +8,7 @@ import { Agent, MCPServerStreamableHttp, run, setTracingDisabled, Usage, type Ag
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approveRequest, denyRequest, type Approver } from "@/lib/approvals/decide";
 import { db } from "@/lib/db";
-import { startFakeProvider, type FakeProvider } from "@/lib/fake-provider/server";
+import { startFakeProvider, type FakeProvider } from "@/scripts/dev/fake-provider";
 import { startInstance, type AppInstance } from "../support/app-instances";
 import { connectMcp } from "../support/mcp-client";
 import { createWorld, type World } from "../support/world";

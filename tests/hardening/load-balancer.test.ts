@@ -1,7 +1,7 @@
 import bcrypt from "bcryptjs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { db } from "@/lib/db";
-import { startFakeProvider, type FakeProvider } from "@/lib/fake-provider/server";
+import { startFakeProvider, type FakeProvider } from "@/scripts/dev/fake-provider";
 import { migrate } from "@/lib/migrate";
 import { httpPaymentProvider } from "@/lib/payments/provider";
 import { reconcileRefunds } from "@/lib/payments/reconcile";

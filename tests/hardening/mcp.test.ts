@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
-import { startFakeProvider, type FakeProvider } from "@/lib/fake-provider/server";
+import { startFakeProvider, type FakeProvider } from "@/scripts/dev/fake-provider";
 import { MCP_CALL_KEY_META } from "@/lib/mcp/server";
 import { startInstance, type AppInstance } from "../support/app-instances";
 import { connectMcp } from "../support/mcp-client";

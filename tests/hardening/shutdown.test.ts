@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
-import { startFakeProvider, type FakeProvider } from "@/lib/fake-provider/server";
+import { startFakeProvider, type FakeProvider } from "@/scripts/dev/fake-provider";
 import { startInstance, type AppInstance } from "../support/app-instances";
 import { expectRefundInvariants } from "../support/invariants";
 import { createWorld, type World } from "../support/world";

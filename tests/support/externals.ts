@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from "vitest";
-import { startFakeProvider, type Fault, type FakeProvider } from "@/lib/fake-provider/server";
-import { startSmtpSink, type SmtpSink } from "@/lib/mail/sink";
+import { startFakeProvider, type Fault, type FakeProvider } from "@/scripts/dev/fake-provider";
+import { startSmtpSink, type SmtpSink } from "@/scripts/dev/smtp-sink";
 
 // A fake provider and SMTP sink of this test file's own, so faults it queues and deliveries it counts are
 // never mixed up with another file's. Must be called before anything in the file issues a refund.

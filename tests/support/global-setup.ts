@@ -1,5 +1,5 @@
 import type { TestProject } from "vitest/node";
-import { startLocalExternals } from "../../lib/external-services";
+import { startLocalExternals } from "../../scripts/dev/external-services";
 import { migrate } from "../../lib/migrate";
 import { startCluster } from "../../scripts/pg-cluster";
 

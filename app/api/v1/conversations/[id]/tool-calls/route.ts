@@ -1,6 +1,6 @@
 import { adaptPayload, envelopeBytes, FORMATS, type Format } from "@/lib/adapters";
 import { callBody, callResponse, errorResponse, notFound, readBoundedBody, withAgentConversation } from "@/lib/api/http";
-import { proposeToolCall } from "@/lib/gateway/pipeline";
+import { proposeCall } from "@/lib/agent-api/propose";
 
 export async function POST(request: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
   const { id } = await params;
@@ -15,7 +15,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ id:
       const raw = await readBoundedBody(request);
       const callKey = request.headers.get("idempotency-key");
       const base = { ...found, apiKeyId: agent.apiKeyId };
-      if (format === "toolgate") return callResponse(await proposeToolCall({ ...base, callKey, raw, rateCounted }));
+      if (format === "toolgate") return callResponse(await proposeCall({ ...base, callKey, raw, rateCounted }));
 
       const adapted = adaptPayload(format, raw);
       // A payload no adapter can read still goes through the sequence, so its refusal is recorded like any other.
@@ -26,7 +26,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ id:
         const counted = index === 0 ? rateCounted : undefined;
         // Without a header key, a provider's call id keys the call; a JSON-RPC id is no call id (a retry gets a new one).
         const providerCallId = format === "mcp" ? null : call.ref;
-        const result = await proposeToolCall({ ...base, callKey: callKey ? `${callKey}:${index}` : null, providerCallId, raw: call.raw, rateCounted: counted });
+        const result = await proposeCall({ ...base, callKey: callKey ? `${callKey}:${index}` : null, providerCallId, raw: call.raw, rateCounted: counted });
         results.push({ ref: call.ref, ...callBody(result.id, result.outcome, result.replayed) });
       }
       return Response.json({ format, results }, { headers: { "Cache-Control": "no-store" } });

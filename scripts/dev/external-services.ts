@@ -1,5 +1,5 @@
-import { startFakeProvider } from "./fake-provider/server";
-import { startSmtpSink } from "./mail/sink";
+import { startFakeProvider } from "./fake-provider";
+import { startSmtpSink } from "./smtp-sink";
 
 /**
  * For development and tests: the fake payment provider and a local SMTP sink, unless the environment already

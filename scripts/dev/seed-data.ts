@@ -1,8 +1,8 @@
-import { createApiKey } from "./auth/api-keys";
-import { sha256Hex } from "./canonical";
-import type { Db } from "./db";
-import { hashPassword } from "./auth/passwords";
-import type { Role } from "./generated/prisma/client";
+import { createApiKey } from "../../lib/auth/api-keys";
+import { sha256Hex } from "../../lib/canonical";
+import type { Db } from "../../lib/db";
+import { hashPassword } from "../../lib/auth/passwords";
+import type { Role } from "../../lib/generated/prisma/client";
 
 /** Development only: printed by the seed and documented in the README. */
 export const DEMO_PASSWORD = "toolgate-demo";

@@ -1,5 +1,5 @@
-import type { Sql } from "../db";
-import { newId } from "../ids";
+import type { Sql } from "./db";
+import { newId } from "./ids";
 
 export interface QueuedMessage {
   kind: string;
@@ -10,7 +10,7 @@ export interface QueuedMessage {
 
 /**
  * The one writer of the outbox: rows written in the caller's transaction, so they exist only if what decided
- * them commits, and delivered afterwards by `lib/mail/outbox.ts`. Returns the new rows' ids, in order.
+ * them commits, and delivered afterwards by `lib/mail/outbox.ts` (delivery). Returns the new rows' ids, in order.
  */
 export async function queueMessages(
   client: Sql,

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { SIGNATURE_HEADER, signAnswer } from "../payments/signature";
+import { SIGNATURE_HEADER, signAnswer } from "../../lib/payments/signature";
 
 /**
  * A stand-in payment provider with Stripe-like refund semantics, for development and tests. It speaks HTTP
