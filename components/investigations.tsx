@@ -98,14 +98,14 @@ export function Investigations({ items, health }: { items: Investigation[]; heal
               , last reached <Time at={health.lastOkAt} />
             </>
           ) : null}
-          . Nothing is settled, released or sent again until the provider's address and secret are fixed.
+          . Nothing is settled, released or sent again until the provider&apos;s address and secret are fixed.
         </p>
       )}
       {items.length > 0 && (
         <>
           <p className="muted">
             The payment provider has not confirmed these refunds, and nothing will be sent again on its own. Look each key up at the provider, then close it:
-            issued with the provider's refund reference, or released with a note. Each order stays blocked for new refunds until then.
+            issued with the provider&apos;s refund reference, or released with a note. Each order stays blocked for new refunds until then.
           </p>
           {items.map((item) => (
             <div key={item.id} className="card" data-testid="investigation" data-refund-id={item.id}>

@@ -2,8 +2,9 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { freshDatabase, startCluster } from "./pg-cluster";
 
-// `npm test`: the whole suite against one throwaway PostgreSQL (or TEST_DATABASE_URL): Vitest unit and
-// integration tests, the seeded-defect check, then the production build driven by Playwright in Chromium.
+// `npm test`: the linter and the type checker, then the whole suite against one throwaway PostgreSQL (or
+// TEST_DATABASE_URL): Vitest unit and integration tests, the seeded-defect check, then the production build driven by
+// Playwright in Chromium.
 
 const root = process.cwd();
 const bin = (pkg: string, file: string) => path.join(root, "node_modules", pkg, file);
@@ -15,6 +16,8 @@ const e2eDatabaseUrl = await freshDatabase(testDatabaseUrl, "toolgate_e2e");
 const env = { ...process.env, TEST_DATABASE_URL: testDatabaseUrl, E2E_DATABASE_URL: e2eDatabaseUrl, CI: process.env.CI ?? "1" };
 
 const steps: [string, string[]][] = [
+  ["lint (ESLint with the dependency-direction rules)", [bin("eslint", "bin/eslint.js"), "."]],
+  ["typecheck", [bin("typescript", "bin/tsc"), "--noEmit"]],
   ["vitest", [bin("vitest", "vitest.mjs"), "run"]],
   ["seeded defects", [bin("tsx", "dist/cli.mjs"), "scripts/defects.ts"]],
   ["next build", [bin("next", "dist/bin/next"), "build"]],

@@ -6,13 +6,13 @@ import { sha256Hex } from "@/lib/canonical";
 import { db } from "@/lib/db";
 import { deliverOutbox } from "@/lib/mail/outbox";
 import { conversationFor, getToolCall, newCallKey, propose } from "./support/api";
-import { useOwnExternals } from "./support/externals";
+import { ownExternals } from "./support/externals";
 import { createWorld, type World } from "./support/world";
 
 // The link in an approval email: read from what the SMTP sink received, opened with the same functions the
 // link's page and its decide action call.
 
-const externals = useOwnExternals();
+const externals = ownExternals();
 
 const smtp = () => nodemailer.createTransport({ host: externals.sink.host, port: externals.sink.port, secure: false, ignoreTLS: true });
 

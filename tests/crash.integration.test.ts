@@ -4,14 +4,14 @@ import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
 import { reconcileRefunds } from "@/lib/payments/reconcile";
 import { conversationFor, newCallKey } from "./support/api";
-import { useOwnExternals } from "./support/externals";
+import { ownExternals } from "./support/externals";
 import { expectRefundInvariants } from "./support/invariants";
 import { createWorld, type World } from "./support/world";
 
 // A child process runs the refund executor and is killed with SIGKILL at chosen points; a "restart" (this
 // process, fresh) reconciles, and the invariants must hold with no double refund.
 
-const externals = useOwnExternals();
+const externals = ownExternals();
 
 function runChild(world: World, conversation: string, order: string, amount: number): ChildProcess {
   return spawn(

@@ -5,10 +5,10 @@ import { db, sql } from "@/lib/db";
 import { pruneAutoExposure } from "@/lib/gateway/policy";
 import { conversationFor, newCallKey, openConversation, propose } from "./support/api";
 import { expectNoEffect } from "./support/effects";
-import { useOwnExternals } from "./support/externals";
+import { ownExternals } from "./support/externals";
 import { createWorld, type World, type WorldPolicy } from "./support/world";
 
-const externals = useOwnExternals();
+const externals = ownExternals();
 // Thirty refunds reach the provider at once in the parallel test; none of them should look lost.
 beforeAll(() => void (process.env.PAYMENT_PROVIDER_TIMEOUT_MS = "5000"));
 

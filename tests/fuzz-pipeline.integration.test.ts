@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ALL_CODES, outcome, type Code } from "@/lib/gateway/outcome";
 import { conversationFor, newCallKey, propose } from "./support/api";
-import { useOwnExternals } from "./support/externals";
+import { ownExternals } from "./support/externals";
 import { createWorld, effectSnapshot, NO_CEILINGS, type World } from "./support/world";
 
 // Property-based fuzzing of the whole sequence through the HTTP route: random and mutated envelopes never
@@ -13,7 +13,7 @@ const SEED = Number(process.env.FUZZ_SEED ?? 424242);
 const RUNS = Number(process.env.FUZZ_PIPELINE_RUNS ?? 300);
 const EXECUTED: Code[] = ["order.read", "refund.issued", "address.updated", "email.queued"];
 
-useOwnExternals();
+ownExternals();
 let world: World;
 let conversation: string;
 beforeAll(async () => {

@@ -3,14 +3,14 @@ import { db } from "@/lib/db";
 import { resolveInvestigation } from "@/lib/payments/investigations";
 import { reconcileRefunds, refundsToInvestigate } from "@/lib/payments/reconcile";
 import { conversationFor, getToolCall, newCallKey, propose } from "./support/api";
-import { useOwnExternals } from "./support/externals";
+import { ownExternals } from "./support/externals";
 import { startFaultProxy, type FaultProxy } from "./support/fault-proxy";
 import { expectBooksAndVisibleBlocks, expectRefundInvariants } from "./support/invariants";
 import { createWorld, type World } from "./support/world";
 
 // A supervisor closes what reconciliation could not: the same function the Approvals page's action calls.
 
-const externals = useOwnExternals();
+const externals = ownExternals();
 let proxy: FaultProxy;
 beforeAll(async () => {
   proxy = await startFaultProxy(externals.provider.url);

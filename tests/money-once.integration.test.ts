@@ -6,7 +6,7 @@ import { db } from "@/lib/db";
 import { httpPaymentProvider } from "@/lib/payments/provider";
 import { reconcileHealth, reconcileRefunds } from "@/lib/payments/reconcile";
 import { conversationFor, getToolCall, newCallKey, propose } from "./support/api";
-import { useOwnExternals } from "./support/externals";
+import { ownExternals } from "./support/externals";
 import { startFaultProxy, type FaultProxy, type ProxyFault } from "./support/fault-proxy";
 import { expectBooksAndVisibleBlocks, expectRefundInvariants } from "./support/invariants";
 import { createWorld, type World } from "./support/world";
@@ -14,7 +14,7 @@ import { createWorld, type World } from "./support/world";
 // Money moves once: the app talks to the provider through a TCP proxy that cuts, resets, delays and rewrites,
 // and every scenario ends by comparing the provider's totals with the books.
 
-const externals = useOwnExternals();
+const externals = ownExternals();
 let proxy: FaultProxy;
 beforeAll(async () => {
   proxy = await startFaultProxy(externals.provider.url);

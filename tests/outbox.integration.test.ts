@@ -5,10 +5,10 @@ import { setWebhook } from "@/lib/admin";
 import { db } from "@/lib/db";
 import { deliverOutbox, webhookSignature } from "@/lib/mail/outbox";
 import { conversationFor, newCallKey, propose } from "./support/api";
-import { useOwnExternals } from "./support/externals";
+import { ownExternals } from "./support/externals";
 import { createWorld } from "./support/world";
 
-const externals = useOwnExternals();
+const externals = ownExternals();
 
 const smtp = () => nodemailer.createTransport({ host: externals.sink.host, port: externals.sink.port, secure: false, ignoreTLS: true });
 // Only the test's own tenant: other files' rows are theirs.

@@ -3,11 +3,11 @@ import { db } from "@/lib/db";
 import type { Fault, FaultMode } from "@/scripts/dev/fake-provider";
 import { reconcileRefunds } from "@/lib/payments/reconcile";
 import { conversationFor, newCallKey, propose } from "./support/api";
-import { useOwnExternals } from "./support/externals";
+import { ownExternals } from "./support/externals";
 import { expectRefundInvariants } from "./support/invariants";
 import { createWorld, NO_CEILINGS } from "./support/world";
 
-const externals = useOwnExternals();
+const externals = ownExternals();
 
 const SEED = Number(process.env.CHAOS_SEED ?? 20261202);
 const ATTEMPTS = Number(process.env.CHAOS_ATTEMPTS ?? 500);

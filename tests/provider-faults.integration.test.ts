@@ -3,10 +3,10 @@ import { issueRefund } from "@/lib/tools/issue-refund";
 import { db } from "@/lib/db";
 import { reconcileRefunds } from "@/lib/payments/reconcile";
 import { conversationFor, getToolCall, newCallKey, propose } from "./support/api";
-import { useOwnExternals } from "./support/externals";
+import { ownExternals } from "./support/externals";
 import { createWorld } from "./support/world";
 
-const externals = useOwnExternals();
+const externals = ownExternals();
 
 const refund = (order: string, amount: number) => ({
   name: "issue_refund",

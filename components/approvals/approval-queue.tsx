@@ -8,7 +8,7 @@ import type { DecisionResult } from "@/lib/approvals/decide";
 import { requestPhrase } from "@/lib/approvals/words";
 import { ApprovalCard, amountOf, movesMoney, type CardItem } from "./approval-card";
 import { DecideDialog } from "./decide-dialog";
-import { useNow } from "./time";
+import { useNow } from "@/components/ui/time-ago";
 
 interface Toast {
   id: number;
@@ -47,10 +47,13 @@ export function ApprovalQueue({ items, policy, me, hasPasskey }: { items: CardIt
   const [pending, startTransition] = useTransition();
   const nextToast = useRef(1);
   const known = useRef(new Map<string, CardItem>());
-  for (const item of items) known.current.set(item.id, item);
+  // Requests seen on this page, so a toast can still name one after it left the queue.
+  useEffect(() => {
+    for (const item of items) known.current.set(item.id, item);
+  }, [items]);
 
   const visible = items;
-  const expired = (item: CardItem) => now !== null && new Date(item.expiresAt).getTime() <= now;
+  const expired = useCallback((item: CardItem) => now !== null && new Date(item.expiresAt).getTime() <= now, [now]);
   const live = selected.filter((id) => items.some((item) => item.id === id && !expired(item)));
 
   const showResults = useCallback(

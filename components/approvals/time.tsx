@@ -1,21 +1,7 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { absoluteTime } from "@/components/ui/time-ago";
 
-/** Null until mounted, then the clock every second: the server and the first client render agree (no hydration mismatch). */
-export function useNow(): number | null {
-  const [now, setNow] = useState<number | null>(null);
-  useEffect(() => {
-    setNow(Date.now());
-    const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(timer);
-  }, []);
-  return now;
-}
-
-export function absoluteTime(iso: string): string {
-  return `${iso.slice(0, 16).replace("T", " ")} UTC`;
-}
 
 function relative(ms: number): string {
   const seconds = Math.round(Math.abs(ms) / 1000);

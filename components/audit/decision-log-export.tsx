@@ -1,8 +1,8 @@
 /** A plain GET form to the export route: the browser downloads the file, no script needed. */
+const dayFromNow = (days: number) => new Date(Date.now() + days * 24 * 3600_000).toISOString().slice(0, 10);
+
 export function DecisionLogExport({ tenantId }: { tenantId: string }) {
-  const today = new Date().toISOString().slice(0, 10);
-  const tomorrow = new Date(Date.now() + 24 * 3600_000).toISOString().slice(0, 10);
-  const monthAgo = new Date(Date.now() - 30 * 24 * 3600_000).toISOString().slice(0, 10);
+  const [monthAgo, today, tomorrow] = [dayFromNow(-30), dayFromNow(0), dayFromNow(1)];
   return (
     <form className="card" method="get" action={`/api/tenants/${encodeURIComponent(tenantId)}/decision-log`} data-testid="decision-log-export">
       <strong>Export the decision log</strong>

@@ -4,7 +4,7 @@ import { startRegistration } from "@simplewebauthn/browser";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { passkeyRegistrationOptionsAction, registerPasskeyAction } from "@/lib/approvals/passkey-actions";
-import { absoluteTime } from "../approvals/time";
+import { absoluteTime } from "../ui/time-ago";
 
 interface Passkey {
   id: string;

@@ -1,6 +1,38 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useSyncExternalStore } from "react";
+
+// One clock for every time shown relative to now. The server's "now" is not the browser's, so the server render and
+// hydration see null (pages show the exact time) and the browser's clock takes over right after, ticking each second.
+const listeners = new Set<() => void>();
+let current = 0;
+let timer: ReturnType<typeof setInterval> | undefined;
+
+function subscribe(listener: () => void): () => void {
+  listeners.add(listener);
+  if (!timer) {
+    current = Date.now();
+    timer = setInterval(() => {
+      current = Date.now();
+      for (const notify of listeners) notify();
+    }, 1000);
+  }
+  return () => {
+    listeners.delete(listener);
+    if (listeners.size === 0) {
+      clearInterval(timer);
+      timer = undefined;
+    }
+  };
+}
+
+const browserNow = () => current || (current = Date.now());
+const serverNow = () => null;
+
+/** Null on the server and while hydrating, then the browser's clock every second. */
+export function useNow(): number | null {
+  return useSyncExternalStore(subscribe, browserNow, serverNow);
+}
 
 /** The exact time, the same on server and client: UTC, to the minute. */
 export function absoluteTime(iso: string): string {
@@ -18,17 +50,9 @@ export function relativeTime(iso: string, now: number): string {
   return past ? `${text} ago` : `in ${text}`;
 }
 
-/**
- * A time as people read it: relative ("5 minutes ago"), the exact time on hover. The server renders the exact
- * time and the browser switches to the relative form after hydration, so the two renders never disagree.
- */
+/** A time as people read it: relative ("5 minutes ago"), the exact time on hover (and until the page is hydrated). */
 export function TimeAgo({ iso }: { iso: string }) {
-  const [now, setNow] = useState<number | null>(null);
-  useEffect(() => {
-    setNow(Date.now());
-    const timer = setInterval(() => setNow(Date.now()), 30_000);
-    return () => clearInterval(timer);
-  }, []);
+  const now = useNow();
   const exact = absoluteTime(iso);
   return (
     <time dateTime={iso} title={exact}>

@@ -128,7 +128,6 @@ class ScriptedModel implements Model {
     return response([{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: outcome }] }]);
   }
 
-  // eslint-disable-next-line require-yield
   async *getStreamedResponse(): AsyncIterable<never> {
     throw new Error("the scripted model does not stream");
   }

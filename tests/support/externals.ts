@@ -21,7 +21,7 @@ export interface Externals {
   reset(): Promise<void>;
 }
 
-export function useOwnExternals(): Externals {
+export function ownExternals(): Externals {
   const handle = {} as Externals;
   beforeAll(async () => {
     handle.provider = await startFakeProvider();
