@@ -1,7 +1,6 @@
 import "server-only";
 import { db } from "./db";
-import type { Outcome } from "./gateway/outcome";
-import { expireIfDue } from "./approvals/expiry";
+import { outcome, type Outcome } from "./gateway/outcome";
 import { listening, subscribe, watchConversation } from "./live";
 import { logError } from "./log";
 import { isWellFormedId } from "./security/input";
@@ -17,22 +16,23 @@ interface FoundCall {
   id: string;
   conversationId: string;
   outcome: Outcome;
+  /** When the call's pending approval lapses, while it is still pending. */
+  lapsesAt: Date | null;
 }
 
 const select = { id: true, conversationId: true, outcome: true, approval: { select: { id: true, status: true, expiresAt: true } } } as const;
 
-/** A call's current outcome, only for the agent whose conversation made it. A lapsed approval is closed on read. */
+/**
+ * A call's current outcome, only for the agent whose conversation made it. A call whose approval lapsed reads as
+ * `approval.expired`, the outcome the expiry job records for it; reading writes nothing.
+ */
 export async function findAgentToolCall(agent: AgentRef, id: string): Promise<FoundCall | null> {
   if (!isWellFormedId(id)) return null;
-  const where = { id, tenantId: agent.tenantId, conversation: { agentId: agent.userId } };
-  let call = await db.toolCall.findFirst({ where, select });
+  const call = await db.toolCall.findFirst({ where: { id, tenantId: agent.tenantId, conversation: { agentId: agent.userId } }, select });
   if (!call) return null;
-  if (call.approval?.status === "pending" && call.approval.expiresAt <= new Date()) {
-    await expireIfDue(call.approval.id);
-    call = await db.toolCall.findFirst({ where, select });
-    if (!call) return null;
-  }
-  return { id: call.id, conversationId: call.conversationId, outcome: call.outcome as unknown as Outcome };
+  const lapsesAt = call.approval?.status === "pending" ? call.approval.expiresAt : null;
+  const lapsed = lapsesAt !== null && lapsesAt <= new Date();
+  return { id: call.id, conversationId: call.conversationId, outcome: lapsed ? outcome("approval.expired") : (call.outcome as unknown as Outcome), lapsesAt };
 }
 
 /** Decided: no longer waiting for a supervisor, nor for the outside system an approved effect went to. */
@@ -68,8 +68,10 @@ export async function waitForAgentToolCall(agent: AgentRef, id: string, waitSeco
       }
       const left = deadline - Date.now();
       if (left <= 0 || signal?.aborted) break;
+      // A lapsing approval sends no notice: the waiter looks again the moment it lapses.
+      const untilLapse = first.lapsesAt ? Math.max(0, first.lapsesAt.getTime() - Date.now()) + 5 : Infinity;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, pushed ? left : Math.min(left, FALLBACK_POLL_MS));
+        const timer = setTimeout(resolve, Math.min(left, untilLapse, pushed ? Infinity : FALLBACK_POLL_MS));
         const done = () => {
           clearTimeout(timer);
           signal?.removeEventListener("abort", done);
@@ -79,9 +81,8 @@ export async function waitForAgentToolCall(agent: AgentRef, id: string, waitSeco
         signal?.addEventListener("abort", done);
       });
       wake = () => {};
-      if (!pushed) changed = true;
+      if (!pushed || (first.lapsesAt && Date.now() >= first.lapsesAt.getTime())) changed = true;
     }
-    // The last look also closes a request that lapsed while it was waited on.
     return await findAgentToolCall(agent, id);
   } finally {
     unsubscribe();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { approveRequest, denyRequest, type Approver } from "@/lib/approvals/decide";
+import { expireDue } from "@/lib/approvals/expiry";
 import { pendingQueue } from "@/lib/approvals/queue";
 import { db } from "@/lib/db";
 import { conversationFor, getToolCall, newCallKey, propose } from "./support/api";
@@ -129,11 +130,15 @@ describe("approving", () => {
     expect(await approveRequest(supervisor(world), approvalId)).toMatchObject({ ok: false, code: "approval.already-decided" });
   });
 
-  it("the queue closes expired requests before showing them", async () => {
+  it("an expired request is never shown as actionable and reads as expired; reading writes nothing, the expiry job closes it", async () => {
     const world = await createWorld({ approvalTtlSeconds: 1 });
-    const { callId } = await pendingRefund(world);
+    const { callId, approvalId } = await pendingRefund(world);
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect(await pendingQueue(world.tenantId)).toEqual([]);
+    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({ kind: "unavailable", code: "approval.expired" });
+    expect((await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).status).toBe("pending");
+    expect((await db.toolCall.findUniqueOrThrow({ where: { id: callId } })).code).toBe("approval.required");
+    expect(await expireDue(world.tenantId)).toBe(1);
     expect((await db.toolCall.findUniqueOrThrow({ where: { id: callId } })).code).toBe("approval.expired");
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { approveRequest, denyRequest } from "@/lib/approvals/decide";
+import { expireDue } from "@/lib/approvals/expiry";
 import { decisionHistory, HistoryFilterSchema } from "@/lib/approvals/history";
 import { callTimeline } from "@/lib/calls/timeline";
 import { db } from "@/lib/db";
@@ -24,6 +25,7 @@ async function decided(world: World) {
   expect(await approveRequest(supervisor(world), approved.approvalId)).toMatchObject({ ok: true, status: "approved" });
   expect(await denyRequest(supervisor(world), denied.approvalId, "already refunded")).toMatchObject({ ok: true, status: "denied" });
   await db.approvalRequest.update({ where: { id: expired.approvalId }, data: { expiresAt: new Date(Date.now() - 1000) } });
+  await expireDue(world.tenantId);
   return { approved, denied, expired };
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { approveRequest, denyRequest, type Approver } from "@/lib/approvals/decide";
+import { expireDue } from "@/lib/approvals/expiry";
 import { db } from "@/lib/db";
 import { conversationFor, getToolCall, newCallKey, propose } from "./support/api";
 import { createWorld, type World } from "./support/world";
@@ -64,12 +65,16 @@ describe("waiting for a decision", () => {
     expect(decided.json.code).toBe("approval.denied");
   });
 
-  it("closes a request that lapses while it is waited on", async () => {
+  it("answers the moment a request lapses while it is waited on, and writes nothing (the expiry job closes it)", async () => {
     const world = await createWorld();
     const { callId, approvalId } = await held(world);
     await db.approvalRequest.update({ where: { id: approvalId }, data: { expiresAt: new Date(Date.now() + 500) } });
-    const response = await getToolCall(world.keys.agent, callId, "?wait=2");
+    const started = Date.now();
+    const response = await getToolCall(world.keys.agent, callId, "?wait=30");
+    expect(Date.now() - started).toBeLessThan(3000);
     expect(response.json).toMatchObject({ kind: "unavailable", code: "approval.expired" });
+    expect((await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).status).toBe("pending");
+    await expireDue(world.tenantId);
     expect((await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).status).toBe("expired");
   });
 

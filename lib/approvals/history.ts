@@ -2,7 +2,6 @@ import "server-only";
 import { z } from "zod";
 import { db } from "../db";
 import { Prisma } from "../generated/prisma/client";
-import { expireDue } from "./expiry";
 
 export const HISTORY_OUTCOMES = ["approved", "denied", "failed", "expired"] as const;
 
@@ -55,7 +54,6 @@ const cursorOf = (item: { decidedAt: Date; id: string }) => `${item.decidedAt.to
  * the first does. The search matches an order, call or request id exactly, or the start of a customer's email.
  */
 export async function decisionHistory(tenantId: string, filter: HistoryFilter, limit = PAGE_SIZE): Promise<HistoryPage> {
-  await expireDue(tenantId);
   const where: Prisma.Sql[] = [Prisma.sql`a."tenantId" = ${tenantId}`, Prisma.sql`a."status" <> 'pending'`, Prisma.sql`a."decidedAt" IS NOT NULL`];
   if (filter.outcome) where.push(Prisma.sql`a."status" = ${filter.outcome}`);
   if (filter.decider) where.push(Prisma.sql`a."decidedById" = ${filter.decider}`);

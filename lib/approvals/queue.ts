@@ -2,7 +2,6 @@ import "server-only";
 import { db } from "../db";
 import type { Prisma } from "../generated/prisma/client";
 import type { ApprovalPreview } from "../gateway/approval";
-import { expireDue } from "./expiry";
 
 export interface QueueItem {
   id: string;
@@ -105,16 +104,15 @@ function searchWhere(search: string): Prisma.ApprovalRequestWhereInput {
 
 /**
  * The tenant's pending queue, filtered and sorted, one page at a time with keyset pagination (no OFFSET).
- * Expired requests are closed first so they never show as actionable.
+ * A request past its expiry is never shown as actionable; reading writes nothing (the expiry job closes it).
  */
 export async function pendingQueue(tenantId: string, options: { after?: QueueCursor; cursor?: string; limit?: number; filters?: QueueFilters } = {}): Promise<QueueItem[]> {
-  await expireDue(tenantId);
   const filters = options.filters ?? {};
   const sort = filters.sort ?? "oldest";
   const [field, direction] = SORT_FIELD[sort];
   const cursor = options.after ? { key: options.after.createdAt, id: options.after.id } : parseQueueCursor(options.cursor, sort);
   const beyond = direction === "asc" ? "gt" : "lt";
-  const where: Prisma.ApprovalRequestWhereInput[] = [{ tenantId, status: "pending" }];
+  const where: Prisma.ApprovalRequestWhereInput[] = [{ tenantId, status: "pending", expiresAt: { gt: new Date() } }];
   if (filters.agentId) where.push({ requestedById: filters.agentId });
   if (filters.tool) where.push({ toolName: filters.tool });
   if (filters.minCents !== undefined) where.push({ impactCents: { gte: filters.minCents } });
@@ -138,7 +136,6 @@ export async function pendingCount(tenantId: string): Promise<number> {
 
 /** Decided and expired requests, newest first, one page at a time. */
 export async function decidedHistory(tenantId: string, options: { before?: QueueCursor; limit?: number } = {}): Promise<QueueItem[]> {
-  await expireDue(tenantId);
   const { before } = options;
   const rows = await db.approvalRequest.findMany({
     where: {

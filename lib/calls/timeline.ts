@@ -1,6 +1,5 @@
 import "server-only";
 import { db } from "../db";
-import { expireIfDue } from "../approvals/expiry";
 
 export interface TimelineCall {
   id: string;
@@ -94,7 +93,6 @@ export async function callTimeline(tenantId: string, callId: string): Promise<{ 
     LEFT JOIN "Customer" cu ON cu."id" = c."customerId"
     WHERE t."id" = ${callId} AND t."tenantId" = ${tenantId}`;
   if (!call) return null;
-  if (call.approvalId) await expireIfDue(call.approvalId);
   const [decisions, approvals, refunds] = await Promise.all([
     db.$queryRaw<DecisionRow[]>`
       SELECT d."id", d."kind", d."stage", d."code", u."email" AS "actor", d."replayed", d."createdAt"
