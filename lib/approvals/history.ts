@@ -4,7 +4,7 @@ import { db } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { expireDue } from "./expiry";
 
-export const HISTORY_OUTCOMES = ["approved", "denied", "failed", "expired"] as const;
+export const HISTORY_OUTCOMES = ["approved", "denied", "failed", "expired", "withdrawn"] as const;
 
 const Day = z.string().regex(/^\d{4}-\d\d-\d\d$/).refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)));
 const Empty = z.literal("").transform(() => undefined);
