@@ -39,6 +39,7 @@ describe("the SPEC outcome table and the model projection", () => {
     "approval.required": { status: "needs_approval" },
     "approval.denied": { status: "not_allowed" },
     "approval.expired": { status: "unavailable" },
+    "approval.withdrawn": { status: "unavailable" },
     "refund.outcome-unknown": { status: "pending_confirmation" },
     "host.error": { status: "unavailable" },
   };
@@ -52,7 +53,7 @@ describe("the SPEC outcome table and the model projection", () => {
   });
 
   it("fixes kind and stage by code, for every code of the SPEC", () => {
-    expect(ALL_CODES).toHaveLength(36);
+    expect(ALL_CODES).toHaveLength(37);
     expect(outcome("rate.limited")).toEqual({ kind: "rejected", stage: "rate", code: "rate.limited" });
     expect(outcome("scope.missing")).toMatchObject({ kind: "denied", stage: "scope" });
     expect(outcome("refund.in-progress")).toMatchObject({ kind: "unavailable", stage: "state" });

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { db } from "../db";
 import { Prisma } from "../generated/prisma/client";
 
-export const HISTORY_OUTCOMES = ["approved", "denied", "failed", "expired"] as const;
+export const HISTORY_OUTCOMES = ["approved", "denied", "failed", "expired", "withdrawn"] as const;
 
 const Day = z.string().regex(/^\d{4}-\d\d-\d\d$/).refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)));
 const Empty = z.literal("").transform(() => undefined);

@@ -64,6 +64,7 @@ const TITLES: Record<string, string> = {
   "approval.required": "Held for a supervisor's approval",
   "approval.denied": "Denied",
   "approval.expired": "Expired before anyone decided",
+  "approval.withdrawn": "Withdrawn by the agent before anyone decided",
   "refund.outcome-unknown": "Refund reserved and sent to the payment provider",
   "refund.issued": "Refund issued",
   "address.updated": "Shipping address updated",

@@ -113,3 +113,18 @@ export async function expireApproval(client: Sql, approvalId: string): Promise<b
   await recordLaterOutcome(client, { callId: null, approvalId, outcome: outcome("approval.expired"), decision: { actorId: null, latencyMs: 0 } });
   return true;
 }
+
+/**
+ * Withdraws a pending, unexpired request at the requesting agent's word (an MCP client cancelling its task): it
+ * closes as `withdrawn` with no decider, nothing executes, and every call waiting on it becomes approval.withdrawn,
+ * logged like an expiry. The caller holds the conversation's lock. False when the request was no longer open.
+ */
+export async function withdrawApproval(client: Sql, approvalId: string, latencyMs: number): Promise<boolean> {
+  const now = new Date().toISOString();
+  const closed = await client.$executeRaw`
+    UPDATE "ApprovalRequest" SET "status" = 'withdrawn', "resultCode" = 'approval.withdrawn', "decidedAt" = ${now}::timestamptz
+    WHERE "id" = ${approvalId} AND "status" = 'pending' AND "expiresAt" > ${now}::timestamptz`;
+  if (closed === 0) return false;
+  await recordLaterOutcome(client, { callId: null, approvalId, outcome: outcome("approval.withdrawn"), decision: { actorId: null, latencyMs } });
+  return true;
+}

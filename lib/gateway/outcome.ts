@@ -28,6 +28,7 @@ const CODES = {
   "approval.required": ["pending_approval", "approval"],
   "approval.denied": ["denied", "approval"],
   "approval.expired": ["unavailable", "approval"],
+  "approval.withdrawn": ["unavailable", "approval"],
   "order.changed": ["unavailable", "execute"],
   "refund.outcome-unknown": ["unavailable", "execute"],
   "host.error": ["unavailable", "execute"],

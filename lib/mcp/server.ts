@@ -7,12 +7,14 @@ import { modelProjection, type Outcome } from "../gateway/outcome";
 import { isPlainObject, parseJsonText, type RawProposal } from "../gateway/parse";
 import { proposeCall } from "../agent-api/propose";
 import { exposedTools, providerDefinition } from "../tools/registry";
+import { createCallTask, registerTaskHandlers, TASK_CAPABILITIES } from "./tasks";
 
 // The MCP server for one agent and one conversation, over Streamable HTTP, stateless: a fresh server and
 // transport per HTTP request, so any app instance can answer any request. tools/call goes through the same
 // gateway function as the HTTP API. Every outcome is a tool result carrying the model projection as structured
 // content; executed and held calls are normal results, the others have isError. Only a tool the conversation
-// does not expose is a protocol error.
+// does not expose is a protocol error. A client that negotiated tasks may augment a call to a tool that can be held
+// with `task`: it then gets a task that ends when the call does (lib/mcp/tasks.ts).
 
 /** Where a runtime puts its call key for a write: host metadata of the request, never an argument. */
 export const MCP_CALL_KEY_META = "io.toolgate/idempotency-key";
@@ -64,17 +66,23 @@ export function mcpToolResult(callId: string, result: Outcome, replayed: boolean
 // that the client's McpError prefixes again.
 const protocolError = (code: number, message: string) => Object.assign(new Error(message), { code });
 
-function buildServer(bound: Bound, keys: RequestKeys): Server {
-  const server = new Server({ name: "toolgate", version: "0.1.0" }, { capabilities: { tools: {} } });
+function buildServer(bound: Bound, keys: RequestKeys, signal: AbortSignal): Server {
+  const server = new Server({ name: "toolgate", version: "0.1.0" }, { capabilities: { tools: {}, tasks: TASK_CAPABILITIES } });
+  const tasks = { agent: bound.agent, conversation: bound.conversation, signal };
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: exposedTools(bound.conversation.tools).map((tool) => ({
       ...(providerDefinition(tool, "mcp") as { name: string; description: string; inputSchema: { type: "object" } }),
       outputSchema: MCP_OUTPUT_SCHEMA as unknown as { type: "object" },
       annotations: { readOnlyHint: tool.effect === "read", destructiveHint: tool.effect === "irreversible", openWorldHint: false },
+      // Only a write can be held for approval, so only a write may run as a task; a read answers at once.
+      ...(tool.effect === "read" ? {} : { execution: { taskSupport: "optional" as const } }),
     })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const { name, arguments: args, _meta: meta } = request.params;
+    const { name, arguments: args, _meta: meta, task } = request.params;
+    // The spec's answer to a task asked of a tool without taskSupport (-32601), before anything is proposed.
+    const asked = task ? exposedTools(bound.conversation.tools).find((tool) => tool.name === name) : undefined;
+    if (asked?.effect === "read") throw protocolError(ErrorCode.MethodNotFound, `${name} does not run as a task`);
     const metaKey = meta?.[MCP_CALL_KEY_META];
     const headerKey = keys.header === null ? null : keys.batch ? `${keys.header}:${String(extra.requestId)}` : keys.header;
     const envelope = `{"name":${JSON.stringify(name)},"arguments":${JSON.stringify(args ?? {})}}`;
@@ -88,8 +96,10 @@ function buildServer(bound: Bound, keys: RequestKeys): Server {
     if (call.outcome.code === "tool.unknown" || call.outcome.code === "tool.not-available") {
       throw protocolError(ErrorCode.InvalidParams, `unknown tool: ${name.slice(0, 64)}`);
     }
-    return mcpToolResult(call.id, call.outcome, call.replayed);
+    const result = mcpToolResult(call.id, call.outcome, call.replayed);
+    return task ? createCallTask(tasks, call.id, result) : result;
   });
+  registerTaskHandlers(server, tasks, mcpToolResult);
   return server;
 }
 
@@ -105,7 +115,7 @@ export async function handleMcpRequest(request: Request, bound: Bound, raw: RawP
     }
     const batch = Array.isArray(parsed.value) && parsed.value.filter((message) => isPlainObject(message) && message.method === "tools/call").length > 1;
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    const server = buildServer(bound, { header: request.headers.get("idempotency-key"), batch });
+    const server = buildServer(bound, { header: request.headers.get("idempotency-key"), batch }, request.signal);
     await server.connect(transport);
     try {
       return await transport.handleRequest(request, { parsedBody: parsed.value });

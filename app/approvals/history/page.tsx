@@ -7,7 +7,7 @@ import { requireRole } from "@/lib/auth/guards";
 
 export const dynamic = "force-dynamic";
 
-const OUTCOME_WORDS: Record<string, string> = { approved: "approved", denied: "denied", failed: "stopped by re-check", expired: "expired" };
+const OUTCOME_WORDS: Record<string, string> = { approved: "approved", denied: "denied", failed: "stopped by re-check", expired: "expired", withdrawn: "withdrawn by the agent" };
 
 type Params = Record<string, string | string[] | undefined>;
 
@@ -118,7 +118,7 @@ export default async function ApprovalHistoryPage({ searchParams }: { searchPara
                     </div>
                   )}
                 </td>
-                <td data-label="Decided by">{item.decidedBy ?? (item.status === "expired" ? "nobody (expired)" : "—")}</td>
+                <td data-label="Decided by">{item.decidedBy ?? (item.status === "expired" ? "nobody (expired)" : item.status === "withdrawn" ? "nobody (withdrawn by the agent)" : "—")}</td>
                 <td data-label="Latency" data-testid="history-latency">
                   {formatDuration(item.decidedAt.getTime() - item.createdAt.getTime())}
                 </td>

@@ -10,7 +10,7 @@ export const dynamic = "force-dynamic";
 // The token is in this page's address: never send it on to another site.
 export const metadata = { title: "Approval request · toolgate", referrer: "no-referrer" };
 
-const STATUS_WORDS: Record<string, string> = { approved: "approved", denied: "denied", failed: "stopped by its re-check", expired: "expired" };
+const STATUS_WORDS: Record<string, string> = { approved: "approved", denied: "denied", failed: "stopped by its re-check", expired: "expired", withdrawn: "withdrawn by the agent" };
 
 export default async function ApprovalLinkPage({ params }: { params: Promise<{ token: string }> }) {
   const { token } = await params;

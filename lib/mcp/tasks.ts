@@ -1,0 +1,216 @@
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CancelTaskRequestSchema,
+  ErrorCode,
+  GetTaskPayloadRequestSchema,
+  GetTaskRequestSchema,
+  ListTasksRequestSchema,
+  RELATED_TASK_META_KEY,
+  type CallToolResult,
+  type CreateTaskResult,
+  type Task,
+} from "@modelcontextprotocol/sdk/types.js";
+import { expireIfDue } from "../approvals/expiry";
+import type { AuthenticatedAgent } from "../auth/api-keys";
+import { db } from "../db";
+import { withdrawApproval } from "../gateway/approval";
+import { lockConversation } from "../gateway/lock";
+import { modelProjection, type Outcome } from "../gateway/outcome";
+import type { ConversationFacts } from "../gateway/types";
+import { newId } from "../ids";
+import { isWellFormedId } from "../security/input";
+import { onDrain, shuttingDown } from "../shutdown";
+import { MAX_WAIT_SECONDS, waitForAgentToolCall } from "../tool-calls";
+
+// MCP tasks (protocol revision 2025-11-25, the SDK's experimental task API) for a stateless server. A client that
+// augments tools/call with `task` gets a task instead of the result; the task is a handle on the call's row, so
+// every app instance answers tasks/get, tasks/result, tasks/list and tasks/cancel from PostgreSQL alone: the
+// McpTask row says which call and conversation, the call's outcome says the state. The SDK's own TaskStore path
+// is not used: its tasks/result polls a store on a timer and its tasks/cancel only marks a status, while here
+// tasks/result waits on the push channel (lib/live.ts) and tasks/cancel withdraws the approval request.
+
+/** The server's `tasks` capability: tools/call may be augmented; tasks can be listed and cancelled. */
+export const TASK_CAPABILITIES = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+
+/** The polling interval suggested to clients: approvals take minutes, and tasks/result is told at once. */
+export const TASK_POLL_INTERVAL_MS = 5000;
+const LIST_PAGE = 50;
+const MODEL_IMMEDIATE_RESPONSE = "io.modelcontextprotocol/model-immediate-response";
+
+export interface TaskBinding {
+  agent: AuthenticatedAgent;
+  conversation: ConversationFacts;
+  /** The HTTP request's signal: a client that hangs up stops its tasks/result wait. */
+  signal?: AbortSignal;
+}
+
+type ToolResultOf = (callId: string, outcome: Outcome, replayed: boolean) => CallToolResult;
+
+const select = {
+  id: true,
+  createdAt: true,
+  toolCallId: true,
+  toolCall: { select: { outcome: true, updatedAt: true, approvalId: true, approval: { select: { status: true, expiresAt: true } } } },
+} as const;
+
+interface TaskRow {
+  id: string;
+  createdAt: Date;
+  toolCallId: string;
+  toolCall: { outcome: unknown; updatedAt: Date; approvalId: string | null; approval: { status: string; expiresAt: Date } | null };
+}
+
+const protocolError = (code: number, message: string) => Object.assign(new Error(message), { code });
+const notFound = () => protocolError(ErrorCode.InvalidParams, "Failed to retrieve task: Task not found");
+const outcomeOf = (row: TaskRow) => row.toolCall.outcome as Outcome;
+
+/** Working while a supervisor or the payment provider has yet to answer; then the call's end, as the spec maps it. */
+function stateOf(o: Outcome): Pick<Task, "status" | "statusMessage"> {
+  if (o.kind === "pending_approval") return { status: "working", statusMessage: `held for a supervisor's approval until ${o.approval?.expires_at ?? "it expires"}` };
+  if (o.code === "refund.outcome-unknown") return { status: "working", statusMessage: "approved; waiting for the payment provider's answer" };
+  if (o.code === "approval.withdrawn") return { status: "cancelled", statusMessage: "the approval request was withdrawn before anyone decided; nothing was executed" };
+  // A tool result with isError makes the task failed (spec 2025-11-25, Task Execution Errors); the message is the
+  // model projection, never an internal reason.
+  const shown = modelProjection(o);
+  if (o.kind === "executed") return { status: "completed", statusMessage: "executed" };
+  return { status: "failed", statusMessage: shown.reason ? `${shown.status}: ${shown.reason}` : shown.status };
+}
+
+const terminal = (status: Task["status"]) => status === "completed" || status === "failed" || status === "cancelled";
+
+function taskOf(row: TaskRow): Task {
+  const updated = row.toolCall.updatedAt > row.createdAt ? row.toolCall.updatedAt : row.createdAt;
+  return {
+    taskId: row.id,
+    ...stateOf(outcomeOf(row)),
+    createdAt: row.createdAt.toISOString(),
+    lastUpdatedAt: updated.toISOString(),
+    // A task lives as long as its call's record, which is kept: no requested ttl shortens it.
+    ttl: null,
+    pollInterval: TASK_POLL_INTERVAL_MS,
+  };
+}
+
+/** One task of the bound conversation, or null; a request that lapsed is closed on read, as for every waiter. */
+async function readTask(bound: TaskBinding, taskId: string): Promise<TaskRow | null> {
+  if (!isWellFormedId(taskId)) return null;
+  const where = { id: taskId, tenantId: bound.agent.tenantId, conversationId: bound.conversation.id };
+  const row = await db.mcpTask.findFirst({ where, select });
+  const approval = row?.toolCall.approval;
+  if (row && row.toolCall.approvalId && approval?.status === "pending" && approval.expiresAt <= new Date()) {
+    await expireIfDue(row.toolCall.approvalId);
+    return db.mcpTask.findFirst({ where, select });
+  }
+  return row;
+}
+
+/** The task for a call made by a task-augmented tools/call: one per call, so a replayed call gets its task again. */
+export async function createCallTask(bound: TaskBinding, callId: string, immediate: CallToolResult): Promise<CreateTaskResult> {
+  await db.$executeRaw`
+    INSERT INTO "McpTask" ("id", "tenantId", "conversationId", "toolCallId", "apiKeyId")
+    VALUES (${newId("task")}, ${bound.agent.tenantId}, ${bound.conversation.id}, ${callId}, ${bound.agent.apiKeyId})
+    ON CONFLICT ("toolCallId") DO NOTHING`;
+  const row = await db.mcpTask.findFirst({ where: { toolCallId: callId, conversationId: bound.conversation.id }, select });
+  if (!row) throw protocolError(ErrorCode.InternalError, "the task could not be created");
+  // What a host may hand the model at once (spec 2025-11-25, Creating Tasks): the same text as a plain call's.
+  const text = immediate.content.find((part) => part.type === "text")?.text;
+  return { task: taskOf(row), ...(text ? { _meta: { [MODEL_IMMEDIATE_RESPONSE]: text } } : {}) };
+}
+
+/** Blocks until the task is terminal (the spec's tasks/result), woken by the conversation's NOTIFY. */
+async function waitForTerminal(bound: TaskBinding, taskId: string): Promise<TaskRow> {
+  const draining = new AbortController();
+  const stopDraining = onDrain(() => draining.abort());
+  const signal = bound.signal ? AbortSignal.any([bound.signal, draining.signal]) : draining.signal;
+  try {
+    for (;;) {
+      const row = await readTask(bound, taskId);
+      if (!row) throw notFound();
+      if (terminal(stateOf(outcomeOf(row)).status)) return row;
+      if (signal.aborted || shuttingDown()) {
+        throw protocolError(ErrorCode.InternalError, "the wait for this task ended before it did (the request closed or the instance is stopping); ask again");
+      }
+      await waitForAgentToolCall(bound.agent, row.toolCallId, MAX_WAIT_SECONDS, signal);
+    }
+  } finally {
+    stopDraining();
+  }
+}
+
+function encodeCursor(row: { createdAt: Date; id: string }): string {
+  return Buffer.from(`${row.createdAt.toISOString()}|${row.id}`).toString("base64url");
+}
+
+function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+  const [at, id, ...rest] = Buffer.from(cursor, "base64url").toString("utf8").split("|");
+  const createdAt = new Date(at ?? "");
+  if (rest.length > 0 || !id || !isWellFormedId(id) || Number.isNaN(createdAt.getTime())) {
+    throw protocolError(ErrorCode.InvalidParams, "Invalid cursor");
+  }
+  return { createdAt, id };
+}
+
+/** Withdraws the approval request the task's call waits on; only while it is still pending. */
+async function cancelTask(bound: TaskBinding, taskId: string): Promise<Task> {
+  const startedAt = performance.now();
+  const row = await readTask(bound, taskId);
+  if (!row) throw notFound();
+  const before = taskOf(row);
+  if (terminal(before.status)) throw protocolError(ErrorCode.InvalidParams, `Cannot cancel task: already in terminal status '${before.status}'`);
+  const approvalId = row.toolCall.approvalId;
+  if (outcomeOf(row).kind !== "pending_approval" || approvalId === null) {
+    throw protocolError(ErrorCode.InvalidParams, "Cannot cancel task: the call was approved and its refund went to the payment provider; it can no longer be withdrawn");
+  }
+  await db.$transaction(async (tx) => {
+    // The order every writer takes its locks in: the conversation first, so a supervisor's decision and a
+    // withdrawal of the same request are serialized and exactly one of them closes it.
+    await lockConversation(tx, { id: bound.conversation.id });
+    await withdrawApproval(tx, approvalId, performance.now() - startedAt);
+  });
+  const after = await readTask(bound, taskId);
+  if (!after) throw notFound();
+  const task = taskOf(after);
+  // Decided or expired meanwhile: the decision stands, and the task is already terminal.
+  if (task.status !== "cancelled") throw protocolError(ErrorCode.InvalidParams, `Cannot cancel task: already in terminal status '${task.status}'`);
+  return task;
+}
+
+/** tasks/get, tasks/result, tasks/list and tasks/cancel for the bound conversation's tasks only. */
+export function registerTaskHandlers(server: Server, bound: TaskBinding, toolResult: ToolResultOf): void {
+  server.setRequestHandler(GetTaskRequestSchema, async (request) => {
+    const row = await readTask(bound, request.params.taskId);
+    if (!row) throw notFound();
+    return taskOf(row);
+  });
+
+  server.setRequestHandler(GetTaskPayloadRequestSchema, async (request) => {
+    const row = await waitForTerminal(bound, request.params.taskId);
+    const result = toolResult(row.toolCallId, outcomeOf(row), false);
+    return { ...result, _meta: { [RELATED_TASK_META_KEY]: { taskId: row.id } } };
+  });
+
+  server.setRequestHandler(ListTasksRequestSchema, async (request) => {
+    const cursor = request.params?.cursor;
+    const after = cursor === undefined ? null : decodeCursor(cursor);
+    const rows = await db.mcpTask.findMany({
+      where: {
+        tenantId: bound.agent.tenantId,
+        conversationId: bound.conversation.id,
+        ...(after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] } : {}),
+      },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: LIST_PAGE + 1,
+      select,
+    });
+    const page = rows.slice(0, LIST_PAGE);
+    // A lapsed request is closed on read here too, so a task is never listed as working past its expiry.
+    const fresh = await Promise.all(
+      page.map(async (row) =>
+        row.toolCall.approval?.status === "pending" && row.toolCall.approval.expiresAt <= new Date() ? ((await readTask(bound, row.id)) ?? row) : row,
+      ),
+    );
+    return { tasks: fresh.map(taskOf), ...(rows.length > LIST_PAGE ? { nextCursor: encodeCursor(page[page.length - 1]) } : {}) };
+  });
+
+  server.setRequestHandler(CancelTaskRequestSchema, async (request) => cancelTask(bound, request.params.taskId));
+}
