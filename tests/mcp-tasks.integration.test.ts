@@ -6,14 +6,14 @@ import { POST as mcpRoute } from "@/app/api/mcp/route";
 import { approveRequest, denyRequest, type Approver } from "@/lib/approvals/decide";
 import { db } from "@/lib/db";
 import { conversationFor } from "./support/api";
-import { useOwnExternals } from "./support/externals";
+import { ownExternals } from "./support/externals";
 import { createWorld, type World } from "./support/world";
 
 // MCP tasks (protocol 2025-11-25) through the real route handler and the official SDK client: a held call run
 // as a task ends when a supervisor decides, a cancelled task withdraws the approval request, and a task is seen
 // only through its own conversation. Stateless: every request below builds a fresh server, as any instance would.
 
-const externals = useOwnExternals();
+const externals = ownExternals();
 
 const BASE = "http://127.0.0.1:3000";
 const routeFetch = (async (input: string | URL | Request, init?: RequestInit) => {

@@ -10,12 +10,11 @@ import {
   type CreateTaskResult,
   type Task,
 } from "@modelcontextprotocol/sdk/types.js";
-import { expireIfDue } from "../approvals/expiry";
 import type { AuthenticatedAgent } from "../auth/api-keys";
 import { db } from "../db";
 import { withdrawApproval } from "../gateway/approval";
 import { lockConversation } from "../gateway/lock";
-import { modelProjection, type Outcome } from "../gateway/outcome";
+import { modelProjection, outcome, type Outcome } from "../gateway/outcome";
 import type { ConversationFacts } from "../gateway/types";
 import { newId } from "../ids";
 import { isWellFormedId } from "../security/input";
@@ -62,7 +61,12 @@ interface TaskRow {
 
 const protocolError = (code: number, message: string) => Object.assign(new Error(message), { code });
 const notFound = () => protocolError(ErrorCode.InvalidParams, "Failed to retrieve task: Task not found");
-const outcomeOf = (row: TaskRow) => row.toolCall.outcome as Outcome;
+/** The call's outcome; one whose approval lapsed reads as `approval.expired`, which the expiry job records for it. */
+function outcomeOf(row: TaskRow): Outcome {
+  const approval = row.toolCall.approval;
+  if (row.toolCall.approvalId && approval?.status === "pending" && approval.expiresAt <= new Date()) return outcome("approval.expired");
+  return row.toolCall.outcome as Outcome;
+}
 
 /** Working while a supervisor or the payment provider has yet to answer; then the call's end, as the spec maps it. */
 function stateOf(o: Outcome): Pick<Task, "status" | "statusMessage"> {
@@ -91,17 +95,10 @@ function taskOf(row: TaskRow): Task {
   };
 }
 
-/** One task of the bound conversation, or null; a request that lapsed is closed on read, as for every waiter. */
+/** One task of the bound conversation, or null. */
 async function readTask(bound: TaskBinding, taskId: string): Promise<TaskRow | null> {
   if (!isWellFormedId(taskId)) return null;
-  const where = { id: taskId, tenantId: bound.agent.tenantId, conversationId: bound.conversation.id };
-  const row = await db.mcpTask.findFirst({ where, select });
-  const approval = row?.toolCall.approval;
-  if (row && row.toolCall.approvalId && approval?.status === "pending" && approval.expiresAt <= new Date()) {
-    await expireIfDue(row.toolCall.approvalId);
-    return db.mcpTask.findFirst({ where, select });
-  }
-  return row;
+  return db.mcpTask.findFirst({ where: { id: taskId, tenantId: bound.agent.tenantId, conversationId: bound.conversation.id }, select });
 }
 
 /** The task for a call made by a task-augmented tools/call: one per call, so a replayed call gets its task again. */
@@ -203,13 +200,7 @@ export function registerTaskHandlers(server: Server, bound: TaskBinding, toolRes
       select,
     });
     const page = rows.slice(0, LIST_PAGE);
-    // A lapsed request is closed on read here too, so a task is never listed as working past its expiry.
-    const fresh = await Promise.all(
-      page.map(async (row) =>
-        row.toolCall.approval?.status === "pending" && row.toolCall.approval.expiresAt <= new Date() ? ((await readTask(bound, row.id)) ?? row) : row,
-      ),
-    );
-    return { tasks: fresh.map(taskOf), ...(rows.length > LIST_PAGE ? { nextCursor: encodeCursor(page[page.length - 1]) } : {}) };
+    return { tasks: page.map(taskOf), ...(rows.length > LIST_PAGE ? { nextCursor: encodeCursor(page[page.length - 1]) } : {}) };
   });
 
   server.setRequestHandler(CancelTaskRequestSchema, async (request) => cancelTask(bound, request.params.taskId));
