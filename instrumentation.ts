@@ -1,5 +1,8 @@
 export async function register() {
   if (process.env.NEXT_RUNTIME === "nodejs") {
+    // A bad setting stops the start here, naming the variable and what it accepts.
+    const { env } = await import("./lib/env");
+    env();
     const { startTracing, tracingRequested } = await import("./lib/tracing");
     if (tracingRequested()) await startTracing();
     const { startJobs } = await import("./lib/jobs");

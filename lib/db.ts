@@ -4,6 +4,7 @@ import pg from "pg";
 import { Prisma, PrismaClient } from "./generated/prisma/client";
 import { logError } from "./log";
 import { span } from "./tracing";
+import { env } from "./env";
 
 export type Db = PrismaClient;
 export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
@@ -44,7 +45,7 @@ const CONNECTION = Symbol.for("toolgate.db.connection");
 type WithConnection = PrismaClient & { [CONNECTION]?: Connection };
 
 export function createDb(connectionString: string, options: { countStatements?: boolean } = {}): PrismaClient {
-  const max = Number(process.env.DATABASE_POOL_MAX ?? 10);
+  const max = env().DATABASE_POOL_MAX;
   const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 10_000 });
   // A pooled connection that breaks while idle is dropped by the pool; without a listener it would end the process.
   pool.on("error", (error) => logError("db.idle-connection", error));
@@ -66,7 +67,7 @@ const globalForDb = globalThis as unknown as { toolgateDb?: PrismaClient };
 
 function instance(): PrismaClient {
   if (!globalForDb.toolgateDb) {
-    const url = process.env.DATABASE_URL;
+    const url = env().DATABASE_URL;
     if (!url) throw new Error("DATABASE_URL is not set: start the app with `npm run dev`, which provides one");
     globalForDb.toolgateDb = createDb(url);
   }

@@ -1,14 +1,28 @@
 import { z } from "zod";
 
-// Settings read from the environment once, on first use (tests set the environment before they import the
-// app). A bad value stops with the variable's name and what it accepts.
+// Every setting the running app reads from the environment, in one schema: names, what each accepts and its default.
+// Read through `env()` where it is used (tests change the environment between cases); `instrumentation.ts` reads it
+// once at start, so a bad value stops the start with the variable's name and what it accepts. Development scaffolding
+// (scripts/) reads its own variables.
 
 const Seconds = (fallback: number) => z.coerce.number().int().min(60).max(30 * 24 * 3600).default(fallback);
+/** A duration in milliseconds. */
+const Millis = (fallback: number) => z.coerce.number().int().min(1).max(365 * 24 * 3600_000).default(fallback);
+const Count = (fallback: number, max: number) => z.coerce.number().int().min(1).max(max).default(fallback);
+const List = z
+  .string()
+  .default("")
+  .transform((value) => value.split(",").map((entry) => entry.trim().toLowerCase()).filter(Boolean));
 
 const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  DATABASE_URL: z.string().min(1).optional(),
+  DATABASE_POOL_MAX: Count(10, 1000),
   /** The public address people use; `https://` turns on HSTS and `__Host-` cookies. */
   NEXTAUTH_URL: z.url().optional(),
+  NEXTAUTH_SECRET: z.string().min(1).optional(),
+  /** 32 random bytes in base64 or hex: encrypts stored secrets (lib/secrets.ts checks the length). */
+  SECRETS_KEY: z.string().min(1).optional(),
   /**
    * How many reverse proxies stand in front of the app and append to `X-Forwarded-For`. 0 (the default): no
    * forwarded header from a client is believed; the client is the socket's address.
@@ -27,21 +41,50 @@ const EnvSchema = z.object({
   SESSION_IDLE_SECONDS: Seconds(30 * 60),
   /** A session ends this long after sign-in, however busy. */
   SESSION_MAX_SECONDS: Seconds(8 * 3600),
+  /** Hosts and origins, besides loopback and NEXTAUTH_URL's host, that may reach /api/mcp (comma separated). */
+  MCP_ALLOWED_HOSTS: List,
+  MCP_ALLOWED_ORIGINS: List,
+
+  PAYMENT_PROVIDER_URL: z.url().optional(),
+  PAYMENT_PROVIDER_SECRET: z.string().min(1).optional(),
+  PAYMENT_PROVIDER_TIMEOUT_MS: Millis(2000),
+  PAYMENT_PROVIDER_ATTEMPTS: Count(3, 10),
+  /** A refund unsettled this long is listed for a person to investigate. */
+  RECONCILE_INVESTIGATE_AFTER_MS: Millis(30 * 60_000),
+  /** The provider's idempotency-key retention: past it nothing is re-sent. */
+  RECONCILE_RESEND_WINDOW_MS: Millis(20 * 3600_000),
+
+  SMTP_HOST: z.string().min(1).default("127.0.0.1"),
+  SMTP_PORT: z.coerce.number().int().min(1).max(65_535).default(2525),
+  /** "0" uses STARTTLS when the server offers it; anything else (the default, for the local sink) does not. */
+  SMTP_IGNORE_TLS: z.string().default("1"),
+  MAIL_FROM: z.string().min(1).default("toolgate <no-reply@toolgate.local>"),
+  OUTBOX_MAX_ATTEMPTS: Count(5, 100),
+
+  /** "off" starts no background jobs on this instance. */
+  TOOLGATE_JOBS: z.string().default("on"),
+  OUTBOX_INTERVAL_MS: Millis(2000),
+  RECONCILE_INTERVAL_MS: Millis(30_000),
+  RECONCILE_BACKOFF_MS: z.coerce.number().int().min(0).max(24 * 3600_000).default(15_000),
+  EXPIRY_INTERVAL_MS: Millis(10_000),
+  RATE_PRUNE_INTERVAL_MS: Millis(60_000),
+  WATCH_PRUNE_INTERVAL_MS: Millis(60_000),
+  SEAL_INTERVAL_MS: Millis(10_000),
+  EXPOSURE_PRUNE_INTERVAL_MS: Millis(600_000),
+  SHUTDOWN_TIMEOUT_MS: Millis(25_000),
+  OTEL_SERVICE_NAME: z.string().min(1).default("toolgate"),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
 
-let parsed: Env | null = null;
-
+/** The settings as the environment gives them now; a bad value throws, naming the variable and what it accepts. */
 export function env(): Env {
-  if (parsed) return parsed;
   const result = EnvSchema.safeParse(process.env);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
     throw new Error(`invalid environment: ${problems.join("; ")}`);
   }
-  parsed = result.data;
-  return parsed;
+  return result.data;
 }
 
 /** Whether people reach the app over HTTPS, as its configured public address says (never a request header). */

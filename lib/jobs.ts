@@ -7,6 +7,7 @@ import { pruneLiveWatches } from "./live";
 import { logError } from "./log";
 import { deliverOutbox } from "./mail/outbox";
 import { reconcileRefunds } from "./payments/reconcile";
+import { env } from "./env";
 
 // Background work of a running app instance. Every job is safe to run on several instances at once: the
 // outbox claims rows with SKIP LOCKED, settling and expiry move only rows still in their old state, pruning
@@ -45,21 +46,22 @@ function every(intervalMs: number, name: string, work: () => Promise<unknown>): 
   return Object.assign(state, { timer });
 }
 
-export const jobsEnabled = () => process.env.TOOLGATE_JOBS !== "off";
+export const jobsEnabled = () => env().TOOLGATE_JOBS !== "off";
 
 export function startJobs(): void {
   if (globalForJobs.toolgateJobs || !jobsEnabled()) return;
+  const settings = env();
   globalForJobs.toolgateJobs = {
     stopped: false,
     list: [
-      every(Number(process.env.OUTBOX_INTERVAL_MS ?? 2000), "outbox", () => deliverOutbox()),
-      every(Number(process.env.RECONCILE_INTERVAL_MS ?? 30_000), "reconcile", () => reconcileRefunds({ backoffMs: Number(process.env.RECONCILE_BACKOFF_MS ?? 15_000) })),
-      every(Number(process.env.EXPIRY_INTERVAL_MS ?? 10_000), "expiry", () => expireDue()),
-      every(Number(process.env.EXPIRY_INTERVAL_MS ?? 10_000), "expiry-warning", () => warnExpiring()),
-      every(Number(process.env.RATE_PRUNE_INTERVAL_MS ?? 60_000), "rate-prune", () => pruneRateBuckets(sql)),
-      every(Number(process.env.WATCH_PRUNE_INTERVAL_MS ?? 60_000), "watch-prune", () => pruneLiveWatches()),
-      every(Number(process.env.SEAL_INTERVAL_MS ?? 10_000), "seal", () => sealDecisionLog()),
-      every(Number(process.env.EXPOSURE_PRUNE_INTERVAL_MS ?? 600_000), "exposure-prune", () => pruneAutoExposure(sql)),
+      every(settings.OUTBOX_INTERVAL_MS, "outbox", () => deliverOutbox()),
+      every(settings.RECONCILE_INTERVAL_MS, "reconcile", () => reconcileRefunds({ backoffMs: settings.RECONCILE_BACKOFF_MS })),
+      every(settings.EXPIRY_INTERVAL_MS, "expiry", () => expireDue()),
+      every(settings.EXPIRY_INTERVAL_MS, "expiry-warning", () => warnExpiring()),
+      every(settings.RATE_PRUNE_INTERVAL_MS, "rate-prune", () => pruneRateBuckets(sql)),
+      every(settings.WATCH_PRUNE_INTERVAL_MS, "watch-prune", () => pruneLiveWatches()),
+      every(settings.SEAL_INTERVAL_MS, "seal", () => sealDecisionLog()),
+      every(settings.EXPOSURE_PRUNE_INTERVAL_MS, "exposure-prune", () => pruneAutoExposure(sql)),
     ],
   };
 }

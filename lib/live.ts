@@ -4,6 +4,7 @@ import { db } from "./db";
 import { CALLS_CHANNEL } from "./gateway/record";
 import { newId } from "./ids";
 import { logError } from "./log";
+import { env } from "./env";
 
 type Listener = () => void;
 
@@ -21,7 +22,7 @@ function hub() {
 
 async function connect(listeners: Map<string, Set<Listener>>): Promise<pg.Client | null> {
   try {
-    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    const client = new pg.Client({ connectionString: env().DATABASE_URL });
     await client.connect();
     client.on("notification", (message) => {
       for (const listener of listeners.get(message.payload ?? "") ?? []) listener();

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { env } from "./env";
 
 // Secrets the host must use again (a tenant's webhook URL and signing secret) are stored encrypted with
 // AES-256-GCM under SECRETS_KEY, never in plain text. Each value is bound to where it is stored (`context`, e.g.
@@ -8,7 +9,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 const PREFIX = "enc:v1:";
 
 function key(): Buffer {
-  const text = process.env.SECRETS_KEY;
+  const text = env().SECRETS_KEY;
   if (!text) throw new Error("SECRETS_KEY is not set: 32 random bytes in base64 (openssl rand -base64 32) are needed to use stored secrets");
   const bytes = Buffer.from(text, /^[0-9a-f]{64}$/i.test(text) ? "hex" : "base64");
   if (bytes.length !== 32) throw new Error("SECRETS_KEY must be 32 bytes, in base64 or hex");

@@ -3,6 +3,7 @@ import { stopJobs } from "./jobs";
 import { stopLive } from "./live";
 import { logError, logInfo } from "./log";
 import { stopTracing } from "./tracing";
+import { env } from "./env";
 
 // Graceful shutdown of an app instance on SIGTERM (or SIGINT). Next.js's own handler stops accepting
 // connections, waits for the requests in flight and then calls process.exit; this module marks the instance
@@ -45,7 +46,7 @@ function begin(signal: NodeJS.Signals): void {
   const shared = registry();
   const startedAt = Date.now();
   shared.since = startedAt;
-  const timeoutMs = Number(process.env.SHUTDOWN_TIMEOUT_MS ?? 25_000);
+  const timeoutMs = env().SHUTDOWN_TIMEOUT_MS;
   logInfo("shutdown.begin", { signal, timeoutMs });
   for (const hook of shared.drainHooks) hook();
   const jobsStopped = stopJobs().catch((error) => logError("shutdown.jobs", error));

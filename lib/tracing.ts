@@ -1,6 +1,7 @@
 import { SpanStatusCode, trace, type Attributes, type Span } from "@opentelemetry/api";
 import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { redact } from "./log";
+import { env } from "./env";
 
 // OpenTelemetry traces: off unless the standard variables ask for them (OTEL_EXPORTER_OTLP_ENDPOINT or
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or OTEL_TRACES_EXPORTER=otlp; OTEL_SDK_DISABLED=true wins). One trace per
@@ -31,7 +32,7 @@ export async function startTracing(exporter?: SpanExporter, { simple = false } =
   const { NodeTracerProvider, BatchSpanProcessor, SimpleSpanProcessor } = await import("@opentelemetry/sdk-trace-node");
   const { detectResources, envDetector, resourceFromAttributes } = await import("@opentelemetry/resources");
   const chosen = exporter ?? new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter();
-  const resource = resourceFromAttributes({ "service.name": process.env.OTEL_SERVICE_NAME ?? "toolgate" }).merge(detectResources({ detectors: [envDetector] }));
+  const resource = resourceFromAttributes({ "service.name": env().OTEL_SERVICE_NAME }).merge(detectResources({ detectors: [envDetector] }));
   const provider = new NodeTracerProvider({ resource, spanProcessors: [simple ? new SimpleSpanProcessor(chosen) : new BatchSpanProcessor(chosen)] });
   provider.register();
   globalForTracing[KEY] = { enabled: true, shutdown: () => provider.shutdown() };

@@ -2,12 +2,13 @@ import { randomBytes } from "node:crypto";
 import { sha256Hex } from "../canonical";
 import { db, type Sql } from "../db";
 import { newId } from "../ids";
+import { env } from "../env";
 
 /** Where the link in an approval email points: the page that shows the request and posts the decision. */
 export const APPROVAL_LINK_PATH = "/approvals/r/";
 
 export function approvalLinkUrl(token: string): string {
-  const base = (process.env.NEXTAUTH_URL ?? "http://127.0.0.1:3000").replace(/\/+$/, "");
+  const base = (env().NEXTAUTH_URL ?? "http://127.0.0.1:3000").replace(/\/+$/, "");
   return `${base}${APPROVAL_LINK_PATH}${token}`;
 }
 

@@ -13,6 +13,7 @@ import { verifyPassword } from "../auth/passwords";
 import { attemptSucceeded, beginAttempt } from "../auth/throttle";
 import { db, type Sql } from "../db";
 import { logError } from "../log";
+import { env } from "../env";
 
 export type StepUpMethod = "passkey" | "password";
 
@@ -29,7 +30,7 @@ interface Person {
 // The relying party is the address people sign in at (NEXTAUTH_URL). WebAuthn refuses an IP address as its id, so
 // on the loopback address passkeys work at http://localhost with the same port.
 function relyingParty(): { id: string; origin: string } {
-  const url = new URL(process.env.NEXTAUTH_URL ?? "http://localhost:3000");
+  const url = new URL(env().NEXTAUTH_URL ?? "http://localhost:3000");
   if (url.hostname === "127.0.0.1") url.hostname = "localhost";
   return { id: url.hostname, origin: url.origin };
 }

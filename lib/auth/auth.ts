@@ -72,6 +72,6 @@ export async function currentUser(): Promise<SessionUser | null> {
   const cookie = (await cookies()).get(sessionCookieName())?.value;
   if (!cookie) return null;
   // The session id stays inside the encrypted cookie; it is never handed to the page's scripts.
-  const token = await decode({ token: cookie, secret: process.env.NEXTAUTH_SECRET ?? "" }).catch(() => null);
+  const token = await decode({ token: cookie, secret: env().NEXTAUTH_SECRET ?? "" }).catch(() => null);
   return sessionUser(token?.sid);
 }

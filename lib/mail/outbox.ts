@@ -3,13 +3,13 @@ import nodemailer, { type Transporter } from "nodemailer";
 import { db } from "../db";
 import { logError } from "../log";
 import { decryptSecret, webhookSecretContext, webhookUrlContext } from "../secrets";
+import { env } from "../env";
 
 // The outbox: rows written inside the transaction that decided them, delivered afterwards by this sender.
 // A row is claimed (status `sending`) in its own committed statement before anything is sent, so two senders
 // never send one row. A sender that dies mid-send leaves the claim to lapse after CLAIM_LEASE_MINUTES; the
 // row is then sent again with the same Message-ID, which is as close to exactly-once as SMTP allows.
 
-const MAX_ATTEMPTS = Number(process.env.OUTBOX_MAX_ATTEMPTS ?? 5);
 const CLAIM_LEASE_MINUTES = 5;
 
 interface ClaimedRow {
@@ -30,10 +30,10 @@ let transport: Transporter | null = null;
 
 export function smtpDelivery(): Delivery {
   transport ??= nodemailer.createTransport({
-    host: process.env.SMTP_HOST ?? "127.0.0.1",
-    port: Number(process.env.SMTP_PORT ?? 2525),
+    host: env().SMTP_HOST,
+    port: env().SMTP_PORT,
     secure: false,
-    ignoreTLS: process.env.SMTP_IGNORE_TLS !== "0",
+    ignoreTLS: env().SMTP_IGNORE_TLS !== "0",
     connectionTimeout: 5000,
   });
   return transport;
@@ -63,7 +63,7 @@ export async function deliverOutbox(options: { limit?: number; delivery?: Delive
       if (row.kind === "webhook") await postWebhook(row);
       else {
         await delivery.sendMail({
-          from: process.env.MAIL_FROM ?? "toolgate <no-reply@toolgate.local>",
+          from: env().MAIL_FROM,
           to: row.recipient,
           subject: row.subject,
           text: row.body,
@@ -74,7 +74,7 @@ export async function deliverOutbox(options: { limit?: number; delivery?: Delive
       report.sent++;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      const dead = row.attempts >= MAX_ATTEMPTS;
+      const dead = row.attempts >= env().OUTBOX_MAX_ATTEMPTS;
       await db.outboxMessage.update({
         where: { id: row.id },
         data: { status: dead ? "dead" : "pending", lastError: message.slice(0, 500), nextAttemptAt: new Date(Date.now() + 2 ** row.attempts * 1000) },

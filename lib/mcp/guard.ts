@@ -1,4 +1,5 @@
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { env } from "../env";
 
 // DNS-rebinding protection for /api/mcp: a page on a foreign site must not reach the server through a name that
 // resolves to it (its Host) nor call it from a browser (its Origin). Loopback names are always allowed; the
@@ -7,11 +8,6 @@ import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 
 const LOOPBACK = ["localhost", "127.0.0.1", "[::1]"];
 
-const list = (value: string | undefined) =>
-  (value ?? "")
-    .split(",")
-    .map((item) => item.trim().toLowerCase())
-    .filter(Boolean);
 
 function hostnameOf(url: string | undefined): string | null {
   try {
@@ -22,8 +18,9 @@ function hostnameOf(url: string | undefined): string | null {
 }
 
 function allowedHosts(): Set<string> {
-  const own = hostnameOf(process.env.NEXTAUTH_URL);
-  return new Set([...LOOPBACK, ...(own ? [own] : []), ...list(process.env.MCP_ALLOWED_HOSTS)]);
+  const settings = env();
+  const own = hostnameOf(settings.NEXTAUTH_URL);
+  return new Set([...LOOPBACK, ...(own ? [own] : []), ...settings.MCP_ALLOWED_HOSTS]);
 }
 
 const forbidden = (message: string) =>
@@ -37,7 +34,7 @@ export function refuseForeignOrigin(request: Request): Response | null {
   const origin = request.headers.get("origin");
   if (origin === null) return null;
   const originHost = hostnameOf(origin);
-  const allowed = list(process.env.MCP_ALLOWED_ORIGINS).includes(origin.toLowerCase()) || (originHost !== null && hosts.has(originHost));
+  const allowed = env().MCP_ALLOWED_ORIGINS.includes(origin.toLowerCase()) || (originHost !== null && hosts.has(originHost));
   return allowed ? null : forbidden("requests from this Origin are not allowed");
 }
 

@@ -3,6 +3,7 @@ import http from "node:http";
 import https from "node:https";
 import { SIGNATURE_HEADER, verifyAnswer } from "./signature";
 import { startProviderRequest } from "../metrics";
+import { env } from "../env";
 
 /**
  * The payment-provider boundary. Every request carries the host-derived idempotency key, so any request may
@@ -186,15 +187,10 @@ let configured: PaymentProvider | null = null;
 /** The provider named by PAYMENT_PROVIDER_URL and PAYMENT_PROVIDER_SECRET. */
 export function paymentProvider(): PaymentProvider {
   if (!configured) {
-    const url = process.env.PAYMENT_PROVIDER_URL;
-    const secret = process.env.PAYMENT_PROVIDER_SECRET;
+    const settings = env();
+    const [url, secret] = [settings.PAYMENT_PROVIDER_URL, settings.PAYMENT_PROVIDER_SECRET];
     if (!url || !secret) throw new Error("PAYMENT_PROVIDER_URL and PAYMENT_PROVIDER_SECRET must be set to issue refunds");
-    configured = httpPaymentProvider({
-      url,
-      secret,
-      timeoutMs: Number(process.env.PAYMENT_PROVIDER_TIMEOUT_MS ?? 2000),
-      attempts: Number(process.env.PAYMENT_PROVIDER_ATTEMPTS ?? 3),
-    });
+    configured = httpPaymentProvider({ url, secret, timeoutMs: settings.PAYMENT_PROVIDER_TIMEOUT_MS, attempts: settings.PAYMENT_PROVIDER_ATTEMPTS });
   }
   return configured;
 }

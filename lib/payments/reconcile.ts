@@ -8,6 +8,7 @@ import { logError } from "../log";
 import { issueRefund } from "../tools/issue-refund";
 import { paymentProvider, type PaymentProvider, type ProviderProbe } from "./provider";
 import { completeRefund, isUnsettled, lockRefund, releaseLocked, settleRefund, type LockedRefund } from "./refunds";
+import { env } from "../env";
 
 // Reconciliation learns what the provider did with each unsettled refund, by its key. It never takes a "no" from
 // anything but the provider itself: a pass first proves it reaches the provider, "never seen" is only the
@@ -48,8 +49,8 @@ const HOUR = 60 * 60_000;
 /** The configured defaults: the app's periodic job and `npm run reconcile` both run with them. */
 export function reconcileSettings(): Required<Pick<ReconcileOptions, "investigateAfterMs" | "resendWindowMs">> {
   return {
-    investigateAfterMs: Number(process.env.RECONCILE_INVESTIGATE_AFTER_MS ?? 30 * 60_000),
-    resendWindowMs: Number(process.env.RECONCILE_RESEND_WINDOW_MS ?? 20 * HOUR),
+    investigateAfterMs: env().RECONCILE_INVESTIGATE_AFTER_MS,
+    resendWindowMs: env().RECONCILE_RESEND_WINDOW_MS,
   };
 }
 
