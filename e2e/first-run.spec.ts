@@ -3,8 +3,12 @@ import { createServer } from "node:net";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { expect, test, type Browser, type BrowserContext, type Page } from "@playwright/test";
+import { expect as baseExpect, test, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { freePort } from "../scripts/pg-cluster";
+
+// `next dev` compiles each page, route and server action the first time it is used: on a busy two-core machine that
+// takes longer than the suite's usual ten seconds, so this walk waits as long as a newcomer would.
+const expect = baseExpect.configure({ timeout: 60_000 });
 
 // The README's start path as a newcomer meets it: `npm run dev` on an empty data folder (the embedded PostgreSQL,
 // development mode), the five-minute walk in Chromium, a restart on the same folder, and the walk again. Any
