@@ -2,7 +2,7 @@
 
 import { signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useState, useSyncExternalStore } from "react";
 
 /** What the person may do next; it never says whether the account exists. */
 function failureMessage(error: string | null): string {
@@ -18,6 +18,12 @@ export function LoginForm({ returnTo }: { returnTo: string }) {
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
+  // The form signs in through script: until the page is hydrated a press of the button would do nothing, so it waits.
+  const hydrated = useSyncExternalStore(
+    () => () => {},
+    () => true,
+    () => false,
+  );
 
   async function submit(form: FormData) {
     setPending(true);
@@ -53,7 +59,7 @@ export function LoginForm({ returnTo }: { returnTo: string }) {
         </label>
       </p>
       {error && <p className="error" role="alert">{error}</p>}
-      <button className="primary" type="submit" disabled={pending}>
+      <button className="primary" type="submit" disabled={pending || !hydrated}>
         {pending ? "Signing in…" : "Sign in"}
       </button>
     </form>
