@@ -21,7 +21,7 @@ export function ProposalConsole({ conversationId }: { conversationId: string }) 
   return (
     <div className="card">
       <h2 style={{ marginTop: 0 }}>Propose a tool call</h2>
-      <p className="muted">The raw envelope goes through the same sequence as the agent API. Writes need a call key.</p>
+      <p className="muted">The raw envelope goes through the same sequence as the agent API. A write may carry a call key: send the same key again and you get the first answer back, never a second effect.</p>
       <textarea
         aria-label="envelope"
         value={envelope}

@@ -40,8 +40,9 @@ test("approve: the agent's 8000-cent refund waits, the supervisor approves it, t
   const item = supervisorPage.locator(`[data-testid="approval-item"][data-approval-id="${pending.approval!.id}"]`);
   await expect(item.getByTestId("card-title")).toHaveText("Refund 80.00 USD on ord_1004");
   await expect(item.getByTestId("card-who")).toContainText("For ana@example.test · asked by");
-  await expect(item.getByTestId("card-who")).toContainText("(agent@acme.test) in this conversation");
-  await expect(item.getByRole("link", { name: "this conversation" })).toHaveAttribute("href", `/conversations/${conversation}`);
+  await expect(item.getByTestId("card-who")).toContainText("(agent@acme.test)");
+  // Supervisors cannot open an agent's conversation page: the card links the call's timeline, which they can.
+  await expect(item.getByRole("link", { name: "the call's timeline" })).toHaveAttribute("href", `/calls/${pending.id}`);
   await expect(item.getByTestId("card-why")).toContainText("80.00 USD is above the 50.00 USD limit for refunds without approval");
   await expect(item.getByTestId("preview-order")).toHaveText("delivered · total 150.00 USD · refunded 0.00 USD · refundable 150.00 USD");
   await expect(item.getByTestId("preview-arguments")).toHaveText("amount: 80.00 USD · currency: USD · reason: damaged");

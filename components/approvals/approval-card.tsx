@@ -62,8 +62,8 @@ export function ApprovalCard({ item, policy, me, now, focused, selected, busy, o
         </label>
       </header>
       <p className="who" data-testid="card-who">
-        For <strong>{facts.customer?.email ?? preview.customer_id}</strong> · asked by {facts.requester ? `${facts.requester.name} (${facts.requester.email})` : item.requestedBy} in{" "}
-        <Link href={`/conversations/${item.conversationId}`}>this conversation</Link> <RelativeTime iso={item.createdAt} now={now} /> ·{" "}
+        For <strong>{facts.customer?.email ?? preview.customer_id}</strong> · asked by {facts.requester ? `${facts.requester.name} (${facts.requester.email})` : item.requestedBy} <RelativeTime iso={item.createdAt} now={now} /> (
+        <Link href={`/calls/${item.originCallId}`}>the call&apos;s timeline</Link>) ·{" "}
         <TimeLeft expiresAt={item.expiresAt} now={now} />
       </p>
       <div className="why" data-testid="card-why">

@@ -8,6 +8,7 @@ import type { DecisionResult } from "@/lib/approvals/decide";
 import { requestPhrase } from "@/lib/approvals/words";
 import { formatMoney } from "@/lib/money";
 import { amountOf, movesMoney, type CardItem } from "./approval-card";
+import { passkeyFailure } from "@/components/ui/passkey-words";
 
 interface Props {
   mode: "approve" | "deny";
@@ -58,7 +59,7 @@ export function DecideDialog({ mode, items, policy, hasPasskey, onDone, onClose 
       try {
         response = await startAuthentication({ optionsJSON: options.data });
       } catch {
-        return "The passkey prompt was closed or failed. Try again.";
+        return passkeyFailure(window.location);
       }
       const proved = await passkeyStepUpAction({ response: response as unknown as Parameters<typeof passkeyStepUpAction>[0]["response"] });
       return proved.ok ? null : proved.message;

@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { passkeyRegistrationOptionsAction, registerPasskeyAction } from "@/lib/approvals/passkey-actions";
 import { absoluteTime } from "../ui/time-ago";
+import { passkeyFailure } from "@/components/ui/passkey-words";
 
 interface Passkey {
   id: string;
@@ -30,7 +31,7 @@ export function PasskeyList({ passkeys }: { passkeys: Passkey[] }) {
       try {
         response = await startRegistration({ optionsJSON: options.data });
       } catch {
-        return setMessage({ ok: false, text: "The passkey prompt was closed or failed. Try again." });
+        return setMessage({ ok: false, text: passkeyFailure(window.location) });
       }
       const saved = await registerPasskeyAction({ response: response as unknown as Parameters<typeof registerPasskeyAction>[0]["response"], name: name || "Passkey" });
       if (!saved.ok) return setMessage({ ok: false, text: saved.message });

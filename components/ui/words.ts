@@ -9,10 +9,28 @@ const TOOL_WORDS: Record<string, string> = {
 
 export const toolWords = (toolName: string) => TOOL_WORDS[toolName] ?? toolName;
 
-/** "80.00 USD refund on ord_1004", or "address change on ord_1003" for a call that moves no money. */
-export function callSummary(call: { toolName: string; orderId: string | null; impactCents?: number | null; currency?: string | null }): string {
-  const money = call.impactCents && call.currency ? `${formatMoney(call.impactCents, call.currency)} ` : "";
-  return `${money}${toolWords(call.toolName)}${call.orderId ? ` on ${call.orderId}` : ""}`;
+/**
+ * "80.00 USD refund on ord_1004", "70.00 USD refund on ord_1004 (lowered from 80.00 USD)" when a supervisor approved
+ * less, or "address change on ord_1003" for a call that moves no money.
+ */
+export function callSummary(call: {
+  toolName: string;
+  orderId: string | null;
+  impactCents?: number | null;
+  currency?: string | null;
+  approvedCents?: number | null;
+}): string {
+  const lowered = call.approvedCents != null && call.impactCents != null && call.approvedCents !== call.impactCents;
+  const cents = lowered ? call.approvedCents : call.impactCents;
+  const money = cents && call.currency ? `${formatMoney(cents, call.currency)} ` : "";
+  const was = lowered && call.currency ? ` (lowered from ${formatMoney(call.impactCents!, call.currency)})` : "";
+  return `${money}${toolWords(call.toolName)}${call.orderId ? ` on ${call.orderId}` : ""}${was}`;
+}
+
+/** The amount a supervisor approved, when the approval narrowed it. */
+export function approvedCentsOf(approved: unknown): number | null {
+  const cents = (approved as { amount_cents?: unknown } | null)?.amount_cents;
+  return typeof cents === "number" ? cents : null;
 }
 
 const ARGUMENT_LABELS: Record<string, string> = {

@@ -26,6 +26,8 @@ export interface HistoryItem {
   toolName: string;
   orderId: string;
   impactCents: number;
+  /** The amount approved when a supervisor lowered it. */
+  approvedCents: number | null;
   currency: string;
   originCallId: string;
   conversationId: string;
@@ -69,7 +71,7 @@ export async function decisionHistory(tenantId: string, filter: HistoryFilter, l
     where.push(Prisma.sql`(a."decidedAt", a."id") < (${filter.before.slice(0, split)}::timestamptz, ${filter.before.slice(split + 1)})`);
   }
   const rows = await db.$queryRaw<HistoryItem[]>`
-    SELECT a."id", a."status", a."toolName", a."orderId", a."impactCents", a."preview"->'impact'->>'currency' AS "currency", a."originCallId",
+    SELECT a."id", a."status", a."toolName", a."orderId", a."impactCents", (a."approvedArgs"->>'amount_cents')::int AS "approvedCents", a."preview"->'impact'->>'currency' AS "currency", a."originCallId",
            a."conversationId", a."createdAt", a."decidedAt", a."note", a."resultCode", requester."email" AS "requestedBy",
            decider."email" AS "decidedBy", cu."email" AS "customerEmail"
     FROM "ApprovalRequest" a

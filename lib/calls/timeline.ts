@@ -47,6 +47,8 @@ interface ApprovalRow {
   note: string | null;
   resultCode: string | null;
   impactCents: number;
+  /** What the supervisor approved when it was less than proposed. */
+  approvedArgs: unknown;
 }
 
 interface RefundRow {
@@ -101,7 +103,7 @@ export async function callTimeline(tenantId: string, callId: string): Promise<{ 
       WHERE d."toolCallId" = ${callId} AND d."tenantId" = ${tenantId}
       ORDER BY d."id"`,
     db.$queryRaw<ApprovalRow[]>`
-      SELECT a."id", a."status", a."createdAt", a."expiresAt", a."decidedAt", u."email" AS "decidedBy", a."note", a."resultCode", a."impactCents"
+      SELECT a."id", a."status", a."createdAt", a."expiresAt", a."decidedAt", u."email" AS "decidedBy", a."note", a."resultCode", a."impactCents", a."approvedArgs"
       FROM "ApprovalRequest" a LEFT JOIN "User" u ON u."id" = a."decidedById"
       WHERE a."id" = ${call.approvalId} AND a."tenantId" = ${tenantId}`,
     db.$queryRaw<RefundRow[]>`
@@ -116,8 +118,8 @@ export async function callTimeline(tenantId: string, callId: string): Promise<{ 
       at: row.createdAt,
       title: decisionTitle(row),
       by: row.actor,
-      code: row.code,
-      kind: row.kind,
+      // An approved refund is unknown only until the provider answers; once it settled, that step is no warning.
+      ...(row.actor && row.code === "refund.outcome-unknown" && refunds.some((refund) => refund.settledAt) ? { code: null, kind: null } : { code: row.code, kind: row.kind }),
       detail: row.actor && approval?.note ? `Note: ${approval.note}` : null,
     })),
     ...refunds

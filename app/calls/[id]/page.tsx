@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { TimeAgo } from "@/components/ui/time-ago";
-import { argumentWords, callSummary, formatDuration } from "@/components/ui/words";
+import { approvedCentsOf, argumentWords, callSummary, formatDuration } from "@/components/ui/words";
 import { requireRole } from "@/lib/auth/guards";
 import { callTimeline } from "@/lib/calls/timeline";
 
@@ -15,7 +15,13 @@ export default async function CallTimelinePage({ params }: { params: Promise<{ i
   const { call, approval, events } = found;
   const args = call.argsCanonical ? (JSON.parse(call.argsCanonical) as Record<string, unknown>) : {};
   const amount = typeof args.amount_cents === "number" ? args.amount_cents : null;
-  const summary = callSummary({ toolName: call.toolName, orderId: call.orderId, impactCents: amount, currency: typeof args.currency === "string" ? args.currency : null });
+  const summary = callSummary({
+    toolName: call.toolName,
+    orderId: call.orderId,
+    impactCents: amount,
+    currency: typeof args.currency === "string" ? args.currency : null,
+    approvedCents: approvedCentsOf(approval?.approvedArgs),
+  });
   const ownConversation = user.role === "AGENT" && user.id === call.agentId;
   return (
     <main>

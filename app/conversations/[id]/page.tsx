@@ -3,9 +3,10 @@ import { notFound } from "next/navigation";
 import { LiveRefresh } from "@/components/live-refresh";
 import { ProposalConsole } from "@/components/proposal-console";
 import { TimeAgo } from "@/components/ui/time-ago";
-import { callSummary, count } from "@/components/ui/words";
+import { approvedCentsOf, callSummary, count } from "@/components/ui/words";
 import { requireRole } from "@/lib/auth/guards";
 import { conversationCalls } from "@/lib/conversations";
+import type { Outcome } from "@/lib/gateway/outcome";
 import { formatMoney } from "@/lib/money";
 
 export const dynamic = "force-dynamic";
@@ -50,11 +51,18 @@ export default async function ConversationPage({ params }: { params: Promise<{ i
             </tr>
           </thead>
           <tbody>
-            {calls.map((call) => (
+            {calls.map((call) => {
+              const outcome = call.outcome as unknown as Outcome;
+              return (
               <tr key={call.id} data-testid="call-row" data-call-id={call.id}>
                 <td data-label="Call">
                   <Link href={`/calls/${call.id}`} data-testid="call-timeline">
-                    {callSummary({ toolName: call.toolName, orderId: call.orderId, ...amountOf(call.argsCanonical) })}
+                    {callSummary({
+                      toolName: call.toolName,
+                      orderId: call.orderId,
+                      ...amountOf(call.argsCanonical),
+                      approvedCents: approvedCentsOf(outcome.decision?.approved_arguments),
+                    })}
                   </Link>
                 </td>
                 <td data-label="Outcome">
@@ -62,6 +70,11 @@ export default async function ConversationPage({ params }: { params: Promise<{ i
                     {call.kind}
                   </span>{" "}
                   <code data-testid="call-code">{call.code}</code>
+                  {outcome.reason && (
+                    <div className="muted" data-testid="call-reason">
+                      Why: {outcome.reason}
+                    </div>
+                  )}
                 </td>
                 <td data-label="Proposed">
                   <TimeAgo iso={call.createdAt.toISOString()} />
@@ -70,7 +83,8 @@ export default async function ConversationPage({ params }: { params: Promise<{ i
                   <TimeAgo iso={call.updatedAt.toISOString()} />
                 </td>
               </tr>
-            ))}
+              );
+            })}
           </tbody>
         </table>
       )}
