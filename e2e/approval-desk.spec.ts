@@ -133,6 +133,15 @@ test("approve with edits: the amount can only be lowered; the lower amount is wh
   expect(log.rows.map((row) => [row.detail.proposed.amount_cents, row.detail.approved.amount_cents, row.detail.executed.amount_cents])).toEqual([[8000, 6000, 6000]]);
   const agentView = await request.get(`/api/v1/tool-calls/${pending.id}`, { headers: { authorization: `Bearer ${apiKey(SEEDED.agent.email)}` } });
   expect(await agentView.json()).toMatchObject({ kind: "executed", code: "refund.issued", result: { amount_cents: 6000, refunded_cents: 6000 } });
+  // People read the amount refunded, and what was asked, wherever the call is shown.
+  const lowered = `60.00 USD refund on ${order} (lowered from 80.00 USD)`;
+  await page.goto(`/calls/${pending.id}`);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(`Timeline: ${lowered}`);
+  await page.goto(`/approvals/history?q=${order}`);
+  await expect(page.getByTestId("history-timeline")).toHaveText(lowered);
+  const agentPage = await asUser(browser, SEEDED.agent, baseURL!);
+  await agentPage.goto(`/conversations/${conversation}`);
+  await expect(agentPage.locator(`[data-call-id="${pending.id}"]`).getByTestId("call-timeline")).toHaveText(lowered);
   await page.context().close();
 });
 

@@ -160,6 +160,7 @@ async function walk(browser: Browser, baseURL: string, round: number, problems: 
   await dialog.getByRole("button", { name: "Deny", exact: true }).click();
   const deniedRow = agent.page.locator(`[data-testid="call-row"][data-call-id="${second.id}"]`);
   await expect(deniedRow.getByTestId("call-code")).toHaveText("approval.denied");
+  await expect(deniedRow.getByTestId("call-reason")).toHaveText("Why: already refunded by phone");
 
   // Afterwards every page still answers, for each role.
   for (const route of ["/", "/approvals", "/approvals/history"]) {
