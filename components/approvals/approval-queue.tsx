@@ -178,7 +178,12 @@ export function ApprovalQueue({ items, policy, me, hasPasskey }: { items: CardIt
           policy={policy}
           hasPasskey={hasPasskey}
           onDone={showResults}
-          onClose={() => setDialog(null)}
+          onClose={() => {
+            // Keyboard focus goes back to the request the dialog was about, not to the top of the page.
+            const card = document.getElementById(`request-${dialog.ids[0]}`);
+            setDialog(null);
+            requestAnimationFrame(() => card?.focus());
+          }}
         />
       )}
     </div>

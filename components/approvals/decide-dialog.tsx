@@ -64,6 +64,7 @@ export function DecideDialog({ mode, items, policy, hasPasskey, onDone, onClose 
       const proved = await passkeyStepUpAction({ response: response as unknown as Parameters<typeof passkeyStepUpAction>[0]["response"] });
       return proved.ok ? null : proved.message;
     }
+    if (!password) return "Enter your password to confirm it is you.";
     const proved = await passwordStepUpAction({ password });
     return proved.ok ? null : proved.message;
   }

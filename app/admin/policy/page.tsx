@@ -17,6 +17,11 @@ const ACTION_WORDS: Record<string, string> = {
   "api-key.revoked": "Revoked an API key",
   "agent.refunds-granted": "Granted refunds",
   "agent.refunds-withdrawn": "Withdrew refunds",
+  "webhook.set": "Set the approval webhook",
+  "webhook.removed": "Removed the approval webhook",
+  "sessions.ended": "Ended sessions",
+  "decision-log.exported": "Exported the decision log",
+  "sign-in.throttled": "Sign-in locked after failed passwords",
 };
 
 function changes(entry: AuditEntry): string[] {
