@@ -27,6 +27,7 @@ interface DatabaseGauges {
   outboxDead: number;
   refundsUnknown: number;
   refundsUnknownOldestSeconds: number;
+  reconcileProviderReachable: number;
 }
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -82,6 +83,10 @@ function create(): Metrics {
       outboxDead: gauge("toolgate_outbox_dead", "Outbox messages given up on"),
       refundsUnknown: gauge("toolgate_refunds_unknown_outcome", "Refunds whose outcome at the provider is not known yet"),
       refundsUnknownOldestSeconds: gauge("toolgate_refunds_unknown_oldest_seconds", "Age of the oldest refund with an unknown outcome (0 when none)"),
+      reconcileProviderReachable: gauge(
+        "toolgate_reconcile_provider_reachable",
+        "1 when the last reconciliation pass reached the payment provider itself (or none ran yet), 0 when it paused: see the log",
+      ),
     },
     databaseUp: gauge("toolgate_database_up", "1 when the database answered this scrape's statement, else 0"),
   };
@@ -137,7 +142,7 @@ const UNKNOWN_REFUND = ["unknown", "investigate"];
 async function readDatabaseGauges(sql: Sql): Promise<DatabaseGauges> {
   const [row] = await sql.$queryRaw<DatabaseGauges[]>`
     SELECT a."approvalsPending", a."approvalsOldestSeconds", o."outboxPending", o."outboxRetried", o."outboxDead",
-           r."refundsUnknown", r."refundsUnknownOldestSeconds"
+           r."refundsUnknown", r."refundsUnknownOldestSeconds", p."reconcileProviderReachable"
     FROM (SELECT count(*)::int AS "approvalsPending", COALESCE(EXTRACT(EPOCH FROM now() - min("createdAt")), 0)::float8 AS "approvalsOldestSeconds"
           FROM "ApprovalRequest" WHERE "status" = 'pending') a,
          (SELECT count(*) FILTER (WHERE "status" IN ('pending', 'sending'))::int AS "outboxPending",
@@ -145,7 +150,8 @@ async function readDatabaseGauges(sql: Sql): Promise<DatabaseGauges> {
                  count(*) FILTER (WHERE "status" = 'dead')::int AS "outboxDead"
           FROM "OutboxMessage" WHERE "status" IN ('pending', 'sending', 'dead')) o,
          (SELECT count(*)::int AS "refundsUnknown", COALESCE(EXTRACT(EPOCH FROM now() - min("createdAt")), 0)::float8 AS "refundsUnknownOldestSeconds"
-          FROM "Refund" WHERE "status" = ANY(${UNKNOWN_REFUND})) r`;
+          FROM "Refund" WHERE "status" = ANY(${UNKNOWN_REFUND})) r,
+         (SELECT COALESCE((SELECT CASE WHEN "ok" THEN 1 ELSE 0 END FROM "ReconcileStatus" WHERE "id" = 'provider'), 1)::int AS "reconcileProviderReachable") p`;
   return row;
 }
 

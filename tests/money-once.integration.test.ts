@@ -2,7 +2,8 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approveRequest } from "@/lib/approvals/decide";
-import { db } from "@/lib/db";
+import { db, sql } from "@/lib/db";
+import { metricsText } from "@/lib/metrics";
 import { httpPaymentProvider } from "@/lib/payments/provider";
 import { reconcileHealth, reconcileRefunds } from "@/lib/payments/reconcile";
 import { conversationFor, getToolCall, newCallKey, propose } from "./support/api";
@@ -114,9 +115,11 @@ describe("reconciliation cannot be fooled by configuration", () => {
       expect(report.paused).toBeTruthy();
       expect(await statuses(orders)).toEqual(["unknown", "unknown"]);
       expect(await reconcileHealth()).toMatchObject({ ok: false, reason: report.paused });
+      expect((await metricsText(sql)).body).toMatch(/^toolgate_reconcile_provider_reachable 0$/m);
 
       expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({ examined: 2, issued: 2, released: 0 });
       expect(await reconcileHealth()).toMatchObject({ ok: true, reason: null });
+      expect((await metricsText(sql)).body).toMatch(/^toolgate_reconcile_provider_reachable 1$/m);
       await expectRefundInvariants(orders, (await externals.stats()).totalsByOrder);
     });
   }
