@@ -109,3 +109,33 @@ for (const viewport of VIEWPORTS) {
     });
   });
 }
+
+test("from the link, approving more than the step-up amount asks for the password first, then approves once", async ({ browser, request, baseURL }) => {
+  const order = await freshOrder("cu_ana");
+  const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
+  const held = await propose(request, SEEDED.agent.email, conversation, refund(order, 12000), `e2e-link-step-up-${order}`);
+  expect(held.code).toBe("approval.required");
+  const path = await emailedLinkPath(SEEDED.supervisor.email, held.approval!.id);
+  // No proof from an earlier test counts here.
+  await database().query(`UPDATE "User" SET "stepUpAt" = NULL, "stepUpMethod" = NULL WHERE id = $1`, [SEEDED.supervisor.id]);
+  const context = await browser.newContext();
+  await signInAs(context, SEEDED.supervisor, baseURL!);
+  const page = await context.newPage();
+  await page.goto(path);
+  await page.getByRole("button", { name: "Approve…" }).click();
+  await page.getByRole("button", { name: "Confirm approval" }).click();
+  await expect(page.getByTestId("link-result")).toHaveText("Confirm it is you: this amount needs your passkey, or your password if you have none.");
+  expect(await refundsOf(order)).toEqual({ count: 0, refunded: 0 });
+  expect(await linkState(held.approval!.id)).toEqual({ status: "pending", used: 0 });
+  await page.getByLabel("Your password, to confirm it is you").fill("not-my-password");
+  await page.getByRole("button", { name: "Confirm approval" }).click();
+  await expect(page.getByTestId("link-result")).toHaveText("That password is not right.");
+  await page.getByLabel("Your password, to confirm it is you").fill("toolgate-demo");
+  await page.getByRole("button", { name: "Confirm approval" }).click();
+  await expect(page.getByTestId("link-result")).toHaveText(`120.00 USD refund on ${order} approved: refund.issued.`);
+  expect(await refundsOf(order)).toEqual({ count: 1, refunded: 12000 });
+  expect(await linkState(held.approval!.id)).toEqual({ status: "approved", used: 1 });
+  const { rows } = await database().query<{ stepUpMethod: string }>(`SELECT "stepUpMethod" FROM "ApprovalRequest" WHERE id = $1`, [held.approval!.id]);
+  expect(rows[0].stepUpMethod).toBe("password");
+  await context.close();
+});

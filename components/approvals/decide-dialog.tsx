@@ -1,14 +1,13 @@
 "use client";
 
-import { startAuthentication } from "@simplewebauthn/browser";
 import { useEffect, useRef, useState } from "react";
-import { decideApprovalsAction, passkeyStepUpAction, passkeyStepUpOptionsAction, passwordStepUpAction } from "@/lib/approvals/actions";
+import { decideApprovalsAction } from "@/lib/approvals/actions";
 import type { DeskPolicy } from "@/lib/approvals/cards";
 import type { DecisionResult } from "@/lib/approvals/decide";
 import { requestPhrase } from "@/lib/approvals/words";
 import { formatMoney } from "@/lib/money";
 import { amountOf, movesMoney, type CardItem } from "./approval-card";
-import { passkeyFailure } from "@/components/ui/passkey-words";
+import { proveStepUp } from "./step-up-proof";
 
 interface Props {
   mode: "approve" | "deny";
@@ -51,24 +50,6 @@ export function DecideDialog({ mode, items, policy, hasPasskey, onDone, onClose 
   const total = items.filter(movesMoney).reduce((sum, item) => sum + approvedCents(item), 0);
   const currency = items[0]?.preview.impact.currency ?? "USD";
 
-  async function proveIt(): Promise<string | null> {
-    if (hasPasskey) {
-      const options = await passkeyStepUpOptionsAction({});
-      if (!options.ok) return options.message;
-      let response;
-      try {
-        response = await startAuthentication({ optionsJSON: options.data });
-      } catch {
-        return passkeyFailure(window.location);
-      }
-      const proved = await passkeyStepUpAction({ response: response as unknown as Parameters<typeof passkeyStepUpAction>[0]["response"] });
-      return proved.ok ? null : proved.message;
-    }
-    if (!password) return "Enter your password to confirm it is you.";
-    const proved = await passwordStepUpAction({ password });
-    return proved.ok ? null : proved.message;
-  }
-
   async function confirm() {
     setError(null);
     if (mode === "deny" && !reason.trim()) return setError("Say why: the agent reads this reason.");
@@ -78,7 +59,7 @@ export function DecideDialog({ mode, items, policy, hasPasskey, onDone, onClose 
     setBusy(true);
     try {
       if (stepUp) {
-        const refused = await proveIt();
+        const refused = await proveStepUp(hasPasskey ? { passkey: true } : { passkey: false, password });
         if (refused) return setError(refused);
       }
       const ids = items.map((item) => item.id);

@@ -3,18 +3,34 @@
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { decideFromLinkAction } from "@/lib/approvals/link-actions";
+import { proveStepUp } from "./step-up-proof";
 
 /**
  * Approve or deny the one request behind an email link. Approving confirms first, restating what moves and
- * to whom; denying needs a reason, which reaches the agent. Rendered also once the request is closed, so the
+ * to whom, and above the tenant's step-up amount asks for the approver's passkey or password; denying needs a
+ * reason, which reaches the agent. Rendered also once the request is closed, so the
  * result of this page's own decision stays in view after the page refreshes.
  */
 export function LinkDecisionForm({ token, summary, customer, open }: { token: string; summary: string; customer: string; open: boolean }) {
   const router = useRouter();
-  const [step, setStep] = useState<"choose" | "confirm-approve">("choose");
+  const [step, setStep] = useState<"choose" | "confirm-approve" | "step-up">("choose");
+  const [password, setPassword] = useState("");
   const [reason, setReason] = useState("");
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
   const [pending, startTransition] = useTransition();
+
+  function proveThenApprove(method: { passkey: true } | { passkey: false; password: string }) {
+    startTransition(async () => {
+      const refused = await proveStepUp(method);
+      if (refused) {
+        setMessage({ ok: false, text: refused });
+        return;
+      }
+      setPassword("");
+      setMessage(null);
+      decide("approve");
+    });
+  }
 
   function decide(decision: "approve" | "deny") {
     startTransition(async () => {
@@ -24,6 +40,11 @@ export function LinkDecisionForm({ token, summary, customer, open }: { token: st
         return;
       }
       const result = response.data;
+      if (!result.ok && result.code === "approval.step-up-required") {
+        setMessage({ ok: false, text: "Confirm it is you: this amount needs your passkey, or your password if you have none." });
+        setStep("step-up");
+        return;
+      }
       if (result.ok) {
         setMessage({ ok: true, text: `${summary} ${result.status === "approved" ? `approved: ${result.outcome.code}` : "denied"}.` });
       } else {
@@ -43,7 +64,34 @@ export function LinkDecisionForm({ token, summary, customer, open }: { token: st
   return (
     <div className="card" data-testid="link-decision">
       {result}
-      {step === "confirm-approve" ? (
+      {step === "step-up" ? (
+        <form
+          aria-label="Confirm it is you"
+          onSubmit={(event) => {
+            event.preventDefault();
+            proveThenApprove({ passkey: false, password });
+          }}
+        >
+          <p>
+            <label>
+              Your password, to confirm it is you
+              <br />
+              <input type="password" autoComplete="current-password" value={password} onChange={(event) => setPassword(event.target.value)} />
+            </label>
+          </p>
+          <div className="actions">
+            <button type="submit" className="primary" disabled={pending}>
+              {pending ? "Approving…" : "Confirm approval"}
+            </button>
+            <button type="button" disabled={pending} onClick={() => proveThenApprove({ passkey: true })}>
+              Use my passkey
+            </button>
+            <button type="button" disabled={pending} onClick={() => setStep("choose")}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      ) : step === "confirm-approve" ? (
         <div role="group" aria-label="Confirm approval">
           <p>
             Approve <strong>{summary}</strong> for <strong>{customer}</strong>? It executes now and cannot be undone.
