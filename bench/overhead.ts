@@ -1,5 +1,5 @@
 import { POST as proposeRoute } from "../app/api/v1/conversations/[id]/tool-calls/route";
-import { withAgent } from "../lib/api/http";
+import { withAgent } from "../lib/agent-api/http";
 import { authenticateApiKey } from "../lib/auth/api-keys";
 import { authenticateForConversation, findAgentConversation } from "../lib/conversations";
 import { db } from "../lib/db";

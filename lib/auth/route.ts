@@ -1,6 +1,6 @@
 import "server-only";
 import NextAuth from "next-auth";
-import { errorResponse } from "../api/http";
+import { errorResponse } from "../agent-api/http";
 import { db } from "../db";
 import { clientAddress } from "../security/request";
 import { authOptions, CredentialsSchema } from "./auth";

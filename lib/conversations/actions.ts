@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { callBody } from "@/lib/api/http";
+import { callBody } from "@/lib/agent-api/http";
 import { authedAction } from "@/lib/auth/guards";
 import { findAgentConversation, openConversation, OpenConversationSchema, searchCustomers } from "@/lib/conversations";
 import { proposeCall } from "@/lib/agent-api/propose";

@@ -1,7 +1,7 @@
 import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { toolgateTools } from "@/lib/ai-sdk/toolgate-tools";
+import { toolgateTools } from "@/lib/agent-api/ai-sdk/toolgate-tools";
 import { db } from "@/lib/db";
 import { startFakeProvider, type FakeProvider } from "@/scripts/dev/fake-provider";
 import { startInstance, type AppInstance } from "../support/app-instances";

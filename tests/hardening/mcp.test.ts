@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
 import { startFakeProvider, type FakeProvider } from "@/scripts/dev/fake-provider";
-import { MCP_CALL_KEY_META } from "@/lib/mcp/server";
+import { MCP_CALL_KEY_META } from "@/lib/agent-api/mcp/server";
 import { startInstance, type AppInstance } from "../support/app-instances";
 import { connectMcp } from "../support/mcp-client";
 import { expectNoEffect } from "../support/effects";

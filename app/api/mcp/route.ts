@@ -1,6 +1,6 @@
-import { notFound, readBoundedBody, withAgentConversation } from "@/lib/api/http";
-import { refuseForeignOrigin } from "@/lib/mcp/guard";
-import { handleMcpRequest } from "@/lib/mcp/server";
+import { notFound, readBoundedBody, withAgentConversation } from "@/lib/agent-api/http";
+import { refuseForeignOrigin } from "@/lib/agent-api/mcp/guard";
+import { handleMcpRequest } from "@/lib/agent-api/mcp/server";
 
 export const dynamic = "force-dynamic";
 

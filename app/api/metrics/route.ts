@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import { errorResponse } from "@/lib/api/http";
+import { errorResponse } from "@/lib/agent-api/http";
 import { sql } from "@/lib/db";
 import { metricsText } from "@/lib/metrics";
 

@@ -1,4 +1,4 @@
-import { oauthNotOffered } from "@/lib/mcp/guard";
+import { oauthNotOffered } from "@/lib/agent-api/mcp/guard";
 
 // Paths under /api/mcp (a client's discovery of /api/mcp/.well-known/...) answer JSON, never an HTML page.
 export const GET = oauthNotOffered;

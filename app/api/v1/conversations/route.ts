@@ -1,4 +1,4 @@
-import { errorResponse, withAgent } from "@/lib/api/http";
+import { errorResponse, withAgent } from "@/lib/agent-api/http";
 import { openConversation, OpenConversationSchema } from "@/lib/conversations";
 import { sql } from "@/lib/db";
 import { countConversationOpen } from "@/lib/gateway/rate";

@@ -1,4 +1,4 @@
-import { callBody, errorResponse, notFound, withAgent } from "@/lib/api/http";
+import { callBody, errorResponse, notFound, withAgent } from "@/lib/agent-api/http";
 import { MAX_WAIT_SECONDS, waitForAgentToolCall } from "@/lib/tool-calls";
 
 /** `?wait=N` (0..60 seconds): answer as soon as the call is decided, or after N seconds with its outcome then. */

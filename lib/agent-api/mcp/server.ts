@@ -1,12 +1,12 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { AuthenticatedAgent } from "../auth/api-keys";
-import type { ConversationFacts, TenantPolicy } from "../gateway/types";
-import { modelProjection, type Outcome } from "../gateway/outcome";
-import { isPlainObject, parseJsonText, type RawProposal } from "../gateway/parse";
-import { proposeCall } from "../agent-api/propose";
-import { exposedTools, providerDefinition } from "../tools/registry";
+import type { AuthenticatedAgent } from "../../auth/api-keys";
+import type { ConversationFacts, TenantPolicy } from "../../gateway/types";
+import { modelProjection, type Outcome } from "../../gateway/outcome";
+import { isPlainObject, parseJsonText, type RawProposal } from "../../gateway/parse";
+import { proposeCall } from "../propose";
+import { exposedTools, providerDefinition } from "../../tools/registry";
 import { createCallTask, registerTaskHandlers, TASK_CAPABILITIES } from "./tasks";
 
 // The MCP server for one agent and one conversation, over Streamable HTTP, stateless: a fresh server and

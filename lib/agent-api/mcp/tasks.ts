@@ -10,16 +10,16 @@ import {
   type CreateTaskResult,
   type Task,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { AuthenticatedAgent } from "../auth/api-keys";
-import { db } from "../db";
-import { withdrawApproval } from "../gateway/approval";
-import { lockConversation } from "../gateway/lock";
-import { modelProjection, outcome, type Outcome } from "../gateway/outcome";
-import type { ConversationFacts } from "../gateway/types";
-import { newId } from "../ids";
-import { isWellFormedId } from "../security/input";
-import { onDrain, shuttingDown } from "../shutdown";
-import { MAX_WAIT_SECONDS, waitForAgentToolCall } from "../tool-calls";
+import type { AuthenticatedAgent } from "../../auth/api-keys";
+import { db } from "../../db";
+import { withdrawApproval } from "../../gateway/approval";
+import { lockConversation } from "../../gateway/lock";
+import { modelProjection, outcome, type Outcome } from "../../gateway/outcome";
+import type { ConversationFacts } from "../../gateway/types";
+import { newId } from "../../ids";
+import { isWellFormedId } from "../../security/input";
+import { onDrain, shuttingDown } from "../../shutdown";
+import { MAX_WAIT_SECONDS, waitForAgentToolCall } from "../../tool-calls";
 
 // MCP tasks (protocol revision 2025-11-25, the SDK's experimental task API) for a stateless server. A client that
 // augments tools/call with `task` gets a task instead of the result; the task is a handle on the call's row, so

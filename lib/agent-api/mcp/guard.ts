@@ -1,5 +1,5 @@
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
-import { env } from "../env";
+import { env } from "../../env";
 
 // DNS-rebinding protection for /api/mcp: a page on a foreign site must not reach the server through a name that
 // resolves to it (its Host) nor call it from a browser (its Origin). Loopback names are always allowed; the
