@@ -313,7 +313,7 @@ test("triage: search, filters, sort and keyboard (j/k, x, a, d, ?) with visible 
   await expect(card(page, small.approval!.id)).toBeFocused();
   await expect(card(page, small.approval!.id)).toHaveCSS("outline-style", "solid");
   await page.keyboard.press("x");
-  await expect(page.getByLabel(`select ${small.approval!.id}`)).toBeChecked();
+  await expect(card(page, small.approval!.id).getByRole("checkbox", { name: `select 55.00 USD refund on ${order}` })).toBeChecked();
   await page.keyboard.press("d");
   const dialog = page.getByTestId("decide-dialog");
   await expect(dialog.getByRole("heading")).toHaveText(`Deny 55.00 USD refund on ${order}?`);

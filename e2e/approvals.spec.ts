@@ -206,8 +206,8 @@ test("bulk: two requests approved together are re-checked one by one, and one fa
   await signInAs(context, SEEDED.supervisor, baseURL!);
   const page = await context.newPage();
   await page.goto("/approvals");
-  await page.getByLabel(`select ${first.approval!.id}`).check();
-  await page.getByLabel(`select ${second.approval!.id}`).check();
+  await page.locator(`[data-approval-id="${first.approval!.id}"]`).getByRole("checkbox", { name: "select 90.00 USD refund on ord_1002" }).check();
+  await page.locator(`[data-approval-id="${second.approval!.id}"]`).getByRole("checkbox", { name: "select 80.00 USD refund on ord_1002" }).check();
   await page.getByRole("button", { name: "Approve selected (2)" }).click();
   const dialog = page.getByTestId("decide-dialog");
   await expect(dialog.getByTestId("decide-restate")).toHaveText(["90.00 USD refund on ord_1002 for ben@example.test", "80.00 USD refund on ord_1002 for ben@example.test"].join(""));

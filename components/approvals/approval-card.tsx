@@ -58,7 +58,7 @@ export function ApprovalCard({ item, policy, me, now, focused, selected, busy, o
           {requestTitle({ toolName: item.toolName, amountCents: amount, currency })} <span className="muted">on {item.orderId}</span>
         </h2>
         <label className="select">
-          <input type="checkbox" checked={selected} onChange={onToggle} aria-label={`select ${item.id}`} /> select
+          <input type="checkbox" checked={selected} onChange={onToggle} aria-label={`select ${requestPhrase({ toolName: item.toolName, orderId: item.orderId, amountCents: amount, currency })}`} /> select
         </label>
       </header>
       <p className="who" data-testid="card-who">
