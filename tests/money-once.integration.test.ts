@@ -226,6 +226,9 @@ describe("one reconciler per refund", () => {
     const keys = (await db.refund.findMany({ where: { orderId: { in: orders } } })).map((row) => row.providerKey);
     const before = await externals.stats();
 
+    // Every provider answer takes a while, so the reconcilers are still waiting on one refund when another looks for
+    // work: only the lease keeps the others off it.
+    proxy.faults(Array(120).fill({ mode: "delay", ms: 150 }));
     const cli = spawn(process.execPath, [path.join("node_modules", "tsx", "dist", "cli.mjs"), "--conditions=react-server", "scripts/reconcile.ts"], {
       env: { ...process.env, RECONCILE_MIN_AGE_MS: "0" },
       stdio: ["ignore", "pipe", "pipe"],
@@ -233,6 +236,7 @@ describe("one reconciler per refund", () => {
     const exited = new Promise<number | null>((resolve) => cli.on("exit", resolve));
     await Promise.all([reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId }), reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })]);
     expect(await exited).toBe(0);
+    proxy.clearFaults();
 
     const after = await externals.stats();
     const delta = (field: "requestsByKey" | "lookupsByKey", key: string) => (after[field][key] ?? 0) - (before[field][key] ?? 0);

@@ -17,6 +17,8 @@ export type ProxyFault = { mode: "pass" } | { mode: "cut" } | { mode: "reset" } 
 export interface FaultProxy {
   url: string;
   faults(faults: ProxyFault[]): void;
+  /** Drops the faults no request has taken yet. */
+  clearFaults(): void;
   /** Requests that went through to the provider. */
   forwarded(): number;
   close(): Promise<void>;
@@ -84,6 +86,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   return {
     url: `http://127.0.0.1:${address.port}${upstream.pathname === "/" ? "" : upstream.pathname}`,
     faults: (faults) => void queue.push(...faults),
+    clearFaults: () => void queue.splice(0),
     forwarded: () => forwarded,
     async close() {
       for (const socket of sockets) socket.destroy();
