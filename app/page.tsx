@@ -1,5 +1,4 @@
 import Link from "next/link";
-import { redirect } from "next/navigation";
 import { currentUser } from "@/lib/auth/auth";
 
 export const dynamic = "force-dynamic";
@@ -8,8 +7,6 @@ export default async function HomePage({ searchParams }: { searchParams: Promise
   const user = await currentUser();
   const { denied } = await searchParams;
   const home = user && { AGENT: "/conversations", SUPERVISOR: "/approvals", ADMIN: "/admin/policy" }[user.role];
-  // Signed in, a person goes straight to their workspace (after sign-in too); only a refused page stops here to say so.
-  if (home && !denied) redirect(home);
   return (
       <main>
         <h1>toolgate</h1>

@@ -121,8 +121,13 @@ test("expired: a request past its lifetime is shown as expired, can never execut
     const page = await supervisorContext.newPage();
     await page.goto("/approvals");
     await expect(page.locator(`[data-approval-id="${pending.approval!.id}"]`)).toHaveCount(0);
-    await page.goto("/approvals/history");
-    await expect(page.locator(`[data-testid="history-item"][data-approval-id="${pending.approval!.id}"]`).getByTestId("history-status")).toHaveText("expired");
+    // Reading writes nothing: the expiry job (every 10 s) records the request as expired, and History shows it then.
+    await expect(async () => {
+      await page.goto("/approvals/history");
+      await expect(page.locator(`[data-testid="history-item"][data-approval-id="${pending.approval!.id}"]`).getByTestId("history-status")).toHaveText("expired", {
+        timeout: 1000,
+      });
+    }).toPass({ timeout: 40_000 });
 
     const current = await request.get(`/api/v1/tool-calls/${pending.id}`, { headers: { authorization: `Bearer ${(await import("./support")).apiKey(SEEDED.globexAgent.email)}` } });
     expect(await current.json()).toMatchObject({ kind: "unavailable", stage: "approval", code: "approval.expired" });

@@ -223,7 +223,7 @@ export async function conversationCalls(agent: { userId: string; tenantId: strin
     where: { conversationId },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: 200,
-    select: { id: true, toolName: true, kind: true, stage: true, code: true, orderId: true, approvalId: true, argsCanonical: true, outcome: true, createdAt: true, updatedAt: true },
+    select: { id: true, toolName: true, kind: true, stage: true, code: true, orderId: true, approvalId: true, argsCanonical: true, outcome: true, createdAt: true, updatedAt: true, approval: { select: { approvedArgs: true } } },
   });
   return { conversation, calls };
 }

@@ -61,7 +61,7 @@ export default async function ConversationPage({ params }: { params: Promise<{ i
                       toolName: call.toolName,
                       orderId: call.orderId,
                       ...amountOf(call.argsCanonical),
-                      approvedCents: approvedCentsOf(outcome.decision?.approved_arguments),
+                      approvedCents: approvedCentsOf(call.approval?.approvedArgs),
                     })}
                   </Link>
                 </td>
