@@ -43,7 +43,17 @@ export function LoginForm({ returnTo }: { returnTo: string }) {
   }
 
   return (
-    <form action={submit} className="card" style={{ maxWidth: 360 }}>
+    // Submitted by script, not as a form action: an action resets the fields when it ends, which would empty the
+    // email after a wrong password (and could race a quick retyping). POST, so no password ever lands in a URL.
+    <form
+      method="post"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void submit(new FormData(event.currentTarget));
+      }}
+      className="card"
+      style={{ maxWidth: 360 }}
+    >
       <p>
         <label>
           Email
