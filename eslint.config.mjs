@@ -8,7 +8,17 @@ const restrict = (patterns) => ["error", { patterns }];
 const upward = (group, message) => ({ group, message });
 
 const config = [
-  { ignores: [".next/**", "lib/generated/**", "node_modules/**", "reports/**", ".stryker-tmp/**", "test-results/**", "next-env.d.ts"] },
+  {
+    ignores: [
+      ".next/**",
+      "lib/generated/**",
+      "node_modules/**",
+      "reports/**",
+      ".stryker-tmp/**",
+      "test-results/**",
+      "next-env.d.ts",
+    ],
+  },
   ...nextVitals,
   ...nextTypescript,
   prettier,
@@ -20,14 +30,21 @@ const config = [
   },
   {
     files: ["components/**"],
-    rules: { "no-restricted-imports": restrict([upward(["@/app/*"], "components never import from app/: move the code into lib/<feature>/")]) },
+    rules: {
+      "no-restricted-imports": restrict([
+        upward(["@/app/*"], "components never import from app/: move the code into lib/<feature>/"),
+      ]),
+    },
   },
   {
     files: ["lib/**"],
     rules: {
       "no-restricted-imports": restrict([
         upward(["@/app/*", "@/components/*", "../app/*", "../components/*"], "lib/ never imports pages or components"),
-        upward(["@/scripts/*", "../scripts/*", "../../scripts/*"], "lib/ is what production runs: development scaffolding lives in scripts/"),
+        upward(
+          ["@/scripts/*", "../scripts/*", "../../scripts/*"],
+          "lib/ is what production runs: development scaffolding lives in scripts/",
+        ),
       ]),
     },
   },
@@ -37,7 +54,20 @@ const config = [
       "no-restricted-imports": restrict([
         upward(["@/app/*", "@/components/*"], "the gateway never imports pages or components"),
         upward(
-          ["@/lib/approvals/*", "@/lib/agent-api/*", "@/lib/conversations/*", "@/lib/admin/*", "@/lib/mail/*", "@/lib/live/*", "../approvals/*", "../agent-api/*", "../conversations/*", "../admin/*", "../mail/*", "../live/*"],
+          [
+            "@/lib/approvals/*",
+            "@/lib/agent-api/*",
+            "@/lib/conversations/*",
+            "@/lib/admin/*",
+            "@/lib/mail/*",
+            "@/lib/live/*",
+            "../approvals/*",
+            "../agent-api/*",
+            "../conversations/*",
+            "../admin/*",
+            "../mail/*",
+            "../live/*",
+          ],
           "the gateway and the tools know no feature module: hand it a function (a port) instead",
         ),
       ]),

@@ -4,7 +4,13 @@ import { STATIC_SECURITY_HEADERS } from "./lib/security/headers";
 // The app's own public host may always send server actions; other hosts only when SERVER_ACTIONS_ALLOWED_ORIGINS
 // lists them (read at build and start). proxy.ts checks the same list first and answers 403 instead of a 500.
 const publicHost = process.env.NEXTAUTH_URL ? [new URL(process.env.NEXTAUTH_URL).host] : [];
-const allowedOrigins = [...publicHost, ...(process.env.SERVER_ACTIONS_ALLOWED_ORIGINS ?? "").split(",").map((entry) => entry.trim()).filter(Boolean)];
+const allowedOrigins = [
+  ...publicHost,
+  ...(process.env.SERVER_ACTIONS_ALLOWED_ORIGINS ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean),
+];
 
 const nextConfig: NextConfig = {
   // pg, the Prisma adapter, the argon2 binding, prom-client (one registry per process) and the OpenTelemetry
@@ -26,7 +32,9 @@ const nextConfig: NextConfig = {
   experimental: { serverActions: { allowedOrigins } },
   // Files the proxy does not run for (built assets) still carry the headers that need no request.
   async headers() {
-    return [{ source: "/:path*", headers: Object.entries(STATIC_SECURITY_HEADERS).map(([key, value]) => ({ key, value })) }];
+    return [
+      { source: "/:path*", headers: Object.entries(STATIC_SECURITY_HEADERS).map(([key, value]) => ({ key, value })) },
+    ];
   },
 };
 

@@ -25,7 +25,11 @@ export function proxy(request: NextRequest): NextResponse {
   const headers = new Headers(request.headers);
   if (env().TRUST_PROXY === 0) for (const name of FORWARDED_HEADERS) headers.delete(name);
 
-  if (request.method === "POST" && headers.has("next-action") && !actionOriginAllowed(headers.get("origin"), headers.get("host"))) {
+  if (
+    request.method === "POST" &&
+    headers.has("next-action") &&
+    !actionOriginAllowed(headers.get("origin"), headers.get("host"))
+  ) {
     return refuse(403, "origin.forbidden", "server actions are accepted only from this site");
   }
 

@@ -89,7 +89,10 @@ export function fail(message: string): never {
 /** A process and all its descendants. */
 export function treeOf(pid: number): number[] {
   try {
-    const children = execFileSync("pgrep", ["-P", String(pid)], { encoding: "utf8" }).split("\n").filter(Boolean).map(Number);
+    const children = execFileSync("pgrep", ["-P", String(pid)], { encoding: "utf8" })
+      .split("\n")
+      .filter(Boolean)
+      .map(Number);
     return [pid, ...children.flatMap(treeOf)];
   } catch {
     return [pid];
@@ -109,13 +112,16 @@ export function cpuMs(pids: number[]): number {
   }, 0);
 }
 export const postgresPids = () =>
-  readdirSync("/proc").filter((name) => /^\d+$/.test(name)).map(Number).filter((id) => {
-    try {
-      return readFileSync(`/proc/${id}/comm`, "utf8").trim() === "postgres";
-    } catch {
-      return false;
-    }
-  });
+  readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((id) => {
+      try {
+        return readFileSync(`/proc/${id}/comm`, "utf8").trim() === "postgres";
+      } catch {
+        return false;
+      }
+    });
 
 /** The processes of the cluster serving `url`: its postmaster (found by port) and every backend under it. */
 export function clusterPids(url: string): number[] {

@@ -56,19 +56,30 @@ for (let round = 0; round < 2; round++) {
   ceiling.notify += (await commitsPerSecond(true)) / 2;
 }
 await db.$executeRawUnsafe("DROP TABLE bench_commits");
-console.log(`commits/s from ${CALLERS} connections: plain ${ceiling.plain.toFixed(0)}, with pg_notify ${ceiling.notify.toFixed(0)}`);
+console.log(
+  `commits/s from ${CALLERS} connections: plain ${ceiling.plain.toFixed(0)}, with pg_notify ${ceiling.notify.toFixed(0)}`,
+);
 
 const encoder = new TextEncoder();
 let sequence = 0;
 /** The `i`th call of the mix, as the route runs it: the key and conversation lookup, then the gateway. */
 async function call(i = sequence++): Promise<void> {
   const next = mixCall(mix, i, "durable");
-  const authenticated = await authenticateForConversation(`Bearer ${world.keys.agent}`, next.conversationId, { countCall: true });
+  const authenticated = await authenticateForConversation(`Bearer ${world.keys.agent}`, next.conversationId, {
+    countCall: true,
+  });
   const found = authenticated?.found;
   if (!authenticated || !found) throw new Error("the benchmark's key or conversation did not authenticate");
   const raw = { bytes: encoder.encode(next.body), truncated: false };
-  const result = await proposeCall({ ...found, apiKeyId: authenticated.agent.apiKeyId, callKey: next.callKey, raw, rateCounted: authenticated.rateCounted });
-  if (result.outcome.code !== next.expected) throw new Error(`a call answered ${result.outcome.code}, expected ${next.expected}`);
+  const result = await proposeCall({
+    ...found,
+    apiKeyId: authenticated.agent.apiKeyId,
+    callKey: next.callKey,
+    raw,
+    rateCounted: authenticated.rateCounted,
+  });
+  if (result.outcome.code !== next.expected)
+    throw new Error(`a call answered ${result.outcome.code}, expected ${next.expected}`);
 }
 /** Every tenth call of the mix is a get_order. */
 const read = () => call(10 * sequence++);
@@ -85,11 +96,31 @@ async function everyConversationWatched(): Promise<() => Promise<void>> {
 const asShipped = async () => async () => undefined;
 
 const phases = [
-  { name: "the mix, as shipped (rate buckets unlogged, no conversation watched)", callers: CALLERS, step: () => call(), prepare: asShipped },
-  { name: "the mix, every conversation watched (each call NOTIFYs, as before decision 004)", callers: CALLERS, step: () => call(), prepare: everyConversationWatched },
-  { name: "the mix, rate buckets logged (as before decision 005)", callers: CALLERS, step: () => call(), prepare: () => rateBuckets("LOGGED") },
+  {
+    name: "the mix, as shipped (rate buckets unlogged, no conversation watched)",
+    callers: CALLERS,
+    step: () => call(),
+    prepare: asShipped,
+  },
+  {
+    name: "the mix, every conversation watched (each call NOTIFYs, as before decision 004)",
+    callers: CALLERS,
+    step: () => call(),
+    prepare: everyConversationWatched,
+  },
+  {
+    name: "the mix, rate buckets logged (as before decision 005)",
+    callers: CALLERS,
+    step: () => call(),
+    prepare: () => rateBuckets("LOGGED"),
+  },
   { name: "get_order alone, as shipped", callers: 1, step: read, prepare: asShipped },
-  { name: "get_order alone, rate buckets logged (as before decision 005)", callers: 1, step: read, prepare: () => rateBuckets("LOGGED") },
+  {
+    name: "get_order alone, rate buckets logged (as before decision 005)",
+    callers: 1,
+    step: read,
+    prepare: () => rateBuckets("LOGGED"),
+  },
 ].map((phase) => ({ ...phase, latencies: [] as number[] }));
 for (let warm = 0; warm < 200; warm++) await call();
 for (let round = 0; round < 2; round++) {

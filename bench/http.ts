@@ -53,14 +53,25 @@ let sequence = 0;
 function nextRequest(request: Record<string, unknown>) {
   const call = mixCall(mix, sequence++, "bench");
   const headers = call.callKey ? { ...auth, "idempotency-key": call.callKey } : auth;
-  return { ...request, method: "POST", path: `/api/v1/conversations/${call.conversationId}/tool-calls`, headers, body: call.body };
+  return {
+    ...request,
+    method: "POST",
+    path: `/api/v1/conversations/${call.conversationId}/tool-calls`,
+    headers,
+    body: call.body,
+  };
 }
 
 async function load(connections: number, seconds: number) {
   let peak = 0;
   const sampler = setInterval(() => (peak = Math.max(peak, rssOfTree(instance.pid))), 250);
   const before = cpuSnapshot();
-  const result = await autocannon({ url: instance.url, connections, duration: seconds, requests: [{ setupRequest: nextRequest as never }] });
+  const result = await autocannon({
+    url: instance.url,
+    connections,
+    duration: seconds,
+    requests: [{ setupRequest: nextRequest as never }],
+  });
   const after = cpuSnapshot();
   clearInterval(sampler);
   const calls = result.requests.total;
@@ -80,28 +91,46 @@ for (const connections of [16, 64]) {
 const floor: string[] = [];
 for (const connections of [16, 64]) {
   const before = cpuSnapshot();
-  const result = await autocannon({ url: `${instance.url}/api/v1/tool-calls/none`, connections, duration: Math.min(DURATION, 10) });
+  const result = await autocannon({
+    url: `${instance.url}/api/v1/tool-calls/none`,
+    connections,
+    duration: Math.min(DURATION, 10),
+  });
   const appMs = (cpuSnapshot().app - before.app) / result.requests.total;
-  floor.push(`| ${connections} | ${result.requests.average.toFixed(0)} | ${result.latency.p50} ms | ${result.latency.p99} ms | ${appMs.toFixed(2)} |`);
+  floor.push(
+    `| ${connections} | ${result.requests.average.toFixed(0)} | ${result.latency.p50} ms | ${result.latency.p99} ms | ${appMs.toFixed(2)} |`,
+  );
 }
 await instance.stop();
 
 // What limits it: a CPU profile of a fresh instance under the same mix at 64 connections (start-up included).
 const profileDir = mkdtempSync(path.join(tmpdir(), "toolgate-profile-"));
 const profiled = await startInstance(PORT - 1, appEnv, ["--cpu-prof", `--cpu-prof-dir=${profileDir}`]);
-await autocannon({ url: profiled.url, connections: 64, duration: Math.min(DURATION, 10), requests: [{ setupRequest: nextRequest as never }] });
+await autocannon({
+  url: profiled.url,
+  connections: 64,
+  duration: Math.min(DURATION, 10),
+  requests: [{ setupRequest: nextRequest as never }],
+});
 // The load generator hangs up on calls still running; stopping the app before they finish would leave their
 // refunds reserved and unknown, as a crash does.
-for (const deadline = Date.now() + 10_000; Date.now() < deadline && (await db.refund.count({ where: { status: "reserved" } })) > 0; ) {
+for (
+  const deadline = Date.now() + 10_000;
+  Date.now() < deadline && (await db.refund.count({ where: { status: "reserved" } })) > 0;
+) {
   await new Promise((resolve) => setTimeout(resolve, 100));
 }
 await profiled.stop();
-const shares = profileShares(profileIn(profileDir)).map(({ label, share }) => `| ${label} | ${(share * 100).toFixed(1)}% |`);
+const shares = profileShares(profileIn(profileDir)).map(
+  ({ label, share }) => `| ${label} | ${(share * 100).toFixed(1)}% |`,
+);
 rmSync(profileDir, { recursive: true, force: true });
 
 const codes = await db.toolCall.groupBy({ by: ["code"], where: { tenantId: world.tenantId }, _count: true });
 const seals = await db.decisionSeal.aggregate({ where: { tenantId: world.tenantId }, _count: true });
-const sealedRows = (await db.decisionSeal.findMany({ where: { tenantId: world.tenantId }, select: { rowIds: true } })).reduce((sum, seal) => sum + seal.rowIds.length, 0);
+const sealedRows = (
+  await db.decisionSeal.findMany({ where: { tenantId: world.tenantId }, select: { rowIds: true } })
+).reduce((sum, seal) => sum + seal.rowIds.length, 0);
 const loggedRows = await db.decisionLog.count({ where: { tenantId: world.tenantId } });
 const report = `
 ### HTTP throughput and latency (\`npm run bench:http\`)

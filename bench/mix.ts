@@ -20,13 +20,38 @@ export interface MixCall {
 }
 
 export async function createMix(conversationCount: number, firstOrderNumber: number): Promise<Mix> {
-  const world = await createWorld({ autoLimitCents: 100_000, sessionCapCents: 2_000_000_000, maxAutoWrites: 100_000_000, rateConversationPerMin: 1_000_000, rateKeyPerMin: 1_000_000, ...NO_CEILINGS });
+  const world = await createWorld({
+    autoLimitCents: 100_000,
+    sessionCapCents: 2_000_000_000,
+    maxAutoWrites: 100_000_000,
+    rateConversationPerMin: 1_000_000,
+    rateKeyPerMin: 1_000_000,
+    ...NO_CEILINGS,
+  });
   const conversations: Mix["conversations"] = [];
   for (let i = 0; i < conversationCount; i++) {
     const order = `ord_${firstOrderNumber + i}`;
-    await db.order.create({ data: { id: order, tenantId: world.tenantId, customerId: world.customers.ana, totalCents: 2_000_000_000, status: "delivered", currency: "USD", addressLine1: "1 Elm St", postalCode: "94107" } });
+    await db.order.create({
+      data: {
+        id: order,
+        tenantId: world.tenantId,
+        customerId: world.customers.ana,
+        totalCents: 2_000_000_000,
+        status: "delivered",
+        currency: "USD",
+        addressLine1: "1 Elm St",
+        postalCode: "94107",
+      },
+    });
     const conversation = await db.conversation.create({
-      data: { id: newId("conv"), tenantId: world.tenantId, agentId: world.users.agent, customerId: world.customers.ana, tools: ["get_order", "issue_refund"], scopes: ["orders:read", "refunds:write"] },
+      data: {
+        id: newId("conv"),
+        tenantId: world.tenantId,
+        agentId: world.users.agent,
+        customerId: world.customers.ana,
+        tools: ["get_order", "issue_refund"],
+        scopes: ["orders:read", "refunds:write"],
+      },
       select: { id: true },
     });
     conversations.push({ id: conversation.id, order });
@@ -38,8 +63,28 @@ export async function createMix(conversationCount: number, firstOrderNumber: num
 export function mixCall({ world, conversations }: Mix, i: number, keyPrefix: string): MixCall {
   const slot = i % 10;
   const conversation = conversations[(i * 7919) % conversations.length];
-  const refund = (amount: number | string) => ({ name: "issue_refund", arguments: { order_id: conversation.order, amount_cents: amount, currency: "USD", reason: "late" } });
-  if (slot < 7) return { conversationId: conversation.id, body: JSON.stringify({ name: "get_order", arguments: { order_id: world.orders.o1001 } }), callKey: null, expected: "order.read" };
-  if (slot < 9) return { conversationId: conversation.id, body: JSON.stringify(refund("100")), callKey: null, expected: "schema.invalid" };
-  return { conversationId: conversation.id, body: JSON.stringify(refund(100)), callKey: `${keyPrefix}-${i}`, expected: "refund.issued" };
+  const refund = (amount: number | string) => ({
+    name: "issue_refund",
+    arguments: { order_id: conversation.order, amount_cents: amount, currency: "USD", reason: "late" },
+  });
+  if (slot < 7)
+    return {
+      conversationId: conversation.id,
+      body: JSON.stringify({ name: "get_order", arguments: { order_id: world.orders.o1001 } }),
+      callKey: null,
+      expected: "order.read",
+    };
+  if (slot < 9)
+    return {
+      conversationId: conversation.id,
+      body: JSON.stringify(refund("100")),
+      callKey: null,
+      expected: "schema.invalid",
+    };
+  return {
+    conversationId: conversation.id,
+    body: JSON.stringify(refund(100)),
+    callKey: `${keyPrefix}-${i}`,
+    expected: "refund.issued",
+  };
 }

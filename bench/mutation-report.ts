@@ -10,7 +10,9 @@ interface Mutant {
   replacement?: string;
 }
 
-const report = JSON.parse(readFileSync("reports/mutation/mutation.json", "utf8")) as { files: Record<string, { mutants: Mutant[] }> };
+const report = JSON.parse(readFileSync("reports/mutation/mutation.json", "utf8")) as {
+  files: Record<string, { mutants: Mutant[] }>;
+};
 const DETECTED = new Set(["Killed", "Timeout"]);
 const VALID = new Set(["Killed", "Timeout", "Survived", "NoCoverage"]);
 const rows: string[] = [];
@@ -23,9 +25,13 @@ for (const [file, { mutants }] of Object.entries(report.files).sort()) {
   detected += fileDetected.length;
   valid += fileValid.length;
   const survived = fileValid.length - fileDetected.length;
-  rows.push(`| ${file} | ${fileDetected.length} | ${survived} | ${fileValid.length ? ((100 * fileDetected.length) / fileValid.length).toFixed(1) : "n/a"}% |`);
+  rows.push(
+    `| ${file} | ${fileDetected.length} | ${survived} | ${fileValid.length ? ((100 * fileDetected.length) / fileValid.length).toFixed(1) : "n/a"}% |`,
+  );
   for (const mutant of fileValid.filter((candidate) => !DETECTED.has(candidate.status))) {
-    survivors.push(`${file}:${mutant.location.start.line} ${mutant.mutatorName}${mutant.replacement ? ` → \`${mutant.replacement.replace(/\s+/g, " ").slice(0, 60)}\`` : ""} (${mutant.status})`);
+    survivors.push(
+      `${file}:${mutant.location.start.line} ${mutant.mutatorName}${mutant.replacement ? ` → \`${mutant.replacement.replace(/\s+/g, " ").slice(0, 60)}\`` : ""} (${mutant.status})`,
+    );
   }
 }
 const score = (100 * detected) / valid;

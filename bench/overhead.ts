@@ -24,13 +24,40 @@ const WARMUP = 40;
 const database = await benchDatabase().catch((error: Error) => fail(error.message));
 const provider = await startFakeProvider();
 Object.assign(process.env, { PAYMENT_PROVIDER_URL: provider.url, PAYMENT_PROVIDER_SECRET: provider.secret });
-const world = await createWorld({ autoLimitCents: 100_000, sessionCapCents: 2_000_000_000, maxAutoWrites: 1_000_000, rateConversationPerMin: 1_000_000, rateKeyPerMin: 1_000_000 });
-const big = { tenantId: world.tenantId, customerId: world.customers.ana, status: "delivered", currency: "USD", addressLine1: "1 Elm St", postalCode: "94107", totalCents: 2_000_000_000 };
-await db.order.createMany({ data: [{ id: "ord_90000001", ...big }, { id: "ord_90000002", ...big }, { id: "ord_90000003", ...big }] });
+const world = await createWorld({
+  autoLimitCents: 100_000,
+  sessionCapCents: 2_000_000_000,
+  maxAutoWrites: 1_000_000,
+  rateConversationPerMin: 1_000_000,
+  rateKeyPerMin: 1_000_000,
+});
+const big = {
+  tenantId: world.tenantId,
+  customerId: world.customers.ana,
+  status: "delivered",
+  currency: "USD",
+  addressLine1: "1 Elm St",
+  postalCode: "94107",
+  totalCents: 2_000_000_000,
+};
+await db.order.createMany({
+  data: [
+    { id: "ord_90000001", ...big },
+    { id: "ord_90000002", ...big },
+    { id: "ord_90000003", ...big },
+  ],
+});
 const agent = (await authenticateApiKey(`Bearer ${world.keys.agent}`))!;
 const conversationId = (
   await db.conversation.create({
-    data: { id: newId("conv"), tenantId: world.tenantId, agentId: world.users.agent, customerId: world.customers.ana, tools: ["get_order", "issue_refund"], scopes: ["orders:read", "refunds:write"] },
+    data: {
+      id: newId("conv"),
+      tenantId: world.tenantId,
+      agentId: world.users.agent,
+      customerId: world.customers.ana,
+      tools: ["get_order", "issue_refund"],
+      scopes: ["orders:read", "refunds:write"],
+    },
   })
 ).id;
 const found = (await findAgentConversation(agent, conversationId))!;
@@ -39,18 +66,46 @@ let counter = 0;
 
 /** The refund as the route runs it: the key and conversation lookup, then the gateway function. */
 async function gatewayRefund() {
-  const raw = { bytes: encoder.encode(JSON.stringify({ name: "issue_refund", arguments: { order_id: "ord_90000001", amount_cents: 100, currency: "USD", reason: "other" } })), truncated: false };
-  const { found: current, rateCounted } = (await authenticateForConversation(`Bearer ${world.keys.agent}`, conversationId, { countCall: true }))!;
+  const raw = {
+    bytes: encoder.encode(
+      JSON.stringify({
+        name: "issue_refund",
+        arguments: { order_id: "ord_90000001", amount_cents: 100, currency: "USD", reason: "other" },
+      }),
+    ),
+    truncated: false,
+  };
+  const { found: current, rateCounted } = (await authenticateForConversation(
+    `Bearer ${world.keys.agent}`,
+    conversationId,
+    { countCall: true },
+  ))!;
   const call = await proposeCall({ ...current!, apiKeyId: agent.apiKeyId, callKey: `k${counter++}`, raw, rateCounted });
   if (call.outcome.code !== "refund.issued") throw new Error(`gateway refund answered ${call.outcome.code}`);
 }
 
-async function directWrite(orderId: string, status: "issued" | "reserved"): Promise<{ id: string; providerKey: string }> {
+async function directWrite(
+  orderId: string,
+  status: "issued" | "reserved",
+): Promise<{ id: string; providerKey: string }> {
   const refund = { id: newId("re"), providerKey: `direct-${counter++}` };
   await db.$transaction(async (tx) => {
-    await tx.order.update({ where: { id: orderId }, data: { refundedCents: { increment: 100 }, version: { increment: 1 } }, select: { id: true } });
+    await tx.order.update({
+      where: { id: orderId },
+      data: { refundedCents: { increment: 100 }, version: { increment: 1 } },
+      select: { id: true },
+    });
     await tx.refund.create({
-      data: { ...refund, tenantId: world.tenantId, orderId, toolCallId: seedCall, amountCents: 100, currency: "USD", reason: "other", status },
+      data: {
+        ...refund,
+        tenantId: world.tenantId,
+        orderId,
+        toolCallId: seedCall,
+        amountCents: 100,
+        currency: "USD",
+        reason: "other",
+        status,
+      },
       select: { id: true },
     });
   });
@@ -65,13 +120,30 @@ const payments = paymentProvider();
 /** The least any refund must do under SPEC 12: commit the write, then ask the provider, then record its answer. */
 async function directRefundWithProvider() {
   const refund = await directWrite("ord_90000003", "reserved");
-  const answer = await payments.refund(refund.providerKey, { order_id: "ord_90000003", amount_cents: 100, currency: "USD", reason: "other" });
+  const answer = await payments.refund(refund.providerKey, {
+    order_id: "ord_90000003",
+    amount_cents: 100,
+    currency: "USD",
+    reason: "other",
+  });
   if (answer.kind !== "succeeded") throw new Error(`provider answered ${answer.kind}`);
-  await db.refund.update({ where: { id: refund.id }, data: { status: "issued", providerRefundId: answer.refundId, settledAt: new Date() }, select: { id: true } });
+  await db.refund.update({
+    where: { id: refund.id },
+    data: { status: "issued", providerRefundId: answer.refundId, settledAt: new Date() },
+    select: { id: true },
+  });
 }
 
 async function gatewayRejected() {
-  const raw = { bytes: encoder.encode(JSON.stringify({ name: "issue_refund", arguments: { order_id: "ord_90000001", amount_cents: "100", currency: "USD", reason: "other" } })), truncated: false };
+  const raw = {
+    bytes: encoder.encode(
+      JSON.stringify({
+        name: "issue_refund",
+        arguments: { order_id: "ord_90000001", amount_cents: "100", currency: "USD", reason: "other" },
+      }),
+    ),
+    truncated: false,
+  };
   const call = await proposeCall({ ...found, apiKeyId: agent.apiKeyId, callKey: `k${counter++}`, raw });
   if (call.outcome.code !== "schema.invalid") throw new Error(`rejected call answered ${call.outcome.code}`);
 }
@@ -92,7 +164,9 @@ async function routeRead() {
  * the same key-checking wrapper): check the key, load the order with one Prisma select, answer JSON.
  */
 async function trivialRoute(request: Request): Promise<Response> {
-  return withAgent(request, async (agent) => Response.json(await loadOrder(agent.tenantId), { headers: { "Cache-Control": "no-store" } }));
+  return withAgent(request, async (agent) =>
+    Response.json(await loadOrder(agent.tenantId), { headers: { "Cache-Control": "no-store" } }),
+  );
 }
 
 /** The one select of both read baselines. */
@@ -104,7 +178,11 @@ function loadOrder(tenantId: string) {
 }
 
 async function trivialRead() {
-  const response = await trivialRoute(new Request(`http://bench/api/v1/orders/${world.orders.o1001}`, { headers: { authorization: `Bearer ${world.keys.agent}` } }));
+  const response = await trivialRoute(
+    new Request(`http://bench/api/v1/orders/${world.orders.o1001}`, {
+      headers: { authorization: `Bearer ${world.keys.agent}` },
+    }),
+  );
   if (response.status !== 200) throw new Error(`trivial read answered ${response.status}`);
   await response.text();
 }
@@ -117,7 +195,18 @@ async function bareRead() {
 
 // The direct transaction's refund rows need a call to point at.
 const seedCall = newId("call");
-await db.toolCall.create({ data: { id: seedCall, tenantId: world.tenantId, conversationId, toolName: "issue_refund", kind: "executed", stage: "execute", code: "refund.issued", outcome: {} } });
+await db.toolCall.create({
+  data: {
+    id: seedCall,
+    tenantId: world.tenantId,
+    conversationId,
+    toolName: "issue_refund",
+    kind: "executed",
+    stage: "execute",
+    code: "refund.issued",
+    outcome: {},
+  },
+});
 
 async function time(fn: () => Promise<void>) {
   const started = performance.now();
@@ -132,16 +221,36 @@ async function statementsOf(fn: () => Promise<void>) {
 }
 
 const pairs = [
-  { name: "executed refund", gateway: gatewayRefund, baseline: directRefund, baselineName: "direct Prisma transaction (order update + refund row)" },
+  {
+    name: "executed refund",
+    gateway: gatewayRefund,
+    baseline: directRefund,
+    baselineName: "direct Prisma transaction (order update + refund row)",
+  },
   {
     name: "executed refund, against the effect with its provider call",
     gateway: gatewayRefund,
     baseline: directRefundWithProvider,
     baselineName: "the same direct transaction, then the provider call, then a settle update",
   },
-  { name: "rejected call (schema failure)", gateway: gatewayRejected, baseline: directRefund, baselineName: "the same direct write" },
-  { name: "read (get_order through the route)", gateway: routeRead, baseline: trivialRead, baselineName: "trivial authenticated route (key check + one select, request in, JSON out)" },
-  { name: "read, against its statements alone", gateway: routeRead, baseline: bareRead, baselineName: "key check + one select, no request or route around them" },
+  {
+    name: "rejected call (schema failure)",
+    gateway: gatewayRejected,
+    baseline: directRefund,
+    baselineName: "the same direct write",
+  },
+  {
+    name: "read (get_order through the route)",
+    gateway: routeRead,
+    baseline: trivialRead,
+    baselineName: "trivial authenticated route (key check + one select, request in, JSON out)",
+  },
+  {
+    name: "read, against its statements alone",
+    gateway: routeRead,
+    baseline: bareRead,
+    baselineName: "key check + one select, no request or route around them",
+  },
 ];
 
 const rows: string[] = [];
@@ -159,7 +268,9 @@ for (const pair of pairs) {
   }
   const ga = summarize(a);
   const gb = summarize(b);
-  rows.push(`| ${pair.name} | ${ms(ga.median)} | ${ms(ga.p99)} | ${pair.baselineName} | ${ms(gb.median)} | ${ms(gb.p99)} | ${(ga.median / gb.median).toFixed(2)}x | ${(ga.p99 / gb.p99).toFixed(2)}x |`);
+  rows.push(
+    `| ${pair.name} | ${ms(ga.median)} | ${ms(ga.p99)} | ${pair.baselineName} | ${ms(gb.median)} | ${ms(gb.p99)} | ${(ga.median / gb.median).toFixed(2)}x | ${(ga.p99 / gb.p99).toFixed(2)}x |`,
+  );
   counts.push(`| ${pair.name} | ${await statementsOf(pair.gateway)} | ${await statementsOf(pair.baseline)} |`);
   console.log(rows.at(-1));
 }

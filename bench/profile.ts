@@ -17,11 +17,17 @@ interface CpuProfile {
 const GROUPS: [label: string, matches: (frame: ProfileNode["callFrame"]) => boolean][] = [
   ["garbage collection", (frame) => frame.functionName === "(garbage collector)"],
   // Native write calls: the kernel's share of every round trip (PostgreSQL, the HTTP answer, the provider).
-  ["socket writes (system calls)", (frame) => !frame.url && /^write(v|Buffer|Utf8String|Latin1String)$/.test(frame.functionName)],
+  [
+    "socket writes (system calls)",
+    (frame) => !frame.url && /^write(v|Buffer|Utf8String|Latin1String)$/.test(frame.functionName),
+  ],
   ["Next.js (router, route adapter, runtime)", (frame) => frame.url.includes("node_modules/next/")],
   ["pg driver (pg, pg-pool, pg-protocol)", (frame) => /node_modules\/pg(-pool|-protocol)?\//.test(frame.url)],
   ["app bundle (toolgate's code, zod and other bundled libraries)", (frame) => frame.url.includes("/.next/server/")],
-  ["Node.js (HTTP server, streams, web streams, async hooks, undici's Request)", (frame) => frame.url.startsWith("node:")],
+  [
+    "Node.js (HTTP server, streams, web streams, async hooks, undici's Request)",
+    (frame) => frame.url.startsWith("node:"),
+  ],
 ];
 
 export function profileShares(file: string): { label: string; share: number }[] {

@@ -6,11 +6,16 @@ import path from "node:path";
 // could not run.
 
 const tsx = path.join("node_modules", "tsx", "dist", "cli.mjs");
-const build = spawnSync(process.execPath, [path.join("node_modules", "next", "dist", "bin", "next"), "build"], { stdio: "inherit" });
+const build = spawnSync(process.execPath, [path.join("node_modules", "next", "dist", "bin", "next"), "build"], {
+  stdio: "inherit",
+});
 if (build.status !== 0) process.exit(build.status ?? 1);
 for (const bench of ["overhead", "http", "durable", "scale", "sign-in-flood", "waiters"]) {
   console.log(`\n=== bench ${bench} ===`);
-  const run = spawnSync(process.execPath, [tsx, "--conditions=react-server", `bench/${bench}.ts`], { stdio: "inherit", env: process.env });
+  const run = spawnSync(process.execPath, [tsx, "--conditions=react-server", `bench/${bench}.ts`], {
+    stdio: "inherit",
+    env: process.env,
+  });
   if (run.status !== 0) {
     console.error(`bench ${bench} failed`);
     process.exit(run.status ?? 1);

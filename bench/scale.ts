@@ -18,7 +18,14 @@ const PENDING = Number(process.env.BENCH_PENDING ?? 10_000);
 const database = await benchDatabase().catch((error: Error) => fail(error.message));
 const world = await createWorld();
 const conversation = await db.conversation.create({
-  data: { id: newId("conv"), tenantId: world.tenantId, agentId: world.users.agent, customerId: world.customers.ana, tools: ["issue_refund"], scopes: ["refunds:write"] },
+  data: {
+    id: newId("conv"),
+    tenantId: world.tenantId,
+    agentId: world.users.agent,
+    customerId: world.customers.ana,
+    tools: ["issue_refund"],
+    scopes: ["refunds:write"],
+  },
 });
 const started = Date.now();
 await db.$executeRawUnsafe(
@@ -34,7 +41,15 @@ const preview = {
   tool: "issue_refund",
   arguments: { order_id: world.orders.o1004, amount_cents: 8000, currency: "USD", reason: "damaged" },
   impact: { amount_cents: 8000, currency: "USD" },
-  order: { order_id: world.orders.o1004, status: "delivered", total_cents: 15000, refunded_cents: 0, refundable_cents: 15000, currency: "USD", version: 1 },
+  order: {
+    order_id: world.orders.o1004,
+    status: "delivered",
+    total_cents: 15000,
+    refunded_cents: 0,
+    refundable_cents: 15000,
+    currency: "USD",
+    version: 1,
+  },
   conversation_id: conversation.id,
   customer_id: world.customers.ana,
 };
@@ -73,15 +88,26 @@ async function measure(fn: () => Promise<unknown>, rounds = 30, warmup = 3) {
 
 async function plan(sql: string, ...values: unknown[]) {
   const rows = await db.$queryRawUnsafe<{ "QUERY PLAN": string }[]>(`EXPLAIN ${sql}`, ...values);
-  return rows.map((row) => row["QUERY PLAN"]).find((line) => /Index|Seq Scan|Bitmap/.test(line))?.trim() ?? rows[0]["QUERY PLAN"];
+  return (
+    rows
+      .map((row) => row["QUERY PLAN"])
+      .find((line) => /Index|Seq Scan|Bitmap/.test(line))
+      ?.trim() ?? rows[0]["QUERY PLAN"]
+  );
 }
 
 const middle = (await pendingQueue(world.tenantId, { limit: 50 }))[49];
 const deep = await db.approvalRequest.findFirstOrThrow({ where: { id: `apr_bench_${Math.floor(PENDING * 0.9)}` } });
-const lastDecision = await db.decisionLog.findFirstOrThrow({ where: { tenantId: world.tenantId }, orderBy: { id: "desc" }, skip: 5000 });
+const lastDecision = await db.decisionLog.findFirstOrThrow({
+  where: { tenantId: world.tenantId },
+  orderBy: { id: "desc" },
+  skip: 5000,
+});
 
 const historyCursor = (await decisionHistory(world.tenantId, {})).next!;
-const deepDecided = await db.approvalRequest.findFirstOrThrow({ where: { id: `apr_bench_${PENDING + Math.floor(PENDING * 0.1)}` } });
+const deepDecided = await db.approvalRequest.findFirstOrThrow({
+  where: { id: `apr_bench_${PENDING + Math.floor(PENDING * 0.1)}` },
+});
 const deepCursor = `${deepDecided.decidedAt!.toISOString()}_${deepDecided.id}`;
 const today = new Date().toISOString().slice(0, 10);
 const historyPlan = (extra: string, ...values: unknown[]) =>
@@ -92,33 +118,119 @@ const historyPlan = (extra: string, ...values: unknown[]) =>
     ...values,
   );
 const historyCases: { name: string; fn: () => Promise<unknown>; plan: Promise<string> }[] = [
-  { name: "history page query: no filter, first page", fn: () => decisionHistory(world.tenantId, {}), plan: historyPlan("") },
-  { name: "history page query: second page (keyset)", fn: () => decisionHistory(world.tenantId, { before: historyCursor }), plan: Promise.resolve("same index, range start at the cursor") },
-  { name: "history page query: page at 90% depth (keyset)", fn: () => decisionHistory(world.tenantId, { before: deepCursor }), plan: historyPlan(`AND (a."decidedAt", a."id") < ($2::timestamptz, $3)`, deepDecided.decidedAt, deepDecided.id) },
-  { name: "history page query: outcome denied", fn: () => decisionHistory(world.tenantId, { outcome: "denied" }), plan: historyPlan(`AND a."status" = 'denied'`) },
-  { name: "history page query: decided by one supervisor", fn: () => decisionHistory(world.tenantId, { decider: world.users.supervisor }), plan: historyPlan(`AND a."decidedById" = $2`, world.users.supervisor) },
-  { name: "history page query: requested by one agent (a third of them)", fn: () => decisionHistory(world.tenantId, { agent: world.users.agent2 }), plan: historyPlan(`AND a."requestedById" = $2`, world.users.agent2) },
-  { name: "history page query: decided today, outcome approved, one agent", fn: () => decisionHistory(world.tenantId, { from: today, to: today, outcome: "approved", agent: world.users.agent }), plan: historyPlan(`AND a."decidedAt" >= $2::timestamptz AND a."status" = 'approved' AND a."requestedById" = $3`, `${today}T00:00:00Z`, world.users.agent) },
-  { name: "history page query: search by an order id (one match)", fn: () => decisionHistory(world.tenantId, { q: `ord_bench_${PENDING + 500}` }), plan: historyPlan(`AND (a."orderId" = $2 OR a."originCallId" = $2 OR a."id" = $2 OR lower(cu."email") LIKE $3)`, `ord_bench_${PENDING + 500}`, "ord_bench%") },
-  { name: "history page query: search by a customer's email", fn: () => decisionHistory(world.tenantId, { q: "ana-" }), plan: Promise.resolve("same index, customer joined per row") },
-  { name: "history page query: search that matches nothing", fn: () => decisionHistory(world.tenantId, { q: "nobody@nowhere.test" }), plan: Promise.resolve("same index, every decided request of the tenant checked") },
+  {
+    name: "history page query: no filter, first page",
+    fn: () => decisionHistory(world.tenantId, {}),
+    plan: historyPlan(""),
+  },
+  {
+    name: "history page query: second page (keyset)",
+    fn: () => decisionHistory(world.tenantId, { before: historyCursor }),
+    plan: Promise.resolve("same index, range start at the cursor"),
+  },
+  {
+    name: "history page query: page at 90% depth (keyset)",
+    fn: () => decisionHistory(world.tenantId, { before: deepCursor }),
+    plan: historyPlan(`AND (a."decidedAt", a."id") < ($2::timestamptz, $3)`, deepDecided.decidedAt, deepDecided.id),
+  },
+  {
+    name: "history page query: outcome denied",
+    fn: () => decisionHistory(world.tenantId, { outcome: "denied" }),
+    plan: historyPlan(`AND a."status" = 'denied'`),
+  },
+  {
+    name: "history page query: decided by one supervisor",
+    fn: () => decisionHistory(world.tenantId, { decider: world.users.supervisor }),
+    plan: historyPlan(`AND a."decidedById" = $2`, world.users.supervisor),
+  },
+  {
+    name: "history page query: requested by one agent (a third of them)",
+    fn: () => decisionHistory(world.tenantId, { agent: world.users.agent2 }),
+    plan: historyPlan(`AND a."requestedById" = $2`, world.users.agent2),
+  },
+  {
+    name: "history page query: decided today, outcome approved, one agent",
+    fn: () =>
+      decisionHistory(world.tenantId, { from: today, to: today, outcome: "approved", agent: world.users.agent }),
+    plan: historyPlan(
+      `AND a."decidedAt" >= $2::timestamptz AND a."status" = 'approved' AND a."requestedById" = $3`,
+      `${today}T00:00:00Z`,
+      world.users.agent,
+    ),
+  },
+  {
+    name: "history page query: search by an order id (one match)",
+    fn: () => decisionHistory(world.tenantId, { q: `ord_bench_${PENDING + 500}` }),
+    plan: historyPlan(
+      `AND (a."orderId" = $2 OR a."originCallId" = $2 OR a."id" = $2 OR lower(cu."email") LIKE $3)`,
+      `ord_bench_${PENDING + 500}`,
+      "ord_bench%",
+    ),
+  },
+  {
+    name: "history page query: search by a customer's email",
+    fn: () => decisionHistory(world.tenantId, { q: "ana-" }),
+    plan: Promise.resolve("same index, customer joined per row"),
+  },
+  {
+    name: "history page query: search that matches nothing",
+    fn: () => decisionHistory(world.tenantId, { q: "nobody@nowhere.test" }),
+    plan: Promise.resolve("same index, every decided request of the tenant checked"),
+  },
 ];
 
 const cases: { name: string; fn: () => Promise<unknown>; plan: Promise<string> }[] = [
   ...historyCases,
-  { name: "approval queue, first page (50, oldest first)", fn: () => pendingQueue(world.tenantId, { limit: 50 }), plan: plan(`SELECT * FROM "ApprovalRequest" WHERE "tenantId" = $1 AND "status" = 'pending' ORDER BY "createdAt", "id" LIMIT 50`, world.tenantId) },
-  { name: "approval queue, second page (keyset)", fn: () => pendingQueue(world.tenantId, { after: middle, limit: 50 }), plan: Promise.resolve("same index, range start at the cursor") },
-  { name: "approval queue, page at 90% depth (keyset)", fn: () => pendingQueue(world.tenantId, { after: deep, limit: 50 }), plan: plan(`SELECT * FROM "ApprovalRequest" WHERE "tenantId" = $1 AND "status" = 'pending' AND ("createdAt", "id") > ($2::timestamptz, $3) ORDER BY "createdAt", "id" LIMIT 50`, world.tenantId, deep.createdAt, deep.id) },
-  { name: "decision history, first page (50, newest first)", fn: () => decidedHistory(world.tenantId, { limit: 50 }), plan: plan(`SELECT * FROM "ApprovalRequest" WHERE "tenantId" = $1 AND "status" <> 'pending' ORDER BY "createdAt" DESC, "id" DESC LIMIT 50`, world.tenantId) },
+  {
+    name: "approval queue, first page (50, oldest first)",
+    fn: () => pendingQueue(world.tenantId, { limit: 50 }),
+    plan: plan(
+      `SELECT * FROM "ApprovalRequest" WHERE "tenantId" = $1 AND "status" = 'pending' ORDER BY "createdAt", "id" LIMIT 50`,
+      world.tenantId,
+    ),
+  },
+  {
+    name: "approval queue, second page (keyset)",
+    fn: () => pendingQueue(world.tenantId, { after: middle, limit: 50 }),
+    plan: Promise.resolve("same index, range start at the cursor"),
+  },
+  {
+    name: "approval queue, page at 90% depth (keyset)",
+    fn: () => pendingQueue(world.tenantId, { after: deep, limit: 50 }),
+    plan: plan(
+      `SELECT * FROM "ApprovalRequest" WHERE "tenantId" = $1 AND "status" = 'pending' AND ("createdAt", "id") > ($2::timestamptz, $3) ORDER BY "createdAt", "id" LIMIT 50`,
+      world.tenantId,
+      deep.createdAt,
+      deep.id,
+    ),
+  },
+  {
+    name: "decision history, first page (50, newest first)",
+    fn: () => decidedHistory(world.tenantId, { limit: 50 }),
+    plan: plan(
+      `SELECT * FROM "ApprovalRequest" WHERE "tenantId" = $1 AND "status" <> 'pending' ORDER BY "createdAt" DESC, "id" DESC LIMIT 50`,
+      world.tenantId,
+    ),
+  },
   {
     name: "decision log: tenant's latest 100",
-    fn: () => db.decisionLog.findMany({ where: { tenantId: world.tenantId }, orderBy: { createdAt: "desc" }, take: 100 }),
+    fn: () =>
+      db.decisionLog.findMany({ where: { tenantId: world.tenantId }, orderBy: { createdAt: "desc" }, take: 100 }),
     plan: plan(`SELECT * FROM "DecisionLog" WHERE "tenantId" = $1 ORDER BY "createdAt" DESC LIMIT 100`, world.tenantId),
   },
   {
     name: "decision log: next 100 after a cursor deep in history",
-    fn: () => db.decisionLog.findMany({ where: { tenantId: world.tenantId, createdAt: { lt: lastDecision.createdAt } }, orderBy: { createdAt: "desc" }, take: 100 }),
-    plan: plan(`SELECT * FROM "DecisionLog" WHERE "tenantId" = $1 AND "createdAt" < $2 ORDER BY "createdAt" DESC LIMIT 100`, world.tenantId, lastDecision.createdAt),
+    fn: () =>
+      db.decisionLog.findMany({
+        where: { tenantId: world.tenantId, createdAt: { lt: lastDecision.createdAt } },
+        orderBy: { createdAt: "desc" },
+        take: 100,
+      }),
+    plan: plan(
+      `SELECT * FROM "DecisionLog" WHERE "tenantId" = $1 AND "createdAt" < $2 ORDER BY "createdAt" DESC LIMIT 100`,
+      world.tenantId,
+      lastDecision.createdAt,
+    ),
   },
   {
     name: "decision log: every decision of one call",
@@ -127,8 +239,16 @@ const cases: { name: string; fn: () => Promise<unknown>; plan: Promise<string> }
   },
   {
     name: "decision log: the tenant's outcomes of the last hour by code",
-    fn: () => db.decisionLog.groupBy({ by: ["code"], where: { tenantId: world.tenantId, createdAt: { gte: new Date(Date.now() - 3_600_000) } }, _count: true }),
-    plan: plan(`SELECT "code", count(*) FROM "DecisionLog" WHERE "tenantId" = $1 AND "createdAt" >= now() - interval '1 hour' GROUP BY "code"`, world.tenantId),
+    fn: () =>
+      db.decisionLog.groupBy({
+        by: ["code"],
+        where: { tenantId: world.tenantId, createdAt: { gte: new Date(Date.now() - 3_600_000) } },
+        _count: true,
+      }),
+    plan: plan(
+      `SELECT "code", count(*) FROM "DecisionLog" WHERE "tenantId" = $1 AND "createdAt" >= now() - interval '1 hour' GROUP BY "code"`,
+      world.tenantId,
+    ),
   },
 ];
 
@@ -145,25 +265,45 @@ for (const item of cases) {
 }
 
 const PAGE_ROUNDS = 200;
-let pageRow = "| `GET /approvals` and `GET /approvals/history` (rendered pages) | not measured: no production build | | |";
+let pageRow =
+  "| `GET /approvals` and `GET /approvals/history` (rendered pages) | not measured: no production build | | |";
 if (existsSync(".next/BUILD_ID")) {
-  const instance = await startInstance(Number(process.env.BENCH_PORT ?? 3398), { DATABASE_URL: database.url, PAYMENT_PROVIDER_URL: "http://127.0.0.1:9", PAYMENT_PROVIDER_SECRET: "unused" });
+  const instance = await startInstance(Number(process.env.BENCH_PORT ?? 3398), {
+    DATABASE_URL: database.url,
+    PAYMENT_PROVIDER_URL: "http://127.0.0.1:9",
+    PAYMENT_PROVIDER_SECRET: "unused",
+  });
   const supervisor = await db.user.findUniqueOrThrow({ where: { id: world.users.supervisor } });
-  const cookie = await sessionCookie({ id: supervisor.id, role: "SUPERVISOR", tenantId: world.tenantId, email: supervisor.email });
+  const cookie = await sessionCookie({
+    id: supervisor.id,
+    role: "SUPERVISOR",
+    tenantId: world.tenantId,
+    email: supervisor.email,
+  });
   // A fresh server, warmed up as a running one is; enough requests for the p99 to be more than the slowest one.
-  const page = await measure(async () => {
-    const response = await fetch(`${instance.url}/approvals`, { headers: { cookie } });
-    const html = await response.text();
-    if (!html.includes("approval-item")) throw new Error("the queue page did not render requests");
-  }, PAGE_ROUNDS, 30);
+  const page = await measure(
+    async () => {
+      const response = await fetch(`${instance.url}/approvals`, { headers: { cookie } });
+      const html = await response.text();
+      if (!html.includes("approval-item")) throw new Error("the queue page did not render requests");
+    },
+    PAGE_ROUNDS,
+    30,
+  );
   slowest = Math.max(slowest, page.p99);
   pageRow = `| \`GET /approvals\` (rendered page of 50 requests, ${PAGE_ROUNDS} times over HTTP) | ${ms(page.median)} | ${ms(page.p99)} | the first-page query above |`;
   console.log(pageRow);
-  const historyPage = await measure(async () => {
-    const response = await fetch(`${instance.url}/approvals/history?outcome=denied&agent=${world.users.agent}`, { headers: { cookie } });
-    const html = await response.text();
-    if (!html.includes("history-item")) throw new Error("the history page did not render decisions");
-  }, PAGE_ROUNDS, 30);
+  const historyPage = await measure(
+    async () => {
+      const response = await fetch(`${instance.url}/approvals/history?outcome=denied&agent=${world.users.agent}`, {
+        headers: { cookie },
+      });
+      const html = await response.text();
+      if (!html.includes("history-item")) throw new Error("the history page did not render decisions");
+    },
+    PAGE_ROUNDS,
+    30,
+  );
   slowestHistory = Math.max(slowestHistory, historyPage.p99);
   pageRow += `\n| \`GET /approvals/history?outcome=denied&agent=…\` (rendered page of 50 decisions, ${PAGE_ROUNDS} times over HTTP) | ${ms(historyPage.median)} | ${ms(historyPage.p99)} | the filtered history queries above |`;
   console.log(pageRow);

@@ -18,9 +18,19 @@ const instance = await startInstance(3447, { DATABASE_URL: database.appUrl, TRUS
 const base = instance.url;
 const auth = { authorization: `Bearer ${world.keys.agent}` };
 
-const opened = (await (await fetch(`${base}/api/v1/conversations`, { method: "POST", headers: auth, body: JSON.stringify({ customer_id: world.customers.ana }) })).json()) as { id: string };
+const opened = (await (
+  await fetch(`${base}/api/v1/conversations`, {
+    method: "POST",
+    headers: auth,
+    body: JSON.stringify({ customer_id: world.customers.ana }),
+  })
+).json()) as { id: string };
 const call = (await (
-  await fetch(`${base}/api/v1/conversations/${opened.id}/tool-calls`, { method: "POST", headers: auth, body: JSON.stringify({ name: "get_order", arguments: { order_id: world.orders.o1001 } }) })
+  await fetch(`${base}/api/v1/conversations/${opened.id}/tool-calls`, {
+    method: "POST",
+    headers: auth,
+    body: JSON.stringify({ name: "get_order", arguments: { order_id: world.orders.o1001 } }),
+  })
 ).json()) as { id: string };
 
 async function agentLatencies(count: number): Promise<number[]> {
@@ -40,14 +50,26 @@ let flooding = true;
 async function floodLoop(worker: number): Promise<void> {
   const csrf = await fetch(`${base}/api/auth/csrf`);
   const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const cookie = csrf.headers.getSetCookie().map((value) => value.split(";")[0]).join("; ");
+  const cookie = csrf.headers
+    .getSetCookie()
+    .map((value) => value.split(";")[0])
+    .join("; ");
   while (flooding) {
     const n = attempts++;
     const response = await fetch(`${base}/api/auth/callback/credentials`, {
       method: "POST",
       redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded", cookie, "x-forwarded-for": `198.51.${worker}.${n % 250}` },
-      body: new URLSearchParams({ csrfToken, email: `flood-${worker}-${n}@example.test`, password: "wrong", json: "true" }),
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        cookie,
+        "x-forwarded-for": `198.51.${worker}.${n % 250}`,
+      },
+      body: new URLSearchParams({
+        csrfToken,
+        email: `flood-${worker}-${n}@example.test`,
+        password: "wrong",
+        json: "true",
+      }),
     });
     await response.arrayBuffer();
   }

@@ -25,23 +25,53 @@ const database = await benchDatabase().catch((error: Error) => fail(error.messag
 const provider = await startFakeProvider();
 const world = await createWorld({ rateConversationPerMin: 1_000_000, rateKeyPerMin: 1_000_000 });
 const order = "ord_90000001";
-await db.order.create({ data: { id: order, tenantId: world.tenantId, customerId: world.customers.ana, totalCents: 2_000_000_000, status: "delivered", currency: "USD", addressLine1: "1 Elm St", postalCode: "94107" } });
+await db.order.create({
+  data: {
+    id: order,
+    tenantId: world.tenantId,
+    customerId: world.customers.ana,
+    totalCents: 2_000_000_000,
+    status: "delivered",
+    currency: "USD",
+    addressLine1: "1 Elm St",
+    postalCode: "94107",
+  },
+});
 
 console.log(`holding ${WAITERS} refunds for approval`);
 const held: { callId: string; approvalId: string }[] = [];
 for (let i = 0; i < WAITERS; i++) {
   const { id } = await db.conversation.create({
-    data: { id: newId("conv"), tenantId: world.tenantId, agentId: world.users.agent, customerId: world.customers.ana, tools: ["issue_refund"], scopes: ["refunds:write"] },
+    data: {
+      id: newId("conv"),
+      tenantId: world.tenantId,
+      agentId: world.users.agent,
+      customerId: world.customers.ana,
+      tools: ["issue_refund"],
+      scopes: ["refunds:write"],
+    },
     select: { id: true },
   });
   const found = (await loadConversation(sql, id))!;
-  const envelope = JSON.stringify({ name: "issue_refund", arguments: { order_id: order, amount_cents: 8000, currency: "USD", reason: "late" } });
-  const call = await proposeCall({ ...found, apiKeyId: null, callKey: null, raw: { bytes: new TextEncoder().encode(envelope), truncated: false } });
+  const envelope = JSON.stringify({
+    name: "issue_refund",
+    arguments: { order_id: order, amount_cents: 8000, currency: "USD", reason: "late" },
+  });
+  const call = await proposeCall({
+    ...found,
+    apiKeyId: null,
+    callKey: null,
+    raw: { bytes: new TextEncoder().encode(envelope), truncated: false },
+  });
   if (call.outcome.code !== "approval.required") fail(`call ${i} was ${call.outcome.code}, not held`);
   held.push({ callId: call.id, approvalId: call.outcome.approval!.id });
 }
 
-const instance = await startInstance(3422, { DATABASE_URL: database.appUrl, PAYMENT_PROVIDER_URL: provider.url, PAYMENT_PROVIDER_SECRET: provider.secret });
+const instance = await startInstance(3422, {
+  DATABASE_URL: database.appUrl,
+  PAYMENT_PROVIDER_URL: provider.url,
+  PAYMENT_PROVIDER_SECRET: provider.secret,
+});
 const appCpu = () => cpuMs(treeOf(instance.pid));
 const pgCpu = () => cpuMs(clusterPids(database.url));
 const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
@@ -49,13 +79,17 @@ const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(reso
 /** One GET over its own connection, with no connect timeout: on a busy machine an accept can take a while. */
 function getJson(url: string): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    const request = http.get(url, { headers: { authorization: `Bearer ${world.keys.agent}` }, agent: false }, (response) => {
-      let text = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk: string) => (text += chunk));
-      response.on("end", () => resolve(JSON.parse(text) as Record<string, unknown>));
-      response.on("error", reject);
-    });
+    const request = http.get(
+      url,
+      { headers: { authorization: `Bearer ${world.keys.agent}` }, agent: false },
+      (response) => {
+        let text = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk: string) => (text += chunk));
+        response.on("end", () => resolve(JSON.parse(text) as Record<string, unknown>));
+        response.on("error", reject);
+      },
+    );
     request.on("error", reject);
   });
 }
@@ -64,7 +98,10 @@ async function idleCost(): Promise<{ app: number; postgres: number }> {
   const before = { app: appCpu(), postgres: pgCpu() };
   await sleep(IDLE_S * 1000);
   // A backend that exits during the window takes its ticks with it: never below zero.
-  return { app: Math.max(0, appCpu() - before.app) / IDLE_S, postgres: Math.max(0, pgCpu() - before.postgres) / IDLE_S };
+  return {
+    app: Math.max(0, appCpu() - before.app) / IDLE_S,
+    postgres: Math.max(0, pgCpu() - before.postgres) / IDLE_S,
+  };
 }
 
 try {
@@ -76,7 +113,10 @@ try {
   const waiting = held.map(({ callId }, index) =>
     sleep((index * 1000) / OPEN_PER_SECOND)
       .then(() => getJson(`${instance.url}/api/v1/tool-calls/${callId}?wait=60`))
-      .then((body) => codes.set(callId, String(body.code)), (error: Error) => codes.set(callId, `failed: ${error.message}`))
+      .then(
+        (body) => codes.set(callId, String(body.code)),
+        (error: Error) => codes.set(callId, `failed: ${error.message}`),
+      )
       .then(() => answeredAt.set(callId, Date.now())),
   );
   while ((await db.liveWatch.count()) < WAITERS) {
@@ -109,10 +149,15 @@ try {
   const delays = held.map(({ callId }) => Math.max(0, answeredAt.get(callId)! - decidedAt.get(callId)!));
   const delay = summarize(delays);
   const worst = Math.max(...delays);
-  const within = held.filter(({ callId }, index) => codes.get(callId) === "approval.denied" && delays[index] <= 1000).length;
+  const within = held.filter(
+    ({ callId }, index) => codes.get(callId) === "approval.denied" && delays[index] <= 1000,
+  ).length;
 
   const resolution = 10 / IDLE_S / 10;
-  const pct = (cpuMsPerSecond: number) => (cpuMsPerSecond === 0 ? `under ${resolution.toFixed(1)}% of a core` : `${(cpuMsPerSecond / 10).toFixed(1)}% of a core`);
+  const pct = (cpuMsPerSecond: number) =>
+    cpuMsPerSecond === 0
+      ? `under ${resolution.toFixed(1)}% of a core`
+      : `${(cpuMsPerSecond / 10).toFixed(1)}% of a core`;
   const load = loadavg()[0].toFixed(1);
   await writeSection(
     "waiters",
@@ -136,8 +181,12 @@ to the answer: median ${ms(delay.median)}, p99 ${ms(delay.p99)}, worst ${ms(wors
   );
   const failures = [...codes.values()].filter((code) => code !== "approval.denied");
   if (failures.length > 0) console.log(`not denied: ${[...new Set(failures)].join("; ")}`);
-  console.log(`denied ${denied}/${WAITERS}, within 1 s: ${within}, median ${ms(delay.median)}, p99 ${ms(delay.p99)}, worst ${ms(worst)}`);
-  console.log(`load ${load}; idle cpu: baseline app ${baseline.app.toFixed(1)} ms/s pg ${baseline.postgres.toFixed(1)} ms/s; open app ${open.app.toFixed(1)} ms/s pg ${open.postgres.toFixed(1)} ms/s`);
+  console.log(
+    `denied ${denied}/${WAITERS}, within 1 s: ${within}, median ${ms(delay.median)}, p99 ${ms(delay.p99)}, worst ${ms(worst)}`,
+  );
+  console.log(
+    `load ${load}; idle cpu: baseline app ${baseline.app.toFixed(1)} ms/s pg ${baseline.postgres.toFixed(1)} ms/s; open app ${open.app.toFixed(1)} ms/s pg ${open.postgres.toFixed(1)} ms/s`,
+  );
   if (denied !== WAITERS || within !== WAITERS) process.exitCode = 1;
 } finally {
   await instance.stop();

@@ -32,10 +32,16 @@ function Resolve({ item }: { item: Investigation }) {
   const [message, setMessage] = useState<{ error: boolean; text: string } | null>(null);
   const [pending, startTransition] = useTransition();
 
-  function resolve(input: { resolution: "issued"; providerRefundId: string } | { resolution: "released"; note: string }) {
+  function resolve(
+    input: { resolution: "issued"; providerRefundId: string } | { resolution: "released"; note: string },
+  ) {
     startTransition(async () => {
       const result = await resolveInvestigationAction({ refundId: item.id, ...input });
-      setMessage(result.ok ? { error: false, text: `Closed: the call is now ${result.data.outcome.code}.` } : { error: true, text: result.message });
+      setMessage(
+        result.ok
+          ? { error: false, text: `Closed: the call is now ${result.data.outcome.code}.` }
+          : { error: true, text: result.message },
+      );
       if (result.ok) router.refresh();
     });
   }
@@ -50,7 +56,15 @@ function Resolve({ item }: { item: Investigation }) {
       >
         <label>
           Provider refund reference
-          <input name="providerRefundId" value={reference} onChange={(event) => setReference(event.target.value)} placeholder="re_..." required minLength={3} maxLength={100} />
+          <input
+            name="providerRefundId"
+            value={reference}
+            onChange={(event) => setReference(event.target.value)}
+            placeholder="re_..."
+            required
+            minLength={3}
+            maxLength={100}
+          />
         </label>{" "}
         <button type="submit" disabled={pending || reference.trim().length < 3}>
           Close as issued
@@ -65,7 +79,14 @@ function Resolve({ item }: { item: Investigation }) {
       >
         <label>
           Why nothing was refunded
-          <input name="note" value={note} onChange={(event) => setNote(event.target.value)} required minLength={3} maxLength={500} />
+          <input
+            name="note"
+            value={note}
+            onChange={(event) => setNote(event.target.value)}
+            required
+            minLength={3}
+            maxLength={500}
+          />
         </label>{" "}
         <button type="submit" className="danger" disabled={pending || note.trim().length < 3}>
           Release
@@ -92,7 +113,8 @@ export function Investigations({ items, health }: { items: Investigation[]; heal
       <h2 style={{ marginTop: 0 }}>Needs investigation</h2>
       {paused && (
         <p className="error" role="alert" data-testid="reconcile-paused">
-          Reconciliation is paused: the payment provider could not be reached as configured ({health.reason}). Checked <Time at={health.checkedAt} />
+          Reconciliation is paused: the payment provider could not be reached as configured ({health.reason}). Checked{" "}
+          <Time at={health.checkedAt} />
           {health.lastOkAt ? (
             <>
               , last reached <Time at={health.lastOkAt} />
@@ -104,16 +126,19 @@ export function Investigations({ items, health }: { items: Investigation[]; heal
       {items.length > 0 && (
         <>
           <p className="muted">
-            The payment provider has not confirmed these refunds, and nothing will be sent again on its own. Look each key up at the provider, then close it:
-            issued with the provider&apos;s refund reference, or released with a note. Each order stays blocked for new refunds until then.
+            The payment provider has not confirmed these refunds, and nothing will be sent again on its own. Look each
+            key up at the provider, then close it: issued with the provider&apos;s refund reference, or released with a
+            note. Each order stays blocked for new refunds until then.
           </p>
           {items.map((item) => (
             <div key={item.id} className="card" data-testid="investigation" data-refund-id={item.id}>
               <p>
-                <strong>{formatMoney(item.amountCents, item.currency)}</strong> on order <code>{item.orderId}</code>, reserved <Time at={item.createdAt} />
+                <strong>{formatMoney(item.amountCents, item.currency)}</strong> on order <code>{item.orderId}</code>,
+                reserved <Time at={item.createdAt} />
               </p>
               <p className="muted">
-                Provider key <code style={{ overflowWrap: "anywhere" }}>{item.providerKey}</code> · {item.attempts} {item.attempts === 1 ? "attempt" : "attempts"}
+                Provider key <code style={{ overflowWrap: "anywhere" }}>{item.providerKey}</code> · {item.attempts}{" "}
+                {item.attempts === 1 ? "attempt" : "attempts"}
                 {item.lastError ? ` · last: ${item.lastError}` : ""}
               </p>
               <Resolve item={item} />

@@ -68,7 +68,11 @@ export function LoginForm({ returnTo }: { returnTo: string }) {
           <input name="password" type="password" autoComplete="current-password" required style={{ width: "100%" }} />
         </label>
       </p>
-      {error && <p className="error" role="alert">{error}</p>}
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
       <button className="primary" type="submit" disabled={pending || !hydrated}>
         {pending ? "Signing in…" : "Sign in"}
       </button>

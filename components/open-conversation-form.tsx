@@ -35,7 +35,10 @@ export function OpenConversationForm() {
     if (!customer) return;
     startTransition(async () => {
       setError(null);
-      const response = await openConversationAction({ customer_id: customer.id, ...(order ? { order_id: order } : {}) });
+      const response = await openConversationAction({
+        customer_id: customer.id,
+        ...(order ? { order_id: order } : {}),
+      });
       if (!response.ok) {
         setError(response.message);
         return;
@@ -53,7 +56,14 @@ export function OpenConversationForm() {
         <label>
           Find a customer
           <br />
-          <input type="search" className="wide" placeholder="email or customer id" value={query} onChange={(event) => setQuery(event.target.value)} aria-controls={`${id}-choices`} />
+          <input
+            type="search"
+            className="wide"
+            placeholder="email or customer id"
+            value={query}
+            onChange={(event) => setQuery(event.target.value)}
+            aria-controls={`${id}-choices`}
+          />
         </label>
       </p>
       <fieldset id={`${id}-choices`} className="choices" aria-live="polite">
@@ -75,7 +85,10 @@ export function OpenConversationForm() {
                   setOrder("");
                 }}
               />{" "}
-              {choice.email} <span className="muted">· {choice.orders.length === 1 ? "1 order" : `${choice.orders.length} orders`}</span>
+              {choice.email}{" "}
+              <span className="muted">
+                · {choice.orders.length === 1 ? "1 order" : `${choice.orders.length} orders`}
+              </span>
             </label>
           ))
         )}

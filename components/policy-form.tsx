@@ -9,7 +9,11 @@ type Policy = Record<PolicyField, number>;
 /** Money in currency units, each field with its allowed range; the server names a bad field by its label. */
 export function PolicyForm({ policy }: { policy: Policy }) {
   const [values, setValues] = useState<Record<PolicyField, string>>(
-    () => Object.fromEntries(POLICY_FIELDS.map((spec) => [spec.name, displayValue(spec, policy[spec.name])])) as Record<PolicyField, string>,
+    () =>
+      Object.fromEntries(POLICY_FIELDS.map((spec) => [spec.name, displayValue(spec, policy[spec.name])])) as Record<
+        PolicyField,
+        string
+      >,
   );
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
   const [pending, startTransition] = useTransition();
@@ -18,7 +22,8 @@ export function PolicyForm({ policy }: { policy: Policy }) {
     startTransition(async () => {
       const response = await updatePolicyAction(values);
       if (!response.ok) setMessage({ ok: false, text: response.message });
-      else setMessage({ ok: true, text: response.data.changed ? "Saved." : "Nothing changed, so nothing was recorded." });
+      else
+        setMessage({ ok: true, text: response.data.changed ? "Saved." : "Nothing changed, so nothing was recorded." });
     });
   }
 

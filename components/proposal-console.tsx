@@ -14,14 +14,19 @@ export function ProposalConsole({ conversationId }: { conversationId: string }) 
   function submit() {
     startTransition(async () => {
       const response = await proposeAction({ conversationId, envelope, callKey });
-      setAnswer(JSON.stringify(response.ok ? response.data : { error: response.code, message: response.message }, null, 2));
+      setAnswer(
+        JSON.stringify(response.ok ? response.data : { error: response.code, message: response.message }, null, 2),
+      );
     });
   }
 
   return (
     <div className="card">
       <h2 style={{ marginTop: 0 }}>Propose a tool call</h2>
-      <p className="muted">The raw envelope goes through the same sequence as the agent API. A write may carry a call key: send the same key again and you get the first answer back, never a second effect.</p>
+      <p className="muted">
+        The raw envelope goes through the same sequence as the agent API. A write may carry a call key: send the same
+        key again and you get the first answer back, never a second effect.
+      </p>
       <textarea
         aria-label="envelope"
         value={envelope}
@@ -30,7 +35,12 @@ export function ProposalConsole({ conversationId }: { conversationId: string }) 
         style={{ width: "100%", fontFamily: "ui-monospace, monospace" }}
       />
       <p>
-        <input aria-label="call key" placeholder="Idempotency-Key (for writes)" value={callKey} onChange={(event) => setCallKey(event.target.value)} />{" "}
+        <input
+          aria-label="call key"
+          placeholder="Idempotency-Key (for writes)"
+          value={callKey}
+          onChange={(event) => setCallKey(event.target.value)}
+        />{" "}
         <button type="button" className="primary" disabled={pending} onClick={submit}>
           {pending ? "Sending…" : "Propose"}
         </button>

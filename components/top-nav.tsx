@@ -2,7 +2,13 @@ import Link from "next/link";
 import type { SessionUser } from "@/lib/auth/auth";
 import { SignOutButton } from "./sign-out-button";
 
-export function TopNav({ user, pendingApprovals = null }: { user: SessionUser | null; pendingApprovals?: number | null }) {
+export function TopNav({
+  user,
+  pendingApprovals = null,
+}: {
+  user: SessionUser | null;
+  pendingApprovals?: number | null;
+}) {
   return (
     <nav className="top">
       <strong>
@@ -12,7 +18,12 @@ export function TopNav({ user, pendingApprovals = null }: { user: SessionUser | 
       {user?.role === "SUPERVISOR" && (
         <>
           <Link href="/approvals" data-testid="nav-approvals">
-            Approvals{pendingApprovals ? <span className="badge" aria-label={`${pendingApprovals} pending`}>{pendingApprovals}</span> : null}
+            Approvals
+            {pendingApprovals ? (
+              <span className="badge" aria-label={`${pendingApprovals} pending`}>
+                {pendingApprovals}
+              </span>
+            ) : null}
           </Link>
           <Link href="/approvals/history">History</Link>
         </>

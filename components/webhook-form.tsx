@@ -21,24 +21,43 @@ export function WebhookForm({ configured }: { configured: boolean }) {
   return (
     <div className="card">
       <p className="muted">
-        {configured ? "A webhook is set. Its URL and secret are stored encrypted and are not shown; enter new ones to replace them." : "No webhook is set."} Each new approval
-        request is posted there, signed with an HMAC of the secret.
+        {configured
+          ? "A webhook is set. Its URL and secret are stored encrypted and are not shown; enter new ones to replace them."
+          : "No webhook is set."}{" "}
+        Each new approval request is posted there, signed with an HMAC of the secret.
       </p>
       <p>
         <label>
           URL
           <br />
-          <input name="webhookUrl" type="url" value={url} onChange={(event) => setUrl(event.target.value)} style={{ width: "100%" }} />
+          <input
+            name="webhookUrl"
+            type="url"
+            value={url}
+            onChange={(event) => setUrl(event.target.value)}
+            style={{ width: "100%" }}
+          />
         </label>
       </p>
       <p>
         <label>
           Signing secret (at least 16 characters)
           <br />
-          <input name="webhookSecret" type="password" autoComplete="off" value={secret} onChange={(event) => setSecret(event.target.value)} />
+          <input
+            name="webhookSecret"
+            type="password"
+            autoComplete="off"
+            value={secret}
+            onChange={(event) => setSecret(event.target.value)}
+          />
         </label>
       </p>
-      <button type="button" className="primary" disabled={pending || !url || secret.length < 16} onClick={() => save({ url, secret })}>
+      <button
+        type="button"
+        className="primary"
+        disabled={pending || !url || secret.length < 16}
+        onClick={() => save({ url, secret })}
+      >
         Save webhook
       </button>{" "}
       {configured && (

@@ -3,7 +3,9 @@ import { database, SEEDED, signInAs } from "./support";
 import { expectUsable, VIEWPORTS } from "./fixtures";
 
 async function auditCount() {
-  const { rows } = await database().query<{ count: number }>(`SELECT count(*)::int AS count FROM "AuditLog" WHERE "tenantId" = 'acme'`);
+  const { rows } = await database().query<{ count: number }>(
+    `SELECT count(*)::int AS count FROM "AuditLog" WHERE "tenantId" = 'acme'`,
+  );
   return rows[0].count;
 }
 
@@ -11,7 +13,10 @@ for (const viewport of VIEWPORTS) {
   test.describe(`admin (${viewport.name})`, () => {
     test.use({ viewport: { width: viewport.width, height: viewport.height } });
 
-    test("policy in currency units: a bad value is named by its label, an unchanged save records nothing, a change shows actor and diff", async ({ browser, baseURL }) => {
+    test("policy in currency units: a bad value is named by its label, an unchanged save records nothing, a change shows actor and diff", async ({
+      browser,
+      baseURL,
+    }) => {
       const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
       await signInAs(context, SEEDED.admin, baseURL!);
       const page = await context.newPage();
@@ -28,7 +33,9 @@ for (const viewport of VIEWPORTS) {
 
       await page.getByLabel("Approval lifetime (seconds)").fill("5");
       await page.getByRole("button", { name: "Save policy" }).click();
-      await expect(page.getByTestId("policy-message")).toHaveText("Approval lifetime (seconds) must be from 30 to 604800.");
+      await expect(page.getByTestId("policy-message")).toHaveText(
+        "Approval lifetime (seconds) must be from 30 to 604800.",
+      );
       expect(await auditCount()).toBe(before);
 
       await page.getByLabel("Approval lifetime (seconds)").fill("900");
@@ -63,7 +70,9 @@ for (const viewport of VIEWPORTS) {
       expect(rows[0]).toEqual({ canRefund: false });
       await row.getByRole("button", { name: "Grant refunds to agent@acme.test" }).click();
       await expect(row.getByTestId("refund-permission-state")).toHaveText("may issue refunds");
-      await expect(page.getByTestId("audit-row").first().getByTestId("audit-change")).toHaveText(["agent@acme.test: refunds not allowed → allowed"]);
+      await expect(page.getByTestId("audit-row").first().getByTestId("audit-change")).toHaveText([
+        "agent@acme.test: refunds not allowed → allowed",
+      ]);
       await context.close();
     });
   });

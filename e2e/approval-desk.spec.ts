@@ -23,28 +23,41 @@ async function asUser(browser: Browser, user: SessionPerson, baseURL: string): P
   return context.newPage();
 }
 
-const card = (page: Page, approvalId: string) => page.locator(`[data-testid="approval-item"][data-approval-id="${approvalId}"]`);
+const card = (page: Page, approvalId: string) =>
+  page.locator(`[data-testid="approval-item"][data-approval-id="${approvalId}"]`);
 
 async function noSidewaysScroll(page: Page) {
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
 }
 
 async function refundsOn(order: string) {
-  const { rows } = await database().query<{ amountCents: number }>(`SELECT "amountCents" FROM "Refund" WHERE "orderId" = $1 ORDER BY "createdAt"`, [order]);
+  const { rows } = await database().query<{ amountCents: number }>(
+    `SELECT "amountCents" FROM "Refund" WHERE "orderId" = $1 ORDER BY "createdAt"`,
+    [order],
+  );
   return rows.map((row) => row.amountCents);
 }
 
-test("a card says why it was held, groups requests on one order, shows the order now, and renders the same on server and client", async ({ browser, baseURL, request }) => {
+test("a card says why it was held, groups requests on one order, shows the order now, and renders the same on server and client", async ({
+  browser,
+  baseURL,
+  request,
+}) => {
   const order = await freshOrder("acme", "cu_ana", 30000);
   const first = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
-  for (const key of ["a", "b"]) expect((await propose(request, SEEDED.agent.email, first, refund(order, 4000), `desk-card-${order}-${key}`)).code).toBe("refund.issued");
+  for (const key of ["a", "b"])
+    expect(
+      (await propose(request, SEEDED.agent.email, first, refund(order, 4000), `desk-card-${order}-${key}`)).code,
+    ).toBe("refund.issued");
   const capped = await propose(request, SEEDED.agent.email, first, refund(order, 4500), `desk-card-${order}-c`);
   const second = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
   const large = await propose(request, SEEDED.agent.email, second, refund(order, 6000), `desk-card-${order}-d`);
   expect([capped.code, large.code]).toEqual(["approval.required", "approval.required"]);
   // The order moves after the large request was checked.
   const third = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
-  expect((await propose(request, SEEDED.agent.email, third, refund(order, 1000), `desk-card-${order}-e`)).code).toBe("refund.issued");
+  expect((await propose(request, SEEDED.agent.email, third, refund(order, 1000), `desk-card-${order}-e`)).code).toBe(
+    "refund.issued",
+  );
 
   const page = await asUser(browser, SEEDED.supervisor, baseURL!);
   const problems: string[] = [];
@@ -55,14 +68,27 @@ test("a card says why it was held, groups requests on one order, shows the order
   await page.goto(`/approvals?q=${order}`);
   await expect(page.getByTestId("approval-item")).toHaveCount(2);
   const cappedCard = card(page, capped.approval!.id);
-  await expect(cappedCard.getByTestId("card-why")).toHaveText("Held because 80.00 USD already moved in this conversation plus 45.00 USD passes its 100.00 USD cap");
+  await expect(cappedCard.getByTestId("card-why")).toHaveText(
+    "Held because 80.00 USD already moved in this conversation plus 45.00 USD passes its 100.00 USD cap",
+  );
   await expect(cappedCard.getByTestId("card-siblings")).toHaveText(`60.00 USD refund on ${order}`);
-  await expect(cappedCard.getByTestId("card-siblings").getByRole("link")).toHaveAttribute("href", `#request-${large.approval!.id}`);
+  await expect(cappedCard.getByTestId("card-siblings").getByRole("link")).toHaveAttribute(
+    "href",
+    `#request-${large.approval!.id}`,
+  );
   const largeCard = card(page, large.approval!.id);
-  await expect(largeCard.getByTestId("card-why")).toContainText("60.00 USD is above the 50.00 USD limit for refunds without approval");
-  await expect(largeCard.getByTestId("preview-order")).toHaveText("delivered · total 300.00 USD · refunded 80.00 USD · refundable 220.00 USD");
-  await expect(largeCard.getByTestId("order-now")).toHaveText("delivered · refunded 90.00 USD · refundable 210.00 USD (changed since it was checked)");
-  await expect(largeCard.getByTestId("order-refunds")).toContainText(/^40\.00 USD issued \d+ s ago; 40\.00 USD issued \d+ s ago; 10\.00 USD issued \d+ s ago$/);
+  await expect(largeCard.getByTestId("card-why")).toContainText(
+    "60.00 USD is above the 50.00 USD limit for refunds without approval",
+  );
+  await expect(largeCard.getByTestId("preview-order")).toHaveText(
+    "delivered · total 300.00 USD · refunded 80.00 USD · refundable 220.00 USD",
+  );
+  await expect(largeCard.getByTestId("order-now")).toHaveText(
+    "delivered · refunded 90.00 USD · refundable 210.00 USD (changed since it was checked)",
+  );
+  await expect(largeCard.getByTestId("order-refunds")).toContainText(
+    /^40\.00 USD issued \d+ s ago; 40\.00 USD issued \d+ s ago; 10\.00 USD issued \d+ s ago$/,
+  );
   // Relative times after mount, the exact time on hover.
   const asked = largeCard.getByTestId("card-who").locator("time").first();
   await expect(asked).toHaveText(/^\d+ s ago$/);
@@ -74,7 +100,9 @@ test("a card says why it was held, groups requests on one order, shows the order
   await signInAs(context, SEEDED.supervisor, baseURL!);
   const serverPage = await context.newPage();
   await serverPage.goto(`/approvals?q=${order}`);
-  await expect(card(serverPage, large.approval!.id).getByTestId("time-left")).toHaveText(/^expires \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+  await expect(card(serverPage, large.approval!.id).getByTestId("time-left")).toHaveText(
+    /^expires \d{4}-\d\d-\d\d \d\d:\d\d UTC$/,
+  );
   await context.close();
 
   await page.setViewportSize(PHONE);
@@ -86,11 +114,17 @@ test("a card says why it was held, groups requests on one order, shows the order
   await page.context().close();
 });
 
-test("a request that expires while open disables its buttons at once, without a reload", async ({ browser, baseURL, request }) => {
+test("a request that expires while open disables its buttons at once, without a reload", async ({
+  browser,
+  baseURL,
+  request,
+}) => {
   const order = await freshOrder("acme", "cu_ana", 20000);
   const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
   const pending = await propose(request, SEEDED.agent.email, conversation, refund(order, 7000), `desk-expire-${order}`);
-  await database().query(`UPDATE "ApprovalRequest" SET "expiresAt" = now() + interval '4 seconds' WHERE id = $1`, [pending.approval!.id]);
+  await database().query(`UPDATE "ApprovalRequest" SET "expiresAt" = now() + interval '4 seconds' WHERE id = $1`, [
+    pending.approval!.id,
+  ]);
   const page = await asUser(browser, SEEDED.supervisor, baseURL!);
   await page.goto(`/approvals?q=${order}`);
   const item = card(page, pending.approval!.id);
@@ -102,7 +136,11 @@ test("a request that expires while open disables its buttons at once, without a 
   await page.context().close();
 });
 
-test("approve with edits: the amount can only be lowered; the lower amount is what executes and what the agent reads", async ({ browser, baseURL, request }) => {
+test("approve with edits: the amount can only be lowered; the lower amount is what executes and what the agent reads", async ({
+  browser,
+  baseURL,
+  request,
+}) => {
   const order = await freshOrder("acme", "cu_ana", 20000);
   const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
   const pending = await propose(request, SEEDED.agent.email, conversation, refund(order, 8000), `desk-narrow-${order}`);
@@ -114,7 +152,9 @@ test("approve with edits: the amount can only be lowered; the lower amount is wh
   const amount = dialog.getByLabel(/Amount to refund/);
   await amount.fill("90.00");
   await dialog.getByRole("button", { name: "Confirm approval" }).click();
-  await expect(dialog.getByRole("alert")).toHaveText("Enter an amount from 0.01 up to 80.00 USD; an approval can only lower it.");
+  await expect(dialog.getByRole("alert")).toHaveText(
+    "Enter an amount from 0.01 up to 80.00 USD; an approval can only lower it.",
+  );
   expect(await refundsOn(order)).toEqual([]);
   await amount.fill("60.00");
   await expect(dialog.getByRole("heading")).toHaveText(`Approve 60.00 USD refund on ${order}?`);
@@ -124,15 +164,33 @@ test("approve with edits: the amount can only be lowered; the lower amount is wh
   await expect(page.getByTestId("toast")).toHaveText(`60.00 USD refund on ${order} approved (lowered)`);
   expect(await refundsOn(order)).toEqual([6000]);
 
-  const { rows } = await database().query<{ approvedArgs: { amount_cents: number } }>(`SELECT "approvedArgs" FROM "ApprovalRequest" WHERE id = $1`, [pending.approval!.id]);
-  expect(rows[0].approvedArgs.amount_cents).toBe(6000);
-  const log = await database().query<{ detail: { proposed: { amount_cents: number }; approved: { amount_cents: number }; executed: { amount_cents: number } } }>(
-    `SELECT detail FROM "DecisionLog" WHERE "toolCallId" = $1 AND detail IS NOT NULL`,
-    [pending.id],
+  const { rows } = await database().query<{ approvedArgs: { amount_cents: number } }>(
+    `SELECT "approvedArgs" FROM "ApprovalRequest" WHERE id = $1`,
+    [pending.approval!.id],
   );
-  expect(log.rows.map((row) => [row.detail.proposed.amount_cents, row.detail.approved.amount_cents, row.detail.executed.amount_cents])).toEqual([[8000, 6000, 6000]]);
-  const agentView = await request.get(`/api/v1/tool-calls/${pending.id}`, { headers: { authorization: `Bearer ${apiKey(SEEDED.agent.email)}` } });
-  expect(await agentView.json()).toMatchObject({ kind: "executed", code: "refund.issued", result: { amount_cents: 6000, refunded_cents: 6000 } });
+  expect(rows[0].approvedArgs.amount_cents).toBe(6000);
+  const log = await database().query<{
+    detail: {
+      proposed: { amount_cents: number };
+      approved: { amount_cents: number };
+      executed: { amount_cents: number };
+    };
+  }>(`SELECT detail FROM "DecisionLog" WHERE "toolCallId" = $1 AND detail IS NOT NULL`, [pending.id]);
+  expect(
+    log.rows.map((row) => [
+      row.detail.proposed.amount_cents,
+      row.detail.approved.amount_cents,
+      row.detail.executed.amount_cents,
+    ]),
+  ).toEqual([[8000, 6000, 6000]]);
+  const agentView = await request.get(`/api/v1/tool-calls/${pending.id}`, {
+    headers: { authorization: `Bearer ${apiKey(SEEDED.agent.email)}` },
+  });
+  expect(await agentView.json()).toMatchObject({
+    kind: "executed",
+    code: "refund.issued",
+    result: { amount_cents: 6000, refunded_cents: 6000 },
+  });
   // People read the amount refunded, and what was asked, wherever the call is shown.
   const lowered = `60.00 USD refund on ${order} (lowered from 80.00 USD)`;
   await page.goto(`/calls/${pending.id}`);
@@ -145,8 +203,17 @@ test("approve with edits: the amount can only be lowered; the lower amount is wh
   await page.context().close();
 });
 
-test("two-person rule: the first approval is recorded and shown, the same person cannot add the second, another supervisor executes", async ({ browser, baseURL, request }) => {
-  const second = { id: "usr_acme_supervisor_e2e2", email: "supervisor2@acme.test", role: "SUPERVISOR", tenantId: "acme" } as const;
+test("two-person rule: the first approval is recorded and shown, the same person cannot add the second, another supervisor executes", async ({
+  browser,
+  baseURL,
+  request,
+}) => {
+  const second = {
+    id: "usr_acme_supervisor_e2e2",
+    email: "supervisor2@acme.test",
+    role: "SUPERVISOR",
+    tenantId: "acme",
+  } as const;
   await database().query(
     `INSERT INTO "User" (id, "tenantId", email, name, role, "passwordHash") SELECT $1, 'acme', $2, 'Sam Second', 'SUPERVISOR', "passwordHash" FROM "User" WHERE id = 'usr_acme_supervisor' ON CONFLICT (id) DO NOTHING`,
     [second.id, second.email],
@@ -159,11 +226,17 @@ test("two-person rule: the first approval is recorded and shown, the same person
     const page = await asUser(browser, SEEDED.supervisor, baseURL!);
     await page.goto(`/approvals?q=${order}`);
     const item = card(page, pending.approval!.id);
-    await expect(item.getByTestId("card-two-person")).toHaveText("Above 70.00 USD: two supervisors must approve. No approval yet.");
+    await expect(item.getByTestId("card-two-person")).toHaveText(
+      "Above 70.00 USD: two supervisors must approve. No approval yet.",
+    );
     await item.getByRole("button", { name: "Approve", exact: true }).click();
     await page.getByTestId("decide-dialog").getByRole("button", { name: "Confirm approval" }).click();
-    await expect(page.getByTestId("toast")).toHaveText(`80.00 USD refund on ${order}: your approval is recorded; a second supervisor must approve`);
-    await expect(item.getByTestId("card-two-person")).toContainText("Approved by Sue Supervisor (supervisor@acme.test)");
+    await expect(page.getByTestId("toast")).toHaveText(
+      `80.00 USD refund on ${order}: your approval is recorded; a second supervisor must approve`,
+    );
+    await expect(item.getByTestId("card-two-person")).toContainText(
+      "Approved by Sue Supervisor (supervisor@acme.test)",
+    );
     await expect(item.getByTestId("card-two-person")).toContainText("waiting for a second supervisor");
     await expect(item.getByRole("button", { name: "Approve", exact: true })).toBeDisabled();
     expect(await refundsOn(order)).toEqual([]);
@@ -171,13 +244,18 @@ test("two-person rule: the first approval is recorded and shown, the same person
     const other = await asUser(browser, second, baseURL!);
     await other.setViewportSize(PHONE);
     await other.goto(`/approvals?q=${order}`);
-    await expect(card(other, pending.approval!.id).getByTestId("card-two-person")).toContainText("Approved by Sue Supervisor");
+    await expect(card(other, pending.approval!.id).getByTestId("card-two-person")).toContainText(
+      "Approved by Sue Supervisor",
+    );
     await noSidewaysScroll(other);
     await card(other, pending.approval!.id).getByRole("button", { name: "Approve", exact: true }).click();
     await other.getByTestId("decide-dialog").getByRole("button", { name: "Confirm approval" }).click();
     await expect(other.getByTestId("toast")).toHaveText(`80.00 USD refund on ${order} approved`);
     expect(await refundsOn(order)).toEqual([8000]);
-    const { rows } = await database().query(`SELECT status, "firstApproverId", "decidedById" FROM "ApprovalRequest" WHERE id = $1`, [pending.approval!.id]);
+    const { rows } = await database().query(
+      `SELECT status, "firstApproverId", "decidedById" FROM "ApprovalRequest" WHERE id = $1`,
+      [pending.approval!.id],
+    );
     expect(rows[0]).toEqual({ status: "approved", firstApproverId: SEEDED.supervisor.id, decidedById: second.id });
     await page.context().close();
     await other.context().close();
@@ -186,18 +264,30 @@ test("two-person rule: the first approval is recorded and shown, the same person
   }
 });
 
-test("step-up: above the threshold a person without a passkey re-enters the password; a wrong one approves nothing", async ({ browser, baseURL, request }) => {
+test("step-up: above the threshold a person without a passkey re-enters the password; a wrong one approves nothing", async ({
+  browser,
+  baseURL,
+  request,
+}) => {
   await database().query(`UPDATE "Tenant" SET "stepUpAboveCents" = 1000 WHERE id = 'globex'`);
   await database().query(`UPDATE "User" SET "stepUpAt" = NULL WHERE id = $1`, [SEEDED.globexSupervisor.id]);
   await database().query(`DELETE FROM "Passkey" WHERE "userId" = $1`, [SEEDED.globexSupervisor.id]);
   try {
     const order = await freshOrder("globex", "cu_gil", 50000);
     const conversation = await openConversation(request, SEEDED.globexAgent.email, { customer_id: "cu_gil" });
-    const pending = await propose(request, SEEDED.globexAgent.email, conversation, refund(order, 6000), `desk-password-${order}`);
+    const pending = await propose(
+      request,
+      SEEDED.globexAgent.email,
+      conversation,
+      refund(order, 6000),
+      `desk-password-${order}`,
+    );
     const page = await asUser(browser, SEEDED.globexSupervisor, baseURL!);
     await page.setViewportSize(PHONE);
     await page.goto(`/approvals?q=${order}`);
-    await expect(card(page, pending.approval!.id).getByTestId("card-step-up")).toHaveText("Above 10.00 USD: approving asks for your passkey, or your password if you have none.");
+    await expect(card(page, pending.approval!.id).getByTestId("card-step-up")).toHaveText(
+      "Above 10.00 USD: approving asks for your passkey, or your password if you have none.",
+    );
     await card(page, pending.approval!.id).getByRole("button", { name: "Approve", exact: true }).click();
     const dialog = page.getByTestId("decide-dialog");
     const password = dialog.getByLabel(/your password, to confirm it is you/);
@@ -211,7 +301,9 @@ test("step-up: above the threshold a person without a passkey re-enters the pass
     await dialog.getByRole("button", { name: "Confirm approval" }).click();
     await expect(page.getByTestId("toast")).toHaveText(`60.00 USD refund on ${order} approved`);
     expect(await refundsOn(order)).toEqual([6000]);
-    const { rows } = await database().query(`SELECT "stepUpMethod" FROM "ApprovalRequest" WHERE id = $1`, [pending.approval!.id]);
+    const { rows } = await database().query(`SELECT "stepUpMethod" FROM "ApprovalRequest" WHERE id = $1`, [
+      pending.approval!.id,
+    ]);
     expect(rows[0].stepUpMethod).toBe("password");
     await page.context().close();
   } finally {
@@ -236,7 +328,14 @@ test("step-up with a passkey: registered in settings with Chromium's virtual aut
     const cdp = await context.newCDPSession(page);
     await cdp.send("WebAuthn.enable");
     const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
-      options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      options: {
+        protocol: "ctap2",
+        transport: "internal",
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
     });
 
     await page.goto("/settings");
@@ -250,30 +349,53 @@ test("step-up with a passkey: registered in settings with Chromium's virtual aut
 
     const order = await freshOrder("globex", "cu_gil", 50000);
     const conversation = await openConversation(request, SEEDED.globexAgent.email, { customer_id: "cu_gil" });
-    const pending = await propose(request, SEEDED.globexAgent.email, conversation, refund(order, 6000), `desk-passkey-${order}-1`);
+    const pending = await propose(
+      request,
+      SEEDED.globexAgent.email,
+      conversation,
+      refund(order, 6000),
+      `desk-passkey-${order}-1`,
+    );
     await page.goto(`/approvals?q=${order}`);
     let decideRequest: { headers: Record<string, string>; body: string } | null = null;
     page.on("request", (sent) => {
       const body = sent.postData() ?? "";
-      if (sent.method() === "POST" && body.includes('"decision":"approve"')) decideRequest = { headers: sent.headers(), body };
+      if (sent.method() === "POST" && body.includes('"decision":"approve"'))
+        decideRequest = { headers: sent.headers(), body };
     });
     await card(page, pending.approval!.id).getByRole("button", { name: "Approve", exact: true }).click();
     const dialog = page.getByTestId("decide-dialog");
-    await expect(dialog.getByTestId("step-up-passkey")).toHaveText("Above 10.00 USD: you will confirm with your passkey.");
+    await expect(dialog.getByTestId("step-up-passkey")).toHaveText(
+      "Above 10.00 USD: you will confirm with your passkey.",
+    );
     await expect(dialog.getByLabel(/password/)).toHaveCount(0);
     await dialog.getByRole("button", { name: "Confirm with passkey and approve" }).click();
     await expect(page.getByTestId("toast")).toHaveText(`60.00 USD refund on ${order} approved`);
     expect(await refundsOn(order)).toEqual([6000]);
-    const approved = await database().query(`SELECT "stepUpMethod" FROM "ApprovalRequest" WHERE id = $1`, [pending.approval!.id]);
+    const approved = await database().query(`SELECT "stepUpMethod" FROM "ApprovalRequest" WHERE id = $1`, [
+      pending.approval!.id,
+    ]);
     expect(approved.rows[0].stepUpMethod).toBe("passkey");
 
     // Without a fresh proof the same decision request is refused by the server and executes nothing.
-    await database().query(`UPDATE "User" SET "stepUpAt" = now() - interval '6 minutes' WHERE id = $1`, [SEEDED.globexSupervisor.id]);
-    const next = await propose(request, SEEDED.globexAgent.email, conversation, refund(order, 7000), `desk-passkey-${order}-2`);
+    await database().query(`UPDATE "User" SET "stepUpAt" = now() - interval '6 minutes' WHERE id = $1`, [
+      SEEDED.globexSupervisor.id,
+    ]);
+    const next = await propose(
+      request,
+      SEEDED.globexAgent.email,
+      conversation,
+      refund(order, 7000),
+      `desk-passkey-${order}-2`,
+    );
     expect(decideRequest).not.toBeNull();
     const forged = decideRequest!;
     const replay = await context.request.post("/approvals", {
-      headers: { "next-action": forged.headers["next-action"], "content-type": forged.headers["content-type"], accept: "text/x-component" },
+      headers: {
+        "next-action": forged.headers["next-action"],
+        "content-type": forged.headers["content-type"],
+        accept: "text/x-component",
+      },
       data: forged.body.replace(pending.approval!.id, next.approval!.id),
     });
     expect(await replay.text()).toContain("approval.step-up-required");
@@ -286,7 +408,11 @@ test("step-up with a passkey: registered in settings with Chromium's virtual aut
   }
 });
 
-test("triage: search, filters, sort and keyboard (j/k, x, a, d, ?) with visible focus; the nav counts what is pending", async ({ browser, baseURL, request }) => {
+test("triage: search, filters, sort and keyboard (j/k, x, a, d, ?) with visible focus; the nav counts what is pending", async ({
+  browser,
+  baseURL,
+  request,
+}) => {
   const order = await freshOrder("acme", "cu_ana", 40000);
   const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
   const small = await propose(request, SEEDED.agent.email, conversation, refund(order, 5500), `desk-triage-${order}-1`);
@@ -295,7 +421,9 @@ test("triage: search, filters, sort and keyboard (j/k, x, a, d, ?) with visible 
   await page.goto(`/approvals?q=${order}&sort=largest`);
   await expect(page.getByTestId("approval-item")).toHaveCount(2);
   await expect(page.getByTestId("approval-item").first()).toHaveAttribute("data-approval-id", big.approval!.id);
-  const { rows } = await database().query<{ count: number }>(`SELECT count(*)::int AS count FROM "ApprovalRequest" WHERE "tenantId" = 'acme' AND status = 'pending' AND "expiresAt" > now()`);
+  const { rows } = await database().query<{ count: number }>(
+    `SELECT count(*)::int AS count FROM "ApprovalRequest" WHERE "tenantId" = 'acme' AND status = 'pending' AND "expiresAt" > now()`,
+  );
   await expect(page.getByTestId("nav-approvals")).toHaveText(`Approvals${rows[0].count}`);
 
   await page.goto(`/approvals?q=${order}&min=60.00`);
@@ -313,7 +441,9 @@ test("triage: search, filters, sort and keyboard (j/k, x, a, d, ?) with visible 
   await expect(card(page, small.approval!.id)).toBeFocused();
   await expect(card(page, small.approval!.id)).toHaveCSS("outline-style", "solid");
   await page.keyboard.press("x");
-  await expect(card(page, small.approval!.id).getByRole("checkbox", { name: `select 55.00 USD refund on ${order}` })).toBeChecked();
+  await expect(
+    card(page, small.approval!.id).getByRole("checkbox", { name: `select 55.00 USD refund on ${order}` }),
+  ).toBeChecked();
   await page.keyboard.press("d");
   const dialog = page.getByTestId("decide-dialog");
   await expect(dialog.getByRole("heading")).toHaveText(`Deny 55.00 USD refund on ${order}?`);
@@ -321,9 +451,13 @@ test("triage: search, filters, sort and keyboard (j/k, x, a, d, ?) with visible 
   await dialog.getByRole("button", { name: "Deny", exact: true }).click();
   await expect(page.getByTestId("toast")).toHaveText(`55.00 USD refund on ${order} denied`);
   await expect(page.getByTestId("approval-item")).toHaveCount(1);
-  const denied = await database().query(`SELECT status, note FROM "ApprovalRequest" WHERE id = $1`, [small.approval!.id]);
+  const denied = await database().query(`SELECT status, note FROM "ApprovalRequest" WHERE id = $1`, [
+    small.approval!.id,
+  ]);
   expect(denied.rows[0]).toEqual({ status: "denied", note: "duplicate of the larger request" });
-  const agentView = await request.get(`/api/v1/tool-calls/${small.id}`, { headers: { authorization: `Bearer ${apiKey(SEEDED.agent.email)}` } });
+  const agentView = await request.get(`/api/v1/tool-calls/${small.id}`, {
+    headers: { authorization: `Bearer ${apiKey(SEEDED.agent.email)}` },
+  });
   expect(await agentView.json()).toMatchObject({ code: "approval.denied", reason: "duplicate of the larger request" });
 
   await page.locator("body").click({ position: { x: 5, y: 5 } });

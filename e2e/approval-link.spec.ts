@@ -14,10 +14,20 @@ for (const viewport of VIEWPORTS) {
   test.describe(`the approval email's link (${viewport.name})`, () => {
     test.use({ viewport: { width: viewport.width, height: viewport.height } });
 
-    test("a scanner opening it twice decides nothing; the supervisor signs in, lands on the request and approves it once", async ({ browser, request, baseURL }) => {
+    test("a scanner opening it twice decides nothing; the supervisor signs in, lands on the request and approves it once", async ({
+      browser,
+      request,
+      baseURL,
+    }) => {
       const order = await freshOrder("cu_ana");
       const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
-      const held = await propose(request, SEEDED.agent.email, conversation, refund(order, 8000), `e2e-link-${viewport.name}-${order}`);
+      const held = await propose(
+        request,
+        SEEDED.agent.email,
+        conversation,
+        refund(order, 8000),
+        `e2e-link-${viewport.name}-${order}`,
+      );
       expect(held.code).toBe("approval.required");
       const path = await emailedLinkPath(SEEDED.supervisor.email, held.approval!.id);
 
@@ -56,7 +66,9 @@ for (const viewport of VIEWPORTS) {
       await expect(stale.getByRole("button", { name: "Approve…" })).toBeEnabled();
 
       await page.getByRole("button", { name: "Approve…" }).click();
-      await expect(page.getByRole("group", { name: "Confirm approval" })).toContainText(`80.00 USD refund on ${order} for ana@example.test`);
+      await expect(page.getByRole("group", { name: "Confirm approval" })).toContainText(
+        `80.00 USD refund on ${order} for ana@example.test`,
+      );
       await page.getByRole("button", { name: "Confirm approval" }).click();
       await expect(page.getByTestId("link-result")).toHaveText(`80.00 USD refund on ${order} approved: refund.issued.`);
       await expect(page.getByTestId("link-status")).toContainText("Already approved by supervisor@acme.test");
@@ -73,17 +85,29 @@ for (const viewport of VIEWPORTS) {
       // The timeline the page links to tells the whole story.
       await page.getByRole("link", { name: "timeline of the call" }).click();
       await expect(page.getByTestId("timeline-code")).toHaveText("refund.issued");
-      await expect(page.getByTestId("timeline-event").filter({ hasText: "by supervisor@acme.test" })).toContainText("Approved");
+      await expect(page.getByTestId("timeline-event").filter({ hasText: "by supervisor@acme.test" })).toContainText(
+        "Approved",
+      );
       await expect(page.getByTestId("timeline-event").last()).toContainText("Settled with the payment provider");
       await expectUsable(page);
       await preview.close();
       await context.close();
     });
 
-    test("denying from the link needs a reason, which reaches the agent; another tenant's supervisor gets nothing", async ({ browser, request, baseURL }) => {
+    test("denying from the link needs a reason, which reaches the agent; another tenant's supervisor gets nothing", async ({
+      browser,
+      request,
+      baseURL,
+    }) => {
       const order = await freshOrder("cu_ben");
       const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ben" });
-      const held = await propose(request, SEEDED.agent.email, conversation, refund(order, 9000), `e2e-link-deny-${viewport.name}-${order}`);
+      const held = await propose(
+        request,
+        SEEDED.agent.email,
+        conversation,
+        refund(order, 9000),
+        `e2e-link-deny-${viewport.name}-${order}`,
+      );
       const path = await emailedLinkPath(SEEDED.supervisor.email, held.approval!.id);
 
       const foreign = await browser.newContext();
@@ -101,7 +125,9 @@ for (const viewport of VIEWPORTS) {
       await page.getByLabel("Reason for denying (the agent reads it)").fill("refunded by phone");
       await page.getByRole("button", { name: "Deny" }).click();
       await expect(page.getByTestId("link-result")).toHaveText(`90.00 USD refund on ${order} denied.`);
-      const { rows } = await database().query(`SELECT status, note FROM "ApprovalRequest" WHERE id = $1`, [held.approval!.id]);
+      const { rows } = await database().query(`SELECT status, note FROM "ApprovalRequest" WHERE id = $1`, [
+        held.approval!.id,
+      ]);
       expect(rows[0]).toEqual({ status: "denied", note: "refunded by phone" });
       expect(await refundsOf(order)).toEqual({ count: 0, refunded: 0 });
       await foreign.close();
@@ -110,21 +136,35 @@ for (const viewport of VIEWPORTS) {
   });
 }
 
-test("from the link, approving more than the step-up amount asks for the password first, then approves once", async ({ browser, request, baseURL }) => {
+test("from the link, approving more than the step-up amount asks for the password first, then approves once", async ({
+  browser,
+  request,
+  baseURL,
+}) => {
   const order = await freshOrder("cu_ana");
   const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
-  const held = await propose(request, SEEDED.agent.email, conversation, refund(order, 12000), `e2e-link-step-up-${order}`);
+  const held = await propose(
+    request,
+    SEEDED.agent.email,
+    conversation,
+    refund(order, 12000),
+    `e2e-link-step-up-${order}`,
+  );
   expect(held.code).toBe("approval.required");
   const path = await emailedLinkPath(SEEDED.supervisor.email, held.approval!.id);
   // No proof from an earlier test counts here.
-  await database().query(`UPDATE "User" SET "stepUpAt" = NULL, "stepUpMethod" = NULL WHERE id = $1`, [SEEDED.supervisor.id]);
+  await database().query(`UPDATE "User" SET "stepUpAt" = NULL, "stepUpMethod" = NULL WHERE id = $1`, [
+    SEEDED.supervisor.id,
+  ]);
   const context = await browser.newContext();
   await signInAs(context, SEEDED.supervisor, baseURL!);
   const page = await context.newPage();
   await page.goto(path);
   await page.getByRole("button", { name: "Approve…" }).click();
   await page.getByRole("button", { name: "Confirm approval" }).click();
-  await expect(page.getByTestId("link-result")).toHaveText("Confirm it is you: this amount needs your passkey, or your password if you have none.");
+  await expect(page.getByTestId("link-result")).toHaveText(
+    "Confirm it is you: this amount needs your passkey, or your password if you have none.",
+  );
   expect(await refundsOf(order)).toEqual({ count: 0, refunded: 0 });
   expect(await linkState(held.approval!.id)).toEqual({ status: "pending", used: 0 });
   await page.getByLabel("Your password, to confirm it is you").fill("not-my-password");
@@ -135,7 +175,10 @@ test("from the link, approving more than the step-up amount asks for the passwor
   await expect(page.getByTestId("link-result")).toHaveText(`120.00 USD refund on ${order} approved: refund.issued.`);
   expect(await refundsOf(order)).toEqual({ count: 1, refunded: 12000 });
   expect(await linkState(held.approval!.id)).toEqual({ status: "approved", used: 1 });
-  const { rows } = await database().query<{ stepUpMethod: string }>(`SELECT "stepUpMethod" FROM "ApprovalRequest" WHERE id = $1`, [held.approval!.id]);
+  const { rows } = await database().query<{ stepUpMethod: string }>(
+    `SELECT "stepUpMethod" FROM "ApprovalRequest" WHERE id = $1`,
+    [held.approval!.id],
+  );
   expect(rows[0].stepUpMethod).toBe("password");
   await context.close();
 });

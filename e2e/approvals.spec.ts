@@ -15,7 +15,11 @@ async function callRow(page: Page, callId: string) {
   return page.locator(`[data-testid="call-row"][data-call-id="${callId}"]`);
 }
 
-test("approve: the agent's 8000-cent refund waits, the supervisor approves it, the agent sees it execute live", async ({ browser, baseURL, request }) => {
+test("approve: the agent's 8000-cent refund waits, the supervisor approves it, the agent sees it execute live", async ({
+  browser,
+  baseURL,
+  request,
+}) => {
   const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
   const pending = await propose(request, SEEDED.agent.email, conversation, refund("ord_1004", 8000), "e2e-approve-1");
   expect(pending.code).toBe("approval.required");
@@ -43,8 +47,12 @@ test("approve: the agent's 8000-cent refund waits, the supervisor approves it, t
   await expect(item.getByTestId("card-who")).toContainText("(agent@acme.test)");
   // Supervisors cannot open an agent's conversation page: the card links the call's timeline, which they can.
   await expect(item.getByRole("link", { name: "the call's timeline" })).toHaveAttribute("href", `/calls/${pending.id}`);
-  await expect(item.getByTestId("card-why")).toContainText("80.00 USD is above the 50.00 USD limit for refunds without approval");
-  await expect(item.getByTestId("preview-order")).toHaveText("delivered · total 150.00 USD · refunded 0.00 USD · refundable 150.00 USD");
+  await expect(item.getByTestId("card-why")).toContainText(
+    "80.00 USD is above the 50.00 USD limit for refunds without approval",
+  );
+  await expect(item.getByTestId("preview-order")).toHaveText(
+    "delivered · total 150.00 USD · refunded 0.00 USD · refundable 150.00 USD",
+  );
   await expect(item.getByTestId("preview-arguments")).toHaveText("amount: 80.00 USD · currency: USD · reason: damaged");
   await expect(item.getByTestId("time-left")).toHaveText(/1[45]m \d\ds left/);
   if (SCREENSHOTS) await supervisorPage.screenshot({ path: "docs/screenshots/approval-queue.png", fullPage: true });
@@ -66,7 +74,11 @@ test("approve: the agent's 8000-cent refund waits, the supervisor approves it, t
   await supervisorContext.close();
 });
 
-test("deny: a refund proposed from the console form is denied with a note and never executes", async ({ browser, baseURL, request }) => {
+test("deny: a refund proposed from the console form is denied with a note and never executes", async ({
+  browser,
+  baseURL,
+  request,
+}) => {
   const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ben" });
   const agentContext = await browser.newContext();
   await signInAs(agentContext, SEEDED.agent, baseURL!);
@@ -79,7 +91,9 @@ test("deny: a refund proposed from the console form is denied with a note and ne
   const row = agentPage.getByTestId("call-row").first();
   await expect(row.getByTestId("call-code")).toHaveText("approval.required");
   const callId = await row.getAttribute("data-call-id");
-  const { rows } = await database().query<{ approvalId: string }>(`SELECT "approvalId" FROM "ToolCall" WHERE id = $1`, [callId]);
+  const { rows } = await database().query<{ approvalId: string }>(`SELECT "approvalId" FROM "ToolCall" WHERE id = $1`, [
+    callId,
+  ]);
   const approvalId = rows[0].approvalId;
 
   const supervisorContext = await browser.newContext();
@@ -92,7 +106,9 @@ test("deny: a refund proposed from the console form is denied with a note and ne
   // A denial needs a reason: the agent reads it.
   await dialog.getByRole("button", { name: "Deny", exact: true }).click();
   await expect(dialog.getByRole("alert")).toHaveText("Say why: the agent reads this reason.");
-  expect((await database().query(`SELECT status FROM "ApprovalRequest" WHERE id = $1`, [approvalId])).rows[0].status).toBe("pending");
+  expect(
+    (await database().query(`SELECT status FROM "ApprovalRequest" WHERE id = $1`, [approvalId])).rows[0].status,
+  ).toBe("pending");
   await dialog.getByLabel("Reason (the agent reads it)").fill("already refunded by phone");
   await dialog.getByRole("button", { name: "Deny", exact: true }).click();
   await expect(supervisorPage.getByTestId("toast")).toHaveText("80.00 USD refund on ord_1002 denied");
@@ -108,11 +124,21 @@ test("deny: a refund proposed from the console form is denied with a note and ne
   await supervisorContext.close();
 });
 
-test("expired: a request past its lifetime is shown as expired, can never execute, and the call says so", async ({ browser, baseURL, request }) => {
+test("expired: a request past its lifetime is shown as expired, can never execute, and the call says so", async ({
+  browser,
+  baseURL,
+  request,
+}) => {
   await database().query(`UPDATE "Tenant" SET "approvalTtlSeconds" = 2 WHERE id = 'globex'`);
   try {
     const conversation = await openConversation(request, SEEDED.globexAgent.email, { customer_id: "cu_gil" });
-    const pending = await propose(request, SEEDED.globexAgent.email, conversation, refund("ord_2001", 6000), "e2e-expire-1");
+    const pending = await propose(
+      request,
+      SEEDED.globexAgent.email,
+      conversation,
+      refund("ord_2001", 6000),
+      "e2e-expire-1",
+    );
     expect(pending.code).toBe("approval.required");
     await new Promise((resolve) => setTimeout(resolve, 2500));
 
@@ -124,12 +150,18 @@ test("expired: a request past its lifetime is shown as expired, can never execut
     // Reading writes nothing: the expiry job (every 10 s) records the request as expired, and History shows it then.
     await expect(async () => {
       await page.goto("/approvals/history");
-      await expect(page.locator(`[data-testid="history-item"][data-approval-id="${pending.approval!.id}"]`).getByTestId("history-status")).toHaveText("expired", {
+      await expect(
+        page
+          .locator(`[data-testid="history-item"][data-approval-id="${pending.approval!.id}"]`)
+          .getByTestId("history-status"),
+      ).toHaveText("expired", {
         timeout: 1000,
       });
     }).toPass({ timeout: 40_000 });
 
-    const current = await request.get(`/api/v1/tool-calls/${pending.id}`, { headers: { authorization: `Bearer ${(await import("./support")).apiKey(SEEDED.globexAgent.email)}` } });
+    const current = await request.get(`/api/v1/tool-calls/${pending.id}`, {
+      headers: { authorization: `Bearer ${(await import("./support")).apiKey(SEEDED.globexAgent.email)}` },
+    });
     expect(await current.json()).toMatchObject({ kind: "unavailable", stage: "approval", code: "approval.expired" });
     expect(await refundsOf("ord_2001")).toEqual({ count: 0, refunded: 0 });
     await supervisorContext.close();
@@ -138,7 +170,11 @@ test("expired: a request past its lifetime is shown as expired, can never execut
   }
 });
 
-test("an agent cannot open /approvals or call the approve action, so the requester cannot approve their own call", async ({ browser, baseURL, request }) => {
+test("an agent cannot open /approvals or call the approve action, so the requester cannot approve their own call", async ({
+  browser,
+  baseURL,
+  request,
+}) => {
   const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
   const pending = await propose(request, SEEDED.agent.email, conversation, refund("ord_1004", 6000), "e2e-self-1");
   expect(pending.code).toBe("approval.required");
@@ -172,12 +208,18 @@ test("an agent cannot open /approvals or call the approve action, so the request
   expect(forged.body).toContain(pending.approval!.id);
 
   const response = await agentContext.request.post("/approvals", {
-    headers: { "next-action": forged.headers["next-action"], "content-type": forged.headers["content-type"], accept: "text/x-component" },
+    headers: {
+      "next-action": forged.headers["next-action"],
+      "content-type": forged.headers["content-type"],
+      accept: "text/x-component",
+    },
     data: forged.body,
   });
   expect(await response.text()).toContain("auth.forbidden");
   expect(await refundsOf("ord_1004")).toEqual(before);
-  const { rows } = await database().query<{ status: string }>(`SELECT status FROM "ApprovalRequest" WHERE id = $1`, [pending.approval!.id]);
+  const { rows } = await database().query<{ status: string }>(`SELECT status FROM "ApprovalRequest" WHERE id = $1`, [
+    pending.approval!.id,
+  ]);
   expect(rows[0].status).toBe("pending");
   await agentContext.close();
   await supervisorContext.close();
@@ -199,7 +241,11 @@ test("a globex supervisor cannot see acme requests", async ({ browser, baseURL, 
   await context.close();
 });
 
-test("bulk: two requests approved together are re-checked one by one, and one failing does not undo the other", async ({ browser, baseURL, request }) => {
+test("bulk: two requests approved together are re-checked one by one, and one failing does not undo the other", async ({
+  browser,
+  baseURL,
+  request,
+}) => {
   const conversationA = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ben" });
   const conversationB = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ben" });
   const first = await propose(request, SEEDED.agent.email, conversationA, refund("ord_1002", 9000), "e2e-bulk-a");
@@ -211,11 +257,19 @@ test("bulk: two requests approved together are re-checked one by one, and one fa
   await signInAs(context, SEEDED.supervisor, baseURL!);
   const page = await context.newPage();
   await page.goto("/approvals");
-  await page.locator(`[data-approval-id="${first.approval!.id}"]`).getByRole("checkbox", { name: "select 90.00 USD refund on ord_1002" }).check();
-  await page.locator(`[data-approval-id="${second.approval!.id}"]`).getByRole("checkbox", { name: "select 80.00 USD refund on ord_1002" }).check();
+  await page
+    .locator(`[data-approval-id="${first.approval!.id}"]`)
+    .getByRole("checkbox", { name: "select 90.00 USD refund on ord_1002" })
+    .check();
+  await page
+    .locator(`[data-approval-id="${second.approval!.id}"]`)
+    .getByRole("checkbox", { name: "select 80.00 USD refund on ord_1002" })
+    .check();
   await page.getByRole("button", { name: "Approve selected (2)" }).click();
   const dialog = page.getByTestId("decide-dialog");
-  await expect(dialog.getByTestId("decide-restate")).toHaveText(["90.00 USD refund on ord_1002 for ben@example.test", "80.00 USD refund on ord_1002 for ben@example.test"].join(""));
+  await expect(dialog.getByTestId("decide-restate")).toHaveText(
+    ["90.00 USD refund on ord_1002 for ben@example.test", "80.00 USD refund on ord_1002 for ben@example.test"].join(""),
+  );
   await expect(dialog).toContainText("Total: 170.00 USD");
   await dialog.getByRole("button", { name: "Confirm approval" }).click();
   const refundable = 15900 - before.refunded - 9000;

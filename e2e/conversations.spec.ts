@@ -16,7 +16,11 @@ for (const viewport of VIEWPORTS) {
   test.describe(`conversations for support agents (${viewport.name})`, () => {
     test.use({ viewport: { width: viewport.width, height: viewport.height } });
 
-    test("pick a customer by searching, open a conversation bound to an order, see status, pending count and each call's timeline", async ({ browser, baseURL, request }) => {
+    test("pick a customer by searching, open a conversation bound to an order, see status, pending count and each call's timeline", async ({
+      browser,
+      baseURL,
+      request,
+    }) => {
       const order = await freshOrder("cu_ben", 20000);
       const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
       await signInAs(context, SEEDED.agent, baseURL!);
@@ -34,7 +38,9 @@ for (const viewport of VIEWPORTS) {
       await expect(page.getByRole("heading", { level: 1 })).toContainText("Conversation with ben@example.test");
       await expect(page.getByTestId("calls-empty")).toBeVisible();
       const conversation = page.url().split("/").pop()!;
-      const { rows } = await database().query(`SELECT "customerId", "orderId" FROM "Conversation" WHERE id = $1`, [conversation]);
+      const { rows } = await database().query(`SELECT "customerId", "orderId" FROM "Conversation" WHERE id = $1`, [
+        conversation,
+      ]);
       expect(rows[0]).toEqual({ customerId: "cu_ben", orderId: order });
 
       const held = await propose(request, SEEDED.agent.email, conversation, refund(order, 8000), `e2e-conv-${order}`);

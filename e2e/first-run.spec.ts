@@ -28,7 +28,17 @@ let ports: Record<"app" | "db" | "provider" | "smtp", number>;
 
 async function startDev(): Promise<DevRun> {
   const env: NodeJS.ProcessEnv = { ...process.env, TOOLGATE_STATE_DIR: stateDir, NEXT_TELEMETRY_DISABLED: "1" };
-  for (const name of ["DATABASE_URL", "PAYMENT_PROVIDER_URL", "PAYMENT_PROVIDER_SECRET", "SMTP_HOST", "SMTP_PORT", "NEXTAUTH_URL", "NEXTAUTH_SECRET", "NODE_ENV", "TOOLGATE_KEYS_FILE"]) {
+  for (const name of [
+    "DATABASE_URL",
+    "PAYMENT_PROVIDER_URL",
+    "PAYMENT_PROVIDER_SECRET",
+    "SMTP_HOST",
+    "SMTP_PORT",
+    "NEXTAUTH_URL",
+    "NEXTAUTH_SECRET",
+    "NODE_ENV",
+    "TOOLGATE_KEYS_FILE",
+  ]) {
     delete env[name];
   }
   Object.assign(env, {
@@ -46,7 +56,10 @@ async function startDev(): Promise<DevRun> {
   const deadline = Date.now() + 240_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`npm run dev exited early:\n${output}`);
-    const answered = await fetch(`${baseURL}/login`).then((response) => response.ok, () => false);
+    const answered = await fetch(`${baseURL}/login`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (answered) break;
     if (Date.now() > deadline) throw new Error(`npm run dev did not answer within 4 minutes:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -58,9 +71,15 @@ async function startDev(): Promise<DevRun> {
 async function stopDev(run: DevRun): Promise<void> {
   const exited = new Promise<number | null>((resolve) => run.child.once("exit", (code) => resolve(code)));
   process.kill(-run.child.pid!, "SIGINT");
-  const code = await Promise.race([exited, new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), 60_000))]);
+  const code = await Promise.race([
+    exited,
+    new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), 60_000)),
+  ]);
   expect(code, `npm run dev did not stop on Ctrl-C:\n${run.output()}`).not.toBe("timeout");
-  expect(existsSync(path.join(stateDir, "postgres", "postmaster.pid")), "the embedded PostgreSQL is still running after Ctrl-C").toBe(false);
+  expect(
+    existsSync(path.join(stateDir, "postgres", "postmaster.pid")),
+    "the embedded PostgreSQL is still running after Ctrl-C",
+  ).toBe(false);
 }
 
 function errorLines(output: string): string[] {
@@ -82,7 +101,12 @@ async function expectNoOverlay(page: Page): Promise<void> {
   await expect(page.locator("[data-nextjs-dialog], [data-issues-count]")).toHaveCount(0);
 }
 
-async function signIn(browser: Browser, baseURL: string, email: string, problems: string[]): Promise<{ context: BrowserContext; page: Page }> {
+async function signIn(
+  browser: Browser,
+  baseURL: string,
+  email: string,
+  problems: string[],
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ baseURL });
   const page = await context.newPage();
   watchForProblems(page, problems);
@@ -102,7 +126,11 @@ function agentKey(): string {
 async function api(baseURL: string, route: string, body: unknown, callKey?: string) {
   const response = await fetch(`${baseURL}${route}`, {
     method: "POST",
-    headers: { authorization: `Bearer ${agentKey()}`, "content-type": "application/json", ...(callKey ? { "idempotency-key": callKey } : {}) },
+    headers: {
+      authorization: `Bearer ${agentKey()}`,
+      "content-type": "application/json",
+      ...(callKey ? { "idempotency-key": callKey } : {}),
+    },
     body: JSON.stringify(body),
   });
   expect(response.status, await response.clone().text()).toBeLessThan(300);
@@ -123,7 +151,12 @@ async function walk(browser: Browser, baseURL: string, round: number, problems: 
   const [customer, order] = round === 1 ? ["cu_ana", "ord_1004"] : ["cu_ben", "ord_1002"];
   const amountCents = 5001 + round;
   const conversation = await api(baseURL, "/api/v1/conversations", { customer_id: customer });
-  const held = await api(baseURL, `/api/v1/conversations/${conversation.id}/tool-calls`, refund(order, amountCents), `walk-${round}-a`);
+  const held = await api(
+    baseURL,
+    `/api/v1/conversations/${conversation.id}/tool-calls`,
+    refund(order, amountCents),
+    `walk-${round}-a`,
+  );
   expect(held).toMatchObject({ kind: "pending_approval", code: "approval.required" });
 
   const agent = await signIn(browser, baseURL, "agent@acme.test", problems);
@@ -149,9 +182,17 @@ async function walk(browser: Browser, baseURL: string, round: number, problems: 
   await expect(supervisor.page.getByTestId("toast")).toContainText("approved");
   await expect(row.getByTestId("call-kind")).toHaveText("executed");
   await expect(row.getByTestId("call-code")).toHaveText("refund.issued");
-  expect(pushed.slice(pushedBefore).some((data) => JSON.parse(data).via === "push"), `events: ${pushed.join(" | ")}`).toBe(true);
+  expect(
+    pushed.slice(pushedBefore).some((data) => JSON.parse(data).via === "push"),
+    `events: ${pushed.join(" | ")}`,
+  ).toBe(true);
 
-  const second = await api(baseURL, `/api/v1/conversations/${conversation.id}/tool-calls`, refund(order, 5050), `walk-${round}-b`);
+  const second = await api(
+    baseURL,
+    `/api/v1/conversations/${conversation.id}/tool-calls`,
+    refund(order, 5050),
+    `walk-${round}-b`,
+  );
   expect(second.code).toBe("approval.required");
   await supervisor.page.goto("/approvals");
   const denied = supervisor.page.locator(`[data-testid="approval-item"][data-approval-id="${second.approval!.id}"]`);
@@ -191,7 +232,9 @@ async function killDev(run: DevRun): Promise<void> {
   await exited;
 }
 
-test("npm run dev on an empty folder: the README's walk, approve and deny, twice; after a killed run; after a restart", async ({ browser }) => {
+test("npm run dev on an empty folder: the README's walk, approve and deny, twice; after a killed run; after a restart", async ({
+  browser,
+}) => {
   const problems: string[] = [];
   const first = await startDev();
   try {

@@ -44,11 +44,19 @@ export async function refundsOf(order: string) {
 /** No sideways scrolling, and no serious or critical accessibility violation. */
 export async function expectUsable(page: Page) {
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
-  expect(width, `page is ${width}px wide in a ${page.viewportSize()?.width}px viewport`).toBeLessThanOrEqual(page.viewportSize()!.width);
+  expect(width, `page is ${width}px wide in a ${page.viewportSize()?.width}px viewport`).toBeLessThanOrEqual(
+    page.viewportSize()!.width,
+  );
   const results = await new AxeBuilder({ page }).analyze();
-  const bad = results.violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
-  expect(bad.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`)).toEqual([]);
+  const bad = results.violations.filter(
+    (violation) => violation.impact === "serious" || violation.impact === "critical",
+  );
+  expect(
+    bad.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`),
+  ).toEqual([]);
 }
 
 export const shoot = (page: Page, name: string) =>
-  process.env.UPDATE_SCREENSHOTS === "1" ? page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true }) : Promise.resolve();
+  process.env.UPDATE_SCREENSHOTS === "1"
+    ? page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true })
+    : Promise.resolve();

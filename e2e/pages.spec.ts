@@ -18,13 +18,38 @@ for (const viewport of VIEWPORTS) {
       return context.newPage();
     }
 
-    test("login, conversations, conversation, approvals, history, timeline, admin and the email link are usable", async ({ browser, baseURL, request }) => {
+    test("login, conversations, conversation, approvals, history, timeline, admin and the email link are usable", async ({
+      browser,
+      baseURL,
+      request,
+    }) => {
       const newContext = () => browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
       const order = await freshOrder("cu_ana");
-      const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana", order_id: order });
-      await propose(request, SEEDED.agent.email, conversation, { name: "get_order", arguments: { order_id: order } }, `e2e-pages-read-${order}`);
-      const approvedRefund = await propose(request, SEEDED.agent.email, conversation, refund(order, 7000), `e2e-pages-a-${order}`);
-      const waiting = await propose(request, SEEDED.agent.email, conversation, refund(order, 6000), `e2e-pages-b-${order}`);
+      const conversation = await openConversation(request, SEEDED.agent.email, {
+        customer_id: "cu_ana",
+        order_id: order,
+      });
+      await propose(
+        request,
+        SEEDED.agent.email,
+        conversation,
+        { name: "get_order", arguments: { order_id: order } },
+        `e2e-pages-read-${order}`,
+      );
+      const approvedRefund = await propose(
+        request,
+        SEEDED.agent.email,
+        conversation,
+        refund(order, 7000),
+        `e2e-pages-a-${order}`,
+      );
+      const waiting = await propose(
+        request,
+        SEEDED.agent.email,
+        conversation,
+        refund(order, 6000),
+        `e2e-pages-b-${order}`,
+      );
       expect([approvedRefund.code, waiting.code]).toEqual(["approval.required", "approval.required"]);
 
       const anonymous = await as(newContext, null, baseURL!);
@@ -65,13 +90,23 @@ for (const viewport of VIEWPORTS) {
       if (!suffix) await shoot(admin, "admin");
     });
 
-    test("history by keyboard: search, filter by outcome, open the timeline, page by keyset", async ({ browser, baseURL, request }) => {
+    test("history by keyboard: search, filter by outcome, open the timeline, page by keyset", async ({
+      browser,
+      baseURL,
+      request,
+    }) => {
       const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
       await signInAs(context, SEEDED.supervisor, baseURL!);
       const page = await context.newPage();
       const order = await freshOrder("cu_ben");
       const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ben" });
-      const denied = await propose(request, SEEDED.agent.email, conversation, refund(order, 9000), `e2e-history-${order}`);
+      const denied = await propose(
+        request,
+        SEEDED.agent.email,
+        conversation,
+        refund(order, 9000),
+        `e2e-history-${order}`,
+      );
       await page.goto(await emailedLinkPath(SEEDED.supervisor.email, denied.approval!.id));
       await page.getByLabel("Reason for denying (the agent reads it)").fill("customer withdrew");
       await page.getByRole("button", { name: "Deny" }).click();
@@ -123,7 +158,10 @@ for (const viewport of VIEWPORTS) {
         [order, conversation, SEEDED.agent.id, SEEDED.supervisor.id],
       );
       await page.goto(`/approvals/history?q=${order}`);
-      const ids = () => page.getByTestId("history-item").evaluateAll((items) => items.map((item) => item.getAttribute("data-approval-id")!));
+      const ids = () =>
+        page
+          .getByTestId("history-item")
+          .evaluateAll((items) => items.map((item) => item.getAttribute("data-approval-id")!));
       const firstPage = await ids();
       expect(firstPage).toHaveLength(50);
       await page.getByTestId("history-older").click();

@@ -47,11 +47,18 @@ test("the app cannot be framed", async ({ page, baseURL }) => {
   await page.setContent(`<iframe src="${baseURL}/login" id="frame"></iframe>`);
   await page.waitForTimeout(1000);
   const frame = page.frames().find((candidate) => candidate.url().includes("/login"));
-  expect(await frame?.locator("h1").count().catch(() => 0) ?? 0).toBe(0);
+  expect(
+    (await frame
+      ?.locator("h1")
+      .count()
+      .catch(() => 0)) ?? 0,
+  ).toBe(0);
   expect(errors.join("\n")).toMatch(/frame-ancestors|X-Frame-Options|refused to connect|Refused to display/i);
 });
 
-test("after a lock the login page says when to try again, for a real account and an unknown one alike", async ({ page }) => {
+test("after a lock the login page says when to try again, for a real account and an unknown one alike", async ({
+  page,
+}) => {
   // A clean count, also when a first try of this test was cut short by a slow machine.
   await database().query(`DELETE FROM "SignInThrottle"`);
   const errors = collectErrors(page);

@@ -13,7 +13,12 @@ export const SEEDED = {
   supervisor: { id: "usr_acme_supervisor", email: "supervisor@acme.test", role: "SUPERVISOR", tenantId: "acme" },
   admin: { id: "usr_acme_admin", email: "admin@acme.test", role: "ADMIN", tenantId: "acme" },
   globexAgent: { id: "usr_globex_agent", email: "agent@globex.test", role: "AGENT", tenantId: "globex" },
-  globexSupervisor: { id: "usr_globex_supervisor", email: "supervisor@globex.test", role: "SUPERVISOR", tenantId: "globex" },
+  globexSupervisor: {
+    id: "usr_globex_supervisor",
+    email: "supervisor@globex.test",
+    role: "SUPERVISOR",
+    tenantId: "globex",
+  },
 } as const;
 
 export type SeededUser = (typeof SEEDED)[keyof typeof SEEDED];
@@ -22,12 +27,26 @@ export type SessionPerson = { id: string; email: string; role: SeededUser["role"
 /** A real session: its row in the database and the cookie that stands for it, as a sign-in makes them. */
 export async function signInAs(context: BrowserContext, user: SessionPerson, baseURL: string): Promise<void> {
   const sid = `ses_e2e_${randomBytes(12).toString("base64url")}`;
-  await database().query(`INSERT INTO "Session" ("id", "userId", "tenantId") VALUES ($1, $2, $3)`, [sid, user.id, user.tenantId]);
+  await database().query(`INSERT INTO "Session" ("id", "userId", "tenantId") VALUES ($1, $2, $3)`, [
+    sid,
+    user.id,
+    user.tenantId,
+  ]);
   const token = await encode({
     secret: process.env.E2E_NEXTAUTH_SECRET ?? "e2e-only-secret-not-for-production",
-    token: { sub: user.id, uid: user.id, role: user.role, tenantId: user.tenantId, email: user.email, name: user.email, sid },
+    token: {
+      sub: user.id,
+      uid: user.id,
+      role: user.role,
+      tenantId: user.tenantId,
+      email: user.email,
+      name: user.email,
+      sid,
+    },
   });
-  await context.addCookies([{ name: "next-auth.session-token", value: token, url: baseURL, httpOnly: true, sameSite: "Lax" }]);
+  await context.addCookies([
+    { name: "next-auth.session-token", value: token, url: baseURL, httpOnly: true, sameSite: "Lax" },
+  ]);
 }
 
 export function apiKey(email: string): string {
@@ -43,15 +62,32 @@ export function database(): pg.Pool {
   return pool;
 }
 
-export async function openConversation(request: APIRequestContext, email: string, body: Record<string, unknown>): Promise<string> {
-  const response = await request.post("/api/v1/conversations", { headers: { authorization: `Bearer ${apiKey(email)}` }, data: body });
+export async function openConversation(
+  request: APIRequestContext,
+  email: string,
+  body: Record<string, unknown>,
+): Promise<string> {
+  const response = await request.post("/api/v1/conversations", {
+    headers: { authorization: `Bearer ${apiKey(email)}` },
+    data: body,
+  });
   if (response.status() !== 201) throw new Error(`open conversation: ${response.status()} ${await response.text()}`);
   return ((await response.json()) as { id: string }).id;
 }
 
-export async function propose(request: APIRequestContext, email: string, conversation: string, envelope: unknown, callKey: string) {
+export async function propose(
+  request: APIRequestContext,
+  email: string,
+  conversation: string,
+  envelope: unknown,
+  callKey: string,
+) {
   const response = await request.post(`/api/v1/conversations/${conversation}/tool-calls`, {
-    headers: { authorization: `Bearer ${apiKey(email)}`, "idempotency-key": callKey, "content-type": "application/json" },
+    headers: {
+      authorization: `Bearer ${apiKey(email)}`,
+      "idempotency-key": callKey,
+      "content-type": "application/json",
+    },
     data: JSON.stringify(envelope),
   });
   return (await response.json()) as { id: string; kind: string; code: string; approval?: { id: string } };

@@ -49,7 +49,10 @@ export function createDb(connectionString: string, options: { countStatements?: 
   const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 10_000 });
   // A pooled connection that breaks while idle is dropped by the pool; without a listener it would end the process.
   pool.on("error", (error) => logError("db.idle-connection", error));
-  const adapter = new PrismaPg(pool, { disposeExternalPool: true, statementNameGenerator: (query) => preparedName(query.sql) ?? "" });
+  const adapter = new PrismaPg(pool, {
+    disposeExternalPool: true,
+    statementNameGenerator: (query) => preparedName(query.sql) ?? "",
+  });
   const withConnection = (client: PrismaClient, counted: Connection["counted"]): PrismaClient =>
     Object.assign(client, { [CONNECTION]: { pool, counted, sql: sqlOn(pool, counted) } });
   if (!options.countStatements) return withConnection(new PrismaClient({ adapter }), null);
@@ -102,17 +105,22 @@ const TIMESTAMP = 1114;
 const parseTimestampAsUtc = (text: string) => new Date(`${text.replace(" ", "T")}Z`);
 const types = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === TIMESTAMP && format !== "binary" ? parseTimestampAsUtc : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    oid === TIMESTAMP && format !== "binary"
+      ? parseTimestampAsUtc
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
 /** A span per statement when tracing is on: the statement's text, never its parameters. */
-const traced = <T>(text: string, send: () => Promise<T>): Promise<T> => span("db.query", { "db.system.name": "postgresql", "db.query.text": text }, send);
+const traced = <T>(text: string, send: () => Promise<T>): Promise<T> =>
+  span("db.query", { "db.system.name": "postgresql", "db.query.text": text }, send);
 
 function sqlOn(client: pg.Pool | pg.PoolClient, counted: Connection["counted"]): Sql {
   const run = (query: TemplateStringsArray | Prisma.Sql, values: unknown[]) => {
     const statement = query instanceof Prisma.Sql ? query : new Prisma.Sql(query, values as Prisma.Sql[]);
     if (counted) counted.statementCount++;
-    return traced(statement.text, () => client.query({ name: preparedName(statement.text), text: statement.text, values: statement.values, types }));
+    return traced(statement.text, () =>
+      client.query({ name: preparedName(statement.text), text: statement.text, values: statement.values, types }),
+    );
   };
   return {
     async $queryRaw<T>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) {

@@ -5,14 +5,31 @@ import { z } from "zod";
 // once at start, so a bad value stops the start with the variable's name and what it accepts. Development scaffolding
 // (scripts/) reads its own variables.
 
-const Seconds = (fallback: number) => z.coerce.number().int().min(60).max(30 * 24 * 3600).default(fallback);
+const Seconds = (fallback: number) =>
+  z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(30 * 24 * 3600)
+    .default(fallback);
 /** A duration in milliseconds. */
-const Millis = (fallback: number) => z.coerce.number().int().min(1).max(365 * 24 * 3600_000).default(fallback);
+const Millis = (fallback: number) =>
+  z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(365 * 24 * 3600_000)
+    .default(fallback);
 const Count = (fallback: number, max: number) => z.coerce.number().int().min(1).max(max).default(fallback);
 const List = z
   .string()
   .default("")
-  .transform((value) => value.split(",").map((entry) => entry.trim().toLowerCase()).filter(Boolean));
+  .transform((value) =>
+    value
+      .split(",")
+      .map((entry) => entry.trim().toLowerCase())
+      .filter(Boolean),
+  );
 
 const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -36,7 +53,12 @@ const EnvSchema = z.object({
   SERVER_ACTIONS_ALLOWED_ORIGINS: z
     .string()
     .default("")
-    .transform((value) => value.split(",").map((entry) => entry.trim()).filter(Boolean)),
+    .transform((value) =>
+      value
+        .split(",")
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+    ),
   /** A session unused this long ends. */
   SESSION_IDLE_SECONDS: Seconds(30 * 60),
   /** A session ends this long after sign-in, however busy. */
@@ -65,7 +87,12 @@ const EnvSchema = z.object({
   TOOLGATE_JOBS: z.string().default("on"),
   OUTBOX_INTERVAL_MS: Millis(2000),
   RECONCILE_INTERVAL_MS: Millis(30_000),
-  RECONCILE_BACKOFF_MS: z.coerce.number().int().min(0).max(24 * 3600_000).default(15_000),
+  RECONCILE_BACKOFF_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(24 * 3600_000)
+    .default(15_000),
   EXPIRY_INTERVAL_MS: Millis(10_000),
   RATE_PRUNE_INTERVAL_MS: Millis(60_000),
   WATCH_PRUNE_INTERVAL_MS: Millis(60_000),

@@ -34,10 +34,16 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
 export async function readiness(): Promise<Readiness> {
   const checks: Record<Check, string> = { database: "ok", migrations: "ok", jobs: "ok", shutdown: "ok" };
   try {
-    const pending = await within(DATABASE_TIMEOUT_MS, "the database", pendingMigrations(async () => {
-      const rows = await sql.$queryRaw<{ name: string }[]>`SELECT "migration_name" AS name FROM "_prisma_migrations" WHERE "finished_at" IS NOT NULL AND "rolled_back_at" IS NULL`;
-      return rows.map((row) => row.name);
-    }));
+    const pending = await within(
+      DATABASE_TIMEOUT_MS,
+      "the database",
+      pendingMigrations(async () => {
+        const rows = await sql.$queryRaw<
+          { name: string }[]
+        >`SELECT "migration_name" AS name FROM "_prisma_migrations" WHERE "finished_at" IS NOT NULL AND "rolled_back_at" IS NULL`;
+        return rows.map((row) => row.name);
+      }),
+    );
     if (pending.length) checks.migrations = `${pending.length} not applied: ${pending.join(", ")}`;
   } catch (error) {
     const text = message(error);

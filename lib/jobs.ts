@@ -55,7 +55,9 @@ export function startJobs(): void {
     stopped: false,
     list: [
       every(settings.OUTBOX_INTERVAL_MS, "outbox", () => deliverOutbox()),
-      every(settings.RECONCILE_INTERVAL_MS, "reconcile", () => reconcileRefunds({ backoffMs: settings.RECONCILE_BACKOFF_MS })),
+      every(settings.RECONCILE_INTERVAL_MS, "reconcile", () =>
+        reconcileRefunds({ backoffMs: settings.RECONCILE_BACKOFF_MS }),
+      ),
       every(settings.EXPIRY_INTERVAL_MS, "expiry", () => expireDue()),
       every(settings.EXPIRY_INTERVAL_MS, "expiry-warning", () => warnExpiring()),
       every(settings.RATE_PRUNE_INTERVAL_MS, "rate-prune", () => pruneRateBuckets(sql)),
@@ -84,6 +86,10 @@ export function jobsProblem(now = Date.now()): string | null | "off" {
   const jobs = globalForJobs.toolgateJobs;
   if (!jobs) return "background jobs have not started";
   if (jobs.stopped) return "background jobs are stopped (shutting down)";
-  const stuck = jobs.list.find((job) => job.runningSince !== null && now - job.runningSince > 3 * job.intervalMs + 60_000);
-  return stuck ? `background job ${stuck.name} has been running for ${Math.round((now - stuck.runningSince!) / 1000)} s` : null;
+  const stuck = jobs.list.find(
+    (job) => job.runningSince !== null && now - job.runningSince > 3 * job.intervalMs + 60_000,
+  );
+  return stuck
+    ? `background job ${stuck.name} has been running for ${Math.round((now - stuck.runningSince!) / 1000)} s`
+    : null;
 }

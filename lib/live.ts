@@ -9,7 +9,9 @@ import { env } from "./env";
 type Listener = () => void;
 
 // One LISTEN connection per app process, fanned out to every open event stream of the process.
-const globalForLive = globalThis as unknown as { toolgateLive?: { listeners: Map<string, Set<Listener>>; client: Promise<pg.Client | null> } };
+const globalForLive = globalThis as unknown as {
+  toolgateLive?: { listeners: Map<string, Set<Listener>>; client: Promise<pg.Client | null> };
+};
 
 function hub() {
   if (!globalForLive.toolgateLive) {
@@ -83,7 +85,12 @@ export async function watchConversation(conversationId: string, ttlMs = WATCH_TT
   // Upserted, so a watch pruned while its view was stalled comes back with the next refresh.
   const save = async () => {
     const expiresAt = new Date(Date.now() + ttlMs);
-    await db.liveWatch.upsert({ where: { id }, create: { id, conversationId, expiresAt }, update: { expiresAt }, select: { id: true } });
+    await db.liveWatch.upsert({
+      where: { id },
+      create: { id, conversationId, expiresAt },
+      update: { expiresAt },
+      select: { id: true },
+    });
   };
   await save();
   return {

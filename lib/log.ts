@@ -35,10 +35,13 @@ const SECRETS: [RegExp, string][] = [
   [/(password\\?"?\s*[:=]\s*\\?"?)[^"\\\s,&}]+/gi, "$1[redacted]"],
 ];
 
-export const redact = (text: string): string => SECRETS.reduce((masked, [pattern, replacement]) => masked.replace(pattern, replacement), text);
+export const redact = (text: string): string =>
+  SECRETS.reduce((masked, [pattern, replacement]) => masked.replace(pattern, replacement), text);
 
 function write(level: "info" | "error", event: string, fields: Record<string, unknown>): void {
-  console.error(redact(JSON.stringify({ level, event, at: new Date().toISOString(), ...context.getStore(), ...fields })));
+  console.error(
+    redact(JSON.stringify({ level, event, at: new Date().toISOString(), ...context.getStore(), ...fields })),
+  );
 }
 
 export function logError(event: string, error: unknown, fields: Record<string, unknown> = {}): void {

@@ -73,16 +73,36 @@ function create(): Metrics {
       labelNames: ["operation", "error"],
       registers: [registry],
     }),
-    rateLimited: new client.Counter({ name: "toolgate_rate_limited_total", help: "Calls refused by the rate stage", registers: [registry] }),
-    signInThrottled: new client.Counter({ name: "toolgate_signin_throttled_total", help: "Sign-in attempts refused by the throttle", registers: [registry] }),
+    rateLimited: new client.Counter({
+      name: "toolgate_rate_limited_total",
+      help: "Calls refused by the rate stage",
+      registers: [registry],
+    }),
+    signInThrottled: new client.Counter({
+      name: "toolgate_signin_throttled_total",
+      help: "Sign-in attempts refused by the throttle",
+      registers: [registry],
+    }),
     gauges: {
-      approvalsPending: gauge("toolgate_approval_queue_depth", "Approval requests waiting for a supervisor (all tenants)"),
-      approvalsOldestSeconds: gauge("toolgate_approval_oldest_pending_seconds", "Age of the oldest approval request still waiting (0 when none)"),
+      approvalsPending: gauge(
+        "toolgate_approval_queue_depth",
+        "Approval requests waiting for a supervisor (all tenants)",
+      ),
+      approvalsOldestSeconds: gauge(
+        "toolgate_approval_oldest_pending_seconds",
+        "Age of the oldest approval request still waiting (0 when none)",
+      ),
       outboxPending: gauge("toolgate_outbox_pending", "Outbox messages not delivered yet"),
       outboxRetried: gauge("toolgate_outbox_retried", "Undelivered outbox messages that failed at least once"),
       outboxDead: gauge("toolgate_outbox_dead", "Outbox messages given up on"),
-      refundsUnknown: gauge("toolgate_refunds_unknown_outcome", "Refunds whose outcome at the provider is not known yet"),
-      refundsUnknownOldestSeconds: gauge("toolgate_refunds_unknown_oldest_seconds", "Age of the oldest refund with an unknown outcome (0 when none)"),
+      refundsUnknown: gauge(
+        "toolgate_refunds_unknown_outcome",
+        "Refunds whose outcome at the provider is not known yet",
+      ),
+      refundsUnknownOldestSeconds: gauge(
+        "toolgate_refunds_unknown_oldest_seconds",
+        "Age of the oldest refund with an unknown outcome (0 when none)",
+      ),
       reconcileProviderReachable: gauge(
         "toolgate_reconcile_provider_reachable",
         "1 when the last reconciliation pass reached the payment provider itself (or none ran yet), 0 when it paused: see the log",
@@ -99,7 +119,11 @@ const globalForMetrics = globalThis as unknown as { [KEY]?: Metrics };
 const metrics = (): Metrics => (globalForMetrics[KEY] ??= create());
 
 /** One recorded decision; the tool is a registry name or "(unknown)", so labels stay few. */
-export function countDecision(tool: string, outcome: { kind: string; stage: string; code: string }, latencyMs?: number): void {
+export function countDecision(
+  tool: string,
+  outcome: { kind: string; stage: string; code: string },
+  latencyMs?: number,
+): void {
   const m = metrics();
   m.decisions.inc({ tool, kind: outcome.kind, stage: outcome.stage, code: outcome.code });
   if (latencyMs !== undefined) m.gatewayLatency.observe({ tool }, latencyMs / 1000);
@@ -114,7 +138,9 @@ export function observeApprovalDecision(status: string, requestedAt: Date): void
  * Starts timing one provider request (a span too, when tracing is on); the returned function takes its answer:
  * a status, or the transport failure (a timeout's starts with "TimeoutError").
  */
-export function startProviderRequest(operation: "refund" | "lookup"): (answer: { status: number } | { transport: string }) => void {
+export function startProviderRequest(
+  operation: "refund" | "lookup",
+): (answer: { status: number } | { transport: string }) => void {
   const startedAt = performance.now();
   const traced = startSpan(`provider.${operation}`, { "toolgate.provider.operation": operation });
   return (answer) => {
@@ -122,11 +148,20 @@ export function startProviderRequest(operation: "refund" | "lookup"): (answer: {
     m.providerLatency.observe({ operation }, (performance.now() - startedAt) / 1000);
     const error =
       "transport" in answer
-        ? answer.transport.startsWith("TimeoutError") ? "timeout" : "transport"
-        : answer.status >= 500 ? "5xx" : answer.status === 429 ? "429" : null;
+        ? answer.transport.startsWith("TimeoutError")
+          ? "timeout"
+          : "transport"
+        : answer.status >= 500
+          ? "5xx"
+          : answer.status === 429
+            ? "429"
+            : null;
     if (error) m.providerErrors.inc({ operation, error });
     if (traced) {
-      traced.setAttributes({ "toolgate.provider.error": error ?? "none", ...("status" in answer ? { "http.response.status_code": answer.status } : {}) });
+      traced.setAttributes({
+        "toolgate.provider.error": error ?? "none",
+        ...("status" in answer ? { "http.response.status_code": answer.status } : {}),
+      });
       traced.end();
     }
   };

@@ -43,8 +43,10 @@ export async function migrate(connectionString: string, dir = MIGRATIONS_DIR): P
       const checksum = createHash("sha256").update(sql).digest("hex");
       const previous = recorded.get(name);
       if (previous) {
-        if (!previous.finished_at) throw new Error(`migration ${name} started earlier and did not finish; resolve it by hand`);
-        if (previous.checksum !== checksum) throw new Error(`migration ${name} was edited after it was applied (checksum differs)`);
+        if (!previous.finished_at)
+          throw new Error(`migration ${name} started earlier and did not finish; resolve it by hand`);
+        if (previous.checksum !== checksum)
+          throw new Error(`migration ${name} was edited after it was applied (checksum differs)`);
         result.skipped.push(name);
         continue;
       }
@@ -78,5 +80,8 @@ export async function pendingMigrations(applied: () => Promise<string[]>, dir = 
 
 async function migrationNames(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
-  return entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+  return entries
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
 }

@@ -10,7 +10,10 @@ const PREFIX = "enc:v1:";
 
 function key(): Buffer {
   const text = env().SECRETS_KEY;
-  if (!text) throw new Error("SECRETS_KEY is not set: 32 random bytes in base64 (openssl rand -base64 32) are needed to use stored secrets");
+  if (!text)
+    throw new Error(
+      "SECRETS_KEY is not set: 32 random bytes in base64 (openssl rand -base64 32) are needed to use stored secrets",
+    );
   const bytes = Buffer.from(text, /^[0-9a-f]{64}$/i.test(text) ? "hex" : "base64");
   if (bytes.length !== 32) throw new Error("SECRETS_KEY must be 32 bytes, in base64 or hex");
   return bytes;
@@ -28,8 +31,12 @@ export function encryptSecret(plain: string, context: string): string {
 }
 
 export function decryptSecret(stored: string, context: string): string {
-  if (!isEncrypted(stored)) throw new Error(`${context.split(":")[0]} is stored in plain text: run npm run secrets:encrypt`);
-  const [iv, tag, sealed] = stored.slice(PREFIX.length).split(".").map((part) => Buffer.from(part, "base64url"));
+  if (!isEncrypted(stored))
+    throw new Error(`${context.split(":")[0]} is stored in plain text: run npm run secrets:encrypt`);
+  const [iv, tag, sealed] = stored
+    .slice(PREFIX.length)
+    .split(".")
+    .map((part) => Buffer.from(part, "base64url"));
   const decipher = createDecipheriv("aes-256-gcm", key(), iv).setAAD(Buffer.from(context)).setAuthTag(tag);
   return Buffer.concat([decipher.update(sealed), decipher.final()]).toString("utf8");
 }

@@ -62,7 +62,8 @@ function begin(signal: NodeJS.Signals): void {
     exit(code);
   };
   // Next.js calls process.exit once its last request has finished: the moment the pool can close.
-  process.exit = ((code?: number) => void finish(typeof code === "number" ? code : 0, "requests finished")) as typeof process.exit;
+  process.exit = ((code?: number) =>
+    void finish(typeof code === "number" ? code : 0, "requests finished")) as typeof process.exit;
   setTimeout(() => {
     logError("shutdown.timeout", new Error(`requests still in flight after ${timeoutMs} ms`));
     void finish(1, "timeout");

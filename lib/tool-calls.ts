@@ -20,7 +20,12 @@ interface FoundCall {
   lapsesAt: Date | null;
 }
 
-const select = { id: true, conversationId: true, outcome: true, approval: { select: { id: true, status: true, expiresAt: true } } } as const;
+const select = {
+  id: true,
+  conversationId: true,
+  outcome: true,
+  approval: { select: { id: true, status: true, expiresAt: true } },
+} as const;
 
 /**
  * A call's current outcome, only for the agent whose conversation made it. A call whose approval lapsed reads as
@@ -28,11 +33,19 @@ const select = { id: true, conversationId: true, outcome: true, approval: { sele
  */
 export async function findAgentToolCall(agent: AgentRef, id: string): Promise<FoundCall | null> {
   if (!isWellFormedId(id)) return null;
-  const call = await db.toolCall.findFirst({ where: { id, tenantId: agent.tenantId, conversation: { agentId: agent.userId } }, select });
+  const call = await db.toolCall.findFirst({
+    where: { id, tenantId: agent.tenantId, conversation: { agentId: agent.userId } },
+    select,
+  });
   if (!call) return null;
   const lapsesAt = call.approval?.status === "pending" ? call.approval.expiresAt : null;
   const lapsed = lapsesAt !== null && lapsesAt <= new Date();
-  return { id: call.id, conversationId: call.conversationId, outcome: lapsed ? outcome("approval.expired") : (call.outcome as unknown as Outcome), lapsesAt };
+  return {
+    id: call.id,
+    conversationId: call.conversationId,
+    outcome: lapsed ? outcome("approval.expired") : (call.outcome as unknown as Outcome),
+    lapsesAt,
+  };
 }
 
 /** Decided: no longer waiting for a supervisor, nor for the outside system an approved effect went to. */
@@ -46,7 +59,12 @@ const FALLBACK_POLL_MS = 2000;
  * outcome then. The waiter is told by the conversation's NOTIFY (it holds a watch, so writers notify it), not by
  * polling the database; one read per notice of its own conversation.
  */
-export async function waitForAgentToolCall(agent: AgentRef, id: string, waitSeconds: number, signal?: AbortSignal): Promise<FoundCall | null> {
+export async function waitForAgentToolCall(
+  agent: AgentRef,
+  id: string,
+  waitSeconds: number,
+  signal?: AbortSignal,
+): Promise<FoundCall | null> {
   const first = await findAgentToolCall(agent, id);
   if (!first || decided(first.outcome) || waitSeconds <= 0) return first;
 

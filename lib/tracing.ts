@@ -19,7 +19,11 @@ export const tracingEnabled = (): boolean => globalForTracing[KEY]?.enabled ?? f
 export function tracingRequested(env: Record<string, string | undefined> = process.env): boolean {
   if (env.OTEL_SDK_DISABLED === "true") return false;
   const exporter = env.OTEL_TRACES_EXPORTER;
-  if (exporter) return exporter.split(",").map((name) => name.trim()).includes("otlp");
+  if (exporter)
+    return exporter
+      .split(",")
+      .map((name) => name.trim())
+      .includes("otlp");
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
 }
 
@@ -32,8 +36,13 @@ export async function startTracing(exporter?: SpanExporter, { simple = false } =
   const { NodeTracerProvider, BatchSpanProcessor, SimpleSpanProcessor } = await import("@opentelemetry/sdk-trace-node");
   const { detectResources, envDetector, resourceFromAttributes } = await import("@opentelemetry/resources");
   const chosen = exporter ?? new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter();
-  const resource = resourceFromAttributes({ "service.name": env().OTEL_SERVICE_NAME }).merge(detectResources({ detectors: [envDetector] }));
-  const provider = new NodeTracerProvider({ resource, spanProcessors: [simple ? new SimpleSpanProcessor(chosen) : new BatchSpanProcessor(chosen)] });
+  const resource = resourceFromAttributes({ "service.name": env().OTEL_SERVICE_NAME }).merge(
+    detectResources({ detectors: [envDetector] }),
+  );
+  const provider = new NodeTracerProvider({
+    resource,
+    spanProcessors: [simple ? new SimpleSpanProcessor(chosen) : new BatchSpanProcessor(chosen)],
+  });
   provider.register();
   globalForTracing[KEY] = { enabled: true, shutdown: () => provider.shutdown() };
 }
@@ -49,7 +58,10 @@ export function span<T>(name: string, attributes: Attributes, work: (span: Span 
   return tracer().startActiveSpan(name, { attributes }, (active) => {
     const end = (error?: unknown) => {
       if (error !== undefined) {
-        active.recordException({ name: error instanceof Error ? error.name : "Error", message: redact(error instanceof Error ? error.message : String(error)) });
+        active.recordException({
+          name: error instanceof Error ? error.name : "Error",
+          message: redact(error instanceof Error ? error.message : String(error)),
+        });
         active.setStatus({ code: SpanStatusCode.ERROR });
       }
       active.end();

@@ -25,7 +25,9 @@ const host = process.env.HOST ?? "127.0.0.1";
 async function takeFolderLock(): Promise<void> {
   const holder = Number((await readFile(lockFile, "utf8").catch(() => "")).trim());
   if (holder && holder !== process.pid && processRunning(holder, "dev.ts")) {
-    throw new Error(`toolgate is already running from this folder (pid ${holder}): stop it (Ctrl-C in its terminal) first`);
+    throw new Error(
+      `toolgate is already running from this folder (pid ${holder}): stop it (Ctrl-C in its terminal) first`,
+    );
   }
   await mkdir(stateDir, { recursive: true });
   await writeFile(lockFile, String(process.pid));
@@ -68,12 +70,18 @@ try {
   closers.push(() => rm(lockFile, { force: true }));
   if (process.argv.includes("--reset") && existsSync(stateDir)) {
     await removeEmbeddedDatabase(stateDir);
-    for (const entry of ["dev-keys.json", "nextauth-secret", "secrets-key"]) await rm(path.join(stateDir, entry), { force: true });
-    console.log("--reset: removed the embedded database, the demo API keys, the session secret and the stored-secrets key in .toolgate/");
+    for (const entry of ["dev-keys.json", "nextauth-secret", "secrets-key"])
+      await rm(path.join(stateDir, entry), { force: true });
+    console.log(
+      "--reset: removed the embedded database, the demo API keys, the session secret and the stored-secrets key in .toolgate/",
+    );
   }
   await assertPortFree(port, "the app", "PORT");
 
-  const env: NodeJS.ProcessEnv = { ...process.env, TOOLGATE_KEYS_FILE: process.env.TOOLGATE_KEYS_FILE ?? path.join(stateDir, "dev-keys.json") };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TOOLGATE_KEYS_FILE: process.env.TOOLGATE_KEYS_FILE ?? path.join(stateDir, "dev-keys.json"),
+  };
   if (!env.DATABASE_URL) {
     const dbPort = Number(process.env.EMBEDDED_PG_PORT ?? 5544);
     const embedded: EmbeddedDatabase = await startEmbeddedDatabase(stateDir, dbPort);
@@ -83,9 +91,14 @@ try {
   }
 
   if (!process.env.PAYMENT_PROVIDER_URL) {
-    await assertPortFree(Number(process.env.FAKE_PROVIDER_PORT ?? 4010), "the fake payment provider", "FAKE_PROVIDER_PORT");
+    await assertPortFree(
+      Number(process.env.FAKE_PROVIDER_PORT ?? 4010),
+      "the fake payment provider",
+      "FAKE_PROVIDER_PORT",
+    );
   }
-  if (!process.env.SMTP_HOST) await assertPortFree(Number(process.env.SMTP_SINK_PORT ?? 2525), "the SMTP sink", "SMTP_SINK_PORT");
+  if (!process.env.SMTP_HOST)
+    await assertPortFree(Number(process.env.SMTP_SINK_PORT ?? 2525), "the SMTP sink", "SMTP_SINK_PORT");
   const externals = await startLocalExternals({
     providerPort: Number(process.env.FAKE_PROVIDER_PORT ?? 4010),
     smtpPort: Number(process.env.SMTP_SINK_PORT ?? 2525),
@@ -94,7 +107,8 @@ try {
   closers.unshift(externals.close);
   Object.assign(env, externals.env);
   if (externals.env.PAYMENT_PROVIDER_URL) console.log(`fake payment provider on ${externals.env.PAYMENT_PROVIDER_URL}`);
-  if (externals.env.SMTP_HOST) console.log(`SMTP sink on ${externals.env.SMTP_HOST}:${externals.env.SMTP_PORT} (messages are printed here)`);
+  if (externals.env.SMTP_HOST)
+    console.log(`SMTP sink on ${externals.env.SMTP_HOST}:${externals.env.SMTP_PORT} (messages are printed here)`);
 
   const migrated = await migrate(env.DATABASE_URL!);
   console.log(`migrations: ${migrated.applied.length} applied, ${migrated.skipped.length} already applied`);
@@ -105,7 +119,9 @@ try {
     const seeded = await runChild(process.execPath, [tsx, "scripts/seed.ts"], env);
     if (seeded !== 0) throw new Error("seeding the demo data failed (see above)");
   } else if (!production) {
-    console.log(`demo data already in the database; API keys in ${path.relative(root, env.TOOLGATE_KEYS_FILE!)} (npm run dev -- --reset starts afresh)`);
+    console.log(
+      `demo data already in the database; API keys in ${path.relative(root, env.TOOLGATE_KEYS_FILE!)} (npm run dev -- --reset starts afresh)`,
+    );
   }
 
   env.NEXTAUTH_URL ??= `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`;
@@ -113,7 +129,9 @@ try {
   // Encrypts the webhook URL and signing secret stored per tenant (production sets SECRETS_KEY itself).
   env.SECRETS_KEY ??= await keptSecret(path.join(stateDir, "secrets-key"), 32);
   const next = path.join(root, "node_modules", "next", "dist", "bin", "next");
-  code = stopping ? 0 : await runChild(process.execPath, [next, production ? "start" : "dev", "-H", host, "-p", String(port)], env);
+  code = stopping
+    ? 0
+    : await runChild(process.execPath, [next, production ? "start" : "dev", "-H", host, "-p", String(port)], env);
   if (stopping) code = 0;
 } catch (error) {
   console.error(`\ntoolgate could not start: ${(error as Error).message}`);

@@ -28,9 +28,13 @@ const seeded = spawn(process.execPath, [tsx, "scripts/seed.ts", "--allow-product
 const seedCode: number = await new Promise((resolve) => seeded.on("exit", (code) => resolve(code ?? 1)));
 if (seedCode !== 0) process.exit(seedCode);
 
-const server = spawn(process.execPath, [path.join("node_modules", "next", "dist", "bin", "next"), "start", "-H", "127.0.0.1", "-p", port], {
-  stdio: "inherit",
-  env,
-});
+const server = spawn(
+  process.execPath,
+  [path.join("node_modules", "next", "dist", "bin", "next"), "start", "-H", "127.0.0.1", "-p", port],
+  {
+    stdio: "inherit",
+    env,
+  },
+);
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => server.kill(signal));
 server.on("exit", (code) => process.exit(code ?? 0));

@@ -24,7 +24,9 @@ async function stopServer(dataDir: string, user: RunAs): Promise<void> {
 async function initialise(dataDir: string, secret: string, user: RunAs): Promise<void> {
   const { initdb } = await postgresBinaries();
   if (existsSync(dataDir)) {
-    console.log("the embedded database folder is incomplete (an earlier first start was interrupted): creating it again");
+    console.log(
+      "the embedded database folder is incomplete (an earlier first start was interrupted): creating it again",
+    );
     await rm(dataDir, { recursive: true, force: true });
   }
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
@@ -35,7 +37,11 @@ async function initialise(dataDir: string, secret: string, user: RunAs): Promise
     chownSync(passwordFile, user.uid, user.gid!);
   }
   try {
-    await runPostgresTool(initdb, ["-D", dataDir, "-U", "postgres", "-A", "scram-sha-256", `--pwfile=${passwordFile}`, "-E", "UTF8", "--locale=C"], user);
+    await runPostgresTool(
+      initdb,
+      ["-D", dataDir, "-U", "postgres", "-A", "scram-sha-256", `--pwfile=${passwordFile}`, "-E", "UTF8", "--locale=C"],
+      user,
+    );
   } finally {
     await rm(passwordFile, { force: true });
   }
@@ -62,7 +68,8 @@ async function recoverLeftovers(dataDir: string, user: RunAs): Promise<void> {
 export async function removeEmbeddedDatabase(stateDir: string): Promise<void> {
   const dataDir = path.join(stateDir, "postgres");
   if (existsSync(path.join(dataDir, "PG_VERSION"))) await recoverLeftovers(dataDir, serverUser());
-  for (const entry of ["postgres", "postgres.log", "postgres-password"]) await rm(path.join(stateDir, entry), { recursive: true, force: true });
+  for (const entry of ["postgres", "postgres.log", "postgres-password"])
+    await rm(path.join(stateDir, entry), { recursive: true, force: true });
 }
 
 async function createDatabaseIfMissing(url: string): Promise<void> {
@@ -92,12 +99,19 @@ export async function startEmbeddedDatabase(stateDir: string, port: number): Pro
   if (user.uid !== undefined) chownSync(logFile, user.uid, user.gid!);
 
   const { pg_ctl } = await postgresBinaries();
-  const options = [`-p ${port}`, "-c listen_addresses=127.0.0.1", "-c unix_socket_directories=''", "-c max_connections=200"].join(" ");
+  const options = [
+    `-p ${port}`,
+    "-c listen_addresses=127.0.0.1",
+    "-c unix_socket_directories=''",
+    "-c max_connections=200",
+  ].join(" ");
   try {
     await runPostgresTool(pg_ctl, ["start", "-D", dataDir, "-o", options, "-l", logFile, "-w", "-t", "60"], user);
   } catch (error) {
     const tail = (await readFile(logFile, "utf8").catch(() => "")).trim().split("\n").slice(-8).join("\n");
-    throw new Error(`the embedded database did not start (${(error as Error).message.split("\n")[0]}); its log (${logFile}) ends:\n${tail}`);
+    throw new Error(
+      `the embedded database did not start (${(error as Error).message.split("\n")[0]}); its log (${logFile}) ends:\n${tail}`,
+    );
   }
   const url = `postgresql://postgres:${encodeURIComponent(secret)}@127.0.0.1:${port}/${DATABASE}`;
   let stopped = false;

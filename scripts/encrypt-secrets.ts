@@ -8,7 +8,8 @@ if (!process.env.DATABASE_URL || !process.env.SECRETS_KEY) {
   console.error("secrets:encrypt needs DATABASE_URL and SECRETS_KEY");
   process.exit(2);
 }
-const seal = (value: string | null, context: string) => (value === null || isEncrypted(value) ? value : encryptSecret(value, context));
+const seal = (value: string | null, context: string) =>
+  value === null || isEncrypted(value) ? value : encryptSecret(value, context);
 let changed = 0;
 for (const tenant of await db.tenant.findMany({ select: { id: true, webhookUrl: true, webhookSecret: true } })) {
   const webhookUrl = seal(tenant.webhookUrl, webhookUrlContext(tenant.id));
@@ -17,8 +18,15 @@ for (const tenant of await db.tenant.findMany({ select: { id: true, webhookUrl: 
   await db.tenant.update({ where: { id: tenant.id }, data: { webhookUrl, webhookSecret }, select: { id: true } });
   changed++;
 }
-for (const message of await db.outboxMessage.findMany({ where: { kind: "webhook", status: { in: ["pending", "sending"] }, NOT: { recipient: { startsWith: "enc:v1:" } } }, select: { id: true, tenantId: true, recipient: true } })) {
-  await db.outboxMessage.update({ where: { id: message.id }, data: { recipient: encryptSecret(message.recipient, webhookUrlContext(message.tenantId)) }, select: { id: true } });
+for (const message of await db.outboxMessage.findMany({
+  where: { kind: "webhook", status: { in: ["pending", "sending"] }, NOT: { recipient: { startsWith: "enc:v1:" } } },
+  select: { id: true, tenantId: true, recipient: true },
+})) {
+  await db.outboxMessage.update({
+    where: { id: message.id },
+    data: { recipient: encryptSecret(message.recipient, webhookUrlContext(message.tenantId)) },
+    select: { id: true },
+  });
   changed++;
 }
 await db.$executeRawUnsafe(`ALTER TABLE "Tenant" VALIDATE CONSTRAINT "Tenant_webhook_encrypted_check"`);

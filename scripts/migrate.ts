@@ -6,4 +6,6 @@ if (!url) {
   process.exit(1);
 }
 const { applied, skipped } = await migrate(url);
-console.log(`migrations: ${applied.length} applied${applied.length ? ` (${applied.join(", ")})` : ""}, ${skipped.length} already applied`);
+console.log(
+  `migrations: ${applied.length} applied${applied.length ? ` (${applied.join(", ")})` : ""}, ${skipped.length} already applied`,
+);

@@ -34,11 +34,16 @@ export interface RunAs {
  */
 export function serverUser(): RunAs {
   if (process.getuid?.() !== 0) return {};
-  const id = (flag: string) => Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8", stdio: "pipe" }).trim());
+  const id = (flag: string) =>
+    Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8", stdio: "pipe" }).trim());
   try {
     return { uid: id("-u"), gid: id("-g") };
   } catch {
-    execFileSync("useradd", ["--system", "--user-group", "--no-create-home", "--shell", "/usr/sbin/nologin", "postgres"], { stdio: "pipe" });
+    execFileSync(
+      "useradd",
+      ["--system", "--user-group", "--no-create-home", "--shell", "/usr/sbin/nologin", "postgres"],
+      { stdio: "pipe" },
+    );
     console.log("running as root: PostgreSQL runs as the system user 'postgres', created now");
     return { uid: id("-u"), gid: id("-g") };
   }
@@ -47,18 +52,28 @@ export function serverUser(): RunAs {
 /** Runs one of the binaries to completion as `user`; a failure carries what the program printed. */
 export function runPostgresTool(file: string, args: string[], user: RunAs): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { ...user, env: { ...process.env, LC_ALL: "C" }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(file, args, {
+      ...user,
+      env: { ...process.env, LC_ALL: "C" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.on("error", (error: NodeJS.ErrnoException) =>
       reject(
         error.code === "EACCES"
-          ? new Error(`the user PostgreSQL runs as cannot execute ${file}: put the project where every user can read it (not under /root)`)
+          ? new Error(
+              `the user PostgreSQL runs as cannot execute ${file}: put the project where every user can read it (not under /root)`,
+            )
           : error,
       ),
     );
-    child.on("close", (code) => (code === 0 ? resolve(output) : reject(new Error(`${path.basename(file)} ${args[0] ?? ""} failed:\n${output.trim()}`))));
+    child.on("close", (code) =>
+      code === 0
+        ? resolve(output)
+        : reject(new Error(`${path.basename(file)} ${args[0] ?? ""} failed:\n${output.trim()}`)),
+    );
   });
 }
 
@@ -68,7 +83,9 @@ export function freePort(): Promise<number> {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }
@@ -93,7 +110,11 @@ export async function startCluster({ durable = false } = {}): Promise<Cluster> {
   const data = path.join(dir, "data");
   if (user.uid !== undefined) chownSync(dir, user.uid, user.gid!);
   chmodSync(dir, 0o700);
-  await runPostgresTool(bin.initdb, ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync", "--locale=C"], user);
+  await runPostgresTool(
+    bin.initdb,
+    ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync", "--locale=C"],
+    user,
+  );
   const port = await freePort();
   const options = [
     `-p ${port}`,
@@ -103,7 +124,11 @@ export async function startCluster({ durable = false } = {}): Promise<Cluster> {
     "-c max_connections=300",
     "-c shared_buffers=256MB",
   ].join(" ");
-  await runPostgresTool(bin.pg_ctl, ["start", "-D", data, "-o", options, "-l", path.join(dir, "server.log"), "-w", "-t", "60"], user);
+  await runPostgresTool(
+    bin.pg_ctl,
+    ["start", "-D", data, "-o", options, "-l", path.join(dir, "server.log"), "-w", "-t", "60"],
+    user,
+  );
   let stopped = false;
   return {
     url: `postgresql://postgres@127.0.0.1:${port}/postgres`,

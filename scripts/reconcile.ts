@@ -9,7 +9,9 @@ for (const name of ["DATABASE_URL", "PAYMENT_PROVIDER_URL", "PAYMENT_PROVIDER_SE
 }
 const report = await reconcileRefunds({ minAgeMs: Number(process.env.RECONCILE_MIN_AGE_MS ?? 0) });
 if (report.paused) {
-  console.error(`reconcile: did nothing, the provider could not be reached as configured (${report.paused}); check PAYMENT_PROVIDER_URL and PAYMENT_PROVIDER_SECRET`);
+  console.error(
+    `reconcile: did nothing, the provider could not be reached as configured (${report.paused}); check PAYMENT_PROVIDER_URL and PAYMENT_PROVIDER_SECRET`,
+  );
   process.exit(2);
 }
 console.log(

@@ -15,7 +15,10 @@ if (!url) {
   process.exit(1);
 }
 
-const known = await readFile(KEYS_FILE, "utf8").then((text) => JSON.parse(text) as Record<string, string>, () => ({}));
+const known = await readFile(KEYS_FILE, "utf8").then(
+  (text) => JSON.parse(text) as Record<string, string>,
+  () => ({}),
+);
 const client = createDb(url);
 try {
   const { keys, created } = await seed(client, known);
@@ -23,7 +26,8 @@ try {
   await writeFile(KEYS_FILE, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
   console.log("seeded demo data (development only)");
   for (const tenant of SEED) {
-    for (const user of tenant.users) console.log(`  ${user.email.padEnd(24)} ${user.role.padEnd(10)} password: ${DEMO_PASSWORD}`);
+    for (const user of tenant.users)
+      console.log(`  ${user.email.padEnd(24)} ${user.role.padEnd(10)} password: ${DEMO_PASSWORD}`);
   }
   for (const [email, key] of Object.entries(keys)) {
     console.log(`  API key ${email.padEnd(18)} ${key}${created.keys.includes(email) ? " (new)" : ""}`);

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { freshDatabase, startCluster } from "./pg-cluster";
 
-// `npm test`: the linter and the type checker, then the whole suite against one throwaway PostgreSQL (or
+// `npm test`: the formatter's check, the linter and the type checker, then the whole suite against one throwaway PostgreSQL (or
 // TEST_DATABASE_URL): Vitest unit and integration tests, the seeded-defect check, then the production build driven by
 // Playwright in Chromium.
 
@@ -13,15 +13,24 @@ const cluster = process.env.TEST_DATABASE_URL ? null : await startCluster();
 const testDatabaseUrl = process.env.TEST_DATABASE_URL ?? cluster!.url;
 // The browser tests get their own database, seeded exactly as `npm run db:seed` seeds a new install.
 const e2eDatabaseUrl = await freshDatabase(testDatabaseUrl, "toolgate_e2e");
-const env = { ...process.env, TEST_DATABASE_URL: testDatabaseUrl, E2E_DATABASE_URL: e2eDatabaseUrl, CI: process.env.CI ?? "1" };
+const env = {
+  ...process.env,
+  TEST_DATABASE_URL: testDatabaseUrl,
+  E2E_DATABASE_URL: e2eDatabaseUrl,
+  CI: process.env.CI ?? "1",
+};
 
 const steps: [string, string[]][] = [
+  ["format (Prettier's check; `npm run format` writes)", [bin("prettier", "bin/prettier.cjs"), "--check", "."]],
   ["lint (ESLint with the dependency-direction rules)", [bin("eslint", "bin/eslint.js"), "."]],
   ["typecheck", [bin("typescript", "bin/tsc"), "--noEmit"]],
   ["vitest", [bin("vitest", "vitest.mjs"), "run"]],
   ["seeded defects", [bin("tsx", "dist/cli.mjs"), "scripts/defects.ts"]],
   ["next build", [bin("next", "dist/bin/next"), "build"]],
-  ["hardening (two instances of the build)", [bin("vitest", "vitest.mjs"), "run", "--config", "vitest.hardening.config.ts"]],
+  [
+    "hardening (two instances of the build)",
+    [bin("vitest", "vitest.mjs"), "run", "--config", "vitest.hardening.config.ts"],
+  ],
   ["playwright", [bin("@playwright/test", "cli.js"), "test"]],
 ];
 
@@ -35,7 +44,9 @@ try {
     const started = Date.now();
     console.log(`\n=== ${name} ===`);
     const run = spawnSync(process.execPath, args, { stdio: "inherit", env, cwd: root });
-    console.log(`=== ${name}: ${run.status === 0 ? "passed" : "FAILED"} in ${Math.round((Date.now() - started) / 1000)} s ===`);
+    console.log(
+      `=== ${name}: ${run.status === 0 ? "passed" : "FAILED"} in ${Math.round((Date.now() - started) / 1000)} s ===`,
+    );
     if (run.status !== 0) {
       failed = name;
       break;

@@ -19,22 +19,43 @@ const typed = (overrides: Record<string, string> = {}) => ({
   expiryWarningSeconds: "300",
   ...overrides,
 });
-const DEFAULT_REST = { agentDailyCeilingCents: 25000, tenantDailyCeilingCents: 100000, rateOpenPerMin: 30, stepUpAboveCents: 10000, twoPersonAboveCents: 100000, expiryWarningSeconds: 300 };
+const DEFAULT_REST = {
+  agentDailyCeilingCents: 25000,
+  tenantDailyCeilingCents: 100000,
+  rateOpenPerMin: 30,
+  stepUpAboveCents: 10000,
+  twoPersonAboveCents: 100000,
+  expiryWarningSeconds: 300,
+};
 
 describe("admin: the policy form in currency units", () => {
   it("reads money in currency units and names a bad field by its label with the allowed range", () => {
     expect(parsePolicyForm(typed({ autoLimitCents: "60.5", sessionCapCents: "1,000" }))).toEqual({
       ok: true,
-      policy: { autoLimitCents: 6050, sessionCapCents: 100000, maxAutoWrites: 3, approvalTtlSeconds: 900, ...DEFAULT_REST },
+      policy: {
+        autoLimitCents: 6050,
+        sessionCapCents: 100000,
+        maxAutoWrites: 3,
+        approvalTtlSeconds: 900,
+        ...DEFAULT_REST,
+      },
     });
-    expect(parsePolicyForm(typed({ autoLimitCents: "-1" }))).toEqual({ ok: false, message: "Auto limit must be an amount such as 50.00, from 0.00 to 100000.00." });
-    expect(parsePolicyForm(typed({ sessionCapCents: "100000.01" }))).toEqual({ ok: false, message: "Session cap must be from 0.00 to 100000.00." });
+    expect(parsePolicyForm(typed({ autoLimitCents: "-1" }))).toEqual({
+      ok: false,
+      message: "Auto limit must be an amount such as 50.00, from 0.00 to 100000.00.",
+    });
+    expect(parsePolicyForm(typed({ sessionCapCents: "100000.01" }))).toEqual({
+      ok: false,
+      message: "Session cap must be from 0.00 to 100000.00.",
+    });
     expect(parsePolicyForm(typed({ approvalTtlSeconds: "5", maxAutoWrites: "2.5" }))).toEqual({
       ok: false,
-      message: "Max automatic writes must be a whole number, from 0 to 1000. Approval lifetime (seconds) must be from 30 to 604800.",
+      message:
+        "Max automatic writes must be a whole number, from 0 to 1000. Approval lifetime (seconds) must be from 30 to 604800.",
     });
     expect(parsePolicyForm(typed({ autoLimitCents: "50.001" })).ok).toBe(false);
-    for (const spec of POLICY_FIELDS) expect(JSON.stringify(parsePolicyForm(typed({ [spec.name]: "x" })))).not.toContain(spec.name);
+    for (const spec of POLICY_FIELDS)
+      expect(JSON.stringify(parsePolicyForm(typed({ [spec.name]: "x" })))).not.toContain(spec.name);
   });
 
   it("records a change with its actor and a field-level diff, and records nothing for a save that changes nothing", async () => {
@@ -50,15 +71,18 @@ describe("admin: the policy form in currency units", () => {
 
     const changed = parsePolicyForm({ ...shown, autoLimitCents: "60.00" });
     if (!changed.ok) throw new Error(changed.message);
-    expect(await updatePolicy(admin, changed.policy)).toMatchObject({ changed: true, policy: { autoLimitCents: 6000 } });
+    expect(await updatePolicy(admin, changed.policy)).toMatchObject({
+      changed: true,
+      policy: { autoLimitCents: 6000 },
+    });
     expect(await updatePolicy(admin, changed.policy)).toMatchObject({ changed: false });
     const audit = await recentAudit(world.tenantId);
     expect(audit).toHaveLength(1);
     const adminEmail = (await db.user.findUniqueOrThrow({ where: { id: world.users.admin } })).email;
     expect(audit[0]).toMatchObject({ action: "policy.updated", actor: adminEmail });
-    expect(policyDiff(audit[0].detail.before as Record<string, number>, audit[0].detail.after as Record<string, number>)).toEqual([
-      { label: "Auto limit", before: "50.00", after: "60.00" },
-    ]);
+    expect(
+      policyDiff(audit[0].detail.before as Record<string, number>, audit[0].detail.after as Record<string, number>),
+    ).toEqual([{ label: "Auto limit", before: "50.00", after: "60.00" }]);
     expect(await recentAudit(world.otherTenantId)).toEqual([]);
   });
 });
@@ -68,15 +92,24 @@ describe("admin: an agent's refund permission", () => {
     const world = await createWorld();
     const admin = { id: world.users.admin, tenantId: world.tenantId };
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-    const refund = (amount: number) => ({ name: "issue_refund", arguments: { order_id: world.orders.o1004, amount_cents: amount, currency: "USD", reason: "damaged" } });
+    const refund = (amount: number) => ({
+      name: "issue_refund",
+      arguments: { order_id: world.orders.o1004, amount_cents: amount, currency: "USD", reason: "damaged" },
+    });
 
     expect(await setRefundPermission(admin, world.users.agent, false)).toBe("changed");
     expect(await setRefundPermission(admin, world.users.agent, false)).toBe("unchanged");
-    expect((await propose(world.keys.agent, conversation, refund(1000), newCallKey())).json).toMatchObject({ kind: "denied", code: "agent.not-authorized" });
+    expect((await propose(world.keys.agent, conversation, refund(1000), newCallKey())).json).toMatchObject({
+      kind: "denied",
+      code: "agent.not-authorized",
+    });
     expect(await db.refund.count({ where: { orderId: world.orders.o1004 } })).toBe(0);
 
     expect(await setRefundPermission(admin, world.users.agent, true)).toBe("changed");
-    expect((await propose(world.keys.agent, conversation, refund(1000), newCallKey())).json).toMatchObject({ kind: "executed", code: "refund.issued" });
+    expect((await propose(world.keys.agent, conversation, refund(1000), newCallKey())).json).toMatchObject({
+      kind: "executed",
+      code: "refund.issued",
+    });
 
     const audit = await recentAudit(world.tenantId);
     expect(audit.map((entry) => [entry.action, entry.detail.before, entry.detail.after])).toEqual([

@@ -7,14 +7,54 @@ import { createWorld } from "./support/world";
 describe("admin: policy and keys", () => {
   it("validates policy numbers and audits every change with before and after", async () => {
     const world = await createWorld();
-    expect(PolicySchema.safeParse({ autoLimitCents: -1, sessionCapCents: 1, maxAutoWrites: 1, approvalTtlSeconds: 60 }).success).toBe(false);
-    expect(PolicySchema.safeParse({ autoLimitCents: 1.5, sessionCapCents: 1, maxAutoWrites: 1, approvalTtlSeconds: 60 }).success).toBe(false);
-    expect(PolicySchema.safeParse({ autoLimitCents: 1, sessionCapCents: 1, maxAutoWrites: 1, approvalTtlSeconds: 5 }).success).toBe(false);
+    expect(
+      PolicySchema.safeParse({ autoLimitCents: -1, sessionCapCents: 1, maxAutoWrites: 1, approvalTtlSeconds: 60 })
+        .success,
+    ).toBe(false);
+    expect(
+      PolicySchema.safeParse({ autoLimitCents: 1.5, sessionCapCents: 1, maxAutoWrites: 1, approvalTtlSeconds: 60 })
+        .success,
+    ).toBe(false);
+    expect(
+      PolicySchema.safeParse({ autoLimitCents: 1, sessionCapCents: 1, maxAutoWrites: 1, approvalTtlSeconds: 5 })
+        .success,
+    ).toBe(false);
     const admin = { id: world.users.admin, tenantId: world.tenantId };
-    const ceilings = { agentDailyCeilingCents: "20000", tenantDailyCeilingCents: "50000", rateOpenPerMin: "10", stepUpAboveCents: "10000", twoPersonAboveCents: "100000", expiryWarningSeconds: "0" };
-    expect(PolicySchema.safeParse({ autoLimitCents: 1, sessionCapCents: 1, maxAutoWrites: 1, approvalTtlSeconds: 60, ...ceilings, tenantDailyCeilingCents: -1 }).success).toBe(false);
-    expect(PolicySchema.safeParse({ autoLimitCents: 1, sessionCapCents: 1, maxAutoWrites: 1, approvalTtlSeconds: 60, ...ceilings, rateOpenPerMin: 0 }).success).toBe(false);
-    const input = PolicySchema.parse({ autoLimitCents: "2000", sessionCapCents: "6000", maxAutoWrites: "2", approvalTtlSeconds: "600", ...ceilings });
+    const ceilings = {
+      agentDailyCeilingCents: "20000",
+      tenantDailyCeilingCents: "50000",
+      rateOpenPerMin: "10",
+      stepUpAboveCents: "10000",
+      twoPersonAboveCents: "100000",
+      expiryWarningSeconds: "0",
+    };
+    expect(
+      PolicySchema.safeParse({
+        autoLimitCents: 1,
+        sessionCapCents: 1,
+        maxAutoWrites: 1,
+        approvalTtlSeconds: 60,
+        ...ceilings,
+        tenantDailyCeilingCents: -1,
+      }).success,
+    ).toBe(false);
+    expect(
+      PolicySchema.safeParse({
+        autoLimitCents: 1,
+        sessionCapCents: 1,
+        maxAutoWrites: 1,
+        approvalTtlSeconds: 60,
+        ...ceilings,
+        rateOpenPerMin: 0,
+      }).success,
+    ).toBe(false);
+    const input = PolicySchema.parse({
+      autoLimitCents: "2000",
+      sessionCapCents: "6000",
+      maxAutoWrites: "2",
+      approvalTtlSeconds: "600",
+      ...ceilings,
+    });
     await updatePolicy(admin, input);
     expect(await db.tenant.findUniqueOrThrow({ where: { id: world.tenantId } })).toMatchObject({
       autoLimitCents: 2000,
@@ -29,7 +69,10 @@ describe("admin: policy and keys", () => {
     expect(entry).toMatchObject({
       actorId: world.users.admin,
       action: "policy.updated",
-      detail: { before: { autoLimitCents: 5000, agentDailyCeilingCents: 25000, tenantDailyCeilingCents: 100000 }, after: { autoLimitCents: 2000, agentDailyCeilingCents: 20000, tenantDailyCeilingCents: 50000 } },
+      detail: {
+        before: { autoLimitCents: 5000, agentDailyCeilingCents: 25000, tenantDailyCeilingCents: 100000 },
+        after: { autoLimitCents: 2000, agentDailyCeilingCents: 20000, tenantDailyCeilingCents: 50000 },
+      },
     });
     await expect(db.auditLog.delete({ where: { id: entry.id } })).rejects.toThrow(/append-only/);
   });
@@ -48,6 +91,8 @@ describe("admin: policy and keys", () => {
     expect(await revokeAgentKey({ id: world.users.admin, tenantId: world.otherTenantId }, created.id)).toBe(false);
     expect(await revokeAgentKey(admin, created.id)).toBe(true);
     expect(await authenticateApiKey(`Bearer ${created.key}`)).toBeNull();
-    expect((await db.auditLog.findMany({ where: { tenantId: world.tenantId } })).map((row) => row.action).sort()).toEqual(["api-key.created", "api-key.revoked"]);
+    expect(
+      (await db.auditLog.findMany({ where: { tenantId: world.tenantId } })).map((row) => row.action).sort(),
+    ).toEqual(["api-key.created", "api-key.revoked"]);
   });
 });

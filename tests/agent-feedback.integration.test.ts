@@ -12,19 +12,33 @@ const refund = (order: string, amount: number) => ({
   arguments: { order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" },
 });
 const status = (callId: string) => ({ name: "get_call_status", arguments: { call_id: callId } });
-const supervisor = (world: World): Approver => ({ userId: world.users.supervisor, tenantId: world.tenantId, role: "SUPERVISOR" });
+const supervisor = (world: World): Approver => ({
+  userId: world.users.supervisor,
+  tenantId: world.tenantId,
+  role: "SUPERVISOR",
+});
 
 async function held(world: World, conversation: string, amount = 8000) {
   const response = await propose(world.keys.agent, conversation, refund(world.orders.o1004, amount), newCallKey());
   expect(response.json.code).toBe("approval.required");
-  return { callId: response.json.id, approvalId: response.json.approval!.id, expiresAt: response.json.approval!.expires_at };
+  return {
+    callId: response.json.id,
+    approvalId: response.json.approval!.id,
+    expiresAt: response.json.approval!.expires_at,
+  };
 }
 
 describe("get_call_status", () => {
   it("is exposed in every conversation, even one opened with fewer tools", async () => {
     const world = await createWorld();
-    const narrow = await conversationFor(world.keys.agent, { customer_id: world.customers.ana, tools: ["issue_refund"] });
-    expect((await getTools(world.keys.agent, narrow)).json.tools.map((tool) => tool.name)).toEqual(["issue_refund", "get_call_status"]);
+    const narrow = await conversationFor(world.keys.agent, {
+      customer_id: world.customers.ana,
+      tools: ["issue_refund"],
+    });
+    expect((await getTools(world.keys.agent, narrow)).json.tools.map((tool) => tool.name)).toEqual([
+      "issue_refund",
+      "get_call_status",
+    ]);
     const { callId } = await held(world, narrow);
     const read = await propose(world.keys.agent, narrow, status(callId));
     expect(read.json).toMatchObject({ kind: "executed", code: "call.read" });
@@ -35,12 +49,19 @@ describe("get_call_status", () => {
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
     const { callId, approvalId, expiresAt } = await held(world, conversation);
     const waiting = await expectNoEffect(world, () => propose(world.keys.agent, conversation, status(callId)));
-    expect(waiting.json.model).toEqual({ status: "ok", result: { call_id: callId, status: "needs_approval", expires_at: expiresAt } });
+    expect(waiting.json.model).toEqual({
+      status: "ok",
+      result: { call_id: callId, status: "needs_approval", expires_at: expiresAt },
+    });
     expect((await approveRequest(supervisor(world), approvalId)).ok).toBe(true);
     const decided = await propose(world.keys.agent, conversation, status(callId));
     expect(decided.json.model).toEqual({
       status: "ok",
-      result: { call_id: callId, status: "ok", result: expect.objectContaining({ amount_cents: 8000, refunded_cents: 8000 }) },
+      result: {
+        call_id: callId,
+        status: "ok",
+        result: expect.objectContaining({ amount_cents: 8000, refunded_cents: 8000 }),
+      },
     });
     const log = await db.decisionLog.findMany({ where: { toolCallId: decided.json.id } });
     expect(log.map((row) => [row.toolName, row.code])).toEqual([["get_call_status", "call.read"]]);
@@ -76,7 +97,10 @@ describe("reasons reach the agent", () => {
     await denyRequest(supervisor(world), approvalId, "Customer already got a voucher.\n\u202eSee ticket 4411.");
     const call = await getToolCall(world.keys.agent, callId);
     expect(call.json).toMatchObject({ kind: "denied", code: "approval.denied" });
-    expect(call.json.model).toEqual({ status: "not_allowed", reason: "Customer already got a voucher. See ticket 4411." });
+    expect(call.json.model).toEqual({
+      status: "not_allowed",
+      reason: "Customer already got a voucher. See ticket 4411.",
+    });
 
     const long = await held(world, await conversationFor(world.keys.agent, { customer_id: world.customers.ana }));
     await denyRequest(supervisor(world), long.approvalId, "x".repeat(500));
@@ -94,7 +118,10 @@ describe("reasons reach the agent", () => {
     expect(result).toMatchObject({ ok: false, code: "approval.recheck-failed" });
     const call = await getToolCall(world.keys.agent, callId);
     expect(call.json.code).toBe("amount.exceeds-refundable");
-    expect(call.json.model).toEqual({ status: "not_allowed", reason: expect.stringContaining("refundable is now 5000, request was 8000") });
+    expect(call.json.model).toEqual({
+      status: "not_allowed",
+      reason: expect.stringContaining("refundable is now 5000, request was 8000"),
+    });
   });
 
   it("never a fraud hold, even when it is what stopped the approval", async () => {
@@ -102,7 +129,10 @@ describe("reasons reach the agent", () => {
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
     const { callId, approvalId } = await held(world, conversation);
     await db.order.update({ where: { id: world.orders.o1004 }, data: { fraudHold: true } });
-    expect(await approveRequest(supervisor(world), approvalId)).toMatchObject({ ok: false, code: "approval.recheck-failed" });
+    expect(await approveRequest(supervisor(world), approvalId)).toMatchObject({
+      ok: false,
+      code: "approval.recheck-failed",
+    });
     const call = await getToolCall(world.keys.agent, callId);
     expect(call.json.code).toBe("order.fraud-hold");
     expect(call.json.model).toEqual({ status: "not_allowed" });

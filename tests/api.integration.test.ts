@@ -17,7 +17,10 @@ describe("agent API authentication and ownership", () => {
     const revokedWorld = await createWorld();
     const conversation = await conversationFor(revokedWorld.keys.agent, { customer_id: revokedWorld.customers.ana });
     await db.apiKey.updateMany({ where: { userId: revokedWorld.users.agent }, data: { revokedAt: new Date() } });
-    const response = await propose(revokedWorld.keys.agent, conversation, { name: "get_order", arguments: { order_id: revokedWorld.orders.o1001 } });
+    const response = await propose(revokedWorld.keys.agent, conversation, {
+      name: "get_order",
+      arguments: { order_id: revokedWorld.orders.o1001 },
+    });
     expect(response.status).toBe(401);
     expect(await db.toolCall.count({ where: { conversationId: conversation } })).toBe(0);
   });
@@ -64,7 +67,9 @@ describe("agent API authentication and ownership", () => {
       setTimeout(() => hangUp.abort(), 20);
       const response = await answer;
       expect(response.status).toBe(400);
-      expect(await response.json()).toEqual({ error: { code: "request.aborted", message: "the client closed the request before it was read" } });
+      expect(await response.json()).toEqual({
+        error: { code: "request.aborted", message: "the client closed the request before it was read" },
+      });
       expect(logged).not.toHaveBeenCalled();
     } finally {
       logged.mockRestore();
@@ -74,8 +79,14 @@ describe("agent API authentication and ownership", () => {
 
   it("another agent's conversation and tool calls are 404, even in the same tenant", async () => {
     const mine = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-    const call = await propose(world.keys.agent, mine, { name: "get_order", arguments: { order_id: world.orders.o1001 } });
-    const theirs = await propose(world.keys.agent2, mine, { name: "get_order", arguments: { order_id: world.orders.o1001 } });
+    const call = await propose(world.keys.agent, mine, {
+      name: "get_order",
+      arguments: { order_id: world.orders.o1001 },
+    });
+    const theirs = await propose(world.keys.agent2, mine, {
+      name: "get_order",
+      arguments: { order_id: world.orders.o1001 },
+    });
     expect(theirs.status).toBe(404);
     expect((await getToolCall(world.keys.agent2, call.json.id)).status).toBe(404);
     expect((await getToolCall(world.keys.otherAgent, call.json.id)).status).toBe(404);
@@ -91,16 +102,25 @@ describe("agent API authentication and ownership", () => {
     expect([...full.json.scopes].sort()).toEqual(["email:send", "orders:read", "orders:write", "refunds:write"]);
     const readOnly = await openConversation(world.keys.agent2, { customer_id: world.customers.ana });
     expect(readOnly.json.scopes).not.toContain("refunds:write");
-    const narrowed = await openConversation(world.keys.agent, { customer_id: world.customers.ana, tools: ["get_order"] });
+    const narrowed = await openConversation(world.keys.agent, {
+      customer_id: world.customers.ana,
+      tools: ["get_order"],
+    });
     expect(narrowed.json).toMatchObject({ tools: ["get_order"], scopes: ["orders:read"] });
-    const unknown = await openConversation(world.keys.agent, { customer_id: world.customers.ana, tools: ["drop_tables"] });
+    const unknown = await openConversation(world.keys.agent, {
+      customer_id: world.customers.ana,
+      tools: ["drop_tables"],
+    });
     expect(unknown.status).toBe(400);
     const malformed = await openConversation(world.keys.agent, { customer_id: 7 });
     expect(malformed.status).toBe(400);
   });
 
   it("the model-facing tool definitions come from the zod schemas, strict and complete", async () => {
-    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana, tools: ["get_order", "issue_refund"] });
+    const conversation = await conversationFor(world.keys.agent, {
+      customer_id: world.customers.ana,
+      tools: ["get_order", "issue_refund"],
+    });
     const { json } = await getTools(world.keys.agent, conversation);
     expect(json.tools.map((tool) => tool.name)).toEqual(["get_order", "issue_refund", "get_call_status"]);
     const refund = json.tools[1].input_schema as Record<string, any>;
@@ -112,7 +132,10 @@ describe("agent API authentication and ownership", () => {
         order_id: { type: "string", pattern: "^ord_[0-9]{4,8}$" },
         amount_cents: { type: "integer", minimum: 1, maximum: 100000 },
         currency: { type: "string", pattern: "^[A-Z]{3}$" },
-        reason: { type: "string", enum: ["damaged", "not_as_described", "late", "not_delivered", "wrong_item", "other"] },
+        reason: {
+          type: "string",
+          enum: ["damaged", "not_as_described", "late", "not_delivered", "wrong_item", "other"],
+        },
       },
     });
     expect(JSON.stringify(json)).not.toMatch(/scope|effect|refunds:write|irreversible/);
@@ -120,11 +143,20 @@ describe("agent API authentication and ownership", () => {
 
   it("GET /tool-calls/{id} of a pending call shows the approval it waits on", async () => {
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-    const pending = await propose(world.keys.agent, conversation, {
-      name: "issue_refund",
-      arguments: { order_id: world.orders.o1004, amount_cents: 9000, currency: "USD", reason: "late" },
-    }, newCallKey());
+    const pending = await propose(
+      world.keys.agent,
+      conversation,
+      {
+        name: "issue_refund",
+        arguments: { order_id: world.orders.o1004, amount_cents: 9000, currency: "USD", reason: "late" },
+      },
+      newCallKey(),
+    );
     const current = await getToolCall(world.keys.agent, pending.json.id);
-    expect(current.json).toMatchObject({ kind: "pending_approval", code: "approval.required", approval: { id: pending.json.approval!.id } });
+    expect(current.json).toMatchObject({
+      kind: "pending_approval",
+      code: "approval.required",
+      approval: { id: pending.json.approval!.id },
+    });
   });
 });

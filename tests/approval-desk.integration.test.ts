@@ -14,7 +14,11 @@ const refund = (order: string, amount: number) => ({
   arguments: { order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" },
 });
 
-const supervisor = (world: World): Approver => ({ userId: world.users.supervisor, tenantId: world.tenantId, role: "SUPERVISOR" });
+const supervisor = (world: World): Approver => ({
+  userId: world.users.supervisor,
+  tenantId: world.tenantId,
+  role: "SUPERVISOR",
+});
 
 async function pendingRefund(world: World, amount = 8000, order = world.orders.o1004) {
   const customer = order === world.orders.o1002 ? world.customers.ben : world.customers.ana;
@@ -26,12 +30,25 @@ async function pendingRefund(world: World, amount = 8000, order = world.orders.o
 
 async function secondSupervisor(world: World): Promise<Approver> {
   const id = `${world.users.supervisor}_2`;
-  await db.user.create({ data: { id, tenantId: world.tenantId, email: `${id}@acme.test`, name: "Second", role: "SUPERVISOR", passwordHash: "unused" } });
+  await db.user.create({
+    data: {
+      id,
+      tenantId: world.tenantId,
+      email: `${id}@acme.test`,
+      name: "Second",
+      role: "SUPERVISOR",
+      passwordHash: "unused",
+    },
+  });
   return { userId: id, tenantId: world.tenantId, role: "SUPERVISOR" };
 }
 
-const statusOf = async (approvalId: string) => (await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).status;
-const refundsOf = async (order: string) => (await db.refund.findMany({ where: { orderId: order }, orderBy: { createdAt: "asc" } })).map((row) => row.amountCents);
+const statusOf = async (approvalId: string) =>
+  (await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).status;
+const refundsOf = async (order: string) =>
+  (await db.refund.findMany({ where: { orderId: order }, orderBy: { createdAt: "asc" } })).map(
+    (row) => row.amountCents,
+  );
 
 describe("approve with edits, narrowing only", () => {
   it("refuses a raise, another order, another tool, another currency or reason, executing nothing and leaving the request pending", async () => {
@@ -39,17 +56,38 @@ describe("approve with edits, narrowing only", () => {
     const { approvalId } = await pendingRefund(world, 8000);
     const base = refund(world.orders.o1004, 8000).arguments;
     const edits = [
-      [{ tool: "issue_refund", arguments: { ...base, amount_cents: 8001 } }, "an approval can only lower amount_cents (at most 8000)"],
-      [{ tool: "issue_refund", arguments: { ...base, order_id: world.orders.o1001, amount_cents: 1000 } }, "an approval cannot change order_id"],
-      [{ tool: "send_status_email", arguments: { order_id: world.orders.o1004 } }, "an approval cannot change the tool (issue_refund)"],
+      [
+        { tool: "issue_refund", arguments: { ...base, amount_cents: 8001 } },
+        "an approval can only lower amount_cents (at most 8000)",
+      ],
+      [
+        { tool: "issue_refund", arguments: { ...base, order_id: world.orders.o1001, amount_cents: 1000 } },
+        "an approval cannot change order_id",
+      ],
+      [
+        { tool: "send_status_email", arguments: { order_id: world.orders.o1004 } },
+        "an approval cannot change the tool (issue_refund)",
+      ],
       [{ tool: "issue_refund", arguments: { ...base, currency: "EUR" } }, "an approval cannot change currency"],
       [{ tool: "issue_refund", arguments: { ...base, reason: "late" } }, "an approval cannot change reason"],
-      [{ tool: "issue_refund", arguments: { ...base, amount_cents: 0 } }, "an approval can only lower amount_cents (at most 8000)"],
-      [{ tool: "issue_refund", arguments: { ...base, customer_id: "cu_other" } }, "an approval cannot change customer_id"],
+      [
+        { tool: "issue_refund", arguments: { ...base, amount_cents: 0 } },
+        "an approval can only lower amount_cents (at most 8000)",
+      ],
+      [
+        { tool: "issue_refund", arguments: { ...base, customer_id: "cu_other" } },
+        "an approval cannot change customer_id",
+      ],
     ] as const;
     for (const [edit, message] of edits) {
-      const result = await expectNoEffect(world, () => approveRequest(supervisor(world), approvalId, { edit: { tool: edit.tool, arguments: { ...edit.arguments } } }));
-      expect(result).toMatchObject({ ok: false, code: "approval.edit-refused", message: `${message}; nothing was executed, the request is still pending` });
+      const result = await expectNoEffect(world, () =>
+        approveRequest(supervisor(world), approvalId, { edit: { tool: edit.tool, arguments: { ...edit.arguments } } }),
+      );
+      expect(result).toMatchObject({
+        ok: false,
+        code: "approval.edit-refused",
+        message: `${message}; nothing was executed, the request is still pending`,
+      });
     }
     expect(await statusOf(approvalId)).toBe("pending");
   });
@@ -64,7 +102,9 @@ describe("approve with edits, narrowing only", () => {
     expect((await db.order.findUniqueOrThrow({ where: { id: world.orders.o1004 } })).refundedCents).toBe(6000);
     const request = await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } });
     expect(request.approvedArgs).toMatchObject({ amount_cents: 6000 });
-    const [decision] = await db.decisionLog.findMany({ where: { toolCallId: callId, actorId: world.users.supervisor } });
+    const [decision] = await db.decisionLog.findMany({
+      where: { toolCallId: callId, actorId: world.users.supervisor },
+    });
     expect(decision.detail).toMatchObject({
       proposed: { amount_cents: 8000 },
       approved: { amount_cents: 6000 },
@@ -72,7 +112,11 @@ describe("approve with edits, narrowing only", () => {
       approvers: [{ user_id: world.users.supervisor, step_up: null }],
     });
     const call = await getToolCall(world.keys.agent, callId);
-    expect(call.json).toMatchObject({ kind: "executed", code: "refund.issued", result: { amount_cents: 6000, refunded_cents: 6000 } });
+    expect(call.json).toMatchObject({
+      kind: "executed",
+      code: "refund.issued",
+      result: { amount_cents: 6000, refunded_cents: 6000 },
+    });
   });
 });
 
@@ -83,21 +127,36 @@ describe("the two-person rule", () => {
     const other = await secondSupervisor(world);
     const { callId, approvalId } = await pendingRefund(world, 8000);
 
-    expect(await expectNoEffect(world, () => approveRequest(supervisor(world), approvalId))).toEqual({ ok: true, approvalId, status: "partial" });
-    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({ status: "pending", firstApproverId: world.users.supervisor });
+    expect(await expectNoEffect(world, () => approveRequest(supervisor(world), approvalId))).toEqual({
+      ok: true,
+      approvalId,
+      status: "partial",
+    });
+    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({
+      status: "pending",
+      firstApproverId: world.users.supervisor,
+    });
     expect((await getToolCall(world.keys.agent, callId)).json.code).toBe("approval.required");
-    expect(await expectNoEffect(world, () => approveRequest(supervisor(world), approvalId))).toMatchObject({ ok: false, code: "approval.same-approver" });
+    expect(await expectNoEffect(world, () => approveRequest(supervisor(world), approvalId))).toMatchObject({
+      ok: false,
+      code: "approval.same-approver",
+    });
     const requester = { userId: world.users.agent, tenantId: world.tenantId, role: "SUPERVISOR" };
     expect(await approveRequest(requester, approvalId)).toMatchObject({ ok: false, code: "approval.self-approval" });
 
     expect(await approveRequest(other, approvalId)).toMatchObject({ ok: true, status: "approved" });
     expect(await refundsOf(world.orders.o1004)).toEqual([8000]);
-    const decisions = await db.decisionLog.findMany({ where: { toolCallId: callId, actorId: { not: null } }, orderBy: { id: "asc" } });
+    const decisions = await db.decisionLog.findMany({
+      where: { toolCallId: callId, actorId: { not: null } },
+      orderBy: { id: "asc" },
+    });
     expect(decisions.map((row) => [row.code, row.actorId])).toEqual([
       ["approval.required", world.users.supervisor],
       ["refund.outcome-unknown", other.userId],
     ]);
-    expect(decisions[1].detail).toMatchObject({ approvers: [{ user_id: world.users.supervisor }, { user_id: other.userId }] });
+    expect(decisions[1].detail).toMatchObject({
+      approvers: [{ user_id: world.users.supervisor }, { user_id: other.userId }],
+    });
   });
 
   it("a second approver may lower the first approver's amount further, never raise it back", async () => {
@@ -105,9 +164,17 @@ describe("the two-person rule", () => {
     await db.tenant.update({ where: { id: world.tenantId }, data: { twoPersonAboveCents: 5000 } });
     const other = await secondSupervisor(world);
     const { approvalId } = await pendingRefund(world, 9000);
-    const at = (cents: number) => ({ edit: { tool: "issue_refund", arguments: { ...refund(world.orders.o1004, cents).arguments } } });
-    expect(await approveRequest(supervisor(world), approvalId, at(8000))).toMatchObject({ ok: true, status: "partial" });
-    expect(await approveRequest(other, approvalId, at(9000))).toMatchObject({ ok: false, code: "approval.edit-refused" });
+    const at = (cents: number) => ({
+      edit: { tool: "issue_refund", arguments: { ...refund(world.orders.o1004, cents).arguments } },
+    });
+    expect(await approveRequest(supervisor(world), approvalId, at(8000))).toMatchObject({
+      ok: true,
+      status: "partial",
+    });
+    expect(await approveRequest(other, approvalId, at(9000))).toMatchObject({
+      ok: false,
+      code: "approval.edit-refused",
+    });
     expect(await approveRequest(other, approvalId, at(7000))).toMatchObject({ ok: true, status: "approved" });
     expect(await refundsOf(world.orders.o1004)).toEqual([7000]);
   });
@@ -117,7 +184,9 @@ describe("the two-person rule", () => {
     await db.tenant.update({ where: { id: world.tenantId }, data: { twoPersonAboveCents: 5000 } });
     const other = await secondSupervisor(world);
     const { approvalId } = await pendingRefund(world, 8000);
-    const results = await Promise.all(Array.from({ length: 16 }, (_, index) => approveRequest(index % 2 === 0 ? supervisor(world) : other, approvalId)));
+    const results = await Promise.all(
+      Array.from({ length: 16 }, (_, index) => approveRequest(index % 2 === 0 ? supervisor(world) : other, approvalId)),
+    );
     expect(results.filter((result) => result.ok && result.status === "approved")).toHaveLength(1);
     expect(results.filter((result) => result.ok && result.status === "partial")).toHaveLength(1);
     expect(await refundsOf(world.orders.o1004)).toEqual([8000]);
@@ -139,22 +208,48 @@ describe("step-up to move money", () => {
   it("above the threshold an approval needs a fresh proof; the password proves it for a person without a passkey; the decision records how", async () => {
     const world = await createWorld();
     await db.tenant.update({ where: { id: world.tenantId }, data: { stepUpAboveCents: 5000 } });
-    await db.user.update({ where: { id: world.users.supervisor }, data: { passwordHash: bcrypt.hashSync("right-password", 4) } });
-    const person = await db.user.findUniqueOrThrow({ where: { id: world.users.supervisor }, select: { id: true, email: true, name: true } });
+    await db.user.update({
+      where: { id: world.users.supervisor },
+      data: { passwordHash: bcrypt.hashSync("right-password", 4) },
+    });
+    const person = await db.user.findUniqueOrThrow({
+      where: { id: world.users.supervisor },
+      select: { id: true, email: true, name: true },
+    });
     const { approvalId } = await pendingRefund(world, 8000);
 
-    expect(await expectNoEffect(world, () => approveRequest(supervisor(world), approvalId))).toMatchObject({ ok: false, code: "approval.step-up-required" });
+    expect(await expectNoEffect(world, () => approveRequest(supervisor(world), approvalId))).toMatchObject({
+      ok: false,
+      code: "approval.step-up-required",
+    });
     expect(await proveWithPassword(person, "wrong-password")).toEqual({ kind: "wrong" });
-    expect(await expectNoEffect(world, () => approveRequest(supervisor(world), approvalId))).toMatchObject({ ok: false, code: "approval.step-up-required" });
+    expect(await expectNoEffect(world, () => approveRequest(supervisor(world), approvalId))).toMatchObject({
+      ok: false,
+      code: "approval.step-up-required",
+    });
     // A proof older than five minutes is not fresh.
-    await db.user.update({ where: { id: person.id }, data: { stepUpAt: new Date(Date.now() - 6 * 60_000), stepUpMethod: "password" } });
-    expect(await expectNoEffect(world, () => approveRequest(supervisor(world), approvalId))).toMatchObject({ ok: false, code: "approval.step-up-required" });
+    await db.user.update({
+      where: { id: person.id },
+      data: { stepUpAt: new Date(Date.now() - 6 * 60_000), stepUpMethod: "password" },
+    });
+    expect(await expectNoEffect(world, () => approveRequest(supervisor(world), approvalId))).toMatchObject({
+      ok: false,
+      code: "approval.step-up-required",
+    });
     expect(await statusOf(approvalId)).toBe("pending");
 
     expect(await proveWithPassword(person, "right-password")).toEqual({ kind: "ok" });
     expect(await approveRequest(supervisor(world), approvalId)).toMatchObject({ ok: true, status: "approved" });
-    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({ status: "approved", stepUpMethod: "password" });
-    const [decision] = await db.decisionLog.findMany({ where: { toolCallId: (await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).originCallId, actorId: person.id } });
+    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({
+      status: "approved",
+      stepUpMethod: "password",
+    });
+    const [decision] = await db.decisionLog.findMany({
+      where: {
+        toolCallId: (await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).originCallId,
+        actorId: person.id,
+      },
+    });
     expect(decision.detail).toMatchObject({ approvers: [{ user_id: person.id, step_up: "password" }] });
 
     // At or below the threshold no proof is asked.
@@ -166,21 +261,46 @@ describe("step-up to move money", () => {
 
   it("a person with a passkey cannot step up with the password", async () => {
     const world = await createWorld();
-    await db.user.update({ where: { id: world.users.supervisor }, data: { passwordHash: bcrypt.hashSync("right-password", 4) } });
-    await db.passkey.create({ data: { id: `pk_${world.users.supervisor}`, userId: world.users.supervisor, publicKey: Buffer.from([1, 2, 3]), name: "key" } });
-    const person = await db.user.findUniqueOrThrow({ where: { id: world.users.supervisor }, select: { id: true, email: true, name: true } });
+    await db.user.update({
+      where: { id: world.users.supervisor },
+      data: { passwordHash: bcrypt.hashSync("right-password", 4) },
+    });
+    await db.passkey.create({
+      data: {
+        id: `pk_${world.users.supervisor}`,
+        userId: world.users.supervisor,
+        publicKey: Buffer.from([1, 2, 3]),
+        name: "key",
+      },
+    });
+    const person = await db.user.findUniqueOrThrow({
+      where: { id: world.users.supervisor },
+      select: { id: true, email: true, name: true },
+    });
     expect(await proveWithPassword(person, "right-password")).toEqual({ kind: "use-passkey" });
     expect((await db.user.findUniqueOrThrow({ where: { id: world.users.supervisor } })).stepUpAt).toBeNull();
   });
 
   it("wrong step-up passwords count toward the account's sign-in throttle: a stolen session cannot guess here", async () => {
     const world = await createWorld();
-    await db.user.update({ where: { id: world.users.supervisor }, data: { passwordHash: bcrypt.hashSync("right-password", 4) } });
-    const person = await db.user.findUniqueOrThrow({ where: { id: world.users.supervisor }, select: { id: true, email: true, name: true } });
-    for (let guess = 0; guess < 4; guess++) expect(await proveWithPassword(person, `guess-${guess}`)).toEqual({ kind: "wrong" });
-    expect(await proveWithPassword(person, "right-password")).toMatchObject({ kind: "throttled", retryAfterSeconds: expect.any(Number) });
+    await db.user.update({
+      where: { id: world.users.supervisor },
+      data: { passwordHash: bcrypt.hashSync("right-password", 4) },
+    });
+    const person = await db.user.findUniqueOrThrow({
+      where: { id: world.users.supervisor },
+      select: { id: true, email: true, name: true },
+    });
+    for (let guess = 0; guess < 4; guess++)
+      expect(await proveWithPassword(person, `guess-${guess}`)).toEqual({ kind: "wrong" });
+    expect(await proveWithPassword(person, "right-password")).toMatchObject({
+      kind: "throttled",
+      retryAfterSeconds: expect.any(Number),
+    });
     expect((await db.user.findUniqueOrThrow({ where: { id: world.users.supervisor } })).stepUpAt).toBeNull();
-    expect(await db.signInThrottle.findUnique({ where: { key: `account:${person.email}` } })).toMatchObject({ failures: 4 });
+    expect(await db.signInThrottle.findUnique({ where: { key: `account:${person.email}` } })).toMatchObject({
+      failures: 4,
+    });
   });
 });
 
@@ -188,16 +308,27 @@ describe("denying and the queue", () => {
   it("a denial needs a reason, and the agent reads it", async () => {
     const world = await createWorld();
     const { callId, approvalId } = await pendingRefund(world, 8000);
-    expect(await expectNoEffect(world, () => denyRequest(supervisor(world), approvalId, "  "))).toMatchObject({ ok: false, code: "approval.reason-required" });
+    expect(await expectNoEffect(world, () => denyRequest(supervisor(world), approvalId, "  "))).toMatchObject({
+      ok: false,
+      code: "approval.reason-required",
+    });
     expect(await statusOf(approvalId)).toBe("pending");
-    expect(await denyRequest(supervisor(world), approvalId, "customer already refunded")).toMatchObject({ ok: true, status: "denied" });
-    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({ code: "approval.denied", reason: "customer already refunded" });
+    expect(await denyRequest(supervisor(world), approvalId, "customer already refunded")).toMatchObject({
+      ok: true,
+      status: "denied",
+    });
+    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({
+      code: "approval.denied",
+      reason: "customer already refunded",
+    });
   });
 
   it("the preview says which limits the call passes, with their numbers", async () => {
     const world = await createWorld();
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-    expect((await propose(world.keys.agent, conversation, refund(world.orders.o1004, 4000), newCallKey())).json.code).toBe("refund.issued");
+    expect(
+      (await propose(world.keys.agent, conversation, refund(world.orders.o1004, 4000), newCallKey())).json.code,
+    ).toBe("refund.issued");
     const held = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 7000), newCallKey());
     expect(held.json.approval!.preview).toMatchObject({
       held: [
@@ -222,12 +353,17 @@ describe("denying and the queue", () => {
         cursor = formatQueueCursor(items[items.length - 1], sort);
       }
       expect(new Set(seen).size, sort).toBe(5);
-      if (sort === "largest") expect(seen).toEqual([...made].sort((a, b) => b.amount - a.amount).map((item) => item.approvalId));
+      if (sort === "largest")
+        expect(seen).toEqual([...made].sort((a, b) => b.amount - a.amount).map((item) => item.approvalId));
     }
     const ranged = await pendingQueue(world.tenantId, { filters: { minCents: 6000, maxCents: 9000 } });
     expect(ranged.map((item) => item.impactCents).sort()).toEqual([6100, 7300, 8800]);
-    expect((await pendingQueue(world.tenantId, { filters: { search: made[2].callId } })).map((item) => item.id)).toEqual([made[2].approvalId]);
-    expect((await pendingQueue(world.tenantId, { filters: { search: made[3].approvalId } })).map((item) => item.id)).toEqual([made[3].approvalId]);
+    expect(
+      (await pendingQueue(world.tenantId, { filters: { search: made[2].callId } })).map((item) => item.id),
+    ).toEqual([made[2].approvalId]);
+    expect(
+      (await pendingQueue(world.tenantId, { filters: { search: made[3].approvalId } })).map((item) => item.id),
+    ).toEqual([made[3].approvalId]);
     expect(await pendingQueue(world.tenantId, { filters: { agentId: world.users.agent2 } })).toEqual([]);
     expect(await pendingQueue(world.tenantId, { filters: { olderThanMinutes: 60 } })).toEqual([]);
     const customer = await db.customer.findUniqueOrThrow({ where: { id: world.customers.ana } });
@@ -241,26 +377,42 @@ describe("expiry", () => {
     await db.tenant.update({ where: { id: world.tenantId }, data: { expiryWarningSeconds: 600 } });
     const { callId, approvalId } = await pendingRefund(world, 8000);
     const later = await pendingRefund(world, 7000);
-    await db.approvalRequest.update({ where: { id: approvalId }, data: { expiresAt: new Date(Date.now() + 5 * 60_000) } });
-    const warnings = () => db.outboxMessage.findMany({ where: { tenantId: world.tenantId, kind: "approval_expiring" } });
+    await db.approvalRequest.update({
+      where: { id: approvalId },
+      data: { expiresAt: new Date(Date.now() + 5 * 60_000) },
+    });
+    const warnings = () =>
+      db.outboxMessage.findMany({ where: { tenantId: world.tenantId, kind: "approval_expiring" } });
 
     expect(await warnExpiring(world.tenantId)).toBe(1);
     const sent = await warnings();
     const admin = await db.user.findUniqueOrThrow({ where: { id: world.users.admin } });
-    expect(sent.map((message) => [message.recipient, message.subject])).toEqual([[admin.email, `Expiring soon: 80.00 USD refund on ${world.orders.o1004}`]]);
+    expect(sent.map((message) => [message.recipient, message.subject])).toEqual([
+      [admin.email, `Expiring soon: 80.00 USD refund on ${world.orders.o1004}`],
+    ]);
     expect(sent[0].body).toContain(approvalId);
     expect(await warnExpiring(world.tenantId)).toBe(0);
     expect(await warnings()).toHaveLength(1);
-    expect((await db.approvalRequest.findUniqueOrThrow({ where: { id: later.approvalId } })).expiryNotifiedAt).toBeNull();
+    expect(
+      (await db.approvalRequest.findUniqueOrThrow({ where: { id: later.approvalId } })).expiryNotifiedAt,
+    ).toBeNull();
 
     await db.approvalRequest.update({ where: { id: approvalId }, data: { expiresAt: new Date(Date.now() - 1000) } });
     expect(await expireDue(world.tenantId)).toBe(1);
-    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({ status: "expired", decidedById: null, resultCode: "approval.expired", note: null });
+    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({
+      status: "expired",
+      decidedById: null,
+      resultCode: "approval.expired",
+      note: null,
+    });
     const log = await db.decisionLog.findMany({ where: { toolCallId: callId }, orderBy: { id: "asc" } });
     expect(log.map((row) => [row.code, row.actorId])).toEqual([
       ["approval.required", null],
       ["approval.expired", null],
     ]);
-    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({ kind: "unavailable", code: "approval.expired" });
+    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({
+      kind: "unavailable",
+      code: "approval.expired",
+    });
   });
 });

@@ -14,14 +14,20 @@ import { createWorld, type World } from "./support/world";
 
 const externals = ownExternals();
 
-const smtp = () => nodemailer.createTransport({ host: externals.sink.host, port: externals.sink.port, secure: false, ignoreTLS: true });
+const smtp = () =>
+  nodemailer.createTransport({ host: externals.sink.host, port: externals.sink.port, secure: false, ignoreTLS: true });
 
 async function heldRefund(world: World, amount = 8000) {
   const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-  const response = await propose(world.keys.agent, conversation, {
-    name: "issue_refund",
-    arguments: { order_id: world.orders.o1004, amount_cents: amount, currency: "USD", reason: "damaged" },
-  }, newCallKey());
+  const response = await propose(
+    world.keys.agent,
+    conversation,
+    {
+      name: "issue_refund",
+      arguments: { order_id: world.orders.o1004, amount_cents: amount, currency: "USD", reason: "damaged" },
+    },
+    newCallKey(),
+  );
   expect(response.json.code).toBe("approval.required");
   return { callId: response.json.id, approvalId: response.json.approval!.id };
 }
@@ -30,7 +36,8 @@ async function heldRefund(world: World, amount = 8000) {
 async function emailedToken(world: World): Promise<string> {
   const supervisor = await db.user.findUniqueOrThrow({ where: { id: world.users.supervisor } });
   const before = externals.sink.messages.length;
-  for (let round = 0; round < 5; round++) if ((await deliverOutbox({ delivery: smtp(), limit: 100, tenantId: world.tenantId })).sent === 0) break;
+  for (let round = 0; round < 5; round++)
+    if ((await deliverOutbox({ delivery: smtp(), limit: 100, tenantId: world.tenantId })).sent === 0) break;
   const mail = externals.sink.messages.slice(before).filter((message) => message.to.includes(supervisor.email));
   expect(mail).toHaveLength(1);
   const text = mail[0].raw.replace(/=\r?\n/g, "");
@@ -61,7 +68,12 @@ describe("deciding from the approval email's link", () => {
     const links = await db.approvalLink.findMany({ where: { approvalId } });
     const request = await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } });
     expect(links).toHaveLength(1);
-    expect(links[0]).toMatchObject({ recipientId: world.users.supervisor, tokenHash: sha256Hex(token), usedAt: null, expiresAt: request.expiresAt });
+    expect(links[0]).toMatchObject({
+      recipientId: world.users.supervisor,
+      tokenHash: sha256Hex(token),
+      usedAt: null,
+      expiresAt: request.expiresAt,
+    });
     expect(JSON.stringify(links)).not.toContain(token);
   });
 
@@ -73,7 +85,11 @@ describe("deciding from the approval email's link", () => {
 
     const first = await openApprovalLink(supervisorUser(world), token);
     const second = await openApprovalLink(supervisorUser(world), token);
-    expect(first).toMatchObject({ ok: true, usable: true, request: { id: approvalId, status: "pending", impactCents: 8000, customerEmail: expect.stringContaining("ana-") } });
+    expect(first).toMatchObject({
+      ok: true,
+      usable: true,
+      request: { id: approvalId, status: "pending", impactCents: 8000, customerEmail: expect.stringContaining("ana-") },
+    });
     expect(second).toEqual(first);
     expect(await effects(world, approvalId)).toEqual(before);
 
@@ -82,29 +98,57 @@ describe("deciding from the approval email's link", () => {
     const again = await decideFromLink(approver(world), token, "deny", "changed my mind");
     expect(again).toMatchObject({ ok: false, code: "link.used" });
     const after = await effects(world, approvalId);
-    expect(after).toMatchObject({ order: { refundedCents: 8000 }, refunds: 1, request: { status: "approved", decidedById: world.users.supervisor }, provider: 8000 });
+    expect(after).toMatchObject({
+      order: { refundedCents: 8000 },
+      refunds: 1,
+      request: { status: "approved", decidedById: world.users.supervisor },
+      provider: 8000,
+    });
     expect(after.links[0].usedAt).not.toBeNull();
-    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({ kind: "executed", code: "refund.issued" });
-    expect(await openApprovalLink(supervisorUser(world), token)).toMatchObject({ ok: true, usable: false, problem: "link.used" });
+    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({
+      kind: "executed",
+      code: "refund.issued",
+    });
+    expect(await openApprovalLink(supervisorUser(world), token)).toMatchObject({
+      ok: true,
+      usable: false,
+      problem: "link.used",
+    });
   });
 
   it("two posts of the same link at once decide once", async () => {
     const world = await createWorld();
     const { approvalId } = await heldRefund(world);
     const token = await emailedToken(world);
-    const results = await Promise.all([decideFromLink(approver(world), token, "approve", null), decideFromLink(approver(world), token, "approve", null)]);
+    const results = await Promise.all([
+      decideFromLink(approver(world), token, "approve", null),
+      decideFromLink(approver(world), token, "approve", null),
+    ]);
     expect(results.filter((result) => result.ok)).toHaveLength(1);
     expect(results.find((result) => !result.ok)).toMatchObject({ code: "link.used" });
-    expect(await effects(world, approvalId)).toMatchObject({ refunds: 1, order: { refundedCents: 8000 }, provider: 8000 });
+    expect(await effects(world, approvalId)).toMatchObject({
+      refunds: 1,
+      order: { refundedCents: 8000 },
+      provider: 8000,
+    });
   });
 
   it("denies with the reason, which reaches the agent's call", async () => {
     const world = await createWorld();
     const { callId, approvalId } = await heldRefund(world);
     const token = await emailedToken(world);
-    expect(await decideFromLink(approver(world), token, "deny", "refunded by phone")).toMatchObject({ ok: true, status: "denied" });
-    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({ status: "denied", note: "refunded by phone" });
-    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({ kind: "denied", code: "approval.denied" });
+    expect(await decideFromLink(approver(world), token, "deny", "refunded by phone")).toMatchObject({
+      ok: true,
+      status: "denied",
+    });
+    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({
+      status: "denied",
+      note: "refunded by phone",
+    });
+    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({
+      kind: "denied",
+      code: "approval.denied",
+    });
     expect(await effects(world, approvalId)).toMatchObject({ refunds: 0, order: { refundedCents: 0 }, provider: 0 });
   });
 
@@ -112,11 +156,25 @@ describe("deciding from the approval email's link", () => {
     const world = await createWorld();
     const { callId, approvalId } = await heldRefund(world, 12_000);
     const token = await emailedToken(world);
-    expect(await decideFromLink(approver(world), token, "deny", " \u200b ")).toMatchObject({ ok: false, code: "approval.reason-required" });
-    expect(await decideFromLink(approver(world), token, "approve", null)).toMatchObject({ ok: false, code: "approval.step-up-required" });
-    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({ status: "pending" });
-    expect(await decideFromLink(approver(world), token, "deny", "refunded by phone")).toMatchObject({ ok: true, status: "denied" });
-    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({ code: "approval.denied", reason: "refunded by phone" });
+    expect(await decideFromLink(approver(world), token, "deny", " \u200b ")).toMatchObject({
+      ok: false,
+      code: "approval.reason-required",
+    });
+    expect(await decideFromLink(approver(world), token, "approve", null)).toMatchObject({
+      ok: false,
+      code: "approval.step-up-required",
+    });
+    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({
+      status: "pending",
+    });
+    expect(await decideFromLink(approver(world), token, "deny", "refunded by phone")).toMatchObject({
+      ok: true,
+      status: "denied",
+    });
+    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({
+      code: "approval.denied",
+      reason: "refunded by phone",
+    });
   });
 
   it("refuses an expired link, another person's link, another tenant's and a made-up token, and changes nothing", async () => {
@@ -125,19 +183,46 @@ describe("deciding from the approval email's link", () => {
     const token = await emailedToken(world);
     const before = await effects(world, approvalId);
     const other = { userId: world.users.otherSupervisor, tenantId: world.otherTenantId, role: "SUPERVISOR" };
-    expect(await openApprovalLink({ id: other.userId, tenantId: other.tenantId }, token)).toMatchObject({ ok: false, code: "link.not-found" });
+    expect(await openApprovalLink({ id: other.userId, tenantId: other.tenantId }, token)).toMatchObject({
+      ok: false,
+      code: "link.not-found",
+    });
     expect(await decideFromLink(other, token, "approve", null)).toMatchObject({ ok: false, code: "link.not-found" });
-    expect(await decideFromLink(approver(world), "A".repeat(43), "approve", null)).toMatchObject({ ok: false, code: "link.not-found" });
-    expect(await decideFromLink(approver(world), `${token}x`, "approve", null)).toMatchObject({ ok: false, code: "link.not-found" });
+    expect(await decideFromLink(approver(world), "A".repeat(43), "approve", null)).toMatchObject({
+      ok: false,
+      code: "link.not-found",
+    });
+    expect(await decideFromLink(approver(world), `${token}x`, "approve", null)).toMatchObject({
+      ok: false,
+      code: "link.not-found",
+    });
     const admin = { userId: world.users.admin, tenantId: world.tenantId, role: "SUPERVISOR" };
-    expect(await openApprovalLink({ id: admin.userId, tenantId: admin.tenantId }, token)).toMatchObject({ ok: false, code: "link.other-recipient" });
-    expect(await decideFromLink(admin, token, "approve", null)).toMatchObject({ ok: false, code: "link.other-recipient" });
+    expect(await openApprovalLink({ id: admin.userId, tenantId: admin.tenantId }, token)).toMatchObject({
+      ok: false,
+      code: "link.other-recipient",
+    });
+    expect(await decideFromLink(admin, token, "approve", null)).toMatchObject({
+      ok: false,
+      code: "link.other-recipient",
+    });
     expect(await effects(world, approvalId)).toEqual(before);
 
     await db.approvalLink.updateMany({ where: { approvalId }, data: { expiresAt: new Date(Date.now() - 1000) } });
     await db.approvalRequest.update({ where: { id: approvalId }, data: { expiresAt: new Date(Date.now() - 1000) } });
-    expect(await decideFromLink(approver(world), token, "approve", null)).toMatchObject({ ok: false, code: "link.expired" });
-    expect(await openApprovalLink(supervisorUser(world), token)).toMatchObject({ ok: true, usable: false, problem: "link.expired" });
-    expect(await effects(world, approvalId)).toMatchObject({ refunds: 0, order: { refundedCents: 0 }, provider: 0, request: { status: "pending" } });
+    expect(await decideFromLink(approver(world), token, "approve", null)).toMatchObject({
+      ok: false,
+      code: "link.expired",
+    });
+    expect(await openApprovalLink(supervisorUser(world), token)).toMatchObject({
+      ok: true,
+      usable: false,
+      problem: "link.expired",
+    });
+    expect(await effects(world, approvalId)).toMatchObject({
+      refunds: 0,
+      order: { refundedCents: 0 },
+      provider: 0,
+      request: { status: "pending" },
+    });
   });
 });

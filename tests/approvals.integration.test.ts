@@ -12,7 +12,11 @@ const refund = (order: string, amount: number) => ({
   arguments: { order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" },
 });
 
-const supervisor = (world: World): Approver => ({ userId: world.users.supervisor, tenantId: world.tenantId, role: "SUPERVISOR" });
+const supervisor = (world: World): Approver => ({
+  userId: world.users.supervisor,
+  tenantId: world.tenantId,
+  role: "SUPERVISOR",
+});
 
 async function pendingRefund(world: World, amount = 8000, conversation?: string) {
   const id = conversation ?? (await conversationFor(world.keys.agent, { customer_id: world.customers.ana }));
@@ -28,13 +32,26 @@ describe("approving", () => {
     const world = await createWorld();
     const { callId, approvalId } = await pendingRefund(world);
     const result = await approveRequest(supervisor(world), approvalId);
-    expect(result).toMatchObject({ ok: true, status: "approved", outcome: { kind: "executed", code: "refund.issued" } });
+    expect(result).toMatchObject({
+      ok: true,
+      status: "approved",
+      outcome: { kind: "executed", code: "refund.issued" },
+    });
     expect(await refundedOf(world.orders.o1004)).toBe(8000);
     expect(await db.refund.count({ where: { orderId: world.orders.o1004 } })).toBe(1);
     const call = await getToolCall(world.keys.agent, callId);
-    expect(call.json).toMatchObject({ id: callId, kind: "executed", code: "refund.issued", result: { refunded_cents: 8000 } });
+    expect(call.json).toMatchObject({
+      id: callId,
+      kind: "executed",
+      code: "refund.issued",
+      result: { refunded_cents: 8000 },
+    });
     const request = await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } });
-    expect(request).toMatchObject({ status: "approved", decidedById: world.users.supervisor, resultCode: "refund.issued" });
+    expect(request).toMatchObject({
+      status: "approved",
+      decidedById: world.users.supervisor,
+      resultCode: "refund.issued",
+    });
     const log = await db.decisionLog.findMany({ where: { toolCallId: callId }, orderBy: { id: "asc" } });
     // Approved and reserved locally (outcome unknown until the provider answers), then settled from its answer.
     expect(log.map((row) => [row.code, row.actorId])).toEqual([
@@ -95,11 +112,28 @@ describe("approving", () => {
     const world = await createWorld();
     const { approvalId } = await pendingRefund(world);
     await expectNoEffect(world, async () => {
-      expect(await approveRequest({ userId: world.users.agent, tenantId: world.tenantId, role: "SUPERVISOR" }, approvalId)).toMatchObject({ ok: false, code: "approval.self-approval" });
-      expect(await approveRequest({ userId: world.users.agent, tenantId: world.tenantId, role: "AGENT" }, approvalId)).toMatchObject({ ok: false, code: "approval.forbidden" });
-      expect(await approveRequest({ userId: world.users.admin, tenantId: world.tenantId, role: "ADMIN" }, approvalId)).toMatchObject({ ok: false, code: "approval.forbidden" });
-      expect(await approveRequest({ userId: world.users.otherSupervisor, tenantId: world.otherTenantId, role: "SUPERVISOR" }, approvalId)).toMatchObject({ ok: false, code: "approval.not-found" });
-      expect(await denyRequest({ userId: world.users.otherSupervisor, tenantId: world.otherTenantId, role: "SUPERVISOR" }, approvalId, null)).toMatchObject({ ok: false, code: "approval.not-found" });
+      expect(
+        await approveRequest({ userId: world.users.agent, tenantId: world.tenantId, role: "SUPERVISOR" }, approvalId),
+      ).toMatchObject({ ok: false, code: "approval.self-approval" });
+      expect(
+        await approveRequest({ userId: world.users.agent, tenantId: world.tenantId, role: "AGENT" }, approvalId),
+      ).toMatchObject({ ok: false, code: "approval.forbidden" });
+      expect(
+        await approveRequest({ userId: world.users.admin, tenantId: world.tenantId, role: "ADMIN" }, approvalId),
+      ).toMatchObject({ ok: false, code: "approval.forbidden" });
+      expect(
+        await approveRequest(
+          { userId: world.users.otherSupervisor, tenantId: world.otherTenantId, role: "SUPERVISOR" },
+          approvalId,
+        ),
+      ).toMatchObject({ ok: false, code: "approval.not-found" });
+      expect(
+        await denyRequest(
+          { userId: world.users.otherSupervisor, tenantId: world.otherTenantId, role: "SUPERVISOR" },
+          approvalId,
+          null,
+        ),
+      ).toMatchObject({ ok: false, code: "approval.not-found" });
     });
     expect((await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).status).toBe("pending");
   });
@@ -108,13 +142,25 @@ describe("approving", () => {
     const world = await createWorld();
     const { approvalId } = await pendingRefund(world);
     await expectNoEffect(world, async () => {
-      expect(await approveRequest(supervisor(world), "apr_forged")).toMatchObject({ ok: false, code: "approval.not-found" });
-      expect(await approveRequest(supervisor(world), `${approvalId}x`)).toMatchObject({ ok: false, code: "approval.not-found" });
+      expect(await approveRequest(supervisor(world), "apr_forged")).toMatchObject({
+        ok: false,
+        code: "approval.not-found",
+      });
+      expect(await approveRequest(supervisor(world), `${approvalId}x`)).toMatchObject({
+        ok: false,
+        code: "approval.not-found",
+      });
     });
     expect((await approveRequest(supervisor(world), approvalId)).ok).toBe(true);
     await expectNoEffect(world, async () => {
-      expect(await approveRequest(supervisor(world), approvalId)).toMatchObject({ ok: false, code: "approval.already-decided" });
-      expect(await denyRequest(supervisor(world), approvalId, null)).toMatchObject({ ok: false, code: "approval.already-decided" });
+      expect(await approveRequest(supervisor(world), approvalId)).toMatchObject({
+        ok: false,
+        code: "approval.already-decided",
+      });
+      expect(await denyRequest(supervisor(world), approvalId, null)).toMatchObject({
+        ok: false,
+        code: "approval.already-decided",
+      });
     });
     expect(await refundedOf(world.orders.o1004)).toBe(8000);
   });
@@ -125,9 +171,16 @@ describe("approving", () => {
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const result = await expectNoEffect(world, () => approveRequest(supervisor(world), approvalId));
     expect(result).toMatchObject({ ok: false, code: "approval.expired" });
-    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({ kind: "unavailable", stage: "approval", code: "approval.expired" });
+    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({
+      kind: "unavailable",
+      stage: "approval",
+      code: "approval.expired",
+    });
     expect((await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).status).toBe("expired");
-    expect(await approveRequest(supervisor(world), approvalId)).toMatchObject({ ok: false, code: "approval.already-decided" });
+    expect(await approveRequest(supervisor(world), approvalId)).toMatchObject({
+      ok: false,
+      code: "approval.already-decided",
+    });
   });
 
   it("an expired request is never shown as actionable and reads as expired; reading writes nothing, the expiry job closes it", async () => {
@@ -135,7 +188,10 @@ describe("approving", () => {
     const { callId, approvalId } = await pendingRefund(world);
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect(await pendingQueue(world.tenantId)).toEqual([]);
-    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({ kind: "unavailable", code: "approval.expired" });
+    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({
+      kind: "unavailable",
+      code: "approval.expired",
+    });
     expect((await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).status).toBe("pending");
     expect((await db.toolCall.findUniqueOrThrow({ where: { id: callId } })).code).toBe("approval.required");
     expect(await expireDue(world.tenantId)).toBe(1);
@@ -145,7 +201,10 @@ describe("approving", () => {
   it("a re-check failure after the order changed executes nothing and says why", async () => {
     const world = await createWorld();
     const { callId, approvalId } = await pendingRefund(world, 8000);
-    await db.order.update({ where: { id: world.orders.o1004 }, data: { refundedCents: 14000, version: { increment: 1 } } });
+    await db.order.update({
+      where: { id: world.orders.o1004 },
+      data: { refundedCents: 14000, version: { increment: 1 } },
+    });
     const result = await expectNoEffect(world, () => approveRequest(supervisor(world), approvalId));
     expect(result).toMatchObject({ ok: false, code: "approval.recheck-failed" });
     if (result.ok) throw new Error("unreachable");
@@ -159,7 +218,11 @@ describe("approving", () => {
     const { approvalId } = await pendingRefund(world, 8000);
     await db.user.update({ where: { id: world.users.agent }, data: { canRefund: false } });
     const result = await expectNoEffect(world, () => approveRequest(supervisor(world), approvalId));
-    expect(result).toMatchObject({ ok: false, code: "approval.recheck-failed", outcome: { code: "agent.not-authorized" } });
+    expect(result).toMatchObject({
+      ok: false,
+      code: "approval.recheck-failed",
+      outcome: { code: "agent.not-authorized" },
+    });
   });
 
   it("20 concurrent approvals of one request execute exactly once", async () => {
@@ -167,7 +230,11 @@ describe("approving", () => {
     const { approvalId } = await pendingRefund(world, 8000);
     const results = await Promise.all(Array.from({ length: 20 }, () => approveRequest(supervisor(world), approvalId)));
     expect(results.filter((result) => result.ok)).toHaveLength(1);
-    expect(results.filter((result) => !result.ok).every((result) => !result.ok && result.code === "approval.already-decided")).toBe(true);
+    expect(
+      results
+        .filter((result) => !result.ok)
+        .every((result) => !result.ok && result.code === "approval.already-decided"),
+    ).toBe(true);
     expect(await db.refund.count({ where: { orderId: world.orders.o1004 } })).toBe(1);
     expect(await refundedOf(world.orders.o1004)).toBe(8000);
   });
@@ -197,10 +264,23 @@ describe("denying", () => {
   it("closes the request with the note, and the call becomes approval.denied", async () => {
     const world = await createWorld();
     const { callId, approvalId } = await pendingRefund(world);
-    const result = await expectNoEffect(world, () => denyRequest(supervisor(world), approvalId, "customer already refunded by phone"));
-    expect(result).toMatchObject({ ok: true, status: "denied", outcome: { kind: "denied", stage: "approval", code: "approval.denied" } });
-    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({ kind: "denied", code: "approval.denied", model: { status: "not_allowed" } });
-    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({ status: "denied", note: "customer already refunded by phone" });
+    const result = await expectNoEffect(world, () =>
+      denyRequest(supervisor(world), approvalId, "customer already refunded by phone"),
+    );
+    expect(result).toMatchObject({
+      ok: true,
+      status: "denied",
+      outcome: { kind: "denied", stage: "approval", code: "approval.denied" },
+    });
+    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({
+      kind: "denied",
+      code: "approval.denied",
+      model: { status: "not_allowed" },
+    });
+    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({
+      status: "denied",
+      note: "customer already refunded by phone",
+    });
   });
 
   it("after the decision, a retry with the same call key returns the final outcome", async () => {
@@ -209,7 +289,9 @@ describe("denying", () => {
     const key = newCallKey();
     const first = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), key);
     await denyRequest(supervisor(world), first.json.approval!.id, "not this one");
-    const retry = await expectNoEffect(world, () => propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), key));
+    const retry = await expectNoEffect(world, () =>
+      propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), key),
+    );
     expect(retry.json).toMatchObject({ id: first.json.id, code: "approval.denied", replayed: true });
   });
 });
@@ -220,7 +302,12 @@ describe("requests and their previews", () => {
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
     await propose(world.keys.agent, conversation, refund(world.orders.o1004, 3000), newCallKey());
     const pending = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), newCallKey());
-    expect(pending.json.approval!.preview.order).toMatchObject({ total_cents: 15000, refunded_cents: 3000, refundable_cents: 12000, version: 3 });
+    expect(pending.json.approval!.preview.order).toMatchObject({
+      total_cents: 15000,
+      refunded_cents: 3000,
+      refundable_cents: 12000,
+      version: 3,
+    });
   });
 
   it("proposing a call again after its request expired closes the old one and opens a new one", async () => {
@@ -249,11 +336,12 @@ describe("requests and their previews", () => {
     const first = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), newCallKey());
     const second = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), newCallKey());
     expect(second.json.approval).toEqual(first.json.approval);
-    expect((await db.toolCall.findUniqueOrThrow({ where: { id: second.json.id } })).approvalId).toBe(first.json.approval!.id);
+    expect((await db.toolCall.findUniqueOrThrow({ where: { id: second.json.id } })).approvalId).toBe(
+      first.json.approval!.id,
+    );
     // Approving the request settles every call that waits on it.
     await approveRequest(supervisor(world), first.json.approval!.id);
     expect((await getToolCall(world.keys.agent, second.json.id)).json.code).toBe("refund.issued");
     expect(await db.refund.count({ where: { orderId: world.orders.o1004 } })).toBe(1);
   });
 });
-

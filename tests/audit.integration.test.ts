@@ -42,7 +42,9 @@ async function tamper(statement: (tx: Parameters<Parameters<typeof db.$transacti
 }
 
 async function logIds(tenantId: string) {
-  return (await db.decisionLog.findMany({ where: { tenantId }, orderBy: { id: "asc" }, select: { id: true } })).map((row) => row.id);
+  return (await db.decisionLog.findMany({ where: { tenantId }, orderBy: { id: "asc" }, select: { id: true } })).map(
+    (row) => row.id,
+  );
 }
 
 describe("the sealed decision log", () => {
@@ -54,11 +56,16 @@ describe("the sealed decision log", () => {
     expect(first.rowsSealed).toBe(await db.decisionLog.count({ where: { tenantId: world.tenantId } }));
     await someDecisions(world);
     const second = await sealAll(world.tenantId);
-    expect(second).toMatchObject({ problem: null, rowsNotYetSealed: 0, rowsSealed: await db.decisionLog.count({ where: { tenantId: world.tenantId } }) });
+    expect(second).toMatchObject({
+      problem: null,
+      rowsNotYetSealed: 0,
+      rowsSealed: await db.decisionLog.count({ where: { tenantId: world.tenantId } }),
+    });
     const seals = await db.decisionSeal.findMany({ where: { tenantId: world.tenantId }, orderBy: { seq: "asc" } });
     expect(seals.length).toBeGreaterThanOrEqual(2);
     expect(seals[0]).toMatchObject({ seq: 1, prevHash: GENESIS, fromTxid: 0n });
-    for (let i = 1; i < seals.length; i++) expect(seals[i]).toMatchObject({ seq: i + 1, prevHash: seals[i - 1].hash, fromTxid: seals[i - 1].toTxid });
+    for (let i = 1; i < seals.length; i++)
+      expect(seals[i]).toMatchObject({ seq: i + 1, prevHash: seals[i - 1].hash, fromTxid: seals[i - 1].toTxid });
     expect(second.head).toBe(seals.at(-1)!.hash);
     // Seals themselves are append-only in the database.
     await expect(db.decisionSeal.delete({ where: { id: seals[0].id } })).rejects.toThrow(/append-only/);
@@ -73,7 +80,11 @@ describe("the sealed decision log", () => {
     const result = await verifyTenant(world.tenantId);
     expect(result.problem).toMatchObject({ kind: "altered", rowId: String(ids[2]) });
     // The operator's command says the same, and fails.
-    const run = spawnSync(process.execPath, [path.join("node_modules", "tsx", "dist", "cli.mjs"), "scripts/audit-verify.ts", world.tenantId], { encoding: "utf8", env: process.env });
+    const run = spawnSync(
+      process.execPath,
+      [path.join("node_modules", "tsx", "dist", "cli.mjs"), "scripts/audit-verify.ts", world.tenantId],
+      { encoding: "utf8", env: process.env },
+    );
     expect(run.status).toBe(1);
     expect(run.stdout).toMatch(new RegExp(`${world.tenantId}: FAILED at seal \\d+: altered row ${ids[2]}:`));
   });
@@ -83,11 +94,20 @@ describe("the sealed decision log", () => {
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
     const held = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), newCallKey());
     const supervisor = { userId: world.users.supervisor, tenantId: world.tenantId, role: "SUPERVISOR" as const };
-    expect(await denyRequest(supervisor, held.json.approval!.id, "duplicate request")).toMatchObject({ ok: true, status: "denied" });
+    expect(await denyRequest(supervisor, held.json.approval!.id, "duplicate request")).toMatchObject({
+      ok: true,
+      status: "denied",
+    });
     await sealAll(world.tenantId);
-    const [decision] = await db.decisionLog.findMany({ where: { tenantId: world.tenantId, actorId: world.users.supervisor }, select: { id: true, detail: true } });
+    const [decision] = await db.decisionLog.findMany({
+      where: { tenantId: world.tenantId, actorId: world.users.supervisor },
+      select: { id: true, detail: true },
+    });
     expect(decision.detail).toEqual({ reason: "duplicate request" });
-    await tamper((tx) => tx.$executeRaw`UPDATE "DecisionLog" SET "detail" = '{"reason": "customer asked twice"}'::jsonb WHERE "id" = ${decision.id}`);
+    await tamper(
+      (tx) =>
+        tx.$executeRaw`UPDATE "DecisionLog" SET "detail" = '{"reason": "customer asked twice"}'::jsonb WHERE "id" = ${decision.id}`,
+    );
     expect((await verifyTenant(world.tenantId)).problem).toMatchObject({ kind: "altered", rowId: String(decision.id) });
   });
 
@@ -117,12 +137,18 @@ describe("the sealed decision log", () => {
     const world = await createWorld();
     await someDecisions(world);
     await sealAll(world.tenantId);
-    const [seal] = await db.decisionSeal.findMany({ where: { tenantId: world.tenantId }, orderBy: { seq: "asc" }, take: 1 });
+    const [seal] = await db.decisionSeal.findMany({
+      where: { tenantId: world.tenantId },
+      orderBy: { seq: "asc" },
+      take: 1,
+    });
     const [forged] = await db.$queryRaw<{ id: bigint }[]>`
       INSERT INTO "DecisionLog" ("tenantId", "toolName", "kind", "stage", "code", "latencyMs", "txid")
       VALUES (${world.tenantId}, 'issue_refund', 'executed', 'execute', 'refund.issued', 1, ${seal.fromTxid}) RETURNING "id"`;
     expect((await verifyTenant(world.tenantId)).problem).toMatchObject({ kind: "inserted", rowId: String(forged.id) });
-    await tamper((tx) => tx.$executeRaw`UPDATE "DecisionSeal" SET "rowHashes"[1] = ${"f".repeat(64)} WHERE "id" = ${seal.id}`);
+    await tamper(
+      (tx) => tx.$executeRaw`UPDATE "DecisionSeal" SET "rowHashes"[1] = ${"f".repeat(64)} WHERE "id" = ${seal.id}`,
+    );
     expect((await verifyTenant(world.tenantId)).problem).toMatchObject({ kind: "seal-altered", seq: seal.seq });
   });
 
@@ -147,7 +173,11 @@ describe("the sealed decision log", () => {
     release();
     await slow;
     const after = await sealAll(world.tenantId);
-    expect(after).toMatchObject({ problem: null, rowsNotYetSealed: 0, rowsSealed: await db.decisionLog.count({ where: { tenantId: world.tenantId } }) });
+    expect(after).toMatchObject({
+      problem: null,
+      rowsNotYetSealed: 0,
+      rowsSealed: await db.decisionLog.count({ where: { tenantId: world.tenantId } }),
+    });
   });
 });
 
@@ -173,13 +203,24 @@ describe("exporting the decision log", () => {
   it("gives a supervisor every row of the range as CSV and as JSON Lines, each with its row hash, and records the export", async () => {
     const world = await createWorld();
     await someDecisions(world);
-    const rows = await db.decisionLog.findMany({ where: { tenantId: world.tenantId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+    const rows = await db.decisionLog.findMany({
+      where: { tenantId: world.tenantId },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    });
     const jsonl = await exportDecisionLog(person(world, "supervisor"), world.tenantId, range("jsonl"));
     if (!jsonl.ok) throw new Error(jsonl.message);
     expect(jsonl.contentType).toMatch(/^application\/x-ndjson/);
-    const records = (await text(jsonl.chunks)).trimEnd().split("\n").map((line) => JSON.parse(line));
+    const records = (await text(jsonl.chunks))
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(records.map((record) => record.id)).toEqual(rows.map((row) => String(row.id)));
-    expect(records[0]).toMatchObject({ tool: rows[0].toolName, code: rows[0].code, kind: rows[0].kind, row_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(records[0]).toMatchObject({
+      tool: rows[0].toolName,
+      code: rows[0].code,
+      kind: rows[0].kind,
+      row_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     const sealed = await sealAll(world.tenantId);
     const seals = await db.decisionSeal.findMany({ where: { tenantId: world.tenantId } });
     expect(sealed.problem).toBeNull();
@@ -188,25 +229,49 @@ describe("exporting the decision log", () => {
     const csv = await exportDecisionLog(person(world, "admin"), world.tenantId, range("csv"));
     if (!csv.ok) throw new Error(csv.message);
     const lines = (await text(csv.chunks)).trimEnd().split("\r\n");
-    expect(lines[0]).toBe("id,created_at,conversation_id,tool_call_id,tool,order_id,kind,stage,code,actor_id,replayed,latency_ms,detail,txid,row_hash");
-    expect(lines).toHaveLength(rows.length + 1);
-    expect(csv.filename).toMatch(new RegExp(`^decision-log-${world.tenantId}-\\d{4}-\\d{2}-\\d{2}-\\d{4}-\\d{2}-\\d{2}\\.csv$`));
-    expect((await db.auditLog.findMany({ where: { tenantId: world.tenantId, action: "decision-log.exported" } })).map((row) => row.actorId).sort()).toEqual(
-      [world.users.admin, world.users.supervisor].sort(),
+    expect(lines[0]).toBe(
+      "id,created_at,conversation_id,tool_call_id,tool,order_id,kind,stage,code,actor_id,replayed,latency_ms,detail,txid,row_hash",
     );
+    expect(lines).toHaveLength(rows.length + 1);
+    expect(csv.filename).toMatch(
+      new RegExp(`^decision-log-${world.tenantId}-\\d{4}-\\d{2}-\\d{2}-\\d{4}-\\d{2}-\\d{2}\\.csv$`),
+    );
+    expect(
+      (await db.auditLog.findMany({ where: { tenantId: world.tenantId, action: "decision-log.exported" } }))
+        .map((row) => row.actorId)
+        .sort(),
+    ).toEqual([world.users.admin, world.users.supervisor].sort());
   });
 
   it("refuses an agent, answers another tenant's supervisor as if the tenant did not exist, and names a bad query", async () => {
     const world = await createWorld();
     await someDecisions(world);
-    expect(await exportDecisionLog(person(world, "agent"), world.tenantId, range("csv"))).toMatchObject({ ok: false, status: 403, code: "auth.forbidden" });
-    expect(await exportDecisionLog(person(world, "otherSupervisor"), world.tenantId, range("csv"))).toMatchObject({ ok: false, status: 404, code: "not-found" });
-    expect(await exportDecisionLog(person(world, "supervisor"), world.tenantId, new URLSearchParams({ from: "2026-13-01", to: "2026-12-01", format: "xml" }))).toMatchObject({
+    expect(await exportDecisionLog(person(world, "agent"), world.tenantId, range("csv"))).toMatchObject({
+      ok: false,
+      status: 403,
+      code: "auth.forbidden",
+    });
+    expect(await exportDecisionLog(person(world, "otherSupervisor"), world.tenantId, range("csv"))).toMatchObject({
+      ok: false,
+      status: 404,
+      code: "not-found",
+    });
+    expect(
+      await exportDecisionLog(
+        person(world, "supervisor"),
+        world.tenantId,
+        new URLSearchParams({ from: "2026-13-01", to: "2026-12-01", format: "xml" }),
+      ),
+    ).toMatchObject({
       ok: false,
       status: 400,
       code: "request.invalid",
       message: expect.stringContaining("invalid query: from, format"),
     });
-    expect(await db.auditLog.count({ where: { tenantId: { in: [world.tenantId, world.otherTenantId] }, action: "decision-log.exported" } })).toBe(0);
+    expect(
+      await db.auditLog.count({
+        where: { tenantId: { in: [world.tenantId, world.otherTenantId] }, action: "decision-log.exported" },
+      }),
+    ).toBe(0);
   });
 });

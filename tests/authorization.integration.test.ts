@@ -48,17 +48,32 @@ describe("authorization matrix", () => {
     const conversations: { key: string; customer: string; id: string }[] = [];
     for (const agent of agents) {
       for (const customer of agent.customers) {
-        conversations.push({ key: agent.key, customer, id: await conversationFor(agent.key, { customer_id: customer }) });
+        conversations.push({
+          key: agent.key,
+          customer,
+          id: await conversationFor(agent.key, { customer_id: customer }),
+        });
       }
     }
     let compared = 0;
     await expectNoEffect(world, async () => {
       for (const { key, customer, id: conversation } of conversations) {
         for (const tool of TOOLS) {
-          const missing = await propose(key, conversation, { name: tool, arguments: argumentsFor(tool, MISSING) }, newCallKey());
-          if (!(key === world.keys.agent2 && tool === "issue_refund")) expect(missing.json.code).toBe("order.not-found");
+          const missing = await propose(
+            key,
+            conversation,
+            { name: tool, arguments: argumentsFor(tool, MISSING) },
+            newCallKey(),
+          );
+          if (!(key === world.keys.agent2 && tool === "issue_refund"))
+            expect(missing.json.code).toBe("order.not-found");
           for (const order of Object.keys(owner).filter((id) => owner[id] !== customer)) {
-            const foreign = await propose(key, conversation, { name: tool, arguments: argumentsFor(tool, order) }, newCallKey());
+            const foreign = await propose(
+              key,
+              conversation,
+              { name: tool, arguments: argumentsFor(tool, order) },
+              newCallKey(),
+            );
             expect(foreign.status).toBe(200);
             expect(withoutId(foreign.text), `${tool} on ${order} for ${customer}`).toBe(withoutId(missing.text));
             expect(headersBut(foreign.headers)).toEqual(headersBut(missing.headers));
@@ -72,14 +87,20 @@ describe("authorization matrix", () => {
   });
 
   it("a conversation bound to one order cannot reach the customer's other orders", async () => {
-    const bound = await conversationFor(world.keys.agent, { customer_id: world.customers.ana, order_id: world.orders.o1001 });
+    const bound = await conversationFor(world.keys.agent, {
+      customer_id: world.customers.ana,
+      order_id: world.orders.o1001,
+    });
     const open = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
     const otherOrder = await expectNoEffect(world, () =>
       propose(world.keys.agent, bound, { name: "get_order", arguments: { order_id: world.orders.o1004 } }),
     );
     const missing = await propose(world.keys.agent, open, { name: "get_order", arguments: { order_id: MISSING } });
     expect(withoutId(otherOrder.text)).toBe(withoutId(missing.text));
-    const own = await propose(world.keys.agent, bound, { name: "get_order", arguments: { order_id: world.orders.o1001 } });
+    const own = await propose(world.keys.agent, bound, {
+      name: "get_order",
+      arguments: { order_id: world.orders.o1001 },
+    });
     expect(own.json.code).toBe("order.read");
   });
 
@@ -100,14 +121,23 @@ describe("authorization matrix", () => {
     const missingCustomer = await openConversation(world.keys.agent, { customer_id: "cu_nobody" });
     expect(foreignCustomer.status).toBe(404);
     expect(foreignCustomer.text).toBe(missingCustomer.text);
-    const foreignOrder = await openConversation(world.keys.agent, { customer_id: world.customers.ana, order_id: world.orders.o1002 });
+    const foreignOrder = await openConversation(world.keys.agent, {
+      customer_id: world.customers.ana,
+      order_id: world.orders.o1002,
+    });
     expect(foreignOrder.status).toBe(404);
   });
 
   it("identity fields in the conversation request are refused, not trusted", async () => {
-    const forged = await openConversation(world.keys.agent, { customer_id: world.customers.ana, agent_id: world.users.agent2 });
+    const forged = await openConversation(world.keys.agent, {
+      customer_id: world.customers.ana,
+      agent_id: world.users.agent2,
+    });
     expect(forged.status).toBe(400);
-    const widened = await openConversation(world.keys.agent2, { customer_id: world.customers.ana, scopes: ["refunds:write"] });
+    const widened = await openConversation(world.keys.agent2, {
+      customer_id: world.customers.ana,
+      scopes: ["refunds:write"],
+    });
     expect(widened.status).toBe(400);
   });
 });

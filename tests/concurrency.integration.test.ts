@@ -25,7 +25,9 @@ describe("concurrency on one PostgreSQL", () => {
     expect(executed[0].json.code).toBe("refund.issued");
     // A replay that arrives while the provider is still answering honestly says the outcome is not known yet.
     expect(responses.every((response) => response.json.id === executed[0].json.id)).toBe(true);
-    expect(responses.every((response) => ["refund.issued", "refund.outcome-unknown"].includes(response.json.code))).toBe(true);
+    expect(
+      responses.every((response) => ["refund.issued", "refund.outcome-unknown"].includes(response.json.code)),
+    ).toBe(true);
     expect(await db.refund.count({ where: { orderId: world.orders.o1004 } })).toBe(1);
     expect((await db.order.findUniqueOrThrow({ where: { id: world.orders.o1004 } })).refundedCents).toBe(2500);
   });
@@ -36,14 +38,24 @@ describe("concurrency on one PostgreSQL", () => {
       Array.from({ length: 50 }, () => conversationFor(world.keys.agent, { customer_id: world.customers.ana })),
     );
     const responses = await Promise.all(
-      conversations.map((conversation) => propose(world.keys.agent, conversation, refund(world.orders.o1004, 1000), newCallKey())),
+      conversations.map((conversation) =>
+        propose(world.keys.agent, conversation, refund(world.orders.o1004, 1000), newCallKey()),
+      ),
     );
     const codes = responses.map((response) => response.json.code);
-    expect(codes.every((code) => ["refund.issued", "order.changed", "amount.exceeds-refundable", "refund.in-progress"].includes(code))).toBe(true);
+    expect(
+      codes.every((code) =>
+        ["refund.issued", "order.changed", "amount.exceeds-refundable", "refund.in-progress"].includes(code),
+      ),
+    ).toBe(true);
     const issued = codes.filter((code) => code === "refund.issued").length;
     expect(issued).toBeGreaterThan(0);
     const order = await db.order.findUniqueOrThrow({ where: { id: world.orders.o1004 } });
-    const refunds = await db.refund.aggregate({ where: { orderId: world.orders.o1004 }, _sum: { amountCents: true }, _count: true });
+    const refunds = await db.refund.aggregate({
+      where: { orderId: world.orders.o1004 },
+      _sum: { amountCents: true },
+      _count: true,
+    });
     expect(order.refundedCents).toBe(issued * 1000);
     expect(refunds._sum.amountCents ?? 0).toBe(order.refundedCents);
     expect(refunds._count).toBe(issued);
@@ -53,13 +65,23 @@ describe("concurrency on one PostgreSQL", () => {
   it("a write conditional on a version the order has moved past gives order.changed and changes nothing", async () => {
     const world = await createWorld();
     const id = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-    const { conversation } = (await findAgentConversation({ userId: world.users.agent, tenantId: world.tenantId }, id))!;
+    const { conversation } = (await findAgentConversation(
+      { userId: world.users.agent, tenantId: world.tenantId },
+      id,
+    ))!;
     const args = refund(world.orders.o1004, 1000).arguments;
     const context = await loadContext(db, issueRefund as never, args, conversation);
     if (!context.ok) throw new Error("order should load");
     await db.order.update({ where: { id: world.orders.o1004 }, data: { version: { increment: 1 } } });
     const result = await db.$transaction((tx) =>
-      executeCall(tx, { tool: issueRefund as never, args, order: context.value, conversation, impactCents: 1000, callId: "call_stale" }),
+      executeCall(tx, {
+        tool: issueRefund as never,
+        args,
+        order: context.value,
+        conversation,
+        impactCents: 1000,
+        callId: "call_stale",
+      }),
     );
     expect(result).toMatchObject({ kind: "unavailable", stage: "execute", code: "order.changed" });
     expect(await db.refund.count({ where: { orderId: world.orders.o1004 } })).toBe(0);
@@ -69,6 +91,8 @@ describe("concurrency on one PostgreSQL", () => {
 
   it("the database refuses a refunded total above the order total even if the application did not", async () => {
     const world = await createWorld();
-    await expect(db.order.update({ where: { id: world.orders.o1001 }, data: { refundedCents: 4201 } })).rejects.toThrow();
+    await expect(
+      db.order.update({ where: { id: world.orders.o1001 }, data: { refundedCents: 4201 } }),
+    ).rejects.toThrow();
   });
 });

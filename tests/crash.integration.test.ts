@@ -16,7 +16,18 @@ const externals = ownExternals();
 function runChild(world: World, conversation: string, order: string, amount: number): ChildProcess {
   return spawn(
     process.execPath,
-    [path.join("node_modules", "tsx", "dist", "cli.mjs"), "--tsconfig", "tsconfig.json", "tests/support/refund-child.ts", world.users.agent, world.tenantId, conversation, order, String(amount), newCallKey()],
+    [
+      path.join("node_modules", "tsx", "dist", "cli.mjs"),
+      "--tsconfig",
+      "tsconfig.json",
+      "tests/support/refund-child.ts",
+      world.users.agent,
+      world.tenantId,
+      conversation,
+      order,
+      String(amount),
+      newCallKey(),
+    ],
     // "react-server" makes the server-only marker resolve to its empty build outside Next.js.
     { env: { ...process.env, NODE_OPTIONS: "--conditions=react-server" }, stdio: ["ignore", "pipe", "pipe"] },
   );
@@ -30,9 +41,13 @@ async function until(condition: () => Promise<boolean>, timeoutMs = 20_000): Pro
   }
 }
 
-const killed = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", () => resolve())));
+const killed = (child: ChildProcess) =>
+  new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", () => resolve())));
 
-async function crashAndRecover(point: (order: string, before: number) => Promise<void>, faults: Parameters<typeof externals.faults>[0]) {
+async function crashAndRecover(
+  point: (order: string, before: number) => Promise<void>,
+  faults: Parameters<typeof externals.faults>[0],
+) {
   const world = await createWorld();
   const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
   await externals.faults(faults, true);
@@ -46,40 +61,56 @@ async function crashAndRecover(point: (order: string, before: number) => Promise
   // 409 idempotency_key_in_use until it finishes: reconcile until the provider has settled every key.
   await until(async () => {
     await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId });
-    return (await db.refund.count({ where: { tenantId: world.tenantId, status: { notIn: ["issued", "released"] } } })) === 0;
+    return (
+      (await db.refund.count({ where: { tenantId: world.tenantId, status: { notIn: ["issued", "released"] } } })) === 0
+    );
   });
   await expectRefundInvariants([world.orders.o1004], (await externals.stats()).totalsByOrder);
   return world;
 }
 
-const reserved = (order: string) => async () => (await db.refund.count({ where: { orderId: order, status: "reserved" } })) === 1;
+const reserved = (order: string) => async () =>
+  (await db.refund.count({ where: { orderId: order, status: "reserved" } })) === 1;
 
 describe("crash safety of the refund executor", () => {
   it("killed after the reservation committed, before the provider acted", async () => {
-    const world = await crashAndRecover(async (order, before) => {
-      await until(reserved(order));
-      await until(async () => (await externals.stats()).refundRequests > before);
-    }, [{ mode: "delay", ms: 3000 }]);
-    expect((await db.refund.findMany({ where: { orderId: world.orders.o1004 } })).map((row) => row.status)).toEqual(["issued"]);
+    const world = await crashAndRecover(
+      async (order, before) => {
+        await until(reserved(order));
+        await until(async () => (await externals.stats()).refundRequests > before);
+      },
+      [{ mode: "delay", ms: 3000 }],
+    );
+    expect((await db.refund.findMany({ where: { orderId: world.orders.o1004 } })).map((row) => row.status)).toEqual([
+      "issued",
+    ]);
     expect((await db.order.findUniqueOrThrow({ where: { id: world.orders.o1004 } })).refundedCents).toBe(3000);
   });
 
   it("killed after the provider acted, before the settle", async () => {
-    const world = await crashAndRecover(async (order) => {
-      await until(reserved(order));
-      await until(async () => ((await externals.stats()).totalsByOrder[order] ?? 0) === 3000);
-    }, [{ mode: "timeout_after" }, { mode: "timeout_after" }, { mode: "timeout_after" }]);
+    const world = await crashAndRecover(
+      async (order) => {
+        await until(reserved(order));
+        await until(async () => ((await externals.stats()).totalsByOrder[order] ?? 0) === 3000);
+      },
+      [{ mode: "timeout_after" }, { mode: "timeout_after" }, { mode: "timeout_after" }],
+    );
     expect((await externals.stats()).totalsByOrder[world.orders.o1004]).toBe(3000);
-    expect((await db.refund.findMany({ where: { orderId: world.orders.o1004 } })).map((row) => row.status)).toEqual(["issued"]);
+    expect((await db.refund.findMany({ where: { orderId: world.orders.o1004 } })).map((row) => row.status)).toEqual([
+      "issued",
+    ]);
   });
 
   it("killed at moments spread over the whole call, from reservation to settle: reconciliation reaches a consistent end", async () => {
     const statuses: string[] = [];
     for (const delayMs of [0, 5, 20, 60, 110, 150, 250]) {
-      const world = await crashAndRecover(async (order) => {
-        await until(async () => (await db.refund.count({ where: { orderId: order } })) === 1);
-        await new Promise((resolve) => setTimeout(resolve, delayMs));
-      }, [{ mode: "delay", ms: 100 }]);
+      const world = await crashAndRecover(
+        async (order) => {
+          await until(async () => (await db.refund.count({ where: { orderId: order } })) === 1);
+          await new Promise((resolve) => setTimeout(resolve, delayMs));
+        },
+        [{ mode: "delay", ms: 100 }],
+      );
       statuses.push(...(await db.refund.findMany({ where: { orderId: world.orders.o1004 } })).map((row) => row.status));
     }
     // Every run reserved before it died, so every run must end with exactly one issued refund.

@@ -17,7 +17,10 @@ describe("environment settings", () => {
     expect(env()).toMatchObject({ PAYMENT_PROVIDER_ATTEMPTS: 3, OUTBOX_INTERVAL_MS: 2000, SMTP_IGNORE_TLS: "1" });
     process.env.PAYMENT_PROVIDER_ATTEMPTS = "5";
     process.env.MCP_ALLOWED_ORIGINS = " https://A.example , https://b.example ";
-    expect(env()).toMatchObject({ PAYMENT_PROVIDER_ATTEMPTS: 5, MCP_ALLOWED_ORIGINS: ["https://a.example", "https://b.example"] });
+    expect(env()).toMatchObject({
+      PAYMENT_PROVIDER_ATTEMPTS: 5,
+      MCP_ALLOWED_ORIGINS: ["https://a.example", "https://b.example"],
+    });
   });
 
   it("refuses a bad value by the variable's name and what it accepts", () => {

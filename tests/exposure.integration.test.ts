@@ -23,7 +23,16 @@ async function ordersOf(world: World, count: number): Promise<string[]> {
   const first = randomInt(90_000_000, 99_999_000);
   const ids = Array.from({ length: count }, (_, index) => `ord_${first + index}`);
   await db.order.createMany({
-    data: ids.map((id) => ({ id, tenantId: world.tenantId, customerId: world.customers.ana, totalCents: 10_000, status: "delivered", currency: "USD", addressLine1: "1 Elm St", postalCode: "94107" })),
+    data: ids.map((id) => ({
+      id,
+      tenantId: world.tenantId,
+      customerId: world.customers.ana,
+      totalCents: 10_000,
+      status: "delivered",
+      currency: "USD",
+      addressLine1: "1 Elm St",
+      postalCode: "94107",
+    })),
   });
   return ids;
 }
@@ -51,12 +60,26 @@ describe("exposure ceilings across conversations (rolling 24 hours, automatic ir
     }
     expect(codes).toEqual(["refund.issued", "refund.issued"]);
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-    const held = await expectNoEffect(world, () => propose(world.keys.agent, conversation, refund(orders[2], 4000), newCallKey()));
-    expect(held.json).toMatchObject({ kind: "pending_approval", stage: "approval", code: "approval.required", model: { status: "needs_approval" } });
-    expect(held.json.approval!.preview.ceiling).toEqual({ name: "agent_daily_ceiling_cents", limit_cents: 10_000, used_cents: 8000, window_hours: 24 });
+    const held = await expectNoEffect(world, () =>
+      propose(world.keys.agent, conversation, refund(orders[2], 4000), newCallKey()),
+    );
+    expect(held.json).toMatchObject({
+      kind: "pending_approval",
+      stage: "approval",
+      code: "approval.required",
+      model: { status: "needs_approval" },
+    });
+    expect(held.json.approval!.preview.ceiling).toEqual({
+      name: "agent_daily_ceiling_cents",
+      limit_cents: 10_000,
+      used_cents: 8000,
+      window_hours: 24,
+    });
     expect(await autoExposure(world.tenantId)).toEqual({ cents: 8000, rows: 2 });
     // Within the ceiling, a smaller refund still runs on its own.
-    expect((await propose(world.keys.agent, conversation, refund(orders[2], 2000), newCallKey())).json.code).toBe("refund.issued");
+    expect((await propose(world.keys.agent, conversation, refund(orders[2], 2000), newCallKey())).json.code).toBe(
+      "refund.issued",
+    );
   });
 
   it("the tenant ceiling counts every agent of the tenant, and says so in the preview", async () => {
@@ -67,33 +90,54 @@ describe("exposure ceilings across conversations (rolling 24 hours, automatic ir
     const two = await conversationFor(world.keys.agent2, { customer_id: world.customers.ana });
     const held = await expectNoEffect(world, () => propose(world.keys.agent2, two, refund(second, 4000), newCallKey()));
     expect(held.json.code).toBe("approval.required");
-    expect(held.json.approval!.preview.ceiling).toEqual({ name: "tenant_daily_ceiling_cents", limit_cents: 6000, used_cents: 4000, window_hours: 24 });
+    expect(held.json.approval!.preview.ceiling).toEqual({
+      name: "tenant_daily_ceiling_cents",
+      limit_cents: 6000,
+      used_cents: 4000,
+      window_hours: 24,
+    });
     // Another tenant's spending is its own.
     const other = await conversationFor(world.keys.otherAgent, { customer_id: world.customers.gil });
-    expect((await propose(world.keys.otherAgent, other, refund(world.orders.o2001, 4000), newCallKey())).json.code).toBe("refund.issued");
+    expect(
+      (await propose(world.keys.otherAgent, other, refund(world.orders.o2001, 4000), newCallKey())).json.code,
+    ).toBe("refund.issued");
   });
 
   it("an approved refund executes but does not count: only automatic impact fills the ceiling", async () => {
     const world = await worldWith({ agentDailyCeilingCents: 5000 });
     const [first, second, third] = await ordersOf(world, 3);
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-    expect((await propose(world.keys.agent, conversation, refund(first, 4000), newCallKey())).json.code).toBe("refund.issued");
+    expect((await propose(world.keys.agent, conversation, refund(first, 4000), newCallKey())).json.code).toBe(
+      "refund.issued",
+    );
     const held = await propose(world.keys.agent, conversation, refund(second, 2000), newCallKey());
     expect(held.json.approval?.preview.ceiling).toMatchObject({ name: "agent_daily_ceiling_cents", used_cents: 4000 });
-    const approved = await approveRequest({ userId: world.users.supervisor, tenantId: world.tenantId, role: "SUPERVISOR" }, held.json.approval!.id);
+    const approved = await approveRequest(
+      { userId: world.users.supervisor, tenantId: world.tenantId, role: "SUPERVISOR" },
+      held.json.approval!.id,
+    );
     expect(approved).toMatchObject({ ok: true, status: "approved", outcome: { code: "refund.issued" } });
     expect((await db.order.findUniqueOrThrow({ where: { id: second } })).refundedCents).toBe(2000);
     expect(await autoExposure(world.tenantId)).toEqual({ cents: 4000, rows: 1 });
-    expect((await propose(world.keys.agent, conversation, refund(third, 1000), newCallKey())).json.code).toBe("refund.issued");
+    expect((await propose(world.keys.agent, conversation, refund(third, 1000), newCallKey())).json.code).toBe(
+      "refund.issued",
+    );
   });
 
   it("the window rolls: impact older than 24 hours no longer counts", async () => {
     const world = await worldWith({ agentDailyCeilingCents: 5000 });
     const [first, second] = await ordersOf(world, 2);
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-    expect((await propose(world.keys.agent, conversation, refund(first, 4000), newCallKey())).json.code).toBe("refund.issued");
-    expect((await propose(world.keys.agent, conversation, refund(second, 2000), newCallKey())).json.code).toBe("approval.required");
-    await db.autoExposure.updateMany({ where: { tenantId: world.tenantId }, data: { createdAt: new Date(Date.now() - 24 * 3600_000 - 1000) } });
+    expect((await propose(world.keys.agent, conversation, refund(first, 4000), newCallKey())).json.code).toBe(
+      "refund.issued",
+    );
+    expect((await propose(world.keys.agent, conversation, refund(second, 2000), newCallKey())).json.code).toBe(
+      "approval.required",
+    );
+    await db.autoExposure.updateMany({
+      where: { tenantId: world.tenantId },
+      data: { createdAt: new Date(Date.now() - 24 * 3600_000 - 1000) },
+    });
     const next = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
     expect((await propose(world.keys.agent, next, refund(second, 2000), newCallKey())).json.code).toBe("refund.issued");
   });
@@ -104,7 +148,10 @@ describe("exposure ceilings across conversations (rolling 24 hours, automatic ir
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
     await propose(world.keys.agent, conversation, refund(first, 1000), newCallKey());
     await propose(world.keys.agent, conversation, refund(second, 2000), newCallKey());
-    await db.autoExposure.updateMany({ where: { tenantId: world.tenantId, amountCents: 1000 }, data: { createdAt: new Date(Date.now() - 26 * 3600_000) } });
+    await db.autoExposure.updateMany({
+      where: { tenantId: world.tenantId, amountCents: 1000 },
+      data: { createdAt: new Date(Date.now() - 26 * 3600_000) },
+    });
     await pruneAutoExposure(sql);
     expect(await autoExposure(world.tenantId)).toEqual({ cents: 2000, rows: 1 });
   });
@@ -113,27 +160,49 @@ describe("exposure ceilings across conversations (rolling 24 hours, automatic ir
     const world = await worldWith({});
     const [first, second] = await ordersOf(world, 2);
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-    expect((await propose(world.keys.agent, conversation, refund(first, 3000), newCallKey())).json.code).toBe("refund.issued");
+    expect((await propose(world.keys.agent, conversation, refund(first, 3000), newCallKey())).json.code).toBe(
+      "refund.issued",
+    );
     await db.tenant.update({ where: { id: world.tenantId }, data: { tenantDailyCeilingCents: 4000 } });
     const held = await propose(world.keys.agent, conversation, refund(second, 1500), newCallKey());
-    expect(held.json.approval?.preview.ceiling).toEqual({ name: "tenant_daily_ceiling_cents", limit_cents: 4000, used_cents: 3000, window_hours: 24 });
+    expect(held.json.approval?.preview.ceiling).toEqual({
+      name: "tenant_daily_ceiling_cents",
+      limit_cents: 4000,
+      used_cents: 3000,
+      window_hours: 24,
+    });
   });
 
   it("100 parallel refunds across 50 conversations never auto-execute past the ceilings", async () => {
     const world = await worldWith({ agentDailyCeilingCents: 12_000, tenantDailyCeilingCents: 15_000 });
     const orders = await ordersOf(world, 100);
     const conversations = await Promise.all(
-      Array.from({ length: 50 }, (_, index) => conversationFor(index % 2 ? world.keys.agent2 : world.keys.agent, { customer_id: world.customers.ana })),
+      Array.from({ length: 50 }, (_, index) =>
+        conversationFor(index % 2 ? world.keys.agent2 : world.keys.agent, { customer_id: world.customers.ana }),
+      ),
     );
     const responses = await Promise.all(
-      orders.map((order, index) => propose(index % 2 ? world.keys.agent2 : world.keys.agent, conversations[index % 50], refund(order, 500), newCallKey())),
+      orders.map((order, index) =>
+        propose(
+          index % 2 ? world.keys.agent2 : world.keys.agent,
+          conversations[index % 50],
+          refund(order, 500),
+          newCallKey(),
+        ),
+      ),
     );
     const codes = responses.map((response) => response.json.code);
     expect(codes.filter((code) => code !== "refund.issued" && code !== "approval.required")).toEqual([]);
     // Each agent stays under 12000 and both together stop at exactly the tenant's 15000: 30 refunds of 500.
     expect(codes.filter((code) => code === "refund.issued")).toHaveLength(30);
-    const refunds = await db.refund.findMany({ where: { tenantId: world.tenantId }, select: { amountCents: true, toolCall: { select: { conversation: { select: { agentId: true } } } } } });
-    const byAgent = (agent: string) => refunds.filter((row) => row.toolCall.conversation.agentId === agent).reduce((sum, row) => sum + row.amountCents, 0);
+    const refunds = await db.refund.findMany({
+      where: { tenantId: world.tenantId },
+      select: { amountCents: true, toolCall: { select: { conversation: { select: { agentId: true } } } } },
+    });
+    const byAgent = (agent: string) =>
+      refunds
+        .filter((row) => row.toolCall.conversation.agentId === agent)
+        .reduce((sum, row) => sum + row.amountCents, 0);
     expect(byAgent(world.users.agent)).toBeLessThanOrEqual(12_000);
     expect(byAgent(world.users.agent2)).toBeLessThanOrEqual(12_000);
     expect(refunds.reduce((sum, row) => sum + row.amountCents, 0)).toBe(15_000);
@@ -149,7 +218,8 @@ describe("opening conversations is rate-limited per key", () => {
   it("past rateOpenPerMin a key gets 429 rate.limited with Retry-After and no conversation; another key is unaffected", async () => {
     const world = await createWorld({ rateOpenPerMin: 3 });
     const statuses = [];
-    for (let i = 0; i < 3; i++) statuses.push((await openConversation(world.keys.agent, { customer_id: world.customers.ana })).status);
+    for (let i = 0; i < 3; i++)
+      statuses.push((await openConversation(world.keys.agent, { customer_id: world.customers.ana })).status);
     expect(statuses).toEqual([201, 201, 201]);
     const limited = await openConversation(world.keys.agent, { customer_id: world.customers.ana });
     expect(limited.status).toBe(429);

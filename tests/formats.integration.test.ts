@@ -17,23 +17,46 @@ type Call = { name: string; args: unknown; argsText?: string; extra?: Record<str
 const FORMATS: Record<string, (calls: Call[]) => unknown> = {
   "openai-chat": (calls) => ({
     role: "assistant",
-    tool_calls: calls.map((call, index) => ({ id: `call_${index}`, type: "function", function: { name: call.name, arguments: call.argsText ?? JSON.stringify(call.args), ...call.extra } })),
+    tool_calls: calls.map((call, index) => ({
+      id: `call_${index}`,
+      type: "function",
+      function: { name: call.name, arguments: call.argsText ?? JSON.stringify(call.args), ...call.extra },
+    })),
   }),
   "openai-responses": (calls) => ({
     output: [
       { type: "reasoning", id: "rs_1", summary: [] },
-      ...calls.map((call, index) => ({ type: "function_call", id: `fc_${index}`, call_id: `call_${index}`, name: call.name, arguments: call.argsText ?? JSON.stringify(call.args), status: "completed", ...call.extra })),
+      ...calls.map((call, index) => ({
+        type: "function_call",
+        id: `fc_${index}`,
+        call_id: `call_${index}`,
+        name: call.name,
+        arguments: call.argsText ?? JSON.stringify(call.args),
+        status: "completed",
+        ...call.extra,
+      })),
     ],
   }),
   anthropic: (calls) => ({
     role: "assistant",
     content: [
       { type: "text", text: "Let me check that." },
-      ...calls.map((call, index) => ({ type: "tool_use", id: `toolu_${index}`, name: call.name, input: call.args, ...call.extra })),
+      ...calls.map((call, index) => ({
+        type: "tool_use",
+        id: `toolu_${index}`,
+        name: call.name,
+        input: call.args,
+        ...call.extra,
+      })),
     ],
   }),
   mcp: (calls) =>
-    calls.map((call, index) => ({ jsonrpc: "2.0", id: index + 1, method: "tools/call", params: { name: call.name, arguments: call.args, _meta: { progressToken: 7 }, ...call.extra } })),
+    calls.map((call, index) => ({
+      jsonrpc: "2.0",
+      id: index + 1,
+      method: "tools/call",
+      params: { name: call.name, arguments: call.args, _meta: { progressToken: 7 }, ...call.extra },
+    })),
 };
 
 /** Anthropic and MCP carry arguments as objects, so "a malformed arguments string" is sent as malformed body text. */
@@ -50,16 +73,30 @@ for (const format of Object.keys(FORMATS)) {
       const response = await proposeAs(world.keys.agent, conversation, format, FORMATS[format]([read()]));
       expect(response.status).toBe(200);
       expect(response.json.results).toHaveLength(1);
-      expect(response.json.results[0]).toMatchObject({ kind: "executed", code: "order.read", result: { order_id: world.orders.o1001 } });
+      expect(response.json.results[0]).toMatchObject({
+        kind: "executed",
+        code: "order.read",
+        result: { order_id: world.orders.o1001 },
+      });
       expect(response.json.results[0].ref).toMatch(/^(call_0|toolu_0|1)$/);
     });
 
     it("malformed arguments are parse.malformed, with no effect", async () => {
       const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
       const body = format.startsWith("openai")
-        ? FORMATS[format]([{ name: "issue_refund", args: null, argsText: '{"order_id": "' + world.orders.o1001 + '", "amount_cents": 100,' }])
-        : rawWith(format, [{ name: "issue_refund", args: { order_id: world.orders.o1001 } }], (text) => text.replace(`"${world.orders.o1001}"`, `"${world.orders.o1001}",,`));
-      const response = await expectNoEffect(world, () => proposeAs(world.keys.agent, conversation, format, body, newCallKey()));
+        ? FORMATS[format]([
+            {
+              name: "issue_refund",
+              args: null,
+              argsText: '{"order_id": "' + world.orders.o1001 + '", "amount_cents": 100,',
+            },
+          ])
+        : rawWith(format, [{ name: "issue_refund", args: { order_id: world.orders.o1001 } }], (text) =>
+            text.replace(`"${world.orders.o1001}"`, `"${world.orders.o1001}",,`),
+          );
+      const response = await expectNoEffect(world, () =>
+        proposeAs(world.keys.agent, conversation, format, body, newCallKey()),
+      );
       expect(response.json.results.map((result) => result.code)).toEqual(["parse.malformed"]);
     });
 
@@ -68,19 +105,40 @@ for (const format of Object.keys(FORMATS)) {
       const duplicated = `{"order_id":"${world.orders.o1001}","amount_cents":100,"currency":"USD","reason":"late","amount_cents":99999}`;
       const body = format.startsWith("openai")
         ? FORMATS[format]([{ name: "issue_refund", args: null, argsText: duplicated }])
-        : rawWith(format, [{ name: "issue_refund", args: { order_id: world.orders.o1001, amount_cents: 100, currency: "USD", reason: "late" } }], (text) =>
-            text.replace('"reason":"late"', '"reason":"late","amount_cents":99999'),
+        : rawWith(
+            format,
+            [
+              {
+                name: "issue_refund",
+                args: { order_id: world.orders.o1001, amount_cents: 100, currency: "USD", reason: "late" },
+              },
+            ],
+            (text) => text.replace('"reason":"late"', '"reason":"late","amount_cents":99999'),
           );
-      const response = await expectNoEffect(world, () => proposeAs(world.keys.agent, conversation, format, body, newCallKey()));
+      const response = await expectNoEffect(world, () =>
+        proposeAs(world.keys.agent, conversation, format, body, newCallKey()),
+      );
       expect(response.json.results.map((result) => result.code)).toEqual(["parse.duplicate-key"]);
     });
 
     it("vendor fields around the call never reach the gateway as arguments", async () => {
       const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-      const response = await proposeAs(world.keys.agent, conversation, format, FORMATS[format]([{ ...read(), extra: { cache_control: { type: "ephemeral" }, strict: true } }]));
+      const response = await proposeAs(
+        world.keys.agent,
+        conversation,
+        format,
+        FORMATS[format]([{ ...read(), extra: { cache_control: { type: "ephemeral" }, strict: true } }]),
+      );
       expect(response.json.results.map((result) => result.code)).toEqual(["order.read"]);
       // Inside the arguments, a vendor-looking field is an argument like any other: refused.
-      const inside = await expectNoEffect(world, () => proposeAs(world.keys.agent, conversation, format, FORMATS[format]([{ name: "get_order", args: { order_id: world.orders.o1001, _meta: {} } }])));
+      const inside = await expectNoEffect(world, () =>
+        proposeAs(
+          world.keys.agent,
+          conversation,
+          format,
+          FORMATS[format]([{ name: "get_order", args: { order_id: world.orders.o1001, _meta: {} } }]),
+        ),
+      );
       expect(inside.json.results.map((result) => result.code)).toEqual(["schema.invalid"]);
     });
 
@@ -92,8 +150,20 @@ for (const format of Object.keys(FORMATS)) {
         conversation,
         format,
         FORMATS[format]([
-          { name: "issue_refund", args: { order_id: world.orders.o1001, amount_cents: 100, currency: "USD", reason: "late" } },
-          { name: "issue_refund", args: { order_id: world.orders.o1001, amount_cents: 100, currency: "USD", reason: "late", customer_id: world.customers.ben } },
+          {
+            name: "issue_refund",
+            args: { order_id: world.orders.o1001, amount_cents: 100, currency: "USD", reason: "late" },
+          },
+          {
+            name: "issue_refund",
+            args: {
+              order_id: world.orders.o1001,
+              amount_cents: 100,
+              currency: "USD",
+              reason: "late",
+              customer_id: world.customers.ben,
+            },
+          },
         ]),
         newCallKey(),
       );
@@ -103,8 +173,13 @@ for (const format of Object.keys(FORMATS)) {
 
     it("one call's approval grants nothing to the next call of the batch", async () => {
       const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-      const big = { name: "issue_refund", args: { order_id: world.orders.o1004, amount_cents: 6000, currency: "USD", reason: "late" } };
-      const response = await expectNoEffect(world, () => proposeAs(world.keys.agent, conversation, format, FORMATS[format]([big, big]), newCallKey()));
+      const big = {
+        name: "issue_refund",
+        args: { order_id: world.orders.o1004, amount_cents: 6000, currency: "USD", reason: "late" },
+      };
+      const response = await expectNoEffect(world, () =>
+        proposeAs(world.keys.agent, conversation, format, FORMATS[format]([big, big]), newCallKey()),
+      );
       const [first, second] = response.json.results;
       expect([first.code, second.code]).toEqual(["approval.required", "approval.required"]);
       // The same call twice shares one pending request; neither is executed.
@@ -127,7 +202,8 @@ describe("tool definitions per provider, from the same zod schemas", () => {
     const strict = (schema: Record<string, any>): boolean =>
       schema.type !== "object" ||
       (schema.additionalProperties === false &&
-        JSON.stringify([...(schema.required ?? [])].sort()) === JSON.stringify(Object.keys(schema.properties ?? {}).sort()) &&
+        JSON.stringify([...(schema.required ?? [])].sort()) ===
+          JSON.stringify(Object.keys(schema.properties ?? {}).sort()) &&
         Object.values(schema.properties ?? {}).every((inner) => strict(inner as Record<string, any>)));
     expect(json.tools).toHaveLength(5);
     for (const tool of json.tools) {
@@ -155,7 +231,8 @@ describe("tool definitions per provider, from the same zod schemas", () => {
       expect(() => new RegExp(pattern)).not.toThrow();
       expect(() => new RegExp(pattern, "u")).not.toThrow();
     }
-    const line1 = json.tools.find((tool) => tool.name === "update_shipping_address")!.inputSchema.properties.line1.pattern;
+    const line1 = json.tools.find((tool) => tool.name === "update_shipping_address")!.inputSchema.properties.line1
+      .pattern;
     expect(new RegExp(line1).test("4 Elm\nSt")).toBe(false);
   });
 

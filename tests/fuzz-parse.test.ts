@@ -5,7 +5,13 @@ import { MAX_DEPTH, MAX_ENVELOPE_BYTES, parseEnvelope } from "@/lib/gateway/pars
 // Property-based fuzzing of the envelope parser. Fixed seed so CI is repeatable; FUZZ_SEED replays another.
 const SEED = Number(process.env.FUZZ_SEED ?? 424242);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
-const PARSE_CODES = ["parse.too-large", "parse.too-deep", "parse.malformed", "parse.duplicate-key", "parse.envelope-invalid"];
+const PARSE_CODES = [
+  "parse.too-large",
+  "parse.too-deep",
+  "parse.malformed",
+  "parse.duplicate-key",
+  "parse.envelope-invalid",
+];
 
 const encode = (text: string) => ({ bytes: new TextEncoder().encode(text), truncated: false });
 const run = (property: fc.IProperty<unknown> | fc.IAsyncProperty<unknown>, name: string) => {
@@ -55,15 +61,19 @@ describe("envelope parser properties", () => {
 
   it("refuses a repeated key wherever it is injected", () => {
     run(
-      fc.property(fc.dictionary(fc.string({ minLength: 1 }), fc.jsonValue({ maxDepth: 2 }), { minKeys: 1 }), fc.nat(), (args, pick) => {
-        const keys = Object.keys(args);
-        const key = keys[pick % keys.length];
-        const inner = JSON.stringify(args).slice(1, -1);
-        const text = `{"name":"x","arguments":{${inner},${JSON.stringify(key)}:1}}`;
-        const result = parseEnvelope(encode(text));
-        if (result.ok) throw new Error(`duplicate ${key} accepted`);
-        expect(["parse.duplicate-key", "parse.too-deep", "parse.too-large"]).toContain(result.outcome.code);
-      }),
+      fc.property(
+        fc.dictionary(fc.string({ minLength: 1 }), fc.jsonValue({ maxDepth: 2 }), { minKeys: 1 }),
+        fc.nat(),
+        (args, pick) => {
+          const keys = Object.keys(args);
+          const key = keys[pick % keys.length];
+          const inner = JSON.stringify(args).slice(1, -1);
+          const text = `{"name":"x","arguments":{${inner},${JSON.stringify(key)}:1}}`;
+          const result = parseEnvelope(encode(text));
+          if (result.ok) throw new Error(`duplicate ${key} accepted`);
+          expect(["parse.duplicate-key", "parse.too-deep", "parse.too-large"]).toContain(result.outcome.code);
+        },
+      ),
       "duplicate keys",
     );
   });
@@ -91,7 +101,8 @@ describe("envelope parser properties", () => {
         const text = `{"name":"x","arguments":{"p":"${padding}"}}`;
         const size = new TextEncoder().encode(text).byteLength;
         const result = parseEnvelope(encode(text));
-        if (size > MAX_ENVELOPE_BYTES) expect(result).toMatchObject({ ok: false, outcome: { code: "parse.too-large" } });
+        if (size > MAX_ENVELOPE_BYTES)
+          expect(result).toMatchObject({ ok: false, outcome: { code: "parse.too-large" } });
         else expect(result.ok).toBe(true);
       }),
       "byte limit",

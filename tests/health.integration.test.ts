@@ -10,7 +10,10 @@ const globalForDb = globalThis as unknown as { toolgateDb?: typeof db };
 
 async function ready() {
   const response = await readyRoute();
-  return { status: response.status, json: (await response.json()) as { status: string; failing?: string[]; checks: Record<string, string> } };
+  return {
+    status: response.status,
+    json: (await response.json()) as { status: string; failing?: string[]; checks: Record<string, string> },
+  };
 }
 
 afterEach(() => {
@@ -36,7 +39,10 @@ describe("GET /api/ready", () => {
   it("is ready with the database migrated and jobs off by configuration", async () => {
     const { status, json } = await ready();
     expect(status).toBe(200);
-    expect(json).toEqual({ status: "ready", checks: { database: "ok", migrations: "ok", jobs: "off", shutdown: "ok" } });
+    expect(json).toEqual({
+      status: "ready",
+      checks: { database: "ok", migrations: "ok", jobs: "off", shutdown: "ok" },
+    });
   });
 
   it("names the database when it cannot be reached", async () => {
@@ -54,7 +60,9 @@ describe("GET /api/ready", () => {
   });
 
   it("names the migrations when one in the build is not applied, with its name", async () => {
-    const [latest] = await db.$queryRaw<{ name: string }[]>`SELECT "migration_name" AS name FROM "_prisma_migrations" ORDER BY "migration_name" DESC LIMIT 1`;
+    const [latest] = await db.$queryRaw<
+      { name: string }[]
+    >`SELECT "migration_name" AS name FROM "_prisma_migrations" ORDER BY "migration_name" DESC LIMIT 1`;
     await db.$executeRaw`UPDATE "_prisma_migrations" SET "rolled_back_at" = now() WHERE "migration_name" = ${latest.name}`;
     try {
       const { status, json } = await ready();

@@ -13,7 +13,12 @@ const supervisor = (world: World) => ({ userId: world.users.supervisor, tenantId
 
 async function held(world: World, key: string, order: string, customer: string, amount: number) {
   const conversation = await conversationFor(key, { customer_id: customer });
-  const response = await propose(key, conversation, { name: "issue_refund", arguments: { order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" } }, newCallKey());
+  const response = await propose(
+    key,
+    conversation,
+    { name: "issue_refund", arguments: { order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" } },
+    newCallKey(),
+  );
   expect(response.json.code).toBe("approval.required");
   return { callId: response.json.id, approvalId: response.json.approval!.id };
 }
@@ -23,8 +28,14 @@ async function decided(world: World) {
   const denied = await held(world, world.keys.agent, world.orders.o1002, world.customers.ben, 9000);
   const expired = await held(world, world.keys.agent, world.orders.o1004, world.customers.ana, 6000);
   expect(await approveRequest(supervisor(world), approved.approvalId)).toMatchObject({ ok: true, status: "approved" });
-  expect(await denyRequest(supervisor(world), denied.approvalId, "already refunded")).toMatchObject({ ok: true, status: "denied" });
-  await db.approvalRequest.update({ where: { id: expired.approvalId }, data: { expiresAt: new Date(Date.now() - 1000) } });
+  expect(await denyRequest(supervisor(world), denied.approvalId, "already refunded")).toMatchObject({
+    ok: true,
+    status: "denied",
+  });
+  await db.approvalRequest.update({
+    where: { id: expired.approvalId },
+    data: { expiresAt: new Date(Date.now() - 1000) },
+  });
   await expireDue(world.tenantId);
   return { approved, denied, expired };
 }
@@ -38,7 +49,15 @@ describe("decision history", () => {
     const page = await decisionHistory(world.tenantId, {});
     expect(ids(page)).toEqual([expired.approvalId, denied.approvalId, approved.approvalId]);
     const supervisorEmail = (await db.user.findUniqueOrThrow({ where: { id: world.users.supervisor } })).email;
-    expect(page.items[1]).toMatchObject({ status: "denied", decidedBy: supervisorEmail, note: "already refunded", originCallId: denied.callId, impactCents: 9000, currency: "USD", customerEmail: expect.stringContaining("ben-") });
+    expect(page.items[1]).toMatchObject({
+      status: "denied",
+      decidedBy: supervisorEmail,
+      note: "already refunded",
+      originCallId: denied.callId,
+      impactCents: 9000,
+      currency: "USD",
+      customerEmail: expect.stringContaining("ben-"),
+    });
     expect(page.items[0]).toMatchObject({ status: "expired", decidedBy: null, resultCode: "approval.expired" });
     for (const item of page.items) expect(item.decidedAt.getTime()).toBeGreaterThanOrEqual(item.createdAt.getTime());
     expect(page.next).toBeNull();

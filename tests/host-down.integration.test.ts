@@ -20,7 +20,10 @@ describe("database down", () => {
     cluster.stop();
     const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
     try {
-      const response = await propose(world.keys.agent, conversation, { name: "get_order", arguments: { order_id: world.orders.o1001 } });
+      const response = await propose(world.keys.agent, conversation, {
+        name: "get_order",
+        arguments: { order_id: world.orders.o1001 },
+      });
       expect(response.status).not.toBe(500);
       expect(response.status).toBe(503);
       expect(response.json).toMatchObject({ error: { code: "host.error" } });

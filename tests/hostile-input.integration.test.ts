@@ -29,7 +29,21 @@ afterEach(() => errors.mockClear());
 /** Ids as an attacker writes them: NUL, lone surrogates, escapes, very long, unicode, SQL-ish, or a real one. */
 const hostileIds = () =>
   fc.oneof(
-    fc.constantFrom("\u0000", "a\u0000b", "cu_ana\u0000", "\ud800", "x\udfffy", "%00", "%ff", "..", "../../etc", "' OR 1=1 --", "", " ", "ord_1001\n"),
+    fc.constantFrom(
+      "\u0000",
+      "a\u0000b",
+      "cu_ana\u0000",
+      "\ud800",
+      "x\udfffy",
+      "%00",
+      "%ff",
+      "..",
+      "../../etc",
+      "' OR 1=1 --",
+      "",
+      " ",
+      "ord_1001\n",
+    ),
     fc.string({ unit: "binary", maxLength: 40 }),
     fc.string({ minLength: 101, maxLength: 5000 }),
     fc.constantFrom(world.customers.ana, world.orders.o1004, conversation),
@@ -48,29 +62,59 @@ function routes(id: string, body: string): Promise<{ status: number; text: strin
   const path = encodeURIComponent(id.replace(/[\ud800-\udfff]/g, "\ufffd"));
   const json = { ...auth(), "content-type": "application/json" };
   return [
-    openRoute(new Request(`${BASE}/v1/conversations`, { method: "POST", headers: json, body: JSON.stringify({ customer_id: id }) })).then(settle),
-    openRoute(new Request(`${BASE}/v1/conversations`, { method: "POST", headers: json, body: JSON.stringify({ customer_id: world.customers.ana, order_id: id, tools: [id] }) })).then(settle),
+    openRoute(
+      new Request(`${BASE}/v1/conversations`, {
+        method: "POST",
+        headers: json,
+        body: JSON.stringify({ customer_id: id }),
+      }),
+    ).then(settle),
+    openRoute(
+      new Request(`${BASE}/v1/conversations`, {
+        method: "POST",
+        headers: json,
+        body: JSON.stringify({ customer_id: world.customers.ana, order_id: id, tools: [id] }),
+      }),
+    ).then(settle),
     openRoute(new Request(`${BASE}/v1/conversations`, { method: "POST", headers: json, body })).then(settle),
     toolCallRoute(new Request(`${BASE}/v1/tool-calls/${path}`, { headers: auth() }), params(id)).then(settle),
-    toolsRoute(new Request(`${BASE}/v1/conversations/${path}/tools?format=${path}`, { headers: auth() }), params(id)).then(settle),
-    proposeRoute(new Request(`${BASE}/v1/conversations/${path}/tool-calls`, { method: "POST", headers: json, body }), params(id)).then(settle),
+    toolsRoute(
+      new Request(`${BASE}/v1/conversations/${path}/tools?format=${path}`, { headers: auth() }),
+      params(id),
+    ).then(settle),
+    proposeRoute(
+      new Request(`${BASE}/v1/conversations/${path}/tool-calls`, { method: "POST", headers: json, body }),
+      params(id),
+    ).then(settle),
     proposeRoute(
       new Request(`${BASE}/v1/conversations/${conversation}/tool-calls?format=${path}`, {
         method: "POST",
         headers: { ...json, "idempotency-key": headerSafe(id) || "k" },
-        body: JSON.stringify({ name: "issue_refund", arguments: { order_id: id, amount_cents: 100, currency: "USD", reason: id } }),
+        body: JSON.stringify({
+          name: "issue_refund",
+          arguments: { order_id: id, amount_cents: 100, currency: "USD", reason: id },
+        }),
       }),
       params(conversation),
     ).then(settle),
     proposeRoute(
-      new Request(`${BASE}/v1/conversations/${conversation}/tool-calls`, { method: "POST", headers: { ...json, "idempotency-key": newCallKey() }, body: JSON.stringify({ name: "get_order", arguments: { [id]: id, order_id: world.orders.o1004 } }) }),
+      new Request(`${BASE}/v1/conversations/${conversation}/tool-calls`, {
+        method: "POST",
+        headers: { ...json, "idempotency-key": newCallKey() },
+        body: JSON.stringify({ name: "get_order", arguments: { [id]: id, order_id: world.orders.o1004 } }),
+      }),
       params(conversation),
     ).then(settle),
     mcpRoute(
       new Request(`${BASE}/mcp?conversation=${path}`, {
         method: "POST",
         headers: { ...json, accept: "application/json, text/event-stream", "x-toolgate-conversation": headerSafe(id) },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_order", arguments: { order_id: id } } }),
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "get_order", arguments: { order_id: id } },
+        }),
       }),
     ).then(settle),
   ];
@@ -81,7 +125,14 @@ describe("hostile ids and bodies on every agent route", () => {
     const conversationsBefore = await db.conversation.count({ where: { tenantId: world.tenantId } });
     const before = await effectSnapshot(world);
     await fc.assert(
-      fc.asyncProperty(hostileIds(), fc.oneof(fc.string({ unit: "binary", maxLength: 200 }), fc.json(), fc.constantFrom('{"customer_id":"\\u0000"}', '{"name":"get_order","arguments":{"order_id":"\\ud800"}}')), async (id, body) => {
+      fc.asyncProperty(
+        hostileIds(),
+        fc.oneof(
+          fc.string({ unit: "binary", maxLength: 200 }),
+          fc.json(),
+          fc.constantFrom('{"customer_id":"\\u0000"}', '{"name":"get_order","arguments":{"order_id":"\\ud800"}}'),
+        ),
+        async (id, body) => {
           const answers = await Promise.all(routes(id, body));
           for (const answer of answers) expect(answer.status, answer.text).toBeLessThan(500);
           expect(answers.map((answer) => answer.text).join("\n")).not.toContain("host.error");
@@ -94,7 +145,9 @@ describe("hostile ids and bodies on every agent route", () => {
     const after = await effectSnapshot(world);
     expect({ ...after, conversations: undefined }).toEqual({ ...before, conversations: undefined });
     expect(after.conversations.filter((row) => row.writesMade > 0 || row.irreversibleCents > 0)).toEqual([]);
-    expect(await db.conversation.count({ where: { tenantId: world.tenantId } })).toBeGreaterThanOrEqual(conversationsBefore);
+    expect(await db.conversation.count({ where: { tenantId: world.tenantId } })).toBeGreaterThanOrEqual(
+      conversationsBefore,
+    );
   });
 
   it("names the failure: a NUL in a body id is request.invalid, in an envelope parse.malformed", async () => {

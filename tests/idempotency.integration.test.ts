@@ -46,7 +46,9 @@ describe("call keys", () => {
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
     const key = newCallKey();
     await propose(world.keys.agent, conversation, refund(world.orders.o1001, 100), key);
-    const reused = await expectNoEffect(world, () => propose(world.keys.agent, conversation, refund(world.orders.o1001, 101), key));
+    const reused = await expectNoEffect(world, () =>
+      propose(world.keys.agent, conversation, refund(world.orders.o1001, 101), key),
+    );
     expect(reused.json).toMatchObject({ kind: "rejected", stage: "idempotency", code: "call-key.reused" });
   });
 
@@ -55,7 +57,9 @@ describe("call keys", () => {
     const conversation = await conversationFor(own.keys.agent, { customer_id: own.customers.ana });
     const first = await propose(own.keys.agent, conversation, refund(own.orders.o1001, 100));
     expect(first.json).toMatchObject({ kind: "executed", code: "refund.issued" });
-    const retried = await expectNoEffect(own, () => propose(own.keys.agent, conversation, refund(own.orders.o1001, 100)));
+    const retried = await expectNoEffect(own, () =>
+      propose(own.keys.agent, conversation, refund(own.orders.o1001, 100)),
+    );
     expect(retried.json).toEqual({ ...first.json, replayed: true });
     const other = await propose(own.keys.agent, conversation, refund(own.orders.o1001, 101));
     expect(other.json).toMatchObject({ code: "refund.issued" });
@@ -71,7 +75,10 @@ describe("call keys", () => {
     const fresh = await propose(own.keys.agent, elsewhere, refund(own.orders.o1001, 100));
     expect(fresh.json.replayed).toBeUndefined();
     expect(fresh.json.id).not.toBe(first.json.id);
-    const read = await propose(own.keys.agent, conversation, { name: "get_order", arguments: { order_id: own.orders.o1001 } });
+    const read = await propose(own.keys.agent, conversation, {
+      name: "get_order",
+      arguments: { order_id: own.orders.o1001 },
+    });
     expect(read.json.code).toBe("order.read");
   });
 
@@ -79,16 +86,22 @@ describe("call keys", () => {
     const own = await createWorld();
     const conversation = await conversationFor(own.keys.agent, { customer_id: own.customers.ana });
     const args = JSON.stringify({ order_id: own.orders.o1001, amount_cents: 100, currency: "USD", reason: "late" });
-    const chat = (...ids: string[]) => ({ tool_calls: ids.map((id) => ({ id, type: "function", function: { name: "issue_refund", arguments: args } })) });
+    const chat = (...ids: string[]) => ({
+      tool_calls: ids.map((id) => ({ id, type: "function", function: { name: "issue_refund", arguments: args } })),
+    });
     const first = await proposeAs(own.keys.agent, conversation, "openai-chat", chat("call_a"));
-    const retried = await expectNoEffect(own, () => proposeAs(own.keys.agent, conversation, "openai-chat", chat("call_a")));
+    const retried = await expectNoEffect(own, () =>
+      proposeAs(own.keys.agent, conversation, "openai-chat", chat("call_a")),
+    );
     expect(retried.json.results[0]).toEqual({ ...first.json.results[0], replayed: true });
     const twice = await proposeAs(own.keys.agent, conversation, "openai-chat", chat("call_b", "call_c"));
     expect(twice.json.results.map((result) => [result.code, result.replayed])).toEqual([
       ["refund.issued", undefined],
       ["refund.issued", undefined],
     ]);
-    const block = (id: string) => ({ content: [{ type: "tool_use", id, name: "issue_refund", input: JSON.parse(args) }] });
+    const block = (id: string) => ({
+      content: [{ type: "tool_use", id, name: "issue_refund", input: JSON.parse(args) }],
+    });
     const anthropic = await proposeAs(own.keys.agent, conversation, "anthropic", block("toolu_1"));
     const anthropicRetry = await proposeAs(own.keys.agent, conversation, "anthropic", block("toolu_1"));
     expect(anthropicRetry.json.results[0]).toEqual({ ...anthropic.json.results[0], replayed: true });
@@ -126,7 +139,12 @@ describe("call keys", () => {
     const key = newCallKey();
     const a = await propose(world.keys.agent, first, refund(world.orders.o1001, 200), key);
     const b = await propose(world.keys.agent, second, refund(world.orders.o1001, 200), key);
-    const c = await propose(world.keys.agent, first, { name: "send_status_email", arguments: { order_id: world.orders.o1001 } }, key);
+    const c = await propose(
+      world.keys.agent,
+      first,
+      { name: "send_status_email", arguments: { order_id: world.orders.o1001 } },
+      key,
+    );
     expect([a.json.code, b.json.code, c.json.code]).toEqual(["refund.issued", "refund.issued", "email.queued"]);
     expect(new Set([a.json.id, b.json.id, c.json.id]).size).toBe(3);
   });
@@ -147,10 +165,16 @@ describe("call keys", () => {
   it("a call key is 1 to 200 printable ASCII characters; anything else counts as missing", async () => {
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
     for (const key of ["", " ", "has space", "é-key", "k".repeat(201)]) {
-      const response = await expectNoEffect(world, () => propose(world.keys.agent, conversation, refund(world.orders.o1001, 100), key));
+      const response = await expectNoEffect(world, () =>
+        propose(world.keys.agent, conversation, refund(world.orders.o1001, 100), key),
+      );
       expect(response.json.code, JSON.stringify(key)).toBe("call-key.missing");
     }
-    expect((await propose(world.keys.agent, conversation, refund(world.orders.o1001, 100), "k".repeat(200))).json.code).toBe("refund.issued");
-    expect((await propose(world.keys.agent, conversation, refund(world.orders.o1001, 100), "~!@#$%^&*()")).json.code).toBe("refund.issued");
+    expect(
+      (await propose(world.keys.agent, conversation, refund(world.orders.o1001, 100), "k".repeat(200))).json.code,
+    ).toBe("refund.issued");
+    expect(
+      (await propose(world.keys.agent, conversation, refund(world.orders.o1001, 100), "~!@#$%^&*()")).json.code,
+    ).toBe("refund.issued");
   });
 });

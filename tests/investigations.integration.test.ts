@@ -25,10 +25,20 @@ async function investigated(made: boolean) {
   const world = await createWorld();
   const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
   proxy.faults(Array(3).fill({ mode: made ? "cut" : "reset" }));
-  const call = await propose(world.keys.agent, conversation, { name: "issue_refund", arguments: { order_id: world.orders.o1004, amount_cents: 3000, currency: "USD", reason: "damaged" } }, newCallKey());
+  const call = await propose(
+    world.keys.agent,
+    conversation,
+    {
+      name: "issue_refund",
+      arguments: { order_id: world.orders.o1004, amount_cents: 3000, currency: "USD", reason: "damaged" },
+    },
+    newCallKey(),
+  );
   expect(call.json.code).toBe("refund.outcome-unknown");
   proxy.faults([{ mode: "pass" }, { mode: "answer", status: 502 }]);
-  expect(await reconcileRefunds({ minAgeMs: 0, investigateAfterMs: 0, tenantId: world.tenantId })).toMatchObject({ investigate: 1 });
+  expect(await reconcileRefunds({ minAgeMs: 0, investigateAfterMs: 0, tenantId: world.tenantId })).toMatchObject({
+    investigate: 1,
+  });
   const [item] = await refundsToInvestigate(world.tenantId);
   await expectBooksAndVisibleBlocks([world.orders.o1004], (await externals.stats()).totalsByOrder);
   return { world, conversation, callId: call.json.id, refundId: item.id };
@@ -38,13 +48,34 @@ describe("investigations are decided by people", () => {
   it("closed as issued with the provider's reference: audited, the order unblocked, the call executed; provider = books", async () => {
     const { world, callId, refundId } = await investigated(true);
     const made = externals.provider.state.made.find((refund) => refund.order_id === world.orders.o1004)!;
-    const result = await resolveInvestigation(supervisor(world), { refundId, resolution: "issued", providerRefundId: made.id });
+    const result = await resolveInvestigation(supervisor(world), {
+      refundId,
+      resolution: "issued",
+      providerRefundId: made.id,
+    });
     expect(result).toMatchObject({ ok: true, data: { outcome: { code: "refund.issued" } } });
-    expect(await db.refund.findUniqueOrThrow({ where: { id: refundId } })).toMatchObject({ status: "issued", providerRefundId: made.id, resolvedById: world.users.supervisor });
-    expect(await db.order.findUniqueOrThrow({ where: { id: world.orders.o1004 } })).toMatchObject({ refundPending: false, refundedCents: 3000 });
-    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({ kind: "executed", code: "refund.issued", model: { status: "ok" } });
+    expect(await db.refund.findUniqueOrThrow({ where: { id: refundId } })).toMatchObject({
+      status: "issued",
+      providerRefundId: made.id,
+      resolvedById: world.users.supervisor,
+    });
+    expect(await db.order.findUniqueOrThrow({ where: { id: world.orders.o1004 } })).toMatchObject({
+      refundPending: false,
+      refundedCents: 3000,
+    });
+    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({
+      kind: "executed",
+      code: "refund.issued",
+      model: { status: "ok" },
+    });
     const audit = await db.auditLog.findMany({ where: { tenantId: world.tenantId } });
-    expect(audit).toMatchObject([{ actorId: world.users.supervisor, action: "refund.investigation-issued", detail: { refundId, providerRefundId: made.id, amountCents: 3000 } }]);
+    expect(audit).toMatchObject([
+      {
+        actorId: world.users.supervisor,
+        action: "refund.investigation-issued",
+        detail: { refundId, providerRefundId: made.id, amountCents: 3000 },
+      },
+    ]);
     const log = await db.decisionLog.findMany({ where: { toolCallId: callId }, orderBy: { id: "asc" } });
     expect(log.at(-1)).toMatchObject({ code: "refund.issued", actorId: world.users.supervisor });
     expect(await refundsToInvestigate(world.tenantId)).toEqual([]);
@@ -53,33 +84,62 @@ describe("investigations are decided by people", () => {
 
   it("closed as released with a note: the reservation is given back, the order refundable again, the call says so; provider = books", async () => {
     const { world, conversation, callId, refundId } = await investigated(false);
-    const result = await resolveInvestigation(supervisor(world), { refundId, resolution: "released", note: "provider support confirms no refund under this key" });
+    const result = await resolveInvestigation(supervisor(world), {
+      refundId,
+      resolution: "released",
+      note: "provider support confirms no refund under this key",
+    });
     expect(result).toMatchObject({ ok: true, data: { outcome: { code: "host.error" } } });
     expect(await db.refund.findUniqueOrThrow({ where: { id: refundId } })).toMatchObject({
       status: "released",
       lastError: "released by a supervisor: provider support confirms no refund under this key",
     });
-    expect(await db.order.findUniqueOrThrow({ where: { id: world.orders.o1004 } })).toMatchObject({ refundPending: false, refundedCents: 0 });
+    expect(await db.order.findUniqueOrThrow({ where: { id: world.orders.o1004 } })).toMatchObject({
+      refundPending: false,
+      refundedCents: 0,
+    });
     expect((await getToolCall(world.keys.agent, callId)).json.code).toBe("host.error");
-    expect(await db.auditLog.count({ where: { tenantId: world.tenantId, action: "refund.investigation-released" } })).toBe(1);
+    expect(
+      await db.auditLog.count({ where: { tenantId: world.tenantId, action: "refund.investigation-released" } }),
+    ).toBe(1);
     await expectRefundInvariants([world.orders.o1004], (await externals.stats()).totalsByOrder);
-    const again = await propose(world.keys.agent, conversation, { name: "issue_refund", arguments: { order_id: world.orders.o1004, amount_cents: 3000, currency: "USD", reason: "damaged" } }, newCallKey());
+    const again = await propose(
+      world.keys.agent,
+      conversation,
+      {
+        name: "issue_refund",
+        arguments: { order_id: world.orders.o1004, amount_cents: 3000, currency: "USD", reason: "damaged" },
+      },
+      newCallKey(),
+    );
     expect(again.json.code).toBe("refund.issued");
   });
 
   it("only a supervisor of the refund's tenant decides, once; a refused decision changes nothing", async () => {
     const { world, refundId } = await investigated(true);
     const release = { refundId, resolution: "released" as const, note: "checked" };
-    expect(await resolveInvestigation({ ...supervisor(world), role: "AGENT", userId: world.users.agent }, release)).toMatchObject({ ok: false, code: "investigation.forbidden" });
-    expect(await resolveInvestigation({ userId: world.users.otherSupervisor, tenantId: world.otherTenantId, role: "SUPERVISOR" }, release)).toMatchObject({
+    expect(
+      await resolveInvestigation({ ...supervisor(world), role: "AGENT", userId: world.users.agent }, release),
+    ).toMatchObject({ ok: false, code: "investigation.forbidden" });
+    expect(
+      await resolveInvestigation(
+        { userId: world.users.otherSupervisor, tenantId: world.otherTenantId, role: "SUPERVISOR" },
+        release,
+      ),
+    ).toMatchObject({
       ok: false,
       code: "investigation.not-found",
     });
     expect((await db.refund.findUniqueOrThrow({ where: { id: refundId } })).status).toBe("investigate");
     expect(await db.auditLog.count({ where: { tenantId: { in: [world.tenantId, world.otherTenantId] } } })).toBe(0);
     const made = externals.provider.state.made.find((refund) => refund.order_id === world.orders.o1004)!;
-    expect((await resolveInvestigation(supervisor(world), { refundId, resolution: "issued", providerRefundId: made.id })).ok).toBe(true);
-    expect(await resolveInvestigation(supervisor(world), release)).toMatchObject({ ok: false, code: "investigation.already-closed" });
+    expect(
+      (await resolveInvestigation(supervisor(world), { refundId, resolution: "issued", providerRefundId: made.id })).ok,
+    ).toBe(true);
+    expect(await resolveInvestigation(supervisor(world), release)).toMatchObject({
+      ok: false,
+      code: "investigation.already-closed",
+    });
     await expectRefundInvariants([world.orders.o1004], (await externals.stats()).totalsByOrder);
   });
 });

@@ -31,7 +31,8 @@ const noticesFor = (conversation: string) => notices.filter((payload) => payload
 /** Waits for a notice for `conversation`, or long enough that one would have arrived. */
 async function settle(conversation: string, expected: number): Promise<number> {
   const deadline = Date.now() + (expected > 0 ? 5000 : 300);
-  while (Date.now() < deadline && noticesFor(conversation) < expected) await new Promise((resolve) => setTimeout(resolve, 20));
+  while (Date.now() < deadline && noticesFor(conversation) < expected)
+    await new Promise((resolve) => setTimeout(resolve, 20));
   if (expected > 0) await new Promise((resolve) => setTimeout(resolve, 100));
   return noticesFor(conversation);
 }
@@ -57,7 +58,10 @@ describe("live-view notices", () => {
   it("an expired watch is no watch, and pruning removes it; a refresh brings a pruned watch back", async () => {
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
     const watch = await watchConversation(conversation);
-    await db.liveWatch.updateMany({ where: { conversationId: conversation }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await db.liveWatch.updateMany({
+      where: { conversationId: conversation },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     expect((await propose(world.keys.agent, conversation, read())).json.code).toBe("order.read");
     expect(await settle(conversation, 0)).toBe(0);
 
@@ -71,15 +75,23 @@ describe("live-view notices", () => {
 
   it("a supervisor's decision on a watched conversation's call is announced too", async () => {
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-    const pending = await propose(world.keys.agent, conversation, {
-      name: "issue_refund",
-      arguments: { order_id: world.orders.o1004, amount_cents: 8000, currency: "USD", reason: "damaged" },
-    }, newCallKey());
+    const pending = await propose(
+      world.keys.agent,
+      conversation,
+      {
+        name: "issue_refund",
+        arguments: { order_id: world.orders.o1004, amount_cents: 8000, currency: "USD", reason: "damaged" },
+      },
+      newCallKey(),
+    );
     expect(pending.json.code).toBe("approval.required");
     expect(await settle(conversation, 0)).toBe(0);
 
     const watch = await watchConversation(conversation);
-    const decided = await approveRequest({ userId: world.users.supervisor, tenantId: world.tenantId, role: "SUPERVISOR" }, pending.json.approval!.id);
+    const decided = await approveRequest(
+      { userId: world.users.supervisor, tenantId: world.tenantId, role: "SUPERVISOR" },
+      pending.json.approval!.id,
+    );
     expect(decided).toMatchObject({ ok: true, status: "approved" });
     expect(await settle(conversation, 1)).toBeGreaterThanOrEqual(1);
     await watch.end();

@@ -25,10 +25,15 @@ describe("structured logs", () => {
     const url = process.env.PAYMENT_PROVIDER_URL;
     delete process.env.PAYMENT_PROVIDER_URL;
     try {
-      const response = await propose(world.keys.agent, conversation, {
-        name: "issue_refund",
-        arguments: { order_id: world.orders.o1001, amount_cents: 1234, currency: "USD", reason: "wrong_item" },
-      }, newCallKey());
+      const response = await propose(
+        world.keys.agent,
+        conversation,
+        {
+          name: "issue_refund",
+          arguments: { order_id: world.orders.o1001, amount_cents: 1234, currency: "USD", reason: "wrong_item" },
+        },
+        newCallKey(),
+      );
       expect(response.json.code).toBe("refund.outcome-unknown");
       const requestId = response.headers.get("x-request-id");
       expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
@@ -49,7 +54,11 @@ describe("structured logs", () => {
 
   it("masks anything shaped like a key, a bearer credential or a password", () => {
     const key = `tg_${"a".repeat(43)}`;
-    const masked = redact(JSON.stringify({ message: `bad ${key}; header Bearer ${key}; body {"password":"toolgate-demo"} or password=hunter2&x=1` }));
+    const masked = redact(
+      JSON.stringify({
+        message: `bad ${key}; header Bearer ${key}; body {"password":"toolgate-demo"} or password=hunter2&x=1`,
+      }),
+    );
     expect(masked).not.toContain(key.slice(3));
     expect(masked).not.toContain("toolgate-demo");
     expect(masked).not.toContain("hunter2");

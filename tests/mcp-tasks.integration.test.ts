@@ -1,6 +1,10 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CallToolResultSchema, CreateTaskResultSchema, RELATED_TASK_META_KEY } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  RELATED_TASK_META_KEY,
+} from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { POST as mcpRoute } from "@/app/api/mcp/route";
 import { approveRequest, denyRequest, type Approver } from "@/lib/approvals/decide";
@@ -25,24 +29,52 @@ const routeFetch = (async (input: string | URL | Request, init?: RequestInit) =>
 
 /** The SDK client, declaring task support, connected to one conversation. */
 async function taskClient(key: string, conversationId: string): Promise<Client> {
-  const client = new Client({ name: "toolgate-task-runtime", version: "1.0.0" }, { capabilities: { tasks: { list: {}, cancel: {} } } });
+  const client = new Client(
+    { name: "toolgate-task-runtime", version: "1.0.0" },
+    { capabilities: { tasks: { list: {}, cancel: {} } } },
+  );
   const url = new URL(`/api/mcp?conversation=${encodeURIComponent(conversationId)}`, BASE);
-  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${key}` } }, fetch: routeFetch }));
+  await client.connect(
+    new StreamableHTTPClientTransport(url, {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+      fetch: routeFetch,
+    }),
+  );
   return client;
 }
 
-const supervisor = (world: World): Approver => ({ userId: world.users.supervisor, tenantId: world.tenantId, role: "SUPERVISOR" });
-const refund = (order: string, amount: number) => ({ order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" });
+const supervisor = (world: World): Approver => ({
+  userId: world.users.supervisor,
+  tenantId: world.tenantId,
+  role: "SUPERVISOR",
+});
+const refund = (order: string, amount: number) => ({
+  order_id: order,
+  amount_cents: amount,
+  currency: "USD",
+  reason: "damaged",
+});
 
 /** A refund above the auto limit, asked for as a task: the call is held and the answer is a working task. */
 async function heldTask(world: World, client: Client) {
   const created = await client.request(
-    { method: "tools/call", params: { name: "issue_refund", arguments: refund(world.orders.o1004, 8000), task: { ttl: 600_000 } } },
+    {
+      method: "tools/call",
+      params: { name: "issue_refund", arguments: refund(world.orders.o1004, 8000), task: { ttl: 600_000 } },
+    },
     CreateTaskResultSchema,
   );
   const { task } = created;
-  expect(task).toMatchObject({ status: "working", statusMessage: expect.stringContaining("supervisor's approval"), ttl: null, pollInterval: 5000 });
-  const immediate = JSON.parse(String(created._meta?.["io.modelcontextprotocol/model-immediate-response"])) as { status: string; call_id: string };
+  expect(task).toMatchObject({
+    status: "working",
+    statusMessage: expect.stringContaining("supervisor's approval"),
+    ttl: null,
+    pollInterval: 5000,
+  });
+  const immediate = JSON.parse(String(created._meta?.["io.modelcontextprotocol/model-immediate-response"])) as {
+    status: string;
+    call_id: string;
+  };
   expect(immediate).toMatchObject({ status: "needs_approval", call_id: expect.stringMatching(/^call_/) });
   const request = await db.approvalRequest.findFirstOrThrow({ where: { originCallId: immediate.call_id } });
   expect(request.status).toBe("pending");
@@ -56,31 +88,44 @@ describe("an MCP client that negotiates tasks", () => {
     const client = await taskClient(world.keys.agent, conversation);
     expect(client.getServerCapabilities()?.tasks).toEqual({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
     const { tools } = await client.listTools();
-    expect(Object.fromEntries(tools.map((tool) => [tool.name, tool.execution?.taskSupport ?? "forbidden"]))).toMatchObject({
+    expect(
+      Object.fromEntries(tools.map((tool) => [tool.name, tool.execution?.taskSupport ?? "forbidden"])),
+    ).toMatchObject({
       issue_refund: "optional",
       get_order: "forbidden",
       get_call_status: "forbidden",
     });
 
     // The SDK's own task flow: the task is created, polled with tasks/get, and its result fetched when it ends.
-    const stream = client.experimental.tasks.callToolStream({ name: "issue_refund", arguments: refund(world.orders.o1004, 8000) }, CallToolResultSchema, {
-      task: { ttl: 600_000 },
-    });
+    const stream = client.experimental.tasks.callToolStream(
+      { name: "issue_refund", arguments: refund(world.orders.o1004, 8000) },
+      CallToolResultSchema,
+      {
+        task: { ttl: 600_000 },
+      },
+    );
     const seen: string[] = [];
     let result: Record<string, unknown> | undefined;
     for await (const message of stream) {
       if (message.type === "taskCreated") {
         seen.push(`created:${message.task.status}`);
         expect(await db.refund.count({ where: { orderId: world.orders.o1004 } })).toBe(0);
-        const request = await db.approvalRequest.findFirstOrThrow({ where: { conversationId: conversation, status: "pending" } });
+        const request = await db.approvalRequest.findFirstOrThrow({
+          where: { conversationId: conversation, status: "pending" },
+        });
         expect((await approveRequest(supervisor(world), request.id)).ok).toBe(true);
       } else if (message.type === "taskStatus") seen.push(message.task.status);
       else if (message.type === "result") result = message.result as Record<string, unknown>;
       else throw message.error;
     }
     expect(seen).toEqual(["created:working", "completed"]);
-    expect(result).toMatchObject({ isError: false, structuredContent: { status: "ok", call_id: expect.any(String), result: { amount_cents: 8000 } } });
-    expect((result!._meta as Record<string, unknown>)[RELATED_TASK_META_KEY]).toEqual({ taskId: expect.stringMatching(/^task_/) });
+    expect(result).toMatchObject({
+      isError: false,
+      structuredContent: { status: "ok", call_id: expect.any(String), result: { amount_cents: 8000 } },
+    });
+    expect((result!._meta as Record<string, unknown>)[RELATED_TASK_META_KEY]).toEqual({
+      taskId: expect.stringMatching(/^task_/),
+    });
     expect((await externals.stats()).totalsByOrder[world.orders.o1004]).toBe(8000);
 
     // tasks/result and tasks/list from fresh requests (any instance) give the same, and a completed task cannot be cancelled.
@@ -88,7 +133,9 @@ describe("an MCP client that negotiates tasks", () => {
     expect(tasks).toEqual([expect.objectContaining({ status: "completed", statusMessage: "executed" })]);
     const again = await client.experimental.tasks.getTaskResult(tasks[0].taskId, CallToolResultSchema);
     expect(again.structuredContent).toEqual(result!.structuredContent);
-    await expect(client.experimental.tasks.cancelTask(tasks[0].taskId)).rejects.toThrow(/-32602.*terminal status 'completed'/);
+    await expect(client.experimental.tasks.cancelTask(tasks[0].taskId)).rejects.toThrow(
+      /-32602.*terminal status 'completed'/,
+    );
     await client.close();
   });
 
@@ -110,7 +157,10 @@ describe("an MCP client that negotiates tasks", () => {
       structuredContent: { status: "not_allowed", call_id: callId, reason: "Refund exceeds what we owe." },
       _meta: { [RELATED_TASK_META_KEY]: { taskId } },
     });
-    expect(await client.experimental.tasks.getTask(taskId)).toMatchObject({ status: "failed", statusMessage: "not_allowed: Refund exceeds what we owe." });
+    expect(await client.experimental.tasks.getTask(taskId)).toMatchObject({
+      status: "failed",
+      statusMessage: "not_allowed: Refund exceeds what we owe.",
+    });
     expect(await db.refund.count({ where: { orderId: world.orders.o1004 } })).toBe(0);
     await client.close();
   });
@@ -122,7 +172,11 @@ describe("an MCP client that negotiates tasks", () => {
     const { taskId, callId, approvalId } = await heldTask(world, client);
 
     const cancelled = await client.experimental.tasks.cancelTask(taskId);
-    expect(cancelled).toMatchObject({ taskId, status: "cancelled", statusMessage: expect.stringContaining("withdrawn") });
+    expect(cancelled).toMatchObject({
+      taskId,
+      status: "cancelled",
+      statusMessage: expect.stringContaining("withdrawn"),
+    });
     expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({
       status: "withdrawn",
       resultCode: "approval.withdrawn",
@@ -135,7 +189,10 @@ describe("an MCP client that negotiates tasks", () => {
       ["pending_approval", "approval", "approval.required", null],
       ["unavailable", "approval", "approval.withdrawn", null],
     ]);
-    expect(await approveRequest(supervisor(world), approvalId)).toMatchObject({ ok: false, code: "approval.already-decided" });
+    expect(await approveRequest(supervisor(world), approvalId)).toMatchObject({
+      ok: false,
+      code: "approval.already-decided",
+    });
     expect(await db.refund.count({ where: { orderId: world.orders.o1004 } })).toBe(0);
     expect((await externals.stats()).totalsByOrder[world.orders.o1004] ?? 0).toBe(0);
     expect((await db.order.findUniqueOrThrow({ where: { id: world.orders.o1004 } })).refundedCents).toBe(0);
@@ -147,7 +204,10 @@ describe("an MCP client that negotiates tasks", () => {
     await expect(client.experimental.tasks.cancelTask(taskId)).rejects.toThrow(/-32602.*terminal status 'cancelled'/);
     // The plain status tool says the same to a model that asks.
     const status = await client.callTool({ name: "get_call_status", arguments: { call_id: callId } });
-    expect(status.structuredContent).toMatchObject({ status: "ok", result: { call_id: callId, status: "unavailable" } });
+    expect(status.structuredContent).toMatchObject({
+      status: "ok",
+      result: { call_id: callId, status: "unavailable" },
+    });
     await client.close();
   });
 
@@ -159,18 +219,28 @@ describe("an MCP client that negotiates tasks", () => {
 
     const strangers = [
       await taskClient(world.keys.agent, await conversationFor(world.keys.agent, { customer_id: world.customers.ana })),
-      await taskClient(world.keys.agent2, await conversationFor(world.keys.agent2, { customer_id: world.customers.ana })),
-      await taskClient(world.keys.otherAgent, await conversationFor(world.keys.otherAgent, { customer_id: world.customers.gil })),
+      await taskClient(
+        world.keys.agent2,
+        await conversationFor(world.keys.agent2, { customer_id: world.customers.ana }),
+      ),
+      await taskClient(
+        world.keys.otherAgent,
+        await conversationFor(world.keys.otherAgent, { customer_id: world.customers.gil }),
+      ),
     ];
     for (const stranger of strangers) {
       await expect(stranger.experimental.tasks.getTask(taskId)).rejects.toThrow(/-32602.*Task not found/);
-      await expect(stranger.experimental.tasks.getTaskResult(taskId, CallToolResultSchema)).rejects.toThrow(/-32602.*Task not found/);
+      await expect(stranger.experimental.tasks.getTaskResult(taskId, CallToolResultSchema)).rejects.toThrow(
+        /-32602.*Task not found/,
+      );
       await expect(stranger.experimental.tasks.cancelTask(taskId)).rejects.toThrow(/-32602.*Task not found/);
       expect((await stranger.experimental.tasks.listTasks()).tasks).toEqual([]);
       await stranger.close();
     }
     expect((await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).status).toBe("pending");
-    expect((await owner.experimental.tasks.listTasks()).tasks).toEqual([expect.objectContaining({ taskId, status: "working" })]);
+    expect((await owner.experimental.tasks.listTasks()).tasks).toEqual([
+      expect.objectContaining({ taskId, status: "working" }),
+    ]);
     await expect(owner.experimental.tasks.listTasks("bm90LWEtY3Vyc29y")).rejects.toThrow(/-32602.*Invalid cursor/);
     await owner.close();
   });
@@ -181,7 +251,15 @@ describe("an MCP client that negotiates tasks", () => {
     const client = await taskClient(world.keys.agent, conversation);
     const ask = (amount: number) =>
       client.request(
-        { method: "tools/call", params: { name: "issue_refund", arguments: refund(world.orders.o1001, amount), task: {}, _meta: { "io.toolgate/idempotency-key": `k-${amount}` } } },
+        {
+          method: "tools/call",
+          params: {
+            name: "issue_refund",
+            arguments: refund(world.orders.o1001, amount),
+            task: {},
+            _meta: { "io.toolgate/idempotency-key": `k-${amount}` },
+          },
+        },
         CreateTaskResultSchema,
       );
     const small = await ask(1500);
@@ -197,7 +275,10 @@ describe("an MCP client that negotiates tasks", () => {
     expect(invalid.task).toMatchObject({ status: "failed", statusMessage: "invalid_arguments" });
 
     await expect(
-      client.request({ method: "tools/call", params: { name: "get_order", arguments: { order_id: world.orders.o1001 }, task: {} } }, CreateTaskResultSchema),
+      client.request(
+        { method: "tools/call", params: { name: "get_order", arguments: { order_id: world.orders.o1001 }, task: {} } },
+        CreateTaskResultSchema,
+      ),
     ).rejects.toThrow(/-32601.*get_order does not run as a task/);
     // Without `task` the same client gets plain results, held calls included, as before.
     const plain = await client.callTool({ name: "issue_refund", arguments: refund(world.orders.o1004, 8000) });

@@ -25,17 +25,32 @@ const routeFetch = (async (input: string | URL | Request, init?: RequestInit) =>
   return mcpRoute(new Request(request, { headers }));
 }) as typeof fetch;
 
-const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+const initialize = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+};
 function post(conversation: string, headers: Record<string, string>, body: unknown = initialize) {
   return mcpRoute(
     new Request(`${BASE}/api/mcp?conversation=${conversation}`, {
       method: "POST",
-      headers: { host: "127.0.0.1:3000", accept: "application/json, text/event-stream", "content-type": "application/json", ...headers },
+      headers: {
+        host: "127.0.0.1:3000",
+        accept: "application/json, text/event-stream",
+        "content-type": "application/json",
+        ...headers,
+      },
       body: JSON.stringify(body),
     }),
   );
 }
-const refund = (order: string, amount: number) => ({ order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" });
+const refund = (order: string, amount: number) => ({
+  order_id: order,
+  amount_cents: amount,
+  currency: "USD",
+  reason: "damaged",
+});
 
 describe("protocol hygiene on /api/mcp", () => {
   it("refuses a foreign Host or Origin with 403 even with a valid key, and takes loopback and configured origins", async () => {
@@ -44,7 +59,10 @@ describe("protocol hygiene on /api/mcp", () => {
     expect((await post(conversation, { ...auth, host: "evil.example:3000" })).status).toBe(403);
     const foreign = await post(conversation, { ...auth, origin: "http://evil.example" });
     expect(foreign.status).toBe(403);
-    expect(await foreign.json()).toMatchObject({ jsonrpc: "2.0", error: { message: expect.stringContaining("Origin") } });
+    expect(await foreign.json()).toMatchObject({
+      jsonrpc: "2.0",
+      error: { message: expect.stringContaining("Origin") },
+    });
     expect((await post(conversation, { ...auth, origin: "http://localhost:6274" })).status).toBe(200);
     expect((await post(conversation, { ...auth, origin: "https://inspector.example" })).status).toBe(403);
     process.env.MCP_ALLOWED_ORIGINS = "https://inspector.example";
@@ -66,7 +84,9 @@ describe("protocol hygiene on /api/mcp", () => {
     for (const response of [wellKnown(), underMcp()]) {
       expect(response.status).toBe(404);
       expect(response.headers.get("content-type")).toMatch(/^application\/json/);
-      expect(await response.json()).toEqual({ error: { code: "oauth.not-offered", message: expect.stringContaining("API keys") } });
+      expect(await response.json()).toEqual({
+        error: { code: "oauth.not-offered", message: expect.stringContaining("API keys") },
+      });
     }
   });
 
@@ -82,11 +102,24 @@ describe("protocol hygiene on /api/mcp", () => {
     const own = await createWorld();
     const conversation = await conversationFor(own.keys.agent, { customer_id: own.customers.ana });
     // Two orders: a refund blocks its order until the provider answers, and a batch's calls run side by side.
-    const call = (id: number, order: string) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "issue_refund", arguments: refund(order, 100) } });
-    const response = await post(conversation, { authorization: `Bearer ${own.keys.agent}`, "idempotency-key": "fixed" }, [call(1, own.orders.o1001), call(2, own.orders.o1004)]);
+    const call = (id: number, order: string) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "issue_refund", arguments: refund(order, 100) },
+    });
+    const response = await post(
+      conversation,
+      { authorization: `Bearer ${own.keys.agent}`, "idempotency-key": "fixed" },
+      [call(1, own.orders.o1001), call(2, own.orders.o1004)],
+    );
     const answers = (await response.json()) as { result: { structuredContent: { status: string } } }[];
     expect(answers.map((answer) => answer.result.structuredContent.status)).toEqual(["ok", "ok"]);
-    const keys = await db.toolCall.findMany({ where: { conversationId: conversation }, select: { callKey: true }, orderBy: { callKey: "asc" } });
+    const keys = await db.toolCall.findMany({
+      where: { conversationId: conversation },
+      select: { callKey: true },
+      orderBy: { callKey: "asc" },
+    });
     expect(keys.map((row) => row.callKey)).toEqual(["fixed:1", "fixed:2"]);
   });
 });
@@ -97,7 +130,8 @@ describe("an MCP client that sends nothing but its API key", () => {
     const conversation = await conversationFor(own.keys.agent, { customer_id: own.customers.ana });
     const client = await connectMcp(BASE, own.keys.agent, conversation, routeFetch);
     const { tools } = await client.listTools();
-    for (const tool of tools) expect(tool.outputSchema).toMatchObject({ type: "object", required: ["status", "call_id"] });
+    for (const tool of tools)
+      expect(tool.outputSchema).toMatchObject({ type: "object", required: ["status", "call_id"] });
 
     const first = await client.callTool({ name: "issue_refund", arguments: refund(own.orders.o1001, 1500) });
     expect(first.isError).toBe(false);
@@ -109,14 +143,28 @@ describe("an MCP client that sends nothing but its API key", () => {
     const held = await client.callTool({ name: "issue_refund", arguments: refund(own.orders.o1004, 8000) });
     expect(held.isError).toBe(false);
     const { call_id: callId } = held.structuredContent as { call_id: string };
-    expect(held.structuredContent).toEqual({ status: "needs_approval", call_id: callId, expires_at: expect.any(String) });
+    expect(held.structuredContent).toEqual({
+      status: "needs_approval",
+      call_id: callId,
+      expires_at: expect.any(String),
+    });
     const waiting = await client.callTool({ name: "get_call_status", arguments: { call_id: callId } });
-    expect(waiting.structuredContent).toMatchObject({ status: "ok", result: { call_id: callId, status: "needs_approval" } });
+    expect(waiting.structuredContent).toMatchObject({
+      status: "ok",
+      result: { call_id: callId, status: "needs_approval" },
+    });
 
     const request = await db.approvalRequest.findFirstOrThrow({ where: { originCallId: callId } });
-    await denyRequest({ userId: own.users.supervisor, tenantId: own.tenantId, role: "SUPERVISOR" }, request.id, "Refund exceeds what we owe.");
+    await denyRequest(
+      { userId: own.users.supervisor, tenantId: own.tenantId, role: "SUPERVISOR" },
+      request.id,
+      "Refund exceeds what we owe.",
+    );
     const decided = await client.callTool({ name: "get_call_status", arguments: { call_id: callId } });
-    expect(decided.structuredContent).toMatchObject({ status: "ok", result: { call_id: callId, status: "not_allowed", reason: "Refund exceeds what we owe." } });
+    expect(decided.structuredContent).toMatchObject({
+      status: "ok",
+      result: { call_id: callId, status: "not_allowed", reason: "Refund exceeds what we owe." },
+    });
     expect(await db.refund.count({ where: { orderId: own.orders.o1004 } })).toBe(0);
     await client.close();
   });

@@ -27,7 +27,10 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   return 0;
 }
 
-const refund = (order: string, amount: number) => ({ name: "issue_refund", arguments: { order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" } });
+const refund = (order: string, amount: number) => ({
+  name: "issue_refund",
+  arguments: { order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" },
+});
 
 afterEach(() => {
   delete process.env.METRICS_TOKEN;
@@ -45,7 +48,12 @@ describe("GET /api/metrics", () => {
 
   it("wants the bearer token when METRICS_TOKEN is set", async () => {
     process.env.METRICS_TOKEN = "scrape-secret";
-    const refused: Record<string, string>[] = [{}, { authorization: "Bearer wrong" }, { authorization: "scrape-secret" }, { authorization: "Bearer scrape-secret2" }];
+    const refused: Record<string, string>[] = [
+      {},
+      { authorization: "Bearer wrong" },
+      { authorization: "scrape-secret" },
+      { authorization: "Bearer scrape-secret2" },
+    ];
     for (const headers of refused) {
       const { status, text } = await scrape(headers);
       expect(status).toBe(401);
@@ -64,13 +72,20 @@ describe("GET /api/metrics", () => {
     const limited = { tool: "(unknown)", kind: "rejected", stage: "rate", code: "rate.limited" };
     const before = (await scrape()).text;
 
-    expect((await propose(world.keys.agent, conversation, refund(world.orders.o1001, 1200), newCallKey())).json.code).toBe("refund.issued");
-    expect((await propose(world.keys.agent, conversation, refund(world.orders.o1001, -5), newCallKey())).json.code).toBe("amount.invalid");
+    expect(
+      (await propose(world.keys.agent, conversation, refund(world.orders.o1001, 1200), newCallKey())).json.code,
+    ).toBe("refund.issued");
+    expect(
+      (await propose(world.keys.agent, conversation, refund(world.orders.o1001, -5), newCallKey())).json.code,
+    ).toBe("amount.invalid");
     await propose(world.keys.agent, conversation, refund(world.orders.o1001, 100), newCallKey());
-    expect((await propose(world.keys.agent, conversation, refund(world.orders.o1001, 100), newCallKey())).json.code).toBe("rate.limited");
+    expect(
+      (await propose(world.keys.agent, conversation, refund(world.orders.o1001, 100), newCallKey())).json.code,
+    ).toBe("rate.limited");
 
     const after = (await scrape()).text;
-    const delta = (name: string, labels: Record<string, string> = {}) => sample(after, name, labels) - sample(before, name, labels);
+    const delta = (name: string, labels: Record<string, string> = {}) =>
+      sample(after, name, labels) - sample(before, name, labels);
     // Each test file runs in its own process, so these counters move only with this file's calls.
     expect(delta("toolgate_decisions_total", issued)).toBe(2);
     expect(delta("toolgate_decisions_total", invalid)).toBe(1);
@@ -90,27 +105,44 @@ describe("GET /api/metrics", () => {
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
     const pending = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), newCallKey());
     expect(pending.json.code).toBe("approval.required");
-    await db.approvalRequest.update({ where: { id: pending.json.approval!.id }, data: { createdAt: new Date(Date.now() - 90_000) } });
+    await db.approvalRequest.update({
+      where: { id: pending.json.approval!.id },
+      data: { createdAt: new Date(Date.now() - 90_000) },
+    });
     const before = (await scrape()).text;
-    const decided = await approveRequest({ userId: world.users.supervisor, tenantId: world.tenantId, role: "SUPERVISOR" }, pending.json.approval!.id);
+    const decided = await approveRequest(
+      { userId: world.users.supervisor, tenantId: world.tenantId, role: "SUPERVISOR" },
+      pending.json.approval!.id,
+    );
     expect(decided.ok).toBe(true);
     const after = (await scrape()).text;
-    const delta = (name: string, labels: Record<string, string>) => sample(after, name, labels) - sample(before, name, labels);
+    const delta = (name: string, labels: Record<string, string>) =>
+      sample(after, name, labels) - sample(before, name, labels);
     expect(delta("toolgate_approval_decision_seconds_count", { status: "approved" })).toBe(1);
     expect(delta("toolgate_approval_decision_seconds_sum", { status: "approved" })).toBeGreaterThanOrEqual(90);
     expect(delta("toolgate_approval_decision_seconds_bucket", { status: "approved", le: "60" })).toBe(0);
     expect(delta("toolgate_approval_decision_seconds_bucket", { status: "approved", le: "120" })).toBe(1);
-    expect(delta("toolgate_decisions_total", { tool: "issue_refund", kind: "executed", stage: "execute", code: "refund.issued" })).toBe(1);
+    expect(
+      delta("toolgate_decisions_total", {
+        tool: "issue_refund",
+        kind: "executed",
+        stage: "execute",
+        code: "refund.issued",
+      }),
+    ).toBe(1);
   });
 
   it("counts provider errors by kind and sign-in throttle rejections", async () => {
     const before = (await scrape()).text;
     const down = httpPaymentProvider({ url: "http://127.0.0.1:1", secret: "s", attempts: 2, backoffMs: 1 });
-    expect((await down.refund("k", { order_id: "o", amount_cents: 1, currency: "USD", reason: "damaged" })).kind).toBe("uncertain");
+    expect((await down.refund("k", { order_id: "o", amount_cents: 1, currency: "USD", reason: "damaged" })).kind).toBe(
+      "uncertain",
+    );
     expect((await down.lookup("k")).kind).toBe("uncertain");
     countSignInThrottled();
     const after = (await scrape()).text;
-    const delta = (name: string, labels: Record<string, string> = {}) => sample(after, name, labels) - sample(before, name, labels);
+    const delta = (name: string, labels: Record<string, string> = {}) =>
+      sample(after, name, labels) - sample(before, name, labels);
     expect(delta("toolgate_provider_errors_total", { operation: "refund", error: "transport" })).toBe(2);
     expect(delta("toolgate_provider_errors_total", { operation: "lookup", error: "transport" })).toBe(1);
     expect(delta("toolgate_signin_throttled_total")).toBe(1);
@@ -129,24 +161,72 @@ describe("GET /api/metrics", () => {
           for (const [index, age] of [600, 30].entries()) {
             await tx.approvalRequest.create({
               data: {
-                id: `apr_m${index}_${world.tenantId}`, tenantId: world.tenantId, conversationId: conversation, originCallId: `call_m${index}_${world.tenantId}`,
-                toolName: "issue_refund", orderId: world.orders.o1004, argsHash: `h${index}`, impactCents: 1, preview: {}, status: "pending",
-                requestedById: world.users.agent, expiresAt: old(-600), createdAt: old(age),
+                id: `apr_m${index}_${world.tenantId}`,
+                tenantId: world.tenantId,
+                conversationId: conversation,
+                originCallId: `call_m${index}_${world.tenantId}`,
+                toolName: "issue_refund",
+                orderId: world.orders.o1004,
+                argsHash: `h${index}`,
+                impactCents: 1,
+                preview: {},
+                status: "pending",
+                requestedById: world.users.agent,
+                expiresAt: old(-600),
+                createdAt: old(age),
               },
             });
           }
           const mail = (id: string, status: string, lastError: string | null) => ({
-            id: `${id}_${world.tenantId}`, tenantId: world.tenantId, kind: "k", recipient: "r@example.test", subject: "s", body: "b", status, lastError,
+            id: `${id}_${world.tenantId}`,
+            tenantId: world.tenantId,
+            kind: "k",
+            recipient: "r@example.test",
+            subject: "s",
+            body: "b",
+            status,
+            lastError,
           });
-          await tx.outboxMessage.createMany({ data: [mail("m1", "pending", null), mail("m2", "pending", "smtp down"), mail("m3", "sending", "smtp down"), mail("m4", "dead", "gave up"), mail("m5", "sent", null)] });
+          await tx.outboxMessage.createMany({
+            data: [
+              mail("m1", "pending", null),
+              mail("m2", "pending", "smtp down"),
+              mail("m3", "sending", "smtp down"),
+              mail("m4", "dead", "gave up"),
+              mail("m5", "sent", null),
+            ],
+          });
           await tx.toolCall.create({
-            data: { id: `call_r_${world.tenantId}`, tenantId: world.tenantId, conversationId: conversation, toolName: "issue_refund", kind: "unavailable", stage: "execute", code: "refund.outcome-unknown", outcome: {} },
+            data: {
+              id: `call_r_${world.tenantId}`,
+              tenantId: world.tenantId,
+              conversationId: conversation,
+              toolName: "issue_refund",
+              kind: "unavailable",
+              stage: "execute",
+              code: "refund.outcome-unknown",
+              outcome: {},
+            },
           });
           const refundRow = (id: string, status: string, age: number) => ({
-            id: `${id}_${world.tenantId}`, tenantId: world.tenantId, orderId: world.orders.o1004, toolCallId: `call_r_${world.tenantId}`, amountCents: 1,
-            currency: "USD", reason: "damaged", status, providerKey: `${id}_${world.tenantId}`, createdAt: old(age),
+            id: `${id}_${world.tenantId}`,
+            tenantId: world.tenantId,
+            orderId: world.orders.o1004,
+            toolCallId: `call_r_${world.tenantId}`,
+            amountCents: 1,
+            currency: "USD",
+            reason: "damaged",
+            status,
+            providerKey: `${id}_${world.tenantId}`,
+            createdAt: old(age),
           });
-          await tx.refund.createMany({ data: [refundRow("rf1", "unknown", 7200), refundRow("rf2", "investigate", 60), refundRow("rf3", "issued", 9999)] });
+          await tx.refund.createMany({
+            data: [
+              refundRow("rf1", "unknown", 7200),
+              refundRow("rf2", "investigate", 60),
+              refundRow("rf3", "issued", 9999),
+            ],
+          });
 
           const now = (await metricsText(tx)).body;
           const delta = (name: string) => gauge(now, name) - gauge(baseline, name);

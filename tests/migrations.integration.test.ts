@@ -32,7 +32,11 @@ const SCALARS: Record<string, string> = {
   Bytes: "bytea",
 };
 
-function parseSchema(): { models: Map<string, SchemaField[]>; enums: Set<string>; compoundUniques: Map<string, string[][]> } {
+function parseSchema(): {
+  models: Map<string, SchemaField[]>;
+  enums: Set<string>;
+  compoundUniques: Map<string, string[][]>;
+} {
   const text = readFileSync(path.join(process.cwd(), "prisma", "schema.prisma"), "utf8");
   const enums = new Set([...text.matchAll(/^enum (\w+) \{/gm)].map((match) => match[1]));
   const models = new Map<string, SchemaField[]>();
@@ -84,7 +88,9 @@ describe("the SQL migrations and schema.prisma agree", () => {
 
     for (const [model, fields] of schema.models) {
       const actual = columns.filter((column) => column.table_name === model);
-      expect(actual.map((column) => column.column_name).sort(), model).toEqual(fields.map((field) => field.name).sort());
+      expect(actual.map((column) => column.column_name).sort(), model).toEqual(
+        fields.map((field) => field.name).sort(),
+      );
       for (const field of fields) {
         const column = actual.find((candidate) => candidate.column_name === field.name)!;
         const where = `${model}.${field.name}`;
@@ -111,8 +117,10 @@ describe("the SQL migrations and schema.prisma agree", () => {
     const has = (table: string, columns: string[]) =>
       indexes.some((index) => index.table === table && index.columns.join(",") === columns.join(","));
     for (const [model, fields] of schema.models) {
-      for (const field of fields.filter((candidate) => candidate.unique)) expect(has(model, [field.name]), `${model}.${field.name}`).toBe(true);
-      for (const compound of schema.compoundUniques.get(model) ?? []) expect(has(model, compound), `${model}(${compound})`).toBe(true);
+      for (const field of fields.filter((candidate) => candidate.unique))
+        expect(has(model, [field.name]), `${model}.${field.name}`).toBe(true);
+      for (const compound of schema.compoundUniques.get(model) ?? [])
+        expect(has(model, compound), `${model}(${compound})`).toBe(true);
     }
   });
 
@@ -131,7 +139,9 @@ describe("the SQL migrations and schema.prisma agree", () => {
 
 describe("the migration runner", () => {
   it("records migrations the way prisma migrate deploy does, and a second run applies nothing", async () => {
-    const rows = await db.$queryRaw<{ migration_name: string; checksum: string; finished_at: Date | null; applied_steps_count: number }[]>`
+    const rows = await db.$queryRaw<
+      { migration_name: string; checksum: string; finished_at: Date | null; applied_steps_count: number }[]
+    >`
       SELECT migration_name, checksum, finished_at, applied_steps_count FROM "_prisma_migrations"`;
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) {
@@ -145,36 +155,47 @@ describe("the migration runner", () => {
   it("refuses to continue when an applied migration was edited", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "toolgate-migrations-"));
     await cp(path.join(process.cwd(), "prisma", "migrations"), dir, { recursive: true });
-    const [first] = readdirSync(dir).filter((name) => !name.endsWith(".toml")).sort();
+    const [first] = readdirSync(dir)
+      .filter((name) => !name.endsWith(".toml"))
+      .sort();
     await writeFile(path.join(dir, first, "migration.sql"), "-- edited\n", { flag: "a" });
     await expect(migrate(inject("databaseUrl"), dir)).rejects.toThrow(/edited after it was applied/);
   });
 
-  it("run by three instances at once on an empty database (`npm run db:migrate`), applies each migration once", { timeout: 90_000 }, async () => {
-    const url = await freshDatabase(inject("databaseUrl"), "toolgate_migrate_race");
-    const runs = await Promise.all(Array.from({ length: 3 }, () => npmRun("db:migrate", { DATABASE_URL: url })));
-    for (const run of runs) expect(run.code, run.output).toBe(0);
-    const names = readdirSync(path.join(process.cwd(), "prisma", "migrations")).filter((name) => !name.endsWith(".toml"));
-    // One run applied everything; the other two waited for its lock and found nothing left to do.
-    const applied = runs.map((run) => Number(/migrations: (\d+) applied/.exec(run.output)?.[1]));
-    expect(applied.sort((a, b) => a - b)).toEqual([0, 0, names.length]);
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      const recorded = await client.query<{ migration_name: string; times: number }>(
-        `SELECT migration_name, count(*)::int AS times FROM "_prisma_migrations" WHERE finished_at IS NOT NULL GROUP BY migration_name`,
+  it(
+    "run by three instances at once on an empty database (`npm run db:migrate`), applies each migration once",
+    { timeout: 90_000 },
+    async () => {
+      const url = await freshDatabase(inject("databaseUrl"), "toolgate_migrate_race");
+      const runs = await Promise.all(Array.from({ length: 3 }, () => npmRun("db:migrate", { DATABASE_URL: url })));
+      for (const run of runs) expect(run.code, run.output).toBe(0);
+      const names = readdirSync(path.join(process.cwd(), "prisma", "migrations")).filter(
+        (name) => !name.endsWith(".toml"),
       );
-      expect(recorded.rows.map((row) => row.migration_name).sort()).toEqual(names.sort());
-      expect(recorded.rows.every((row) => row.times === 1)).toBe(true);
-    } finally {
-      await client.end();
-    }
-  });
+      // One run applied everything; the other two waited for its lock and found nothing left to do.
+      const applied = runs.map((run) => Number(/migrations: (\d+) applied/.exec(run.output)?.[1]));
+      expect(applied.sort((a, b) => a - b)).toEqual([0, 0, names.length]);
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const recorded = await client.query<{ migration_name: string; times: number }>(
+          `SELECT migration_name, count(*)::int AS times FROM "_prisma_migrations" WHERE finished_at IS NOT NULL GROUP BY migration_name`,
+        );
+        expect(recorded.rows.map((row) => row.migration_name).sort()).toEqual(names.sort());
+        expect(recorded.rows.every((row) => row.times === 1)).toBe(true);
+      } finally {
+        await client.end();
+      }
+    },
+  );
 });
 
 function npmRun(script: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn("npm", ["run", "--silent", script], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("npm", ["run", "--silent", script], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -196,9 +217,18 @@ describe("what a crash keeps", () => {
 describe("the decision log", () => {
   it("is append-only in the database itself: UPDATE, DELETE and TRUNCATE are refused", async () => {
     const row = await db.decisionLog.create({
-      data: { tenantId: "t_none", toolName: "(unknown)", kind: "rejected", stage: "parse", code: "parse.malformed", latencyMs: 1 },
+      data: {
+        tenantId: "t_none",
+        toolName: "(unknown)",
+        kind: "rejected",
+        stage: "parse",
+        code: "parse.malformed",
+        latencyMs: 1,
+      },
     });
-    await expect(db.decisionLog.update({ where: { id: row.id }, data: { code: "order.read" } })).rejects.toThrow(/append-only/);
+    await expect(db.decisionLog.update({ where: { id: row.id }, data: { code: "order.read" } })).rejects.toThrow(
+      /append-only/,
+    );
     await expect(db.decisionLog.delete({ where: { id: row.id } })).rejects.toThrow(/append-only/);
     await expect(db.$executeRawUnsafe(`TRUNCATE "DecisionLog"`)).rejects.toThrow(/append-only/);
     expect(await db.decisionLog.findUnique({ where: { id: row.id } })).toMatchObject({ code: "parse.malformed" });

@@ -51,7 +51,10 @@ describe("only the provider can say no", () => {
       const again = await propose(world.keys.agent, conversation, refund(world.orders.o1001, 100), newCallKey());
       expect(again.json.code).toBe("refund.in-progress");
       await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId });
-      expect((await getToolCall(world.keys.agent, first.json.id)).json).toMatchObject({ kind: "executed", code: "refund.issued" });
+      expect((await getToolCall(world.keys.agent, first.json.id)).json).toMatchObject({
+        kind: "executed",
+        code: "refund.issued",
+      });
       const third = await propose(world.keys.agent, conversation, refund(world.orders.o1001, 4000), newCallKey());
       expect(third.json.code).toBe("amount.exceeds-refundable");
       await expectRefundInvariants([world.orders.o1001], (await externals.stats()).totalsByOrder);
@@ -96,7 +99,10 @@ async function madeButLost(world: World, conversation: string, order: string, am
   return call.json.id;
 }
 
-const statuses = async (orders: string[]) => (await db.refund.findMany({ where: { orderId: { in: orders } }, orderBy: { orderId: "asc" } })).map((row) => row.status);
+const statuses = async (orders: string[]) =>
+  (await db.refund.findMany({ where: { orderId: { in: orders } }, orderBy: { orderId: "asc" } })).map(
+    (row) => row.status,
+  );
 
 describe("reconciliation cannot be fooled by configuration", () => {
   for (const [name, url, secret] of [
@@ -117,7 +123,11 @@ describe("reconciliation cannot be fooled by configuration", () => {
       expect(await reconcileHealth()).toMatchObject({ ok: false, reason: report.paused });
       expect((await metricsText(sql)).body).toMatch(/^toolgate_reconcile_provider_reachable 0$/m);
 
-      expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({ examined: 2, issued: 2, released: 0 });
+      expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({
+        examined: 2,
+        issued: 2,
+        released: 0,
+      });
       expect(await reconcileHealth()).toMatchObject({ ok: true, reason: null });
       expect((await metricsText(sql)).body).toMatch(/^toolgate_reconcile_provider_reachable 1$/m);
       await expectRefundInvariants(orders, (await externals.stats()).totalsByOrder);
@@ -140,9 +150,21 @@ describe("reconciliation cannot be fooled by configuration", () => {
 
 describe("re-sending is bounded and re-checked", () => {
   const changes: [string, (world: World) => Promise<unknown>, string][] = [
-    ["a fraud hold", (world) => db.order.update({ where: { id: world.orders.o1004 }, data: { fraudHold: true } }), "order.fraud-hold"],
-    ["the order leaving delivered", (world) => db.order.update({ where: { id: world.orders.o1004 }, data: { status: "processing" } }), "order.not-delivered"],
-    ["the agent's refund permission revoked", (world) => db.user.update({ where: { id: world.users.agent }, data: { canRefund: false } }), "agent.not-authorized"],
+    [
+      "a fraud hold",
+      (world) => db.order.update({ where: { id: world.orders.o1004 }, data: { fraudHold: true } }),
+      "order.fraud-hold",
+    ],
+    [
+      "the order leaving delivered",
+      (world) => db.order.update({ where: { id: world.orders.o1004 }, data: { status: "processing" } }),
+      "order.not-delivered",
+    ],
+    [
+      "the agent's refund permission revoked",
+      (world) => db.user.update({ where: { id: world.users.agent }, data: { canRefund: false } }),
+      "agent.not-authorized",
+    ],
   ];
   for (const [name, change, code] of changes) {
     it(`after ${name}, a never-seen refund is released, not re-sent, and the call says why`, async () => {
@@ -150,12 +172,17 @@ describe("re-sending is bounded and re-checked", () => {
       const call = await neverSeen(world, conversation, world.orders.o1004, 3000);
       await change(world);
       const before = await externals.stats();
-      expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({ examined: 1, released: 1 });
+      expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({
+        examined: 1,
+        released: 1,
+      });
       expect((await externals.stats()).refundRequests).toBe(before.refundRequests);
       const row = await db.refund.findFirstOrThrow({ where: { toolCallId: call } });
       expect(row).toMatchObject({ status: "released", lastError: `not re-sent: ${code}`, resentAt: null });
       expect((await getToolCall(world.keys.agent, call)).json.code).toBe(code);
-      expect(await db.conversation.findUniqueOrThrow({ where: { id: conversation } })).toMatchObject({ irreversibleCents: 0 });
+      expect(await db.conversation.findUniqueOrThrow({ where: { id: conversation } })).toMatchObject({
+        irreversibleCents: 0,
+      });
       await expectRefundInvariants([world.orders.o1004], (await externals.stats()).totalsByOrder);
     });
   }
@@ -166,9 +193,15 @@ describe("re-sending is bounded and re-checked", () => {
     const pending = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 3000), newCallKey());
     expect(pending.json.code).toBe("approval.required");
     proxy.faults([{ mode: "reset" }, { mode: "reset" }, { mode: "reset" }]);
-    const approved = await approveRequest({ userId: world.users.supervisor, tenantId: world.tenantId, role: "SUPERVISOR" }, pending.json.approval!.id);
+    const approved = await approveRequest(
+      { userId: world.users.supervisor, tenantId: world.tenantId, role: "SUPERVISOR" },
+      pending.json.approval!.id,
+    );
     expect(approved).toMatchObject({ ok: true, outcome: { code: "refund.outcome-unknown" } });
-    await db.approvalRequest.update({ where: { id: pending.json.approval!.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await db.approvalRequest.update({
+      where: { id: pending.json.approval!.id },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     const before = await externals.stats();
     expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({ released: 1 });
     expect((await externals.stats()).refundRequests).toBe(before.refundRequests);
@@ -179,9 +212,14 @@ describe("re-sending is bounded and re-checked", () => {
   it("past the provider's key retention nothing is re-sent: the refund goes to investigation and the order shows why it is blocked", async () => {
     const { world, conversation } = await setup();
     const call = await neverSeen(world, conversation, world.orders.o1004, 3000);
-    await db.refund.updateMany({ where: { toolCallId: call }, data: { createdAt: new Date(Date.now() - 21 * 60 * 60_000) } });
+    await db.refund.updateMany({
+      where: { toolCallId: call },
+      data: { createdAt: new Date(Date.now() - 21 * 60 * 60_000) },
+    });
     const before = await externals.stats();
-    expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId, investigateAfterMs: 48 * 60 * 60_000 })).toMatchObject({ investigate: 1 });
+    expect(
+      await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId, investigateAfterMs: 48 * 60 * 60_000 }),
+    ).toMatchObject({ investigate: 1 });
     expect((await externals.stats()).refundRequests).toBe(before.refundRequests);
     const row = await db.refund.findFirstOrThrow({ where: { toolCallId: call } });
     expect(row.status).toBe("investigate");
@@ -196,9 +234,16 @@ describe("re-sending is bounded and re-checked", () => {
     const { world, conversation } = await setup();
     const call = await neverSeen(world, conversation, world.orders.o1004, 3000);
     await externals.faults([{ mode: "error_before" }]);
-    expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({ examined: 1, released: 0, stillUnknown: 1 });
+    expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({
+      examined: 1,
+      released: 0,
+      stillUnknown: 1,
+    });
     expect((await db.refund.findFirstOrThrow({ where: { toolCallId: call } })).status).toBe("unknown");
-    expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({ examined: 1, released: 1 });
+    expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({
+      examined: 1,
+      released: 1,
+    });
     expect((await getToolCall(world.keys.agent, call)).json.code).toBe("host.error");
     await expectRefundInvariants([world.orders.o1004], (await externals.stats()).totalsByOrder);
   });
@@ -218,28 +263,49 @@ describe("one reconciler per refund", () => {
   it("two reconcilers in this process and a third from the command line race over the same refunds: zero duplicate provider requests", async () => {
     const world = await createWorld({ sessionCapCents: 10_000_000 });
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-    const orders = Array.from({ length: 12 }, (_, index) => `ord_${80_000_000 + Math.floor(Math.random() * 9_000_000) + index}`);
+    const orders = Array.from(
+      { length: 12 },
+      (_, index) => `ord_${80_000_000 + Math.floor(Math.random() * 9_000_000) + index}`,
+    );
     await db.order.createMany({
-      data: orders.map((id) => ({ id, tenantId: world.tenantId, customerId: world.customers.ana, totalCents: 5000, status: "delivered", currency: "USD", addressLine1: "1 Elm St", postalCode: "94107" })),
+      data: orders.map((id) => ({
+        id,
+        tenantId: world.tenantId,
+        customerId: world.customers.ana,
+        totalCents: 5000,
+        status: "delivered",
+        currency: "USD",
+        addressLine1: "1 Elm St",
+        postalCode: "94107",
+      })),
     });
-    for (const [index, order] of orders.entries()) await (index % 2 ? neverSeen : madeButLost)(world, conversation, order, 1000 + index);
+    for (const [index, order] of orders.entries())
+      await (index % 2 ? neverSeen : madeButLost)(world, conversation, order, 1000 + index);
     const keys = (await db.refund.findMany({ where: { orderId: { in: orders } } })).map((row) => row.providerKey);
     const before = await externals.stats();
 
     // Every provider answer takes a while, so the reconcilers are still waiting on one refund when another looks for
     // work: only the lease keeps the others off it.
     proxy.faults(Array(120).fill({ mode: "delay", ms: 150 }));
-    const cli = spawn(process.execPath, [path.join("node_modules", "tsx", "dist", "cli.mjs"), "--conditions=react-server", "scripts/reconcile.ts"], {
-      env: { ...process.env, RECONCILE_MIN_AGE_MS: "0" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const cli = spawn(
+      process.execPath,
+      [path.join("node_modules", "tsx", "dist", "cli.mjs"), "--conditions=react-server", "scripts/reconcile.ts"],
+      {
+        env: { ...process.env, RECONCILE_MIN_AGE_MS: "0" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     const exited = new Promise<number | null>((resolve) => cli.on("exit", resolve));
-    await Promise.all([reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId }), reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })]);
+    await Promise.all([
+      reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId }),
+      reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId }),
+    ]);
     expect(await exited).toBe(0);
     proxy.clearFaults();
 
     const after = await externals.stats();
-    const delta = (field: "requestsByKey" | "lookupsByKey", key: string) => (after[field][key] ?? 0) - (before[field][key] ?? 0);
+    const delta = (field: "requestsByKey" | "lookupsByKey", key: string) =>
+      (after[field][key] ?? 0) - (before[field][key] ?? 0);
     expect(keys.map((key) => delta("lookupsByKey", key))).toEqual(keys.map(() => 1));
     expect(keys.map((key) => delta("requestsByKey", key)).sort()).toEqual([0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1]);
     await expectRefundInvariants(orders, after.totalsByOrder);
@@ -249,7 +315,9 @@ describe("one reconciler per refund", () => {
     const { world, conversation } = await setup();
     await madeButLost(world, conversation, world.orders.o1001, 4000);
     await madeButLost(world, conversation, world.orders.o1004, 3000);
-    const ids = (await db.refund.findMany({ where: { tenantId: world.tenantId }, orderBy: { createdAt: "asc" } })).map((row) => row.id);
+    const ids = (await db.refund.findMany({ where: { tenantId: world.tenantId }, orderBy: { createdAt: "asc" } })).map(
+      (row) => row.id,
+    );
     // Each pass examines one refund and its lookup meets a gateway error: the second pass takes the other one.
     for (let pass = 0; pass < 2; pass++) {
       proxy.faults([{ mode: "pass" }, { mode: "answer", status: 502 }]);

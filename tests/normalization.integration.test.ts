@@ -23,7 +23,11 @@ const refund = (amount: unknown, extra: Record<string, unknown> = {}) => ({
 describe("strings are normalized once (NFKC, trimmed) and the normalized form is what is used", () => {
   it("accepts full-width digits in a postal code and stores them as ASCII", async () => {
     const response = await propose(world.keys.agent, conversation, address("2 Elm St", "９４１１０"), newCallKey());
-    expect(response.json).toMatchObject({ kind: "executed", code: "address.updated", result: { postal_code: "94110" } });
+    expect(response.json).toMatchObject({
+      kind: "executed",
+      code: "address.updated",
+      result: { postal_code: "94110" },
+    });
     const order = await db.order.findUniqueOrThrow({ where: { id: world.orders.o1003 } });
     expect(order.postalCode).toBe("94110");
   });
@@ -39,12 +43,21 @@ describe("strings are normalized once (NFKC, trimmed) and the normalized form is
 
   it("rejects an embedded newline and other control or separator characters", async () => {
     for (const line1 of ["4 Elm\nSt", "4 Elm\u2028St", "4 Elm\u202eSt"]) {
-      const response = await expectNoEffect(world, () => propose(world.keys.agent, conversation, address(line1, "94107"), newCallKey()));
-      expect(response.json).toMatchObject({ kind: "rejected", stage: "schema", code: "schema.invalid", model: { paths: ["line1"] } });
+      const response = await expectNoEffect(world, () =>
+        propose(world.keys.agent, conversation, address(line1, "94107"), newCallKey()),
+      );
+      expect(response.json).toMatchObject({
+        kind: "rejected",
+        stage: "schema",
+        code: "schema.invalid",
+        model: { paths: ["line1"] },
+      });
     }
     // A NUL (like an unpaired surrogate) cannot be stored by PostgreSQL at all, so parsing refuses it first.
     for (const line1 of ["4 Elm\u0000St", "4 Elm\ud800St"]) {
-      const response = await expectNoEffect(world, () => propose(world.keys.agent, conversation, address(line1, "94107"), newCallKey()));
+      const response = await expectNoEffect(world, () =>
+        propose(world.keys.agent, conversation, address(line1, "94107"), newCallKey()),
+      );
       expect(response.json).toMatchObject({ kind: "rejected", stage: "parse", code: "parse.malformed" });
     }
   });
@@ -64,13 +77,22 @@ describe("strict types: no coercion", () => {
     ["an array amount", [4000]],
   ] as const) {
     it(`rejects ${label}`, async () => {
-      const response = await expectNoEffect(world, () => propose(world.keys.agent, conversation, refund(value), newCallKey()));
-      expect(response.json).toMatchObject({ kind: "rejected", stage: "schema", code: "schema.invalid", model: { paths: ["amount_cents"] } });
+      const response = await expectNoEffect(world, () =>
+        propose(world.keys.agent, conversation, refund(value), newCallKey()),
+      );
+      expect(response.json).toMatchObject({
+        kind: "rejected",
+        stage: "schema",
+        code: "schema.invalid",
+        model: { paths: ["amount_cents"] },
+      });
     });
   }
 
   it("rejects a numeric enum value", async () => {
-    const response = await expectNoEffect(world, () => propose(world.keys.agent, conversation, refund(100, { reason: 0 }), newCallKey()));
+    const response = await expectNoEffect(world, () =>
+      propose(world.keys.agent, conversation, refund(100, { reason: 0 }), newCallKey()),
+    );
     expect(response.json).toMatchObject({ stage: "schema", code: "schema.invalid", model: { paths: ["reason"] } });
   });
 

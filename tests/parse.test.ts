@@ -14,8 +14,13 @@ const nest = (depth: number) => {
 
 describe("envelope parser", () => {
   it("accepts a plain envelope and keeps values exactly", () => {
-    const result = parseEnvelope(raw(`{"name":"get_order","arguments":{"order_id":"ord_1001","n":-1.5e2,"b":[true,false,null]}}`));
-    expect(result).toEqual({ ok: true, value: { name: "get_order", arguments: { order_id: "ord_1001", n: -150, b: [true, false, null] } } });
+    const result = parseEnvelope(
+      raw(`{"name":"get_order","arguments":{"order_id":"ord_1001","n":-1.5e2,"b":[true,false,null]}}`),
+    );
+    expect(result).toEqual({
+      ok: true,
+      value: { name: "get_order", arguments: { order_id: "ord_1001", n: -150, b: [true, false, null] } },
+    });
   });
 
   it("allows depth 8 (the envelope counts as 1) and refuses 9", () => {
@@ -27,7 +32,10 @@ describe("envelope parser", () => {
   it("checks the byte limit before decoding", () => {
     const body = `{"name":"x","arguments":{"p":"${"a".repeat(MAX_ENVELOPE_BYTES)}"}}`;
     expect(codeOf(body)).toBe("parse.too-large");
-    expect(parseEnvelope({ bytes: new Uint8Array(0), truncated: true })).toMatchObject({ ok: false, outcome: { code: "parse.too-large" } });
+    expect(parseEnvelope({ bytes: new Uint8Array(0), truncated: true })).toMatchObject({
+      ok: false,
+      outcome: { code: "parse.too-large" },
+    });
   });
 
   it("finds duplicate keys at any level, after unescaping", () => {
@@ -37,13 +45,33 @@ describe("envelope parser", () => {
   });
 
   it("refuses what JSON.parse would refuse, and what it would quietly allow", () => {
-    for (const text of ["", "{", "nul", "{'name':1}", `{"name":"x","arguments":{}}garbage`, `{"name":"x","arguments":{"a":01}}`, `{"name":"x","arguments":{"a":NaN}}`, `{"name":"x","arguments":{"a":"\u0001"}}`, `{"name":"x","arguments":{"a":1,}}`, `{"name":"x","arguments":{"a":1e999}}`]) {
+    for (const text of [
+      "",
+      "{",
+      "nul",
+      "{'name':1}",
+      `{"name":"x","arguments":{}}garbage`,
+      `{"name":"x","arguments":{"a":01}}`,
+      `{"name":"x","arguments":{"a":NaN}}`,
+      `{"name":"x","arguments":{"a":"\u0001"}}`,
+      `{"name":"x","arguments":{"a":1,}}`,
+      `{"name":"x","arguments":{"a":1e999}}`,
+    ]) {
       expect(codeOf(text), text).toBe("parse.malformed");
     }
   });
 
   it("requires exactly name (string) and arguments (object)", () => {
-    for (const text of [`[]`, `"x"`, `{"name":"x"}`, `{"arguments":{}}`, `{"name":"x","arguments":null}`, `{"name":"x","arguments":[]}`, `{"name":1,"arguments":{}}`, `{"name":"x","arguments":{},"id":1}`]) {
+    for (const text of [
+      `[]`,
+      `"x"`,
+      `{"name":"x"}`,
+      `{"arguments":{}}`,
+      `{"name":"x","arguments":null}`,
+      `{"name":"x","arguments":[]}`,
+      `{"name":1,"arguments":{}}`,
+      `{"name":"x","arguments":{},"id":1}`,
+    ]) {
       expect(codeOf(text), text).toBe("parse.envelope-invalid");
     }
   });

@@ -15,7 +15,9 @@ describe("consequence policy (tenant defaults: auto 5000, session cap 10000, 3 a
   it("an 8000-cent refund on ord_1004 waits for approval, with a runtime-built preview and no effect", async () => {
     const world = await createWorld();
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-    const pending = await expectNoEffect(world, () => propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), newCallKey()));
+    const pending = await expectNoEffect(world, () =>
+      propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), newCallKey()),
+    );
     expect(pending.json).toMatchObject({
       kind: "pending_approval",
       stage: "approval",
@@ -42,7 +44,12 @@ describe("consequence policy (tenant defaults: auto 5000, session cap 10000, 3 a
       held: [{ rule: "auto_limit_cents", limit_cents: 5000, amount_cents: 8000 }],
     });
     const stored = await db.approvalRequest.findUniqueOrThrow({ where: { id: approval.id } });
-    expect(stored).toMatchObject({ status: "pending", impactCents: 8000, originCallId: pending.json.id, requestedById: world.users.agent });
+    expect(stored).toMatchObject({
+      status: "pending",
+      impactCents: 8000,
+      originCallId: pending.json.id,
+      requestedById: world.users.agent,
+    });
   });
 
   it("proposing the same call again returns the same pending request, not a second one", async () => {
@@ -58,12 +65,18 @@ describe("consequence policy (tenant defaults: auto 5000, session cap 10000, 3 a
     const world = await createWorld();
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
     const codes = [];
-    for (let i = 0; i < 3; i++) codes.push((await propose(world.keys.agent, conversation, refund(world.orders.o1004, 4000), newCallKey())).json.code);
+    for (let i = 0; i < 3; i++)
+      codes.push(
+        (await propose(world.keys.agent, conversation, refund(world.orders.o1004, 4000), newCallKey())).json.code,
+      );
     expect(codes).toEqual(["refund.issued", "refund.issued", "approval.required"]);
     const order = await db.order.findUniqueOrThrow({ where: { id: world.orders.o1004 } });
     expect(order.refundedCents).toBe(8000);
     expect(await db.refund.count({ where: { orderId: world.orders.o1004 } })).toBe(2);
-    expect(await db.conversation.findUniqueOrThrow({ where: { id: conversation } })).toMatchObject({ writesMade: 2, irreversibleCents: 8000 });
+    expect(await db.conversation.findUniqueOrThrow({ where: { id: conversation } })).toMatchObject({
+      writesMade: 2,
+      irreversibleCents: 8000,
+    });
   });
 
   it("the session cap is per conversation: a new conversation starts a new budget", async () => {
@@ -72,8 +85,12 @@ describe("consequence policy (tenant defaults: auto 5000, session cap 10000, 3 a
     const second = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
     await propose(world.keys.agent, first, refund(world.orders.o1004, 5000), newCallKey());
     await propose(world.keys.agent, first, refund(world.orders.o1004, 5000), newCallKey());
-    expect((await propose(world.keys.agent, first, refund(world.orders.o1004, 1), newCallKey())).json.code).toBe("approval.required");
-    expect((await propose(world.keys.agent, second, refund(world.orders.o1004, 1), newCallKey())).json.code).toBe("refund.issued");
+    expect((await propose(world.keys.agent, first, refund(world.orders.o1004, 1), newCallKey())).json.code).toBe(
+      "approval.required",
+    );
+    expect((await propose(world.keys.agent, second, refund(world.orders.o1004, 1), newCallKey())).json.code).toBe(
+      "refund.issued",
+    );
   });
 
   it("a fourth reversible write in a conversation waits for approval", async () => {
@@ -84,9 +101,15 @@ describe("consequence policy (tenant defaults: auto 5000, session cap 10000, 3 a
       arguments: { order_id: world.orders.o1003, line1: `${n} Elm St`, postal_code: "94107" },
     });
     const codes = [];
-    for (let n = 1; n <= 3; n++) codes.push((await propose(world.keys.agent, conversation, address(n), newCallKey())).json.code);
+    for (let n = 1; n <= 3; n++)
+      codes.push((await propose(world.keys.agent, conversation, address(n), newCallKey())).json.code);
     const fourth = await expectNoEffect(world, () => propose(world.keys.agent, conversation, address(4), newCallKey()));
-    expect([...codes, fourth.json.code]).toEqual(["address.updated", "address.updated", "address.updated", "approval.required"]);
+    expect([...codes, fourth.json.code]).toEqual([
+      "address.updated",
+      "address.updated",
+      "address.updated",
+      "approval.required",
+    ]);
     expect((await db.order.findUniqueOrThrow({ where: { id: world.orders.o1003 } })).addressLine1).toBe("3 Elm St");
   });
 
@@ -94,24 +117,43 @@ describe("consequence policy (tenant defaults: auto 5000, session cap 10000, 3 a
     const world = await createWorld();
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
     await propose(world.keys.agent, conversation, refund(world.orders.o1001, 100), newCallKey());
-    await propose(world.keys.agent, conversation, { name: "send_status_email", arguments: { order_id: world.orders.o1001 } }, newCallKey());
+    await propose(
+      world.keys.agent,
+      conversation,
+      { name: "send_status_email", arguments: { order_id: world.orders.o1001 } },
+      newCallKey(),
+    );
     await propose(world.keys.agent, conversation, refund(world.orders.o1001, 100), newCallKey());
-    const address = { name: "update_shipping_address", arguments: { order_id: world.orders.o1003, line1: "9 Elm St", postal_code: "94107" } };
+    const address = {
+      name: "update_shipping_address",
+      arguments: { order_id: world.orders.o1003, line1: "9 Elm St", postal_code: "94107" },
+    };
     expect((await propose(world.keys.agent, conversation, address, newCallKey())).json.code).toBe("approval.required");
   });
 
   it("the tenant's own policy row decides, not the defaults", async () => {
     const world = await createWorld({ autoLimitCents: 10000, sessionCapCents: 20000 });
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-    expect((await propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), newCallKey())).json.code).toBe("refund.issued");
+    expect(
+      (await propose(world.keys.agent, conversation, refund(world.orders.o1004, 8000), newCallKey())).json.code,
+    ).toBe("refund.issued");
     await db.tenant.update({ where: { id: world.tenantId }, data: { autoLimitCents: 1000 } });
-    expect((await propose(world.keys.agent, conversation, refund(world.orders.o1004, 2000), newCallKey())).json.code).toBe("approval.required");
+    expect(
+      (await propose(world.keys.agent, conversation, refund(world.orders.o1004, 2000), newCallKey())).json.code,
+    ).toBe("approval.required");
   });
 
   it("reads are never held, however many writes came before", async () => {
     const world = await createWorld({ maxAutoWrites: 0 });
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-    expect((await propose(world.keys.agent, conversation, { name: "get_order", arguments: { order_id: world.orders.o1001 } })).json.code).toBe("order.read");
+    expect(
+      (
+        await propose(world.keys.agent, conversation, {
+          name: "get_order",
+          arguments: { order_id: world.orders.o1001 },
+        })
+      ).json.code,
+    ).toBe("order.read");
   });
 });
 
@@ -124,7 +166,12 @@ describe("a write decides on its conversation as the lock reads it, not as its r
     const authenticated = await authenticateForConversation(`Bearer ${world.keys.agent}`, conversation);
     const found = authenticated!.found!;
     const proposeAsFound = (body: unknown) =>
-      proposeCall({ ...found, apiKeyId: authenticated!.agent.apiKeyId, callKey: newCallKey(), raw: { bytes: new TextEncoder().encode(JSON.stringify(body)), truncated: false } });
+      proposeCall({
+        ...found,
+        apiKeyId: authenticated!.agent.apiKeyId,
+        callKey: newCallKey(),
+        raw: { bytes: new TextEncoder().encode(JSON.stringify(body)), truncated: false },
+      });
     return { world, conversation, found, proposeAsFound };
   }
 
@@ -149,7 +196,10 @@ describe("the fraud hold", () => {
   it("stops writes to the order, not reads of it", async () => {
     const world = await createWorld();
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-    const read = await propose(world.keys.agent, conversation, { name: "get_order", arguments: { order_id: world.orders.o1005 } });
+    const read = await propose(world.keys.agent, conversation, {
+      name: "get_order",
+      arguments: { order_id: world.orders.o1005 },
+    });
     expect(read.json).toMatchObject({ kind: "executed", code: "order.read", result: { order_id: world.orders.o1005 } });
   });
 });

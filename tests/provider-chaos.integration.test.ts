@@ -25,22 +25,52 @@ function random(seed: number) {
   };
 }
 
-const MODES: (FaultMode | null)[] = [null, null, null, null, "delay", "error_before", "unavailable_before", "error_after", "timeout_after", "drop_response"];
+const MODES: (FaultMode | null)[] = [
+  null,
+  null,
+  null,
+  null,
+  "delay",
+  "error_before",
+  "unavailable_before",
+  "error_after",
+  "timeout_after",
+  "drop_response",
+];
 
 describe("a randomized fault schedule", () => {
   it(`${ATTEMPTS} refund attempts across ${WORKERS} concurrent workers keep provider = issued = refunded <= total`, async () => {
     console.log(`chaos: seed ${SEED}, ${ATTEMPTS} refund attempts, ${WORKERS} workers (CHAOS_SEED to replay)`);
     const next = random(SEED);
-    const world = await createWorld({ autoLimitCents: 100_000, sessionCapCents: 100_000_000, rateConversationPerMin: 100_000, rateKeyPerMin: 100_000, ...NO_CEILINGS });
+    const world = await createWorld({
+      autoLimitCents: 100_000,
+      sessionCapCents: 100_000_000,
+      rateConversationPerMin: 100_000,
+      rateKeyPerMin: 100_000,
+      ...NO_CEILINGS,
+    });
     const base = 70_000_000 + Math.floor(next() * 9_000_000);
     const orders = Array.from({ length: 24 }, (_, index) => `ord_${base + index}`);
     await db.order.createMany({
-      data: orders.map((id) => ({ id, tenantId: world.tenantId, customerId: world.customers.ana, totalCents: 30_000, status: "delivered", currency: "USD", addressLine1: "1 Elm St", postalCode: "94107" })),
+      data: orders.map((id) => ({
+        id,
+        tenantId: world.tenantId,
+        customerId: world.customers.ana,
+        totalCents: 30_000,
+        status: "delivered",
+        currency: "USD",
+        addressLine1: "1 Elm St",
+        postalCode: "94107",
+      })),
     });
-    const conversations = await Promise.all(Array.from({ length: WORKERS }, () => conversationFor(world.keys.agent, { customer_id: world.customers.ana })));
+    const conversations = await Promise.all(
+      Array.from({ length: WORKERS }, () => conversationFor(world.keys.agent, { customer_id: world.customers.ana })),
+    );
     const plan = Array.from({ length: ATTEMPTS }, () => {
       const mode = MODES[Math.floor(next() * MODES.length)];
-      const fault: Fault | null = mode ? { mode, ms: mode === "delay" ? 50 + Math.floor(next() * 200) : undefined } : null;
+      const fault: Fault | null = mode
+        ? { mode, ms: mode === "delay" ? 50 + Math.floor(next() * 200) : undefined }
+        : null;
       return { order: orders[Math.floor(next() * orders.length)], amount: 100 + Math.floor(next() * 2900), fault };
     });
 
@@ -59,10 +89,15 @@ describe("a randomized fault schedule", () => {
         while (cursor < plan.length) {
           const step = plan[cursor++];
           if (step.fault) await externals.faults([step.fault]);
-          const response = await propose(world.keys.agent, conversation, {
-            name: "issue_refund",
-            arguments: { order_id: step.order, amount_cents: step.amount, currency: "USD", reason: "other" },
-          }, newCallKey());
+          const response = await propose(
+            world.keys.agent,
+            conversation,
+            {
+              name: "issue_refund",
+              arguments: { order_id: step.order, amount_cents: step.amount, currency: "USD", reason: "other" },
+            },
+            newCallKey(),
+          );
           codes[response.json.code] = (codes[response.json.code] ?? 0) + 1;
           expect(response.status).toBe(200);
           if (response.json.code === "refund.issued") expect(response.json.kind).toBe("executed");

@@ -14,7 +14,9 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-async function rawServer(handle: (request: IncomingMessage, response: ServerResponse) => void): Promise<{ url: string; connections: () => number }> {
+async function rawServer(
+  handle: (request: IncomingMessage, response: ServerResponse) => void,
+): Promise<{ url: string; connections: () => number }> {
   const sockets = new Set<Socket>();
   let connections = 0;
   const server: Server = createServer(handle);
@@ -28,13 +30,19 @@ async function rawServer(handle: (request: IncomingMessage, response: ServerResp
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
   const address = server.address();
-  return { url: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`, connections: () => connections };
+  return {
+    url: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`,
+    connections: () => connections,
+  };
 }
 
 /** Answers as the provider would, signed with `secret`. */
 function signed(response: ServerResponse, status: number, body: unknown, secret = "sk_x") {
   const raw = JSON.stringify(body);
-  response.writeHead(status, { "content-type": "application/json", [SIGNATURE_HEADER]: signAnswer(secret, status, raw) });
+  response.writeHead(status, {
+    "content-type": "application/json",
+    [SIGNATURE_HEADER]: signAnswer(secret, status, raw),
+  });
   response.end(raw);
 }
 
@@ -57,9 +65,12 @@ describe("the payment provider's HTTP client", () => {
       });
     });
     const client = httpPaymentProvider({ url: server.url, secret: "sk_x", attempts: 1 });
-    for (let i = 1; i <= 5; i++) expect(await client.refund(`rf_${i}`, REQUEST)).toEqual({ kind: "succeeded", refundId: `re_${i}` });
+    for (let i = 1; i <= 5; i++)
+      expect(await client.refund(`rf_${i}`, REQUEST)).toEqual({ kind: "succeeded", refundId: `re_${i}` });
     expect(seen.map((request) => request.key)).toEqual(["rf_1", "rf_2", "rf_3", "rf_4", "rf_5"]);
-    expect(seen.every((request) => request.auth === "Bearer sk_x" && JSON.parse(request.body).amount_cents === 100)).toBe(true);
+    expect(
+      seen.every((request) => request.auth === "Bearer sk_x" && JSON.parse(request.body).amount_cents === 100),
+    ).toBe(true);
     expect(server.connections()).toBe(1);
   });
 
@@ -71,7 +82,10 @@ describe("the payment provider's HTTP client", () => {
       response.write('{"id":');
     });
     const client = httpPaymentProvider({ url: server.url, secret: "sk_x", timeoutMs: 100, attempts: 2, backoffMs: 1 });
-    expect(await client.refund("rf_slow", REQUEST)).toEqual({ kind: "uncertain", reason: "TimeoutError: no answer within 100 ms" });
+    expect(await client.refund("rf_slow", REQUEST)).toEqual({
+      kind: "uncertain",
+      reason: "TimeoutError: no answer within 100 ms",
+    });
     expect(requests).toBe(2);
   });
 
@@ -96,14 +110,30 @@ describe("the payment provider's HTTP client", () => {
         response.writeHead(402, { "content-type": "application/json" });
         response.end(JSON.stringify({ error: { type: "refund_error", code: "declined", idempotency_key: key } }));
       },
-      (response, key) => signed(response, 402, { error: { type: "refund_error", code: "declined", idempotency_key: key } }, "sk_other"),
-      (response) => signed(response, 402, { error: { type: "refund_error", code: "declined", idempotency_key: "rf_someone_else" } }),
-      (response, key) => signed(response, 401, { error: { type: "authentication_error", code: "invalid_api_key", idempotency_key: key } }),
-      (response, key) => signed(response, 404, { error: { type: "invalid_request_error", code: "route_not_found", idempotency_key: key } }),
+      (response, key) =>
+        signed(response, 402, { error: { type: "refund_error", code: "declined", idempotency_key: key } }, "sk_other"),
+      (response) =>
+        signed(response, 402, {
+          error: { type: "refund_error", code: "declined", idempotency_key: "rf_someone_else" },
+        }),
+      (response, key) =>
+        signed(response, 401, {
+          error: { type: "authentication_error", code: "invalid_api_key", idempotency_key: key },
+        }),
+      (response, key) =>
+        signed(response, 404, {
+          error: { type: "invalid_request_error", code: "route_not_found", idempotency_key: key },
+        }),
       (response, key) => signed(response, 200, { id: "re_1", idempotency_key: `${key}_x` }),
     ];
     for (const answer of answers) {
-      const server = await rawServer((request, response) => answer(response, (request.headers["idempotency-key"] as string) ?? new URL(request.url!, "http://x").searchParams.get("idempotency_key")!));
+      const server = await rawServer((request, response) =>
+        answer(
+          response,
+          (request.headers["idempotency-key"] as string) ??
+            new URL(request.url!, "http://x").searchParams.get("idempotency_key")!,
+        ),
+      );
       const client = httpPaymentProvider({ url: server.url, secret: "sk_x", attempts: 1 });
       expect((await client.refund("rf_bad", REQUEST)).kind).toBe("uncertain");
       expect((await client.lookup("rf_bad")).kind).toBe("uncertain");
@@ -119,7 +149,10 @@ describe("the payment provider's HTTP client", () => {
       signed(response, 402, { error: { type: "refund_error", code: "declined", idempotency_key: key } });
     });
     const client = httpPaymentProvider({ url: server.url, secret: "sk_x", attempts: 2, backoffMs: 1 });
-    expect(await client.refund("rf_declined", REQUEST)).toEqual({ kind: "refused", reason: "provider refused: declined" });
+    expect(await client.refund("rf_declined", REQUEST)).toEqual({
+      kind: "refused",
+      reason: "provider refused: declined",
+    });
     const afterCut = await client.refund("rf_after_cut", REQUEST);
     expect(afterCut).toEqual({ kind: "uncertain", reason: "provider refused: declined after an uncertain attempt" });
     expect(requests).toBe(3);
@@ -146,7 +179,10 @@ describe("the payment provider's HTTP client", () => {
     const client = httpPaymentProvider({ url: `${provider.url}/`, secret: provider.secret });
     const made = await client.refund("rf_made", REQUEST);
     expect(made.kind).toBe("succeeded");
-    expect(await client.lookup("rf_made")).toEqual({ kind: "found", refundId: (made as { refundId: string }).refundId });
+    expect(await client.lookup("rf_made")).toEqual({
+      kind: "found",
+      refundId: (made as { refundId: string }).refundId,
+    });
     expect(await client.lookup("rf_never")).toEqual({ kind: "not-found" });
   });
 });
@@ -167,11 +203,17 @@ describe("the fake provider behaves like a real one", () => {
 
   it("answers 409 idempotency_key_in_use to a request whose key is still being handled", async () => {
     const provider = await fake();
-    await fetch(`${provider.url}/_faults`, { method: "POST", body: JSON.stringify({ faults: [{ mode: "delay", ms: 300 }] }) });
+    await fetch(`${provider.url}/_faults`, {
+      method: "POST",
+      body: JSON.stringify({ faults: [{ mode: "delay", ms: 300 }] }),
+    });
     const client = httpPaymentProvider({ url: provider.url, secret: provider.secret, attempts: 1 });
     const slow = client.refund("rf_busy", REQUEST);
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await client.refund("rf_busy", REQUEST)).toEqual({ kind: "uncertain", reason: "provider answered 409 idempotency_key_in_use" });
+    expect(await client.refund("rf_busy", REQUEST)).toEqual({
+      kind: "uncertain",
+      reason: "provider answered 409 idempotency_key_in_use",
+    });
     expect((await slow).kind).toBe("succeeded");
     expect(provider.state.made).toHaveLength(1);
   });
@@ -181,8 +223,13 @@ describe("the fake provider behaves like a real one", () => {
     const made = await httpPaymentProvider({ url: provider.url, secret: provider.secret }).refund("rf_kept", REQUEST);
     await provider.close();
     const kept = await fake({ state: provider.state });
-    expect(await httpPaymentProvider({ url: kept.url, secret: kept.secret }).lookup("rf_kept")).toEqual({ kind: "found", refundId: (made as { refundId: string }).refundId });
+    expect(await httpPaymentProvider({ url: kept.url, secret: kept.secret }).lookup("rf_kept")).toEqual({
+      kind: "found",
+      refundId: (made as { refundId: string }).refundId,
+    });
     const lost = await fake();
-    expect(await httpPaymentProvider({ url: lost.url, secret: lost.secret }).lookup("rf_kept")).toEqual({ kind: "not-found" });
+    expect(await httpPaymentProvider({ url: lost.url, secret: lost.secret }).lookup("rf_kept")).toEqual({
+      kind: "not-found",
+    });
   });
 });

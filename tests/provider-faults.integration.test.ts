@@ -27,7 +27,12 @@ describe("the payment provider boundary, over real HTTP", () => {
     const { world, conversation } = await setup();
     await externals.faults([{ mode: "timeout_after" }, { mode: "timeout_after" }, { mode: "timeout_after" }]);
     const response = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 3000), newCallKey());
-    expect(response.json).toMatchObject({ kind: "unavailable", stage: "execute", code: "refund.outcome-unknown", model: { status: "pending_confirmation" } });
+    expect(response.json).toMatchObject({
+      kind: "unavailable",
+      stage: "execute",
+      code: "refund.outcome-unknown",
+      model: { status: "pending_confirmation" },
+    });
     expect((await refundRows(world.orders.o1004)).map((row) => row.status)).toEqual(["unknown"]);
     expect(await orderOf(world.orders.o1004)).toMatchObject({ refundedCents: 3000, refundPending: true });
 
@@ -39,7 +44,10 @@ describe("the payment provider boundary, over real HTTP", () => {
     expect(report.issued).toBeGreaterThanOrEqual(1);
     expect((await refundRows(world.orders.o1004)).map((row) => row.status)).toEqual(["issued"]);
     expect(await orderOf(world.orders.o1004)).toMatchObject({ refundedCents: 3000, refundPending: false });
-    expect((await getToolCall(world.keys.agent, response.json.id)).json).toMatchObject({ kind: "executed", code: "refund.issued" });
+    expect((await getToolCall(world.keys.agent, response.json.id)).json).toMatchObject({
+      kind: "executed",
+      code: "refund.issued",
+    });
     expect((await externals.stats()).totalsByOrder[world.orders.o1004]).toBe(3000);
     // A settle that learned nothing new (the timeout) is no decision: the log holds the reservation and the issue.
     const log = await db.decisionLog.findMany({ where: { toolCallId: response.json.id }, orderBy: { id: "asc" } });
@@ -53,7 +61,9 @@ describe("the payment provider boundary, over real HTTP", () => {
     expect(response.json).toMatchObject({ kind: "unavailable", code: "host.error" });
     expect((await refundRows(world.orders.o1004)).map((row) => row.status)).toEqual(["released"]);
     expect(await orderOf(world.orders.o1004)).toMatchObject({ refundedCents: 0, refundPending: false });
-    expect(await db.conversation.findUniqueOrThrow({ where: { id: conversation } })).toMatchObject({ irreversibleCents: 0 });
+    expect(await db.conversation.findUniqueOrThrow({ where: { id: conversation } })).toMatchObject({
+      irreversibleCents: 0,
+    });
     expect((await externals.stats()).totalsByOrder[world.orders.o1004]).toBeUndefined();
     // The whole amount is refundable again.
     const again = await propose(world.keys.agent, conversation, refund(world.orders.o1001, 4200), newCallKey());
@@ -78,7 +88,9 @@ describe("the payment provider boundary, over real HTTP", () => {
     const response = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 2000), newCallKey());
     expect(response.json.code).toBe("refund.issued");
     expect((await externals.stats()).totalsByOrder[world.orders.o1004]).toBe(2000);
-    expect((await refundRows(world.orders.o1004)).map((row) => [row.status, row.amountCents])).toEqual([["issued", 2000]]);
+    expect((await refundRows(world.orders.o1004)).map((row) => [row.status, row.amountCents])).toEqual([
+      ["issued", 2000],
+    ]);
   });
 
   it("the provider key is derived by the host from the decision, and a replayed call never reaches the provider again", async () => {
@@ -104,12 +116,19 @@ describe("the payment provider boundary, over real HTTP", () => {
       lookup: async () => ({ kind: "uncertain" as const, reason: "down" }),
       probe: async () => ({ ok: true as const }),
     };
-    const report = await reconcileRefunds({ minAgeMs: 0, investigateAfterMs: 0, provider: unreachable, tenantId: world.tenantId });
+    const report = await reconcileRefunds({
+      minAgeMs: 0,
+      investigateAfterMs: 0,
+      provider: unreachable,
+      tenantId: world.tenantId,
+    });
     expect(report.investigate).toBeGreaterThanOrEqual(1);
     expect((await db.refund.findUniqueOrThrow({ where: { id: row.id } })).status).toBe("investigate");
     const { refundsToInvestigate } = await import("@/lib/payments/reconcile");
     expect((await refundsToInvestigate(world.tenantId)).map((item) => item.id)).toEqual([row.id]);
-    expect((await propose(world.keys.agent, conversation, refund(world.orders.o1004, 100), newCallKey())).json.code).toBe("refund.in-progress");
+    expect(
+      (await propose(world.keys.agent, conversation, refund(world.orders.o1004, 100), newCallKey())).json.code,
+    ).toBe("refund.in-progress");
     // When the provider answers again, reconciliation settles it after all.
     await reconcileRefunds({ minAgeMs: 0, investigateAfterMs: 0, tenantId: world.tenantId });
     expect((await db.refund.findUniqueOrThrow({ where: { id: row.id } })).status).toBe("issued");
@@ -117,7 +136,9 @@ describe("the payment provider boundary, over real HTTP", () => {
 
   it("if the external step itself blows up after the commit, the call says unknown, never failed, and reconciliation finishes it", async () => {
     const { world, conversation } = await setup();
-    const broken = vi.spyOn(issueRefund.external!, "complete").mockRejectedValueOnce(new Error("provider client misconfigured"));
+    const broken = vi
+      .spyOn(issueRefund.external!, "complete")
+      .mockRejectedValueOnce(new Error("provider client misconfigured"));
     const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
     try {
       const response = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 700), newCallKey());
@@ -132,4 +153,3 @@ describe("the payment provider boundary, over real HTTP", () => {
     expect((await externals.stats()).totalsByOrder[world.orders.o1004]).toBe(700);
   });
 });
-

@@ -46,11 +46,17 @@ async function clearOfMinuteEnd(): Promise<void> {
 
 describe("parse", () => {
   it("parse.too-large: more than 16 KiB of bytes, counted before parsing", async () => {
-    const body = JSON.stringify({ name: "get_order", arguments: { order_id: world.orders.o1001, pad: "x".repeat(16 * 1024) } });
+    const body = JSON.stringify({
+      name: "get_order",
+      arguments: { order_id: world.orders.o1001, pad: "x".repeat(16 * 1024) },
+    });
     await refused(body, rejected("parse", "parse.too-large"));
   });
   it("parse.too-large counts bytes, not characters", async () => {
-    const body = JSON.stringify({ name: "get_order", arguments: { order_id: world.orders.o1001, pad: "é".repeat(8200) } });
+    const body = JSON.stringify({
+      name: "get_order",
+      arguments: { order_id: world.orders.o1001, pad: "é".repeat(8200) },
+    });
     expect(body.length).toBeLessThan(16 * 1024);
     await refused(body, rejected("parse", "parse.too-large"));
   });
@@ -73,17 +79,23 @@ describe("parse", () => {
     const order = world.orders.o1001;
     await refused(`{"name":"get_order";"arguments":{"order_id":"${order}"}}`, rejected("parse", "parse.malformed"));
     await refused(`{"name"="get_order","arguments":{"order_id":"${order}"}}`, rejected("parse", "parse.malformed"));
-    await refused(`{"name":"get_order","arguments":{"order_id":["${order}";"${order}"]}}`, rejected("parse", "parse.malformed"));
+    await refused(
+      `{"name":"get_order","arguments":{"order_id":["${order}";"${order}"]}}`,
+      rejected("parse", "parse.malformed"),
+    );
   });
   it("parse.duplicate-key: at the top and inside arguments, even when escaped differently", async () => {
-    await refused(`{"name":"get_order","name":"issue_refund","arguments":{}}`, rejected("parse", "parse.duplicate-key"));
+    await refused(
+      `{"name":"get_order","name":"issue_refund","arguments":{}}`,
+      rejected("parse", "parse.duplicate-key"),
+    );
     await refused(
       `{"name":"get_order","arguments":{"order_id":"${world.orders.o1001}","order_\\u0069d":"${world.orders.o1002}"}}`,
       rejected("parse", "parse.duplicate-key"),
     );
   });
   it("parse.envelope-invalid: extra keys, wrong types, arrays", async () => {
-    await refused({ name: "get_order", arguments: [], }, rejected("parse", "parse.envelope-invalid"));
+    await refused({ name: "get_order", arguments: [] }, rejected("parse", "parse.envelope-invalid"));
     await refused({ name: "get_order", arguments: {}, approved: true }, rejected("parse", "parse.envelope-invalid"));
     await refused({ name: 7, arguments: {} }, rejected("parse", "parse.envelope-invalid"));
     await refused([{ name: "get_order", arguments: {} }], rejected("parse", "parse.envelope-invalid"));
@@ -92,7 +104,10 @@ describe("parse", () => {
 
 describe("allowlist and scope", () => {
   it("tool.unknown: names are exact and case-sensitive; prototype names are not tools", async () => {
-    await refused({ name: "Get_Order", arguments: { order_id: world.orders.o1001 } }, rejected("allowlist", "tool.unknown"));
+    await refused(
+      { name: "Get_Order", arguments: { order_id: world.orders.o1001 } },
+      rejected("allowlist", "tool.unknown"),
+    );
     await refused({ name: "constructor", arguments: {} }, rejected("allowlist", "tool.unknown"));
   });
   it("tool.not-available: a registered tool this conversation does not expose", async () => {
@@ -101,19 +116,29 @@ describe("allowlist and scope", () => {
     });
   });
   it("scope.missing: an agent without the refund permission", async () => {
-    await refused(refund(world.orders.o1004), { kind: "denied", stage: "scope", code: "scope.missing" }, { key: world.keys.agent2 });
+    await refused(
+      refund(world.orders.o1004),
+      { kind: "denied", stage: "scope", code: "scope.missing" },
+      { key: world.keys.agent2 },
+    );
   });
 });
 
 describe("schema and semantic", () => {
   it("argument.host-owned: refused by name in any casing or separator", async () => {
     for (const field of ["customer_id", "Customer_ID", "tenantId", "APPROVED", "idempotency-key", "version"]) {
-      const body = await refused(refund(world.orders.o1004, { [field]: "x" }), rejected("schema", "argument.host-owned"));
+      const body = await refused(
+        refund(world.orders.o1004, { [field]: "x" }),
+        rejected("schema", "argument.host-owned"),
+      );
       expect(body.model).toEqual({ status: "invalid_arguments", paths: [field] });
     }
   });
   it("schema.invalid: unknown fields and missing fields, naming paths but never values", async () => {
-    const body = await refused(refund(world.orders.o1004, { note: "SECRET-VALUE" }), rejected("schema", "schema.invalid"));
+    const body = await refused(
+      refund(world.orders.o1004, { note: "SECRET-VALUE" }),
+      rejected("schema", "schema.invalid"),
+    );
     expect(body.model.paths).toEqual(["note"]);
     expect(JSON.stringify(body)).not.toContain("SECRET-VALUE");
     const missing = await refused({ name: "get_order", arguments: {} }, rejected("schema", "schema.invalid"));
@@ -161,7 +186,10 @@ describe("context, idempotency and state", () => {
   });
   it("order.already-shipped: address change of a delivered order", async () => {
     await refused(
-      { name: "update_shipping_address", arguments: { order_id: world.orders.o1001, line1: "2 Elm St", postal_code: "94107" } },
+      {
+        name: "update_shipping_address",
+        arguments: { order_id: world.orders.o1001, line1: "2 Elm St", postal_code: "94107" },
+      },
       rejected("state", "order.already-shipped"),
     );
   });
@@ -189,11 +217,17 @@ describe("policy and approval", () => {
     const revoked = await createWorld();
     const conversation = await conversationFor(revoked.keys.agent, { customer_id: revoked.customers.ana });
     await db.user.update({ where: { id: revoked.users.agent }, data: { canRefund: false } });
-    const response = await expectNoEffect(revoked, () => propose(revoked.keys.agent, conversation, refund(revoked.orders.o1004), newCallKey()));
+    const response = await expectNoEffect(revoked, () =>
+      propose(revoked.keys.agent, conversation, refund(revoked.orders.o1004), newCallKey()),
+    );
     expect(response.json).toMatchObject({ kind: "denied", stage: "policy", code: "agent.not-authorized" });
   });
   it("order.fraud-hold: denied, and the model is not told why", async () => {
-    const body = await refused(refund(world.orders.o1005), { kind: "denied", stage: "policy", code: "order.fraud-hold" });
+    const body = await refused(refund(world.orders.o1005), {
+      kind: "denied",
+      stage: "policy",
+      code: "order.fraud-hold",
+    });
     expect(body.model).toEqual({ status: "not_allowed" });
     expect(JSON.stringify(body.model)).not.toContain("fraud");
   });
@@ -203,7 +237,11 @@ describe("policy and approval", () => {
       stage: "approval",
       code: "approval.required",
     });
-    expect(body.approval?.preview.order).toMatchObject({ total_cents: 15000, refunded_cents: 0, refundable_cents: 15000 });
+    expect(body.approval?.preview.order).toMatchObject({
+      total_cents: 15000,
+      refunded_cents: 0,
+      refundable_cents: 15000,
+    });
   });
 });
 
@@ -214,7 +252,9 @@ describe("rate and host errors", () => {
     const read = { name: "get_order", arguments: { order_id: limited.orders.o1001 } };
     expect((await propose(limited.keys.agent, conversation, read)).status).toBe(200);
     expect((await propose(limited.keys.agent, conversation, read)).status).toBe(200);
-    const third = await expectNoEffect(limited, () => propose(limited.keys.agent, conversation, "not even json", newCallKey()));
+    const third = await expectNoEffect(limited, () =>
+      propose(limited.keys.agent, conversation, "not even json", newCallKey()),
+    );
     expect(third.status).toBe(429);
     // The seconds left in this minute's window, give or take the second the call took.
     const left = 60 - new Date().getUTCSeconds();
@@ -240,7 +280,12 @@ describe("rate and host errors", () => {
     const read = { name: "get_order", arguments: { order_id: limited.orders.o1001 } };
     const batch = {
       role: "assistant",
-      content: [0, 1].map((index) => ({ type: "tool_use", id: `toolu_${index}`, name: read.name, input: read.arguments })),
+      content: [0, 1].map((index) => ({
+        type: "tool_use",
+        id: `toolu_${index}`,
+        name: read.name,
+        input: read.arguments,
+      })),
     };
     const both = await proposeAs(limited.keys.agent, conversation, "anthropic", batch);
     expect(both.json.results.map((result) => result.code)).toEqual(["order.read", "order.read"]);
@@ -249,7 +294,10 @@ describe("rate and host errors", () => {
     const fourth = await propose(limited.keys.agent, conversation, read);
     expect(fourth.status).toBe(429);
     const apiKey = await db.apiKey.findFirstOrThrow({ where: { userId: limited.users.agent }, select: { id: true } });
-    const buckets = await db.rateBucket.findMany({ where: { key: { in: [`c:${conversation}`, `k:${apiKey.id}`] } }, orderBy: { key: "asc" } });
+    const buckets = await db.rateBucket.findMany({
+      where: { key: { in: [`c:${conversation}`, `k:${apiKey.id}`] } },
+      orderBy: { key: "asc" },
+    });
     expect(buckets.map((bucket) => [bucket.key, bucket.count])).toEqual([
       [`c:${conversation}`, 4],
       [`k:${apiKey.id}`, 4],
@@ -273,11 +321,14 @@ describe("rate and host errors", () => {
     const spy = vi.spyOn(getOrder, "execute").mockRejectedValueOnce(new Error("disk on fire at /srv/secret/path"));
     const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
     try {
-      const body = await refused({ name: "get_order", arguments: { order_id: world.orders.o1001 } }, {
-        kind: "unavailable",
-        stage: "execute",
-        code: "host.error",
-      });
+      const body = await refused(
+        { name: "get_order", arguments: { order_id: world.orders.o1001 } },
+        {
+          kind: "unavailable",
+          stage: "execute",
+          code: "host.error",
+        },
+      );
       expect(JSON.stringify(body)).not.toMatch(/disk on fire|secret|at .*\.ts/);
       expect(errors).toHaveBeenCalledWith(expect.stringContaining("disk on fire"));
     } finally {

@@ -13,9 +13,17 @@ describe("stored secrets", () => {
   it("the webhook is stored encrypted, bound to its tenant and column, and its change is audited without it", async () => {
     const world = await createWorld();
     const admin = { id: world.users.admin, tenantId: world.tenantId };
-    await setWebhook(admin, { url: "https://hooks.example.test/T000/B000/token-in-the-url", secret: "whsec_0123456789abcdef" });
-    const stored = await db.tenant.findUniqueOrThrow({ where: { id: world.tenantId }, select: { webhookUrl: true, webhookSecret: true } });
-    expect(decryptSecret(stored.webhookUrl!, webhookUrlContext(world.tenantId))).toBe("https://hooks.example.test/T000/B000/token-in-the-url");
+    await setWebhook(admin, {
+      url: "https://hooks.example.test/T000/B000/token-in-the-url",
+      secret: "whsec_0123456789abcdef",
+    });
+    const stored = await db.tenant.findUniqueOrThrow({
+      where: { id: world.tenantId },
+      select: { webhookUrl: true, webhookSecret: true },
+    });
+    expect(decryptSecret(stored.webhookUrl!, webhookUrlContext(world.tenantId))).toBe(
+      "https://hooks.example.test/T000/B000/token-in-the-url",
+    );
     expect(decryptSecret(stored.webhookSecret!, webhookSecretContext(world.tenantId))).toBe("whsec_0123456789abcdef");
     // Copied to another tenant, or to the other column, it does not open.
     expect(() => decryptSecret(stored.webhookSecret!, webhookSecretContext(world.otherTenantId))).toThrow();
@@ -24,13 +32,22 @@ describe("stored secrets", () => {
     expect(audit).toHaveLength(1);
     expect(JSON.stringify(audit.map((row) => row.detail))).not.toMatch(/token-in-the-url|whsec_/);
     await setWebhook(admin, null);
-    expect(await db.tenant.findUniqueOrThrow({ where: { id: world.tenantId }, select: { webhookUrl: true, webhookSecret: true } })).toEqual({ webhookUrl: null, webhookSecret: null });
+    expect(
+      await db.tenant.findUniqueOrThrow({
+        where: { id: world.tenantId },
+        select: { webhookUrl: true, webhookSecret: true },
+      }),
+    ).toEqual({ webhookUrl: null, webhookSecret: null });
   });
 
   it("the database refuses a plain-text webhook URL or secret", async () => {
     const world = await createWorld();
-    await expect(db.tenant.update({ where: { id: world.tenantId }, data: { webhookSecret: "whsec_plain" } })).rejects.toThrow(/Tenant_webhook_encrypted_check/);
-    await expect(db.tenant.update({ where: { id: world.tenantId }, data: { webhookUrl: "https://hooks.example.test/x" } })).rejects.toThrow(/Tenant_webhook_encrypted_check/);
+    await expect(
+      db.tenant.update({ where: { id: world.tenantId }, data: { webhookSecret: "whsec_plain" } }),
+    ).rejects.toThrow(/Tenant_webhook_encrypted_check/);
+    await expect(
+      db.tenant.update({ where: { id: world.tenantId }, data: { webhookUrl: "https://hooks.example.test/x" } }),
+    ).rejects.toThrow(/Tenant_webhook_encrypted_check/);
   });
 
   it("npm run secrets:encrypt encrypts values stored in plain text before, and a plain value is never used", async () => {
@@ -42,14 +59,25 @@ describe("stored secrets", () => {
       await tx.$executeRawUnsafe(`ALTER TABLE "Tenant" ADD CONSTRAINT "Tenant_webhook_encrypted_check"
         CHECK (("webhookUrl" IS NULL OR "webhookUrl" LIKE 'enc:v1:%') AND ("webhookSecret" IS NULL OR "webhookSecret" LIKE 'enc:v1:%')) NOT VALID`);
     });
-    expect(() => decryptSecret("whsec_old_plain", webhookSecretContext(world.tenantId))).toThrow(/plain text: run npm run secrets:encrypt/);
-    const run = spawnSync(process.execPath, [path.join("node_modules", "tsx", "dist", "cli.mjs"), "scripts/encrypt-secrets.ts"], { encoding: "utf8", env: process.env });
+    expect(() => decryptSecret("whsec_old_plain", webhookSecretContext(world.tenantId))).toThrow(
+      /plain text: run npm run secrets:encrypt/,
+    );
+    const run = spawnSync(
+      process.execPath,
+      [path.join("node_modules", "tsx", "dist", "cli.mjs"), "scripts/encrypt-secrets.ts"],
+      { encoding: "utf8", env: process.env },
+    );
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
-    const stored = await db.tenant.findUniqueOrThrow({ where: { id: world.tenantId }, select: { webhookUrl: true, webhookSecret: true } });
+    const stored = await db.tenant.findUniqueOrThrow({
+      where: { id: world.tenantId },
+      select: { webhookUrl: true, webhookSecret: true },
+    });
     expect(decryptSecret(stored.webhookUrl!, webhookUrlContext(world.tenantId))).toBe("https://hooks.example.test/old");
     expect(decryptSecret(stored.webhookSecret!, webhookSecretContext(world.tenantId))).toBe("whsec_old_plain");
-    const [constraint] = await db.$queryRaw<{ validated: boolean }[]>`SELECT convalidated AS "validated" FROM pg_constraint WHERE conname = 'Tenant_webhook_encrypted_check'`;
+    const [constraint] = await db.$queryRaw<
+      { validated: boolean }[]
+    >`SELECT convalidated AS "validated" FROM pg_constraint WHERE conname = 'Tenant_webhook_encrypted_check'`;
     expect(constraint.validated).toBe(true);
   });
 

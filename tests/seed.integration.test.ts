@@ -17,7 +17,10 @@ describe("db:seed", () => {
     const first = await seed(db);
     expect(await counts()).toEqual({ tenants: 2, users: 6, customers: 3, orders: 6, keys: 3 });
 
-    const users = await db.user.findMany({ orderBy: { email: "asc" }, where: { tenantId: { in: ["acme", "globex"] } } });
+    const users = await db.user.findMany({
+      orderBy: { email: "asc" },
+      where: { tenantId: { in: ["acme", "globex"] } },
+    });
     expect(users.map((user) => [user.email, user.tenantId, user.role, user.canRefund])).toEqual([
       ["admin@acme.test", "acme", "ADMIN", false],
       ["agent2@acme.test", "acme", "AGENT", false],
@@ -30,7 +33,19 @@ describe("db:seed", () => {
     expect(await verifyPassword(DEMO_PASSWORD, users[0].passwordHash)).toEqual({ matches: true, needsUpgrade: false });
 
     const orders = await db.order.findMany({ orderBy: { id: "asc" }, where: { tenantId: { in: ["acme", "globex"] } } });
-    expect(orders.map((o) => [o.id, o.tenantId, o.customerId, o.totalCents, o.currency, o.status, o.refundedCents, o.fraudHold, `${o.addressLine1}, ${o.postalCode}`])).toEqual([
+    expect(
+      orders.map((o) => [
+        o.id,
+        o.tenantId,
+        o.customerId,
+        o.totalCents,
+        o.currency,
+        o.status,
+        o.refundedCents,
+        o.fraudHold,
+        `${o.addressLine1}, ${o.postalCode}`,
+      ]),
+    ).toEqual([
       ["ord_1001", "acme", "cu_ana", 4200, "USD", "delivered", 0, false, "1 Elm St, 94107"],
       ["ord_1002", "acme", "cu_ben", 15900, "USD", "delivered", 0, false, "9 Oak Ave, 10001"],
       ["ord_1003", "acme", "cu_ana", 12000, "USD", "processing", 0, false, "1 Elm St, 94107"],
@@ -38,17 +53,28 @@ describe("db:seed", () => {
       ["ord_1005", "acme", "cu_ana", 8000, "USD", "delivered", 0, true, "1 Elm St, 94107"],
       ["ord_2001", "globex", "cu_gil", 9000, "USD", "delivered", 0, false, "5 Pine Rd, 60601"],
     ]);
-    const customers = await db.customer.findMany({ orderBy: { id: "asc" }, where: { tenantId: { in: ["acme", "globex"] } } });
+    const customers = await db.customer.findMany({
+      orderBy: { id: "asc" },
+      where: { tenantId: { in: ["acme", "globex"] } },
+    });
     expect(customers.map((c) => [c.id, c.tenantId, c.email])).toEqual([
       ["cu_ana", "acme", "ana@example.test"],
       ["cu_ben", "acme", "ben@example.test"],
       ["cu_gil", "globex", "gil@example.test"],
     ]);
     const tenant = await db.tenant.findUniqueOrThrow({ where: { id: "acme" } });
-    expect(tenant).toMatchObject({ autoLimitCents: 5000, sessionCapCents: 10000, maxAutoWrites: 3, approvalTtlSeconds: 900 });
+    expect(tenant).toMatchObject({
+      autoLimitCents: 5000,
+      sessionCapCents: 10000,
+      maxAutoWrites: 3,
+      approvalTtlSeconds: 900,
+    });
 
     expect(Object.keys(first.keys).sort()).toEqual(["agent2@acme.test", "agent@acme.test", "agent@globex.test"]);
-    expect(await authenticateApiKey(`Bearer ${first.keys["agent@acme.test"]}`)).toMatchObject({ tenantId: "acme", userId: "usr_acme_agent" });
+    expect(await authenticateApiKey(`Bearer ${first.keys["agent@acme.test"]}`)).toMatchObject({
+      tenantId: "acme",
+      userId: "usr_acme_agent",
+    });
 
     const second = await seed(db, first.keys);
     expect(second.keys).toEqual(first.keys);

@@ -31,7 +31,10 @@ describe("the SPEC outcome table and the model projection", () => {
     "amount.invalid": { status: "invalid_arguments", paths: [] },
     "order.not-found": { status: "not_found" },
     "call-key.missing": { status: "invalid_request", message: expect.stringContaining("printable ASCII") },
-    "call-key.reused": { status: "invalid_request", message: expect.stringContaining("Send this call with a new call key, or with none") },
+    "call-key.reused": {
+      status: "invalid_request",
+      message: expect.stringContaining("Send this call with a new call key, or with none"),
+    },
     "order.not-delivered": { status: "not_allowed" },
     "refund.in-progress": { status: "unavailable" },
     "agent.not-authorized": { status: "not_allowed" },
@@ -49,7 +52,10 @@ describe("the SPEC outcome table and the model projection", () => {
 
   it("executed outcomes carry their result to the model; paths come from the issues", () => {
     expect(modelProjection(outcome("order.read", { result: { a: 1 } }))).toEqual({ status: "ok", result: { a: 1 } });
-    expect(modelProjection(outcome("schema.invalid", { issues: [{ path: "x", problem: "p" }] }))).toEqual({ status: "invalid_arguments", paths: ["x"] });
+    expect(modelProjection(outcome("schema.invalid", { issues: [{ path: "x", problem: "p" }] }))).toEqual({
+      status: "invalid_arguments",
+      paths: ["x"],
+    });
   });
 
   it("fixes kind and stage by code, for every code of the SPEC", () => {
@@ -75,7 +81,10 @@ describe("the SPEC outcome table and the model projection", () => {
 describe("allowlist and scope", () => {
   it("finds registered tools by exact name and checks exposure", () => {
     expect(checkAllowlist("get_order", ["get_order"])).toEqual({ ok: true, value: read });
-    expect(checkAllowlist("get_order", ["issue_refund"])).toMatchObject({ ok: false, outcome: { code: "tool.not-available" } });
+    expect(checkAllowlist("get_order", ["issue_refund"])).toMatchObject({
+      ok: false,
+      outcome: { code: "tool.not-available" },
+    });
     expect(checkAllowlist("get_order ", ["get_order"])).toMatchObject({ ok: false, outcome: { code: "tool.unknown" } });
     expect(checkScope(refund, ["orders:read"])).toMatchObject({ ok: false, outcome: { code: "scope.missing" } });
     expect(checkScope(refund, ["refunds:write"])).toEqual({ ok: true, value: refund });
@@ -94,7 +103,13 @@ describe("schema: normalization, host-owned fields, strict types, and what the e
 
   it("names host-owned fields at any depth, and says why", () => {
     const result = checkSchema(refund, { ...valid, meta: { Tenant_Id: "t" } });
-    expect(result).toMatchObject({ ok: false, outcome: { code: "argument.host-owned", issues: [{ path: "meta.Tenant_Id", problem: "set by the host, not by the model" }] } });
+    expect(result).toMatchObject({
+      ok: false,
+      outcome: {
+        code: "argument.host-owned",
+        issues: [{ path: "meta.Tenant_Id", problem: "set by the host, not by the model" }],
+      },
+    });
     const listed = checkSchema(refund, { ...valid, list: [{ approval_id: 1 }] });
     expect(listed).toMatchObject({ ok: false, outcome: { issues: [{ path: "list[0].approval_id" }] } });
   });
@@ -111,17 +126,30 @@ describe("schema: normalization, host-owned fields, strict types, and what the e
       { path: "line1", problem: "must be at least 1 characters" },
       { path: "line1", problem: "has an invalid format" },
     ]);
-    expect(problems({ order_id: "ord_1003", line1: "x".repeat(81), postal_code: "94107" }, address)).toEqual([{ path: "line1", problem: "must be at most 80 characters" }]);
-    expect(problems({ ...valid, reason: 7 })).toEqual([{ path: "reason", problem: 'must be one of "damaged", "not_as_described", "late", "not_delivered", "wrong_item", "other"' }]);
+    expect(problems({ order_id: "ord_1003", line1: "x".repeat(81), postal_code: "94107" }, address)).toEqual([
+      { path: "line1", problem: "must be at most 80 characters" },
+    ]);
+    expect(problems({ ...valid, reason: 7 })).toEqual([
+      {
+        path: "reason",
+        problem: 'must be one of "damaged", "not_as_described", "late", "not_delivered", "wrong_item", "other"',
+      },
+    ]);
     expect(problems({ order_id: "x".repeat(200) }, read)?.[0]?.path).toBe("order_id");
     expect(problems({ ["k".repeat(100)]: 1, order_id: "ord_1001" }, read)?.[0]?.path).toBe("k".repeat(64));
   });
 
   it("leaves range, format and enum failures of semantic fields to the semantic stage, in field order", () => {
     const result = checkSchema(refund, { ...valid, amount_cents: 0, currency: "usd" });
-    expect(result).toEqual({ ok: true, value: expect.objectContaining({ semanticFailures: ["amount.invalid", "currency.invalid"] }) });
+    expect(result).toEqual({
+      ok: true,
+      value: expect.objectContaining({ semanticFailures: ["amount.invalid", "currency.invalid"] }),
+    });
     if (!result.ok) throw new Error("unreachable");
-    expect(checkSemantics(result.value)).toMatchObject({ ok: false, outcome: { code: "amount.invalid", stage: "semantic" } });
+    expect(checkSemantics(result.value)).toMatchObject({
+      ok: false,
+      outcome: { code: "amount.invalid", stage: "semantic" },
+    });
     const upper = checkSchema(refund, { ...valid, amount_cents: 100001 });
     expect(upper.ok && upper.value.semanticFailures).toEqual(["amount.invalid"]);
     const reason = checkSchema(refund, { ...valid, reason: "because" });
@@ -163,13 +191,23 @@ describe("state rules, in the SPEC's order", () => {
   it("allows exactly the refundable amount", () => {
     expect(checkState(refund, args, order({ refundedCents: 10000 })).ok).toBe(true);
     expect(checkState(address, { order_id: "ord_1004" }, order({ status: "processing" })).ok).toBe(true);
-    expect(checkState(address, { order_id: "ord_1004" }, order({ status: "shipped" }))).toMatchObject({ ok: false, outcome: { code: "order.already-shipped" } });
+    expect(checkState(address, { order_id: "ord_1004" }, order({ status: "shipped" }))).toMatchObject({
+      ok: false,
+      outcome: { code: "order.already-shipped" },
+    });
     expect(checkState(email, { order_id: "ord_1004" }, order({ status: "cancelled" })).ok).toBe(true);
   });
 });
 
 describe("consequence policy at its boundaries (auto 5000, cap 10000, 3 writes)", () => {
-  const policy: TenantPolicy = { autoLimitCents: 5000, sessionCapCents: 10000, maxAutoWrites: 3, approvalTtlSeconds: 900, rateConversationPerMin: 60, rateKeyPerMin: 600 };
+  const policy: TenantPolicy = {
+    autoLimitCents: 5000,
+    sessionCapCents: 10000,
+    maxAutoWrites: 3,
+    approvalTtlSeconds: 900,
+    rateConversationPerMin: 60,
+    rateKeyPerMin: 600,
+  };
   const budget = (writesMade: number, irreversibleCents: number) => ({ writesMade, irreversibleCents });
   it("irreversible: auto up to and including the limit and the cap", () => {
     expect(needsApproval(refund, budget(0, 0), policy, 5000)).toBe(false);

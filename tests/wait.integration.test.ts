@@ -11,7 +11,11 @@ const refund = (order: string, amount: number) => ({
   name: "issue_refund",
   arguments: { order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" },
 });
-const supervisor = (world: World): Approver => ({ userId: world.users.supervisor, tenantId: world.tenantId, role: "SUPERVISOR" });
+const supervisor = (world: World): Approver => ({
+  userId: world.users.supervisor,
+  tenantId: world.tenantId,
+  role: "SUPERVISOR",
+});
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function held(world: World) {
@@ -26,14 +30,22 @@ describe("waiting for a decision", () => {
     const world = await createWorld();
     const { conversation, callId, approvalId } = await held(world);
     const started = Date.now();
-    const waiting = getToolCall(world.keys.agent, callId, "?wait=20").then((response) => ({ response, at: Date.now() }));
+    const waiting = getToolCall(world.keys.agent, callId, "?wait=20").then((response) => ({
+      response,
+      at: Date.now(),
+    }));
     await sleep(800);
     expect(await db.liveWatch.count({ where: { conversationId: conversation } })).toBe(1);
     await denyRequest(supervisor(world), approvalId, "not this one");
     const decidedAt = Date.now();
     const { response, at } = await waiting;
     expect(response.status).toBe(200);
-    expect(response.json).toMatchObject({ id: callId, kind: "denied", code: "approval.denied", model: { status: "not_allowed", reason: "not this one" } });
+    expect(response.json).toMatchObject({
+      id: callId,
+      kind: "denied",
+      code: "approval.denied",
+      model: { status: "not_allowed", reason: "not this one" },
+    });
     expect(at - decidedAt).toBeLessThan(1000);
     expect(at - started).toBeLessThan(5000);
     expect(await db.liveWatch.count({ where: { conversationId: conversation } })).toBe(0);
@@ -42,7 +54,10 @@ describe("waiting for a decision", () => {
   it("waits past the provider's answer of an approved refund to its settled outcome", async () => {
     const world = await createWorld();
     const { callId, approvalId } = await held(world);
-    const waiting = getToolCall(world.keys.agent, callId, "?wait=20").then((response) => ({ response, at: Date.now() }));
+    const waiting = getToolCall(world.keys.agent, callId, "?wait=20").then((response) => ({
+      response,
+      at: Date.now(),
+    }));
     await sleep(500);
     expect((await approveRequest(supervisor(world), approvalId)).ok).toBe(true);
     const settledAt = Date.now();
@@ -83,7 +98,10 @@ describe("waiting for a decision", () => {
     const { callId } = await held(world);
     for (const wait of ["61", "-1", "1.5", "abc", "", "100"]) {
       const response = await getToolCall(world.keys.agent, callId, `?wait=${wait}`);
-      expect([response.status, response.json], wait).toEqual([400, { error: { code: "wait.invalid", message: expect.any(String) } }]);
+      expect([response.status, response.json], wait).toEqual([
+        400,
+        { error: { code: "wait.invalid", message: expect.any(String) } },
+      ]);
     }
     const started = Date.now();
     expect((await getToolCall(world.keys.agent2, callId, "?wait=10")).status).toBe(404);

@@ -14,7 +14,11 @@ export const dynamic = "force-dynamic";
 
 const PAGE = 50;
 
-export default async function ApprovalsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function ApprovalsPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const user = await requireRole(["SUPERVISOR"]);
   const params = await searchParams;
   const filters = parseQueueFilters(params);
@@ -28,19 +32,34 @@ export default async function ApprovalsPage({ searchParams }: { searchParams: Pr
     passkeysOf(user.id),
   ]);
   const facts = await cardFacts(user.tenantId, items);
-  const cards = items.map((item) => ({ ...item, createdAt: item.createdAt.toISOString(), expiresAt: item.expiresAt.toISOString(), decidedAt: undefined, facts: facts[item.id] }));
-  const next = items.length === PAGE ? queueSearchParams(filters, formatQueueCursor(items[items.length - 1], filters.sort)) : null;
+  const cards = items.map((item) => ({
+    ...item,
+    createdAt: item.createdAt.toISOString(),
+    expiresAt: item.expiresAt.toISOString(),
+    decidedAt: undefined,
+    facts: facts[item.id],
+  }));
+  const next =
+    items.length === PAGE ? queueSearchParams(filters, formatQueueCursor(items[items.length - 1], filters.sort)) : null;
   return (
     <main>
       <Investigations
         items={investigations.map((item) => ({ ...item, createdAt: item.createdAt.toISOString() }))}
-        health={health && { ...health, checkedAt: health.checkedAt.toISOString(), lastOkAt: health.lastOkAt?.toISOString() ?? null }}
+        health={
+          health && {
+            ...health,
+            checkedAt: health.checkedAt.toISOString(),
+            lastOkAt: health.lastOkAt?.toISOString() ?? null,
+          }
+        }
       />
       <div className="title-row">
         <h1>Pending approvals</h1>
         <QueueLive />
       </div>
-      <p className="muted">Each approval covers exactly the call shown and is re-checked against current data when you approve.</p>
+      <p className="muted">
+        Each approval covers exactly the call shown and is re-checked against current data when you approve.
+      </p>
       <QueueFilterForm filters={filters} agents={choices.agents} tools={choices.tools} />
       <ApprovalQueue items={cards} policy={policy} me={user.email} hasPasskey={passkeys.length > 0} />
       <p className="pager">

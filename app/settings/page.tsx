@@ -13,7 +13,14 @@ export default async function SettingsPage() {
       <p className="muted">
         Signed in as {user.name} ({user.email}).
       </p>
-      <PasskeyList passkeys={passkeys.map((key) => ({ id: key.id, name: key.name, createdAt: key.createdAt.toISOString(), lastUsedAt: key.lastUsedAt?.toISOString() ?? null }))} />
+      <PasskeyList
+        passkeys={passkeys.map((key) => ({
+          id: key.id,
+          name: key.name,
+          createdAt: key.createdAt.toISOString(),
+          lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+        }))}
+      />
     </main>
   );
 }

@@ -36,14 +36,19 @@ export function PeopleSessions({ people }: { people: Person[] }) {
           {people.map((person) => (
             <tr key={person.id} data-testid={`sessions-${person.email}`}>
               <td>
-                {person.email} <span className="muted">{person.role.toLowerCase()}{person.active ? "" : " · inactive"}</span>
+                {person.email}{" "}
+                <span className="muted">
+                  {person.role.toLowerCase()}
+                  {person.active ? "" : " · inactive"}
+                </span>
               </td>
               <td>
                 {person.sessions.length === 0 && <span className="muted">none</span>}
                 {person.sessions.map((session) => (
                   <div key={session.id}>
                     <span title={session.userAgent ?? ""}>
-                      since {session.createdAt.slice(0, 16).replace("T", " ")} UTC, seen {session.lastSeenAt.slice(11, 16)}, from {session.address ?? "unknown"}
+                      since {session.createdAt.slice(0, 16).replace("T", " ")} UTC, seen{" "}
+                      {session.lastSeenAt.slice(11, 16)}, from {session.address ?? "unknown"}
                     </span>{" "}
                     <button type="button" disabled={pending} onClick={() => end({ sessionId: session.id })}>
                       End
@@ -52,7 +57,11 @@ export function PeopleSessions({ people }: { people: Person[] }) {
                 ))}
               </td>
               <td>
-                <button type="button" disabled={pending || person.sessions.length === 0} onClick={() => end({ userId: person.id })}>
+                <button
+                  type="button"
+                  disabled={pending || person.sessions.length === 0}
+                  onClick={() => end({ userId: person.id })}
+                >
                   End all
                 </button>
               </td>

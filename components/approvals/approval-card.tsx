@@ -7,7 +7,11 @@ import { argumentLabel, argumentValue, heldText, requestPhrase, requestTitle } f
 import { formatMoney } from "@/lib/money";
 import { RelativeTime, TimeLeft } from "./time";
 
-export type CardItem = Omit<QueueItem, "createdAt" | "expiresAt" | "decidedAt"> & { createdAt: string; expiresAt: string; facts: CardFacts };
+export type CardItem = Omit<QueueItem, "createdAt" | "expiresAt" | "decidedAt"> & {
+  createdAt: string;
+  expiresAt: string;
+  facts: CardFacts;
+};
 
 export function amountOf(item: CardItem): number {
   return item.preview.impact.amount_cents;
@@ -32,7 +36,19 @@ interface Props {
   onDeny(): void;
 }
 
-export function ApprovalCard({ item, policy, me, now, focused, selected, busy, onFocus, onToggle, onApprove, onDeny }: Props) {
+export function ApprovalCard({
+  item,
+  policy,
+  me,
+  now,
+  focused,
+  selected,
+  busy,
+  onFocus,
+  onToggle,
+  onApprove,
+  onDeny,
+}: Props) {
   const { preview, facts } = item;
   const currency = preview.impact.currency;
   const money = (cents: number) => formatMoney(cents, currency);
@@ -55,14 +71,23 @@ export function ApprovalCard({ item, policy, me, now, focused, selected, busy, o
     >
       <header className="card-head">
         <h2 data-testid="card-title">
-          {requestTitle({ toolName: item.toolName, amountCents: amount, currency })} <span className="muted">on {item.orderId}</span>
+          {requestTitle({ toolName: item.toolName, amountCents: amount, currency })}{" "}
+          <span className="muted">on {item.orderId}</span>
         </h2>
         <label className="select">
-          <input type="checkbox" checked={selected} onChange={onToggle} aria-label={`select ${requestPhrase({ toolName: item.toolName, orderId: item.orderId, amountCents: amount, currency })}`} /> select
+          <input
+            type="checkbox"
+            checked={selected}
+            onChange={onToggle}
+            aria-label={`select ${requestPhrase({ toolName: item.toolName, orderId: item.orderId, amountCents: amount, currency })}`}
+          />{" "}
+          select
         </label>
       </header>
       <p className="who" data-testid="card-who">
-        For <strong>{facts.customer?.email ?? preview.customer_id}</strong> · asked by {facts.requester ? `${facts.requester.name} (${facts.requester.email})` : item.requestedBy} <RelativeTime iso={item.createdAt} now={now} /> (
+        For <strong>{facts.customer?.email ?? preview.customer_id}</strong> · asked by{" "}
+        {facts.requester ? `${facts.requester.name} (${facts.requester.email})` : item.requestedBy}{" "}
+        <RelativeTime iso={item.createdAt} now={now} /> (
         <Link href={`/calls/${item.originCallId}`}>the call&apos;s timeline</Link>) ·{" "}
         <TimeLeft expiresAt={item.expiresAt} now={now} />
       </p>
@@ -89,7 +114,8 @@ export function ApprovalCard({ item, policy, me, now, focused, selected, busy, o
         </dd>
         <dt>Order {changed ? "when checked" : ""}</dt>
         <dd data-testid="preview-order">
-          {checked.status} · total {money(checked.total_cents)} · refunded {money(checked.refunded_cents)} · refundable {money(checked.refundable_cents)}
+          {checked.status} · total {money(checked.total_cents)} · refunded {money(checked.refunded_cents)} · refundable{" "}
+          {money(checked.refundable_cents)}
         </dd>
         {changed && current && (
           <>
@@ -97,8 +123,8 @@ export function ApprovalCard({ item, policy, me, now, focused, selected, busy, o
             <dd data-testid="order-now" className="warn">
               {current.status}
               {current.fraudHold ? " · fraud hold" : ""}
-              {current.refundPending ? " · a refund is settling" : ""} · refunded {money(current.refundedCents)} · refundable{" "}
-              {money(current.totalCents - current.refundedCents)} (changed since it was checked)
+              {current.refundPending ? " · a refund is settling" : ""} · refunded {money(current.refundedCents)} ·
+              refundable {money(current.totalCents - current.refundedCents)} (changed since it was checked)
             </dd>
           </>
         )}
@@ -109,7 +135,8 @@ export function ApprovalCard({ item, policy, me, now, focused, selected, busy, o
             : facts.refunds.map((refund, index) => (
                 <span key={refund.id}>
                   {index > 0 && "; "}
-                  {formatMoney(refund.amountCents, refund.currency)} {refund.status} <RelativeTime iso={refund.createdAt} now={now} />
+                  {formatMoney(refund.amountCents, refund.currency)} {refund.status}{" "}
+                  <RelativeTime iso={refund.createdAt} now={now} />
                 </span>
               ))}
         </dd>
@@ -120,7 +147,14 @@ export function ApprovalCard({ item, policy, me, now, focused, selected, busy, o
               {facts.siblings.map((sibling, index) => (
                 <span key={sibling.id}>
                   {index > 0 && "; "}
-                  <a href={`#request-${sibling.id}`}>{requestPhrase({ toolName: sibling.toolName, orderId: item.orderId, amountCents: sibling.impactCents, currency })}</a>
+                  <a href={`#request-${sibling.id}`}>
+                    {requestPhrase({
+                      toolName: sibling.toolName,
+                      orderId: item.orderId,
+                      amountCents: sibling.impactCents,
+                      currency,
+                    })}
+                  </a>
                 </span>
               ))}
             </dd>
@@ -137,8 +171,8 @@ export function ApprovalCard({ item, policy, me, now, focused, selected, busy, o
           Above {money(policy.twoPersonAboveCents)}: two supervisors must approve.{" "}
           {facts.firstApprover ? (
             <>
-              Approved by {facts.firstApprover.name} ({facts.firstApprover.email}) <RelativeTime iso={facts.firstApprover.at} now={now} />; waiting for a second
-              supervisor.
+              Approved by {facts.firstApprover.name} ({facts.firstApprover.email}){" "}
+              <RelativeTime iso={facts.firstApprover.at} now={now} />; waiting for a second supervisor.
             </>
           ) : (
             "No approval yet."

@@ -17,7 +17,14 @@ interface Toast {
 }
 
 function toastText(result: DecisionResult, item: CardItem | undefined): string {
-  const what = item ? requestPhrase({ toolName: item.toolName, orderId: item.orderId, amountCents: amountOf(item), currency: item.preview.impact.currency }) : "request";
+  const what = item
+    ? requestPhrase({
+        toolName: item.toolName,
+        orderId: item.orderId,
+        amountCents: amountOf(item),
+        currency: item.preview.impact.currency,
+      })
+    : "request";
   if (!result.ok) return `${what} not decided: ${result.message}`;
   if (result.status === "partial") return `${what}: your approval is recorded; a second supervisor must approve`;
   if (result.status === "denied") return `${what} denied`;
@@ -36,7 +43,17 @@ const HELP: [string, string][] = [
   ["?", "show or hide this help"],
 ];
 
-export function ApprovalQueue({ items, policy, me, hasPasskey }: { items: CardItem[]; policy: DeskPolicy; me: string; hasPasskey: boolean }) {
+export function ApprovalQueue({
+  items,
+  policy,
+  me,
+  hasPasskey,
+}: {
+  items: CardItem[];
+  policy: DeskPolicy;
+  me: string;
+  hasPasskey: boolean;
+}) {
   const router = useRouter();
   const now = useNow();
   const [focus, setFocus] = useState(0);
@@ -58,9 +75,14 @@ export function ApprovalQueue({ items, policy, me, hasPasskey }: { items: CardIt
 
   const showResults = useCallback(
     (results: DecisionResult[]) => {
-      const added = results.map((result) => ({ id: nextToast.current++, ok: result.ok, text: toastText(result, known.current.get(result.approvalId)) }));
+      const added = results.map((result) => ({
+        id: nextToast.current++,
+        ok: result.ok,
+        text: toastText(result, known.current.get(result.approvalId)),
+      }));
       setToasts((current) => [...current, ...added].slice(-5));
-      for (const toast of added) setTimeout(() => setToasts((current) => current.filter((other) => other.id !== toast.id)), 8000);
+      for (const toast of added)
+        setTimeout(() => setToasts((current) => current.filter((other) => other.id !== toast.id)), 8000);
       setSelected([]);
       setDialog(null);
       router.refresh();
@@ -70,7 +92,9 @@ export function ApprovalQueue({ items, policy, me, hasPasskey }: { items: CardIt
 
   const open = useCallback(
     (mode: "approve" | "deny", ids: string[]) => {
-      const chosen = ids.map((id) => items.find((item) => item.id === id)).filter((item): item is CardItem => item !== undefined);
+      const chosen = ids
+        .map((id) => items.find((item) => item.id === id))
+        .filter((item): item is CardItem => item !== undefined);
       if (chosen.length === 0) return;
       // Money always gets the dialog; an approval that moves none is one click, with its result as a toast.
       if (mode === "approve" && !chosen.some(movesMoney)) {
@@ -86,7 +110,11 @@ export function ApprovalQueue({ items, policy, me, hasPasskey }: { items: CardIt
     [items, showResults],
   );
 
-  const toggle = useCallback((id: string) => setSelected((current) => (current.includes(id) ? current.filter((other) => other !== id) : [...current, id])), []);
+  const toggle = useCallback(
+    (id: string) =>
+      setSelected((current) => (current.includes(id) ? current.filter((other) => other !== id) : [...current, id])),
+    [],
+  );
 
   useEffect(() => {
     function onKey(event: KeyboardEvent) {
@@ -147,7 +175,12 @@ export function ApprovalQueue({ items, policy, me, hasPasskey }: { items: CardIt
           <button type="button" disabled={pending || live.length === 0} onClick={() => open("approve", live)}>
             Approve selected ({live.length})
           </button>{" "}
-          <button type="button" className="danger" disabled={pending || live.length === 0} onClick={() => open("deny", live)}>
+          <button
+            type="button"
+            className="danger"
+            disabled={pending || live.length === 0}
+            onClick={() => open("deny", live)}
+          >
             Deny selected ({live.length})
           </button>{" "}
           <button type="button" className="link" onClick={() => setHelp((shown) => !shown)} aria-expanded={help}>
@@ -174,7 +207,9 @@ export function ApprovalQueue({ items, policy, me, hasPasskey }: { items: CardIt
       {dialog && (
         <DecideDialog
           mode={dialog.mode}
-          items={dialog.ids.map((id) => items.find((item) => item.id === id)).filter((item): item is CardItem => item !== undefined)}
+          items={dialog.ids
+            .map((id) => items.find((item) => item.id === id))
+            .filter((item): item is CardItem => item !== undefined)}
           policy={policy}
           hasPasskey={hasPasskey}
           onDone={showResults}

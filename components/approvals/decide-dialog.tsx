@@ -25,7 +25,12 @@ function toCents(text: string): number | null {
 }
 
 const phraseOf = (item: CardItem, cents = amountOf(item)) =>
-  requestPhrase({ toolName: item.toolName, orderId: item.orderId, amountCents: cents, currency: item.preview.impact.currency });
+  requestPhrase({
+    toolName: item.toolName,
+    orderId: item.orderId,
+    amountCents: cents,
+    currency: item.preview.impact.currency,
+  });
 
 /** Confirms a decision: restates what moves and to whom, narrows one refund's amount, takes the step-up, or asks why it is denied. */
 export function DecideDialog({ mode, items, policy, hasPasskey, onDone, onClose }: Props) {
@@ -46,7 +51,8 @@ export function DecideDialog({ mode, items, policy, hasPasskey, onDone, onClose 
 
   const cents = editable ? toCents(amount) : null;
   const approvedCents = (item: CardItem) => (editable && item === single && cents !== null ? cents : amountOf(item));
-  const stepUp = mode === "approve" && items.some((item) => movesMoney(item) && approvedCents(item) > policy.stepUpAboveCents);
+  const stepUp =
+    mode === "approve" && items.some((item) => movesMoney(item) && approvedCents(item) > policy.stepUpAboveCents);
   const total = items.filter(movesMoney).reduce((sum, item) => sum + approvedCents(item), 0);
   const currency = items[0]?.preview.impact.currency ?? "USD";
 
@@ -54,7 +60,9 @@ export function DecideDialog({ mode, items, policy, hasPasskey, onDone, onClose 
     setError(null);
     if (mode === "deny" && !reason.trim()) return setError("Say why: the agent reads this reason.");
     if (editable && single && (cents === null || cents < 1 || cents > amountOf(single))) {
-      return setError(`Enter an amount from 0.01 up to ${formatMoney(amountOf(single), currency)}; an approval can only lower it.`);
+      return setError(
+        `Enter an amount from 0.01 up to ${formatMoney(amountOf(single), currency)}; an approval can only lower it.`,
+      );
     }
     setBusy(true);
     try {
@@ -64,8 +72,13 @@ export function DecideDialog({ mode, items, policy, hasPasskey, onDone, onClose 
       }
       const ids = items.map((item) => item.id);
       const edit =
-        editable && single && cents !== null && cents !== amountOf(single) ? { tool: single.toolName, arguments: { ...single.preview.arguments, amount_cents: cents } } : undefined;
-      const response = mode === "approve" ? await decideApprovalsAction({ decision: "approve", ids, edit }) : await decideApprovalsAction({ decision: "deny", ids, reason });
+        editable && single && cents !== null && cents !== amountOf(single)
+          ? { tool: single.toolName, arguments: { ...single.preview.arguments, amount_cents: cents } }
+          : undefined;
+      const response =
+        mode === "approve"
+          ? await decideApprovalsAction({ decision: "approve", ids, edit })
+          : await decideApprovalsAction({ decision: "deny", ids, reason });
       if (!response.ok) return setError(response.message);
       onDone(response.data);
     } finally {
@@ -74,7 +87,13 @@ export function DecideDialog({ mode, items, policy, hasPasskey, onDone, onClose 
   }
 
   return (
-    <dialog ref={dialog} className="decide" aria-labelledby="decide-title" onCancel={onClose} data-testid="decide-dialog">
+    <dialog
+      ref={dialog}
+      className="decide"
+      aria-labelledby="decide-title"
+      onCancel={onClose}
+      data-testid="decide-dialog"
+    >
       <form
         method="dialog"
         onSubmit={(event) => {
@@ -83,7 +102,8 @@ export function DecideDialog({ mode, items, policy, hasPasskey, onDone, onClose 
         }}
       >
         <h2 id="decide-title">
-          {mode === "approve" ? "Approve" : "Deny"} {single ? phraseOf(single, approvedCents(single)) : `${items.length} requests`}?
+          {mode === "approve" ? "Approve" : "Deny"}{" "}
+          {single ? phraseOf(single, approvedCents(single)) : `${items.length} requests`}?
         </h2>
         <ul className="restate" data-testid="decide-restate">
           {items.map((item) => (
@@ -96,7 +116,12 @@ export function DecideDialog({ mode, items, policy, hasPasskey, onDone, onClose 
         {editable && single && (
           <label className="field">
             Amount to refund ({currency}, at most {formatMoney(amountOf(single), currency)})
-            <input inputMode="decimal" value={amount} onChange={(event) => setAmount(event.target.value)} aria-describedby="narrow-help" />
+            <input
+              inputMode="decimal"
+              value={amount}
+              onChange={(event) => setAmount(event.target.value)}
+              aria-describedby="narrow-help"
+            />
             <span id="narrow-help" className="muted small">
               You may lower the amount; order, customer, currency and reason stay as proposed.
             </span>
@@ -105,7 +130,13 @@ export function DecideDialog({ mode, items, policy, hasPasskey, onDone, onClose 
         {mode === "deny" && (
           <label className="field">
             Reason (the agent reads it)
-            <textarea value={reason} onChange={(event) => setReason(event.target.value)} maxLength={500} rows={3} autoFocus />
+            <textarea
+              value={reason}
+              onChange={(event) => setReason(event.target.value)}
+              maxLength={500}
+              rows={3}
+              autoFocus
+            />
           </label>
         )}
         {stepUp &&
@@ -116,7 +147,12 @@ export function DecideDialog({ mode, items, policy, hasPasskey, onDone, onClose 
           ) : (
             <label className="field">
               Above {formatMoney(policy.stepUpAboveCents, currency)}: your password, to confirm it is you
-              <input type="password" autoComplete="current-password" value={password} onChange={(event) => setPassword(event.target.value)} />
+              <input
+                type="password"
+                autoComplete="current-password"
+                value={password}
+                onChange={(event) => setPassword(event.target.value)}
+              />
             </label>
           ))}
         {error && (
@@ -126,7 +162,11 @@ export function DecideDialog({ mode, items, policy, hasPasskey, onDone, onClose 
         )}
         <p className="actions">
           <button type="submit" className={mode === "approve" ? "primary" : "danger"} disabled={busy}>
-            {mode === "approve" ? (stepUp && hasPasskey ? "Confirm with passkey and approve" : "Confirm approval") : "Deny"}
+            {mode === "approve"
+              ? stepUp && hasPasskey
+                ? "Confirm with passkey and approve"
+                : "Confirm approval"
+              : "Deny"}
           </button>{" "}
           <button type="button" onClick={onClose} disabled={busy}>
             Cancel

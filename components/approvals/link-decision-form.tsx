@@ -11,7 +11,17 @@ import { proveStepUp } from "./step-up-proof";
  * reason, which reaches the agent. Rendered also once the request is closed, so the
  * result of this page's own decision stays in view after the page refreshes.
  */
-export function LinkDecisionForm({ token, summary, customer, open }: { token: string; summary: string; customer: string; open: boolean }) {
+export function LinkDecisionForm({
+  token,
+  summary,
+  customer,
+  open,
+}: {
+  token: string;
+  summary: string;
+  customer: string;
+  open: boolean;
+}) {
   const router = useRouter();
   const [step, setStep] = useState<"choose" | "confirm-approve" | "step-up">("choose");
   const [password, setPassword] = useState("");
@@ -41,12 +51,18 @@ export function LinkDecisionForm({ token, summary, customer, open }: { token: st
       }
       const result = response.data;
       if (!result.ok && result.code === "approval.step-up-required") {
-        setMessage({ ok: false, text: "Confirm it is you: this amount needs your passkey, or your password if you have none." });
+        setMessage({
+          ok: false,
+          text: "Confirm it is you: this amount needs your passkey, or your password if you have none.",
+        });
         setStep("step-up");
         return;
       }
       if (result.ok) {
-        setMessage({ ok: true, text: `${summary} ${result.status === "approved" ? `approved: ${result.outcome.code}` : "denied"}.` });
+        setMessage({
+          ok: true,
+          text: `${summary} ${result.status === "approved" ? `approved: ${result.outcome.code}` : "denied"}.`,
+        });
       } else {
         setMessage({ ok: false, text: result.message });
       }
@@ -76,7 +92,12 @@ export function LinkDecisionForm({ token, summary, customer, open }: { token: st
             <label>
               Your password, to confirm it is you
               <br />
-              <input type="password" autoComplete="current-password" value={password} onChange={(event) => setPassword(event.target.value)} />
+              <input
+                type="password"
+                autoComplete="current-password"
+                value={password}
+                onChange={(event) => setPassword(event.target.value)}
+              />
             </label>
           </p>
           <div className="actions">
@@ -121,7 +142,15 @@ export function LinkDecisionForm({ token, summary, customer, open }: { token: st
             <label>
               Reason for denying (the agent reads it)
               <br />
-              <textarea name="reason" rows={2} maxLength={500} required value={reason} onChange={(event) => setReason(event.target.value)} className="wide" />
+              <textarea
+                name="reason"
+                rows={2}
+                maxLength={500}
+                required
+                value={reason}
+                onChange={(event) => setReason(event.target.value)}
+                className="wide"
+              />
             </label>
           </p>
           <button type="submit" className="danger" disabled={pending || !reason.trim()}>

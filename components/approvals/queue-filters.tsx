@@ -15,7 +15,15 @@ const SORTS: [string, string][] = [
 ];
 
 /** A plain GET form: filters live in the address, so a filtered queue can be shared and paged. */
-export function QueueFilterForm({ filters, agents, tools }: { filters: QueueFilters; agents: { id: string; name: string; email: string }[]; tools: string[] }) {
+export function QueueFilterForm({
+  filters,
+  agents,
+  tools,
+}: {
+  filters: QueueFilters;
+  agents: { id: string; name: string; email: string }[];
+  tools: string[];
+}) {
   return (
     <form className="filters" method="get" action="/approvals" role="search" aria-label="Filter the queue">
       <label>
@@ -46,15 +54,30 @@ export function QueueFilterForm({ filters, agents, tools }: { filters: QueueFilt
       </label>
       <label>
         From
-        <input name="min" inputMode="decimal" size={7} defaultValue={filters.minCents !== undefined ? (filters.minCents / 100).toFixed(2) : ""} placeholder="0.00" />
+        <input
+          name="min"
+          inputMode="decimal"
+          size={7}
+          defaultValue={filters.minCents !== undefined ? (filters.minCents / 100).toFixed(2) : ""}
+          placeholder="0.00"
+        />
       </label>
       <label>
         To
-        <input name="max" inputMode="decimal" size={7} defaultValue={filters.maxCents !== undefined ? (filters.maxCents / 100).toFixed(2) : ""} placeholder="1000.00" />
+        <input
+          name="max"
+          inputMode="decimal"
+          size={7}
+          defaultValue={filters.maxCents !== undefined ? (filters.maxCents / 100).toFixed(2) : ""}
+          placeholder="1000.00"
+        />
       </label>
       <label>
         Age
-        <select name="age" defaultValue={filters.olderThanMinutes !== undefined ? String(filters.olderThanMinutes) : ""}>
+        <select
+          name="age"
+          defaultValue={filters.olderThanMinutes !== undefined ? String(filters.olderThanMinutes) : ""}
+        >
           {AGES.map(([value, label]) => (
             <option key={value} value={value}>
               {label}

@@ -2,10 +2,16 @@
 
 import { absoluteTime } from "@/components/ui/time-ago";
 
-
 function relative(ms: number): string {
   const seconds = Math.round(Math.abs(ms) / 1000);
-  const text = seconds < 60 ? `${seconds} s` : seconds < 3600 ? `${Math.floor(seconds / 60)} min` : seconds < 86400 ? `${Math.floor(seconds / 3600)} h` : `${Math.floor(seconds / 86400)} d`;
+  const text =
+    seconds < 60
+      ? `${seconds} s`
+      : seconds < 3600
+        ? `${Math.floor(seconds / 60)} min`
+        : seconds < 86400
+          ? `${Math.floor(seconds / 3600)} h`
+          : `${Math.floor(seconds / 86400)} d`;
   return ms < 0 ? `${text} ago` : `in ${text}`;
 }
 
@@ -28,7 +34,12 @@ export function TimeLeft({ expiresAt, now }: { expiresAt: string; now: number | 
   }
   const seconds = Math.max(0, Math.round((new Date(expiresAt).getTime() - now) / 1000));
   return (
-    <time dateTime={expiresAt} title={absoluteTime(expiresAt)} data-testid="time-left" className={seconds === 0 ? "error" : seconds < 120 ? "warn" : ""}>
+    <time
+      dateTime={expiresAt}
+      title={absoluteTime(expiresAt)}
+      data-testid="time-left"
+      className={seconds === 0 ? "error" : seconds < 120 ? "warn" : ""}
+    >
       {seconds === 0 ? "expired" : `${Math.floor(seconds / 60)}m ${String(seconds % 60).padStart(2, "0")}s left`}
     </time>
   );

@@ -4,9 +4,17 @@ const dayFromNow = (days: number) => new Date(Date.now() + days * 24 * 3600_000)
 export function DecisionLogExport({ tenantId }: { tenantId: string }) {
   const [monthAgo, today, tomorrow] = [dayFromNow(-30), dayFromNow(0), dayFromNow(1)];
   return (
-    <form className="card" method="get" action={`/api/tenants/${encodeURIComponent(tenantId)}/decision-log`} data-testid="decision-log-export">
+    <form
+      className="card"
+      method="get"
+      action={`/api/tenants/${encodeURIComponent(tenantId)}/decision-log`}
+      data-testid="decision-log-export"
+    >
       <strong>Export the decision log</strong>
-      <p className="muted">Every decision from the first day up to the second (not included), each row with its own hash for checking against the seals.</p>
+      <p className="muted">
+        Every decision from the first day up to the second (not included), each row with its own hash for checking
+        against the seals.
+      </p>
       <label>
         From <input type="date" name="from" defaultValue={monthAgo} max={today} required />
       </label>{" "}

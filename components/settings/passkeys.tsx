@@ -33,7 +33,10 @@ export function PasskeyList({ passkeys }: { passkeys: Passkey[] }) {
       } catch {
         return setMessage({ ok: false, text: passkeyFailure(window.location) });
       }
-      const saved = await registerPasskeyAction({ response: response as unknown as Parameters<typeof registerPasskeyAction>[0]["response"], name: name || "Passkey" });
+      const saved = await registerPasskeyAction({
+        response: response as unknown as Parameters<typeof registerPasskeyAction>[0]["response"],
+        name: name || "Passkey",
+      });
       if (!saved.ok) return setMessage({ ok: false, text: saved.message });
       setName("");
       setMessage({ ok: true, text: "Passkey added. Large approvals will ask for it." });
@@ -48,14 +51,18 @@ export function PasskeyList({ passkeys }: { passkeys: Passkey[] }) {
       <h2 id="passkeys-title" style={{ marginTop: 0 }}>
         Passkeys
       </h2>
-      <p className="muted">Approving a refund above your tenant&apos;s step-up amount asks for a passkey; without one, for your password again.</p>
+      <p className="muted">
+        Approving a refund above your tenant&apos;s step-up amount asks for a passkey; without one, for your password
+        again.
+      </p>
       {passkeys.length === 0 ? (
         <p data-testid="no-passkeys">No passkeys yet.</p>
       ) : (
         <ul data-testid="passkeys">
           {passkeys.map((key) => (
             <li key={key.id}>
-              <strong>{key.name}</strong> · added <time title={absoluteTime(key.createdAt)}>{absoluteTime(key.createdAt)}</time>
+              <strong>{key.name}</strong> · added{" "}
+              <time title={absoluteTime(key.createdAt)}>{absoluteTime(key.createdAt)}</time>
               {key.lastUsedAt && <> · last used {absoluteTime(key.lastUsedAt)}</>}
             </li>
           ))}
@@ -63,7 +70,8 @@ export function PasskeyList({ passkeys }: { passkeys: Passkey[] }) {
       )}
       <p>
         <label>
-          Name <input value={name} onChange={(event) => setName(event.target.value)} maxLength={60} placeholder="Laptop" />
+          Name{" "}
+          <input value={name} onChange={(event) => setName(event.target.value)} maxLength={60} placeholder="Laptop" />
         </label>{" "}
         <button type="button" className="primary" onClick={() => void register()} disabled={busy}>
           Add a passkey

@@ -44,7 +44,13 @@ export function relativeTime(iso: string, now: number): string {
   const past = seconds <= 0;
   const size = Math.abs(seconds);
   const [value, unit] =
-    size < 45 ? [0, "now"] : size < 3600 ? [Math.round(size / 60), "minute"] : size < 86_400 ? [Math.round(size / 3600), "hour"] : [Math.round(size / 86_400), "day"];
+    size < 45
+      ? [0, "now"]
+      : size < 3600
+        ? [Math.round(size / 60), "minute"]
+        : size < 86_400
+          ? [Math.round(size / 3600), "hour"]
+          : [Math.round(size / 86_400), "day"];
   if (unit === "now") return past ? "just now" : "in a moment";
   const text = `${value} ${unit}${value === 1 ? "" : "s"}`;
   return past ? `${text} ago` : `in ${text}`;

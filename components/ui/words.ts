@@ -50,7 +50,11 @@ export function argumentWords(args: Record<string, unknown>): [string, string][]
     .map((key) => {
       const value = args[key];
       const text =
-        key === "amount_cents" && typeof value === "number" ? formatMoney(value, currency) : key === "reason" && typeof value === "string" ? value.replaceAll("_", " ") : String(value);
+        key === "amount_cents" && typeof value === "number"
+          ? formatMoney(value, currency)
+          : key === "reason" && typeof value === "string"
+            ? value.replaceAll("_", " ")
+            : String(value);
       return [ARGUMENT_LABELS[key] ?? key, text];
     });
 }

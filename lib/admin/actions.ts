@@ -2,7 +2,16 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { createAgentKey, endSessions, parsePolicyForm, revokeAgentKey, setRefundPermission, setWebhook, updatePolicy, WebhookSchema } from "@/lib/admin";
+import {
+  createAgentKey,
+  endSessions,
+  parsePolicyForm,
+  revokeAgentKey,
+  setRefundPermission,
+  setWebhook,
+  updatePolicy,
+  WebhookSchema,
+} from "@/lib/admin";
 import { authedAction } from "@/lib/auth/guards";
 import { IdSchema } from "@/lib/security/input";
 
@@ -48,7 +57,8 @@ export const createKeyAction = authedAction(z.strictObject({ userId: IdSchema })
 });
 
 export const revokeKeyAction = authedAction(z.strictObject({ keyId: IdSchema }), ["ADMIN"], async (input, user) => {
-  if (!(await revokeAgentKey(user, input.keyId))) return { ok: false, code: "not-found", message: "No such active key in your tenant." };
+  if (!(await revokeAgentKey(user, input.keyId)))
+    return { ok: false, code: "not-found", message: "No such active key in your tenant." };
   revalidatePath("/admin/policy");
   return { ok: true, data: undefined };
 });

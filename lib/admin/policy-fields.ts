@@ -25,10 +25,38 @@ export interface PolicyFieldSpec {
 }
 
 export const POLICY_FIELDS: PolicyFieldSpec[] = [
-  { name: "autoLimitCents", label: "Auto limit", help: "An irreversible write above this amount needs approval.", unit: "money", min: 0, max: 10_000_000 },
-  { name: "sessionCapCents", label: "Session cap", help: "Irreversible impact per conversation before approval is needed.", unit: "money", min: 0, max: 10_000_000 },
-  { name: "maxAutoWrites", label: "Max automatic writes", help: "After this many writes in a conversation, reversible writes need approval.", unit: "count", min: 0, max: 1000 },
-  { name: "approvalTtlSeconds", label: "Approval lifetime (seconds)", help: "How long a request waits for a decision before it expires.", unit: "seconds", min: 30, max: 7 * 24 * 3600 },
+  {
+    name: "autoLimitCents",
+    label: "Auto limit",
+    help: "An irreversible write above this amount needs approval.",
+    unit: "money",
+    min: 0,
+    max: 10_000_000,
+  },
+  {
+    name: "sessionCapCents",
+    label: "Session cap",
+    help: "Irreversible impact per conversation before approval is needed.",
+    unit: "money",
+    min: 0,
+    max: 10_000_000,
+  },
+  {
+    name: "maxAutoWrites",
+    label: "Max automatic writes",
+    help: "After this many writes in a conversation, reversible writes need approval.",
+    unit: "count",
+    min: 0,
+    max: 1000,
+  },
+  {
+    name: "approvalTtlSeconds",
+    label: "Approval lifetime (seconds)",
+    help: "How long a request waits for a decision before it expires.",
+    unit: "seconds",
+    min: 30,
+    max: 7 * 24 * 3600,
+  },
   {
     name: "agentDailyCeilingCents",
     label: "Agent daily ceiling",
@@ -45,7 +73,14 @@ export const POLICY_FIELDS: PolicyFieldSpec[] = [
     min: 0,
     max: 10_000_000,
   },
-  { name: "rateOpenPerMin", label: "Conversations per key per minute", help: "How many conversations one API key may open in a minute.", unit: "count", min: 1, max: 100_000 },
+  {
+    name: "rateOpenPerMin",
+    label: "Conversations per key per minute",
+    help: "How many conversations one API key may open in a minute.",
+    unit: "count",
+    min: 1,
+    max: 100_000,
+  },
   {
     name: "stepUpAboveCents",
     label: "Step-up above",
@@ -54,7 +89,14 @@ export const POLICY_FIELDS: PolicyFieldSpec[] = [
     min: 0,
     max: 10_000_000,
   },
-  { name: "twoPersonAboveCents", label: "Two-person rule above", help: "A larger refund needs two different supervisors to approve.", unit: "money", min: 0, max: 10_000_000 },
+  {
+    name: "twoPersonAboveCents",
+    label: "Two-person rule above",
+    help: "A larger refund needs two different supervisors to approve.",
+    unit: "money",
+    min: 0,
+    max: 10_000_000,
+  },
   {
     name: "expiryWarningSeconds",
     label: "Expiry warning (seconds)",
@@ -77,19 +119,28 @@ export function rangeText(spec: PolicyFieldSpec): string {
 }
 
 /** What the admin typed, back to stored numbers, or a sentence naming the field by its label and its range. */
-export function parsePolicyValue(spec: PolicyFieldSpec, typed: string): { ok: true; value: number } | { ok: false; message: string } {
+export function parsePolicyValue(
+  spec: PolicyFieldSpec,
+  typed: string,
+): { ok: true; value: number } | { ok: false; message: string } {
   const text = typed.trim().replaceAll(",", "");
   const pattern = spec.unit === "money" ? /^\d{1,9}(\.\d{1,2})?$/ : /^\d{1,9}$/;
   const shape = spec.unit === "money" ? "an amount such as 50.00" : "a whole number";
   if (!pattern.test(text)) return { ok: false, message: `${spec.label} must be ${shape}, from ${rangeText(spec)}.` };
   const value = spec.unit === "money" ? Math.round(Number(text) * 100) : Number(text);
-  if (value < spec.min || value > spec.max) return { ok: false, message: `${spec.label} must be from ${rangeText(spec)}.` };
+  if (value < spec.min || value > spec.max)
+    return { ok: false, message: `${spec.label} must be from ${rangeText(spec)}.` };
   return { ok: true, value };
 }
 
 /** The fields that differ between two policies, as "label: before → after" in the form's units. */
-export function policyDiff(before: Partial<Record<PolicyField, number>>, after: Partial<Record<PolicyField, number>>): { label: string; before: string; after: string }[] {
-  return POLICY_FIELDS.filter((spec) => typeof after[spec.name] === "number" && before[spec.name] !== after[spec.name]).map((spec) => ({
+export function policyDiff(
+  before: Partial<Record<PolicyField, number>>,
+  after: Partial<Record<PolicyField, number>>,
+): { label: string; before: string; after: string }[] {
+  return POLICY_FIELDS.filter(
+    (spec) => typeof after[spec.name] === "number" && before[spec.name] !== after[spec.name],
+  ).map((spec) => ({
     label: spec.label,
     before: typeof before[spec.name] === "number" ? displayValue(spec, before[spec.name]!) : "—",
     after: displayValue(spec, after[spec.name]!),

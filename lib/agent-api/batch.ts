@@ -20,7 +20,9 @@ export async function proposeBatch(
 ): Promise<{ format: Format; results: Record<string, unknown>[] }> {
   const adapted = adaptPayload(format, raw);
   // A payload no adapter can read still goes through the sequence, so its refusal is recorded like any other.
-  const calls = adapted.ok ? adapted.calls.map((call) => ({ ref: call.ref, raw: envelopeBytes(call) })) : [{ ref: null, raw }];
+  const calls = adapted.ok
+    ? adapted.calls.map((call) => ({ ref: call.ref, raw: envelopeBytes(call) }))
+    : [{ ref: null, raw }];
   const results = [];
   for (const [index, call] of calls.entries()) {
     const result = await proposeCall({

@@ -13,7 +13,9 @@ export function errorResponse(status: number, code: string, message: string, hea
 }
 
 export const unauthorized = () =>
-  errorResponse(401, "auth.invalid-key", "a valid API key is required", { "WWW-Authenticate": 'Bearer realm="toolgate"' });
+  errorResponse(401, "auth.invalid-key", "a valid API key is required", {
+    "WWW-Authenticate": 'Bearer realm="toolgate"',
+  });
 export const notFound = (what: string) => errorResponse(404, "not-found", `${what} not found`);
 
 /**
@@ -43,7 +45,8 @@ async function answerSafely(request: Request, work: () => Promise<Response>): Pr
     if (unreadBodies.has(request)) response.headers.set("Connection", "close");
     return response;
   } catch (error) {
-    if (request.signal.aborted) return errorResponse(400, "request.aborted", "the client closed the request before it was read");
+    if (request.signal.aborted)
+      return errorResponse(400, "request.aborted", "the client closed the request before it was read");
     logError("api.unhandled", error, { path: new URL(request.url).pathname });
     return errorResponse(503, "host.error", "the service could not complete this request; retry later");
   }
@@ -57,7 +60,10 @@ const routeOf = (pathname: string) =>
     .join("/");
 
 /** Authenticates the bearer key, then runs the handler. */
-export function withAgent(request: Request, handler: (agent: AuthenticatedAgent) => Promise<Response>): Promise<Response> {
+export function withAgent(
+  request: Request,
+  handler: (agent: AuthenticatedAgent) => Promise<Response>,
+): Promise<Response> {
   return answering(request, async () => {
     const agent = await authenticateApiKey(request.headers.get("authorization"));
     return agent ? handler(agent) : unauthorized();
@@ -77,8 +83,14 @@ export function withAgentConversation(
   options: { countCall?: boolean } = {},
 ): Promise<Response> {
   return answering(request, async () => {
-    const authenticated = await authenticateForConversation(request.headers.get("authorization"), conversationId, options);
-    return authenticated ? handler(authenticated.agent, authenticated.found, authenticated.rateCounted) : unauthorized();
+    const authenticated = await authenticateForConversation(
+      request.headers.get("authorization"),
+      conversationId,
+      options,
+    );
+    return authenticated
+      ? handler(authenticated.agent, authenticated.found, authenticated.rateCounted)
+      : unauthorized();
   });
 }
 

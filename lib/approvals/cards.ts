@@ -7,7 +7,15 @@ import type { QueueItem } from "./queue";
 export interface CardFacts {
   customer: { id: string; email: string } | null;
   requester: { name: string; email: string } | null;
-  orderNow: { status: string; totalCents: number; refundedCents: number; currency: string; version: number; refundPending: boolean; fraudHold: boolean } | null;
+  orderNow: {
+    status: string;
+    totalCents: number;
+    refundedCents: number;
+    currency: string;
+    version: number;
+    refundPending: boolean;
+    fraudHold: boolean;
+  } | null;
   refunds: { id: string; amountCents: number; currency: string; status: string; createdAt: string }[];
   /** Other pending requests on the same order, so they are read and decided together. */
   siblings: { id: string; impactCents: number; toolName: string }[];
@@ -26,11 +34,26 @@ export async function cardFacts(tenantId: string, items: QueueItem[]): Promise<R
   const [requests, orders, refunds, siblings] = await Promise.all([
     db.approvalRequest.findMany({
       where: { id: { in: requestIds }, tenantId },
-      select: { id: true, firstApproverId: true, firstApprovedAt: true, requestedById: true, conversation: { select: { customer: { select: { id: true, email: true } } } } },
+      select: {
+        id: true,
+        firstApproverId: true,
+        firstApprovedAt: true,
+        requestedById: true,
+        conversation: { select: { customer: { select: { id: true, email: true } } } },
+      },
     }),
     db.order.findMany({
       where: { id: { in: orderIds }, tenantId },
-      select: { id: true, status: true, totalCents: true, refundedCents: true, currency: true, version: true, refundPending: true, fraudHold: true },
+      select: {
+        id: true,
+        status: true,
+        totalCents: true,
+        refundedCents: true,
+        currency: true,
+        version: true,
+        refundPending: true,
+        fraudHold: true,
+      },
     }),
     db.refund.findMany({
       where: { orderId: { in: orderIds }, tenantId },
@@ -44,9 +67,20 @@ export async function cardFacts(tenantId: string, items: QueueItem[]): Promise<R
       take: 500,
     }),
   ]);
-  const peopleIds = [...new Set(requests.flatMap((request) => [request.requestedById, request.firstApproverId].filter((id): id is string => id !== null)))];
+  const peopleIds = [
+    ...new Set(
+      requests.flatMap((request) =>
+        [request.requestedById, request.firstApproverId].filter((id): id is string => id !== null),
+      ),
+    ),
+  ];
   const people = new Map(
-    (await db.user.findMany({ where: { id: { in: peopleIds }, tenantId }, select: { id: true, name: true, email: true } })).map((user) => [user.id, user]),
+    (
+      await db.user.findMany({
+        where: { id: { in: peopleIds }, tenantId },
+        select: { id: true, name: true, email: true },
+      })
+    ).map((user) => [user.id, user]),
   );
   const orderById = new Map(orders.map(({ id, ...order }) => [id, order]));
   const facts: Record<string, CardFacts> = {};
@@ -60,19 +94,31 @@ export async function cardFacts(tenantId: string, items: QueueItem[]): Promise<R
       refunds: refunds
         .filter((refund) => refund.orderId === item.orderId)
         .map(({ orderId: _order, createdAt, ...refund }) => ({ ...refund, createdAt: createdAt.toISOString() })),
-      siblings: siblings.filter((other) => other.orderId === item.orderId && other.id !== item.id).map(({ orderId: _order, ...other }) => other),
-      firstApprover: first && request.firstApprovedAt ? { name: first.name, email: first.email, at: request.firstApprovedAt.toISOString() } : null,
+      siblings: siblings
+        .filter((other) => other.orderId === item.orderId && other.id !== item.id)
+        .map(({ orderId: _order, ...other }) => other),
+      firstApprover:
+        first && request.firstApprovedAt
+          ? { name: first.name, email: first.email, at: request.firstApprovedAt.toISOString() }
+          : null,
     };
   }
   return facts;
 }
 
 export async function deskPolicy(tenantId: string): Promise<DeskPolicy> {
-  return db.tenant.findUniqueOrThrow({ where: { id: tenantId }, select: { stepUpAboveCents: true, twoPersonAboveCents: true } });
+  return db.tenant.findUniqueOrThrow({
+    where: { id: tenantId },
+    select: { stepUpAboveCents: true, twoPersonAboveCents: true },
+  });
 }
 
 /** The queue's filter choices: the tenant's agents and the tools that have pending requests. */
 export async function queueChoices(tenantId: string) {
-  const agents = await db.user.findMany({ where: { tenantId, role: "AGENT" }, orderBy: { email: "asc" }, select: { id: true, name: true, email: true } });
+  const agents = await db.user.findMany({
+    where: { tenantId, role: "AGENT" },
+    orderBy: { email: "asc" },
+    select: { id: true, name: true, email: true },
+  });
   return { agents, tools: TOOL_NAMES.filter((name) => findTool(name)?.effect !== "read") };
 }

@@ -52,12 +52,20 @@ const DECISION_TRANSACTION = { maxWait: 10_000, timeout: 15_000 };
  * executes conditionally on the order version while consuming the approval. Used at most once, however many
  * supervisors, clicks or instances race for it.
  */
-export async function approveRequest(approver: Approver, approvalId: string, options: { edit?: ApprovalEdit; note?: string | null } = {}): Promise<DecisionResult> {
+export async function approveRequest(
+  approver: Approver,
+  approvalId: string,
+  options: { edit?: ApprovalEdit; note?: string | null } = {},
+): Promise<DecisionResult> {
   return decide(approver, approvalId, "approve", options.note ?? null, options.edit);
 }
 
 /** Denies one pending request with the reason the agent will read; every call waiting on it becomes approval.denied. */
-export async function denyRequest(approver: Approver, approvalId: string, reason: string | null): Promise<DecisionResult> {
+export async function denyRequest(
+  approver: Approver,
+  approvalId: string,
+  reason: string | null,
+): Promise<DecisionResult> {
   return decide(approver, approvalId, "deny", reason);
 }
 
@@ -71,27 +79,52 @@ export interface ApprovalEdit {
  * The arguments an approval binds: the proposal (or what the first approver approved) narrowed by the edit. Only
  * the tool's narrowable numbers may change, and only downwards; order, customer, currency and tool never.
  */
-export function narrowArguments(tool: ToolDefinition, base: Record<string, unknown>, edit: ApprovalEdit | undefined): { ok: true; args: Record<string, unknown> } | { ok: false; message: string } {
+export function narrowArguments(
+  tool: ToolDefinition,
+  base: Record<string, unknown>,
+  edit: ApprovalEdit | undefined,
+): { ok: true; args: Record<string, unknown> } | { ok: false; message: string } {
   if (!edit) return { ok: true, args: base };
   if (edit.tool !== tool.name) return { ok: false, message: `an approval cannot change the tool (${tool.name})` };
   const keys = new Set([...Object.keys(base), ...Object.keys(edit.arguments)]);
   for (const key of [...keys].sort()) {
     const [before, after] = [base[key], edit.arguments[key]];
     if (!(tool.narrowable ?? []).includes(key)) {
-      if (canonicalJson(before) !== canonicalJson(after)) return { ok: false, message: `an approval cannot change ${key}` };
+      if (canonicalJson(before) !== canonicalJson(after))
+        return { ok: false, message: `an approval cannot change ${key}` };
       continue;
     }
-    if (typeof before !== "number" || typeof after !== "number" || !Number.isInteger(after) || after < 1 || after > before) {
+    if (
+      typeof before !== "number" ||
+      typeof after !== "number" ||
+      !Number.isInteger(after) ||
+      after < 1 ||
+      after > before
+    ) {
       return { ok: false, message: `an approval can only lower ${key} (at most ${String(before)})` };
     }
   }
   const args = { ...base, ...edit.arguments };
-  return tool.schema.safeParse(args).success ? { ok: true, args } : { ok: false, message: "the edited arguments are not valid for this tool" };
+  return tool.schema.safeParse(args).success
+    ? { ok: true, args }
+    : { ok: false, message: "the edited arguments are not valid for this tool" };
 }
 
-async function decide(approver: Approver, approvalId: string, action: "approve" | "deny", note: string | null = null, edit?: ApprovalEdit): Promise<DecisionResult> {
+async function decide(
+  approver: Approver,
+  approvalId: string,
+  action: "approve" | "deny",
+  note: string | null = null,
+  edit?: ApprovalEdit,
+): Promise<DecisionResult> {
   const startedAt = performance.now();
-  const fail = (code: DecisionFailure, message: string, failed?: Outcome): DecisionResult => ({ ok: false, approvalId, code, message, outcome: failed });
+  const fail = (code: DecisionFailure, message: string, failed?: Outcome): DecisionResult => ({
+    ok: false,
+    approvalId,
+    code,
+    message,
+    outcome: failed,
+  });
   if (approver.role !== "SUPERVISOR") return fail("approval.forbidden", "only supervisors decide approval requests");
   try {
     // Read without a lock only to learn the conversation; everything is re-read under the locks below.
@@ -110,11 +143,17 @@ async function decide(approver: Approver, approvalId: string, action: "approve" 
                "status", "requestedById", "expiresAt", "firstApproverId", "firstApprovedArgs", "firstStepUpMethod"
         FROM "ApprovalRequest" WHERE "id" = ${approvalId} AND "tenantId" = ${approver.tenantId} FOR UPDATE`;
       if (!request) return fail("approval.not-found", "no such approval request");
-      if (request.requestedById === approver.userId) return fail("approval.self-approval", "the requester cannot decide their own request");
-      if (request.status !== "pending") return fail("approval.already-decided", `this request is already ${request.status}`);
+      if (request.requestedById === approver.userId)
+        return fail("approval.self-approval", "the requester cannot decide their own request");
+      if (request.status !== "pending")
+        return fail("approval.already-decided", `this request is already ${request.status}`);
       if (request.expiresAt <= new Date()) {
         await expireApproval(tx, request.id);
-        return fail("approval.expired", "this request expired before it was decided; nothing was executed", outcome("approval.expired"));
+        return fail(
+          "approval.expired",
+          "this request expired before it was decided; nothing was executed",
+          outcome("approval.expired"),
+        );
       }
 
       if (action === "deny") {
@@ -144,11 +183,19 @@ async function decide(approver: Approver, approvalId: string, action: "approve" 
         tool.schema.safeParse(args).success;
       if (!bound) {
         logError("approval.binding-mismatch", new Error("approval request and its call disagree"), { approvalId });
-        return fail("approval.binding-mismatch", "the request no longer matches the call it was made for; nothing was executed");
+        return fail(
+          "approval.binding-mismatch",
+          "the request no longer matches the call it was made for; nothing was executed",
+        );
       }
 
-      const narrowed = narrowArguments(tool, (request.firstApprovedArgs as Record<string, unknown> | null) ?? args, edit);
-      if (!narrowed.ok) return fail("approval.edit-refused", `${narrowed.message}; nothing was executed, the request is still pending`);
+      const narrowed = narrowArguments(
+        tool,
+        (request.firstApprovedArgs as Record<string, unknown> | null) ?? args,
+        edit,
+      );
+      if (!narrowed.ok)
+        return fail("approval.edit-refused", `${narrowed.message}; nothing was executed, the request is still pending`);
       const approved = narrowed.args;
       const impactCents = tool.impactCents(approved);
       const [desk] = await tx.$queryRaw<{ stepUpAboveCents: number; twoPersonAboveCents: number }[]>`
@@ -168,13 +215,17 @@ async function decide(approver: Approver, approvalId: string, action: "approve" 
 
       const recheck = await recheckForApproval(tx, tool, approved, conversation, facts.policy);
       if (!recheck.ok && recheck.outcome.kind === "unavailable") {
-        return fail("approval.retry", `${explainRecheck(recheck.outcome, recheck.order, request.impactCents)}; the request is still pending`);
+        return fail(
+          "approval.retry",
+          `${explainRecheck(recheck.outcome, recheck.order, request.impactCents)}; the request is still pending`,
+        );
       }
       const detail = { proposed: args, approved, approvers: approversOf(request, approver.userId, stepUp) };
       if (!recheck.ok) {
         const explained = explainRecheck(recheck.outcome, recheck.order, impactCents);
         // The re-check's failure in words reaches the model too, except a fraud hold: that reason is internal.
-        const failed = recheck.outcome.code === "order.fraud-hold" ? recheck.outcome : { ...recheck.outcome, reason: explained };
+        const failed =
+          recheck.outcome.code === "order.fraud-hold" ? recheck.outcome : { ...recheck.outcome, reason: explained };
         await close(tx, request, "failed", approver, failed, note, startedAt, { ...detail, executed: null });
         return fail("approval.recheck-failed", explained, failed);
       }
@@ -182,20 +233,45 @@ async function decide(approver: Approver, approvalId: string, action: "approve" 
         await recordFirstApproval(tx, request, approver, approved, stepUp, startedAt, detail);
         return { ok: true as const, approvalId, status: "partial" as const };
       }
-      const executed = await executeCall(tx, { tool, args: approved, order: recheck.order, conversation, impactCents, callId: call.id });
+      const executed = await executeCall(tx, {
+        tool,
+        args: approved,
+        order: recheck.order,
+        conversation,
+        impactCents,
+        callId: call.id,
+      });
       if (executed.code === "order.changed") {
-        return fail("approval.retry", "the order changed while this was being approved; nothing was executed, the request is still pending");
+        return fail(
+          "approval.retry",
+          "the order changed while this was being approved; nothing was executed, the request is still pending",
+        );
       }
       const edited = canonicalJson(approved) !== canonicalJson(args);
       const final = edited ? { ...executed, decision: { approved_arguments: approved } } : executed;
-      await close(tx, request, "approved", approver, final, note, startedAt, { ...detail, executed: approved }, { approved, stepUp });
+      await close(
+        tx,
+        request,
+        "approved",
+        approver,
+        final,
+        note,
+        startedAt,
+        { ...detail, executed: approved },
+        { approved, stepUp },
+      );
       return { ok: true as const, approvalId, status: "approved" as const, outcome: final };
     }, DECISION_TRANSACTION);
     // As in the pipeline: the external half of an approved effect runs only after its local record commits.
     const tool = findTool(located.toolName);
     const final =
       result.ok && result.status === "approved" && tool?.external && result.outcome.code === tool.external.pendingCode
-        ? { ...result, outcome: await completeExternal(tool, located.originCallId).then((completed) => (result.outcome.decision ? { ...completed, decision: result.outcome.decision } : completed)) }
+        ? {
+            ...result,
+            outcome: await completeExternal(tool, located.originCallId).then((completed) =>
+              result.outcome.decision ? { ...completed, decision: result.outcome.decision } : completed,
+            ),
+          }
         : result;
     if ("outcome" in final && final.outcome) countDecision(located.toolName, final.outcome);
     return final;
@@ -224,7 +300,9 @@ interface LockedRequest {
 
 function approversOf(request: LockedRequest, userId: string, stepUp: StepUpMethod | null) {
   const current = { user_id: userId, step_up: stepUp };
-  return request.firstApproverId ? [{ user_id: request.firstApproverId, step_up: request.firstStepUpMethod }, current] : [current];
+  return request.firstApproverId
+    ? [{ user_id: request.firstApproverId, step_up: request.firstStepUpMethod }, current]
+    : [current];
 }
 
 /** The first of two approvals: kept on the request and in the decision log; the call stays pending. */
@@ -239,7 +317,12 @@ async function recordFirstApproval(
 ): Promise<void> {
   await tx.approvalRequest.update({
     where: { id: request.id },
-    data: { firstApproverId: approver.userId, firstApprovedAt: new Date(), firstApprovedArgs: approved as Prisma.InputJsonObject, firstStepUpMethod: stepUp },
+    data: {
+      firstApproverId: approver.userId,
+      firstApprovedAt: new Date(),
+      firstApprovedArgs: approved as Prisma.InputJsonObject,
+      firstStepUpMethod: stepUp,
+    },
     select: { id: true },
   });
   await appendDecision(tx, {
@@ -292,7 +375,10 @@ export const MODEL_NOTE_MAX = 280;
 
 /** A supervisor's deny note as the model may read it: one line of plain text, at most MODEL_NOTE_MAX characters. */
 export function noteForModel(note: string): string {
-  const plain = note.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, " ").replace(/\s+/g, " ").trim();
+  const plain = note
+    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, " ")
+    .replace(/\s+/g, " ")
+    .trim();
   const characters = Array.from(plain);
   return characters.length <= MODEL_NOTE_MAX ? plain : `${characters.slice(0, MODEL_NOTE_MAX - 1).join("")}…`;
 }

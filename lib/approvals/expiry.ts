@@ -6,7 +6,10 @@ import { requestPhrase } from "./words";
 
 /** Closes one request if it is past its expiry, taking locks in the order every writer uses. */
 export async function expireIfDue(approvalId: string): Promise<boolean> {
-  const request = await db.approvalRequest.findUnique({ where: { id: approvalId }, select: { conversationId: true, status: true, expiresAt: true } });
+  const request = await db.approvalRequest.findUnique({
+    where: { id: approvalId },
+    select: { conversationId: true, status: true, expiresAt: true },
+  });
   if (!request || request.status !== "pending" || request.expiresAt > new Date()) return false;
   return db.$transaction(async (tx) => {
     await lockConversation(tx, { id: request.conversationId });
@@ -32,7 +35,17 @@ export async function expireDue(tenantId?: string): Promise<number> {
  */
 export async function warnExpiring(tenantId?: string): Promise<number> {
   return db.$transaction(async (tx) => {
-    const due = await tx.$queryRaw<{ id: string; tenantId: string; toolName: string; orderId: string; impactCents: number; currency: string; expiresAt: Date }[]>`
+    const due = await tx.$queryRaw<
+      {
+        id: string;
+        tenantId: string;
+        toolName: string;
+        orderId: string;
+        impactCents: number;
+        currency: string;
+        expiresAt: Date;
+      }[]
+    >`
       UPDATE "ApprovalRequest" r SET "expiryNotifiedAt" = now()
       FROM "Tenant" t
       WHERE t."id" = r."tenantId" AND t."expiryWarningSeconds" > 0 AND r."status" = 'pending' AND r."expiryNotifiedAt" IS NULL
@@ -41,8 +54,17 @@ export async function warnExpiring(tenantId?: string): Promise<number> {
         AND r."id" IN (SELECT "id" FROM "ApprovalRequest" WHERE "status" = 'pending' AND "expiryNotifiedAt" IS NULL ORDER BY "expiresAt" LIMIT 200 FOR UPDATE SKIP LOCKED)
       RETURNING r."id", r."tenantId", r."toolName", r."orderId", r."impactCents", r."preview"->'impact'->>'currency' AS "currency", r."expiresAt"`;
     for (const request of due) {
-      const admins = await tx.user.findMany({ where: { tenantId: request.tenantId, role: "ADMIN", active: true }, select: { email: true }, orderBy: { email: "asc" } });
-      const what = requestPhrase({ toolName: request.toolName, orderId: request.orderId, amountCents: request.impactCents, currency: request.currency });
+      const admins = await tx.user.findMany({
+        where: { tenantId: request.tenantId, role: "ADMIN", active: true },
+        select: { email: true },
+        orderBy: { email: "asc" },
+      });
+      const what = requestPhrase({
+        toolName: request.toolName,
+        orderId: request.orderId,
+        amountCents: request.impactCents,
+        currency: request.currency,
+      });
       const subject = `Expiring soon: ${what}`;
       const body = [
         `A request nobody has decided expires at ${request.expiresAt.toISOString()}.`,

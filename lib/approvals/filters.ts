@@ -10,18 +10,34 @@ const Money = z
   .transform((text) => Math.round(Number(text.replace(",", ".")) * 100));
 
 const FiltersSchema = z.object({
-  agent: z.string().regex(/^[A-Za-z0-9_-]{1,100}$/).optional().catch(undefined),
-  tool: z.string().regex(/^[a-z_]{1,60}$/).optional().catch(undefined),
+  agent: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,100}$/)
+    .optional()
+    .catch(undefined),
+  tool: z
+    .string()
+    .regex(/^[a-z_]{1,60}$/)
+    .optional()
+    .catch(undefined),
   min: Money.optional().catch(undefined),
   max: Money.optional().catch(undefined),
-  age: z.coerce.number().int().min(1).max(7 * 24 * 60).optional().catch(undefined),
+  age: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 60)
+    .optional()
+    .catch(undefined),
   q: z.string().trim().max(200).optional().catch(undefined),
   sort: z.enum(QUEUE_SORTS).optional().catch(undefined),
 });
 
 /** Unreadable values are dropped, never an error page: a hand-edited address still shows the queue. */
 export function parseQueueFilters(params: Record<string, string | string[] | undefined>): QueueFilters {
-  const single = Object.fromEntries(Object.entries(params).map(([key, value]) => [key, Array.isArray(value) ? value[0] : value || undefined]));
+  const single = Object.fromEntries(
+    Object.entries(params).map(([key, value]) => [key, Array.isArray(value) ? value[0] : value || undefined]),
+  );
   const parsed = FiltersSchema.parse(single);
   return {
     agentId: parsed.agent,

@@ -5,7 +5,10 @@ import { Prisma } from "../generated/prisma/client";
 
 export const HISTORY_OUTCOMES = ["approved", "denied", "failed", "expired", "withdrawn"] as const;
 
-const Day = z.string().regex(/^\d{4}-\d\d-\d\d$/).refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)));
+const Day = z
+  .string()
+  .regex(/^\d{4}-\d\d-\d\d$/)
+  .refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)));
 const Empty = z.literal("").transform(() => undefined);
 
 /** The history page's query string, re-validated here: a bad value is dropped, never sent to the database. */
@@ -16,7 +19,11 @@ export const HistoryFilterSchema = z.object({
   from: Day.or(Empty).optional().catch(undefined),
   to: Day.or(Empty).optional().catch(undefined),
   q: z.string().trim().max(200).optional().catch(undefined),
-  before: z.string().regex(/^\d{4}-\d\d-\d\dT[\d:.]+Z_apr_[A-Za-z0-9_-]+$/).optional().catch(undefined),
+  before: z
+    .string()
+    .regex(/^\d{4}-\d\d-\d\dT[\d:.]+Z_apr_[A-Za-z0-9_-]+$/)
+    .optional()
+    .catch(undefined),
 });
 export type HistoryFilter = z.infer<typeof HistoryFilterSchema>;
 
@@ -55,8 +62,16 @@ const cursorOf = (item: { decidedAt: Date; id: string }) => `${item.decidedAt.to
  * (decidedAt, id) over the partial index of decided requests: no OFFSET, so the thousandth page costs what
  * the first does. The search matches an order, call or request id exactly, or the start of a customer's email.
  */
-export async function decisionHistory(tenantId: string, filter: HistoryFilter, limit = PAGE_SIZE): Promise<HistoryPage> {
-  const where: Prisma.Sql[] = [Prisma.sql`a."tenantId" = ${tenantId}`, Prisma.sql`a."status" <> 'pending'`, Prisma.sql`a."decidedAt" IS NOT NULL`];
+export async function decisionHistory(
+  tenantId: string,
+  filter: HistoryFilter,
+  limit = PAGE_SIZE,
+): Promise<HistoryPage> {
+  const where: Prisma.Sql[] = [
+    Prisma.sql`a."tenantId" = ${tenantId}`,
+    Prisma.sql`a."status" <> 'pending'`,
+    Prisma.sql`a."decidedAt" IS NOT NULL`,
+  ];
   if (filter.outcome) where.push(Prisma.sql`a."status" = ${filter.outcome}`);
   if (filter.decider) where.push(Prisma.sql`a."decidedById" = ${filter.decider}`);
   if (filter.agent) where.push(Prisma.sql`a."requestedById" = ${filter.agent}`);
@@ -64,11 +79,15 @@ export async function decisionHistory(tenantId: string, filter: HistoryFilter, l
   if (filter.to) where.push(Prisma.sql`a."decidedAt" < ${`${filter.to}T00:00:00Z`}::timestamptz + interval '1 day'`);
   if (filter.q) {
     const escaped = filter.q.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`);
-    where.push(Prisma.sql`(a."orderId" = ${filter.q} OR a."originCallId" = ${filter.q} OR a."id" = ${filter.q} OR lower(cu."email") LIKE ${`${escaped}%`})`);
+    where.push(
+      Prisma.sql`(a."orderId" = ${filter.q} OR a."originCallId" = ${filter.q} OR a."id" = ${filter.q} OR lower(cu."email") LIKE ${`${escaped}%`})`,
+    );
   }
   if (filter.before) {
     const split = filter.before.indexOf("_apr_");
-    where.push(Prisma.sql`(a."decidedAt", a."id") < (${filter.before.slice(0, split)}::timestamptz, ${filter.before.slice(split + 1)})`);
+    where.push(
+      Prisma.sql`(a."decidedAt", a."id") < (${filter.before.slice(0, split)}::timestamptz, ${filter.before.slice(split + 1)})`,
+    );
   }
   const rows = await db.$queryRaw<HistoryItem[]>`
     SELECT a."id", a."status", a."toolName", a."orderId", a."impactCents", (a."approvedArgs"->>'amount_cents')::int AS "approvedCents", a."preview"->'impact'->>'currency' AS "currency", a."originCallId",
@@ -93,5 +112,8 @@ export async function historyPeople(tenantId: string) {
     orderBy: { email: "asc" },
     select: { id: true, email: true, role: true },
   });
-  return { deciders: people.filter((person) => person.role === "SUPERVISOR"), agents: people.filter((person) => person.role === "AGENT") };
+  return {
+    deciders: people.filter((person) => person.role === "SUPERVISOR"),
+    agents: people.filter((person) => person.role === "AGENT"),
+  };
 }

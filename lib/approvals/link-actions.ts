@@ -13,8 +13,14 @@ const DecideFromLinkSchema = z.strictObject({
 
 /** The decision posted from an approval email's page; the link is used up by it, never by opening the page. */
 export const decideFromLinkAction = authedAction(DecideFromLinkSchema, ["SUPERVISOR"], async (input, user) => {
-  if (input.decision === "deny" && !input.note) return { ok: false, code: "input.invalid", message: "Give a reason for denying; the agent reads it." };
-  const result = await decideFromLink({ userId: user.id, tenantId: user.tenantId, role: user.role }, input.token, input.decision, input.note || null);
+  if (input.decision === "deny" && !input.note)
+    return { ok: false, code: "input.invalid", message: "Give a reason for denying; the agent reads it." };
+  const result = await decideFromLink(
+    { userId: user.id, tenantId: user.tenantId, role: user.role },
+    input.token,
+    input.decision,
+    input.note || null,
+  );
   revalidatePath("/approvals");
   return { ok: true, data: result };
 });

@@ -5,14 +5,23 @@ import { findLink, PROBLEM_TEXT, problemOf, type LinkProblem } from "./links";
 
 export type LinkDecision = DecisionResult | { ok: false; approvalId: null; code: LinkProblem; message: string };
 
-
 /**
  * A decision posted from the link's page: the link is claimed first, in one conditional statement, so two
  * posts of the same link decide at most once; then the ordinary decision runs (locks, binding, re-check).
  */
-export async function decideFromLink(approver: Approver, token: string, decision: "approve" | "deny", note: string | null): Promise<LinkDecision> {
+export async function decideFromLink(
+  approver: Approver,
+  token: string,
+  decision: "approve" | "deny",
+  note: string | null,
+): Promise<LinkDecision> {
   const link = await findLink(approver.tenantId, token);
-  const refuse = (code: LinkProblem): LinkDecision => ({ ok: false, approvalId: null, code, message: PROBLEM_TEXT[code] });
+  const refuse = (code: LinkProblem): LinkDecision => ({
+    ok: false,
+    approvalId: null,
+    code,
+    message: PROBLEM_TEXT[code],
+  });
   if (!link) return refuse("link.not-found");
   if (link.recipientId !== approver.userId) return refuse("link.other-recipient");
   // Used or expired is decided by this one statement alone, never by the read above, which a racing post may have outdated.
@@ -20,7 +29,10 @@ export async function decideFromLink(approver: Approver, token: string, decision
     UPDATE "ApprovalLink" SET "usedAt" = ${new Date().toISOString()}::timestamptz
     WHERE "id" = ${link.linkId} AND "usedAt" IS NULL AND "expiresAt" > ${new Date().toISOString()}::timestamptz`;
   if (claimed === 0) return refuse(problemOf(link, approver.userId) === "link.expired" ? "link.expired" : "link.used");
-  const result = decision === "approve" ? await approveRequest(approver, link.approvalId) : await denyRequest(approver, link.approvalId, note);
+  const result =
+    decision === "approve"
+      ? await approveRequest(approver, link.approvalId)
+      : await denyRequest(approver, link.approvalId, note);
   // A decision that left the request pending (a retry, a host failure, a missing reason or step-up) gives the link
   // back for another try.
   if (!result.ok) {

@@ -23,7 +23,11 @@ export async function createApprovalLinks(
   approval: { id: string; tenantId: string; expiresAt: Date },
   recipientIds: string[],
 ): Promise<Map<string, string>> {
-  const rows = recipientIds.map((recipientId) => ({ id: newId("lnk"), recipientId, token: randomBytes(32).toString("base64url") }));
+  const rows = recipientIds.map((recipientId) => ({
+    id: newId("lnk"),
+    recipientId,
+    token: randomBytes(32).toString("base64url"),
+  }));
   if (rows.length === 0) return new Map();
   const stored = rows.map(({ id, recipientId, token }) => ({ id, recipientId, tokenHash: sha256Hex(token) }));
   await client.$executeRaw`

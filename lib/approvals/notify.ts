@@ -10,31 +10,41 @@ import { createApprovalLinks } from "./links";
  * host's preview (tool, amount, order, expiry), never from anything the model wrote. Each email carries that
  * supervisor's own single-use link to the request (lib/approvals/links.ts).
  */
-export async function notifyApprovalRequested(client: Sql, approval: { id: string; tenantId: string; expiresAt: Date; preview: ApprovalPreview }): Promise<void> {
+export async function notifyApprovalRequested(
+  client: Sql,
+  approval: { id: string; tenantId: string; expiresAt: Date; preview: ApprovalPreview },
+): Promise<void> {
   const { preview } = approval;
   const amount = formatMoney(preview.impact.amount_cents, preview.impact.currency);
-  const [tenant] = await client.$queryRaw<{ webhookUrl: string | null; supervisors: { id: string; email: string }[] }[]>`
+  const [tenant] = await client.$queryRaw<
+    { webhookUrl: string | null; supervisors: { id: string; email: string }[] }[]
+  >`
     SELECT t."webhookUrl",
            COALESCE((SELECT json_agg(json_build_object('id', u."id", 'email', u."email") ORDER BY u."email") FROM "User" u
                      WHERE u."tenantId" = t."id" AND u."role" = 'SUPERVISOR' AND u."active"), '[]'::json) AS "supervisors"
     FROM "Tenant" t WHERE t."id" = ${approval.tenantId}`;
   if (!tenant) throw new Error(`tenant ${approval.tenantId} vanished during a call`);
   const subject = `Approval needed: ${preview.tool} ${amount} on ${preview.order.order_id}`;
-  const links = await createApprovalLinks(client, approval, tenant.supervisors.map((supervisor) => supervisor.id));
-  const body = (link: string) => [
-    `A call is waiting for your approval.`,
-    ``,
-    `Tool: ${preview.tool}`,
-    `Amount: ${amount}`,
-    `Order: ${preview.order.order_id} (${preview.order.status}, refundable ${formatMoney(preview.order.refundable_cents, preview.order.currency)})`,
-    `Expires: ${approval.expiresAt.toISOString()}`,
-    `Request: ${approval.id}`,
-    ``,
-    `Review and decide (sign-in required; this link works once, until the request expires):`,
-    link,
-    ``,
-    `Or open toolgate under Approvals.`,
-  ].join("\n");
+  const links = await createApprovalLinks(
+    client,
+    approval,
+    tenant.supervisors.map((supervisor) => supervisor.id),
+  );
+  const body = (link: string) =>
+    [
+      `A call is waiting for your approval.`,
+      ``,
+      `Tool: ${preview.tool}`,
+      `Amount: ${amount}`,
+      `Order: ${preview.order.order_id} (${preview.order.status}, refundable ${formatMoney(preview.order.refundable_cents, preview.order.currency)})`,
+      `Expires: ${approval.expiresAt.toISOString()}`,
+      `Request: ${approval.id}`,
+      ``,
+      `Review and decide (sign-in required; this link works once, until the request expires):`,
+      link,
+      ``,
+      `Or open toolgate under Approvals.`,
+    ].join("\n");
   const messages: QueuedMessage[] = tenant.supervisors.map((supervisor) => ({
     kind: "approval_email",
     recipient: supervisor.email,
@@ -57,5 +67,9 @@ export async function notifyApprovalRequested(client: Sql, approval: { id: strin
       }),
     });
   }
-  await queueMessages(client, { tenantId: approval.tenantId, orderId: preview.order.order_id, toolCallId: null }, messages);
+  await queueMessages(
+    client,
+    { tenantId: approval.tenantId, orderId: preview.order.order_id, toolCallId: null },
+    messages,
+  );
 }

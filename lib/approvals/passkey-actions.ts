@@ -13,7 +13,12 @@ export const passkeyRegistrationOptionsAction = authedAction(z.strictObject({}),
   data: await passkeyRegistrationOptions(user),
 }));
 
-const AttestationSchema = z.looseObject({ id: z.string().min(1).max(1000), rawId: z.string().max(1000), type: z.literal("public-key"), response: z.looseObject({}) });
+const AttestationSchema = z.looseObject({
+  id: z.string().min(1).max(1000),
+  rawId: z.string().max(1000),
+  type: z.literal("public-key"),
+  response: z.looseObject({}),
+});
 
 export const registerPasskeyAction = authedAction(
   z.strictObject({ response: AttestationSchema, name: z.string().trim().min(1, "name it").max(60) }),

@@ -39,8 +39,12 @@ const ITEM_SELECT = {
   resultCode: true,
 } as const;
 
-async function withNames(rows: Array<Record<string, unknown> & { requestedById: string; decidedById: string | null }>): Promise<QueueItem[]> {
-  const ids = [...new Set(rows.flatMap((row) => [row.requestedById, row.decidedById].filter((id): id is string => id !== null)))];
+async function withNames(
+  rows: Array<Record<string, unknown> & { requestedById: string; decidedById: string | null }>,
+): Promise<QueueItem[]> {
+  const ids = [
+    ...new Set(rows.flatMap((row) => [row.requestedById, row.decidedById].filter((id): id is string => id !== null))),
+  ];
   const users = await db.user.findMany({ where: { id: { in: ids } }, select: { id: true, email: true } });
   const email = new Map(users.map((user) => [user.id, user.email]));
   return rows.map(({ requestedById, decidedById, ...row }) => ({
@@ -81,12 +85,21 @@ export interface QueueFilters {
 }
 
 /** Where a page ends in a given sort: the sort key and the id, so the next page starts strictly after it. */
-export function formatQueueCursor(item: { createdAt: Date; expiresAt: Date; impactCents: number; id: string }, sort: QueueSort = "oldest"): string {
-  const key = sort === "largest" ? String(item.impactCents) : (sort === "expiring" ? item.expiresAt : item.createdAt).toISOString();
+export function formatQueueCursor(
+  item: { createdAt: Date; expiresAt: Date; impactCents: number; id: string },
+  sort: QueueSort = "oldest",
+): string {
+  const key =
+    sort === "largest"
+      ? String(item.impactCents)
+      : (sort === "expiring" ? item.expiresAt : item.createdAt).toISOString();
   return `${key}_${item.id}`;
 }
 
-export function parseQueueCursor(value: string | undefined, sort: QueueSort = "oldest"): { key: Date | number; id: string } | undefined {
+export function parseQueueCursor(
+  value: string | undefined,
+  sort: QueueSort = "oldest",
+): { key: Date | number; id: string } | undefined {
   const match = /^([0-9TZ:.-]{1,30})_(apr_[A-Za-z0-9_-]{1,60})$/.exec(value ?? "");
   if (!match) return undefined;
   if (sort === "largest") return /^\d{1,9}$/.test(match[1]) ? { key: Number(match[1]), id: match[2] } : undefined;
@@ -94,32 +107,52 @@ export function parseQueueCursor(value: string | undefined, sort: QueueSort = "o
   return Number.isNaN(at.getTime()) ? undefined : { key: at, id: match[2] };
 }
 
-const SORT_FIELD = { oldest: ["createdAt", "asc"], newest: ["createdAt", "desc"], expiring: ["expiresAt", "asc"], largest: ["impactCents", "desc"] } as const;
+const SORT_FIELD = {
+  oldest: ["createdAt", "asc"],
+  newest: ["createdAt", "desc"],
+  expiring: ["expiresAt", "asc"],
+  largest: ["impactCents", "desc"],
+} as const;
 
 function searchWhere(search: string): Prisma.ApprovalRequestWhereInput {
   const term = search.trim();
   if (term.includes("@")) return { conversation: { customer: { email: { contains: term, mode: "insensitive" } } } };
-  return { OR: [{ id: term }, { orderId: term }, { originCallId: term }, { conversation: { customerId: term } }, { toolCalls: { some: { id: term } } }] };
+  return {
+    OR: [
+      { id: term },
+      { orderId: term },
+      { originCallId: term },
+      { conversation: { customerId: term } },
+      { toolCalls: { some: { id: term } } },
+    ],
+  };
 }
 
 /**
  * The tenant's pending queue, filtered and sorted, one page at a time with keyset pagination (no OFFSET).
  * A request past its expiry is never shown as actionable; reading writes nothing (the expiry job closes it).
  */
-export async function pendingQueue(tenantId: string, options: { after?: QueueCursor; cursor?: string; limit?: number; filters?: QueueFilters } = {}): Promise<QueueItem[]> {
+export async function pendingQueue(
+  tenantId: string,
+  options: { after?: QueueCursor; cursor?: string; limit?: number; filters?: QueueFilters } = {},
+): Promise<QueueItem[]> {
   const filters = options.filters ?? {};
   const sort = filters.sort ?? "oldest";
   const [field, direction] = SORT_FIELD[sort];
-  const cursor = options.after ? { key: options.after.createdAt, id: options.after.id } : parseQueueCursor(options.cursor, sort);
+  const cursor = options.after
+    ? { key: options.after.createdAt, id: options.after.id }
+    : parseQueueCursor(options.cursor, sort);
   const beyond = direction === "asc" ? "gt" : "lt";
   const where: Prisma.ApprovalRequestWhereInput[] = [{ tenantId, status: "pending", expiresAt: { gt: new Date() } }];
   if (filters.agentId) where.push({ requestedById: filters.agentId });
   if (filters.tool) where.push({ toolName: filters.tool });
   if (filters.minCents !== undefined) where.push({ impactCents: { gte: filters.minCents } });
   if (filters.maxCents !== undefined) where.push({ impactCents: { lte: filters.maxCents } });
-  if (filters.olderThanMinutes !== undefined) where.push({ createdAt: { lte: new Date(Date.now() - filters.olderThanMinutes * 60_000) } });
+  if (filters.olderThanMinutes !== undefined)
+    where.push({ createdAt: { lte: new Date(Date.now() - filters.olderThanMinutes * 60_000) } });
   if (filters.search?.trim()) where.push(searchWhere(filters.search));
-  if (cursor) where.push({ OR: [{ [field]: { [beyond]: cursor.key } }, { [field]: cursor.key, id: { [beyond]: cursor.id } }] });
+  if (cursor)
+    where.push({ OR: [{ [field]: { [beyond]: cursor.key } }, { [field]: cursor.key, id: { [beyond]: cursor.id } }] });
   const rows = await db.approvalRequest.findMany({
     where: { AND: where },
     orderBy: [{ [field]: direction }, { id: direction }],
@@ -135,13 +168,18 @@ export async function pendingCount(tenantId: string): Promise<number> {
 }
 
 /** Decided and expired requests, newest first, one page at a time. */
-export async function decidedHistory(tenantId: string, options: { before?: QueueCursor; limit?: number } = {}): Promise<QueueItem[]> {
+export async function decidedHistory(
+  tenantId: string,
+  options: { before?: QueueCursor; limit?: number } = {},
+): Promise<QueueItem[]> {
   const { before } = options;
   const rows = await db.approvalRequest.findMany({
     where: {
       tenantId,
       status: { not: "pending" },
-      ...(before ? { OR: [{ createdAt: { lt: before.createdAt } }, { createdAt: before.createdAt, id: { lt: before.id } }] } : {}),
+      ...(before
+        ? { OR: [{ createdAt: { lt: before.createdAt } }, { createdAt: before.createdAt, id: { lt: before.id } }] }
+        : {}),
     },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: options.limit ?? 50,
@@ -155,5 +193,8 @@ export async function queueStamp(tenantId: string): Promise<{ pending: number; s
   const [row] = await db.$queryRaw<{ pending: number; newest: Date | null; firsts: Date | null }[]>`
     SELECT count(*)::int AS "pending", max("createdAt") AS "newest", max("firstApprovedAt") AS "firsts"
     FROM "ApprovalRequest" WHERE "tenantId" = ${tenantId} AND "status" = 'pending'`;
-  return { pending: row.pending, stamp: `${row.pending}:${row.newest?.toISOString() ?? ""}:${row.firsts?.toISOString() ?? ""}` };
+  return {
+    pending: row.pending,
+    stamp: `${row.pending}:${row.newest?.toISOString() ?? ""}:${row.firsts?.toISOString() ?? ""}`,
+  };
 }

@@ -44,11 +44,19 @@ export async function freshStepUp(client: Sql, userId: string): Promise<StepUpMe
 }
 
 export async function passkeysOf(userId: string) {
-  return db.passkey.findMany({ where: { userId }, orderBy: { createdAt: "asc" }, select: { id: true, name: true, createdAt: true, lastUsedAt: true } });
+  return db.passkey.findMany({
+    where: { userId },
+    orderBy: { createdAt: "asc" },
+    select: { id: true, name: true, createdAt: true, lastUsedAt: true },
+  });
 }
 
 async function storeChallenge(userId: string, challenge: string): Promise<void> {
-  await db.user.update({ where: { id: userId }, data: { webauthnChallenge: challenge, webauthnChallengeAt: new Date() }, select: { id: true } });
+  await db.user.update({
+    where: { id: userId },
+    data: { webauthnChallenge: challenge, webauthnChallengeAt: new Date() },
+    select: { id: true },
+  });
 }
 
 /** Takes the open challenge (single use: a replayed response finds none). */
@@ -78,16 +86,32 @@ export async function passkeyRegistrationOptions(person: Person): Promise<Public
   return options;
 }
 
-export async function registerPasskey(person: Person, response: RegistrationResponseJSON, name: string): Promise<boolean> {
+export async function registerPasskey(
+  person: Person,
+  response: RegistrationResponseJSON,
+  name: string,
+): Promise<boolean> {
   const challenge = await takeChallenge(person.id);
   if (!challenge) return false;
   const party = relyingParty();
   try {
-    const verified = await verifyRegistrationResponse({ response, expectedChallenge: challenge, expectedOrigin: party.origin, expectedRPID: party.id });
+    const verified = await verifyRegistrationResponse({
+      response,
+      expectedChallenge: challenge,
+      expectedOrigin: party.origin,
+      expectedRPID: party.id,
+    });
     if (!verified.verified) return false;
     const { credential } = verified.registrationInfo;
     await db.passkey.create({
-      data: { id: credential.id, userId: person.id, publicKey: Buffer.from(credential.publicKey), counter: credential.counter, transports: credential.transports ?? [], name },
+      data: {
+        id: credential.id,
+        userId: person.id,
+        publicKey: Buffer.from(credential.publicKey),
+        counter: credential.counter,
+        transports: credential.transports ?? [],
+        name,
+      },
       select: { id: true },
     });
     return true;
@@ -109,13 +133,18 @@ export async function passkeyStepUpOptions(person: Person): Promise<PublicKeyCre
   return options;
 }
 
-type AuthenticatorTransportFuture = NonNullable<NonNullable<Parameters<typeof generateAuthenticationOptions>[0]["allowCredentials"]>[number]["transports"]>[number];
+type AuthenticatorTransportFuture = NonNullable<
+  NonNullable<Parameters<typeof generateAuthenticationOptions>[0]["allowCredentials"]>[number]["transports"]
+>[number];
 
 /** A passkey assertion over a fresh challenge: the strongest proof, and the only one for a person who has a passkey. */
 export async function proveWithPasskey(person: Person, response: AuthenticationResponseJSON): Promise<boolean> {
   const challenge = await takeChallenge(person.id);
   if (!challenge) return false;
-  const key = await db.passkey.findFirst({ where: { id: response.id, userId: person.id }, select: { id: true, publicKey: true, counter: true, transports: true } });
+  const key = await db.passkey.findFirst({
+    where: { id: response.id, userId: person.id },
+    select: { id: true, publicKey: true, counter: true, transports: true },
+  });
   if (!key) return false;
   const party = relyingParty();
   try {
@@ -124,14 +153,27 @@ export async function proveWithPasskey(person: Person, response: AuthenticationR
       expectedChallenge: challenge,
       expectedOrigin: party.origin,
       expectedRPID: party.id,
-      credential: { id: key.id, publicKey: new Uint8Array(key.publicKey), counter: key.counter, transports: key.transports },
+      credential: {
+        id: key.id,
+        publicKey: new Uint8Array(key.publicKey),
+        counter: key.counter,
+        transports: key.transports,
+      },
       requireUserVerification: true,
     });
     if (!verified.verified) return false;
     const now = new Date();
     await db.$transaction([
-      db.passkey.update({ where: { id: key.id }, data: { counter: verified.authenticationInfo.newCounter, lastUsedAt: now }, select: { id: true } }),
-      db.user.update({ where: { id: person.id }, data: { stepUpAt: now, stepUpMethod: "passkey" }, select: { id: true } }),
+      db.passkey.update({
+        where: { id: key.id },
+        data: { counter: verified.authenticationInfo.newCounter, lastUsedAt: now },
+        select: { id: true },
+      }),
+      db.user.update({
+        where: { id: person.id },
+        data: { stepUpAt: now, stepUpMethod: "passkey" },
+        select: { id: true },
+      }),
     ]);
     return true;
   } catch (error) {
@@ -140,14 +182,18 @@ export async function proveWithPasskey(person: Person, response: AuthenticationR
   }
 }
 
-export type PasswordProof = { kind: "ok" } | { kind: "wrong" } | { kind: "use-passkey" } | { kind: "throttled"; retryAfterSeconds: number };
+export type PasswordProof =
+  { kind: "ok" } | { kind: "wrong" } | { kind: "use-passkey" } | { kind: "throttled"; retryAfterSeconds: number };
 
 /**
  * The password again, for a person without a passkey; someone with a passkey must use it. Each try counts toward
  * the account's sign-in throttle, so a stolen session cannot guess the password here faster than at sign-in.
  */
 export async function proveWithPassword(person: Person, password: string): Promise<PasswordProof> {
-  const user = await db.user.findUnique({ where: { id: person.id }, select: { passwordHash: true, _count: { select: { passkeys: true } } } });
+  const user = await db.user.findUnique({
+    where: { id: person.id },
+    select: { passwordHash: true, _count: { select: { passkeys: true } } },
+  });
   if (!user) return { kind: "wrong" };
   if (user._count.passkeys > 0) return { kind: "use-passkey" };
   const keys = { email: person.email, address: `step-up:${person.id}` };
@@ -155,6 +201,10 @@ export async function proveWithPassword(person: Person, password: string): Promi
   if (!attempt.allowed) return { kind: "throttled", retryAfterSeconds: attempt.retryAfterSeconds };
   if (!(await verifyPassword(password, user.passwordHash)).matches) return { kind: "wrong" };
   await attemptSucceeded(keys);
-  await db.user.update({ where: { id: person.id }, data: { stepUpAt: new Date(), stepUpMethod: "password" }, select: { id: true } });
+  await db.user.update({
+    where: { id: person.id },
+    data: { stepUpAt: new Date(), stepUpMethod: "password" },
+    select: { id: true },
+  });
   return { kind: "ok" };
 }

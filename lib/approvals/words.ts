@@ -45,7 +45,8 @@ export function heldText(reason: HeldReason, currency: string): string {
     case "auto_limit_cents":
       return `${money(reason.amount_cents)} is above the ${money(reason.limit_cents)} limit for refunds without approval`;
     case "session_cap_cents":
-      if (reason.spent_cents === 0) return `${money(reason.amount_cents)} passes this conversation's ${money(reason.cap_cents)} cap`;
+      if (reason.spent_cents === 0)
+        return `${money(reason.amount_cents)} passes this conversation's ${money(reason.cap_cents)} cap`;
       return `${money(reason.spent_cents)} already moved in this conversation plus ${money(reason.amount_cents)} passes its ${money(reason.cap_cents)} cap`;
     case "max_auto_writes":
       return `this conversation already made ${reason.writes_made} ${reason.writes_made === 1 ? "change" : "changes"}; only ${reason.limit} go through without approval`;
@@ -56,7 +57,16 @@ export function heldText(reason: HeldReason, currency: string): string {
 }
 
 export function argumentLabel(key: string): string {
-  return { order_id: "order", amount_cents: "amount", currency: "currency", reason: "reason", line1: "address", postal_code: "postal code" }[key] ?? key.replace(/_/g, " ");
+  return (
+    {
+      order_id: "order",
+      amount_cents: "amount",
+      currency: "currency",
+      reason: "reason",
+      line1: "address",
+      postal_code: "postal code",
+    }[key] ?? key.replace(/_/g, " ")
+  );
 }
 
 export function argumentValue(key: string, value: unknown, currency: string): string {

@@ -11,28 +11,67 @@ const Instant = z.union([z.iso.date(), z.iso.datetime({ offset: true })]).transf
 export const ExportQuerySchema = z
   .strictObject({ from: Instant, to: Instant, format: z.enum(["csv", "jsonl"]) })
   .refine((query) => query.from < query.to, { message: "from must be before to", path: ["to"] })
-  .refine((query) => query.to.getTime() - query.from.getTime() <= 366 * 24 * 3600_000, { message: "at most 366 days", path: ["to"] });
+  .refine((query) => query.to.getTime() - query.from.getTime() <= 366 * 24 * 3600_000, {
+    message: "at most 366 days",
+    path: ["to"],
+  });
 export type ExportQuery = z.infer<typeof ExportQuerySchema>;
 
 export type ExportResult =
   | { ok: true; contentType: string; filename: string; chunks: AsyncIterable<string> }
   | { ok: false; status: 400 | 403 | 404; code: string; message: string };
 
-const COLUMNS = ["id", "created_at", "conversation_id", "tool_call_id", "tool", "order_id", "kind", "stage", "code", "actor_id", "replayed", "latency_ms", "detail", "txid", "row_hash"] as const;
+const COLUMNS = [
+  "id",
+  "created_at",
+  "conversation_id",
+  "tool_call_id",
+  "tool",
+  "order_id",
+  "kind",
+  "stage",
+  "code",
+  "actor_id",
+  "replayed",
+  "latency_ms",
+  "detail",
+  "txid",
+  "row_hash",
+] as const;
 const PAGE = 1000;
 
 /** Authorizes against the tenant named in the path (another tenant's log is answered as missing), then exports. */
-export async function exportDecisionLog(user: SessionUser, tenantId: string, params: URLSearchParams): Promise<ExportResult> {
-  if (user.role !== "SUPERVISOR" && user.role !== "ADMIN") return { ok: false, status: 403, code: "auth.forbidden", message: "only supervisors and admins export the decision log" };
+export async function exportDecisionLog(
+  user: SessionUser,
+  tenantId: string,
+  params: URLSearchParams,
+): Promise<ExportResult> {
+  if (user.role !== "SUPERVISOR" && user.role !== "ADMIN")
+    return {
+      ok: false,
+      status: 403,
+      code: "auth.forbidden",
+      message: "only supervisors and admins export the decision log",
+    };
   if (tenantId !== user.tenantId) return { ok: false, status: 404, code: "not-found", message: "tenant not found" };
   const parsed = ExportQuerySchema.safeParse(Object.fromEntries(params));
   if (!parsed.success) {
     const paths = [...new Set(parsed.error.issues.map((issue) => issue.path.join(".") || "(query)"))];
-    return { ok: false, status: 400, code: "request.invalid", message: `invalid query: ${paths.join(", ")} (from and to as ISO dates, format csv or jsonl)` };
+    return {
+      ok: false,
+      status: 400,
+      code: "request.invalid",
+      message: `invalid query: ${paths.join(", ")} (from and to as ISO dates, format csv or jsonl)`,
+    };
   }
   const query = parsed.data;
   await db.auditLog.create({
-    data: { tenantId, actorId: user.id, action: "decision-log.exported", detail: { from: query.from.toISOString(), to: query.to.toISOString(), format: query.format } },
+    data: {
+      tenantId,
+      actorId: user.id,
+      action: "decision-log.exported",
+      detail: { from: query.from.toISOString(), to: query.to.toISOString(), format: query.format },
+    },
     select: { id: true },
   });
   const day = (date: Date) => date.toISOString().slice(0, 10);
@@ -54,7 +93,8 @@ async function* lines(tenantId: string, query: ExportQuery): AsyncIterable<strin
       WHERE "tenantId" = ${tenantId} AND "createdAt" >= ${query.from.toISOString()}::timestamptz AND "createdAt" < ${query.to.toISOString()}::timestamptz
         AND ("createdAt", "id") > (${after.createdAt.toISOString()}::timestamptz, ${after.id}::bigint)
       ORDER BY "createdAt", "id" LIMIT ${PAGE}::int`;
-    for (const row of rows) yield query.format === "csv" ? `${csvLine(record(row))}\r\n` : `${JSON.stringify(record(row))}\n`;
+    for (const row of rows)
+      yield query.format === "csv" ? `${csvLine(record(row))}\r\n` : `${JSON.stringify(record(row))}\n`;
     if (rows.length < PAGE) return;
     after = rows[rows.length - 1];
   }

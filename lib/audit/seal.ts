@@ -34,7 +34,8 @@ export interface LogRow {
 }
 
 // Ids and txids come back as text so that 64-bit values never pass through a JavaScript number.
-export const LOG_ROW_COLUMNS = Prisma.raw(`"id"::text AS "id", "tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "actorId",
+export const LOG_ROW_COLUMNS =
+  Prisma.raw(`"id"::text AS "id", "tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "actorId",
   "replayed", "latencyMs", "detail", "createdAt", "txid"::text AS "txid"`);
 
 /**
@@ -43,7 +44,9 @@ export const LOG_ROW_COLUMNS = Prisma.raw(`"id"::text AS "id", "tenantId", "conv
  */
 export function rowHash(row: LogRow): string {
   const { id: _id, detail, ...content } = row;
-  return sha256Hex(canonicalJson({ ...content, ...(detail === null ? {} : { detail }), createdAt: row.createdAt.toISOString() }));
+  return sha256Hex(
+    canonicalJson({ ...content, ...(detail === null ? {} : { detail }), createdAt: row.createdAt.toISOString() }),
+  );
 }
 
 export interface SealLink {
@@ -74,7 +77,9 @@ const SEAL_COLUMNS = Prisma.raw(
  */
 export async function sealDecisionLog(): Promise<number> {
   return transaction(async (tx) => {
-    const [{ locked }] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${SEALER_LOCK}::bigint) AS "locked"`;
+    const [{ locked }] = await tx.$queryRaw<
+      { locked: boolean }[]
+    >`SELECT pg_try_advisory_xact_lock(${SEALER_LOCK}::bigint) AS "locked"`;
     if (!locked) return 0;
     const [range] = await tx.$queryRaw<{ from: string; horizon: string }[]>`
       SELECT COALESCE(MAX("toTxid"), 0)::text AS "from", pg_snapshot_xmin(pg_current_snapshot())::text AS "horizon" FROM "DecisionSeal"`;
@@ -134,17 +139,36 @@ export interface VerifyResult {
 
 /** Checks a tenant's chain link by link against the rows as they are now; stops at the first problem. */
 export async function verifyTenant(tenantId: string, client: Sql = sql): Promise<VerifyResult> {
-  const seals = await client.$queryRaw<StoredSeal[]>`SELECT ${SEAL_COLUMNS} FROM "DecisionSeal" WHERE "tenantId" = ${tenantId} ORDER BY "seq"`;
-  const result: VerifyResult = { tenantId, seals: seals.length, rowsSealed: 0, rowsNotYetSealed: 0, head: GENESIS, problem: null };
+  const seals = await client.$queryRaw<
+    StoredSeal[]
+  >`SELECT ${SEAL_COLUMNS} FROM "DecisionSeal" WHERE "tenantId" = ${tenantId} ORDER BY "seq"`;
+  const result: VerifyResult = {
+    tenantId,
+    seals: seals.length,
+    rowsSealed: 0,
+    rowsNotYetSealed: 0,
+    head: GENESIS,
+    problem: null,
+  };
   let previous: StoredSeal | null = null;
   for (const seal of seals) {
-    const expected = { seq: (previous?.seq ?? 0) + 1, prevHash: previous?.hash ?? GENESIS, fromTxid: previous?.toTxid ?? "0" };
-    if (seal.seq !== expected.seq) return fail(result, { kind: "seal-missing", seq: expected.seq, message: `seal ${expected.seq} is missing` });
+    const expected = {
+      seq: (previous?.seq ?? 0) + 1,
+      prevHash: previous?.hash ?? GENESIS,
+      fromTxid: previous?.toTxid ?? "0",
+    };
+    if (seal.seq !== expected.seq)
+      return fail(result, { kind: "seal-missing", seq: expected.seq, message: `seal ${expected.seq} is missing` });
     if (seal.prevHash !== expected.prevHash || seal.fromTxid !== expected.fromTxid) {
-      return fail(result, { kind: "chain-broken", seq: seal.seq, message: `seal ${seal.seq} does not follow seal ${seal.seq - 1}` });
+      return fail(result, {
+        kind: "chain-broken",
+        seq: seal.seq,
+        message: `seal ${seal.seq} does not follow seal ${seal.seq - 1}`,
+      });
     }
     const { hash, ...link } = seal;
-    if (sealHash(link) !== hash) return fail(result, { kind: "seal-altered", seq: seal.seq, message: `seal ${seal.seq} was altered` });
+    if (sealHash(link) !== hash)
+      return fail(result, { kind: "seal-altered", seq: seal.seq, message: `seal ${seal.seq} was altered` });
     const rows = await client.$queryRaw<LogRow[]>`
       SELECT ${LOG_ROW_COLUMNS} FROM "DecisionLog"
       WHERE "tenantId" = ${tenantId} AND "txid" >= ${seal.fromTxid}::bigint AND "txid" < ${seal.toTxid}::bigint ORDER BY "id"`;
@@ -169,16 +193,28 @@ function compareRows(seal: StoredSeal, rows: LogRow[]): VerifyProblem | null {
   const sealedAt = new Map(seal.rowIds.map((id, index) => [id, index]));
   const sealedHashes = new Set(seal.rowHashes);
   const current = new Map(rows.map((row) => [row.id, row]));
-  const ids = [...new Set([...seal.rowIds, ...current.keys()])].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0));
+  const ids = [...new Set([...seal.rowIds, ...current.keys()])].sort((a, b) =>
+    BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0,
+  );
   for (const id of ids) {
     const index = sealedAt.get(id);
     const row = current.get(id);
     const where = { seq: seal.seq, rowId: id };
-    if (index === undefined) return { kind: "inserted", ...where, message: `row ${id} was added to seal ${seal.seq}'s range after it was sealed` };
+    if (index === undefined)
+      return {
+        kind: "inserted",
+        ...where,
+        message: `row ${id} was added to seal ${seal.seq}'s range after it was sealed`,
+      };
     if (!row) return { kind: "removed", ...where, message: `row ${id} was removed (sealed in seal ${seal.seq})` };
     const hash = rowHash(row);
     if (hash === seal.rowHashes[index]) continue;
-    if (sealedHashes.has(hash)) return { kind: "reordered", ...where, message: `row ${id} holds what seal ${seal.seq} recorded for another row: rows were reordered` };
+    if (sealedHashes.has(hash))
+      return {
+        kind: "reordered",
+        ...where,
+        message: `row ${id} holds what seal ${seal.seq} recorded for another row: rows were reordered`,
+      };
     return { kind: "altered", ...where, message: `row ${id} was altered after seal ${seal.seq}` };
   }
   return null;

@@ -14,7 +14,10 @@ export interface AuthenticatedAgent {
  * Keys carry 256 random bits, so a plain SHA-256 is enough to store them: nothing to brute-force, and the
  * lookup by hash stays one indexed query per request. The key itself is shown once and never stored.
  */
-export async function createApiKey(client: Tx, user: { id: string; tenantId: string }): Promise<{ id: string; key: string }> {
+export async function createApiKey(
+  client: Tx,
+  user: { id: string; tenantId: string },
+): Promise<{ id: string; key: string }> {
   const key = `tg_${randomBytes(32).toString("base64url")}`;
   const id = newId("key");
   await client.apiKey.create({

@@ -9,12 +9,20 @@ import { servedOverHttps } from "../env";
  * plain-HTTP page can set or shadow it. Over plain HTTP (development) next-auth's own names stay.
  */
 /** The name of the session cookie, as next-auth writes it. */
-export const sessionCookieName = () => (servedOverHttps() ? "__Host-next-auth.session-token" : "next-auth.session-token");
+export const sessionCookieName = () =>
+  servedOverHttps() ? "__Host-next-auth.session-token" : "next-auth.session-token";
 
 function hostCookies(): NextAuthOptions["cookies"] {
   if (!servedOverHttps()) return undefined;
-  const cookie = (name: string, httpOnly = true): CookieOption => ({ name: `__Host-next-auth.${name}`, options: { httpOnly, sameSite: "lax", path: "/", secure: true } });
-  return { sessionToken: cookie("session-token"), csrfToken: cookie("csrf-token"), callbackUrl: cookie("callback-url") };
+  const cookie = (name: string, httpOnly = true): CookieOption => ({
+    name: `__Host-next-auth.${name}`,
+    options: { httpOnly, sameSite: "lax", path: "/", secure: true },
+  });
+  return {
+    sessionToken: cookie("session-token"),
+    csrfToken: cookie("csrf-token"),
+    callbackUrl: cookie("callback-url"),
+  };
 }
 
 export const authConfig: Omit<NextAuthOptions, "providers"> = {

@@ -14,7 +14,10 @@ import { endSession, sessionUser, startSession, type SessionUser } from "./sessi
 
 export type { SessionUser } from "./sessions";
 
-export const CredentialsSchema = z.object({ email: z.string().trim().toLowerCase().email().max(200), password: z.string().min(1).max(200) });
+export const CredentialsSchema = z.object({
+  email: z.string().trim().toLowerCase().email().max(200),
+  password: z.string().min(1).max(200),
+});
 
 /**
  * Providers are listed here; adding an OIDC provider (for example `next-auth/providers/okta` or a generic
@@ -30,7 +33,10 @@ export const authOptions: NextAuthOptions = {
     // and leaves no stack trace in the operators' log.
     error(code, metadata) {
       if (code === "JWT_SESSION_ERROR") return;
-      logError(`auth.${code.toLowerCase()}`, metadata instanceof Error ? metadata : (metadata as { error?: unknown }).error ?? metadata);
+      logError(
+        `auth.${code.toLowerCase()}`,
+        metadata instanceof Error ? metadata : ((metadata as { error?: unknown }).error ?? metadata),
+      );
     },
     warn() {},
     debug() {},
@@ -54,10 +60,17 @@ export const authOptions: NextAuthOptions = {
         const verified = await verifyPassword(parsed.data.password, user?.passwordHash ?? null);
         if (!user || !user.active || !verified.matches) return null;
         if (verified.needsUpgrade) {
-          await db.user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(parsed.data.password) }, select: { id: true } });
+          await db.user.update({
+            where: { id: user.id },
+            data: { passwordHash: await hashPassword(parsed.data.password) },
+            select: { id: true },
+          });
         }
         const headers = new Headers(request.headers as Record<string, string>);
-        const sessionId = await startSession(user, { address: clientAddress(headers), userAgent: headers.get("user-agent") ?? "" });
+        const sessionId = await startSession(user, {
+          address: clientAddress(headers),
+          userAgent: headers.get("user-agent") ?? "",
+        });
         return { id: user.id, email: user.email, name: user.name, role: user.role, tenantId: user.tenantId, sessionId };
       },
     }),

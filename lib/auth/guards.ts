@@ -40,7 +40,11 @@ export function authedAction<S extends z.ZodType, T>(
       return await handler(parsed.data, user);
     } catch (error) {
       logError("action.unhandled", error, { userId: user.id });
-      return { ok: false, code: "host.error", message: "Something went wrong on our side; nothing was changed. Try again." };
+      return {
+        ok: false,
+        code: "host.error",
+        message: "Something went wrong on our side; nothing was changed. Try again.",
+      };
     }
   };
 }

@@ -32,7 +32,8 @@ export function hashPassword(password: string): Promise<string> {
 }
 
 // Verified against when the email is unknown, so an unknown account costs what a known one does.
-const NO_USER_HASH = "$argon2id$v=19$m=19456,t=2,p=1$m1y6tA/tuzwD5XlwzF2Lsw$1ee2fLoJvfMYWwGsSpabWEiXKQIdOHPtBa0UYUfD8+Q";
+const NO_USER_HASH =
+  "$argon2id$v=19$m=19456,t=2,p=1$m1y6tA/tuzwD5XlwzF2Lsw$1ee2fLoJvfMYWwGsSpabWEiXKQIdOHPtBa0UYUfD8+Q";
 
 export interface Verified {
   matches: boolean;

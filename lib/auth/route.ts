@@ -30,7 +30,10 @@ export async function authPost(request: Request, context: unknown): Promise<Resp
 async function throttledSignIn(request: Request, context: unknown): Promise<Response> {
   const form = new URLSearchParams(await request.clone().text());
   const parsed = CredentialsSchema.shape.email.safeParse(form.get("email") ?? "");
-  const keys: ThrottleKeys = { email: parsed.success ? parsed.data : "(invalid)", address: clientAddress(request.headers) };
+  const keys: ThrottleKeys = {
+    email: parsed.success ? parsed.data : "(invalid)",
+    address: clientAddress(request.headers),
+  };
   const attempt = await beginAttempt(keys);
   if (attempt.locked?.length) await auditLocks(keys, attempt.locked);
   if (!attempt.allowed) {
@@ -38,12 +41,21 @@ async function throttledSignIn(request: Request, context: unknown): Promise<Resp
     // next-auth's client reads `url` and its `error` parameter; the login form shows when to try again.
     const url = new URL(`/login?error=throttled:${seconds}`, request.url).toString();
     return Response.json(
-      { url, error: { code: "sign-in.throttled", message: `too many sign-in attempts; try again in ${seconds} s`, retry_after_seconds: seconds } },
+      {
+        url,
+        error: {
+          code: "sign-in.throttled",
+          message: `too many sign-in attempts; try again in ${seconds} s`,
+          retry_after_seconds: seconds,
+        },
+      },
       { status: 429, headers: { "Retry-After": String(seconds), "Cache-Control": "no-store" } },
     );
   }
   const response = await nextAuth(request, context);
-  const signedIn = response.headers.getSetCookie().some((cookie) => cookie.startsWith(`${sessionCookieName()}=`) && !cookie.startsWith(`${sessionCookieName()}=;`));
+  const signedIn = response.headers
+    .getSetCookie()
+    .some((cookie) => cookie.startsWith(`${sessionCookieName()}=`) && !cookie.startsWith(`${sessionCookieName()}=;`));
   if (signedIn) await attemptSucceeded(keys);
   return response;
 }
@@ -56,7 +68,13 @@ async function auditLocks(keys: ThrottleKeys, locked: Locked[]): Promise<void> {
       tenantId: user?.tenantId ?? "(none)",
       actorId: user?.id ?? "(anonymous)",
       action: "sign-in.throttled",
-      detail: { scope: lock.scope, email: keys.email, address: keys.address, failures: lock.failures, locked_seconds: lock.seconds },
+      detail: {
+        scope: lock.scope,
+        email: keys.email,
+        address: keys.address,
+        failures: lock.failures,
+        locked_seconds: lock.seconds,
+      },
     })),
   });
 }

@@ -19,9 +19,21 @@ export interface SessionUser {
 // lastSeenAt is written at most this often per session, so reading a page is not a write each time.
 const TOUCH_EVERY_SECONDS = 60;
 
-export async function startSession(user: { id: string; tenantId: string }, client: { address: string; userAgent: string }): Promise<string> {
+export async function startSession(
+  user: { id: string; tenantId: string },
+  client: { address: string; userAgent: string },
+): Promise<string> {
   const id = newId("ses");
-  await db.session.create({ data: { id, userId: user.id, tenantId: user.tenantId, address: client.address, userAgent: client.userAgent.slice(0, 300) }, select: { id: true } });
+  await db.session.create({
+    data: {
+      id,
+      userId: user.id,
+      tenantId: user.tenantId,
+      address: client.address,
+      userAgent: client.userAgent.slice(0, 300),
+    },
+    select: { id: true },
+  });
   return id;
 }
 
@@ -49,7 +61,10 @@ export async function sessionUser(sessionId: string | undefined): Promise<Sessio
 
 export async function endSession(sessionId: string | undefined, reason: string): Promise<void> {
   if (!sessionId || !isWellFormedId(sessionId)) return;
-  await db.session.updateMany({ where: { id: sessionId, endedAt: null }, data: { endedAt: new Date(), endedReason: reason } });
+  await db.session.updateMany({
+    where: { id: sessionId, endedAt: null },
+    data: { endedAt: new Date(), endedReason: reason },
+  });
 }
 
 export async function liveSessions(tenantId: string) {

@@ -73,6 +73,9 @@ export async function attemptSucceeded(keys: ThrottleKeys): Promise<void> {
   const [[, account], [, address]] = keysOf(keys);
   await db.$transaction([
     db.signInThrottle.deleteMany({ where: { key: account } }),
-    db.signInThrottle.updateMany({ where: { key: address, failures: { gt: 0 } }, data: { failures: { decrement: 1 }, lockedUntil: null } }),
+    db.signInThrottle.updateMany({
+      where: { key: address, failures: { gt: 0 } },
+      data: { failures: { decrement: 1 }, lockedUntil: null },
+    }),
   ]);
 }

@@ -86,7 +86,10 @@ function decisionTitle(row: DecisionRow): string {
  * Everything that happened to one call, oldest first: proposed, held, approved or denied by whom and when,
  * executed, settled with the payment provider. Only for people of the call's tenant; anyone else gets null.
  */
-export async function callTimeline(tenantId: string, callId: string): Promise<{ call: TimelineCall; approval: ApprovalRow | null; events: TimelineEvent[] } | null> {
+export async function callTimeline(
+  tenantId: string,
+  callId: string,
+): Promise<{ call: TimelineCall; approval: ApprovalRow | null; events: TimelineEvent[] } | null> {
   const [call] = await db.$queryRaw<TimelineCall[]>`
     SELECT t."id", t."toolName", t."orderId", t."kind", t."code", t."argsCanonical", t."createdAt", t."conversationId", t."approvalId",
            c."agentId", agent."email" AS "agentEmail", cu."email" AS "customerEmail"
@@ -119,14 +122,19 @@ export async function callTimeline(tenantId: string, callId: string): Promise<{ 
       title: decisionTitle(row),
       by: row.actor,
       // An approved refund is unknown only until the provider answers; once it settled, that step is no warning.
-      ...(row.actor && row.code === "refund.outcome-unknown" && refunds.some((refund) => refund.settledAt) ? { code: null, kind: null } : { code: row.code, kind: row.kind }),
+      ...(row.actor && row.code === "refund.outcome-unknown" && refunds.some((refund) => refund.settledAt)
+        ? { code: null, kind: null }
+        : { code: row.code, kind: row.kind }),
       detail: row.actor && approval?.note ? `Note: ${approval.note}` : null,
     })),
     ...refunds
       .filter((refund) => refund.settledAt)
       .map((refund) => ({
         at: refund.settledAt!,
-        title: refund.status === "issued" ? "Settled with the payment provider" : "Refused by the payment provider; the reservation was released",
+        title:
+          refund.status === "issued"
+            ? "Settled with the payment provider"
+            : "Refused by the payment provider; the reservation was released",
         by: null,
         code: null,
         kind: null,

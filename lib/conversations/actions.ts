@@ -37,6 +37,10 @@ export const openConversationAction = authedAction(OpenConversationSchema, ["AGE
   return { ok: true, data: opened.conversation };
 });
 
-export const searchCustomersAction = authedAction(z.strictObject({ query: z.string().max(100) }), ["AGENT"], async (input, user) => {
-  return { ok: true, data: await searchCustomers(user.tenantId, input.query) };
-});
+export const searchCustomersAction = authedAction(
+  z.strictObject({ query: z.string().max(100) }),
+  ["AGENT"],
+  async (input, user) => {
+    return { ok: true, data: await searchCustomers(user.tenantId, input.query) };
+  },
+);

@@ -19,24 +19,36 @@ export type OpenConversation = z.infer<typeof OpenConversationSchema>;
 
 export type OpenResult =
   | { ok: true; conversation: { id: string; tools: string[]; scopes: string[] } }
-  | { ok: false; code: "customer.not-found" | "order.not-found" | "tool.unknown" | "agent.not-authorized"; message: string };
+  | {
+      ok: false;
+      code: "customer.not-found" | "order.not-found" | "tool.unknown" | "agent.not-authorized";
+      message: string;
+    };
 
 /**
  * Opens a conversation for one authenticated agent and one customer of the agent's tenant. Scopes come from
  * the agent's permissions, narrowed to what the exposed tools need; the request can only narrow the tools.
  */
-export async function openConversation(agent: { userId: string; tenantId: string }, input: OpenConversation): Promise<OpenResult> {
+export async function openConversation(
+  agent: { userId: string; tenantId: string },
+  input: OpenConversation,
+): Promise<OpenResult> {
   const user = await db.user.findFirst({
     where: { id: agent.userId, tenantId: agent.tenantId },
     select: { role: true, canRefund: true, active: true },
   });
-  if (!user || scopesFor(user).length === 0) return { ok: false, code: "agent.not-authorized", message: "only active agents open conversations" };
+  if (!user || scopesFor(user).length === 0)
+    return { ok: false, code: "agent.not-authorized", message: "only active agents open conversations" };
 
   const unknown = (input.tools ?? []).filter((name) => !findTool(name));
-  if (unknown.length > 0) return { ok: false, code: "tool.unknown", message: `unknown tools requested: ${unknown.length}` };
+  if (unknown.length > 0)
+    return { ok: false, code: "tool.unknown", message: `unknown tools requested: ${unknown.length}` };
   const tools = input.tools ? TOOL_NAMES.filter((name) => input.tools?.includes(name)) : [...TOOL_NAMES];
 
-  const customer = await db.customer.findFirst({ where: { id: input.customer_id, tenantId: agent.tenantId }, select: { id: true } });
+  const customer = await db.customer.findFirst({
+    where: { id: input.customer_id, tenantId: agent.tenantId },
+    select: { id: true },
+  });
   if (!customer) return { ok: false, code: "customer.not-found", message: "no such customer" };
   if (input.order_id !== undefined) {
     const order = await db.order.findFirst({
@@ -82,15 +94,39 @@ const CONVERSATION_COLUMNS = Prisma.sql`
   u."role"::text AS "agentRole", u."canRefund" AS "agentCanRefund", u."active" AS "agentActive"`;
 
 function toFound(row: ConversationRow): FoundConversation {
-  const { autoLimitCents, sessionCapCents, maxAutoWrites, approvalTtlSeconds, rateConversationPerMin, rateKeyPerMin, agentRole, agentCanRefund, agentActive, ...facts } = row;
+  const {
+    autoLimitCents,
+    sessionCapCents,
+    maxAutoWrites,
+    approvalTtlSeconds,
+    rateConversationPerMin,
+    rateKeyPerMin,
+    agentRole,
+    agentCanRefund,
+    agentActive,
+    ...facts
+  } = row;
   return {
-    conversation: { ...facts, agent: permissionsFrom({ role: agentRole, canRefund: agentCanRefund, active: agentActive }) },
-    policy: { autoLimitCents, sessionCapCents, maxAutoWrites, approvalTtlSeconds, rateConversationPerMin, rateKeyPerMin },
+    conversation: {
+      ...facts,
+      agent: permissionsFrom({ role: agentRole, canRefund: agentCanRefund, active: agentActive }),
+    },
+    policy: {
+      autoLimitCents,
+      sessionCapCents,
+      maxAutoWrites,
+      approvalTtlSeconds,
+      rateConversationPerMin,
+      rateKeyPerMin,
+    },
   };
 }
 
 /** The conversation with its tenant's policy, only if it belongs to this agent: anyone else gets null. */
-export async function findAgentConversation(agent: { userId: string; tenantId: string }, conversationId: string): Promise<FoundConversation | null> {
+export async function findAgentConversation(
+  agent: { userId: string; tenantId: string },
+  conversationId: string,
+): Promise<FoundConversation | null> {
   return loadConversation(sql, conversationId, agent);
 }
 
@@ -146,7 +182,12 @@ export async function authenticateForConversation(
     ? Prisma.sql`WITH found AS (${lookup}), counted AS (${countCall(buckets)})
         SELECT found.*, (SELECT json_agg(counted) FROM counted) AS "rateCounted" FROM found`
     : lookup;
-  const [row] = await sql.$queryRaw<({ apiKeyId: string; userId: string; keyTenantId: string; rateCounted?: RateCount[] | null } & (ConversationRow | { id: null }))[]>(statement);
+  const [row] =
+    await sql.$queryRaw<
+      ({ apiKeyId: string; userId: string; keyTenantId: string; rateCounted?: RateCount[] | null } & (
+        ConversationRow | { id: null }
+      ))[]
+    >(statement);
   if (!row) return null;
   const { apiKeyId, userId, keyTenantId, rateCounted, ...conversation } = row;
   const agent = { apiKeyId, userId, tenantId: keyTenantId };
@@ -168,7 +209,10 @@ export interface ConversationListItem {
 }
 
 /** The agent's conversations, most recently active first, with the customer, open approvals and call counts. */
-export async function listAgentConversations(agent: { userId: string; tenantId: string }): Promise<ConversationListItem[]> {
+export async function listAgentConversations(agent: {
+  userId: string;
+  tenantId: string;
+}): Promise<ConversationListItem[]> {
   return db.$queryRaw<ConversationListItem[]>`
     SELECT c."id", c."customerId", cu."email" AS "customerEmail", c."orderId", c."createdAt", c."writesMade", c."irreversibleCents",
            GREATEST(c."createdAt", calls."last") AS "lastActivityAt", calls."count"::int AS "calls",
@@ -223,7 +267,20 @@ export async function conversationCalls(agent: { userId: string; tenantId: strin
     where: { conversationId },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: 200,
-    select: { id: true, toolName: true, kind: true, stage: true, code: true, orderId: true, approvalId: true, argsCanonical: true, outcome: true, createdAt: true, updatedAt: true, approval: { select: { approvedArgs: true } } },
+    select: {
+      id: true,
+      toolName: true,
+      kind: true,
+      stage: true,
+      code: true,
+      orderId: true,
+      approvalId: true,
+      argsCanonical: true,
+      outcome: true,
+      createdAt: true,
+      updatedAt: true,
+      approval: { select: { approvedArgs: true } },
+    },
   });
   return { conversation, calls };
 }

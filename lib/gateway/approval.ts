@@ -10,7 +10,10 @@ import type { ConversationFacts, TenantPolicy } from "./types";
  * Tells people that a request is waiting, inside the transaction that opened it. The gateway knows no one to tell:
  * whoever proposes the call hands it this port (the approvals feature's notifier, lib/agent-api/propose.ts).
  */
-export type ApprovalNotifier = (client: Sql, approval: { id: string; tenantId: string; expiresAt: Date; preview: ApprovalPreview }) => Promise<void>;
+export type ApprovalNotifier = (
+  client: Sql,
+  approval: { id: string; tenantId: string; expiresAt: Date; preview: ApprovalPreview },
+) => Promise<void>;
 
 export interface ApprovalPreview {
   tool: string;
@@ -66,7 +69,16 @@ export function buildPreview(call: PendingCall): ApprovalPreview {
     ...(call.ceiling ? { ceiling: call.ceiling } : {}),
     held: [
       ...heldBecause(call.tool, call.conversation, call.policy, call.impactCents),
-      ...(call.ceiling ? [{ rule: call.ceiling.name, limit_cents: call.ceiling.limit_cents, used_cents: call.ceiling.used_cents, amount_cents: call.impactCents }] : []),
+      ...(call.ceiling
+        ? [
+            {
+              rule: call.ceiling.name,
+              limit_cents: call.ceiling.limit_cents,
+              used_cents: call.ceiling.used_cents,
+              amount_cents: call.impactCents,
+            },
+          ]
+        : []),
     ],
   };
 }
@@ -75,7 +87,11 @@ export function buildPreview(call: PendingCall): ApprovalPreview {
  * Stage 11: open a pending request bound to this exact call, or hand back the one already open for the
  * same conversation, tool and canonical arguments. Expired requests are closed first and never reused.
  */
-export async function requestApproval(client: Sql, call: PendingCall, notify: ApprovalNotifier): Promise<{ outcome: Outcome; approvalId: string }> {
+export async function requestApproval(
+  client: Sql,
+  call: PendingCall,
+  notify: ApprovalNotifier,
+): Promise<{ outcome: Outcome; approvalId: string }> {
   const now = new Date();
   const [open] = await client.$queryRaw<{ id: string; expiresAt: Date; preview: unknown }[]>`
     SELECT "id", "expiresAt", "preview" FROM "ApprovalRequest"
@@ -110,7 +126,12 @@ export async function expireApproval(client: Sql, approvalId: string): Promise<b
     UPDATE "ApprovalRequest" SET "status" = 'expired', "resultCode" = 'approval.expired', "decidedAt" = ${now}::timestamptz
     WHERE "id" = ${approvalId} AND "status" = 'pending' AND "expiresAt" <= ${now}::timestamptz`;
   if (closed === 0) return false;
-  await recordLaterOutcome(client, { callId: null, approvalId, outcome: outcome("approval.expired"), decision: { actorId: null, latencyMs: 0 } });
+  await recordLaterOutcome(client, {
+    callId: null,
+    approvalId,
+    outcome: outcome("approval.expired"),
+    decision: { actorId: null, latencyMs: 0 },
+  });
   return true;
 }
 
@@ -125,6 +146,11 @@ export async function withdrawApproval(client: Sql, approvalId: string, latencyM
     UPDATE "ApprovalRequest" SET "status" = 'withdrawn', "resultCode" = 'approval.withdrawn', "decidedAt" = ${now}::timestamptz
     WHERE "id" = ${approvalId} AND "status" = 'pending' AND "expiresAt" > ${now}::timestamptz`;
   if (closed === 0) return false;
-  await recordLaterOutcome(client, { callId: null, approvalId, outcome: outcome("approval.withdrawn"), decision: { actorId: null, latencyMs } });
+  await recordLaterOutcome(client, {
+    callId: null,
+    approvalId,
+    outcome: outcome("approval.withdrawn"),
+    decision: { actorId: null, latencyMs },
+  });
   return true;
 }

@@ -13,11 +13,27 @@ export interface LockedFacts {
  * first, so they are serialized per conversation and always take locks in the same order (conversation, then
  * approval request, then order).
  */
-export async function lockConversation<T extends { id: string }>(client: Sql, conversation: T): Promise<T & LockedFacts> {
-  const [row] = await client.$queryRaw<{ writesMade: number; irreversibleCents: number; role: string | null; canRefund: boolean | null; active: boolean | null }[]>`
+export async function lockConversation<T extends { id: string }>(
+  client: Sql,
+  conversation: T,
+): Promise<T & LockedFacts> {
+  const [row] = await client.$queryRaw<
+    {
+      writesMade: number;
+      irreversibleCents: number;
+      role: string | null;
+      canRefund: boolean | null;
+      active: boolean | null;
+    }[]
+  >`
     SELECT c."writesMade", c."irreversibleCents", u."role"::text AS "role", u."canRefund", u."active"
     FROM "Conversation" c LEFT JOIN "User" u ON u."id" = c."agentId" AND u."tenantId" = c."tenantId"
     WHERE c."id" = ${conversation.id} FOR UPDATE OF c`;
   if (!row) throw new Error(`conversation ${conversation.id} vanished during a call`);
-  return { ...conversation, writesMade: row.writesMade, irreversibleCents: row.irreversibleCents, agent: permissionsFrom(row) };
+  return {
+    ...conversation,
+    writesMade: row.writesMade,
+    irreversibleCents: row.irreversibleCents,
+    agent: permissionsFrom(row),
+  };
 }

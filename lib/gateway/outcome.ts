@@ -109,7 +109,10 @@ const CLIENT_FAULTS: Partial<Record<Code, string>> = {
     "This call key was already used for a call with other arguments. Send this call with a new call key, or with none: toolgate then keys it by its content, so an identical retry is answered with the first outcome.",
 };
 
-export function outcome(code: Code, extra: Pick<Outcome, "issues" | "result" | "approval" | "reason" | "decision"> = {}): Outcome {
+export function outcome(
+  code: Code,
+  extra: Pick<Outcome, "issues" | "result" | "approval" | "reason" | "decision"> = {},
+): Outcome {
   const [kind, stage] = CODES[code];
   return { kind, stage, code, ...extra };
 }

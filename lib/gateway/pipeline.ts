@@ -79,11 +79,19 @@ export async function proposeToolCall(proposal: Proposal, ports: GatewayPorts): 
 const stage = <T>(name: string, work: () => T): T => span(`gateway.${name}`, {}, work);
 
 /** `seen.toolName` is the registry's name once the allowlist stage found the tool. */
-async function runSequence(proposal: Proposal, ports: GatewayPorts, id: string, startedAt: number, seen: { toolName: string }): Promise<CallResult> {
+async function runSequence(
+  proposal: Proposal,
+  ports: GatewayPorts,
+  id: string,
+  startedAt: number,
+  seen: { toolName: string },
+): Promise<CallResult> {
   const { conversation } = proposal;
   const base = { id, tenantId: conversation.tenantId, conversationId: conversation.id, approvalId: null };
   try {
-    const rate = await stage("rate", () => checkRate(sql, conversation, proposal.apiKeyId, proposal.policy, proposal.rateCounted));
+    const rate = await stage("rate", () =>
+      checkRate(sql, conversation, proposal.apiKeyId, proposal.policy, proposal.rateCounted),
+    );
     if (!rate.ok) {
       await recordEarly({ ...base, toolName: seen.toolName, outcome: rate.outcome }, startedAt);
       return { id, outcome: rate.outcome, replayed: false, retryAfterSeconds: rate.retryAfterSeconds };
@@ -146,7 +154,13 @@ function validate(
   const argsCanonical = canonicalJson(args);
   return {
     ok: true,
-    call: { tool, args, argsCanonical, argsHash: sha256Hex(argsCanonical), impactCents: readsCalls(tool) ? 0 : tool.impactCents(args) },
+    call: {
+      tool,
+      args,
+      argsCanonical,
+      argsHash: sha256Hex(argsCanonical),
+      impactCents: readsCalls(tool) ? 0 : tool.impactCents(args),
+    },
   };
 }
 
@@ -154,17 +168,37 @@ function validate(
  * Stages 7-13 against data. A write runs inside one transaction that first locks the conversation row,
  * so its budgets and call keys are read and written by one call at a time.
  */
-async function decide(client: Sql, proposal: Proposal, ports: GatewayPorts, validCall: ValidCall, id: string, startedAt: number): Promise<CallResult> {
+async function decide(
+  client: Sql,
+  proposal: Proposal,
+  ports: GatewayPorts,
+  validCall: ValidCall,
+  id: string,
+  startedAt: number,
+): Promise<CallResult> {
   const { tool: anyTool } = validCall;
   // A read of the conversation's own calls answers in place of the order stages; it is recorded like any call.
   if (readsCalls(anyTool)) {
     const read = await anyTool.readCalls({ client, args: validCall.args, conversationId: proposal.conversation.id });
-    await recordEarly({ id, tenantId: proposal.conversation.tenantId, conversationId: proposal.conversation.id, toolName: anyTool.name, approvalId: null, outcome: read }, startedAt);
+    await recordEarly(
+      {
+        id,
+        tenantId: proposal.conversation.tenantId,
+        conversationId: proposal.conversation.id,
+        toolName: anyTool.name,
+        approvalId: null,
+        outcome: read,
+      },
+      startedAt,
+    );
     return { id, outcome: read, replayed: false };
   }
   const call = { ...validCall, tool: anyTool };
   const { tool, args } = call;
-  const conversation = tool.effect === "read" ? proposal.conversation : await stage("lock", () => lockConversation(client, proposal.conversation));
+  const conversation =
+    tool.effect === "read"
+      ? proposal.conversation
+      : await stage("lock", () => lockConversation(client, proposal.conversation));
   const record: CallRecord = {
     id,
     tenantId: conversation.tenantId,
@@ -194,49 +228,67 @@ async function decide(client: Sql, proposal: Proposal, ports: GatewayPorts, vali
   const order = context.value;
   record.orderId = order.id;
 
-  const idempotency = await stage("idempotency", () => checkIdempotency(client, tool, conversation.id, callKey, call.argsHash));
+  const idempotency = await stage("idempotency", () =>
+    checkIdempotency(client, tool, conversation.id, callKey, call.argsHash),
+  );
   if (!idempotency.ok) return finish(idempotency.outcome);
   const { replay } = idempotency.value;
   ownsKey = tool.effect !== "read";
   if (replay) {
-    await stage("record", () => appendDecision(client, {
-      tenantId: conversation.tenantId,
-      conversationId: conversation.id,
-      toolCallId: replay.id,
-      toolName: tool.name,
-      orderId: order.id,
-      outcome: replay.outcome,
-      replayed: true,
-      latencyMs: performance.now() - startedAt,
-    }));
+    await stage("record", () =>
+      appendDecision(client, {
+        tenantId: conversation.tenantId,
+        conversationId: conversation.id,
+        toolCallId: replay.id,
+        toolName: tool.name,
+        orderId: order.id,
+        outcome: replay.outcome,
+        replayed: true,
+        latencyMs: performance.now() - startedAt,
+      }),
+    );
     return { id: replay.id, outcome: replay.outcome, replayed: true };
   }
 
   const state = stage("state", () => checkState(tool, args, order));
   if (!state.ok) return finish(state.outcome);
 
-  const policy = await stage("policy", () => decidePolicy(client, tool, conversation, proposal.policy, order, call.impactCents));
+  const policy = await stage("policy", () =>
+    decidePolicy(client, tool, conversation, proposal.policy, order, call.impactCents),
+  );
   if (!policy.ok) return finish(policy.outcome);
   const { consequence, ceiling, countsTowardCeilings } = policy.value;
 
   if (consequence === "approval") {
-    const pending = await stage("approval", () => requestApproval(client, { ...call, order, conversation, policy: proposal.policy, ceiling, callId: id }, ports.notifyApprovalRequested));
+    const pending = await stage("approval", () =>
+      requestApproval(
+        client,
+        { ...call, order, conversation, policy: proposal.policy, ceiling, callId: id },
+        ports.notifyApprovalRequested,
+      ),
+    );
     record.approvalId = pending.approvalId;
     return finish(pending.outcome);
   }
-  return finish(await stage("execute", () => executeCall(client, { ...call, order, conversation, callId: id, countsTowardCeilings })));
+  return finish(
+    await stage("execute", () =>
+      executeCall(client, { ...call, order, conversation, callId: id, countsTowardCeilings }),
+    ),
+  );
 }
 
 async function recordEarly(
   call: Pick<CallRecord, "id" | "tenantId" | "conversationId" | "toolName" | "approvalId" | "outcome">,
   startedAt: number,
 ): Promise<void> {
-  await stage("record", () => recordCall(sql, {
-    ...call,
-    callKey: null,
-    argsCanonical: null,
-    argsHash: null,
-    orderId: null,
-    latencyMs: performance.now() - startedAt,
-  }));
+  await stage("record", () =>
+    recordCall(sql, {
+      ...call,
+      callKey: null,
+      argsCanonical: null,
+      argsHash: null,
+      orderId: null,
+      latencyMs: performance.now() - startedAt,
+    }),
+  );
 }

@@ -40,7 +40,11 @@ export async function decidePolicy(
     return pass({ consequence: checked.value, ceiling: null, countsTowardCeilings: false });
   }
   const ceiling = await checkCeilings(client, conversation, impactCents);
-  return pass(ceiling ? { consequence: "approval", ceiling, countsTowardCeilings: false } : { consequence: "auto", ceiling: null, countsTowardCeilings: true });
+  return pass(
+    ceiling
+      ? { consequence: "approval", ceiling, countsTowardCeilings: false }
+      : { consequence: "auto", ceiling: null, countsTowardCeilings: true },
+  );
 }
 
 /**
@@ -82,7 +86,12 @@ export function heldBecause(
     reasons.push({ rule: "auto_limit_cents", limit_cents: policy.autoLimitCents, amount_cents: impactCents });
   }
   if (tool.effect === "irreversible" && conversation.irreversibleCents + impactCents > policy.sessionCapCents) {
-    reasons.push({ rule: "session_cap_cents", cap_cents: policy.sessionCapCents, spent_cents: conversation.irreversibleCents, amount_cents: impactCents });
+    reasons.push({
+      rule: "session_cap_cents",
+      cap_cents: policy.sessionCapCents,
+      spent_cents: conversation.irreversibleCents,
+      amount_cents: impactCents,
+    });
   }
   return reasons;
 }
@@ -99,7 +108,9 @@ export function needsApproval(
     case "reversible":
       return conversation.writesMade >= policy.maxAutoWrites;
     case "irreversible":
-      return impactCents > policy.autoLimitCents || conversation.irreversibleCents + impactCents > policy.sessionCapCents;
+      return (
+        impactCents > policy.autoLimitCents || conversation.irreversibleCents + impactCents > policy.sessionCapCents
+      );
   }
 }
 
@@ -110,7 +121,11 @@ export function needsApproval(
  * second statement because a statement that waited for a lock still reads other tables as they were before it
  * waited (READ COMMITTED): only a new statement sees what the previous holder committed.
  */
-async function checkCeilings(client: Sql, conversation: ConversationFacts, impactCents: number): Promise<CeilingHit | null> {
+async function checkCeilings(
+  client: Sql,
+  conversation: ConversationFacts,
+  impactCents: number,
+): Promise<CeilingHit | null> {
   const [ceilings] = await client.$queryRaw<{ agentDailyCeilingCents: number; tenantDailyCeilingCents: number }[]>`
     SELECT "agentDailyCeilingCents", "tenantDailyCeilingCents" FROM "Tenant" WHERE "id" = ${conversation.tenantId} FOR NO KEY UPDATE`;
   const [used] = await client.$queryRaw<{ agent: string; tenant: string }[]>`
@@ -120,10 +135,20 @@ async function checkCeilings(client: Sql, conversation: ConversationFacts, impac
   const agentUsed = Number(used.agent);
   const tenantUsed = Number(used.tenant);
   if (agentUsed + impactCents > ceilings.agentDailyCeilingCents) {
-    return { name: "agent_daily_ceiling_cents", limit_cents: ceilings.agentDailyCeilingCents, used_cents: agentUsed, window_hours: 24 };
+    return {
+      name: "agent_daily_ceiling_cents",
+      limit_cents: ceilings.agentDailyCeilingCents,
+      used_cents: agentUsed,
+      window_hours: 24,
+    };
   }
   if (tenantUsed + impactCents > ceilings.tenantDailyCeilingCents) {
-    return { name: "tenant_daily_ceiling_cents", limit_cents: ceilings.tenantDailyCeilingCents, used_cents: tenantUsed, window_hours: 24 };
+    return {
+      name: "tenant_daily_ceiling_cents",
+      limit_cents: ceilings.tenantDailyCeilingCents,
+      used_cents: tenantUsed,
+      window_hours: 24,
+    };
   }
   return null;
 }

@@ -43,10 +43,13 @@ export async function checkRate(
 ): Promise<RateResult> {
   const conversationKey = `c:${conversation.id}`;
   const apiKey = apiKeyId ? `k:${apiKeyId}` : conversationKey;
-  const rows = counted ?? (await client.$queryRaw<RateCount[]>(countCall(Prisma.sql`ARRAY[${conversationKey}::text, ${apiKey}::text]`)));
+  const rows =
+    counted ??
+    (await client.$queryRaw<RateCount[]>(countCall(Prisma.sql`ARRAY[${conversationKey}::text, ${apiKey}::text]`)));
   for (const row of rows) {
     const limit = row.key === conversationKey ? policy.rateConversationPerMin : policy.rateKeyPerMin;
-    if (row.count > limit) return { ok: false, outcome: outcome("rate.limited"), retryAfterSeconds: Math.max(1, row.retryAfter) };
+    if (row.count > limit)
+      return { ok: false, outcome: outcome("rate.limited"), retryAfterSeconds: Math.max(1, row.retryAfter) };
   }
   return { ok: true };
 }
@@ -55,7 +58,10 @@ export async function checkRate(
  * Counts one conversation opened with an API key ("o:" and its id) in the current minute against its tenant's
  * `rateOpenPerMin`: opening conversations is what resets the per-conversation budgets, so it has a limit of its own.
  */
-export async function countConversationOpen(client: Sql, agent: { apiKeyId: string; tenantId: string }): Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }> {
+export async function countConversationOpen(
+  client: Sql,
+  agent: { apiKeyId: string; tenantId: string },
+): Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }> {
   const [row] = await client.$queryRaw<(RateCount & { limit: number })[]>`
     WITH counted AS (${countCall(Prisma.sql`ARRAY[${`o:${agent.apiKeyId}`}::text]`)})
     SELECT counted.*, t."rateOpenPerMin" AS "limit" FROM counted JOIN "Tenant" t ON t."id" = ${agent.tenantId}`;

@@ -101,4 +101,3 @@ export async function recordLaterOutcome(
     SELECT pg_notify(${CALLS_CHANNEL}, changed."conversationId") FROM (SELECT DISTINCT "conversationId" FROM call) AS changed
     WHERE ${watched(Prisma.raw(`changed."conversationId"`))}`;
 }
-

@@ -4,7 +4,16 @@ import { isPlainObject } from "./parse";
 import { pass, stop, type Code, type Issue, type StageResult } from "./outcome";
 
 // Fields the host owns. Compared case- and separator-insensitively, so "Customer-ID" and "customerId" count too.
-const HOST_OWNED = ["customer_id", "tenant_id", "agent_id", "user_id", "approved", "approval_id", "idempotency_key", "version"];
+const HOST_OWNED = [
+  "customer_id",
+  "tenant_id",
+  "agent_id",
+  "user_id",
+  "approved",
+  "approval_id",
+  "idempotency_key",
+  "version",
+];
 const HOST_OWNED_FOLDED = new Set(HOST_OWNED.map(fold));
 
 const VALUE_PROBLEMS = new Set(["too_small", "too_big", "invalid_format", "invalid_value", "not_multiple_of"]);
@@ -49,7 +58,12 @@ function normalize(value: unknown): unknown {
   if (isPlainObject(value)) {
     const result: Record<string, unknown> = {};
     for (const [key, inner] of Object.entries(value)) {
-      Object.defineProperty(result, key, { value: normalize(inner), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(result, key, {
+        value: normalize(inner),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return result;
   }
@@ -57,7 +71,10 @@ function normalize(value: unknown): unknown {
 }
 
 function fold(key: string): string {
-  return key.normalize("NFKC").toLowerCase().replace(/[-_\s]/g, "");
+  return key
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[-_\s]/g, "");
 }
 
 function hostOwnedPaths(value: unknown, path: (string | number)[]): string[] {
@@ -87,13 +104,28 @@ function describe(issue: z.core.$ZodIssue): Issue[] {
     case "invalid_type":
       return [{ path: formatPath(issue.path), problem: `expected ${issue.expected}` }];
     case "too_small":
-      return [{ path: formatPath(issue.path), problem: `must be at least ${issue.minimum}${issue.origin === "string" ? " characters" : ""}` }];
+      return [
+        {
+          path: formatPath(issue.path),
+          problem: `must be at least ${issue.minimum}${issue.origin === "string" ? " characters" : ""}`,
+        },
+      ];
     case "too_big":
-      return [{ path: formatPath(issue.path), problem: `must be at most ${issue.maximum}${issue.origin === "string" ? " characters" : ""}` }];
+      return [
+        {
+          path: formatPath(issue.path),
+          problem: `must be at most ${issue.maximum}${issue.origin === "string" ? " characters" : ""}`,
+        },
+      ];
     case "invalid_format":
       return [{ path: formatPath(issue.path), problem: "has an invalid format" }];
     case "invalid_value":
-      return [{ path: formatPath(issue.path), problem: `must be one of ${issue.values.map((value) => JSON.stringify(value)).join(", ")}` }];
+      return [
+        {
+          path: formatPath(issue.path),
+          problem: `must be one of ${issue.values.map((value) => JSON.stringify(value)).join(", ")}`,
+        },
+      ];
     default:
       return [{ path: formatPath(issue.path), problem: "is invalid" }];
   }

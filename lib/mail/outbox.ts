@@ -45,7 +45,9 @@ export interface OutboxReport {
   dead: number;
 }
 
-export async function deliverOutbox(options: { limit?: number; delivery?: Delivery; tenantId?: string } = {}): Promise<OutboxReport> {
+export async function deliverOutbox(
+  options: { limit?: number; delivery?: Delivery; tenantId?: string } = {},
+): Promise<OutboxReport> {
   const delivery = options.delivery ?? smtpDelivery();
   const claimed = await db.$queryRaw<ClaimedRow[]>`
     UPDATE "OutboxMessage" SET "status" = 'sending', "claimedAt" = now(), "attempts" = "attempts" + 1
@@ -70,14 +72,21 @@ export async function deliverOutbox(options: { limit?: number; delivery?: Delive
           messageId: `<${row.id}@toolgate.local>`,
         });
       }
-      await db.outboxMessage.update({ where: { id: row.id }, data: { status: "sent", sentAt: new Date(), lastError: null } });
+      await db.outboxMessage.update({
+        where: { id: row.id },
+        data: { status: "sent", sentAt: new Date(), lastError: null },
+      });
       report.sent++;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const dead = row.attempts >= env().OUTBOX_MAX_ATTEMPTS;
       await db.outboxMessage.update({
         where: { id: row.id },
-        data: { status: dead ? "dead" : "pending", lastError: message.slice(0, 500), nextAttemptAt: new Date(Date.now() + 2 ** row.attempts * 1000) },
+        data: {
+          status: dead ? "dead" : "pending",
+          lastError: message.slice(0, 500),
+          nextAttemptAt: new Date(Date.now() + 2 ** row.attempts * 1000),
+        },
       });
       if (dead) {
         report.dead++;

@@ -31,10 +31,18 @@ export interface Supervisor {
 
 export type ResolveResult =
   | { ok: true; data: { refundId: string; outcome: Outcome } }
-  | { ok: false; code: "investigation.forbidden" | "investigation.not-found" | "investigation.already-closed"; message: string };
+  | {
+      ok: false;
+      code: "investigation.forbidden" | "investigation.not-found" | "investigation.already-closed";
+      message: string;
+    };
 
-export async function resolveInvestigation(supervisor: Supervisor, input: ResolveInvestigation): Promise<ResolveResult> {
-  if (supervisor.role !== "SUPERVISOR") return { ok: false, code: "investigation.forbidden", message: "Only supervisors close investigations." };
+export async function resolveInvestigation(
+  supervisor: Supervisor,
+  input: ResolveInvestigation,
+): Promise<ResolveResult> {
+  if (supervisor.role !== "SUPERVISOR")
+    return { ok: false, code: "investigation.forbidden", message: "Only supervisors close investigations." };
   // Same answer for a missing refund and another tenant's, so ids cannot be probed.
   const located = await db.refund.findFirst({
     where: { id: input.refundId, tenantId: supervisor.tenantId },
@@ -44,12 +52,22 @@ export async function resolveInvestigation(supervisor: Supervisor, input: Resolv
   return transaction(async (tx) => {
     const refund = await lockRefund(tx, input.refundId, located.toolCall.conversationId);
     if (!refund || refund.status !== "investigate") {
-      return { ok: false as const, code: "investigation.already-closed" as const, message: `This refund is already ${refund?.status ?? "gone"}; nothing was changed.` };
+      return {
+        ok: false as const,
+        code: "investigation.already-closed" as const,
+        message: `This refund is already ${refund?.status ?? "gone"}; nothing was changed.`,
+      };
     }
     const final =
       input.resolution === "issued"
         ? await issueLocked(tx, refund, input.providerRefundId, supervisor.userId)
-        : await releaseLocked(tx, refund, `released by a supervisor: ${input.note}`, outcome("host.error"), supervisor.userId);
+        : await releaseLocked(
+            tx,
+            refund,
+            `released by a supervisor: ${input.note}`,
+            outcome("host.error"),
+            supervisor.userId,
+          );
     const detail = { ...input, orderId: refund.orderId, amountCents: refund.amountCents, currency: refund.currency };
     await tx.$executeRaw`
       INSERT INTO "AuditLog" ("tenantId", "actorId", "action", "detail")

@@ -72,12 +72,21 @@ function readRefund(answer: Answer, key: string): ProviderAnswer {
   if ("transport" in answer) return { kind: "uncertain", reason: answer.transport };
   if (!answer.signed) return { kind: "uncertain", reason: `unsigned answer ${answer.status}, not the provider's` };
   const { status, body } = answer;
-  if (status >= 200 && status < 300 && typeof body.id === "string" && body.idempotency_key === key) return { kind: "succeeded", refundId: body.id };
+  if (status >= 200 && status < 300 && typeof body.id === "string" && body.idempotency_key === key)
+    return { kind: "succeeded", refundId: body.id };
   const error = errorOf(body);
-  if ((status === 400 || status === 402) && typeof error.type === "string" && REFUSALS.has(error.type) && error.idempotency_key === key) {
+  if (
+    (status === 400 || status === 402) &&
+    typeof error.type === "string" &&
+    REFUSALS.has(error.type) &&
+    error.idempotency_key === key
+  ) {
     return { kind: "refused", reason: `provider refused: ${String(error.code ?? error.type)}` };
   }
-  return { kind: "uncertain", reason: `provider answered ${status}${typeof error.code === "string" ? ` ${error.code}` : ""}` };
+  return {
+    kind: "uncertain",
+    reason: `provider answered ${status}${typeof error.code === "string" ? ` ${error.code}` : ""}`,
+  };
 }
 
 function readLookup(answer: Answer, key: string): ProviderLookup {
@@ -85,9 +94,12 @@ function readLookup(answer: Answer, key: string): ProviderLookup {
   if (!answer.signed) return { kind: "uncertain", reason: `unsigned answer ${answer.status}, not the provider's` };
   const { status, body } = answer;
   const error = errorOf(body);
-  if (status === 200 && typeof body.id === "string" && body.idempotency_key === key) return { kind: "found", refundId: body.id };
-  if (status === 402 && error.type === "refund_error" && error.idempotency_key === key) return { kind: "declined", reason: "provider declined this key" };
-  if (status === 404 && error.type === "resource_missing" && error.idempotency_key === key) return { kind: "not-found" };
+  if (status === 200 && typeof body.id === "string" && body.idempotency_key === key)
+    return { kind: "found", refundId: body.id };
+  if (status === 402 && error.type === "refund_error" && error.idempotency_key === key)
+    return { kind: "declined", reason: "provider declined this key" };
+  if (status === 404 && error.type === "resource_missing" && error.idempotency_key === key)
+    return { kind: "not-found" };
   return { kind: "uncertain", reason: `provider answered ${status} without an answer for this key` };
 }
 
@@ -131,7 +143,11 @@ export function httpPaymentProvider(options: HttpProviderOptions): PaymentProvid
             // Not JSON: not an answer from the provider, whatever the status.
           }
           const signature = response.headers[SIGNATURE_HEADER];
-          finish({ status, body: parsed, signed: verifyAnswer(options.secret, status, raw, typeof signature === "string" ? signature : undefined) });
+          finish({
+            status,
+            body: parsed,
+            signed: verifyAnswer(options.secret, status, raw, typeof signature === "string" ? signature : undefined),
+          });
         });
       });
       const timer = setTimeout(() => {
@@ -146,7 +162,10 @@ export function httpPaymentProvider(options: HttpProviderOptions): PaymentProvid
   }
 
   const lookup = async (key: string) =>
-    readLookup(await once({ method: "GET", path: `/v1/refunds?idempotency_key=${encodeURIComponent(key)}`, headers: auth }), key);
+    readLookup(
+      await once({ method: "GET", path: `/v1/refunds?idempotency_key=${encodeURIComponent(key)}`, headers: auth }),
+      key,
+    );
 
   return {
     async refund(key, request) {
@@ -154,7 +173,12 @@ export function httpPaymentProvider(options: HttpProviderOptions): PaymentProvid
       const exchange: Exchange = {
         method: "POST",
         path: "/v1/refunds",
-        headers: { ...auth, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), "idempotency-key": key },
+        headers: {
+          ...auth,
+          "content-type": "application/json",
+          "content-length": String(Buffer.byteLength(body)),
+          "idempotency-key": key,
+        },
         body,
       };
       let last = "no attempt made";
@@ -164,7 +188,10 @@ export function httpPaymentProvider(options: HttpProviderOptions): PaymentProvid
         const answer = readRefund(await once(exchange), key);
         if (answer.kind === "succeeded") return answer;
         // A refusal after an attempt that may have acted could be an answer about something else: still unknown.
-        if (answer.kind === "refused") return uncertainBefore ? { kind: "uncertain", reason: `${answer.reason} after an uncertain attempt` } : answer;
+        if (answer.kind === "refused")
+          return uncertainBefore
+            ? { kind: "uncertain", reason: `${answer.reason} after an uncertain attempt` }
+            : answer;
         last = answer.reason;
         uncertainBefore = true;
       }
@@ -177,7 +204,10 @@ export function httpPaymentProvider(options: HttpProviderOptions): PaymentProvid
       // A key no refund was ever made under: only the provider itself answers it with its signed not-found.
       const found = await lookup(`rf_probe_${randomBytes(12).toString("hex")}`);
       if (found.kind === "not-found") return { ok: true };
-      return { ok: false, reason: found.kind === "uncertain" ? found.reason : `a never-used key came back ${found.kind}` };
+      return {
+        ok: false,
+        reason: found.kind === "uncertain" ? found.reason : `a never-used key came back ${found.kind}`,
+      };
     },
   };
 }
@@ -189,8 +219,14 @@ export function paymentProvider(): PaymentProvider {
   if (!configured) {
     const settings = env();
     const [url, secret] = [settings.PAYMENT_PROVIDER_URL, settings.PAYMENT_PROVIDER_SECRET];
-    if (!url || !secret) throw new Error("PAYMENT_PROVIDER_URL and PAYMENT_PROVIDER_SECRET must be set to issue refunds");
-    configured = httpPaymentProvider({ url, secret, timeoutMs: settings.PAYMENT_PROVIDER_TIMEOUT_MS, attempts: settings.PAYMENT_PROVIDER_ATTEMPTS });
+    if (!url || !secret)
+      throw new Error("PAYMENT_PROVIDER_URL and PAYMENT_PROVIDER_SECRET must be set to issue refunds");
+    configured = httpPaymentProvider({
+      url,
+      secret,
+      timeoutMs: settings.PAYMENT_PROVIDER_TIMEOUT_MS,
+      attempts: settings.PAYMENT_PROVIDER_ATTEMPTS,
+    });
   }
   return configured;
 }

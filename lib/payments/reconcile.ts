@@ -66,7 +66,12 @@ interface Claimed {
  * Claims the unsettled refund whose turn it is (the one waiting longest for its next check), so that no other
  * reconciler touches it until the lease ends: one reconciler per refund, and every refund gets its turn.
  */
-async function claimNext(options: { tenantId?: string; minAgeMs: number; leaseMs: number; skip: string[] }): Promise<Claimed | undefined> {
+async function claimNext(options: {
+  tenantId?: string;
+  minAgeMs: number;
+  leaseMs: number;
+  skip: string[];
+}): Promise<Claimed | undefined> {
   const [claimed] = await sql.$queryRaw<Claimed[]>`
     UPDATE "Refund" SET "nextCheckAt" = now() + ${options.leaseMs}::int * interval '1 millisecond', "checks" = "checks" + 1
     WHERE "id" = (
@@ -93,7 +98,10 @@ async function recordProbe(probe: ProviderProbe): Promise<void> {
 
 /** Whether the last pass reached the provider, and why not: shown above the investigation list. */
 export async function reconcileHealth() {
-  return db.reconcileStatus.findUnique({ where: { id: "provider" }, select: { ok: true, reason: true, checkedAt: true, lastOkAt: true } });
+  return db.reconcileStatus.findUnique({
+    where: { id: "provider" },
+    select: { ok: true, reason: true, checkedAt: true, lastOkAt: true },
+  });
 }
 
 /**
@@ -109,7 +117,10 @@ export async function reconcileRefunds(options: ReconcileOptions = {}): Promise<
   const backoffMs = options.backoffMs ?? 0;
   const report: ReconcileReport = { examined: 0, issued: 0, released: 0, stillUnknown: 0, investigate: 0 };
 
-  const probe = await provider.probe().catch((error: unknown): ProviderProbe => ({ ok: false, reason: error instanceof Error ? error.message : String(error) }));
+  const probe = await provider.probe().catch((error: unknown): ProviderProbe => ({
+    ok: false,
+    reason: error instanceof Error ? error.message : String(error),
+  }));
   await recordProbe(probe);
   if (!probe.ok) {
     logError("reconcile.paused", new Error(`the payment provider could not be reached as configured: ${probe.reason}`));
@@ -118,7 +129,12 @@ export async function reconcileRefunds(options: ReconcileOptions = {}): Promise<
 
   const skip: string[] = [];
   while (report.examined < (options.limit ?? 500)) {
-    const refund = await claimNext({ tenantId: options.tenantId, minAgeMs: options.minAgeMs ?? 10_000, leaseMs: options.leaseMs ?? 60_000, skip });
+    const refund = await claimNext({
+      tenantId: options.tenantId,
+      minAgeMs: options.minAgeMs ?? 10_000,
+      leaseMs: options.leaseMs ?? 60_000,
+      skip,
+    });
     if (!refund) break;
     skip.push(refund.id);
     report.examined++;
@@ -139,7 +155,12 @@ export async function reconcileRefunds(options: ReconcileOptions = {}): Promise<
   return report;
 }
 
-async function examine(refund: Claimed, provider: PaymentProvider, now: Date, resendWindowMs: number): Promise<Outcome | "investigate"> {
+async function examine(
+  refund: Claimed,
+  provider: PaymentProvider,
+  now: Date,
+  resendWindowMs: number,
+): Promise<Outcome | "investigate"> {
   const found = await provider.lookup(refund.providerKey);
   if (found.kind === "found") return settleRefund(refund.id, { kind: "succeeded", refundId: found.refundId });
   if (found.kind === "declined") return settleRefund(refund.id, found);
@@ -147,7 +168,10 @@ async function examine(refund: Claimed, provider: PaymentProvider, now: Date, re
   // Under investigation, a person decides; nothing is sent again on its own.
   if (refund.status === "investigate") return outcome("refund.outcome-unknown");
   if (now.getTime() - refund.createdAt.getTime() >= resendWindowMs) {
-    await settleRefund(refund.id, { kind: "investigate", reason: "the provider does not know the key and its retention window has passed: not re-sent" });
+    await settleRefund(refund.id, {
+      kind: "investigate",
+      reason: "the provider does not know the key and its retention window has passed: not re-sent",
+    });
     return "investigate";
   }
   const resend = await markResend(refund.id);
@@ -161,12 +185,20 @@ async function examine(refund: Claimed, provider: PaymentProvider, now: Date, re
  * reason, and the call's outcome becomes that reason.
  */
 async function markResend(refundId: string): Promise<{ ok: true } | { ok: false; outcome: Outcome }> {
-  const located = await db.refund.findUniqueOrThrow({ where: { id: refundId }, select: { toolCall: { select: { conversationId: true } } } });
+  const located = await db.refund.findUniqueOrThrow({
+    where: { id: refundId },
+    select: { toolCall: { select: { conversationId: true } } },
+  });
   return transaction(async (tx) => {
     const refund = await lockRefund(tx, refundId, located.toolCall.conversationId);
-    if (!refund || !isUnsettled(refund.status)) return { ok: false as const, outcome: outcome("refund.outcome-unknown") };
+    if (!refund || !isUnsettled(refund.status))
+      return { ok: false as const, outcome: outcome("refund.outcome-unknown") };
     const refusal = await recheck(tx, refund);
-    if (refusal) return { ok: false as const, outcome: await releaseLocked(tx, refund, `not re-sent: ${refusal}`, outcome(refusal), null) };
+    if (refusal)
+      return {
+        ok: false as const,
+        outcome: await releaseLocked(tx, refund, `not re-sent: ${refusal}`, outcome(refusal), null),
+      };
     await tx.$executeRaw`UPDATE "Refund" SET "resentAt" = now(), "updatedAt" = now() WHERE "id" = ${refund.id}`;
     return { ok: true as const };
   });
@@ -174,16 +206,25 @@ async function markResend(refundId: string): Promise<{ ok: true } | { ok: false;
 
 async function recheck(tx: Sql, refund: LockedRefund): Promise<Code | null> {
   const found = await loadConversation(tx, refund.conversationId);
-  const [call] = await tx.$queryRaw<{ argsCanonical: string | null }[]>`SELECT "argsCanonical" FROM "ToolCall" WHERE "id" = ${refund.toolCallId}`;
+  const [call] = await tx.$queryRaw<
+    { argsCanonical: string | null }[]
+  >`SELECT "argsCanonical" FROM "ToolCall" WHERE "id" = ${refund.toolCallId}`;
   if (!found || !call?.argsCanonical) return "order.not-found";
   const args = JSON.parse(call.argsCanonical) as Record<string, unknown>;
   const context = await loadContext(tx, issueRefund, args, found.conversation);
   if (!context.ok) return context.outcome.code;
   // The order as it would be without this reservation: the re-send is this refund, not another one.
-  const order = { ...context.value, refundedCents: context.value.refundedCents - refund.amountCents, refundPending: false };
+  const order = {
+    ...context.value,
+    refundedCents: context.value.refundedCents - refund.amountCents,
+    refundPending: false,
+  };
   const state = checkState(issueRefund, args, order);
   if (!state.ok) return state.outcome.code;
-  const conversation = { ...found.conversation, irreversibleCents: Math.max(0, found.conversation.irreversibleCents - refund.amountCents) };
+  const conversation = {
+    ...found.conversation,
+    irreversibleCents: Math.max(0, found.conversation.irreversibleCents - refund.amountCents),
+  };
   const policy = checkPolicy(issueRefund, conversation, found.policy, order, refund.amountCents);
   if (!policy.ok) return policy.outcome.code;
   if (refund.approvalId) {
@@ -199,6 +240,16 @@ export async function refundsToInvestigate(tenantId: string) {
   return db.refund.findMany({
     where: { tenantId, status: "investigate" },
     orderBy: { createdAt: "asc" },
-    select: { id: true, orderId: true, amountCents: true, currency: true, providerKey: true, lastError: true, attempts: true, createdAt: true, toolCallId: true },
+    select: {
+      id: true,
+      orderId: true,
+      amountCents: true,
+      currency: true,
+      providerKey: true,
+      lastError: true,
+      attempts: true,
+      createdAt: true,
+      toolCallId: true,
+    },
   });
 }

@@ -27,7 +27,11 @@ export function refundProviderKey(decision: RefundDecision): string {
   return `rf_${sha256Hex(canonicalJson(decision)).slice(0, 40)}`;
 }
 
-export async function reserveRefund(tx: Sql, decision: RefundDecision, toolCallId: string): Promise<{ refundId: string; providerKey: string }> {
+export async function reserveRefund(
+  tx: Sql,
+  decision: RefundDecision,
+  toolCallId: string,
+): Promise<{ refundId: string; providerKey: string }> {
   const providerKey = refundProviderKey(decision);
   const refundId = newId("re");
   await tx.$executeRaw`
@@ -64,12 +68,18 @@ async function storedRefundById(refundId: string): Promise<StoredRefund> {
 }
 
 /** Step 2 for one operation: the provider call with the stored key, then the settle. Safe to run twice. */
-export async function completeRefund(refundId: string, provider: PaymentProvider = paymentProvider()): Promise<Outcome> {
+export async function completeRefund(
+  refundId: string,
+  provider: PaymentProvider = paymentProvider(),
+): Promise<Outcome> {
   return complete(await storedRefundById(refundId), provider);
 }
 
 /** Step 2 for the operation a call reserved, right after that call committed. */
-export async function completeRefundOfCall(callId: string, provider: PaymentProvider = paymentProvider()): Promise<Outcome> {
+export async function completeRefundOfCall(
+  callId: string,
+  provider: PaymentProvider = paymentProvider(),
+): Promise<Outcome> {
   const refund = await storedRefund(Prisma.sql`r."toolCallId" = ${callId}`);
   if (!refund) throw new Error(`no refund reserved by call ${callId}`);
   return complete(refund, provider);
@@ -92,7 +102,9 @@ async function complete(refund: StoredRefund, provider: PaymentProvider): Promis
 }
 
 async function currentOutcome(client: Sql, callId: string): Promise<Outcome> {
-  const [call] = await client.$queryRaw<{ outcome: Outcome }[]>`SELECT "outcome" FROM "ToolCall" WHERE "id" = ${callId}`;
+  const [call] = await client.$queryRaw<
+    { outcome: Outcome }[]
+  >`SELECT "outcome" FROM "ToolCall" WHERE "id" = ${callId}`;
   return call.outcome;
 }
 
@@ -121,7 +133,12 @@ export async function lockRefund(tx: Sql, refundId: string, conversationId: stri
 export const isUnsettled = (status: string) => UNSETTLED.includes(status);
 
 /** The provider made the refund (or a supervisor says it did): the order is unblocked and the call executed. */
-export async function issueLocked(tx: Sql, refund: LockedRefund, providerRefundId: string, actorId: string | null): Promise<Outcome> {
+export async function issueLocked(
+  tx: Sql,
+  refund: LockedRefund,
+  providerRefundId: string,
+  actorId: string | null,
+): Promise<Outcome> {
   const [order] = await tx.$queryRaw<{ refundedCents: number }[]>`
     WITH settled AS (
       UPDATE "Refund" SET "status" = 'issued', "providerRefundId" = ${providerRefundId}, "resolvedById" = ${actorId}, "settledAt" = now(), "updatedAt" = now(),
@@ -131,9 +148,20 @@ export async function issueLocked(tx: Sql, refund: LockedRefund, providerRefundI
     UPDATE "Order" SET "refundPending" = false, "version" = "version" + 1, "updatedAt" = now() WHERE "id" = ${refund.orderId}
     RETURNING "refundedCents"`;
   const final = outcome("refund.issued", {
-    result: { order_id: refund.orderId, refund_id: refund.id, amount_cents: refund.amountCents, currency: refund.currency, refunded_cents: order.refundedCents },
+    result: {
+      order_id: refund.orderId,
+      refund_id: refund.id,
+      amount_cents: refund.amountCents,
+      currency: refund.currency,
+      refunded_cents: order.refundedCents,
+    },
   });
-  await recordLaterOutcome(tx, { callId: refund.toolCallId, approvalId: refund.approvalId, outcome: final, decision: { actorId, latencyMs: 0 } });
+  await recordLaterOutcome(tx, {
+    callId: refund.toolCallId,
+    approvalId: refund.approvalId,
+    outcome: final,
+    decision: { actorId, latencyMs: 0 },
+  });
   return final;
 }
 
@@ -141,7 +169,13 @@ export async function issueLocked(tx: Sql, refund: LockedRefund, providerRefundI
  * Nothing was refunded and nothing will be under this key: the reservation and the conversation's budget are given
  * back, the order is unblocked, and the call ends with `final`, the reason the refund did not happen.
  */
-export async function releaseLocked(tx: Sql, refund: LockedRefund, reason: string, final: Outcome, actorId: string | null): Promise<Outcome> {
+export async function releaseLocked(
+  tx: Sql,
+  refund: LockedRefund,
+  reason: string,
+  final: Outcome,
+  actorId: string | null,
+): Promise<Outcome> {
   await tx.$executeRaw`
     WITH released AS (
       UPDATE "Refund" SET "status" = 'released', "lastError" = ${reason}, "resolvedById" = ${actorId}, "settledAt" = now(), "updatedAt" = now(),
@@ -152,7 +186,12 @@ export async function releaseLocked(tx: Sql, refund: LockedRefund, reason: strin
     )
     UPDATE "Order" SET "refundedCents" = "refundedCents" - ${refund.amountCents}::int, "refundPending" = false, "version" = "version" + 1, "updatedAt" = now()
     WHERE "id" = ${refund.orderId}`;
-  await recordLaterOutcome(tx, { callId: refund.toolCallId, approvalId: refund.approvalId, outcome: final, decision: { actorId, latencyMs: 0 } });
+  await recordLaterOutcome(tx, {
+    callId: refund.toolCallId,
+    approvalId: refund.approvalId,
+    outcome: final,
+    decision: { actorId, latencyMs: 0 },
+  });
   return final;
 }
 
@@ -167,23 +206,33 @@ export async function settleRefund(refundId: string, answer: SettleAnswer): Prom
 /** `declined` is the provider's stored decline for the key, found by a lookup: final whatever came before. */
 type SettleAnswer = ProviderAnswer | { kind: "declined"; reason: string } | { kind: "investigate"; reason: string };
 
-async function settleLocated({ id: refundId, conversationId }: { id: string; conversationId: string }, given: SettleAnswer): Promise<Outcome> {
+async function settleLocated(
+  { id: refundId, conversationId }: { id: string; conversationId: string },
+  given: SettleAnswer,
+): Promise<Outcome> {
   let answer = given;
   try {
     return await transaction(async (tx) => {
       const refund = (await lockRefund(tx, refundId, conversationId))!;
       if (!isUnsettled(refund.status)) return currentOutcome(tx, refund.toolCallId);
       // A refusal counts only while no earlier attempt under this key was uncertain: that one may have acted.
-      if (answer.kind === "refused" && refund.status !== "reserved") answer = { kind: "uncertain", reason: `${answer.reason} after an uncertain attempt` };
+      if (answer.kind === "refused" && refund.status !== "reserved")
+        answer = { kind: "uncertain", reason: `${answer.reason} after an uncertain attempt` };
       if (answer.kind === "succeeded") return issueLocked(tx, refund, answer.refundId, null);
       // The provider refused: nothing happened, and the model may say so. No SPEC code names a provider refusal.
-      if (answer.kind === "refused" || answer.kind === "declined") return releaseLocked(tx, refund, answer.reason, outcome("host.error"), null);
+      if (answer.kind === "refused" || answer.kind === "declined")
+        return releaseLocked(tx, refund, answer.reason, outcome("host.error"), null);
       const status = answer.kind === "investigate" || refund.status === "investigate" ? "investigate" : "unknown";
       await tx.$executeRaw`
         UPDATE "Refund" SET "status" = ${status}, "lastError" = ${answer.reason}, "updatedAt" = now(), "attempts" = "attempts" + 1 WHERE "id" = ${refundId}`;
       // A settle that learned nothing new is no decision: the call keeps its outcome, nothing is logged.
       const final = outcome("refund.outcome-unknown");
-      await recordLaterOutcome(tx, { callId: refund.toolCallId, approvalId: refund.approvalId, outcome: final, decision: null });
+      await recordLaterOutcome(tx, {
+        callId: refund.toolCallId,
+        approvalId: refund.approvalId,
+        outcome: final,
+        decision: null,
+      });
       return final;
     });
   } catch (error) {

@@ -8,7 +8,8 @@ export const STATIC_SECURITY_HEADERS: Record<string, string> = {
   // Approval links and ids in paths never leave in a Referer.
   "Referrer-Policy": "no-referrer",
   // Passkeys (publickey-credentials-*) stay allowed for this origin; everything a support tool never needs is off.
-  "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=(), usb=(), serial=(), hid=(), browsing-topics=()",
+  "Permissions-Policy":
+    "camera=(), microphone=(), geolocation=(), payment=(), usb=(), serial=(), hid=(), browsing-topics=()",
   "Cross-Origin-Opener-Policy": "same-origin",
 };
 

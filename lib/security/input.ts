@@ -15,4 +15,5 @@ const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff
 /** Whether PostgreSQL can store the string as text and inside JSON: no NUL, no unpaired surrogate. */
 export const isStorableText = (value: string): boolean => !UNSTORABLE.test(value);
 
-export const TextSchema = (max: number) => z.string().trim().max(max).refine(isStorableText, "contains a character that cannot be stored");
+export const TextSchema = (max: number) =>
+  z.string().trim().max(max).refine(isStorableText, "contains a character that cannot be stored");

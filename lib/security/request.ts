@@ -3,7 +3,14 @@ import { env } from "../env";
 // What the app believes about a request's origin and shape before any route sees it.
 
 /** Headers a reverse proxy sets; a client could set them too, so they are dropped unless TRUST_PROXY says a proxy does. */
-export const FORWARDED_HEADERS = ["forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-forwarded-port", "x-real-ip"];
+export const FORWARDED_HEADERS = [
+  "forwarded",
+  "x-forwarded-for",
+  "x-forwarded-host",
+  "x-forwarded-proto",
+  "x-forwarded-port",
+  "x-real-ip",
+];
 
 /**
  * The client's address: with no trusted proxy, the socket's (Next.js fills `X-Forwarded-For` with it once the
@@ -53,6 +60,13 @@ export function actionOriginAllowed(origin: string | null, host: string | null):
 function hostMatches(host: string, pattern: string): boolean {
   if (pattern === host) return true;
   const [patternLabels, hostLabels] = [pattern.split("."), host.split(".")];
-  if (patternLabels[0] === "**") return hostLabels.length > patternLabels.length - 1 && hostLabels.slice(-(patternLabels.length - 1)).join(".") === patternLabels.slice(1).join(".");
-  return patternLabels.length === hostLabels.length && patternLabels.every((label, index) => label === "*" || label === hostLabels[index]);
+  if (patternLabels[0] === "**")
+    return (
+      hostLabels.length > patternLabels.length - 1 &&
+      hostLabels.slice(-(patternLabels.length - 1)).join(".") === patternLabels.slice(1).join(".")
+    );
+  return (
+    patternLabels.length === hostLabels.length &&
+    patternLabels.every((label, index) => label === "*" || label === hostLabels[index])
+  );
 }

@@ -31,7 +31,8 @@ export const getCallStatus = defineCallsTool<z.infer<typeof GetCallStatusSchema>
       WHERE c."id" = ${args.call_id} AND c."conversationId" = ${conversationId}`;
     if (!call) return outcome("call.not-found");
     // A request past its expiry can never execute; the expiry job records it, a read only says so.
-    const current = call.lapsed && call.outcome.kind === "pending_approval" ? outcome("approval.expired") : call.outcome;
+    const current =
+      call.lapsed && call.outcome.kind === "pending_approval" ? outcome("approval.expired") : call.outcome;
     return outcome("call.read", { result: shown(call.id, current) });
   },
 });

@@ -7,7 +7,10 @@ export const REFUND_REASONS = ["damaged", "not_as_described", "late", "not_deliv
 const IssueRefundSchema = z.strictObject({
   order_id: z.string().regex(ORDER_ID).describe("The order to refund"),
   amount_cents: z.int().min(1).max(100000).describe("Amount to refund in minor units (cents), 1..100000"),
-  currency: z.string().regex(/^[A-Z]{3}$/).describe("ISO 4217 currency code of the order, for example USD"),
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/)
+    .describe("ISO 4217 currency code of the order, for example USD"),
   reason: z.enum(REFUND_REASONS).describe("Why the customer is refunded"),
 });
 

@@ -48,7 +48,10 @@ export function providerDefinition(tool: AnyTool, format: DefinitionFormat): Rec
   const schema = jsonSchema(tool);
   switch (format) {
     case "openai":
-      return { type: "function", function: { name: tool.name, description: tool.description, parameters: schema, strict: true } };
+      return {
+        type: "function",
+        function: { name: tool.name, description: tool.description, parameters: schema, strict: true },
+      };
     case "mcp":
       return { name: tool.name, description: tool.description, inputSchema: schema };
     default:

@@ -7,7 +7,11 @@ export interface AgentPermissions {
 }
 
 /** The permissions as read through an outer join: null when the person's row is missing. */
-export function permissionsFrom(row: { role: string | null; canRefund: boolean | null; active: boolean | null }): AgentPermissions | null {
+export function permissionsFrom(row: {
+  role: string | null;
+  canRefund: boolean | null;
+  active: boolean | null;
+}): AgentPermissions | null {
   return row.role === null ? null : { role: row.role, canRefund: row.canRefund === true, active: row.active === true };
 }
 

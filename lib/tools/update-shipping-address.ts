@@ -16,7 +16,10 @@ const UpdateShippingAddressSchema = z.strictObject({
     .max(80)
     .regex(ONE_LINE)
     .meta({ description: "Street address, one line, at most 80 characters", pattern: ONE_LINE_PORTABLE }),
-  postal_code: z.string().regex(/^[0-9]{5}$/).describe("Five-digit postal code"),
+  postal_code: z
+    .string()
+    .regex(/^[0-9]{5}$/)
+    .describe("Five-digit postal code"),
 });
 
 export const updateShippingAddress = defineTool<z.infer<typeof UpdateShippingAddressSchema>>({

@@ -5,7 +5,9 @@ import { startSmtpSink } from "./smtp-sink";
  * For development and tests: the fake payment provider and a local SMTP sink, unless the environment already
  * names real ones. Returns the environment the app needs to reach them.
  */
-export async function startLocalExternals(options: { providerPort?: number; smtpPort?: number; logMail?: boolean } = {}) {
+export async function startLocalExternals(
+  options: { providerPort?: number; smtpPort?: number; logMail?: boolean } = {},
+) {
   const env: Record<string, string> = {};
   const closers: (() => Promise<void>)[] = [];
   if (!process.env.PAYMENT_PROVIDER_URL) {
@@ -17,7 +19,10 @@ export async function startLocalExternals(options: { providerPort?: number; smtp
   if (!process.env.SMTP_HOST) {
     const sink = await startSmtpSink({
       port: options.smtpPort,
-      onMessage: options.logMail ? (message) => console.log(`[mail sink] to ${message.to.join(", ")}: ${/^Subject: (.*)$/m.exec(message.raw)?.[1] ?? ""}`) : undefined,
+      onMessage: options.logMail
+        ? (message) =>
+            console.log(`[mail sink] to ${message.to.join(", ")}: ${/^Subject: (.*)$/m.exec(message.raw)?.[1] ?? ""}`)
+        : undefined,
     });
     env.SMTP_HOST = sink.host;
     env.SMTP_PORT = String(sink.port);

@@ -19,7 +19,8 @@ import { SIGNATURE_HEADER, signAnswer } from "../../lib/payments/signature";
  *   connection). GET /_stats counts requests and refunds per order; POST /_reset forgets everything.
  */
 
-export type FaultMode = "delay" | "error_before" | "unavailable_before" | "error_after" | "timeout_after" | "drop_response";
+export type FaultMode =
+  "delay" | "error_before" | "unavailable_before" | "error_after" | "timeout_after" | "drop_response";
 export interface Fault {
   mode: FaultMode;
   ms?: number;
@@ -68,7 +69,12 @@ export interface FakeProviderOptions {
 export async function startFakeProvider(options: FakeProviderOptions = {}): Promise<FakeProvider> {
   const secret = options.secret ?? "sk_test_toolgate";
   const retentionMs = options.retentionMs ?? 24 * 60 * 60_000;
-  const state: FakeProviderState = options.state ?? { byKey: new Map(), made: [], requestsByKey: new Map(), lookupsByKey: new Map() };
+  const state: FakeProviderState = options.state ?? {
+    byKey: new Map(),
+    made: [],
+    requestsByKey: new Map(),
+    lookupsByKey: new Map(),
+  };
   const { byKey } = state;
   const inFlight = new Set<string>();
   let faults: Fault[] = [];
@@ -77,7 +83,10 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
 
   const json = (response: ServerResponse, status: number, body: unknown) => {
     const raw = JSON.stringify(body);
-    response.writeHead(status, { "content-type": "application/json", [SIGNATURE_HEADER]: signAnswer(secret, status, raw) });
+    response.writeHead(status, {
+      "content-type": "application/json",
+      [SIGNATURE_HEADER]: signAnswer(secret, status, raw),
+    });
     response.end(raw);
   };
 
@@ -96,12 +105,23 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
   function act(key: string, raw: string): { status: number; body: unknown } {
     const existing = remembered(key);
     if (existing) {
-      if (existing.body !== raw) return { status: 409, body: { error: { type: "idempotency_error", code: "idempotency_key_reused", idempotency_key: key } } };
+      if (existing.body !== raw)
+        return {
+          status: 409,
+          body: { error: { type: "idempotency_error", code: "idempotency_key_reused", idempotency_key: key } },
+        };
       return existing.declined ? { status: 402, body: declined(key) } : { status: 200, body: publicRefund(existing) };
     }
     const parsed = JSON.parse(raw) as { order_id?: unknown; amount_cents?: unknown; currency?: unknown };
-    if (typeof parsed.order_id !== "string" || !Number.isInteger(parsed.amount_cents) || typeof parsed.currency !== "string") {
-      return { status: 400, body: { error: { type: "invalid_request_error", code: "parameter_missing", idempotency_key: key } } };
+    if (
+      typeof parsed.order_id !== "string" ||
+      !Number.isInteger(parsed.amount_cents) ||
+      typeof parsed.currency !== "string"
+    ) {
+      return {
+        status: 400,
+        body: { error: { type: "invalid_request_error", code: "parameter_missing", idempotency_key: key } },
+      };
     }
     const refund: StoredRefund = {
       id: `re_fake_${randomBytes(8).toString("hex")}`,
@@ -120,7 +140,18 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
 
   /** A decline is a result too: stored under its key, so every later request with that key gets it again. */
   function decline(key: string, raw: string): { status: number; body: unknown } {
-    if (!remembered(key)) byKey.set(key, { id: "", idempotency_key: key, body: raw, order_id: "", amount_cents: 0, currency: "", status: "succeeded", created: new Date().toISOString(), declined: true });
+    if (!remembered(key))
+      byKey.set(key, {
+        id: "",
+        idempotency_key: key,
+        body: raw,
+        order_id: "",
+        amount_cents: 0,
+        currency: "",
+        status: "succeeded",
+        created: new Date().toISOString(),
+        declined: true,
+      });
     return act(key, raw);
   }
 
@@ -129,7 +160,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
   async function handle(request: IncomingMessage, response: ServerResponse) {
     const url = new URL(request.url ?? "/", "http://provider");
     if (url.pathname.startsWith("/_")) return control(url, request, response);
-    if (request.headers.authorization !== `Bearer ${secret}`) return json(response, 401, { error: { type: "authentication_error", code: "invalid_api_key" } });
+    if (request.headers.authorization !== `Bearer ${secret}`)
+      return json(response, 401, { error: { type: "authentication_error", code: "invalid_api_key" } });
 
     if (request.method === "GET" && url.pathname === "/v1/refunds") {
       stats.lookups++;
@@ -137,15 +169,21 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       state.lookupsByKey.set(key, (state.lookupsByKey.get(key) ?? 0) + 1);
       const refund = remembered(key);
       if (refund?.declined) return json(response, 402, declined(key));
-      return refund ? json(response, 200, publicRefund(refund)) : json(response, 404, { error: { type: "resource_missing", code: "refund_not_found", idempotency_key: key } });
+      return refund
+        ? json(response, 200, publicRefund(refund))
+        : json(response, 404, { error: { type: "resource_missing", code: "refund_not_found", idempotency_key: key } });
     }
     if (request.method === "POST" && url.pathname === "/v1/refunds") {
       stats.refundRequests++;
       const key = request.headers["idempotency-key"];
       const raw = await readBody(request);
-      if (typeof key !== "string" || key.length === 0) return json(response, 400, { error: { type: "invalid_request_error", code: "idempotency_key_missing" } });
+      if (typeof key !== "string" || key.length === 0)
+        return json(response, 400, { error: { type: "invalid_request_error", code: "idempotency_key_missing" } });
       state.requestsByKey.set(key, (state.requestsByKey.get(key) ?? 0) + 1);
-      if (inFlight.has(key)) return json(response, 409, { error: { type: "idempotency_error", code: "idempotency_key_in_use", idempotency_key: key } });
+      if (inFlight.has(key))
+        return json(response, 409, {
+          error: { type: "idempotency_error", code: "idempotency_key_in_use", idempotency_key: key },
+        });
       inFlight.add(key);
       try {
         await refundOnce(key, raw, request, response);
@@ -158,24 +196,27 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
   }
 
   async function refundOnce(key: string, raw: string, request: IncomingMessage, response: ServerResponse) {
-      const queued = faults.shift();
-      // Idempotency answers a replay before anything else, as a real provider's does: a key it already acted
-      // on is never declined afterwards, whatever fault was queued.
-      const fault = remembered(key) && (queued?.mode === "error_before" || queued?.mode === "unavailable_before") ? undefined : queued;
-      if (fault?.mode === "delay") await new Promise((resolve) => setTimeout(resolve, fault.ms ?? 500));
-      if (fault?.mode === "error_before") {
-        const refused = decline(key, raw);
-        return json(response, refused.status, refused.body);
-      }
-      if (fault?.mode === "unavailable_before") return json(response, 503, { error: { type: "api_error" } });
-      const result = act(key, raw);
-      if (fault?.mode === "error_after") return json(response, 500, { error: { type: "api_error" } });
-      if (fault?.mode === "drop_response") return request.socket.destroy();
-      if (fault?.mode === "timeout_after") {
-        hanging.add(response);
-        return;
-      }
-      return json(response, result.status, result.body);
+    const queued = faults.shift();
+    // Idempotency answers a replay before anything else, as a real provider's does: a key it already acted
+    // on is never declined afterwards, whatever fault was queued.
+    const fault =
+      remembered(key) && (queued?.mode === "error_before" || queued?.mode === "unavailable_before")
+        ? undefined
+        : queued;
+    if (fault?.mode === "delay") await new Promise((resolve) => setTimeout(resolve, fault.ms ?? 500));
+    if (fault?.mode === "error_before") {
+      const refused = decline(key, raw);
+      return json(response, refused.status, refused.body);
+    }
+    if (fault?.mode === "unavailable_before") return json(response, 503, { error: { type: "api_error" } });
+    const result = act(key, raw);
+    if (fault?.mode === "error_after") return json(response, 500, { error: { type: "api_error" } });
+    if (fault?.mode === "drop_response") return request.socket.destroy();
+    if (fault?.mode === "timeout_after") {
+      hanging.add(response);
+      return;
+    }
+    return json(response, result.status, result.body);
   }
 
   async function control(url: URL, request: IncomingMessage, response: ServerResponse) {
@@ -188,8 +229,18 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     if (url.pathname === "/_stats") {
       const totals: Record<string, number> = {};
       for (const refund of state.made) totals[refund.order_id] = (totals[refund.order_id] ?? 0) + refund.amount_cents;
-      const [requestsByKey, lookupsByKey] = [Object.fromEntries(state.requestsByKey), Object.fromEntries(state.lookupsByKey)];
-      return json(response, 200, { ...stats, refunds: state.made.length, totalsByOrder: totals, requestsByKey, lookupsByKey, faultsQueued: faults.length });
+      const [requestsByKey, lookupsByKey] = [
+        Object.fromEntries(state.requestsByKey),
+        Object.fromEntries(state.lookupsByKey),
+      ];
+      return json(response, 200, {
+        ...stats,
+        refunds: state.made.length,
+        totalsByOrder: totals,
+        requestsByKey,
+        lookupsByKey,
+        faultsQueued: faults.length,
+      });
     }
     if (url.pathname === "/_reset" && request.method === "POST") {
       byKey.clear();

@@ -37,8 +37,20 @@ export const SEED: SeedTenant[] = [
     name: "Acme",
     users: [
       { id: "usr_acme_agent", email: "agent@acme.test", name: "Ada Agent", role: "AGENT", canRefund: true },
-      { id: "usr_acme_agent2", email: "agent2@acme.test", name: "Abe Agent (read-only)", role: "AGENT", canRefund: false },
-      { id: "usr_acme_supervisor", email: "supervisor@acme.test", name: "Sue Supervisor", role: "SUPERVISOR", canRefund: false },
+      {
+        id: "usr_acme_agent2",
+        email: "agent2@acme.test",
+        name: "Abe Agent (read-only)",
+        role: "AGENT",
+        canRefund: false,
+      },
+      {
+        id: "usr_acme_supervisor",
+        email: "supervisor@acme.test",
+        name: "Sue Supervisor",
+        role: "SUPERVISOR",
+        canRefund: false,
+      },
       { id: "usr_acme_admin", email: "admin@acme.test", name: "Al Admin", role: "ADMIN", canRefund: false },
     ],
     customers: [
@@ -46,11 +58,47 @@ export const SEED: SeedTenant[] = [
       { id: "cu_ben", email: "ben@example.test" },
     ],
     orders: [
-      { id: "ord_1001", customerId: "cu_ana", totalCents: 4200, status: "delivered", addressLine1: "1 Elm St", postalCode: "94107" },
-      { id: "ord_1002", customerId: "cu_ben", totalCents: 15900, status: "delivered", addressLine1: "9 Oak Ave", postalCode: "10001" },
-      { id: "ord_1003", customerId: "cu_ana", totalCents: 12000, status: "processing", addressLine1: "1 Elm St", postalCode: "94107" },
-      { id: "ord_1004", customerId: "cu_ana", totalCents: 15000, status: "delivered", addressLine1: "1 Elm St", postalCode: "94107" },
-      { id: "ord_1005", customerId: "cu_ana", totalCents: 8000, status: "delivered", addressLine1: "1 Elm St", postalCode: "94107", fraudHold: true },
+      {
+        id: "ord_1001",
+        customerId: "cu_ana",
+        totalCents: 4200,
+        status: "delivered",
+        addressLine1: "1 Elm St",
+        postalCode: "94107",
+      },
+      {
+        id: "ord_1002",
+        customerId: "cu_ben",
+        totalCents: 15900,
+        status: "delivered",
+        addressLine1: "9 Oak Ave",
+        postalCode: "10001",
+      },
+      {
+        id: "ord_1003",
+        customerId: "cu_ana",
+        totalCents: 12000,
+        status: "processing",
+        addressLine1: "1 Elm St",
+        postalCode: "94107",
+      },
+      {
+        id: "ord_1004",
+        customerId: "cu_ana",
+        totalCents: 15000,
+        status: "delivered",
+        addressLine1: "1 Elm St",
+        postalCode: "94107",
+      },
+      {
+        id: "ord_1005",
+        customerId: "cu_ana",
+        totalCents: 8000,
+        status: "delivered",
+        addressLine1: "1 Elm St",
+        postalCode: "94107",
+        fraudHold: true,
+      },
     ],
   },
   {
@@ -58,10 +106,25 @@ export const SEED: SeedTenant[] = [
     name: "Globex",
     users: [
       { id: "usr_globex_agent", email: "agent@globex.test", name: "Gia Agent", role: "AGENT", canRefund: true },
-      { id: "usr_globex_supervisor", email: "supervisor@globex.test", name: "Gus Supervisor", role: "SUPERVISOR", canRefund: false },
+      {
+        id: "usr_globex_supervisor",
+        email: "supervisor@globex.test",
+        name: "Gus Supervisor",
+        role: "SUPERVISOR",
+        canRefund: false,
+      },
     ],
     customers: [{ id: "cu_gil", email: "gil@example.test" }],
-    orders: [{ id: "ord_2001", customerId: "cu_gil", totalCents: 9000, status: "delivered", addressLine1: "5 Pine Rd", postalCode: "60601" }],
+    orders: [
+      {
+        id: "ord_2001",
+        customerId: "cu_gil",
+        totalCents: 9000,
+        status: "delivered",
+        addressLine1: "5 Pine Rd",
+        postalCode: "60601",
+      },
+    ],
   },
 ];
 
@@ -88,7 +151,11 @@ export async function seed(client: Db, knownKeys: Record<string, string> = {}): 
       });
     }
     for (const customer of tenant.customers) {
-      await client.customer.upsert({ where: { id: customer.id }, create: { ...customer, tenantId: tenant.id }, update: {} });
+      await client.customer.upsert({
+        where: { id: customer.id },
+        create: { ...customer, tenantId: tenant.id },
+        update: {},
+      });
     }
     for (const order of tenant.orders) {
       await client.order.upsert({

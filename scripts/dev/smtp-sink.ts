@@ -14,7 +14,9 @@ export interface SmtpSink {
 }
 
 /** A local SMTP server that accepts everything and keeps it, so development and tests can count real deliveries. */
-export async function startSmtpSink(options: { port?: number; host?: string; onMessage?: (message: ReceivedMessage) => void } = {}): Promise<SmtpSink> {
+export async function startSmtpSink(
+  options: { port?: number; host?: string; onMessage?: (message: ReceivedMessage) => void } = {},
+): Promise<SmtpSink> {
   const messages: ReceivedMessage[] = [];
   const server = new SMTPServer({
     authOptional: true,

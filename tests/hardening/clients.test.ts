@@ -4,7 +4,17 @@ import path from "node:path";
 import { MultiServerMCPClient } from "@langchain/mcp-adapters";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { Agent, MCPServerStreamableHttp, run, setTracingDisabled, Usage, type AgentInputItem, type Model, type ModelRequest, type ModelResponse } from "@openai/agents";
+import {
+  Agent,
+  MCPServerStreamableHttp,
+  run,
+  setTracingDisabled,
+  Usage,
+  type AgentInputItem,
+  type Model,
+  type ModelRequest,
+  type ModelResponse,
+} from "@openai/agents";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approveRequest, denyRequest, type Approver } from "@/lib/approvals/decide";
 import { db } from "@/lib/db";
@@ -23,7 +33,11 @@ let world: World;
 
 beforeAll(async () => {
   provider = await startFakeProvider();
-  instance = await startInstance(3421, { DATABASE_URL: process.env.DATABASE_URL!, PAYMENT_PROVIDER_URL: provider.url, PAYMENT_PROVIDER_SECRET: provider.secret });
+  instance = await startInstance(3421, {
+    DATABASE_URL: process.env.DATABASE_URL!,
+    PAYMENT_PROVIDER_URL: provider.url,
+    PAYMENT_PROVIDER_SECRET: provider.secret,
+  });
   world = await createWorld();
 }, 120_000);
 
@@ -43,7 +57,12 @@ async function openConversation(own: World = world): Promise<string> {
 
 const mcpUrl = (conversation: string) => `${instance.url}/api/mcp?conversation=${conversation}`;
 const supervisor = (): Approver => ({ userId: world.users.supervisor, tenantId: world.tenantId, role: "SUPERVISOR" });
-const refund = (order: string, amount: number) => ({ order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" });
+const refund = (order: string, amount: number) => ({
+  order_id: order,
+  amount_cents: amount,
+  currency: "USD",
+  reason: "damaged",
+});
 const refundedOf = async (order: string) => (await db.order.findUniqueOrThrow({ where: { id: order } })).refundedCents;
 
 /** The approval request a held call made, once it exists. */
@@ -54,7 +73,11 @@ async function heldRequest(callId: string) {
 describe("what a client without a key meets", () => {
   it("a JSON 401, and OAuth discovery answering JSON 404 at every path a client tries", async () => {
     const conversation = await openConversation();
-    const unauthorized = await fetch(mcpUrl(conversation), { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const unauthorized = await fetch(mcpUrl(conversation), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
     expect(unauthorized.status).toBe(401);
     expect(await unauthorized.json()).toMatchObject({ error: { code: "auth.invalid-key" } });
     for (const path of [
@@ -87,15 +110,31 @@ describe("the MCP SDK client with one fixed header", () => {
     const held = await client.callTool({ name: "issue_refund", arguments: refund(own.orders.o1004, 8000) });
     expect(held.isError).toBe(false);
     const { call_id: callId } = held.structuredContent as { call_id: string };
-    expect(held.structuredContent).toEqual({ status: "needs_approval", call_id: callId, expires_at: expect.any(String) });
+    expect(held.structuredContent).toEqual({
+      status: "needs_approval",
+      call_id: callId,
+      expires_at: expect.any(String),
+    });
 
-    const waiting = fetch(`${instance.url}/api/v1/tool-calls/${callId}?wait=30`, { headers: { authorization: `Bearer ${own.keys.agent}` } });
+    const waiting = fetch(`${instance.url}/api/v1/tool-calls/${callId}?wait=30`, {
+      headers: { authorization: `Bearer ${own.keys.agent}` },
+    });
     await new Promise((resolve) => setTimeout(resolve, 500));
-    await denyRequest({ userId: own.users.supervisor, tenantId: own.tenantId, role: "SUPERVISOR" }, (await heldRequest(callId)).id, "We already sent a replacement.");
+    await denyRequest(
+      { userId: own.users.supervisor, tenantId: own.tenantId, role: "SUPERVISOR" },
+      (await heldRequest(callId)).id,
+      "We already sent a replacement.",
+    );
     const decided = (await (await waiting).json()) as { code: string; model: unknown };
-    expect(decided).toMatchObject({ code: "approval.denied", model: { status: "not_allowed", reason: "We already sent a replacement." } });
+    expect(decided).toMatchObject({
+      code: "approval.denied",
+      model: { status: "not_allowed", reason: "We already sent a replacement." },
+    });
     const status = await client.callTool({ name: "get_call_status", arguments: { call_id: callId } });
-    expect(status.structuredContent).toMatchObject({ status: "ok", result: { status: "not_allowed", reason: "We already sent a replacement." } });
+    expect(status.structuredContent).toMatchObject({
+      status: "ok",
+      result: { status: "not_allowed", reason: "We already sent a replacement." },
+    });
     expect(await refundedOf(own.orders.o1004)).toBe(0);
     await client.close();
   });
@@ -104,7 +143,10 @@ describe("the MCP SDK client with one fixed header", () => {
 /** A model that plays its part from a script: refund, then (held) wait and ask for the outcome, then answer. */
 class ScriptedModel implements Model {
   seen: Record<string, unknown>[] = [];
-  constructor(private readonly baseUrl: string, private readonly apiKey: string) {}
+  constructor(
+    private readonly baseUrl: string,
+    private readonly apiKey: string,
+  ) {}
 
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
     const items = (Array.isArray(request.input) ? request.input : []) as AgentInputItem[];
@@ -121,11 +163,18 @@ class ScriptedModel implements Model {
     this.seen.push(shown);
     if (last.name === "issue_refund" && shown.status === "needs_approval") {
       // The runtime waits for the supervisor, then the model asks for the outcome.
-      await fetch(`${this.baseUrl}/api/v1/tool-calls/${shown.call_id}?wait=30`, { headers: { authorization: `Bearer ${this.apiKey}` } });
+      await fetch(`${this.baseUrl}/api/v1/tool-calls/${shown.call_id}?wait=30`, {
+        headers: { authorization: `Bearer ${this.apiKey}` },
+      });
       return call("get_call_status", { call_id: shown.call_id }, "fc_status");
     }
-    const outcome = shown.result?.status === "ok" ? `Refunded: ${shown.result.result.refunded_cents} cents in total.` : `Not refunded: ${shown.result?.reason ?? shown.status}`;
-    return response([{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: outcome }] }]);
+    const outcome =
+      shown.result?.status === "ok"
+        ? `Refunded: ${shown.result.result.refunded_cents} cents in total.`
+        : `Not refunded: ${shown.result?.reason ?? shown.status}`;
+    return response([
+      { type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: outcome }] },
+    ]);
   }
 
   async *getStreamedResponse(): AsyncIterable<never> {
@@ -137,13 +186,19 @@ describe("the OpenAI Agents SDK", () => {
   it("meets a held refund, waits for the supervisor, and continues with the decided outcome", async () => {
     setTracingDisabled(true);
     const conversation = await openConversation();
-    const server = new MCPServerStreamableHttp({ url: mcpUrl(conversation), name: "toolgate", requestInit: { headers: { authorization: `Bearer ${world.keys.agent}` } } });
+    const server = new MCPServerStreamableHttp({
+      url: mcpUrl(conversation),
+      name: "toolgate",
+      requestInit: { headers: { authorization: `Bearer ${world.keys.agent}` } },
+    });
     await server.connect();
     const model = new ScriptedModel(instance.url, world.keys.agent);
     const agent = new Agent({ name: "support", instructions: "Help the customer.", model, mcpServers: [server] });
     const approving = (async () => {
       for (;;) {
-        const request = await db.approvalRequest.findFirst({ where: { conversationId: conversation, status: "pending" } });
+        const request = await db.approvalRequest.findFirst({
+          where: { conversationId: conversation, status: "pending" },
+        });
         if (request) return approveRequest(supervisor(), request.id);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
@@ -151,7 +206,11 @@ describe("the OpenAI Agents SDK", () => {
     try {
       const result = await run(agent, "My order ord_1004 arrived broken, please refund 80 dollars.");
       expect((await approving).ok).toBe(true);
-      expect(model.seen[0]).toEqual({ status: "needs_approval", call_id: expect.stringMatching(/^call_/), expires_at: expect.any(String) });
+      expect(model.seen[0]).toEqual({
+        status: "needs_approval",
+        call_id: expect.stringMatching(/^call_/),
+        expires_at: expect.any(String),
+      });
       expect(result.finalOutput).toBe("Refunded: 8000 cents in total.");
       expect(await refundedOf(world.orders.o1004)).toBe(8000);
       expect(await db.refund.count({ where: { orderId: world.orders.o1004, status: "issued" } })).toBe(1);
@@ -166,13 +225,25 @@ describe("LangChain's MCP adapters", () => {
     const own = await createWorld();
     const conversation = await openConversation(own);
     const client = new MultiServerMCPClient({
-      mcpServers: { toolgate: { transport: "http", url: mcpUrl(conversation), headers: { authorization: `Bearer ${own.keys.agent}` } } },
+      mcpServers: {
+        toolgate: {
+          transport: "http",
+          url: mcpUrl(conversation),
+          headers: { authorization: `Bearer ${own.keys.agent}` },
+        },
+      },
       throwOnLoadError: true,
       useStandardContentBlocks: true,
     });
     try {
       const tools = await client.getTools();
-      expect(tools.map((tool) => tool.name)).toEqual(["get_order", "issue_refund", "update_shipping_address", "send_status_email", "get_call_status"]);
+      expect(tools.map((tool) => tool.name)).toEqual([
+        "get_order",
+        "issue_refund",
+        "update_shipping_address",
+        "send_status_email",
+        "get_call_status",
+      ]);
       const refundTool = tools.find((tool) => tool.name === "issue_refund")!;
       const output = await refundTool.invoke(refund(own.orders.o1004, 9000));
       const text = JSON.stringify(output);
@@ -190,8 +261,18 @@ describe("mcp-remote over stdio", () => {
     const conversation = await openConversation(own);
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [path.join("node_modules", "mcp-remote", "dist", "proxy.js"), mcpUrl(conversation), "--transport", "http-only", "--header", `Authorization:Bearer ${own.keys.agent}`],
-      env: { ...(process.env as Record<string, string>), MCP_REMOTE_CONFIG_DIR: mkdtempSync(path.join(tmpdir(), "mcp-remote-")) },
+      args: [
+        path.join("node_modules", "mcp-remote", "dist", "proxy.js"),
+        mcpUrl(conversation),
+        "--transport",
+        "http-only",
+        "--header",
+        `Authorization:Bearer ${own.keys.agent}`,
+      ],
+      env: {
+        ...(process.env as Record<string, string>),
+        MCP_REMOTE_CONFIG_DIR: mkdtempSync(path.join(tmpdir(), "mcp-remote-")),
+      },
       stderr: "ignore",
     });
     const client = new Client({ name: "stdio-host", version: "1.0.0" });

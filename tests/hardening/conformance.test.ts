@@ -30,7 +30,13 @@ describe("the MCP conformance suite", () => {
     const target = new URL(instance.url);
     proxy = http.createServer((request, response) => {
       const forwarded = http.request(
-        { host: target.hostname, port: target.port, path: request.url, method: request.method, headers: { ...request.headers, authorization: `Bearer ${world.keys.agent}` } },
+        {
+          host: target.hostname,
+          port: target.port,
+          path: request.url,
+          method: request.method,
+          headers: { ...request.headers, authorization: `Bearer ${world.keys.agent}` },
+        },
         (answer) => {
           response.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(response);
@@ -52,8 +58,12 @@ describe("the MCP conformance suite", () => {
     const cli = path.join("node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
     // Asynchronously: the proxy answers from this process while the suite runs.
     const run = await new Promise<{ code: number | null; output: string }>((resolve) => {
-      execFile(process.execPath, [cli, "server", "--url", url, "--scenario", scenario], { timeout: 60_000 }, (error, stdout, stderr) =>
-        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, output: `${stdout}\n${stderr}` }),
+      execFile(
+        process.execPath,
+        [cli, "server", "--url", url, "--scenario", scenario],
+        { timeout: 60_000 },
+        (error, stdout, stderr) =>
+          resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, output: `${stdout}\n${stderr}` }),
       );
     });
     expect(run.code, run.output).toBe(0);

@@ -14,7 +14,11 @@ let provider: FakeProvider;
 
 beforeAll(async () => {
   provider = await startFakeProvider();
-  const env = { DATABASE_URL: process.env.DATABASE_URL!, PAYMENT_PROVIDER_URL: provider.url, PAYMENT_PROVIDER_SECRET: provider.secret };
+  const env = {
+    DATABASE_URL: process.env.DATABASE_URL!,
+    PAYMENT_PROVIDER_URL: provider.url,
+    PAYMENT_PROVIDER_SECRET: provider.secret,
+  };
   instances = await Promise.all([startInstance(3461, env), startInstance(3462, env)]);
 }, 120_000);
 
@@ -26,15 +30,26 @@ afterAll(async () => {
 const pick = (index: number) => instances[index % instances.length].url;
 
 async function open(base: string, key: string, customer: string) {
-  const response = await fetch(`${base}/api/v1/conversations`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: JSON.stringify({ customer_id: customer }) });
-  return { status: response.status, retryAfter: response.headers.get("retry-after"), json: (await response.json()) as { id?: string; error?: { code: string } } };
+  const response = await fetch(`${base}/api/v1/conversations`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}` },
+    body: JSON.stringify({ customer_id: customer }),
+  });
+  return {
+    status: response.status,
+    retryAfter: response.headers.get("retry-after"),
+    json: (await response.json()) as { id?: string; error?: { code: string } },
+  };
 }
 
 async function refund(base: string, key: string, conversation: string, order: string, amount: number, callKey: string) {
   const response = await fetch(`${base}/api/v1/conversations/${conversation}/tool-calls`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "idempotency-key": callKey },
-    body: JSON.stringify({ name: "issue_refund", arguments: { order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" } }),
+    body: JSON.stringify({
+      name: "issue_refund",
+      arguments: { order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" },
+    }),
   });
   return (await response.json()) as { code: string; approval?: { preview: { ceiling?: { name: string } } } };
 }
@@ -43,24 +58,53 @@ async function ordersOf(world: World, count: number): Promise<string[]> {
   const first = randomInt(90_000_000, 99_999_000);
   const ids = Array.from({ length: count }, (_, index) => `ord_${first + index}`);
   await db.order.createMany({
-    data: ids.map((id) => ({ id, tenantId: world.tenantId, customerId: world.customers.ana, totalCents: 10_000, status: "delivered", currency: "USD", addressLine1: "1 Elm St", postalCode: "94107" })),
+    data: ids.map((id) => ({
+      id,
+      tenantId: world.tenantId,
+      customerId: world.customers.ana,
+      totalCents: 10_000,
+      status: "delivered",
+      currency: "USD",
+      addressLine1: "1 Elm St",
+      postalCode: "94107",
+    })),
   });
   return ids;
 }
 
 describe("exposure ceilings on two instances", () => {
   it("100 parallel refunds across 50 conversations, spread over both instances, stop at the tenant ceiling exactly", async () => {
-    const world = await createWorld({ rateKeyPerMin: 10_000, agentDailyCeilingCents: 12_000, tenantDailyCeilingCents: 15_000 });
+    const world = await createWorld({
+      rateKeyPerMin: 10_000,
+      agentDailyCeilingCents: 12_000,
+      tenantDailyCeilingCents: 15_000,
+    });
     await db.user.update({ where: { id: world.users.agent2 }, data: { canRefund: true } });
     const keyOf = (index: number) => (index % 4 < 2 ? world.keys.agent : world.keys.agent2);
     const orders = await ordersOf(world, 100);
-    const conversations = await Promise.all(Array.from({ length: 50 }, async (_, index) => (await open(pick(index), keyOf(index), world.customers.ana)).json.id!));
-    const responses = await Promise.all(orders.map((order, index) => refund(pick(index), keyOf(index % 50), conversations[index % 50], order, 500, `k-${index}`)));
+    const conversations = await Promise.all(
+      Array.from(
+        { length: 50 },
+        async (_, index) => (await open(pick(index), keyOf(index), world.customers.ana)).json.id!,
+      ),
+    );
+    const responses = await Promise.all(
+      orders.map((order, index) =>
+        refund(pick(index), keyOf(index % 50), conversations[index % 50], order, 500, `k-${index}`),
+      ),
+    );
     const codes = responses.map((response) => response.code);
     expect(codes.filter((code) => code !== "refund.issued" && code !== "approval.required")).toEqual([]);
     expect(codes.filter((code) => code === "refund.issued")).toHaveLength(30);
-    expect(responses.filter((response) => response.code === "approval.required").every((response) => response.approval?.preview.ceiling)).toBe(true);
-    const exposure = await db.autoExposure.aggregate({ where: { tenantId: world.tenantId }, _sum: { amountCents: true } });
+    expect(
+      responses
+        .filter((response) => response.code === "approval.required")
+        .every((response) => response.approval?.preview.ceiling),
+    ).toBe(true);
+    const exposure = await db.autoExposure.aggregate({
+      where: { tenantId: world.tenantId },
+      _sum: { amountCents: true },
+    });
     expect(exposure._sum.amountCents).toBe(15_000);
     const stats = (await (await fetch(`${provider.url}/_stats`)).json()) as { totalsByOrder: Record<string, number> };
     await expectRefundInvariants(orders, stats.totalsByOrder);
@@ -69,7 +113,8 @@ describe("exposure ceilings on two instances", () => {
   it("opening conversations past the per-key limit answers 429 with Retry-After on either instance, and opens nothing", async () => {
     const world = await createWorld({ rateOpenPerMin: 4 });
     const answers = [];
-    for (let index = 0; index < 6; index++) answers.push(await open(pick(index), world.keys.agent, world.customers.ana));
+    for (let index = 0; index < 6; index++)
+      answers.push(await open(pick(index), world.keys.agent, world.customers.ana));
     expect(answers.map((answer) => answer.status)).toEqual([201, 201, 201, 201, 429, 429]);
     expect(answers[4].json.error?.code).toBe("rate.limited");
     expect(Number(answers[4].retryAfter)).toBeGreaterThanOrEqual(1);
@@ -85,25 +130,44 @@ describe("the decision-log export route behind the session", () => {
     await refund(pick(1), world.keys.agent, conversation, world.orders.o1004, 9000, "export-2");
     const rows = await db.decisionLog.count({ where: { tenantId: world.tenantId } });
     const cookie = (who: "supervisor" | "agent" | "otherSupervisor", role: "SUPERVISOR" | "AGENT") =>
-      sessionCookie({ id: world.users[who], role, tenantId: who === "otherSupervisor" ? world.otherTenantId : world.tenantId, email: `${who}@example.test` });
+      sessionCookie({
+        id: world.users[who],
+        role,
+        tenantId: who === "otherSupervisor" ? world.otherTenantId : world.tenantId,
+        email: `${who}@example.test`,
+      });
     const day = new Date().toISOString().slice(0, 10);
     const tomorrow = new Date(Date.now() + 24 * 3600_000).toISOString().slice(0, 10);
-    const url = (format: string) => `${pick(1)}/api/tenants/${world.tenantId}/decision-log?from=${day}&to=${tomorrow}&format=${format}`;
+    const url = (format: string) =>
+      `${pick(1)}/api/tenants/${world.tenantId}/decision-log?from=${day}&to=${tomorrow}&format=${format}`;
 
     const csv = await fetch(url("csv"), { headers: { cookie: await cookie("supervisor", "SUPERVISOR") } });
     expect(csv.status).toBe(200);
     expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
-    expect(csv.headers.get("content-disposition")).toBe(`attachment; filename="decision-log-${world.tenantId}-${day}-${tomorrow}.csv"`);
+    expect(csv.headers.get("content-disposition")).toBe(
+      `attachment; filename="decision-log-${world.tenantId}-${day}-${tomorrow}.csv"`,
+    );
     const lines = (await csv.text()).trimEnd().split("\r\n");
     expect(lines[0]).toMatch(/^id,created_at,/);
     expect(lines).toHaveLength(rows + 1);
     const jsonl = await fetch(url("jsonl"), { headers: { cookie: await cookie("supervisor", "SUPERVISOR") } });
-    expect((await jsonl.text()).trimEnd().split("\n").map((line) => JSON.parse(line).code)).toContain("approval.required");
+    expect(
+      (await jsonl.text())
+        .trimEnd()
+        .split("\n")
+        .map((line) => JSON.parse(line).code),
+    ).toContain("approval.required");
 
     const agent = await fetch(url("csv"), { headers: { cookie: await cookie("agent", "AGENT") } });
-    expect([agent.status, ((await agent.json()) as { error: { code: string } }).error.code]).toEqual([403, "auth.forbidden"]);
+    expect([agent.status, ((await agent.json()) as { error: { code: string } }).error.code]).toEqual([
+      403,
+      "auth.forbidden",
+    ]);
     const other = await fetch(url("csv"), { headers: { cookie: await cookie("otherSupervisor", "SUPERVISOR") } });
-    expect([other.status, ((await other.json()) as { error: { code: string } }).error.code]).toEqual([404, "not-found"]);
+    expect([other.status, ((await other.json()) as { error: { code: string } }).error.code]).toEqual([
+      404,
+      "not-found",
+    ]);
     expect((await fetch(url("csv"))).status).toBe(401);
   });
 });

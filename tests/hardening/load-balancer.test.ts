@@ -43,7 +43,8 @@ beforeAll(async () => {
   };
   instances = await Promise.all(PORTS.map((port) => startInstance(port, env)));
   // The first request of each route loads its code; done here, not in the balancer's first health checks.
-  for (const instance of instances) for (const route of ["/api/ready", "/api/auth/csrf", "/api/health"]) await fetch(`${instance.url}${route}`);
+  for (const instance of instances)
+    for (const route of ["/api/ready", "/api/auth/csrf", "/api/health"]) await fetch(`${instance.url}${route}`);
   balancer = await startHaproxy(BALANCER_PORT, STATS_PORT, PORTS);
 }, 180_000);
 
@@ -61,7 +62,12 @@ interface Answer {
 }
 
 /** One logical call, retried with the same call key while it gets no answer or a 502/503/504. */
-async function proposeUntilAnswered(world: World, conversation: string, body: unknown, callKey: string): Promise<Answer> {
+async function proposeUntilAnswered(
+  world: World,
+  conversation: string,
+  body: unknown,
+  callKey: string,
+): Promise<Answer> {
   const failures: string[] = [];
   for (let attempt = 1; attempt <= 10; attempt++) {
     try {
@@ -70,7 +76,13 @@ async function proposeUntilAnswered(world: World, conversation: string, body: un
         headers: { authorization: `Bearer ${world.keys.agent}`, "idempotency-key": callKey },
         body: JSON.stringify(body),
       });
-      if (![502, 503, 504].includes(response.status)) return { status: response.status, body: (await response.json()) as Answer["body"], attempts: attempt, failures };
+      if (![502, 503, 504].includes(response.status))
+        return {
+          status: response.status,
+          body: (await response.json()) as Answer["body"],
+          attempts: attempt,
+          failures,
+        };
       failures.push(`status ${response.status}`);
       await response.body?.cancel();
     } catch (error) {
@@ -81,13 +93,19 @@ async function proposeUntilAnswered(world: World, conversation: string, body: un
   throw new Error(`${callKey} got no answer: ${failures.join("; ")}`);
 }
 
-const refund = (order: string, amount: number) => ({ name: "issue_refund", arguments: { order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" } });
+const refund = (order: string, amount: number) => ({
+  name: "issue_refund",
+  arguments: { order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" },
+});
 
 async function signIn(email: string, password: string): Promise<number> {
   const csrf = await fetch(`${balancer.url}/api/auth/csrf`);
   expect(csrf.status).toBe(200);
   const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const cookie = csrf.headers.getSetCookie().map((line) => line.split(";")[0]).join("; ");
+  const cookie = csrf.headers
+    .getSetCookie()
+    .map((line) => line.split(";")[0])
+    .join("; ");
   const response = await fetch(`${balancer.url}/api/auth/callback/credentials`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", cookie },
@@ -99,47 +117,87 @@ async function signIn(email: string, password: string): Promise<number> {
 
 describe("three instances behind HAProxy", () => {
   it("a mixed load with approvals decided in between and one instance SIGKILLed: no effect twice, one outcome each, books equal the provider", async () => {
-    const policy = { rateConversationPerMin: 10_000, rateKeyPerMin: 10_000, autoLimitCents: 5000, sessionCapCents: 1_000_000, maxAutoWrites: 1000 };
+    const policy = {
+      rateConversationPerMin: 10_000,
+      rateKeyPerMin: 10_000,
+      autoLimitCents: 5000,
+      sessionCapCents: 1_000_000,
+      maxAutoWrites: 1000,
+    };
     const worlds = await Promise.all(Array.from({ length: 3 }, () => createWorld(policy)));
     const agentEmail = (await db.user.findUniqueOrThrow({ where: { id: worlds[0].users.agent } })).email;
-    await db.user.update({ where: { id: worlds[0].users.agent }, data: { passwordHash: await bcrypt.hash(PASSWORD, 4) } });
+    await db.user.update({
+      where: { id: worlds[0].users.agent },
+      data: { passwordHash: await bcrypt.hash(PASSWORD, 4) },
+    });
     expect(await signIn(agentEmail, PASSWORD)).toBe(200);
     expect(await signIn(agentEmail, `${PASSWORD}-wrong`)).toBe(401);
 
     const conversations = await Promise.all(
       worlds.flatMap((world) =>
         Array.from({ length: 4 }, async () => {
-          const response = await fetch(`${balancer.url}/api/v1/conversations`, { method: "POST", headers: { authorization: `Bearer ${world.keys.agent}` }, body: JSON.stringify({ customer_id: world.customers.ana }) });
+          const response = await fetch(`${balancer.url}/api/v1/conversations`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${world.keys.agent}` },
+            body: JSON.stringify({ customer_id: world.customers.ana }),
+          });
           expect(response.status).toBe(201);
           return { world, id: ((await response.json()) as { id: string }).id };
         }),
       ),
     );
     // Refund requests wait a little at the provider, so some are in flight when the instance dies.
-    await fetch(`${provider.url}/_faults`, { method: "POST", body: JSON.stringify({ faults: Array.from({ length: 40 }, () => ({ mode: "delay", ms: 150 })), clear: true }) });
+    await fetch(`${provider.url}/_faults`, {
+      method: "POST",
+      body: JSON.stringify({ faults: Array.from({ length: 40 }, () => ({ mode: "delay", ms: 150 })), clear: true }),
+    });
 
     const jobs = Array.from({ length: 120 }, (_, index) => {
       const { world, id } = conversations[index % conversations.length];
       const kind = index % 4;
       const body =
-        kind === 0 ? refund(world.orders.o1004, 8000) : kind === 1 ? refund(world.orders.o1001, 100) : kind === 2 ? refund(world.orders.o1004, 150) : { name: "get_order", arguments: { order_id: world.orders.o1001 } };
+        kind === 0
+          ? refund(world.orders.o1004, 8000)
+          : kind === 1
+            ? refund(world.orders.o1001, 100)
+            : kind === 2
+              ? refund(world.orders.o1004, 150)
+              : { name: "get_order", arguments: { order_id: world.orders.o1001 } };
       return { world, conversation: id, body, callKey: `lb-${index}` };
     });
 
     const supervisorCookies = await Promise.all(
       worlds.map(async (world) => {
         const supervisor = await db.user.findUniqueOrThrow({ where: { id: world.users.supervisor } });
-        return sessionCookie({ id: supervisor.id, role: "SUPERVISOR", tenantId: world.tenantId, email: supervisor.email });
+        return sessionCookie({
+          id: supervisor.id,
+          role: "SUPERVISOR",
+          tenantId: world.tenantId,
+          email: supervisor.email,
+        });
       }),
     );
     let decisions = 0;
     const decidePending = async () => {
       for (const [index, world] of worlds.entries()) {
-        const pending = await db.approvalRequest.findMany({ where: { tenantId: world.tenantId, status: "pending" }, select: { id: true } });
+        const pending = await db.approvalRequest.findMany({
+          where: { tenantId: world.tenantId, status: "pending" },
+          select: { id: true },
+        });
         for (const request of pending) {
           const decision = decisions++ % 3 === 2 ? "deny" : "approve";
           try {
-            await callAction(balancer.url, "/approvals", "decideApprovalsAction", [decision === "deny" ? { ids: [request.id], decision, reason: "load test" } : { ids: [request.id], decision }], supervisorCookies[index]);
+            await callAction(
+              balancer.url,
+              "/approvals",
+              "decideApprovalsAction",
+              [
+                decision === "deny"
+                  ? { ids: [request.id], decision, reason: "load test" }
+                  : { ids: [request.id], decision },
+              ],
+              supervisorCookies[index],
+            );
           } catch {
             // Sent to the instance that died: still pending, decided on the next round.
           }
@@ -181,7 +239,9 @@ describe("three instances behind HAProxy", () => {
     const client = httpPaymentProvider({ url: provider.url, secret: provider.secret });
     const tenants = { in: worlds.map((world) => world.tenantId) };
     const open = async () => ({
-      unsettled: await db.refund.count({ where: { tenantId: tenants, status: { in: ["reserved", "unknown", "investigate"] } } }),
+      unsettled: await db.refund.count({
+        where: { tenantId: tenants, status: { in: ["reserved", "unknown", "investigate"] } },
+      }),
       pending: await db.approvalRequest.count({ where: { tenantId: tenants, status: "pending" } }),
     });
     for (let round = 0; round < 20 && Object.values(await open()).some((count) => count > 0); round++) {
@@ -194,18 +254,28 @@ describe("three instances behind HAProxy", () => {
     // Every logical call got an answer, every answer is a recorded call.
     expect(answers.size).toBe(jobs.length);
     expect([...answers.values()].every((answer) => answer.status === 200)).toBe(true);
-    const calls = await db.toolCall.findMany({ where: { conversationId: { in: conversations.map((conversation) => conversation.id) } } });
+    const calls = await db.toolCall.findMany({
+      where: { conversationId: { in: conversations.map((conversation) => conversation.id) } },
+    });
     const callIds = new Set(calls.map((call) => call.id));
     for (const answer of answers.values()) expect(callIds.has(answer.body.id)).toBe(true);
     // One outcome each: none left waiting for a supervisor or for the provider.
-    expect(calls.filter((call) => call.kind === "pending_approval" || call.code === "refund.outcome-unknown")).toEqual([]);
+    expect(calls.filter((call) => call.kind === "pending_approval" || call.code === "refund.outcome-unknown")).toEqual(
+      [],
+    );
     // No effect twice: one refund row per call that made one, one provider refund per issued row, totals equal.
-    const stats = (await (await fetch(`${provider.url}/_stats`)).json()) as { totalsByOrder: Record<string, number>; refunds: number };
+    const stats = (await (await fetch(`${provider.url}/_stats`)).json()) as {
+      totalsByOrder: Record<string, number>;
+      refunds: number;
+    };
     const refunds = await db.refund.findMany({ where: { tenantId: tenants } });
     expect(new Set(refunds.map((row) => row.toolCallId)).size).toBe(refunds.length);
     const orders = worlds.flatMap((world) => Object.values(world.orders));
     await expectRefundInvariants(orders, stats.totalsByOrder);
-    expect({ issued: refunds.filter((row) => row.status === "issued").length, statuses: [...new Set(refunds.map((row) => row.status))] }).toEqual({ issued: stats.refunds, statuses: ["issued"] });
+    expect({
+      issued: refunds.filter((row) => row.status === "issued").length,
+      statuses: [...new Set(refunds.map((row) => row.status))],
+    }).toEqual({ issued: stats.refunds, statuses: ["issued"] });
     expect(refunds.some((row) => row.status === "issued")).toBe(true);
     expect(calls.some((call) => call.code === "approval.denied")).toBe(true);
 

@@ -16,7 +16,11 @@ let conversation: string;
 
 beforeAll(async () => {
   provider = await startFakeProvider();
-  instance = await startInstance(3313, { DATABASE_URL: process.env.DATABASE_URL!, PAYMENT_PROVIDER_URL: provider.url, PAYMENT_PROVIDER_SECRET: provider.secret });
+  instance = await startInstance(3313, {
+    DATABASE_URL: process.env.DATABASE_URL!,
+    PAYMENT_PROVIDER_URL: provider.url,
+    PAYMENT_PROVIDER_SECRET: provider.secret,
+  });
   world = await createWorld();
   const response = await fetch(`${instance.url}/api/v1/conversations`, {
     method: "POST",
@@ -37,8 +41,18 @@ describe("MCP server at /api/mcp", () => {
   it("lists only the conversation's tools, with the schemas the gateway enforces", async () => {
     const client = await connectMcp(instance.url, world.keys.agent, conversation);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(["get_order", "issue_refund", "update_shipping_address", "send_status_email", "get_call_status"]);
-    expect(tools[1].inputSchema).toMatchObject({ type: "object", additionalProperties: false, required: ["order_id", "amount_cents", "currency", "reason"] });
+    expect(tools.map((tool) => tool.name)).toEqual([
+      "get_order",
+      "issue_refund",
+      "update_shipping_address",
+      "send_status_email",
+      "get_call_status",
+    ]);
+    expect(tools[1].inputSchema).toMatchObject({
+      type: "object",
+      additionalProperties: false,
+      required: ["order_id", "amount_cents", "currency", "reason"],
+    });
     await client.close();
   });
 
@@ -49,7 +63,13 @@ describe("MCP server at /api/mcp", () => {
     expect(JSON.parse(text(result))).toEqual({
       status: "ok",
       call_id: expect.stringMatching(/^call_/),
-      result: { order_id: world.orders.o1001, status: "delivered", total_cents: 4200, refunded_cents: 0, currency: "USD" },
+      result: {
+        order_id: world.orders.o1001,
+        status: "delivered",
+        total_cents: 4200,
+        refunded_cents: 0,
+        currency: "USD",
+      },
     });
     expect(result.structuredContent).toEqual(JSON.parse(text(result)));
     await client.close();
@@ -57,7 +77,9 @@ describe("MCP server at /api/mcp", () => {
 
   it("refuses another customer's order with exactly the result of a missing order", async () => {
     const client = await connectMcp(instance.url, world.keys.agent, conversation);
-    const foreign = await expectNoEffect(world, () => client.callTool({ name: "get_order", arguments: { order_id: world.orders.o1002 } }));
+    const foreign = await expectNoEffect(world, () =>
+      client.callTool({ name: "get_order", arguments: { order_id: world.orders.o1002 } }),
+    );
     const missing = await client.callTool({ name: "get_order", arguments: { order_id: "ord_99999999" } });
     expect(foreign.isError).toBe(true);
     const { call_id: _foreignId, ...foreignShown } = foreign.structuredContent as Record<string, unknown>;
@@ -77,7 +99,11 @@ describe("MCP server at /api/mcp", () => {
       }),
     );
     expect(result.isError).toBe(false);
-    expect(result.structuredContent).toEqual({ status: "needs_approval", call_id: expect.stringMatching(/^call_/), expires_at: expect.any(String) });
+    expect(result.structuredContent).toEqual({
+      status: "needs_approval",
+      call_id: expect.stringMatching(/^call_/),
+      expires_at: expect.any(String),
+    });
     expect(await db.approvalRequest.count({ where: { conversationId: conversation, status: "pending" } })).toBe(1);
     await client.close();
   });
@@ -85,7 +111,10 @@ describe("MCP server at /api/mcp", () => {
   it("an unknown tool is a protocol error, and a host-owned argument an isError result", async () => {
     const client = await connectMcp(instance.url, world.keys.agent, conversation);
     await expect(client.callTool({ name: "drop_tables", arguments: {} })).rejects.toThrow(/unknown tool/);
-    const forged = await client.callTool({ name: "get_order", arguments: { order_id: world.orders.o1001, customer_id: world.customers.ben } });
+    const forged = await client.callTool({
+      name: "get_order",
+      arguments: { order_id: world.orders.o1001, customer_id: world.customers.ben },
+    });
     expect(forged.isError).toBe(true);
     expect(forged.structuredContent).toMatchObject({ status: "invalid_arguments", paths: ["customer_id"] });
     await client.close();

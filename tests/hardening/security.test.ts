@@ -15,7 +15,10 @@ let world: World;
 beforeAll(async () => {
   const env = { DATABASE_URL: process.env.DATABASE_URL! };
   // The second instance is reached over plain HTTP here but configured as served over HTTPS (TLS ends at a proxy).
-  [app, https] = await Promise.all([startInstance(3442, env), startInstance(3443, { ...env, NEXTAUTH_URL: "https://toolgate.example" })]);
+  [app, https] = await Promise.all([
+    startInstance(3442, env),
+    startInstance(3443, { ...env, NEXTAUTH_URL: "https://toolgate.example" }),
+  ]);
   world = await createWorld();
 }, 120_000);
 
@@ -23,7 +26,11 @@ afterAll(async () => {
   await Promise.all([app?.stop(), https?.stop()]);
 });
 
-const logged = (instance: AppInstance) => instance.output().split("\n").filter((line) => /"level":"error"|⨯|\[next-auth\]\[error\]|\bat .*\.js:\d+/.test(line));
+const logged = (instance: AppInstance) =>
+  instance
+    .output()
+    .split("\n")
+    .filter((line) => /"level":"error"|⨯|\[next-auth\]\[error\]|\bat .*\.js:\d+/.test(line));
 
 describe("security headers", () => {
   it("every page carries a CSP with a fresh nonce that is on its scripts, and the framing, sniffing, referrer and feature headers", async () => {
@@ -39,7 +46,11 @@ describe("security headers", () => {
     const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((match) => match[0]);
     expect(scripts.length).toBeGreaterThan(0);
     for (const tag of scripts) expect(tag).toContain(`nonce="${nonce}"`);
-    expect(Object.fromEntries(["x-frame-options", "x-content-type-options", "referrer-policy"].map((name) => [name, first.headers.get(name)]))).toEqual({
+    expect(
+      Object.fromEntries(
+        ["x-frame-options", "x-content-type-options", "referrer-policy"].map((name) => [name, first.headers.get(name)]),
+      ),
+    ).toEqual({
       "x-frame-options": "DENY",
       "x-content-type-options": "nosniff",
       "referrer-policy": "no-referrer",
@@ -50,10 +61,22 @@ describe("security headers", () => {
 
   it("API answers, errors, files and not-found pages carry them too", async () => {
     const css = /href="(\/_next\/static\/[^"]+\.css)"/.exec(await (await fetch(`${app.url}/login`)).text())?.[1];
-    for (const path of ["/api/v1/conversations", "/api/auth/session", "/api/mcp", "/no-such-page", "/api/v1/tool-calls/x", css!]) {
+    for (const path of [
+      "/api/v1/conversations",
+      "/api/auth/session",
+      "/api/mcp",
+      "/no-such-page",
+      "/api/v1/tool-calls/x",
+      css!,
+    ]) {
       const response = await fetch(`${app.url}${path}`);
-      expect([path, response.headers.get("x-frame-options"), response.headers.get("x-content-type-options")]).toEqual([path, "DENY", "nosniff"]);
-      if (path.startsWith("/api/")) expect(response.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'");
+      expect([path, response.headers.get("x-frame-options"), response.headers.get("x-content-type-options")]).toEqual([
+        path,
+        "DENY",
+        "nosniff",
+      ]);
+      if (path.startsWith("/api/"))
+        expect(response.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'");
     }
   });
 
@@ -61,7 +84,9 @@ describe("security headers", () => {
     const page = await fetch(`${https.url}/login`);
     expect(page.headers.get("strict-transport-security")).toMatch(/^max-age=\d{8,}/);
     expect(page.headers.get("content-security-policy")).toContain("upgrade-insecure-requests");
-    expect((await fetch(`${https.url}/api/v1/conversations`)).headers.get("strict-transport-security")).toMatch(/^max-age=/);
+    expect((await fetch(`${https.url}/api/v1/conversations`)).headers.get("strict-transport-security")).toMatch(
+      /^max-age=/,
+    );
     const csrf = await fetch(`${https.url}/api/auth/csrf`);
     const cookies = csrf.headers.getSetCookie();
     expect(cookies.length).toBeGreaterThan(0);
@@ -86,24 +111,44 @@ describe("hostile requests", () => {
   it.each(targets)("%s is 400 request.malformed-url", async (target) => {
     for (const method of ["GET", "POST"]) {
       const response = await fetch(`${app.url}${target}`, { method, body: method === "POST" ? "{}" : undefined });
-      expect([method, response.status, ((await response.json()) as { error: { code: string } }).error.code]).toEqual([method, 400, "request.malformed-url"]);
+      expect([method, response.status, ((await response.json()) as { error: { code: string } }).error.code]).toEqual([
+        method,
+        400,
+        "request.malformed-url",
+      ]);
     }
   });
 
   it("a server action from another site is 403 origin.forbidden, not a 500", async () => {
     for (const origin of ["https://evil.example", "null-ish", "http://127.0.0.1:3442.evil.example"]) {
-      const response = await fetch(`${app.url}/approvals`, { method: "POST", headers: { "next-action": "0".repeat(42), origin }, body: "[]" });
+      const response = await fetch(`${app.url}/approvals`, {
+        method: "POST",
+        headers: { "next-action": "0".repeat(42), origin },
+        body: "[]",
+      });
       expect([origin, response.status]).toEqual([origin, 403]);
     }
   });
 
   it("sign-in with a body next-auth cannot read is 415, a broken session cookie reads as signed out, and neither logs a stack", async () => {
     const before = logged(app).length;
-    const json = await fetch(`${app.url}/api/auth/callback/credentials`, { method: "POST", headers: { "content-type": "application/json" }, body: "{bad" });
+    const json = await fetch(`${app.url}/api/auth/callback/credentials`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{bad",
+    });
     expect(json.status).toBe(415);
-    for (const cookie of ["next-auth.session-token=garbage", `next-auth.session-token=${"x".repeat(3000)}`, "next-auth.session-token=%ff%00"]) {
+    for (const cookie of [
+      "next-auth.session-token=garbage",
+      `next-auth.session-token=${"x".repeat(3000)}`,
+      "next-auth.session-token=%ff%00",
+    ]) {
       const page = await fetch(`${app.url}/approvals`, { headers: { cookie }, redirect: "manual" });
-      expect([cookie.slice(0, 30), page.status, page.headers.get("location")]).toEqual([cookie.slice(0, 30), 307, "/login"]);
+      expect([cookie.slice(0, 30), page.status, page.headers.get("location")]).toEqual([
+        cookie.slice(0, 30),
+        307,
+        "/login",
+      ]);
     }
     expect(logged(app).slice(before)).toEqual([]);
   });
@@ -112,18 +157,34 @@ describe("hostile requests", () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const send = (method: string, path: string, body?: Buffer) =>
       new Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }>((resolve, reject) => {
-        const request = http.request(`${app.url}${path}`, { method, agent, headers: { authorization: `Bearer ${world.keys.agent}` } }, (response) => {
-          let text = "";
-          response.on("data", (chunk) => (text += chunk));
-          response.on("end", () => resolve({ status: response.statusCode!, headers: response.headers, text }));
-        });
+        const request = http.request(
+          `${app.url}${path}`,
+          { method, agent, headers: { authorization: `Bearer ${world.keys.agent}` } },
+          (response) => {
+            let text = "";
+            response.on("data", (chunk) => (text += chunk));
+            response.on("end", () => resolve({ status: response.statusCode!, headers: response.headers, text }));
+          },
+        );
         request.on("error", reject);
         request.end(body);
       });
-    const conversation = ((await (await fetch(`${app.url}/api/v1/conversations`, { method: "POST", headers: { authorization: `Bearer ${world.keys.agent}` }, body: JSON.stringify({ customer_id: world.customers.ana }) })).json()) as { id: string }).id;
+    const conversation = (
+      (await (
+        await fetch(`${app.url}/api/v1/conversations`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${world.keys.agent}` },
+          body: JSON.stringify({ customer_id: world.customers.ana }),
+        })
+      ).json()) as { id: string }
+    ).id;
     for (let round = 0; round < 3; round++) {
       const big = await send("POST", `/api/v1/conversations/${conversation}/tool-calls`, Buffer.alloc(200_000, 0x61));
-      expect([big.status, JSON.parse(big.text).code, big.headers.connection]).toEqual([200, "parse.too-large", "close"]);
+      expect([big.status, JSON.parse(big.text).code, big.headers.connection]).toEqual([
+        200,
+        "parse.too-large",
+        "close",
+      ]);
       const next = await send("GET", `/api/v1/conversations/${conversation}/tools`);
       expect(next.status).toBe(200);
     }
@@ -134,30 +195,83 @@ describe("hostile requests", () => {
 describe("server actions with generated ids and text", () => {
   it("never answer host.error, log nothing and change nothing", async () => {
     const people = {
-      supervisor: await sessionCookie({ id: world.users.supervisor, role: "SUPERVISOR", tenantId: world.tenantId, email: "s@acme.test" }),
-      admin: await sessionCookie({ id: world.users.admin, role: "ADMIN", tenantId: world.tenantId, email: "a@acme.test" }),
-      agent: await sessionCookie({ id: world.users.agent, role: "AGENT", tenantId: world.tenantId, email: "g@acme.test" }),
+      supervisor: await sessionCookie({
+        id: world.users.supervisor,
+        role: "SUPERVISOR",
+        tenantId: world.tenantId,
+        email: "s@acme.test",
+      }),
+      admin: await sessionCookie({
+        id: world.users.admin,
+        role: "ADMIN",
+        tenantId: world.tenantId,
+        email: "a@acme.test",
+      }),
+      agent: await sessionCookie({
+        id: world.users.agent,
+        role: "AGENT",
+        tenantId: world.tenantId,
+        email: "g@acme.test",
+      }),
     };
     const keysBefore = await db.apiKey.findMany({ where: { tenantId: world.tenantId }, orderBy: { id: "asc" } });
     const before = await effectSnapshot(world);
     const outputBefore = logged(app).length;
-    const ids = fc.oneof(fc.constantFrom("\u0000", "a\u0000", "\ud800", "%00", "", "x".repeat(5000), world.users.agent, world.customers.ana), fc.string({ unit: "binary", maxLength: 30 }));
+    const ids = fc.oneof(
+      fc.constantFrom(
+        "\u0000",
+        "a\u0000",
+        "\ud800",
+        "%00",
+        "",
+        "x".repeat(5000),
+        world.users.agent,
+        world.customers.ana,
+      ),
+      fc.string({ unit: "binary", maxLength: 30 }),
+    );
     await fc.assert(
       fc.asyncProperty(ids, fc.string({ unit: "binary", maxLength: 60 }), async (id, text) => {
         const answers = await Promise.all([
-          callAction(app.url, "/approvals", "decideApprovalsAction", [{ ids: [id], decision: "deny", reason: text }], people.supervisor),
-          callAction(app.url, "/approvals", "decideApprovalsAction", [{ ids: [id], decision: "approve" }], people.supervisor),
+          callAction(
+            app.url,
+            "/approvals",
+            "decideApprovalsAction",
+            [{ ids: [id], decision: "deny", reason: text }],
+            people.supervisor,
+          ),
+          callAction(
+            app.url,
+            "/approvals",
+            "decideApprovalsAction",
+            [{ ids: [id], decision: "approve" }],
+            people.supervisor,
+          ),
           callAction(app.url, "/admin/policy", "revokeKeyAction", [{ keyId: id }], people.admin),
           callAction(app.url, "/admin/policy", "createKeyAction", [{ userId: id }], people.admin),
-          callAction(app.url, "/conversations", "openConversationAction", [{ customer_id: id, order_id: id }], people.agent),
-          callAction(app.url, "/conversations", "proposeAction", [{ conversationId: id, envelope: text, callKey: id }], people.agent),
+          callAction(
+            app.url,
+            "/conversations",
+            "openConversationAction",
+            [{ customer_id: id, order_id: id }],
+            people.agent,
+          ),
+          callAction(
+            app.url,
+            "/conversations",
+            "proposeAction",
+            [{ conversationId: id, envelope: text, callKey: id }],
+            people.agent,
+          ),
         ]);
         for (const answer of answers) expect(answer).not.toContain("host.error");
       }),
       { seed: Number(process.env.FUZZ_SEED ?? 1515), numRuns: 25 },
     );
     expect(logged(app).slice(outputBefore)).toEqual([]);
-    expect(await db.apiKey.findMany({ where: { tenantId: world.tenantId }, orderBy: { id: "asc" } })).toEqual(keysBefore);
+    expect(await db.apiKey.findMany({ where: { tenantId: world.tenantId }, orderBy: { id: "asc" } })).toEqual(
+      keysBefore,
+    );
     const after = await effectSnapshot(world);
     expect({ ...after, conversations: undefined }).toEqual({ ...before, conversations: undefined });
   });

@@ -30,22 +30,42 @@ interface Sent {
   answeredAt: number;
 }
 
-async function propose(base: string, world: World, conversation: string, body: unknown, callKey: string): Promise<Sent> {
+async function propose(
+  base: string,
+  world: World,
+  conversation: string,
+  body: unknown,
+  callKey: string,
+): Promise<Sent> {
   try {
     const response = await fetch(`${base}/api/v1/conversations/${conversation}/tool-calls`, {
       method: "POST",
       headers: { authorization: `Bearer ${world.keys.agent}`, "idempotency-key": callKey },
       body: JSON.stringify(body),
     });
-    return { callKey, status: response.status, body: (await response.json()) as Sent["body"], error: null, answeredAt: Date.now() };
+    return {
+      callKey,
+      status: response.status,
+      body: (await response.json()) as Sent["body"],
+      error: null,
+      answeredAt: Date.now(),
+    };
   } catch (error) {
-    return { callKey, status: null, body: null, error: String((error as Error).cause ?? error), answeredAt: Date.now() };
+    return {
+      callKey,
+      status: null,
+      body: null,
+      error: String((error as Error).cause ?? error),
+      answeredAt: Date.now(),
+    };
   }
 }
 
 describe("graceful shutdown of one instance", () => {
   it("SIGTERM during a burst: every accepted call gets one final outcome, no 5xx, jobs and pool closed, exit within the limit", async () => {
-    const worlds = await Promise.all(Array.from({ length: 4 }, () => createWorld({ rateConversationPerMin: 10_000, rateKeyPerMin: 10_000 })));
+    const worlds = await Promise.all(
+      Array.from({ length: 4 }, () => createWorld({ rateConversationPerMin: 10_000, rateKeyPerMin: 10_000 })),
+    );
     instance = await startInstance(PORT, {
       DATABASE_URL: process.env.DATABASE_URL!,
       PAYMENT_PROVIDER_URL: provider.url,
@@ -60,12 +80,19 @@ describe("graceful shutdown of one instance", () => {
     expect((await fetch(`${base}/api/ready`)).status).toBe(200);
     const conversations = await Promise.all(
       worlds.map(async (world) => {
-        const response = await fetch(`${base}/api/v1/conversations`, { method: "POST", headers: { authorization: `Bearer ${world.keys.agent}` }, body: JSON.stringify({ customer_id: world.customers.ana }) });
+        const response = await fetch(`${base}/api/v1/conversations`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${world.keys.agent}` },
+          body: JSON.stringify({ customer_id: world.customers.ana }),
+        });
         return ((await response.json()) as { id: string }).id;
       }),
     );
     // The first refunds wait 1.5 s at the provider, so they are in flight when the signal comes.
-    await fetch(`${provider.url}/_faults`, { method: "POST", body: JSON.stringify({ faults: Array.from({ length: 4 }, () => ({ mode: "delay", ms: 1500 })), clear: true }) });
+    await fetch(`${provider.url}/_faults`, {
+      method: "POST",
+      body: JSON.stringify({ faults: Array.from({ length: 4 }, () => ({ mode: "delay", ms: 1500 })), clear: true }),
+    });
 
     const sends: Promise<Sent>[] = [];
     let signalledAt = 0;
@@ -74,7 +101,10 @@ describe("graceful shutdown of one instance", () => {
       const world = worlds[which];
       const body =
         index < 4
-          ? { name: "issue_refund", arguments: { order_id: world.orders.o1001, amount_cents: 1000, currency: "USD", reason: "damaged" } }
+          ? {
+              name: "issue_refund",
+              arguments: { order_id: world.orders.o1001, amount_cents: 1000, currency: "USD", reason: "damaged" },
+            }
           : { name: "get_order", arguments: { order_id: world.orders.o1004 } };
       sends.push(propose(base, world, conversations[which], body, `burst-${index}`));
       if (index === 30) {
@@ -94,22 +124,43 @@ describe("graceful shutdown of one instance", () => {
     expect(sent.filter((one) => one.error !== null).length).toBeGreaterThan(0);
     // The refunds in flight at the signal were finished, after it.
     const refunds = sent.slice(0, 4);
-    expect(refunds.map((one) => one.body?.code)).toEqual(["refund.issued", "refund.issued", "refund.issued", "refund.issued"]);
+    expect(refunds.map((one) => one.body?.code)).toEqual([
+      "refund.issued",
+      "refund.issued",
+      "refund.issued",
+      "refund.issued",
+    ]);
     expect(refunds.every((one) => one.answeredAt > signalledAt)).toBe(true);
 
     // Exactly the answered calls exist, each with the outcome it was answered with; nothing was accepted silently.
-    const calls = await db.toolCall.findMany({ where: { conversationId: { in: conversations } }, select: { id: true, code: true, callKey: true } });
+    const calls = await db.toolCall.findMany({
+      where: { conversationId: { in: conversations } },
+      select: { id: true, code: true, callKey: true },
+    });
     expect(calls.map((call) => call.id).sort()).toEqual(answered.map((one) => one.body!.id!).sort());
     for (const one of answered) expect(calls.find((call) => call.id === one.body!.id)?.code).toBe(one.body!.code);
     const stats = (await (await fetch(`${provider.url}/_stats`)).json()) as { totalsByOrder: Record<string, number> };
-    await expectRefundInvariants(worlds.map((world) => world.orders.o1001), stats.totalsByOrder);
+    await expectRefundInvariants(
+      worlds.map((world) => world.orders.o1001),
+      stats.totalsByOrder,
+    );
 
     // Next.js exits 143 on SIGTERM once the requests are done; the pool closed before that, inside the limit.
     expect(exit).toBe(143);
     expect(exitedAt - signalledAt).toBeLessThan(15_000);
-    const lines = instance.output().split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines.find((line) => line.event === "shutdown.begin")).toMatchObject({ signal: "SIGTERM", timeoutMs: 15000 });
-    expect(lines.find((line) => line.event === "shutdown.done")).toMatchObject({ reason: "requests finished", code: 143 });
+    const lines = instance
+      .output()
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.find((line) => line.event === "shutdown.begin")).toMatchObject({
+      signal: "SIGTERM",
+      timeoutMs: 15000,
+    });
+    expect(lines.find((line) => line.event === "shutdown.done")).toMatchObject({
+      reason: "requests finished",
+      code: 143,
+    });
     expect(lines.filter((line) => line.level === "error")).toEqual([]);
     for (const world of worlds) expect(instance.output()).not.toContain(world.keys.agent);
     instance = null;

@@ -21,7 +21,8 @@ beforeAll(async () => {
   behindProxy = await startInstance(3446, { ...env, TRUST_PROXY: "1" });
   world = await createWorld({ autoLimitCents: 1000 });
   const passwordHash = await hashPassword(PASSWORD);
-  for (const id of Object.values(world.users)) await db.user.update({ where: { id }, data: { passwordHash, email: email(id) }, select: { id: true } });
+  for (const id of Object.values(world.users))
+    await db.user.update({ where: { id }, data: { passwordHash, email: email(id) }, select: { id: true } });
 }, 120_000);
 
 // Every request here comes from 127.0.0.1: each test starts with that address's count at zero.
@@ -41,10 +42,18 @@ interface SignIn {
 }
 
 /** The browser's sign-in: a CSRF token from next-auth, then the credentials form. */
-async function signIn(base: string, address: string, password: string, headers: Record<string, string> = {}): Promise<SignIn> {
+async function signIn(
+  base: string,
+  address: string,
+  password: string,
+  headers: Record<string, string> = {},
+): Promise<SignIn> {
   const csrf = await fetch(`${base}/api/auth/csrf`);
   const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const csrfCookie = csrf.headers.getSetCookie().map((cookie) => cookie.split(";")[0]).join("; ");
+  const csrfCookie = csrf.headers
+    .getSetCookie()
+    .map((cookie) => cookie.split(";")[0])
+    .join("; ");
   const response = await fetch(`${base}/api/auth/callback/credentials`, {
     method: "POST",
     redirect: "manual",
@@ -52,13 +61,21 @@ async function signIn(base: string, address: string, password: string, headers: 
     body: new URLSearchParams({ csrfToken, email: address, password, json: "true" }),
   });
   const session = response.headers.getSetCookie().find((cookie) => /^next-auth\.session-token=[^;]/.test(cookie));
-  return { status: response.status, retryAfter: response.headers.get("retry-after"), cookie: session?.split(";")[0] ?? null, body: await response.text() };
+  return {
+    status: response.status,
+    retryAfter: response.headers.get("retry-after"),
+    cookie: session?.split(";")[0] ?? null,
+    body: await response.text(),
+  };
 }
 
 async function signOut(base: string, cookie: string): Promise<void> {
   const csrf = await fetch(`${base}/api/auth/csrf`, { headers: { cookie } });
   const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const csrfCookie = csrf.headers.getSetCookie().map((value) => value.split(";")[0]).join("; ");
+  const csrfCookie = csrf.headers
+    .getSetCookie()
+    .map((value) => value.split(";")[0])
+    .join("; ");
   const response = await fetch(`${base}/api/auth/signout`, {
     method: "POST",
     redirect: "manual",
@@ -68,7 +85,8 @@ async function signOut(base: string, cookie: string): Promise<void> {
   expect(response.status).toBeLessThan(400);
 }
 
-const opensApprovals = async (base: string, cookie: string) => (await fetch(`${base}/approvals`, { headers: { cookie }, redirect: "manual" })).status === 200;
+const opensApprovals = async (base: string, cookie: string) =>
+  (await fetch(`${base}/approvals`, { headers: { cookie }, redirect: "manual" })).status === 200;
 
 describe("sign-in throttling", () => {
   it("locks an account after three failures, across instances, answers 429 with Retry-After even to the right password, audits it, and a later success resets", async () => {
@@ -80,7 +98,10 @@ describe("sign-in throttling", () => {
     expect(locked.status).toBe(429);
     expect(Number(locked.retryAfter)).toBeGreaterThan(0);
     expect(locked.cookie).toBeNull();
-    expect(JSON.parse(locked.body)).toMatchObject({ error: { code: "sign-in.throttled" }, url: expect.stringContaining("error=throttled:") });
+    expect(JSON.parse(locked.body)).toMatchObject({
+      error: { code: "sign-in.throttled" },
+      url: expect.stringContaining("error=throttled:"),
+    });
     const audit = await db.auditLog.findMany({ where: { tenantId: world.tenantId, action: "sign-in.throttled" } });
     expect(audit.map((row) => (row.detail as { scope: string }).scope)).toEqual(["account"]);
 
@@ -96,7 +117,8 @@ describe("sign-in throttling", () => {
     const unknown = `nobody-${world.tenantId}@acme.test`;
     const statuses = async (address: string) => {
       const seen: number[] = [];
-      for (let attempt = 0; attempt < 5; attempt++) seen.push((await signIn(instances[0].url, address, "wrong")).status);
+      for (let attempt = 0; attempt < 5; attempt++)
+        seen.push((await signIn(instances[0].url, address, "wrong")).status);
       return seen;
     };
     expect(await statuses(unknown)).toEqual(await statuses(known));
@@ -105,13 +127,25 @@ describe("sign-in throttling", () => {
   it("counts per client address: a forged X-Forwarded-For is ignored without TRUST_PROXY, believed behind one proxy", async () => {
     const forged = (index: number) => ({ "x-forwarded-for": `203.0.113.${index}` });
     const statuses: number[] = [];
-    for (let attempt = 0; attempt < 22; attempt++) statuses.push((await signIn(instances[0].url, `spray-${attempt}-${world.tenantId}@acme.test`, "wrong", forged(attempt))).status);
+    for (let attempt = 0; attempt < 22; attempt++)
+      statuses.push(
+        (await signIn(instances[0].url, `spray-${attempt}-${world.tenantId}@acme.test`, "wrong", forged(attempt)))
+          .status,
+      );
     expect(statuses.slice(0, 21)).toEqual(Array(21).fill(401));
     expect(statuses[21]).toBe(429);
-    expect(await db.auditLog.count({ where: { action: "sign-in.throttled", detail: { path: ["scope"], equals: "address" } } })).toBeGreaterThan(0);
+    expect(
+      await db.auditLog.count({
+        where: { action: "sign-in.throttled", detail: { path: ["scope"], equals: "address" } },
+      }),
+    ).toBeGreaterThan(0);
 
     const behind: number[] = [];
-    for (let attempt = 0; attempt < 22; attempt++) behind.push((await signIn(behindProxy.url, `spread-${attempt}-${world.tenantId}@acme.test`, "wrong", forged(attempt))).status);
+    for (let attempt = 0; attempt < 22; attempt++)
+      behind.push(
+        (await signIn(behindProxy.url, `spread-${attempt}-${world.tenantId}@acme.test`, "wrong", forged(attempt)))
+          .status,
+      );
     expect(behind).toEqual(Array(22).fill(401));
   }, 120_000);
 });
@@ -119,7 +153,11 @@ describe("sign-in throttling", () => {
 describe("password hashes", () => {
   it("a bcrypt hash is verified once and replaced by argon2id at that sign-in", async () => {
     const id = world.users.agent2;
-    await db.user.update({ where: { id }, data: { passwordHash: await bcrypt.hash(PASSWORD, 10) }, select: { id: true } });
+    await db.user.update({
+      where: { id },
+      data: { passwordHash: await bcrypt.hash(PASSWORD, 10) },
+      select: { id: true },
+    });
     const first = await signIn(instances[0].url, email(id), PASSWORD);
     expect([first.status, Boolean(first.cookie)]).toEqual([200, true]);
     const { passwordHash } = await db.user.findUniqueOrThrow({ where: { id } });
@@ -130,12 +168,19 @@ describe("password hashes", () => {
 
 describe("sessions are rows", () => {
   it("a cookie saved before sign-out no longer opens /approvals and cannot approve, on either instance", async () => {
-    const open = await fetch(`${instances[0].url}/api/v1/conversations`, { method: "POST", headers: { authorization: `Bearer ${world.keys.agent}` }, body: JSON.stringify({ customer_id: world.customers.ana }) });
+    const open = await fetch(`${instances[0].url}/api/v1/conversations`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${world.keys.agent}` },
+      body: JSON.stringify({ customer_id: world.customers.ana }),
+    });
     const conversation = ((await open.json()) as { id: string }).id;
     const proposed = await fetch(`${instances[0].url}/api/v1/conversations/${conversation}/tool-calls`, {
       method: "POST",
       headers: { authorization: `Bearer ${world.keys.agent}`, "idempotency-key": "k1" },
-      body: JSON.stringify({ name: "issue_refund", arguments: { order_id: world.orders.o1004, amount_cents: 2500, currency: "USD", reason: "damaged" } }),
+      body: JSON.stringify({
+        name: "issue_refund",
+        arguments: { order_id: world.orders.o1004, amount_cents: 2500, currency: "USD", reason: "damaged" },
+      }),
     });
     const approvalId = ((await proposed.json()) as { approval: { id: string } }).approval.id;
 
@@ -144,15 +189,28 @@ describe("sessions are rows", () => {
     await signOut(instances[0].url, cookie!);
     for (const instance of instances) {
       expect(await opensApprovals(instance.url, cookie!)).toBe(false);
-      const replay = await callAction(instance.url, "/approvals", "decideApprovalsAction", [{ ids: [approvalId], decision: "approve" }], cookie!);
+      const replay = await callAction(
+        instance.url,
+        "/approvals",
+        "decideApprovalsAction",
+        [{ ids: [approvalId], decision: "approve" }],
+        cookie!,
+      );
       expect(replay).toContain("auth.required");
     }
     expect((await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).status).toBe("pending");
-    expect((await db.session.findMany({ where: { userId: world.users.supervisor, endedReason: "signed-out" } })).length).toBeGreaterThan(0);
+    expect(
+      (await db.session.findMany({ where: { userId: world.users.supervisor, endedReason: "signed-out" } })).length,
+    ).toBeGreaterThan(0);
   });
 
   it("deactivating a person, changing their role or their password ends their sessions", async () => {
-    const supervisor = { id: world.users.supervisor, role: "SUPERVISOR" as const, tenantId: world.tenantId, email: "s@acme.test" };
+    const supervisor = {
+      id: world.users.supervisor,
+      role: "SUPERVISOR" as const,
+      tenantId: world.tenantId,
+      email: "s@acme.test",
+    };
     const changes = [
       { data: { role: "ADMIN" as const }, undo: { role: "SUPERVISOR" as const }, reason: "role-changed" },
       { data: { passwordChangedAt: new Date() }, undo: {}, reason: "password-changed" },
@@ -164,24 +222,52 @@ describe("sessions are rows", () => {
       await db.user.update({ where: { id: supervisor.id }, data: change.data, select: { id: true } });
       await db.user.update({ where: { id: supervisor.id }, data: change.undo, select: { id: true } });
       expect([change.reason, await opensApprovals(instances[1].url, cookie)]).toEqual([change.reason, false]);
-      expect(await db.session.count({ where: { userId: supervisor.id, endedReason: change.reason } })).toBeGreaterThan(0);
+      expect(await db.session.count({ where: { userId: supervisor.id, endedReason: change.reason } })).toBeGreaterThan(
+        0,
+      );
     }
   });
 
   it("an admin sees a person's sessions and ends them; idle and absolute lifetimes end them too", async () => {
-    const supervisor = { id: world.users.supervisor, role: "SUPERVISOR" as const, tenantId: world.tenantId, email: "s@acme.test" };
-    const admin = await sessionCookie({ id: world.users.admin, role: "ADMIN", tenantId: world.tenantId, email: "a@acme.test" });
+    const supervisor = {
+      id: world.users.supervisor,
+      role: "SUPERVISOR" as const,
+      tenantId: world.tenantId,
+      email: "s@acme.test",
+    };
+    const admin = await sessionCookie({
+      id: world.users.admin,
+      role: "ADMIN",
+      tenantId: world.tenantId,
+      email: "a@acme.test",
+    });
     const cookie = await sessionCookie(supervisor);
     const page = await (await fetch(`${instances[0].url}/admin/policy`, { headers: { cookie: admin } })).text();
     expect(page).toContain("People and sessions");
-    expect(await callAction(instances[0].url, "/admin/policy", "endSessionsAction", [{ userId: supervisor.id }], admin)).toContain('"ok":true');
+    expect(
+      await callAction(instances[0].url, "/admin/policy", "endSessionsAction", [{ userId: supervisor.id }], admin),
+    ).toContain('"ok":true');
     expect(await opensApprovals(instances[1].url, cookie)).toBe(false);
     expect(await db.auditLog.count({ where: { tenantId: world.tenantId, action: "sessions.ended" } })).toBe(1);
     // Another tenant's admin cannot end them.
-    const foreign = await sessionCookie({ id: world.users.otherSupervisor, role: "SUPERVISOR", tenantId: world.otherTenantId, email: "o@globex.test" });
-    expect(await callAction(instances[0].url, "/admin/policy", "endSessionsAction", [{ userId: supervisor.id }], foreign)).toContain("auth.forbidden");
+    const foreign = await sessionCookie({
+      id: world.users.otherSupervisor,
+      role: "SUPERVISOR",
+      tenantId: world.otherTenantId,
+      email: "o@globex.test",
+    });
+    expect(
+      await callAction(instances[0].url, "/admin/policy", "endSessionsAction", [{ userId: supervisor.id }], foreign),
+    ).toContain("auth.forbidden");
 
-    const latest = async () => (await db.session.findFirstOrThrow({ where: { userId: supervisor.id, endedAt: null }, orderBy: { createdAt: "desc" }, select: { id: true } })).id;
+    const latest = async () =>
+      (
+        await db.session.findFirstOrThrow({
+          where: { userId: supervisor.id, endedAt: null },
+          orderBy: { createdAt: "desc" },
+          select: { id: true },
+        })
+      ).id;
     const idle = await sessionCookie(supervisor);
     await db.$executeRaw`UPDATE "Session" SET "lastSeenAt" = now() - interval '31 minutes' WHERE "id" = ${await latest()}`;
     expect(await opensApprovals(instances[0].url, idle)).toBe(false);

@@ -29,8 +29,15 @@ async function runtimeStage(): Promise<RuntimeStage> {
   const text = await readFile("Dockerfile", "utf8");
   const stage = text.slice(text.search(/^FROM \S+ AS runtime$/m));
   expect(stage.length).toBeGreaterThan(0);
-  const env = Object.fromEntries([...stage.matchAll(/^ENV (.+)$/gm)].flatMap((match) => match[1].split(/\s+/).map((pair) => pair.split("=") as [string, string])));
-  const copies = [...stage.matchAll(/^COPY --from=build (?:--chown=\S+ )?\/app\/(\S+) (\S+)$/gm)].map((match) => ({ from: match[1], to: match[2] }));
+  const env = Object.fromEntries(
+    [...stage.matchAll(/^ENV (.+)$/gm)].flatMap((match) =>
+      match[1].split(/\s+/).map((pair) => pair.split("=") as [string, string]),
+    ),
+  );
+  const copies = [...stage.matchAll(/^COPY --from=build (?:--chown=\S+ )?\/app\/(\S+) (\S+)$/gm)].map((match) => ({
+    from: match[1],
+    to: match[2],
+  }));
   const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(stage)![1]) as string[];
   const healthcheck = JSON.parse(/^HEALTHCHECK .* CMD (\[.*\])$/m.exec(stage)![1]) as string[];
   const user = /^USER (\S+)$/m.exec(stage)![1];
@@ -61,7 +68,11 @@ describe("the standalone server, started as the Dockerfile starts it", () => {
     };
     let output = "";
     const [command, ...args] = stage.cmd;
-    const server = spawn(command === "node" ? process.execPath : command, args, { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] });
+    const server = spawn(command === "node" ? process.execPath : command, args, {
+      cwd: dir,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     child = server;
     server.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     server.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -81,13 +92,22 @@ describe("the standalone server, started as the Dockerfile starts it", () => {
     expect(healthcheck.status).toBe(0);
 
     const ready = await fetch(`${base}/api/ready`);
-    expect(await ready.json()).toEqual({ status: "ready", checks: { database: "ok", migrations: "ok", jobs: "ok", shutdown: "ok" } });
+    expect(await ready.json()).toEqual({
+      status: "ready",
+      checks: { database: "ok", migrations: "ok", jobs: "ok", shutdown: "ok" },
+    });
     expect(ready.status).toBe(200);
     expect((await fetch(`${base}/api/metrics`)).status).toBe(401);
-    expect(await (await fetch(`${base}/api/metrics`, { headers: { authorization: "Bearer image-metrics-token" } })).text()).toContain("toolgate_approval_queue_depth");
+    expect(
+      await (await fetch(`${base}/api/metrics`, { headers: { authorization: "Bearer image-metrics-token" } })).text(),
+    ).toContain("toolgate_approval_queue_depth");
 
     const world = await createWorld();
-    const opened = await fetch(`${base}/api/v1/conversations`, { method: "POST", headers: { authorization: `Bearer ${world.keys.agent}` }, body: JSON.stringify({ customer_id: world.customers.ana }) });
+    const opened = await fetch(`${base}/api/v1/conversations`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${world.keys.agent}` },
+      body: JSON.stringify({ customer_id: world.customers.ana }),
+    });
     expect(opened.status).toBe(201);
 
     server.kill("SIGTERM");

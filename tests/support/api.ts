@@ -62,7 +62,12 @@ export async function propose(key: string, conversationId: string, body: unknown
   const request = new Request(`${BASE}/conversations/${conversationId}/tool-calls`, {
     method: "POST",
     headers,
-    body: typeof body === "string" ? body : body instanceof Uint8Array ? new Blob([new Uint8Array(body)]) : JSON.stringify(body),
+    body:
+      typeof body === "string"
+        ? body
+        : body instanceof Uint8Array
+          ? new Blob([new Uint8Array(body)])
+          : JSON.stringify(body),
   });
   return read<CallBody>(await proposeRoute(request, params(conversationId)));
 }

@@ -21,18 +21,43 @@ export interface AppInstance {
 }
 
 /** `nodeArgs` go to Node.js before Next.js's own arguments (a benchmark's `--cpu-prof`, say). */
-export async function startInstance(port: number, env: Record<string, string>, nodeArgs: string[] = []): Promise<AppInstance> {
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, path.join("node_modules", "next", "dist", "bin", "next"), "start", "-H", "127.0.0.1", "-p", String(port)], {
-    env: { ...process.env, NODE_ENV: "production", NEXTAUTH_URL: `http://127.0.0.1:${port}`, NEXTAUTH_SECRET: INSTANCE_SECRET, TOOLGATE_JOBS: "off", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+export async function startInstance(
+  port: number,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): Promise<AppInstance> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      ...nodeArgs,
+      path.join("node_modules", "next", "dist", "bin", "next"),
+      "start",
+      "-H",
+      "127.0.0.1",
+      "-p",
+      String(port),
+    ],
+    {
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        NEXTAUTH_URL: `http://127.0.0.1:${port}`,
+        NEXTAUTH_SECRET: INSTANCE_SECRET,
+        TOOLGATE_JOBS: "off",
+        ...env,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let output = "";
   child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on("data", (chunk: Buffer) => {
     output += chunk.toString();
     process.stderr.write(chunk);
   });
-  const exited = new Promise<number | string>((resolve) => child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown")));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown")),
+  );
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -58,15 +83,29 @@ export async function startInstance(port: number, env: Record<string, string>, n
 }
 
 /** A real session: its row in the database and the cookie that stands for it, as a sign-in makes them. */
-export async function sessionCookie(user: { id: string; role: "AGENT" | "SUPERVISOR" | "ADMIN"; tenantId: string; email: string }): Promise<string> {
+export async function sessionCookie(user: {
+  id: string;
+  role: "AGENT" | "SUPERVISOR" | "ADMIN";
+  tenantId: string;
+  email: string;
+}): Promise<string> {
   const sid = newId("ses");
   await db.session.create({ data: { id: sid, userId: user.id, tenantId: user.tenantId }, select: { id: true } });
-  const token = await encode({ secret: INSTANCE_SECRET, token: { sub: user.id, uid: user.id, role: user.role, tenantId: user.tenantId, email: user.email, sid } });
+  const token = await encode({
+    secret: INSTANCE_SECRET,
+    token: { sub: user.id, uid: user.id, role: user.role, tenantId: user.tenantId, email: user.email, sid },
+  });
   return `next-auth.session-token=${token}`;
 }
 
 /** Calls a server action over HTTP exactly as the browser does, by its id in the build's manifest. */
-export async function callAction(base: string, page: string, exportedName: string, args: unknown[], cookie: string): Promise<string> {
+export async function callAction(
+  base: string,
+  page: string,
+  exportedName: string,
+  args: unknown[],
+  cookie: string,
+): Promise<string> {
   const manifest = JSON.parse(readFileSync(path.join(".next", "server", "server-reference-manifest.json"), "utf8")) as {
     node: Record<string, { exportedName?: string }>;
   };

@@ -12,7 +12,13 @@ import net from "node:net";
  * - answer: the proxy answers `status` itself with an HTML error page and forwards nothing (a load balancer,
  *   a gateway with a rotated credential, a deploy in progress).
  */
-export type ProxyFault = { mode: "pass" } | { mode: "cut" } | { mode: "reset" } | { mode: "delay"; ms: number } | { mode: "status"; status: number } | { mode: "answer"; status: number };
+export type ProxyFault =
+  | { mode: "pass" }
+  | { mode: "cut" }
+  | { mode: "reset" }
+  | { mode: "delay"; ms: number }
+  | { mode: "status"; status: number }
+  | { mode: "answer"; status: number };
 
 export interface FaultProxy {
   url: string;
@@ -55,7 +61,9 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         if (current?.mode === "reset") return client.resetAndDestroy();
         if (current?.mode === "answer") {
           const page = `<html><body><h1>${current.status}</h1></body></html>`;
-          client.end(`HTTP/1.1 ${current.status} Intermediary\r\ncontent-type: text/html\r\ncontent-length: ${page.length}\r\nconnection: close\r\n\r\n${page}`);
+          client.end(
+            `HTTP/1.1 ${current.status} Intermediary\r\ncontent-type: text/html\r\ncontent-length: ${page.length}\r\nconnection: close\r\n\r\n${page}`,
+          );
           return provider.destroy();
         }
         forwarded++;
@@ -68,7 +76,11 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       answering = true;
       if (current?.mode === "cut") return end();
       let out = chunk;
-      if (first && current?.mode === "status") out = Buffer.from(chunk.toString("latin1").replace(/^HTTP\/1\.1 \d{3} [^\r]*/, `HTTP/1.1 ${current.status} Rewritten`), "latin1");
+      if (first && current?.mode === "status")
+        out = Buffer.from(
+          chunk.toString("latin1").replace(/^HTTP\/1\.1 \d{3} [^\r]*/, `HTTP/1.1 ${current.status} Rewritten`),
+          "latin1",
+        );
       if (current?.mode === "delay") {
         provider.pause();
         setTimeout(() => {

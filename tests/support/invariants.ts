@@ -7,17 +7,27 @@ import { db } from "@/lib/db";
  * reserved or unknown, no order stays blocked, and a call says refund.issued exactly when its refund is (a
  * released one says why it did not happen: the provider's refusal, or what stopped its re-send).
  */
-export async function expectRefundInvariants(orderIds: string[], providerTotals: Record<string, number>): Promise<void> {
+export async function expectRefundInvariants(
+  orderIds: string[],
+  providerTotals: Record<string, number>,
+): Promise<void> {
   const orders = await db.order.findMany({ where: { id: { in: orderIds } } });
-  const refunds = await db.refund.findMany({ where: { orderId: { in: orderIds } }, include: { toolCall: { select: { code: true } } } });
+  const refunds = await db.refund.findMany({
+    where: { orderId: { in: orderIds } },
+    include: { toolCall: { select: { code: true } } },
+  });
   for (const order of orders) {
-    const issued = refunds.filter((refund) => refund.orderId === order.id && refund.status === "issued").reduce((sum, refund) => sum + refund.amountCents, 0);
-    expect({ order: order.id, provider: providerTotals[order.id] ?? 0, issued, refunded: order.refundedCents }).toEqual({
-      order: order.id,
-      provider: issued,
-      issued,
-      refunded: issued,
-    });
+    const issued = refunds
+      .filter((refund) => refund.orderId === order.id && refund.status === "issued")
+      .reduce((sum, refund) => sum + refund.amountCents, 0);
+    expect({ order: order.id, provider: providerTotals[order.id] ?? 0, issued, refunded: order.refundedCents }).toEqual(
+      {
+        order: order.id,
+        provider: issued,
+        issued,
+        refunded: issued,
+      },
+    );
     expect(order.refundedCents).toBeLessThanOrEqual(order.totalCents);
     expect(order.refundPending).toBe(false);
   }
@@ -33,12 +43,17 @@ export async function expectRefundInvariants(orderIds: string[], providerTotals:
  * what is still open (reserved in the books), never past the order's total, and an order that is still blocked
  * is blocked by a refund on the supervisors' investigation list, never by one nobody sees.
  */
-export async function expectBooksAndVisibleBlocks(orderIds: string[], providerTotals: Record<string, number>): Promise<void> {
+export async function expectBooksAndVisibleBlocks(
+  orderIds: string[],
+  providerTotals: Record<string, number>,
+): Promise<void> {
   const orders = await db.order.findMany({ where: { id: { in: orderIds } } });
   const refunds = await db.refund.findMany({ where: { orderId: { in: orderIds } } });
   for (const order of orders) {
     const mine = refunds.filter((refund) => refund.orderId === order.id);
-    const issued = mine.filter((refund) => refund.status === "issued").reduce((sum, refund) => sum + refund.amountCents, 0);
+    const issued = mine
+      .filter((refund) => refund.status === "issued")
+      .reduce((sum, refund) => sum + refund.amountCents, 0);
     const open = mine.filter((refund) => !["issued", "released"].includes(refund.status));
     const reserved = issued + open.reduce((sum, refund) => sum + refund.amountCents, 0);
     expect(providerTotals[order.id] ?? 0).toBeGreaterThanOrEqual(issued);

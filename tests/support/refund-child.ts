@@ -7,7 +7,15 @@ import { proposeCall } from "@/lib/agent-api/propose";
 const [userId, tenantId, conversationId, orderId, amount, callKey] = process.argv.slice(2);
 const found = await findAgentConversation({ userId, tenantId }, conversationId);
 if (!found) throw new Error("no such conversation");
-const envelope = JSON.stringify({ name: "issue_refund", arguments: { order_id: orderId, amount_cents: Number(amount), currency: "USD", reason: "late" } });
-const call = await proposeCall({ ...found, apiKeyId: null, callKey, raw: { bytes: new TextEncoder().encode(envelope), truncated: false } });
+const envelope = JSON.stringify({
+  name: "issue_refund",
+  arguments: { order_id: orderId, amount_cents: Number(amount), currency: "USD", reason: "late" },
+});
+const call = await proposeCall({
+  ...found,
+  apiKeyId: null,
+  callKey,
+  raw: { bytes: new TextEncoder().encode(envelope), truncated: false },
+});
 console.log(JSON.stringify({ code: call.outcome.code }));
 process.exit(0);

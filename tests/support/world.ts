@@ -12,17 +12,30 @@ const orderId = () => `ord_${orderCounter++}`;
 export interface World {
   tenantId: string;
   otherTenantId: string;
-  users: { agent: string; agent2: string; supervisor: string; admin: string; otherAgent: string; otherSupervisor: string };
+  users: {
+    agent: string;
+    agent2: string;
+    supervisor: string;
+    admin: string;
+    otherAgent: string;
+    otherSupervisor: string;
+  };
   keys: { agent: string; agent2: string; otherAgent: string };
   customers: { ana: string; ben: string; gil: string };
   orders: { o1001: string; o1002: string; o1003: string; o1004: string; o1005: string; o2001: string };
 }
 
 /** The tenant's policy numbers a test may set; the rest keep their defaults. */
-export type WorldPolicy = Partial<TenantPolicy & { agentDailyCeilingCents: number; tenantDailyCeilingCents: number; rateOpenPerMin: number }>;
+export type WorldPolicy = Partial<
+  TenantPolicy & { agentDailyCeilingCents: number; tenantDailyCeilingCents: number; rateOpenPerMin: number }
+>;
 
 /** Ceilings no test reaches unless it is about them. */
-export const NO_CEILINGS = { agentDailyCeilingCents: 2_000_000_000, tenantDailyCeilingCents: 2_000_000_000, rateOpenPerMin: 100_000 } as const;
+export const NO_CEILINGS = {
+  agentDailyCeilingCents: 2_000_000_000,
+  tenantDailyCeilingCents: 2_000_000_000,
+  rateOpenPerMin: 100_000,
+} as const;
 
 export async function createWorld(policy: WorldPolicy = {}): Promise<World> {
   const suffix = randomBytes(5).toString("hex");
@@ -38,7 +51,14 @@ export async function createWorld(policy: WorldPolicy = {}): Promise<World> {
     otherSupervisor: user("osupervisor"),
   };
   const customers = { ana: `cu_ana_${suffix}`, ben: `cu_ben_${suffix}`, gil: `cu_gil_${suffix}` };
-  const orders = { o1001: orderId(), o1002: orderId(), o1003: orderId(), o1004: orderId(), o1005: orderId(), o2001: orderId() };
+  const orders = {
+    o1001: orderId(),
+    o1002: orderId(),
+    o1003: orderId(),
+    o1004: orderId(),
+    o1005: orderId(),
+    o2001: orderId(),
+  };
   const passwordHash = "not-used-in-api-tests";
 
   // Test files open a conversation per case: only the tests of the opening limit meet it.
@@ -47,12 +67,50 @@ export async function createWorld(policy: WorldPolicy = {}): Promise<World> {
   await db.tenant.create({ data: { id: otherTenantId, name: `Globex ${suffix}`, ...numbers } });
   await db.user.createMany({
     data: [
-      { id: users.agent, tenantId, email: `agent-${suffix}@acme.test`, name: "Agent", role: "AGENT", canRefund: true, passwordHash },
-      { id: users.agent2, tenantId, email: `agent2-${suffix}@acme.test`, name: "Agent 2", role: "AGENT", canRefund: false, passwordHash },
-      { id: users.supervisor, tenantId, email: `supervisor-${suffix}@acme.test`, name: "Supervisor", role: "SUPERVISOR", passwordHash },
+      {
+        id: users.agent,
+        tenantId,
+        email: `agent-${suffix}@acme.test`,
+        name: "Agent",
+        role: "AGENT",
+        canRefund: true,
+        passwordHash,
+      },
+      {
+        id: users.agent2,
+        tenantId,
+        email: `agent2-${suffix}@acme.test`,
+        name: "Agent 2",
+        role: "AGENT",
+        canRefund: false,
+        passwordHash,
+      },
+      {
+        id: users.supervisor,
+        tenantId,
+        email: `supervisor-${suffix}@acme.test`,
+        name: "Supervisor",
+        role: "SUPERVISOR",
+        passwordHash,
+      },
       { id: users.admin, tenantId, email: `admin-${suffix}@acme.test`, name: "Admin", role: "ADMIN", passwordHash },
-      { id: users.otherAgent, tenantId: otherTenantId, email: `agent-${suffix}@globex.test`, name: "G Agent", role: "AGENT", canRefund: true, passwordHash },
-      { id: users.otherSupervisor, tenantId: otherTenantId, email: `supervisor-${suffix}@globex.test`, name: "G Supervisor", role: "SUPERVISOR", passwordHash },
+      {
+        id: users.otherAgent,
+        tenantId: otherTenantId,
+        email: `agent-${suffix}@globex.test`,
+        name: "G Agent",
+        role: "AGENT",
+        canRefund: true,
+        passwordHash,
+      },
+      {
+        id: users.otherSupervisor,
+        tenantId: otherTenantId,
+        email: `supervisor-${suffix}@globex.test`,
+        name: "G Supervisor",
+        role: "SUPERVISOR",
+        passwordHash,
+      },
     ],
   });
   await db.customer.createMany({
@@ -66,11 +124,37 @@ export async function createWorld(policy: WorldPolicy = {}): Promise<World> {
   await db.order.createMany({
     data: [
       { id: orders.o1001, tenantId, customerId: customers.ana, totalCents: 4200, status: "delivered", ...address },
-      { id: orders.o1002, tenantId, customerId: customers.ben, totalCents: 15900, status: "delivered", ...address, addressLine1: "9 Oak Ave", postalCode: "10001" },
+      {
+        id: orders.o1002,
+        tenantId,
+        customerId: customers.ben,
+        totalCents: 15900,
+        status: "delivered",
+        ...address,
+        addressLine1: "9 Oak Ave",
+        postalCode: "10001",
+      },
       { id: orders.o1003, tenantId, customerId: customers.ana, totalCents: 12000, status: "processing", ...address },
       { id: orders.o1004, tenantId, customerId: customers.ana, totalCents: 15000, status: "delivered", ...address },
-      { id: orders.o1005, tenantId, customerId: customers.ana, totalCents: 8000, status: "delivered", fraudHold: true, ...address },
-      { id: orders.o2001, tenantId: otherTenantId, customerId: customers.gil, totalCents: 9000, status: "delivered", ...address, addressLine1: "5 Pine Rd", postalCode: "60601" },
+      {
+        id: orders.o1005,
+        tenantId,
+        customerId: customers.ana,
+        totalCents: 8000,
+        status: "delivered",
+        fraudHold: true,
+        ...address,
+      },
+      {
+        id: orders.o2001,
+        tenantId: otherTenantId,
+        customerId: customers.gil,
+        totalCents: 9000,
+        status: "delivered",
+        ...address,
+        addressLine1: "5 Pine Rd",
+        postalCode: "60601",
+      },
     ],
   });
   const keys = {

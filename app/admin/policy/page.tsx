@@ -27,11 +27,15 @@ const ACTION_WORDS: Record<string, string> = {
 function changes(entry: AuditEntry): string[] {
   const detail = entry.detail;
   if (entry.action === "policy.updated") {
-    return policyDiff((detail.before ?? {}) as Record<string, number>, (detail.after ?? {}) as Record<string, number>).map(
-      (change) => `${change.label}: ${change.before} → ${change.after}`,
-    );
+    return policyDiff(
+      (detail.before ?? {}) as Record<string, number>,
+      (detail.after ?? {}) as Record<string, number>,
+    ).map((change) => `${change.label}: ${change.before} → ${change.after}`);
   }
-  if (entry.action.startsWith("agent.refunds-")) return [`${String(detail.email)}: refunds ${detail.before ? "allowed" : "not allowed"} → ${detail.after ? "allowed" : "not allowed"}`];
+  if (entry.action.startsWith("agent.refunds-"))
+    return [
+      `${String(detail.email)}: refunds ${detail.before ? "allowed" : "not allowed"} → ${detail.after ? "allowed" : "not allowed"}`,
+    ];
   if (entry.action.startsWith("api-key.")) return [`key ${String(detail.keyId)}`];
   return [];
 }
@@ -47,7 +51,11 @@ export default async function AdminPolicyPage() {
   ]);
   const serializableAgents = agents.map((agent) => ({
     ...agent,
-    apiKeys: agent.apiKeys.map((key) => ({ ...key, createdAt: key.createdAt.toISOString(), revokedAt: key.revokedAt?.toISOString() ?? null })),
+    apiKeys: agent.apiKeys.map((key) => ({
+      ...key,
+      createdAt: key.createdAt.toISOString(),
+      revokedAt: key.revokedAt?.toISOString() ?? null,
+    })),
   }));
   return (
     <main>
@@ -63,14 +71,20 @@ export default async function AdminPolicyPage() {
       <PeopleSessions
         people={people.map((person) => ({
           ...person,
-          sessions: person.sessions.map((session) => ({ ...session, createdAt: session.createdAt.toISOString(), lastSeenAt: session.lastSeenAt.toISOString() })),
+          sessions: person.sessions.map((session) => ({
+            ...session,
+            createdAt: session.createdAt.toISOString(),
+            lastSeenAt: session.lastSeenAt.toISOString(),
+          })),
         }))}
       />
       <h2>Decision log</h2>
       <DecisionLogExport tenantId={user.tenantId} />
       <h2>Recent changes</h2>
       {audit.length === 0 ? (
-        <p className="muted">No changes yet. Every policy change, key and permission change appears here with who made it.</p>
+        <p className="muted">
+          No changes yet. Every policy change, key and permission change appears here with who made it.
+        </p>
       ) : (
         <table className="stack" data-testid="audit">
           <thead>

@@ -8,10 +8,12 @@ export const dynamic = "force-dynamic";
 async function handle(request: Request): Promise<Response> {
   const foreign = refuseForeignOrigin(request);
   if (foreign) return foreign;
-  const id = new URL(request.url).searchParams.get("conversation") ?? request.headers.get("x-toolgate-conversation") ?? "";
+  const id =
+    new URL(request.url).searchParams.get("conversation") ?? request.headers.get("x-toolgate-conversation") ?? "";
   return withAgentConversation(request, id, async (agent, found) => {
     if (!found) return notFound("conversation");
-    const raw = request.method === "POST" ? await readBoundedBody(request) : { bytes: new Uint8Array(0), truncated: false };
+    const raw =
+      request.method === "POST" ? await readBoundedBody(request) : { bytes: new Uint8Array(0), truncated: false };
     return handleMcpRequest(request, { agent, ...found }, raw);
   });
 }

@@ -16,7 +16,9 @@ function authorized(header: string | null): boolean {
 /** Prometheus text format; behind `Authorization: Bearer $METRICS_TOKEN` when that is set. */
 export async function GET(request: Request): Promise<Response> {
   if (!authorized(request.headers.get("authorization"))) {
-    return errorResponse(401, "metrics.unauthorized", "a valid metrics token is required", { "WWW-Authenticate": 'Bearer realm="toolgate-metrics"' });
+    return errorResponse(401, "metrics.unauthorized", "a valid metrics token is required", {
+      "WWW-Authenticate": 'Bearer realm="toolgate-metrics"',
+    });
   }
   const { contentType, body } = await metricsText(sql);
   return new Response(body, { headers: { "Content-Type": contentType, "Cache-Control": "no-store" } });

@@ -7,14 +7,22 @@ import { requireRole } from "@/lib/auth/guards";
 
 export const dynamic = "force-dynamic";
 
-const OUTCOME_WORDS: Record<string, string> = { approved: "approved", denied: "denied", failed: "stopped by re-check", expired: "expired", withdrawn: "withdrawn by the agent" };
+const OUTCOME_WORDS: Record<string, string> = {
+  approved: "approved",
+  denied: "denied",
+  failed: "stopped by re-check",
+  expired: "expired",
+  withdrawn: "withdrawn by the agent",
+};
 
 type Params = Record<string, string | string[] | undefined>;
 
 export default async function ApprovalHistoryPage({ searchParams }: { searchParams: Promise<Params> }) {
   const user = await requireRole(["SUPERVISOR"], "/approvals/history");
   const raw = await searchParams;
-  const filter = HistoryFilterSchema.parse(Object.fromEntries(Object.entries(raw).map(([key, value]) => [key, Array.isArray(value) ? value[0] : value])));
+  const filter = HistoryFilterSchema.parse(
+    Object.fromEntries(Object.entries(raw).map(([key, value]) => [key, Array.isArray(value) ? value[0] : value])),
+  );
   const [page, people] = await Promise.all([decisionHistory(user.tenantId, filter), historyPeople(user.tenantId)]);
   const { before: _before, ...kept } = filter;
   const filtered = Object.values(kept).some(Boolean);
@@ -28,7 +36,13 @@ export default async function ApprovalHistoryPage({ searchParams }: { searchPara
       <form className="filters card" method="get" role="search" aria-label="Filter the history">
         <label>
           Search
-          <input name="q" type="search" defaultValue={filter.q ?? ""} placeholder="order, call or request id, customer email" size={30} />
+          <input
+            name="q"
+            type="search"
+            defaultValue={filter.q ?? ""}
+            placeholder="order, call or request id, customer email"
+            size={30}
+          />
         </label>
         <label>
           Outcome
@@ -118,7 +132,14 @@ export default async function ApprovalHistoryPage({ searchParams }: { searchPara
                     </div>
                   )}
                 </td>
-                <td data-label="Decided by">{item.decidedBy ?? (item.status === "expired" ? "nobody (expired)" : item.status === "withdrawn" ? "nobody (withdrawn by the agent)" : "—")}</td>
+                <td data-label="Decided by">
+                  {item.decidedBy ??
+                    (item.status === "expired"
+                      ? "nobody (expired)"
+                      : item.status === "withdrawn"
+                        ? "nobody (withdrawn by the agent)"
+                        : "—")}
+                </td>
                 <td data-label="Latency" data-testid="history-latency">
                   {formatDuration(item.decidedAt.getTime() - item.createdAt.getTime())}
                 </td>

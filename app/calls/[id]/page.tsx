@@ -40,7 +40,13 @@ export default async function CallTimelinePage({ params }: { params: Promise<{ i
           <dt>Agent</dt>
           <dd>{call.agentEmail ?? "—"}</dd>
           <dt>Conversation</dt>
-          <dd>{ownConversation ? <Link href={`/conversations/${call.conversationId}`}>{call.conversationId}</Link> : <code>{call.conversationId}</code>}</dd>
+          <dd>
+            {ownConversation ? (
+              <Link href={`/conversations/${call.conversationId}`}>{call.conversationId}</Link>
+            ) : (
+              <code>{call.conversationId}</code>
+            )}
+          </dd>
           {argumentWords(args).map(([label, value]) => (
             <div key={label} style={{ display: "contents" }}>
               <dt>{label}</dt>
@@ -50,7 +56,9 @@ export default async function CallTimelinePage({ params }: { params: Promise<{ i
           {approval?.decidedAt && (
             <>
               <dt>Decision latency</dt>
-              <dd data-testid="timeline-latency">{formatDuration(approval.decidedAt.getTime() - approval.createdAt.getTime())}</dd>
+              <dd data-testid="timeline-latency">
+                {formatDuration(approval.decidedAt.getTime() - approval.createdAt.getTime())}
+              </dd>
             </>
           )}
           <dt>Call id</dt>

@@ -33,8 +33,9 @@ export default async function ConversationPage({ params }: { params: Promise<{ i
       </h1>
       <p className="muted">
         {conversation.orderId ? `Bound to ${conversation.orderId} · ` : ""}
-        {count(conversation.writesMade, "write")} · {formatMoney(conversation.irreversibleCents, currency)} of irreversible impact so far · tools{" "}
-        {conversation.tools.join(", ")} · opened <TimeAgo iso={conversation.createdAt.toISOString()} /> · <code>{conversation.id}</code>
+        {count(conversation.writesMade, "write")} · {formatMoney(conversation.irreversibleCents, currency)} of
+        irreversible impact so far · tools {conversation.tools.join(", ")} · opened{" "}
+        <TimeAgo iso={conversation.createdAt.toISOString()} /> · <code>{conversation.id}</code>
       </p>
       {calls.length === 0 ? (
         <p className="muted" data-testid="calls-empty">
@@ -54,35 +55,35 @@ export default async function ConversationPage({ params }: { params: Promise<{ i
             {calls.map((call) => {
               const outcome = call.outcome as unknown as Outcome;
               return (
-              <tr key={call.id} data-testid="call-row" data-call-id={call.id}>
-                <td data-label="Call">
-                  <Link href={`/calls/${call.id}`} data-testid="call-timeline">
-                    {callSummary({
-                      toolName: call.toolName,
-                      orderId: call.orderId,
-                      ...amountOf(call.argsCanonical),
-                      approvedCents: approvedCentsOf(call.approval?.approvedArgs),
-                    })}
-                  </Link>
-                </td>
-                <td data-label="Outcome">
-                  <span className={`kind-${call.kind}`} data-testid="call-kind">
-                    {call.kind}
-                  </span>{" "}
-                  <code data-testid="call-code">{call.code}</code>
-                  {outcome.reason && (
-                    <div className="muted" data-testid="call-reason">
-                      Why: {outcome.reason}
-                    </div>
-                  )}
-                </td>
-                <td data-label="Proposed">
-                  <TimeAgo iso={call.createdAt.toISOString()} />
-                </td>
-                <td data-label="Last change">
-                  <TimeAgo iso={call.updatedAt.toISOString()} />
-                </td>
-              </tr>
+                <tr key={call.id} data-testid="call-row" data-call-id={call.id}>
+                  <td data-label="Call">
+                    <Link href={`/calls/${call.id}`} data-testid="call-timeline">
+                      {callSummary({
+                        toolName: call.toolName,
+                        orderId: call.orderId,
+                        ...amountOf(call.argsCanonical),
+                        approvedCents: approvedCentsOf(call.approval?.approvedArgs),
+                      })}
+                    </Link>
+                  </td>
+                  <td data-label="Outcome">
+                    <span className={`kind-${call.kind}`} data-testid="call-kind">
+                      {call.kind}
+                    </span>{" "}
+                    <code data-testid="call-code">{call.code}</code>
+                    {outcome.reason && (
+                      <div className="muted" data-testid="call-reason">
+                        Why: {outcome.reason}
+                      </div>
+                    )}
+                  </td>
+                  <td data-label="Proposed">
+                    <TimeAgo iso={call.createdAt.toISOString()} />
+                  </td>
+                  <td data-label="Last change">
+                    <TimeAgo iso={call.updatedAt.toISOString()} />
+                  </td>
+                </tr>
               );
             })}
           </tbody>

@@ -10,12 +10,17 @@ import { MAX_BATCH, type AdaptedCall, type AdapterResult } from "./types";
 export const FORMATS = ["toolgate", "openai-chat", "openai-responses", "anthropic", "mcp"] as const;
 export type Format = (typeof FORMATS)[number];
 
-const envelopeText = (name: unknown, argumentsText: string) => `{"name":${JSON.stringify(name)},"arguments":${argumentsText}}`;
-const refOf = (value: unknown) => (typeof value === "string" || typeof value === "number" ? String(value).slice(0, 100) : null);
+const envelopeText = (name: unknown, argumentsText: string) =>
+  `{"name":${JSON.stringify(name)},"arguments":${argumentsText}}`;
+const refOf = (value: unknown) =>
+  typeof value === "string" || typeof value === "number" ? String(value).slice(0, 100) : null;
 const invalid = (): AdapterResult => ({ ok: false, outcome: outcome("parse.envelope-invalid") });
 
 function collect(items: unknown[], pick: (item: Record<string, unknown>) => AdaptedCall | null): AdapterResult {
-  const calls = items.filter(isPlainObject).map(pick).filter((call): call is AdaptedCall => call !== null);
+  const calls = items
+    .filter(isPlainObject)
+    .map(pick)
+    .filter((call): call is AdaptedCall => call !== null);
   if (calls.length === 0 || calls.length > MAX_BATCH) return invalid();
   return { ok: true, calls };
 }
@@ -26,7 +31,8 @@ function openaiChat(payload: Record<string, unknown>): AdapterResult {
   if (!list) return invalid();
   return collect(list, (call) => {
     const fn = call.function;
-    if (!isPlainObject(fn) || typeof fn.arguments !== "string") return { ref: refOf(call.id), envelope: envelopeText(isPlainObject(fn) ? fn.name : null, "null") };
+    if (!isPlainObject(fn) || typeof fn.arguments !== "string")
+      return { ref: refOf(call.id), envelope: envelopeText(isPlainObject(fn) ? fn.name : null, "null") };
     return { ref: refOf(call.id), envelope: envelopeText(fn.name, fn.arguments) };
   });
 }
@@ -37,7 +43,10 @@ function openaiResponses(payload: Record<string, unknown>): AdapterResult {
   if (!list) return invalid();
   return collect(
     list.filter((item) => isPlainObject(item) && item.type === "function_call"),
-    (item) => ({ ref: refOf(item.call_id), envelope: envelopeText(item.name, typeof item.arguments === "string" ? item.arguments : "null") }),
+    (item) => ({
+      ref: refOf(item.call_id),
+      envelope: envelopeText(item.name, typeof item.arguments === "string" ? item.arguments : "null"),
+    }),
   );
 }
 
@@ -76,5 +85,7 @@ export function adaptPayload(format: Exclude<Format, "toolgate">, raw: RawPropos
   return anthropic(payload);
 }
 
-export const envelopeBytes = (call: AdaptedCall): RawProposal => ({ bytes: new TextEncoder().encode(call.envelope), truncated: false });
-
+export const envelopeBytes = (call: AdaptedCall): RawProposal => ({
+  bytes: new TextEncoder().encode(call.envelope),
+  truncated: false,
+});

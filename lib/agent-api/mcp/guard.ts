@@ -8,7 +8,6 @@ import { env } from "../../env";
 
 const LOOPBACK = ["localhost", "127.0.0.1", "[::1]"];
 
-
 function hostnameOf(url: string | undefined): string | null {
   try {
     return url ? new URL(url).hostname.toLowerCase() : null;
@@ -34,13 +33,19 @@ export function refuseForeignOrigin(request: Request): Response | null {
   const origin = request.headers.get("origin");
   if (origin === null) return null;
   const originHost = hostnameOf(origin);
-  const allowed = env().MCP_ALLOWED_ORIGINS.includes(origin.toLowerCase()) || (originHost !== null && hosts.has(originHost));
+  const allowed =
+    env().MCP_ALLOWED_ORIGINS.includes(origin.toLowerCase()) || (originHost !== null && hosts.has(originHost));
   return allowed ? null : forbidden("requests from this Origin are not allowed");
 }
 
 /** Discovery answers until OAuth exists: JSON, saying how to authenticate instead. */
 export const oauthNotOffered = () =>
   Response.json(
-    { error: { code: "oauth.not-offered", message: "this server takes API keys, not OAuth: send Authorization: Bearer <agent API key>" } },
+    {
+      error: {
+        code: "oauth.not-offered",
+        message: "this server takes API keys, not OAuth: send Authorization: Bearer <agent API key>",
+      },
+    },
     { status: 404, headers: { "Cache-Control": "no-store" } },
   );

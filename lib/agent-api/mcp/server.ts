@@ -23,7 +23,10 @@ export const MCP_CALL_KEY_META = "io.toolgate/idempotency-key";
 export const MCP_OUTPUT_SCHEMA = {
   type: "object",
   properties: {
-    status: { type: "string", enum: ["ok", "invalid_arguments", "invalid_request", "not_found", "not_allowed", "needs_approval", "unavailable"] },
+    status: {
+      type: "string",
+      enum: ["ok", "invalid_arguments", "invalid_request", "not_found", "not_allowed", "needs_approval", "unavailable"],
+    },
     call_id: { type: "string" },
     result: {},
     paths: { type: "array", items: { type: "string" } },
@@ -67,13 +70,20 @@ export function mcpToolResult(callId: string, result: Outcome, replayed: boolean
 const protocolError = (code: number, message: string) => Object.assign(new Error(message), { code });
 
 function buildServer(bound: Bound, keys: RequestKeys, signal: AbortSignal): Server {
-  const server = new Server({ name: "toolgate", version: "0.1.0" }, { capabilities: { tools: {}, tasks: TASK_CAPABILITIES } });
+  const server = new Server(
+    { name: "toolgate", version: "0.1.0" },
+    { capabilities: { tools: {}, tasks: TASK_CAPABILITIES } },
+  );
   const tasks = { agent: bound.agent, conversation: bound.conversation, signal };
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: exposedTools(bound.conversation.tools).map((tool) => ({
       ...(providerDefinition(tool, "mcp") as { name: string; description: string; inputSchema: { type: "object" } }),
       outputSchema: MCP_OUTPUT_SCHEMA as unknown as { type: "object" },
-      annotations: { readOnlyHint: tool.effect === "read", destructiveHint: tool.effect === "irreversible", openWorldHint: false },
+      annotations: {
+        readOnlyHint: tool.effect === "read",
+        destructiveHint: tool.effect === "irreversible",
+        openWorldHint: false,
+      },
       // Only a write can be held for approval, so only a write may run as a task; a read answers at once.
       ...(tool.effect === "read" ? {} : { execution: { taskSupport: "optional" as const } }),
     })),
@@ -84,7 +94,8 @@ function buildServer(bound: Bound, keys: RequestKeys, signal: AbortSignal): Serv
     const asked = task ? exposedTools(bound.conversation.tools).find((tool) => tool.name === name) : undefined;
     if (asked?.effect === "read") throw protocolError(ErrorCode.MethodNotFound, `${name} does not run as a task`);
     const metaKey = meta?.[MCP_CALL_KEY_META];
-    const headerKey = keys.header === null ? null : keys.batch ? `${keys.header}:${String(extra.requestId)}` : keys.header;
+    const headerKey =
+      keys.header === null ? null : keys.batch ? `${keys.header}:${String(extra.requestId)}` : keys.header;
     const envelope = `{"name":${JSON.stringify(name)},"arguments":${JSON.stringify(args ?? {})}}`;
     const call = await proposeCall({
       conversation: bound.conversation,
@@ -111,10 +122,18 @@ export async function handleMcpRequest(request: Request, bound: Bound, raw: RawP
   if (request.method === "POST") {
     const parsed = parseJsonText(raw);
     if (!parsed.ok) {
-      return Response.json({ jsonrpc: "2.0", id: null, error: { code: ErrorCode.ParseError, message: parsed.outcome.code } }, { status: 400 });
+      return Response.json(
+        { jsonrpc: "2.0", id: null, error: { code: ErrorCode.ParseError, message: parsed.outcome.code } },
+        { status: 400 },
+      );
     }
-    const batch = Array.isArray(parsed.value) && parsed.value.filter((message) => isPlainObject(message) && message.method === "tools/call").length > 1;
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const batch =
+      Array.isArray(parsed.value) &&
+      parsed.value.filter((message) => isPlainObject(message) && message.method === "tools/call").length > 1;
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
     const server = buildServer(bound, { header: request.headers.get("idempotency-key"), batch }, request.signal);
     await server.connect(transport);
     try {
@@ -123,5 +142,12 @@ export async function handleMcpRequest(request: Request, bound: Bound, raw: RawP
       await server.close();
     }
   }
-  return Response.json({ jsonrpc: "2.0", id: null, error: { code: ErrorCode.InvalidRequest, message: "this stateless server answers POST only" } }, { status: 405, headers: { Allow: "POST" } });
+  return Response.json(
+    {
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: ErrorCode.InvalidRequest, message: "this stateless server answers POST only" },
+    },
+    { status: 405, headers: { Allow: "POST" } },
+  );
 }

@@ -49,14 +49,26 @@ const select = {
   id: true,
   createdAt: true,
   toolCallId: true,
-  toolCall: { select: { outcome: true, updatedAt: true, approvalId: true, approval: { select: { status: true, expiresAt: true } } } },
+  toolCall: {
+    select: {
+      outcome: true,
+      updatedAt: true,
+      approvalId: true,
+      approval: { select: { status: true, expiresAt: true } },
+    },
+  },
 } as const;
 
 interface TaskRow {
   id: string;
   createdAt: Date;
   toolCallId: string;
-  toolCall: { outcome: unknown; updatedAt: Date; approvalId: string | null; approval: { status: string; expiresAt: Date } | null };
+  toolCall: {
+    outcome: unknown;
+    updatedAt: Date;
+    approvalId: string | null;
+    approval: { status: string; expiresAt: Date } | null;
+  };
 }
 
 const protocolError = (code: number, message: string) => Object.assign(new Error(message), { code });
@@ -64,15 +76,25 @@ const notFound = () => protocolError(ErrorCode.InvalidParams, "Failed to retriev
 /** The call's outcome; one whose approval lapsed reads as `approval.expired`, which the expiry job records for it. */
 function outcomeOf(row: TaskRow): Outcome {
   const approval = row.toolCall.approval;
-  if (row.toolCall.approvalId && approval?.status === "pending" && approval.expiresAt <= new Date()) return outcome("approval.expired");
+  if (row.toolCall.approvalId && approval?.status === "pending" && approval.expiresAt <= new Date())
+    return outcome("approval.expired");
   return row.toolCall.outcome as Outcome;
 }
 
 /** Working while a supervisor or the payment provider has yet to answer; then the call's end, as the spec maps it. */
 function stateOf(o: Outcome): Pick<Task, "status" | "statusMessage"> {
-  if (o.kind === "pending_approval") return { status: "working", statusMessage: `held for a supervisor's approval until ${o.approval?.expires_at ?? "it expires"}` };
-  if (o.code === "refund.outcome-unknown") return { status: "working", statusMessage: "approved; waiting for the payment provider's answer" };
-  if (o.code === "approval.withdrawn") return { status: "cancelled", statusMessage: "the approval request was withdrawn before anyone decided; nothing was executed" };
+  if (o.kind === "pending_approval")
+    return {
+      status: "working",
+      statusMessage: `held for a supervisor's approval until ${o.approval?.expires_at ?? "it expires"}`,
+    };
+  if (o.code === "refund.outcome-unknown")
+    return { status: "working", statusMessage: "approved; waiting for the payment provider's answer" };
+  if (o.code === "approval.withdrawn")
+    return {
+      status: "cancelled",
+      statusMessage: "the approval request was withdrawn before anyone decided; nothing was executed",
+    };
   // A tool result with isError makes the task failed (spec 2025-11-25, Task Execution Errors); the message is the
   // model projection, never an internal reason.
   const shown = modelProjection(o);
@@ -98,16 +120,26 @@ function taskOf(row: TaskRow): Task {
 /** One task of the bound conversation, or null. */
 async function readTask(bound: TaskBinding, taskId: string): Promise<TaskRow | null> {
   if (!isWellFormedId(taskId)) return null;
-  return db.mcpTask.findFirst({ where: { id: taskId, tenantId: bound.agent.tenantId, conversationId: bound.conversation.id }, select });
+  return db.mcpTask.findFirst({
+    where: { id: taskId, tenantId: bound.agent.tenantId, conversationId: bound.conversation.id },
+    select,
+  });
 }
 
 /** The task for a call made by a task-augmented tools/call: one per call, so a replayed call gets its task again. */
-export async function createCallTask(bound: TaskBinding, callId: string, immediate: CallToolResult): Promise<CreateTaskResult> {
+export async function createCallTask(
+  bound: TaskBinding,
+  callId: string,
+  immediate: CallToolResult,
+): Promise<CreateTaskResult> {
   await db.$executeRaw`
     INSERT INTO "McpTask" ("id", "tenantId", "conversationId", "toolCallId", "apiKeyId")
     VALUES (${newId("task")}, ${bound.agent.tenantId}, ${bound.conversation.id}, ${callId}, ${bound.agent.apiKeyId})
     ON CONFLICT ("toolCallId") DO NOTHING`;
-  const row = await db.mcpTask.findFirst({ where: { toolCallId: callId, conversationId: bound.conversation.id }, select });
+  const row = await db.mcpTask.findFirst({
+    where: { toolCallId: callId, conversationId: bound.conversation.id },
+    select,
+  });
   if (!row) throw protocolError(ErrorCode.InternalError, "the task could not be created");
   // What a host may hand the model at once (spec 2025-11-25, Creating Tasks): the same text as a plain call's.
   const text = immediate.content.find((part) => part.type === "text")?.text;
@@ -125,7 +157,10 @@ async function waitForTerminal(bound: TaskBinding, taskId: string): Promise<Task
       if (!row) throw notFound();
       if (terminal(stateOf(outcomeOf(row)).status)) return row;
       if (signal.aborted || shuttingDown()) {
-        throw protocolError(ErrorCode.InternalError, "the wait for this task ended before it did (the request closed or the instance is stopping); ask again");
+        throw protocolError(
+          ErrorCode.InternalError,
+          "the wait for this task ended before it did (the request closed or the instance is stopping); ask again",
+        );
       }
       await waitForAgentToolCall(bound.agent, row.toolCallId, MAX_WAIT_SECONDS, signal);
     }
@@ -153,10 +188,14 @@ async function cancelTask(bound: TaskBinding, taskId: string): Promise<Task> {
   const row = await readTask(bound, taskId);
   if (!row) throw notFound();
   const before = taskOf(row);
-  if (terminal(before.status)) throw protocolError(ErrorCode.InvalidParams, `Cannot cancel task: already in terminal status '${before.status}'`);
+  if (terminal(before.status))
+    throw protocolError(ErrorCode.InvalidParams, `Cannot cancel task: already in terminal status '${before.status}'`);
   const approvalId = row.toolCall.approvalId;
   if (outcomeOf(row).kind !== "pending_approval" || approvalId === null) {
-    throw protocolError(ErrorCode.InvalidParams, "Cannot cancel task: the call was approved and its refund went to the payment provider; it can no longer be withdrawn");
+    throw protocolError(
+      ErrorCode.InvalidParams,
+      "Cannot cancel task: the call was approved and its refund went to the payment provider; it can no longer be withdrawn",
+    );
   }
   await db.$transaction(async (tx) => {
     // The order every writer takes its locks in: the conversation first, so a supervisor's decision and a
@@ -168,7 +207,8 @@ async function cancelTask(bound: TaskBinding, taskId: string): Promise<Task> {
   if (!after) throw notFound();
   const task = taskOf(after);
   // Decided or expired meanwhile: the decision stands, and the task is already terminal.
-  if (task.status !== "cancelled") throw protocolError(ErrorCode.InvalidParams, `Cannot cancel task: already in terminal status '${task.status}'`);
+  if (task.status !== "cancelled")
+    throw protocolError(ErrorCode.InvalidParams, `Cannot cancel task: already in terminal status '${task.status}'`);
   return task;
 }
 
@@ -193,14 +233,19 @@ export function registerTaskHandlers(server: Server, bound: TaskBinding, toolRes
       where: {
         tenantId: bound.agent.tenantId,
         conversationId: bound.conversation.id,
-        ...(after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] } : {}),
+        ...(after
+          ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }
+          : {}),
       },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       take: LIST_PAGE + 1,
       select,
     });
     const page = rows.slice(0, LIST_PAGE);
-    return { tasks: page.map(taskOf), ...(rows.length > LIST_PAGE ? { nextCursor: encodeCursor(page[page.length - 1]) } : {}) };
+    return {
+      tasks: page.map(taskOf),
+      ...(rows.length > LIST_PAGE ? { nextCursor: encodeCursor(page[page.length - 1]) } : {}),
+    };
   });
 
   server.setRequestHandler(CancelTaskRequestSchema, async (request) => cancelTask(bound, request.params.taskId));

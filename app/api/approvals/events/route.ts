@@ -25,7 +25,8 @@ export async function GET(request: Request): Promise<Response> {
         last = stamp;
         controller.enqueue(encoder.encode(`event: queue\ndata: ${JSON.stringify({ pending })}\n\n`));
       };
-      const safeCheck = () => void check().catch((error) => logError("approvals.live-failed", error, { tenantId: user.tenantId }));
+      const safeCheck = () =>
+        void check().catch((error) => logError("approvals.live-failed", error, { tenantId: user.tenantId }));
       const timer = setInterval(safeCheck, POLL_MS);
       safeCheck();
       cleanup = () => {
@@ -41,6 +42,11 @@ export async function GET(request: Request): Promise<Response> {
     },
   });
   return new Response(stream, {
-    headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-store, no-transform", Connection: "keep-alive", "X-Accel-Buffering": "no" },
+    headers: {
+      "Content-Type": "text/event-stream",
+      "Cache-Control": "no-store, no-transform",
+      Connection: "keep-alive",
+      "X-Accel-Buffering": "no",
+    },
   });
 }

@@ -7,7 +7,9 @@ export async function POST(request: Request): Promise<Response> {
   return withAgent(request, async (agent) => {
     const rate = await countConversationOpen(sql, agent);
     if (!rate.ok) {
-      return errorResponse(429, "rate.limited", "this key opened too many conversations this minute", { "Retry-After": String(rate.retryAfterSeconds) });
+      return errorResponse(429, "rate.limited", "this key opened too many conversations this minute", {
+        "Retry-After": String(rate.retryAfterSeconds),
+      });
     }
     const body = await request.json().catch(() => undefined);
     const input = OpenConversationSchema.safeParse(body);
@@ -16,7 +18,12 @@ export async function POST(request: Request): Promise<Response> {
       return errorResponse(400, "request.invalid", `invalid fields: ${[...new Set(paths)].join(", ")}`);
     }
     const opened = await openConversation(agent, input.data);
-    if (!opened.ok) return errorResponse(opened.code === "tool.unknown" ? 400 : opened.code === "agent.not-authorized" ? 403 : 404, opened.code, opened.message);
+    if (!opened.ok)
+      return errorResponse(
+        opened.code === "tool.unknown" ? 400 : opened.code === "agent.not-authorized" ? 403 : 404,
+        opened.code,
+        opened.message,
+      );
     return Response.json(opened.conversation, { status: 201 });
   });
 }

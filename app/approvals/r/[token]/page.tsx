@@ -10,7 +10,13 @@ export const dynamic = "force-dynamic";
 // The token is in this page's address: never send it on to another site.
 export const metadata = { title: "Approval request · toolgate", referrer: "no-referrer" };
 
-const STATUS_WORDS: Record<string, string> = { approved: "approved", denied: "denied", failed: "stopped by its re-check", expired: "expired", withdrawn: "withdrawn by the agent" };
+const STATUS_WORDS: Record<string, string> = {
+  approved: "approved",
+  denied: "denied",
+  failed: "stopped by its re-check",
+  expired: "expired",
+  withdrawn: "withdrawn by the agent",
+};
 
 export default async function ApprovalLinkPage({ params }: { params: Promise<{ token: string }> }) {
   const { token } = await params;
@@ -41,20 +47,21 @@ export default async function ApprovalLinkPage({ params }: { params: Promise<{ t
           <dd>{customer}</dd>
           <dt>Order</dt>
           <dd data-testid="link-order">
-            {request.orderId}: {request.orderStatus}, total {formatMoney(request.orderTotalCents, request.currency)}, refunded{" "}
-            {formatMoney(request.orderRefundedCents, request.currency)}
+            {request.orderId}: {request.orderStatus}, total {formatMoney(request.orderTotalCents, request.currency)},
+            refunded {formatMoney(request.orderRefundedCents, request.currency)}
           </dd>
           {argumentWords(request.arguments)
             .filter(([label]) => label !== "Order")
             .map(([label, value]) => (
-            <div key={label} style={{ display: "contents" }}>
-              <dt>{label}</dt>
-              <dd>{value}</dd>
-            </div>
-          ))}
+              <div key={label} style={{ display: "contents" }}>
+                <dt>{label}</dt>
+                <dd>{value}</dd>
+              </div>
+            ))}
           <dt>Requested by</dt>
           <dd>
-            {request.requestedBy} <TimeAgo iso={request.createdAt.toISOString()} /> · <Link href={`/calls/${request.originCallId}`}>timeline of the call</Link>
+            {request.requestedBy} <TimeAgo iso={request.createdAt.toISOString()} /> ·{" "}
+            <Link href={`/calls/${request.originCallId}`}>timeline of the call</Link>
           </dd>
           {request.status === "pending" && (
             <>

@@ -20,7 +20,10 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
   if (!user || user.role !== "AGENT") return new Response("sign in as the conversation's agent", { status: 401 });
   const { id } = await params;
   if (!isWellFormedId(id)) return new Response("not found", { status: 404 });
-  const owned = await db.conversation.findFirst({ where: { id, agentId: user.id, tenantId: user.tenantId }, select: { id: true } });
+  const owned = await db.conversation.findFirst({
+    where: { id, agentId: user.id, tenantId: user.tenantId },
+    select: { id: true },
+  });
   if (!owned) return new Response("not found", { status: 404 });
 
   const encoder = new TextEncoder();
@@ -34,7 +37,11 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
       };
       // `via` says what noticed the change: a NOTIFY ("push") always sends; the poll sends only what is new.
       const check = async (via: "push" | "poll") => {
-        const latest = await db.toolCall.aggregate({ where: { conversationId: id }, _max: { updatedAt: true }, _count: true });
+        const latest = await db.toolCall.aggregate({
+          where: { conversationId: id },
+          _max: { updatedAt: true },
+          _count: true,
+        });
         const stamp = `${latest._count}:${latest._max.updatedAt?.toISOString() ?? ""}`;
         if (stamp !== last || via === "push") {
           last = stamp;
@@ -50,7 +57,8 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
         failed(error);
         return null;
       });
-      const onWatch = (step: (watch: Watch) => Promise<void>) => void watching.then((watch) => watch && step(watch)).catch(failed);
+      const onWatch = (step: (watch: Watch) => Promise<void>) =>
+        void watching.then((watch) => watch && step(watch)).catch(failed);
       const timer = setInterval(() => safeCheck("poll"), POLL_MS);
       const heartbeat = setInterval(() => {
         send("ping", "{}");
@@ -76,6 +84,11 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
     },
   });
   return new Response(stream, {
-    headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-store, no-transform", Connection: "keep-alive", "X-Accel-Buffering": "no" },
+    headers: {
+      "Content-Type": "text/event-stream",
+      "Cache-Control": "no-store, no-transform",
+      Connection: "keep-alive",
+      "X-Accel-Buffering": "no",
+    },
   });
 }

@@ -11,13 +11,16 @@ export async function POST(request: Request, { params }: { params: Promise<{ id:
     id,
     async (agent, found, rateCounted) => {
       const format = (new URL(request.url).searchParams.get("format") ?? "toolgate") as Format;
-      if (!FORMATS.includes(format)) return errorResponse(400, "format.unknown", `format must be one of ${FORMATS.join(", ")}`);
+      if (!FORMATS.includes(format))
+        return errorResponse(400, "format.unknown", `format must be one of ${FORMATS.join(", ")}`);
       if (!found) return notFound("conversation");
       const raw = await readBoundedBody(request);
       const callKey = request.headers.get("idempotency-key");
       const base = { ...found, apiKeyId: agent.apiKeyId };
       if (format === "toolgate") return callResponse(await proposeCall({ ...base, callKey, raw, rateCounted }));
-      return Response.json(await proposeBatch(format, base, raw, callKey, rateCounted), { headers: { "Cache-Control": "no-store" } });
+      return Response.json(await proposeBatch(format, base, raw, callKey, rateCounted), {
+        headers: { "Cache-Control": "no-store" },
+      });
     },
     { countCall: true },
   );

@@ -5,7 +5,8 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
   const { id } = await params;
   return withAgentConversation(request, id, async (_agent, found) => {
     const format = (new URL(request.url).searchParams.get("format") ?? "toolgate") as DefinitionFormat;
-    if (!DEFINITION_FORMATS.includes(format)) return errorResponse(400, "format.unknown", `format must be one of ${DEFINITION_FORMATS.join(", ")}`);
+    if (!DEFINITION_FORMATS.includes(format))
+      return errorResponse(400, "format.unknown", `format must be one of ${DEFINITION_FORMATS.join(", ")}`);
     if (!found) return notFound("conversation");
     const tools = exposedTools(found.conversation.tools).map((tool) => providerDefinition(tool, format));
     return Response.json({ tools });
