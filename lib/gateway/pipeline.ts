@@ -14,7 +14,7 @@ import { checkIdempotency, deriveCallKey } from "./idempotency";
 import { bindsCallKey, outcome, type Outcome } from "./outcome";
 import { parseEnvelope, type RawProposal } from "./parse";
 import { decidePolicy } from "./policy";
-import { checkRate, type RateCount } from "./rate";
+import { countAndLimitCall, type RateCount } from "./rate";
 import { appendDecision, recordCall, UNKNOWN_TOOL, type CallRecord } from "./record";
 import { checkSchema } from "./schema";
 import { checkScope } from "./scope";
@@ -90,7 +90,7 @@ async function runSequence(
   const base = { id, tenantId: conversation.tenantId, conversationId: conversation.id, approvalId: null };
   try {
     const rate = await stage("rate", () =>
-      checkRate(sql, conversation, proposal.apiKeyId, proposal.policy, proposal.rateCounted),
+      countAndLimitCall(sql, conversation, proposal.apiKeyId, proposal.policy, proposal.rateCounted),
     );
     if (!rate.ok) {
       await recordEarly({ ...base, toolName: seen.toolName, outcome: rate.outcome }, startedAt);
@@ -104,8 +104,8 @@ async function runSequence(
     }
     const { tool } = checked.call;
     seen.toolName = tool.name;
-    if (tool.effect === "read") return await decide(sql, proposal, ports, checked.call, id, startedAt);
-    const committed = await transaction((tx) => decide(tx, proposal, ports, checked.call, id, startedAt));
+    if (tool.effect === "read") return await checkAgainstData(sql, proposal, ports, checked.call, id, startedAt);
+    const committed = await transaction((tx) => checkAgainstData(tx, proposal, ports, checked.call, id, startedAt));
     // The external half of the effect runs only once its local record has committed.
     if (tool.external && !committed.replayed && committed.outcome.code === tool.external.pendingCode) {
       return { ...committed, outcome: await completeExternal(tool, committed.id) };
@@ -168,7 +168,7 @@ function validate(
  * Stages 7-13 against data. A write runs inside one transaction that first locks the conversation row,
  * so its budgets and call keys are read and written by one call at a time.
  */
-async function decide(
+async function checkAgainstData(
   client: Sql,
   proposal: Proposal,
   ports: GatewayPorts,

@@ -31,10 +31,12 @@ export function countCall(keys: Prisma.Sql): Prisma.Sql {
 }
 
 /**
- * Stage 1: the call's conversation and key against their limits. Runs before the body is parsed. The call is
- * counted here unless the request's lookup already counted it (`counted`, the buckets as that left them).
+ * Stage 1, the one place every entry (HTTP, batch, MCP, the browser console) counts a call and decides its rate:
+ * the call's conversation and key against their limits, before the body is parsed. The call is counted here
+ * unless the agent API's key lookup already counted it in its own statement (`counted`, the buckets as that
+ * statement left them; a batch hands them to its first call only).
  */
-export async function checkRate(
+export async function countAndLimitCall(
   client: Sql,
   conversation: ConversationFacts,
   apiKeyId: string | null,
