@@ -6,23 +6,30 @@ import { openConversationAction, searchCustomersAction } from "@/lib/conversatio
 import type { CustomerChoice } from "@/lib/conversations";
 import { formatMoney } from "@/lib/money";
 
-/** Find a customer by email (or id), pick one, optionally bind one of their orders, open the conversation. */
-export function OpenConversationForm() {
+/**
+ * Find a customer by email (or id), pick one, optionally bind one of their orders, open the conversation. The page
+ * renders the first customers (an empty search); typing asks the server for more.
+ */
+export function OpenConversationForm({ firstCustomers }: { firstCustomers: CustomerChoice[] }) {
   const router = useRouter();
   const id = useId();
   const [query, setQuery] = useState("");
-  const [choices, setChoices] = useState<CustomerChoice[] | null>(null);
+  const [found, setFound] = useState<{ query: string; choices: CustomerChoice[] } | null>(null);
+  // While a search is on its way the last answer stays (it names the query it answers); "Searching…" only before any.
+  const shown = query.trim() === "" ? { query: "", choices: firstCustomers } : found;
+  const choices = shown?.choices ?? null;
   const [customer, setCustomer] = useState<CustomerChoice | null>(null);
   const [order, setOrder] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
 
   useEffect(() => {
+    if (query.trim() === "") return;
     let current = true;
     const timer = setTimeout(async () => {
       const response = await searchCustomersAction({ query });
       if (!current) return;
-      if (response.ok) setChoices(response.data);
+      if (response.ok) setFound({ query, choices: response.data });
       else setError(response.message);
     }, 200);
     return () => {
@@ -71,7 +78,7 @@ export function OpenConversationForm() {
         {choices === null ? (
           <p className="muted">Searching…</p>
         ) : choices.length === 0 ? (
-          <p className="muted">No customer matches “{query}”. Try part of their email.</p>
+          <p className="muted">No customer matches “{shown?.query}”. Try part of their email.</p>
         ) : (
           choices.map((choice) => (
             <label key={choice.id} className="choice">

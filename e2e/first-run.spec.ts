@@ -194,8 +194,9 @@ async function walk(browser: Browser, baseURL: string, round: number, problems: 
     `walk-${round}-b`,
   );
   expect(second.code).toBe("approval.required");
-  await supervisor.page.goto("/approvals");
+  // The open desk shows the new request by itself (its event stream), without a reload.
   const denied = supervisor.page.locator(`[data-testid="approval-item"][data-approval-id="${second.approval!.id}"]`);
+  await expect(denied).toBeVisible();
   await denied.getByRole("button", { name: "Deny", exact: true }).click();
   await dialog.getByLabel(/Reason/).fill("already refunded by phone");
   await dialog.getByRole("button", { name: "Deny", exact: true }).click();

@@ -3,17 +3,20 @@ import { OpenConversationForm } from "@/components/open-conversation-form";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { count } from "@/components/ui/words";
 import { requireRole } from "@/lib/auth/guards";
-import { listAgentConversations } from "@/lib/conversations";
+import { listAgentConversations, searchCustomers } from "@/lib/conversations";
 
 export const dynamic = "force-dynamic";
 
 export default async function ConversationsPage() {
   const user = await requireRole(["AGENT"], "/conversations");
-  const conversations = await listAgentConversations({ userId: user.id, tenantId: user.tenantId });
+  const [conversations, firstCustomers] = await Promise.all([
+    listAgentConversations({ userId: user.id, tenantId: user.tenantId }),
+    searchCustomers(user.tenantId, ""),
+  ]);
   return (
     <main>
       <h1>Your conversations</h1>
-      <OpenConversationForm />
+      <OpenConversationForm firstCustomers={firstCustomers} />
       {conversations.length === 0 ? (
         <p className="muted" data-testid="conversations-empty">
           No conversations yet. Open one above for a customer; your agent runtime can also open them over the API.

@@ -1,6 +1,5 @@
 "use client";
 
-import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useRef, useState, useTransition } from "react";
 import { decideApprovalsAction } from "@/lib/approvals/actions";
 import type { DeskPolicy } from "@/lib/approvals/cards";
@@ -54,7 +53,6 @@ export function ApprovalQueue({
   me: string;
   hasPasskey: boolean;
 }) {
-  const router = useRouter();
   const now = useNow();
   const [focus, setFocus] = useState(0);
   const [selected, setSelected] = useState<string[]>([]);
@@ -73,22 +71,19 @@ export function ApprovalQueue({
   const expired = useCallback((item: CardItem) => now !== null && new Date(item.expiresAt).getTime() <= now, [now]);
   const live = selected.filter((id) => items.some((item) => item.id === id && !expired(item)));
 
-  const showResults = useCallback(
-    (results: DecisionResult[]) => {
-      const added = results.map((result) => ({
-        id: nextToast.current++,
-        ok: result.ok,
-        text: toastText(result, known.current.get(result.approvalId)),
-      }));
-      setToasts((current) => [...current, ...added].slice(-5));
-      for (const toast of added)
-        setTimeout(() => setToasts((current) => current.filter((other) => other.id !== toast.id)), 8000);
-      setSelected([]);
-      setDialog(null);
-      router.refresh();
-    },
-    [router],
-  );
+  // The decision's action revalidates the desk, so its answer brings the fresh cards: no refresh of our own.
+  const showResults = useCallback((results: DecisionResult[]) => {
+    const added = results.map((result) => ({
+      id: nextToast.current++,
+      ok: result.ok,
+      text: toastText(result, known.current.get(result.approvalId)),
+    }));
+    setToasts((current) => [...current, ...added].slice(-5));
+    for (const toast of added)
+      setTimeout(() => setToasts((current) => current.filter((other) => other.id !== toast.id)), 8000);
+    setSelected([]);
+    setDialog(null);
+  }, []);
 
   const open = useCallback(
     (mode: "approve" | "deny", ids: string[]) => {

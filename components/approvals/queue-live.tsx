@@ -1,11 +1,11 @@
 "use client";
 
-import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
+import { useRefreshOneAtATime } from "@/components/ui/use-refresh";
 
 /** Re-renders the queue whenever its event stream says requests arrived or left, and shows the pending count. */
 export function QueueLive() {
-  const router = useRouter();
+  const refresh = useRefreshOneAtATime();
   const [state, setState] = useState<"connecting" | "live" | "reconnecting">("connecting");
   const [pending, setPending] = useState<number | null>(null);
   useEffect(() => {
@@ -13,13 +13,13 @@ export function QueueLive() {
     let first = true;
     source.addEventListener("queue", (event) => {
       setPending((JSON.parse((event as MessageEvent<string>).data) as { pending: number }).pending);
-      if (!first) router.refresh();
+      if (!first) refresh();
       first = false;
     });
     source.onopen = () => setState("live");
     source.onerror = () => setState("reconnecting");
     return () => source.close();
-  }, [router]);
+  }, [refresh]);
   return (
     <span className="muted" data-testid="queue-live">
       {state === "live" ? "● live" : state}
