@@ -71,7 +71,9 @@ for (const viewport of VIEWPORTS) {
       );
       await page.getByRole("button", { name: "Confirm approval" }).click();
       await expect(page.getByTestId("link-result")).toHaveText(`80.00 USD refund on ${order} approved: refund.issued.`);
-      await expect(page.getByTestId("link-status")).toContainText("Already approved by supervisor@acme.test");
+      await expect(page.getByTestId("link-status")).toContainText(
+        "Already approved by Sue Supervisor (supervisor@acme.test)",
+      );
       expect(await refundsOf(order)).toEqual({ count: 1, refunded: 8000 });
       expect(await linkState(held.approval!.id)).toEqual({ status: "approved", used: 1 });
 
@@ -85,9 +87,9 @@ for (const viewport of VIEWPORTS) {
       // The timeline the page links to tells the whole story.
       await page.getByRole("link", { name: "timeline of the call" }).click();
       await expect(page.getByTestId("timeline-code")).toHaveText("refund.issued");
-      await expect(page.getByTestId("timeline-event").filter({ hasText: "by supervisor@acme.test" })).toContainText(
-        "Approved",
-      );
+      await expect(
+        page.getByTestId("timeline-event").filter({ hasText: "by Sue Supervisor (supervisor@acme.test)" }),
+      ).toContainText("Approved");
       await expect(page.getByTestId("timeline-event").last()).toContainText("Settled with the payment provider");
       await expectUsable(page);
       await preview.close();

@@ -125,7 +125,8 @@ for (const viewport of VIEWPORTS) {
       const rows = page.getByTestId("history-item");
       await expect(rows).toHaveCount(1);
       await expect(rows.first()).toContainText(`90.00 USD refund on ${order}`);
-      await expect(rows.first()).toContainText("for ben@example.test, requested by agent@acme.test");
+      await expect(rows.first()).toContainText("for ben@example.test, requested by Ada Agent");
+      await expect(rows.first()).toContainText("Sue Supervisor");
       await expect(rows.first().getByTestId("history-status")).toHaveText("denied");
       await expect(rows.first()).toContainText("customer withdrew");
       await expect(rows.first().getByTestId("history-latency")).toHaveText(/^\d+ (s|min)/);
@@ -146,7 +147,9 @@ for (const viewport of VIEWPORTS) {
       expect(outline).not.toBe("none");
       await page.keyboard.press("Enter");
       await expect(page).toHaveURL(new RegExp(`/calls/${denied.id}$`));
-      await expect(page.getByTestId("timeline-event").last()).toContainText("Denied by supervisor@acme.test");
+      await expect(page.getByTestId("timeline-event").last()).toContainText(
+        "Denied by Sue Supervisor (supervisor@acme.test)",
+      );
 
       // Keyset paging over more than a page of decisions: each page starts strictly after the last row of the one before.
       await database().query(

@@ -103,12 +103,13 @@ describe("a call's timeline", () => {
     const world = await createWorld();
     const { approved, denied } = await decided(world);
     const supervisorEmail = (await db.user.findUniqueOrThrow({ where: { id: world.users.supervisor } })).email;
+    const supervisor = `Supervisor (${supervisorEmail})`;
     const timeline = await callTimeline(world.tenantId, approved.callId);
     expect(timeline?.call).toMatchObject({ id: approved.callId, kind: "executed", code: "refund.issued" });
     expect(timeline?.events.map((event) => [event.title, event.by])).toEqual([
-      ["Proposed", expect.stringContaining("agent-")],
+      ["Proposed", expect.stringMatching(/^Agent \(agent-.*\)$/)],
       ["Held for a supervisor's approval", null],
-      ["Approved; refund reserved and sent to the payment provider", supervisorEmail],
+      ["Approved; refund reserved and sent to the payment provider", supervisor],
       ["Refund issued", null],
       ["Settled with the payment provider", null],
     ]);
@@ -116,7 +117,7 @@ describe("a call's timeline", () => {
     expect(deniedTimeline?.events.map((event) => [event.title, event.by, event.detail])).toEqual([
       ["Proposed", expect.stringContaining("agent-"), expect.stringContaining('"amount_cents":9000')],
       ["Held for a supervisor's approval", null, null],
-      ["Denied", supervisorEmail, "Note: already refunded"],
+      ["Denied", supervisor, "Note: already refunded"],
     ]);
     expect(await callTimeline(world.otherTenantId, approved.callId)).toBeNull();
     expect(await callTimeline(world.tenantId, "call_missing")).toBeNull();

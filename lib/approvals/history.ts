@@ -42,8 +42,11 @@ export interface HistoryItem {
   decidedAt: Date;
   note: string | null;
   resultCode: string | null;
+  /** Emails; the names are shown first. */
   requestedBy: string | null;
+  requestedByName: string | null;
   decidedBy: string | null;
+  decidedByName: string | null;
   customerEmail: string | null;
 }
 
@@ -92,7 +95,8 @@ export async function decisionHistory(
   const rows = await db.$queryRaw<HistoryItem[]>`
     SELECT a."id", a."status", a."toolName", a."orderId", a."impactCents", (a."approvedArgs"->>'amount_cents')::int AS "approvedCents", a."preview"->'impact'->>'currency' AS "currency", a."originCallId",
            a."conversationId", a."createdAt", a."decidedAt", a."note", a."resultCode", requester."email" AS "requestedBy",
-           decider."email" AS "decidedBy", cu."email" AS "customerEmail"
+           requester."name" AS "requestedByName", decider."email" AS "decidedBy", decider."name" AS "decidedByName",
+           cu."email" AS "customerEmail"
     FROM "ApprovalRequest" a
     JOIN "Conversation" c ON c."id" = a."conversationId"
     LEFT JOIN "Customer" cu ON cu."id" = c."customerId"
@@ -109,8 +113,8 @@ export async function decisionHistory(
 export async function historyPeople(tenantId: string) {
   const people = await db.user.findMany({
     where: { tenantId, role: { in: ["SUPERVISOR", "AGENT"] } },
-    orderBy: { email: "asc" },
-    select: { id: true, email: true, role: true },
+    orderBy: [{ name: "asc" }, { email: "asc" }],
+    select: { id: true, email: true, name: true, role: true },
   });
   return {
     deciders: people.filter((person) => person.role === "SUPERVISOR"),

@@ -108,7 +108,8 @@ export async function openApprovalLink(user: { id: string; tenantId: string }, t
     SELECT a."id", a."status", a."toolName", a."orderId", a."impactCents", a."preview"->'impact'->>'currency' AS "currency",
            a."preview"->'arguments' AS "arguments", o."status" AS "orderStatus", o."totalCents" AS "orderTotalCents",
            o."refundedCents" AS "orderRefundedCents", a."conversationId", a."originCallId", cu."email" AS "customerEmail",
-           requester."email" AS "requestedBy", decider."email" AS "decidedBy", a."decidedAt", a."resultCode", a."note",
+           requester."name" || ' (' || requester."email" || ')' AS "requestedBy",
+           decider."name" || ' (' || decider."email" || ')' AS "decidedBy", a."decidedAt", a."resultCode", a."note",
            a."createdAt", a."expiresAt"
     FROM "ApprovalRequest" a
     JOIN "Order" o ON o."id" = a."orderId" AND o."tenantId" = a."tenantId"

@@ -11,7 +11,8 @@ export interface TimelineCall {
   createdAt: Date;
   conversationId: string;
   agentId: string;
-  agentEmail: string | null;
+  /** "Name (email)", like every person below. */
+  agentName: string | null;
   customerEmail: string | null;
   approvalId: string | null;
 }
@@ -92,7 +93,7 @@ export async function callTimeline(
 ): Promise<{ call: TimelineCall; approval: ApprovalRow | null; events: TimelineEvent[] } | null> {
   const [call] = await db.$queryRaw<TimelineCall[]>`
     SELECT t."id", t."toolName", t."orderId", t."kind", t."code", t."argsCanonical", t."createdAt", t."conversationId", t."approvalId",
-           c."agentId", agent."email" AS "agentEmail", cu."email" AS "customerEmail"
+           c."agentId", agent."name" || ' (' || agent."email" || ')' AS "agentName", cu."email" AS "customerEmail"
     FROM "ToolCall" t
     JOIN "Conversation" c ON c."id" = t."conversationId"
     LEFT JOIN "User" agent ON agent."id" = c."agentId"
@@ -101,12 +102,12 @@ export async function callTimeline(
   if (!call) return null;
   const [decisions, approvals, refunds] = await Promise.all([
     db.$queryRaw<DecisionRow[]>`
-      SELECT d."id", d."kind", d."stage", d."code", u."email" AS "actor", d."replayed", d."createdAt"
+      SELECT d."id", d."kind", d."stage", d."code", u."name" || ' (' || u."email" || ')' AS "actor", d."replayed", d."createdAt"
       FROM "DecisionLog" d LEFT JOIN "User" u ON u."id" = d."actorId"
       WHERE d."toolCallId" = ${callId} AND d."tenantId" = ${tenantId}
       ORDER BY d."id"`,
     db.$queryRaw<ApprovalRow[]>`
-      SELECT a."id", a."status", a."createdAt", a."expiresAt", a."decidedAt", u."email" AS "decidedBy", a."note", a."resultCode", a."impactCents", a."approvedArgs"
+      SELECT a."id", a."status", a."createdAt", a."expiresAt", a."decidedAt", u."name" || ' (' || u."email" || ')' AS "decidedBy", a."note", a."resultCode", a."impactCents", a."approvedArgs"
       FROM "ApprovalRequest" a LEFT JOIN "User" u ON u."id" = a."decidedById"
       WHERE a."id" = ${call.approvalId} AND a."tenantId" = ${tenantId}`,
     db.$queryRaw<RefundRow[]>`
@@ -116,7 +117,7 @@ export async function callTimeline(
   ]);
   const approval = approvals[0] ?? null;
   const events: TimelineEvent[] = [
-    { at: call.createdAt, title: "Proposed", by: call.agentEmail, code: null, kind: null, detail: call.argsCanonical },
+    { at: call.createdAt, title: "Proposed", by: call.agentName, code: null, kind: null, detail: call.argsCanonical },
     ...decisions.map((row) => ({
       at: row.createdAt,
       title: decisionTitle(row),

@@ -40,7 +40,7 @@ export const SEED: SeedTenant[] = [
       {
         id: "usr_acme_agent2",
         email: "agent2@acme.test",
-        name: "Abe Agent (read-only)",
+        name: "Abe Agent",
         role: "AGENT",
         canRefund: false,
       },

@@ -61,7 +61,7 @@ export default async function ApprovalHistoryPage({ searchParams }: { searchPara
             <option value="">anyone</option>
             {people.deciders.map((person) => (
               <option key={person.id} value={person.id}>
-                {person.email}
+                {person.name} ({person.email})
               </option>
             ))}
           </select>
@@ -72,7 +72,7 @@ export default async function ApprovalHistoryPage({ searchParams }: { searchPara
             <option value="">any agent</option>
             {people.agents.map((person) => (
               <option key={person.id} value={person.id}>
-                {person.email}
+                {person.name} ({person.email})
               </option>
             ))}
           </select>
@@ -121,7 +121,8 @@ export default async function ApprovalHistoryPage({ searchParams }: { searchPara
                     {callSummary(item)}
                   </Link>
                   <div className="muted">
-                    for {item.customerEmail ?? "—"}, requested by {item.requestedBy ?? "—"}
+                    for {item.customerEmail ?? "—"}, requested by{" "}
+                    <span title={item.requestedBy ?? undefined}>{item.requestedByName ?? item.requestedBy ?? "—"}</span>
                   </div>
                 </td>
                 <td data-label="Outcome">
@@ -133,12 +134,18 @@ export default async function ApprovalHistoryPage({ searchParams }: { searchPara
                   )}
                 </td>
                 <td data-label="Decided by">
-                  {item.decidedBy ??
-                    (item.status === "expired"
-                      ? "nobody (expired)"
-                      : item.status === "withdrawn"
-                        ? "nobody (withdrawn by the agent)"
-                        : "—")}
+                  {item.decidedBy ? (
+                    <>
+                      {item.decidedByName ?? item.decidedBy}
+                      <div className="muted">{item.decidedBy}</div>
+                    </>
+                  ) : item.status === "expired" ? (
+                    "nobody (expired)"
+                  ) : item.status === "withdrawn" ? (
+                    "nobody (withdrawn by the agent)"
+                  ) : (
+                    "—"
+                  )}
                 </td>
                 <td data-label="Latency" data-testid="history-latency">
                   {formatDuration(item.decidedAt.getTime() - item.createdAt.getTime())}

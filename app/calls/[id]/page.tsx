@@ -38,7 +38,7 @@ export default async function CallTimelinePage({ params }: { params: Promise<{ i
           <dt>Customer</dt>
           <dd>{call.customerEmail ?? "—"}</dd>
           <dt>Agent</dt>
-          <dd>{call.agentEmail ?? "—"}</dd>
+          <dd>{call.agentName ?? "—"}</dd>
           <dt>Conversation</dt>
           <dd>
             {ownConversation ? (
