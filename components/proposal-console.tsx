@@ -46,9 +46,15 @@ export function ProposalConsole({ conversationId }: { conversationId: string }) 
         </button>
       </p>
       {answer && (
-        <pre data-testid="console-answer" style={{ whiteSpace: "pre-wrap" }}>
-          {answer}
-        </pre>
+        <>
+          <p className="muted">
+            The answer an agent would have got when it proposed; the call&apos;s row below follows what happens next (an
+            approval, a denial, the provider&apos;s answer).
+          </p>
+          <pre data-testid="console-answer" style={{ whiteSpace: "pre-wrap" }}>
+            {answer}
+          </pre>
+        </>
       )}
     </div>
   );
