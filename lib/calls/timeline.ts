@@ -117,7 +117,14 @@ export async function callTimeline(
   ]);
   const approval = approvals[0] ?? null;
   const events: TimelineEvent[] = [
-    { at: call.createdAt, title: "Proposed", by: call.agentName, code: null, kind: null, detail: call.argsCanonical },
+    {
+      at: call.createdAt,
+      title: "Proposed",
+      by: call.agentName,
+      code: null,
+      kind: null,
+      detail: call.argsCanonical && `Exact arguments: ${call.argsCanonical}`,
+    },
     ...decisions.map((row) => ({
       at: row.createdAt,
       title: decisionTitle(row),
