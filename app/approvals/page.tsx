@@ -5,7 +5,7 @@ import { QueueLive } from "@/components/approvals/queue-live";
 import { Investigations } from "@/components/investigations";
 import { cardFacts, deskPolicy, queueChoices } from "@/lib/approvals/cards";
 import { parseQueueFilters, queueSearchParams } from "@/lib/approvals/filters";
-import { formatQueueCursor, pendingQueue } from "@/lib/approvals/queue";
+import { formatQueueCursor, pendingQueue, queueStamp } from "@/lib/approvals/queue";
 import { passkeysOf } from "@/lib/approvals/step-up";
 import { requireRole } from "@/lib/auth/guards";
 import { reconcileHealth, refundsToInvestigate } from "@/lib/payments/reconcile";
@@ -23,6 +23,8 @@ export default async function ApprovalsPage({
   const params = await searchParams;
   const filters = parseQueueFilters(params);
   const cursor = typeof params.after === "string" ? params.after : undefined;
+  // Taken before the cards: a change in between makes the live stream's next stamp differ, so the desk refreshes.
+  const shown = await queueStamp(user.tenantId);
   const [items, investigations, health, policy, choices, passkeys] = await Promise.all([
     pendingQueue(user.tenantId, { cursor, limit: PAGE, filters }),
     refundsToInvestigate(user.tenantId),
@@ -55,7 +57,7 @@ export default async function ApprovalsPage({
       />
       <div className="title-row">
         <h1>Pending approvals</h1>
-        <QueueLive />
+        <QueueLive shownStamp={shown.stamp} />
       </div>
       <p className="muted">
         Each approval covers exactly the call shown and is re-checked against current data when you approve.

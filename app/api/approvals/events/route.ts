@@ -7,8 +7,8 @@ export const dynamic = "force-dynamic";
 const POLL_MS = 2000;
 
 /**
- * Server-sent events for the supervisors' queue: a "queue" event with the pending count whenever a request
- * arrives, is decided, expires or gets its first of two approvals. One indexed count per stream every two seconds.
+ * Server-sent events for the supervisors' queue: a "queue" event with the pending count and the queue's stamp
+ * whenever a request arrives, is decided, expires or gets its first of two approvals. One indexed count per stream every two seconds.
  */
 export async function GET(request: Request): Promise<Response> {
   const user = await currentUser();
@@ -23,7 +23,7 @@ export async function GET(request: Request): Promise<Response> {
         const { pending, stamp } = await queueStamp(user.tenantId);
         if (closed || stamp === last) return;
         last = stamp;
-        controller.enqueue(encoder.encode(`event: queue\ndata: ${JSON.stringify({ pending })}\n\n`));
+        controller.enqueue(encoder.encode(`event: queue\ndata: ${JSON.stringify({ pending, stamp })}\n\n`));
       };
       const safeCheck = () =>
         void check().catch((error) => logError("approvals.live-failed", error, { tenantId: user.tenantId }));
