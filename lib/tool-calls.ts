@@ -86,6 +86,8 @@ export async function waitForAgentToolCall(
       }
       const left = deadline - Date.now();
       if (left <= 0 || signal?.aborted) break;
+      // A notice that arrived during the read above found no sleeper to wake: look again instead of sleeping.
+      if (changed) continue;
       // A lapsing approval sends no notice: the waiter looks again the moment it lapses.
       const untilLapse = first.lapsesAt ? Math.max(0, first.lapsesAt.getTime() - Date.now()) + 5 : Infinity;
       await new Promise<void>((resolve) => {
