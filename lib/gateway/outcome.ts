@@ -56,15 +56,18 @@ export type Stage =
 export type Code = keyof typeof CODES;
 export const ALL_CODES = Object.keys(CODES) as Code[];
 
-export type ModelStatus =
-  | "ok"
-  | "invalid_arguments"
-  | "invalid_request"
-  | "not_found"
-  | "not_allowed"
-  | "needs_approval"
-  | "pending_confirmation"
-  | "unavailable";
+/** Every status the model can read; output schemas list exactly these. */
+export const MODEL_STATUSES = [
+  "ok",
+  "invalid_arguments",
+  "invalid_request",
+  "not_found",
+  "not_allowed",
+  "needs_approval",
+  "pending_confirmation",
+  "unavailable",
+] as const;
+export type ModelStatus = (typeof MODEL_STATUSES)[number];
 
 export interface Issue {
   path: string;

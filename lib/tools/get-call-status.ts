@@ -21,7 +21,7 @@ function shown(callId: string, current: Outcome): Record<string, unknown> {
 export const getCallStatus = defineCallsTool<z.infer<typeof GetCallStatusSchema>>({
   name: "get_call_status",
   description:
-    "Look up the current outcome of an earlier tool call of this conversation by its call_id, for example a refund that waits for a supervisor: needs_approval while it waits, then ok, not_allowed (with the supervisor's reason) or unavailable.",
+    "Look up the current outcome of an earlier tool call of this conversation by its call_id, for example a refund that waits for a supervisor: needs_approval while it waits, then ok, not_allowed (with the supervisor's reason) or unavailable; pending_confirmation means the payment provider has not confirmed a refund yet: it may have happened, so never propose it again, look later.",
   schema: GetCallStatusSchema,
   effect: "read",
   async readCalls({ client, args, conversationId }) {

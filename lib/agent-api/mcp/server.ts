@@ -3,7 +3,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthenticatedAgent } from "../../auth/api-keys";
 import type { ConversationFacts, TenantPolicy } from "../../gateway/types";
-import { modelProjection, type Outcome } from "../../gateway/outcome";
+import { MODEL_STATUSES, modelProjection, type Outcome } from "../../gateway/outcome";
 import { isPlainObject, parseJsonText, type RawProposal } from "../../gateway/parse";
 import { proposeCall } from "../propose";
 import { exposedTools, providerDefinition } from "../../tools/registry";
@@ -25,7 +25,7 @@ export const MCP_OUTPUT_SCHEMA = {
   properties: {
     status: {
       type: "string",
-      enum: ["ok", "invalid_arguments", "invalid_request", "not_found", "not_allowed", "needs_approval", "unavailable"],
+      enum: MODEL_STATUSES,
     },
     call_id: { type: "string" },
     result: {},
