@@ -13,7 +13,7 @@ interface Metrics {
   approvalDecisionLatency: client.Histogram<"status">;
   providerLatency: client.Histogram<"operation">;
   providerErrors: client.Counter<"operation" | "error">;
-  rateLimited: client.Counter;
+  rateLimited: client.Counter<"limit">;
   signInThrottled: client.Counter;
   gauges: Record<keyof DatabaseGauges, client.Gauge>;
   databaseUp: client.Gauge;
@@ -75,7 +75,8 @@ function create(): Metrics {
     }),
     rateLimited: new client.Counter({
       name: "toolgate_rate_limited_total",
-      help: "Calls refused by the rate stage",
+      help: "Requests refused by a rate limit: a call by the rate stage (limit=call), opening a conversation (limit=conversation_open)",
+      labelNames: ["limit"],
       registers: [registry],
     }),
     signInThrottled: new client.Counter({
@@ -127,7 +128,7 @@ export function countDecision(
   const m = metrics();
   m.decisions.inc({ tool, kind: outcome.kind, stage: outcome.stage, code: outcome.code });
   if (latencyMs !== undefined) m.gatewayLatency.observe({ tool }, latencyMs / 1000);
-  if (outcome.code === "rate.limited") m.rateLimited.inc();
+  if (outcome.code === "rate.limited") m.rateLimited.inc({ limit: "call" });
 }
 
 export function observeApprovalDecision(status: string, requestedAt: Date): void {
@@ -165,6 +166,11 @@ export function startProviderRequest(
       traced.end();
     }
   };
+}
+
+/** One conversation an API key may not open this minute. */
+export function countConversationOpenLimited(): void {
+  metrics().rateLimited.inc({ limit: "conversation_open" });
 }
 
 /** For the sign-in throttle: one refused attempt. */

@@ -1,10 +1,12 @@
+import { NextRequest } from "next/server";
 import { afterEach, describe, expect, it } from "vitest";
 import { GET as metricsRoute } from "@/app/api/metrics/route";
 import { approveRequest } from "@/lib/approvals/decide";
 import { db } from "@/lib/db";
-import { countSignInThrottled, metricsText } from "@/lib/metrics";
+import { POST as authRoute } from "@/app/api/auth/[...nextauth]/route";
+import { metricsText } from "@/lib/metrics";
 import { httpPaymentProvider } from "@/lib/payments/provider";
-import { conversationFor, newCallKey, propose } from "./support/api";
+import { conversationFor, newCallKey, openConversation, propose } from "./support/api";
 import { createWorld } from "./support/world";
 
 // GET /api/metrics through its route handler: the counters the gateway, the approvals, the provider client and
@@ -90,7 +92,7 @@ describe("GET /api/metrics", () => {
     expect(delta("toolgate_decisions_total", issued)).toBe(2);
     expect(delta("toolgate_decisions_total", invalid)).toBe(1);
     expect(delta("toolgate_decisions_total", limited)).toBe(1);
-    expect(delta("toolgate_rate_limited_total")).toBe(1);
+    expect(delta("toolgate_rate_limited_total", { limit: "call" })).toBe(1);
     expect(delta("toolgate_gateway_duration_seconds_count", { tool: "issue_refund" })).toBe(3);
     expect(delta("toolgate_gateway_duration_seconds_count", { tool: "(unknown)" })).toBe(1);
     expect(delta("toolgate_gateway_duration_seconds_sum", { tool: "issue_refund" })).toBeGreaterThan(0);
@@ -132,20 +134,37 @@ describe("GET /api/metrics", () => {
     ).toBe(1);
   });
 
-  it("counts provider errors by kind and sign-in throttle rejections", async () => {
+  it("counts provider errors by kind, sign-in throttle rejections and conversations a key may not open", async () => {
+    const world = await createWorld({ rateOpenPerMin: 1 });
     const before = (await scrape()).text;
     const down = httpPaymentProvider({ url: "http://127.0.0.1:1", secret: "s", attempts: 2, backoffMs: 1 });
     expect((await down.refund("k", { order_id: "o", amount_cents: 1, currency: "USD", reason: "damaged" })).kind).toBe(
       "uncertain",
     );
     expect((await down.lookup("k")).kind).toBe("uncertain");
-    countSignInThrottled();
+    // An account locked by earlier wrong passwords: the sign-in route refuses the next attempt before any check.
+    const email = `nobody-${world.tenantId}@acme.test`;
+    await db.signInThrottle.create({
+      data: { key: `account:${email}`, failures: 4, lockedUntil: new Date(Date.now() + 60_000) },
+    });
+    const refused = await authRoute(
+      new NextRequest("http://127.0.0.1:3000/api/auth/callback/credentials", {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ email, password: "wrong", json: "true" }),
+      }),
+      { params: Promise.resolve({ nextauth: ["callback", "credentials"] }) },
+    );
+    expect(refused.status).toBe(429);
+    expect((await openConversation(world.keys.agent, { customer_id: world.customers.ana })).status).toBe(201);
+    expect((await openConversation(world.keys.agent, { customer_id: world.customers.ana })).status).toBe(429);
     const after = (await scrape()).text;
     const delta = (name: string, labels: Record<string, string> = {}) =>
       sample(after, name, labels) - sample(before, name, labels);
     expect(delta("toolgate_provider_errors_total", { operation: "refund", error: "transport" })).toBe(2);
     expect(delta("toolgate_provider_errors_total", { operation: "lookup", error: "transport" })).toBe(1);
     expect(delta("toolgate_signin_throttled_total")).toBe(1);
+    expect(delta("toolgate_rate_limited_total", { limit: "conversation_open" })).toBe(1);
   });
 
   it("reads the approval queue, outbox and unknown refunds from the database at scrape time", async () => {

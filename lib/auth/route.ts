@@ -2,6 +2,7 @@ import "server-only";
 import NextAuth from "next-auth";
 import { errorResponse } from "../agent-api/http";
 import { db } from "../db";
+import { countSignInThrottled } from "../metrics";
 import { clientAddress } from "../security/request";
 import { authOptions, CredentialsSchema } from "./auth";
 import { sessionCookieName } from "./auth.config";
@@ -37,6 +38,7 @@ async function throttledSignIn(request: Request, context: unknown): Promise<Resp
   const attempt = await beginAttempt(keys);
   if (attempt.locked?.length) await auditLocks(keys, attempt.locked);
   if (!attempt.allowed) {
+    countSignInThrottled();
     const seconds = attempt.retryAfterSeconds;
     // next-auth's client reads `url` and its `error` parameter; the login form shows when to try again.
     const url = new URL(`/login?error=throttled:${seconds}`, request.url).toString();

@@ -2,11 +2,13 @@ import { errorResponse, withAgent } from "@/lib/agent-api/http";
 import { openConversation, OpenConversationSchema } from "@/lib/conversations";
 import { sql } from "@/lib/db";
 import { countConversationOpen } from "@/lib/gateway/rate";
+import { countConversationOpenLimited } from "@/lib/metrics";
 
 export async function POST(request: Request): Promise<Response> {
   return withAgent(request, async (agent) => {
     const rate = await countConversationOpen(sql, agent);
     if (!rate.ok) {
+      countConversationOpenLimited();
       return errorResponse(429, "rate.limited", "this key opened too many conversations this minute", {
         "Retry-After": String(rate.retryAfterSeconds),
       });
