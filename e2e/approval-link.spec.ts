@@ -70,7 +70,7 @@ for (const viewport of VIEWPORTS) {
         `80.00 USD refund on ${order} for ana@example.test`,
       );
       await page.getByRole("button", { name: "Confirm approval" }).click();
-      await expect(page.getByTestId("link-result")).toHaveText(`80.00 USD refund on ${order} approved: refund.issued.`);
+      await expect(page.getByTestId("link-result")).toHaveText(`80.00 USD refund on ${order} approved; refund issued.`);
       await expect(page.getByTestId("link-status")).toContainText(
         "Already approved by Sue Supervisor (supervisor@acme.test)",
       );
@@ -174,7 +174,7 @@ test("from the link, approving more than the step-up amount asks for the passwor
   await expect(page.getByTestId("link-result")).toHaveText("That password is not right.");
   await page.getByLabel("Your password, to confirm it is you").fill("toolgate-demo");
   await page.getByRole("button", { name: "Confirm approval" }).click();
-  await expect(page.getByTestId("link-result")).toHaveText(`120.00 USD refund on ${order} approved: refund.issued.`);
+  await expect(page.getByTestId("link-result")).toHaveText(`120.00 USD refund on ${order} approved; refund issued.`);
   expect(await refundsOf(order)).toEqual({ count: 1, refunded: 12000 });
   expect(await linkState(held.approval!.id)).toEqual({ status: "approved", used: 1 });
   const { rows } = await database().query<{ stepUpMethod: string }>(

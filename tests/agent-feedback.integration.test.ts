@@ -120,7 +120,9 @@ describe("reasons reach the agent", () => {
     expect(call.json.code).toBe("amount.exceeds-refundable");
     expect(call.json.model).toEqual({
       status: "not_allowed",
-      reason: expect.stringContaining("refundable is now 5000, request was 8000"),
+      reason: expect.stringContaining(
+        "only 50.00 USD (5000 cents) is refundable now, the request was for 80.00 USD (8000 cents)",
+      ),
     });
   });
 

@@ -208,7 +208,9 @@ describe("approving", () => {
     const result = await expectNoEffect(world, () => approveRequest(supervisor(world), approvalId));
     expect(result).toMatchObject({ ok: false, code: "approval.recheck-failed" });
     if (result.ok) throw new Error("unreachable");
-    expect(result.message).toContain("refundable is now 1000, request was 8000");
+    expect(result.message).toContain(
+      "only 10.00 USD (1000 cents) is refundable now, the request was for 80.00 USD (8000 cents)",
+    );
     expect((await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).status).toBe("failed");
     expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({ code: "amount.exceeds-refundable" });
   });

@@ -4,6 +4,17 @@ import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { decideFromLinkAction } from "@/lib/approvals/link-actions";
 import { proveStepUp } from "./step-up-proof";
+import type { DecisionResult } from "@/lib/approvals/decide";
+import { outcomeTitle } from "@/lib/calls/words";
+
+/** What happened, in words: "80.00 USD refund on ord_1004 approved; refund issued." */
+function decidedText(summary: string, result: Extract<DecisionResult, { ok: true }>): string {
+  if (result.status === "partial")
+    return `${summary}: your approval is recorded; a second supervisor must approve it too.`;
+  if (result.status === "denied") return `${summary} denied.`;
+  const done = outcomeTitle(result.outcome.code);
+  return `${summary} approved${done ? `; ${done.toLowerCase()}` : ""}.`;
+}
 
 /**
  * Approve or deny the one request behind an email link. Approving confirms first, restating what moves and
@@ -59,10 +70,7 @@ export function LinkDecisionForm({
         return;
       }
       if (result.ok) {
-        setMessage({
-          ok: true,
-          text: `${summary} ${result.status === "approved" ? `approved: ${result.outcome.code}` : "denied"}.`,
-        });
+        setMessage({ ok: true, text: decidedText(summary, result) });
       } else {
         setMessage({ ok: false, text: result.message });
       }

@@ -389,7 +389,8 @@ export function explainRecheck(failed: Outcome, order: OrderFacts | null, reques
     case "amount.exceeds-refundable": {
       if (!order) return "the amount exceeds what is refundable now; nothing was executed";
       const refundable = order.totalCents - order.refundedCents;
-      return `refundable is now ${refundable}, request was ${requestedCents} (${formatMoney(refundable, order.currency)} vs ${formatMoney(requestedCents, order.currency)}); nothing was executed`;
+      const money = (cents: number) => `${formatMoney(cents, order.currency)} (${cents} cents)`;
+      return `only ${money(refundable)} is refundable now, the request was for ${money(requestedCents)}; nothing was executed`;
     }
     case "order.not-delivered":
       return `the order is now ${order?.status ?? "not delivered"}; nothing was executed`;

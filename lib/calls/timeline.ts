@@ -1,5 +1,6 @@
 import "server-only";
 import { db } from "../db";
+import { outcomeTitle } from "./words";
 
 export interface TimelineCall {
   id: string;
@@ -63,24 +64,11 @@ interface RefundRow {
   settledAt: Date | null;
 }
 
-const TITLES: Record<string, string> = {
-  "approval.required": "Held for a supervisor's approval",
-  "approval.denied": "Denied",
-  "approval.expired": "Expired before anyone decided",
-  "approval.withdrawn": "Withdrawn by the agent before anyone decided",
-  "refund.outcome-unknown": "Refund reserved and sent to the payment provider",
-  "refund.issued": "Refund issued",
-  "address.updated": "Shipping address updated",
-  "email.queued": "Status email queued",
-  "order.read": "Order read",
-  "host.error": "Failed on the host's side",
-};
-
 function decisionTitle(row: DecisionRow): string {
   if (row.actor && row.code === "approval.denied") return "Denied";
-  if (row.actor) return `Approved; ${(TITLES[row.code] ?? row.code).toLowerCase()}`;
+  if (row.actor) return `Approved; ${(outcomeTitle(row.code) ?? row.code).toLowerCase()}`;
   if (row.replayed) return `Replayed the stored outcome (${row.code})`;
-  return TITLES[row.code] ?? `${row.kind.replace("_", " ")} at ${row.stage}`;
+  return outcomeTitle(row.code) ?? `${row.kind.replace("_", " ")} at ${row.stage}`;
 }
 
 /**

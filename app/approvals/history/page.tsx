@@ -4,6 +4,7 @@ import { TimeAgo } from "@/components/ui/time-ago";
 import { callSummary, formatDuration } from "@/components/ui/words";
 import { decisionHistory, HISTORY_OUTCOMES, HistoryFilterSchema, historyPeople } from "@/lib/approvals/history";
 import { requireRole } from "@/lib/auth/guards";
+import { outcomeTitle } from "@/lib/calls/words";
 
 export const dynamic = "force-dynamic";
 
@@ -126,10 +127,10 @@ export default async function ApprovalHistoryPage({ searchParams }: { searchPara
                   </div>
                 </td>
                 <td data-label="Outcome">
-                  <span data-testid="history-status">{item.status}</span>
+                  <span data-testid="history-status">{OUTCOME_WORDS[item.status] ?? item.status}</span>
                   {item.resultCode && (
-                    <div>
-                      <code className="muted">{item.resultCode}</code>
+                    <div className="muted">
+                      {outcomeTitle(item.resultCode)} <code>{item.resultCode}</code>
                     </div>
                   )}
                 </td>

@@ -8,6 +8,7 @@ import { requireRole } from "@/lib/auth/guards";
 import { conversationCalls } from "@/lib/conversations";
 import type { Outcome } from "@/lib/gateway/outcome";
 import { formatMoney } from "@/lib/money";
+import { outcomeTitle } from "@/lib/calls/words";
 
 export const dynamic = "force-dynamic";
 
@@ -67,8 +68,9 @@ export default async function ConversationPage({ params }: { params: Promise<{ i
                     </Link>
                   </td>
                   <td data-label="Outcome">
+                    {outcomeTitle(call.code) && <div>{outcomeTitle(call.code)}</div>}
                     <span className={`kind-${call.kind}`} data-testid="call-kind">
-                      {call.kind}
+                      {call.kind.replace("_", " ")}
                     </span>{" "}
                     <code data-testid="call-code">{call.code}</code>
                     {outcome.reason && (

@@ -5,6 +5,7 @@ import { argumentWords, callSummary } from "@/components/ui/words";
 import { openApprovalLink } from "@/lib/approvals/links";
 import { requireRole } from "@/lib/auth/guards";
 import { formatMoney } from "@/lib/money";
+import { outcomeTitle } from "@/lib/calls/words";
 
 export const dynamic = "force-dynamic";
 // The token is in this page's address: never send it on to another site.
@@ -84,7 +85,8 @@ export default async function ApprovalLinkPage({ params }: { params: Promise<{ t
               <TimeAgo iso={request.decidedAt.toISOString()} />
             </>
           ) : null}
-          {request.resultCode ? ` (${request.resultCode})` : ""}. Nothing more can be decided here.
+          {request.resultCode ? `: ${(outcomeTitle(request.resultCode) ?? request.resultCode).toLowerCase()}` : ""}.
+          Nothing more can be decided here.
         </p>
       ) : view.message ? (
         <p className="notice" role="alert" data-testid="link-problem">
