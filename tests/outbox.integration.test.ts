@@ -107,9 +107,15 @@ describe("notifications for a new approval request", () => {
     const supervisor = await db.user.findUniqueOrThrow({ where: { id: world.users.supervisor } });
     const mails = externals.sink.messages.slice(before).filter((message) => message.to.includes(supervisor.email));
     expect(mails).toHaveLength(2);
-    const refundMail = mails.find((message) => message.raw.includes("issue_refund"))!;
-    expect(refundMail.raw).toContain(`Subject: Approval needed: issue_refund 80.00 USD on ${world.orders.o1004}`);
-    expect(refundMail.raw).toContain(`Expires: ${refund.json.approval!.expires_at}`);
+    const refundMail = mails.find((message) => message.raw.includes("refund on"))!;
+    // The body as the reader sees it: quoted-printable soft breaks and escapes undone.
+    const text = refundMail.raw
+      .replace(/=\r?\n/g, "")
+      .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    expect(text).toContain(`Subject: Approval needed: 80.00 USD refund on ${world.orders.o1004}`);
+    expect(text).toContain(`80.00 USD refund on ${world.orders.o1004} for ana-`);
+    expect(text).toContain("Held because 80.00 USD is above the 50.00 USD limit for refunds without approval.");
+    expect(text).toContain(`UTC (${refund.json.approval!.expires_at})`);
     expect(mails.map((message) => message.raw).join("\n")).not.toContain("IGNORE ALL RULES");
     const otherTenant = await db.user.findUniqueOrThrow({ where: { id: world.users.otherSupervisor } });
     expect(externals.sink.messages.some((message) => message.to.includes(otherTenant.email))).toBe(false);

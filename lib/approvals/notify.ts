@@ -3,6 +3,11 @@ import { queueMessages, type QueuedMessage } from "../outbox";
 import { formatMoney } from "../money";
 import type { ApprovalPreview } from "../gateway/approval";
 import { createApprovalLinks } from "./links";
+import { heldText, requestPhrase } from "./words";
+
+/** "3 Dec 2026, 15:20 UTC": a time a person reads in a mail, where nothing converts it for them. */
+const utcWords = (at: Date) =>
+  `${new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }).format(at)} UTC`;
 
 /**
  * Tells the tenant's supervisors that a request is waiting, through the outbox in the same transaction that
@@ -17,14 +22,21 @@ export async function notifyApprovalRequested(
   const { preview } = approval;
   const amount = formatMoney(preview.impact.amount_cents, preview.impact.currency);
   const [tenant] = await client.$queryRaw<
-    { webhookUrl: string | null; supervisors: { id: string; email: string }[] }[]
+    { webhookUrl: string | null; customerEmail: string | null; supervisors: { id: string; email: string }[] }[]
   >`
     SELECT t."webhookUrl",
+           (SELECT cu."email" FROM "Customer" cu WHERE cu."id" = ${preview.customer_id} AND cu."tenantId" = t."id") AS "customerEmail",
            COALESCE((SELECT json_agg(json_build_object('id', u."id", 'email', u."email") ORDER BY u."email") FROM "User" u
                      WHERE u."tenantId" = t."id" AND u."role" = 'SUPERVISOR' AND u."active"), '[]'::json) AS "supervisors"
     FROM "Tenant" t WHERE t."id" = ${approval.tenantId}`;
   if (!tenant) throw new Error(`tenant ${approval.tenantId} vanished during a call`);
-  const subject = `Approval needed: ${preview.tool} ${amount} on ${preview.order.order_id}`;
+  const what = requestPhrase({
+    toolName: preview.tool,
+    orderId: preview.order.order_id,
+    amountCents: preview.impact.amount_cents,
+    currency: preview.impact.currency,
+  });
+  const subject = `Approval needed: ${what}`;
   const links = await createApprovalLinks(
     client,
     approval,
@@ -32,12 +44,12 @@ export async function notifyApprovalRequested(
   );
   const body = (link: string) =>
     [
-      `A call is waiting for your approval.`,
+      `An agent's call waits for your approval: ${what}${tenant.customerEmail ? ` for ${tenant.customerEmail}` : ""}.`,
       ``,
-      `Tool: ${preview.tool}`,
+      ...preview.held.map((reason) => `Held because ${heldText(reason, preview.impact.currency)}.`),
       `Amount: ${amount}`,
-      `Order: ${preview.order.order_id} (${preview.order.status}, refundable ${formatMoney(preview.order.refundable_cents, preview.order.currency)})`,
-      `Expires: ${approval.expiresAt.toISOString()}`,
+      `Order: ${preview.order.order_id}, ${preview.order.status}, ${formatMoney(preview.order.refundable_cents, preview.order.currency)} still refundable`,
+      `Decide before: ${utcWords(approval.expiresAt)} (${approval.expiresAt.toISOString()})`,
       `Request: ${approval.id}`,
       ``,
       `Review and decide (sign-in required; this link works once, until the request expires):`,
