@@ -5,6 +5,7 @@ import { CALLS_CHANNEL } from "./gateway/record";
 import { newId } from "./ids";
 import { logError } from "./log";
 import { env } from "./env";
+import type { ConversationWaiter, Looked } from "./tools/types";
 
 type Listener = () => void;
 
@@ -105,3 +106,57 @@ export async function watchConversation(conversationId: string, ttlMs = WATCH_TT
 export async function pruneLiveWatches(): Promise<number> {
   return (await db.liveWatch.deleteMany({ where: { expiresAt: { lt: new Date() } } })).count;
 }
+
+// Only when this process has no LISTEN connection: then a waiter looks this often instead of being told.
+const FALLBACK_POLL_MS = 2000;
+
+/**
+ * The one waiter of the app (a held call's `?wait=N`, `get_call_status` with `wait_seconds`): it holds a watch on
+ * the conversation, so writers NOTIFY it, and looks once per notice, not by polling; a change that sends no notice
+ * is looked at when the last look said it happens (`wakeAt`).
+ */
+export const waitForConversation: ConversationWaiter = async <T>(
+  conversationId: string,
+  seconds: number,
+  look: () => Promise<Looked<T>>,
+  signal?: AbortSignal,
+): Promise<T> => {
+  const deadline = Date.now() + seconds * 1000;
+  let wake = () => {};
+  let changed = false;
+  const unsubscribe = subscribe(conversationId, () => {
+    changed = true;
+    wake();
+  });
+  const watch = await watchConversation(conversationId, seconds * 1000 + 15_000);
+  const pushed = await listening();
+  try {
+    // The first look comes after the watch and LISTEN are in place: a change before it is seen by this look.
+    let last = await look();
+    for (;;) {
+      if (last.done) return last.value;
+      const left = deadline - Date.now();
+      if (left <= 0 || signal?.aborted) return last.value;
+      // A notice that arrived during the look found no sleeper to wake: look again instead of sleeping.
+      if (!changed) {
+        const untilWake = last.wakeAt ? Math.max(0, last.wakeAt.getTime() - Date.now()) + 5 : Infinity;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, Math.min(left, untilWake, pushed ? Infinity : FALLBACK_POLL_MS));
+          function done() {
+            clearTimeout(timer);
+            signal?.removeEventListener("abort", done);
+            resolve();
+          }
+          wake = done;
+          signal?.addEventListener("abort", done);
+        });
+        wake = () => {};
+      }
+      changed = false;
+      last = await look();
+    }
+  } finally {
+    unsubscribe();
+    await watch.end().catch((error) => logError("live.watch-failed", error, { conversationId }));
+  }
+};

@@ -1,8 +1,7 @@
 import "server-only";
 import { db } from "./db";
-import { outcome, type Outcome } from "./gateway/outcome";
-import { listening, subscribe, watchConversation } from "./live";
-import { logError } from "./log";
+import { isFinal, outcome, type Outcome } from "./gateway/outcome";
+import { waitForConversation } from "./live";
 import { isWellFormedId } from "./security/input";
 
 export const MAX_WAIT_SECONDS = 60;
@@ -48,16 +47,9 @@ export async function findAgentToolCall(agent: AgentRef, id: string): Promise<Fo
   };
 }
 
-/** Decided: no longer waiting for a supervisor, nor for the outside system an approved effect went to. */
-const decided = (o: Outcome) => o.kind !== "pending_approval" && o.code !== "refund.outcome-unknown";
-
-// Only when this process has no LISTEN connection: then a waiter looks this often instead of being told.
-const FALLBACK_POLL_MS = 2000;
-
 /**
  * `findAgentToolCall`, but an undecided call is answered as soon as it is decided, or after `waitSeconds` with its
- * outcome then. The waiter is told by the conversation's NOTIFY (it holds a watch, so writers notify it), not by
- * polling the database; one read per notice of its own conversation.
+ * outcome then (lib/live.ts waits: told by the conversation's NOTIFY, not by polling the database).
  */
 export async function waitForAgentToolCall(
   agent: AgentRef,
@@ -66,46 +58,14 @@ export async function waitForAgentToolCall(
   signal?: AbortSignal,
 ): Promise<FoundCall | null> {
   const first = await findAgentToolCall(agent, id);
-  if (!first || decided(first.outcome) || waitSeconds <= 0) return first;
-
-  const deadline = Date.now() + waitSeconds * 1000;
-  let wake = () => {};
-  let changed = true;
-  const unsubscribe = subscribe(first.conversationId, () => {
-    changed = true;
-    wake();
-  });
-  const watch = await watchConversation(first.conversationId, waitSeconds * 1000 + 15_000);
-  const pushed = await listening();
-  try {
-    for (;;) {
-      if (changed) {
-        changed = false;
-        const current = await findAgentToolCall(agent, id);
-        if (!current || decided(current.outcome)) return current;
-      }
-      const left = deadline - Date.now();
-      if (left <= 0 || signal?.aborted) break;
-      // A notice that arrived during the read above found no sleeper to wake: look again instead of sleeping.
-      if (changed) continue;
-      // A lapsing approval sends no notice: the waiter looks again the moment it lapses.
-      const untilLapse = first.lapsesAt ? Math.max(0, first.lapsesAt.getTime() - Date.now()) + 5 : Infinity;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(left, untilLapse, pushed ? Infinity : FALLBACK_POLL_MS));
-        const done = () => {
-          clearTimeout(timer);
-          signal?.removeEventListener("abort", done);
-          resolve();
-        };
-        wake = done;
-        signal?.addEventListener("abort", done);
-      });
-      wake = () => {};
-      if (!pushed || (first.lapsesAt && Date.now() >= first.lapsesAt.getTime())) changed = true;
-    }
-    return await findAgentToolCall(agent, id);
-  } finally {
-    unsubscribe();
-    await watch.end().catch((error) => logError("live.watch-failed", error, { conversationId: first.conversationId }));
-  }
+  if (!first || isFinal(first.outcome) || waitSeconds <= 0) return first;
+  return waitForConversation(
+    first.conversationId,
+    waitSeconds,
+    async () => {
+      const current = await findAgentToolCall(agent, id);
+      return { done: !current || isFinal(current.outcome), value: current, wakeAt: current?.lapsesAt };
+    },
+    signal,
+  );
 }

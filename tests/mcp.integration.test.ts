@@ -168,4 +168,48 @@ describe("an MCP client that sends nothing but its API key", () => {
     expect(await db.refund.count({ where: { orderId: own.orders.o1004 } })).toBe(0);
     await client.close();
   });
+
+  it("waits for a held call with get_call_status's wait_seconds and hears the decision the moment it is made", async () => {
+    const own = await createWorld();
+    const conversation = await conversationFor(own.keys.agent, { customer_id: own.customers.ana });
+    const client = await connectMcp(BASE, own.keys.agent, conversation, routeFetch);
+    await client.listTools();
+    const held = await client.callTool({ name: "issue_refund", arguments: refund(own.orders.o1004, 8000) });
+    const { call_id: callId } = held.structuredContent as { call_id: string };
+
+    // Nothing decides: the wait ends when asked, with the call still waiting.
+    let started = Date.now();
+    const still = await client.callTool({ name: "get_call_status", arguments: { call_id: callId, wait_seconds: 1 } });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(still.structuredContent).toMatchObject({ result: { call_id: callId, status: "needs_approval" } });
+
+    const waiting = client
+      .callTool({ name: "get_call_status", arguments: { call_id: callId, wait_seconds: 20 } })
+      .then((result) => ({ result, at: Date.now() }));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const request = await db.approvalRequest.findFirstOrThrow({ where: { originCallId: callId } });
+    await denyRequest(
+      { userId: own.users.supervisor, tenantId: own.tenantId, role: "SUPERVISOR" },
+      request.id,
+      "Refund exceeds what we owe.",
+    );
+    const decidedAt = Date.now();
+    const { result, at } = await waiting;
+    expect(at - decidedAt).toBeLessThan(1000);
+    expect(result.structuredContent).toMatchObject({
+      status: "ok",
+      result: { call_id: callId, status: "not_allowed", reason: "Refund exceeds what we owe." },
+    });
+
+    // A decided call answers at once, and a wait the schema does not allow is refused before any waiting.
+    started = Date.now();
+    await client.callTool({ name: "get_call_status", arguments: { call_id: callId, wait_seconds: 30 } });
+    expect(Date.now() - started).toBeLessThan(1000);
+    const tooLong = await client.callTool({
+      name: "get_call_status",
+      arguments: { call_id: callId, wait_seconds: 31 },
+    });
+    expect(tooLong.structuredContent).toMatchObject({ status: "invalid_arguments", paths: ["wait_seconds"] });
+    await client.close();
+  });
 });

@@ -1,9 +1,11 @@
 import { notifyApprovalRequested } from "../approvals/notify";
+import { waitForConversation } from "../live";
 import { proposeToolCall, type CallResult, type GatewayPorts, type Proposal } from "../gateway/pipeline";
 
 // Where the features meet the gateway: every entry (the HTTP API, a batch, MCP, the browser console) proposes a
-// call through here, so each held call notifies the tenant's supervisors the same way.
-const PORTS: GatewayPorts = { notifyApprovalRequested };
+// call through here, so each held call notifies the tenant's supervisors the same way, and a read of the
+// conversation's calls can wait for them to change.
+const PORTS: GatewayPorts = { notifyApprovalRequested, waitForChange: waitForConversation };
 
 export function proposeCall(proposal: Proposal): Promise<CallResult> {
   return proposeToolCall(proposal, PORTS);

@@ -56,6 +56,9 @@ export type Stage =
 export type Code = keyof typeof CODES;
 export const ALL_CODES = Object.keys(CODES) as Code[];
 
+/** No longer waiting: neither for a supervisor nor for the outside system an approved effect went to. */
+export const isFinal = (o: Outcome) => o.kind !== "pending_approval" && o.code !== "refund.outcome-unknown";
+
 /** Every status the model can read; output schemas list exactly these. */
 export const MODEL_STATUSES = [
   "ok",

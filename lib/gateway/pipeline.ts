@@ -4,7 +4,7 @@ import { newId } from "../ids";
 import { logError, withLogContext } from "../log";
 import { countDecision } from "../metrics";
 import { span } from "../tracing";
-import { readsCalls, type AnyTool, type ToolDefinition } from "../tools/types";
+import { readsCalls, type AnyTool, type ConversationWaiter, type ToolDefinition } from "../tools/types";
 import { checkAllowlist } from "./allowlist";
 import { requestApproval, type ApprovalNotifier } from "./approval";
 import { loadContext } from "./context";
@@ -39,6 +39,8 @@ export interface Proposal {
 /** What the gateway hands out to the features above it, provided by whoever proposes the call. */
 export interface GatewayPorts {
   notifyApprovalRequested: ApprovalNotifier;
+  /** Lets a read of the conversation's calls wait for them to change (`get_call_status` with `wait_seconds`). */
+  waitForChange?: ConversationWaiter;
 }
 
 export interface CallResult {
@@ -179,7 +181,12 @@ async function checkAgainstData(
   const { tool: anyTool } = validCall;
   // A read of the conversation's own calls answers in place of the order stages; it is recorded like any call.
   if (readsCalls(anyTool)) {
-    const read = await anyTool.readCalls({ client, args: validCall.args, conversationId: proposal.conversation.id });
+    const read = await anyTool.readCalls({
+      client,
+      args: validCall.args,
+      conversationId: proposal.conversation.id,
+      waitForChange: ports.waitForChange,
+    });
     await recordEarly(
       {
         id,

@@ -1,12 +1,26 @@
 import { z } from "zod";
-import { modelProjection, outcome, type Outcome } from "../gateway/outcome";
+import { isFinal, modelProjection, outcome, type Outcome } from "../gateway/outcome";
 import { defineCallsTool } from "./types";
+
+/** Below the usual 60-second request timeout of MCP clients, so a waiting call never looks like a dead server. */
+export const MAX_STATUS_WAIT_SECONDS = 30;
 
 const GetCallStatusSchema = z.strictObject({
   call_id: z
     .string()
     .regex(/^call_[A-Za-z0-9_-]{1,64}$/)
     .describe("The call_id an earlier tool call of this conversation came back with"),
+  wait_seconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_STATUS_WAIT_SECONDS)
+    // Required and nullable in the model's schema (OpenAI's strict mode wants every property), absent means null.
+    .nullable()
+    .default(null)
+    .describe(
+      `Wait up to this many seconds (at most ${MAX_STATUS_WAIT_SECONDS}) for a call that still waits to be decided; the answer comes the moment it is, so there is no need to ask again and again`,
+    ),
 });
 
 /** The later outcome of a held call, as the model may see it: the projection with the call's id (and expiry while held). */
@@ -21,18 +35,28 @@ function shown(callId: string, current: Outcome): Record<string, unknown> {
 export const getCallStatus = defineCallsTool<z.infer<typeof GetCallStatusSchema>>({
   name: "get_call_status",
   description:
-    "Look up the current outcome of an earlier tool call of this conversation by its call_id, for example a refund that waits for a supervisor: needs_approval while it waits, then ok, not_allowed (with the supervisor's reason) or unavailable; pending_confirmation means the payment provider has not confirmed a refund yet: it may have happened, so never propose it again, look later.",
+    "Look up the current outcome of an earlier tool call of this conversation by its call_id, for example a refund that waits for a supervisor: needs_approval while it waits, then ok, not_allowed (with the supervisor's reason) or unavailable; pending_confirmation means the payment provider has not confirmed a refund yet: it may have happened, so never propose it again, look later. With wait_seconds it answers as soon as the call is decided.",
   schema: GetCallStatusSchema,
   effect: "read",
-  async readCalls({ client, args, conversationId }) {
-    const [call] = await client.$queryRaw<{ id: string; outcome: Outcome; lapsed: boolean }[]>`
-      SELECT c."id", c."outcome", (a."status" = 'pending' AND a."expiresAt" <= now()) IS TRUE AS "lapsed"
-      FROM "ToolCall" c LEFT JOIN "ApprovalRequest" a ON a."id" = c."approvalId"
-      WHERE c."id" = ${args.call_id} AND c."conversationId" = ${conversationId}`;
-    if (!call) return outcome("call.not-found");
-    // A request past its expiry can never execute; the expiry job records it, a read only says so.
-    const current =
-      call.lapsed && call.outcome.kind === "pending_approval" ? outcome("approval.expired") : call.outcome;
-    return outcome("call.read", { result: shown(call.id, current) });
+  async readCalls({ client, args, conversationId, waitForChange }) {
+    const look = async () => {
+      const [call] = await client.$queryRaw<{ id: string; outcome: Outcome; lapsed: boolean; lapsesAt: Date | null }[]>`
+        SELECT c."id", c."outcome", (a."status" = 'pending' AND a."expiresAt" <= now()) IS TRUE AS "lapsed",
+               CASE WHEN a."status" = 'pending' THEN a."expiresAt" END AS "lapsesAt"
+        FROM "ToolCall" c LEFT JOIN "ApprovalRequest" a ON a."id" = c."approvalId"
+        WHERE c."id" = ${args.call_id} AND c."conversationId" = ${conversationId}`;
+      if (!call) return { done: true, value: outcome("call.not-found") };
+      // A request past its expiry can never execute; the expiry job records it, a read only says so.
+      const current =
+        call.lapsed && call.outcome.kind === "pending_approval" ? outcome("approval.expired") : call.outcome;
+      return {
+        done: isFinal(current),
+        value: outcome("call.read", { result: shown(call.id, current) }),
+        wakeAt: call.lapsesAt,
+      };
+    };
+    const seconds = args.wait_seconds ?? 0;
+    if (seconds === 0 || !waitForChange) return (await look()).value;
+    return waitForChange(conversationId, seconds, look);
   },
 });

@@ -73,10 +73,31 @@ export interface ToolDefinition<A = Record<string, unknown>> extends ToolFace<A>
   external?: { pendingCode: Code; complete(callId: string): Promise<Outcome> };
 }
 
+/** One look at what a waiter waits for: whether it is over, what to answer, and when to look again unprompted. */
+export interface Looked<T> {
+  done: boolean;
+  value: T;
+  /** A change that sends no notice (an approval lapsing) happens then. */
+  wakeAt?: Date | null;
+}
+
+/**
+ * Looks again whenever the conversation's calls change until a look says done or `seconds` pass, and answers the
+ * last look. Handed in by whoever proposes the call (lib/agent-api/propose.ts); the gateway only passes it on.
+ */
+export type ConversationWaiter = <T>(
+  conversationId: string,
+  seconds: number,
+  look: () => Promise<Looked<T>>,
+  signal?: AbortSignal,
+) => Promise<T>;
+
 export interface CallsContext<A> {
   client: Sql;
   args: A;
   conversationId: string;
+  /** Present when the caller can wait for the conversation to change. */
+  waitForChange?: ConversationWaiter;
 }
 
 /**
