@@ -116,22 +116,15 @@ describe("the MCP SDK client with one fixed header", () => {
       expires_at: expect.any(String),
     });
 
-    const waiting = fetch(`${instance.url}/api/v1/tool-calls/${callId}?wait=30`, {
-      headers: { authorization: `Bearer ${own.keys.agent}` },
-    });
+    // The client waits over MCP itself: get_call_status answers the moment the supervisor decides.
+    const waiting = client.callTool({ name: "get_call_status", arguments: { call_id: callId, wait_seconds: 30 } });
     await new Promise((resolve) => setTimeout(resolve, 500));
     await denyRequest(
       { userId: own.users.supervisor, tenantId: own.tenantId, role: "SUPERVISOR" },
       (await heldRequest(callId)).id,
       "We already sent a replacement.",
     );
-    const decided = (await (await waiting).json()) as { code: string; model: unknown };
-    expect(decided).toMatchObject({
-      code: "approval.denied",
-      model: { status: "not_allowed", reason: "We already sent a replacement." },
-    });
-    const status = await client.callTool({ name: "get_call_status", arguments: { call_id: callId } });
-    expect(status.structuredContent).toMatchObject({
+    expect((await waiting).structuredContent).toMatchObject({
       status: "ok",
       result: { status: "not_allowed", reason: "We already sent a replacement." },
     });
@@ -140,13 +133,9 @@ describe("the MCP SDK client with one fixed header", () => {
   });
 });
 
-/** A model that plays its part from a script: refund, then (held) wait and ask for the outcome, then answer. */
+/** A model that plays its part from a script: refund, then (held) wait for the outcome through the tool, then answer. */
 class ScriptedModel implements Model {
   seen: Record<string, unknown>[] = [];
-  constructor(
-    private readonly baseUrl: string,
-    private readonly apiKey: string,
-  ) {}
 
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
     const items = (Array.isArray(request.input) ? request.input : []) as AgentInputItem[];
@@ -161,12 +150,11 @@ class ScriptedModel implements Model {
     const text = parts.map((part) => (typeof part === "string" ? part : part.text)).join("");
     const shown = JSON.parse(text) as Record<string, any>;
     this.seen.push(shown);
-    if (last.name === "issue_refund" && shown.status === "needs_approval") {
-      // The runtime waits for the supervisor, then the model asks for the outcome.
-      await fetch(`${this.baseUrl}/api/v1/tool-calls/${shown.call_id}?wait=30`, {
-        headers: { authorization: `Bearer ${this.apiKey}` },
-      });
-      return call("get_call_status", { call_id: shown.call_id }, "fc_status");
+    const held =
+      shown.status === "needs_approval" ? shown : shown.result?.status === "needs_approval" ? shown.result : null;
+    if (held) {
+      // Held: the model waits for the supervisor through the tool, and asks again should the wait end first.
+      return call("get_call_status", { call_id: held.call_id, wait_seconds: 30 }, `fc_status_${this.seen.length}`);
     }
     const outcome =
       shown.result?.status === "ok"
@@ -192,7 +180,7 @@ describe("the OpenAI Agents SDK", () => {
       requestInit: { headers: { authorization: `Bearer ${world.keys.agent}` } },
     });
     await server.connect();
-    const model = new ScriptedModel(instance.url, world.keys.agent);
+    const model = new ScriptedModel();
     const agent = new Agent({ name: "support", instructions: "Help the customer.", model, mcpServers: [server] });
     const approving = (async () => {
       for (;;) {
