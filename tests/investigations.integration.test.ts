@@ -98,7 +98,11 @@ describe("investigations are decided by people", () => {
       refundPending: false,
       refundedCents: 0,
     });
-    expect((await getToolCall(world.keys.agent, callId)).json.code).toBe("host.error");
+    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({
+      code: "host.error",
+      model: { status: "unavailable", reason: "The payment provider did not make this refund: nothing was paid." },
+    });
+    expect(JSON.stringify((await getToolCall(world.keys.agent, callId)).json)).not.toContain("provider support");
     expect(
       await db.auditLog.count({ where: { tenantId: world.tenantId, action: "refund.investigation-released" } }),
     ).toBe(1);

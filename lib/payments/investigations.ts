@@ -1,8 +1,8 @@
 import "server-only";
 import { z } from "zod";
 import { db, transaction } from "../db";
-import { outcome, type Outcome } from "../gateway/outcome";
-import { issueLocked, lockRefund, releaseLocked } from "./refunds";
+import type { Outcome } from "../gateway/outcome";
+import { issueLocked, lockRefund, notMade, releaseLocked } from "./refunds";
 
 // A refund under investigation waits for a person: only a supervisor of its tenant closes it, as issued (the
 // provider's reference for the refund it found) or released (a note saying why nothing was refunded). The
@@ -61,13 +61,7 @@ export async function resolveInvestigation(
     const final =
       input.resolution === "issued"
         ? await issueLocked(tx, refund, input.providerRefundId, supervisor.userId)
-        : await releaseLocked(
-            tx,
-            refund,
-            `released by a supervisor: ${input.note}`,
-            outcome("host.error"),
-            supervisor.userId,
-          );
+        : await releaseLocked(tx, refund, `released by a supervisor: ${input.note}`, notMade(), supervisor.userId);
     const detail = { ...input, orderId: refund.orderId, amountCents: refund.amountCents, currency: refund.currency };
     await tx.$executeRaw`
       INSERT INTO "AuditLog" ("tenantId", "actorId", "action", "detail")

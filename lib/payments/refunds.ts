@@ -169,6 +169,13 @@ export async function issueLocked(
  * Nothing was refunded and nothing will be under this key: the reservation and the conversation's budget are given
  * back, the order is unblocked, and the call ends with `final`, the reason the refund did not happen.
  */
+/**
+ * The outcome of a refund released after the provider's own refusal or a supervisor's finding: it did not happen. The
+ * model reads that in words (never the provider's or the supervisor's text), so it does not take it for a fault.
+ */
+export const notMade = () =>
+  outcome("host.error", { reason: "The payment provider did not make this refund: nothing was paid." });
+
 export async function releaseLocked(
   tx: Sql,
   refund: LockedRefund,
@@ -221,7 +228,7 @@ async function settleLocated(
       if (answer.kind === "succeeded") return issueLocked(tx, refund, answer.refundId, null);
       // The provider refused: nothing happened, and the model may say so. No SPEC code names a provider refusal.
       if (answer.kind === "refused" || answer.kind === "declined")
-        return releaseLocked(tx, refund, answer.reason, outcome("host.error"), null);
+        return releaseLocked(tx, refund, answer.reason, notMade(), null);
       const status = answer.kind === "investigate" || refund.status === "investigate" ? "investigate" : "unknown";
       await tx.$executeRaw`
         UPDATE "Refund" SET "status" = ${status}, "lastError" = ${answer.reason}, "updatedAt" = now(), "attempts" = "attempts" + 1 WHERE "id" = ${refundId}`;
