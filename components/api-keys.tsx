@@ -7,6 +7,7 @@ import { TimeAgo } from "./ui/time-ago";
 interface Agent {
   id: string;
   email: string;
+  name: string;
   canRefund: boolean;
   apiKeys: { id: string; prefix: string; createdAt: string; revokedAt: string | null }[];
 }
@@ -48,8 +49,10 @@ export function ApiKeys({ agents }: { agents: Agent[] }) {
           {agents.map((agent) => (
             <tr key={agent.id}>
               <td>
-                {agent.email}
-                <div className="muted">{agent.canRefund ? "can refund" : "no refunds"}</div>
+                {agent.name}
+                <div className="muted">
+                  {agent.email} · {agent.canRefund ? "can refund" : "no refunds"}
+                </div>
               </td>
               <td>
                 {agent.apiKeys.map((key) => (

@@ -4,7 +4,11 @@ import { useState, useTransition } from "react";
 import { setRefundPermissionAction } from "@/lib/admin/actions";
 
 /** Grant or withdraw each agent's refund permission; it takes effect on the agent's next call. */
-export function RefundPermissions({ agents }: { agents: { id: string; email: string; canRefund: boolean }[] }) {
+export function RefundPermissions({
+  agents,
+}: {
+  agents: { id: string; email: string; name: string; canRefund: boolean }[];
+}) {
   const [error, setError] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
   const set = (userId: string, canRefund: boolean) =>
@@ -31,18 +35,21 @@ export function RefundPermissions({ agents }: { agents: { id: string; email: str
         <tbody>
           {agents.map((agent) => (
             <tr key={agent.id} data-testid="refund-permission" data-user-id={agent.id}>
-              <td data-label="Agent">{agent.email}</td>
+              <td data-label="Agent">
+                {agent.name}
+                <div className="muted">{agent.email}</div>
+              </td>
               <td data-label="Refunds" data-testid="refund-permission-state">
                 {agent.canRefund ? "may issue refunds" : "may not issue refunds"}
               </td>
               <td data-label="Change">
                 {agent.canRefund ? (
                   <button type="button" className="danger" disabled={pending} onClick={() => set(agent.id, false)}>
-                    Withdraw refunds from {agent.email}
+                    Withdraw refunds from {agent.name}
                   </button>
                 ) : (
                   <button type="button" disabled={pending} onClick={() => set(agent.id, true)}>
-                    Grant refunds to {agent.email}
+                    Grant refunds to {agent.name}
                   </button>
                 )}
               </td>

@@ -63,12 +63,12 @@ for (const viewport of VIEWPORTS) {
       await page.goto("/admin/policy");
       const row = page.locator(`[data-testid="refund-permission"][data-user-id="${SEEDED.agent.id}"]`);
       await expect(row.getByTestId("refund-permission-state")).toHaveText("may issue refunds");
-      await row.getByRole("button", { name: "Withdraw refunds from agent@acme.test" }).click();
+      await row.getByRole("button", { name: "Withdraw refunds from Ada Agent" }).click();
       await expect(row.getByTestId("refund-permission-state")).toHaveText("may not issue refunds");
       await expect(page.getByTestId("audit-row").first()).toContainText("Withdrew refunds");
       const { rows } = await database().query(`SELECT "canRefund" FROM "User" WHERE id = $1`, [SEEDED.agent.id]);
       expect(rows[0]).toEqual({ canRefund: false });
-      await row.getByRole("button", { name: "Grant refunds to agent@acme.test" }).click();
+      await row.getByRole("button", { name: "Grant refunds to Ada Agent" }).click();
       await expect(row.getByTestId("refund-permission-state")).toHaveText("may issue refunds");
       await expect(page.getByTestId("audit-row").first().getByTestId("audit-change")).toHaveText([
         "agent@acme.test: refunds not allowed → allowed",

@@ -79,7 +79,7 @@ describe("admin: the policy form in currency units", () => {
     const audit = await recentAudit(world.tenantId);
     expect(audit).toHaveLength(1);
     const adminEmail = (await db.user.findUniqueOrThrow({ where: { id: world.users.admin } })).email;
-    expect(audit[0]).toMatchObject({ action: "policy.updated", actor: adminEmail });
+    expect(audit[0]).toMatchObject({ action: "policy.updated", actor: `Admin (${adminEmail})` });
     expect(
       policyDiff(audit[0].detail.before as Record<string, number>, audit[0].detail.after as Record<string, number>),
     ).toEqual([{ label: "Auto limit", before: "50.00", after: "60.00" }]);

@@ -60,6 +60,11 @@ export function parsePolicyForm(
   return { ok: true, policy: PolicySchema.parse(values) };
 }
 
+/** The tenant's name, for page titles. */
+export async function tenantName(tenantId: string): Promise<string> {
+  return (await db.tenant.findUniqueOrThrow({ where: { id: tenantId }, select: { name: true } })).name;
+}
+
 export async function tenantPolicy(tenantId: string) {
   return db.tenant.findUniqueOrThrow({ where: { id: tenantId }, select: POLICY_SELECT });
 }
@@ -150,10 +155,11 @@ export async function hasWebhook(tenantId: string): Promise<boolean> {
 export async function agentKeys(tenantId: string) {
   const agents = await db.user.findMany({
     where: { tenantId, role: "AGENT" },
-    orderBy: { email: "asc" },
+    orderBy: [{ name: "asc" }, { email: "asc" }],
     select: {
       id: true,
       email: true,
+      name: true,
       canRefund: true,
       apiKeys: { orderBy: { createdAt: "desc" }, select: { id: true, prefix: true, createdAt: true, revokedAt: true } },
     },
@@ -201,7 +207,7 @@ export interface AuditEntry {
 /** The tenant's latest admin changes, newest first, with who made each. */
 export async function recentAudit(tenantId: string): Promise<AuditEntry[]> {
   return db.$queryRaw<AuditEntry[]>`
-    SELECT l."id", l."action", COALESCE(u."email", l."actorId") AS "actor", l."createdAt", l."detail"
+    SELECT l."id", l."action", COALESCE(u."name" || ' (' || u."email" || ')', l."actorId") AS "actor", l."createdAt", l."detail"
     FROM "AuditLog" l LEFT JOIN "User" u ON u."id" = l."actorId"
     WHERE l."tenantId" = ${tenantId}
     ORDER BY l."id" DESC

@@ -5,7 +5,15 @@ import { WebhookForm } from "@/components/webhook-form";
 import { PeopleSessions } from "@/components/admin/sessions";
 import { RefundPermissions } from "@/components/refund-permissions";
 import { TimeAgo } from "@/components/ui/time-ago";
-import { agentKeys, hasWebhook, peopleSessions, recentAudit, tenantPolicy, type AuditEntry } from "@/lib/admin";
+import {
+  agentKeys,
+  hasWebhook,
+  peopleSessions,
+  recentAudit,
+  tenantName,
+  tenantPolicy,
+  type AuditEntry,
+} from "@/lib/admin";
 import { requireRole } from "@/lib/auth/guards";
 import { policyDiff } from "@/lib/admin/policy-fields";
 
@@ -42,7 +50,8 @@ function changes(entry: AuditEntry): string[] {
 
 export default async function AdminPolicyPage() {
   const user = await requireRole(["ADMIN"], "/admin/policy");
-  const [policy, agents, audit, people, webhook] = await Promise.all([
+  const [tenant, policy, agents, audit, people, webhook] = await Promise.all([
+    tenantName(user.tenantId),
     tenantPolicy(user.tenantId),
     agentKeys(user.tenantId),
     recentAudit(user.tenantId),
@@ -59,12 +68,12 @@ export default async function AdminPolicyPage() {
   }));
   return (
     <main>
-      <h1>Policy for {user.tenantId}</h1>
+      <h1>Policy for {tenant}</h1>
       <PolicyForm policy={policy} />
       <h2>Approval webhook</h2>
       <WebhookForm configured={webhook} />
       <h2>Agents&apos; refund permission</h2>
-      <RefundPermissions agents={agents.map(({ id, email, canRefund }) => ({ id, email, canRefund }))} />
+      <RefundPermissions agents={agents.map(({ id, email, name, canRefund }) => ({ id, email, name, canRefund }))} />
       <h2>Agent API keys</h2>
       <ApiKeys agents={serializableAgents} />
       <h2>People and sessions</h2>
