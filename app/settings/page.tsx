@@ -1,6 +1,8 @@
 import { PasskeyList } from "@/components/settings/passkeys";
+import { PasswordForm } from "@/components/settings/password-form";
 import { passkeysOf } from "@/lib/approvals/step-up";
 import { requireRole } from "@/lib/auth/guards";
+import { MIN_PASSWORD_LENGTH } from "@/lib/auth/password-change";
 
 export const dynamic = "force-dynamic";
 
@@ -21,6 +23,7 @@ export default async function SettingsPage() {
           lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
         }))}
       />
+      <PasswordForm email={user.email} minLength={MIN_PASSWORD_LENGTH} />
     </main>
   );
 }

@@ -1,0 +1,44 @@
+import "server-only";
+import { db } from "../db";
+import { hashPassword, verifyPassword } from "./passwords";
+import { attemptSucceeded, beginAttempt } from "./throttle";
+
+/** Long enough that a guessed password needs more tries than the throttle ever allows. */
+export const MIN_PASSWORD_LENGTH = 12;
+export const MAX_PASSWORD_LENGTH = 200;
+
+export type PasswordChange =
+  | { kind: "changed" }
+  | { kind: "wrong" }
+  | { kind: "throttled"; retryAfterSeconds: number }
+  | { kind: "weak"; message: string };
+
+/**
+ * A person changes their own password: the current one first, under the sign-in throttle (a stolen cookie cannot
+ * guess it any faster than the sign-in form), then the new one hashed with argon2id. Changing it ends every
+ * session of the person, this one included (a database trigger on `passwordChangedAt`).
+ */
+export async function changeOwnPassword(
+  person: { id: string; email: string },
+  current: string,
+  next: string,
+): Promise<PasswordChange> {
+  const length = Array.from(next).length;
+  if (length < MIN_PASSWORD_LENGTH)
+    return { kind: "weak", message: `The new password needs at least ${MIN_PASSWORD_LENGTH} characters.` };
+  if (length > MAX_PASSWORD_LENGTH)
+    return { kind: "weak", message: `The new password may have at most ${MAX_PASSWORD_LENGTH} characters.` };
+  if (next === current) return { kind: "weak", message: "The new password must differ from the current one." };
+  const user = await db.user.findUnique({ where: { id: person.id }, select: { passwordHash: true } });
+  const keys = { email: person.email, address: `password-change:${person.id}` };
+  const attempt = await beginAttempt(keys);
+  if (!attempt.allowed) return { kind: "throttled", retryAfterSeconds: attempt.retryAfterSeconds };
+  if (!(await verifyPassword(current, user?.passwordHash ?? null)).matches) return { kind: "wrong" };
+  await attemptSucceeded(keys);
+  await db.user.update({
+    where: { id: person.id },
+    data: { passwordHash: await hashPassword(next), passwordChangedAt: new Date() },
+    select: { id: true },
+  });
+  return { kind: "changed" };
+}
