@@ -61,7 +61,7 @@ for (const viewport of VIEWPORTS) {
       await expectUsable(supervisor);
       await supervisor.getByRole("button", { name: "Approve…" }).click();
       await supervisor.getByRole("button", { name: "Confirm approval" }).click();
-      await expect(supervisor.getByTestId("link-result")).toContainText("approved: refund.issued");
+      await expect(supervisor.getByTestId("link-result")).toContainText("approved; refund issued");
       await supervisor.goto("/approvals");
       await expect(supervisor.locator(`[data-approval-id="${waiting.approval!.id}"]`)).toBeVisible();
       await expectUsable(supervisor);
