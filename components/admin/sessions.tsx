@@ -1,11 +1,13 @@
 "use client";
 
 import { useState, useTransition } from "react";
+import { TimeAgo } from "@/components/ui/time-ago";
 import { endSessionsAction } from "@/lib/admin/actions";
 
 interface Person {
   id: string;
   email: string;
+  name: string;
   role: string;
   active: boolean;
   sessions: { id: string; createdAt: string; lastSeenAt: string; address: string | null; userAgent: string | null }[];
@@ -36,19 +38,19 @@ export function PeopleSessions({ people }: { people: Person[] }) {
           {people.map((person) => (
             <tr key={person.id} data-testid={`sessions-${person.email}`}>
               <td>
-                {person.email}{" "}
-                <span className="muted">
-                  {person.role.toLowerCase()}
+                {person.name}
+                <div className="muted">
+                  {person.email} · {person.role.toLowerCase()}
                   {person.active ? "" : " · inactive"}
-                </span>
+                </div>
               </td>
               <td>
                 {person.sessions.length === 0 && <span className="muted">none</span>}
                 {person.sessions.map((session) => (
                   <div key={session.id}>
                     <span title={session.userAgent ?? ""}>
-                      since {session.createdAt.slice(0, 16).replace("T", " ")} UTC, seen{" "}
-                      {session.lastSeenAt.slice(11, 16)}, from {session.address ?? "unknown"}
+                      signed in <TimeAgo iso={session.createdAt} />, seen <TimeAgo iso={session.lastSeenAt} />, from{" "}
+                      {session.address ?? "an unknown address"}
                     </span>{" "}
                     <button type="button" disabled={pending} onClick={() => end({ sessionId: session.id })}>
                       End

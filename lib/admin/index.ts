@@ -219,8 +219,8 @@ export async function peopleSessions(tenantId: string) {
   const [people, sessions] = await Promise.all([
     db.user.findMany({
       where: { tenantId },
-      orderBy: { email: "asc" },
-      select: { id: true, email: true, role: true, active: true },
+      orderBy: [{ name: "asc" }, { email: "asc" }],
+      select: { id: true, email: true, name: true, role: true, active: true },
     }),
     liveSessions(tenantId),
   ]);
