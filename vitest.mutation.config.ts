@@ -15,6 +15,12 @@ export default suiteConfig({
     "tests/concurrency.integration.test.ts",
     "tests/outbox.integration.test.ts",
     "tests/admin.integration.test.ts",
+    // Waits of a second or more per test (held calls waited on over HTTP, MCP and tasks): they guard the waiter and
+    // the MCP front, outside the gateway, and would run for every mutant of the pipeline they pass through.
+    "tests/wait.integration.test.ts",
+    "tests/mcp.integration.test.ts",
+    "tests/mcp-uncertain.integration.test.ts",
+    "tests/mcp-tasks.integration.test.ts",
   ],
   maxWorkers: 2,
   testTimeout: 30_000,
