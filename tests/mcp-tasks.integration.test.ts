@@ -6,12 +6,12 @@ import {
   RELATED_TASK_META_KEY,
 } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { POST as mcpRoute } from "@/app/api/mcp/route";
 import { approveRequest, denyRequest, type Approver } from "@/lib/approvals/decide";
 import { db } from "@/lib/db";
 import { conversationFor } from "./support/api";
 import { ownExternals } from "./support/externals";
 import { createWorld, type World } from "./support/world";
+import { MCP_BASE, routeFetch } from "./support/mcp-route";
 
 // MCP tasks (protocol 2025-11-25) through the real route handler and the official SDK client: a held call run
 // as a task ends when a supervisor decides, a cancelled task withdraws the approval request, and a task is seen
@@ -19,21 +19,13 @@ import { createWorld, type World } from "./support/world";
 
 const externals = ownExternals();
 
-const BASE = "http://127.0.0.1:3000";
-const routeFetch = (async (input: string | URL | Request, init?: RequestInit) => {
-  const request = new Request(input, init);
-  const headers = new Headers(request.headers);
-  if (!headers.has("host")) headers.set("host", new URL(request.url).host);
-  return mcpRoute(new Request(request, { headers }));
-}) as typeof fetch;
-
 /** The SDK client, declaring task support, connected to one conversation. */
 async function taskClient(key: string, conversationId: string): Promise<Client> {
   const client = new Client(
     { name: "toolgate-task-runtime", version: "1.0.0" },
     { capabilities: { tasks: { list: {}, cancel: {} } } },
   );
-  const url = new URL(`/api/mcp?conversation=${encodeURIComponent(conversationId)}`, BASE);
+  const url = new URL(`/api/mcp?conversation=${encodeURIComponent(conversationId)}`, MCP_BASE);
   await client.connect(
     new StreamableHTTPClientTransport(url, {
       requestInit: { headers: { authorization: `Bearer ${key}` } },

@@ -1,30 +1,22 @@
 import { describe, expect, it } from "vitest";
-import { POST as mcpRoute } from "@/app/api/mcp/route";
 import { reconcileRefunds } from "@/lib/payments/reconcile";
 import { conversationFor } from "./support/api";
 import { ownExternals } from "./support/externals";
 import { expectRefundInvariants } from "./support/invariants";
 import { connectMcp } from "./support/mcp-client";
 import { createWorld } from "./support/world";
+import { MCP_BASE, routeFetch } from "./support/mcp-route";
 
 // A refund the provider may have made, seen through the official MCP SDK client: the client checks every result
 // against the tool's output schema, so a status the schema does not list would throw instead of reaching the model.
 
 const externals = ownExternals();
 
-const BASE = "http://127.0.0.1:3000";
-const routeFetch = (async (input: string | URL | Request, init?: RequestInit) => {
-  const request = new Request(input, init);
-  const headers = new Headers(request.headers);
-  if (!headers.has("host")) headers.set("host", new URL(request.url).host);
-  return mcpRoute(new Request(request, { headers }));
-}) as typeof fetch;
-
 describe("an MCP client meets a refund whose outcome is not known yet", () => {
   it("reads pending_confirmation (do not retry), follows it to ok after reconciliation, and the provider = books", async () => {
     const world = await createWorld();
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-    const client = await connectMcp(BASE, world.keys.agent, conversation, routeFetch);
+    const client = await connectMcp(MCP_BASE, world.keys.agent, conversation, routeFetch);
     // Listing the tools is what makes the SDK client check results against their output schemas, as real runtimes do.
     await client.listTools();
     // The provider refunds, then never answers, on every attempt under the key: nobody can tell whether money moved.

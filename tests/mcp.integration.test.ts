@@ -7,6 +7,7 @@ import { db } from "@/lib/db";
 import { conversationFor } from "./support/api";
 import { connectMcp } from "./support/mcp-client";
 import { createWorld, type World } from "./support/world";
+import { MCP_BASE, routeFetch } from "./support/mcp-route";
 
 // The MCP route handler in process, through the official SDK client: protocol hygiene, call keys without the
 // client's help, held calls that are no error. tests/hardening/mcp.test.ts drives the production build.
@@ -16,15 +17,6 @@ beforeAll(async () => {
   world = await createWorld();
 });
 
-const BASE = "http://127.0.0.1:3000";
-/** fetch for the SDK client: the real route handler, with the Host header a server would see. */
-const routeFetch = (async (input: string | URL | Request, init?: RequestInit) => {
-  const request = new Request(input, init);
-  const headers = new Headers(request.headers);
-  if (!headers.has("host")) headers.set("host", new URL(request.url).host);
-  return mcpRoute(new Request(request, { headers }));
-}) as typeof fetch;
-
 const initialize = {
   jsonrpc: "2.0",
   id: 1,
@@ -33,7 +25,7 @@ const initialize = {
 };
 function post(conversation: string, headers: Record<string, string>, body: unknown = initialize) {
   return mcpRoute(
-    new Request(`${BASE}/api/mcp?conversation=${conversation}`, {
+    new Request(`${MCP_BASE}/api/mcp?conversation=${conversation}`, {
       method: "POST",
       headers: {
         host: "127.0.0.1:3000",
@@ -92,7 +84,7 @@ describe("protocol hygiene on /api/mcp", () => {
 
   it("an unknown tool's error message carries the JSON-RPC code once", async () => {
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-    const client = await connectMcp(BASE, world.keys.agent, conversation, routeFetch);
+    const client = await connectMcp(MCP_BASE, world.keys.agent, conversation, routeFetch);
     const failure = await client.callTool({ name: "drop_tables", arguments: {} }).catch((error: Error) => error);
     expect((failure as Error).message).toBe("MCP error -32602: unknown tool: drop_tables");
     await client.close();
@@ -128,7 +120,7 @@ describe("an MCP client that sends nothing but its API key", () => {
   it("writes, retries safely, is held without an error, follows the held call and hears why it was denied", async () => {
     const own = await createWorld();
     const conversation = await conversationFor(own.keys.agent, { customer_id: own.customers.ana });
-    const client = await connectMcp(BASE, own.keys.agent, conversation, routeFetch);
+    const client = await connectMcp(MCP_BASE, own.keys.agent, conversation, routeFetch);
     const { tools } = await client.listTools();
     for (const tool of tools)
       expect(tool.outputSchema).toMatchObject({ type: "object", required: ["status", "call_id"] });
@@ -172,7 +164,7 @@ describe("an MCP client that sends nothing but its API key", () => {
   it("waits for a held call with get_call_status's wait_seconds and hears the decision the moment it is made", async () => {
     const own = await createWorld();
     const conversation = await conversationFor(own.keys.agent, { customer_id: own.customers.ana });
-    const client = await connectMcp(BASE, own.keys.agent, conversation, routeFetch);
+    const client = await connectMcp(MCP_BASE, own.keys.agent, conversation, routeFetch);
     await client.listTools();
     const held = await client.callTool({ name: "issue_refund", arguments: refund(own.orders.o1004, 8000) });
     const { call_id: callId } = held.structuredContent as { call_id: string };
