@@ -7,6 +7,28 @@ import prettier from "eslint-config-prettier";
 const restrict = (patterns) => ["error", { patterns }];
 const upward = (group, message) => ({ group, message });
 
+// One data layer: every statement of a module is written once, in that module's sql.ts, and `transaction` from
+// lib/db.ts is the one way to run statements together.
+const oneTransactionApi = {
+  selector: "MemberExpression[property.name='$transaction']",
+  message: "run statements together with transaction() from lib/db.ts",
+};
+const statementsLiveInSqlTs = [
+  oneTransactionApi,
+  {
+    selector: "MemberExpression[property.name=/^\\$(queryRaw|executeRaw)(Unsafe)?$/]",
+    message: "a statement lives in its module's sql.ts: call a function from there",
+  },
+  {
+    selector: "MemberExpression[object.name='Prisma'][property.name=/^(sql|raw|join)$/]",
+    message: "SQL fragments live in the module's sql.ts",
+  },
+  {
+    selector: "CallExpression[callee.object.type='MemberExpression'][callee.object.object.name=/^(db|tx|client)$/]",
+    message: "a model query is a statement too: it lives in its module's sql.ts",
+  },
+];
+
 const config = [
   {
     ignores: [
@@ -72,6 +94,15 @@ const config = [
         ),
       ]),
     },
+  },
+  {
+    files: ["lib/**", "app/**", "components/**"],
+    ignores: ["**/sql.ts", "lib/db.ts", "lib/migrate.ts"],
+    rules: { "no-restricted-syntax": ["error", ...statementsLiveInSqlTs] },
+  },
+  {
+    files: ["**/sql.ts"],
+    rules: { "no-restricted-syntax": ["error", oneTransactionApi] },
   },
   {
     // Tests read answers as untyped JSON (schemas, model projections): `any` is how they walk it.

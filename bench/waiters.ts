@@ -3,7 +3,7 @@ import http from "node:http";
 import { loadavg } from "node:os";
 import { denyRequest } from "../lib/approvals/decide";
 import { loadConversation } from "../lib/conversations";
-import { db, sql } from "../lib/db";
+import { db } from "../lib/db";
 import { startFakeProvider } from "../scripts/dev/fake-provider";
 import { proposeCall } from "../lib/agent-api/propose";
 import { newId } from "../lib/ids";
@@ -52,7 +52,7 @@ for (let i = 0; i < WAITERS; i++) {
     },
     select: { id: true },
   });
-  const found = (await loadConversation(sql, id))!;
+  const found = (await loadConversation(db, id))!;
   const envelope = JSON.stringify({
     name: "issue_refund",
     arguments: { order_id: order, amount_cents: 8000, currency: "USD", reason: "late" },

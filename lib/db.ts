@@ -6,18 +6,29 @@ import { logError } from "./log";
 import { span } from "./tracing";
 import { env } from "./env";
 
-export type Db = PrismaClient;
-export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
-
 /**
- * Parameterized SQL written as tagged templates, which is all the gateway's stages ask of a connection. The
- * Prisma client and its transactions provide it, and so do `sql` and `transaction` below, which send the same
- * statements straight to the pool under the Prisma adapter (docs/decisions/003-gateway-sql-on-the-adapter-pool.md).
+ * Where statements run: parameterized SQL written as tagged templates. `db` runs each on whichever pooled
+ * connection is free, a `tx` from `transaction` runs them all on one; both send them straight to the pool under
+ * the Prisma adapter (docs/decisions/003-gateway-sql-on-the-adapter-pool.md). A module's statements live in its
+ * `sql.ts` and take a `Db`, or a `Tx` when they lock rows and so mean nothing outside a transaction.
  */
-export interface Sql {
+export interface Db {
   $queryRaw<T = unknown>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<T>;
   $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<number>;
 }
+
+declare const inTransaction: unique symbol;
+/** One transaction, from `transaction(work)`: its statements commit together and its locks hold until then. */
+export interface Tx extends Db {
+  readonly [inTransaction]: true;
+}
+
+/**
+ * The client: Prisma's model queries (a module's `sql.ts` reads and writes single rows with them) and raw
+ * statements, which go straight to the pool. `transaction` is the one way to run statements together; the lint
+ * keeps Prisma's own `$transaction` out of the product (tests still set up rows with it).
+ */
+export type Client = Omit<PrismaClient, "$queryRaw" | "$executeRaw"> & Db;
 
 // Each distinct statement text (the first 256 seen; the rest stay unnamed) becomes a named prepared statement on
 // every connection that runs it, through Prisma or not, so PostgreSQL plans it once per connection instead of
@@ -36,7 +47,7 @@ interface Connection {
   pool: pg.Pool;
   counted: { statementCount: number } | null;
   /** `sqlOn(pool, counted)`, made once. */
-  sql: Sql;
+  sql: Db;
 }
 
 // Kept on the client object under a registered symbol, not in a module-level map: Next.js may load this module
@@ -85,8 +96,9 @@ export async function closeDb(): Promise<void> {
 }
 
 // Created on first use, not on import, so `next build` can load route modules without a database.
-export const db: PrismaClient = new Proxy({} as PrismaClient, {
+export const db: Client = new Proxy({} as Client, {
   get(_target, property) {
+    if (property === "$queryRaw" || property === "$executeRaw") return connection().sql[property];
     const client = instance();
     const value = Reflect.get(client, property, client);
     return typeof value === "function" ? value.bind(client) : value;
@@ -114,7 +126,7 @@ const types = {
 const traced = <T>(text: string, send: () => Promise<T>): Promise<T> =>
   span("db.query", { "db.system.name": "postgresql", "db.query.text": text }, send);
 
-function sqlOn(client: pg.Pool | pg.PoolClient, counted: Connection["counted"]): Sql {
+function sqlOn(client: pg.Pool | pg.PoolClient, counted: Connection["counted"]): Db {
   const run = (query: TemplateStringsArray | Prisma.Sql, values: unknown[]) => {
     const statement = query instanceof Prisma.Sql ? query : new Prisma.Sql(query, values as Prisma.Sql[]);
     if (counted) counted.statementCount++;
@@ -132,21 +144,15 @@ function sqlOn(client: pg.Pool | pg.PoolClient, counted: Connection["counted"]):
   };
 }
 
-/** Statements outside a transaction, each on whichever pooled connection is free. */
-export const sql: Sql = {
-  $queryRaw: (query, ...values) => connection().sql.$queryRaw(query, ...values),
-  $executeRaw: (query, ...values) => connection().sql.$executeRaw(query, ...values),
-};
-
 /**
  * Runs `work` in one transaction on one pooled connection: committed if it returns, rolled back if it throws.
  * A statement waits at most `statementTimeoutMs` (a lock held elsewhere included), like Prisma's transaction
  * timeout, so a stuck call cannot hold its locks indefinitely.
  */
-export async function transaction<T>(work: (tx: Sql) => Promise<T>, { statementTimeoutMs = 15_000 } = {}): Promise<T> {
+export async function transaction<T>(work: (tx: Tx) => Promise<T>, { statementTimeoutMs = 15_000 } = {}): Promise<T> {
   const { pool, counted } = connection();
   const client = await pool.connect();
-  const tx = sqlOn(client, counted);
+  const tx = sqlOn(client, counted) as Tx;
   let broken = false;
   try {
     const begin = `BEGIN; SET LOCAL statement_timeout = ${Math.trunc(statementTimeoutMs)}`;

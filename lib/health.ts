@@ -1,5 +1,5 @@
 import "server-only";
-import { sql } from "./db";
+import { db } from "./db";
 import { jobsProblem } from "./jobs";
 import { pendingMigrations } from "./migrate";
 import { shuttingDown } from "./shutdown";
@@ -38,7 +38,7 @@ export async function readiness(): Promise<Readiness> {
       DATABASE_TIMEOUT_MS,
       "the database",
       pendingMigrations(async () => {
-        const rows = await sql.$queryRaw<
+        const rows = await db.$queryRaw<
           { name: string }[]
         >`SELECT "migration_name" AS name FROM "_prisma_migrations" WHERE "finished_at" IS NOT NULL AND "rolled_back_at" IS NULL`;
         return rows.map((row) => row.name);

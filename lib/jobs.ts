@@ -1,6 +1,6 @@
 import { expireDue, warnExpiring } from "./approvals/expiry";
 import { sealDecisionLog } from "./audit/seal";
-import { sql } from "./db";
+import { db } from "./db";
 import { pruneAutoExposure } from "./gateway/policy";
 import { pruneRateBuckets } from "./gateway/rate";
 import { pruneLiveWatches } from "./live";
@@ -60,10 +60,10 @@ export function startJobs(): void {
       ),
       every(settings.EXPIRY_INTERVAL_MS, "expiry", () => expireDue()),
       every(settings.EXPIRY_INTERVAL_MS, "expiry-warning", () => warnExpiring()),
-      every(settings.RATE_PRUNE_INTERVAL_MS, "rate-prune", () => pruneRateBuckets(sql)),
+      every(settings.RATE_PRUNE_INTERVAL_MS, "rate-prune", () => pruneRateBuckets(db)),
       every(settings.WATCH_PRUNE_INTERVAL_MS, "watch-prune", () => pruneLiveWatches()),
       every(settings.SEAL_INTERVAL_MS, "seal", () => sealDecisionLog()),
-      every(settings.EXPOSURE_PRUNE_INTERVAL_MS, "exposure-prune", () => pruneAutoExposure(sql)),
+      every(settings.EXPOSURE_PRUNE_INTERVAL_MS, "exposure-prune", () => pruneAutoExposure(db)),
     ],
   };
 }

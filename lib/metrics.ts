@@ -1,5 +1,5 @@
 import client from "prom-client";
-import type { Sql } from "./db";
+import type { Db } from "./db";
 import { startSpan } from "./tracing";
 
 // Prometheus metrics of one app instance. The request path only increments counters and observes histograms
@@ -180,8 +180,8 @@ export function countSignInThrottled(): void {
 
 const UNKNOWN_REFUND = ["unknown", "investigate"];
 
-async function readDatabaseGauges(sql: Sql): Promise<DatabaseGauges> {
-  const [row] = await sql.$queryRaw<DatabaseGauges[]>`
+async function readDatabaseGauges(client: Db): Promise<DatabaseGauges> {
+  const [row] = await client.$queryRaw<DatabaseGauges[]>`
     SELECT a."approvalsPending", a."approvalsOldestSeconds", o."outboxPending", o."outboxRetried", o."outboxDead",
            r."refundsUnknown", r."refundsUnknownOldestSeconds", p."reconcileProviderReachable"
     FROM (SELECT count(*)::int AS "approvalsPending", COALESCE(EXTRACT(EPOCH FROM now() - min("createdAt")), 0)::float8 AS "approvalsOldestSeconds"
@@ -197,10 +197,10 @@ async function readDatabaseGauges(sql: Sql): Promise<DatabaseGauges> {
 }
 
 /** The Prometheus text of this instance, the database gauges read now. */
-export async function metricsText(sql: Sql): Promise<{ contentType: string; body: string }> {
+export async function metricsText(client: Db): Promise<{ contentType: string; body: string }> {
   const m = metrics();
   try {
-    const values = await readDatabaseGauges(sql);
+    const values = await readDatabaseGauges(client);
     for (const [name, gauge] of Object.entries(m.gauges)) gauge.set(values[name as keyof DatabaseGauges]);
     m.databaseUp.set(1);
   } catch {

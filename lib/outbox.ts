@@ -1,4 +1,4 @@
-import type { Sql } from "./db";
+import type { Db } from "./db";
 import { newId } from "./ids";
 
 export interface QueuedMessage {
@@ -13,7 +13,7 @@ export interface QueuedMessage {
  * them commits, and delivered afterwards by `lib/mail/outbox.ts` (delivery). Returns the new rows' ids, in order.
  */
 export async function queueMessages(
-  client: Sql,
+  client: Db,
   owner: { tenantId: string; orderId: string | null; toolCallId: string | null },
   messages: QueuedMessage[],
 ): Promise<string[]> {

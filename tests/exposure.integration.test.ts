@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { approveRequest } from "@/lib/approvals/decide";
-import { db, sql } from "@/lib/db";
+import { db } from "@/lib/db";
 import { pruneAutoExposure } from "@/lib/gateway/policy";
 import { conversationFor, newCallKey, openConversation, propose } from "./support/api";
 import { expectNoEffect } from "./support/effects";
@@ -152,7 +152,7 @@ describe("exposure ceilings across conversations (rolling 24 hours, automatic ir
       where: { tenantId: world.tenantId, amountCents: 1000 },
       data: { createdAt: new Date(Date.now() - 26 * 3600_000) },
     });
-    await pruneAutoExposure(sql);
+    await pruneAutoExposure(db);
     expect(await autoExposure(world.tenantId)).toEqual({ cents: 2000, rows: 1 });
   });
 

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approveRequest } from "@/lib/approvals/decide";
-import { db, sql } from "@/lib/db";
+import { db } from "@/lib/db";
 import { metricsText } from "@/lib/metrics";
 import { httpPaymentProvider } from "@/lib/payments/provider";
 import { reconcileHealth, reconcileRefunds } from "@/lib/payments/reconcile";
@@ -121,7 +121,7 @@ describe("reconciliation cannot be fooled by configuration", () => {
       expect(report.paused).toBeTruthy();
       expect(await statuses(orders)).toEqual(["unknown", "unknown"]);
       expect(await reconcileHealth()).toMatchObject({ ok: false, reason: report.paused });
-      expect((await metricsText(sql)).body).toMatch(/^toolgate_reconcile_provider_reachable 0$/m);
+      expect((await metricsText(db)).body).toMatch(/^toolgate_reconcile_provider_reachable 0$/m);
 
       expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({
         examined: 2,
@@ -129,7 +129,7 @@ describe("reconciliation cannot be fooled by configuration", () => {
         released: 0,
       });
       expect(await reconcileHealth()).toMatchObject({ ok: true, reason: null });
-      expect((await metricsText(sql)).body).toMatch(/^toolgate_reconcile_provider_reachable 1$/m);
+      expect((await metricsText(db)).body).toMatch(/^toolgate_reconcile_provider_reachable 1$/m);
       await expectRefundInvariants(orders, (await externals.stats()).totalsByOrder);
     });
   }

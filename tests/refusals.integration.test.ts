@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { db, sql } from "@/lib/db";
+import { db } from "@/lib/db";
 import { pruneRateBuckets } from "@/lib/gateway/rate";
 import { getOrder } from "@/lib/tools/get-order";
 import { conversationFor, getTools, newCallKey, propose, proposeAs, type CallBody } from "./support/api";
@@ -312,7 +312,7 @@ describe("rate and host errors", () => {
     const ended = `c:ended-${conversation}`;
     await db.rateBucket.create({ data: { key: ended, windowStart: new Date(Date.now() - 5 * 60_000), count: 9 } });
 
-    expect(await pruneRateBuckets(sql)).toBeGreaterThanOrEqual(1);
+    expect(await pruneRateBuckets(db)).toBeGreaterThanOrEqual(1);
     expect(await db.rateBucket.findUnique({ where: { key: ended } })).toBeNull();
     expect(await db.rateBucket.findUnique({ where: { key: `c:${conversation}` } })).toMatchObject({ count: 2 });
     expect((await propose(limited.keys.agent, conversation, read)).status).toBe(429);

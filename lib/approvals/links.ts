@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { sha256Hex } from "../canonical";
-import { db, type Sql } from "../db";
+import { db, type Db } from "../db";
 import { newId } from "../ids";
 import { env } from "../env";
 
@@ -19,7 +19,7 @@ const TokenSchemaPattern = /^[A-Za-z0-9_-]{43}$/;
  * bits handed out once, only their SHA-256 kept, dead when the request expires. Returns each recipient's URL.
  */
 export async function createApprovalLinks(
-  client: Sql,
+  client: Db,
   approval: { id: string; tenantId: string; expiresAt: Date },
   recipientIds: string[],
 ): Promise<Map<string, string>> {

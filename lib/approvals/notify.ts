@@ -1,4 +1,4 @@
-import type { Sql } from "../db";
+import type { Db } from "../db";
 import { queueMessages, type QueuedMessage } from "../outbox";
 import { formatMoney } from "../money";
 import type { ApprovalPreview } from "../gateway/approval";
@@ -16,7 +16,7 @@ const utcWords = (at: Date) =>
  * supervisor's own single-use link to the request (lib/approvals/links.ts).
  */
 export async function notifyApprovalRequested(
-  client: Sql,
+  client: Db,
   approval: { id: string; tenantId: string; expiresAt: Date; preview: ApprovalPreview },
 ): Promise<void> {
   const { preview } = approval;

@@ -11,7 +11,7 @@ import {
 } from "@simplewebauthn/server";
 import { verifyPassword } from "../auth/passwords";
 import { attemptSucceeded, beginAttempt } from "../auth/throttle";
-import { db, type Sql } from "../db";
+import { db, type Db } from "../db";
 import { logError } from "../log";
 import { env } from "../env";
 
@@ -36,7 +36,7 @@ function relyingParty(): { id: string; origin: string } {
 }
 
 /** The approver's proof if it is fresh enough to move money now, read in the deciding transaction. */
-export async function freshStepUp(client: Sql, userId: string): Promise<StepUpMethod | null> {
+export async function freshStepUp(client: Db, userId: string): Promise<StepUpMethod | null> {
   const [row] = await client.$queryRaw<{ stepUpAt: Date | null; stepUpMethod: string | null }[]>`
     SELECT "stepUpAt", "stepUpMethod" FROM "User" WHERE "id" = ${userId}`;
   if (!row?.stepUpAt || Date.now() - row.stepUpAt.getTime() > STEP_UP_FRESH_MS) return null;

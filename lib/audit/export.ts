@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import type { SessionUser } from "../auth/auth";
-import { db, sql } from "../db";
+import { db } from "../db";
 import { LOG_ROW_COLUMNS, rowHash, type LogRow } from "./seal";
 
 // Supervisors and admins take their tenant's decision log away as CSV or JSON Lines, for a date range: every row
@@ -88,7 +88,7 @@ async function* lines(tenantId: string, query: ExportQuery): AsyncIterable<strin
   let after = { createdAt: new Date(0), id: "0" };
   for (;;) {
     // Keyset pages over the (tenantId, createdAt) index, so a long range never sits in memory whole.
-    const rows = await sql.$queryRaw<LogRow[]>`
+    const rows = await db.$queryRaw<LogRow[]>`
       SELECT ${LOG_ROW_COLUMNS} FROM "DecisionLog"
       WHERE "tenantId" = ${tenantId} AND "createdAt" >= ${query.from.toISOString()}::timestamptz AND "createdAt" < ${query.to.toISOString()}::timestamptz
         AND ("createdAt", "id") > (${after.createdAt.toISOString()}::timestamptz, ${after.id}::bigint)

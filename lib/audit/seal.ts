@@ -1,5 +1,5 @@
 import { canonicalJson, sha256Hex } from "../canonical";
-import { sql, transaction, type Sql } from "../db";
+import { db, transaction, type Db } from "../db";
 import { Prisma } from "../generated/prisma/client";
 
 // The decision log's hash chain, one per tenant, built off the hot path: appends stay a plain INSERT that never
@@ -115,7 +115,7 @@ export async function sealDecisionLog(): Promise<number> {
 }
 
 /** The end of this run's range: the horizon, or earlier so that one run seals at most about MAX_ROWS_PER_RUN rows. */
-async function batchEnd(client: Sql, from: string, horizon: string): Promise<string> {
+async function batchEnd(client: Db, from: string, horizon: string): Promise<string> {
   const [cut] = await client.$queryRaw<{ txid: string }[]>`
     SELECT "txid"::text AS "txid" FROM "DecisionLog" WHERE "txid" >= ${from}::bigint AND "txid" < ${horizon}::bigint
     ORDER BY "txid" OFFSET ${MAX_ROWS_PER_RUN}::int LIMIT 1`;
@@ -138,7 +138,7 @@ export interface VerifyResult {
 }
 
 /** Checks a tenant's chain link by link against the rows as they are now; stops at the first problem. */
-export async function verifyTenant(tenantId: string, client: Sql = sql): Promise<VerifyResult> {
+export async function verifyTenant(tenantId: string, client: Db = db): Promise<VerifyResult> {
   const seals = await client.$queryRaw<
     StoredSeal[]
   >`SELECT ${SEAL_COLUMNS} FROM "DecisionSeal" WHERE "tenantId" = ${tenantId} ORDER BY "seq"`;

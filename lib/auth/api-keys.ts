@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { sha256Hex } from "../canonical";
-import { sql, type Tx } from "../db";
+import { db, type Db } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { newId } from "../ids";
 
@@ -15,15 +15,14 @@ export interface AuthenticatedAgent {
  * lookup by hash stays one indexed query per request. The key itself is shown once and never stored.
  */
 export async function createApiKey(
-  client: Tx,
+  client: Db,
   user: { id: string; tenantId: string },
 ): Promise<{ id: string; key: string }> {
   const key = `tg_${randomBytes(32).toString("base64url")}`;
   const id = newId("key");
-  await client.apiKey.create({
-    data: { id, tenantId: user.tenantId, userId: user.id, prefix: key.slice(0, 10), hash: sha256Hex(key) },
-    select: { id: true },
-  });
+  await client.$executeRaw`
+    INSERT INTO "ApiKey" ("id", "tenantId", "userId", "prefix", "hash")
+    VALUES (${id}, ${user.tenantId}, ${user.id}, ${key.slice(0, 10)}, ${sha256Hex(key)})`;
   return { id, key };
 }
 
@@ -50,7 +49,7 @@ export async function authenticateApiKey(authorization: string | null): Promise<
   if (hash === null) return null;
   const key = agentKeyRows(hash);
   // Raw SQL on the per-request path: one indexed lookup, no ORM round of its own (docs/BENCHMARKS.md).
-  const [row] = await sql.$queryRaw<AuthenticatedAgent[]>`
+  const [row] = await db.$queryRaw<AuthenticatedAgent[]>`
     SELECT k."id" AS "apiKeyId", ku."id" AS "userId", k."tenantId" FROM ${key.from} WHERE ${key.where}`;
   return row ?? null;
 }

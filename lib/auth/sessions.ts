@@ -1,5 +1,5 @@
 import "server-only";
-import { db, sql } from "../db";
+import { db } from "../db";
 import { env } from "../env";
 import type { Role } from "../generated/prisma/client";
 import { newId } from "../ids";
@@ -44,7 +44,7 @@ export async function startSession(
 export async function sessionUser(sessionId: string | undefined): Promise<SessionUser | null> {
   if (!sessionId || !isWellFormedId(sessionId)) return null;
   const { SESSION_IDLE_SECONDS: idle, SESSION_MAX_SECONDS: max } = env();
-  const [row] = await sql.$queryRaw<SessionUser[]>`
+  const [row] = await db.$queryRaw<SessionUser[]>`
     WITH live AS (
       SELECT s."id", s."lastSeenAt", u."id" AS "userId", u."email", u."name", u."role"::text AS "role", u."tenantId"
       FROM "Session" s JOIN "User" u ON u."id" = s."userId" AND u."tenantId" = s."tenantId"

@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { agentKeyRows, apiKeyHash, type AuthenticatedAgent } from "../auth/api-keys";
-import { db, sql, type Sql } from "../db";
+import { db, type Db } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { countCall, type RateCount } from "../gateway/rate";
 import type { ConversationFacts, TenantPolicy } from "../gateway/types";
@@ -127,7 +127,7 @@ export async function findAgentConversation(
   agent: { userId: string; tenantId: string },
   conversationId: string,
 ): Promise<FoundConversation | null> {
-  return loadConversation(sql, conversationId, agent);
+  return loadConversation(db, conversationId, agent);
 }
 
 /**
@@ -135,7 +135,7 @@ export async function findAgentConversation(
  * conversation in that agent's tenant is found; without, any (for host-side work).
  */
 export async function loadConversation(
-  client: Sql,
+  client: Db,
   conversationId: string,
   agent?: { userId: string; tenantId: string },
 ): Promise<FoundConversation | null> {
@@ -183,7 +183,7 @@ export async function authenticateForConversation(
         SELECT found.*, (SELECT json_agg(counted) FROM counted) AS "rateCounted" FROM found`
     : lookup;
   const [row] =
-    await sql.$queryRaw<
+    await db.$queryRaw<
       ({ apiKeyId: string; userId: string; keyTenantId: string; rateCounted?: RateCount[] | null } & (
         ConversationRow | { id: null }
       ))[]

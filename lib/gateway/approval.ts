@@ -1,4 +1,4 @@
-import type { Sql } from "../db";
+import type { Db } from "../db";
 import { newId } from "../ids";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
 import { outcome, type Outcome } from "./outcome";
@@ -11,7 +11,7 @@ import type { ConversationFacts, TenantPolicy } from "./types";
  * whoever proposes the call hands it this port (the approvals feature's notifier, lib/agent-api/propose.ts).
  */
 export type ApprovalNotifier = (
-  client: Sql,
+  client: Db,
   approval: { id: string; tenantId: string; expiresAt: Date; preview: ApprovalPreview },
 ) => Promise<void>;
 
@@ -88,7 +88,7 @@ export function buildPreview(call: PendingCall): ApprovalPreview {
  * same conversation, tool and canonical arguments. Expired requests are closed first and never reused.
  */
 export async function requestApproval(
-  client: Sql,
+  client: Db,
   call: PendingCall,
   notify: ApprovalNotifier,
 ): Promise<{ outcome: Outcome; approvalId: string }> {
@@ -119,7 +119,7 @@ export function pendingOutcome(id: string, expiresAt: Date, preview: unknown): O
 }
 
 /** Closes a pending request past its expiry; every call waiting on it becomes approval.expired. */
-export async function expireApproval(client: Sql, approvalId: string): Promise<boolean> {
+export async function expireApproval(client: Db, approvalId: string): Promise<boolean> {
   // The host's clock, as in every expiry check before this one (a transaction's now() is its start).
   const now = new Date().toISOString();
   const closed = await client.$executeRaw`
@@ -140,7 +140,7 @@ export async function expireApproval(client: Sql, approvalId: string): Promise<b
  * closes as `withdrawn` with no decider, nothing executes, and every call waiting on it becomes approval.withdrawn,
  * logged like an expiry. The caller holds the conversation's lock. False when the request was no longer open.
  */
-export async function withdrawApproval(client: Sql, approvalId: string, latencyMs: number): Promise<boolean> {
+export async function withdrawApproval(client: Db, approvalId: string, latencyMs: number): Promise<boolean> {
   const now = new Date().toISOString();
   const closed = await client.$executeRaw`
     UPDATE "ApprovalRequest" SET "status" = 'withdrawn', "resultCode" = 'approval.withdrawn', "decidedAt" = ${now}::timestamptz

@@ -1,4 +1,4 @@
-import type { Sql } from "../db";
+import type { Db } from "../db";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
 import { pass, stop, type StageResult } from "./outcome";
 import type { ConversationFacts } from "./types";
@@ -8,7 +8,7 @@ import type { ConversationFacts } from "./types";
  * conversation's bound order all give the same answer, so ids cannot be enumerated.
  */
 export async function loadContext(
-  client: Sql,
+  client: Db,
   tool: ToolDefinition,
   args: Record<string, unknown>,
   conversation: ConversationFacts,

@@ -1,4 +1,4 @@
-import type { Sql } from "../db";
+import type { Db } from "../db";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
 import { outcome, type Outcome } from "./outcome";
 import type { ConversationFacts } from "./types";
@@ -18,7 +18,7 @@ export interface ExecutableCall {
  * Stage 12. For a write, the caller's transaction holds the conversation lock; the order changes only if it
  * is still at the version every check saw, and the effect and the budgets land in the same transaction.
  */
-export async function executeCall(client: Sql, call: ExecutableCall): Promise<Outcome> {
+export async function executeCall(client: Db, call: ExecutableCall): Promise<Outcome> {
   const { tool, order, conversation } = call;
   if (tool.effect !== "read") {
     const change = tool.orderChanges?.(call.args, order) ?? {};

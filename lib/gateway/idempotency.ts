@@ -1,5 +1,5 @@
 import { sha256Hex } from "../canonical";
-import type { Sql } from "../db";
+import type { Db } from "../db";
 import type { ToolDefinition } from "../tools/types";
 import { pass, stop, type Outcome, type StageResult } from "./outcome";
 
@@ -35,7 +35,7 @@ export interface StoredCall {
  * Runs under the conversation's row lock, so two requests with one key cannot both pass.
  */
 export async function checkIdempotency(
-  client: Sql,
+  client: Db,
   tool: ToolDefinition,
   conversationId: string,
   callKey: string,

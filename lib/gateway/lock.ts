@@ -1,4 +1,4 @@
-import type { Sql } from "../db";
+import type { Db } from "../db";
 import { permissionsFrom, type AgentPermissions } from "../tools/scopes";
 
 export interface LockedFacts {
@@ -14,7 +14,7 @@ export interface LockedFacts {
  * approval request, then order).
  */
 export async function lockConversation<T extends { id: string }>(
-  client: Sql,
+  client: Db,
   conversation: T,
 ): Promise<T & LockedFacts> {
   const [row] = await client.$queryRaw<

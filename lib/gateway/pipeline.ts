@@ -1,5 +1,5 @@
 import { canonicalJson, sha256Hex } from "../canonical";
-import { sql, transaction, type Sql } from "../db";
+import { db, transaction, type Db } from "../db";
 import { newId } from "../ids";
 import { logError, withLogContext } from "../log";
 import { countDecision } from "../metrics";
@@ -92,7 +92,7 @@ async function runSequence(
   const base = { id, tenantId: conversation.tenantId, conversationId: conversation.id, approvalId: null };
   try {
     const rate = await stage("rate", () =>
-      countAndLimitCall(sql, conversation, proposal.apiKeyId, proposal.policy, proposal.rateCounted),
+      countAndLimitCall(db, conversation, proposal.apiKeyId, proposal.policy, proposal.rateCounted),
     );
     if (!rate.ok) {
       await recordEarly({ ...base, toolName: seen.toolName, outcome: rate.outcome }, startedAt);
@@ -106,7 +106,7 @@ async function runSequence(
     }
     const { tool } = checked.call;
     seen.toolName = tool.name;
-    if (tool.effect === "read") return await checkAgainstData(sql, proposal, ports, checked.call, id, startedAt);
+    if (tool.effect === "read") return await checkAgainstData(db, proposal, ports, checked.call, id, startedAt);
     const committed = await transaction((tx) => checkAgainstData(tx, proposal, ports, checked.call, id, startedAt));
     // The external half of the effect runs only once its local record has committed.
     if (tool.external && !committed.replayed && committed.outcome.code === tool.external.pendingCode) {
@@ -171,7 +171,7 @@ function validate(
  * so its budgets and call keys are read and written by one call at a time.
  */
 async function checkAgainstData(
-  client: Sql,
+  client: Db,
   proposal: Proposal,
   ports: GatewayPorts,
   validCall: ValidCall,
@@ -289,7 +289,7 @@ async function recordEarly(
   startedAt: number,
 ): Promise<void> {
   await stage("record", () =>
-    recordCall(sql, {
+    recordCall(db, {
       ...call,
       callKey: null,
       argsCanonical: null,

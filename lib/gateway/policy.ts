@@ -1,4 +1,4 @@
-import type { Sql } from "../db";
+import type { Db } from "../db";
 import { scopesFor } from "../tools/scopes";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
 import { pass, stop, type StageResult } from "./outcome";
@@ -27,7 +27,7 @@ export interface PolicyDecision {
  * exposure ceilings. Runs inside the write's transaction, so the ceilings' lock is held until the effect commits.
  */
 export async function decidePolicy(
-  client: Sql,
+  client: Db,
   tool: ToolDefinition,
   conversation: ConversationFacts,
   policy: TenantPolicy,
@@ -122,7 +122,7 @@ export function needsApproval(
  * waited (READ COMMITTED): only a new statement sees what the previous holder committed.
  */
 async function checkCeilings(
-  client: Sql,
+  client: Db,
   conversation: ConversationFacts,
   impactCents: number,
 ): Promise<CeilingHit | null> {
@@ -154,6 +154,6 @@ async function checkCeilings(
 }
 
 /** Drops exposure rows past every window that could still count them (the job keeps the table to about a day). */
-export async function pruneAutoExposure(client: Sql): Promise<number> {
+export async function pruneAutoExposure(client: Db): Promise<number> {
   return client.$executeRaw`DELETE FROM "AutoExposure" WHERE "createdAt" < now() - interval '25 hours'`;
 }

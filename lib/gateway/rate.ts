@@ -1,4 +1,4 @@
-import type { Sql } from "../db";
+import type { Db } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { outcome, type Outcome } from "./outcome";
 import type { ConversationFacts, TenantPolicy } from "./types";
@@ -37,7 +37,7 @@ export function countCall(keys: Prisma.Sql): Prisma.Sql {
  * statement left them; a batch hands them to its first call only).
  */
 export async function countAndLimitCall(
-  client: Sql,
+  client: Db,
   conversation: ConversationFacts,
   apiKeyId: string | null,
   policy: TenantPolicy,
@@ -61,7 +61,7 @@ export async function countAndLimitCall(
  * `rateOpenPerMin`: opening conversations is what resets the per-conversation budgets, so it has a limit of its own.
  */
 export async function countConversationOpen(
-  client: Sql,
+  client: Db,
   agent: { apiKeyId: string; tenantId: string },
 ): Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }> {
   const [row] = await client.$queryRaw<(RateCount & { limit: number })[]>`
@@ -75,6 +75,6 @@ export async function countConversationOpen(
  * only the conversations and keys active this minute instead of every one ever used. A bucket moved into the
  * current window while this runs is re-checked by PostgreSQL and kept.
  */
-export async function pruneRateBuckets(client: Sql): Promise<number> {
+export async function pruneRateBuckets(client: Db): Promise<number> {
   return client.$executeRaw`DELETE FROM "RateBucket" WHERE "windowStart" < date_trunc('minute', now())`;
 }

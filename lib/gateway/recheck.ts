@@ -1,4 +1,4 @@
-import type { Sql } from "../db";
+import type { Db } from "../db";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
 import { loadContext } from "./context";
 import type { Outcome } from "./outcome";
@@ -11,7 +11,7 @@ import type { ConversationFacts, TenantPolicy } from "./types";
  * except the approval requirement itself. Returns the order as it is now, or the outcome that stops it.
  */
 export async function recheckForApproval(
-  client: Sql,
+  client: Db,
   tool: ToolDefinition,
   args: Record<string, unknown>,
   conversation: ConversationFacts,

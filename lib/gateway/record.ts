@@ -1,4 +1,4 @@
-import type { Sql } from "../db";
+import type { Db } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import type { Outcome } from "./outcome";
 
@@ -42,7 +42,7 @@ export interface CallRecord {
  * Stage 13, and the only writer of the decision log: names, ids and codes, never model text; only a supervisor's
  * decision adds `detail` (the arguments proposed, approved and executed, and who approved how).
  */
-export async function appendDecision(client: Sql, row: DecisionRow): Promise<void> {
+export async function appendDecision(client: Db, row: DecisionRow): Promise<void> {
   await client.$executeRaw`
     INSERT INTO "DecisionLog" ("tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "replayed", "latencyMs", "actorId", "detail")
     VALUES (${row.tenantId}, ${row.conversationId}, ${row.toolCallId}, ${row.toolName}, ${row.orderId}, ${row.outcome.kind}, ${row.outcome.stage},
@@ -51,7 +51,7 @@ export async function appendDecision(client: Sql, row: DecisionRow): Promise<voi
 }
 
 /** The call's own row, its decision-log row and the live-view notice (if watched), in one statement. */
-export async function recordCall(client: Sql, call: CallRecord): Promise<void> {
+export async function recordCall(client: Db, call: CallRecord): Promise<void> {
   const { kind, stage, code } = call.outcome;
   await client.$executeRaw`
     WITH call AS (
@@ -74,7 +74,7 @@ export async function recordCall(client: Sql, call: CallRecord): Promise<void> {
  * one decision-log row per call when `decision` is given, and the live-view notice (if watched), in one statement.
  */
 export async function recordLaterOutcome(
-  client: Sql,
+  client: Db,
   later: {
     callId: string | null;
     approvalId: string | null;

@@ -1,5 +1,5 @@
 import { loadConversation } from "../conversations";
-import { db, sql, transaction, type Sql } from "../db";
+import { db, transaction, type Db } from "../db";
 import { loadContext } from "../gateway/context";
 import { outcome, type Code, type Outcome } from "../gateway/outcome";
 import { checkPolicy } from "../gateway/policy";
@@ -72,7 +72,7 @@ async function claimNext(options: {
   leaseMs: number;
   skip: string[];
 }): Promise<Claimed | undefined> {
-  const [claimed] = await sql.$queryRaw<Claimed[]>`
+  const [claimed] = await db.$queryRaw<Claimed[]>`
     UPDATE "Refund" SET "nextCheckAt" = now() + ${options.leaseMs}::int * interval '1 millisecond', "checks" = "checks" + 1
     WHERE "id" = (
       SELECT "id" FROM "Refund"
@@ -89,7 +89,7 @@ async function claimNext(options: {
 
 async function recordProbe(probe: ProviderProbe): Promise<void> {
   const reason = probe.ok ? null : probe.reason;
-  await sql.$executeRaw`
+  await db.$executeRaw`
     INSERT INTO "ReconcileStatus" ("id", "ok", "reason", "checkedAt", "lastOkAt")
     VALUES ('provider', ${probe.ok}, ${reason}, now(), CASE WHEN ${probe.ok} THEN now() END)
     ON CONFLICT ("id") DO UPDATE SET "ok" = EXCLUDED."ok", "reason" = EXCLUDED."reason", "checkedAt" = EXCLUDED."checkedAt",
@@ -148,7 +148,7 @@ export async function reconcileRefunds(options: ReconcileOptions = {}): Promise<
       report.investigate++;
     } else report.stillUnknown++;
     // Unsettled still: its next check waits, longer each time, so a refund the provider cannot answer holds no one up.
-    await sql.$executeRaw`
+    await db.$executeRaw`
       UPDATE "Refund" SET "nextCheckAt" = now() + ${Math.min(backoffMs * 2 ** Math.min(refund.checks - 1, 32), 24 * HOUR)}::float8 * interval '1 millisecond'
       WHERE "id" = ${refund.id} AND "status" IN ('reserved', 'unknown', 'investigate')`;
   }
@@ -204,7 +204,7 @@ async function markResend(refundId: string): Promise<{ ok: true } | { ok: false;
   });
 }
 
-async function recheck(tx: Sql, refund: LockedRefund): Promise<Code | null> {
+async function recheck(tx: Db, refund: LockedRefund): Promise<Code | null> {
   const found = await loadConversation(tx, refund.conversationId);
   const [call] = await tx.$queryRaw<
     { argsCanonical: string | null }[]

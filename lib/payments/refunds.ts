@@ -1,5 +1,5 @@
 import { canonicalJson, sha256Hex } from "../canonical";
-import { sql, transaction, type Sql } from "../db";
+import { db, transaction, type Db } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { lockConversation } from "../gateway/lock";
 import { outcome, type Outcome } from "../gateway/outcome";
@@ -28,7 +28,7 @@ export function refundProviderKey(decision: RefundDecision): string {
 }
 
 export async function reserveRefund(
-  tx: Sql,
+  tx: Db,
   decision: RefundDecision,
   toolCallId: string,
 ): Promise<{ refundId: string; providerKey: string }> {
@@ -55,7 +55,7 @@ interface StoredRefund {
 }
 
 async function storedRefund(where: Prisma.Sql): Promise<StoredRefund | undefined> {
-  const [refund] = await sql.$queryRaw<StoredRefund[]>`
+  const [refund] = await db.$queryRaw<StoredRefund[]>`
     SELECT r."id", r."status", r."providerKey", r."orderId", r."amountCents", r."currency", r."reason", r."toolCallId", c."conversationId"
     FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId" WHERE ${where}`;
   return refund;
@@ -86,7 +86,7 @@ export async function completeRefundOfCall(
 }
 
 async function complete(refund: StoredRefund, provider: PaymentProvider): Promise<Outcome> {
-  if (!isUnsettled(refund.status)) return currentOutcome(sql, refund.toolCallId);
+  if (!isUnsettled(refund.status)) return currentOutcome(db, refund.toolCallId);
   let answer: ProviderAnswer;
   try {
     answer = await provider.refund(refund.providerKey, {
@@ -101,7 +101,7 @@ async function complete(refund: StoredRefund, provider: PaymentProvider): Promis
   return settleLocated(refund, answer);
 }
 
-async function currentOutcome(client: Sql, callId: string): Promise<Outcome> {
+async function currentOutcome(client: Db, callId: string): Promise<Outcome> {
   const [call] = await client.$queryRaw<
     { outcome: Outcome }[]
   >`SELECT "outcome" FROM "ToolCall" WHERE "id" = ${callId}`;
@@ -122,7 +122,7 @@ export interface LockedRefund {
 }
 
 /** Locks, in the gateway's order, the refund's conversation and then the refund itself. */
-export async function lockRefund(tx: Sql, refundId: string, conversationId: string): Promise<LockedRefund | undefined> {
+export async function lockRefund(tx: Db, refundId: string, conversationId: string): Promise<LockedRefund | undefined> {
   await lockConversation(tx, { id: conversationId });
   const [refund] = await tx.$queryRaw<LockedRefund[]>`
     SELECT r."id", r."status", r."orderId", r."amountCents", r."currency", r."toolCallId", r."tenantId", c."conversationId", c."approvalId", r."createdAt"
@@ -134,7 +134,7 @@ export const isUnsettled = (status: string) => UNSETTLED.includes(status);
 
 /** The provider made the refund (or a supervisor says it did): the order is unblocked and the call executed. */
 export async function issueLocked(
-  tx: Sql,
+  tx: Db,
   refund: LockedRefund,
   providerRefundId: string,
   actorId: string | null,
@@ -177,7 +177,7 @@ export const notMade = () =>
   outcome("host.error", { reason: "The payment provider did not make this refund: nothing was paid." });
 
 export async function releaseLocked(
-  tx: Sql,
+  tx: Db,
   refund: LockedRefund,
   reason: string,
   final: Outcome,

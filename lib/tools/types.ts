@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Sql } from "../db";
+import type { Db } from "../db";
 import type { Code, Outcome } from "../gateway/outcome";
 
 export type Effect = "read" | "reversible" | "irreversible";
@@ -31,7 +31,7 @@ export interface OrderChange {
 }
 
 export interface ExecutionContext<A> {
-  client: Sql;
+  client: Db;
   args: A;
   order: OrderFacts;
   callId: string;
@@ -93,7 +93,7 @@ export type ConversationWaiter = <T>(
 ) => Promise<T>;
 
 export interface CallsContext<A> {
-  client: Sql;
+  client: Db;
   args: A;
   conversationId: string;
   /** Present when the caller can wait for the conversation to change. */

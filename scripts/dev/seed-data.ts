@@ -1,6 +1,6 @@
 import { createApiKey } from "../../lib/auth/api-keys";
 import { sha256Hex } from "../../lib/canonical";
-import type { Db } from "../../lib/db";
+import type { Client } from "../../lib/db";
 import { hashPassword } from "../../lib/auth/passwords";
 import type { Role } from "../../lib/generated/prisma/client";
 
@@ -138,7 +138,7 @@ export interface SeedResult {
  * Creates what is missing and leaves existing rows alone, so a second run changes nothing and a demo in
  * progress keeps its refunds. Agent keys in `knownKeys` that still work are kept; others are replaced.
  */
-export async function seed(client: Db, knownKeys: Record<string, string> = {}): Promise<SeedResult> {
+export async function seed(client: Client, knownKeys: Record<string, string> = {}): Promise<SeedResult> {
   const passwordHash = await hashPassword(DEMO_PASSWORD);
   const result: SeedResult = { keys: {}, created: { keys: [] } };
   for (const tenant of SEED) {

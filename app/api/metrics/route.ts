@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { errorResponse } from "@/lib/agent-api/http";
-import { sql } from "@/lib/db";
+import { db } from "@/lib/db";
 import { metricsText } from "@/lib/metrics";
 
 export const dynamic = "force-dynamic";
@@ -20,6 +20,6 @@ export async function GET(request: Request): Promise<Response> {
       "WWW-Authenticate": 'Bearer realm="toolgate-metrics"',
     });
   }
-  const { contentType, body } = await metricsText(sql);
+  const { contentType, body } = await metricsText(db);
   return new Response(body, { headers: { "Content-Type": contentType, "Cache-Control": "no-store" } });
 }

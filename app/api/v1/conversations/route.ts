@@ -1,12 +1,12 @@
 import { errorResponse, withAgent } from "@/lib/agent-api/http";
 import { openConversation, OpenConversationSchema } from "@/lib/conversations";
-import { sql } from "@/lib/db";
+import { db } from "@/lib/db";
 import { countConversationOpen } from "@/lib/gateway/rate";
 import { countConversationOpenLimited } from "@/lib/metrics";
 
 export async function POST(request: Request): Promise<Response> {
   return withAgent(request, async (agent) => {
-    const rate = await countConversationOpen(sql, agent);
+    const rate = await countConversationOpen(db, agent);
     if (!rate.ok) {
       countConversationOpenLimited();
       return errorResponse(429, "rate.limited", "this key opened too many conversations this minute", {
