@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { resolveInvestigationAction } from "@/lib/payments/actions";
 import { formatMoney } from "@/lib/money";
+import { TimeAgo } from "@/components/ui/time-ago";
 
 export interface Investigation {
   id: string;
@@ -22,8 +23,6 @@ export interface ReconcileHealth {
   checkedAt: string;
   lastOkAt: string | null;
 }
-
-const Time = ({ at }: { at: string }) => <time dateTime={at}>{at.replace("T", " ").slice(0, 19)} UTC</time>;
 
 function Resolve({ item }: { item: Investigation }) {
   const router = useRouter();
@@ -114,10 +113,10 @@ export function Investigations({ items, health }: { items: Investigation[]; heal
       {paused && (
         <p className="error" role="alert" data-testid="reconcile-paused">
           Reconciliation is paused: the payment provider could not be reached as configured ({health.reason}). Checked{" "}
-          <Time at={health.checkedAt} />
+          <TimeAgo iso={health.checkedAt} />
           {health.lastOkAt ? (
             <>
-              , last reached <Time at={health.lastOkAt} />
+              , last reached <TimeAgo iso={health.lastOkAt} />
             </>
           ) : null}
           . Nothing is settled, released or sent again until the provider&apos;s address and secret are fixed.
@@ -134,7 +133,7 @@ export function Investigations({ items, health }: { items: Investigation[]; heal
             <div key={item.id} className="card" data-testid="investigation" data-refund-id={item.id}>
               <p>
                 <strong>{formatMoney(item.amountCents, item.currency)}</strong> on order <code>{item.orderId}</code>,
-                reserved <Time at={item.createdAt} />
+                reserved <TimeAgo iso={item.createdAt} />
               </p>
               <p className="muted">
                 Provider key <code style={{ overflowWrap: "anywhere" }}>{item.providerKey}</code> · {item.attempts}{" "}

@@ -4,7 +4,7 @@ import { startRegistration } from "@simplewebauthn/browser";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { passkeyRegistrationOptionsAction, registerPasskeyAction } from "@/lib/approvals/passkey-actions";
-import { absoluteTime } from "../ui/time-ago";
+import { TimeAgo } from "../ui/time-ago";
 import { passkeyFailure } from "@/components/ui/passkey-words";
 
 interface Passkey {
@@ -61,9 +61,13 @@ export function PasskeyList({ passkeys }: { passkeys: Passkey[] }) {
         <ul data-testid="passkeys">
           {passkeys.map((key) => (
             <li key={key.id}>
-              <strong>{key.name}</strong> · added{" "}
-              <time title={absoluteTime(key.createdAt)}>{absoluteTime(key.createdAt)}</time>
-              {key.lastUsedAt && <> · last used {absoluteTime(key.lastUsedAt)}</>}
+              <strong>{key.name}</strong> · added <TimeAgo iso={key.createdAt} />
+              {key.lastUsedAt && (
+                <>
+                  {" "}
+                  · last used <TimeAgo iso={key.lastUsedAt} />
+                </>
+              )}
             </li>
           ))}
         </ul>
