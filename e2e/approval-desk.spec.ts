@@ -1,4 +1,5 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
+import { freshOrder } from "./fixtures";
 import { apiKey, database, openConversation, propose, refund, SEEDED, signInAs, type SessionPerson } from "./support";
 
 // The approval desk as a supervisor uses it: cards that decide in seconds, narrowing edits, the two-person rule,
@@ -6,16 +7,6 @@ import { apiKey, database, openConversation, propose, refund, SEEDED, signInAs, 
 
 const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === "1";
 const PHONE = { width: 390, height: 844 };
-
-/** A fresh delivered order of its own, so each test's refunds never meet another test's. */
-async function freshOrder(tenantId: string, customerId: string, totalCents: number): Promise<string> {
-  const id = `ord_${String(Math.floor(Math.random() * 90_000_000) + 10_000_000)}`;
-  await database().query(
-    `INSERT INTO "Order" (id, "tenantId", "customerId", "totalCents", currency, status, "addressLine1", "postalCode") VALUES ($1, $2, $3, $4, 'USD', 'delivered', '1 Elm St', '94107')`,
-    [id, tenantId, customerId, totalCents],
-  );
-  return id;
-}
 
 async function asUser(browser: Browser, user: SessionPerson, baseURL: string): Promise<Page> {
   const context = await browser.newContext();
@@ -43,7 +34,7 @@ test("a card says why it was held, groups requests on one order, shows the order
   baseURL,
   request,
 }) => {
-  const order = await freshOrder("acme", "cu_ana", 30000);
+  const order = await freshOrder("cu_ana", 30000);
   const first = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
   for (const key of ["a", "b"])
     expect(
@@ -119,7 +110,7 @@ test("a request that expires while open disables its buttons at once, without a 
   baseURL,
   request,
 }) => {
-  const order = await freshOrder("acme", "cu_ana", 20000);
+  const order = await freshOrder("cu_ana", 20000);
   const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
   const pending = await propose(request, SEEDED.agent.email, conversation, refund(order, 7000), `desk-expire-${order}`);
   await database().query(`UPDATE "ApprovalRequest" SET "expiresAt" = now() + interval '4 seconds' WHERE id = $1`, [
@@ -141,7 +132,7 @@ test("approve with edits: the amount can only be lowered; the lower amount is wh
   baseURL,
   request,
 }) => {
-  const order = await freshOrder("acme", "cu_ana", 20000);
+  const order = await freshOrder("cu_ana", 20000);
   const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
   const pending = await propose(request, SEEDED.agent.email, conversation, refund(order, 8000), `desk-narrow-${order}`);
   const page = await asUser(browser, SEEDED.supervisor, baseURL!);
@@ -220,7 +211,7 @@ test("two-person rule: the first approval is recorded and shown, the same person
   );
   await database().query(`UPDATE "Tenant" SET "twoPersonAboveCents" = 7000 WHERE id = 'acme'`);
   try {
-    const order = await freshOrder("acme", "cu_ana", 20000);
+    const order = await freshOrder("cu_ana", 20000);
     const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
     const pending = await propose(request, SEEDED.agent.email, conversation, refund(order, 8000), `desk-two-${order}`);
     const page = await asUser(browser, SEEDED.supervisor, baseURL!);
@@ -273,7 +264,7 @@ test("step-up: above the threshold a person without a passkey re-enters the pass
   await database().query(`UPDATE "User" SET "stepUpAt" = NULL WHERE id = $1`, [SEEDED.globexSupervisor.id]);
   await database().query(`DELETE FROM "Passkey" WHERE "userId" = $1`, [SEEDED.globexSupervisor.id]);
   try {
-    const order = await freshOrder("globex", "cu_gil", 50000);
+    const order = await freshOrder("cu_gil", 50000, "globex");
     const conversation = await openConversation(request, SEEDED.globexAgent.email, { customer_id: "cu_gil" });
     const pending = await propose(
       request,
@@ -347,7 +338,7 @@ test("step-up with a passkey: registered in settings with Chromium's virtual aut
     const { credentials } = await cdp.send("WebAuthn.getCredentials", { authenticatorId });
     expect(credentials).toHaveLength(1);
 
-    const order = await freshOrder("globex", "cu_gil", 50000);
+    const order = await freshOrder("cu_gil", 50000, "globex");
     const conversation = await openConversation(request, SEEDED.globexAgent.email, { customer_id: "cu_gil" });
     const pending = await propose(
       request,
@@ -413,7 +404,7 @@ test("triage: search, filters, sort and keyboard (j/k, x, a, d, ?) with visible 
   baseURL,
   request,
 }) => {
-  const order = await freshOrder("acme", "cu_ana", 40000);
+  const order = await freshOrder("cu_ana", 40000);
   const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
   const small = await propose(request, SEEDED.agent.email, conversation, refund(order, 5500), `desk-triage-${order}-1`);
   const big = await propose(request, SEEDED.agent.email, conversation, refund(order, 9500), `desk-triage-${order}-2`);
@@ -470,7 +461,7 @@ test("triage: search, filters, sort and keyboard (j/k, x, a, d, ?) with visible 
 });
 
 test("new requests arrive live, without a reload", async ({ browser, baseURL, request }) => {
-  const order = await freshOrder("acme", "cu_ana", 20000);
+  const order = await freshOrder("cu_ana", 20000);
   const page = await asUser(browser, SEEDED.supervisor, baseURL!);
   await page.goto(`/approvals?q=${order}`);
   await expect(page.getByTestId("queue-live")).toContainText("● live");

@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
-import { apiKey, database, openConversation, propose, refund, SEEDED, signInAs } from "./support";
+import { expectUsable, freshOrder } from "./fixtures";
+import { apiKey, database, openConversation, propose, provider, refund, SEEDED, signInAs } from "./support";
 
 const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === "1";
 
@@ -66,4 +67,92 @@ test("a supervisor closes a refund under investigation as issued; the order unbl
     audited: 1,
   });
   await context.close();
+});
+
+test("a supervisor releases a refund the provider never made; the order is refundable again and provider = books", async ({
+  browser,
+  baseURL,
+  request,
+}) => {
+  const order = await freshOrder("cu_ana", 5000);
+  const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
+  // Every attempt meets a 503 before the provider acts: nothing is refunded, but only the provider could say so.
+  await provider.queueFaults(["unavailable_before", "unavailable_before", "unavailable_before"]);
+  const call = await propose(request, SEEDED.agent.email, conversation, refund(order, 1200), `e2e-release-${order}`);
+  await provider.queueFaults([]);
+  expect(call.code).toBe("refund.outcome-unknown");
+  const db = database();
+  const {
+    rows: [made],
+  } = await db.query<{ id: string }>(
+    `UPDATE "Refund" SET "status" = 'investigate', "lastError" = 'not settled within the reconciliation window'
+     WHERE "toolCallId" = $1 RETURNING "id"`,
+    [call.id],
+  );
+
+  const context = await browser.newContext();
+  await signInAs(context, SEEDED.supervisor, baseURL!);
+  const page = await context.newPage();
+  await page.goto("/approvals");
+  const item = page.locator(`[data-testid="investigation"][data-refund-id="${made.id}"]`);
+  await expect(item).toContainText("12.00 USD");
+  await expect(item.getByRole("button", { name: "Release" })).toBeDisabled();
+  await item.getByLabel("Why nothing was refunded").fill("provider dashboard shows no refund under this key");
+  await item.getByRole("button", { name: "Release" }).click();
+  await expect(item).toHaveCount(0);
+
+  const final = await request.get(`/api/v1/tool-calls/${call.id}`, {
+    headers: { authorization: `Bearer ${apiKey(SEEDED.agent.email)}` },
+  });
+  const answer = await final.json();
+  expect(answer).toMatchObject({
+    code: "host.error",
+    model: { reason: "The payment provider did not make this refund: nothing was paid." },
+  });
+  expect(JSON.stringify(answer)).not.toContain("dashboard");
+  const { rows } = await db.query(
+    `SELECT r."status", r."resolvedById", o."refundPending", o."refundedCents"
+     FROM "Refund" r JOIN "Order" o ON o."id" = r."orderId" WHERE r."id" = $1`,
+    [made.id],
+  );
+  expect(rows[0]).toEqual({
+    status: "released",
+    resolvedById: SEEDED.supervisor.id,
+    refundPending: false,
+    refundedCents: 0,
+  });
+  expect((await provider.totalsByOrder())[order] ?? 0).toBe(rows[0].refundedCents);
+  await context.close();
+});
+
+test("the desk says when reconciliation is paused, why, and since when", async ({ browser, baseURL }) => {
+  const db = database();
+  const reachedAt = new Date(Date.now() - 2 * 3600_000);
+  await db.query(
+    `INSERT INTO "ReconcileStatus" ("id", "ok", "reason", "checkedAt", "lastOkAt")
+     VALUES ('provider', false, 'the provider refused the shared secret (401)', now(), $1)
+     ON CONFLICT ("id") DO UPDATE SET "ok" = false, "reason" = EXCLUDED."reason", "checkedAt" = now(), "lastOkAt" = $1`,
+    [reachedAt],
+  );
+  try {
+    const context = await browser.newContext();
+    await signInAs(context, SEEDED.supervisor, baseURL!);
+    const page = await context.newPage();
+    await page.goto("/approvals");
+    const banner = page.getByTestId("reconcile-paused");
+    await expect(banner).toContainText("Reconciliation is paused");
+    await expect(banner).toContainText("the provider refused the shared secret (401)");
+    await expect(banner).toContainText("last reached 2 hours ago");
+    await expect(banner.locator("time").last()).toHaveAttribute(
+      "title",
+      `${reachedAt.toISOString().slice(0, 10)} ${reachedAt.toISOString().slice(11, 16)} UTC`,
+    );
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expectUsable(page);
+    await context.close();
+  } finally {
+    await db.query(
+      `UPDATE "ReconcileStatus" SET "ok" = true, "reason" = NULL, "lastOkAt" = now() WHERE "id" = 'provider'`,
+    );
+  }
 });

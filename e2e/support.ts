@@ -56,6 +56,24 @@ export function apiKey(email: string): string {
   return key;
 }
 
+/** The fake payment provider the server under test pays through (scripts/e2e-server.ts). */
+export const provider = {
+  url: () => (JSON.parse(readFileSync(path.join(".toolgate", "e2e-provider.json"), "utf8")) as { url: string }).url,
+  /** Cents it refunded, per order: what the books are compared with. */
+  async totalsByOrder(): Promise<Record<string, number>> {
+    const response = await fetch(new URL("/_stats", provider.url()));
+    return ((await response.json()) as { totalsByOrder: Record<string, number> }).totalsByOrder;
+  },
+  /** Faults its next refund requests meet, one each (scripts/dev/fake-provider.ts); an empty list clears them. */
+  async queueFaults(modes: string[]): Promise<void> {
+    await fetch(new URL("/_faults", provider.url()), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ faults: modes.map((mode) => ({ mode })), clear: true }),
+    });
+  },
+};
+
 let pool: pg.Pool | null = null;
 export function database(): pg.Pool {
   pool ??= new pg.Pool({ connectionString: process.env.E2E_DATABASE_URL, max: 2 });

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { startLocalExternals } from "./dev/external-services";
 import { migrate } from "../lib/migrate";
@@ -22,7 +23,16 @@ const env = {
   NEXTAUTH_URL: `http://127.0.0.1:${port}`,
   NEXTAUTH_SECRET: process.env.E2E_NEXTAUTH_SECRET ?? "e2e-only-secret-not-for-production",
   SECRETS_KEY: process.env.SECRETS_KEY ?? Buffer.from("e2e-only-secrets-key-32-bytes!!!").toString("base64"),
+  // The browser tests write the states a reconciliation pass leaves (e2e/investigations.spec.ts); no pass runs
+  // during them to change those states underneath.
+  RECONCILE_INTERVAL_MS: "3600000",
 };
+// Where the browser tests find the fake provider, to count what it refunded and queue its faults.
+mkdirSync(".toolgate", { recursive: true });
+writeFileSync(
+  path.join(".toolgate", "e2e-provider.json"),
+  JSON.stringify({ url: externals.env.PAYMENT_PROVIDER_URL ?? process.env.PAYMENT_PROVIDER_URL }),
+);
 const tsx = path.join("node_modules", "tsx", "dist", "cli.mjs");
 const seeded = spawn(process.execPath, [tsx, "scripts/seed.ts", "--allow-production"], { stdio: "inherit", env });
 const seedCode: number = await new Promise((resolve) => seeded.on("exit", (code) => resolve(code ?? 1)));
