@@ -100,7 +100,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "seal horizon",
-    file: "lib/audit/seal.ts",
+    file: "lib/audit/sql.ts",
     find: 'pg_snapshot_xmin(pg_current_snapshot())::text AS "horizon"',
     replace: 'pg_snapshot_xmax(pg_current_snapshot())::text AS "horizon"',
     testFile: "tests/audit.integration.test.ts",
@@ -212,7 +212,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "reconciler lease",
-    file: "lib/payments/reconcile.ts",
+    file: "lib/payments/sql.ts",
     find: `SET "nextCheckAt" = now() + \${options.leaseMs}::int * interval '1 millisecond', "checks"`,
     replace: 'SET "nextCheckAt" = now(), "checks"',
     testFile: "tests/money-once.integration.test.ts",
@@ -237,8 +237,8 @@ const DEFECTS: Defect[] = [
   {
     name: "investigation tenant",
     file: "lib/payments/investigations.ts",
-    find: "where: { id: input.refundId, tenantId: supervisor.tenantId },",
-    replace: "where: { id: input.refundId },",
+    find: "{ id: input.refundId, tenantId: supervisor.tenantId }",
+    replace: "{ id: input.refundId }",
     testFile: "tests/investigations.integration.test.ts",
     test: "only a supervisor of the refund's tenant decides, once; a refused decision changes nothing",
   },

@@ -2,7 +2,8 @@ import "server-only";
 import { z } from "zod";
 import type { SessionUser } from "../auth/auth";
 import { db } from "../db";
-import { LOG_ROW_COLUMNS, rowHash, type LogRow } from "./seal";
+import { rowHash } from "./seal";
+import { appendAuditLog, findLogPage, type LogRow } from "./sql";
 
 // Supervisors and admins take their tenant's decision log away as CSV or JSON Lines, for a date range: every row
 // with its own hash, so a copy can be checked against the seals later.
@@ -65,14 +66,11 @@ export async function exportDecisionLog(
     };
   }
   const query = parsed.data;
-  await db.auditLog.create({
-    data: {
-      tenantId,
-      actorId: user.id,
-      action: "decision-log.exported",
-      detail: { from: query.from.toISOString(), to: query.to.toISOString(), format: query.format },
-    },
-    select: { id: true },
+  await appendAuditLog(db, {
+    tenantId,
+    actorId: user.id,
+    action: "decision-log.exported",
+    detail: { from: query.from.toISOString(), to: query.to.toISOString(), format: query.format },
   });
   const day = (date: Date) => date.toISOString().slice(0, 10);
   return {
@@ -88,11 +86,7 @@ async function* lines(tenantId: string, query: ExportQuery): AsyncIterable<strin
   let after = { createdAt: new Date(0), id: "0" };
   for (;;) {
     // Keyset pages over the (tenantId, createdAt) index, so a long range never sits in memory whole.
-    const rows = await db.$queryRaw<LogRow[]>`
-      SELECT ${LOG_ROW_COLUMNS} FROM "DecisionLog"
-      WHERE "tenantId" = ${tenantId} AND "createdAt" >= ${query.from.toISOString()}::timestamptz AND "createdAt" < ${query.to.toISOString()}::timestamptz
-        AND ("createdAt", "id") > (${after.createdAt.toISOString()}::timestamptz, ${after.id}::bigint)
-      ORDER BY "createdAt", "id" LIMIT ${PAGE}::int`;
+    const rows = await findLogPage(db, { tenantId, from: query.from, to: query.to, after, limit: PAGE });
     for (const row of rows)
       yield query.format === "csv" ? `${csvLine(record(row))}\r\n` : `${JSON.stringify(record(row))}\n`;
     if (rows.length < PAGE) return;

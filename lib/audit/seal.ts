@@ -1,6 +1,19 @@
 import { canonicalJson, sha256Hex } from "../canonical";
 import { db, transaction, type Db } from "../db";
-import { Prisma } from "../generated/prisma/client";
+import {
+  countTenantLogRowsFrom,
+  findLastSeal,
+  findLogRowsInRange,
+  findSealRange,
+  findSeals,
+  findTenantLogRowsInRange,
+  findTxidAtOffset,
+  insertSeal,
+  tryLockSealer,
+  type LogRow,
+  type SealLink,
+  type StoredSeal,
+} from "./sql";
 
 // The decision log's hash chain, one per tenant, built off the hot path: appends stay a plain INSERT that never
 // waits for another, and a job seals what was appended since. A seal covers every row of one tenant whose
@@ -10,33 +23,7 @@ import { Prisma } from "../generated/prisma/client";
 // seal's hash.
 
 export const GENESIS = "0".repeat(64);
-// Any constant that no other advisory lock in the project uses: one sealer at a time, on any instance.
-const SEALER_LOCK = 7_100_115;
 const MAX_ROWS_PER_RUN = 5000;
-
-export interface LogRow {
-  id: string;
-  tenantId: string;
-  conversationId: string | null;
-  toolCallId: string | null;
-  toolName: string;
-  orderId: string | null;
-  kind: string;
-  stage: string;
-  code: string;
-  actorId: string | null;
-  replayed: boolean;
-  latencyMs: number;
-  /** A supervisor's decision: proposed, approved and executed arguments and the approvers' proofs. */
-  detail: unknown;
-  createdAt: Date;
-  txid: string;
-}
-
-// Ids and txids come back as text so that 64-bit values never pass through a JavaScript number.
-export const LOG_ROW_COLUMNS =
-  Prisma.raw(`"id"::text AS "id", "tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "actorId",
-  "replayed", "latencyMs", "detail", "createdAt", "txid"::text AS "txid"`);
 
 /**
  * A row's own hash: everything it says except its id, so a row moved to another id is recognized where it went.
@@ -49,27 +36,9 @@ export function rowHash(row: LogRow): string {
   );
 }
 
-export interface SealLink {
-  tenantId: string;
-  seq: number;
-  fromTxid: string;
-  toTxid: string;
-  rowIds: string[];
-  rowHashes: string[];
-  prevHash: string;
-}
-
 export function sealHash(link: SealLink): string {
   return sha256Hex(canonicalJson(link));
 }
-
-interface StoredSeal extends SealLink {
-  hash: string;
-}
-
-const SEAL_COLUMNS = Prisma.raw(
-  `"tenantId", "seq", "fromTxid"::text AS "fromTxid", "toTxid"::text AS "toTxid", "rowIds"::text[] AS "rowIds", "rowHashes", "prevHash", "hash"`,
-);
 
 /**
  * One run of the sealing job: a seal for every tenant with rows appended since the last run. Returns how many
@@ -77,16 +46,11 @@ const SEAL_COLUMNS = Prisma.raw(
  */
 export async function sealDecisionLog(): Promise<number> {
   return transaction(async (tx) => {
-    const [{ locked }] = await tx.$queryRaw<
-      { locked: boolean }[]
-    >`SELECT pg_try_advisory_xact_lock(${SEALER_LOCK}::bigint) AS "locked"`;
-    if (!locked) return 0;
-    const [range] = await tx.$queryRaw<{ from: string; horizon: string }[]>`
-      SELECT COALESCE(MAX("toTxid"), 0)::text AS "from", pg_snapshot_xmin(pg_current_snapshot())::text AS "horizon" FROM "DecisionSeal"`;
+    if (!(await tryLockSealer(tx))) return 0;
+    const range = await findSealRange(tx);
     const to = await batchEnd(tx, range.from, range.horizon);
     if (BigInt(to) <= BigInt(range.from)) return 0;
-    const rows = await tx.$queryRaw<LogRow[]>`
-      SELECT ${LOG_ROW_COLUMNS} FROM "DecisionLog" WHERE "txid" >= ${range.from}::bigint AND "txid" < ${to}::bigint ORDER BY "tenantId", "id"`;
+    const rows = await findLogRowsInRange(tx, range.from, to);
     const byTenant = new Map<string, LogRow[]>();
     for (const row of rows) {
       const list = byTenant.get(row.tenantId);
@@ -94,8 +58,7 @@ export async function sealDecisionLog(): Promise<number> {
       else byTenant.set(row.tenantId, [row]);
     }
     for (const [tenantId, tenantRows] of byTenant) {
-      const [previous] = await tx.$queryRaw<StoredSeal[]>`
-        SELECT ${SEAL_COLUMNS} FROM "DecisionSeal" WHERE "tenantId" = ${tenantId} ORDER BY "seq" DESC LIMIT 1`;
+      const previous = await findLastSeal(tx, tenantId);
       const link: SealLink = {
         tenantId,
         seq: (previous?.seq ?? 0) + 1,
@@ -105,10 +68,7 @@ export async function sealDecisionLog(): Promise<number> {
         rowHashes: tenantRows.map(rowHash),
         prevHash: previous?.hash ?? GENESIS,
       };
-      await tx.$executeRaw`
-        INSERT INTO "DecisionSeal" ("tenantId", "seq", "fromTxid", "toTxid", "rowIds", "rowHashes", "prevHash", "hash")
-        VALUES (${tenantId}, ${link.seq}::int, ${link.fromTxid}::bigint, ${link.toTxid}::bigint, ${link.rowIds}::bigint[], ${link.rowHashes}::text[],
-                ${link.prevHash}, ${sealHash(link)})`;
+      await insertSeal(tx, link, sealHash(link));
     }
     return byTenant.size;
   });
@@ -116,12 +76,10 @@ export async function sealDecisionLog(): Promise<number> {
 
 /** The end of this run's range: the horizon, or earlier so that one run seals at most about MAX_ROWS_PER_RUN rows. */
 async function batchEnd(client: Db, from: string, horizon: string): Promise<string> {
-  const [cut] = await client.$queryRaw<{ txid: string }[]>`
-    SELECT "txid"::text AS "txid" FROM "DecisionLog" WHERE "txid" >= ${from}::bigint AND "txid" < ${horizon}::bigint
-    ORDER BY "txid" OFFSET ${MAX_ROWS_PER_RUN}::int LIMIT 1`;
+  const cut = await findTxidAtOffset(client, from, horizon, MAX_ROWS_PER_RUN);
   if (!cut) return horizon;
   // A single transaction with more rows than a batch is sealed whole.
-  return cut.txid === from ? (BigInt(from) + 1n).toString() : cut.txid;
+  return cut === from ? (BigInt(from) + 1n).toString() : cut;
 }
 
 export type VerifyProblem =
@@ -139,9 +97,7 @@ export interface VerifyResult {
 
 /** Checks a tenant's chain link by link against the rows as they are now; stops at the first problem. */
 export async function verifyTenant(tenantId: string, client: Db = db): Promise<VerifyResult> {
-  const seals = await client.$queryRaw<
-    StoredSeal[]
-  >`SELECT ${SEAL_COLUMNS} FROM "DecisionSeal" WHERE "tenantId" = ${tenantId} ORDER BY "seq"`;
+  const seals = await findSeals(client, tenantId);
   const result: VerifyResult = {
     tenantId,
     seals: seals.length,
@@ -169,18 +125,14 @@ export async function verifyTenant(tenantId: string, client: Db = db): Promise<V
     const { hash, ...link } = seal;
     if (sealHash(link) !== hash)
       return fail(result, { kind: "seal-altered", seq: seal.seq, message: `seal ${seal.seq} was altered` });
-    const rows = await client.$queryRaw<LogRow[]>`
-      SELECT ${LOG_ROW_COLUMNS} FROM "DecisionLog"
-      WHERE "tenantId" = ${tenantId} AND "txid" >= ${seal.fromTxid}::bigint AND "txid" < ${seal.toTxid}::bigint ORDER BY "id"`;
+    const rows = await findTenantLogRowsInRange(client, tenantId, seal.fromTxid, seal.toTxid);
     const problem = compareRows(seal, rows);
     if (problem) return fail(result, problem);
     result.rowsSealed += seal.rowIds.length;
     result.head = seal.hash;
     previous = seal;
   }
-  const [pending] = await client.$queryRaw<{ count: number }[]>`
-    SELECT count(*)::int AS "count" FROM "DecisionLog" WHERE "tenantId" = ${tenantId} AND "txid" >= ${previous?.toTxid ?? "0"}::bigint`;
-  result.rowsNotYetSealed = pending.count;
+  result.rowsNotYetSealed = await countTenantLogRowsFrom(client, tenantId, previous?.toTxid ?? "0");
   return result;
 }
 

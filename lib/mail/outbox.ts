@@ -4,6 +4,7 @@ import { db } from "../db";
 import { logError } from "../log";
 import { decryptSecret, webhookSecretContext, webhookUrlContext } from "../secrets";
 import { env } from "../env";
+import { claimOutboxMessages, findWebhookSecret, markMessageFailed, markMessageSent, type ClaimedMessage } from "./sql";
 
 // The outbox: rows written inside the transaction that decided them, delivered afterwards by this sender.
 // A row is claimed (status `sending`) in its own committed statement before anything is sent, so two senders
@@ -11,16 +12,6 @@ import { env } from "../env";
 // row is then sent again with the same Message-ID, which is as close to exactly-once as SMTP allows.
 
 const CLAIM_LEASE_MINUTES = 5;
-
-interface ClaimedRow {
-  id: string;
-  tenantId: string;
-  kind: string;
-  recipient: string;
-  subject: string;
-  body: string;
-  attempts: number;
-}
 
 export interface Delivery {
   sendMail(message: { from: string; to: string; subject: string; text: string; messageId: string }): Promise<unknown>;
@@ -49,16 +40,11 @@ export async function deliverOutbox(
   options: { limit?: number; delivery?: Delivery; tenantId?: string } = {},
 ): Promise<OutboxReport> {
   const delivery = options.delivery ?? smtpDelivery();
-  const claimed = await db.$queryRaw<ClaimedRow[]>`
-    UPDATE "OutboxMessage" SET "status" = 'sending', "claimedAt" = now(), "attempts" = "attempts" + 1
-    WHERE "id" IN (
-      SELECT "id" FROM "OutboxMessage"
-      WHERE (("status" = 'pending' AND "nextAttemptAt" <= now())
-         OR ("status" = 'sending' AND "claimedAt" < now() - make_interval(mins => ${CLAIM_LEASE_MINUTES})))
-        AND (${options.tenantId ?? null}::text IS NULL OR "tenantId" = ${options.tenantId ?? null}::text)
-      ORDER BY "nextAttemptAt" LIMIT ${options.limit ?? 20}
-      FOR UPDATE SKIP LOCKED)
-    RETURNING "id", "tenantId", "kind", "recipient", "subject", "body", "attempts"`;
+  const claimed = await claimOutboxMessages(db, {
+    limit: options.limit ?? 20,
+    tenantId: options.tenantId ?? null,
+    leaseMinutes: CLAIM_LEASE_MINUTES,
+  });
   const report: OutboxReport = { sent: 0, retried: 0, dead: 0 };
   for (const row of claimed) {
     try {
@@ -72,21 +58,15 @@ export async function deliverOutbox(
           messageId: `<${row.id}@toolgate.local>`,
         });
       }
-      await db.outboxMessage.update({
-        where: { id: row.id },
-        data: { status: "sent", sentAt: new Date(), lastError: null },
-      });
+      await markMessageSent(db, row.id);
       report.sent++;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const dead = row.attempts >= env().OUTBOX_MAX_ATTEMPTS;
-      await db.outboxMessage.update({
-        where: { id: row.id },
-        data: {
-          status: dead ? "dead" : "pending",
-          lastError: message.slice(0, 500),
-          nextAttemptAt: new Date(Date.now() + 2 ** row.attempts * 1000),
-        },
+      await markMessageFailed(db, row.id, {
+        dead,
+        lastError: message.slice(0, 500),
+        nextAttemptAt: new Date(Date.now() + 2 ** row.attempts * 1000),
       });
       if (dead) {
         report.dead++;
@@ -102,12 +82,12 @@ export function webhookSignature(secret: string, timestamp: number, body: string
   return `t=${timestamp},v1=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`;
 }
 
-async function postWebhook(row: ClaimedRow): Promise<void> {
-  const tenant = await db.tenant.findUniqueOrThrow({ where: { id: row.tenantId }, select: { webhookSecret: true } });
-  if (!tenant.webhookSecret) throw new Error("the tenant has no webhook secret");
+async function postWebhook(row: ClaimedMessage): Promise<void> {
+  const storedSecret = await findWebhookSecret(db, row.tenantId);
+  if (!storedSecret) throw new Error("the tenant has no webhook secret");
   // The recipient is the tenant's webhook URL as stored: encrypted, since such URLs often carry a token.
   const url = decryptSecret(row.recipient, webhookUrlContext(row.tenantId));
-  const secret = decryptSecret(tenant.webhookSecret, webhookSecretContext(row.tenantId));
+  const secret = decryptSecret(storedSecret, webhookSecretContext(row.tenantId));
   const timestamp = Math.floor(Date.now() / 1000);
   const response = await fetch(url, {
     method: "POST",

@@ -2,7 +2,9 @@ import "server-only";
 import { z } from "zod";
 import { db, transaction } from "../db";
 import type { Outcome } from "../gateway/outcome";
+import { appendAuditLog } from "../audit/sql";
 import { issueLocked, lockRefund, notMade, releaseLocked } from "./refunds";
+import { findRefundConversationId } from "./sql";
 
 // A refund under investigation waits for a person: only a supervisor of its tenant closes it, as issued (the
 // provider's reference for the refund it found) or released (a note saying why nothing was refunded). The
@@ -44,13 +46,11 @@ export async function resolveInvestigation(
   if (supervisor.role !== "SUPERVISOR")
     return { ok: false, code: "investigation.forbidden", message: "Only supervisors close investigations." };
   // Same answer for a missing refund and another tenant's, so ids cannot be probed.
-  const located = await db.refund.findFirst({
-    where: { id: input.refundId, tenantId: supervisor.tenantId },
-    select: { toolCall: { select: { conversationId: true } } },
-  });
-  if (!located) return { ok: false, code: "investigation.not-found", message: "No such refund under investigation." };
+  const conversationId = await findRefundConversationId(db, { id: input.refundId, tenantId: supervisor.tenantId });
+  if (!conversationId)
+    return { ok: false, code: "investigation.not-found", message: "No such refund under investigation." };
   return transaction(async (tx) => {
-    const refund = await lockRefund(tx, input.refundId, located.toolCall.conversationId);
+    const refund = await lockRefund(tx, input.refundId, conversationId);
     if (!refund || refund.status !== "investigate") {
       return {
         ok: false as const,
@@ -63,9 +63,12 @@ export async function resolveInvestigation(
         ? await issueLocked(tx, refund, input.providerRefundId, supervisor.userId)
         : await releaseLocked(tx, refund, `released by a supervisor: ${input.note}`, notMade(), supervisor.userId);
     const detail = { ...input, orderId: refund.orderId, amountCents: refund.amountCents, currency: refund.currency };
-    await tx.$executeRaw`
-      INSERT INTO "AuditLog" ("tenantId", "actorId", "action", "detail")
-      VALUES (${supervisor.tenantId}, ${supervisor.userId}, ${`refund.investigation-${input.resolution}`}, ${JSON.stringify(detail)}::jsonb)`;
+    await appendAuditLog(tx, {
+      tenantId: supervisor.tenantId,
+      actorId: supervisor.userId,
+      action: `refund.investigation-${input.resolution}`,
+      detail,
+    });
     return { ok: true as const, data: { refundId: refund.id, outcome: final } };
   });
 }

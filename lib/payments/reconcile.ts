@@ -1,5 +1,5 @@
 import { loadConversation } from "../conversations";
-import { db, transaction, type Db } from "../db";
+import { db, transaction, type Tx } from "../db";
 import { loadContext } from "../gateway/context";
 import { outcome, type Code, type Outcome } from "../gateway/outcome";
 import { checkPolicy } from "../gateway/policy";
@@ -7,7 +7,20 @@ import { checkState } from "../gateway/state";
 import { logError } from "../log";
 import { issueRefund } from "../tools/issue-refund";
 import { paymentProvider, type PaymentProvider, type ProviderProbe } from "./provider";
-import { completeRefund, isUnsettled, lockRefund, releaseLocked, settleRefund, type LockedRefund } from "./refunds";
+import { completeRefund, isUnsettled, lockRefund, releaseLocked, settleRefund } from "./refunds";
+import {
+  claimNextRefund,
+  deferRefundCheck,
+  findCallArgs,
+  findProviderStatus,
+  findRefundConversationId,
+  findRefundsToInvestigate,
+  isApprovalValid,
+  markRefundResent,
+  upsertProviderStatus,
+  type ClaimedRefund,
+  type LockedRefund,
+} from "./sql";
 import { env } from "../env";
 
 // Reconciliation learns what the provider did with each unsettled refund, by its key. It never takes a "no" from
@@ -54,54 +67,9 @@ export function reconcileSettings(): Required<Pick<ReconcileOptions, "investigat
   };
 }
 
-interface Claimed {
-  id: string;
-  providerKey: string;
-  status: string;
-  createdAt: Date;
-  checks: number;
-}
-
-/**
- * Claims the unsettled refund whose turn it is (the one waiting longest for its next check), so that no other
- * reconciler touches it until the lease ends: one reconciler per refund, and every refund gets its turn.
- */
-async function claimNext(options: {
-  tenantId?: string;
-  minAgeMs: number;
-  leaseMs: number;
-  skip: string[];
-}): Promise<Claimed | undefined> {
-  const [claimed] = await db.$queryRaw<Claimed[]>`
-    UPDATE "Refund" SET "nextCheckAt" = now() + ${options.leaseMs}::int * interval '1 millisecond', "checks" = "checks" + 1
-    WHERE "id" = (
-      SELECT "id" FROM "Refund"
-      WHERE "status" IN ('reserved', 'unknown', 'investigate') AND "nextCheckAt" <= now()
-        AND "updatedAt" <= now() - ${options.minAgeMs}::int * interval '1 millisecond'
-        AND (${options.tenantId ?? null}::text IS NULL OR "tenantId" = ${options.tenantId ?? null}::text)
-        AND NOT ("id" = ANY(${options.skip}::text[]))
-      ORDER BY "nextCheckAt", "id" LIMIT 1
-      FOR UPDATE SKIP LOCKED
-    )
-    RETURNING "id", "providerKey", "status", "createdAt", "checks"`;
-  return claimed;
-}
-
-async function recordProbe(probe: ProviderProbe): Promise<void> {
-  const reason = probe.ok ? null : probe.reason;
-  await db.$executeRaw`
-    INSERT INTO "ReconcileStatus" ("id", "ok", "reason", "checkedAt", "lastOkAt")
-    VALUES ('provider', ${probe.ok}, ${reason}, now(), CASE WHEN ${probe.ok} THEN now() END)
-    ON CONFLICT ("id") DO UPDATE SET "ok" = EXCLUDED."ok", "reason" = EXCLUDED."reason", "checkedAt" = EXCLUDED."checkedAt",
-      "lastOkAt" = COALESCE(EXCLUDED."lastOkAt", "ReconcileStatus"."lastOkAt")`;
-}
-
 /** Whether the last pass reached the provider, and why not: shown above the investigation list. */
 export async function reconcileHealth() {
-  return db.reconcileStatus.findUnique({
-    where: { id: "provider" },
-    select: { ok: true, reason: true, checkedAt: true, lastOkAt: true },
-  });
+  return findProviderStatus(db);
 }
 
 /**
@@ -121,7 +89,7 @@ export async function reconcileRefunds(options: ReconcileOptions = {}): Promise<
     ok: false,
     reason: error instanceof Error ? error.message : String(error),
   }));
-  await recordProbe(probe);
+  await upsertProviderStatus(db, probe.ok, probe.ok ? null : probe.reason);
   if (!probe.ok) {
     logError("reconcile.paused", new Error(`the payment provider could not be reached as configured: ${probe.reason}`));
     return { ...report, paused: probe.reason };
@@ -129,7 +97,8 @@ export async function reconcileRefunds(options: ReconcileOptions = {}): Promise<
 
   const skip: string[] = [];
   while (report.examined < (options.limit ?? 500)) {
-    const refund = await claimNext({
+    // One reconciler per refund, and every refund gets its turn.
+    const refund = await claimNextRefund(db, {
       tenantId: options.tenantId,
       minAgeMs: options.minAgeMs ?? 10_000,
       leaseMs: options.leaseMs ?? 60_000,
@@ -148,15 +117,13 @@ export async function reconcileRefunds(options: ReconcileOptions = {}): Promise<
       report.investigate++;
     } else report.stillUnknown++;
     // Unsettled still: its next check waits, longer each time, so a refund the provider cannot answer holds no one up.
-    await db.$executeRaw`
-      UPDATE "Refund" SET "nextCheckAt" = now() + ${Math.min(backoffMs * 2 ** Math.min(refund.checks - 1, 32), 24 * HOUR)}::float8 * interval '1 millisecond'
-      WHERE "id" = ${refund.id} AND "status" IN ('reserved', 'unknown', 'investigate')`;
+    await deferRefundCheck(db, refund.id, Math.min(backoffMs * 2 ** Math.min(refund.checks - 1, 32), 24 * HOUR));
   }
   return report;
 }
 
 async function examine(
-  refund: Claimed,
+  refund: ClaimedRefund,
   provider: PaymentProvider,
   now: Date,
   resendWindowMs: number,
@@ -185,12 +152,10 @@ async function examine(
  * reason, and the call's outcome becomes that reason.
  */
 async function markResend(refundId: string): Promise<{ ok: true } | { ok: false; outcome: Outcome }> {
-  const located = await db.refund.findUniqueOrThrow({
-    where: { id: refundId },
-    select: { toolCall: { select: { conversationId: true } } },
-  });
+  const conversationId = await findRefundConversationId(db, { id: refundId });
+  if (!conversationId) throw new Error(`no refund ${refundId}`);
   return transaction(async (tx) => {
-    const refund = await lockRefund(tx, refundId, located.toolCall.conversationId);
+    const refund = await lockRefund(tx, refundId, conversationId);
     if (!refund || !isUnsettled(refund.status))
       return { ok: false as const, outcome: outcome("refund.outcome-unknown") };
     const refusal = await recheck(tx, refund);
@@ -199,18 +164,16 @@ async function markResend(refundId: string): Promise<{ ok: true } | { ok: false;
         ok: false as const,
         outcome: await releaseLocked(tx, refund, `not re-sent: ${refusal}`, outcome(refusal), null),
       };
-    await tx.$executeRaw`UPDATE "Refund" SET "resentAt" = now(), "updatedAt" = now() WHERE "id" = ${refund.id}`;
+    await markRefundResent(tx, refund.id);
     return { ok: true as const };
   });
 }
 
-async function recheck(tx: Db, refund: LockedRefund): Promise<Code | null> {
+async function recheck(tx: Tx, refund: LockedRefund): Promise<Code | null> {
   const found = await loadConversation(tx, refund.conversationId);
-  const [call] = await tx.$queryRaw<
-    { argsCanonical: string | null }[]
-  >`SELECT "argsCanonical" FROM "ToolCall" WHERE "id" = ${refund.toolCallId}`;
-  if (!found || !call?.argsCanonical) return "order.not-found";
-  const args = JSON.parse(call.argsCanonical) as Record<string, unknown>;
+  const argsCanonical = await findCallArgs(tx, refund.toolCallId);
+  if (!found || !argsCanonical) return "order.not-found";
+  const args = JSON.parse(argsCanonical) as Record<string, unknown>;
   const context = await loadContext(tx, issueRefund, args, found.conversation);
   if (!context.ok) return context.outcome.code;
   // The order as it would be without this reservation: the re-send is this refund, not another one.
@@ -227,29 +190,11 @@ async function recheck(tx: Db, refund: LockedRefund): Promise<Code | null> {
   };
   const policy = checkPolicy(issueRefund, conversation, found.policy, order, refund.amountCents);
   if (!policy.ok) return policy.outcome.code;
-  if (refund.approvalId) {
-    const [approval] = await tx.$queryRaw<{ valid: boolean }[]>`
-      SELECT "status" = 'approved' AND "expiresAt" > now() AS "valid" FROM "ApprovalRequest" WHERE "id" = ${refund.approvalId}`;
-    if (!approval?.valid) return "approval.expired";
-  }
+  if (refund.approvalId && !(await isApprovalValid(tx, refund.approvalId))) return "approval.expired";
   return null;
 }
 
 /** The operations a person has to decide: unsettled past the window, their orders still blocked. */
 export async function refundsToInvestigate(tenantId: string) {
-  return db.refund.findMany({
-    where: { tenantId, status: "investigate" },
-    orderBy: { createdAt: "asc" },
-    select: {
-      id: true,
-      orderId: true,
-      amountCents: true,
-      currency: true,
-      providerKey: true,
-      lastError: true,
-      attempts: true,
-      createdAt: true,
-      toolCallId: true,
-    },
-  });
+  return findRefundsToInvestigate(db, tenantId);
 }

@@ -1,12 +1,23 @@
 import { canonicalJson, sha256Hex } from "../canonical";
-import { db, transaction, type Db } from "../db";
-import { Prisma } from "../generated/prisma/client";
+import { db, transaction, type Db, type Tx } from "../db";
 import { lockConversation } from "../gateway/lock";
 import { outcome, type Outcome } from "../gateway/outcome";
 import { recordLaterOutcome } from "../gateway/record";
 import { newId } from "../ids";
 import { logError } from "../log";
 import { paymentProvider, type PaymentProvider, type ProviderAnswer } from "./provider";
+import {
+  findCallOutcome,
+  findStoredRefund,
+  findStoredRefundOfCall,
+  insertReservedRefund,
+  lockRefundRow,
+  markRefundIssued,
+  markRefundReleased,
+  markRefundUnsettled,
+  type LockedRefund,
+  type StoredRefund,
+} from "./sql";
 
 // A refund leaves the host in two steps. (1) In the call's own transaction: reserve the amount against the
 // refundable balance, record the operation as `reserved` under its host-derived key and mark the order as
@@ -34,35 +45,23 @@ export async function reserveRefund(
 ): Promise<{ refundId: string; providerKey: string }> {
   const providerKey = refundProviderKey(decision);
   const refundId = newId("re");
-  await tx.$executeRaw`
-    INSERT INTO "Refund" ("id", "tenantId", "orderId", "toolCallId", "amountCents", "currency", "reason", "status", "providerKey")
-    VALUES (${refundId}, ${decision.tenantId}, ${decision.orderId}, ${toolCallId}, ${decision.amountCents}, ${decision.currency}, ${decision.reason}, 'reserved', ${providerKey})`;
+  await insertReservedRefund(tx, {
+    id: refundId,
+    tenantId: decision.tenantId,
+    orderId: decision.orderId,
+    toolCallId,
+    amountCents: decision.amountCents,
+    currency: decision.currency,
+    reason: decision.reason,
+    providerKey,
+  });
   return { refundId, providerKey };
 }
 
 const UNSETTLED = ["reserved", "unknown", "investigate"];
 
-interface StoredRefund {
-  id: string;
-  status: string;
-  providerKey: string;
-  orderId: string;
-  amountCents: number;
-  currency: string;
-  reason: string;
-  toolCallId: string;
-  conversationId: string;
-}
-
-async function storedRefund(where: Prisma.Sql): Promise<StoredRefund | undefined> {
-  const [refund] = await db.$queryRaw<StoredRefund[]>`
-    SELECT r."id", r."status", r."providerKey", r."orderId", r."amountCents", r."currency", r."reason", r."toolCallId", c."conversationId"
-    FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId" WHERE ${where}`;
-  return refund;
-}
-
 async function storedRefundById(refundId: string): Promise<StoredRefund> {
-  const refund = await storedRefund(Prisma.sql`r."id" = ${refundId}`);
+  const refund = await findStoredRefund(db, refundId);
   if (!refund) throw new Error(`no refund ${refundId}`);
   return refund;
 }
@@ -80,13 +79,13 @@ export async function completeRefundOfCall(
   callId: string,
   provider: PaymentProvider = paymentProvider(),
 ): Promise<Outcome> {
-  const refund = await storedRefund(Prisma.sql`r."toolCallId" = ${callId}`);
+  const refund = await findStoredRefundOfCall(db, callId);
   if (!refund) throw new Error(`no refund reserved by call ${callId}`);
   return complete(refund, provider);
 }
 
 async function complete(refund: StoredRefund, provider: PaymentProvider): Promise<Outcome> {
-  if (!isUnsettled(refund.status)) return currentOutcome(db, refund.toolCallId);
+  if (!isUnsettled(refund.status)) return findCallOutcome(db, refund.toolCallId);
   let answer: ProviderAnswer;
   try {
     answer = await provider.refund(refund.providerKey, {
@@ -101,59 +100,29 @@ async function complete(refund: StoredRefund, provider: PaymentProvider): Promis
   return settleLocated(refund, answer);
 }
 
-async function currentOutcome(client: Db, callId: string): Promise<Outcome> {
-  const [call] = await client.$queryRaw<
-    { outcome: Outcome }[]
-  >`SELECT "outcome" FROM "ToolCall" WHERE "id" = ${callId}`;
-  return call.outcome;
-}
-
-export interface LockedRefund {
-  id: string;
-  status: string;
-  orderId: string;
-  amountCents: number;
-  currency: string;
-  toolCallId: string;
-  tenantId: string;
-  conversationId: string;
-  approvalId: string | null;
-  createdAt: Date;
-}
-
 /** Locks, in the gateway's order, the refund's conversation and then the refund itself. */
-export async function lockRefund(tx: Db, refundId: string, conversationId: string): Promise<LockedRefund | undefined> {
+export async function lockRefund(tx: Tx, refundId: string, conversationId: string): Promise<LockedRefund | undefined> {
   await lockConversation(tx, { id: conversationId });
-  const [refund] = await tx.$queryRaw<LockedRefund[]>`
-    SELECT r."id", r."status", r."orderId", r."amountCents", r."currency", r."toolCallId", r."tenantId", c."conversationId", c."approvalId", r."createdAt"
-    FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId" WHERE r."id" = ${refundId} FOR UPDATE OF r`;
-  return refund;
+  return lockRefundRow(tx, refundId);
 }
 
 export const isUnsettled = (status: string) => UNSETTLED.includes(status);
 
 /** The provider made the refund (or a supervisor says it did): the order is unblocked and the call executed. */
 export async function issueLocked(
-  tx: Db,
+  tx: Tx,
   refund: LockedRefund,
   providerRefundId: string,
   actorId: string | null,
 ): Promise<Outcome> {
-  const [order] = await tx.$queryRaw<{ refundedCents: number }[]>`
-    WITH settled AS (
-      UPDATE "Refund" SET "status" = 'issued', "providerRefundId" = ${providerRefundId}, "resolvedById" = ${actorId}, "settledAt" = now(), "updatedAt" = now(),
-        "attempts" = "attempts" + 1
-      WHERE "id" = ${refund.id}
-    )
-    UPDATE "Order" SET "refundPending" = false, "version" = "version" + 1, "updatedAt" = now() WHERE "id" = ${refund.orderId}
-    RETURNING "refundedCents"`;
+  const refundedCents = await markRefundIssued(tx, refund, providerRefundId, actorId);
   const final = outcome("refund.issued", {
     result: {
       order_id: refund.orderId,
       refund_id: refund.id,
       amount_cents: refund.amountCents,
       currency: refund.currency,
-      refunded_cents: order.refundedCents,
+      refunded_cents: refundedCents,
     },
   });
   await recordLaterOutcome(tx, {
@@ -177,22 +146,13 @@ export const notMade = () =>
   outcome("host.error", { reason: "The payment provider did not make this refund: nothing was paid." });
 
 export async function releaseLocked(
-  tx: Db,
+  tx: Tx,
   refund: LockedRefund,
   reason: string,
   final: Outcome,
   actorId: string | null,
 ): Promise<Outcome> {
-  await tx.$executeRaw`
-    WITH released AS (
-      UPDATE "Refund" SET "status" = 'released', "lastError" = ${reason}, "resolvedById" = ${actorId}, "settledAt" = now(), "updatedAt" = now(),
-        "attempts" = "attempts" + 1
-      WHERE "id" = ${refund.id}
-    ), budget AS (
-      UPDATE "Conversation" SET "irreversibleCents" = GREATEST(0, "irreversibleCents" - ${refund.amountCents}::int) WHERE "id" = ${refund.conversationId}
-    )
-    UPDATE "Order" SET "refundedCents" = "refundedCents" - ${refund.amountCents}::int, "refundPending" = false, "version" = "version" + 1, "updatedAt" = now()
-    WHERE "id" = ${refund.orderId}`;
+  await markRefundReleased(tx, refund, reason, actorId);
   await recordLaterOutcome(tx, {
     callId: refund.toolCallId,
     approvalId: refund.approvalId,
@@ -221,7 +181,7 @@ async function settleLocated(
   try {
     return await transaction(async (tx) => {
       const refund = (await lockRefund(tx, refundId, conversationId))!;
-      if (!isUnsettled(refund.status)) return currentOutcome(tx, refund.toolCallId);
+      if (!isUnsettled(refund.status)) return findCallOutcome(tx, refund.toolCallId);
       // A refusal counts only while no earlier attempt under this key was uncertain: that one may have acted.
       if (answer.kind === "refused" && refund.status !== "reserved")
         answer = { kind: "uncertain", reason: `${answer.reason} after an uncertain attempt` };
@@ -230,8 +190,7 @@ async function settleLocated(
       if (answer.kind === "refused" || answer.kind === "declined")
         return releaseLocked(tx, refund, answer.reason, notMade(), null);
       const status = answer.kind === "investigate" || refund.status === "investigate" ? "investigate" : "unknown";
-      await tx.$executeRaw`
-        UPDATE "Refund" SET "status" = ${status}, "lastError" = ${answer.reason}, "updatedAt" = now(), "attempts" = "attempts" + 1 WHERE "id" = ${refundId}`;
+      await markRefundUnsettled(tx, refundId, status, answer.reason);
       // A settle that learned nothing new is no decision: the call keeps its outcome, nothing is logged.
       const final = outcome("refund.outcome-unknown");
       await recordLaterOutcome(tx, {

@@ -1,0 +1,65 @@
+import type { Client, Db } from "../db";
+
+// The mail module's statements: the outbox as its sender claims and settles it, and the tenant's webhook secret.
+
+/** An outbox message claimed for sending. */
+export interface ClaimedMessage {
+  id: string;
+  tenantId: string;
+  kind: string;
+  recipient: string;
+  subject: string;
+  body: string;
+  attempts: number;
+}
+
+/**
+ * Claims up to `limit` messages due now (pending and due, or claimed longer than `leaseMinutes` ago), only the
+ * tenant's when one is given, skipping rows another sender holds: marks them `sending`, counts the attempt and
+ * returns them.
+ */
+export function claimOutboxMessages(
+  db: Db,
+  options: { limit: number; tenantId: string | null; leaseMinutes: number },
+): Promise<ClaimedMessage[]> {
+  return db.$queryRaw<ClaimedMessage[]>`
+    UPDATE "OutboxMessage" SET "status" = 'sending', "claimedAt" = now(), "attempts" = "attempts" + 1
+    WHERE "id" IN (
+      SELECT "id" FROM "OutboxMessage"
+      WHERE (("status" = 'pending' AND "nextAttemptAt" <= now())
+         OR ("status" = 'sending' AND "claimedAt" < now() - make_interval(mins => ${options.leaseMinutes})))
+        AND (${options.tenantId}::text IS NULL OR "tenantId" = ${options.tenantId}::text)
+      ORDER BY "nextAttemptAt" LIMIT ${options.limit}
+      FOR UPDATE SKIP LOCKED)
+    RETURNING "id", "tenantId", "kind", "recipient", "subject", "body", "attempts"`;
+}
+
+/** Marks the message sent now. */
+export async function markMessageSent(db: Client, id: string): Promise<void> {
+  await db.outboxMessage.update({
+    where: { id },
+    data: { status: "sent", sentAt: new Date(), lastError: null },
+  });
+}
+
+/** Records a failed send: the message waits until `nextAttemptAt`, or is dead and never sent again. */
+export async function markMessageFailed(
+  db: Client,
+  id: string,
+  failure: { dead: boolean; lastError: string; nextAttemptAt: Date },
+): Promise<void> {
+  await db.outboxMessage.update({
+    where: { id },
+    data: {
+      status: failure.dead ? "dead" : "pending",
+      lastError: failure.lastError,
+      nextAttemptAt: failure.nextAttemptAt,
+    },
+  });
+}
+
+/** The tenant's webhook secret as stored (encrypted), or null when it has none; throws when there is no tenant. */
+export async function findWebhookSecret(db: Client, tenantId: string): Promise<string | null> {
+  const tenant = await db.tenant.findUniqueOrThrow({ where: { id: tenantId }, select: { webhookSecret: true } });
+  return tenant.webhookSecret;
+}

@@ -1,0 +1,232 @@
+import type { Client, Db, Tx } from "../db";
+import { Prisma } from "../generated/prisma/client";
+import type { Outcome } from "../gateway/outcome";
+
+// The payments module's statements: refunds, their reconciliation and the provider's reachability.
+
+/** Inserts a refund operation as `reserved` under its host-derived provider key. */
+export async function insertReservedRefund(
+  db: Db,
+  refund: {
+    id: string;
+    tenantId: string;
+    orderId: string;
+    toolCallId: string;
+    amountCents: number;
+    currency: string;
+    reason: string;
+    providerKey: string;
+  },
+): Promise<void> {
+  await db.$executeRaw`
+    INSERT INTO "Refund" ("id", "tenantId", "orderId", "toolCallId", "amountCents", "currency", "reason", "status", "providerKey")
+    VALUES (${refund.id}, ${refund.tenantId}, ${refund.orderId}, ${refund.toolCallId}, ${refund.amountCents}, ${refund.currency}, ${refund.reason}, 'reserved', ${refund.providerKey})`;
+}
+
+/** A refund as its provider call needs it, with the conversation of the call that reserved it. */
+export interface StoredRefund {
+  id: string;
+  status: string;
+  providerKey: string;
+  orderId: string;
+  amountCents: number;
+  currency: string;
+  reason: string;
+  toolCallId: string;
+  conversationId: string;
+}
+
+async function storedRefundWhere(db: Db, where: Prisma.Sql): Promise<StoredRefund | undefined> {
+  const [refund] = await db.$queryRaw<StoredRefund[]>`
+    SELECT r."id", r."status", r."providerKey", r."orderId", r."amountCents", r."currency", r."reason", r."toolCallId", c."conversationId"
+    FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId" WHERE ${where}`;
+  return refund;
+}
+
+/** The refund with this id, or undefined. */
+export function findStoredRefund(db: Db, refundId: string): Promise<StoredRefund | undefined> {
+  return storedRefundWhere(db, Prisma.sql`r."id" = ${refundId}`);
+}
+
+/** The refund the call reserved, or undefined. */
+export function findStoredRefundOfCall(db: Db, callId: string): Promise<StoredRefund | undefined> {
+  return storedRefundWhere(db, Prisma.sql`r."toolCallId" = ${callId}`);
+}
+
+/** The conversation of the refund `where` names (scoped to a tenant when one is given), or undefined. */
+export async function findRefundConversationId(
+  db: Client,
+  where: { id: string; tenantId?: string },
+): Promise<string | undefined> {
+  const refund = await db.refund.findFirst({ where, select: { toolCall: { select: { conversationId: true } } } });
+  return refund?.toolCall.conversationId;
+}
+
+/** The outcome the call holds now. */
+export async function findCallOutcome(db: Db, callId: string): Promise<Outcome> {
+  const [call] = await db.$queryRaw<{ outcome: Outcome }[]>`SELECT "outcome" FROM "ToolCall" WHERE "id" = ${callId}`;
+  return call.outcome;
+}
+
+/** The call's arguments as canonical JSON, or undefined when the call has none or is gone. */
+export async function findCallArgs(tx: Tx, callId: string): Promise<string | null | undefined> {
+  const [call] = await tx.$queryRaw<
+    { argsCanonical: string | null }[]
+  >`SELECT "argsCanonical" FROM "ToolCall" WHERE "id" = ${callId}`;
+  return call?.argsCanonical;
+}
+
+/** Whether the approval is approved and not yet expired (false when it is gone). */
+export async function isApprovalValid(tx: Tx, approvalId: string): Promise<boolean> {
+  const [approval] = await tx.$queryRaw<{ valid: boolean }[]>`
+    SELECT "status" = 'approved' AND "expiresAt" > now() AS "valid" FROM "ApprovalRequest" WHERE "id" = ${approvalId}`;
+  return approval?.valid ?? false;
+}
+
+/** A refund locked for settling, with what its call and conversation say about it. */
+export interface LockedRefund {
+  id: string;
+  status: string;
+  orderId: string;
+  amountCents: number;
+  currency: string;
+  toolCallId: string;
+  tenantId: string;
+  conversationId: string;
+  approvalId: string | null;
+  createdAt: Date;
+}
+
+/** Locks the refund row until the transaction ends and returns it, or undefined when there is none. */
+export async function lockRefundRow(tx: Tx, refundId: string): Promise<LockedRefund | undefined> {
+  const [refund] = await tx.$queryRaw<LockedRefund[]>`
+    SELECT r."id", r."status", r."orderId", r."amountCents", r."currency", r."toolCallId", r."tenantId", c."conversationId", c."approvalId", r."createdAt"
+    FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId" WHERE r."id" = ${refundId} FOR UPDATE OF r`;
+  return refund;
+}
+
+/** Marks the refund issued under the provider's reference and unblocks its order; returns the order's refunded total. */
+export async function markRefundIssued(
+  tx: Tx,
+  refund: LockedRefund,
+  providerRefundId: string,
+  actorId: string | null,
+): Promise<number> {
+  const [order] = await tx.$queryRaw<{ refundedCents: number }[]>`
+    WITH settled AS (
+      UPDATE "Refund" SET "status" = 'issued', "providerRefundId" = ${providerRefundId}, "resolvedById" = ${actorId}, "settledAt" = now(), "updatedAt" = now(),
+        "attempts" = "attempts" + 1
+      WHERE "id" = ${refund.id}
+    )
+    UPDATE "Order" SET "refundPending" = false, "version" = "version" + 1, "updatedAt" = now() WHERE "id" = ${refund.orderId}
+    RETURNING "refundedCents"`;
+  return order.refundedCents;
+}
+
+/**
+ * Marks the refund released with the reason, gives its amount back to the order's refundable balance and to the
+ * conversation's budget, and unblocks the order.
+ */
+export async function markRefundReleased(
+  tx: Tx,
+  refund: LockedRefund,
+  reason: string,
+  actorId: string | null,
+): Promise<void> {
+  await tx.$executeRaw`
+    WITH released AS (
+      UPDATE "Refund" SET "status" = 'released', "lastError" = ${reason}, "resolvedById" = ${actorId}, "settledAt" = now(), "updatedAt" = now(),
+        "attempts" = "attempts" + 1
+      WHERE "id" = ${refund.id}
+    ), budget AS (
+      UPDATE "Conversation" SET "irreversibleCents" = GREATEST(0, "irreversibleCents" - ${refund.amountCents}::int) WHERE "id" = ${refund.conversationId}
+    )
+    UPDATE "Order" SET "refundedCents" = "refundedCents" - ${refund.amountCents}::int, "refundPending" = false, "version" = "version" + 1, "updatedAt" = now()
+    WHERE "id" = ${refund.orderId}`;
+}
+
+/** Leaves the refund unsettled (`unknown` or `investigate`) with the reason, counting the attempt. */
+export async function markRefundUnsettled(tx: Tx, refundId: string, status: string, reason: string): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE "Refund" SET "status" = ${status}, "lastError" = ${reason}, "updatedAt" = now(), "attempts" = "attempts" + 1 WHERE "id" = ${refundId}`;
+}
+
+/** Records that the refund is being sent to the provider again. */
+export async function markRefundResent(tx: Tx, refundId: string): Promise<void> {
+  await tx.$executeRaw`UPDATE "Refund" SET "resentAt" = now(), "updatedAt" = now() WHERE "id" = ${refundId}`;
+}
+
+/** A refund claimed by one reconciler until its lease ends. */
+export interface ClaimedRefund {
+  id: string;
+  providerKey: string;
+  status: string;
+  createdAt: Date;
+  checks: number;
+}
+
+/**
+ * Claims the unsettled refund whose turn it is (the one waiting longest for its next check, old enough and not in
+ * `skip`), so that no other reconciler touches it until the lease ends; returns it, or undefined when none is due.
+ */
+export async function claimNextRefund(
+  db: Db,
+  options: { tenantId?: string; minAgeMs: number; leaseMs: number; skip: string[] },
+): Promise<ClaimedRefund | undefined> {
+  const [claimed] = await db.$queryRaw<ClaimedRefund[]>`
+    UPDATE "Refund" SET "nextCheckAt" = now() + ${options.leaseMs}::int * interval '1 millisecond', "checks" = "checks" + 1
+    WHERE "id" = (
+      SELECT "id" FROM "Refund"
+      WHERE "status" IN ('reserved', 'unknown', 'investigate') AND "nextCheckAt" <= now()
+        AND "updatedAt" <= now() - ${options.minAgeMs}::int * interval '1 millisecond'
+        AND (${options.tenantId ?? null}::text IS NULL OR "tenantId" = ${options.tenantId ?? null}::text)
+        AND NOT ("id" = ANY(${options.skip}::text[]))
+      ORDER BY "nextCheckAt", "id" LIMIT 1
+      FOR UPDATE SKIP LOCKED
+    )
+    RETURNING "id", "providerKey", "status", "createdAt", "checks"`;
+  return claimed;
+}
+
+/** Puts the refund's next check `delayMs` from now, if it is still unsettled. */
+export async function deferRefundCheck(db: Db, refundId: string, delayMs: number): Promise<void> {
+  await db.$executeRaw`
+    UPDATE "Refund" SET "nextCheckAt" = now() + ${delayMs}::float8 * interval '1 millisecond'
+    WHERE "id" = ${refundId} AND "status" IN ('reserved', 'unknown', 'investigate')`;
+}
+
+/** Records whether the provider answered the probe, and when it last did. */
+export async function upsertProviderStatus(db: Db, ok: boolean, reason: string | null): Promise<void> {
+  await db.$executeRaw`
+    INSERT INTO "ReconcileStatus" ("id", "ok", "reason", "checkedAt", "lastOkAt")
+    VALUES ('provider', ${ok}, ${reason}, now(), CASE WHEN ${ok} THEN now() END)
+    ON CONFLICT ("id") DO UPDATE SET "ok" = EXCLUDED."ok", "reason" = EXCLUDED."reason", "checkedAt" = EXCLUDED."checkedAt",
+      "lastOkAt" = COALESCE(EXCLUDED."lastOkAt", "ReconcileStatus"."lastOkAt")`;
+}
+
+/** What the last probe of the provider found, or null before the first. */
+export function findProviderStatus(db: Client) {
+  return db.reconcileStatus.findUnique({
+    where: { id: "provider" },
+    select: { ok: true, reason: true, checkedAt: true, lastOkAt: true },
+  });
+}
+
+/** The tenant's refunds under investigation, oldest first. */
+export function findRefundsToInvestigate(db: Client, tenantId: string) {
+  return db.refund.findMany({
+    where: { tenantId, status: "investigate" },
+    orderBy: { createdAt: "asc" },
+    select: {
+      id: true,
+      orderId: true,
+      amountCents: true,
+      currency: true,
+      providerKey: true,
+      lastError: true,
+      attempts: true,
+      createdAt: true,
+      toolCallId: true,
+    },
+  });
+}
