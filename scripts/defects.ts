@@ -20,9 +20,9 @@ interface Defect {
 const DEFECTS: Defect[] = [
   {
     name: "approval link single use",
-    file: "lib/approvals/link-decision.ts",
-    find: 'WHERE "id" = ${link.linkId} AND "usedAt" IS NULL AND',
-    replace: 'WHERE "id" = ${link.linkId} AND',
+    file: "lib/approvals/sql.ts",
+    find: 'WHERE "id" = ${linkId} AND "usedAt" IS NULL AND',
+    replace: 'WHERE "id" = ${linkId} AND',
     testFile: "tests/approval-links.integration.test.ts",
     test: "a mail scanner opening the link twice decides nothing; the supervisor's one post executes once; a second post is refused",
   },

@@ -2,6 +2,15 @@ import "server-only";
 import { db } from "../db";
 import { findTool, TOOL_NAMES } from "../tools/registry";
 import type { QueueItem } from "./queue";
+import {
+  findAgents,
+  findCardOrders,
+  findCardRefunds,
+  findCardRequests,
+  findDeskPolicy,
+  findPendingOnOrders,
+  findTenantPeople,
+} from "./sql";
 
 /** The facts a supervisor needs beside a request to decide it in seconds, read now (not as the checks saw them). */
 export interface CardFacts {
@@ -32,40 +41,10 @@ export async function cardFacts(tenantId: string, items: QueueItem[]): Promise<R
   const orderIds = [...new Set(items.map((item) => item.orderId))];
   const requestIds = items.map((item) => item.id);
   const [requests, orders, refunds, siblings] = await Promise.all([
-    db.approvalRequest.findMany({
-      where: { id: { in: requestIds }, tenantId },
-      select: {
-        id: true,
-        firstApproverId: true,
-        firstApprovedAt: true,
-        requestedById: true,
-        conversation: { select: { customer: { select: { id: true, email: true } } } },
-      },
-    }),
-    db.order.findMany({
-      where: { id: { in: orderIds }, tenantId },
-      select: {
-        id: true,
-        status: true,
-        totalCents: true,
-        refundedCents: true,
-        currency: true,
-        version: true,
-        refundPending: true,
-        fraudHold: true,
-      },
-    }),
-    db.refund.findMany({
-      where: { orderId: { in: orderIds }, tenantId },
-      orderBy: { createdAt: "asc" },
-      select: { id: true, orderId: true, amountCents: true, currency: true, status: true, createdAt: true },
-    }),
-    db.approvalRequest.findMany({
-      where: { tenantId, status: "pending", orderId: { in: orderIds }, expiresAt: { gt: new Date() } },
-      orderBy: { createdAt: "asc" },
-      select: { id: true, orderId: true, impactCents: true, toolName: true },
-      take: 500,
-    }),
+    findCardRequests(db, tenantId, requestIds),
+    findCardOrders(db, tenantId, orderIds),
+    findCardRefunds(db, tenantId, orderIds),
+    findPendingOnOrders(db, tenantId, orderIds),
   ]);
   const peopleIds = [
     ...new Set(
@@ -74,14 +53,7 @@ export async function cardFacts(tenantId: string, items: QueueItem[]): Promise<R
       ),
     ),
   ];
-  const people = new Map(
-    (
-      await db.user.findMany({
-        where: { id: { in: peopleIds }, tenantId },
-        select: { id: true, name: true, email: true },
-      })
-    ).map((user) => [user.id, user]),
-  );
+  const people = new Map((await findTenantPeople(db, tenantId, peopleIds)).map((user) => [user.id, user]));
   const orderById = new Map(orders.map(({ id, ...order }) => [id, order]));
   const facts: Record<string, CardFacts> = {};
   for (const request of requests) {
@@ -106,19 +78,15 @@ export async function cardFacts(tenantId: string, items: QueueItem[]): Promise<R
   return facts;
 }
 
+/** The tenant's thresholds for step-up and for two approvers; throws when there is no such tenant. */
 export async function deskPolicy(tenantId: string): Promise<DeskPolicy> {
-  return db.tenant.findUniqueOrThrow({
-    where: { id: tenantId },
-    select: { stepUpAboveCents: true, twoPersonAboveCents: true },
-  });
+  const policy = await findDeskPolicy(db, tenantId);
+  if (!policy) throw new Error(`no tenant ${tenantId}`);
+  return policy;
 }
 
 /** The queue's filter choices: the tenant's agents and the tools that have pending requests. */
 export async function queueChoices(tenantId: string) {
-  const agents = await db.user.findMany({
-    where: { tenantId, role: "AGENT" },
-    orderBy: { email: "asc" },
-    select: { id: true, name: true, email: true },
-  });
+  const agents = await findAgents(db, tenantId);
   return { agents, tools: TOOL_NAMES.filter((name) => findTool(name)?.effect !== "read") };
 }

@@ -1,7 +1,7 @@
 import "server-only";
 import { canonicalJson, sha256Hex } from "../canonical";
 import { loadConversation } from "../conversations";
-import { db, type Tx } from "../db";
+import { db, transaction, type Tx } from "../db";
 import { expireApproval } from "../gateway/approval";
 import { executeCall } from "../gateway/execute";
 import { completeExternal } from "../gateway/pipeline";
@@ -12,9 +12,17 @@ import { appendDecision, recordLaterOutcome } from "../gateway/record";
 import { logError } from "../log";
 import { countDecision, observeApprovalDecision } from "../metrics";
 import { formatMoney } from "../money";
-import type { Prisma } from "../generated/prisma/client";
 import { findTool } from "../tools/registry";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
+import {
+  findDeskPolicy,
+  findOriginCall,
+  locateRequest,
+  lockRequest,
+  markDecided,
+  markFirstApproval,
+  type LockedRequest,
+} from "./sql";
 import { freshStepUp, type StepUpMethod } from "./step-up";
 
 export interface Approver {
@@ -44,7 +52,7 @@ export type DecisionResult =
   | { ok: true; approvalId: string; status: "partial"; outcome?: undefined }
   | { ok: false; approvalId: string; code: DecisionFailure; message: string; outcome?: Outcome };
 
-const DECISION_TRANSACTION = { maxWait: 10_000, timeout: 15_000 };
+const DECISION_TRANSACTION = { statementTimeoutMs: 15_000 };
 
 /**
  * Approves exactly one pending request: in one transaction it locks the conversation and the request, checks
@@ -128,20 +136,14 @@ async function decide(
   if (approver.role !== "SUPERVISOR") return fail("approval.forbidden", "only supervisors decide approval requests");
   try {
     // Read without a lock only to learn the conversation; everything is re-read under the locks below.
-    const located = await db.approvalRequest.findFirst({
-      where: { id: approvalId, tenantId: approver.tenantId },
-      select: { conversationId: true, toolName: true, originCallId: true },
-    });
+    const located = await locateRequest(db, approvalId, approver.tenantId);
     if (!located) return fail("approval.not-found", "no such approval request");
 
-    const result = await db.$transaction(async (tx) => {
+    const result = await transaction(async (tx) => {
       const facts = await loadConversation(tx, located.conversationId);
       if (!facts) return fail("approval.not-found", "the request's conversation no longer exists");
       const conversation = await lockConversation(tx, facts.conversation);
-      const [request] = await tx.$queryRaw<LockedRequest[]>`
-        SELECT "id", "tenantId", "conversationId", "originCallId", "toolName", "orderId", "argsHash", "impactCents",
-               "status", "requestedById", "expiresAt", "firstApproverId", "firstApprovedArgs", "firstStepUpMethod"
-        FROM "ApprovalRequest" WHERE "id" = ${approvalId} AND "tenantId" = ${approver.tenantId} FOR UPDATE`;
+      const request = await lockRequest(tx, approvalId, approver.tenantId);
       if (!request) return fail("approval.not-found", "no such approval request");
       if (request.requestedById === approver.userId)
         return fail("approval.self-approval", "the requester cannot decide their own request");
@@ -165,10 +167,7 @@ async function decide(
         return { ok: true as const, approvalId, status: "denied" as const, outcome: denied };
       }
 
-      const call = await tx.toolCall.findUnique({
-        where: { id: request.originCallId },
-        select: { id: true, toolName: true, conversationId: true, argsCanonical: true, argsHash: true, orderId: true },
-      });
+      const call = await findOriginCall(tx, request.originCallId);
       const tool = findTool(request.toolName);
       const args = call?.argsCanonical ? (JSON.parse(call.argsCanonical) as Record<string, unknown>) : null;
       const bound =
@@ -198,8 +197,8 @@ async function decide(
         return fail("approval.edit-refused", `${narrowed.message}; nothing was executed, the request is still pending`);
       const approved = narrowed.args;
       const impactCents = tool.impactCents(approved);
-      const [desk] = await tx.$queryRaw<{ stepUpAboveCents: number; twoPersonAboveCents: number }[]>`
-        SELECT "stepUpAboveCents", "twoPersonAboveCents" FROM "Tenant" WHERE "id" = ${approver.tenantId}`;
+      const desk = await findDeskPolicy(tx, approver.tenantId);
+      if (!desk) throw new Error(`tenant ${approver.tenantId} vanished during a decision`);
       const movesMoney = tool.effect === "irreversible" && impactCents > 0;
       const stepUp = await freshStepUp(tx, approver.userId);
       if (movesMoney && impactCents > desk.stepUpAboveCents && !stepUp) {
@@ -281,23 +280,6 @@ async function decide(
   }
 }
 
-interface LockedRequest {
-  id: string;
-  tenantId: string;
-  conversationId: string;
-  originCallId: string;
-  toolName: string;
-  orderId: string;
-  argsHash: string;
-  impactCents: number;
-  status: string;
-  requestedById: string;
-  expiresAt: Date;
-  firstApproverId: string | null;
-  firstApprovedArgs: unknown;
-  firstStepUpMethod: string | null;
-}
-
 function approversOf(request: LockedRequest, userId: string, stepUp: StepUpMethod | null) {
   const current = { user_id: userId, step_up: stepUp };
   return request.firstApproverId
@@ -315,16 +297,7 @@ async function recordFirstApproval(
   startedAt: number,
   detail: Record<string, unknown>,
 ): Promise<void> {
-  await tx.approvalRequest.update({
-    where: { id: request.id },
-    data: {
-      firstApproverId: approver.userId,
-      firstApprovedAt: new Date(),
-      firstApprovedArgs: approved as Prisma.InputJsonObject,
-      firstStepUpMethod: stepUp,
-    },
-    select: { id: true },
-  });
+  await markFirstApproval(tx, request.id, { approverId: approver.userId, approved, stepUp });
   await appendDecision(tx, {
     tenantId: request.tenantId,
     conversationId: request.conversationId,
@@ -350,17 +323,12 @@ async function close(
   detail: Record<string, unknown>,
   approval: { approved: Record<string, unknown>; stepUp: StepUpMethod | null } | null = null,
 ): Promise<void> {
-  const { createdAt } = await tx.approvalRequest.update({
-    where: { id: request.id },
-    data: {
-      status,
-      decidedById: approver.userId,
-      decidedAt: new Date(),
-      note,
-      resultCode: final.code,
-      ...(approval ? { approvedArgs: approval.approved as Prisma.InputJsonObject, stepUpMethod: approval.stepUp } : {}),
-    },
-    select: { createdAt: true },
+  const createdAt = await markDecided(tx, request.id, {
+    status,
+    deciderId: approver.userId,
+    note,
+    resultCode: final.code,
+    approval,
   });
   await recordLaterOutcome(tx, {
     callId: null,

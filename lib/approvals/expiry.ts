@@ -1,17 +1,15 @@
-import { db } from "../db";
+import { db, transaction } from "../db";
 import { expireApproval } from "../gateway/approval";
 import { lockConversation } from "../gateway/lock";
 import { queueMessages } from "../outbox";
+import { findAdminEmails, findDueRequests, findExpiry, markExpiryWarned } from "./sql";
 import { requestPhrase } from "./words";
 
 /** Closes one request if it is past its expiry, taking locks in the order every writer uses. */
 export async function expireIfDue(approvalId: string): Promise<boolean> {
-  const request = await db.approvalRequest.findUnique({
-    where: { id: approvalId },
-    select: { conversationId: true, status: true, expiresAt: true },
-  });
+  const request = await findExpiry(db, approvalId);
   if (!request || request.status !== "pending" || request.expiresAt > new Date()) return false;
-  return db.$transaction(async (tx) => {
+  return transaction(async (tx) => {
     await lockConversation(tx, { id: request.conversationId });
     return expireApproval(tx, approvalId);
   });
@@ -19,11 +17,7 @@ export async function expireIfDue(approvalId: string): Promise<boolean> {
 
 /** Every pending request (of one tenant, or of all) past its expiry becomes expired, and so do the calls waiting on it. */
 export async function expireDue(tenantId?: string): Promise<number> {
-  const due = await db.approvalRequest.findMany({
-    where: { ...(tenantId ? { tenantId } : {}), status: "pending", expiresAt: { lte: new Date() } },
-    select: { id: true },
-    take: 500,
-  });
+  const due = await findDueRequests(db, tenantId);
   let expired = 0;
   for (const { id } of due) if (await expireIfDue(id)) expired++;
   return expired;
@@ -34,31 +28,10 @@ export async function expireDue(tenantId?: string): Promise<number> {
  * outbox in the same transaction that marks it warned, so several instances never warn twice.
  */
 export async function warnExpiring(tenantId?: string): Promise<number> {
-  return db.$transaction(async (tx) => {
-    const due = await tx.$queryRaw<
-      {
-        id: string;
-        tenantId: string;
-        toolName: string;
-        orderId: string;
-        impactCents: number;
-        currency: string;
-        expiresAt: Date;
-      }[]
-    >`
-      UPDATE "ApprovalRequest" r SET "expiryNotifiedAt" = now()
-      FROM "Tenant" t
-      WHERE t."id" = r."tenantId" AND t."expiryWarningSeconds" > 0 AND r."status" = 'pending' AND r."expiryNotifiedAt" IS NULL
-        AND r."expiresAt" > now() AND r."expiresAt" <= now() + make_interval(secs => t."expiryWarningSeconds")
-        AND (${tenantId ?? null}::text IS NULL OR r."tenantId" = ${tenantId ?? null}::text)
-        AND r."id" IN (SELECT "id" FROM "ApprovalRequest" WHERE "status" = 'pending' AND "expiryNotifiedAt" IS NULL ORDER BY "expiresAt" LIMIT 200 FOR UPDATE SKIP LOCKED)
-      RETURNING r."id", r."tenantId", r."toolName", r."orderId", r."impactCents", r."preview"->'impact'->>'currency' AS "currency", r."expiresAt"`;
+  return transaction(async (tx) => {
+    const due = await markExpiryWarned(tx, tenantId);
     for (const request of due) {
-      const admins = await tx.user.findMany({
-        where: { tenantId: request.tenantId, role: "ADMIN", active: true },
-        select: { email: true },
-        orderBy: { email: "asc" },
-      });
+      const admins = await findAdminEmails(tx, request.tenantId);
       const what = requestPhrase({
         toolName: request.toolName,
         orderId: request.orderId,

@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { db } from "../db";
-import { Prisma } from "../generated/prisma/client";
+import { findDecidedHistory, findDecidersAndAgents } from "./sql";
 
 export const HISTORY_OUTCOMES = ["approved", "denied", "failed", "expired", "withdrawn"] as const;
 
@@ -70,52 +70,14 @@ export async function decisionHistory(
   filter: HistoryFilter,
   limit = PAGE_SIZE,
 ): Promise<HistoryPage> {
-  const where: Prisma.Sql[] = [
-    Prisma.sql`a."tenantId" = ${tenantId}`,
-    Prisma.sql`a."status" <> 'pending'`,
-    Prisma.sql`a."decidedAt" IS NOT NULL`,
-  ];
-  if (filter.outcome) where.push(Prisma.sql`a."status" = ${filter.outcome}`);
-  if (filter.decider) where.push(Prisma.sql`a."decidedById" = ${filter.decider}`);
-  if (filter.agent) where.push(Prisma.sql`a."requestedById" = ${filter.agent}`);
-  if (filter.from) where.push(Prisma.sql`a."decidedAt" >= ${`${filter.from}T00:00:00Z`}::timestamptz`);
-  if (filter.to) where.push(Prisma.sql`a."decidedAt" < ${`${filter.to}T00:00:00Z`}::timestamptz + interval '1 day'`);
-  if (filter.q) {
-    const escaped = filter.q.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`);
-    where.push(
-      Prisma.sql`(a."orderId" = ${filter.q} OR a."originCallId" = ${filter.q} OR a."id" = ${filter.q} OR lower(cu."email") LIKE ${`${escaped}%`})`,
-    );
-  }
-  if (filter.before) {
-    const split = filter.before.indexOf("_apr_");
-    where.push(
-      Prisma.sql`(a."decidedAt", a."id") < (${filter.before.slice(0, split)}::timestamptz, ${filter.before.slice(split + 1)})`,
-    );
-  }
-  const rows = await db.$queryRaw<HistoryItem[]>`
-    SELECT a."id", a."status", a."toolName", a."orderId", a."impactCents", (a."approvedArgs"->>'amount_cents')::int AS "approvedCents", a."preview"->'impact'->>'currency' AS "currency", a."originCallId",
-           a."conversationId", a."createdAt", a."decidedAt", a."note", a."resultCode", requester."email" AS "requestedBy",
-           requester."name" AS "requestedByName", decider."email" AS "decidedBy", decider."name" AS "decidedByName",
-           cu."email" AS "customerEmail"
-    FROM "ApprovalRequest" a
-    JOIN "Conversation" c ON c."id" = a."conversationId"
-    LEFT JOIN "Customer" cu ON cu."id" = c."customerId"
-    LEFT JOIN "User" requester ON requester."id" = a."requestedById"
-    LEFT JOIN "User" decider ON decider."id" = a."decidedById"
-    WHERE ${Prisma.join(where, " AND ")}
-    ORDER BY a."decidedAt" DESC, a."id" DESC
-    LIMIT ${limit + 1}`;
+  const rows = await findDecidedHistory(db, tenantId, filter, limit + 1);
   const items = rows.slice(0, limit);
   return { items, next: rows.length > limit ? cursorOf(items[items.length - 1]) : null };
 }
 
 /** The people the history can be filtered by: the tenant's supervisors (deciders) and agents (requesters). */
 export async function historyPeople(tenantId: string) {
-  const people = await db.user.findMany({
-    where: { tenantId, role: { in: ["SUPERVISOR", "AGENT"] } },
-    orderBy: [{ name: "asc" }, { email: "asc" }],
-    select: { id: true, email: true, name: true, role: true },
-  });
+  const people = await findDecidersAndAgents(db, tenantId);
   return {
     deciders: people.filter((person) => person.role === "SUPERVISOR"),
     agents: people.filter((person) => person.role === "AGENT"),

@@ -2,6 +2,7 @@ import "server-only";
 import { db } from "../db";
 import { approveRequest, denyRequest, type Approver, type DecisionResult } from "./decide";
 import { findLink, PROBLEM_TEXT, problemOf, type LinkProblem } from "./links";
+import { claimLink, releaseLink } from "./sql";
 
 export type LinkDecision = DecisionResult | { ok: false; approvalId: null; code: LinkProblem; message: string };
 
@@ -25,20 +26,14 @@ export async function decideFromLink(
   if (!link) return refuse("link.not-found");
   if (link.recipientId !== approver.userId) return refuse("link.other-recipient");
   // Used or expired is decided by this one statement alone, never by the read above, which a racing post may have outdated.
-  const claimed = await db.$executeRaw`
-    UPDATE "ApprovalLink" SET "usedAt" = ${new Date().toISOString()}::timestamptz
-    WHERE "id" = ${link.linkId} AND "usedAt" IS NULL AND "expiresAt" > ${new Date().toISOString()}::timestamptz`;
-  if (claimed === 0) return refuse(problemOf(link, approver.userId) === "link.expired" ? "link.expired" : "link.used");
+  if (!(await claimLink(db, link.linkId)))
+    return refuse(problemOf(link, approver.userId) === "link.expired" ? "link.expired" : "link.used");
   const result =
     decision === "approve"
       ? await approveRequest(approver, link.approvalId)
       : await denyRequest(approver, link.approvalId, note);
   // A decision that left the request pending (a retry, a host failure, a missing reason or step-up) gives the link
   // back for another try.
-  if (!result.ok) {
-    await db.$executeRaw`
-      UPDATE "ApprovalLink" SET "usedAt" = NULL
-      WHERE "id" = ${link.linkId} AND EXISTS (SELECT 1 FROM "ApprovalRequest" WHERE "id" = ${link.approvalId} AND "status" = 'pending')`;
-  }
+  if (!result.ok) await releaseLink(db, link.linkId, link.approvalId);
   return result;
 }

@@ -3,6 +3,7 @@ import { sha256Hex } from "../canonical";
 import { db, type Db } from "../db";
 import { newId } from "../ids";
 import { env } from "../env";
+import { findLinkByHash, findLinkedRequest, insertLinks, type LinkRow } from "./sql";
 
 /** Where the link in an approval email points: the page that shows the request and posts the decision. */
 export const APPROVAL_LINK_PATH = "/approvals/r/";
@@ -30,10 +31,7 @@ export async function createApprovalLinks(
   }));
   if (rows.length === 0) return new Map();
   const stored = rows.map(({ id, recipientId, token }) => ({ id, recipientId, tokenHash: sha256Hex(token) }));
-  await client.$executeRaw`
-    INSERT INTO "ApprovalLink" ("id", "tenantId", "approvalId", "recipientId", "tokenHash", "expiresAt")
-    SELECT link."id", ${approval.tenantId}, ${approval.id}, link."recipientId", link."tokenHash", ${approval.expiresAt.toISOString()}::timestamptz
-    FROM jsonb_to_recordset(${JSON.stringify(stored)}::jsonb) AS link("id" text, "recipientId" text, "tokenHash" text)`;
+  await insertLinks(client, approval, stored);
   return new Map(rows.map((row) => [row.recipientId, approvalLinkUrl(row.token)]));
 }
 
@@ -73,22 +71,12 @@ export type LinkView =
   | { ok: true; request: LinkedRequest; usable: boolean; problem: LinkProblem | null; message: string | null }
   | { ok: false; code: LinkProblem; message: string };
 
-interface LinkRow {
-  linkId: string;
-  recipientId: string;
-  linkExpiresAt: Date;
-  usedAt: Date | null;
-}
-
-export async function findLink(tenantId: string, token: string): Promise<(LinkRow & { approvalId: string }) | null> {
+export async function findLink(tenantId: string, token: string): Promise<LinkRow | null> {
   if (!TokenSchemaPattern.test(token)) return null;
-  const [row] = await db.$queryRaw<(LinkRow & { approvalId: string })[]>`
-    SELECT "id" AS "linkId", "recipientId", "expiresAt" AS "linkExpiresAt", "usedAt", "approvalId"
-    FROM "ApprovalLink" WHERE "tokenHash" = ${sha256Hex(token)} AND "tenantId" = ${tenantId}`;
-  return row ?? null;
+  return (await findLinkByHash(db, tenantId, sha256Hex(token))) ?? null;
 }
 
-export function problemOf(link: LinkRow, userId: string, now = new Date()): LinkProblem | null {
+export function problemOf(link: Omit<LinkRow, "approvalId">, userId: string, now = new Date()): LinkProblem | null {
   if (link.recipientId !== userId) return "link.other-recipient";
   if (link.usedAt) return "link.used";
   if (link.linkExpiresAt <= now) return "link.expired";
@@ -104,19 +92,7 @@ export async function openApprovalLink(user: { id: string; tenantId: string }, t
   if (!link) return { ok: false, code: "link.not-found", message: PROBLEM_TEXT["link.not-found"] };
   const problem = problemOf(link, user.id);
   if (problem === "link.other-recipient") return { ok: false, code: problem, message: PROBLEM_TEXT[problem] };
-  const [request] = await db.$queryRaw<LinkedRequest[]>`
-    SELECT a."id", a."status", a."toolName", a."orderId", a."impactCents", a."preview"->'impact'->>'currency' AS "currency",
-           a."preview"->'arguments' AS "arguments", o."status" AS "orderStatus", o."totalCents" AS "orderTotalCents",
-           o."refundedCents" AS "orderRefundedCents", a."conversationId", a."originCallId", cu."email" AS "customerEmail",
-           requester."name" || ' (' || requester."email" || ')' AS "requestedBy",
-           decider."name" || ' (' || decider."email" || ')' AS "decidedBy", a."decidedAt", a."resultCode", a."note",
-           a."createdAt", a."expiresAt"
-    FROM "ApprovalRequest" a
-    JOIN "Order" o ON o."id" = a."orderId" AND o."tenantId" = a."tenantId"
-    LEFT JOIN "Customer" cu ON cu."id" = o."customerId"
-    LEFT JOIN "User" requester ON requester."id" = a."requestedById"
-    LEFT JOIN "User" decider ON decider."id" = a."decidedById"
-    WHERE a."id" = ${link.approvalId} AND a."tenantId" = ${user.tenantId}`;
+  const request = await findLinkedRequest(db, user.tenantId, link.approvalId);
   if (!request) return { ok: false, code: "link.not-found", message: PROBLEM_TEXT["link.not-found"] };
   const usable = problem === null && request.status === "pending" && request.expiresAt > new Date();
   return { ok: true, request, usable, problem, message: problem ? PROBLEM_TEXT[problem] : null };

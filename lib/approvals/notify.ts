@@ -3,6 +3,7 @@ import { queueMessages, type QueuedMessage } from "../outbox";
 import { formatMoney } from "../money";
 import type { ApprovalPreview } from "../gateway/approval";
 import { createApprovalLinks } from "./links";
+import { findRequestAudience } from "./sql";
 import { heldText, requestPhrase } from "./words";
 
 /** "3 Dec 2026, 15:20 UTC": a time a person reads in a mail, where nothing converts it for them. */
@@ -21,14 +22,7 @@ export async function notifyApprovalRequested(
 ): Promise<void> {
   const { preview } = approval;
   const amount = formatMoney(preview.impact.amount_cents, preview.impact.currency);
-  const [tenant] = await client.$queryRaw<
-    { webhookUrl: string | null; customerEmail: string | null; supervisors: { id: string; email: string }[] }[]
-  >`
-    SELECT t."webhookUrl",
-           (SELECT cu."email" FROM "Customer" cu WHERE cu."id" = ${preview.customer_id} AND cu."tenantId" = t."id") AS "customerEmail",
-           COALESCE((SELECT json_agg(json_build_object('id', u."id", 'email', u."email") ORDER BY u."email") FROM "User" u
-                     WHERE u."tenantId" = t."id" AND u."role" = 'SUPERVISOR' AND u."active"), '[]'::json) AS "supervisors"
-    FROM "Tenant" t WHERE t."id" = ${approval.tenantId}`;
+  const tenant = await findRequestAudience(client, approval.tenantId, preview.customer_id);
   if (!tenant) throw new Error(`tenant ${approval.tenantId} vanished during a call`);
   const what = requestPhrase({
     toolName: preview.tool,

@@ -1,7 +1,7 @@
 import "server-only";
 import { db } from "../db";
-import type { Prisma } from "../generated/prisma/client";
 import type { ApprovalPreview } from "../gateway/approval";
+import { countPending, findDecidedPage, findEmails, findPendingPage, pendingStamp } from "./sql";
 
 export interface QueueItem {
   id: string;
@@ -21,31 +21,13 @@ export interface QueueItem {
   resultCode: string | null;
 }
 
-const ITEM_SELECT = {
-  id: true,
-  createdAt: true,
-  expiresAt: true,
-  status: true,
-  toolName: true,
-  orderId: true,
-  impactCents: true,
-  preview: true,
-  conversationId: true,
-  originCallId: true,
-  requestedById: true,
-  decidedById: true,
-  decidedAt: true,
-  note: true,
-  resultCode: true,
-} as const;
-
 async function withNames(
   rows: Array<Record<string, unknown> & { requestedById: string; decidedById: string | null }>,
 ): Promise<QueueItem[]> {
   const ids = [
     ...new Set(rows.flatMap((row) => [row.requestedById, row.decidedById].filter((id): id is string => id !== null))),
   ];
-  const users = await db.user.findMany({ where: { id: { in: ids } }, select: { id: true, email: true } });
+  const users = await findEmails(db, ids);
   const email = new Map(users.map((user) => [user.id, user.email]));
   return rows.map(({ requestedById, decidedById, ...row }) => ({
     ...(row as unknown as Omit<QueueItem, "requestedBy" | "decidedBy">),
@@ -107,27 +89,6 @@ export function parseQueueCursor(
   return Number.isNaN(at.getTime()) ? undefined : { key: at, id: match[2] };
 }
 
-const SORT_FIELD = {
-  oldest: ["createdAt", "asc"],
-  newest: ["createdAt", "desc"],
-  expiring: ["expiresAt", "asc"],
-  largest: ["impactCents", "desc"],
-} as const;
-
-function searchWhere(search: string): Prisma.ApprovalRequestWhereInput {
-  const term = search.trim();
-  if (term.includes("@")) return { conversation: { customer: { email: { contains: term, mode: "insensitive" } } } };
-  return {
-    OR: [
-      { id: term },
-      { orderId: term },
-      { originCallId: term },
-      { conversation: { customerId: term } },
-      { toolCalls: { some: { id: term } } },
-    ],
-  };
-}
-
 /**
  * The tenant's pending queue, filtered and sorted, one page at a time with keyset pagination (no OFFSET).
  * A request past its expiry is never shown as actionable; reading writes nothing (the expiry job closes it).
@@ -138,33 +99,16 @@ export async function pendingQueue(
 ): Promise<QueueItem[]> {
   const filters = options.filters ?? {};
   const sort = filters.sort ?? "oldest";
-  const [field, direction] = SORT_FIELD[sort];
   const cursor = options.after
     ? { key: options.after.createdAt, id: options.after.id }
     : parseQueueCursor(options.cursor, sort);
-  const beyond = direction === "asc" ? "gt" : "lt";
-  const where: Prisma.ApprovalRequestWhereInput[] = [{ tenantId, status: "pending", expiresAt: { gt: new Date() } }];
-  if (filters.agentId) where.push({ requestedById: filters.agentId });
-  if (filters.tool) where.push({ toolName: filters.tool });
-  if (filters.minCents !== undefined) where.push({ impactCents: { gte: filters.minCents } });
-  if (filters.maxCents !== undefined) where.push({ impactCents: { lte: filters.maxCents } });
-  if (filters.olderThanMinutes !== undefined)
-    where.push({ createdAt: { lte: new Date(Date.now() - filters.olderThanMinutes * 60_000) } });
-  if (filters.search?.trim()) where.push(searchWhere(filters.search));
-  if (cursor)
-    where.push({ OR: [{ [field]: { [beyond]: cursor.key } }, { [field]: cursor.key, id: { [beyond]: cursor.id } }] });
-  const rows = await db.approvalRequest.findMany({
-    where: { AND: where },
-    orderBy: [{ [field]: direction }, { id: direction }],
-    take: options.limit ?? 50,
-    select: ITEM_SELECT,
-  });
+  const rows = await findPendingPage(db, tenantId, { filters, sort, cursor, take: options.limit ?? 50 });
   return withNames(rows);
 }
 
 /** How many requests wait for a decision: the number in the navigation. */
 export async function pendingCount(tenantId: string): Promise<number> {
-  return db.approvalRequest.count({ where: { tenantId, status: "pending", expiresAt: { gt: new Date() } } });
+  return countPending(db, tenantId);
 }
 
 /** Decided and expired requests, newest first, one page at a time. */
@@ -172,27 +116,13 @@ export async function decidedHistory(
   tenantId: string,
   options: { before?: QueueCursor; limit?: number } = {},
 ): Promise<QueueItem[]> {
-  const { before } = options;
-  const rows = await db.approvalRequest.findMany({
-    where: {
-      tenantId,
-      status: { not: "pending" },
-      ...(before
-        ? { OR: [{ createdAt: { lt: before.createdAt } }, { createdAt: before.createdAt, id: { lt: before.id } }] }
-        : {}),
-    },
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    take: options.limit ?? 50,
-    select: ITEM_SELECT,
-  });
+  const rows = await findDecidedPage(db, tenantId, { before: options.before, take: options.limit ?? 50 });
   return withNames(rows);
 }
 
 /** What changes when a request arrives or leaves the queue: the live view compares it between polls. */
 export async function queueStamp(tenantId: string): Promise<{ pending: number; stamp: string }> {
-  const [row] = await db.$queryRaw<{ pending: number; newest: Date | null; firsts: Date | null }[]>`
-    SELECT count(*)::int AS "pending", max("createdAt") AS "newest", max("firstApprovedAt") AS "firsts"
-    FROM "ApprovalRequest" WHERE "tenantId" = ${tenantId} AND "status" = 'pending'`;
+  const row = await pendingStamp(db, tenantId);
   return {
     pending: row.pending,
     stamp: `${row.pending}:${row.newest?.toISOString() ?? ""}:${row.firsts?.toISOString() ?? ""}`,

@@ -11,9 +11,21 @@ import {
 } from "@simplewebauthn/server";
 import { verifyPassword } from "../auth/passwords";
 import { attemptSucceeded, beginAttempt } from "../auth/throttle";
-import { db, type Db } from "../db";
+import { db, transaction, type Db } from "../db";
 import { logError } from "../log";
 import { env } from "../env";
+import {
+  findCredentials,
+  findPasskey,
+  findPasswordProof,
+  findStepUp,
+  insertPasskey,
+  listPasskeys,
+  markPasskeyUsed,
+  markSteppedUp,
+  storeChallenge,
+  takeChallenge,
+} from "./sql";
 
 export type StepUpMethod = "passkey" | "password";
 
@@ -37,41 +49,24 @@ function relyingParty(): { id: string; origin: string } {
 
 /** The approver's proof if it is fresh enough to move money now, read in the deciding transaction. */
 export async function freshStepUp(client: Db, userId: string): Promise<StepUpMethod | null> {
-  const [row] = await client.$queryRaw<{ stepUpAt: Date | null; stepUpMethod: string | null }[]>`
-    SELECT "stepUpAt", "stepUpMethod" FROM "User" WHERE "id" = ${userId}`;
+  const row = await findStepUp(client, userId);
   if (!row?.stepUpAt || Date.now() - row.stepUpAt.getTime() > STEP_UP_FRESH_MS) return null;
   return row.stepUpMethod === "passkey" || row.stepUpMethod === "password" ? row.stepUpMethod : null;
 }
 
 export async function passkeysOf(userId: string) {
-  return db.passkey.findMany({
-    where: { userId },
-    orderBy: { createdAt: "asc" },
-    select: { id: true, name: true, createdAt: true, lastUsedAt: true },
-  });
-}
-
-async function storeChallenge(userId: string, challenge: string): Promise<void> {
-  await db.user.update({
-    where: { id: userId },
-    data: { webauthnChallenge: challenge, webauthnChallengeAt: new Date() },
-    select: { id: true },
-  });
+  return listPasskeys(db, userId);
 }
 
 /** Takes the open challenge (single use: a replayed response finds none). */
-async function takeChallenge(userId: string): Promise<string | null> {
-  const [row] = await db.$queryRaw<{ challenge: string | null; at: Date | null }[]>`
-    UPDATE "User" u SET "webauthnChallenge" = NULL, "webauthnChallengeAt" = NULL
-    FROM (SELECT "webauthnChallenge", "webauthnChallengeAt" FROM "User" WHERE "id" = ${userId} FOR UPDATE) AS before
-    WHERE u."id" = ${userId}
-    RETURNING before."webauthnChallenge" AS "challenge", before."webauthnChallengeAt" AS "at"`;
+async function takeFreshChallenge(userId: string): Promise<string | null> {
+  const row = await takeChallenge(db, userId);
   if (!row?.challenge || !row.at || Date.now() - row.at.getTime() > CHALLENGE_MS) return null;
   return row.challenge;
 }
 
 export async function passkeyRegistrationOptions(person: Person): Promise<PublicKeyCredentialCreationOptionsJSON> {
-  const existing = await db.passkey.findMany({ where: { userId: person.id }, select: { id: true, transports: true } });
+  const existing = await findCredentials(db, person.id);
   const options = await generateRegistrationOptions({
     rpName: "toolgate",
     rpID: relyingParty().id,
@@ -82,7 +77,7 @@ export async function passkeyRegistrationOptions(person: Person): Promise<Public
     excludeCredentials: existing.map((key) => ({ id: key.id, transports: key.transports })),
     authenticatorSelection: { residentKey: "preferred", userVerification: "required" },
   });
-  await storeChallenge(person.id, options.challenge);
+  await storeChallenge(db, person.id, options.challenge);
   return options;
 }
 
@@ -91,7 +86,7 @@ export async function registerPasskey(
   response: RegistrationResponseJSON,
   name: string,
 ): Promise<boolean> {
-  const challenge = await takeChallenge(person.id);
+  const challenge = await takeFreshChallenge(person.id);
   if (!challenge) return false;
   const party = relyingParty();
   try {
@@ -103,16 +98,13 @@ export async function registerPasskey(
     });
     if (!verified.verified) return false;
     const { credential } = verified.registrationInfo;
-    await db.passkey.create({
-      data: {
-        id: credential.id,
-        userId: person.id,
-        publicKey: Buffer.from(credential.publicKey),
-        counter: credential.counter,
-        transports: credential.transports ?? [],
-        name,
-      },
-      select: { id: true },
+    await insertPasskey(db, {
+      id: credential.id,
+      userId: person.id,
+      publicKey: credential.publicKey,
+      counter: credential.counter,
+      transports: credential.transports ?? [],
+      name,
     });
     return true;
   } catch (error) {
@@ -122,14 +114,14 @@ export async function registerPasskey(
 }
 
 export async function passkeyStepUpOptions(person: Person): Promise<PublicKeyCredentialRequestOptionsJSON | null> {
-  const keys = await db.passkey.findMany({ where: { userId: person.id }, select: { id: true, transports: true } });
+  const keys = await findCredentials(db, person.id);
   if (keys.length === 0) return null;
   const options = await generateAuthenticationOptions({
     rpID: relyingParty().id,
     allowCredentials: keys.map((key) => ({ id: key.id, transports: key.transports as AuthenticatorTransportFuture[] })),
     userVerification: "required",
   });
-  await storeChallenge(person.id, options.challenge);
+  await storeChallenge(db, person.id, options.challenge);
   return options;
 }
 
@@ -139,12 +131,9 @@ type AuthenticatorTransportFuture = NonNullable<
 
 /** A passkey assertion over a fresh challenge: the strongest proof, and the only one for a person who has a passkey. */
 export async function proveWithPasskey(person: Person, response: AuthenticationResponseJSON): Promise<boolean> {
-  const challenge = await takeChallenge(person.id);
+  const challenge = await takeFreshChallenge(person.id);
   if (!challenge) return false;
-  const key = await db.passkey.findFirst({
-    where: { id: response.id, userId: person.id },
-    select: { id: true, publicKey: true, counter: true, transports: true },
-  });
+  const key = await findPasskey(db, person.id, response.id);
   if (!key) return false;
   const party = relyingParty();
   try {
@@ -163,18 +152,10 @@ export async function proveWithPasskey(person: Person, response: AuthenticationR
     });
     if (!verified.verified) return false;
     const now = new Date();
-    await db.$transaction([
-      db.passkey.update({
-        where: { id: key.id },
-        data: { counter: verified.authenticationInfo.newCounter, lastUsedAt: now },
-        select: { id: true },
-      }),
-      db.user.update({
-        where: { id: person.id },
-        data: { stepUpAt: now, stepUpMethod: "passkey" },
-        select: { id: true },
-      }),
-    ]);
+    await transaction(async (tx) => {
+      await markPasskeyUsed(tx, key.id, verified.authenticationInfo.newCounter, now);
+      await markSteppedUp(tx, person.id, "passkey", now);
+    });
     return true;
   } catch (error) {
     logError("passkey.step-up-refused", error, { userId: person.id });
@@ -190,10 +171,7 @@ export type PasswordProof =
  * the account's sign-in throttle, so a stolen session cannot guess the password here faster than at sign-in.
  */
 export async function proveWithPassword(person: Person, password: string): Promise<PasswordProof> {
-  const user = await db.user.findUnique({
-    where: { id: person.id },
-    select: { passwordHash: true, _count: { select: { passkeys: true } } },
-  });
+  const user = await findPasswordProof(db, person.id);
   if (!user) return { kind: "wrong" };
   if (user._count.passkeys > 0) return { kind: "use-passkey" };
   const keys = { email: person.email, address: `step-up:${person.id}` };
@@ -201,10 +179,6 @@ export async function proveWithPassword(person: Person, password: string): Promi
   if (!attempt.allowed) return { kind: "throttled", retryAfterSeconds: attempt.retryAfterSeconds };
   if (!(await verifyPassword(password, user.passwordHash)).matches) return { kind: "wrong" };
   await attemptSucceeded(keys);
-  await db.user.update({
-    where: { id: person.id },
-    data: { stepUpAt: new Date(), stepUpMethod: "password" },
-    select: { id: true },
-  });
+  await markSteppedUp(db, person.id, "password", new Date());
   return { kind: "ok" };
 }
