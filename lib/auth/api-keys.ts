@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { sha256Hex } from "../canonical";
 import { db, type Db } from "../db";
-import { Prisma } from "../generated/prisma/client";
 import { newId } from "../ids";
+import { findAgentByKeyHash, insertApiKey } from "./sql";
 
 export interface AuthenticatedAgent {
   apiKeyId: string;
@@ -20,9 +20,13 @@ export async function createApiKey(
 ): Promise<{ id: string; key: string }> {
   const key = `tg_${randomBytes(32).toString("base64url")}`;
   const id = newId("key");
-  await client.$executeRaw`
-    INSERT INTO "ApiKey" ("id", "tenantId", "userId", "prefix", "hash")
-    VALUES (${id}, ${user.tenantId}, ${user.id}, ${key.slice(0, 10)}, ${sha256Hex(key)})`;
+  await insertApiKey(client, {
+    id,
+    tenantId: user.tenantId,
+    userId: user.id,
+    prefix: key.slice(0, 10),
+    hash: sha256Hex(key),
+  });
   return { id, key };
 }
 
@@ -32,24 +36,10 @@ export function apiKeyHash(authorization: string | null): string | null {
   return match ? sha256Hex(match[1]) : null;
 }
 
-/**
- * Which rows authenticate a key with this hash: the key, not revoked, of an active agent of the key's own
- * tenant (aliases k and ku). Every lookup of an agent by its key uses this, alone or joined to more.
- */
-export function agentKeyRows(hash: string): { from: Prisma.Sql; where: Prisma.Sql } {
-  return {
-    from: Prisma.sql`"ApiKey" k JOIN "User" ku ON ku."id" = k."userId" AND ku."tenantId" = k."tenantId"`,
-    where: Prisma.sql`k."hash" = ${hash} AND k."revokedAt" IS NULL AND ku."active" AND ku."role" = 'AGENT'`,
-  };
-}
-
 /** The agent a bearer key belongs to, or null for a missing, unknown or revoked key or an inactive user. */
 export async function authenticateApiKey(authorization: string | null): Promise<AuthenticatedAgent | null> {
   const hash = apiKeyHash(authorization);
   if (hash === null) return null;
-  const key = agentKeyRows(hash);
   // Raw SQL on the per-request path: one indexed lookup, no ORM round of its own (docs/BENCHMARKS.md).
-  const [row] = await db.$queryRaw<AuthenticatedAgent[]>`
-    SELECT k."id" AS "apiKeyId", ku."id" AS "userId", k."tenantId" FROM ${key.from} WHERE ${key.where}`;
-  return row ?? null;
+  return (await findAgentByKeyHash(db, hash)) ?? null;
 }

@@ -11,6 +11,7 @@ import { clientAddress } from "../security/request";
 import { authConfig, sessionCookieName } from "./auth.config";
 import { hashPassword, verifyPassword } from "./passwords";
 import { endSession, sessionUser, startSession, type SessionUser } from "./sessions";
+import { findUserByEmail, setPasswordHash } from "./sql";
 
 export type { SessionUser } from "./sessions";
 
@@ -53,18 +54,11 @@ export const authOptions: NextAuthOptions = {
       async authorize(raw, request) {
         const parsed = CredentialsSchema.safeParse(raw);
         if (!parsed.success) return null;
-        const user = await db.user.findUnique({
-          where: { email: parsed.data.email },
-          select: { id: true, email: true, name: true, role: true, tenantId: true, passwordHash: true, active: true },
-        });
+        const user = await findUserByEmail(db, parsed.data.email);
         const verified = await verifyPassword(parsed.data.password, user?.passwordHash ?? null);
         if (!user || !user.active || !verified.matches) return null;
         if (verified.needsUpgrade) {
-          await db.user.update({
-            where: { id: user.id },
-            data: { passwordHash: await hashPassword(parsed.data.password) },
-            select: { id: true },
-          });
+          await setPasswordHash(db, user.id, await hashPassword(parsed.data.password), { changed: false });
         }
         const headers = new Headers(request.headers as Record<string, string>);
         const sessionId = await startSession(user, {

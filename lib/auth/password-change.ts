@@ -1,6 +1,7 @@
 import "server-only";
 import { db } from "../db";
 import { hashPassword, verifyPassword } from "./passwords";
+import { findPasswordHash, setPasswordHash } from "./sql";
 import { attemptSucceeded, beginAttempt } from "./throttle";
 
 /** Long enough that a guessed password needs more tries than the throttle ever allows. */
@@ -29,16 +30,12 @@ export async function changeOwnPassword(
   if (length > MAX_PASSWORD_LENGTH)
     return { kind: "weak", message: `The new password may have at most ${MAX_PASSWORD_LENGTH} characters.` };
   if (next === current) return { kind: "weak", message: "The new password must differ from the current one." };
-  const user = await db.user.findUnique({ where: { id: person.id }, select: { passwordHash: true } });
+  const passwordHash = await findPasswordHash(db, person.id);
   const keys = { email: person.email, address: `password-change:${person.id}` };
   const attempt = await beginAttempt(keys);
   if (!attempt.allowed) return { kind: "throttled", retryAfterSeconds: attempt.retryAfterSeconds };
-  if (!(await verifyPassword(current, user?.passwordHash ?? null)).matches) return { kind: "wrong" };
+  if (!(await verifyPassword(current, passwordHash)).matches) return { kind: "wrong" };
   await attemptSucceeded(keys);
-  await db.user.update({
-    where: { id: person.id },
-    data: { passwordHash: await hashPassword(next), passwordChangedAt: new Date() },
-    select: { id: true },
-  });
+  await setPasswordHash(db, person.id, await hashPassword(next), { changed: true });
   return { kind: "changed" };
 }

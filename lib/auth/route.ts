@@ -6,6 +6,7 @@ import { countSignInThrottled } from "../metrics";
 import { clientAddress } from "../security/request";
 import { authOptions, CredentialsSchema } from "./auth";
 import { sessionCookieName } from "./auth.config";
+import { findUserByEmail, insertAuditLogs } from "./sql";
 import { attemptSucceeded, beginAttempt, type Locked, type ThrottleKeys } from "./throttle";
 
 const nextAuth = NextAuth(authOptions) as (request: Request, context: unknown) => Promise<Response>;
@@ -64,9 +65,10 @@ async function throttledSignIn(request: Request, context: unknown): Promise<Resp
 
 /** Each lock is evidence: in the account's tenant when the email is a person's, else in the "(none)" tenant. */
 async function auditLocks(keys: ThrottleKeys, locked: Locked[]): Promise<void> {
-  const user = await db.user.findUnique({ where: { email: keys.email }, select: { id: true, tenantId: true } });
-  await db.auditLog.createMany({
-    data: locked.map((lock) => ({
+  const user = await findUserByEmail(db, keys.email);
+  await insertAuditLogs(
+    db,
+    locked.map((lock) => ({
       tenantId: user?.tenantId ?? "(none)",
       actorId: user?.id ?? "(anonymous)",
       action: "sign-in.throttled",
@@ -78,5 +80,5 @@ async function auditLocks(keys: ThrottleKeys, locked: Locked[]): Promise<void> {
         locked_seconds: lock.seconds,
       },
     })),
-  });
+  );
 }

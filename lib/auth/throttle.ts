@@ -1,6 +1,6 @@
 import "server-only";
 import { transaction } from "../db";
-import { db } from "../db";
+import { deleteThrottle, lockThrottle, setThrottleFailures, takeBackFailure } from "./sql";
 
 // Sign-in throttling counted in PostgreSQL, so it holds across instances. Every attempt counts as a failure
 // when it starts (a parallel flood cannot slip past the count) and a success takes it back. Past its free
@@ -44,12 +44,7 @@ export async function beginAttempt(keys: ThrottleKeys): Promise<Attempt & { lock
     const ordered = keysOf(keys).sort((a, b) => a[1].localeCompare(b[1]));
     const rows: { scope: Scope; key: string; failures: number; retryAfter: number }[] = [];
     for (const [scope, key] of ordered) {
-      await tx.$executeRaw`INSERT INTO "SignInThrottle" ("key") VALUES (${key}) ON CONFLICT ("key") DO NOTHING`;
-      const [row] = await tx.$queryRaw<{ failures: number; retryAfter: number; stale: boolean }[]>`
-        SELECT "failures",
-               COALESCE(CEIL(EXTRACT(EPOCH FROM "lockedUntil" - CURRENT_TIMESTAMP)), 0)::int AS "retryAfter",
-               "updatedAt" < CURRENT_TIMESTAMP - make_interval(secs => ${FORGET_AFTER_SECONDS}) AS "stale"
-        FROM "SignInThrottle" WHERE "key" = ${key} FOR UPDATE`;
+      const row = await lockThrottle(tx, key, FORGET_AFTER_SECONDS);
       rows.push({ scope, key, failures: row.stale ? 0 : row.failures, retryAfter: row.retryAfter });
     }
     const blocked = rows.filter((row) => row.retryAfter > 0).sort((a, b) => b.retryAfter - a.retryAfter)[0];
@@ -59,10 +54,7 @@ export async function beginAttempt(keys: ThrottleKeys): Promise<Attempt & { lock
       const failures = row.failures + 1;
       const seconds = lockSeconds(row.scope, failures);
       if (seconds > 0) locked.push({ scope: row.scope, failures, seconds });
-      await tx.$executeRaw`
-        UPDATE "SignInThrottle" SET "failures" = ${failures}, "updatedAt" = CURRENT_TIMESTAMP,
-          "lockedUntil" = CASE WHEN ${seconds}::int > 0 THEN CURRENT_TIMESTAMP + make_interval(secs => ${seconds}::int) END
-        WHERE "key" = ${row.key}`;
+      await setThrottleFailures(tx, row.key, failures, seconds);
     }
     return { allowed: true, locked };
   });
@@ -71,11 +63,8 @@ export async function beginAttempt(keys: ThrottleKeys): Promise<Attempt & { lock
 /** A success resets the account and takes this attempt back from the address. */
 export async function attemptSucceeded(keys: ThrottleKeys): Promise<void> {
   const [[, account], [, address]] = keysOf(keys);
-  await db.$transaction([
-    db.signInThrottle.deleteMany({ where: { key: account } }),
-    db.signInThrottle.updateMany({
-      where: { key: address, failures: { gt: 0 } },
-      data: { failures: { decrement: 1 }, lockedUntil: null },
-    }),
-  ]);
+  await transaction(async (tx) => {
+    await deleteThrottle(tx, account);
+    await takeBackFailure(tx, address);
+  });
 }

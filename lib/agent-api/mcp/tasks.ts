@@ -11,7 +11,7 @@ import {
   type Task,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthenticatedAgent } from "../../auth/api-keys";
-import { db } from "../../db";
+import { db, transaction } from "../../db";
 import { withdrawApproval } from "../../gateway/approval";
 import { lockConversation } from "../../gateway/lock";
 import { modelProjection, outcome, type Outcome } from "../../gateway/outcome";
@@ -20,6 +20,7 @@ import { newId } from "../../ids";
 import { isWellFormedId } from "../../security/input";
 import { onDrain, shuttingDown } from "../../shutdown";
 import { MAX_WAIT_SECONDS, waitForAgentToolCall } from "../../tool-calls";
+import { findCallTask, findTask, findTasksPage, insertTask, type TaskRow } from "../sql";
 
 // MCP tasks (protocol revision 2025-11-25, the SDK's experimental task API) for a stateless server. A client that
 // augments tools/call with `task` gets a task instead of the result; the task is a handle on the call's row, so
@@ -44,32 +45,6 @@ export interface TaskBinding {
 }
 
 type ToolResultOf = (callId: string, outcome: Outcome, replayed: boolean) => CallToolResult;
-
-const select = {
-  id: true,
-  createdAt: true,
-  toolCallId: true,
-  toolCall: {
-    select: {
-      outcome: true,
-      updatedAt: true,
-      approvalId: true,
-      approval: { select: { status: true, expiresAt: true } },
-    },
-  },
-} as const;
-
-interface TaskRow {
-  id: string;
-  createdAt: Date;
-  toolCallId: string;
-  toolCall: {
-    outcome: unknown;
-    updatedAt: Date;
-    approvalId: string | null;
-    approval: { status: string; expiresAt: Date } | null;
-  };
-}
 
 const protocolError = (code: number, message: string) => Object.assign(new Error(message), { code });
 const notFound = () => protocolError(ErrorCode.InvalidParams, "Failed to retrieve task: Task not found");
@@ -120,10 +95,7 @@ function taskOf(row: TaskRow): Task {
 /** One task of the bound conversation, or null. */
 async function readTask(bound: TaskBinding, taskId: string): Promise<TaskRow | null> {
   if (!isWellFormedId(taskId)) return null;
-  return db.mcpTask.findFirst({
-    where: { id: taskId, tenantId: bound.agent.tenantId, conversationId: bound.conversation.id },
-    select,
-  });
+  return findTask(db, { tenantId: bound.agent.tenantId, id: bound.conversation.id }, taskId);
 }
 
 /** The task for a call made by a task-augmented tools/call: one per call, so a replayed call gets its task again. */
@@ -132,14 +104,14 @@ export async function createCallTask(
   callId: string,
   immediate: CallToolResult,
 ): Promise<CreateTaskResult> {
-  await db.$executeRaw`
-    INSERT INTO "McpTask" ("id", "tenantId", "conversationId", "toolCallId", "apiKeyId")
-    VALUES (${newId("task")}, ${bound.agent.tenantId}, ${bound.conversation.id}, ${callId}, ${bound.agent.apiKeyId})
-    ON CONFLICT ("toolCallId") DO NOTHING`;
-  const row = await db.mcpTask.findFirst({
-    where: { toolCallId: callId, conversationId: bound.conversation.id },
-    select,
+  await insertTask(db, {
+    id: newId("task"),
+    tenantId: bound.agent.tenantId,
+    conversationId: bound.conversation.id,
+    toolCallId: callId,
+    apiKeyId: bound.agent.apiKeyId,
   });
+  const row = await findCallTask(db, bound.conversation.id, callId);
   if (!row) throw protocolError(ErrorCode.InternalError, "the task could not be created");
   // What a host may hand the model at once (spec 2025-11-25, Creating Tasks): the same text as a plain call's.
   const text = immediate.content.find((part) => part.type === "text")?.text;
@@ -197,7 +169,7 @@ async function cancelTask(bound: TaskBinding, taskId: string): Promise<Task> {
       "Cannot cancel task: the call was approved and its refund went to the payment provider; it can no longer be withdrawn",
     );
   }
-  await db.$transaction(async (tx) => {
+  await transaction(async (tx) => {
     // The order every writer takes its locks in: the conversation first, so a supervisor's decision and a
     // withdrawal of the same request are serialized and exactly one of them closes it.
     await lockConversation(tx, { id: bound.conversation.id });
@@ -229,18 +201,12 @@ export function registerTaskHandlers(server: Server, bound: TaskBinding, toolRes
   server.setRequestHandler(ListTasksRequestSchema, async (request) => {
     const cursor = request.params?.cursor;
     const after = cursor === undefined ? null : decodeCursor(cursor);
-    const rows = await db.mcpTask.findMany({
-      where: {
-        tenantId: bound.agent.tenantId,
-        conversationId: bound.conversation.id,
-        ...(after
-          ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }
-          : {}),
-      },
-      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-      take: LIST_PAGE + 1,
-      select,
-    });
+    const rows = await findTasksPage(
+      db,
+      { tenantId: bound.agent.tenantId, id: bound.conversation.id },
+      after,
+      LIST_PAGE + 1,
+    );
     const page = rows.slice(0, LIST_PAGE);
     return {
       tasks: page.map(taskOf),

@@ -1,4 +1,5 @@
 import { currentUser } from "@/lib/auth/auth";
+import { isAgentConversation, latestCallChange } from "@/lib/conversations/sql";
 import { db } from "@/lib/db";
 import { logError } from "@/lib/log";
 import { subscribe, watchConversation, type Watch } from "@/lib/live";
@@ -20,11 +21,8 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
   if (!user || user.role !== "AGENT") return new Response("sign in as the conversation's agent", { status: 401 });
   const { id } = await params;
   if (!isWellFormedId(id)) return new Response("not found", { status: 404 });
-  const owned = await db.conversation.findFirst({
-    where: { id, agentId: user.id, tenantId: user.tenantId },
-    select: { id: true },
-  });
-  if (!owned) return new Response("not found", { status: 404 });
+  if (!(await isAgentConversation(db, { userId: user.id, tenantId: user.tenantId }, id)))
+    return new Response("not found", { status: 404 });
 
   const encoder = new TextEncoder();
   let cleanup = () => {};
@@ -37,12 +35,8 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
       };
       // `via` says what noticed the change: a NOTIFY ("push") always sends; the poll sends only what is new.
       const check = async (via: "push" | "poll") => {
-        const latest = await db.toolCall.aggregate({
-          where: { conversationId: id },
-          _max: { updatedAt: true },
-          _count: true,
-        });
-        const stamp = `${latest._count}:${latest._max.updatedAt?.toISOString() ?? ""}`;
+        const latest = await latestCallChange(db, id);
+        const stamp = `${latest.count}:${latest.updatedAt?.toISOString() ?? ""}`;
         if (stamp !== last || via === "push") {
           last = stamp;
           send("calls", JSON.stringify({ stamp, via }));

@@ -1,0 +1,216 @@
+import "server-only";
+import { agentKeyRows } from "../auth/sql";
+import type { Client, Db } from "../db";
+import { Prisma } from "../generated/prisma/client";
+import { countCall, type RateCount } from "../gateway/rate";
+import type { ConversationFacts, TenantPolicy } from "../gateway/types";
+import type { ConversationListItem, CustomerChoice } from "./index";
+
+// The conversations module's statements: opening a conversation, the per-request lookups of one, and the
+// agent's pages (their conversations, a conversation's calls, the customer picker).
+
+interface Agent {
+  userId: string;
+  tenantId: string;
+}
+
+/** A conversation with its tenant's policy and its agent's current permission, as one row. */
+export interface ConversationRow extends Omit<ConversationFacts, "agent">, TenantPolicy {
+  agentRole: string | null;
+  agentCanRefund: boolean | null;
+  agentActive: boolean | null;
+}
+
+// The columns of a ConversationRow, for the two per-request lookups below (aliases c, t and u).
+const CONVERSATION_COLUMNS = Prisma.sql`
+  c."id", c."tenantId", c."agentId", c."customerId", c."orderId", c."tools", c."scopes", c."writesMade", c."irreversibleCents",
+  t."autoLimitCents", t."sessionCapCents", t."maxAutoWrites", t."approvalTtlSeconds", t."rateConversationPerMin", t."rateKeyPerMin",
+  u."role"::text AS "agentRole", u."canRefund" AS "agentCanRefund", u."active" AS "agentActive"`;
+
+/** The agent's role and permissions as they are now, or null when the agent is not of that tenant. */
+export async function findAgentPermissions(db: Client, agent: Agent) {
+  return db.user.findFirst({
+    where: { id: agent.userId, tenantId: agent.tenantId },
+    select: { role: true, canRefund: true, active: true },
+  });
+}
+
+/** Whether the tenant has this customer. */
+export async function customerExists(db: Client, tenantId: string, customerId: string): Promise<boolean> {
+  return (await db.customer.findFirst({ where: { id: customerId, tenantId }, select: { id: true } })) !== null;
+}
+
+/** Whether the tenant has this order of this customer. */
+export async function customerOrderExists(
+  db: Client,
+  tenantId: string,
+  customerId: string,
+  orderId: string,
+): Promise<boolean> {
+  const order = await db.order.findFirst({ where: { id: orderId, tenantId, customerId }, select: { id: true } });
+  return order !== null;
+}
+
+/** Stores a new conversation; returns its id, tools and scopes. */
+export async function insertConversation(
+  db: Client,
+  conversation: {
+    id: string;
+    tenantId: string;
+    agentId: string;
+    customerId: string;
+    orderId: string | null;
+    tools: string[];
+    scopes: string[];
+  },
+) {
+  return db.conversation.create({ data: conversation, select: { id: true, tools: true, scopes: true } });
+}
+
+/**
+ * The conversation's row, or undefined. A non-null `agentId` or `tenantId` finds it only when it is that
+ * agent's or in that tenant.
+ */
+export async function findConversationRow(
+  db: Db,
+  conversationId: string,
+  agentId: string | null,
+  tenantId: string | null,
+): Promise<ConversationRow | undefined> {
+  const [row] = await db.$queryRaw<ConversationRow[]>`
+    SELECT ${CONVERSATION_COLUMNS}
+    FROM "Conversation" c JOIN "Tenant" t ON t."id" = c."tenantId"
+    LEFT JOIN "User" u ON u."id" = c."agentId" AND u."tenantId" = c."tenantId"
+    WHERE c."id" = ${conversationId}
+      AND (${agentId}::text IS NULL OR c."agentId" = ${agentId}::text)
+      AND (${tenantId}::text IS NULL OR c."tenantId" = ${tenantId}::text)`;
+  return row;
+}
+
+type KeyConversationRow = {
+  apiKeyId: string;
+  userId: string;
+  keyTenantId: string;
+  rateCounted?: RateCount[] | null;
+} & (ConversationRow | { id: null });
+
+/**
+ * The agent of the key with this hash and, in the same statement, that agent's conversation (every conversation
+ * column null when it is not theirs); undefined when the key does not authenticate. With `countCall`, also
+ * counts one call of the key in the conversation when both were found (`rateCounted`).
+ */
+export async function findKeyAndConversation(
+  db: Db,
+  hash: string,
+  conversationId: string,
+  options: { countCall?: boolean },
+): Promise<KeyConversationRow | undefined> {
+  const key = agentKeyRows(hash);
+  const lookup = Prisma.sql`
+    SELECT k."id" AS "apiKeyId", ku."id" AS "userId", k."tenantId" AS "keyTenantId", ${CONVERSATION_COLUMNS}
+    FROM ${key.from}
+    LEFT JOIN "Conversation" c ON c."id" = ${conversationId} AND c."agentId" = ku."id" AND c."tenantId" = k."tenantId"
+    LEFT JOIN "Tenant" t ON t."id" = c."tenantId"
+    LEFT JOIN "User" u ON u."id" = c."agentId" AND u."tenantId" = c."tenantId"
+    WHERE ${key.where}`;
+  const buckets = Prisma.sql`(SELECT ARRAY['c:' || f."id", 'k:' || f."apiKeyId"] FROM found f WHERE f."id" IS NOT NULL)`;
+  const statement = options.countCall
+    ? Prisma.sql`WITH found AS (${lookup}), counted AS (${countCall(buckets)})
+        SELECT found.*, (SELECT json_agg(counted) FROM counted) AS "rateCounted" FROM found`
+    : lookup;
+  const [row] = await db.$queryRaw<KeyConversationRow[]>(statement);
+  return row;
+}
+
+/** The agent's latest 100 conversations, most recently active first, with the customer, open approvals and calls. */
+export async function findAgentConversations(db: Db, agent: Agent): Promise<ConversationListItem[]> {
+  return db.$queryRaw<ConversationListItem[]>`
+    SELECT c."id", c."customerId", cu."email" AS "customerEmail", c."orderId", c."createdAt", c."writesMade", c."irreversibleCents",
+           GREATEST(c."createdAt", calls."last") AS "lastActivityAt", calls."count"::int AS "calls",
+           (SELECT count(*)::int FROM "ApprovalRequest" a
+            WHERE a."conversationId" = c."id" AND a."status" = 'pending' AND a."expiresAt" > now()) AS "pending"
+    FROM "Conversation" c
+    JOIN "Customer" cu ON cu."id" = c."customerId"
+    CROSS JOIN LATERAL (SELECT count(*) AS "count", max(t."updatedAt") AS "last" FROM "ToolCall" t WHERE t."conversationId" = c."id") calls
+    WHERE c."agentId" = ${agent.userId} AND c."tenantId" = ${agent.tenantId}
+    ORDER BY "lastActivityAt" DESC, c."id" DESC
+    LIMIT 100`;
+}
+
+/**
+ * Up to 10 of the tenant's customers with their orders: all when `q` is empty, else those whose lowercased email
+ * contains `escaped` (`q` with LIKE's wildcards escaped) or whose lowercased id is `q`; emails starting with it first.
+ */
+export async function findCustomers(db: Db, tenantId: string, q: string, escaped: string): Promise<CustomerChoice[]> {
+  return db.$queryRaw<CustomerChoice[]>`
+    SELECT cu."id", cu."email",
+           COALESCE((SELECT json_agg(json_build_object('id', o."id", 'status', o."status", 'totalCents', o."totalCents", 'currency', o."currency") ORDER BY o."id")
+                     FROM "Order" o WHERE o."customerId" = cu."id" AND o."tenantId" = cu."tenantId"), '[]'::json) AS "orders"
+    FROM "Customer" cu
+    WHERE cu."tenantId" = ${tenantId} AND (${q} = '' OR lower(cu."email") LIKE ${`%${escaped}%`} OR lower(cu."id") = ${q})
+    ORDER BY lower(cu."email") LIKE ${`${escaped}%`} DESC, cu."email"
+    LIMIT 10`;
+}
+
+/** The agent's conversation with its customer's email, or null when it is not this agent's. */
+export async function findAgentConversationDetail(db: Client, agent: Agent, conversationId: string) {
+  return db.conversation.findFirst({
+    where: { id: conversationId, agentId: agent.userId, tenantId: agent.tenantId },
+    select: {
+      id: true,
+      customerId: true,
+      orderId: true,
+      tools: true,
+      scopes: true,
+      writesMade: true,
+      irreversibleCents: true,
+      createdAt: true,
+      customer: { select: { email: true } },
+    },
+  });
+}
+
+/** Whether the conversation is this agent's. */
+export async function isAgentConversation(db: Client, agent: Agent, conversationId: string): Promise<boolean> {
+  const owned = await db.conversation.findFirst({
+    where: { id: conversationId, agentId: agent.userId, tenantId: agent.tenantId },
+    select: { id: true },
+  });
+  return owned !== null;
+}
+
+/** The conversation's latest 200 calls, newest first, each with the arguments its approver approved. */
+export async function findConversationCalls(db: Client, conversationId: string) {
+  return db.toolCall.findMany({
+    where: { conversationId },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: 200,
+    select: {
+      id: true,
+      toolName: true,
+      kind: true,
+      stage: true,
+      code: true,
+      orderId: true,
+      approvalId: true,
+      argsCanonical: true,
+      outcome: true,
+      createdAt: true,
+      updatedAt: true,
+      approval: { select: { approvedArgs: true } },
+    },
+  });
+}
+
+/** How many calls the conversation has and when one last changed (null without calls). */
+export async function latestCallChange(
+  db: Client,
+  conversationId: string,
+): Promise<{ count: number; updatedAt: Date | null }> {
+  const latest = await db.toolCall.aggregate({
+    where: { conversationId },
+    _max: { updatedAt: true },
+    _count: true,
+  });
+  return { count: latest._count, updatedAt: latest._max.updatedAt };
+}
