@@ -3,6 +3,7 @@ import { db } from "./db";
 import { jobsProblem } from "./jobs";
 import { pendingMigrations } from "./migrate";
 import { shuttingDown } from "./shutdown";
+import { findAppliedMigrations } from "./sql";
 
 // What GET /api/ready reports: whether this instance should be sent traffic. GET /api/health asks nothing of
 // this module: it answers as long as the process does.
@@ -37,12 +38,7 @@ export async function readiness(): Promise<Readiness> {
     const pending = await within(
       DATABASE_TIMEOUT_MS,
       "the database",
-      pendingMigrations(async () => {
-        const rows = await db.$queryRaw<
-          { name: string }[]
-        >`SELECT "migration_name" AS name FROM "_prisma_migrations" WHERE "finished_at" IS NOT NULL AND "rolled_back_at" IS NULL`;
-        return rows.map((row) => row.name);
-      }),
+      pendingMigrations(() => findAppliedMigrations(db)),
     );
     if (pending.length) checks.migrations = `${pending.length} not applied: ${pending.join(", ")}`;
   } catch (error) {

@@ -5,6 +5,7 @@ import { CALLS_CHANNEL } from "./gateway/record";
 import { newId } from "./ids";
 import { logError } from "./log";
 import { env } from "./env";
+import { deleteExpiredLiveWatches, deleteLiveWatch, saveLiveWatch } from "./sql";
 import type { ConversationWaiter, Looked } from "./tools/types";
 
 type Listener = () => void;
@@ -86,25 +87,20 @@ export async function watchConversation(conversationId: string, ttlMs = WATCH_TT
   // Upserted, so a watch pruned while its view was stalled comes back with the next refresh.
   const save = async () => {
     const expiresAt = new Date(Date.now() + ttlMs);
-    await db.liveWatch.upsert({
-      where: { id },
-      create: { id, conversationId, expiresAt },
-      update: { expiresAt },
-      select: { id: true },
-    });
+    await saveLiveWatch(db, { id, conversationId, expiresAt });
   };
   await save();
   return {
     refresh: save,
     end: async () => {
-      await db.liveWatch.deleteMany({ where: { id } });
+      await deleteLiveWatch(db, id);
     },
   };
 }
 
 /** Drops the watches of views that closed without ending them (a stopped instance, a lost connection). */
 export async function pruneLiveWatches(): Promise<number> {
-  return (await db.liveWatch.deleteMany({ where: { expiresAt: { lt: new Date() } } })).count;
+  return deleteExpiredLiveWatches(db, new Date());
 }
 
 // Only when this process has no LISTEN connection: then a waiter looks this often instead of being told.

@@ -1,5 +1,6 @@
 import client from "prom-client";
 import type { Db } from "./db";
+import { readDatabaseGauges, type DatabaseGauges } from "./sql";
 import { startSpan } from "./tracing";
 
 // Prometheus metrics of one app instance. The request path only increments counters and observes histograms
@@ -17,17 +18,6 @@ interface Metrics {
   signInThrottled: client.Counter;
   gauges: Record<keyof DatabaseGauges, client.Gauge>;
   databaseUp: client.Gauge;
-}
-
-interface DatabaseGauges {
-  approvalsPending: number;
-  approvalsOldestSeconds: number;
-  outboxPending: number;
-  outboxRetried: number;
-  outboxDead: number;
-  refundsUnknown: number;
-  refundsUnknownOldestSeconds: number;
-  reconcileProviderReachable: number;
 }
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -176,24 +166,6 @@ export function countConversationOpenLimited(): void {
 /** For the sign-in throttle: one refused attempt. */
 export function countSignInThrottled(): void {
   metrics().signInThrottled.inc();
-}
-
-const UNKNOWN_REFUND = ["unknown", "investigate"];
-
-async function readDatabaseGauges(client: Db): Promise<DatabaseGauges> {
-  const [row] = await client.$queryRaw<DatabaseGauges[]>`
-    SELECT a."approvalsPending", a."approvalsOldestSeconds", o."outboxPending", o."outboxRetried", o."outboxDead",
-           r."refundsUnknown", r."refundsUnknownOldestSeconds", p."reconcileProviderReachable"
-    FROM (SELECT count(*)::int AS "approvalsPending", COALESCE(EXTRACT(EPOCH FROM now() - min("createdAt")), 0)::float8 AS "approvalsOldestSeconds"
-          FROM "ApprovalRequest" WHERE "status" = 'pending') a,
-         (SELECT count(*) FILTER (WHERE "status" IN ('pending', 'sending'))::int AS "outboxPending",
-                 count(*) FILTER (WHERE "status" IN ('pending', 'sending') AND "lastError" IS NOT NULL)::int AS "outboxRetried",
-                 count(*) FILTER (WHERE "status" = 'dead')::int AS "outboxDead"
-          FROM "OutboxMessage" WHERE "status" IN ('pending', 'sending', 'dead')) o,
-         (SELECT count(*)::int AS "refundsUnknown", COALESCE(EXTRACT(EPOCH FROM now() - min("createdAt")), 0)::float8 AS "refundsUnknownOldestSeconds"
-          FROM "Refund" WHERE "status" = ANY(${UNKNOWN_REFUND})) r,
-         (SELECT COALESCE((SELECT CASE WHEN "ok" THEN 1 ELSE 0 END FROM "ReconcileStatus" WHERE "id" = 'provider'), 1)::int AS "reconcileProviderReachable") p`;
-  return row;
 }
 
 /** The Prometheus text of this instance, the database gauges read now. */

@@ -1,5 +1,6 @@
 import type { Db } from "./db";
 import { newId } from "./ids";
+import { insertOutboxMessages } from "./sql";
 
 export interface QueuedMessage {
   kind: string;
@@ -19,9 +20,6 @@ export async function queueMessages(
 ): Promise<string[]> {
   if (messages.length === 0) return [];
   const rows = messages.map((message) => ({ id: newId("msg"), ...message }));
-  await client.$executeRaw`
-    INSERT INTO "OutboxMessage" ("id", "tenantId", "orderId", "toolCallId", "kind", "recipient", "subject", "body")
-    SELECT message."id", ${owner.tenantId}, ${owner.orderId}::text, ${owner.toolCallId}::text, message."kind", message."recipient", message."subject", message."body"
-    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS message("id" text, "kind" text, "recipient" text, "subject" text, "body" text)`;
+  await insertOutboxMessages(client, owner, rows);
   return rows.map((row) => row.id);
 }

@@ -3,6 +3,7 @@ import { db } from "./db";
 import { isFinal, outcome, type Outcome } from "./gateway/outcome";
 import { waitForConversation } from "./live";
 import { isWellFormedId } from "./security/input";
+import { findAgentToolCallRow } from "./sql";
 
 export const MAX_WAIT_SECONDS = 60;
 
@@ -19,30 +20,20 @@ interface FoundCall {
   lapsesAt: Date | null;
 }
 
-const select = {
-  id: true,
-  conversationId: true,
-  outcome: true,
-  approval: { select: { id: true, status: true, expiresAt: true } },
-} as const;
-
 /**
  * A call's current outcome, only for the agent whose conversation made it. A call whose approval lapsed reads as
  * `approval.expired`, the outcome the expiry job records for it; reading writes nothing.
  */
 export async function findAgentToolCall(agent: AgentRef, id: string): Promise<FoundCall | null> {
   if (!isWellFormedId(id)) return null;
-  const call = await db.toolCall.findFirst({
-    where: { id, tenantId: agent.tenantId, conversation: { agentId: agent.userId } },
-    select,
-  });
+  const call = await findAgentToolCallRow(db, agent, id);
   if (!call) return null;
   const lapsesAt = call.approval?.status === "pending" ? call.approval.expiresAt : null;
   const lapsed = lapsesAt !== null && lapsesAt <= new Date();
   return {
     id: call.id,
     conversationId: call.conversationId,
-    outcome: lapsed ? outcome("approval.expired") : (call.outcome as unknown as Outcome),
+    outcome: lapsed ? outcome("approval.expired") : call.outcome,
     lapsesAt,
   };
 }

@@ -36,7 +36,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "ownership",
-    file: "lib/gateway/context.ts",
+    file: "lib/tools/sql.ts",
     find: 'WHERE o."id" = ${orderId} AND o."tenantId" = ${conversation.tenantId} AND o."customerId" = ${conversation.customerId}`;',
     replace: 'WHERE o."id" = ${orderId}`;',
     testFile: "tests/authorization.integration.test.ts",
@@ -84,9 +84,9 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "exposure lock",
-    file: "lib/gateway/policy.ts",
-    find: 'WHERE "id" = ${conversation.tenantId} FOR NO KEY UPDATE`;',
-    replace: 'WHERE "id" = ${conversation.tenantId}`;',
+    file: "lib/gateway/sql.ts",
+    find: 'WHERE "id" = ${tenantId} FOR NO KEY UPDATE`;',
+    replace: 'WHERE "id" = ${tenantId}`;',
     testFile: "tests/exposure.integration.test.ts",
     test: "100 parallel refunds across 50 conversations never auto-execute past the ceilings",
   },
@@ -140,7 +140,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "order version",
-    file: "lib/gateway/execute.ts",
+    file: "lib/tools/sql.ts",
     find: 'WHERE "id" = ${order.id} AND "version" = ${order.version}\n',
     replace: 'WHERE "id" = ${order.id}\n',
     testFile: "tests/concurrency.integration.test.ts",

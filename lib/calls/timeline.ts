@@ -1,5 +1,13 @@
 import "server-only";
 import { db } from "../db";
+import {
+  findCallApproval,
+  findCallDecisions,
+  findCallRefunds,
+  findTimelineCall,
+  type ApprovalRow,
+  type DecisionRow,
+} from "./sql";
 import { outcomeTitle } from "./words";
 
 export interface TimelineCall {
@@ -29,41 +37,6 @@ export interface TimelineEvent {
   detail: string | null;
 }
 
-interface DecisionRow {
-  id: bigint;
-  kind: string;
-  stage: string;
-  code: string;
-  actor: string | null;
-  replayed: boolean;
-  createdAt: Date;
-}
-
-interface ApprovalRow {
-  id: string;
-  status: string;
-  createdAt: Date;
-  expiresAt: Date;
-  decidedAt: Date | null;
-  decidedBy: string | null;
-  note: string | null;
-  resultCode: string | null;
-  impactCents: number;
-  /** What the supervisor approved when it was less than proposed. */
-  approvedArgs: unknown;
-}
-
-interface RefundRow {
-  id: string;
-  amountCents: number;
-  currency: string;
-  status: string;
-  providerRefundId: string | null;
-  attempts: number;
-  createdAt: Date;
-  settledAt: Date | null;
-}
-
 function decisionTitle(row: DecisionRow): string {
   if (row.actor && row.code === "approval.denied") return "Denied";
   if (row.actor) return `Approved; ${(outcomeTitle(row.code) ?? row.code).toLowerCase()}`;
@@ -79,31 +52,13 @@ export async function callTimeline(
   tenantId: string,
   callId: string,
 ): Promise<{ call: TimelineCall; approval: ApprovalRow | null; events: TimelineEvent[] } | null> {
-  const [call] = await db.$queryRaw<TimelineCall[]>`
-    SELECT t."id", t."toolName", t."orderId", t."kind", t."code", t."argsCanonical", t."createdAt", t."conversationId", t."approvalId",
-           c."agentId", agent."name" || ' (' || agent."email" || ')' AS "agentName", cu."email" AS "customerEmail"
-    FROM "ToolCall" t
-    JOIN "Conversation" c ON c."id" = t."conversationId"
-    LEFT JOIN "User" agent ON agent."id" = c."agentId"
-    LEFT JOIN "Customer" cu ON cu."id" = c."customerId"
-    WHERE t."id" = ${callId} AND t."tenantId" = ${tenantId}`;
+  const call = await findTimelineCall(db, tenantId, callId);
   if (!call) return null;
-  const [decisions, approvals, refunds] = await Promise.all([
-    db.$queryRaw<DecisionRow[]>`
-      SELECT d."id", d."kind", d."stage", d."code", u."name" || ' (' || u."email" || ')' AS "actor", d."replayed", d."createdAt"
-      FROM "DecisionLog" d LEFT JOIN "User" u ON u."id" = d."actorId"
-      WHERE d."toolCallId" = ${callId} AND d."tenantId" = ${tenantId}
-      ORDER BY d."id"`,
-    db.$queryRaw<ApprovalRow[]>`
-      SELECT a."id", a."status", a."createdAt", a."expiresAt", a."decidedAt", u."name" || ' (' || u."email" || ')' AS "decidedBy", a."note", a."resultCode", a."impactCents", a."approvedArgs"
-      FROM "ApprovalRequest" a LEFT JOIN "User" u ON u."id" = a."decidedById"
-      WHERE a."id" = ${call.approvalId} AND a."tenantId" = ${tenantId}`,
-    db.$queryRaw<RefundRow[]>`
-      SELECT r."id", r."amountCents", r."currency", r."status", r."providerRefundId", r."attempts", r."createdAt", r."settledAt"
-      FROM "Refund" r WHERE r."toolCallId" = ${callId} AND r."tenantId" = ${tenantId}
-      ORDER BY r."createdAt"`,
+  const [decisions, approval, refunds] = await Promise.all([
+    findCallDecisions(db, tenantId, callId),
+    findCallApproval(db, tenantId, call.approvalId),
+    findCallRefunds(db, tenantId, callId),
   ]);
-  const approval = approvals[0] ?? null;
   const events: TimelineEvent[] = [
     {
       at: call.createdAt,

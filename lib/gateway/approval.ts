@@ -4,6 +4,7 @@ import type { OrderFacts, ToolDefinition } from "../tools/types";
 import { outcome, type Outcome } from "./outcome";
 import { heldBecause, type CeilingHit, type HeldReason } from "./policy";
 import { recordLaterOutcome } from "./record";
+import { findPendingApproval, insertApproval, markApprovalExpired, markApprovalWithdrawn } from "./sql";
 import type { ConversationFacts, TenantPolicy } from "./types";
 
 /**
@@ -93,10 +94,11 @@ export async function requestApproval(
   notify: ApprovalNotifier,
 ): Promise<{ outcome: Outcome; approvalId: string }> {
   const now = new Date();
-  const [open] = await client.$queryRaw<{ id: string; expiresAt: Date; preview: unknown }[]>`
-    SELECT "id", "expiresAt", "preview" FROM "ApprovalRequest"
-    WHERE "conversationId" = ${call.conversation.id} AND "toolName" = ${call.tool.name} AND "argsHash" = ${call.argsHash} AND "status" = 'pending'
-    LIMIT 1`;
+  const open = await findPendingApproval(client, {
+    conversationId: call.conversation.id,
+    toolName: call.tool.name,
+    argsHash: call.argsHash,
+  });
   if (open && open.expiresAt > now) {
     return { outcome: pendingOutcome(open.id, open.expiresAt, open.preview), approvalId: open.id };
   }
@@ -105,11 +107,19 @@ export async function requestApproval(
   const preview = buildPreview(call);
   const id = newId("apr");
   const expiresAt = new Date(now.getTime() + call.policy.approvalTtlSeconds * 1000);
-  await client.$executeRaw`
-    INSERT INTO "ApprovalRequest" ("id", "tenantId", "conversationId", "originCallId", "toolName", "orderId", "argsHash", "impactCents",
-                                   "preview", "status", "requestedById", "expiresAt")
-    VALUES (${id}, ${call.conversation.tenantId}, ${call.conversation.id}, ${call.callId}, ${call.tool.name}, ${call.order.id}, ${call.argsHash},
-            ${call.impactCents}::int, ${JSON.stringify(preview)}::jsonb, 'pending', ${call.conversation.agentId}, ${expiresAt.toISOString()}::timestamptz)`;
+  await insertApproval(client, {
+    id,
+    tenantId: call.conversation.tenantId,
+    conversationId: call.conversation.id,
+    originCallId: call.callId,
+    toolName: call.tool.name,
+    orderId: call.order.id,
+    argsHash: call.argsHash,
+    impactCents: call.impactCents,
+    preview,
+    requestedById: call.conversation.agentId,
+    expiresAt,
+  });
   await notify(client, { id, tenantId: call.conversation.tenantId, expiresAt, preview });
   return { outcome: pendingOutcome(id, expiresAt, preview), approvalId: id };
 }
@@ -122,10 +132,7 @@ export function pendingOutcome(id: string, expiresAt: Date, preview: unknown): O
 export async function expireApproval(client: Db, approvalId: string): Promise<boolean> {
   // The host's clock, as in every expiry check before this one (a transaction's now() is its start).
   const now = new Date().toISOString();
-  const closed = await client.$executeRaw`
-    UPDATE "ApprovalRequest" SET "status" = 'expired', "resultCode" = 'approval.expired', "decidedAt" = ${now}::timestamptz
-    WHERE "id" = ${approvalId} AND "status" = 'pending' AND "expiresAt" <= ${now}::timestamptz`;
-  if (closed === 0) return false;
+  if (!(await markApprovalExpired(client, approvalId, now))) return false;
   await recordLaterOutcome(client, {
     callId: null,
     approvalId,
@@ -142,10 +149,7 @@ export async function expireApproval(client: Db, approvalId: string): Promise<bo
  */
 export async function withdrawApproval(client: Db, approvalId: string, latencyMs: number): Promise<boolean> {
   const now = new Date().toISOString();
-  const closed = await client.$executeRaw`
-    UPDATE "ApprovalRequest" SET "status" = 'withdrawn', "resultCode" = 'approval.withdrawn', "decidedAt" = ${now}::timestamptz
-    WHERE "id" = ${approvalId} AND "status" = 'pending' AND "expiresAt" > ${now}::timestamptz`;
-  if (closed === 0) return false;
+  if (!(await markApprovalWithdrawn(client, approvalId, now))) return false;
   await recordLaterOutcome(client, {
     callId: null,
     approvalId,

@@ -1,4 +1,5 @@
 import type { Db } from "../db";
+import { findCustomerOrder } from "../tools/sql";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
 import { pass, stop, type StageResult } from "./outcome";
 import type { ConversationFacts } from "./types";
@@ -15,11 +16,7 @@ export async function loadContext(
 ): Promise<StageResult<OrderFacts>> {
   const orderId = tool.orderId(args);
   if (conversation.orderId !== null && conversation.orderId !== orderId) return stop("order.not-found");
-  const [order] = await client.$queryRaw<OrderFacts[]>`
-    SELECT o."id", o."tenantId", o."customerId", cu."email" AS "customerEmail", o."totalCents", o."refundedCents", o."currency",
-           o."status", o."addressLine1", o."postalCode", o."fraudHold", o."refundPending", o."version"
-    FROM "Order" o JOIN "Customer" cu ON cu."id" = o."customerId"
-    WHERE o."id" = ${orderId} AND o."tenantId" = ${conversation.tenantId} AND o."customerId" = ${conversation.customerId}`;
+  const order = await findCustomerOrder(client, orderId, conversation);
   if (!order) return stop("order.not-found");
   return pass(order);
 }

@@ -1,6 +1,7 @@
 import type { Db } from "../db";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
 import { outcome, type Outcome } from "./outcome";
+import { moveOrderWithBudgets } from "./sql";
 import type { ConversationFacts } from "./types";
 
 export interface ExecutableCall {
@@ -25,25 +26,15 @@ export async function executeCall(client: Db, call: ExecutableCall): Promise<Out
     const irreversibleCents = tool.effect === "irreversible" ? call.impactCents : 0;
     const exposureCents = call.countsTowardCeilings ? irreversibleCents : 0;
     // The order moves only at the version the checks saw, and the budgets and exposure move only with it, in one statement.
-    const [moved] = await client.$queryRaw<{ count: number }[]>`
-      WITH moved AS (
-        UPDATE "Order" SET
-          "refundedCents" = "refundedCents" + ${change.refundedCentsIncrement ?? 0}::int,
-          "refundPending" = COALESCE(${change.refundPending ?? null}::boolean, "refundPending"),
-          "addressLine1" = COALESCE(${change.addressLine1 ?? null}::text, "addressLine1"),
-          "postalCode" = COALESCE(${change.postalCode ?? null}::text, "postalCode"),
-          "version" = "version" + 1, "updatedAt" = now()
-        WHERE "id" = ${order.id} AND "version" = ${order.version}
-        RETURNING "id"
-      ), budgets AS (
-        UPDATE "Conversation" SET "writesMade" = "writesMade" + 1, "irreversibleCents" = "irreversibleCents" + ${irreversibleCents}::int
-        WHERE "id" = ${conversation.id} AND EXISTS (SELECT 1 FROM moved)
-      ), exposure AS (
-        INSERT INTO "AutoExposure" ("tenantId", "agentId", "toolCallId", "amountCents")
-        SELECT ${conversation.tenantId}, ${conversation.agentId}, ${call.callId}, ${exposureCents}::int FROM moved WHERE ${exposureCents}::int > 0
-      )
-      SELECT count(*)::int AS "count" FROM moved`;
-    if (moved.count !== 1) return outcome("order.changed");
+    const moved = await moveOrderWithBudgets(client, {
+      order,
+      change,
+      conversation,
+      callId: call.callId,
+      irreversibleCents,
+      exposureCents,
+    });
+    if (!moved) return outcome("order.changed");
   }
   const result = await tool.execute({
     client,

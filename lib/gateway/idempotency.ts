@@ -2,6 +2,7 @@ import { sha256Hex } from "../canonical";
 import type { Db } from "../db";
 import type { ToolDefinition } from "../tools/types";
 import { pass, stop, type Outcome, type StageResult } from "./outcome";
+import { findCallByKey } from "./sql";
 
 const CALL_KEY = /^[\x21-\x7e]{1,200}$/;
 
@@ -43,9 +44,7 @@ export async function checkIdempotency(
 ): Promise<StageResult<{ replay: StoredCall | null }>> {
   if (tool.effect === "read") return pass({ replay: null });
   if (!CALL_KEY.test(callKey)) return stop("call-key.missing");
-  const [stored] = await client.$queryRaw<{ id: string; argsHash: string | null; outcome: unknown }[]>`
-    SELECT "id", "argsHash", "outcome" FROM "ToolCall"
-    WHERE "conversationId" = ${conversationId} AND "toolName" = ${tool.name} AND "callKey" = ${callKey}`;
+  const stored = await findCallByKey(client, { conversationId, toolName: tool.name, callKey });
   if (!stored) return pass({ replay: null });
   if (stored.argsHash !== argsHash) return stop("call-key.reused");
   return pass({ replay: { id: stored.id, outcome: stored.outcome as unknown as Outcome } });

@@ -1,5 +1,6 @@
 import type { Db } from "../db";
 import { permissionsFrom, type AgentPermissions } from "../tools/scopes";
+import { lockConversationRow } from "./sql";
 
 export interface LockedFacts {
   writesMade: number;
@@ -17,18 +18,7 @@ export async function lockConversation<T extends { id: string }>(
   client: Db,
   conversation: T,
 ): Promise<T & LockedFacts> {
-  const [row] = await client.$queryRaw<
-    {
-      writesMade: number;
-      irreversibleCents: number;
-      role: string | null;
-      canRefund: boolean | null;
-      active: boolean | null;
-    }[]
-  >`
-    SELECT c."writesMade", c."irreversibleCents", u."role"::text AS "role", u."canRefund", u."active"
-    FROM "Conversation" c LEFT JOIN "User" u ON u."id" = c."agentId" AND u."tenantId" = c."tenantId"
-    WHERE c."id" = ${conversation.id} FOR UPDATE OF c`;
+  const row = await lockConversationRow(client, conversation.id);
   if (!row) throw new Error(`conversation ${conversation.id} vanished during a call`);
   return {
     ...conversation,

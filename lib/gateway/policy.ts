@@ -2,6 +2,7 @@ import type { Db } from "../db";
 import { scopesFor } from "../tools/scopes";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
 import { pass, stop, type StageResult } from "./outcome";
+import { deleteOldAutoExposure, lockTenantCeilings, sumAutoExposure } from "./sql";
 import type { ConversationFacts, TenantPolicy } from "./types";
 
 export type Consequence = "auto" | "approval";
@@ -126,14 +127,8 @@ async function checkCeilings(
   conversation: ConversationFacts,
   impactCents: number,
 ): Promise<CeilingHit | null> {
-  const [ceilings] = await client.$queryRaw<{ agentDailyCeilingCents: number; tenantDailyCeilingCents: number }[]>`
-    SELECT "agentDailyCeilingCents", "tenantDailyCeilingCents" FROM "Tenant" WHERE "id" = ${conversation.tenantId} FOR NO KEY UPDATE`;
-  const [used] = await client.$queryRaw<{ agent: string; tenant: string }[]>`
-    SELECT COALESCE(SUM("amountCents") FILTER (WHERE "agentId" = ${conversation.agentId}), 0)::bigint AS "agent",
-           COALESCE(SUM("amountCents"), 0)::bigint AS "tenant"
-    FROM "AutoExposure" WHERE "tenantId" = ${conversation.tenantId} AND "createdAt" > now() - interval '24 hours'`;
-  const agentUsed = Number(used.agent);
-  const tenantUsed = Number(used.tenant);
+  const ceilings = await lockTenantCeilings(client, conversation.tenantId);
+  const { agent: agentUsed, tenant: tenantUsed } = await sumAutoExposure(client, conversation);
   if (agentUsed + impactCents > ceilings.agentDailyCeilingCents) {
     return {
       name: "agent_daily_ceiling_cents",
@@ -155,5 +150,5 @@ async function checkCeilings(
 
 /** Drops exposure rows past every window that could still count them (the job keeps the table to about a day). */
 export async function pruneAutoExposure(client: Db): Promise<number> {
-  return client.$executeRaw`DELETE FROM "AutoExposure" WHERE "createdAt" < now() - interval '25 hours'`;
+  return deleteOldAutoExposure(client);
 }

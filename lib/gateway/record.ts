@@ -1,14 +1,12 @@
 import type { Db } from "../db";
-import { Prisma } from "../generated/prisma/client";
 import type { Outcome } from "./outcome";
+import { insertCall, insertDecision, updateLaterOutcome } from "./sql";
 
 export const UNKNOWN_TOOL = "(unknown)";
-export const CALLS_CHANNEL = "toolgate_calls";
+export { CALLS_CHANNEL } from "./sql";
 
-// A change is announced only to conversations with an open live view (lib/live.ts): PostgreSQL serializes the
-// commits of all notifying transactions (docs/decisions/004-notify-only-watched-conversations.md).
-const watched = (conversationId: Prisma.Sql) =>
-  Prisma.sql`EXISTS (SELECT 1 FROM "LiveWatch" w WHERE w."conversationId" = ${conversationId} AND w."expiresAt" > now())`;
+/** A latency as the log stores it: whole milliseconds, never negative. */
+const wholeMs = (ms: number) => Math.max(0, Math.round(ms));
 
 export interface DecisionRow {
   tenantId: string;
@@ -43,29 +41,12 @@ export interface CallRecord {
  * decision adds `detail` (the arguments proposed, approved and executed, and who approved how).
  */
 export async function appendDecision(client: Db, row: DecisionRow): Promise<void> {
-  await client.$executeRaw`
-    INSERT INTO "DecisionLog" ("tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "replayed", "latencyMs", "actorId", "detail")
-    VALUES (${row.tenantId}, ${row.conversationId}, ${row.toolCallId}, ${row.toolName}, ${row.orderId}, ${row.outcome.kind}, ${row.outcome.stage},
-            ${row.outcome.code}, ${row.replayed ?? false}, ${Math.max(0, Math.round(row.latencyMs))}::int, ${row.actorId ?? null}::text,
-            ${row.detail ? JSON.stringify(row.detail) : null}::jsonb)`;
+  await insertDecision(client, { ...row, latencyMs: wholeMs(row.latencyMs) });
 }
 
 /** The call's own row, its decision-log row and the live-view notice (if watched), in one statement. */
 export async function recordCall(client: Db, call: CallRecord): Promise<void> {
-  const { kind, stage, code } = call.outcome;
-  await client.$executeRaw`
-    WITH call AS (
-      INSERT INTO "ToolCall" ("id", "tenantId", "conversationId", "toolName", "callKey", "argsCanonical", "argsHash", "orderId", "approvalId", "kind", "stage", "code", "outcome")
-      VALUES (${call.id}, ${call.tenantId}, ${call.conversationId}, ${call.toolName}, ${call.callKey}, ${call.argsCanonical}, ${call.argsHash}, ${call.orderId},
-              ${call.approvalId}, ${kind}, ${stage}, ${code}, ${JSON.stringify(call.outcome)}::jsonb)
-      RETURNING "id"
-    ), decision AS (
-      INSERT INTO "DecisionLog" ("tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "latencyMs")
-      SELECT ${call.tenantId}, ${call.conversationId}, call."id", ${call.toolName}, ${call.orderId}, ${kind}, ${stage}, ${code}, ${Math.max(0, Math.round(call.latencyMs))}::int
-      FROM call
-      RETURNING "id"
-    )
-    SELECT pg_notify(${CALLS_CHANNEL}, ${call.conversationId}) FROM decision WHERE ${watched(Prisma.sql`${call.conversationId}`)}`;
+  await insertCall(client, { ...call, latencyMs: wholeMs(call.latencyMs) });
 }
 
 /**
@@ -82,22 +63,9 @@ export async function recordLaterOutcome(
     decision: { actorId: string | null; latencyMs: number; detail?: Record<string, unknown> } | null;
   },
 ): Promise<void> {
-  const { kind, stage, code } = later.outcome;
   const { decision } = later;
-  await client.$executeRaw`
-    WITH call AS (
-      UPDATE "ToolCall" SET "kind" = ${kind}, "stage" = ${stage}, "code" = ${code}, "outcome" = ${JSON.stringify(later.outcome)}::jsonb, "updatedAt" = now()
-      WHERE "id" = ${later.callId}::text OR "approvalId" = ${later.approvalId}::text
-      RETURNING "id", "tenantId", "conversationId", "toolName", "orderId"
-    ), approval AS (
-      UPDATE "ApprovalRequest" SET "resultCode" = ${code} WHERE "id" = ${later.approvalId}::text AND "status" = 'approved'
-    ), logged AS (
-      INSERT INTO "DecisionLog" ("tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "actorId", "latencyMs", "detail")
-      SELECT call."tenantId", call."conversationId", call."id", call."toolName", call."orderId", ${kind}, ${stage}, ${code},
-             ${decision?.actorId ?? null}::text, ${Math.max(0, Math.round(decision?.latencyMs ?? 0))}::int,
-             ${decision?.detail ? JSON.stringify(decision.detail) : null}::jsonb
-      FROM call WHERE ${decision !== null}::boolean
-    )
-    SELECT pg_notify(${CALLS_CHANNEL}, changed."conversationId") FROM (SELECT DISTINCT "conversationId" FROM call) AS changed
-    WHERE ${watched(Prisma.raw(`changed."conversationId"`))}`;
+  await updateLaterOutcome(client, {
+    ...later,
+    decision: decision && { ...decision, latencyMs: wholeMs(decision.latencyMs) },
+  });
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isFinal, modelProjection, outcome, type Outcome } from "../gateway/outcome";
+import { findConversationCall } from "./sql";
 import { defineCallsTool } from "./types";
 
 /** Below the usual 60-second request timeout of MCP clients, so a waiting call never looks like a dead server. */
@@ -40,11 +41,7 @@ export const getCallStatus = defineCallsTool<z.infer<typeof GetCallStatusSchema>
   effect: "read",
   async readCalls({ client, args, conversationId, waitForChange }) {
     const look = async () => {
-      const [call] = await client.$queryRaw<{ id: string; outcome: Outcome; lapsed: boolean; lapsesAt: Date | null }[]>`
-        SELECT c."id", c."outcome", (a."status" = 'pending' AND a."expiresAt" <= now()) IS TRUE AS "lapsed",
-               CASE WHEN a."status" = 'pending' THEN a."expiresAt" END AS "lapsesAt"
-        FROM "ToolCall" c LEFT JOIN "ApprovalRequest" a ON a."id" = c."approvalId"
-        WHERE c."id" = ${args.call_id} AND c."conversationId" = ${conversationId}`;
+      const call = await findConversationCall(client, args.call_id, conversationId);
       if (!call) return { done: true, value: outcome("call.not-found") };
       // A request past its expiry can never execute; the expiry job records it, a read only says so.
       const current =

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { newId } from "../ids";
+import { insertAddressChange } from "./sql";
 import { defineTool, ORDER_ID } from "./types";
 
 // No control, format or line/paragraph separator characters: an address is one printable line. The gateway
@@ -33,9 +34,13 @@ export const updateShippingAddress = defineTool<z.infer<typeof UpdateShippingAdd
   impactCents: () => 0,
   orderChanges: (args) => ({ addressLine1: args.line1, postalCode: args.postal_code }),
   async execute({ client, args, order, callId }) {
-    await client.$executeRaw`
-      INSERT INTO "AddressChange" ("id", "orderId", "toolCallId", "fromLine1", "fromPostalCode", "toLine1", "toPostalCode")
-      VALUES (${newId("ac")}, ${order.id}, ${callId}, ${order.addressLine1}, ${order.postalCode}, ${args.line1}, ${args.postal_code})`;
+    await insertAddressChange(client, {
+      id: newId("ac"),
+      orderId: order.id,
+      toolCallId: callId,
+      from: { line1: order.addressLine1, postalCode: order.postalCode },
+      to: { line1: args.line1, postalCode: args.postal_code },
+    });
     return { order_id: order.id, line1: args.line1, postal_code: args.postal_code };
   },
   executedCode: "address.updated",

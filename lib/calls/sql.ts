@@ -1,0 +1,83 @@
+import type { Db } from "../db";
+import type { TimelineCall } from "./timeline";
+
+/** One decision-log row of a call, with the person who decided it ("Name (email)") if one did. */
+export interface DecisionRow {
+  id: bigint;
+  kind: string;
+  stage: string;
+  code: string;
+  actor: string | null;
+  replayed: boolean;
+  createdAt: Date;
+}
+
+/** The call's approval request, with the person who decided it ("Name (email)") if one did. */
+export interface ApprovalRow {
+  id: string;
+  status: string;
+  createdAt: Date;
+  expiresAt: Date;
+  decidedAt: Date | null;
+  decidedBy: string | null;
+  note: string | null;
+  resultCode: string | null;
+  impactCents: number;
+  /** What the supervisor approved when it was less than proposed. */
+  approvedArgs: unknown;
+}
+
+/** One refund of the call with the payment provider. */
+export interface RefundRow {
+  id: string;
+  amountCents: number;
+  currency: string;
+  status: string;
+  providerRefundId: string | null;
+  attempts: number;
+  createdAt: Date;
+  settledAt: Date | null;
+}
+
+/** The call with this id of the tenant, with its agent and its customer, or undefined. */
+export async function findTimelineCall(db: Db, tenantId: string, callId: string): Promise<TimelineCall | undefined> {
+  const [call] = await db.$queryRaw<TimelineCall[]>`
+    SELECT t."id", t."toolName", t."orderId", t."kind", t."code", t."argsCanonical", t."createdAt", t."conversationId", t."approvalId",
+           c."agentId", agent."name" || ' (' || agent."email" || ')' AS "agentName", cu."email" AS "customerEmail"
+    FROM "ToolCall" t
+    JOIN "Conversation" c ON c."id" = t."conversationId"
+    LEFT JOIN "User" agent ON agent."id" = c."agentId"
+    LEFT JOIN "Customer" cu ON cu."id" = c."customerId"
+    WHERE t."id" = ${callId} AND t."tenantId" = ${tenantId}`;
+  return call;
+}
+
+/** The call's decision-log rows, oldest first. */
+export async function findCallDecisions(db: Db, tenantId: string, callId: string): Promise<DecisionRow[]> {
+  return db.$queryRaw<DecisionRow[]>`
+      SELECT d."id", d."kind", d."stage", d."code", u."name" || ' (' || u."email" || ')' AS "actor", d."replayed", d."createdAt"
+      FROM "DecisionLog" d LEFT JOIN "User" u ON u."id" = d."actorId"
+      WHERE d."toolCallId" = ${callId} AND d."tenantId" = ${tenantId}
+      ORDER BY d."id"`;
+}
+
+/** The approval request with this id of the tenant (none when `approvalId` is null), with who decided it. */
+export async function findCallApproval(
+  db: Db,
+  tenantId: string,
+  approvalId: string | null,
+): Promise<ApprovalRow | null> {
+  const [approval] = await db.$queryRaw<ApprovalRow[]>`
+      SELECT a."id", a."status", a."createdAt", a."expiresAt", a."decidedAt", u."name" || ' (' || u."email" || ')' AS "decidedBy", a."note", a."resultCode", a."impactCents", a."approvedArgs"
+      FROM "ApprovalRequest" a LEFT JOIN "User" u ON u."id" = a."decidedById"
+      WHERE a."id" = ${approvalId} AND a."tenantId" = ${tenantId}`;
+  return approval ?? null;
+}
+
+/** The call's refunds, oldest first. */
+export async function findCallRefunds(db: Db, tenantId: string, callId: string): Promise<RefundRow[]> {
+  return db.$queryRaw<RefundRow[]>`
+      SELECT r."id", r."amountCents", r."currency", r."status", r."providerRefundId", r."attempts", r."createdAt", r."settledAt"
+      FROM "Refund" r WHERE r."toolCallId" = ${callId} AND r."tenantId" = ${tenantId}
+      ORDER BY r."createdAt"`;
+}

@@ -1,0 +1,109 @@
+import type { Client, Db } from "./db";
+import type { Outcome } from "./gateway/outcome";
+
+// The statements of the shared plumbing at lib's root: live views, the outbox, metrics, readiness, agents' calls.
+
+/** Creates the live watch `id` of the conversation, or moves its expiry if it exists. */
+export async function saveLiveWatch(
+  db: Client,
+  watch: { id: string; conversationId: string; expiresAt: Date },
+): Promise<void> {
+  const { id, conversationId, expiresAt } = watch;
+  await db.liveWatch.upsert({
+    where: { id },
+    create: { id, conversationId, expiresAt },
+    update: { expiresAt },
+    select: { id: true },
+  });
+}
+
+/** Deletes the live watch `id`, if it is still there. */
+export async function deleteLiveWatch(db: Client, id: string): Promise<void> {
+  await db.liveWatch.deleteMany({ where: { id } });
+}
+
+/** Deletes the live watches that expired before `now`; returns how many. */
+export async function deleteExpiredLiveWatches(db: Client, now: Date): Promise<number> {
+  return (await db.liveWatch.deleteMany({ where: { expiresAt: { lt: now } } })).count;
+}
+
+/** Inserts one pending outbox message per row, all of this owner. */
+export async function insertOutboxMessages(
+  db: Db,
+  owner: { tenantId: string; orderId: string | null; toolCallId: string | null },
+  rows: { id: string; kind: string; recipient: string; subject: string; body: string }[],
+): Promise<void> {
+  await db.$executeRaw`
+    INSERT INTO "OutboxMessage" ("id", "tenantId", "orderId", "toolCallId", "kind", "recipient", "subject", "body")
+    SELECT message."id", ${owner.tenantId}, ${owner.orderId}::text, ${owner.toolCallId}::text, message."kind", message."recipient", message."subject", message."body"
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS message("id" text, "kind" text, "recipient" text, "subject" text, "body" text)`;
+}
+
+/** The gauges that describe the shared database, the same on every instance. */
+export interface DatabaseGauges {
+  approvalsPending: number;
+  approvalsOldestSeconds: number;
+  outboxPending: number;
+  outboxRetried: number;
+  outboxDead: number;
+  refundsUnknown: number;
+  refundsUnknownOldestSeconds: number;
+  reconcileProviderReachable: number;
+}
+
+const UNKNOWN_REFUND = ["unknown", "investigate"];
+
+/**
+ * The database gauges as they are now: pending approvals and the oldest one's age, the outbox's queue, retries
+ * and dead messages, the refunds whose outcome is unknown and the oldest one's age, and whether the last
+ * reconciliation reached the payment provider (1, also before any ran) or not (0).
+ */
+export async function readDatabaseGauges(db: Db): Promise<DatabaseGauges> {
+  const [row] = await db.$queryRaw<DatabaseGauges[]>`
+    SELECT a."approvalsPending", a."approvalsOldestSeconds", o."outboxPending", o."outboxRetried", o."outboxDead",
+           r."refundsUnknown", r."refundsUnknownOldestSeconds", p."reconcileProviderReachable"
+    FROM (SELECT count(*)::int AS "approvalsPending", COALESCE(EXTRACT(EPOCH FROM now() - min("createdAt")), 0)::float8 AS "approvalsOldestSeconds"
+          FROM "ApprovalRequest" WHERE "status" = 'pending') a,
+         (SELECT count(*) FILTER (WHERE "status" IN ('pending', 'sending'))::int AS "outboxPending",
+                 count(*) FILTER (WHERE "status" IN ('pending', 'sending') AND "lastError" IS NOT NULL)::int AS "outboxRetried",
+                 count(*) FILTER (WHERE "status" = 'dead')::int AS "outboxDead"
+          FROM "OutboxMessage" WHERE "status" IN ('pending', 'sending', 'dead')) o,
+         (SELECT count(*)::int AS "refundsUnknown", COALESCE(EXTRACT(EPOCH FROM now() - min("createdAt")), 0)::float8 AS "refundsUnknownOldestSeconds"
+          FROM "Refund" WHERE "status" = ANY(${UNKNOWN_REFUND})) r,
+         (SELECT COALESCE((SELECT CASE WHEN "ok" THEN 1 ELSE 0 END FROM "ReconcileStatus" WHERE "id" = 'provider'), 1)::int AS "reconcileProviderReachable") p`;
+  return row;
+}
+
+/** The names of the migrations applied to the database (finished, not rolled back). */
+export async function findAppliedMigrations(db: Db): Promise<string[]> {
+  const rows = await db.$queryRaw<
+    { name: string }[]
+  >`SELECT "migration_name" AS name FROM "_prisma_migrations" WHERE "finished_at" IS NOT NULL AND "rolled_back_at" IS NULL`;
+  return rows.map((row) => row.name);
+}
+
+/** A call as its agent reads it: its stored outcome and its approval request, if any. */
+export interface AgentToolCallRow {
+  id: string;
+  conversationId: string;
+  outcome: Outcome;
+  approval: { id: string; status: string; expiresAt: Date } | null;
+}
+
+/** The call with this id of the tenant, only if the agent's own conversation made it; null otherwise. */
+export async function findAgentToolCallRow(
+  db: Client,
+  agent: { userId: string; tenantId: string },
+  id: string,
+): Promise<AgentToolCallRow | null> {
+  const call = await db.toolCall.findFirst({
+    where: { id, tenantId: agent.tenantId, conversation: { agentId: agent.userId } },
+    select: {
+      id: true,
+      conversationId: true,
+      outcome: true,
+      approval: { select: { id: true, status: true, expiresAt: true } },
+    },
+  });
+  return call && { ...call, outcome: call.outcome as unknown as Outcome };
+}

@@ -1,0 +1,78 @@
+import type { Db } from "../db";
+import { Prisma } from "../generated/prisma/client";
+import type { Outcome } from "../gateway/outcome";
+import type { OrderChange, OrderFacts } from "./types";
+
+/**
+ * The one list of the order's columns as a call sees them (`OrderFacts`), for a statement that reads the order as
+ * `o` joined to its customer as `cu`.
+ */
+export const ORDER_FACTS = Prisma.sql`o."id", o."tenantId", o."customerId", cu."email" AS "customerEmail", o."totalCents", o."refundedCents", o."currency",
+           o."status", o."addressLine1", o."postalCode", o."fraudHold", o."refundPending", o."version"`;
+
+/** The order with this id, only when it belongs to this tenant and this customer; undefined otherwise. */
+export async function findCustomerOrder(
+  db: Db,
+  orderId: string,
+  conversation: { tenantId: string; customerId: string },
+): Promise<OrderFacts | undefined> {
+  const [order] = await db.$queryRaw<OrderFacts[]>`
+    SELECT ${ORDER_FACTS}
+    FROM "Order" o JOIN "Customer" cu ON cu."id" = o."customerId"
+    WHERE o."id" = ${orderId} AND o."tenantId" = ${conversation.tenantId} AND o."customerId" = ${conversation.customerId}`;
+  return order;
+}
+
+/**
+ * The statement (for a `WITH moved AS (...)`) that applies `change` to the order and moves its version, only at
+ * the version the checks saw; it returns the order's id when it moved and no row when the order had moved on.
+ */
+export function moveOrderAtVersion(order: { id: string; version: number }, change: OrderChange): Prisma.Sql {
+  return Prisma.sql`
+        UPDATE "Order" SET
+          "refundedCents" = "refundedCents" + ${change.refundedCentsIncrement ?? 0}::int,
+          "refundPending" = COALESCE(${change.refundPending ?? null}::boolean, "refundPending"),
+          "addressLine1" = COALESCE(${change.addressLine1 ?? null}::text, "addressLine1"),
+          "postalCode" = COALESCE(${change.postalCode ?? null}::text, "postalCode"),
+          "version" = "version" + 1, "updatedAt" = now()
+        WHERE "id" = ${order.id} AND "version" = ${order.version}
+        RETURNING "id"`;
+}
+
+/** Records one change of an order's shipping address, from the address the call saw to the new one. */
+export async function insertAddressChange(
+  db: Db,
+  change: { id: string; orderId: string; toolCallId: string; from: AddressLine; to: AddressLine },
+): Promise<void> {
+  await db.$executeRaw`
+      INSERT INTO "AddressChange" ("id", "orderId", "toolCallId", "fromLine1", "fromPostalCode", "toLine1", "toPostalCode")
+      VALUES (${change.id}, ${change.orderId}, ${change.toolCallId}, ${change.from.line1}, ${change.from.postalCode}, ${change.to.line1}, ${change.to.postalCode})`;
+}
+
+interface AddressLine {
+  line1: string;
+  postalCode: string;
+}
+
+/** A call as `get_call_status` reads it: its stored outcome and, while its approval waits, when that lapses. */
+export interface ConversationCall {
+  id: string;
+  outcome: Outcome;
+  /** Its approval is still pending but past its expiry (not yet recorded as expired). */
+  lapsed: boolean;
+  lapsesAt: Date | null;
+}
+
+/** The call with this id made in this conversation, or undefined. */
+export async function findConversationCall(
+  db: Db,
+  callId: string,
+  conversationId: string,
+): Promise<ConversationCall | undefined> {
+  const [call] = await db.$queryRaw<ConversationCall[]>`
+        SELECT c."id", c."outcome", (a."status" = 'pending' AND a."expiresAt" <= now()) IS TRUE AS "lapsed",
+               CASE WHEN a."status" = 'pending' THEN a."expiresAt" END AS "lapsesAt"
+        FROM "ToolCall" c LEFT JOIN "ApprovalRequest" a ON a."id" = c."approvalId"
+        WHERE c."id" = ${callId} AND c."conversationId" = ${conversationId}`;
+  return call;
+}
