@@ -32,8 +32,9 @@ export function TopNav({
       <span className="spacer" />
       {user ? (
         <>
-          <span className="muted" data-testid="whoami">
-            {user.email} · {user.role.toLowerCase()} · {user.tenantId}
+          <span className="muted" data-testid="whoami" title={`${user.email} · tenant ${user.tenantId}`}>
+            {user.name} <span className="wide-only">({user.email})</span> · {user.role.toLowerCase()} ·{" "}
+            {user.tenantName}
           </span>
           <Link href="/settings">Settings</Link>
           <SignOutButton />

@@ -39,7 +39,10 @@ test("approve: the agent's 8000-cent refund waits, the supervisor approves it, t
   await supervisorPage.getByLabel("Email").fill(SEEDED.supervisor.email);
   await supervisorPage.getByLabel("Password").fill("toolgate-demo");
   await supervisorPage.getByRole("button", { name: "Sign in" }).click();
-  await expect(supervisorPage.getByTestId("whoami")).toContainText("supervisor@acme.test");
+  // The person and the tenant by name; the email too, on a wide screen.
+  await expect(supervisorPage.getByTestId("whoami")).toContainText(
+    "Sue Supervisor (supervisor@acme.test) · supervisor · Acme",
+  );
   await supervisorPage.goto("/approvals");
   const item = supervisorPage.locator(`[data-testid="approval-item"][data-approval-id="${pending.approval!.id}"]`);
   await expect(item.getByTestId("card-title")).toHaveText("Refund 80.00 USD on ord_1004");

@@ -188,6 +188,7 @@ describe("exporting the decision log", () => {
     name: who,
     role: ({ supervisor: "SUPERVISOR", admin: "ADMIN", agent: "AGENT", otherSupervisor: "SUPERVISOR" } as const)[who],
     tenantId: who === "otherSupervisor" ? world.otherTenantId : world.tenantId,
+    tenantName: who === "otherSupervisor" ? "Other" : "World",
   });
   const range = (format: string) => {
     const day = new Date().toISOString().slice(0, 10);

@@ -15,6 +15,7 @@ export interface SessionUser {
   name: string;
   role: Role;
   tenantId: string;
+  tenantName: string;
 }
 
 // lastSeenAt is written at most this often per session, so reading a page is not a write each time.

@@ -91,8 +91,10 @@ export async function findSessionUser(
   db: Db,
   sessionId: string,
   limits: { idleSeconds: number; maxSeconds: number; touchEverySeconds: number },
-): Promise<{ id: string; email: string; name: string; role: Role; tenantId: string } | undefined> {
-  const [row] = await db.$queryRaw<{ id: string; email: string; name: string; role: Role; tenantId: string }[]>`
+): Promise<{ id: string; email: string; name: string; role: Role; tenantId: string; tenantName: string } | undefined> {
+  const [row] = await db.$queryRaw<
+    { id: string; email: string; name: string; role: Role; tenantId: string; tenantName: string }[]
+  >`
     WITH live AS (
       SELECT s."id", s."lastSeenAt", u."id" AS "userId", u."email", u."name", u."role"::text AS "role", u."tenantId"
       FROM "Session" s JOIN "User" u ON u."id" = s."userId" AND u."tenantId" = s."tenantId"
@@ -103,7 +105,8 @@ export async function findSessionUser(
       UPDATE "Session" SET "lastSeenAt" = CURRENT_TIMESTAMP
       WHERE "id" = (SELECT "id" FROM live WHERE "lastSeenAt" < CURRENT_TIMESTAMP - make_interval(secs => ${limits.touchEverySeconds}::int))
     )
-    SELECT "userId" AS "id", "email", "name", "role", "tenantId" FROM live`;
+    SELECT live."userId" AS "id", live."email", live."name", live."role", live."tenantId", t."name" AS "tenantName"
+    FROM live JOIN "Tenant" t ON t."id" = live."tenantId"`;
   return row;
 }
 
