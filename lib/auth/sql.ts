@@ -1,4 +1,3 @@
-import "server-only";
 import type { Client, Db, Tx } from "../db";
 import { Prisma, type Role } from "../generated/prisma/client";
 
