@@ -1,7 +1,7 @@
 import "server-only";
 import pg from "pg";
 import { db } from "./db";
-import { CALLS_CHANNEL } from "./gateway/record";
+import { CALLS_CHANNEL } from "./gateway/sql";
 import { newId } from "./ids";
 import { logError } from "./log";
 import { env } from "./env";

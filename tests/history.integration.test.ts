@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { approveRequest, denyRequest } from "@/lib/approvals/decide";
 import { expireDue } from "@/lib/approvals/expiry";
-import { decisionHistory, HistoryFilterSchema } from "@/lib/approvals/history";
+import { HistoryFilterSchema } from "@/lib/approvals/filters";
+import { decisionHistory } from "@/lib/approvals/history";
 import { callTimeline } from "@/lib/calls/timeline";
 import { db } from "@/lib/db";
 import { conversationFor, newCallKey, propose } from "./support/api";

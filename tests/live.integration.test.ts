@@ -2,7 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approveRequest } from "@/lib/approvals/decide";
 import { db } from "@/lib/db";
-import { CALLS_CHANNEL } from "@/lib/gateway/record";
+import { CALLS_CHANNEL } from "@/lib/gateway/sql";
 import { pruneLiveWatches, watchConversation } from "@/lib/live";
 import { conversationFor, newCallKey, propose } from "./support/api";
 import { createWorld, type World } from "./support/world";

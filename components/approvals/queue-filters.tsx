@@ -1,4 +1,4 @@
-import type { QueueFilters } from "@/lib/approvals/queue";
+import type { QueueFilters } from "@/lib/approvals/filters";
 
 const AGES: [string, string][] = [
   ["", "any age"],

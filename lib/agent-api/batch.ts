@@ -3,7 +3,7 @@ import { callBody } from "./http";
 import { proposeCall } from "./propose";
 import type { RawProposal } from "../gateway/parse";
 import type { Proposal } from "../gateway/pipeline";
-import type { RateCount } from "../gateway/rate";
+import type { RateCount } from "../gateway/types";
 
 /**
  * A provider's payload (OpenAI, Anthropic, MCP) with one or more tool calls, each proposed on its own: an approval or

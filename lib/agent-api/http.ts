@@ -4,7 +4,7 @@ import { authenticateForConversation, type FoundConversation } from "../conversa
 import { modelProjection, type Outcome } from "../gateway/outcome";
 import { MAX_ENVELOPE_BYTES, type RawProposal } from "../gateway/parse";
 import type { CallResult } from "../gateway/pipeline";
-import type { RateCount } from "../gateway/rate";
+import type { RateCount } from "../gateway/types";
 import { logError, requestIdFrom, withLogContext } from "../log";
 import { span } from "../tracing";
 

@@ -10,7 +10,10 @@ import {
   findDeskPolicy,
   findPendingOnOrders,
   findTenantPeople,
+  type DeskPolicy,
 } from "./sql";
+
+export type { DeskPolicy } from "./sql";
 
 /** The facts a supervisor needs beside a request to decide it in seconds, read now (not as the checks saw them). */
 export interface CardFacts {
@@ -29,11 +32,6 @@ export interface CardFacts {
   /** Other pending requests on the same order, so they are read and decided together. */
   siblings: { id: string; impactCents: number; toolName: string }[];
   firstApprover: { name: string; email: string; at: string } | null;
-}
-
-export interface DeskPolicy {
-  stepUpAboveCents: number;
-  twoPersonAboveCents: number;
 }
 
 /** Five reads for a whole page, whatever its length. */

@@ -1,7 +1,46 @@
 import { z } from "zod";
-import { QUEUE_SORTS, type QueueFilters } from "./queue";
 
-// The queue's filters as they travel in the address bar: money in currency units, age in minutes.
+// What a person may ask the queue and the history for, as it travels in the address bar: money in currency units,
+// age in minutes, days as dates.
+
+export const QUEUE_SORTS = ["oldest", "newest", "expiring", "largest"] as const;
+export type QueueSort = (typeof QUEUE_SORTS)[number];
+
+export interface QueueFilters {
+  agentId?: string;
+  tool?: string;
+  minCents?: number;
+  maxCents?: number;
+  /** Only requests waiting at least this many minutes. */
+  olderThanMinutes?: number;
+  /** An order id, a customer id or email, a call id or a request id. */
+  search?: string;
+  sort?: QueueSort;
+}
+
+export const HISTORY_OUTCOMES = ["approved", "denied", "failed", "expired", "withdrawn"] as const;
+
+const Day = z
+  .string()
+  .regex(/^\d{4}-\d\d-\d\d$/)
+  .refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)));
+const Empty = z.literal("").transform(() => undefined);
+
+/** The history page's query string, re-validated here: a bad value is dropped, never sent to the database. */
+export const HistoryFilterSchema = z.object({
+  outcome: z.enum(HISTORY_OUTCOMES).or(Empty).optional().catch(undefined),
+  decider: z.string().max(100).optional().catch(undefined),
+  agent: z.string().max(100).optional().catch(undefined),
+  from: Day.or(Empty).optional().catch(undefined),
+  to: Day.or(Empty).optional().catch(undefined),
+  q: z.string().trim().max(200).optional().catch(undefined),
+  before: z
+    .string()
+    .regex(/^\d{4}-\d\d-\d\dT[\d:.]+Z_apr_[A-Za-z0-9_-]+$/)
+    .optional()
+    .catch(undefined),
+});
+export type HistoryFilter = z.infer<typeof HistoryFilterSchema>;
 
 const Money = z
   .string()

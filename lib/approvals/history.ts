@@ -1,54 +1,7 @@
 import "server-only";
-import { z } from "zod";
 import { db } from "../db";
-import { findDecidedHistory, findDecidersAndAgents } from "./sql";
-
-export const HISTORY_OUTCOMES = ["approved", "denied", "failed", "expired", "withdrawn"] as const;
-
-const Day = z
-  .string()
-  .regex(/^\d{4}-\d\d-\d\d$/)
-  .refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)));
-const Empty = z.literal("").transform(() => undefined);
-
-/** The history page's query string, re-validated here: a bad value is dropped, never sent to the database. */
-export const HistoryFilterSchema = z.object({
-  outcome: z.enum(HISTORY_OUTCOMES).or(Empty).optional().catch(undefined),
-  decider: z.string().max(100).optional().catch(undefined),
-  agent: z.string().max(100).optional().catch(undefined),
-  from: Day.or(Empty).optional().catch(undefined),
-  to: Day.or(Empty).optional().catch(undefined),
-  q: z.string().trim().max(200).optional().catch(undefined),
-  before: z
-    .string()
-    .regex(/^\d{4}-\d\d-\d\dT[\d:.]+Z_apr_[A-Za-z0-9_-]+$/)
-    .optional()
-    .catch(undefined),
-});
-export type HistoryFilter = z.infer<typeof HistoryFilterSchema>;
-
-export interface HistoryItem {
-  id: string;
-  status: string;
-  toolName: string;
-  orderId: string;
-  impactCents: number;
-  /** The amount approved when a supervisor lowered it. */
-  approvedCents: number | null;
-  currency: string;
-  originCallId: string;
-  conversationId: string;
-  createdAt: Date;
-  decidedAt: Date;
-  note: string | null;
-  resultCode: string | null;
-  /** Emails; the names are shown first. */
-  requestedBy: string | null;
-  requestedByName: string | null;
-  decidedBy: string | null;
-  decidedByName: string | null;
-  customerEmail: string | null;
-}
+import type { HistoryFilter } from "./filters";
+import { findDecidedHistory, findDecidersAndAgents, type HistoryItem } from "./sql";
 
 export interface HistoryPage {
   items: HistoryItem[];

@@ -3,7 +3,7 @@ import { sha256Hex } from "../canonical";
 import { db, type Db } from "../db";
 import { newId } from "../ids";
 import { env } from "../env";
-import { findLinkByHash, findLinkedRequest, insertLinks, type LinkRow } from "./sql";
+import { findLinkByHash, findLinkedRequest, insertLinks, type LinkedRequest, type LinkRow } from "./sql";
 
 /** Where the link in an approval email points: the page that shows the request and posts the decision. */
 export const APPROVAL_LINK_PATH = "/approvals/r/";
@@ -43,29 +43,6 @@ export const PROBLEM_TEXT: Record<LinkProblem, string> = {
   "link.used": "This link has already been used to decide. Open the request from Approvals to see what happened.",
   "link.expired": "This link expired with its request. Nothing can be decided from it.",
 };
-
-export interface LinkedRequest {
-  id: string;
-  status: string;
-  toolName: string;
-  orderId: string;
-  impactCents: number;
-  currency: string;
-  arguments: Record<string, unknown>;
-  orderStatus: string;
-  orderTotalCents: number;
-  orderRefundedCents: number;
-  conversationId: string;
-  originCallId: string;
-  customerEmail: string | null;
-  requestedBy: string;
-  decidedBy: string | null;
-  decidedAt: Date | null;
-  resultCode: string | null;
-  note: string | null;
-  createdAt: Date;
-  expiresAt: Date;
-}
 
 export type LinkView =
   | { ok: true; request: LinkedRequest; usable: boolean; problem: LinkProblem | null; message: string | null }

@@ -1,6 +1,7 @@
 import "server-only";
 import { db } from "../db";
 import type { ApprovalPreview } from "../gateway/approval";
+import type { QueueFilters, QueueSort } from "./filters";
 import { countPending, findDecidedPage, findEmails, findPendingPage, pendingStamp } from "./sql";
 
 export interface QueueItem {
@@ -50,21 +51,6 @@ export function parseCursor(value: string | undefined): QueueCursor | undefined 
 }
 
 export const formatCursor = (item: { createdAt: Date; id: string }) => `${item.createdAt.toISOString()}_${item.id}`;
-
-export const QUEUE_SORTS = ["oldest", "newest", "expiring", "largest"] as const;
-export type QueueSort = (typeof QUEUE_SORTS)[number];
-
-export interface QueueFilters {
-  agentId?: string;
-  tool?: string;
-  minCents?: number;
-  maxCents?: number;
-  /** Only requests waiting at least this many minutes. */
-  olderThanMinutes?: number;
-  /** An order id, a customer id or email, a call id or a request id. */
-  search?: string;
-  sort?: QueueSort;
-}
 
 /** Where a page ends in a given sort: the sort key and the id, so the next page starts strictly after it. */
 export function formatQueueCursor(

@@ -2,10 +2,59 @@
 // statements take a `Db` (a `Tx` when they lock rows); the reads that stay Prisma model queries take the `Client`.
 import type { Client, Db, Tx } from "../db";
 import { Prisma } from "../generated/prisma/client";
-import type { DeskPolicy } from "./cards";
-import type { HistoryFilter, HistoryItem } from "./history";
-import type { LinkedRequest } from "./links";
-import type { QueueFilters, QueueSort } from "./queue";
+import type { HistoryFilter, QueueFilters, QueueSort } from "./filters";
+
+/** The tenant's thresholds the desk applies when a supervisor approves. */
+export interface DeskPolicy {
+  stepUpAboveCents: number;
+  twoPersonAboveCents: number;
+}
+
+export interface HistoryItem {
+  id: string;
+  status: string;
+  toolName: string;
+  orderId: string;
+  impactCents: number;
+  /** The amount approved when a supervisor lowered it. */
+  approvedCents: number | null;
+  currency: string;
+  originCallId: string;
+  conversationId: string;
+  createdAt: Date;
+  decidedAt: Date;
+  note: string | null;
+  resultCode: string | null;
+  /** Emails; the names are shown first. */
+  requestedBy: string | null;
+  requestedByName: string | null;
+  decidedBy: string | null;
+  decidedByName: string | null;
+  customerEmail: string | null;
+}
+
+export interface LinkedRequest {
+  id: string;
+  status: string;
+  toolName: string;
+  orderId: string;
+  impactCents: number;
+  currency: string;
+  arguments: Record<string, unknown>;
+  orderStatus: string;
+  orderTotalCents: number;
+  orderRefundedCents: number;
+  conversationId: string;
+  originCallId: string;
+  customerEmail: string | null;
+  requestedBy: string;
+  decidedBy: string | null;
+  decidedAt: Date | null;
+  resultCode: string | null;
+  note: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+}
 
 // Requests
 

@@ -1,5 +1,20 @@
 import type { Db } from "../db";
-import type { TimelineCall } from "./timeline";
+
+export interface TimelineCall {
+  id: string;
+  toolName: string;
+  orderId: string | null;
+  kind: string;
+  code: string;
+  argsCanonical: string | null;
+  createdAt: Date;
+  conversationId: string;
+  agentId: string;
+  /** "Name (email)", like every person below. */
+  agentName: string | null;
+  customerEmail: string | null;
+  approvalId: string | null;
+}
 
 /** One decision-log row of a call, with the person who decided it ("Name (email)") if one did. */
 export interface DecisionRow {

@@ -7,24 +7,9 @@ import {
   findTimelineCall,
   type ApprovalRow,
   type DecisionRow,
+  type TimelineCall,
 } from "./sql";
 import { outcomeTitle } from "./words";
-
-export interface TimelineCall {
-  id: string;
-  toolName: string;
-  orderId: string | null;
-  kind: string;
-  code: string;
-  argsCanonical: string | null;
-  createdAt: Date;
-  conversationId: string;
-  agentId: string;
-  /** "Name (email)", like every person below. */
-  agentName: string | null;
-  customerEmail: string | null;
-  approvalId: string | null;
-}
 
 export interface TimelineEvent {
   at: Date;

@@ -2,7 +2,7 @@ import "server-only";
 import { z } from "zod";
 import { apiKeyHash, type AuthenticatedAgent } from "../auth/api-keys";
 import { db, type Db } from "../db";
-import type { RateCount } from "../gateway/rate";
+import type { RateCount } from "../gateway/types";
 import type { ConversationFacts, TenantPolicy } from "../gateway/types";
 import { newId } from "../ids";
 import { IdSchema, isWellFormedId } from "../security/input";
@@ -19,8 +19,12 @@ import {
   findCustomers,
   findKeyAndConversation,
   insertConversation,
+  type ConversationListItem,
   type ConversationRow,
+  type CustomerChoice,
 } from "./sql";
+
+export type { ConversationListItem, CustomerChoice } from "./sql";
 
 export const OpenConversationSchema = z.strictObject({
   customer_id: IdSchema,
@@ -159,31 +163,12 @@ export async function authenticateForConversation(
   return { agent, found: toFound(conversation), ...(rateCounted ? { rateCounted } : {}) };
 }
 
-export interface ConversationListItem {
-  id: string;
-  customerId: string;
-  customerEmail: string;
-  orderId: string | null;
-  createdAt: Date;
-  lastActivityAt: Date;
-  calls: number;
-  writesMade: number;
-  irreversibleCents: number;
-  pending: number;
-}
-
 /** The agent's conversations, most recently active first, with the customer, open approvals and call counts. */
 export async function listAgentConversations(agent: {
   userId: string;
   tenantId: string;
 }): Promise<ConversationListItem[]> {
   return findAgentConversations(db, agent);
-}
-
-export interface CustomerChoice {
-  id: string;
-  email: string;
-  orders: { id: string; status: string; totalCents: number; currency: string }[];
 }
 
 /** Customers of the agent's tenant for the picker: by the start of the email (or any part of it) or the exact id. */

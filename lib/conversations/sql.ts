@@ -2,9 +2,27 @@ import "server-only";
 import { agentKeyRows } from "../auth/sql";
 import type { Client, Db } from "../db";
 import { Prisma } from "../generated/prisma/client";
-import { countCall, type RateCount } from "../gateway/rate";
-import type { ConversationFacts, TenantPolicy } from "../gateway/types";
-import type { ConversationListItem, CustomerChoice } from "./index";
+import { countCall } from "../gateway/sql";
+import type { ConversationFacts, RateCount, TenantPolicy } from "../gateway/types";
+
+export interface CustomerChoice {
+  id: string;
+  email: string;
+  orders: { id: string; status: string; totalCents: number; currency: string }[];
+}
+
+export interface ConversationListItem {
+  id: string;
+  customerId: string;
+  customerEmail: string;
+  orderId: string | null;
+  createdAt: Date;
+  lastActivityAt: Date;
+  calls: number;
+  writesMade: number;
+  irreversibleCents: number;
+  pending: number;
+}
 
 // The conversations module's statements: opening a conversation, the per-request lookups of one, and the
 // agent's pages (their conversations, a conversation's calls, the customer picker).

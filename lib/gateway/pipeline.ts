@@ -14,13 +14,13 @@ import { checkIdempotency, deriveCallKey } from "./idempotency";
 import { bindsCallKey, outcome, type Outcome } from "./outcome";
 import { parseEnvelope, type RawProposal } from "./parse";
 import { decidePolicy } from "./policy";
-import { countAndLimitCall, type RateCount } from "./rate";
-import { appendDecision, recordCall, UNKNOWN_TOOL, type CallRecord } from "./record";
+import { countAndLimitCall } from "./rate";
+import { appendDecision, recordCall, UNKNOWN_TOOL } from "./record";
 import { checkSchema } from "./schema";
 import { checkScope } from "./scope";
 import { checkSemantics } from "./semantic";
 import { checkState } from "./state";
-import type { ConversationFacts, TenantPolicy } from "./types";
+import type { CallRecord, ConversationFacts, RateCount, TenantPolicy } from "./types";
 
 export interface Proposal {
   conversation: ConversationFacts;

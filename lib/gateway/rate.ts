@@ -1,19 +1,9 @@
 import type { Db } from "../db";
 import { outcome, type Outcome } from "./outcome";
 import { countCallIn, countOpenIn, deleteEndedRateBuckets } from "./sql";
-import type { ConversationFacts, TenantPolicy } from "./types";
+import type { ConversationFacts, RateCount, TenantPolicy } from "./types";
 
 export type RateResult = { ok: true } | { ok: false; outcome: Outcome; retryAfterSeconds: number };
-
-/** A bucket as the call's count left it. */
-export interface RateCount {
-  key: string;
-  count: number;
-  retryAfter: number;
-}
-
-// The statement that counts a call in its buckets; the agent API's key lookup runs it too (lib/conversations).
-export { countCall } from "./sql";
 
 /**
  * Stage 1, the one place every entry (HTTP, batch, MCP, the browser console) counts a call and decides its rate:

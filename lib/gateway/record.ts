@@ -1,40 +1,12 @@
 import type { Db } from "../db";
 import type { Outcome } from "./outcome";
 import { insertCall, insertDecision, updateLaterOutcome } from "./sql";
+import type { CallRecord, DecisionRow } from "./types";
 
 export const UNKNOWN_TOOL = "(unknown)";
-export { CALLS_CHANNEL } from "./sql";
 
 /** A latency as the log stores it: whole milliseconds, never negative. */
 const wholeMs = (ms: number) => Math.max(0, Math.round(ms));
-
-export interface DecisionRow {
-  tenantId: string;
-  actorId?: string | null;
-  detail?: Record<string, unknown>;
-  conversationId: string | null;
-  toolCallId: string | null;
-  toolName: string;
-  orderId: string | null;
-  outcome: Pick<Outcome, "kind" | "stage" | "code">;
-  replayed?: boolean;
-  latencyMs: number;
-}
-
-export interface CallRecord {
-  id: string;
-  tenantId: string;
-  conversationId: string;
-  toolName: string;
-  /** Only outcomes that are final for this key bind it; a transient one leaves the key free for a retry. */
-  callKey: string | null;
-  argsCanonical: string | null;
-  argsHash: string | null;
-  orderId: string | null;
-  approvalId: string | null;
-  outcome: Outcome;
-  latencyMs: number;
-}
 
 /**
  * Stage 13, and the only writer of the decision log: names, ids and codes, never model text; only a supervisor's

@@ -3,8 +3,7 @@ import { Prisma } from "../generated/prisma/client";
 import { moveOrderAtVersion } from "../tools/sql";
 import type { OrderChange } from "../tools/types";
 import type { Outcome } from "./outcome";
-import type { CallRecord, DecisionRow } from "./record";
-import type { RateCount } from "./rate";
+import type { CallRecord, DecisionRow, RateCount } from "./types";
 
 /** The channel a change of a watched conversation's calls is announced on, with the conversation's id. */
 export const CALLS_CHANNEL = "toolgate_calls";

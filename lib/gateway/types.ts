@@ -1,4 +1,5 @@
 import type { AgentPermissions } from "../tools/scopes";
+import type { Outcome } from "./outcome";
 
 /** The conversation as the host opened it: identity, customer and scopes never come from model output. */
 export interface ConversationFacts {
@@ -25,4 +26,41 @@ export interface TenantPolicy {
   approvalTtlSeconds: number;
   rateConversationPerMin: number;
   rateKeyPerMin: number;
+}
+
+/** A bucket as the call's count left it. */
+export interface RateCount {
+  key: string;
+  count: number;
+  retryAfter: number;
+}
+
+/** One row of the decision log, as stage 13 writes it. */
+export interface DecisionRow {
+  tenantId: string;
+  actorId?: string | null;
+  detail?: Record<string, unknown>;
+  conversationId: string | null;
+  toolCallId: string | null;
+  toolName: string;
+  orderId: string | null;
+  outcome: Pick<Outcome, "kind" | "stage" | "code">;
+  replayed?: boolean;
+  latencyMs: number;
+}
+
+/** A call's own row: its outcome, and the call key it binds when that outcome is final. */
+export interface CallRecord {
+  id: string;
+  tenantId: string;
+  conversationId: string;
+  toolName: string;
+  /** Only outcomes that are final for this key bind it; a transient one leaves the key free for a retry. */
+  callKey: string | null;
+  argsCanonical: string | null;
+  argsHash: string | null;
+  orderId: string | null;
+  approvalId: string | null;
+  outcome: Outcome;
+  latencyMs: number;
 }

@@ -2,7 +2,8 @@ import Link from "next/link";
 import { DecisionLogExport } from "@/components/audit/decision-log-export";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { callSummary, formatDuration } from "@/components/ui/words";
-import { decisionHistory, HISTORY_OUTCOMES, HistoryFilterSchema, historyPeople } from "@/lib/approvals/history";
+import { HISTORY_OUTCOMES, HistoryFilterSchema } from "@/lib/approvals/filters";
+import { decisionHistory, historyPeople } from "@/lib/approvals/history";
 import { requireRole } from "@/lib/auth/guards";
 import { outcomeTitle } from "@/lib/calls/words";
 
