@@ -424,6 +424,8 @@ test("triage: search, filters, sort and keyboard (j/k, x, a, d, ?) with visible 
   await expect(page.getByTestId("approval-item")).toHaveAttribute("data-approval-id", small.approval!.id);
 
   await page.goto(`/approvals?q=${order}`);
+  // Keys work once the page is hydrated; its live view connecting says it is.
+  await expect(page.getByTestId("queue-live")).toContainText("● live");
   await page.keyboard.press("?");
   await expect(page.getByTestId("keyboard-help")).toContainText("approve the focused request");
   await page.keyboard.press("j");
