@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test, type Browser } from "@playwright/test";
 import { expectUsable, freshOrder } from "./fixtures";
 import { apiKey, database, openConversation, propose, provider, refund, SEEDED, signInAs } from "./support";
 
@@ -6,6 +6,17 @@ const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === "1";
 
 // tests/investigations.integration.test.ts drives a refund into investigation through real provider faults; here
 // the browser closes one. Setup writes the state reconciliation leaves when it cannot confirm a refund in time.
+
+/** A supervisor's Approvals page, and the 12.00 USD refund under investigation on it. */
+async function openInvestigation(browser: Browser, baseURL: string, refundId: string) {
+  const context = await browser.newContext();
+  await signInAs(context, SEEDED.supervisor, baseURL);
+  const page = await context.newPage();
+  await page.goto("/approvals");
+  const item = page.locator(`[data-testid="investigation"][data-refund-id="${refundId}"]`);
+  await expect(item).toContainText("12.00 USD");
+  return { context, page, item };
+}
 
 test("a supervisor closes a refund under investigation as issued; the order unblocks and the agent's call becomes final", async ({
   browser,
@@ -32,12 +43,7 @@ test("a supervisor closes a refund under investigation as issued; the order unbl
     [call.id, JSON.stringify({ kind: "unavailable", stage: "execute", code: "refund.outcome-unknown" })],
   );
 
-  const context = await browser.newContext();
-  await signInAs(context, SEEDED.supervisor, baseURL!);
-  const page = await context.newPage();
-  await page.goto("/approvals");
-  const item = page.locator(`[data-testid="investigation"][data-refund-id="${made.id}"]`);
-  await expect(item).toContainText("12.00 USD");
+  const { context, page, item } = await openInvestigation(browser, baseURL!, made.id);
   await expect(item.getByRole("button", { name: "Close as issued" })).toBeDisabled();
   if (SCREENSHOTS) {
     await page.screenshot({ path: "docs/screenshots/investigations.png", fullPage: true });
@@ -90,12 +96,7 @@ test("a supervisor releases a refund the provider never made; the order is refun
     [call.id],
   );
 
-  const context = await browser.newContext();
-  await signInAs(context, SEEDED.supervisor, baseURL!);
-  const page = await context.newPage();
-  await page.goto("/approvals");
-  const item = page.locator(`[data-testid="investigation"][data-refund-id="${made.id}"]`);
-  await expect(item).toContainText("12.00 USD");
+  const { context, item } = await openInvestigation(browser, baseURL!, made.id);
   await expect(item.getByRole("button", { name: "Release" })).toBeDisabled();
   await item.getByLabel("Why nothing was refunded").fill("provider dashboard shows no refund under this key");
   await item.getByRole("button", { name: "Release" }).click();

@@ -72,15 +72,7 @@ export async function customerOrderExists(
 /** Stores a new conversation; returns its id, tools and scopes. */
 export async function insertConversation(
   db: Client,
-  conversation: {
-    id: string;
-    tenantId: string;
-    agentId: string;
-    customerId: string;
-    orderId: string | null;
-    tools: string[];
-    scopes: string[];
-  },
+  conversation: Pick<ConversationFacts, "id" | "tenantId" | "agentId" | "customerId" | "orderId" | "tools" | "scopes">,
 ) {
   return db.conversation.create({ data: conversation, select: { id: true, tools: true, scopes: true } });
 }

@@ -1,7 +1,6 @@
 import type { Db } from "../db";
-import type { Outcome } from "./outcome";
 import { insertCall, insertDecision, updateLaterOutcome } from "./sql";
-import type { CallRecord, DecisionRow } from "./types";
+import type { CallRecord, DecisionRow, LaterOutcome } from "./types";
 
 export const UNKNOWN_TOOL = "(unknown)";
 
@@ -26,15 +25,7 @@ export async function recordCall(client: Db, call: CallRecord): Promise<void> {
  * a call and for every call that waits on the same approval request: their rows, an approved request's result,
  * one decision-log row per call when `decision` is given, and the live-view notice (if watched), in one statement.
  */
-export async function recordLaterOutcome(
-  client: Db,
-  later: {
-    callId: string | null;
-    approvalId: string | null;
-    outcome: Outcome;
-    decision: { actorId: string | null; latencyMs: number; detail?: Record<string, unknown> } | null;
-  },
-): Promise<void> {
+export async function recordLaterOutcome(client: Db, later: LaterOutcome): Promise<void> {
   const { decision } = later;
   await updateLaterOutcome(client, {
     ...later,

@@ -2,8 +2,7 @@ import type { Db } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { moveOrderAtVersion } from "../tools/sql";
 import type { OrderChange } from "../tools/types";
-import type { Outcome } from "./outcome";
-import type { CallRecord, DecisionRow, RateCount } from "./types";
+import type { CallRecord, DecisionRow, LaterOutcome, RateCount } from "./types";
 
 /** The channel a change of a watched conversation's calls is announced on, with the conversation's id. */
 export const CALLS_CHANNEL = "toolgate_calls";
@@ -225,15 +224,7 @@ export async function insertCall(db: Db, call: CallRecord): Promise<void> {
  * request, adds one decision-log row per call when `decision` is given, and notifies `CALLS_CHANNEL` for each
  * watched conversation among them.
  */
-export async function updateLaterOutcome(
-  db: Db,
-  later: {
-    callId: string | null;
-    approvalId: string | null;
-    outcome: Outcome;
-    decision: { actorId: string | null; latencyMs: number; detail?: Record<string, unknown> } | null;
-  },
-): Promise<void> {
+export async function updateLaterOutcome(db: Db, later: LaterOutcome): Promise<void> {
   const { kind, stage, code } = later.outcome;
   const { decision } = later;
   await db.$executeRaw`

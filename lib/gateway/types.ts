@@ -64,3 +64,14 @@ export interface CallRecord {
   outcome: Outcome;
   latencyMs: number;
 }
+
+/**
+ * An outcome decided after the fact for the call `callId` and every call waiting on `approvalId`; `decision` adds
+ * their decision-log rows (who decided, how long it took, what was approved), null adds none.
+ */
+export interface LaterOutcome {
+  callId: string | null;
+  approvalId: string | null;
+  outcome: Outcome;
+  decision: { actorId: string | null; latencyMs: number; detail?: Record<string, unknown> } | null;
+}
