@@ -5,6 +5,7 @@ import { toolgateTools } from "@/lib/agent-api/ai-sdk/toolgate-tools";
 import { db } from "@/lib/db";
 import { startFakeProvider, type FakeProvider } from "@/scripts/dev/fake-provider";
 import { startInstance, type AppInstance } from "../support/app-instances";
+import { freePort } from "../../scripts/pg-cluster";
 import { expectNoEffect } from "../support/effects";
 import { createWorld, type World } from "../support/world";
 
@@ -17,7 +18,7 @@ let world: World;
 
 beforeAll(async () => {
   provider = await startFakeProvider();
-  instance = await startInstance(3314, {
+  instance = await startInstance(await freePort(), {
     DATABASE_URL: process.env.DATABASE_URL!,
     PAYMENT_PROVIDER_URL: provider.url,
     PAYMENT_PROVIDER_SECRET: provider.secret,

@@ -20,6 +20,7 @@ import { approveRequest, denyRequest, type Approver } from "@/lib/approvals/deci
 import { db } from "@/lib/db";
 import { startFakeProvider, type FakeProvider } from "@/scripts/dev/fake-provider";
 import { startInstance, type AppInstance } from "../support/app-instances";
+import { freePort } from "../../scripts/pg-cluster";
 import { connectMcp } from "../support/mcp-client";
 import { createWorld, type World } from "../support/world";
 
@@ -33,7 +34,7 @@ let world: World;
 
 beforeAll(async () => {
   provider = await startFakeProvider();
-  instance = await startInstance(3421, {
+  instance = await startInstance(await freePort(), {
     DATABASE_URL: process.env.DATABASE_URL!,
     PAYMENT_PROVIDER_URL: provider.url,
     PAYMENT_PROVIDER_SECRET: provider.secret,

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startInstance, type AppInstance } from "../support/app-instances";
+import { freePort } from "../../scripts/pg-cluster";
 import { createWorld, type World } from "../support/world";
 
 // The official MCP conformance suite's server scenarios that apply to toolgate. The suite's CLI sends no
@@ -19,7 +20,7 @@ let conversation: string;
 
 describe("the MCP conformance suite", () => {
   beforeAll(async () => {
-    instance = await startInstance(3423, { DATABASE_URL: process.env.DATABASE_URL! });
+    instance = await startInstance(await freePort(), { DATABASE_URL: process.env.DATABASE_URL! });
     world = await createWorld();
     const response = await fetch(`${instance.url}/api/v1/conversations`, {
       method: "POST",

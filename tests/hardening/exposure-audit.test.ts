@@ -3,11 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
 import { startFakeProvider, type FakeProvider } from "@/scripts/dev/fake-provider";
 import { sessionCookie, startInstance, type AppInstance } from "../support/app-instances";
+import { freePort } from "../../scripts/pg-cluster";
 import { expectRefundInvariants } from "../support/invariants";
 import { createWorld, type World } from "../support/world";
 
 // Exposure ceilings and the decision-log export against two `next start` instances of the build sharing one
-// PostgreSQL. Ports 3461-3462 (tests/hardening/two-instances uses 3311-3312).
+// PostgreSQL. Ports are handed out free.
 
 let instances: AppInstance[] = [];
 let provider: FakeProvider;
@@ -19,7 +20,7 @@ beforeAll(async () => {
     PAYMENT_PROVIDER_URL: provider.url,
     PAYMENT_PROVIDER_SECRET: provider.secret,
   };
-  instances = await Promise.all([startInstance(3461, env), startInstance(3462, env)]);
+  instances = await Promise.all([startInstance(await freePort(), env), startInstance(await freePort(), env)]);
 }, 120_000);
 
 afterAll(async () => {

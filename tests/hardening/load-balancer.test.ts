@@ -6,10 +6,10 @@ import { migrate } from "@/lib/migrate";
 import { httpPaymentProvider } from "@/lib/payments/provider";
 import { reconcileRefunds } from "@/lib/payments/reconcile";
 import { callAction, sessionCookie, startInstance, type AppInstance } from "../support/app-instances";
+import { freePort, freshDatabase } from "../../scripts/pg-cluster";
 import { startHaproxy, type Balancer } from "../support/haproxy";
 import { expectRefundInvariants } from "../support/invariants";
 import { createWorld, type World } from "../support/world";
-import { freshDatabase } from "../../scripts/pg-cluster";
 
 // Three `next start` instances behind HAProxy, one PostgreSQL. A mixed load (refunds that execute, refunds held
 // for approval, reads) goes through the balancer while supervisors decide approvals, and one instance is
@@ -17,9 +17,9 @@ import { freshDatabase } from "../../scripts/pg-cluster";
 // SPEC asks. Afterwards: no effect happened twice, every call ended in one final outcome (after
 // reconciliation), the provider's total equals the books, and no log line of any instance holds a key or a password.
 
-const BALANCER_PORT = 3530;
-const STATS_PORT = 3534;
-const PORTS = [3531, 3532, 3533];
+const BALANCER_PORT = await freePort();
+const STATS_PORT = await freePort();
+const PORTS = [await freePort(), await freePort(), await freePort()];
 const PASSWORD = "lb-test-password-5813";
 
 let provider: FakeProvider;

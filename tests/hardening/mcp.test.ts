@@ -3,6 +3,7 @@ import { db } from "@/lib/db";
 import { startFakeProvider, type FakeProvider } from "@/scripts/dev/fake-provider";
 import { MCP_CALL_KEY_META } from "@/lib/agent-api/mcp/server";
 import { startInstance, type AppInstance } from "../support/app-instances";
+import { freePort } from "../../scripts/pg-cluster";
 import { connectMcp } from "../support/mcp-client";
 import { expectNoEffect } from "../support/effects";
 import { createWorld, type World } from "../support/world";
@@ -16,7 +17,7 @@ let conversation: string;
 
 beforeAll(async () => {
   provider = await startFakeProvider();
-  instance = await startInstance(3313, {
+  instance = await startInstance(await freePort(), {
     DATABASE_URL: process.env.DATABASE_URL!,
     PAYMENT_PROVIDER_URL: provider.url,
     PAYMENT_PROVIDER_SECRET: provider.secret,

@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
 import { callAction, sessionCookie, startInstance, type AppInstance } from "../support/app-instances";
+import { freePort } from "../../scripts/pg-cluster";
 import { createWorld, effectSnapshot, type World } from "../support/world";
 
 // The production build as a browser and an attacker meet it: security headers on every answer, hostile
@@ -16,8 +17,8 @@ beforeAll(async () => {
   const env = { DATABASE_URL: process.env.DATABASE_URL! };
   // The second instance is reached over plain HTTP here but configured as served over HTTPS (TLS ends at a proxy).
   [app, https] = await Promise.all([
-    startInstance(3442, env),
-    startInstance(3443, { ...env, NEXTAUTH_URL: "https://toolgate.example" }),
+    startInstance(await freePort(), env),
+    startInstance(await freePort(), { ...env, NEXTAUTH_URL: "https://toolgate.example" }),
   ]);
   world = await createWorld();
 }, 120_000);

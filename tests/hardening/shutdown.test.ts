@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
 import { startFakeProvider, type FakeProvider } from "@/scripts/dev/fake-provider";
 import { startInstance, type AppInstance } from "../support/app-instances";
+import { freePort } from "../../scripts/pg-cluster";
 import { expectRefundInvariants } from "../support/invariants";
 import { createWorld, type World } from "../support/world";
 
@@ -9,7 +10,7 @@ import { createWorld, type World } from "../support/world";
 // finishes the calls it accepted (refunds waiting on a slow provider included), stops its jobs and closes its
 // pool, and exits within SHUTDOWN_TIMEOUT_MS.
 
-const PORT = 3521;
+const PORT = await freePort();
 let provider: FakeProvider;
 let instance: AppInstance | null = null;
 

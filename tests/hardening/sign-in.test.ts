@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { hashPassword } from "@/lib/auth/passwords";
 import { db } from "@/lib/db";
 import { callAction, sessionCookie, startInstance, type AppInstance } from "../support/app-instances";
+import { freePort } from "../../scripts/pg-cluster";
 import { createWorld, type World } from "../support/world";
 
 // Sign-in and sessions through the production build, two instances on one PostgreSQL: throttling that holds
@@ -17,8 +18,8 @@ const email = (user: string) => `${user.replace(/^usr_(\w+)_(\w+)$/, "$1-$2")}@a
 
 beforeAll(async () => {
   const env = { DATABASE_URL: process.env.DATABASE_URL! };
-  instances = await Promise.all([startInstance(3444, env), startInstance(3445, env)]);
-  behindProxy = await startInstance(3446, { ...env, TRUST_PROXY: "1" });
+  instances = await Promise.all([startInstance(await freePort(), env), startInstance(await freePort(), env)]);
+  behindProxy = await startInstance(await freePort(), { ...env, TRUST_PROXY: "1" });
   world = await createWorld({ autoLimitCents: 1000 });
   const passwordHash = await hashPassword(PASSWORD);
   for (const id of Object.values(world.users))

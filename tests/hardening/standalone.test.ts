@@ -4,13 +4,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { INSTANCE_SECRET } from "../support/app-instances";
+import { freePort } from "../../scripts/pg-cluster";
 import { createWorld } from "../support/world";
 
 // The production image without Docker (which cannot run here): the runtime stage of the Dockerfile is read, its
 // COPY lines assembled from the build into a fresh folder, its ENV set, and its CMD started there. Then its
 // HEALTHCHECK command passes, /api/ready is ready, the agent API answers, and SIGTERM stops it cleanly.
 
-const PORT = 3522;
+const PORT = await freePort();
 let child: ChildProcess | null = null;
 
 afterAll(() => {

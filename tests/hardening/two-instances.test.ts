@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
 import { startFakeProvider, type FakeProvider } from "@/scripts/dev/fake-provider";
 import { callAction, sessionCookie, startInstance, type AppInstance } from "../support/app-instances";
+import { freePort } from "../../scripts/pg-cluster";
 import { expectRefundInvariants } from "../support/invariants";
 import { createWorld } from "../support/world";
 
@@ -18,7 +19,7 @@ beforeAll(async () => {
     PAYMENT_PROVIDER_URL: provider.url,
     PAYMENT_PROVIDER_SECRET: provider.secret,
   };
-  instances = await Promise.all([startInstance(3311, env), startInstance(3312, env)]);
+  instances = await Promise.all([startInstance(await freePort(), env), startInstance(await freePort(), env)]);
 }, 120_000);
 
 afterAll(async () => {
