@@ -90,6 +90,21 @@ for (const viewport of VIEWPORTS) {
       if (!suffix) await shoot(admin, "admin");
     });
 
+    test("an address that leads nowhere says so in words, with the way back", async ({ browser, baseURL }) => {
+      const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
+      await signInAs(context, SEEDED.supervisor, baseURL!);
+      const page = await context.newPage();
+      for (const address of ["/calls/call_does_not_exist", "/no-such-page"]) {
+        const response = await page.goto(address);
+        expect(response?.status()).toBe(404);
+        await expect(page.getByRole("heading", { level: 1 })).toHaveText("Nothing here");
+        await expectUsable(page);
+      }
+      await page.getByRole("link", { name: "Go to your workspace" }).click();
+      await expect(page).toHaveURL(new RegExp(`${baseURL}/?$`));
+      await context.close();
+    });
+
     test("history by keyboard: search, filter by outcome, open the timeline, page by keyset", async ({
       browser,
       baseURL,
