@@ -78,11 +78,11 @@ test("a card says why it was held, groups requests on one order, shows the order
     "delivered · refunded 90.00 USD · refundable 210.00 USD (changed since it was checked)",
   );
   await expect(largeCard.getByTestId("order-refunds")).toContainText(
-    /^40\.00 USD issued \d+ s ago; 40\.00 USD issued \d+ s ago; 10\.00 USD issued \d+ s ago$/,
+    /^40\.00 USD issued \d+ seconds? ago; 40\.00 USD issued \d+ seconds? ago; 10\.00 USD issued \d+ seconds? ago$/,
   );
   // Relative times after mount, the exact time on hover.
   const asked = largeCard.getByTestId("card-who").locator("time").first();
-  await expect(asked).toHaveText(/^\d+ s ago$/);
+  await expect(asked).toHaveText(/^(just now|\d+ seconds? ago)$/);
   await expect(asked).toHaveAttribute("title", /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
   expect(problems.filter((text) => /hydrat|did not match/i.test(text))).toEqual([]);
 

@@ -5,7 +5,8 @@ import type { CardFacts, DeskPolicy } from "@/lib/approvals/cards";
 import type { QueueItem } from "@/lib/approvals/queue";
 import { argumentLabel, argumentValue, heldText, requestPhrase, requestTitle } from "@/lib/approvals/words";
 import { formatMoney } from "@/lib/money";
-import { RelativeTime, TimeLeft } from "./time";
+import { TimeAgo } from "@/components/ui/time-ago";
+import { TimeLeft } from "./time";
 
 export type CardItem = Omit<QueueItem, "createdAt" | "expiresAt" | "decidedAt"> & {
   createdAt: string;
@@ -87,8 +88,7 @@ export function ApprovalCard({
       <p className="who" data-testid="card-who">
         For <strong>{facts.customer?.email ?? preview.customer_id}</strong> · asked by{" "}
         {facts.requester ? `${facts.requester.name} (${facts.requester.email})` : item.requestedBy}{" "}
-        <RelativeTime iso={item.createdAt} now={now} /> (
-        <Link href={`/calls/${item.originCallId}`}>the call&apos;s timeline</Link>) ·{" "}
+        <TimeAgo iso={item.createdAt} /> (<Link href={`/calls/${item.originCallId}`}>the call&apos;s timeline</Link>) ·{" "}
         <TimeLeft expiresAt={item.expiresAt} now={now} />
       </p>
       <div className="why" data-testid="card-why">
@@ -135,8 +135,7 @@ export function ApprovalCard({
             : facts.refunds.map((refund, index) => (
                 <span key={refund.id}>
                   {index > 0 && "; "}
-                  {formatMoney(refund.amountCents, refund.currency)} {refund.status}{" "}
-                  <RelativeTime iso={refund.createdAt} now={now} />
+                  {formatMoney(refund.amountCents, refund.currency)} {refund.status} <TimeAgo iso={refund.createdAt} />
                 </span>
               ))}
         </dd>
@@ -172,7 +171,7 @@ export function ApprovalCard({
           {facts.firstApprover ? (
             <>
               Approved by {facts.firstApprover.name} ({facts.firstApprover.email}){" "}
-              <RelativeTime iso={facts.firstApprover.at} now={now} />; waiting for a second supervisor.
+              <TimeAgo iso={facts.firstApprover.at} />; waiting for a second supervisor.
             </>
           ) : (
             "No approval yet."
