@@ -1,5 +1,5 @@
 import { expireDue, warnExpiring } from "./approvals/expiry";
-import { sealDecisionLog } from "./audit/seal";
+import { sealLogs } from "./audit/seal";
 import { db } from "./db";
 import { pruneAutoExposure } from "./gateway/policy";
 import { pruneRateBuckets } from "./gateway/rate";
@@ -62,7 +62,7 @@ export function startJobs(): void {
       every(settings.EXPIRY_INTERVAL_MS, "expiry-warning", () => warnExpiring()),
       every(settings.RATE_PRUNE_INTERVAL_MS, "rate-prune", () => pruneRateBuckets(db)),
       every(settings.WATCH_PRUNE_INTERVAL_MS, "watch-prune", () => pruneLiveWatches()),
-      every(settings.SEAL_INTERVAL_MS, "seal", () => sealDecisionLog()),
+      every(settings.SEAL_INTERVAL_MS, "seal", () => sealLogs()),
       every(settings.EXPOSURE_PRUNE_INTERVAL_MS, "exposure-prune", () => pruneAutoExposure(db)),
     ],
   };
