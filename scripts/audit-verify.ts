@@ -45,8 +45,7 @@ const chains = new Map<string, { log: SealedLog; tenantId: string }>();
 for (const chain of [...(await findChains(db)), ...kept.values()])
   if (named.size === 0 || named.has(chain.tenantId))
     chains.set(chainName(chain.log, chain.tenantId), { log: chain.log, tenantId: chain.tenantId });
-for (const tenantId of named)
-  for (const log of SEALED_LOGS) chains.set(chainName(log, tenantId), { log, tenantId });
+for (const tenantId of named) for (const log of SEALED_LOGS) chains.set(chainName(log, tenantId), { log, tenantId });
 
 for (const [name, { log, tenantId }] of [...chains].sort(([a], [b]) => a.localeCompare(b))) {
   const result = await verifyTenant(tenantId, { log, kept: kept.get(name), allowUnkeyed: values["allow-unkeyed"] });

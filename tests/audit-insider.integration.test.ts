@@ -175,7 +175,9 @@ describe("an insider with the database", () => {
     const run = auditVerify("--head", headFile, world.tenantId);
     expect(run.status).toBe(1);
     expect(run.output).toMatch(
-      new RegExp(`audit log ${world.tenantId}: FAILED at seal \\d+: altered row ${change.id}: row ${change.id} was altered`),
+      new RegExp(
+        `audit log ${world.tenantId}: FAILED at seal \\d+: altered row ${change.id}: row ${change.id} was altered`,
+      ),
     );
     expect(run.output).toMatch(new RegExp(`decision log ${world.tenantId}: ok, `));
   });
@@ -300,7 +302,9 @@ describe("an insider with the database", () => {
     expect(again.output).toMatch(
       new RegExp(`publishes seal ${last.seq} of the decision log of ${world.tenantId} again with another hash`),
     );
-    expect(again.output).toMatch(new RegExp(`decision log ${world.tenantId}: FAILED at seal ${last.seq}: head-differs: `));
+    expect(again.output).toMatch(
+      new RegExp(`decision log ${world.tenantId}: FAILED at seal ${last.seq}: head-differs: `),
+    );
   });
 
   it("an edited head file is refused", async () => {
@@ -308,7 +312,10 @@ describe("an insider with the database", () => {
     const lines = readFileSync(headFile, "utf8").trim().split("\n");
     const mine = lines.filter((line) => JSON.parse(line).tenantId === world.tenantId);
     const forged = path.join(folder, "forged.jsonl");
-    writeFileSync(forged, `${mine.map((line) => line.replace(/"hash":"[0-9a-f]{8}/, '"hash":"00000000')).join("\n")}\n`);
+    writeFileSync(
+      forged,
+      `${mine.map((line) => line.replace(/"hash":"[0-9a-f]{8}/, '"hash":"00000000')).join("\n")}\n`,
+    );
     const run = auditVerify("--head", forged, world.tenantId);
     expect(run.status).toBe(1);
     expect(run.output).toMatch(/line 1 is not signed by key 1: the head file was edited/);
@@ -324,8 +331,9 @@ describe("an insider with the database", () => {
     ).rows;
     const insert = `INSERT INTO "DecisionLog" ("tenantId", "toolName", "kind", "stage", "code", "latencyMs", "createdAt", "txid")
       VALUES ($1, 'issue_refund', 'executed', 'execute', 'refund.issued', 1, '2026-01-02T03:04:05Z', $2) RETURNING "id"::text AS "id", "createdAt", "txid"::text AS "txid"`;
-    const [asApp] = (await appRole.query<{ id: string; createdAt: Date; txid: string }>(insert, [world.tenantId, sealed.fromTxid]))
-      .rows;
+    const [asApp] = (
+      await appRole.query<{ id: string; createdAt: Date; txid: string }>(insert, [world.tenantId, sealed.fromTxid])
+    ).rows;
     expect(Date.now() - asApp.createdAt.getTime()).toBeLessThan(60_000);
     expect(asApp.txid).not.toBe(sealed.fromTxid);
     await sealAll(world.tenantId);

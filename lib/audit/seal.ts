@@ -121,13 +121,7 @@ async function batchEnd(client: Db, log: SealedLog, range: { from: string; horiz
 export type VerifyProblem =
   | {
       kind:
-        | "seal-altered"
-        | "seal-missing"
-        | "chain-broken"
-        | "unkeyed"
-        | "key-unknown"
-        | "head-missing"
-        | "head-differs";
+        "seal-altered" | "seal-missing" | "chain-broken" | "unkeyed" | "key-unknown" | "head-missing" | "head-differs";
       seq: number;
       message: string;
     }

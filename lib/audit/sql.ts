@@ -137,12 +137,7 @@ export function findTenantLogRowsInRange(
 }
 
 /** How many of the tenant's rows have a txid of `from` or above. */
-export async function countTenantLogRowsFrom(
-  db: Db,
-  log: SealedLog,
-  tenantId: string,
-  from: string,
-): Promise<number> {
+export async function countTenantLogRowsFrom(db: Db, log: SealedLog, tenantId: string, from: string): Promise<number> {
   const [pending] = await db.$queryRaw<{ count: number }[]>`
     SELECT count(*)::int AS "count" FROM ${TABLE[log]} WHERE "tenantId" = ${tenantId} AND "txid" >= ${from}::bigint`;
   return pending.count;
