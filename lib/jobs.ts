@@ -86,6 +86,7 @@ export function jobsProblem(now = Date.now()): string | null | "off" {
   const jobs = globalForJobs.toolgateJobs;
   if (!jobs) return "background jobs have not started";
   if (jobs.stopped) return "background jobs are stopped (shutting down)";
+  if (!env().AUDIT_SEAL_KEY) return "AUDIT_SEAL_KEY is not set: the audit logs are not being sealed";
   const stuck = jobs.list.find(
     (job) => job.runningSince !== null && now - job.runningSince > 3 * job.intervalMs + 60_000,
   );

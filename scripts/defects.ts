@@ -171,6 +171,14 @@ const DEFECTS: Defect[] = [
     test: "a row inserted with an old createdAt takes its insert's time and place; with the triggers off it is named backdated",
   },
   {
+    name: "seal key required",
+    file: "lib/jobs.ts",
+    find: "if (!env().AUDIT_SEAL_KEY) return",
+    replace: "if (false) return",
+    testFile: "tests/health.integration.test.ts",
+    test: "names the jobs when they should run and do not: before they start and once they are stopped",
+  },
+  {
     name: "app role grants",
     file: "lib/migrate.ts",
     find: `'REVOKE UPDATE, DELETE, TRUNCATE ON "DecisionLog", "AuditLog", "DecisionSeal" FROM {role}',`,
