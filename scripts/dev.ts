@@ -70,10 +70,10 @@ try {
   closers.push(() => rm(lockFile, { force: true }));
   if (process.argv.includes("--reset") && existsSync(stateDir)) {
     await removeEmbeddedDatabase(stateDir);
-    for (const entry of ["dev-keys.json", "nextauth-secret", "secrets-key"])
+    for (const entry of ["dev-keys.json", "nextauth-secret", "secrets-key", "audit-seal-key", "audit-heads.jsonl"])
       await rm(path.join(stateDir, entry), { force: true });
     console.log(
-      "--reset: removed the embedded database, the demo API keys, the session secret and the stored-secrets key in .toolgate/",
+      "--reset: removed the embedded database, the demo API keys, the session secret, the stored-secrets key, the seal key and the kept heads in .toolgate/",
     );
   }
   await assertPortFree(port, "the app", "PORT");
@@ -128,6 +128,9 @@ try {
   env.NEXTAUTH_SECRET ??= await keptSecret(path.join(stateDir, "nextauth-secret"), 32);
   // Encrypts the webhook URL and signing secret stored per tenant (production sets SECRETS_KEY itself).
   env.SECRETS_KEY ??= await keptSecret(path.join(stateDir, "secrets-key"), 32);
+  // Keys the audit logs' seals; kept here, never in the database (production sets AUDIT_SEAL_KEY itself).
+  env.AUDIT_SEAL_KEY ??= await keptSecret(path.join(stateDir, "audit-seal-key"), 32);
+  env.AUDIT_HEAD_FILE ??= path.join(stateDir, "audit-heads.jsonl");
   const next = path.join(root, "node_modules", "next", "dist", "bin", "next");
   code = stopping
     ? 0
