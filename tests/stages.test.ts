@@ -207,6 +207,7 @@ describe("consequence policy at its boundaries (auto 5000, cap 10000, 3 writes)"
     approvalTtlSeconds: 900,
     rateConversationPerMin: 60,
     rateKeyPerMin: 600,
+    duplicateWindowHours: 24,
   };
   const budget = (writesMade: number, irreversibleCents: number) => ({ writesMade, irreversibleCents });
   it("irreversible: auto up to and including the limit and the cap", () => {
