@@ -36,7 +36,7 @@ describe("the SPEC outcome table and the model projection", () => {
       message: expect.stringContaining("Send this call with a new call key, or with none"),
     },
     "order.not-delivered": { status: "not_allowed" },
-    "refund.in-progress": { status: "unavailable" },
+    "refund.in-progress": { status: "pending_confirmation", message: expect.stringContaining("Do not propose") },
     "agent.not-authorized": { status: "not_allowed" },
     "order.fraud-hold": { status: "not_allowed" },
     "approval.required": { status: "needs_approval" },
