@@ -378,6 +378,30 @@ const DEFECTS: Defect[] = [
     testFile: "tests/approval-desk.integration.test.ts",
     test: "records the first approval as partial, refuses the same person and the requester, and executes on a second supervisor",
   },
+  {
+    name: "duplicate-intent guard",
+    file: "lib/gateway/policy.ts",
+    find: 'const held = checked.value === "approval" || duplicate?.verdict === "held";',
+    replace: 'const held = checked.value === "approval";',
+    testFile: "tests/duplicate-intent.integration.test.ts",
+    test: "lost answer, re-proposal while settling, re-proposal with a fresh key: one refund, the second held; approving pays it",
+  },
+  {
+    name: "duplicate re-checked at approval",
+    file: "lib/approvals/decide.ts",
+    find: "if (duplicate && !request.shownDuplicates.includes(duplicate.of_call_id)) {",
+    replace: "if (false) {",
+    testFile: "tests/duplicate-intent.integration.test.ts",
+    test: "at approval, a duplicate issued after the request was made stops the click once and joins the card; the next approval pays it",
+  },
+  {
+    name: "refund in progress names the call to wait on",
+    file: "lib/gateway/outcome.ts",
+    find: 'if (o.code === "refund.in-progress") return awaitingProjection(o.awaiting);',
+    replace: "",
+    testFile: "tests/duplicate-intent.integration.test.ts",
+    test: "lost answer, re-proposal while settling, re-proposal with a fresh key: one refund, the second held; approving pays it",
+  },
 ];
 
 const root = process.cwd();

@@ -9,7 +9,7 @@ import {
   type DecisionRow,
   type TimelineCall,
 } from "./sql";
-import { outcomeTitle } from "./words";
+import { guardText, outcomeTitle } from "./words";
 
 export interface TimelineEvent {
   at: Date;
@@ -61,7 +61,13 @@ export async function callTimeline(
       ...(row.actor && row.code === "refund.outcome-unknown" && refunds.some((refund) => refund.settledAt)
         ? { code: null, kind: null }
         : { code: row.code, kind: row.kind }),
-      detail: row.actor && approval?.note ? `Note: ${approval.note}` : null,
+      detail:
+        [
+          row.actor && approval?.note ? `Note: ${approval.note}` : null,
+          row.duplicateGuard && guardText(row.duplicateGuard),
+        ]
+          .filter(Boolean)
+          .join(" · ") || null,
     })),
     ...refunds
       .filter((refund) => refund.settledAt)
