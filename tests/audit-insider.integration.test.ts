@@ -71,7 +71,7 @@ const refund = (order: string, amount: number) => ({
   arguments: { order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" },
 });
 
-/** A tenant with decisions (an executed refund among them) and an admin's change of the policy, all sealed. */
+/** A tenant with decisions (an executed refund among them) and an admin's tightening of the policy, all sealed. */
 async function sealedWorld(): Promise<World> {
   const world = await createWorld();
   const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
@@ -80,7 +80,7 @@ async function sealedWorld(): Promise<World> {
   const admin = { id: world.users.admin, tenantId: world.tenantId };
   const policy = await db.tenant.findUniqueOrThrow({ where: { id: world.tenantId } });
   await updatePolicy(admin, {
-    autoLimitCents: 500_000,
+    autoLimitCents: 1_000,
     sessionCapCents: policy.sessionCapCents,
     maxAutoWrites: policy.maxAutoWrites,
     approvalTtlSeconds: policy.approvalTtlSeconds,
@@ -90,6 +90,7 @@ async function sealedWorld(): Promise<World> {
     stepUpAboveCents: policy.stepUpAboveCents,
     twoPersonAboveCents: policy.twoPersonAboveCents,
     expiryWarningSeconds: policy.expiryWarningSeconds,
+    duplicateWindowHours: policy.duplicateWindowHours,
   });
   await sealAll(world.tenantId);
   return world;
@@ -167,7 +168,7 @@ describe("an insider with the database", () => {
         [world.tenantId],
       )
     ).rows;
-    expect(change.detail.after.autoLimitCents).toBe(500_000);
+    expect(change.detail.after.autoLimitCents).toBe(1_000);
     await withTriggersOff(
       [`UPDATE "AuditLog" SET "detail" = jsonb_set("detail", '{after,autoLimitCents}', '6000') WHERE "id" = $1`],
       [[change.id]],
