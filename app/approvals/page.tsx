@@ -46,6 +46,7 @@ export default async function ApprovalsPage({
   return (
     <main>
       <Investigations
+        hasPasskey={passkeys.length > 0}
         items={investigations.map((item) => ({ ...item, createdAt: item.createdAt.toISOString() }))}
         health={
           health && {
