@@ -4,6 +4,7 @@ import { db } from "@/lib/db";
 import { displayValue, policyDiff, POLICY_FIELDS } from "@/lib/admin/policy-fields";
 import { conversationFor, newCallKey, propose } from "./support/api";
 import { createWorld } from "./support/world";
+import { noProof, policyProof, provedFor } from "./support/step-up";
 
 // The seeded defaults, as the form shows them.
 const typed = (overrides: Record<string, string> = {}) => ({
@@ -66,16 +67,20 @@ describe("admin: the policy form in currency units", () => {
     const shown = Object.fromEntries(POLICY_FIELDS.map((spec) => [spec.name, displayValue(spec, current[spec.name])]));
     const same = parsePolicyForm(shown);
     if (!same.ok) throw new Error(same.message);
-    expect(await updatePolicy(admin, same.policy)).toMatchObject({ changed: false });
+    expect(await updatePolicy(admin, same.policy, { holder: await noProof(admin.id), item: "" })).toMatchObject({
+      changed: false,
+    });
     expect(await db.auditLog.count({ where: { tenantId: world.tenantId } })).toBe(0);
 
-    const changed = parsePolicyForm({ ...shown, autoLimitCents: "60.00" });
+    const typedChange = { ...shown, autoLimitCents: "60.00" };
+    const changed = parsePolicyForm(typedChange);
     if (!changed.ok) throw new Error(changed.message);
-    expect(await updatePolicy(admin, changed.policy)).toMatchObject({
+    const proof = await policyProof(admin.id, typedChange);
+    expect(await updatePolicy(admin, changed.policy, proof)).toMatchObject({
       changed: true,
       policy: { autoLimitCents: 6000 },
     });
-    expect(await updatePolicy(admin, changed.policy)).toMatchObject({ changed: false });
+    expect(await updatePolicy(admin, changed.policy, proof)).toMatchObject({ changed: false });
     const audit = await recentAudit(world.tenantId);
     expect(audit).toHaveLength(1);
     const adminEmail = (await db.user.findUniqueOrThrow({ where: { id: world.users.admin } })).email;
@@ -97,15 +102,18 @@ describe("admin: an agent's refund permission", () => {
       arguments: { order_id: world.orders.o1004, amount_cents: amount, currency: "USD", reason: "damaged" },
     });
 
-    expect(await setRefundPermission(admin, world.users.agent, false)).toBe("changed");
-    expect(await setRefundPermission(admin, world.users.agent, false)).toBe("unchanged");
+    const none = await noProof(admin.id);
+    expect(await setRefundPermission(admin, world.users.agent, false, none)).toBe("changed");
+    expect(await setRefundPermission(admin, world.users.agent, false, none)).toBe("unchanged");
     expect((await propose(world.keys.agent, conversation, refund(1000), newCallKey())).json).toMatchObject({
       kind: "denied",
       code: "agent.not-authorized",
     });
     expect(await db.refund.count({ where: { orderId: world.orders.o1004 } })).toBe(0);
 
-    expect(await setRefundPermission(admin, world.users.agent, true)).toBe("changed");
+    expect(await setRefundPermission(admin, world.users.agent, true, none)).toBe("step-up-required");
+    const grant = await provedFor(admin.id, { kind: "admin.refunds-granted", userId: world.users.agent });
+    expect(await setRefundPermission(admin, world.users.agent, true, grant)).toBe("changed");
     expect((await propose(world.keys.agent, conversation, refund(1000), newCallKey())).json).toMatchObject({
       kind: "executed",
       code: "refund.issued",
@@ -117,8 +125,8 @@ describe("admin: an agent's refund permission", () => {
       ["agent.refunds-withdrawn", true, false],
     ]);
     // Only the tenant's agents: not a supervisor, not another tenant's agent.
-    expect(await setRefundPermission(admin, world.users.supervisor, true)).toBe("not-found");
-    expect(await setRefundPermission(admin, world.users.otherAgent, false)).toBe("not-found");
+    expect(await setRefundPermission(admin, world.users.supervisor, true, none)).toBe("not-found");
+    expect(await setRefundPermission(admin, world.users.otherAgent, false, none)).toBe("not-found");
     expect((await db.user.findUniqueOrThrow({ where: { id: world.users.otherAgent } })).canRefund).toBe(true);
     expect(await db.auditLog.count({ where: { tenantId: world.tenantId } })).toBe(2);
   });
