@@ -100,7 +100,7 @@ describe("passkeys need a step-up with a factor the person already has", () => {
 });
 
 describe("a proof covers each of its items once", () => {
-  it("the same proof cannot create a second key; a proof for one agent creates no key for another", async () => {
+  it("the same proof cannot create a second key; a proof for one agent, or for another kind of change, creates no key", async () => {
     const world = await createWorld();
     const admin = { id: world.users.admin, tenantId: world.tenantId };
     const keys = () => db.apiKey.count({ where: { tenantId: world.tenantId } });
@@ -111,6 +111,9 @@ describe("a proof covers each of its items once", () => {
     });
     const proof = await provedFor(admin.id, { kind: "admin.key-created", userId: world.users.agent2 });
     expect(await createAgentKey(admin, world.users.agent, proof)).toEqual({ ok: false, problem: "step-up-required" });
+    // A proof for another kind of change about the same agent (granting refunds) mints no key either.
+    const grant = await provedFor(admin.id, { kind: "admin.refunds-granted", userId: world.users.agent2 });
+    expect(await createAgentKey(admin, world.users.agent2, grant)).toEqual({ ok: false, problem: "step-up-required" });
     expect(await createAgentKey(admin, world.users.agent2, proof)).toMatchObject({ ok: true });
     expect(await createAgentKey(admin, world.users.agent2, proof)).toEqual({ ok: false, problem: "step-up-required" });
     expect(await keys()).toBe(before + 1);
