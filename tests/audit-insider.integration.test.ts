@@ -11,6 +11,7 @@ import { rowHash, sealLogs, verifyTenant } from "@/lib/audit/seal";
 import { closeDb, db } from "@/lib/db";
 import { migrate } from "@/lib/migrate";
 import { conversationFor, newCallKey, propose } from "./support/api";
+import { noProof } from "./support/step-up";
 import { createWorld, type World } from "./support/world";
 
 // The insider with the database, against a deployment laid out as docs/DEPLOY.md says: the tables belong to an
@@ -79,19 +80,24 @@ async function sealedWorld(): Promise<World> {
   await propose(world.keys.agent, conversation, { name: "get_order", arguments: { order_id: world.orders.o1002 } });
   const admin = { id: world.users.admin, tenantId: world.tenantId };
   const policy = await db.tenant.findUniqueOrThrow({ where: { id: world.tenantId } });
-  await updatePolicy(admin, {
-    autoLimitCents: 1_000,
-    sessionCapCents: policy.sessionCapCents,
-    maxAutoWrites: policy.maxAutoWrites,
-    approvalTtlSeconds: policy.approvalTtlSeconds,
-    agentDailyCeilingCents: policy.agentDailyCeilingCents,
-    tenantDailyCeilingCents: policy.tenantDailyCeilingCents,
-    rateOpenPerMin: policy.rateOpenPerMin,
-    stepUpAboveCents: policy.stepUpAboveCents,
-    twoPersonAboveCents: policy.twoPersonAboveCents,
-    expiryWarningSeconds: policy.expiryWarningSeconds,
-    duplicateWindowHours: policy.duplicateWindowHours,
-  });
+  await updatePolicy(
+    admin,
+    {
+      autoLimitCents: 1_000,
+      sessionCapCents: policy.sessionCapCents,
+      maxAutoWrites: policy.maxAutoWrites,
+      approvalTtlSeconds: policy.approvalTtlSeconds,
+      agentDailyCeilingCents: policy.agentDailyCeilingCents,
+      tenantDailyCeilingCents: policy.tenantDailyCeilingCents,
+      rateOpenPerMin: policy.rateOpenPerMin,
+      stepUpAboveCents: policy.stepUpAboveCents,
+      twoPersonAboveCents: policy.twoPersonAboveCents,
+      expiryWarningSeconds: policy.expiryWarningSeconds,
+      duplicateWindowHours: policy.duplicateWindowHours,
+    },
+    // Lowering a limit tightens control: it needs no proof.
+    { holder: await noProof(admin.id), item: "" },
+  );
   await sealAll(world.tenantId);
   return world;
 }

@@ -155,3 +155,33 @@ export function policyDiff(
     after: displayValue(spec, after[spec.name]!),
   }));
 }
+
+/**
+ * The fields whose raise loosens control: more moves without a person, a longer-lived approval, a higher bar for
+ * step-up or a second approver. Raising any of them needs the admin's step-up (decision 014); lowering never does.
+ * The expiry warning only changes when supervisors are reminded, so it is not among them.
+ */
+export const LOOSENS_WHEN_RAISED: readonly PolicyField[] = [
+  "autoLimitCents",
+  "sessionCapCents",
+  "maxAutoWrites",
+  "approvalTtlSeconds",
+  "agentDailyCeilingCents",
+  "tenantDailyCeilingCents",
+  "rateOpenPerMin",
+  "stepUpAboveCents",
+  "twoPersonAboveCents",
+];
+
+/** The labels of the fields this change raises among those that loosen control; empty when it loosens nothing. */
+export function loosenedFields(
+  before: Partial<Record<PolicyField, number>>,
+  after: Partial<Record<PolicyField, number>>,
+): string[] {
+  return POLICY_FIELDS.filter(
+    (spec) =>
+      LOOSENS_WHEN_RAISED.includes(spec.name) &&
+      typeof after[spec.name] === "number" &&
+      after[spec.name]! > (before[spec.name] ?? 0),
+  ).map((spec) => spec.label);
+}
