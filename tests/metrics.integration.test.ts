@@ -7,7 +7,7 @@ import { POST as authRoute } from "@/app/api/auth/[...nextauth]/route";
 import { metricsText } from "@/lib/metrics";
 import { httpPaymentProvider } from "@/lib/payments/provider";
 import { conversationFor, newCallKey, openConversation, propose } from "./support/api";
-import { NO_DUPLICATE_GUARD, createWorld } from "./support/world";
+import { createWorld } from "./support/world";
 
 // GET /api/metrics through its route handler: the counters the gateway, the approvals, the provider client and
 // the sign-in throttle feed, and the gauges read from the database at scrape time.
@@ -67,7 +67,7 @@ describe("GET /api/metrics", () => {
   });
 
   it("counts decisions by tool, kind, stage and code, gateway latency per tool, rate-limit rejections and provider requests", async () => {
-    const world = await createWorld({ ...NO_DUPLICATE_GUARD, rateConversationPerMin: 3 });
+    const world = await createWorld({ rateConversationPerMin: 3 });
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
     const issued = { tool: "issue_refund", kind: "executed", stage: "execute", code: "refund.issued" };
     const invalid = { tool: "issue_refund", kind: "rejected", stage: "semantic", code: "amount.invalid" };
