@@ -134,26 +134,31 @@ describe("a model that insists cannot refund twice", () => {
     await expectRefundInvariants([order], (await externals.stats()).totalsByOrder);
   });
 
-  it("holds a different amount whose total passes what the conversation proposed, and another conversation's same refund", async () => {
+  it("holds the same amount, and a total past what the conversation asked for; two different amounts one conversation asked for pass", async () => {
     const world = await createWorld();
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
     const order = world.orders.o1004;
     const first = await propose(world.keys.agent, conversation, refund(order, 4000), newCallKey());
     expect(first.json.code).toBe("refund.issued");
-    const smaller = await propose(world.keys.agent, conversation, refund(order, 3900), newCallKey());
-    expect(smaller.json.code).toBe("approval.required");
-    expect(smaller.json.approval!.preview.held[0]).toMatchObject({
-      rule: "possible_duplicate",
-      of_call_id: first.json.id,
-    });
+    // A second, different partial refund this conversation asked for: 40.00 + 25.00 is what it proposed.
+    const second = await propose(world.keys.agent, conversation, refund(order, 2500), newCallKey());
+    expect(second.json.code).toBe("refund.issued");
+    // Another conversation asking for 39.00 on the same order: 65.00 already refunded plus 39.00 is more than it asked.
     const other = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const varied = await propose(world.keys.agent, other, refund(order, 3900), newCallKey());
+    expect(varied.json.code).toBe("approval.required");
+    expect(varied.json.approval!.preview.held).toEqual([
+      expect.objectContaining({ rule: "possible_duplicate", of_call_id: second.json.id, amount_cents: 2500 }),
+    ]);
     const same = await propose(world.keys.agent, other, refund(order, 4000), newCallKey());
-    expect(same.json.code).toBe("approval.required");
+    expect(same.json.approval!.preview.held).toEqual([
+      expect.objectContaining({ rule: "possible_duplicate", of_call_id: first.json.id, amount_cents: 4000 }),
+    ]);
     // Another order is not affected.
-    expect(
-      (await propose(world.keys.agent, conversation, refund(world.orders.o1001, 4000), newCallKey())).json.code,
-    ).toBe("refund.issued");
-    expect(await providerTotal(order)).toBe(4000);
+    expect((await propose(world.keys.agent, other, refund(world.orders.o1001, 4000), newCallKey())).json.code).toBe(
+      "refund.issued",
+    );
+    expect(await providerTotal(order)).toBe(6500);
     await expectRefundInvariants([order, world.orders.o1001], (await externals.stats()).totalsByOrder);
   });
 

@@ -9,7 +9,9 @@ import {
   type DecisionRow,
   type TimelineCall,
 } from "./sql";
-import { guardText, outcomeTitle } from "./words";
+import { heldText } from "../approvals/words";
+import { heldFor, type DuplicateVerdict } from "../gateway/policy";
+import { outcomeTitle } from "./words";
 
 export interface TimelineEvent {
   at: Date;
@@ -20,6 +22,14 @@ export interface TimelineEvent {
   code: string | null;
   kind: string | null;
   detail: string | null;
+}
+
+/** The duplicate-intent guard's verdict on a call, as its timeline says it. */
+function guardText(verdict: DuplicateVerdict): string {
+  if (verdict.verdict === "clear")
+    return `Duplicate check: no refund of this order in the last ${verdict.window_hours} hours matches`;
+  const hit = heldFor(verdict);
+  return `Duplicate check: ${heldText(hit, hit.currency)}`;
 }
 
 function decisionTitle(row: DecisionRow): string {

@@ -1,6 +1,3 @@
-import { heldFor, type DuplicateVerdict } from "../gateway/policy";
-import { heldText } from "../approvals/words";
-
 // What an outcome code means, as a person says it. Pages show these words first and the code beside them, for
 // whoever searches the logs or the SPEC.
 
@@ -20,12 +17,4 @@ const OUTCOME_TITLES: Record<string, string> = {
 /** "Refund issued" for `refund.issued`; null for a code without words of its own. */
 export function outcomeTitle(code: string): string | null {
   return OUTCOME_TITLES[code] ?? null;
-}
-
-/** The duplicate-intent guard's verdict on a call, as its timeline says it. */
-export function guardText(verdict: DuplicateVerdict): string {
-  if (verdict.verdict === "clear")
-    return `Duplicate check: no refund of this order in the last ${verdict.window_hours} hours matches`;
-  const hit = heldFor(verdict);
-  return `Duplicate check: ${heldText(hit, hit.currency)}`;
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { completeRefundOfCall, reserveRefund } from "../payments/refunds";
-import { findRecentRefunds, findUnsettledRefund, largestRefundProposed } from "./sql";
+import { findRecentRefunds, findUnsettledRefund, refundAmountsProposed } from "./sql";
 import { defineTool, ORDER_ID } from "./types";
 
 export const REFUND_REASONS = ["damaged", "not_as_described", "late", "not_delivered", "wrong_item", "other"] as const;
@@ -56,11 +56,11 @@ export const issueRefund = defineTool<z.infer<typeof IssueRefundSchema>>({
   executedCode: "refund.issued",
   earlierEffects: {
     async recent(client, order, conversationId, windowHours) {
-      const [effects, proposedCents] = await Promise.all([
+      const [effects, proposedAmounts] = await Promise.all([
         findRecentRefunds(client, order.id, windowHours),
-        largestRefundProposed(client, conversationId, order.id),
+        refundAmountsProposed(client, conversationId, order.id),
       ]);
-      return { effects, proposedCents };
+      return { effects, proposedAmounts };
     },
     unsettled: (client, order) => findUnsettledRefund(client, order.id),
   },

@@ -99,11 +99,11 @@ export async function findUnsettledRefund(db: Db, orderId: string): Promise<Earl
   return refund;
 }
 
-/** The largest amount any refund call of this conversation proposed for this order, 0 when none did. */
-export async function largestRefundProposed(db: Db, conversationId: string, orderId: string): Promise<number> {
-  const [row] = await db.$queryRaw<{ cents: number }[]>`
-    SELECT COALESCE(MAX(("argsCanonical"::jsonb ->> 'amount_cents')::int), 0)::int AS "cents" FROM "ToolCall"
+/** The distinct amounts the refund calls of this conversation proposed for this order. */
+export async function refundAmountsProposed(db: Db, conversationId: string, orderId: string): Promise<number[]> {
+  const rows = await db.$queryRaw<{ cents: number }[]>`
+    SELECT DISTINCT ("argsCanonical"::jsonb ->> 'amount_cents')::int AS "cents" FROM "ToolCall"
     WHERE "conversationId" = ${conversationId} AND "orderId" = ${orderId} AND "toolName" = 'issue_refund'
       AND "argsCanonical" IS NOT NULL`;
-  return row.cents;
+  return rows.map((row) => row.cents);
 }

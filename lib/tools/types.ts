@@ -46,8 +46,8 @@ export interface EarlierEffect {
 export interface EarlierEffects {
   /** Newest first, within the window. */
   effects: EarlierEffect[];
-  /** The largest impact any earlier call of this conversation proposed for this order (0 when none). */
-  proposedCents: number;
+  /** The distinct impacts the earlier calls of this conversation proposed for this order. */
+  proposedAmounts: number[];
 }
 
 export interface ExecutionContext<A> {
