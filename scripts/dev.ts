@@ -4,7 +4,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
 import { startLocalExternals } from "./dev/external-services";
-import { migrate } from "../lib/migrate";
+import { migrate, roleOf } from "../lib/migrate";
 import { removeEmbeddedDatabase, startEmbeddedDatabase, type EmbeddedDatabase } from "./embedded-database";
 import { assertPortFree, keptSecret, processRunning } from "./processes";
 
@@ -82,11 +82,14 @@ try {
     ...process.env,
     TOOLGATE_KEYS_FILE: process.env.TOOLGATE_KEYS_FILE ?? path.join(stateDir, "dev-keys.json"),
   };
+  // Migrations run as the tables' owner; the app connects as a role that owns nothing (docs/decisions/016).
+  let migrationUrl = process.env.MIGRATION_DATABASE_URL ?? env.DATABASE_URL;
   if (!env.DATABASE_URL) {
     const dbPort = Number(process.env.EMBEDDED_PG_PORT ?? 5544);
     const embedded: EmbeddedDatabase = await startEmbeddedDatabase(stateDir, dbPort);
     closers.unshift(embedded.stop);
-    env.DATABASE_URL = embedded.url;
+    env.DATABASE_URL = embedded.appUrl;
+    migrationUrl = embedded.url;
     console.log(`embedded PostgreSQL in .toolgate/postgres on 127.0.0.1:${dbPort}`);
   }
 
@@ -110,7 +113,7 @@ try {
   if (externals.env.SMTP_HOST)
     console.log(`SMTP sink on ${externals.env.SMTP_HOST}:${externals.env.SMTP_PORT} (messages are printed here)`);
 
-  const migrated = await migrate(env.DATABASE_URL!);
+  const migrated = await migrate(migrationUrl!, { appRole: roleOf(env.DATABASE_URL!) });
   console.log(`migrations: ${migrated.applied.length} applied, ${migrated.skipped.length} already applied`);
 
   const tsx = path.join(root, "node_modules", "tsx", "dist", "cli.mjs");

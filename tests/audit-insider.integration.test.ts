@@ -374,3 +374,56 @@ describe("an insider with the database", () => {
     );
   });
 });
+
+describe("a database sealed before seals were keyed", () => {
+  it("verifies its unkeyed seals only at the start of a chain and only when asked, and keyed seals continue the chain", async () => {
+    const world = await createWorld();
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    await propose(world.keys.agent, conversation, refund(world.orders.o1001, 1000), newCallKey());
+    // The seal the version before keys made: a plain SHA-256 over the link, no key id, no position.
+    const { rows } = await superuser.query<Parameters<typeof rowHash>[0]>(
+      `SELECT "id"::text AS "id", "tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "actorId",
+              "replayed", "latencyMs", "detail", "createdAt", "txid"::text AS "txid" FROM "DecisionLog" WHERE "tenantId" = $1 ORDER BY "id"`,
+      [world.tenantId],
+    );
+    const old = {
+      tenantId: world.tenantId,
+      seq: 1,
+      fromTxid: "0",
+      toTxid: String(Math.max(...rows.map((row) => Number(row.txid))) + 1),
+      rowIds: rows.map((row) => row.id),
+      rowHashes: rows.map(rowHash),
+      prevHash: "0".repeat(64),
+    };
+    await superuser.query(
+      `INSERT INTO "DecisionSeal" ("tenantId", "seq", "fromTxid", "toTxid", "rowIds", "rowHashes", "prevHash", "hash")
+       VALUES ($1, 1, 0, $2::bigint, $3::bigint[], $4, $5, $6)`,
+      [old.tenantId, old.toTxid, old.rowIds, old.rowHashes, old.prevHash, sha256Hex(canonicalJson(old))],
+    );
+    await propose(world.keys.agent, conversation, refund(world.orders.o1002, 1000), newCallKey());
+    await sealAll(world.tenantId);
+    const total = await db.decisionLog.count({ where: { tenantId: world.tenantId } });
+    const [keyed] = (
+      await superuser.query<{ keyId: string; position: string }>(
+        `SELECT "keyId", "position"::text AS "position" FROM "DecisionSeal" WHERE "log" = 'decision' AND "tenantId" = $1 AND "seq" = 2`,
+        [world.tenantId],
+      )
+    ).rows;
+    expect(keyed).toEqual({ keyId: "1", position: String(total) });
+
+    expect((await verifyTenant(world.tenantId)).problem).toMatchObject({ kind: "unkeyed", seq: 1 });
+    expect(await verifyTenant(world.tenantId, { allowUnkeyed: true })).toMatchObject({
+      problem: null,
+      seals: 2,
+      unkeyedSeals: 1,
+      rowsSealed: total,
+    });
+    const run = auditVerify("--allow-unkeyed", "--head", headFile, world.tenantId);
+    expect(run.output).toMatch(
+      new RegExp(
+        `decision log ${world.tenantId}: ok, 2 seals \\(1 from before keys\\), ${total} rows sealed, 0 not sealed yet`,
+      ),
+    );
+    expect(run.status).toBe(0);
+  });
+});
