@@ -66,6 +66,11 @@ const EnvSchema = z.object({
   /** Hosts and origins, besides loopback and NEXTAUTH_URL's host, that may reach /api/mcp (comma separated). */
   MCP_ALLOWED_HOSTS: List,
   MCP_ALLOWED_ORIGINS: List,
+  /**
+   * Hosts (`host` or `host:port`, IPv6 without brackets) this server may send to although they resolve to a
+   * loopback, private or link-local address: local fakes in development and tests. Empty (the default): none.
+   */
+  OUTBOUND_ALLOWED_HOSTS: List,
 
   PAYMENT_PROVIDER_URL: z.url().optional(),
   PAYMENT_PROVIDER_SECRET: z.string().min(1).optional(),
