@@ -105,6 +105,8 @@ const EnvSchema = z.object({
   EXPOSURE_PRUNE_INTERVAL_MS: Millis(600_000),
   SHUTDOWN_TIMEOUT_MS: Millis(25_000),
   OTEL_SERVICE_NAME: z.string().min(1).default("toolgate"),
+  /** The bearer token /api/metrics wants; required in production (see `startupProblems`). */
+  METRICS_TOKEN: z.string().min(16).optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -121,3 +123,14 @@ export function env(): Env {
 
 /** Whether people reach the app over HTTPS, as its configured public address says (never a request header). */
 export const servedOverHttps = (): boolean => env().NEXTAUTH_URL?.startsWith("https://") ?? false;
+
+/**
+ * Settings a production start cannot do without, checked by `instrumentation.ts` only (a build runs in production
+ * mode too, without the secrets): each problem names the variable and what to set.
+ */
+export function startupProblems(settings: Env): string[] {
+  if (settings.NODE_ENV !== "production") return [];
+  return settings.METRICS_TOKEN
+    ? []
+    : ["METRICS_TOKEN: required in production, at least 16 characters (openssl rand -hex 24); /api/metrics wants it"];
+}

@@ -128,6 +128,8 @@ try {
   env.NEXTAUTH_SECRET ??= await keptSecret(path.join(stateDir, "nextauth-secret"), 32);
   // Encrypts the webhook URL and signing secret stored per tenant (production sets SECRETS_KEY itself).
   env.SECRETS_KEY ??= await keptSecret(path.join(stateDir, "secrets-key"), 32);
+  // A production start refuses to run without a metrics token (development answers loopback without one).
+  if (production) env.METRICS_TOKEN ??= await keptSecret(path.join(stateDir, "metrics-token"), 24);
   const next = path.join(root, "node_modules", "next", "dist", "bin", "next");
   code = stopping
     ? 0

@@ -76,9 +76,24 @@ export const authOptions: NextAuthOptions = {
  * ended (sign-out, an admin, a change to the person) or lapsed is signed out, whatever the cookie still says.
  */
 export async function currentUser(): Promise<SessionUser | null> {
+  return sessionUser(await currentSessionId());
+}
+
+/**
+ * `currentUser` for a response that stays open (a live event stream): also a check to repeat while it is open,
+ * false once the session has ended or lapsed, so the stream closes with it.
+ */
+export async function currentStreamUser(): Promise<{ user: SessionUser; stillLive: () => Promise<boolean> } | null> {
+  const sessionId = await currentSessionId();
+  const user = await sessionUser(sessionId);
+  if (!user) return null;
+  return { user, stillLive: async () => (await sessionUser(sessionId, { touch: false }))?.id === user.id };
+}
+
+async function currentSessionId(): Promise<string | undefined> {
   const cookie = (await cookies()).get(sessionCookieName())?.value;
-  if (!cookie) return null;
+  if (!cookie) return undefined;
   // The session id stays inside the encrypted cookie; it is never handed to the page's scripts.
   const token = await decode({ token: cookie, secret: env().NEXTAUTH_SECRET ?? "" }).catch(() => null);
-  return sessionUser(token?.sid);
+  return token?.sid;
 }
