@@ -106,7 +106,7 @@ const EnvSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: Millis(25_000),
   OTEL_SERVICE_NAME: z.string().min(1).default("toolgate"),
   /** The bearer token /api/metrics wants; required in production (see `startupProblems`). */
-  METRICS_TOKEN: z.string().min(16).optional(),
+  METRICS_TOKEN: z.preprocess((value) => (value === "" ? undefined : value), z.string().min(16).optional()),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -125,12 +125,18 @@ export function env(): Env {
 export const servedOverHttps = (): boolean => env().NEXTAUTH_URL?.startsWith("https://") ?? false;
 
 /**
- * Settings a production start cannot do without, checked by `instrumentation.ts` only (a build runs in production
- * mode too, without the secrets): each problem names the variable and what to set.
+ * Why this instance must not start, checked by `instrumentation.ts` only (a build runs in production mode too,
+ * without the secrets): a bad value, or a setting production cannot do without. Each names the variable.
  */
-export function startupProblems(settings: Env): string[] {
-  if (settings.NODE_ENV !== "production") return [];
-  return settings.METRICS_TOKEN
-    ? []
-    : ["METRICS_TOKEN: required in production, at least 16 characters (openssl rand -hex 24); /api/metrics wants it"];
+export function startupProblems(): string[] {
+  let settings: Env;
+  try {
+    settings = env();
+  } catch (error) {
+    return [error instanceof Error ? error.message : String(error)];
+  }
+  if (settings.NODE_ENV !== "production" || settings.METRICS_TOKEN) return [];
+  return [
+    "METRICS_TOKEN: required in production, at least 16 characters (openssl rand -hex 24); /api/metrics wants it",
+  ];
 }

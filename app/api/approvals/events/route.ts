@@ -16,7 +16,7 @@ export async function GET(request: Request): Promise<Response> {
   if (!signedIn || signedIn.user.role !== "SUPERVISOR") return new Response("sign in as a supervisor", { status: 401 });
   const { user, stillLive } = signedIn;
   const encoder = new TextEncoder();
-  let cleanup = () => {};
+  let cleanup: (close?: boolean) => void = () => {};
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       let last = "";
@@ -33,16 +33,17 @@ export async function GET(request: Request): Promise<Response> {
         void check().catch((error) => logError("approvals.live-failed", error, { tenantId: user.tenantId }));
       const timer = setInterval(safeCheck, POLL_MS);
       safeCheck();
-      cleanup = () => {
+      cleanup = (close = true) => {
         if (closed) return;
         closed = true;
         clearInterval(timer);
-        controller.close();
+        // A reader that cancelled has closed the stream already.
+        if (close) controller.close();
       };
       request.signal.addEventListener("abort", () => cleanup());
     },
     cancel() {
-      cleanup();
+      cleanup(false);
     },
   });
   return new Response(stream, {

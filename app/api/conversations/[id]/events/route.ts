@@ -27,7 +27,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
     return new Response("not found", { status: 404 });
 
   const encoder = new TextEncoder();
-  let cleanup = () => {};
+  let cleanup: (close?: boolean) => void = () => {};
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       let last = "";
@@ -65,7 +65,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
       safeCheck("poll");
       // A draining instance ends the stream; the browser's EventSource reconnects, through the load balancer, to another.
       const stopDraining = onDrain(() => cleanup());
-      cleanup = () => {
+      cleanup = (close = true) => {
         if (closed) return;
         closed = true;
         stopDraining();
@@ -73,12 +73,13 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
         clearInterval(timer);
         clearInterval(heartbeat);
         onWatch((watch) => watch.end());
-        controller.close();
+        // A reader that cancelled has closed the stream already.
+        if (close) controller.close();
       };
       request.signal.addEventListener("abort", () => cleanup());
     },
     cancel() {
-      cleanup();
+      cleanup(false);
     },
   });
   return new Response(stream, {
