@@ -31,7 +31,10 @@ describe("two-person rule by default", () => {
     const held = await propose(
       world.keys.agent,
       conversation,
-      { name: "issue_refund", arguments: { order_id: order, amount_cents: 100_000, currency: "USD", reason: "damaged" } },
+      {
+        name: "issue_refund",
+        arguments: { order_id: order, amount_cents: 100_000, currency: "USD", reason: "damaged" },
+      },
       newCallKey(),
     );
     expect(held.json).toMatchObject({ code: "approval.required" });

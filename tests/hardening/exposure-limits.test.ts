@@ -26,10 +26,29 @@ afterAll(async () => {
   await app?.stop();
 });
 
-const person = async (user: keyof World["users"], role: "AGENT" | "SUPERVISOR") => {
+const person = async (user: keyof World["users"], role: "AGENT" | "SUPERVISOR" | "ADMIN") => {
   const { email } = await db.user.findUniqueOrThrow({ where: { id: world.users[user] } });
   return sessionCookie({ id: world.users[user], role, tenantId: world.tenantId, email });
 };
+
+describe("webhook", () => {
+  it("an admin's save of a webhook at an internal address is refused by the action, storing and auditing nothing", async () => {
+    const cookie = await person("admin", "ADMIN");
+    for (const url of ["http://169.254.169.254/latest/meta-data/", "http://127.0.0.1:5432/", "http://[::1]/"]) {
+      const answer = await callAction(
+        app.url,
+        "/admin/policy",
+        "setWebhookAction",
+        [{ url, secret: "whsec_0123456789abcdef" }],
+        cookie,
+      );
+      expect([url, answer]).toEqual([url, expect.stringContaining('"code":"outbound.forbidden-address"')]);
+    }
+    const tenant = await db.tenant.findUniqueOrThrow({ where: { id: world.tenantId } });
+    expect(tenant.webhookUrl).toBeNull();
+    expect(await db.auditLog.count({ where: { tenantId: world.tenantId, action: "webhook.set" } })).toBe(0);
+  }, 30_000);
+});
 
 describe("metrics", () => {
   it("a production start without METRICS_TOKEN refuses to start, naming it; with it, a scrape without the token is 401", async () => {

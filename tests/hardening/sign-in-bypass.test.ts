@@ -61,7 +61,14 @@ const FORM = "application/x-www-form-urlencoded";
 const form = (fields: [string, string][]) => (csrfToken: string) =>
   new URLSearchParams([["csrfToken", csrfToken], ...fields, ["json", "true"]]).toString();
 const signIn = (path: string, who: string, password: string) =>
-  post(path, form([["email", who], ["password", password]]), FORM);
+  post(
+    path,
+    form([
+      ["email", who],
+      ["password", password],
+    ]),
+    FORM,
+  );
 const failures = async (who: string) =>
   (await db.signInThrottle.findUnique({ where: { key: `account:${who}` } }))?.failures ?? 0;
 
