@@ -333,8 +333,8 @@ const DEFECTS: Defect[] = [
   {
     name: "outbound metadata",
     file: "lib/security/outbound.ts",
-    find: 'if (kind === "metadata" || (kind === "internal" && !allowed))',
-    replace: 'if (kind !== "public" && !allowed)',
+    find: 'if (kind === "public" || (kind === "internal" && allowed)) return;',
+    replace: 'if (kind === "public" || allowed) return;',
     testFile: "tests/outbound.integration.test.ts",
     test: "lets the operator allow a listed host, but never a metadata address, and says so when a name does not resolve",
   },

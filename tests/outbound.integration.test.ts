@@ -144,7 +144,7 @@ describe("webhook SSRF", () => {
       const row = await queueAndSend(world);
       expect(received).toEqual([]);
       expect(row.status).not.toBe("sent");
-      expect(row.lastError).toContain("127.0.0.1 resolves to 127.0.0.1");
+      expect(row.lastError).toContain("127.0.0.1 is a loopback, private or link-local address");
     } finally {
       server.close();
     }

@@ -134,7 +134,11 @@ export async function setWebhook(
       await checkOutboundUrl(input.url);
     } catch (error) {
       if (!(error instanceof OutboundRefused)) throw error;
-      return { ok: false, code: error.code, message: `The webhook URL cannot be used: ${error.message}.` };
+      return {
+        ok: false,
+        code: error.code,
+        message: `The webhook URL cannot be used: ${error.message}. Use the receiver's public address.`,
+      };
     }
   }
   const data = input

@@ -82,11 +82,9 @@ function operatorAllows(url: URL): boolean {
 
 function refuseUnlessAllowed(address: string, host: string, allowed: boolean): void {
   const kind = classifyAddress(address);
-  if (kind === "metadata" || (kind === "internal" && !allowed))
-    throw new OutboundRefused(
-      "outbound.forbidden-address",
-      `${host} resolves to ${address}, a ${kind === "metadata" ? "cloud metadata" : "loopback, private or link-local"} address this server does not send to`,
-    );
+  if (kind === "public" || (kind === "internal" && allowed)) return;
+  const what = `${host === address ? host : `${host} resolves to ${address}, which`} is a ${kind === "metadata" ? "cloud metadata" : "loopback, private or link-local"} address`;
+  throw new OutboundRefused("outbound.forbidden-address", `${what}; this server sends only to public addresses`);
 }
 
 function parseTarget(raw: string | URL): URL {
