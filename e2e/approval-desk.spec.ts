@@ -279,7 +279,7 @@ test("two-person rule: the first approval is recorded and shown, the same person
     await page.context().close();
     await other.context().close();
   } finally {
-    await database().query(`UPDATE "Tenant" SET "twoPersonAboveCents" = 100000 WHERE id = 'acme'`);
+    await database().query(`UPDATE "Tenant" SET "twoPersonAboveCents" = 50000 WHERE id = 'acme'`);
   }
 });
 

@@ -80,6 +80,11 @@ const EnvSchema = z.object({
   /** Hosts and origins, besides loopback and NEXTAUTH_URL's host, that may reach /api/mcp (comma separated). */
   MCP_ALLOWED_HOSTS: List,
   MCP_ALLOWED_ORIGINS: List,
+  /**
+   * Hosts (`host` or `host:port`, IPv6 without brackets) this server may send to although they resolve to a
+   * loopback, private or link-local address: local fakes in development and tests. Empty (the default): none.
+   */
+  OUTBOUND_ALLOWED_HOSTS: List,
 
   PAYMENT_PROVIDER_URL: z.url().optional(),
   PAYMENT_PROVIDER_SECRET: z.string().min(1).optional(),
@@ -114,6 +119,8 @@ const EnvSchema = z.object({
   EXPOSURE_PRUNE_INTERVAL_MS: Millis(600_000),
   SHUTDOWN_TIMEOUT_MS: Millis(25_000),
   OTEL_SERVICE_NAME: z.string().min(1).default("toolgate"),
+  /** The bearer token /api/metrics wants; required in production (see `startupProblems`). */
+  METRICS_TOKEN: z.preprocess((value) => (value === "" ? undefined : value), z.string().min(16).optional()),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -130,3 +137,20 @@ export function env(): Env {
 
 /** Whether people reach the app over HTTPS, as its configured public address says (never a request header). */
 export const servedOverHttps = (): boolean => env().NEXTAUTH_URL?.startsWith("https://") ?? false;
+
+/**
+ * Why this instance must not start, checked by `instrumentation.ts` only (a build runs in production mode too,
+ * without the secrets): a bad value, or a setting production cannot do without. Each names the variable.
+ */
+export function startupProblems(): string[] {
+  let settings: Env;
+  try {
+    settings = env();
+  } catch (error) {
+    return [error instanceof Error ? error.message : String(error)];
+  }
+  if (settings.NODE_ENV !== "production" || settings.METRICS_TOKEN) return [];
+  return [
+    "METRICS_TOKEN: required in production, at least 16 characters (openssl rand -hex 24); /api/metrics wants it",
+  ];
+}

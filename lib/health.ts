@@ -1,6 +1,7 @@
 import "server-only";
 import { db } from "./db";
 import { jobsProblem } from "./jobs";
+import { logError } from "./log";
 import { pendingMigrations } from "./migrate";
 import { shuttingDown } from "./shutdown";
 import { findAppliedMigrations } from "./sql";
@@ -46,7 +47,9 @@ export async function readiness(): Promise<Readiness> {
     // A database without the migrations table answers, so the failing part is the migrations, not the database.
     if (/_prisma_migrations/.test(text)) checks.migrations = "no migration has been applied";
     else {
-      checks.database = `unreachable: ${text}`;
+      // The driver's words name hosts, users and ports: operators read them in the log, anyone may read this.
+      logError("ready.database-unreachable", error);
+      checks.database = "database unreachable";
       checks.migrations = NOT_CHECKED;
     }
   }

@@ -134,6 +134,8 @@ try {
   // Keys the audit logs' seals; kept here, never in the database (production sets AUDIT_SEAL_KEY itself).
   env.AUDIT_SEAL_KEY ??= await keptSecret(path.join(stateDir, "audit-seal-key"), 32);
   env.AUDIT_HEAD_FILE ??= path.join(stateDir, "audit-heads.jsonl");
+  // A production start refuses to run without a metrics token (development answers loopback without one).
+  if (production) env.METRICS_TOKEN ??= await keptSecret(path.join(stateDir, "metrics-token"), 24);
   const next = path.join(root, "node_modules", "next", "dist", "bin", "next");
   code = stopping
     ? 0

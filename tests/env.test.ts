@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { env } from "@/lib/env";
+import { env, startupProblems } from "@/lib/env";
 
 // The settings the app reads, as `instrumentation.ts` checks them at start: a bad value stops the start with the
 // variable's name and what it accepts.
@@ -32,5 +32,20 @@ describe("environment settings", () => {
     process.env.SHUTDOWN_TIMEOUT_MS = "25000";
     process.env.PAYMENT_PROVIDER_URL = "not a url";
     expect(() => env()).toThrow(/PAYMENT_PROVIDER_URL/);
+  });
+
+  it("refuses a production start without METRICS_TOKEN, or with a short one, and asks nothing of development", () => {
+    delete process.env.METRICS_TOKEN;
+    (process.env as Record<string, string>).NODE_ENV = "production";
+    expect(startupProblems()).toEqual([expect.stringMatching(/^METRICS_TOKEN: required in production/)]);
+    process.env.METRICS_TOKEN = "";
+    expect(startupProblems()).toEqual([expect.stringMatching(/^METRICS_TOKEN: required in production/)]);
+    process.env.METRICS_TOKEN = "short";
+    expect(startupProblems()).toEqual([expect.stringMatching(/METRICS_TOKEN: .*16/)]);
+    process.env.METRICS_TOKEN = "a-metrics-token-of-enough-length";
+    expect(startupProblems()).toEqual([]);
+    delete process.env.METRICS_TOKEN;
+    (process.env as Record<string, string>).NODE_ENV = "development";
+    expect(startupProblems()).toEqual([]);
   });
 });

@@ -12,8 +12,11 @@ import { createWorld } from "./support/world";
 // GET /api/metrics through its route handler: the counters the gateway, the approvals, the provider client and
 // the sign-in throttle feed, and the gauges read from the database at scrape time.
 
+/** From loopback (the address Next.js puts in X-Forwarded-For for the socket), unless the headers say otherwise. */
 async function scrape(headers: Record<string, string> = {}) {
-  const response = await metricsRoute(new Request("http://toolgate.test/api/metrics", { headers }));
+  const response = await metricsRoute(
+    new Request("http://toolgate.test/api/metrics", { headers: { "x-forwarded-for": "127.0.0.1", ...headers } }),
+  );
   return { status: response.status, type: response.headers.get("content-type"), text: await response.text() };
 }
 
@@ -39,6 +42,15 @@ afterEach(() => {
 });
 
 describe("GET /api/metrics", () => {
+  it("outside production without METRICS_TOKEN answers loopback only", async () => {
+    for (const address of ["203.0.113.7", "10.0.0.2", "::ffff:10.0.0.2", "unknown"]) {
+      const { status, text } = await scrape({ "x-forwarded-for": address });
+      expect([address, status]).toEqual([address, 401]);
+      expect(text).not.toContain("toolgate_");
+    }
+    expect((await scrape({ "x-forwarded-for": "::1" })).status).toBe(200);
+  });
+
   it("answers in the Prometheus text format without a token when METRICS_TOKEN is unset", async () => {
     const { status, type, text } = await scrape();
     expect(status).toBe(200);
@@ -49,19 +61,19 @@ describe("GET /api/metrics", () => {
   });
 
   it("wants the bearer token when METRICS_TOKEN is set", async () => {
-    process.env.METRICS_TOKEN = "scrape-secret";
+    process.env.METRICS_TOKEN = "scrape-secret-0123456789";
     const refused: Record<string, string>[] = [
       {},
       { authorization: "Bearer wrong" },
-      { authorization: "scrape-secret" },
-      { authorization: "Bearer scrape-secret2" },
+      { authorization: "scrape-secret-0123456789" },
+      { authorization: "Bearer scrape-secret-01234567890" },
     ];
     for (const headers of refused) {
       const { status, text } = await scrape(headers);
       expect(status).toBe(401);
       expect(text).not.toContain("toolgate_");
     }
-    const { status, text } = await scrape({ authorization: "Bearer scrape-secret" });
+    const { status, text } = await scrape({ authorization: "Bearer scrape-secret-0123456789" });
     expect(status).toBe(200);
     expect(text).toContain("toolgate_decisions_total");
   });

@@ -81,11 +81,26 @@ export async function currentUser(): Promise<SessionUser | null> {
 
 /** The signed-in person and the id of the session they are signed in through (what a step-up proof is bound to). */
 export async function currentSession(): Promise<{ user: SessionUser; sessionId: string } | null> {
-  const cookie = (await cookies()).get(sessionCookieName())?.value;
-  if (!cookie) return null;
-  // The session id stays inside the encrypted cookie; it is never handed to the page's scripts.
-  const token = await decode({ token: cookie, secret: env().NEXTAUTH_SECRET ?? "" }).catch(() => null);
-  const sessionId = token?.sid;
+  const sessionId = await currentSessionId();
   const user = await sessionUser(sessionId);
   return user && sessionId ? { user, sessionId } : null;
+}
+
+/**
+ * `currentUser` for a response that stays open (a live event stream): also a check to repeat while it is open,
+ * false once the session has ended or lapsed, so the stream closes with it.
+ */
+export async function currentStreamUser(): Promise<{ user: SessionUser; stillLive: () => Promise<boolean> } | null> {
+  const sessionId = await currentSessionId();
+  const user = await sessionUser(sessionId);
+  if (!user) return null;
+  return { user, stillLive: async () => (await sessionUser(sessionId, { touch: false }))?.id === user.id };
+}
+
+async function currentSessionId(): Promise<string | undefined> {
+  const cookie = (await cookies()).get(sessionCookieName())?.value;
+  if (!cookie) return undefined;
+  // The session id stays inside the encrypted cookie; it is never handed to the page's scripts.
+  const token = await decode({ token: cookie, secret: env().NEXTAUTH_SECRET ?? "" }).catch(() => null);
+  return token?.sid;
 }

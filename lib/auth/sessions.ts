@@ -38,15 +38,20 @@ export async function startSession(
 
 /**
  * The person a session stands for, or null when the session has ended, sat idle past SESSION_IDLE_SECONDS, is
- * older than SESSION_MAX_SECONDS, or its person is no longer active. One statement, which also marks it seen.
+ * older than SESSION_MAX_SECONDS, or its person is no longer active. One statement, which also marks it seen
+ * unless `touch` is false (a check an open stream repeats must not keep an idle session alive).
  */
-export async function sessionUser(sessionId: string | undefined): Promise<SessionUser | null> {
+export async function sessionUser(
+  sessionId: string | undefined,
+  { touch = true }: { touch?: boolean } = {},
+): Promise<SessionUser | null> {
   if (!sessionId || !isWellFormedId(sessionId)) return null;
   const { SESSION_IDLE_SECONDS: idle, SESSION_MAX_SECONDS: max } = env();
   const row = await findSessionUser(db, sessionId, {
     idleSeconds: idle,
     maxSeconds: max,
-    touchEverySeconds: TOUCH_EVERY_SECONDS,
+    // A row unseen for SESSION_MAX_SECONDS is no longer live, so this never touches one.
+    touchEverySeconds: touch ? TOUCH_EVERY_SECONDS : max,
   });
   return (row as SessionUser | undefined) ?? null;
 }

@@ -6,6 +6,9 @@ import { callBody } from "@/lib/agent-api/http";
 import { authedAction } from "@/lib/auth/guards";
 import { findAgentConversation, openConversation, OpenConversationSchema, searchCustomers } from "@/lib/conversations";
 import { proposeCall } from "@/lib/agent-api/propose";
+import { db } from "@/lib/db";
+import { countConversationOpen } from "@/lib/gateway/rate";
+import { countConversationOpenLimited } from "@/lib/metrics";
 import { IdSchema } from "@/lib/security/input";
 
 const ProposeSchema = z.strictObject({
@@ -31,6 +34,16 @@ export const proposeAction = authedAction(ProposeSchema, ["AGENT"], async (input
 });
 
 export const openConversationAction = authedAction(OpenConversationSchema, ["AGENT"], async (input, user) => {
+  // The same limit an API key has: opening is what resets the per-conversation budgets.
+  const rate = await countConversationOpen(db, { userId: user.id, tenantId: user.tenantId });
+  if (!rate.ok) {
+    countConversationOpenLimited();
+    return {
+      ok: false,
+      code: "rate.limited",
+      message: `You opened too many conversations this minute; try again in ${rate.retryAfterSeconds} s.`,
+    };
+  }
   const opened = await openConversation({ userId: user.id, tenantId: user.tenantId }, input);
   if (!opened.ok) return { ok: false, code: opened.code, message: opened.message };
   revalidatePath("/conversations");

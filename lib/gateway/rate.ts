@@ -30,14 +30,16 @@ export async function countAndLimitCall(
 }
 
 /**
- * Counts one conversation opened with an API key ("o:" and its id) in the current minute against its tenant's
- * `rateOpenPerMin`: opening conversations is what resets the per-conversation budgets, so it has a limit of its own.
+ * Counts one conversation opened with an API key ("o:" and its id), or by a person in the browser ("o:u:" and
+ * their id), in the current minute against the tenant's `rateOpenPerMin`: opening conversations is what resets
+ * the per-conversation budgets, so it has a limit of its own.
  */
 export async function countConversationOpen(
   client: Db,
-  agent: { apiKeyId: string; tenantId: string },
+  opener: { tenantId: string } & ({ apiKeyId: string } | { userId: string }),
 ): Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }> {
-  const row = await countOpenIn(client, agent);
+  const bucket = "apiKeyId" in opener ? `o:${opener.apiKeyId}` : `o:u:${opener.userId}`;
+  const row = await countOpenIn(client, { bucket, tenantId: opener.tenantId });
   return row && row.count > row.limit ? { ok: false, retryAfterSeconds: Math.max(1, row.retryAfter) } : { ok: true };
 }
 

@@ -179,11 +179,11 @@ export async function countCallIn(db: Db, conversationKey: string, apiKey: strin
 /** Counts one conversation opened in the key's "o:" bucket; returns the bucket with its tenant's `rateOpenPerMin`. */
 export async function countOpenIn(
   db: Db,
-  agent: { apiKeyId: string; tenantId: string },
+  opener: { bucket: string; tenantId: string },
 ): Promise<(RateCount & { limit: number }) | undefined> {
   const [row] = await db.$queryRaw<(RateCount & { limit: number })[]>`
-    WITH counted AS (${countCall(Prisma.sql`ARRAY[${`o:${agent.apiKeyId}`}::text]`)})
-    SELECT counted.*, t."rateOpenPerMin" AS "limit" FROM counted JOIN "Tenant" t ON t."id" = ${agent.tenantId}`;
+    WITH counted AS (${countCall(Prisma.sql`ARRAY[${opener.bucket}::text]`)})
+    SELECT counted.*, t."rateOpenPerMin" AS "limit" FROM counted JOIN "Tenant" t ON t."id" = ${opener.tenantId}`;
   return row;
 }
 

@@ -9,6 +9,7 @@ import { newId } from "@/lib/ids";
 // one PostgreSQL. `next build` must have run (the test command builds before these tests).
 
 export const INSTANCE_SECRET = "instances-test-secret";
+export const INSTANCE_METRICS_TOKEN = "instances-test-metrics-token";
 
 export interface AppInstance {
   url: string;
@@ -44,6 +45,7 @@ export async function startInstance(
         NEXTAUTH_URL: `http://127.0.0.1:${port}`,
         NEXTAUTH_SECRET: INSTANCE_SECRET,
         TOOLGATE_JOBS: "off",
+        METRICS_TOKEN: INSTANCE_METRICS_TOKEN,
         ...env,
       },
       stdio: ["ignore", "pipe", "pipe"],

@@ -1,21 +1,26 @@
 import { timingSafeEqual } from "node:crypto";
 import { errorResponse } from "@/lib/agent-api/http";
 import { db } from "@/lib/db";
+import { env } from "@/lib/env";
+import { clientAddress } from "@/lib/security/request";
 import { metricsText } from "@/lib/metrics";
 
 export const dynamic = "force-dynamic";
 
-function authorized(header: string | null): boolean {
-  const token = process.env.METRICS_TOKEN;
-  if (!token) return true;
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
+
+function authorized(request: Request): boolean {
+  const { METRICS_TOKEN: token, NODE_ENV } = env();
+  // Production does not start without a token (instrumentation.ts); development without one answers loopback only.
+  if (!token) return NODE_ENV !== "production" && LOOPBACK.test(clientAddress(request.headers));
   const expected = Buffer.from(`Bearer ${token}`);
-  const given = Buffer.from(header ?? "");
+  const given = Buffer.from(request.headers.get("authorization") ?? "");
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-/** Prometheus text format; behind `Authorization: Bearer $METRICS_TOKEN` when that is set. */
+/** Prometheus text format, behind `Authorization: Bearer $METRICS_TOKEN`. */
 export async function GET(request: Request): Promise<Response> {
-  if (!authorized(request.headers.get("authorization"))) {
+  if (!authorized(request)) {
     return errorResponse(401, "metrics.unauthorized", "a valid metrics token is required", {
       "WWW-Authenticate": 'Bearer realm="toolgate-metrics"',
     });

@@ -1,8 +1,19 @@
-import { errorResponse, withAgent } from "@/lib/agent-api/http";
+import { errorResponse, readBoundedBody, withAgent } from "@/lib/agent-api/http";
 import { openConversation, OpenConversationSchema } from "@/lib/conversations";
 import { db } from "@/lib/db";
 import { countConversationOpen } from "@/lib/gateway/rate";
 import { countConversationOpenLimited } from "@/lib/metrics";
+
+// Far above any real request (a customer, an order, a few tool names); read no further than this.
+const MAX_OPEN_BYTES = 16 * 1024;
+
+function parseJson(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return undefined;
+  }
+}
 
 export async function POST(request: Request): Promise<Response> {
   return withAgent(request, async (agent) => {
@@ -13,8 +24,10 @@ export async function POST(request: Request): Promise<Response> {
         "Retry-After": String(rate.retryAfterSeconds),
       });
     }
-    const body = await request.json().catch(() => undefined);
-    const input = OpenConversationSchema.safeParse(body);
+    const raw = await readBoundedBody(request, MAX_OPEN_BYTES);
+    if (raw.truncated)
+      return errorResponse(413, "request.too-large", `the body is larger than ${MAX_OPEN_BYTES} bytes`);
+    const input = OpenConversationSchema.safeParse(parseJson(raw.bytes));
     if (!input.success) {
       const paths = input.error.issues.map((issue) => issue.path.join(".") || "(body)");
       return errorResponse(400, "request.invalid", `invalid fields: ${[...new Set(paths)].join(", ")}`);

@@ -1,4 +1,4 @@
-import { currentUser } from "@/lib/auth/auth";
+import { currentStreamUser } from "@/lib/auth/auth";
 import { isAgentConversation, latestCallChange } from "@/lib/conversations/sql";
 import { db } from "@/lib/db";
 import { logError } from "@/lib/log";
@@ -17,15 +17,17 @@ const POLL_MS = 3000;
  * connection and a change committed while the watch was being opened.
  */
 export async function GET(request: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
-  const user = await currentUser();
-  if (!user || user.role !== "AGENT") return new Response("sign in as the conversation's agent", { status: 401 });
+  const signedIn = await currentStreamUser();
+  if (!signedIn || signedIn.user.role !== "AGENT")
+    return new Response("sign in as the conversation's agent", { status: 401 });
+  const { user, stillLive } = signedIn;
   const { id } = await params;
   if (!isWellFormedId(id)) return new Response("not found", { status: 404 });
   if (!(await isAgentConversation(db, { userId: user.id, tenantId: user.tenantId }, id)))
     return new Response("not found", { status: 404 });
 
   const encoder = new TextEncoder();
-  let cleanup = () => {};
+  let cleanup: (close?: boolean) => void = () => {};
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       let last = "";
@@ -53,7 +55,9 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
       });
       const onWatch = (step: (watch: Watch) => Promise<void>) =>
         void watching.then((watch) => watch && step(watch)).catch(failed);
-      const timer = setInterval(() => safeCheck("poll"), POLL_MS);
+      // A session ended (sign-out, an admin) or lapsed closes the stream at the next poll.
+      const poll = async () => ((await stillLive()) ? check("poll") : cleanup());
+      const timer = setInterval(() => void poll().catch(() => undefined), POLL_MS);
       const heartbeat = setInterval(() => {
         send("ping", "{}");
         onWatch((watch) => watch.refresh());
@@ -61,7 +65,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
       safeCheck("poll");
       // A draining instance ends the stream; the browser's EventSource reconnects, through the load balancer, to another.
       const stopDraining = onDrain(() => cleanup());
-      cleanup = () => {
+      cleanup = (close = true) => {
         if (closed) return;
         closed = true;
         stopDraining();
@@ -69,12 +73,13 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
         clearInterval(timer);
         clearInterval(heartbeat);
         onWatch((watch) => watch.end());
-        controller.close();
+        // A reader that cancelled has closed the stream already.
+        if (close) controller.close();
       };
       request.signal.addEventListener("abort", () => cleanup());
     },
     cancel() {
-      cleanup();
+      cleanup(false);
     },
   });
   return new Response(stream, {

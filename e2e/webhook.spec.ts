@@ -1,0 +1,34 @@
+import { expect, test } from "@playwright/test";
+import { database, SEEDED, signInAs } from "./support";
+import { expectUsable, shoot } from "./fixtures";
+
+// An admin in the browser points the approval webhook at what only the server can reach: refused in words that say
+// why and what to use, nothing stored.
+
+test("a webhook at the cloud metadata address or loopback is refused in words, and nothing is stored", async ({
+  browser,
+  baseURL,
+}) => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  await signInAs(context, SEEDED.admin, baseURL!);
+  const page = await context.newPage();
+  await page.goto("/admin/policy");
+  const stored = async () =>
+    (await database().query<{ url: string | null }>(`SELECT "webhookUrl" AS url FROM "Tenant" WHERE id = 'acme'`))
+      .rows[0].url;
+  const before = await stored();
+  for (const [url, words] of [
+    ["http://169.254.169.254/latest/meta-data/", "169.254.169.254 is a cloud metadata address"],
+    ["http://127.0.0.1:5432/", "127.0.0.1 is a loopback, private or link-local address"],
+  ]) {
+    await page.getByLabel("URL", { exact: true }).fill(url);
+    await page.getByLabel("Signing secret").fill("whsec_0123456789abcdef");
+    await page.getByRole("button", { name: "Save webhook" }).click();
+    await expect(page.getByText(words)).toBeVisible();
+  }
+  await expect(page.getByText("Use the receiver's public address.")).toBeVisible();
+  await expectUsable(page);
+  await shoot(page, "admin-webhook-refused-phone");
+  expect(await stored()).toBe(before);
+  await context.close();
+});

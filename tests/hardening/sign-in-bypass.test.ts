@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { hashPassword } from "@/lib/auth/passwords";
+import { db } from "@/lib/db";
+import { startInstance, type AppInstance } from "../support/app-instances";
+import { freePort } from "../../scripts/pg-cluster";
+import { createWorld, type World } from "../support/world";
+
+// The sign-in throttle against someone guessing one person's password who knows how next-auth reads a request:
+// the last of a repeated field, the decoded path, a JSON body behind a content type that merely mentions JSON.
+// Every trick is sent as raw HTTP to the production build; none may sign in past the throttle or escape its count.
+
+const PASSWORD = "correct horse battery staple";
+let app: AppInstance;
+let world: World;
+const email = (user: string) => `${user.replace(/^usr_(\w+)_(\w+)$/, "$1-$2")}@acme.test`;
+
+beforeAll(async () => {
+  app = await startInstance(await freePort(), { DATABASE_URL: process.env.DATABASE_URL! });
+  world = await createWorld({ autoLimitCents: 1000 });
+  const passwordHash = await hashPassword(PASSWORD);
+  for (const id of Object.values(world.users))
+    await db.user.update({ where: { id }, data: { passwordHash, email: email(id) }, select: { id: true } });
+}, 120_000);
+
+beforeEach(async () => {
+  await db.signInThrottle.deleteMany({ where: { key: { startsWith: "address:" } } });
+});
+
+afterAll(async () => {
+  await app?.stop();
+});
+
+interface Answer {
+  status: number;
+  session: boolean;
+  body: string;
+}
+
+/** A CSRF token and its cookie from next-auth, then one raw POST: the path and body exactly as given. */
+async function post(path: string, body: (csrfToken: string) => string, contentType: string): Promise<Answer> {
+  const csrf = await fetch(`${app.url}/api/auth/csrf`);
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const cookie = csrf.headers
+    .getSetCookie()
+    .map((value) => value.split(";")[0])
+    .join("; ");
+  const response = await fetch(`${app.url}${path}`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": contentType, cookie },
+    body: body(csrfToken),
+  });
+  return {
+    status: response.status,
+    session: response.headers.getSetCookie().some((value) => /^next-auth\.session-token=[^;]/.test(value)),
+    body: await response.text(),
+  };
+}
+
+const FORM = "application/x-www-form-urlencoded";
+const form = (fields: [string, string][]) => (csrfToken: string) =>
+  new URLSearchParams([["csrfToken", csrfToken], ...fields, ["json", "true"]]).toString();
+const signIn = (path: string, who: string, password: string) =>
+  post(
+    path,
+    form([
+      ["email", who],
+      ["password", password],
+    ]),
+    FORM,
+  );
+const failures = async (who: string) =>
+  (await db.signInThrottle.findUnique({ where: { key: `account:${who}` } }))?.failures ?? 0;
+
+// Paths that name the credentials callback to next-auth once decoded; the throttle must see each as that route.
+const ENCODED_PATHS = [
+  "/api/auth/callback/%63redentials",
+  "/api/auth/%63allback/credentials",
+  "/api/auth/callback/%63%72%65%64%65%6e%74%69%61%6c%73",
+  "/api/auth/callback/credentials?email=someone-else%40acme.test",
+];
+// Paths that do not reach the credentials callback at all: refused or redirected, never a session.
+const OTHER_PATHS = [
+  "/api/auth/callback%2Fcredentials",
+  "/api/auth/callback%2fcredentials",
+  "/api/auth/callback/CREDENTIALS",
+  "/api/auth/callback/credentials/",
+  "/api/auth//callback/credentials",
+  "/api/auth/callback/credentials%00",
+];
+
+describe("sign-in throttle bypasses", () => {
+  it("counts every encoding of the credentials path against the account, then locks them all, even to the right password", async () => {
+    const who = email(world.users.supervisor);
+    const answers: number[] = [];
+    for (const path of ENCODED_PATHS) answers.push((await signIn(path, who, "wrong")).status);
+    expect(answers).toEqual([401, 401, 401, 401]);
+    expect(await failures(who)).toBe(4);
+    for (const path of ["/api/auth/callback/credentials", ...ENCODED_PATHS, ...OTHER_PATHS]) {
+      const answer = await signIn(path, who, PASSWORD);
+      expect([path, answer.session]).toEqual([path, false]);
+      expect([path, answer.status >= 300 && answer.status < 500 && answer.status !== 401]).toEqual([path, true]);
+      if (ENCODED_PATHS.includes(path)) expect([path, answer.status]).toEqual([path, 429]);
+    }
+  }, 60_000);
+
+  it("refuses a repeated field, so the throttle and next-auth can never read different accounts", async () => {
+    const victim = email(world.users.otherSupervisor);
+    const decoy = `decoy-${world.tenantId}@acme.test`;
+    for (let attempt = 0; attempt < 4; attempt++) await signIn("/api/auth/callback/credentials", victim, "wrong");
+    expect((await signIn("/api/auth/callback/credentials", victim, PASSWORD)).status).toBe(429);
+    const tricks: [string, string][][] = [
+      [
+        ["email", decoy],
+        ["email", victim],
+        ["password", PASSWORD],
+      ],
+      [
+        ["email", victim],
+        ["email", decoy],
+        ["password", PASSWORD],
+      ],
+      [
+        ["email", victim],
+        ["password", "wrong"],
+        ["password", PASSWORD],
+      ],
+    ];
+    for (const fields of tricks) {
+      const answer = await post("/api/auth/callback/%63redentials", form(fields), FORM);
+      expect(answer.session).toBe(false);
+      expect(answer.status).toBe(400);
+      expect(JSON.parse(answer.body)).toMatchObject({ error: { code: "request.repeated-field" } });
+    }
+    expect(await failures(decoy)).toBe(0);
+  }, 60_000);
+
+  it("refuses a content type that would make next-auth read JSON, whatever the form type around it", async () => {
+    const who = email(world.users.admin);
+    const json = (csrfToken: string) => JSON.stringify({ csrfToken, email: who, password: PASSWORD, json: "true" });
+    for (const type of [
+      "application/x-www-form-urlencoded; x=application/json",
+      "application/x-www-form-urlencoded;application/json",
+      "application/json; x=application/x-www-form-urlencoded",
+      "application/json",
+      "text/plain",
+    ]) {
+      const answer = await post("/api/auth/callback/credentials", json, type);
+      expect([type, answer.status, answer.session]).toEqual([type, 415, false]);
+    }
+    expect(await failures(who)).toBe(0);
+    const plain = await post(
+      "/api/auth/callback/credentials",
+      form([
+        ["email", who],
+        ["password", PASSWORD],
+      ]),
+      "application/x-www-form-urlencoded; charset=UTF-8",
+    );
+    expect([plain.status, plain.session]).toEqual([200, true]);
+  }, 60_000);
+});

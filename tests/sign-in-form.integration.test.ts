@@ -1,0 +1,69 @@
+import { NextRequest } from "next/server";
+import { describe, expect, it } from "vitest";
+import { POST as authRoute } from "@/app/api/auth/[...nextauth]/route";
+import { db } from "@/lib/db";
+
+// The sign-in route's reading of a request, through its handler: what the throttle counts must be what next-auth
+// would authenticate. (tests/hardening/sign-in-bypass.test.ts tries the same tricks against the production build.)
+
+const unique = () => `form-${Math.random().toString(36).slice(2)}@acme.test`;
+const failures = async (email: string) =>
+  (await db.signInThrottle.findUnique({ where: { key: `account:${email}` } }))?.failures ?? 0;
+
+function post(path: string, body: string, type = "application/x-www-form-urlencoded", segments?: string[]) {
+  return authRoute(
+    new NextRequest(`http://127.0.0.1:3000${path}`, { method: "POST", headers: { "content-type": type }, body }),
+    // Next.js hands the route its path segments decoded.
+    { params: Promise.resolve({ nextauth: segments ?? path.split("/").slice(3).map(decodeURIComponent) }) },
+  );
+}
+
+describe("sign-in form reading", () => {
+  it("refuses a repeated field before anything is counted or checked", async () => {
+    const [first, last] = [unique(), unique()];
+    for (const body of [
+      `email=${first}&email=${last}&password=x`,
+      `email=${first}&password=x&password=y`,
+      `csrfToken=a&csrfToken=b&email=${first}&password=x`,
+    ]) {
+      const response = await post("/api/auth/callback/credentials", body);
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ error: { code: "request.repeated-field" } });
+    }
+    expect([await failures(first), await failures(last)]).toEqual([0, 0]);
+  });
+
+  it("refuses any content type but a plain form, however it mentions one", async () => {
+    const email = unique();
+    for (const type of [
+      "application/x-www-form-urlencoded; x=application/json",
+      "application/x-www-form-urlencoded, application/json",
+      "application/json",
+      "multipart/form-data; boundary=x",
+    ]) {
+      const response = await post("/api/auth/callback/credentials", JSON.stringify({ email, password: "x" }), type);
+      expect([type, response.status]).toEqual([type, 415]);
+    }
+    expect(await failures(email)).toBe(0);
+  });
+
+  it("throttles the credentials callback however its path is encoded, and refuses a segment next-auth cannot mean", async () => {
+    const email = unique();
+    await db.signInThrottle.create({
+      data: { key: `account:${email}`, failures: 4, lockedUntil: new Date(Date.now() + 60_000) },
+    });
+    const form = new URLSearchParams({ email, password: "right-or-wrong" }).toString();
+    for (const path of ["/api/auth/callback/%63redentials", "/api/auth/%63allback/credentials"]) {
+      const response = await post(path, form);
+      expect([path, response.status]).toEqual([path, 429]);
+    }
+    const slashed = await post("/api/auth/x", form, undefined, ["callback/credentials"]);
+    expect(slashed.status).toBe(404);
+  });
+
+  it("refuses a form larger than a sign-in needs with 413", async () => {
+    const response = await post("/api/auth/callback/credentials", `email=${unique()}&password=${"x".repeat(20_000)}`);
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ error: { code: "request.too-large" } });
+  });
+});
