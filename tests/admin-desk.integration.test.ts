@@ -19,6 +19,7 @@ const typed = (overrides: Record<string, string> = {}) => ({
   stepUpAboveCents: "100.00",
   twoPersonAboveCents: "1000.00",
   expiryWarningSeconds: "300",
+  duplicateWindowHours: "24",
   ...overrides,
 });
 const DEFAULT_REST = {
@@ -28,6 +29,7 @@ const DEFAULT_REST = {
   stepUpAboveCents: 10000,
   twoPersonAboveCents: 100000,
   expiryWarningSeconds: 300,
+  duplicateWindowHours: 24,
 };
 
 describe("admin: the policy form in currency units", () => {

@@ -28,6 +28,7 @@ describe("admin: policy and keys", () => {
       stepUpAboveCents: "10000",
       twoPersonAboveCents: "100000",
       expiryWarningSeconds: "0",
+      duplicateWindowHours: "24",
     };
     expect(
       PolicySchema.safeParse({

@@ -32,6 +32,7 @@ const PolicyFormSchema = z.strictObject({
   stepUpAboveCents: Typed,
   twoPersonAboveCents: Typed,
   expiryWarningSeconds: Typed,
+  duplicateWindowHours: Typed,
 });
 
 /** The form as typed (money in currency units); errors come back in words, naming each field by its label. */

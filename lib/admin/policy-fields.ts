@@ -13,7 +13,8 @@ export type PolicyField =
   | "rateOpenPerMin"
   | "stepUpAboveCents"
   | "twoPersonAboveCents"
-  | "expiryWarningSeconds";
+  | "expiryWarningSeconds"
+  | "duplicateWindowHours";
 
 export interface PolicyFieldSpec {
   name: PolicyField;
@@ -104,6 +105,14 @@ export const POLICY_FIELDS: PolicyFieldSpec[] = [
     unit: "seconds",
     min: 0,
     max: 24 * 3600,
+  },
+  {
+    name: "duplicateWindowHours",
+    label: "Duplicate refund window (hours)",
+    help: "A refund matching one issued or still settling on the same order this many hours back waits for a supervisor.",
+    unit: "count",
+    min: 1,
+    max: 720,
   },
 ];
 

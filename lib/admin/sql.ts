@@ -19,6 +19,7 @@ const POLICY_SELECT = {
   stepUpAboveCents: true,
   twoPersonAboveCents: true,
   expiryWarningSeconds: true,
+  duplicateWindowHours: true,
 } as const satisfies Record<PolicyField, true>;
 
 const POLICY_COLUMNS = Prisma.raw(POLICY_FIELDS.map((spec) => `"${spec.name}"`).join(", "));
