@@ -437,8 +437,8 @@ const DEFECTS: Defect[] = [
   {
     name: "policy loosened fields",
     file: "lib/admin/policy-fields.ts",
-    find: "after[spec.name]! > (before[spec.name] ?? 0),",
-    replace: "false,",
+    find: "(LOOSENS_WHEN_RAISED.includes(spec.name) && now > was) ||",
+    replace: "false ||",
     testFile: "tests/admin-desk.integration.test.ts",
     test: "raising a limit or threshold without a proof for exactly this form changes nothing; lowering needs none",
   },

@@ -173,15 +173,19 @@ export const LOOSENS_WHEN_RAISED: readonly PolicyField[] = [
   "twoPersonAboveCents",
 ];
 
-/** The labels of the fields this change raises among those that loosen control; empty when it loosens nothing. */
+/** The field whose cut loosens control: a shorter window sees fewer earlier refunds as duplicates. */
+export const LOOSENS_WHEN_LOWERED: readonly PolicyField[] = ["duplicateWindowHours"];
+
+/** The labels of the fields this change moves in the loosening direction; empty when it loosens nothing. */
 export function loosenedFields(
   before: Partial<Record<PolicyField, number>>,
   after: Partial<Record<PolicyField, number>>,
 ): string[] {
-  return POLICY_FIELDS.filter(
-    (spec) =>
-      LOOSENS_WHEN_RAISED.includes(spec.name) &&
-      typeof after[spec.name] === "number" &&
-      after[spec.name]! > (before[spec.name] ?? 0),
-  ).map((spec) => spec.label);
+  return POLICY_FIELDS.filter((spec) => {
+    const [was, now] = [before[spec.name] ?? 0, after[spec.name]];
+    if (typeof now !== "number") return false;
+    return (
+      (LOOSENS_WHEN_RAISED.includes(spec.name) && now > was) || (LOOSENS_WHEN_LOWERED.includes(spec.name) && now < was)
+    );
+  }).map((spec) => spec.label);
 }

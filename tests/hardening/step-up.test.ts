@@ -268,6 +268,7 @@ describe("money-moving and loosening actions need their own proof", () => {
       stepUpAboveCents: "10.00",
       twoPersonAboveCents: (tenantBefore.twoPersonAboveCents / 100).toFixed(2),
       expiryWarningSeconds: String(tenantBefore.expiryWarningSeconds),
+      duplicateWindowHours: String(tenantBefore.duplicateWindowHours),
       ...overrides,
     });
 
