@@ -3,6 +3,7 @@
 import { useState, useTransition } from "react";
 import { createKeyAction, revokeKeyAction } from "@/lib/admin/actions";
 import { TimeAgo } from "./ui/time-ago";
+import { useStepUp } from "./ui/step-up-field";
 
 interface Agent {
   id: string;
@@ -12,14 +13,19 @@ interface Agent {
   apiKeys: { id: string; prefix: string; createdAt: string; revokedAt: string | null }[];
 }
 
-export function ApiKeys({ agents }: { agents: Agent[] }) {
+/** Each agent's keys; creating one asks for the admin's step-up, revoking one does not. */
+export function ApiKeys({ agents, hasPasskey }: { agents: Agent[]; hasPasskey: boolean }) {
+  const stepUp = useStepUp(hasPasskey);
   const [shown, setShown] = useState<{ email: string; key: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
 
   const create = (agent: Agent) =>
     startTransition(async () => {
-      const response = await createKeyAction({ userId: agent.id });
+      setError(null);
+      const response = await stepUp.run({ kind: "admin.key-created", userId: agent.id }, (proofId) =>
+        createKeyAction({ userId: agent.id, proofId }),
+      );
       if (response.ok) setShown({ email: agent.email, key: response.data.key });
       else setError(response.message);
     });
@@ -36,7 +42,12 @@ export function ApiKeys({ agents }: { agents: Agent[] }) {
           New key for {shown.email}, shown once: <code>{shown.key}</code>
         </p>
       )}
-      {error && <p className="error">{error}</p>}
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      {stepUp.field}
       <table>
         <thead>
           <tr>

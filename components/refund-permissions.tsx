@@ -2,19 +2,27 @@
 
 import { useState, useTransition } from "react";
 import { setRefundPermissionAction } from "@/lib/admin/actions";
+import { useStepUp } from "./ui/step-up-field";
 
-/** Grant or withdraw each agent's refund permission; it takes effect on the agent's next call. */
+/** Grant (with the admin's step-up) or withdraw each agent's refund permission; it takes effect on the agent's next call. */
 export function RefundPermissions({
   agents,
+  hasPasskey,
 }: {
   agents: { id: string; email: string; name: string; canRefund: boolean }[];
+  hasPasskey: boolean;
 }) {
+  const stepUp = useStepUp(hasPasskey);
   const [error, setError] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
   const set = (userId: string, canRefund: boolean) =>
     startTransition(async () => {
       setError(null);
-      const response = await setRefundPermissionAction({ userId, canRefund });
+      const response = canRefund
+        ? await stepUp.run({ kind: "admin.refunds-granted", userId }, (proofId) =>
+            setRefundPermissionAction({ userId, canRefund, proofId }),
+          )
+        : await setRefundPermissionAction({ userId, canRefund });
       if (!response.ok) setError(response.message);
     });
   return (
@@ -24,6 +32,7 @@ export function RefundPermissions({
           {error}
         </p>
       )}
+      {stepUp.field}
       <table className="stack">
         <thead>
           <tr>

@@ -4,6 +4,8 @@ import { db } from "@/lib/db";
 import { displayValue, policyDiff, POLICY_FIELDS } from "@/lib/admin/policy-fields";
 import { conversationFor, newCallKey, propose } from "./support/api";
 import { createWorld } from "./support/world";
+import { policyItem } from "@/lib/auth/step-up";
+import { noProof, policyProof, provedFor } from "./support/step-up";
 
 // The seeded defaults, as the form shows them.
 const typed = (overrides: Record<string, string> = {}) => ({
@@ -17,6 +19,7 @@ const typed = (overrides: Record<string, string> = {}) => ({
   stepUpAboveCents: "100.00",
   twoPersonAboveCents: "1000.00",
   expiryWarningSeconds: "300",
+  duplicateWindowHours: "24",
   ...overrides,
 });
 const DEFAULT_REST = {
@@ -26,6 +29,7 @@ const DEFAULT_REST = {
   stepUpAboveCents: 10000,
   twoPersonAboveCents: 100000,
   expiryWarningSeconds: 300,
+  duplicateWindowHours: 24,
 };
 
 describe("admin: the policy form in currency units", () => {
@@ -66,16 +70,20 @@ describe("admin: the policy form in currency units", () => {
     const shown = Object.fromEntries(POLICY_FIELDS.map((spec) => [spec.name, displayValue(spec, current[spec.name])]));
     const same = parsePolicyForm(shown);
     if (!same.ok) throw new Error(same.message);
-    expect(await updatePolicy(admin, same.policy)).toMatchObject({ changed: false });
+    expect(await updatePolicy(admin, same.policy, { holder: await noProof(admin.id), item: "" })).toMatchObject({
+      changed: false,
+    });
     expect(await db.auditLog.count({ where: { tenantId: world.tenantId } })).toBe(0);
 
-    const changed = parsePolicyForm({ ...shown, autoLimitCents: "60.00" });
+    const typedChange = { ...shown, autoLimitCents: "60.00" };
+    const changed = parsePolicyForm(typedChange);
     if (!changed.ok) throw new Error(changed.message);
-    expect(await updatePolicy(admin, changed.policy)).toMatchObject({
+    const proof = await policyProof(admin.id, typedChange);
+    expect(await updatePolicy(admin, changed.policy, proof)).toMatchObject({
       changed: true,
       policy: { autoLimitCents: 6000 },
     });
-    expect(await updatePolicy(admin, changed.policy)).toMatchObject({ changed: false });
+    expect(await updatePolicy(admin, changed.policy, proof)).toMatchObject({ changed: false });
     const audit = await recentAudit(world.tenantId);
     expect(audit).toHaveLength(1);
     const adminEmail = (await db.user.findUniqueOrThrow({ where: { id: world.users.admin } })).email;
@@ -84,6 +92,43 @@ describe("admin: the policy form in currency units", () => {
       policyDiff(audit[0].detail.before as Record<string, number>, audit[0].detail.after as Record<string, number>),
     ).toEqual([{ label: "Auto limit", before: "50.00", after: "60.00" }]);
     expect(await recentAudit(world.otherTenantId)).toEqual([]);
+  });
+});
+
+describe("admin: a change that loosens control needs the admin's step-up", () => {
+  it("raising a limit or threshold without a proof for exactly this form changes nothing; lowering needs none", async () => {
+    const world = await createWorld();
+    const admin = { id: world.users.admin, tenantId: world.tenantId };
+    const current = await tenantPolicy(world.tenantId);
+    const shown = Object.fromEntries(POLICY_FIELDS.map((spec) => [spec.name, displayValue(spec, current[spec.name])]));
+    const parse = (typed: Record<string, string>) => {
+      const parsed = parsePolicyForm(typed);
+      if (!parsed.ok) throw new Error(parsed.message);
+      return parsed.policy;
+    };
+    for (const field of ["autoLimitCents", "stepUpAboveCents", "twoPersonAboveCents", "approvalTtlSeconds"]) {
+      const spec = POLICY_FIELDS.find((entry) => entry.name === field)!;
+      const raised = { ...shown, [field]: displayValue(spec, current[spec.name] + (spec.unit === "money" ? 100 : 1)) };
+      const otherForm = await policyProof(admin.id, { ...raised, maxAutoWrites: "0" });
+      // The action hands over the digest of the form as submitted; a proof made for another form does not cover it.
+      for (const holder of [await noProof(admin.id), otherForm.holder]) {
+        expect(await updatePolicy(admin, parse(raised), { holder, item: policyItem(raised) })).toMatchObject({
+          stepUpRequired: true,
+        });
+      }
+      expect(await tenantPolicy(world.tenantId)).toEqual(current);
+    }
+    expect(await db.auditLog.count({ where: { tenantId: world.tenantId } })).toBe(0);
+
+    const lowered = { ...shown, autoLimitCents: "1.00" };
+    expect(await updatePolicy(admin, parse(lowered), { holder: await noProof(admin.id), item: "" })).toMatchObject({
+      changed: true,
+    });
+    const raised = { ...shown, autoLimitCents: "100000.00" };
+    expect(await updatePolicy(admin, parse(raised), await policyProof(admin.id, raised))).toMatchObject({
+      changed: true,
+      policy: { autoLimitCents: 10_000_000 },
+    });
   });
 });
 
@@ -97,15 +142,18 @@ describe("admin: an agent's refund permission", () => {
       arguments: { order_id: world.orders.o1004, amount_cents: amount, currency: "USD", reason: "damaged" },
     });
 
-    expect(await setRefundPermission(admin, world.users.agent, false)).toBe("changed");
-    expect(await setRefundPermission(admin, world.users.agent, false)).toBe("unchanged");
+    const none = await noProof(admin.id);
+    expect(await setRefundPermission(admin, world.users.agent, false, none)).toBe("changed");
+    expect(await setRefundPermission(admin, world.users.agent, false, none)).toBe("unchanged");
     expect((await propose(world.keys.agent, conversation, refund(1000), newCallKey())).json).toMatchObject({
       kind: "denied",
       code: "agent.not-authorized",
     });
     expect(await db.refund.count({ where: { orderId: world.orders.o1004 } })).toBe(0);
 
-    expect(await setRefundPermission(admin, world.users.agent, true)).toBe("changed");
+    expect(await setRefundPermission(admin, world.users.agent, true, none)).toBe("step-up-required");
+    const grant = await provedFor(admin.id, { kind: "admin.refunds-granted", userId: world.users.agent });
+    expect(await setRefundPermission(admin, world.users.agent, true, grant)).toBe("changed");
     expect((await propose(world.keys.agent, conversation, refund(1000), newCallKey())).json).toMatchObject({
       kind: "executed",
       code: "refund.issued",
@@ -117,8 +165,8 @@ describe("admin: an agent's refund permission", () => {
       ["agent.refunds-withdrawn", true, false],
     ]);
     // Only the tenant's agents: not a supervisor, not another tenant's agent.
-    expect(await setRefundPermission(admin, world.users.supervisor, true)).toBe("not-found");
-    expect(await setRefundPermission(admin, world.users.otherAgent, false)).toBe("not-found");
+    expect(await setRefundPermission(admin, world.users.supervisor, true, none)).toBe("not-found");
+    expect(await setRefundPermission(admin, world.users.otherAgent, false, none)).toBe("not-found");
     expect((await db.user.findUniqueOrThrow({ where: { id: world.users.otherAgent } })).canRefund).toBe(true);
     expect(await db.auditLog.count({ where: { tenantId: world.tenantId } })).toBe(2);
   });

@@ -3,6 +3,7 @@ import { authenticateApiKey } from "@/lib/auth/api-keys";
 import { createAgentKey, PolicySchema, revokeAgentKey, updatePolicy } from "@/lib/admin";
 import { db } from "@/lib/db";
 import { createWorld } from "./support/world";
+import { policyProof, provedFor } from "./support/step-up";
 
 describe("admin: policy and keys", () => {
   it("validates policy numbers and audits every change with before and after", async () => {
@@ -27,6 +28,7 @@ describe("admin: policy and keys", () => {
       stepUpAboveCents: "10000",
       twoPersonAboveCents: "100000",
       expiryWarningSeconds: "0",
+      duplicateWindowHours: "24",
     };
     expect(
       PolicySchema.safeParse({
@@ -55,7 +57,8 @@ describe("admin: policy and keys", () => {
       approvalTtlSeconds: "600",
       ...ceilings,
     });
-    await updatePolicy(admin, input);
+    const typed = Object.fromEntries(Object.entries(input).map(([name, value]) => [name, String(value)]));
+    await updatePolicy(admin, input, await policyProof(admin.id, typed));
     expect(await db.tenant.findUniqueOrThrow({ where: { id: world.tenantId } })).toMatchObject({
       autoLimitCents: 2000,
       sessionCapCents: 6000,
@@ -80,14 +83,20 @@ describe("admin: policy and keys", () => {
   it("creates a key shown once (only its hash is stored) and revokes it, only within the tenant", async () => {
     const world = await createWorld();
     const admin = { id: world.users.admin, tenantId: world.tenantId };
-    const created = await createAgentKey(admin, world.users.agent2);
+    const created = await createAgentKey(
+      admin,
+      world.users.agent2,
+      await provedFor(admin.id, { kind: "admin.key-created", userId: world.users.agent2 }),
+    );
     if (!created.ok) throw new Error("should create");
     const stored = await db.apiKey.findUniqueOrThrow({ where: { id: created.id } });
     expect(stored.hash).not.toContain(created.key);
     expect(JSON.stringify(stored)).not.toContain(created.key);
     expect(await authenticateApiKey(`Bearer ${created.key}`)).toMatchObject({ userId: world.users.agent2 });
-    expect(await createAgentKey(admin, world.users.otherAgent)).toEqual({ ok: false });
-    expect(await createAgentKey(admin, world.users.supervisor)).toEqual({ ok: false });
+    for (const userId of [world.users.otherAgent, world.users.supervisor]) {
+      const holder = await provedFor(admin.id, { kind: "admin.key-created", userId });
+      expect(await createAgentKey(admin, userId, holder)).toEqual({ ok: false, problem: "not-found" });
+    }
     expect(await revokeAgentKey({ id: world.users.admin, tenantId: world.otherTenantId }, created.id)).toBe(false);
     expect(await revokeAgentKey(admin, created.id)).toBe(true);
     expect(await authenticateApiKey(`Bearer ${created.key}`)).toBeNull();

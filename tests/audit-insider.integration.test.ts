@@ -11,6 +11,7 @@ import { rowHash, sealLogs, verifyTenant } from "@/lib/audit/seal";
 import { closeDb, db } from "@/lib/db";
 import { migrate } from "@/lib/migrate";
 import { conversationFor, newCallKey, propose } from "./support/api";
+import { noProof } from "./support/step-up";
 import { createWorld, type World } from "./support/world";
 
 // The insider with the database, against a deployment laid out as docs/DEPLOY.md says: the tables belong to an
@@ -71,7 +72,7 @@ const refund = (order: string, amount: number) => ({
   arguments: { order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" },
 });
 
-/** A tenant with decisions (an executed refund among them) and an admin's change of the policy, all sealed. */
+/** A tenant with decisions (an executed refund among them) and an admin's tightening of the policy, all sealed. */
 async function sealedWorld(): Promise<World> {
   const world = await createWorld();
   const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
@@ -79,18 +80,24 @@ async function sealedWorld(): Promise<World> {
   await propose(world.keys.agent, conversation, { name: "get_order", arguments: { order_id: world.orders.o1002 } });
   const admin = { id: world.users.admin, tenantId: world.tenantId };
   const policy = await db.tenant.findUniqueOrThrow({ where: { id: world.tenantId } });
-  await updatePolicy(admin, {
-    autoLimitCents: 500_000,
-    sessionCapCents: policy.sessionCapCents,
-    maxAutoWrites: policy.maxAutoWrites,
-    approvalTtlSeconds: policy.approvalTtlSeconds,
-    agentDailyCeilingCents: policy.agentDailyCeilingCents,
-    tenantDailyCeilingCents: policy.tenantDailyCeilingCents,
-    rateOpenPerMin: policy.rateOpenPerMin,
-    stepUpAboveCents: policy.stepUpAboveCents,
-    twoPersonAboveCents: policy.twoPersonAboveCents,
-    expiryWarningSeconds: policy.expiryWarningSeconds,
-  });
+  await updatePolicy(
+    admin,
+    {
+      autoLimitCents: 1_000,
+      sessionCapCents: policy.sessionCapCents,
+      maxAutoWrites: policy.maxAutoWrites,
+      approvalTtlSeconds: policy.approvalTtlSeconds,
+      agentDailyCeilingCents: policy.agentDailyCeilingCents,
+      tenantDailyCeilingCents: policy.tenantDailyCeilingCents,
+      rateOpenPerMin: policy.rateOpenPerMin,
+      stepUpAboveCents: policy.stepUpAboveCents,
+      twoPersonAboveCents: policy.twoPersonAboveCents,
+      expiryWarningSeconds: policy.expiryWarningSeconds,
+      duplicateWindowHours: policy.duplicateWindowHours,
+    },
+    // Lowering a limit tightens control: it needs no proof.
+    { holder: await noProof(admin.id), item: "" },
+  );
   await sealAll(world.tenantId);
   return world;
 }
@@ -167,7 +174,7 @@ describe("an insider with the database", () => {
         [world.tenantId],
       )
     ).rows;
-    expect(change.detail.after.autoLimitCents).toBe(500_000);
+    expect(change.detail.after.autoLimitCents).toBe(1_000);
     await withTriggersOff(
       [`UPDATE "AuditLog" SET "detail" = jsonb_set("detail", '{after,autoLimitCents}', '6000') WHERE "id" = $1`],
       [[change.id]],

@@ -6,7 +6,7 @@ import { Investigations } from "@/components/investigations";
 import { cardFacts, deskPolicy, queueChoices } from "@/lib/approvals/cards";
 import { parseQueueFilters, queueSearchParams } from "@/lib/approvals/filters";
 import { formatQueueCursor, pendingQueue, queueStamp } from "@/lib/approvals/queue";
-import { passkeysOf } from "@/lib/approvals/step-up";
+import { passkeysOf } from "@/lib/auth/passkeys";
 import { requireRole } from "@/lib/auth/guards";
 import { reconcileHealth, refundsToInvestigate } from "@/lib/payments/reconcile";
 
@@ -46,6 +46,7 @@ export default async function ApprovalsPage({
   return (
     <main>
       <Investigations
+        hasPasskey={passkeys.length > 0}
         items={investigations.map((item) => ({ ...item, createdAt: item.createdAt.toISOString() }))}
         health={
           health && {

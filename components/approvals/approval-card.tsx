@@ -5,7 +5,8 @@ import type { CardFacts, DeskPolicy } from "@/lib/approvals/cards";
 import type { QueueItem } from "@/lib/approvals/queue";
 import { argumentLabel, argumentValue, heldText, requestPhrase, requestTitle } from "@/lib/approvals/words";
 import { formatMoney } from "@/lib/money";
-import { RelativeTime, TimeLeft } from "./time";
+import { TimeAgo } from "@/components/ui/time-ago";
+import { TimeLeft } from "./time";
 
 export type CardItem = Omit<QueueItem, "createdAt" | "expiresAt" | "decidedAt"> & {
   createdAt: string;
@@ -13,8 +14,9 @@ export type CardItem = Omit<QueueItem, "createdAt" | "expiresAt" | "decidedAt"> 
   facts: CardFacts;
 };
 
+/** The amount an approval now approves: what the first of two approvers approved, else the proposal's. */
 export function amountOf(item: CardItem): number {
-  return item.preview.impact.amount_cents;
+  return item.facts.firstApprover?.cents ?? item.preview.impact.amount_cents;
 }
 
 /** Whether approving this request moves money (and so is confirmed in a dialog). */
@@ -87,8 +89,7 @@ export function ApprovalCard({
       <p className="who" data-testid="card-who">
         For <strong>{facts.customer?.email ?? preview.customer_id}</strong> · asked by{" "}
         {facts.requester ? `${facts.requester.name} (${facts.requester.email})` : item.requestedBy}{" "}
-        <RelativeTime iso={item.createdAt} now={now} /> (
-        <Link href={`/calls/${item.originCallId}`}>the call&apos;s timeline</Link>) ·{" "}
+        <TimeAgo iso={item.createdAt} /> (<Link href={`/calls/${item.originCallId}`}>the call&apos;s timeline</Link>) ·{" "}
         <TimeLeft expiresAt={item.expiresAt} now={now} />
       </p>
       <div className="why" data-testid="card-why">
@@ -97,8 +98,16 @@ export function ApprovalCard({
           <span>this call needs a supervisor&apos;s approval</span>
         ) : (
           <ul>
-            {preview.held.map((reason) => (
-              <li key={reason.rule}>{heldText(reason, currency)}</li>
+            {preview.held.map((reason, index) => (
+              <li key={`${reason.rule}-${index}`} data-rule={reason.rule}>
+                {heldText(reason, currency)}
+                {reason.rule === "possible_duplicate" && (
+                  <>
+                    {" "}
+                    (<Link href={`/calls/${reason.of_call_id}`}>the earlier call&apos;s timeline</Link>)
+                  </>
+                )}
+              </li>
             ))}
           </ul>
         )}
@@ -135,8 +144,7 @@ export function ApprovalCard({
             : facts.refunds.map((refund, index) => (
                 <span key={refund.id}>
                   {index > 0 && "; "}
-                  {formatMoney(refund.amountCents, refund.currency)} {refund.status}{" "}
-                  <RelativeTime iso={refund.createdAt} now={now} />
+                  {formatMoney(refund.amountCents, refund.currency)} {refund.status} <TimeAgo iso={refund.createdAt} />
                 </span>
               ))}
         </dd>
@@ -172,7 +180,7 @@ export function ApprovalCard({
           {facts.firstApprover ? (
             <>
               Approved by {facts.firstApprover.name} ({facts.firstApprover.email}){" "}
-              <RelativeTime iso={facts.firstApprover.at} now={now} />; waiting for a second supervisor.
+              <TimeAgo iso={facts.firstApprover.at} />; waiting for a second supervisor.
             </>
           ) : (
             "No approval yet."

@@ -39,21 +39,21 @@ export function absoluteTime(iso: string): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 }
 
+/** The one relative form of a time: "12 seconds ago", "3 minutes ago", "in 2 hours". */
 export function relativeTime(iso: string, now: number): string {
   const seconds = Math.round((new Date(iso).getTime() - now) / 1000);
-  const past = seconds <= 0;
   const size = Math.abs(seconds);
+  if (size < 1) return "just now";
   const [value, unit] =
-    size < 45
-      ? [0, "now"]
+    size < 60
+      ? [size, "second"]
       : size < 3600
-        ? [Math.round(size / 60), "minute"]
+        ? [Math.floor(size / 60), "minute"]
         : size < 86_400
-          ? [Math.round(size / 3600), "hour"]
-          : [Math.round(size / 86_400), "day"];
-  if (unit === "now") return past ? "just now" : "in a moment";
+          ? [Math.floor(size / 3600), "hour"]
+          : [Math.floor(size / 86_400), "day"];
   const text = `${value} ${unit}${value === 1 ? "" : "s"}`;
-  return past ? `${text} ago` : `in ${text}`;
+  return seconds < 0 ? `${text} ago` : `in ${text}`;
 }
 
 /** A time as people read it: relative ("5 minutes ago"), the exact time on hover (and until the page is hydrated). */

@@ -1,10 +1,11 @@
 import "server-only";
 import { z } from "zod";
 import { createApiKey } from "../auth/api-keys";
+import { consumeStepUp, consumeStepUpFor, type StepUpHolder } from "../auth/step-up";
 import { liveSessions } from "../auth/sessions";
 import { db, transaction } from "../db";
 import { encryptSecret, webhookSecretContext, webhookUrlContext } from "../secrets";
-import { parsePolicyValue, POLICY_FIELDS, policyDiff } from "./policy-fields";
+import { loosenedFields, parsePolicyValue, POLICY_FIELDS, policyDiff } from "./policy-fields";
 import {
   endTenantSessions,
   findAgentsWithKeys,
@@ -45,6 +46,7 @@ export const PolicySchema = z.strictObject({
     .int()
     .min(0)
     .max(24 * 3600),
+  duplicateWindowHours: z.coerce.number().int().min(1).max(720),
 });
 export type PolicyInput = z.infer<typeof PolicySchema>;
 
@@ -77,38 +79,58 @@ interface Admin {
   tenantId: string;
 }
 
+/** A loosening change the admin has not proved with a step-up made for it; nothing was changed. */
+export interface StepUpRequired {
+  stepUpRequired: true;
+  /** What the change loosens, in the form's words. */
+  loosens: string[];
+}
+
 /**
  * Changes the tenant's policy numbers and records before and after, in one transaction; a save that changes
- * nothing writes nothing, so the audit list holds only real changes.
+ * nothing writes nothing, so the audit list holds only real changes. A change that raises any field that loosens
+ * control consumes the admin's step-up proof for exactly this form (`item`, from `policyItem`), in the same
+ * transaction; without one nothing changes. Tightening needs no proof.
  */
 export async function updatePolicy(
   admin: Admin,
   input: PolicyInput,
-): Promise<{ policy: PolicyInput; changed: boolean }> {
+  proof: { holder: StepUpHolder; item: string },
+): Promise<{ policy: PolicyInput; changed: boolean } | StepUpRequired> {
   return transaction(async (tx) => {
     const before = await lockPolicy(tx, admin.tenantId);
     if (policyDiff(before, input).length === 0) return { policy: before, changed: false };
+    const loosens = loosenedFields(before, input);
+    const stepUp = loosens.length > 0 ? await consumeStepUp(tx, proof.holder, "admin.policy", proof.item) : null;
+    if (loosens.length > 0 && !stepUp) return { stepUpRequired: true as const, loosens };
     const after = await updatePolicyValues(tx, admin.tenantId, input);
-    await insertAudit(tx, admin, "policy.updated", { before, after });
+    await insertAudit(tx, admin, "policy.updated", { before, after, ...(stepUp ? { stepUp } : {}) });
     return { policy: after, changed: true };
   });
 }
 
-/** Grants or withdraws an agent's refund permission (audited); takes effect on the agent's next call. */
+/**
+ * Grants or withdraws an agent's refund permission (audited); takes effect on the agent's next call. Granting
+ * consumes the admin's step-up proof for this agent in the same transaction; withdrawing needs none.
+ */
 export async function setRefundPermission(
   admin: Admin,
   userId: string,
   canRefund: boolean,
-): Promise<"changed" | "unchanged" | "not-found"> {
+  holder: StepUpHolder,
+): Promise<"changed" | "unchanged" | "not-found" | "step-up-required"> {
   return transaction(async (tx) => {
     const agent = await findTenantAgent(tx, admin.tenantId, userId);
     if (!agent) return "not-found";
+    const stepUp = canRefund ? await consumeStepUpFor(tx, holder, { kind: "admin.refunds-granted", userId }) : null;
+    if (canRefund && !stepUp) return "step-up-required";
     if ((await setCanRefund(tx, admin.tenantId, agent.id, canRefund)) === 0) return "unchanged";
     await insertAudit(tx, admin, canRefund ? "agent.refunds-granted" : "agent.refunds-withdrawn", {
       userId: agent.id,
       email: agent.email,
       before: !canRefund,
       after: canRefund,
+      ...(stepUp ? { stepUp } : {}),
     });
     return "changed";
   });
@@ -147,16 +169,22 @@ export async function agentKeys(tenantId: string) {
   return findAgentsWithKeys(db, tenantId);
 }
 
-/** A new key for one of the tenant's agents; the key is returned once and only its hash is kept. */
+/**
+ * A new key for one of the tenant's agents; the key is returned once and only its hash is kept. Consumes the
+ * admin's step-up proof for this agent in the same transaction.
+ */
 export async function createAgentKey(
   admin: Admin,
   userId: string,
-): Promise<{ ok: true; key: string; id: string } | { ok: false }> {
+  holder: StepUpHolder,
+): Promise<{ ok: true; key: string; id: string } | { ok: false; problem: "not-found" | "step-up-required" }> {
   return transaction(async (tx) => {
     const agent = await findTenantAgent(tx, admin.tenantId, userId);
-    if (!agent) return { ok: false as const };
+    if (!agent) return { ok: false as const, problem: "not-found" as const };
+    const stepUp = await consumeStepUpFor(tx, holder, { kind: "admin.key-created", userId });
+    if (!stepUp) return { ok: false as const, problem: "step-up-required" as const };
     const created = await createApiKey(tx, agent);
-    await insertAudit(tx, admin, "api-key.created", { keyId: created.id, userId });
+    await insertAudit(tx, admin, "api-key.created", { keyId: created.id, userId, stepUp });
     return { ok: true as const, ...created };
   });
 }
@@ -177,7 +205,11 @@ export async function recentAudit(tenantId: string): Promise<AuditEntry[]> {
 /** The tenant's people with their live sessions, for the admin to see and end. */
 export async function peopleSessions(tenantId: string) {
   const [people, sessions] = await Promise.all([findPeople(db, tenantId), liveSessions(tenantId)]);
-  return people.map((person) => ({ ...person, sessions: sessions.filter((session) => session.userId === person.id) }));
+  return people.map(({ _count, ...person }) => ({
+    ...person,
+    passkeys: _count.passkeys,
+    sessions: sessions.filter((session) => session.userId === person.id),
+  }));
 }
 
 /** Ends one session, or every session of one person, of the admin's tenant; recorded in the audit log. */

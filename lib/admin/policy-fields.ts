@@ -13,7 +13,8 @@ export type PolicyField =
   | "rateOpenPerMin"
   | "stepUpAboveCents"
   | "twoPersonAboveCents"
-  | "expiryWarningSeconds";
+  | "expiryWarningSeconds"
+  | "duplicateWindowHours";
 
 export interface PolicyFieldSpec {
   name: PolicyField;
@@ -105,6 +106,14 @@ export const POLICY_FIELDS: PolicyFieldSpec[] = [
     min: 0,
     max: 24 * 3600,
   },
+  {
+    name: "duplicateWindowHours",
+    label: "Duplicate refund window (hours)",
+    help: "A refund matching one issued or still settling on the same order this many hours back waits for a supervisor.",
+    unit: "count",
+    min: 1,
+    max: 720,
+  },
 ];
 
 const plain = (cents: number) => formatMoney(cents, "").trim();
@@ -145,4 +154,34 @@ export function policyDiff(
     before: typeof before[spec.name] === "number" ? displayValue(spec, before[spec.name]!) : "—",
     after: displayValue(spec, after[spec.name]!),
   }));
+}
+
+/**
+ * The fields whose raise loosens control: more moves without a person, a longer-lived approval, a higher bar for
+ * step-up or a second approver. Raising any of them needs the admin's step-up (decision 014); lowering never does.
+ * The expiry warning only changes when supervisors are reminded, so it is not among them.
+ */
+export const LOOSENS_WHEN_RAISED: readonly PolicyField[] = [
+  "autoLimitCents",
+  "sessionCapCents",
+  "maxAutoWrites",
+  "approvalTtlSeconds",
+  "agentDailyCeilingCents",
+  "tenantDailyCeilingCents",
+  "rateOpenPerMin",
+  "stepUpAboveCents",
+  "twoPersonAboveCents",
+];
+
+/** The labels of the fields this change raises among those that loosen control; empty when it loosens nothing. */
+export function loosenedFields(
+  before: Partial<Record<PolicyField, number>>,
+  after: Partial<Record<PolicyField, number>>,
+): string[] {
+  return POLICY_FIELDS.filter(
+    (spec) =>
+      LOOSENS_WHEN_RAISED.includes(spec.name) &&
+      typeof after[spec.name] === "number" &&
+      after[spec.name]! > (before[spec.name] ?? 0),
+  ).map((spec) => spec.label);
 }

@@ -19,6 +19,7 @@ const POLICY_SELECT = {
   stepUpAboveCents: true,
   twoPersonAboveCents: true,
   expiryWarningSeconds: true,
+  duplicateWindowHours: true,
 } as const satisfies Record<PolicyField, true>;
 
 const POLICY_COLUMNS = Prisma.raw(POLICY_FIELDS.map((spec) => `"${spec.name}"`).join(", "));
@@ -144,7 +145,7 @@ export async function findPeople(db: Client, tenantId: string) {
   return db.user.findMany({
     where: { tenantId },
     orderBy: [{ name: "asc" }, { email: "asc" }],
-    select: { id: true, email: true, name: true, role: true, active: true },
+    select: { id: true, email: true, name: true, role: true, active: true, _count: { select: { passkeys: true } } },
   });
 }
 

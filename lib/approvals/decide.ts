@@ -1,4 +1,5 @@
 import "server-only";
+import { approvalItem, consumeStepUp, type StepUpMethod } from "../auth/step-up";
 import { canonicalJson, sha256Hex } from "../canonical";
 import { loadConversation } from "../conversations";
 import { db, transaction, type Tx } from "../db";
@@ -7,6 +8,7 @@ import { executeCall } from "../gateway/execute";
 import { completeExternal } from "../gateway/pipeline";
 import { lockConversation } from "../gateway/lock";
 import { outcome, type Outcome } from "../gateway/outcome";
+import { heldFor } from "../gateway/policy";
 import { recheckForApproval } from "../gateway/recheck";
 import { appendDecision, recordLaterOutcome } from "../gateway/record";
 import { logError } from "../log";
@@ -15,6 +17,7 @@ import { formatMoney } from "../money";
 import { findTool } from "../tools/registry";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
 import {
+  addHeldReason,
   findDeskPolicy,
   findOriginCall,
   locateRequest,
@@ -23,12 +26,14 @@ import {
   markFirstApproval,
   type LockedRequest,
 } from "./sql";
-import { freshStepUp, type StepUpMethod } from "./step-up";
+import { heldText } from "./words";
 
 export interface Approver {
   userId: string;
   tenantId: string;
   role: string;
+  /** The session deciding: a step-up proof counts only in the session that made it (none: no proof counts). */
+  sessionId?: string | null;
 }
 
 export type DecisionFailure =
@@ -63,9 +68,9 @@ const DECISION_TRANSACTION = { statementTimeoutMs: 15_000 };
 export async function approveRequest(
   approver: Approver,
   approvalId: string,
-  options: { edit?: ApprovalEdit; note?: string | null } = {},
+  options: { edit?: ApprovalEdit; note?: string | null; proofId?: string | null } = {},
 ): Promise<DecisionResult> {
-  return decide(approver, approvalId, "approve", options.note ?? null, options.edit);
+  return decide(approver, approvalId, "approve", options.note ?? null, options.edit, options.proofId ?? null);
 }
 
 /** Denies one pending request with the reason the agent will read; every call waiting on it becomes approval.denied. */
@@ -124,6 +129,7 @@ async function decide(
   action: "approve" | "deny",
   note: string | null = null,
   edit?: ApprovalEdit,
+  proofId: string | null = null,
 ): Promise<DecisionResult> {
   const startedAt = performance.now();
   const fail = (code: DecisionFailure, message: string, failed?: Outcome): DecisionResult => ({
@@ -200,11 +206,21 @@ async function decide(
       const desk = await findDeskPolicy(tx, approver.tenantId);
       if (!desk) throw new Error(`tenant ${approver.tenantId} vanished during a decision`);
       const movesMoney = tool.effect === "irreversible" && impactCents > 0;
-      const stepUp = await freshStepUp(tx, approver.userId);
-      if (movesMoney && impactCents > desk.stepUpAboveCents && !stepUp) {
+      // Above the threshold the approval consumes one item of a proof made in this session for this request at
+      // exactly this amount (decision 014); below it no proof is asked for and none is used.
+      const needsStepUp = movesMoney && impactCents > desk.stepUpAboveCents;
+      const stepUp = needsStepUp
+        ? await consumeStepUp(
+            tx,
+            { userId: approver.userId, sessionId: approver.sessionId ?? null, proofId },
+            "approve",
+            approvalItem(request.id, impactCents),
+          )
+        : null;
+      if (needsStepUp && !stepUp) {
         return fail(
           "approval.step-up-required",
-          `approving more than ${formatMoney(desk.stepUpAboveCents, String(args.currency ?? ""))} needs your passkey or password from the last 5 minutes; the request is still pending`,
+          `approving more than ${formatMoney(desk.stepUpAboveCents, String(args.currency ?? ""))} needs your passkey or password, confirmed for this request and amount; the request is still pending`,
         );
       }
       const twoPerson = movesMoney && impactCents > desk.twoPersonAboveCents;
@@ -219,7 +235,12 @@ async function decide(
           `${explainRecheck(recheck.outcome, recheck.order, request.impactCents)}; the request is still pending`,
         );
       }
-      const detail = { proposed: args, approved, approvers: approversOf(request, approver.userId, stepUp) };
+      const detail = {
+        proposed: args,
+        approved,
+        approvers: approversOf(request, approver.userId, stepUp),
+        ...(recheck.ok && recheck.duplicate ? { duplicate_guard: recheck.duplicate } : {}),
+      };
       if (!recheck.ok) {
         const explained = explainRecheck(recheck.outcome, recheck.order, impactCents);
         // The re-check's failure in words reaches the model too, except a fraud hold: that reason is internal.
@@ -227,6 +248,16 @@ async function decide(
           recheck.outcome.code === "order.fraud-hold" ? recheck.outcome : { ...recheck.outcome, reason: explained };
         await close(tx, request, "failed", approver, failed, note, startedAt, { ...detail, executed: null });
         return fail("approval.recheck-failed", explained, failed);
+      }
+      // A possible duplicate is what a person decides, but only one the card showed them: a match that appeared
+      // since (another refund of the order issued meanwhile) is added to the card and stops this click.
+      const duplicate = recheck.duplicate?.verdict === "held" ? heldFor(recheck.duplicate) : null;
+      if (duplicate && !request.shownDuplicates.includes(duplicate.of_call_id)) {
+        await addHeldReason(tx, request.id, duplicate);
+        return fail(
+          "approval.retry",
+          `this is a ${heldText(duplicate, String(approved.currency ?? ""))}; nothing was executed. The request now says so: approve it again if it is not a duplicate, or deny it`,
+        );
       }
       if (twoPerson && !request.firstApproverId) {
         await recordFirstApproval(tx, request, approver, approved, stepUp, startedAt, detail);

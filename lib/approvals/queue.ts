@@ -43,15 +43,6 @@ export interface QueueCursor {
   id: string;
 }
 
-export function parseCursor(value: string | undefined): QueueCursor | undefined {
-  const match = /^(\d{4}-\d\d-\d\dT[\d:.]+Z)_(apr_[A-Za-z0-9_-]+)$/.exec(value ?? "");
-  const createdAt = new Date(match?.[1] ?? "");
-  // A cursor naming no real time (month 99) reads as no cursor, not as a query the database refuses.
-  return match && !Number.isNaN(createdAt.getTime()) ? { createdAt, id: match[2] } : undefined;
-}
-
-export const formatCursor = (item: { createdAt: Date; id: string }) => `${item.createdAt.toISOString()}_${item.id}`;
-
 /** Where a page ends in a given sort: the sort key and the id, so the next page starts strictly after it. */
 export function formatQueueCursor(
   item: { createdAt: Date; expiresAt: Date; impactCents: number; id: string },

@@ -4,14 +4,14 @@ import { servedOverHttps } from "../env";
 // The part of the auth configuration with no providers and no database: pages, session shape, callbacks.
 // Providers and password checks live in auth.ts.
 
-/**
- * Over HTTPS every auth cookie is `__Host-`: Secure, Path=/, no Domain, so neither a sibling subdomain nor a
- * plain-HTTP page can set or shadow it. Over plain HTTP (development) next-auth's own names stay.
- */
 /** The name of the session cookie, as next-auth writes it. */
 export const sessionCookieName = () =>
   servedOverHttps() ? "__Host-next-auth.session-token" : "next-auth.session-token";
 
+/**
+ * Over HTTPS every auth cookie is `__Host-`: Secure, Path=/, no Domain, so neither a sibling subdomain nor a
+ * plain-HTTP page can set or shadow it. Over plain HTTP (development) next-auth's own names stay.
+ */
 function hostCookies(): NextAuthOptions["cookies"] {
   if (!servedOverHttps()) return undefined;
   const cookie = (name: string, httpOnly = true): CookieOption => ({

@@ -135,16 +135,16 @@ export async function issueLocked(
 }
 
 /**
- * Nothing was refunded and nothing will be under this key: the reservation and the conversation's budget are given
- * back, the order is unblocked, and the call ends with `final`, the reason the refund did not happen.
- */
-/**
  * The outcome of a refund released after the provider's own refusal or a supervisor's finding: it did not happen. The
  * model reads that in words (never the provider's or the supervisor's text), so it does not take it for a fault.
  */
 export const notMade = () =>
   outcome("host.error", { reason: "The payment provider did not make this refund: nothing was paid." });
 
+/**
+ * Nothing was refunded and nothing will be under this key: the reservation and the conversation's budget are given
+ * back, the order is unblocked, and the call ends with `final`, the reason the refund did not happen.
+ */
 export async function releaseLocked(
   tx: Tx,
   refund: LockedRefund,

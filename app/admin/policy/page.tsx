@@ -15,6 +15,7 @@ import {
   type AuditEntry,
 } from "@/lib/admin";
 import { requireRole } from "@/lib/auth/guards";
+import { passkeysOf } from "@/lib/auth/passkeys";
 import { policyDiff } from "@/lib/admin/policy-fields";
 
 export const dynamic = "force-dynamic";
@@ -30,6 +31,9 @@ const ACTION_WORDS: Record<string, string> = {
   "sessions.ended": "Ended sessions",
   "decision-log.exported": "Exported the decision log",
   "sign-in.throttled": "Sign-in locked after failed passwords",
+  "passkey.added": "Added a passkey",
+  "passkey.removed": "Removed a passkey",
+  "passkey.removed-by-admin": "Removed a person's passkeys",
 };
 
 function changes(entry: AuditEntry): string[] {
@@ -50,14 +54,16 @@ function changes(entry: AuditEntry): string[] {
 
 export default async function AdminPolicyPage() {
   const user = await requireRole(["ADMIN"], "/admin/policy");
-  const [tenant, policy, agents, audit, people, webhook] = await Promise.all([
+  const [tenant, policy, agents, audit, people, webhook, passkeys] = await Promise.all([
     tenantName(user.tenantId),
     tenantPolicy(user.tenantId),
     agentKeys(user.tenantId),
     recentAudit(user.tenantId),
     peopleSessions(user.tenantId),
     hasWebhook(user.tenantId),
+    passkeysOf(user.id),
   ]);
+  const hasPasskey = passkeys.length > 0;
   const serializableAgents = agents.map((agent) => ({
     ...agent,
     apiKeys: agent.apiKeys.map((key) => ({
@@ -69,15 +75,19 @@ export default async function AdminPolicyPage() {
   return (
     <main>
       <h1>Policy for {tenant}</h1>
-      <PolicyForm policy={policy} />
+      <PolicyForm policy={policy} hasPasskey={hasPasskey} />
       <h2>Approval webhook</h2>
       <WebhookForm configured={webhook} />
       <h2>Agents&apos; refund permission</h2>
-      <RefundPermissions agents={agents.map(({ id, email, name, canRefund }) => ({ id, email, name, canRefund }))} />
+      <RefundPermissions
+        agents={agents.map(({ id, email, name, canRefund }) => ({ id, email, name, canRefund }))}
+        hasPasskey={hasPasskey}
+      />
       <h2>Agent API keys</h2>
-      <ApiKeys agents={serializableAgents} />
+      <ApiKeys agents={serializableAgents} hasPasskey={hasPasskey} />
       <h2>People and sessions</h2>
       <PeopleSessions
+        hasPasskey={hasPasskey}
         people={people.map((person) => ({
           ...person,
           sessions: person.sessions.map((session) => ({
