@@ -377,6 +377,9 @@ describe("an insider with the database", () => {
 
 describe("a database sealed before seals were keyed", () => {
   it("verifies its unkeyed seals only at the start of a chain and only when asked, and keyed seals continue the chain", async () => {
+    // Its own head file: the one above holds the heads the attacks made conflict on purpose.
+    const upgradeHeads = path.join(folder, "upgrade-heads.jsonl");
+    process.env.AUDIT_HEAD_FILE = upgradeHeads;
     const world = await createWorld();
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
     await propose(world.keys.agent, conversation, refund(world.orders.o1001, 1000), newCallKey());
@@ -418,7 +421,7 @@ describe("a database sealed before seals were keyed", () => {
       unkeyedSeals: 1,
       rowsSealed: total,
     });
-    const run = auditVerify("--allow-unkeyed", "--head", headFile, world.tenantId);
+    const run = auditVerify("--allow-unkeyed", "--head", upgradeHeads, world.tenantId);
     expect(run.output).toMatch(
       new RegExp(
         `decision log ${world.tenantId}: ok, 2 seals \\(1 from before keys\\), ${total} rows sealed, 0 not sealed yet`,
