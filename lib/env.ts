@@ -66,6 +66,11 @@ const EnvSchema = z.object({
   /** Hosts and origins, besides loopback and NEXTAUTH_URL's host, that may reach /api/mcp (comma separated). */
   MCP_ALLOWED_HOSTS: List,
   MCP_ALLOWED_ORIGINS: List,
+  /**
+   * The OAuth issuer and MCP resource's origin (decision 017) when it differs from NEXTAUTH_URL's, e.g. the load
+   * balancer's address in front of several instances. Without either, the request's own Host.
+   */
+  OAUTH_ISSUER: z.url().optional(),
 
   PAYMENT_PROVIDER_URL: z.url().optional(),
   PAYMENT_PROVIDER_SECRET: z.string().min(1).optional(),

@@ -2,6 +2,7 @@ import { ApiKeys } from "@/components/api-keys";
 import { DecisionLogExport } from "@/components/audit/decision-log-export";
 import { PolicyForm } from "@/components/policy-form";
 import { WebhookForm } from "@/components/webhook-form";
+import { Connections } from "@/components/admin/connections";
 import { PeopleSessions } from "@/components/admin/sessions";
 import { RefundPermissions } from "@/components/refund-permissions";
 import { TimeAgo } from "@/components/ui/time-ago";
@@ -16,6 +17,7 @@ import {
 } from "@/lib/admin";
 import { requireRole } from "@/lib/auth/guards";
 import { policyDiff } from "@/lib/admin/policy-fields";
+import { tenantConnections } from "@/lib/oauth/connections";
 
 export const dynamic = "force-dynamic";
 
@@ -30,6 +32,10 @@ const ACTION_WORDS: Record<string, string> = {
   "sessions.ended": "Ended sessions",
   "decision-log.exported": "Exported the decision log",
   "sign-in.throttled": "Sign-in locked after failed passwords",
+  "oauth.granted": "Connected a client (OAuth)",
+  "oauth.revoked": "Revoked a client's connection",
+  "oauth.registration-allowed": "Allowed self-registered clients",
+  "oauth.registration-refused": "Refused self-registered clients",
 };
 
 function changes(entry: AuditEntry): string[] {
@@ -45,18 +51,22 @@ function changes(entry: AuditEntry): string[] {
       `${String(detail.email)}: refunds ${detail.before ? "allowed" : "not allowed"} → ${detail.after ? "allowed" : "not allowed"}`,
     ];
   if (entry.action.startsWith("api-key.")) return [`key ${String(detail.keyId)}`];
+  if (entry.action === "oauth.granted")
+    return [`${String(detail.clientName)}: ${Array.isArray(detail.scopes) ? detail.scopes.join(", ") : ""}`];
+  if (entry.action === "oauth.revoked") return [`connection ${String(detail.grantId)} (${String(detail.reason)})`];
   return [];
 }
 
 export default async function AdminPolicyPage() {
   const user = await requireRole(["ADMIN"], "/admin/policy");
-  const [tenant, policy, agents, audit, people, webhook] = await Promise.all([
+  const [tenant, policy, agents, audit, people, webhook, oauth] = await Promise.all([
     tenantName(user.tenantId),
     tenantPolicy(user.tenantId),
     agentKeys(user.tenantId),
     recentAudit(user.tenantId),
     peopleSessions(user.tenantId),
     hasWebhook(user.tenantId),
+    tenantConnections(user.tenantId),
   ]);
   const serializableAgents = agents.map((agent) => ({
     ...agent,
@@ -76,6 +86,16 @@ export default async function AdminPolicyPage() {
       <RefundPermissions agents={agents.map(({ id, email, name, canRefund }) => ({ id, email, name, canRefund }))} />
       <h2>Agent API keys</h2>
       <ApiKeys agents={serializableAgents} />
+      <h2>Connected clients (OAuth)</h2>
+      <Connections
+        dcrEnabled={oauth.dcrEnabled}
+        connections={oauth.connections.map((connection) => ({
+          ...connection,
+          createdAt: connection.createdAt.toISOString(),
+          lastUsedAt: connection.lastUsedAt?.toISOString() ?? null,
+          revokedAt: connection.revokedAt?.toISOString() ?? null,
+        }))}
+      />
       <h2>People and sessions</h2>
       <PeopleSessions
         people={people.map((person) => ({
