@@ -71,6 +71,11 @@ const EnvSchema = z.object({
    * balancer's address in front of several instances. Without either, the request's own Host.
    */
   OAUTH_ISSUER: z.url().optional(),
+  /**
+   * Hosts (`host` or `host:port`, IPv6 without brackets) this server may send to although they resolve to a
+   * loopback, private or link-local address: local fakes in development and tests. Empty (the default): none.
+   */
+  OUTBOUND_ALLOWED_HOSTS: List,
 
   PAYMENT_PROVIDER_URL: z.url().optional(),
   PAYMENT_PROVIDER_SECRET: z.string().min(1).optional(),

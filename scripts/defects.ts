@@ -306,6 +306,38 @@ const DEFECTS: Defect[] = [
     testFile: "tests/approval-desk.integration.test.ts",
     test: "records the first approval as partial, refuses the same person and the requester, and executes on a second supervisor",
   },
+  {
+    name: "webhook save ssrf",
+    file: "lib/admin/index.ts",
+    find: "await checkOutboundUrl(input.url);",
+    replace: "",
+    testFile: "tests/outbound.integration.test.ts",
+    test: "refuses to save a webhook at loopback, private, link-local, metadata or a name resolving to loopback, storing nothing",
+  },
+  {
+    name: "outbound resolved check",
+    file: "lib/security/outbound.ts",
+    find: "for (const answer of answers) refuseUnlessAllowed(answer.address, host, allowed);",
+    replace: "",
+    testFile: "tests/outbound.integration.test.ts",
+    test: "refuses a send whose name now resolves to loopback (DNS rebinding) and records why, reaching nothing",
+  },
+  {
+    name: "outbound literal check",
+    file: "lib/security/outbound.ts",
+    find: "if (isIP(hostAddress)) await resolveChecked(url);",
+    replace: "",
+    testFile: "tests/outbound.integration.test.ts",
+    test: "refuses a send to a loopback address written straight into the database, past the save check",
+  },
+  {
+    name: "outbound metadata",
+    file: "lib/security/outbound.ts",
+    find: 'if (kind === "metadata" || (kind === "internal" && !allowed))',
+    replace: 'if (kind !== "public" && !allowed)',
+    testFile: "tests/outbound.integration.test.ts",
+    test: "lets the operator allow a listed host, but never a metadata address, and says so when a name does not resolve",
+  },
 ];
 
 const root = process.cwd();

@@ -133,6 +133,8 @@ describe("notifications for a new approval request", () => {
     });
     await new Promise<void>((resolve) => hook.listen(0, "127.0.0.1", resolve));
     const address = hook.address() as { port: number };
+    // The hook is a local fake: the operator's allowlist is what lets this server send to loopback at all.
+    process.env.OUTBOUND_ALLOWED_HOSTS = `127.0.0.1:${address.port}`;
     try {
       const world = await createWorld();
       const url = `http://127.0.0.1:${address.port}/hook`;
@@ -174,6 +176,7 @@ describe("notifications for a new approval request", () => {
       expect(signature).toBe(webhookSignature("whsec_test_0123456789", timestamp, delivery.body));
       expect(signature).not.toBe(webhookSignature("wrong", timestamp, delivery.body));
     } finally {
+      delete process.env.OUTBOUND_ALLOWED_HOSTS;
       hook.close();
     }
   });

@@ -14,7 +14,7 @@ describe("stored secrets", () => {
     const world = await createWorld();
     const admin = { id: world.users.admin, tenantId: world.tenantId };
     await setWebhook(admin, {
-      url: "https://hooks.example.test/T000/B000/token-in-the-url",
+      url: "https://203.0.113.10/T000/B000/token-in-the-url",
       secret: "whsec_0123456789abcdef",
     });
     const stored = await db.tenant.findUniqueOrThrow({
@@ -22,7 +22,7 @@ describe("stored secrets", () => {
       select: { webhookUrl: true, webhookSecret: true },
     });
     expect(decryptSecret(stored.webhookUrl!, webhookUrlContext(world.tenantId))).toBe(
-      "https://hooks.example.test/T000/B000/token-in-the-url",
+      "https://203.0.113.10/T000/B000/token-in-the-url",
     );
     expect(decryptSecret(stored.webhookSecret!, webhookSecretContext(world.tenantId))).toBe("whsec_0123456789abcdef");
     // Copied to another tenant, or to the other column, it does not open.

@@ -73,7 +73,8 @@ export const endSessionsAction = authedAction(EndSessionsSchema, ["ADMIN"], asyn
 });
 
 export const setWebhookAction = authedAction(WebhookSchema.nullable(), ["ADMIN"], async (input, user) => {
-  await setWebhook(user, input);
+  const saved = await setWebhook(user, input);
+  if (!saved.ok) return saved;
   revalidatePath("/admin/policy");
   return { ok: true, data: undefined };
 });

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { createApiKey } from "../auth/api-keys";
 import { liveSessions } from "../auth/sessions";
 import { db, transaction } from "../db";
+import { checkOutboundUrl, OutboundRefused } from "../security/outbound";
 import { encryptSecret, webhookSecretContext, webhookUrlContext } from "../secrets";
 import { parsePolicyValue, POLICY_FIELDS, policyDiff } from "./policy-fields";
 import {
@@ -120,8 +121,22 @@ export const WebhookSchema = z.strictObject({
 });
 export type WebhookInput = z.infer<typeof WebhookSchema>;
 
-/** Sets (or with null, removes) the tenant's approval webhook; URL and secret are stored encrypted, the audit names neither. */
-export async function setWebhook(admin: Admin, input: WebhookInput | null) {
+/**
+ * Sets (or with null, removes) the tenant's approval webhook; URL and secret are stored encrypted, the audit names
+ * neither. A URL reaching a loopback, private, link-local or metadata address is refused and nothing is stored.
+ */
+export async function setWebhook(
+  admin: Admin,
+  input: WebhookInput | null,
+): Promise<{ ok: true } | { ok: false; code: OutboundRefused["code"]; message: string }> {
+  if (input) {
+    try {
+      await checkOutboundUrl(input.url);
+    } catch (error) {
+      if (!(error instanceof OutboundRefused)) throw error;
+      return { ok: false, code: error.code, message: `The webhook URL cannot be used: ${error.message}.` };
+    }
+  }
   const data = input
     ? {
         webhookUrl: encryptSecret(input.url, webhookUrlContext(admin.tenantId)),
@@ -137,6 +152,7 @@ export async function setWebhook(admin: Admin, input: WebhookInput | null) {
       input ? { host: new URL(input.url).host } : {},
     );
   });
+  return { ok: true };
 }
 
 export async function hasWebhook(tenantId: string): Promise<boolean> {

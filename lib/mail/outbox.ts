@@ -4,6 +4,7 @@ import { db } from "../db";
 import { logError } from "../log";
 import { decryptSecret, webhookSecretContext, webhookUrlContext } from "../secrets";
 import { env } from "../env";
+import { outboundFetch, OutboundRefused } from "../security/outbound";
 import { claimOutboxMessages, findWebhookSecret, markMessageFailed, markMessageSent, type ClaimedMessage } from "./sql";
 
 // The outbox: rows written inside the transaction that decided them, delivered afterwards by this sender.
@@ -62,6 +63,7 @@ export async function deliverOutbox(
       report.sent++;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
+      if (error instanceof OutboundRefused) logError("outbox.webhook-refused", error, { messageId: row.id });
       const dead = row.attempts >= env().OUTBOX_MAX_ATTEMPTS;
       await markMessageFailed(db, row.id, {
         dead,
@@ -89,7 +91,8 @@ async function postWebhook(row: ClaimedMessage): Promise<void> {
   const url = decryptSecret(row.recipient, webhookUrlContext(row.tenantId));
   const secret = decryptSecret(storedSecret, webhookSecretContext(row.tenantId));
   const timestamp = Math.floor(Date.now() / 1000);
-  const response = await fetch(url, {
+  // Checked again at send, on the address actually connected: the name may resolve elsewhere since it was saved.
+  const response = await outboundFetch(url, {
     method: "POST",
     headers: {
       "content-type": "application/json",
@@ -97,7 +100,8 @@ async function postWebhook(row: ClaimedMessage): Promise<void> {
       "x-toolgate-delivery": row.id,
     },
     body: row.body,
-    signal: AbortSignal.timeout(5000),
+    timeoutMs: 5000,
+    maxBytes: 64 * 1024,
   });
-  if (!response.ok) throw new Error(`webhook answered ${response.status}`);
+  if (response.status < 200 || response.status > 299) throw new Error(`webhook answered ${response.status}`);
 }

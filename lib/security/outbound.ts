@@ -1,0 +1,202 @@
+import "server-only";
+import { lookup as dnsLookup } from "node:dns/promises";
+import http from "node:http";
+import https from "node:https";
+import { BlockList, isIP, type LookupFunction } from "node:net";
+import { env } from "../env";
+
+// Requests this server makes to an address someone else chose (a tenant's webhook, an OAuth client's metadata
+// document). Without care such a request reaches what only this server can: its own loopback services, the
+// compose network, a cloud's metadata endpoint. So every name is resolved here, every address it resolves to is
+// checked, and the connection goes to the address that was checked (a custom `lookup`), so a DNS answer that
+// changes between check and connect (rebinding) cannot slip through. No redirect is followed; the answer is
+// bounded in size and time. Hosts the operator lists in OUTBOUND_ALLOWED_HOSTS may resolve to private addresses
+// (local fakes in development and tests); nothing may reach a metadata address.
+
+const METADATA = ["169.254.169.254", "169.254.170.2", "100.100.100.200", "fd00:ec2::254"];
+
+const metadata = new BlockList();
+for (const address of METADATA) metadata.addAddress(address, isIP(address) === 6 ? "ipv6" : "ipv4");
+
+const internal = new BlockList();
+for (const [network, prefix] of [
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["224.0.0.0", 3],
+] as const)
+  internal.addSubnet(network, prefix, "ipv4");
+for (const [network, prefix] of [
+  ["::", 127],
+  ["64:ff9b::", 96],
+  ["fc00::", 7],
+  ["fe80::", 10],
+  ["ff00::", 8],
+] as const)
+  internal.addSubnet(network, prefix, "ipv6");
+
+/** The IPv4 address inside an IPv4-mapped IPv6 one (`::ffff:127.0.0.1`), so it is judged as what it reaches. */
+function unmapped(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1];
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
+  if (!hex) return address;
+  const [high, low] = [parseInt(hex[1], 16), parseInt(hex[2], 16)];
+  return [high >> 8, high & 255, low >> 8, low & 255].join(".");
+}
+
+export type AddressKind = "metadata" | "internal" | "public";
+
+/** Whether an IP address is a cloud metadata endpoint, loopback/private/link-local/reserved, or public. */
+export function classifyAddress(raw: string): AddressKind {
+  const address = unmapped(raw);
+  const family = isIP(address) === 6 ? "ipv6" : "ipv4";
+  if (metadata.check(address, family)) return "metadata";
+  return internal.check(address, family) ? "internal" : "public";
+}
+
+export class OutboundRefused extends Error {
+  constructor(
+    readonly code: "outbound.invalid-url" | "outbound.forbidden-address" | "outbound.unresolvable",
+    message: string,
+  ) {
+    super(message);
+    this.name = "OutboundRefused";
+  }
+}
+
+const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+
+/** Whether the operator listed this host (alone, or with this URL's port) in OUTBOUND_ALLOWED_HOSTS. */
+function operatorAllows(url: URL): boolean {
+  const host = hostOf(url);
+  const port = url.port || (url.protocol === "https:" ? "443" : "80");
+  return env().OUTBOUND_ALLOWED_HOSTS.some((entry) => entry === host || entry === `${host}:${port}`);
+}
+
+function refuseUnlessAllowed(address: string, host: string, allowed: boolean): void {
+  const kind = classifyAddress(address);
+  if (kind === "metadata" || (kind === "internal" && !allowed))
+    throw new OutboundRefused(
+      "outbound.forbidden-address",
+      `${host} resolves to ${address}, a ${kind === "metadata" ? "cloud metadata" : "loopback, private or link-local"} address this server does not send to`,
+    );
+}
+
+function parseTarget(raw: string | URL): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new OutboundRefused("outbound.invalid-url", "not a URL");
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    throw new OutboundRefused("outbound.invalid-url", "only http and https URLs are allowed");
+  if (url.username || url.password)
+    throw new OutboundRefused("outbound.invalid-url", "credentials in the URL are not allowed");
+  return url;
+}
+
+/** Every address the host resolves to, each checked; throws OutboundRefused naming the first forbidden one. */
+async function resolveChecked(url: URL): Promise<{ address: string; family: number }[]> {
+  const host = hostOf(url);
+  const allowed = operatorAllows(url);
+  if (isIP(host)) {
+    refuseUnlessAllowed(host, host, allowed);
+    return [{ address: host, family: isIP(host) }];
+  }
+  let answers: { address: string; family: number }[];
+  try {
+    answers = await dnsLookup(host, { all: true, verbatim: true });
+  } catch {
+    throw new OutboundRefused("outbound.unresolvable", `${host} does not resolve`);
+  }
+  if (answers.length === 0) throw new OutboundRefused("outbound.unresolvable", `${host} does not resolve`);
+  for (const answer of answers) refuseUnlessAllowed(answer.address, host, allowed);
+  return answers;
+}
+
+/** The check a form runs before saving a URL this server will later send to: throws OutboundRefused. */
+export async function checkOutboundUrl(raw: string): Promise<void> {
+  await resolveChecked(parseTarget(raw));
+}
+
+/** Resolves at connect time and hands the socket only an address that passed the check. */
+const checkedLookup =
+  (url: URL): LookupFunction =>
+  (_hostname, options, callback) => {
+    resolveChecked(url).then(
+      (answers) => {
+        if (options.all) callback(null, answers);
+        else callback(null, answers[0].address, answers[0].family);
+      },
+      (error: Error) => callback(error as NodeJS.ErrnoException, "", 0),
+    );
+  };
+
+export interface OutboundResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+export interface OutboundRequest {
+  method?: "GET" | "POST";
+  headers?: Record<string, string>;
+  body?: string;
+  timeoutMs?: number;
+  maxBytes?: number;
+}
+
+/**
+ * One request to a URL someone else chose, to a checked address only, following no redirect (a 3xx comes back as
+ * it is). Throws OutboundRefused before connecting to a forbidden address, or an Error on timeout or an answer
+ * larger than `maxBytes`.
+ */
+export async function outboundFetch(raw: string | URL, request: OutboundRequest = {}): Promise<OutboundResponse> {
+  const url = parseTarget(raw);
+  const hostAddress = hostOf(url);
+  // An IP literal never reaches `lookup`, so it is checked here.
+  if (isIP(hostAddress)) await resolveChecked(url);
+  const { timeoutMs = 5000, maxBytes = 1024 * 1024 } = request;
+  const client = url.protocol === "https:" ? https : http;
+  return new Promise<OutboundResponse>((resolve, reject) => {
+    const outgoing = client.request(
+      url,
+      {
+        method: request.method ?? "GET",
+        headers: request.headers,
+        lookup: checkedLookup(url),
+        agent: false,
+        timeout: timeoutMs,
+        signal: AbortSignal.timeout(timeoutMs),
+      },
+      (incoming) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        incoming.on("data", (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBytes) {
+            reject(new Error(`the answer from ${url.host} is larger than ${maxBytes} bytes`));
+            outgoing.destroy();
+            return;
+          }
+          chunks.push(chunk);
+        });
+        incoming.on("end", () =>
+          resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, body: Buffer.concat(chunks) }),
+        );
+        incoming.on("error", reject);
+      },
+    );
+    outgoing.on("timeout", () => outgoing.destroy(new Error(`${url.host} did not answer within ${timeoutMs} ms`)));
+    outgoing.on("error", (error: Error) => reject(error));
+    outgoing.end(request.body);
+  });
+}
