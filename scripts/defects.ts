@@ -397,8 +397,8 @@ const DEFECTS: Defect[] = [
   {
     name: "oauth consent origin",
     file: "app/api/oauth/authorize/route.ts",
-    find: 'if (request.headers.get("origin") !== issuerOf(request))',
-    replace: 'if (request.headers.get("origin") === "never")',
+    find: "if (!fromOwnPage(request, issuerOf(request)))",
+    replace: "if (!fromOwnPage(request, issuerOf(request)) && false)",
     testFile: "tests/oauth.integration.test.ts",
     test: "a form posted from another site is refused before anything is read",
   },

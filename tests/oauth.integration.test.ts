@@ -56,8 +56,14 @@ const agentSession = (w: World): SessionUser => ({
   tenantName: "t",
 });
 
-/** The person's answer on the consent page, as the browser posts it. */
-async function decide(params: URLSearchParams, decision: "grant" | "deny", scopes?: string[], origin = ISSUER) {
+/** The person's answer on the consent page, as the browser posts it (`origin` null: as a no-referrer page does). */
+async function decide(
+  params: URLSearchParams,
+  decision: "grant" | "deny",
+  scopes?: string[],
+  origin: string | null = ISSUER,
+  site = "same-origin",
+) {
   const form = new URLSearchParams(params);
   form.set("decision", decision);
   for (const scope of scopes ?? params.get("scope")?.split(" ") ?? ["orders:read", "refunds:write"])
@@ -65,7 +71,12 @@ async function decide(params: URLSearchParams, decision: "grant" | "deny", scope
   return authorizeRoute(
     new Request(`${ISSUER}/api/oauth/authorize`, {
       method: "POST",
-      headers: { host: "127.0.0.1:3000", origin, "content-type": "application/x-www-form-urlencoded" },
+      headers: {
+        host: "127.0.0.1:3000",
+        ...(origin === null ? {} : { origin }),
+        "sec-fetch-site": site,
+        "content-type": "application/x-www-form-urlencoded",
+      },
       body: form.toString(),
     }),
   );
@@ -332,9 +343,17 @@ describe("hostile inputs get a clear 4xx and change nothing", () => {
   it("a form posted from another site is refused before anything is read", async () => {
     const w = await createWorld();
     signedIn.user = agentSession(w);
-    const answer = await decide(authorizationParams(), "grant", undefined, "https://attacker.example");
-    expect(answer.status).toBe(403);
+    for (const [origin, site] of [
+      ["https://attacker.example", "cross-site"],
+      ["null", "cross-site"],
+      [null, "same-site"],
+    ] as [string | null, string][]) {
+      const answer = await decide(authorizationParams(), "grant", undefined, origin, site);
+      expect(answer.status).toBe(403);
+    }
     expect(await grantCount(w)).toBe(0);
+    // The consent page itself posts with Origin null (Referrer-Policy: no-referrer) and Sec-Fetch-Site same-origin.
+    expect((await decide(authorizationParams(), "grant", undefined, "null")).status).toBe(303);
   });
 
   it("refusing sends access_denied back and grants nothing", async () => {

@@ -30,3 +30,13 @@ export async function readJson(request: Request): Promise<Record<string, unknown
     return undefined;
   }
 }
+
+/**
+ * Whether a form post comes from this site's own page: its Origin; or, since a page under `Referrer-Policy:
+ * no-referrer` posts with `Origin: null`, the browser's own `Sec-Fetch-Site: same-origin`.
+ */
+export function fromOwnPage(request: Request, issuer: string): boolean {
+  const origin = request.headers.get("origin");
+  if (origin === issuer) return true;
+  return (origin === null || origin === "null") && request.headers.get("sec-fetch-site") === "same-origin";
+}

@@ -2,7 +2,7 @@ import { issuerOf } from "@/lib/auth/access-tokens";
 import { currentUser } from "@/lib/auth/auth";
 import { decideAuthorization } from "@/lib/oauth/authorize";
 import { fetchMetadataDocument } from "@/lib/oauth/fetch-document";
-import { readForm } from "@/lib/oauth/http";
+import { fromOwnPage, readForm } from "@/lib/oauth/http";
 
 export const dynamic = "force-dynamic";
 
@@ -13,11 +13,11 @@ const page = (status: number, message: string) =>
   });
 
 /**
- * The consent page's answer. Only from this site's own page (Origin), only for a signed-in person (the session
+ * The consent page's answer. Only from this site's own page (Origin or Sec-Fetch-Site), only for a signed-in person (the session
  * cookie is SameSite=Lax, so another site's form arrives signed out); then a redirect to the client.
  */
 export async function POST(request: Request): Promise<Response> {
-  if (request.headers.get("origin") !== issuerOf(request))
+  if (!fromOwnPage(request, issuerOf(request)))
     return page(403, "This form is accepted only from toolgate's own consent page.");
   const user = await currentUser();
   if (!user) return page(401, "Your session ended. Open the client's sign-in link again.");
