@@ -1,4 +1,9 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { chromium } from "@playwright/test";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -145,4 +150,95 @@ describe("MCP authorization across two instances", () => {
     });
     expect(refreshed.status).toBe(400);
   }, 120_000);
+});
+
+describe("mcp-remote with no pasted key", () => {
+  it("registers itself, its browser step is done by Chromium through the consent page, and a held refund is approved and read back", async () => {
+    const own = await createWorld();
+    await setSelfRegistration({ id: own.users.admin, tenantId: own.tenantId }, true);
+    const conversation = (
+      (await (
+        await fetch(`${issuer}/api/v1/conversations`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${own.keys.agent}` },
+          body: JSON.stringify({ customer_id: own.customers.ana }),
+        })
+      ).json()) as { id: string }
+    ).id;
+    const callbackPort = await freePort();
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        path.join("node_modules", "mcp-remote", "dist", "proxy.js"),
+        `${issuer}/api/mcp?conversation=${conversation}`,
+        String(callbackPort),
+        "--transport",
+        "http-only",
+      ],
+      env: {
+        ...(process.env as Record<string, string>),
+        MCP_REMOTE_CONFIG_DIR: mkdtempSync(path.join(tmpdir(), "mcp-remote-")),
+        // No desktop to open a browser on: mcp-remote prints the address, and Chromium below opens it.
+        BROWSER: "false",
+        DISPLAY: "",
+      },
+      stderr: "pipe",
+    });
+    let log = "";
+    const authorizationUrl = new Promise<string>((resolve) => {
+      transport.stderr!.on("data", (chunk: Buffer) => {
+        log += chunk.toString();
+        const match = /Please authorize this client by visiting:\s+(\S+)/.exec(log);
+        if (match) resolve(match[1]);
+      });
+    });
+    const client = new Client({ name: "stdio-host", version: "1.0.0" });
+    const connected = client.connect(transport);
+
+    const browser = await chromium.launch({
+      executablePath: "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-quic"],
+    });
+    try {
+      const context = await browser.newContext();
+      const cookie = await sessionCookie({
+        id: own.users.agent,
+        role: "AGENT",
+        tenantId: own.tenantId,
+        email: "agent",
+      });
+      const [name, value] = cookie.split("=");
+      await context.addCookies([{ name, value, url: issuer, httpOnly: true, sameSite: "Lax" }]);
+      const page = await context.newPage();
+      await page.goto(await authorizationUrl);
+      await page.getByRole("button", { name: "Allow" }).click();
+      await page.waitForURL(new RegExp(`localhost:${callbackPort}/oauth/callback`));
+    } finally {
+      await browser.close();
+    }
+    await connected;
+    try {
+      const held = await client.callTool({
+        name: "issue_refund",
+        arguments: { order_id: own.orders.o1004, amount_cents: 7000, currency: "USD", reason: "damaged" },
+      });
+      const callId = (held.structuredContent as { call_id: string }).call_id;
+      expect(held.structuredContent).toMatchObject({ status: "needs_approval" });
+      const request = await db.approvalRequest.findFirstOrThrow({ where: { originCallId: callId } });
+      expect(
+        (await approveRequest({ userId: own.users.supervisor, tenantId: own.tenantId, role: "SUPERVISOR" }, request.id))
+          .ok,
+      ).toBe(true);
+      const read = await client.callTool({ name: "get_call_status", arguments: { call_id: callId } });
+      expect(read.structuredContent).toMatchObject({ result: { status: "ok", disposition: "approved-executed" } });
+      const grant = await db.oAuthGrant.findFirstOrThrow({
+        where: { tenantId: own.tenantId },
+        include: { client: true },
+      });
+      expect(grant.client.kind).toBe("dcr");
+      expect(grant.redirectUri).toBe(`http://localhost:${callbackPort}/oauth/callback`);
+    } finally {
+      await client.close();
+    }
+  }, 180_000);
 });
