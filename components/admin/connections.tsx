@@ -22,6 +22,7 @@ export interface Connection {
 /** The tenant's OAuth connections per agent (clients that act as an agent), with last use and a revoke button. */
 export function Connections({ connections, dcrEnabled }: { connections: Connection[]; dcrEnabled: boolean }) {
   const [error, setError] = useState<string | null>(null);
+  const [allowed, setAllowed] = useState(dcrEnabled);
   const [pending, startTransition] = useTransition();
   const run = (action: () => Promise<{ ok: boolean; message?: string }>) =>
     startTransition(async () => {
@@ -39,11 +40,16 @@ export function Connections({ connections, dcrEnabled }: { connections: Connecti
       <label>
         <input
           type="checkbox"
-          checked={dcrEnabled}
+          checked={allowed}
           disabled={pending}
           onChange={(event) => {
             const enabled = event.target.checked;
-            run(() => setSelfRegistrationAction({ enabled }));
+            setAllowed(enabled);
+            startTransition(async () => {
+              const response = await setSelfRegistrationAction({ enabled });
+              if (!response.ok) setAllowed(!enabled);
+              setError(response.ok ? null : response.message);
+            });
           }}
         />{" "}
         Allow clients that register themselves (Cursor, mcp-remote); their names are not verified
@@ -53,7 +59,7 @@ export function Connections({ connections, dcrEnabled }: { connections: Connecti
           No client is connected yet. When an agent connects Claude, ChatGPT, VS Code or Cursor, it is listed here.
         </p>
       ) : (
-        <table>
+        <table className="stack">
           <thead>
             <tr>
               <th>Agent</th>
@@ -66,13 +72,13 @@ export function Connections({ connections, dcrEnabled }: { connections: Connecti
           <tbody>
             {connections.map((connection) => (
               <tr key={connection.id} data-testid={`connection-${connection.id}`}>
-                <td>
+                <td data-label="Agent">
                   {connection.agentName}
                   <div className="muted small">{connection.agentEmail}</div>
                 </td>
-                <td>
+                <td data-label="Client">
                   {connection.clientName}
-                  <div className="muted small">
+                  <div className="muted small" style={{ overflowWrap: "anywhere" }}>
                     {connection.clientKind === "cimd" ? connection.clientId : "registered itself"} · returns to{" "}
                     {connection.redirectUri}
                   </div>
@@ -80,7 +86,9 @@ export function Connections({ connections, dcrEnabled }: { connections: Connecti
                     granted by {connection.grantedBy} <TimeAgo iso={connection.createdAt} />
                   </div>
                 </td>
-                <td className="small">{connection.scopes.join(", ")}</td>
+                <td data-label="May" className="small">
+                  {connection.scopes.join(", ")}
+                </td>
                 <td>
                   {connection.lastUsedAt ? (
                     <TimeAgo iso={connection.lastUsedAt} />
@@ -88,7 +96,7 @@ export function Connections({ connections, dcrEnabled }: { connections: Connecti
                     <span className="muted">never</span>
                   )}
                 </td>
-                <td>
+                <td data-label="">
                   {connection.revokedAt ? (
                     <span className="muted">
                       revoked <TimeAgo iso={connection.revokedAt} />
