@@ -419,6 +419,14 @@ const DEFECTS: Defect[] = [
     test: "an admin's revocation makes the connection's next call 401, with an audit entry",
   },
   {
+    name: "oauth registration rate",
+    file: "lib/oauth/clients.ts",
+    find: "if (recent.fromAddress >= REGISTRATION_LIMITS.perAddress || recent.all >= REGISTRATION_LIMITS.all)",
+    replace: "if (recent.all >= REGISTRATION_LIMITS.all)",
+    testFile: "tests/oauth.integration.test.ts",
+    test: "registration refuses unsafe redirect URIs and confidential clients, and is rate limited per address",
+  },
+  {
     name: "oauth metadata client id",
     file: "lib/oauth/clients.ts",
     find: "if (parsed.data.client_id !== clientId)",

@@ -486,4 +486,39 @@ describe("hostile inputs get a clear 4xx and change nothing", () => {
     }
     expect(await grantCount(w)).toBe(0);
   });
+
+  it("registration refuses unsafe redirect URIs and confidential clients, and is rate limited per address", async () => {
+    const address = `203.0.113.${Math.floor(Math.random() * 250) + 1}`;
+    const register = (body: unknown) =>
+      oauthRouteFetch(`${ISSUER}/api/oauth/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-forwarded-for": address },
+        body: JSON.stringify(body),
+      });
+    const before = await db.oAuthClient.count();
+    for (const redirect of [
+      "javascript:alert(1)",
+      "http://attacker.example/cb",
+      "https://client.example/cb#fragment",
+      "data:text/html,hi",
+    ]) {
+      const refused = await register({ client_name: "x", redirect_uris: [redirect] });
+      expect([redirect, refused.status, ((await refused.json()) as { error: string }).error]).toEqual([
+        redirect,
+        400,
+        "invalid_redirect_uri",
+      ]);
+    }
+    const secret = await register({ redirect_uris: [REDIRECT], token_endpoint_auth_method: "client_secret_basic" });
+    expect(((await secret.json()) as { error: string }).error).toBe("invalid_client_metadata");
+    const notJson = await oauthRouteFetch(`${ISSUER}/api/oauth/register`, { method: "POST", body: "{" });
+    expect(notJson.status).toBe(400);
+    expect(await db.oAuthClient.count()).toBe(before);
+
+    for (let index = 0; index < 10; index += 1)
+      expect((await register({ client_name: `c${index}`, redirect_uris: [REDIRECT] })).status).toBe(201);
+    const limited = await register({ client_name: "one too many", redirect_uris: [REDIRECT] });
+    expect(limited.status).toBe(429);
+    expect(await db.oAuthClient.count()).toBe(before + 10);
+  });
 });
