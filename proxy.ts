@@ -1,6 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { env, servedOverHttps } from "@/lib/env";
-import { API_POLICY, HSTS, newNonce, pagePolicy, STATIC_SECURITY_HEADERS } from "@/lib/security/headers";
+import { API_POLICY, formTargetOf, HSTS, newNonce, pagePolicy, STATIC_SECURITY_HEADERS } from "@/lib/security/headers";
 import { actionOriginAllowed, FORWARDED_HEADERS, malformedTarget } from "@/lib/security/request";
 
 // Runs before every route: refuses request targets no route can read, drops forwarded headers nobody vouches
@@ -36,7 +36,16 @@ export function proxy(request: NextRequest): NextResponse {
   const isPage = !request.nextUrl.pathname.startsWith("/api/");
   if (!isPage) return withHeaders(NextResponse.next({ request: { headers } }), API_POLICY);
   const nonce = newNonce();
-  const policy = pagePolicy(nonce, { dev: process.env.NODE_ENV === "development", https: servedOverHttps() });
+  // The consent page's form is answered with a redirect to the client, which form-action must allow.
+  const formTarget =
+    request.nextUrl.pathname === "/oauth/authorize"
+      ? formTargetOf(request.nextUrl.searchParams.get("redirect_uri"))
+      : undefined;
+  const policy = pagePolicy(nonce, {
+    dev: process.env.NODE_ENV === "development",
+    https: servedOverHttps(),
+    formTarget,
+  });
   // Next.js reads the nonce from the request's CSP header and puts it on the scripts it renders.
   headers.set("Content-Security-Policy", policy);
   return withHeaders(NextResponse.next({ request: { headers } }), policy);

@@ -81,6 +81,11 @@ const EnvSchema = z.object({
   MCP_ALLOWED_HOSTS: List,
   MCP_ALLOWED_ORIGINS: List,
   /**
+   * The OAuth issuer and MCP resource's origin (decision 017) when it differs from NEXTAUTH_URL's, e.g. the load
+   * balancer's address in front of several instances. Without either, the request's own Host.
+   */
+  OAUTH_ISSUER: z.url().optional(),
+  /**
    * Hosts (`host` or `host:port`, IPv6 without brackets) this server may send to although they resolve to a
    * loopback, private or link-local address: local fakes in development and tests. Empty (the default): none.
    */

@@ -51,7 +51,13 @@ describe("get_call_status", () => {
     const waiting = await expectNoEffect(world, () => propose(world.keys.agent, conversation, status(callId)));
     expect(waiting.json.model).toEqual({
       status: "ok",
-      result: { call_id: callId, status: "needs_approval", expires_at: expiresAt },
+      result: {
+        call_id: callId,
+        status: "needs_approval",
+        expires_at: expiresAt,
+        disposition: "pending-approval",
+        poll_after_seconds: 5,
+      },
     });
     expect((await approveRequest(supervisor(world), approvalId)).ok).toBe(true);
     const decided = await propose(world.keys.agent, conversation, status(callId));
@@ -61,6 +67,7 @@ describe("get_call_status", () => {
         call_id: callId,
         status: "ok",
         result: expect.objectContaining({ amount_cents: 8000, refunded_cents: 8000 }),
+        disposition: "approved-executed",
       },
     });
     const log = await db.decisionLog.findMany({ where: { toolCallId: decided.json.id } });
@@ -85,7 +92,22 @@ describe("get_call_status", () => {
     const { callId, approvalId } = await held(world, conversation);
     await db.approvalRequest.update({ where: { id: approvalId }, data: { expiresAt: new Date(Date.now() - 1000) } });
     const read = await propose(world.keys.agent, conversation, status(callId));
-    expect(read.json.model).toEqual({ status: "ok", result: { call_id: callId, status: "unavailable" } });
+    expect(read.json.model).toEqual({
+      status: "ok",
+      result: { call_id: callId, status: "unavailable", disposition: "expired" },
+    });
+  });
+
+  it("reads a denied call as SEP-2848's denied-not-executed, with no polling hint once final", async () => {
+    const world = await createWorld();
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const { callId, approvalId } = await held(world, conversation);
+    await denyRequest(supervisor(world), approvalId, "no");
+    const read = await propose(world.keys.agent, conversation, status(callId));
+    expect(read.json.model).toEqual({
+      status: "ok",
+      result: { call_id: callId, status: "not_allowed", reason: "no", disposition: "denied-not-executed" },
+    });
   });
 });
 

@@ -66,18 +66,24 @@ describe("protocol hygiene on /api/mcp", () => {
     expect(await db.toolCall.count({ where: { conversationId: conversation } })).toBe(0);
   });
 
-  it("a missing or bad key is a JSON 401, and OAuth discovery answers JSON 404 saying the server takes API keys", async () => {
+  it("a missing or bad key is a JSON 401 naming the resource metadata, and other discovery paths answer JSON 404", async () => {
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-    for (const headers of [{}, { authorization: "Bearer tg_not_a_key" }] as Record<string, string>[]) {
+    for (const [headers, code] of [
+      [{}, "auth.required"],
+      [{ authorization: "Bearer tg_not_a_key" }, "auth.invalid-token"],
+    ] as [Record<string, string>, string][]) {
       const response = await post(conversation, headers);
       expect(response.status).toBe(401);
-      expect(await response.json()).toEqual({ error: { code: "auth.invalid-key", message: expect.any(String) } });
+      expect(response.headers.get("www-authenticate")).toMatch(
+        /^Bearer resource_metadata="http:\/\/127\.0\.0\.1:3000\/\.well-known\/oauth-protected-resource\/api\/mcp"/,
+      );
+      expect(await response.json()).toEqual({ error: { code, message: expect.any(String) } });
     }
     for (const response of [wellKnown(), underMcp()]) {
       expect(response.status).toBe(404);
       expect(response.headers.get("content-type")).toMatch(/^application\/json/);
       expect(await response.json()).toEqual({
-        error: { code: "oauth.not-offered", message: expect.stringContaining("API keys") },
+        error: { code: "not-found", message: expect.stringContaining("/.well-known/oauth-authorization-server") },
       });
     }
   });

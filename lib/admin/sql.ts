@@ -110,7 +110,12 @@ export async function findAgentsWithKeys(db: Client, tenantId: string) {
       email: true,
       name: true,
       canRefund: true,
-      apiKeys: { orderBy: { createdAt: "desc" }, select: { id: true, prefix: true, createdAt: true, revokedAt: true } },
+      // A connection's key row (OAuth, decision 017) is listed with its connection, not as a key anyone holds.
+      apiKeys: {
+        where: { oauthGrant: null },
+        orderBy: { createdAt: "desc" },
+        select: { id: true, prefix: true, createdAt: true, revokedAt: true },
+      },
     },
   });
 }

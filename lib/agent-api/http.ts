@@ -16,6 +16,24 @@ export const unauthorized = () =>
   errorResponse(401, "auth.invalid-key", "a valid API key is required", {
     "WWW-Authenticate": 'Bearer realm="toolgate"',
   });
+/**
+ * The MCP route's 401 (RFC 9728 §5.1): where to find the resource's metadata, and so its authorization server.
+ * A presented but unusable token (expired, revoked, another audience or key) is `invalid_token`.
+ */
+export const mcpUnauthorized = (issuer: string, presented: boolean) =>
+  errorResponse(
+    401,
+    presented ? "auth.invalid-token" : "auth.required",
+    presented
+      ? "the access token or API key is not valid here (expired, revoked or for another server): authorize again"
+      : "authorize with OAuth (this server's metadata is in WWW-Authenticate) or send an agent API key",
+    {
+      "WWW-Authenticate": `Bearer resource_metadata="${issuer}/.well-known/oauth-protected-resource/api/mcp"${
+        presented ? ', error="invalid_token"' : ""
+      }`,
+      "Cache-Control": "no-store",
+    },
+  );
 export const notFound = (what: string) => errorResponse(404, "not-found", `${what} not found`);
 
 /**
@@ -72,7 +90,7 @@ export function withAgent(
 
 /**
  * `withAgent` for the routes of one conversation: the key and the agent's conversation are looked up in one
- * statement. The handler gets `found` null for a missing or another agent's conversation (it answers 404
+ * statement. With `tokenIssuer` (the MCP route only), an OAuth access token for that issuer's resource counts too. The handler gets `found` null for a missing or another agent's conversation (it answers 404
  * after its own request checks). With `countCall` (a route that proposes a call), that statement also counts
  * the call for the rate stage; the handler gets the buckets to hand to `proposeCall`.
  */
@@ -80,17 +98,13 @@ export function withAgentConversation(
   request: Request,
   conversationId: string,
   handler: (agent: AuthenticatedAgent, found: FoundConversation | null, rateCounted?: RateCount[]) => Promise<Response>,
-  options: { countCall?: boolean } = {},
+  options: { countCall?: boolean; tokenIssuer?: string } = {},
 ): Promise<Response> {
   return answering(request, async () => {
-    const authenticated = await authenticateForConversation(
-      request.headers.get("authorization"),
-      conversationId,
-      options,
-    );
-    return authenticated
-      ? handler(authenticated.agent, authenticated.found, authenticated.rateCounted)
-      : unauthorized();
+    const authorization = request.headers.get("authorization");
+    const authenticated = await authenticateForConversation(authorization, conversationId, options);
+    if (authenticated) return handler(authenticated.agent, authenticated.found, authenticated.rateCounted);
+    return options.tokenIssuer ? mcpUnauthorized(options.tokenIssuer, authorization !== null) : unauthorized();
   });
 }
 

@@ -2,12 +2,15 @@ import { randomBytes } from "node:crypto";
 import { sha256Hex } from "../canonical";
 import { db, type Db } from "../db";
 import { newId } from "../ids";
-import { findAgentByKeyHash, insertApiKey } from "./sql";
+import { verifyAccessToken, looksLikeJwt } from "./access-tokens";
+import { findAgentByKeyHash, insertApiKey, touchConnection, type KeyCredential } from "./sql";
 
 export interface AuthenticatedAgent {
   apiKeyId: string;
   userId: string;
   tenantId: string;
+  /** Set when an OAuth access token authenticated the request: the connection and the scopes it was granted. */
+  connection?: { id: string; clientId: string; scopes: string[] };
 }
 
 /**
@@ -42,4 +45,27 @@ export async function authenticateApiKey(authorization: string | null): Promise<
   if (hash === null) return null;
   // Raw SQL on the per-request path: one indexed lookup, no ORM round of its own (docs/BENCHMARKS.md).
   return (await findAgentByKeyHash(db, hash)) ?? null;
+}
+
+/** What a bearer value names: a pasted key, or (where access tokens are accepted) a valid token's connection. */
+export type Bearer =
+  | { credential: KeyCredential; connection?: undefined }
+  | { credential: KeyCredential; connection: NonNullable<AuthenticatedAgent["connection"]> };
+
+/**
+ * The key row an `Authorization: Bearer` header names, or null. With `issuer`, a JWT is read as an OAuth access
+ * token for that issuer's MCP resource; without, only pasted keys count (access tokens are for /api/mcp alone).
+ */
+export async function bearerOf(authorization: string | null, issuer: string | null): Promise<Bearer | null> {
+  const hash = apiKeyHash(authorization);
+  if (hash !== null) return { credential: { hash } };
+  const token = /^Bearer (\S{1,4096})$/.exec(authorization ?? "")?.[1];
+  if (!issuer || !token || !looksLikeJwt(token)) return null;
+  const claims = await verifyAccessToken(issuer, token);
+  if (!claims) return null;
+  await touchConnection(db, claims.gid);
+  return {
+    credential: { keyId: claims.key },
+    connection: { id: claims.gid, clientId: claims.client_id, scopes: claims.scope.split(" ").filter(Boolean) },
+  };
 }

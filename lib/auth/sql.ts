@@ -14,14 +14,19 @@ export async function insertApiKey(
     VALUES (${key.id}, ${key.tenantId}, ${key.userId}, ${key.prefix}, ${key.hash})`;
 }
 
+/** How a request names its key row: a pasted key by its hash, or an OAuth connection's row by its id. */
+export type KeyCredential = { hash: string } | { keyId: string };
+
 /**
- * Which rows authenticate a key with this hash: the key, not revoked, of an active agent of the key's own
- * tenant (aliases k and ku). Every lookup of an agent by its key uses this, alone or joined to more.
+ * Which rows authenticate this credential: the key, not revoked, of an active agent of the key's own tenant
+ * (aliases k and ku). Every lookup of an agent by its key uses this, alone or joined to more.
  */
-export function agentKeyRows(hash: string): { from: Prisma.Sql; where: Prisma.Sql } {
+export function agentKeyRows(credential: KeyCredential): { from: Prisma.Sql; where: Prisma.Sql } {
+  const match =
+    "hash" in credential ? Prisma.sql`k."hash" = ${credential.hash}` : Prisma.sql`k."id" = ${credential.keyId}`;
   return {
     from: Prisma.sql`"ApiKey" k JOIN "User" ku ON ku."id" = k."userId" AND ku."tenantId" = k."tenantId"`,
-    where: Prisma.sql`k."hash" = ${hash} AND k."revokedAt" IS NULL AND ku."active" AND ku."role" = 'AGENT'`,
+    where: Prisma.sql`${match} AND k."revokedAt" IS NULL AND ku."active" AND ku."role" = 'AGENT'`,
   };
 }
 
@@ -30,10 +35,18 @@ export async function findAgentByKeyHash(
   db: Db,
   hash: string,
 ): Promise<{ apiKeyId: string; userId: string; tenantId: string } | undefined> {
-  const key = agentKeyRows(hash);
+  const key = agentKeyRows({ hash });
   const [row] = await db.$queryRaw<{ apiKeyId: string; userId: string; tenantId: string }[]>`
     SELECT k."id" AS "apiKeyId", ku."id" AS "userId", k."tenantId" FROM ${key.from} WHERE ${key.where}`;
   return row;
+}
+
+/** Marks an OAuth connection used now, at most once a minute so busy connections do not write on every call. */
+export async function touchConnection(db: Db, grantId: string): Promise<void> {
+  await db.$executeRaw`
+    UPDATE "OAuthGrant" SET "lastUsedAt" = CURRENT_TIMESTAMP
+    WHERE "id" = ${grantId} AND "revokedAt" IS NULL
+      AND ("lastUsedAt" IS NULL OR "lastUsedAt" < CURRENT_TIMESTAMP - interval '1 minute')`;
 }
 
 /** The person with this email, with what signing in needs (password hash, active), or null. */

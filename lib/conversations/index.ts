@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { apiKeyHash, type AuthenticatedAgent } from "../auth/api-keys";
+import { bearerOf, type AuthenticatedAgent } from "../auth/api-keys";
 import { db, type Db } from "../db";
 import type { RateCount } from "../gateway/types";
 import type { ConversationFacts, TenantPolicy } from "../gateway/types";
@@ -150,19 +150,30 @@ export async function loadConversation(
 export async function authenticateForConversation(
   authorization: string | null,
   conversationId: string,
-  options: { countCall?: boolean } = {},
+  options: { countCall?: boolean; tokenIssuer?: string } = {},
 ): Promise<{ agent: AuthenticatedAgent; found: FoundConversation | null; rateCounted?: RateCount[] } | null> {
-  const hash = apiKeyHash(authorization);
-  if (hash === null) return null;
+  const bearer = await bearerOf(authorization, options.tokenIssuer ?? null);
+  if (bearer === null) return null;
   // A malformed id names no conversation; the key is still checked, so the answer is 404, never a database error.
   if (!isWellFormedId(conversationId)) conversationId = "";
   // Every conversation column is null when the conversation is not this agent's.
-  const row = await findKeyAndConversation(db, hash, conversationId, options);
+  const row = await findKeyAndConversation(db, bearer.credential, conversationId, options);
   if (!row) return null;
   const { apiKeyId, userId, keyTenantId, rateCounted, ...conversation } = row;
-  const agent = { apiKeyId, userId, tenantId: keyTenantId };
+  const agent: AuthenticatedAgent = {
+    apiKeyId,
+    userId,
+    tenantId: keyTenantId,
+    ...(bearer.connection ? { connection: bearer.connection } : {}),
+  };
   if (conversation.id === null) return { agent, found: null };
-  return { agent, found: toFound(conversation), ...(rateCounted ? { rateCounted } : {}) };
+  const found = toFound(conversation);
+  // A connection holds at most the scopes its grant named: it narrows the conversation's, never widens them.
+  if (bearer.connection) {
+    const granted = bearer.connection.scopes;
+    found.conversation.scopes = found.conversation.scopes.filter((scope) => granted.includes(scope));
+  }
+  return { agent, found, ...(rateCounted ? { rateCounted } : {}) };
 }
 
 /** The agent's conversations, most recently active first, with the customer, open approvals and call counts. */

@@ -1,5 +1,5 @@
 import "server-only";
-import { agentKeyRows } from "../auth/sql";
+import { agentKeyRows, type KeyCredential } from "../auth/sql";
 import type { Client, Db } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { countCall } from "../gateway/sql";
@@ -112,11 +112,11 @@ type KeyConversationRow = {
  */
 export async function findKeyAndConversation(
   db: Db,
-  hash: string,
+  credential: KeyCredential,
   conversationId: string,
   options: { countCall?: boolean },
 ): Promise<KeyConversationRow | undefined> {
-  const key = agentKeyRows(hash);
+  const key = agentKeyRows(credential);
   const lookup = Prisma.sql`
     SELECT k."id" AS "apiKeyId", ku."id" AS "userId", k."tenantId" AS "keyTenantId", ${CONVERSATION_COLUMNS}
     FROM ${key.from}

@@ -15,7 +15,11 @@ export const STATIC_SECURITY_HEADERS: Record<string, string> = {
 
 export const HSTS = "max-age=63072000; includeSubDomains";
 
-export function pagePolicy(nonce: string, options: { dev: boolean; https: boolean }): string {
+/**
+ * `formTarget`: one more place a form's answer may redirect to (the OAuth consent page's client, whose redirect
+ * URI the form's server-side handler checks before redirecting there).
+ */
+export function pagePolicy(nonce: string, options: { dev: boolean; https: boolean; formTarget?: string }): string {
   return [
     "default-src 'self'",
     // React's development build rebuilds server error stacks with eval; production never needs it.
@@ -29,7 +33,7 @@ export function pagePolicy(nonce: string, options: { dev: boolean; https: boolea
     "connect-src 'self'",
     "object-src 'none'",
     "base-uri 'self'",
-    "form-action 'self'",
+    `form-action 'self'${options.formTarget ? ` ${options.formTarget}` : ""}`,
     "frame-ancestors 'none'",
     ...(options.https ? ["upgrade-insecure-requests"] : []),
   ].join("; ");
@@ -41,4 +45,16 @@ export function newNonce(): string {
   const bytes = new Uint8Array(16);
   crypto.getRandomValues(bytes);
   return btoa(String.fromCharCode(...bytes));
+}
+
+/** The CSP source for a redirect URI: its origin for http(s), its scheme for an app's own (`cursor:`); else null. */
+export function formTargetOf(redirectUri: string | null): string | undefined {
+  if (!redirectUri) return undefined;
+  try {
+    const url = new URL(redirectUri);
+    if (url.protocol === "https:" || url.protocol === "http:") return url.origin;
+    return /^[a-z][a-z0-9+.-]*:$/.test(url.protocol) ? url.protocol : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -24,12 +24,33 @@ const GetCallStatusSchema = z.strictObject({
     ),
 });
 
-/** The later outcome of a held call, as the model may see it: the projection with the call's id (and expiry while held). */
+/** How long a client that polls (rather than waits) should leave between reads of a call that is not final. */
+export const POLL_AFTER_SECONDS = 5;
+
+/** The async-approval draft's (SEP-2848) reading of a call: one of its five dispositions. */
+export type Disposition =
+  "pending-approval" | "approved-executed" | "denied-not-executed" | "execution-error" | "expired";
+
+export function dispositionOf(current: Outcome): Disposition {
+  if (current.kind === "pending_approval") return "pending-approval";
+  if (current.kind === "executed") return "approved-executed";
+  if (current.code === "approval.expired") return "expired";
+  // A refund the provider has not confirmed may have happened: an error of execution, read again later.
+  if (current.kind === "unavailable") return "execution-error";
+  return "denied-not-executed";
+}
+
+/**
+ * The later outcome of a held call, as the model may see it: the projection with the call's id (and expiry while
+ * held), plus its SEP-2848 disposition and, while it is not final, when to look again.
+ */
 function shown(callId: string, current: Outcome): Record<string, unknown> {
   return {
     call_id: callId,
     ...modelProjection(current),
     ...(current.kind === "pending_approval" && current.approval ? { expires_at: current.approval.expires_at } : {}),
+    disposition: dispositionOf(current),
+    ...(isFinal(current) ? {} : { poll_after_seconds: POLL_AFTER_SECONDS }),
   };
 }
 

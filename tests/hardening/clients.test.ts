@@ -72,7 +72,7 @@ async function heldRequest(callId: string) {
 }
 
 describe("what a client without a key meets", () => {
-  it("a JSON 401, and OAuth discovery answering JSON 404 at every path a client tries", async () => {
+  it("a JSON 401 pointing at the resource metadata, and JSON at every discovery path a client tries", async () => {
     const conversation = await openConversation();
     const unauthorized = await fetch(mcpUrl(conversation), {
       method: "POST",
@@ -80,17 +80,21 @@ describe("what a client without a key meets", () => {
       body: "{}",
     });
     expect(unauthorized.status).toBe(401);
-    expect(await unauthorized.json()).toMatchObject({ error: { code: "auth.invalid-key" } });
-    for (const path of [
-      "/.well-known/oauth-protected-resource",
-      "/.well-known/oauth-protected-resource/api/mcp",
-      "/.well-known/oauth-authorization-server",
-      "/.well-known/openid-configuration",
-      "/api/mcp/.well-known/oauth-protected-resource",
-    ]) {
+    expect(unauthorized.headers.get("www-authenticate")).toBe(
+      `Bearer resource_metadata="${instance.url}/.well-known/oauth-protected-resource/api/mcp"`,
+    );
+    expect(await unauthorized.json()).toMatchObject({ error: { code: "auth.required" } });
+    for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/api/mcp"]) {
+      const response = await fetch(`${instance.url}${path}`);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ resource: `${instance.url}/api/mcp` });
+    }
+    const metadata = await fetch(`${instance.url}/.well-known/oauth-authorization-server`);
+    expect(await metadata.json()).toMatchObject({ issuer: instance.url, code_challenge_methods_supported: ["S256"] });
+    for (const path of ["/.well-known/openid-configuration", "/api/mcp/.well-known/oauth-protected-resource"]) {
       const response = await fetch(`${instance.url}${path}`);
       expect([path, response.status, response.headers.get("content-type")]).toEqual([path, 404, "application/json"]);
-      expect(await response.json()).toMatchObject({ error: { code: "oauth.not-offered" } });
+      expect(await response.json()).toMatchObject({ error: { code: "not-found" } });
     }
   });
 });

@@ -1,5 +1,5 @@
-import { oauthNotOffered } from "@/lib/agent-api/mcp/guard";
+import { noSuchDiscovery } from "@/lib/agent-api/mcp/guard";
 
-// OAuth discovery (/.well-known/oauth-protected-resource, oauth-authorization-server, openid-configuration, with
-// or without the /api/mcp suffix) answers JSON, so an MCP client learns it must send an API key.
-export const GET = oauthNotOffered;
+// Discovery addresses other than the two this server publishes (openid-configuration, a suffixed authorization
+// server address) answer JSON, never an HTML page.
+export const GET = noSuchDiscovery;

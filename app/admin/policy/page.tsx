@@ -2,6 +2,7 @@ import { ApiKeys } from "@/components/api-keys";
 import { DecisionLogExport } from "@/components/audit/decision-log-export";
 import { PolicyForm } from "@/components/policy-form";
 import { WebhookForm } from "@/components/webhook-form";
+import { Connections } from "@/components/admin/connections";
 import { PeopleSessions } from "@/components/admin/sessions";
 import { RefundPermissions } from "@/components/refund-permissions";
 import { TimeAgo } from "@/components/ui/time-ago";
@@ -17,6 +18,7 @@ import {
 import { requireRole } from "@/lib/auth/guards";
 import { passkeysOf } from "@/lib/auth/passkeys";
 import { policyDiff } from "@/lib/admin/policy-fields";
+import { tenantConnections } from "@/lib/oauth/connections";
 
 export const dynamic = "force-dynamic";
 
@@ -34,6 +36,10 @@ const ACTION_WORDS: Record<string, string> = {
   "passkey.added": "Added a passkey",
   "passkey.removed": "Removed a passkey",
   "passkey.removed-by-admin": "Removed a person's passkeys",
+  "oauth.granted": "Connected a client (OAuth)",
+  "oauth.revoked": "Revoked a client's connection",
+  "oauth.registration-allowed": "Allowed self-registered clients",
+  "oauth.registration-refused": "Refused self-registered clients",
 };
 
 function changes(entry: AuditEntry): string[] {
@@ -49,12 +55,15 @@ function changes(entry: AuditEntry): string[] {
       `${String(detail.email)}: refunds ${detail.before ? "allowed" : "not allowed"} → ${detail.after ? "allowed" : "not allowed"}`,
     ];
   if (entry.action.startsWith("api-key.")) return [`key ${String(detail.keyId)}`];
+  if (entry.action === "oauth.granted")
+    return [`${String(detail.clientName)}: ${Array.isArray(detail.scopes) ? detail.scopes.join(", ") : ""}`];
+  if (entry.action === "oauth.revoked") return [`connection ${String(detail.grantId)} (${String(detail.reason)})`];
   return [];
 }
 
 export default async function AdminPolicyPage() {
   const user = await requireRole(["ADMIN"], "/admin/policy");
-  const [tenant, policy, agents, audit, people, webhook, passkeys] = await Promise.all([
+  const [tenant, policy, agents, audit, people, webhook, passkeys, oauth] = await Promise.all([
     tenantName(user.tenantId),
     tenantPolicy(user.tenantId),
     agentKeys(user.tenantId),
@@ -62,6 +71,7 @@ export default async function AdminPolicyPage() {
     peopleSessions(user.tenantId),
     hasWebhook(user.tenantId),
     passkeysOf(user.id),
+    tenantConnections(user.tenantId),
   ]);
   const hasPasskey = passkeys.length > 0;
   const serializableAgents = agents.map((agent) => ({
@@ -85,6 +95,16 @@ export default async function AdminPolicyPage() {
       />
       <h2>Agent API keys</h2>
       <ApiKeys agents={serializableAgents} hasPasskey={hasPasskey} />
+      <h2>Connected clients (OAuth)</h2>
+      <Connections
+        dcrEnabled={oauth.dcrEnabled}
+        connections={oauth.connections.map((connection) => ({
+          ...connection,
+          createdAt: connection.createdAt.toISOString(),
+          lastUsedAt: connection.lastUsedAt?.toISOString() ?? null,
+          revokedAt: connection.revokedAt?.toISOString() ?? null,
+        }))}
+      />
       <h2>People and sessions</h2>
       <PeopleSessions
         hasPasskey={hasPasskey}

@@ -1,4 +1,5 @@
 import { notFound, readBoundedBody, withAgentConversation } from "@/lib/agent-api/http";
+import { issuerOf } from "@/lib/auth/access-tokens";
 import { refuseForeignOrigin } from "@/lib/agent-api/mcp/guard";
 import { handleMcpRequest } from "@/lib/agent-api/mcp/server";
 
@@ -10,12 +11,17 @@ async function handle(request: Request): Promise<Response> {
   if (foreign) return foreign;
   const id =
     new URL(request.url).searchParams.get("conversation") ?? request.headers.get("x-toolgate-conversation") ?? "";
-  return withAgentConversation(request, id, async (agent, found) => {
-    if (!found) return notFound("conversation");
-    const raw =
-      request.method === "POST" ? await readBoundedBody(request) : { bytes: new Uint8Array(0), truncated: false };
-    return handleMcpRequest(request, { agent, ...found }, raw);
-  });
+  return withAgentConversation(
+    request,
+    id,
+    async (agent, found) => {
+      if (!found) return notFound("conversation");
+      const raw =
+        request.method === "POST" ? await readBoundedBody(request) : { bytes: new Uint8Array(0), truncated: false };
+      return handleMcpRequest(request, { agent, ...found }, raw);
+    },
+    { tokenIssuer: issuerOf(request) },
+  );
 }
 
 export { handle as GET, handle as POST, handle as DELETE };

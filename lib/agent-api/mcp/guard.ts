@@ -38,13 +38,14 @@ export function refuseForeignOrigin(request: Request): Response | null {
   return allowed ? null : forbidden("requests from this Origin are not allowed");
 }
 
-/** Discovery answers until OAuth exists: JSON, saying how to authenticate instead. */
-export const oauthNotOffered = () =>
+/** Any other discovery address answers JSON, naming where the real documents are (decision 017). */
+export const noSuchDiscovery = () =>
   Response.json(
     {
       error: {
-        code: "oauth.not-offered",
-        message: "this server takes API keys, not OAuth: send Authorization: Bearer <agent API key>",
+        code: "not-found",
+        message:
+          "no such discovery document: see /.well-known/oauth-protected-resource/api/mcp and /.well-known/oauth-authorization-server",
       },
     },
     { status: 404, headers: { "Cache-Control": "no-store" } },

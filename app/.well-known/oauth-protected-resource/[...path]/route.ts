@@ -1,0 +1,15 @@
+import { issuerOf } from "@/lib/auth/access-tokens";
+import { METADATA_HEADERS, protectedResourceMetadata } from "@/lib/oauth/metadata";
+
+export const dynamic = "force-dynamic";
+
+/** The path-suffixed form (RFC 9728 §3.1): only /api/mcp is a protected resource here. */
+export async function GET(request: Request, { params }: { params: Promise<{ path: string[] }> }) {
+  const { path } = await params;
+  if (path.join("/") !== "api/mcp")
+    return Response.json(
+      { error: { code: "not-found", message: "the only protected resource here is /api/mcp" } },
+      { status: 404 },
+    );
+  return Response.json(protectedResourceMetadata(issuerOf(request)), { headers: METADATA_HEADERS });
+}

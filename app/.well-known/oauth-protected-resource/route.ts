@@ -1,0 +1,8 @@
+import { issuerOf } from "@/lib/auth/access-tokens";
+import { METADATA_HEADERS, protectedResourceMetadata } from "@/lib/oauth/metadata";
+
+export const dynamic = "force-dynamic";
+
+/** RFC 9728 Protected Resource Metadata of /api/mcp (also at the path-suffixed address). */
+export const GET = (request: Request) =>
+  Response.json(protectedResourceMetadata(issuerOf(request)), { headers: METADATA_HEADERS });

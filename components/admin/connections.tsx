@@ -1,0 +1,121 @@
+"use client";
+
+import { useState, useTransition } from "react";
+import { TimeAgo } from "@/components/ui/time-ago";
+import { revokeConnectionAction, setSelfRegistrationAction } from "@/lib/oauth/actions";
+
+export interface Connection {
+  id: string;
+  agentName: string;
+  agentEmail: string;
+  clientId: string;
+  clientName: string;
+  clientKind: "cimd" | "dcr";
+  redirectUri: string;
+  scopes: string[];
+  grantedBy: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+/** The tenant's OAuth connections per agent (clients that act as an agent), with last use and a revoke button. */
+export function Connections({ connections, dcrEnabled }: { connections: Connection[]; dcrEnabled: boolean }) {
+  const [error, setError] = useState<string | null>(null);
+  const [allowed, setAllowed] = useState(dcrEnabled);
+  const [pending, startTransition] = useTransition();
+  const run = (action: () => Promise<{ ok: boolean; message?: string }>) =>
+    startTransition(async () => {
+      const response = await action();
+      setError(response.ok ? null : (response.message ?? "That did not work; try again."));
+    });
+
+  return (
+    <div>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      <label>
+        <input
+          type="checkbox"
+          checked={allowed}
+          disabled={pending}
+          onChange={(event) => {
+            const enabled = event.target.checked;
+            setAllowed(enabled);
+            startTransition(async () => {
+              const response = await setSelfRegistrationAction({ enabled });
+              if (!response.ok) setAllowed(!enabled);
+              setError(response.ok ? null : response.message);
+            });
+          }}
+        />{" "}
+        Allow clients that register themselves (Cursor, mcp-remote); their names are not verified
+      </label>
+      {connections.length === 0 ? (
+        <p className="muted">
+          No client is connected yet. When an agent connects Claude, ChatGPT, VS Code or Cursor, it is listed here.
+        </p>
+      ) : (
+        <table className="stack">
+          <thead>
+            <tr>
+              <th>Agent</th>
+              <th>Client</th>
+              <th>May</th>
+              <th>Last used</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {connections.map((connection) => (
+              <tr key={connection.id} data-testid={`connection-${connection.id}`}>
+                <td data-label="Agent">
+                  {connection.agentName}
+                  <div className="muted small">{connection.agentEmail}</div>
+                </td>
+                <td data-label="Client">
+                  {connection.clientName}
+                  <div className="muted small" style={{ overflowWrap: "anywhere" }}>
+                    {connection.clientKind === "cimd" ? connection.clientId : "registered itself"} · returns to{" "}
+                    {connection.redirectUri}
+                  </div>
+                  <div className="muted small">
+                    granted by {connection.grantedBy} <TimeAgo iso={connection.createdAt} />
+                  </div>
+                </td>
+                <td data-label="May" className="small">
+                  {connection.scopes.join(", ")}
+                </td>
+                <td>
+                  {connection.lastUsedAt ? (
+                    <TimeAgo iso={connection.lastUsedAt} />
+                  ) : (
+                    <span className="muted">never</span>
+                  )}
+                </td>
+                <td data-label="">
+                  {connection.revokedAt ? (
+                    <span className="muted">
+                      revoked <TimeAgo iso={connection.revokedAt} />
+                    </span>
+                  ) : (
+                    <button
+                      type="button"
+                      disabled={pending}
+                      onClick={() => run(() => revokeConnectionAction({ grantId: connection.id }))}
+                    >
+                      Revoke {connection.clientName} for {connection.agentName}
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,93 @@
+import { createHash, randomBytes } from "node:crypto";
+import { expect, test } from "@playwright/test";
+import { database, SEEDED, signInAs } from "./support";
+import { expectUsable, shoot, VIEWPORTS } from "./fixtures";
+
+// MCP authorization as people meet it: an admin allows self-registered clients, an agent grants a client on the
+// consent page (unticking one permission), and the admin sees and revokes the connection.
+
+const CALLBACK = "http://127.0.0.1:4799/callback";
+
+async function registerClient(baseURL: string, name: string): Promise<string> {
+  const response = await fetch(`${baseURL}/api/oauth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ client_name: name, redirect_uris: [CALLBACK], token_endpoint_auth_method: "none" }),
+  });
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { client_id: string }).client_id;
+}
+
+function authorizeUrl(baseURL: string, clientId: string, challenge: string) {
+  return `/oauth/authorize?${new URLSearchParams({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: CALLBACK,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    state: "e2e-state",
+    resource: `${baseURL}/api/mcp`,
+  })}`;
+}
+
+for (const viewport of VIEWPORTS) {
+  test(`an agent connects a client on the consent page and an admin revokes it (${viewport.name})`, async ({
+    browser,
+    baseURL,
+  }) => {
+    const size = { viewport: { width: viewport.width, height: viewport.height } };
+    const admin = await browser.newContext(size);
+    await signInAs(admin, SEEDED.admin, baseURL!);
+    const adminPage = await admin.newPage();
+    await adminPage.goto("/admin/policy");
+    const allow = adminPage.getByLabel("Allow clients that register themselves", { exact: false });
+    if (!(await allow.isChecked())) {
+      await allow.check();
+      await expect(allow).toBeChecked();
+    }
+
+    const name = `Cursor ${viewport.name} ${randomBytes(3).toString("hex")}`;
+    const clientId = await registerClient(baseURL!, name);
+    const verifier = randomBytes(32).toString("base64url");
+    const challenge = createHash("sha256").update(verifier).digest("base64url");
+
+    const agent = await browser.newContext(size);
+    await signInAs(agent, SEEDED.agent, baseURL!);
+    const page = await agent.newPage();
+    await page.route("http://127.0.0.1:4799/**", (route) => route.fulfill({ status: 200, body: "back in the client" }));
+    await page.goto(authorizeUrl(baseURL!, clientId, challenge));
+    await expect(page.getByRole("heading", { name: `Connect ${name} to toolgate` })).toBeVisible();
+    await expect(page.getByText("127.0.0.1:4799", { exact: true })).toBeVisible();
+    await expect(page.getByText("agent of", { exact: false })).toBeVisible();
+    await expectUsable(page);
+    await shoot(page, viewport.name === "phone" ? "oauth-consent-phone" : "oauth-consent");
+    await page.screenshot({ path: `test-results/oauth-consent-${viewport.name}.png`, fullPage: true });
+    await page.getByLabel("Send order status emails to customers", { exact: false }).uncheck();
+    await page.getByRole("button", { name: "Allow" }).click();
+    await page.waitForURL(/127\.0\.0\.1:4799\/callback/);
+    const back = new URL(page.url());
+    expect(back.searchParams.get("state")).toBe("e2e-state");
+    expect(back.searchParams.get("iss")).toBe(baseURL);
+    const { rows } = await database().query<{ id: string; scopes: string[] }>(
+      `SELECT g."id", g."scopes" FROM "OAuthGrant" g WHERE g."clientId" = $1`,
+      [clientId],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0].scopes).not.toContain("email:send");
+
+    await adminPage.reload();
+    const row = adminPage.getByTestId(`connection-${rows[0].id}`);
+    await expect(row).toContainText(name);
+    await expectUsable(adminPage);
+    await adminPage.screenshot({ path: `test-results/oauth-admin-${viewport.name}.png`, fullPage: true });
+    await row.getByRole("button", { name: `Revoke ${name}` }).click();
+    await expect(row).toContainText("revoked");
+    const audit = await database().query<{ action: string }>(
+      `SELECT "action" FROM "AuditLog" WHERE "tenantId" = 'acme' AND "detail"->>'grantId' = $1 ORDER BY "id"`,
+      [rows[0].id],
+    );
+    expect(audit.rows.map((entry) => entry.action)).toEqual(["oauth.granted", "oauth.revoked"]);
+    await admin.close();
+    await agent.close();
+  });
+}

@@ -1,0 +1,32 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { z } from "zod";
+import { authedAction } from "@/lib/auth/guards";
+import { IdSchema } from "@/lib/security/input";
+import { revokeConnection, setSelfRegistration } from "./connections";
+
+export const revokeConnectionAction = authedAction(
+  z.strictObject({ grantId: IdSchema }),
+  ["ADMIN"],
+  async (input, user) => {
+    if (!(await revokeConnection(user, input.grantId)))
+      return {
+        ok: false,
+        code: "not-found",
+        message: "No such live connection in your tenant; it may be revoked already.",
+      };
+    revalidatePath("/admin/policy");
+    return { ok: true, data: undefined };
+  },
+);
+
+export const setSelfRegistrationAction = authedAction(
+  z.strictObject({ enabled: z.boolean() }),
+  ["ADMIN"],
+  async (input, user) => {
+    await setSelfRegistration(user, input.enabled);
+    revalidatePath("/admin/policy");
+    return { ok: true, data: undefined };
+  },
+);

@@ -1,0 +1,43 @@
+import "server-only";
+import { appendAuditLog } from "../audit/sql";
+import { db, transaction } from "../db";
+import { findConnections, findDcrEnabled, revokeGrant, setDcrEnabled, type ConnectionRow } from "./sql";
+
+// What an admin sees and does with the tenant's OAuth connections (decision 017).
+
+export type { ConnectionRow } from "./sql";
+
+export async function tenantConnections(
+  tenantId: string,
+): Promise<{ connections: ConnectionRow[]; dcrEnabled: boolean }> {
+  const [connections, dcrEnabled] = await Promise.all([findConnections(db, tenantId), findDcrEnabled(db, tenantId)]);
+  return { connections, dcrEnabled };
+}
+
+/** Revokes a live connection of the admin's tenant; false when there is none such. Takes effect at the next call. */
+export async function revokeConnection(admin: { id: string; tenantId: string }, grantId: string): Promise<boolean> {
+  return transaction(async (tx) => {
+    const revoked = await revokeGrant(tx, admin.tenantId, grantId, "revoked-by-admin");
+    if (!revoked) return false;
+    await appendAuditLog(tx, {
+      tenantId: admin.tenantId,
+      actorId: admin.id,
+      action: "oauth.revoked",
+      detail: { grantId, agentId: revoked.agentId, clientId: revoked.clientId, reason: "revoked-by-admin" },
+    });
+    return true;
+  });
+}
+
+/** Turns self-registered clients (RFC 7591) on or off for the tenant, with an audit entry when it changes. */
+export async function setSelfRegistration(admin: { id: string; tenantId: string }, enabled: boolean): Promise<void> {
+  await transaction(async (tx) => {
+    if ((await setDcrEnabled(tx, admin.tenantId, enabled)) === 0) return;
+    await appendAuditLog(tx, {
+      tenantId: admin.tenantId,
+      actorId: admin.id,
+      action: enabled ? "oauth.registration-allowed" : "oauth.registration-refused",
+      detail: {},
+    });
+  });
+}

@@ -1,0 +1,44 @@
+import { mcpResourceOf } from "../auth/access-tokens";
+import { ALL_SCOPES } from "./authorize-scopes";
+
+// Discovery documents (decision 017): the MCP endpoint's Protected Resource Metadata (RFC 9728) names this server
+// as its authorization server, whose metadata (RFC 8414) says what it supports.
+
+export const OAUTH_PATHS = {
+  authorize: "/oauth/authorize",
+  token: "/api/oauth/token",
+  register: "/api/oauth/register",
+} as const;
+
+export function protectedResourceMetadata(issuer: string) {
+  return {
+    resource: mcpResourceOf(issuer),
+    authorization_servers: [issuer],
+    scopes_supported: ALL_SCOPES,
+    bearer_methods_supported: ["header"],
+    resource_name: "toolgate",
+  };
+}
+
+export function authorizationServerMetadata(issuer: string) {
+  return {
+    issuer,
+    authorization_endpoint: `${issuer}${OAUTH_PATHS.authorize}`,
+    token_endpoint: `${issuer}${OAUTH_PATHS.token}`,
+    registration_endpoint: `${issuer}${OAUTH_PATHS.register}`,
+    scopes_supported: ALL_SCOPES,
+    response_types_supported: ["code"],
+    response_modes_supported: ["query"],
+    grant_types_supported: ["authorization_code", "refresh_token"],
+    token_endpoint_auth_methods_supported: ["none"],
+    code_challenge_methods_supported: ["S256"],
+    client_id_metadata_document_supported: true,
+    authorization_response_iss_parameter_supported: true,
+  };
+}
+
+/** Discovery answers are public and cacheable for a while, readable from a browser-based client. */
+export const METADATA_HEADERS = {
+  "Cache-Control": "public, max-age=300",
+  "Access-Control-Allow-Origin": "*",
+} as const;

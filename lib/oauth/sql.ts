@@ -1,0 +1,218 @@
+import "server-only";
+import type { Db, Tx } from "../db";
+import { Prisma } from "../generated/prisma/client";
+
+// The OAuth module's statements (decision 017): clients, connections (grants), codes and refresh tokens.
+
+export interface ClientRow {
+  id: string;
+  kind: "cimd" | "dcr";
+  name: string;
+  redirectUris: string[];
+  clientUri: string | null;
+  fetchedAt: Date | null;
+}
+
+export async function findClient(db: Db, id: string): Promise<ClientRow | undefined> {
+  const [row] = await db.$queryRaw<ClientRow[]>`
+    SELECT "id", "kind", "name", "redirectUris", "clientUri", "fetchedAt" FROM "OAuthClient" WHERE "id" = ${id}`;
+  return row;
+}
+
+/** Stores a client's metadata document as fetched now (a newer fetch replaces the cached one). */
+export async function upsertMetadataClient(
+  db: Db,
+  client: { id: string; name: string; redirectUris: string[]; clientUri: string | null },
+): Promise<void> {
+  await db.$executeRaw`
+    INSERT INTO "OAuthClient" ("id", "kind", "name", "redirectUris", "clientUri", "fetchedAt")
+    VALUES (${client.id}, 'cimd', ${client.name}, ${client.redirectUris}, ${client.clientUri}, CURRENT_TIMESTAMP)
+    ON CONFLICT ("id") DO UPDATE SET "name" = EXCLUDED."name", "redirectUris" = EXCLUDED."redirectUris",
+      "clientUri" = EXCLUDED."clientUri", "fetchedAt" = EXCLUDED."fetchedAt"
+    WHERE "OAuthClient"."kind" = 'cimd'`;
+}
+
+export async function insertRegisteredClient(
+  db: Db,
+  client: { id: string; name: string; redirectUris: string[]; clientUri: string | null; registeredFrom: string },
+): Promise<void> {
+  await db.$executeRaw`
+    INSERT INTO "OAuthClient" ("id", "kind", "name", "redirectUris", "clientUri", "registeredFrom")
+    VALUES (${client.id}, 'dcr', ${client.name}, ${client.redirectUris}, ${client.clientUri}, ${client.registeredFrom})`;
+}
+
+/** Clients registered from this address, and from anywhere, in the last hour (the registration rate limit). */
+export async function countRecentRegistrations(db: Db, address: string): Promise<{ fromAddress: number; all: number }> {
+  const [row] = await db.$queryRaw<{ fromAddress: number; all: number }[]>`
+    SELECT count(*) FILTER (WHERE "registeredFrom" = ${address})::int AS "fromAddress", count(*)::int AS "all"
+    FROM "OAuthClient" WHERE "kind" = 'dcr' AND "createdAt" > CURRENT_TIMESTAMP - interval '1 hour'`;
+  return row;
+}
+
+/** The signed-in agent with what a consent needs: name, tenant, whether the tenant allows self-registered clients. */
+export async function findConsentingAgent(db: Db, userId: string, tenantId: string) {
+  const [row] = await db.$queryRaw<
+    {
+      id: string;
+      email: string;
+      name: string;
+      role: string;
+      canRefund: boolean;
+      active: boolean;
+      tenantName: string;
+      dcrEnabled: boolean;
+    }[]
+  >`
+    SELECT u."id", u."email", u."name", u."role", u."canRefund", u."active", t."name" AS "tenantName",
+           t."oauthDcrEnabled" AS "dcrEnabled"
+    FROM "User" u JOIN "Tenant" t ON t."id" = u."tenantId"
+    WHERE u."id" = ${userId} AND u."tenantId" = ${tenantId}`;
+  return row;
+}
+
+export async function insertConnectionKey(
+  tx: Tx,
+  key: { id: string; tenantId: string; userId: string; hash: string },
+): Promise<void> {
+  await tx.$executeRaw`
+    INSERT INTO "ApiKey" ("id", "tenantId", "userId", "prefix", "hash")
+    VALUES (${key.id}, ${key.tenantId}, ${key.userId}, 'oauth', ${key.hash})`;
+}
+
+export async function insertGrant(
+  tx: Tx,
+  grant: {
+    id: string;
+    tenantId: string;
+    agentId: string;
+    clientId: string;
+    apiKeyId: string;
+    scopes: string[];
+    redirectUri: string;
+    grantedById: string;
+  },
+): Promise<void> {
+  await tx.$executeRaw`
+    INSERT INTO "OAuthGrant" ("id", "tenantId", "agentId", "clientId", "apiKeyId", "scopes", "redirectUri", "grantedById")
+    VALUES (${grant.id}, ${grant.tenantId}, ${grant.agentId}, ${grant.clientId}, ${grant.apiKeyId}, ${grant.scopes},
+            ${grant.redirectUri}, ${grant.grantedById})`;
+}
+
+export async function insertCode(
+  tx: Tx,
+  code: { hash: string; grantId: string; codeChallenge: string; expiresAt: Date },
+): Promise<void> {
+  await tx.$executeRaw`
+    INSERT INTO "OAuthCode" ("hash", "grantId", "codeChallenge", "expiresAt")
+    VALUES (${code.hash}, ${code.grantId}, ${code.codeChallenge}, ${code.expiresAt})`;
+}
+
+/** A grant as the token endpoint checks it: live only while neither it nor its key row is revoked. */
+export interface GrantRow {
+  id: string;
+  tenantId: string;
+  agentId: string;
+  clientId: string;
+  apiKeyId: string;
+  scopes: string[];
+  redirectUri: string;
+  live: boolean;
+}
+
+const RAW_GRANT_COLUMNS = Prisma.raw(`g."id", g."tenantId", g."agentId", g."clientId", g."apiKeyId", g."scopes",
+  g."redirectUri", (g."revokedAt" IS NULL AND k."revokedAt" IS NULL) AS "live"`);
+
+/** The code by its hash with its grant, locked until the transaction ends (a code is exchanged once). */
+export async function lockCode(tx: Tx, hash: string) {
+  const [row] = await tx.$queryRaw<(GrantRow & { codeChallenge: string; expired: boolean; used: boolean })[]>`
+    SELECT ${RAW_GRANT_COLUMNS}, c."codeChallenge", c."expiresAt" <= CURRENT_TIMESTAMP AS "expired", c."usedAt" IS NOT NULL AS "used"
+    FROM "OAuthCode" c JOIN "OAuthGrant" g ON g."id" = c."grantId" JOIN "ApiKey" k ON k."id" = g."apiKeyId"
+    WHERE c."hash" = ${hash}
+    FOR UPDATE OF c, g`;
+  return row;
+}
+
+export async function markCodeUsed(tx: Tx, hash: string): Promise<void> {
+  await tx.$executeRaw`UPDATE "OAuthCode" SET "usedAt" = CURRENT_TIMESTAMP WHERE "hash" = ${hash}`;
+}
+
+/** The refresh token by its hash with its grant, locked (a refresh token is used once). */
+export async function lockRefreshToken(tx: Tx, hash: string) {
+  const [row] = await tx.$queryRaw<(GrantRow & { used: boolean })[]>`
+    SELECT ${RAW_GRANT_COLUMNS}, r."usedAt" IS NOT NULL AS "used"
+    FROM "OAuthRefreshToken" r JOIN "OAuthGrant" g ON g."id" = r."grantId" JOIN "ApiKey" k ON k."id" = g."apiKeyId"
+    WHERE r."hash" = ${hash}
+    FOR UPDATE OF r, g`;
+  return row;
+}
+
+export async function markRefreshTokenUsed(tx: Tx, hash: string): Promise<void> {
+  await tx.$executeRaw`UPDATE "OAuthRefreshToken" SET "usedAt" = CURRENT_TIMESTAMP WHERE "hash" = ${hash}`;
+}
+
+export async function insertRefreshToken(tx: Tx, token: { hash: string; grantId: string }): Promise<void> {
+  await tx.$executeRaw`INSERT INTO "OAuthRefreshToken" ("hash", "grantId") VALUES (${token.hash}, ${token.grantId})`;
+}
+
+/**
+ * Ends a connection of the tenant: the grant and its key row, so the next call with any of its tokens is refused
+ * on every instance. Returns the grant when it was live, undefined otherwise.
+ */
+export async function revokeGrant(
+  tx: Tx,
+  tenantId: string,
+  grantId: string,
+  reason: string,
+): Promise<{ id: string; agentId: string; clientId: string } | undefined> {
+  const [row] = await tx.$queryRaw<{ id: string; agentId: string; clientId: string; apiKeyId: string }[]>`
+    UPDATE "OAuthGrant" SET "revokedAt" = CURRENT_TIMESTAMP, "revokedReason" = ${reason}
+    WHERE "id" = ${grantId} AND "tenantId" = ${tenantId} AND "revokedAt" IS NULL
+    RETURNING "id", "agentId", "clientId", "apiKeyId"`;
+  if (!row) return undefined;
+  await tx.$executeRaw`
+    UPDATE "ApiKey" SET "revokedAt" = CURRENT_TIMESTAMP WHERE "id" = ${row.apiKeyId} AND "revokedAt" IS NULL`;
+  return { id: row.id, agentId: row.agentId, clientId: row.clientId };
+}
+
+export interface ConnectionRow {
+  id: string;
+  agentId: string;
+  agentName: string;
+  agentEmail: string;
+  clientId: string;
+  clientName: string;
+  clientKind: "cimd" | "dcr";
+  redirectUri: string;
+  scopes: string[];
+  grantedBy: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/** The tenant's connections, live ones first, newest first; revoked ones of the last 30 days stay listed. */
+export async function findConnections(db: Db, tenantId: string): Promise<ConnectionRow[]> {
+  return db.$queryRaw<ConnectionRow[]>`
+    SELECT g."id", g."agentId", a."name" AS "agentName", a."email" AS "agentEmail", g."clientId",
+           c."name" AS "clientName", c."kind" AS "clientKind", g."redirectUri", g."scopes",
+           COALESCE(p."name", g."grantedById") AS "grantedBy", g."createdAt", g."lastUsedAt", g."revokedAt"
+    FROM "OAuthGrant" g
+    JOIN "OAuthClient" c ON c."id" = g."clientId"
+    JOIN "User" a ON a."id" = g."agentId" AND a."tenantId" = g."tenantId"
+    LEFT JOIN "User" p ON p."id" = g."grantedById"
+    WHERE g."tenantId" = ${tenantId}
+      AND (g."revokedAt" IS NULL OR g."revokedAt" > CURRENT_TIMESTAMP - interval '30 days')
+    ORDER BY g."revokedAt" IS NOT NULL, a."name", g."createdAt" DESC
+    LIMIT 200`;
+}
+
+export async function setDcrEnabled(db: Db, tenantId: string, enabled: boolean): Promise<number> {
+  return db.$executeRaw`
+    UPDATE "Tenant" SET "oauthDcrEnabled" = ${enabled} WHERE "id" = ${tenantId} AND "oauthDcrEnabled" <> ${enabled}`;
+}
+
+export async function findDcrEnabled(db: Db, tenantId: string): Promise<boolean> {
+  const [row] = await db.$queryRaw<{ enabled: boolean }[]>`
+    SELECT "oauthDcrEnabled" AS "enabled" FROM "Tenant" WHERE "id" = ${tenantId}`;
+  return row?.enabled ?? false;
+}

@@ -1,0 +1,126 @@
+import "server-only";
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { calculatePKCECodeChallenge } from "oauth4webapi";
+import { ACCESS_TOKEN_SECONDS, mcpResourceOf, signAccessToken } from "../auth/access-tokens";
+import { appendAuditLog } from "../audit/sql";
+import { sha256Hex } from "../canonical";
+import { transaction, type Tx } from "../db";
+import {
+  insertRefreshToken,
+  lockCode,
+  lockRefreshToken,
+  markCodeUsed,
+  markRefreshTokenUsed,
+  revokeGrant,
+  type GrantRow,
+} from "./sql";
+
+// The token endpoint (OAuth 2.1 §3.2): an authorization code with its PKCE verifier, or a refresh token, for an
+// access token to this server's MCP resource and a new refresh token. A code or refresh token presented a second
+// time is taken as stolen: the whole connection (its grant, key row and every token) is revoked.
+
+export type TokenResult =
+  { ok: true; body: Record<string, unknown> } | { ok: false; status: 400 | 401; error: string; description: string };
+
+const refused = (error: string, description: string, status: 400 | 401 = 400): TokenResult => ({
+  ok: false,
+  status,
+  error,
+  description,
+});
+
+// RFC 7636 §4.1: 43 to 128 unreserved characters.
+const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+
+async function pkceMatches(verifier: string, challenge: string): Promise<boolean> {
+  const computed = Buffer.from(await calculatePKCECodeChallenge(verifier));
+  const expected = Buffer.from(challenge);
+  return computed.length === expected.length && timingSafeEqual(computed, expected);
+}
+
+async function issueTokens(tx: Tx, issuer: string, grant: GrantRow): Promise<Record<string, unknown>> {
+  const refreshToken = randomBytes(32).toString("base64url");
+  await insertRefreshToken(tx, { hash: sha256Hex(refreshToken), grantId: grant.id });
+  const accessToken = await signAccessToken(issuer, {
+    sub: grant.agentId,
+    tid: grant.tenantId,
+    key: grant.apiKeyId,
+    gid: grant.id,
+    client_id: grant.clientId,
+    scope: grant.scopes.join(" "),
+  });
+  return {
+    access_token: accessToken,
+    token_type: "Bearer",
+    expires_in: ACCESS_TOKEN_SECONDS,
+    refresh_token: refreshToken,
+    scope: grant.scopes.join(" "),
+  };
+}
+
+async function revokeFamily(tx: Tx, grant: GrantRow, reason: string): Promise<void> {
+  const revoked = await revokeGrant(tx, grant.tenantId, grant.id, reason);
+  if (revoked)
+    await appendAuditLog(tx, {
+      tenantId: grant.tenantId,
+      actorId: grant.agentId,
+      action: "oauth.revoked",
+      detail: { grantId: grant.id, clientId: grant.clientId, reason },
+    });
+}
+
+const field = (form: URLSearchParams, name: string) => form.get(name) ?? undefined;
+
+export async function exchangeToken(form: URLSearchParams, issuer: string): Promise<TokenResult> {
+  const grantType = field(form, "grant_type");
+  const resource = field(form, "resource");
+  if (resource !== undefined && resource !== mcpResourceOf(issuer))
+    return refused("invalid_target", `this server issues tokens only for ${mcpResourceOf(issuer)}`);
+  const clientId = field(form, "client_id");
+  if (!clientId) return refused("invalid_client", "client_id is required (public clients only)", 401);
+  if (grantType === "authorization_code") return exchangeCode(form, issuer, clientId);
+  if (grantType === "refresh_token") return refresh(form, issuer, clientId);
+  return refused("unsupported_grant_type", "only authorization_code (with PKCE) and refresh_token are supported");
+}
+
+async function exchangeCode(form: URLSearchParams, issuer: string, clientId: string): Promise<TokenResult> {
+  const code = field(form, "code");
+  const verifier = field(form, "code_verifier");
+  const redirectUri = field(form, "redirect_uri");
+  if (!code || code.length > 200) return refused("invalid_request", "code is required");
+  if (!verifier) return refused("invalid_request", "code_verifier is required (PKCE)");
+  return transaction(async (tx) => {
+    const hash = sha256Hex(code);
+    const row = await lockCode(tx, hash);
+    if (!row || row.clientId !== clientId) return refused("invalid_grant", "unknown authorization code");
+    if (row.used) {
+      await revokeFamily(tx, row, "code-replayed");
+      return refused("invalid_grant", "this authorization code was already used; its connection is revoked");
+    }
+    if (row.expired) return refused("invalid_grant", "the authorization code expired; authorize again");
+    if (!row.live) return refused("invalid_grant", "this connection was revoked; authorize again");
+    if (redirectUri !== row.redirectUri)
+      return refused("invalid_grant", "redirect_uri must be the one the code was issued for");
+    if (!VERIFIER.test(verifier) || !(await pkceMatches(verifier, row.codeChallenge)))
+      return refused("invalid_grant", "code_verifier does not match the code_challenge");
+    await markCodeUsed(tx, hash);
+    return { ok: true, body: await issueTokens(tx, issuer, row) };
+  });
+}
+
+async function refresh(form: URLSearchParams, issuer: string, clientId: string): Promise<TokenResult> {
+  const token = field(form, "refresh_token");
+  if (!token || token.length > 200) return refused("invalid_request", "refresh_token is required");
+  return transaction(async (tx) => {
+    const hash = sha256Hex(token);
+    const row = await lockRefreshToken(tx, hash);
+    if (!row || row.clientId !== clientId) return refused("invalid_grant", "unknown refresh token");
+    if (row.used) {
+      await revokeFamily(tx, row, "refresh-token-reused");
+      return refused("invalid_grant", "this refresh token was already used; its connection is revoked");
+    }
+    if (!row.live) return refused("invalid_grant", "this connection was revoked; authorize again");
+    await markRefreshTokenUsed(tx, hash);
+    return { ok: true, body: await issueTokens(tx, issuer, row) };
+  });
+}

@@ -1,0 +1,74 @@
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
+import { GET as asMetadata } from "@/app/.well-known/oauth-authorization-server/route";
+import { GET as prmRoot } from "@/app/.well-known/oauth-protected-resource/route";
+import { GET as prmSuffixed } from "@/app/.well-known/oauth-protected-resource/[...path]/route";
+import { GET as otherWellKnown } from "@/app/.well-known/[...path]/route";
+import { POST as register } from "@/app/api/oauth/register/route";
+import { POST as token } from "@/app/api/oauth/token/route";
+import { routeFetch } from "./mcp-route";
+
+/** fetch for an OAuth-speaking client: the discovery, registration and token routes in process, else /api/mcp. */
+export const oauthRouteFetch = (async (input: string | URL | Request, init?: RequestInit) => {
+  const request = new Request(input, init);
+  const headers = new Headers(request.headers);
+  if (!headers.has("host")) headers.set("host", new URL(request.url).host);
+  const routed = new Request(request, { headers });
+  const path = new URL(request.url).pathname;
+  if (path === "/.well-known/oauth-authorization-server") return asMetadata(routed);
+  if (path === "/.well-known/oauth-protected-resource") return prmRoot(routed);
+  if (path.startsWith("/.well-known/oauth-protected-resource/"))
+    return prmSuffixed(routed, {
+      params: Promise.resolve({ path: path.slice("/.well-known/oauth-protected-resource/".length).split("/") }),
+    });
+  if (path.startsWith("/.well-known/")) return otherWellKnown();
+  if (path === "/api/oauth/register") return register(routed);
+  if (path === "/api/oauth/token") return token(routed);
+  return routeFetch(input, init);
+}) as typeof fetch;
+
+/** An OAuth client provider as an agent runtime keeps one: in memory, recording where it was sent to sign in. */
+export class MemoryProvider implements OAuthClientProvider {
+  client: OAuthClientInformationMixed | undefined;
+  saved: OAuthTokens | undefined;
+  verifier = "";
+  authorizationUrl: URL | undefined;
+  constructor(
+    readonly redirectUrl: string,
+    readonly clientMetadataUrl?: string,
+  ) {}
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: "Test runtime",
+      redirect_uris: [this.redirectUrl],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    };
+  }
+  clientInformation() {
+    return this.client;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.client = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+}
