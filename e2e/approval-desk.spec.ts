@@ -188,13 +188,14 @@ test("approve with edits: the amount can only be lowered; the lower amount is wh
     [pending.approval!.id],
   );
   expect(rows[0].approvedArgs.amount_cents).toBe(6000);
+  // The supervisor's decision (the proposal's own row keeps the duplicate check's verdict, and no person).
   const log = await database().query<{
     detail: {
       proposed: { amount_cents: number };
       approved: { amount_cents: number };
       executed: { amount_cents: number };
     };
-  }>(`SELECT detail FROM "DecisionLog" WHERE "toolCallId" = $1 AND detail IS NOT NULL`, [pending.id]);
+  }>(`SELECT detail FROM "DecisionLog" WHERE "toolCallId" = $1 AND "actorId" IS NOT NULL`, [pending.id]);
   expect(
     log.rows.map((row) => [
       row.detail.proposed.amount_cents,

@@ -493,7 +493,7 @@ const DEFECTS: Defect[] = [
   {
     name: "duplicate re-checked at approval",
     file: "lib/approvals/decide.ts",
-    find: "if (duplicate && !request.shownDuplicates.includes(duplicate.of_call_id)) {",
+    find: "if (duplicate && request.shownDuplicates.length === 0) {",
     replace: "if (false) {",
     testFile: "tests/duplicate-intent.integration.test.ts",
     test: "at approval, a duplicate issued after the request was made stops the click once and joins the card; the next approval pays it",

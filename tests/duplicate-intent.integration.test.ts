@@ -220,4 +220,30 @@ describe("a model that insists cannot refund twice", () => {
     expect(await providerTotal(order)).toBe(12000);
     await expectRefundInvariants([order], (await externals.stats()).totalsByOrder);
   });
+  it("a card that warns of a duplicate is decided as it stands: two held duplicates of one refund both pay when approved", async () => {
+    const world = await createWorld();
+    const order = world.orders.o1004;
+    const ask = async () =>
+      propose(
+        world.keys.agent,
+        await conversationFor(world.keys.agent, { customer_id: world.customers.ana }),
+        refund(order, 1000),
+        newCallKey(),
+      );
+    const first = await ask();
+    expect(first.json.code).toBe("refund.issued");
+    const twins = [await ask(), await ask()];
+    for (const twin of twins)
+      expect(twin.json.approval!.preview.held).toEqual([
+        expect.objectContaining({ rule: "possible_duplicate", of_call_id: first.json.id }),
+      ]);
+    for (const twin of twins)
+      expect(await approveRequest(supervisor(world), twin.json.approval!.id)).toMatchObject({
+        ok: true,
+        status: "approved",
+        outcome: { code: "refund.issued" },
+      });
+    expect(await providerTotal(order)).toBe(3000);
+    await expectRefundInvariants([order], (await externals.stats()).totalsByOrder);
+  });
 });

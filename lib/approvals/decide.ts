@@ -249,10 +249,11 @@ async function decide(
         await close(tx, request, "failed", approver, failed, note, startedAt, { ...detail, executed: null });
         return fail("approval.recheck-failed", explained, failed);
       }
-      // A possible duplicate is what a person decides, but only one the card showed them: a match that appeared
-      // since (another refund of the order issued meanwhile) is added to the card and stops this click.
+      // A possible duplicate is what a person decides, once the card has told them it is one: a request held for
+      // other reasons that now matches a refund of the order (one issued since it was opened) gets the match added
+      // to its card, and this click stops. A card that already warns of a duplicate is decided as it stands.
       const duplicate = recheck.duplicate?.verdict === "held" ? heldFor(recheck.duplicate) : null;
-      if (duplicate && !request.shownDuplicates.includes(duplicate.of_call_id)) {
+      if (duplicate && request.shownDuplicates.length === 0) {
         await addHeldReason(tx, request.id, duplicate);
         return fail(
           "approval.retry",

@@ -258,7 +258,7 @@ async function checkAgainstData(
   }
 
   const state = stage("state", () => checkState(tool, args, order));
-  if (!state.ok) return finish(await stage("state", () => explainState(client, tool, order, state.outcome)));
+  if (!state.ok) return finish(await explainState(client, tool, order, state.outcome));
 
   const policy = await stage("policy", () =>
     decidePolicy(client, tool, conversation, proposal.policy, order, call.impactCents),

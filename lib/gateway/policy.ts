@@ -77,8 +77,9 @@ export function heldFor({ verdict: _verdict, ...hit }: DuplicateVerdict & { verd
  * (stage 8 lets a deliberate second write through), so a call on an order that already has an effect of this tool
  * issued, unknown or in progress within the tenant's `duplicateWindowHours` is held for a person when it matches
  * one: the same amount, or a total (those effects plus this call) above what this conversation asked for on the
- * order (each distinct amount it proposed counted once), so a refund another conversation already made counts. It never refuses: a supervisor who approves the possible duplicate pays it. Null for a tool that
- * declares no earlier effects.
+ * order (each distinct amount it proposed counted once), so a refund another conversation already made counts. It
+ * never refuses: a supervisor who approves the possible duplicate pays it. Null for a tool that declares no earlier
+ * effects.
  */
 export async function checkDuplicate(
   client: Db,
