@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { loadavg } from "node:os";
+import { cardFacts } from "../lib/approvals/cards";
 import { decisionHistory } from "../lib/approvals/history";
 import { decidedHistory, pendingQueue } from "../lib/approvals/queue";
 import { db } from "../lib/db";
@@ -99,7 +100,8 @@ async function plan(sql: string, ...values: unknown[]) {
   );
 }
 
-const middle = (await pendingQueue(world.tenantId, { limit: 50 }))[49];
+const firstPage = await pendingQueue(world.tenantId, { limit: 50 });
+const middle = firstPage[49];
 const deep = await db.approvalRequest.findFirstOrThrow({ where: { id: `apr_bench_${Math.floor(PENDING * 0.9)}` } });
 const lastDecision = await db.decisionLog.findFirstOrThrow({
   where: { tenantId: world.tenantId },
@@ -190,6 +192,15 @@ const cases: { name: string; fn: () => Promise<unknown>; plan: Promise<string> }
     plan: plan(
       `SELECT * FROM "ApprovalRequest" WHERE "tenantId" = $1 AND "status" = 'pending' ORDER BY "createdAt", "id" LIMIT 50`,
       world.tenantId,
+    ),
+  },
+  {
+    name: "the first page's cards (order, refunds, requester, other requests on the order: five reads)",
+    fn: () => cardFacts(world.tenantId, firstPage),
+    plan: plan(
+      `SELECT count(*) FROM "ApprovalRequest" WHERE "tenantId" = $1 AND "orderId" = $2 AND "status" = 'pending' AND "expiresAt" > now()`,
+      world.tenantId,
+      world.orders.o1004,
     ),
   },
   {
