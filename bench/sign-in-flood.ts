@@ -96,8 +96,7 @@ await writeSection(
 \`npm run bench:sign-in\` (\`bench/sign-in-flood.ts\`), one run against \`next start\`: the median of ${SAMPLES} sequential
 \`GET /api/v1/tool-calls/{id}\` by an agent, idle, then while ${FLOOD} clients post wrong passwords for fresh emails
 from fresh forwarded addresses (so each attempt costs one argon2id verification, m=19456 KiB, t=2; hashes run on
-the libuv pool, at most cores - 1 at once, each slot resting as long as its hash took). Before this change (bcryptjs on the event loop) the same flood took the
-median from about 13 ms to about 2,000 ms.
+the libuv pool, at most cores - 1 at once, each slot resting as long as its hash took).
 
 | | median | p99 | samples |
 |---|---|---|---|
