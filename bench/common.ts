@@ -3,10 +3,24 @@ import { readdirSync, readFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { createDb } from "../lib/db";
 import { migrate } from "../lib/migrate";
-import { freshDatabase, startCluster, type Cluster } from "../scripts/pg-cluster";
+import { freePort, freshDatabase, startCluster, type Cluster } from "../scripts/pg-cluster";
 
 // Shared set-up for the benchmarks: a private PostgreSQL, the app's own Prisma client (instrumented to count
 // SQL statements), and a description of the machine for the report.
+
+/**
+ * `BENCH_SMOKE=1` (the test command's smoke run): every benchmark runs its whole path for a handful of rounds,
+ * asserts no timing and writes no table, so a change that breaks a benchmark fails the tests.
+ */
+export const SMOKE = process.env.BENCH_SMOKE === "1";
+
+/** `full` when measuring, `smoke` in the test command's smoke run. */
+export const rounds = (full: number, smoke: number) => (SMOKE ? smoke : full);
+
+/** A port for an app instance: `BENCH_PORT` (plus `offset`) when set, else one the kernel has free. */
+export async function benchPort(offset = 0): Promise<number> {
+  return process.env.BENCH_PORT ? Number(process.env.BENCH_PORT) + offset : freePort();
+}
 
 export interface BenchDatabase {
   url: string;
@@ -23,6 +37,8 @@ export async function benchDatabase({ durable = false } = {}): Promise<BenchData
   const given = process.env.BENCH_DATABASE_URL;
   const url = given ? await freshDatabase(given, "toolgate_bench") : (cluster = await startCluster({ durable })).url;
   const appUrl = cluster ? cluster.socketUrl : url;
+  // A benchmark that fails or throws still stops its cluster (stop is synchronous and runs once).
+  process.once("exit", () => cluster?.stop());
   await migrate(url);
   process.env.DATABASE_URL = url;
   const client = createDb(url, { countStatements: true });
@@ -69,8 +85,9 @@ export function summarize(samples: number[]) {
 
 export const ms = (value: number) => `${value.toFixed(2)} ms`;
 
-/** Replaces the block between `<!-- bench:NAME -->` markers in docs/BENCHMARKS.md. */
+/** Replaces the block between `<!-- bench:NAME -->` markers in docs/BENCHMARKS.md (not in a smoke run). */
 export async function writeSection(name: string, markdown: string): Promise<void> {
+  if (SMOKE) return;
   const { readFile, writeFile } = await import("node:fs/promises");
   const file = "docs/BENCHMARKS.md";
   const text = await readFile(file, "utf8").catch(() => "# Benchmarks\n");
@@ -111,7 +128,7 @@ export function cpuMs(pids: number[]): number {
     }
   }, 0);
 }
-export const postgresPids = () =>
+const postgresPids = () =>
   readdirSync("/proc")
     .filter((name) => /^\d+$/.test(name))
     .map(Number)
@@ -134,4 +151,21 @@ export function clusterPids(url: string): number[] {
     }
   });
   return postmaster === undefined ? [] : treeOf(postmaster);
+}
+
+/**
+ * The header line that says whose numbers a benchmark ran under: its own tenant, made by the benchmark, with the
+ * policy numbers read back from the database (never the demo seed's).
+ */
+export async function tenantPolicy(tenantId: string, why: string): Promise<string> {
+  const { db } = await import("../lib/db");
+  const t = await db.tenant.findUniqueOrThrow({ where: { id: tenantId } });
+  const usd = (cents: number) => `${(cents / 100).toLocaleString("en", { minimumFractionDigits: 2 })} USD`;
+  return (
+    `Tenant: its own, made by the benchmark (${why}): refunds without approval up to ${usd(t.autoLimitCents)}, ` +
+    `${usd(t.sessionCapCents)} and ${t.maxAutoWrites.toLocaleString("en")} writes per conversation, ` +
+    `daily ceilings ${usd(t.agentDailyCeilingCents)} per agent and ${usd(t.tenantDailyCeilingCents)} per tenant, ` +
+    `${t.rateConversationPerMin.toLocaleString("en")} calls a minute per conversation and ` +
+    `${t.rateKeyPerMin.toLocaleString("en")} per key.`
+  );
 }

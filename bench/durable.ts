@@ -4,8 +4,8 @@ import { db } from "../lib/db";
 import { startFakeProvider } from "../scripts/dev/fake-provider";
 import { proposeCall } from "../lib/agent-api/propose";
 import { watchConversation, type Watch } from "../lib/live";
-import { benchDatabase, fail, machine, ms, summarize, writeSection } from "./common";
-import { createMix, mixCall } from "./mix";
+import { benchDatabase, fail, machine, ms, rounds, SMOKE, summarize, tenantPolicy, writeSection } from "./common";
+import { createMix, mixCall, type Mix } from "./mix";
 
 // The gateway on PostgreSQL that writes to disk as a deployment's does (fsync and synchronous commit on). First
 // the ceiling NOTIFY puts on commits (PostgreSQL serializes notifying commits, each with its flush): one-row
@@ -13,27 +13,45 @@ import { createMix, mixCall } from "./mix";
 // functions the route calls, from many concurrent callers, as shipped and as it was before decisions 004 and 005:
 // every conversation watched by a live view (each call's record NOTIFYs) and rate buckets written to the WAL
 // (each call waits for a second flush); and get_order from one caller, where each flush waited for shows whole.
+// Last, what the exposure ceilings' tenant lock costs concurrent refunds: refunds alone from many callers in one
+// tenant (each holds the tenant's lock until its commit is flushed) against the same callers each in a tenant of
+// its own. Every tenant is the benchmark's own (bench/mix.ts), under limits and ceilings the load never reaches.
 
-const DURATION_MS = Number(process.env.BENCH_DURATION ?? 8) * 1000;
+const DURATION_MS = Number(process.env.BENCH_DURATION ?? rounds(8, 0.5)) * 1000;
+const COMMITS_MS = rounds(3000, 300);
+const ROUNDS = rounds(2, 1);
 const CALLERS = 32;
+const REFUND_CALLERS = rounds(16, 4);
 const CONVERSATIONS = 64;
 process.env.DATABASE_POOL_MAX ??= "16";
 
-const database = await benchDatabase({ durable: true }).catch((error: Error) => fail(error.message));
+// A smoke run only walks the path: it spares the test command the flushes.
+const database = await benchDatabase({ durable: !SMOKE }).catch((error: Error) => fail(error.message));
 const provider = await startFakeProvider();
 Object.assign(process.env, { PAYMENT_PROVIDER_URL: provider.url, PAYMENT_PROVIDER_SECRET: provider.secret });
 const mix = await createMix(CONVERSATIONS, 70_000_000);
 const { world, conversations } = mix;
+/** One tenant per refund caller, each with one conversation. */
+const tenants = await Promise.all(
+  Array.from({ length: REFUND_CALLERS }, (_, index) => createMix(1, 71_000_000 + index)),
+);
 
-/** Runs `step` from `callers` concurrent callers until `durationMs` has passed; returns each step's latency. */
-async function concurrently(durationMs: number, step: () => Promise<unknown>, callers = CALLERS): Promise<number[]> {
+/**
+ * Runs `step` from `callers` concurrent callers (each passing its own number) until `durationMs` has passed;
+ * returns each step's latency.
+ */
+async function concurrently(
+  durationMs: number,
+  step: (caller: number) => Promise<unknown>,
+  callers = CALLERS,
+): Promise<number[]> {
   const latencies: number[] = [];
   const end = performance.now() + durationMs;
   await Promise.all(
-    Array.from({ length: callers }, async () => {
+    Array.from({ length: callers }, async (_, caller) => {
       while (performance.now() < end) {
         const started = performance.now();
-        await step();
+        await step(caller);
         latencies.push(performance.now() - started);
       }
     }),
@@ -45,15 +63,15 @@ async function concurrently(durationMs: number, step: () => Promise<unknown>, ca
 async function commitsPerSecond(notify: boolean): Promise<number> {
   const pool = new pg.Pool({ connectionString: database.url, max: CALLERS });
   const text = `WITH row AS (INSERT INTO bench_commits (note) VALUES ($1) RETURNING id) SELECT ${notify ? "pg_notify('bench_commits', $1)" : "$1"} FROM row`;
-  const commits = (await concurrently(3000, () => pool.query(text, ["x"]))).length;
+  const commits = (await concurrently(COMMITS_MS, () => pool.query(text, ["x"]))).length;
   await pool.end();
-  return commits / 3;
+  return commits / (COMMITS_MS / 1000);
 }
 await db.$executeRawUnsafe("CREATE TABLE bench_commits (id bigserial PRIMARY KEY, note text NOT NULL)");
 const ceiling = { plain: 0, notify: 0 };
-for (let round = 0; round < 2; round++) {
-  ceiling.plain += (await commitsPerSecond(false)) / 2;
-  ceiling.notify += (await commitsPerSecond(true)) / 2;
+for (let round = 0; round < ROUNDS; round++) {
+  ceiling.plain += (await commitsPerSecond(false)) / ROUNDS;
+  ceiling.notify += (await commitsPerSecond(true)) / ROUNDS;
 }
 await db.$executeRawUnsafe("DROP TABLE bench_commits");
 console.log(
@@ -83,6 +101,27 @@ async function call(i = sequence++): Promise<void> {
 }
 /** Every tenth call of the mix is a get_order. */
 const read = () => call(10 * sequence++);
+
+/** An executed refund of 1.00 USD in the `caller`th conversation of `of`, as the route runs it. */
+async function refund(of: Mix, caller: number): Promise<void> {
+  const conversation = of.conversations[caller % of.conversations.length];
+  const authenticated = await authenticateForConversation(`Bearer ${of.world.keys.agent}`, conversation.id, {
+    countCall: true,
+  });
+  if (!authenticated?.found) throw new Error("the benchmark's key or conversation did not authenticate");
+  const body = JSON.stringify({
+    name: "issue_refund",
+    arguments: { order_id: conversation.order, amount_cents: 100, currency: "USD", reason: "late" },
+  });
+  const result = await proposeCall({
+    ...authenticated.found,
+    apiKeyId: authenticated.agent.apiKeyId,
+    callKey: `refund-${sequence++}`,
+    raw: { bytes: encoder.encode(body), truncated: false },
+    rateCounted: authenticated.rateCounted,
+  });
+  if (result.outcome.code !== "refund.issued") throw new Error(`a refund answered ${result.outcome.code}`);
+}
 
 /** Sets the rate buckets' persistence for a phase; returns what puts the shipped one back. */
 async function rateBuckets(persistence: "LOGGED" | "UNLOGGED"): Promise<() => Promise<void>> {
@@ -121,9 +160,21 @@ const phases = [
     step: read,
     prepare: () => rateBuckets("LOGGED"),
   },
+  {
+    name: "refunds alone, every caller in one tenant (each waits for the tenant's ceiling lock)",
+    callers: REFUND_CALLERS,
+    step: (caller: number) => refund(mix, caller),
+    prepare: asShipped,
+  },
+  {
+    name: "refunds alone, each caller in a tenant of its own (no two wait for one ceiling lock)",
+    callers: REFUND_CALLERS,
+    step: (caller: number) => refund(tenants[caller], 0),
+    prepare: asShipped,
+  },
 ].map((phase) => ({ ...phase, latencies: [] as number[] }));
-for (let warm = 0; warm < 200; warm++) await call();
-for (let round = 0; round < 2; round++) {
+for (let warm = 0; warm < rounds(200, 5); warm++) await call();
+for (let round = 0; round < ROUNDS; round++) {
   for (const phase of phases) {
     const restore = await phase.prepare();
     phase.latencies.push(...(await concurrently(DURATION_MS, phase.step, phase.callers)));
@@ -133,7 +184,7 @@ for (let round = 0; round < 2; round++) {
 
 const rows = phases.map((phase) => {
   const { median, p99, n } = summarize(phase.latencies);
-  return `| ${phase.name} | ${phase.callers} | ${(n / ((2 * DURATION_MS) / 1000)).toFixed(0)} | ${ms(median)} | ${ms(p99)} |`;
+  return `| ${phase.name} | ${phase.callers} | ${(n / ((ROUNDS * DURATION_MS) / 1000)).toFixed(0)} | ${ms(median)} | ${ms(p99)} |`;
 });
 rows.forEach((row) => console.log(row));
 const report = `
@@ -141,7 +192,9 @@ const report = `
 
 ${await machine(database.url)}; a PostgreSQL cluster with its default durability (\`fsync\`, \`synchronous_commit\`, \`full_page_writes\` on).
 
-One-row commits from ${CALLERS} connections (two alternating 3 s runs each):
+${await tenantPolicy(world.tenantId, "limits, ceilings and rates the load never reaches; the refund phases' other tenants alike")}
+
+One-row commits from ${CALLERS} connections (${ROUNDS} alternating ${COMMITS_MS / 1000} s runs each):
 
 | commit | commits/s |
 |---|---|
@@ -150,7 +203,8 @@ One-row commits from ${CALLERS} connections (two alternating 3 s runs each):
 
 The gateway: concurrent callers in one process through the functions the route calls (key and conversation lookup, then the
 gateway), pool of ${process.env.DATABASE_POOL_MAX} connections, the HTTP benchmark's mix (or its get_order calls alone) over ${CONVERSATIONS} conversations;
-two alternating ${DURATION_MS / 1000} s runs of each phase, the shipped schema put back after each.
+${ROUNDS} alternating ${DURATION_MS / 1000} s runs of each phase, the shipped schema put back after each. The refund phases
+send only executed refunds of 1.00 USD (each through the fake provider), one conversation per caller.
 
 | phase | callers | calls/s | median | p99 |
 |---|---|---|---|---|

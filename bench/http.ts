@@ -4,17 +4,33 @@ import path from "node:path";
 import autocannon from "autocannon";
 import { db } from "../lib/db";
 import { startFakeProvider } from "../scripts/dev/fake-provider";
-import { startInstance } from "../tests/support/app-instances";
-import { benchDatabase, cpuMs, fail, machine, postgresPids, treeOf, writeSection } from "./common";
+import { startInstance, type AppInstance } from "../tests/support/app-instances";
+import {
+  benchDatabase,
+  benchPort,
+  clusterPids,
+  cpuMs,
+  fail,
+  machine,
+  rounds,
+  SMOKE,
+  tenantPolicy,
+  treeOf,
+  writeSection,
+} from "./common";
 import { createMix, mixCall } from "./mix";
 import { profileIn, profileShares } from "./profile";
 
 // HTTP throughput and latency of `next start` under a mixed agent workload: 70% get_order, 20% rejected
 // proposals (schema failures), 10% refunds within policy, spread over many conversations; at 16 and 64
-// connections. Peak resident memory of the app process is sampled from /proc during the load.
+// connections, with the framework's own floor (a 401 with no SQL) in the same run. Then the same mix at 64
+// connections with the decision-log sealer on and off, alternated on fresh instances. Peak resident memory of the
+// app process is sampled from /proc during the load. The benchmark makes its own tenant (bench/mix.ts).
 
 if (!existsSync(".next/BUILD_ID")) fail("no production build: run `npm run build` first");
-const DURATION = Number(process.env.BENCH_DURATION ?? 20);
+const DURATION = Number(process.env.BENCH_DURATION ?? rounds(20, 1));
+const WARMUP = rounds(5, 1);
+const SEALER_ROUNDS = rounds(2, 1);
 const CONVERSATIONS = 256;
 
 const database = await benchDatabase().catch((error: Error) => fail(error.message));
@@ -26,12 +42,21 @@ const appEnv = {
   PAYMENT_PROVIDER_URL: provider.url,
   PAYMENT_PROVIDER_SECRET: provider.secret,
   DATABASE_POOL_MAX: process.env.BENCH_POOL_MAX ?? "16",
-  // BENCH_JOBS=on runs the instance's background jobs (the decision-log sealer among them) during the load.
-  TOOLGATE_JOBS: process.env.BENCH_JOBS ?? "off",
+  TOOLGATE_JOBS: "off",
 };
-// BENCH_PORT moves the two instances (PORT and PORT - 1) off the defaults when others share the machine.
-const PORT = Number(process.env.BENCH_PORT ?? 3399);
-const instance = await startInstance(PORT, appEnv);
+// The sealer's instance runs the decision-log sealer at its shipped interval and no other job within the run.
+const HOUR = "3600000";
+const sealerEnv = {
+  ...appEnv,
+  TOOLGATE_JOBS: "on",
+  OUTBOX_INTERVAL_MS: HOUR,
+  RECONCILE_INTERVAL_MS: HOUR,
+  EXPIRY_INTERVAL_MS: HOUR,
+  RATE_PRUNE_INTERVAL_MS: HOUR,
+  WATCH_PRUNE_INTERVAL_MS: HOUR,
+  EXPOSURE_PRUNE_INTERVAL_MS: HOUR,
+};
+let instance: AppInstance = await startInstance(await benchPort(), appEnv);
 
 function rssOfTree(pid: number): number {
   return treeOf(pid).reduce((sum, id) => {
@@ -45,7 +70,11 @@ function rssOfTree(pid: number): number {
 }
 
 function cpuSnapshot() {
-  return { app: cpuMs(treeOf(instance.pid)), postgres: cpuMs(postgresPids()), generator: cpuMs([process.pid]) };
+  return {
+    app: cpuMs(treeOf(instance.pid)),
+    postgres: cpuMs(clusterPids(database.url)),
+    generator: cpuMs([process.pid]),
+  };
 }
 
 const auth = { authorization: `Bearer ${world.keys.agent}`, "content-type": "application/json" };
@@ -74,12 +103,12 @@ async function load(connections: number, seconds: number) {
   });
   const after = cpuSnapshot();
   clearInterval(sampler);
-  const calls = result.requests.total;
+  const calls = Math.max(1, result.requests.total);
   const perCall = (key: keyof typeof before) => ((after[key] - before[key]) / calls).toFixed(2);
   return { result, peak, cpu: `${perCall("app")} / ${perCall("postgres")} / ${perCall("generator")}` };
 }
 
-await load(16, 5);
+await load(16, WARMUP);
 const rows: string[] = [];
 for (const connections of [16, 64]) {
   const { result, peak, cpu } = await load(connections, DURATION);
@@ -103,9 +132,32 @@ for (const connections of [16, 64]) {
 }
 await instance.stop();
 
+// The decision-log sealer on and off: fresh instances in turn, each warmed up, 64 connections; the seals and the
+// rows they covered are counted per run (the sealer also seals what earlier runs appended, at most 5,000 rows a run).
+async function sealedSoFar(): Promise<number> {
+  const [row] = await db.$queryRaw<{ rows: number }[]>`
+    SELECT COALESCE(SUM(cardinality("rowIds")), 0)::int AS "rows" FROM "DecisionSeal" WHERE "tenantId" = ${world.tenantId}`;
+  return row.rows;
+}
+const sealer = { off: [] as string[], on: [] as string[] };
+for (let round = 0; round < SEALER_ROUNDS; round++) {
+  // A smoke run needs only the sealer's instance: the other is the one measured above.
+  for (const phase of SMOKE ? (["on"] as const) : (["off", "on"] as const)) {
+    instance = await startInstance(await benchPort(2), phase === "on" ? sealerEnv : appEnv);
+    await load(16, WARMUP);
+    const sealedBefore = await sealedSoFar();
+    const { result, cpu } = await load(64, DURATION);
+    const sealed = (await sealedSoFar()) - sealedBefore;
+    await instance.stop();
+    const row = `| sealer ${phase}, run ${round + 1} | ${result.requests.average.toFixed(0)} | ${result.latency.p50} ms | ${result.latency.p99} ms | ${result.non2xx} | ${cpu} | ${sealed} |`;
+    sealer[phase].push(row);
+    console.log(row);
+  }
+}
+
 // What limits it: a CPU profile of a fresh instance under the same mix at 64 connections (start-up included).
 const profileDir = mkdtempSync(path.join(tmpdir(), "toolgate-profile-"));
-const profiled = await startInstance(PORT - 1, appEnv, ["--cpu-prof", `--cpu-prof-dir=${profileDir}`]);
+const profiled = await startInstance(await benchPort(1), appEnv, ["--cpu-prof", `--cpu-prof-dir=${profileDir}`]);
 await autocannon({
   url: profiled.url,
   connections: 64,
@@ -115,7 +167,7 @@ await autocannon({
 // The load generator hangs up on calls still running; stopping the app before they finish would leave their
 // refunds reserved and unknown, as a crash does.
 for (
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + rounds(10_000, 2000);
   Date.now() < deadline && (await db.refund.count({ where: { status: "reserved" } })) > 0;
 ) {
   await new Promise((resolve) => setTimeout(resolve, 100));
@@ -127,30 +179,33 @@ const shares = profileShares(profileIn(profileDir)).map(
 rmSync(profileDir, { recursive: true, force: true });
 
 const codes = await db.toolCall.groupBy({ by: ["code"], where: { tenantId: world.tenantId }, _count: true });
-const seals = await db.decisionSeal.aggregate({ where: { tenantId: world.tenantId }, _count: true });
-const sealedRows = (
-  await db.decisionSeal.findMany({ where: { tenantId: world.tenantId }, select: { rowIds: true } })
-).reduce((sum, seal) => sum + seal.rowIds.length, 0);
-const loggedRows = await db.decisionLog.count({ where: { tenantId: world.tenantId } });
 const report = `
 ### HTTP throughput and latency (\`npm run bench:http\`)
 
 ${await machine(database.url)}; \`next start\` (one process, pool of ${process.env.BENCH_POOL_MAX ?? "16"} connections${database.appUrl === database.url ? "" : " over the cluster's Unix-domain socket"}), autocannon in the same machine,
 ${DURATION} s per run after a 5 s warm-up; workload: 70% get_order, 20% rejected proposals (schema failure), 10% refunds within
-policy (each through the fake payment provider over HTTP), over ${CONVERSATIONS} conversations.
+policy (each through the fake payment provider over HTTP), over ${CONVERSATIONS} conversations; the instance's background jobs off.
+${await tenantPolicy(world.tenantId, "limits, ceilings and rates the load never reaches")}
 
 | connections | requests/s | p50 | p99 | non-2xx | errors + timeouts | peak RSS of the app | CPU ms per call: app / PostgreSQL / load generator and provider |
 |---|---|---|---|---|---|---|---|
 ${rows.join("\n")}
 
 Outcomes recorded during the runs: ${codes.map((row) => `${row.code} ${row._count}`).join(", ")}.
-Decision-log seals written meanwhile (only with \`BENCH_JOBS=on\`): ${seals._count}, covering ${sealedRows} of ${loggedRows} rows.
 
 For scale, the same \`next start\` answering a request with no credentials (401, no SQL at all), same machine and load generator:
 
 | connections | requests/s | p50 | p99 | app CPU ms per request |
 |---|---|---|---|---|
 ${floor.join("\n")}
+
+The decision-log sealer on and off, the same mix at 64 connections, ${DURATION} s per run on a fresh instance each (warmed up
+${WARMUP} s), alternated: "on" runs the sealer at its shipped interval (\`SEAL_INTERVAL_MS\`, 10 s) and holds every other
+job back for the run; "off" runs no job. Rows sealed counts the decision-log rows the run's seals covered.
+
+| run | requests/s | p50 | p99 | non-2xx | CPU ms per call: app / PostgreSQL / load generator and provider | rows sealed |
+|---|---|---|---|---|---|---|
+${sealer.on.flatMap((row, index) => [sealer.off[index], row]).join("\n")}
 
 Where the app's CPU goes under the mix at 64 connections (\`node --cpu-prof\` of a fresh \`next start\`, ${Math.min(DURATION, 10)} s, start-up
 included; each sample counted once, for the function running; shares of busy time):

@@ -2,13 +2,14 @@ import { POST as proposeRoute } from "../app/api/v1/conversations/[id]/tool-call
 import { withAgent } from "../lib/agent-api/http";
 import { authenticateApiKey } from "../lib/auth/api-keys";
 import { authenticateForConversation, findAgentConversation } from "../lib/conversations";
-import { db } from "../lib/db";
+import { db, transaction } from "../lib/db";
+import { lockTenantCeilings, sumAutoExposure } from "../lib/gateway/sql";
 import { startFakeProvider } from "../scripts/dev/fake-provider";
 import { proposeCall } from "../lib/agent-api/propose";
 import { newId } from "../lib/ids";
 import { paymentProvider } from "../lib/payments/provider";
-import { createWorld } from "../tests/support/world";
-import { benchDatabase, fail, machine, ms, summarize, writeSection } from "./common";
+import { createWorld, NO_CEILINGS } from "../tests/support/world";
+import { benchDatabase, fail, machine, ms, rounds, summarize, tenantPolicy, writeSection } from "./common";
 
 // Overhead of the gateway against the effect alone: the same executed refund (a) through the full gateway
 // function and (b) as one hand-written Prisma transaction doing only the order update and the refund row,
@@ -16,10 +17,12 @@ import { benchDatabase, fail, machine, ms, summarize, writeSection } from "./com
 // provider only after its local record commits, the refund is also compared with that minimum done by hand:
 // the direct transaction, the provider call and a settle update. Also a rejected call, and a read through the
 // real route against a trivial authenticated route called the same way, and against the same two statements
-// with no route around them. Counts the SQL statements of each call type.
+// with no route around them. Counts the SQL statements of each call type. The benchmark makes its own tenant whose
+// limits and daily ceilings no round reaches, so every refund executes (the ceilings' statements still run), and
+// times those statements on their own.
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 400);
-const WARMUP = 40;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? rounds(400, 5));
+const WARMUP = rounds(40, 2);
 
 const database = await benchDatabase().catch((error: Error) => fail(error.message));
 const provider = await startFakeProvider();
@@ -30,6 +33,7 @@ const world = await createWorld({
   maxAutoWrites: 1_000_000,
   rateConversationPerMin: 1_000_000,
   rateKeyPerMin: 1_000_000,
+  ...NO_CEILINGS,
 });
 const big = {
   tenantId: world.tenantId,
@@ -47,6 +51,16 @@ await db.order.createMany({
     { id: "ord_90000003", ...big },
   ],
 });
+// The refunds of a full run (two pairs, warm-up and rounds, 1.00 USD each, one conversation) must all execute:
+// checked in a smoke run too, so a policy change that would hold them for a supervisor fails the test command.
+const fullRunRefunds = 2 * (Number(process.env.BENCH_ROUNDS ?? 400) + 40) + 10;
+const limits = await db.tenant.findUniqueOrThrow({ where: { id: world.tenantId } });
+if (
+  fullRunRefunds * 100 >
+    Math.min(limits.agentDailyCeilingCents, limits.tenantDailyCeilingCents, limits.sessionCapCents) ||
+  fullRunRefunds > limits.maxAutoWrites
+)
+  fail(`the benchmark's tenant would hold some of a full run's ${fullRunRefunds} refunds for a supervisor`);
 const agent = (await authenticateApiKey(`Bearer ${world.keys.agent}`))!;
 const conversationId = (
   await db.conversation.create({
@@ -275,6 +289,51 @@ for (const pair of pairs) {
   console.log(rows.at(-1));
 }
 
+// What the exposure ceilings add to every automatic refund: the tenant row's lock and the 24-hour sums, two
+// statements inside the refund's transaction, against the same transaction without them; with the window as the
+// refunds above left it, then with a busy tenant's day of automatic refunds in it.
+const agentOf = { tenantId: world.tenantId, agentId: world.users.agent };
+async function ceilingStatements() {
+  await transaction(async (tx) => {
+    await lockTenantCeilings(tx, world.tenantId);
+    await sumAutoExposure(tx, agentOf);
+  });
+}
+async function emptyTransaction() {
+  await transaction(async () => undefined);
+}
+const BUSY_DAY = rounds(10_000, 100);
+const ceilingRows: string[] = [];
+for (const window of [
+  "as the refunds above left it",
+  `with ${BUSY_DAY.toLocaleString("en")} more automatic refunds of the last 24 hours`,
+]) {
+  if (ceilingRows.length > 0) {
+    await db.$executeRaw`
+      INSERT INTO "AutoExposure" ("tenantId", "agentId", "toolCallId", "amountCents", "createdAt")
+      SELECT ${world.tenantId}, ${world.users.agent}, 'call_busy_' || g, 100, now() - (g || ' seconds')::interval
+      FROM generate_series(1, ${BUSY_DAY}::int) AS g`;
+    await db.$executeRawUnsafe(`ANALYZE "AutoExposure"`);
+  }
+  const rows = await db.autoExposure.count({ where: { tenantId: world.tenantId } });
+  for (let i = 0; i < WARMUP; i++) {
+    await ceilingStatements();
+    await emptyTransaction();
+  }
+  const withLock: number[] = [];
+  const without: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    withLock.push(await time(ceilingStatements));
+    without.push(await time(emptyTransaction));
+  }
+  const a = summarize(withLock);
+  const b = summarize(without);
+  ceilingRows.push(
+    `| ${window} (${rows.toLocaleString("en")} rows) | ${ms(a.median)} | ${ms(a.p99)} | ${ms(b.median)} | ${ms(b.p99)} | ${ms(a.median - b.median)} |`,
+  );
+  console.log(ceilingRows.at(-1));
+}
+
 const report = `
 ### Gateway overhead (\`npm run bench:overhead\`)
 
@@ -282,6 +341,7 @@ ${await machine(database.url)}; ${ROUNDS} alternated rounds per pair after ${WAR
 The gateway refund is measured as the route runs it (key and conversation lookup, then the gateway function) and includes the
 HTTP round trip to the local fake payment provider and the settle transaction; the second row compares it with that provider
 round trip done by hand around the direct write.
+${await tenantPolicy(world.tenantId, "limits and ceilings no round reaches, so every refund executes")}
 
 | call | gateway median | gateway p99 | baseline | baseline median | baseline p99 | ratio (median) | ratio (p99) |
 |---|---|---|---|---|---|---|---|
@@ -292,6 +352,15 @@ SQL statements per call (every statement sent to PostgreSQL, through Prisma or s
 | call | gateway | baseline |
 |---|---|---|
 ${counts.join("\n")}
+
+What the daily exposure ceilings cost an executed refund (\`lib/gateway/policy.ts\`, \`checkCeilings\`): the tenant row locked
+\`FOR NO KEY UPDATE\` and the agent's and tenant's 24-hour sums, two statements inside the refund's transaction, timed in a
+transaction of their own against the same transaction empty (${ROUNDS} alternated rounds). The lock is held until the refund
+commits; what that costs concurrent refunds of one tenant is in the durable-commits table.
+
+| exposure rows in the tenant's window | lock + sums, median | p99 | empty transaction, median | p99 | added per refund (medians) |
+|---|---|---|---|---|---|
+${ceilingRows.join("\n")}
 `;
 await writeSection("overhead", report);
 console.log(report);

@@ -9,21 +9,41 @@ import { proposeCall } from "../lib/agent-api/propose";
 import { newId } from "../lib/ids";
 import { startInstance } from "../tests/support/app-instances";
 import { createWorld } from "../tests/support/world";
-import { benchDatabase, clusterPids, cpuMs, fail, machine, ms, summarize, treeOf, writeSection } from "./common";
+import {
+  benchDatabase,
+  benchPort,
+  clusterPids,
+  cpuMs,
+  fail,
+  machine,
+  ms,
+  rounds,
+  summarize,
+  tenantPolicy,
+  treeOf,
+  writeSection,
+} from "./common";
 
 // 1,000 agents wait on GET /api/v1/tool-calls/{id}?wait=60 for their held refunds, against `next start`. Measured:
 // the CPU the open waiters cost while nothing happens, and how soon each is answered once a supervisor decides.
+// The refunds are held by the benchmark's own tenant's policy: 80.00 USD each, above its 50.00 USD limit for
+// refunds without approval.
 
 if (!existsSync(".next/BUILD_ID")) fail("no production build: run `npm run build` first");
-const WAITERS = Number(process.env.BENCH_WAITERS ?? 1000);
-const IDLE_S = 5;
+const WAITERS = Number(process.env.BENCH_WAITERS ?? rounds(1000, 10));
+const IDLE_S = rounds(5, 1);
 const DECIDERS = 8;
 // Agents arrive over a few seconds, not in one millisecond: a burst of 1,000 opens at once queues on the pool.
 const OPEN_PER_SECOND = 100;
 
 const database = await benchDatabase().catch((error: Error) => fail(error.message));
 const provider = await startFakeProvider();
-const world = await createWorld({ rateConversationPerMin: 1_000_000, rateKeyPerMin: 1_000_000 });
+const world = await createWorld({
+  autoLimitCents: 5000,
+  rateConversationPerMin: 1_000_000,
+  rateKeyPerMin: 1_000_000,
+  rateOpenPerMin: 100_000,
+});
 const order = "ord_90000001";
 await db.order.create({
   data: {
@@ -67,7 +87,7 @@ for (let i = 0; i < WAITERS; i++) {
   held.push({ callId: call.id, approvalId: call.outcome.approval!.id });
 }
 
-const instance = await startInstance(3422, {
+const instance = await startInstance(await benchPort(), {
   DATABASE_URL: database.appUrl,
   PAYMENT_PROVIDER_URL: provider.url,
   PAYMENT_PROVIDER_SECRET: provider.secret,
@@ -177,7 +197,9 @@ waiters arrived at ${OPEN_PER_SECOND}/s; all watches were open ${openSeconds.toF
 
 Then a supervisor denied all ${WAITERS} requests (${DECIDERS} at a time, ${(WAITERS / decideSeconds).toFixed(0)} decisions/s): ${denied} of
 ${WAITERS} waiters were answered \`approval.denied\`, ${within} within 1 s of their decision; delay from the decision's commit
-to the answer: median ${ms(delay.median)}, p99 ${ms(delay.p99)}, worst ${ms(worst)}.`,
+to the answer: median ${ms(delay.median)}, p99 ${ms(delay.p99)}, worst ${ms(worst)}.
+
+${await tenantPolicy(world.tenantId, "each refund of 80.00 USD held for approval")}`,
   );
   const failures = [...codes.values()].filter((code) => code !== "approval.denied");
   if (failures.length > 0) console.log(`not denied: ${[...new Set(failures)].join("; ")}`);
@@ -187,7 +209,8 @@ to the answer: median ${ms(delay.median)}, p99 ${ms(delay.p99)}, worst ${ms(wors
   console.log(
     `load ${load}; idle cpu: baseline app ${baseline.app.toFixed(1)} ms/s pg ${baseline.postgres.toFixed(1)} ms/s; open app ${open.app.toFixed(1)} ms/s pg ${open.postgres.toFixed(1)} ms/s`,
   );
-  if (denied !== WAITERS || within !== WAITERS) process.exitCode = 1;
+  // A waiter never answered is a failure; one answered late is a finding for the table.
+  if (denied !== WAITERS) process.exitCode = 1;
 } finally {
   await instance.stop();
   await provider.close();

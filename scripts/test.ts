@@ -3,8 +3,8 @@ import path from "node:path";
 import { freshDatabase, startCluster } from "./pg-cluster";
 
 // `npm test`: the formatter's check, the linter and the type checker, then the whole suite against one throwaway PostgreSQL (or
-// TEST_DATABASE_URL): Vitest unit and integration tests, the seeded-defect check, then the production build driven by
-// Playwright in Chromium.
+// TEST_DATABASE_URL): Vitest unit and integration tests, the seeded-defect check, then the production build, a smoke
+// run of every benchmark against it (each on its own throwaway cluster), the hardening tests, and Playwright in Chromium.
 
 const root = process.cwd();
 const bin = (pkg: string, file: string) => path.join(root, "node_modules", pkg, file);
@@ -27,6 +27,10 @@ const steps: [string, string[]][] = [
   ["vitest", [bin("vitest", "vitest.mjs"), "run"]],
   ["seeded defects", [bin("tsx", "dist/cli.mjs"), "scripts/defects.ts"]],
   ["next build", [bin("next", "dist/bin/next"), "build"]],
+  [
+    "bench smoke (every benchmark for a handful of rounds, no timing asserted, no table written)",
+    [bin("tsx", "dist/cli.mjs"), "bench/run.ts", "--smoke"],
+  ],
   [
     "hardening (two instances of the build)",
     [bin("vitest", "vitest.mjs"), "run", "--config", "vitest.hardening.config.ts"],

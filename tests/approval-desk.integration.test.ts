@@ -1,6 +1,7 @@
 import bcrypt from "bcryptjs";
 import { assert, describe, expect, it } from "vitest";
 import { approveRequest, denyRequest, type Approver } from "@/lib/approvals/decide";
+import { cardFacts } from "@/lib/approvals/cards";
 import { expireDue, warnExpiring } from "@/lib/approvals/expiry";
 import { formatQueueCursor, pendingQueue } from "@/lib/approvals/queue";
 import { proveWithPassword } from "@/lib/auth/step-up";
@@ -372,6 +373,34 @@ describe("denying and the queue", () => {
     expect(await pendingQueue(world.tenantId, { filters: { olderThanMinutes: 60 } })).toEqual([]);
     const customer = await db.customer.findUniqueOrThrow({ where: { id: world.customers.ana } });
     expect(await pendingQueue(world.tenantId, { filters: { search: customer.email } })).toHaveLength(5);
+  });
+});
+
+describe("the cards beside the queue", () => {
+  it("name the oldest five other requests on the same order and count the rest, whatever waits on it", async () => {
+    const world = await createWorld({ maxAutoWrites: 100 });
+    const onOne = [];
+    for (let index = 0; index < 8; index++) onOne.push(await pendingRefund(world, 6000 + index));
+    const alone = await pendingRefund(world, 9000, world.orders.o1002);
+    const items = await pendingQueue(world.tenantId, { limit: 50 });
+    const facts = await cardFacts(world.tenantId, items);
+
+    const oldest = facts[onOne[0].approvalId];
+    expect(oldest.siblings.map((other) => other.id)).toEqual(onOne.slice(1, 6).map((made) => made.approvalId));
+    expect(oldest.siblings.map((other) => other.impactCents)).toEqual([6001, 6002, 6003, 6004, 6005]);
+    expect(oldest.moreSiblings).toBe(2);
+    const newest = facts[onOne[7].approvalId];
+    expect(newest.siblings.map((other) => other.id)).toEqual(onOne.slice(0, 5).map((made) => made.approvalId));
+    expect(newest.moreSiblings).toBe(2);
+    expect(facts[alone.approvalId].siblings).toEqual([]);
+    expect(facts[alone.approvalId].moreSiblings).toBe(0);
+
+    await denyRequest(supervisor(world), onOne[1].approvalId, "duplicate");
+    const after = await cardFacts(world.tenantId, await pendingQueue(world.tenantId, { limit: 50 }));
+    expect(after[onOne[0].approvalId].siblings.map((other) => other.id)).toEqual(
+      onOne.slice(2, 7).map((made) => made.approvalId),
+    );
+    expect(after[onOne[0].approvalId].moreSiblings).toBe(1);
   });
 });
 

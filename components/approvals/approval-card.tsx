@@ -165,6 +165,7 @@ export function ApprovalCard({
                   </a>
                 </span>
               ))}
+              {facts.moreSiblings > 0 && ` and ${facts.moreSiblings.toLocaleString("en")} more`}
             </dd>
           </>
         )}

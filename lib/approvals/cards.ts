@@ -29,8 +29,10 @@ export interface CardFacts {
     fraudHold: boolean;
   } | null;
   refunds: { id: string; amountCents: number; currency: string; status: string; createdAt: string }[];
-  /** Other pending requests on the same order, so they are read and decided together. */
+  /** Other pending requests on the same order (the oldest few), so they are read and decided together. */
   siblings: { id: string; impactCents: number; toolName: string }[];
+  /** How many more are pending on the same order beyond `siblings`. */
+  moreSiblings: number;
   /** The first of two approvals, with the amount it approved (a second approval approves that amount). */
   firstApprover: { name: string; email: string; at: string; cents: number | null } | null;
 }
@@ -38,6 +40,24 @@ export interface CardFacts {
 function approvedCents(args: unknown): number | null {
   const cents = (args as { amount_cents?: unknown } | null)?.amount_cents;
   return typeof cents === "number" ? cents : null;
+}
+
+/** How many other requests on the same order a card names; it counts the rest. */
+const SIBLINGS_SHOWN = 5;
+
+/** The other requests on `item`'s order that its card names, and how many more there are. */
+function siblingsOf(
+  item: QueueItem,
+  pending: { id: string; orderId: string; impactCents: number; toolName: string; onOrder: number }[],
+): Pick<CardFacts, "siblings" | "moreSiblings"> {
+  const onOrder = pending.filter((other) => other.orderId === item.orderId);
+  const shown = onOrder
+    .filter((other) => other.id !== item.id)
+    .slice(0, SIBLINGS_SHOWN)
+    .map(({ id, impactCents, toolName }) => ({ id, impactCents, toolName }));
+  // The order's count includes this request while it is pending.
+  const others = (onOrder[0]?.onOrder ?? 0) - 1;
+  return { siblings: shown, moreSiblings: Math.max(0, others - shown.length) };
 }
 
 /** Five reads for a whole page, whatever its length. */
@@ -48,7 +68,7 @@ export async function cardFacts(tenantId: string, items: QueueItem[]): Promise<R
     findCardRequests(db, tenantId, requestIds),
     findCardOrders(db, tenantId, orderIds),
     findCardRefunds(db, tenantId, orderIds),
-    findPendingOnOrders(db, tenantId, orderIds),
+    findPendingOnOrders(db, tenantId, orderIds, SIBLINGS_SHOWN + 1),
   ]);
   const peopleIds = [
     ...new Set(
@@ -70,9 +90,7 @@ export async function cardFacts(tenantId: string, items: QueueItem[]): Promise<R
       refunds: refunds
         .filter((refund) => refund.orderId === item.orderId)
         .map(({ orderId: _order, createdAt, ...refund }) => ({ ...refund, createdAt: createdAt.toISOString() })),
-      siblings: siblings
-        .filter((other) => other.orderId === item.orderId && other.id !== item.id)
-        .map(({ orderId: _order, ...other }) => other),
+      ...siblingsOf(item, siblings),
       firstApprover:
         first && request.firstApprovedAt
           ? {

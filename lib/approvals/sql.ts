@@ -367,14 +367,21 @@ export async function findCardRefunds(db: Client, tenantId: string, orderIds: st
   });
 }
 
-/** Up to 500 actionable requests on the tenant's orders among `orderIds`, oldest first. */
-export async function findPendingOnOrders(db: Client, tenantId: string, orderIds: string[]) {
-  return db.approvalRequest.findMany({
-    where: { ...actionable(tenantId), orderId: { in: orderIds } },
-    orderBy: { createdAt: "asc" },
-    select: { id: true, orderId: true, impactCents: true, toolName: true },
-    take: 500,
-  });
+/**
+ * For each of the tenant's orders among `orderIds`: its oldest `perOrder` actionable requests, each with how many
+ * actionable requests the order has in all (`onOrder`). A page's cards stay a page's size however many wait on one
+ * order.
+ */
+export async function findPendingOnOrders(db: Db, tenantId: string, orderIds: string[], perOrder: number) {
+  const onOrder = Prisma.sql`"tenantId" = ${tenantId} AND "orderId" = o."orderId" AND "status" = 'pending' AND "expiresAt" > now()`;
+  return db.$queryRaw<{ id: string; orderId: string; impactCents: number; toolName: string; onOrder: number }[]>`
+    SELECT r."id", r."orderId", r."impactCents", r."toolName", n."onOrder"
+    FROM unnest(${orderIds}::text[]) AS o("orderId")
+    CROSS JOIN LATERAL (SELECT count(*)::int AS "onOrder" FROM "ApprovalRequest" WHERE ${onOrder}) n
+    CROSS JOIN LATERAL (
+      SELECT "id", "orderId", "impactCents", "toolName" FROM "ApprovalRequest" WHERE ${onOrder}
+      ORDER BY "createdAt", "id" LIMIT ${perOrder}::int
+    ) r`;
 }
 
 /** The tenant's people among `ids`: names and emails. */
