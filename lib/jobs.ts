@@ -1,3 +1,4 @@
+import { applyDueChanges } from "./admin/changes";
 import { expireDue, warnExpiring } from "./approvals/expiry";
 import { sealDecisionLog } from "./audit/seal";
 import { db } from "./db";
@@ -60,6 +61,7 @@ export function startJobs(): void {
       ),
       every(settings.EXPIRY_INTERVAL_MS, "expiry", () => expireDue()),
       every(settings.EXPIRY_INTERVAL_MS, "expiry-warning", () => warnExpiring()),
+      every(settings.EXPIRY_INTERVAL_MS, "admin-changes", () => applyDueChanges()),
       every(settings.RATE_PRUNE_INTERVAL_MS, "rate-prune", () => pruneRateBuckets(db)),
       every(settings.WATCH_PRUNE_INTERVAL_MS, "watch-prune", () => pruneLiveWatches()),
       every(settings.SEAL_INTERVAL_MS, "seal", () => sealDecisionLog()),

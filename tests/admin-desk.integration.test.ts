@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parsePolicyForm, recentAudit, setRefundPermission, tenantPolicy, updatePolicy } from "@/lib/admin";
+import { approveChange, parsePolicyForm, recentAudit, setRefundPermission, tenantPolicy, updatePolicy } from "@/lib/admin";
 import { db } from "@/lib/db";
 import { displayValue, policyDiff, POLICY_FIELDS } from "@/lib/admin/policy-fields";
 import { conversationFor, newCallKey, propose } from "./support/api";
@@ -17,6 +17,8 @@ const typed = (overrides: Record<string, string> = {}) => ({
   stepUpAboveCents: "100.00",
   twoPersonAboveCents: "1000.00",
   expiryWarningSeconds: "300",
+  secondAdminAboveCents: "100.00",
+  changeDelaySeconds: "86400",
   ...overrides,
 });
 const DEFAULT_REST = {
@@ -26,6 +28,8 @@ const DEFAULT_REST = {
   stepUpAboveCents: 10000,
   twoPersonAboveCents: 100000,
   expiryWarningSeconds: 300,
+  secondAdminAboveCents: 10000,
+  changeDelaySeconds: 86400,
 };
 
 describe("admin: the policy form in currency units", () => {
@@ -88,9 +92,13 @@ describe("admin: the policy form in currency units", () => {
 });
 
 describe("admin: an agent's refund permission", () => {
-  it("withdrawn, the agent's next refund in an open conversation is denied; granted again, it executes; each change audited once", async () => {
+  it("withdrawn, the agent's next refund in an open conversation is denied; granted again (by two admins), it executes; each change audited once", async () => {
     const world = await createWorld();
     const admin = { id: world.users.admin, tenantId: world.tenantId };
+    const second = { id: `${world.users.admin}_2`, tenantId: world.tenantId };
+    await db.user.create({
+      data: { ...second, email: `2-${world.tenantId}@acme.test`, name: "Admin 2", role: "ADMIN", passwordHash: "-" },
+    });
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
     const refund = (amount: number) => ({
       name: "issue_refund",
@@ -105,7 +113,10 @@ describe("admin: an agent's refund permission", () => {
     });
     expect(await db.refund.count({ where: { orderId: world.orders.o1004 } })).toBe(0);
 
-    expect(await setRefundPermission(admin, world.users.agent, true)).toBe("changed");
+    const held = await setRefundPermission(admin, world.users.agent, true);
+    if (typeof held !== "object") throw new Error("a grant waits for a second admin");
+    const change = await db.adminChange.findUniqueOrThrow({ where: { id: held.id } });
+    expect(await approveChange(second, change.id, change.digest)).toEqual({ ok: true });
     expect((await propose(world.keys.agent, conversation, refund(1000), newCallKey())).json).toMatchObject({
       kind: "executed",
       code: "refund.issued",
@@ -113,13 +124,15 @@ describe("admin: an agent's refund permission", () => {
 
     const audit = await recentAudit(world.tenantId);
     expect(audit.map((entry) => [entry.action, entry.detail.before, entry.detail.after])).toEqual([
+      ["change.approved", undefined, undefined],
       ["agent.refunds-granted", false, true],
+      ["change.proposed", undefined, undefined],
       ["agent.refunds-withdrawn", true, false],
     ]);
     // Only the tenant's agents: not a supervisor, not another tenant's agent.
     expect(await setRefundPermission(admin, world.users.supervisor, true)).toBe("not-found");
     expect(await setRefundPermission(admin, world.users.otherAgent, false)).toBe("not-found");
     expect((await db.user.findUniqueOrThrow({ where: { id: world.users.otherAgent } })).canRefund).toBe(true);
-    expect(await db.auditLog.count({ where: { tenantId: world.tenantId } })).toBe(2);
+    expect(await db.auditLog.count({ where: { tenantId: world.tenantId } })).toBe(4);
   });
 });

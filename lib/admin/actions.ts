@@ -12,6 +12,7 @@ import {
   updatePolicy,
   WebhookSchema,
 } from "@/lib/admin";
+import { heldWords } from "@/lib/admin/change-words";
 import { authedAction } from "@/lib/auth/guards";
 import { IdSchema } from "@/lib/security/input";
 
@@ -27,6 +28,8 @@ const PolicyFormSchema = z.strictObject({
   stepUpAboveCents: Typed,
   twoPersonAboveCents: Typed,
   expiryWarningSeconds: Typed,
+  secondAdminAboveCents: Typed,
+  changeDelaySeconds: Typed,
 });
 
 /** The form as typed (money in currency units); errors come back in words, naming each field by its label. */
@@ -35,7 +38,7 @@ export const updatePolicyAction = authedAction(PolicyFormSchema, ["ADMIN"], asyn
   if (!parsed.ok) return { ok: false, code: "input.invalid", message: parsed.message };
   const saved = await updatePolicy(user, parsed.policy);
   revalidatePath("/admin/policy");
-  return { ok: true, data: saved };
+  return { ok: true, data: { ...saved, held: heldWords(saved.held) } };
 });
 
 export const setRefundPermissionAction = authedAction(
@@ -45,7 +48,8 @@ export const setRefundPermissionAction = authedAction(
     const result = await setRefundPermission(user, input.userId, input.canRefund);
     if (result === "not-found") return { ok: false, code: "not-found", message: "No such agent in your tenant." };
     revalidatePath("/admin/policy");
-    return { ok: true, data: { changed: result === "changed" } };
+    if (typeof result === "object") return { ok: true, data: { changed: false, held: heldWords(result) } };
+    return { ok: true, data: { changed: result === "changed", held: null } };
   },
 );
 
@@ -53,7 +57,7 @@ export const createKeyAction = authedAction(z.strictObject({ userId: IdSchema })
   const created = await createAgentKey(user, input.userId);
   if (!created.ok) return { ok: false, code: "not-found", message: "No such agent in your tenant." };
   revalidatePath("/admin/policy");
-  return { ok: true, data: { id: created.id, key: created.key } };
+  return { ok: true, data: { id: created.id, key: created.key, held: heldWords(created.held) } };
 });
 
 export const revokeKeyAction = authedAction(z.strictObject({ keyId: IdSchema }), ["ADMIN"], async (input, user) => {

@@ -4,6 +4,8 @@ import { createApiKey } from "../auth/api-keys";
 import { liveSessions } from "../auth/sessions";
 import { db, transaction } from "../db";
 import { encryptSecret, webhookSecretContext, webhookUrlContext } from "../secrets";
+import { splitPolicyChange } from "./change-rules";
+import { holdChange, type HeldChange } from "./changes";
 import { parsePolicyValue, POLICY_FIELDS, policyDiff } from "./policy-fields";
 import {
   endTenantSessions,
@@ -13,6 +15,7 @@ import {
   findRecentAudit,
   findTenantAgent,
   findTenantName,
+  holdKey,
   insertAudit,
   lockPolicy,
   revokeKey,
@@ -24,6 +27,7 @@ import {
 } from "./sql";
 
 export type { AuditEntry } from "./sql";
+export { approveChange, cancelChange, pendingChanges, type HeldChange, type PendingChange } from "./changes";
 
 const Cents = z.coerce.number().int().min(0).max(10_000_000);
 export const PolicySchema = z.strictObject({
@@ -45,6 +49,12 @@ export const PolicySchema = z.strictObject({
     .int()
     .min(0)
     .max(24 * 3600),
+  secondAdminAboveCents: Cents,
+  changeDelaySeconds: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(30 * 24 * 3600),
 });
 export type PolicyInput = z.infer<typeof PolicySchema>;
 
@@ -79,36 +89,52 @@ interface Admin {
 
 /**
  * Changes the tenant's policy numbers and records before and after, in one transaction; a save that changes
- * nothing writes nothing, so the audit list holds only real changes.
+ * nothing writes nothing, so the audit list holds only real changes. Numbers the two-admin rule holds
+ * (lib/admin/change-rules.ts) wait as one change; the rest of the save applies at once.
  */
 export async function updatePolicy(
   admin: Admin,
   input: PolicyInput,
-): Promise<{ policy: PolicyInput; changed: boolean }> {
+): Promise<{ policy: PolicyInput; changed: boolean; held: HeldChange | null }> {
   return transaction(async (tx) => {
     const before = await lockPolicy(tx, admin.tenantId);
-    if (policyDiff(before, input).length === 0) return { policy: before, changed: false };
-    const after = await updatePolicyValues(tx, admin.tenantId, input);
-    await insertAudit(tx, admin, "policy.updated", { before, after });
-    return { policy: after, changed: true };
+    if (policyDiff(before, input).length === 0) return { policy: before, changed: false, held: null };
+    const { now, waiting } = splitPolicyChange(before, input);
+    let after = before;
+    if (policyDiff(before, now).length > 0) {
+      after = await updatePolicyValues(tx, admin.tenantId, now);
+      await insertAudit(tx, admin, "policy.updated", { before, after });
+    }
+    const held = waiting ? await holdChange(tx, admin, { kind: "policy", change: waiting, base: after }) : null;
+    return { policy: after, changed: after !== before, held };
   });
 }
 
-/** Grants or withdraws an agent's refund permission (audited); takes effect on the agent's next call. */
+/**
+ * Withdraws an agent's refund permission at once, or holds a grant for a second admin (docs/decisions/015); both
+ * audited, and effective on the agent's next call.
+ */
 export async function setRefundPermission(
   admin: Admin,
   userId: string,
   canRefund: boolean,
-): Promise<"changed" | "unchanged" | "not-found"> {
+): Promise<"changed" | "unchanged" | "not-found" | HeldChange> {
   return transaction(async (tx) => {
     const agent = await findTenantAgent(tx, admin.tenantId, userId);
     if (!agent) return "not-found";
-    if ((await setCanRefund(tx, admin.tenantId, agent.id, canRefund)) === 0) return "unchanged";
-    await insertAudit(tx, admin, canRefund ? "agent.refunds-granted" : "agent.refunds-withdrawn", {
+    if (agent.canRefund === canRefund) return "unchanged";
+    if (canRefund)
+      return holdChange(tx, admin, {
+        kind: "refunds",
+        change: { userId: agent.id, email: agent.email, canRefund: true },
+        base: { canRefund: false },
+      });
+    if ((await setCanRefund(tx, admin.tenantId, agent.id, false)) === 0) return "unchanged";
+    await insertAudit(tx, admin, "agent.refunds-withdrawn", {
       userId: agent.id,
       email: agent.email,
-      before: !canRefund,
-      after: canRefund,
+      before: true,
+      after: false,
     });
     return "changed";
   });
@@ -147,17 +173,29 @@ export async function agentKeys(tenantId: string) {
   return findAgentsWithKeys(db, tenantId);
 }
 
-/** A new key for one of the tenant's agents; the key is returned once and only its hash is kept. */
+/**
+ * A new key for one of the tenant's agents; the key is returned once and only its hash is kept. A key for an agent
+ * who may refund works only once a second admin approves it (or its delay passes).
+ */
 export async function createAgentKey(
   admin: Admin,
   userId: string,
-): Promise<{ ok: true; key: string; id: string } | { ok: false }> {
+): Promise<{ ok: true; key: string; id: string; held: HeldChange | null } | { ok: false }> {
   return transaction(async (tx) => {
     const agent = await findTenantAgent(tx, admin.tenantId, userId);
     if (!agent) return { ok: false as const };
     const created = await createApiKey(tx, agent);
+    if (agent.canRefund) {
+      const held = await holdChange(tx, admin, {
+        kind: "api-key",
+        change: { userId, email: agent.email, keyId: created.id, prefix: created.key.slice(0, 10) },
+        base: {},
+      });
+      await holdKey(tx, created.id, held.id);
+      return { ok: true as const, ...created, held };
+    }
     await insertAudit(tx, admin, "api-key.created", { keyId: created.id, userId });
-    return { ok: true as const, ...created };
+    return { ok: true as const, ...created, held: null };
   });
 }
 

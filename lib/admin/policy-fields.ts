@@ -13,7 +13,9 @@ export type PolicyField =
   | "rateOpenPerMin"
   | "stepUpAboveCents"
   | "twoPersonAboveCents"
-  | "expiryWarningSeconds";
+  | "expiryWarningSeconds"
+  | "secondAdminAboveCents"
+  | "changeDelaySeconds";
 
 export interface PolicyFieldSpec {
   name: PolicyField;
@@ -105,6 +107,22 @@ export const POLICY_FIELDS: PolicyFieldSpec[] = [
     min: 0,
     max: 24 * 3600,
   },
+  {
+    name: "secondAdminAboveCents",
+    label: "Second admin above",
+    help: "Raising any amount above this needs a second admin's approval (or, with one admin, the change delay).",
+    unit: "money",
+    min: 0,
+    max: 10_000_000,
+  },
+  {
+    name: "changeDelaySeconds",
+    label: "Change delay (seconds)",
+    help: "How long such a change waits for a second admin; with one admin it applies after this unless someone cancels.",
+    unit: "seconds",
+    min: 60,
+    max: 30 * 24 * 3600,
+  },
 ];
 
 const plain = (cents: number) => formatMoney(cents, "").trim();
@@ -131,6 +149,12 @@ export function parsePolicyValue(
   if (value < spec.min || value > spec.max)
     return { ok: false, message: `${spec.label} must be from ${rangeText(spec)}.` };
   return { ok: true, value };
+}
+
+/** A stored value as a person reads it in a list of changes: money as "80.00 USD", seconds with their unit. */
+export function readableValue(spec: PolicyFieldSpec, value: number): string {
+  if (spec.unit === "money") return formatMoney(value, "USD");
+  return spec.unit === "seconds" ? `${value} s` : String(value);
 }
 
 /** The fields that differ between two policies, as "label: before → after" in the form's units. */

@@ -14,13 +14,13 @@ export async function insertApiKey(
 }
 
 /**
- * Which rows authenticate a key with this hash: the key, not revoked, of an active agent of the key's own
+ * Which rows authenticate a key with this hash: the key, not revoked and not waiting for a second admin, of an active agent of the key's own
  * tenant (aliases k and ku). Every lookup of an agent by its key uses this, alone or joined to more.
  */
 export function agentKeyRows(hash: string): { from: Prisma.Sql; where: Prisma.Sql } {
   return {
     from: Prisma.sql`"ApiKey" k JOIN "User" ku ON ku."id" = k."userId" AND ku."tenantId" = k."tenantId"`,
-    where: Prisma.sql`k."hash" = ${hash} AND k."revokedAt" IS NULL AND ku."active" AND ku."role" = 'AGENT'`,
+    where: Prisma.sql`k."hash" = ${hash} AND k."revokedAt" IS NULL AND k."pendingChangeId" IS NULL AND ku."active" AND ku."role" = 'AGENT'`,
   };
 }
 
