@@ -9,18 +9,24 @@ interface Agent {
   email: string;
   name: string;
   canRefund: boolean;
-  apiKeys: { id: string; prefix: string; createdAt: string; revokedAt: string | null }[];
+  apiKeys: {
+    id: string;
+    prefix: string;
+    createdAt: string;
+    revokedAt: string | null;
+    pendingChangeId: string | null;
+  }[];
 }
 
 export function ApiKeys({ agents }: { agents: Agent[] }) {
-  const [shown, setShown] = useState<{ email: string; key: string } | null>(null);
+  const [shown, setShown] = useState<{ email: string; key: string; held: string | null } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
 
   const create = (agent: Agent) =>
     startTransition(async () => {
       const response = await createKeyAction({ userId: agent.id });
-      if (response.ok) setShown({ email: agent.email, key: response.data.key });
+      if (response.ok) setShown({ email: agent.email, key: response.data.key, held: response.data.held });
       else setError(response.message);
     });
   const revoke = (keyId: string) =>
@@ -34,6 +40,7 @@ export function ApiKeys({ agents }: { agents: Agent[] }) {
       {shown && (
         <p className="notice" data-testid="new-key">
           New key for {shown.email}, shown once: <code>{shown.key}</code>
+          {shown.held && <span data-testid="new-key-held"> {shown.held}</span>}
         </p>
       )}
       {error && <p className="error">{error}</p>}
@@ -58,6 +65,9 @@ export function ApiKeys({ agents }: { agents: Agent[] }) {
                 {agent.apiKeys.map((key) => (
                   <div key={key.id}>
                     <code>{key.prefix}…</code> created <TimeAgo iso={key.createdAt} />{" "}
+                    {key.pendingChangeId && !key.revokedAt && (
+                      <span className="muted">waits for approval (see Changes waiting) </span>
+                    )}
                     {key.revokedAt ? (
                       <span className="muted">revoked</span>
                     ) : (

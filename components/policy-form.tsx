@@ -22,6 +22,8 @@ export function PolicyForm({ policy }: { policy: Policy }) {
     startTransition(async () => {
       const response = await updatePolicyAction(values);
       if (!response.ok) setMessage({ ok: false, text: response.message });
+      else if (response.data.held)
+        setMessage({ ok: true, text: `${response.data.changed ? "Saved what tightens. " : ""}${response.data.held}` });
       else
         setMessage({ ok: true, text: response.data.changed ? "Saved." : "Nothing changed, so nothing was recorded." });
     });

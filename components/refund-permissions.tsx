@@ -3,25 +3,32 @@
 import { useState, useTransition } from "react";
 import { setRefundPermissionAction } from "@/lib/admin/actions";
 
-/** Grant or withdraw each agent's refund permission; it takes effect on the agent's next call. */
+/** Withdraw (at once) or grant (once a second admin approves) each agent's refund permission; effective on the next call. */
 export function RefundPermissions({
   agents,
 }: {
   agents: { id: string; email: string; name: string; canRefund: boolean }[];
 }) {
   const [error, setError] = useState<string | null>(null);
+  const [held, setHeld] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
   const set = (userId: string, canRefund: boolean) =>
     startTransition(async () => {
       setError(null);
       const response = await setRefundPermissionAction({ userId, canRefund });
       if (!response.ok) setError(response.message);
+      setHeld(response.ok ? response.data.held : null);
     });
   return (
     <div>
       {error && (
         <p className="error" role="alert">
           {error}
+        </p>
+      )}
+      {held && (
+        <p className="notice" role="status" data-testid="refund-permission-held">
+          {held}
         </p>
       )}
       <table className="stack">

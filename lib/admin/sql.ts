@@ -111,7 +111,10 @@ export async function findAgentsWithKeys(db: Client, tenantId: string) {
       email: true,
       name: true,
       canRefund: true,
-      apiKeys: { orderBy: { createdAt: "desc" }, select: { id: true, prefix: true, createdAt: true, revokedAt: true } },
+      apiKeys: {
+        orderBy: { createdAt: "desc" },
+        select: { id: true, prefix: true, createdAt: true, revokedAt: true, pendingChangeId: true },
+      },
     },
   });
 }

@@ -2,12 +2,14 @@ import { ApiKeys } from "@/components/api-keys";
 import { DecisionLogExport } from "@/components/audit/decision-log-export";
 import { PolicyForm } from "@/components/policy-form";
 import { WebhookForm } from "@/components/webhook-form";
+import { PendingChanges } from "@/components/admin/pending-changes";
 import { PeopleSessions } from "@/components/admin/sessions";
 import { RefundPermissions } from "@/components/refund-permissions";
 import { TimeAgo } from "@/components/ui/time-ago";
 import {
   agentKeys,
   hasWebhook,
+  pendingChanges,
   peopleSessions,
   recentAudit,
   tenantName,
@@ -30,6 +32,12 @@ const ACTION_WORDS: Record<string, string> = {
   "sessions.ended": "Ended sessions",
   "decision-log.exported": "Exported the decision log",
   "sign-in.throttled": "Sign-in locked after failed passwords",
+  "change.proposed": "Proposed a change that waits",
+  "change.approved": "Approved a waiting change",
+  "change.cancelled": "Cancelled a waiting change",
+  "change.superseded": "A waiting change no longer applied",
+  "change.expired": "A waiting change expired",
+  "change.applied-after-delay": "A waiting change applied after its delay",
 };
 
 function changes(entry: AuditEntry): string[] {
@@ -45,18 +53,20 @@ function changes(entry: AuditEntry): string[] {
       `${String(detail.email)}: refunds ${detail.before ? "allowed" : "not allowed"} → ${detail.after ? "allowed" : "not allowed"}`,
     ];
   if (entry.action.startsWith("api-key.")) return [`key ${String(detail.keyId)}`];
+  if (entry.action.startsWith("change.")) return [`change ${String(detail.changeId)}`];
   return [];
 }
 
 export default async function AdminPolicyPage() {
   const user = await requireRole(["ADMIN"], "/admin/policy");
-  const [tenant, policy, agents, audit, people, webhook] = await Promise.all([
+  const [tenant, policy, agents, audit, people, webhook, waiting] = await Promise.all([
     tenantName(user.tenantId),
     tenantPolicy(user.tenantId),
     agentKeys(user.tenantId),
     recentAudit(user.tenantId),
     peopleSessions(user.tenantId),
     hasWebhook(user.tenantId),
+    pendingChanges(user.tenantId),
   ]);
   const serializableAgents = agents.map((agent) => ({
     ...agent,
@@ -69,6 +79,8 @@ export default async function AdminPolicyPage() {
   return (
     <main>
       <h1>Policy for {tenant}</h1>
+      <h2>Changes waiting</h2>
+      <PendingChanges changes={waiting} viewerId={user.id} canApprove />
       <PolicyForm policy={policy} />
       <h2>Approval webhook</h2>
       <WebhookForm configured={webhook} />
