@@ -8,7 +8,7 @@ import { pendingChanges } from "@/lib/admin";
 import { cardFacts, deskPolicy, queueChoices } from "@/lib/approvals/cards";
 import { parseQueueFilters, queueSearchParams } from "@/lib/approvals/filters";
 import { formatQueueCursor, pendingQueue, queueStamp } from "@/lib/approvals/queue";
-import { passkeysOf } from "@/lib/approvals/step-up";
+import { passkeysOf } from "@/lib/auth/passkeys";
 import { requireRole } from "@/lib/auth/guards";
 import { reconcileHealth, refundsToInvestigate } from "@/lib/payments/reconcile";
 

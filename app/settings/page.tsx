@@ -1,6 +1,6 @@
 import { PasskeyList } from "@/components/settings/passkeys";
 import { PasswordForm } from "@/components/settings/password-form";
-import { passkeysOf } from "@/lib/approvals/step-up";
+import { passkeysOf } from "@/lib/auth/passkeys";
 import { requireRole } from "@/lib/auth/guards";
 import { MIN_PASSWORD_LENGTH } from "@/lib/auth/password-change";
 

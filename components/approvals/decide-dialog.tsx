@@ -7,7 +7,7 @@ import type { DecisionResult } from "@/lib/approvals/decide";
 import { requestPhrase } from "@/lib/approvals/words";
 import { formatMoney } from "@/lib/money";
 import { amountOf, movesMoney, type CardItem } from "./approval-card";
-import { proveStepUp } from "./step-up-proof";
+import { proveStepUp } from "@/components/ui/step-up";
 
 interface Props {
   mode: "approve" | "deny";
@@ -66,18 +66,25 @@ export function DecideDialog({ mode, items, policy, hasPasskey, onDone, onClose 
     }
     setBusy(true);
     try {
-      if (stepUp) {
-        const refused = await proveStepUp(hasPasskey ? { passkey: true } : { passkey: false, password });
-        if (refused) return setError(refused);
-      }
       const ids = items.map((item) => item.id);
+      let proofId: string | undefined;
+      if (stepUp) {
+        // One proof for the whole decision: the challenge carries each request with the amount approved.
+        const purpose = {
+          kind: "approve" as const,
+          items: items.map((item) => ({ id: item.id, cents: movesMoney(item) ? approvedCents(item) : 0 })),
+        };
+        const proved = await proveStepUp(purpose, hasPasskey ? { passkey: true } : { passkey: false, password });
+        if (!proved.ok) return setError(proved.message);
+        proofId = proved.proofId;
+      }
       const edit =
         editable && single && cents !== null && cents !== amountOf(single)
           ? { tool: single.toolName, arguments: { ...single.preview.arguments, amount_cents: cents } }
           : undefined;
       const response =
         mode === "approve"
-          ? await decideApprovalsAction({ decision: "approve", ids, edit })
+          ? await decideApprovalsAction({ decision: "approve", ids, edit, proofId })
           : await decideApprovalsAction({ decision: "deny", ids, reason });
       if (!response.ok) return setError(response.message);
       onDone(response.data);
@@ -142,7 +149,8 @@ export function DecideDialog({ mode, items, policy, hasPasskey, onDone, onClose 
         {stepUp &&
           (hasPasskey ? (
             <p className="notice" data-testid="step-up-passkey">
-              Above {formatMoney(policy.stepUpAboveCents, currency)}: you will confirm with your passkey.
+              Above {formatMoney(policy.stepUpAboveCents, currency)}: one touch of your passkey signs this decision
+              {items.length > 1 ? ` (${items.length} requests, ${formatMoney(total, currency)} in total)` : ""}.
             </p>
           ) : (
             <label className="field">

@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { decideFromLinkAction } from "@/lib/approvals/link-actions";
-import { proveStepUp } from "./step-up-proof";
+import { proveStepUp } from "@/components/ui/step-up";
 import type { DecisionResult } from "@/lib/approvals/decide";
 import { outcomeTitle } from "@/lib/calls/words";
 
@@ -27,11 +27,14 @@ export function LinkDecisionForm({
   summary,
   customer,
   open,
+  approval,
 }: {
   token: string;
   summary: string;
   customer: string;
   open: boolean;
+  /** The request and the amount a step-up proof signs for. */
+  approval: { id: string; cents: number };
 }) {
   const router = useRouter();
   const [step, setStep] = useState<"choose" | "confirm-approve" | "step-up">("choose");
@@ -42,20 +45,25 @@ export function LinkDecisionForm({
 
   function proveThenApprove(method: { passkey: true } | { passkey: false; password: string }) {
     startTransition(async () => {
-      const refused = await proveStepUp(method);
-      if (refused) {
-        setMessage({ ok: false, text: refused });
+      const proved = await proveStepUp({ kind: "approve", items: [approval] }, method);
+      if (!proved.ok) {
+        setMessage({ ok: false, text: proved.message });
         return;
       }
       setPassword("");
       setMessage(null);
-      decide("approve");
+      decide("approve", proved.proofId);
     });
   }
 
-  function decide(decision: "approve" | "deny") {
+  function decide(decision: "approve" | "deny", proofId?: string) {
     startTransition(async () => {
-      const response = await decideFromLinkAction({ token, decision, note: decision === "deny" ? reason : undefined });
+      const response = await decideFromLinkAction({
+        token,
+        decision,
+        note: decision === "deny" ? reason : undefined,
+        proofId,
+      });
       if (!response.ok) {
         setMessage({ ok: false, text: response.message });
         return;

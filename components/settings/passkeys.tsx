@@ -3,9 +3,14 @@
 import { startRegistration } from "@simplewebauthn/browser";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { passkeyRegistrationOptionsAction, registerPasskeyAction } from "@/lib/approvals/passkey-actions";
+import {
+  passkeyRegistrationOptionsAction,
+  registerPasskeyAction,
+  removePasskeyAction,
+} from "@/lib/auth/passkey-actions";
 import { TimeAgo } from "../ui/time-ago";
 import { passkeyFailure } from "@/components/ui/passkey-words";
+import { proveStepUp } from "@/components/ui/step-up";
 
 interface Passkey {
   id: string;
@@ -14,37 +19,62 @@ interface Passkey {
   lastUsedAt: string | null;
 }
 
-/** A person's own passkeys: approving large refunds asks for one (step-up); without one, the password is asked again. */
+/**
+ * A person's own passkeys: approving large refunds asks for one (step-up); without one, the password is asked again.
+ * Adding or removing one first asks for a factor they already have (an existing passkey, else the password), and
+ * the owner is emailed either way.
+ */
 export function PasskeyList({ passkeys }: { passkeys: Passkey[] }) {
   const router = useRouter();
+  const hasPasskey = passkeys.length > 0;
   const [name, setName] = useState("");
+  const [password, setPassword] = useState("");
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
+  const method = hasPasskey ? ({ passkey: true } as const) : ({ passkey: false, password } as const);
 
-  async function register() {
+  async function run(work: () => Promise<string | null>, done: string) {
     setBusy(true);
     setMessage(null);
     try {
-      const options = await passkeyRegistrationOptionsAction({});
-      if (!options.ok) return setMessage({ ok: false, text: options.message });
-      let response;
-      try {
-        response = await startRegistration({ optionsJSON: options.data });
-      } catch {
-        return setMessage({ ok: false, text: passkeyFailure(window.location) });
-      }
-      const saved = await registerPasskeyAction({
-        response: response as unknown as Parameters<typeof registerPasskeyAction>[0]["response"],
-        name: name || "Passkey",
-      });
-      if (!saved.ok) return setMessage({ ok: false, text: saved.message });
+      const refused = await work();
+      if (refused) return setMessage({ ok: false, text: refused });
       setName("");
-      setMessage({ ok: true, text: "Passkey added. Large approvals will ask for it." });
+      setPassword("");
+      setMessage({ ok: true, text: done });
       router.refresh();
     } finally {
       setBusy(false);
     }
   }
+
+  const register = () =>
+    run(async () => {
+      const proved = await proveStepUp({ kind: "passkey.enrol" }, method);
+      if (!proved.ok) return proved.message;
+      const options = await passkeyRegistrationOptionsAction({ proofId: proved.proofId });
+      if (!options.ok) return options.message;
+      let response;
+      try {
+        response = await startRegistration({ optionsJSON: options.data });
+      } catch {
+        return passkeyFailure(window.location);
+      }
+      const saved = await registerPasskeyAction({
+        proofId: proved.proofId,
+        response: response as unknown as Parameters<typeof registerPasskeyAction>[0]["response"],
+        name: name || "Passkey",
+      });
+      return saved.ok ? null : saved.message;
+    }, "Passkey added. Large approvals will ask for it; we emailed you about the change.");
+
+  const remove = (key: Passkey) =>
+    run(async () => {
+      const proved = await proveStepUp({ kind: "passkey.remove", passkeyId: key.id }, method);
+      if (!proved.ok) return proved.message;
+      const removed = await removePasskeyAction({ proofId: proved.proofId, passkeyId: key.id });
+      return removed.ok ? null : removed.message;
+    }, `Passkey “${key.name}” removed; we emailed you about the change.`);
 
   return (
     <section className="card" aria-labelledby="passkeys-title">
@@ -53,24 +83,48 @@ export function PasskeyList({ passkeys }: { passkeys: Passkey[] }) {
       </h2>
       <p className="muted">
         Approving a refund above your tenant&apos;s step-up amount asks for a passkey; without one, for your password
-        again.
+        again. Adding or removing a passkey asks for {hasPasskey ? "one of your passkeys" : "your password"} first.
       </p>
       {passkeys.length === 0 ? (
         <p data-testid="no-passkeys">No passkeys yet.</p>
       ) : (
-        <ul data-testid="passkeys">
+        <ul data-testid="passkeys" className="passkeys">
           {passkeys.map((key) => (
             <li key={key.id}>
-              <strong>{key.name}</strong> · added <TimeAgo iso={key.createdAt} />
-              {key.lastUsedAt && (
+              <strong>{key.name}</strong> · added <TimeAgo iso={key.createdAt} /> ·{" "}
+              {key.lastUsedAt ? (
                 <>
-                  {" "}
-                  · last used <TimeAgo iso={key.lastUsedAt} />
+                  last used <TimeAgo iso={key.lastUsedAt} />
                 </>
-              )}
+              ) : (
+                "never used"
+              )}{" "}
+              <button
+                type="button"
+                className="danger"
+                onClick={() => void remove(key)}
+                disabled={busy}
+                aria-label={`Remove passkey ${key.name}`}
+              >
+                Remove
+              </button>
             </li>
           ))}
         </ul>
+      )}
+      {!hasPasskey && (
+        <p>
+          <label>
+            Your password, to confirm it is you{" "}
+            <input
+              type="password"
+              autoComplete="current-password"
+              value={password}
+              onChange={(event) => setPassword(event.target.value)}
+              data-testid="passkey-password"
+            />
+          </label>
+        </p>
       )}
       <p>
         <label>

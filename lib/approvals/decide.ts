@@ -1,4 +1,5 @@
 import "server-only";
+import { approvalItem, consumeStepUp, type StepUpMethod } from "../auth/step-up";
 import { canonicalJson, sha256Hex } from "../canonical";
 import { loadConversation } from "../conversations";
 import { db, transaction, type Tx } from "../db";
@@ -23,12 +24,13 @@ import {
   markFirstApproval,
   type LockedRequest,
 } from "./sql";
-import { freshStepUp, type StepUpMethod } from "./step-up";
 
 export interface Approver {
   userId: string;
   tenantId: string;
   role: string;
+  /** The session deciding: a step-up proof counts only in the session that made it (none: no proof counts). */
+  sessionId?: string | null;
 }
 
 export type DecisionFailure =
@@ -63,9 +65,9 @@ const DECISION_TRANSACTION = { statementTimeoutMs: 15_000 };
 export async function approveRequest(
   approver: Approver,
   approvalId: string,
-  options: { edit?: ApprovalEdit; note?: string | null } = {},
+  options: { edit?: ApprovalEdit; note?: string | null; proofId?: string | null } = {},
 ): Promise<DecisionResult> {
-  return decide(approver, approvalId, "approve", options.note ?? null, options.edit);
+  return decide(approver, approvalId, "approve", options.note ?? null, options.edit, options.proofId ?? null);
 }
 
 /** Denies one pending request with the reason the agent will read; every call waiting on it becomes approval.denied. */
@@ -124,6 +126,7 @@ async function decide(
   action: "approve" | "deny",
   note: string | null = null,
   edit?: ApprovalEdit,
+  proofId: string | null = null,
 ): Promise<DecisionResult> {
   const startedAt = performance.now();
   const fail = (code: DecisionFailure, message: string, failed?: Outcome): DecisionResult => ({
@@ -200,11 +203,21 @@ async function decide(
       const desk = await findDeskPolicy(tx, approver.tenantId);
       if (!desk) throw new Error(`tenant ${approver.tenantId} vanished during a decision`);
       const movesMoney = tool.effect === "irreversible" && impactCents > 0;
-      const stepUp = await freshStepUp(tx, approver.userId);
-      if (movesMoney && impactCents > desk.stepUpAboveCents && !stepUp) {
+      // Above the threshold the approval consumes one item of a proof made in this session for this request at
+      // exactly this amount (decision 014); below it no proof is asked for and none is used.
+      const needsStepUp = movesMoney && impactCents > desk.stepUpAboveCents;
+      const stepUp = needsStepUp
+        ? await consumeStepUp(
+            tx,
+            { userId: approver.userId, sessionId: approver.sessionId ?? null, proofId },
+            "approve",
+            approvalItem(request.id, impactCents),
+          )
+        : null;
+      if (needsStepUp && !stepUp) {
         return fail(
           "approval.step-up-required",
-          `approving more than ${formatMoney(desk.stepUpAboveCents, String(args.currency ?? ""))} needs your passkey or password from the last 5 minutes; the request is still pending`,
+          `approving more than ${formatMoney(desk.stepUpAboveCents, String(args.currency ?? ""))} needs your passkey or password, confirmed for this request and amount; the request is still pending`,
         );
       }
       const twoPerson = movesMoney && impactCents > desk.twoPersonAboveCents;

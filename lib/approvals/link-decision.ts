@@ -15,6 +15,7 @@ export async function decideFromLink(
   token: string,
   decision: "approve" | "deny",
   note: string | null,
+  proofId: string | null = null,
 ): Promise<LinkDecision> {
   const link = await findLink(approver.tenantId, token);
   const refuse = (code: LinkProblem): LinkDecision => ({
@@ -30,7 +31,7 @@ export async function decideFromLink(
     return refuse(problemOf(link, approver.userId) === "link.expired" ? "link.expired" : "link.used");
   const result =
     decision === "approve"
-      ? await approveRequest(approver, link.approvalId)
+      ? await approveRequest(approver, link.approvalId, { proofId })
       : await denyRequest(approver, link.approvalId, note);
   // A decision that left the request pending (a retry, a host failure, a missing reason or step-up) gives the link
   // back for another try.

@@ -1,4 +1,4 @@
-// Every statement of the approval desk: requests, their links, the deciders' step-up proofs and passkeys. Raw
+// Every statement of the approval desk: requests, their links and the tenant's desk policy. Raw
 // statements take a `Db` (a `Tx` when they lock rows); the reads that stay Prisma model queries take the `Client`.
 import type { Client, Db, Tx } from "../db";
 import { Prisma } from "../generated/prisma/client";
@@ -539,85 +539,4 @@ export async function findRequestAudience(db: Db, tenantId: string, customerId: 
 export async function findAdminEmails(db: Db, tenantId: string): Promise<{ email: string }[]> {
   return db.$queryRaw<{ email: string }[]>`
     SELECT "email" FROM "User" WHERE "tenantId" = ${tenantId} AND "role" = 'ADMIN' AND "active" ORDER BY "email" ASC`;
-}
-
-// Step-up proofs and passkeys
-
-/** A person's last step-up proof: when and how; undefined when there is no such person. */
-export async function findStepUp(db: Db, userId: string) {
-  const [row] = await db.$queryRaw<{ stepUpAt: Date | null; stepUpMethod: string | null }[]>`
-    SELECT "stepUpAt", "stepUpMethod" FROM "User" WHERE "id" = ${userId}`;
-  return row;
-}
-
-/** Records a fresh step-up proof for a person. */
-export async function markSteppedUp(db: Db, userId: string, method: "passkey" | "password", at: Date): Promise<void> {
-  await db.$executeRaw`
-    UPDATE "User" SET "stepUpAt" = ${at.toISOString()}::timestamptz, "stepUpMethod" = ${method} WHERE "id" = ${userId}`;
-}
-
-/** Opens a WebAuthn challenge for a person, replacing any open one. */
-export async function storeChallenge(db: Client, userId: string, challenge: string): Promise<void> {
-  await db.user.update({
-    where: { id: userId },
-    data: { webauthnChallenge: challenge, webauthnChallengeAt: new Date() },
-    select: { id: true },
-  });
-}
-
-/** Clears a person's open challenge and returns it as it was (so it is used once); undefined for no such person. */
-export async function takeChallenge(db: Db, userId: string) {
-  const [row] = await db.$queryRaw<{ challenge: string | null; at: Date | null }[]>`
-    UPDATE "User" u SET "webauthnChallenge" = NULL, "webauthnChallengeAt" = NULL
-    FROM (SELECT "webauthnChallenge", "webauthnChallengeAt" FROM "User" WHERE "id" = ${userId} FOR UPDATE) AS before
-    WHERE u."id" = ${userId}
-    RETURNING before."webauthnChallenge" AS "challenge", before."webauthnChallengeAt" AS "at"`;
-  return row;
-}
-
-/** A person's password hash and how many passkeys they have; null when there is no such person. */
-export async function findPasswordProof(db: Client, userId: string) {
-  return db.user.findUnique({
-    where: { id: userId },
-    select: { passwordHash: true, _count: { select: { passkeys: true } } },
-  });
-}
-
-/** A person's passkeys, oldest first, as their settings list them. */
-export async function listPasskeys(db: Client, userId: string) {
-  return db.passkey.findMany({
-    where: { userId },
-    orderBy: { createdAt: "asc" },
-    select: { id: true, name: true, createdAt: true, lastUsedAt: true },
-  });
-}
-
-/** A person's passkeys as WebAuthn names them: ids and transports. */
-export async function findCredentials(db: Client, userId: string) {
-  return db.passkey.findMany({ where: { userId }, select: { id: true, transports: true } });
-}
-
-/** One of a person's passkeys with what verifies an assertion by it; null when they have no such key. */
-export async function findPasskey(db: Client, userId: string, passkeyId: string) {
-  return db.passkey.findFirst({
-    where: { id: passkeyId, userId },
-    select: { id: true, publicKey: true, counter: true, transports: true },
-  });
-}
-
-/** Stores a person's newly registered passkey. */
-export async function insertPasskey(
-  db: Client,
-  passkey: { id: string; userId: string; publicKey: Uint8Array; counter: number; transports: string[]; name: string },
-): Promise<void> {
-  await db.passkey.create({
-    data: { ...passkey, publicKey: Buffer.from(passkey.publicKey) },
-    select: { id: true },
-  });
-}
-
-/** Records a passkey's use: its new signature counter and when. */
-export async function markPasskeyUsed(db: Db, passkeyId: string, counter: number, at: Date): Promise<void> {
-  await db.$executeRaw`
-    UPDATE "Passkey" SET "counter" = ${counter}, "lastUsedAt" = ${at.toISOString()}::timestamptz WHERE "id" = ${passkeyId}`;
 }

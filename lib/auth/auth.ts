@@ -76,9 +76,16 @@ export const authOptions: NextAuthOptions = {
  * ended (sign-out, an admin, a change to the person) or lapsed is signed out, whatever the cookie still says.
  */
 export async function currentUser(): Promise<SessionUser | null> {
+  return (await currentSession())?.user ?? null;
+}
+
+/** The signed-in person and the id of the session they are signed in through (what a step-up proof is bound to). */
+export async function currentSession(): Promise<{ user: SessionUser; sessionId: string } | null> {
   const cookie = (await cookies()).get(sessionCookieName())?.value;
   if (!cookie) return null;
   // The session id stays inside the encrypted cookie; it is never handed to the page's scripts.
   const token = await decode({ token: cookie, secret: env().NEXTAUTH_SECRET ?? "" }).catch(() => null);
-  return sessionUser(token?.sid);
+  const sessionId = token?.sid;
+  const user = await sessionUser(sessionId);
+  return user && sessionId ? { user, sessionId } : null;
 }

@@ -3,7 +3,7 @@ import { redirect } from "next/navigation";
 import type { z } from "zod";
 import type { Role } from "../generated/prisma/client";
 import { logError } from "../log";
-import { currentUser, type SessionUser } from "./auth";
+import { currentSession, currentUser, type SessionUser } from "./auth";
 
 /**
  * For pages: the signed-in user with one of these roles, else off to sign-in (and back to `returnTo` after it),
@@ -18,6 +18,11 @@ export async function requireRole(roles: readonly Role[], returnTo?: string): Pr
 
 export type ActionResult<T = undefined> = { ok: true; data: T } | { ok: false; code: string; message: string };
 
+/** The session an action runs in; a step-up proof counts only in the session that made it. */
+export interface ActionSession {
+  id: string;
+}
+
 /**
  * Every server action is built with this: session first, then role, then the input parsed with zod, then the
  * handler. Expected failures come back as results; anything else is logged and answered generically.
@@ -25,11 +30,12 @@ export type ActionResult<T = undefined> = { ok: true; data: T } | { ok: false; c
 export function authedAction<S extends z.ZodType, T>(
   schema: S,
   roles: readonly Role[],
-  handler: (input: z.infer<S>, user: SessionUser) => Promise<ActionResult<T>>,
+  handler: (input: z.infer<S>, user: SessionUser, session: ActionSession) => Promise<ActionResult<T>>,
 ): (input: z.input<S>) => Promise<ActionResult<T>> {
   return async (input) => {
-    const user = await currentUser();
-    if (!user) return { ok: false, code: "auth.required", message: "Sign in first." };
+    const signedIn = await currentSession();
+    if (!signedIn) return { ok: false, code: "auth.required", message: "Sign in first." };
+    const { user, sessionId } = signedIn;
     if (!roles.includes(user.role)) return { ok: false, code: "auth.forbidden", message: "Your role cannot do this." };
     const parsed = schema.safeParse(input);
     if (!parsed.success) {
@@ -37,7 +43,7 @@ export function authedAction<S extends z.ZodType, T>(
       return { ok: false, code: "input.invalid", message: `Check these fields: ${paths.join(", ")}` };
     }
     try {
-      return await handler(parsed.data, user);
+      return await handler(parsed.data, user, { id: sessionId });
     } catch (error) {
       logError("action.unhandled", error, { userId: user.id });
       return {

@@ -74,7 +74,13 @@ export default async function ApprovalLinkPage({ params }: { params: Promise<{ t
           )}
         </dl>
       </section>
-      <LinkDecisionForm token={token} summary={summary} customer={customer} open={view.usable} />
+      <LinkDecisionForm
+        token={token}
+        summary={summary}
+        customer={customer}
+        open={view.usable}
+        approval={{ id: request.id, cents: request.impactCents }}
+      />
       {request.status !== "pending" ? (
         <p className="notice" data-testid="link-status">
           Already {STATUS_WORDS[request.status] ?? request.status}
