@@ -3,6 +3,7 @@
 import { useState, useTransition } from "react";
 import { createKeyAction, revokeKeyAction } from "@/lib/admin/actions";
 import { TimeAgo } from "./ui/time-ago";
+import { useStepUp } from "./ui/step-up-field";
 
 interface Agent {
   id: string;
@@ -18,14 +19,19 @@ interface Agent {
   }[];
 }
 
-export function ApiKeys({ agents }: { agents: Agent[] }) {
+/** Each agent's keys; creating one asks for the admin's step-up, revoking one does not. */
+export function ApiKeys({ agents, hasPasskey }: { agents: Agent[]; hasPasskey: boolean }) {
+  const stepUp = useStepUp(hasPasskey);
   const [shown, setShown] = useState<{ email: string; key: string; held: string | null } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
 
   const create = (agent: Agent) =>
     startTransition(async () => {
-      const response = await createKeyAction({ userId: agent.id });
+      setError(null);
+      const response = await stepUp.run({ kind: "admin.key-created", userId: agent.id }, (proofId) =>
+        createKeyAction({ userId: agent.id, proofId }),
+      );
       if (response.ok) setShown({ email: agent.email, key: response.data.key, held: response.data.held });
       else setError(response.message);
     });
@@ -43,7 +49,12 @@ export function ApiKeys({ agents }: { agents: Agent[] }) {
           {shown.held && <span data-testid="new-key-held"> {shown.held}</span>}
         </p>
       )}
-      {error && <p className="error">{error}</p>}
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      {stepUp.field}
       <table>
         <thead>
           <tr>

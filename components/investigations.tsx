@@ -5,6 +5,7 @@ import { useState, useTransition } from "react";
 import { resolveInvestigationAction } from "@/lib/payments/actions";
 import { formatMoney } from "@/lib/money";
 import { TimeAgo } from "@/components/ui/time-ago";
+import { useStepUp } from "@/components/ui/step-up-field";
 
 export interface Investigation {
   id: string;
@@ -24,8 +25,9 @@ export interface ReconcileHealth {
   lastOkAt: string | null;
 }
 
-function Resolve({ item }: { item: Investigation }) {
+function Resolve({ item, hasPasskey }: { item: Investigation; hasPasskey: boolean }) {
   const router = useRouter();
+  const stepUp = useStepUp(hasPasskey);
   const [reference, setReference] = useState("");
   const [note, setNote] = useState("");
   const [message, setMessage] = useState<{ error: boolean; text: string } | null>(null);
@@ -35,7 +37,16 @@ function Resolve({ item }: { item: Investigation }) {
     input: { resolution: "issued"; providerRefundId: string } | { resolution: "released"; note: string },
   ) {
     startTransition(async () => {
-      const result = await resolveInvestigationAction({ refundId: item.id, ...input });
+      // Releasing lets the order be refunded again, so it asks for the supervisor's step-up.
+      const result =
+        input.resolution === "released"
+          ? await stepUp.run({ kind: "investigation.release", refundId: item.id }, async (proofId) => {
+              const answer = await resolveInvestigationAction({ refundId: item.id, ...input, proofId });
+              return !answer.ok && answer.code === "investigation.step-up-required"
+                ? { ...answer, code: "step-up.required" }
+                : answer;
+            })
+          : await resolveInvestigationAction({ refundId: item.id, ...input });
       setMessage(
         result.ok
           ? { error: false, text: `Closed: the call is now ${result.data.outcome.code}.` }
@@ -90,6 +101,7 @@ function Resolve({ item }: { item: Investigation }) {
         <button type="submit" className="danger" disabled={pending || note.trim().length < 3}>
           Release
         </button>
+        {stepUp.field}
       </form>
       {message && (
         <p className={message.error ? "error" : "muted"} role={message.error ? "alert" : "status"}>
@@ -104,7 +116,15 @@ function Resolve({ item }: { item: Investigation }) {
  * Refunds whose outcome the provider could not confirm: each order stays blocked until a supervisor closes the
  * investigation. Above them, whether reconciliation can reach the provider at all.
  */
-export function Investigations({ items, health }: { items: Investigation[]; health: ReconcileHealth | null }) {
+export function Investigations({
+  items,
+  health,
+  hasPasskey,
+}: {
+  items: Investigation[];
+  health: ReconcileHealth | null;
+  hasPasskey: boolean;
+}) {
   const paused = health !== null && !health.ok;
   if (items.length === 0 && !paused) return null;
   return (
@@ -140,7 +160,7 @@ export function Investigations({ items, health }: { items: Investigation[]; heal
                 {item.attempts === 1 ? "attempt" : "attempts"}
                 {item.lastError ? ` · last: ${item.lastError}` : ""}
               </p>
-              <Resolve item={item} />
+              <Resolve item={item} hasPasskey={hasPasskey} />
             </div>
           ))}
         </>

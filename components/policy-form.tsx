@@ -3,11 +3,16 @@
 import { useState, useTransition } from "react";
 import { updatePolicyAction } from "@/lib/admin/actions";
 import { displayValue, POLICY_FIELDS, type PolicyField, rangeText } from "@/lib/admin/policy-fields";
+import { useStepUp } from "./ui/step-up-field";
 
 type Policy = Record<PolicyField, number>;
 
-/** Money in currency units, each field with its allowed range; the server names a bad field by its label. */
-export function PolicyForm({ policy }: { policy: Policy }) {
+/**
+ * Money in currency units, each field with its allowed range; the server names a bad field by its label. A change
+ * that loosens control (a limit, ceiling, threshold or the approval lifetime raised) asks for the admin's step-up.
+ */
+export function PolicyForm({ policy, hasPasskey }: { policy: Policy; hasPasskey: boolean }) {
+  const stepUp = useStepUp(hasPasskey);
   const [values, setValues] = useState<Record<PolicyField, string>>(
     () =>
       Object.fromEntries(POLICY_FIELDS.map((spec) => [spec.name, displayValue(spec, policy[spec.name])])) as Record<
@@ -20,7 +25,9 @@ export function PolicyForm({ policy }: { policy: Policy }) {
 
   function save() {
     startTransition(async () => {
-      const response = await updatePolicyAction(values);
+      const response = await stepUp.run({ kind: "admin.policy", values }, (proofId) =>
+        updatePolicyAction({ policy: values, proofId }),
+      );
       if (!response.ok) setMessage({ ok: false, text: response.message });
       else if (response.data.held)
         setMessage({ ok: true, text: `${response.data.changed ? "Saved what tightens. " : ""}${response.data.held}` });
@@ -57,6 +64,7 @@ export function PolicyForm({ policy }: { policy: Policy }) {
           </span>
         </p>
       ))}
+      {stepUp.field}
       <div className="actions">
         <button type="submit" className="primary" disabled={pending}>
           Save policy

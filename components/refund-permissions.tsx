@@ -2,20 +2,31 @@
 
 import { useState, useTransition } from "react";
 import { setRefundPermissionAction } from "@/lib/admin/actions";
+import { useStepUp } from "./ui/step-up-field";
 
-/** Withdraw (at once) or grant (once a second admin approves) each agent's refund permission; effective on the next call. */
+/**
+ * Withdraw (at once) or grant (with the admin's step-up, once a second admin approves) each agent's refund
+ * permission; it takes effect on the agent's next call.
+ */
 export function RefundPermissions({
   agents,
+  hasPasskey,
 }: {
   agents: { id: string; email: string; name: string; canRefund: boolean }[];
+  hasPasskey: boolean;
 }) {
+  const stepUp = useStepUp(hasPasskey);
   const [error, setError] = useState<string | null>(null);
   const [held, setHeld] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
   const set = (userId: string, canRefund: boolean) =>
     startTransition(async () => {
       setError(null);
-      const response = await setRefundPermissionAction({ userId, canRefund });
+      const response = canRefund
+        ? await stepUp.run({ kind: "admin.refunds-granted", userId }, (proofId) =>
+            setRefundPermissionAction({ userId, canRefund, proofId }),
+          )
+        : await setRefundPermissionAction({ userId, canRefund });
       if (!response.ok) setError(response.message);
       setHeld(response.ok ? response.data.held : null);
     });
@@ -31,6 +42,7 @@ export function RefundPermissions({
           {held}
         </p>
       )}
+      {stepUp.field}
       <table className="stack">
         <thead>
           <tr>

@@ -10,14 +10,31 @@ import {
 } from "@/lib/admin";
 import { applyDueChanges } from "@/lib/admin/changes";
 import { authenticateApiKey } from "@/lib/auth/api-keys";
+import { policyItem } from "@/lib/auth/step-up";
 import { db } from "@/lib/db";
 import { conversationFor, newCallKey, propose } from "./support/api";
+import { noProof, proved } from "./support/step-up-proofs";
 import { createWorld, type World } from "./support/world";
 
 // Issue 23, route 4: one admin alone cannot switch human approval off (docs/decisions/015). Each attack is made
 // through the functions the admin page's server actions call, against real PostgreSQL, asserting the rows.
 
 const person = (world: World, id: string) => ({ id, tenantId: world.tenantId });
+type Person = ReturnType<typeof person>;
+
+/** The policy form saved with a step-up made for exactly these values. */
+async function save(admin: Person, input: PolicyInput) {
+  const values = Object.fromEntries(Object.entries(input).map(([name, value]) => [name, String(value)]));
+  const holder = await proved(admin, { kind: "admin.policy", values });
+  const saved = await updatePolicy(admin, input, { holder, item: policyItem(values) });
+  if ("stepUpRequired" in saved) throw new Error("step-up refused");
+  return saved;
+}
+
+async function approve(admin: Person, change: { id: string; digest: string }, digest = change.digest) {
+  const holder = await proved(admin, { kind: "admin.change-approved", changeId: change.id, digest });
+  return approveChange(admin, change.id, digest, holder);
+}
 
 async function secondAdmin(world: World) {
   const id = `${world.users.admin}_b`;
@@ -55,7 +72,7 @@ describe("the two-admin rule: one admin alone cannot switch human approval off",
   it("a lone admin raising the per-call limit to 10,000,000 cents: the change waits, refunds above the old limit still need approval, every supervisor is told", async () => {
     const world = await createWorld();
     const admin = person(world, world.users.admin);
-    const saved = await updatePolicy(admin, await policyWith(world, { autoLimitCents: 10_000_000 }));
+    const saved = await save(admin, await policyWith(world, { autoLimitCents: 10_000_000 }));
     expect(saved).toMatchObject({ changed: false, held: { mode: "delay" } });
     expect((await tenantPolicy(world.tenantId)).autoLimitCents).toBe(5000);
     const [change] = await changesOf(world);
@@ -85,34 +102,46 @@ describe("the two-admin rule: one admin alone cannot switch human approval off",
     const world = await createWorld();
     const admin = person(world, world.users.admin);
     await secondAdmin(world);
-    const saved = await updatePolicy(admin, await policyWith(world, { autoLimitCents: 10_000_000 }));
+    const saved = await save(admin, await policyWith(world, { autoLimitCents: 10_000_000 }));
     expect(saved.held).toMatchObject({ mode: "second-admin", applyAt: null });
     const [change] = await changesOf(world);
-    expect(await approveChange(admin, change.id, change.digest)).toMatchObject({ ok: false, code: "change.own" });
+    expect(await approve(admin, change)).toMatchObject({ ok: false, code: "change.own" });
     expect((await tenantPolicy(world.tenantId)).autoLimitCents).toBe(5000);
     expect((await changesOf(world))[0]).toMatchObject({ status: "pending", decidedById: null });
     expect(await auditOf(world)).toEqual([["change.proposed", admin.id]]);
   });
 
-  it("a second admin approves the exact change once: it applies, and approving it again is refused", async () => {
+  it("a second admin approves the exact change once, with a step-up made for it: it applies, and approving it again is refused", async () => {
     const world = await createWorld();
     const admin = person(world, world.users.admin);
     const bea = await secondAdmin(world);
-    await updatePolicy(admin, await policyWith(world, { autoLimitCents: 10_000_000 }));
+    await save(admin, await policyWith(world, { autoLimitCents: 10_000_000 }));
     const [change] = await changesOf(world);
-    expect(await approveChange(bea, change.id, "0".repeat(64))).toMatchObject({
+    expect(await approve(bea, change, "0".repeat(64))).toMatchObject({
       ok: false,
       code: "change.digest-mismatch",
     });
-    expect(
-      await approveChange({ id: world.users.otherSupervisor, tenantId: world.otherTenantId }, change.id, change.digest),
-    ).toMatchObject({
+    expect(await approve({ id: world.users.otherSupervisor, tenantId: world.otherTenantId }, change)).toMatchObject({
       ok: false,
       code: "not-found",
     });
-    expect(await approveChange(bea, change.id, change.digest)).toEqual({ ok: true });
+    const otherChange = { id: change.id, digest: "1".repeat(64) };
+    const wrongProof = await proved(bea, {
+      kind: "admin.change-approved",
+      changeId: otherChange.id,
+      digest: otherChange.digest,
+    });
+    expect(await approveChange(bea, change.id, change.digest, wrongProof)).toMatchObject({
+      ok: false,
+      code: "step-up.required",
+    });
+    expect(await approveChange(bea, change.id, change.digest, noProof(bea.id))).toMatchObject({
+      code: "step-up.required",
+    });
+    expect((await tenantPolicy(world.tenantId)).autoLimitCents).toBe(5000);
+    expect(await approve(bea, change)).toEqual({ ok: true });
     expect((await tenantPolicy(world.tenantId)).autoLimitCents).toBe(10_000_000);
-    expect(await approveChange(bea, change.id, change.digest)).toMatchObject({ ok: false, code: "change.decided" });
+    expect(await approve(bea, change)).toMatchObject({ ok: false, code: "change.decided" });
     expect((await changesOf(world))[0]).toMatchObject({ status: "applied", decidedById: bea.id });
     expect(await auditOf(world)).toEqual([
       ["change.proposed", admin.id],
@@ -125,13 +154,13 @@ describe("the two-admin rule: one admin alone cannot switch human approval off",
     const world = await createWorld();
     const admin = person(world, world.users.admin);
     const bea = await secondAdmin(world);
-    await updatePolicy(admin, await policyWith(world, { autoLimitCents: 10_000_000 }));
+    await save(admin, await policyWith(world, { autoLimitCents: 10_000_000 }));
     const [change] = await changesOf(world);
-    expect(await updatePolicy(admin, await policyWith(world, { sessionCapCents: 8000 }))).toMatchObject({
+    expect(await save(admin, await policyWith(world, { sessionCapCents: 8000 }))).toMatchObject({
       changed: true,
       held: null,
     });
-    expect(await approveChange(bea, change.id, change.digest)).toMatchObject({ ok: false, code: "change.stale" });
+    expect(await approve(bea, change)).toMatchObject({ ok: false, code: "change.stale" });
     expect(await tenantPolicy(world.tenantId)).toMatchObject({ autoLimitCents: 5000, sessionCapCents: 8000 });
     expect((await changesOf(world))[0]).toMatchObject({ status: "superseded", decidedById: bea.id });
   });
@@ -140,10 +169,10 @@ describe("the two-admin rule: one admin alone cannot switch human approval off",
     const world = await createWorld();
     const admin = person(world, world.users.admin);
     const bea = await secondAdmin(world);
-    await updatePolicy(admin, await policyWith(world, { autoLimitCents: 10_000_000 }));
+    await save(admin, await policyWith(world, { autoLimitCents: 10_000_000 }));
     const [change] = await changesOf(world);
     await db.adminChange.update({ where: { id: change.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
-    expect(await approveChange(bea, change.id, change.digest)).toMatchObject({ ok: false, code: "change.expired" });
+    expect(await approve(bea, change)).toMatchObject({ ok: false, code: "change.expired" });
     expect((await tenantPolicy(world.tenantId)).autoLimitCents).toBe(5000);
     expect((await changesOf(world))[0]).toMatchObject({ status: "expired" });
   });
@@ -152,7 +181,7 @@ describe("the two-admin rule: one admin alone cannot switch human approval off",
     const world = await createWorld();
     const admin = person(world, world.users.admin);
     const supervisor = person(world, world.users.supervisor);
-    await updatePolicy(admin, await policyWith(world, { autoLimitCents: 10_000_000 }));
+    await save(admin, await policyWith(world, { autoLimitCents: 10_000_000 }));
     const [cancelled] = await changesOf(world);
     expect(await cancelChange({ id: world.users.otherSupervisor, tenantId: world.otherTenantId }, cancelled.id)).toBe(
       false,
@@ -167,7 +196,7 @@ describe("the two-admin rule: one admin alone cannot switch human approval off",
       decidedById: supervisor.id,
     });
 
-    await updatePolicy(admin, await policyWith(world, { autoLimitCents: 20_000 }));
+    await save(admin, await policyWith(world, { autoLimitCents: 20_000 }));
     const waiting = (await changesOf(world))[1];
     await applyDueChanges();
     expect((await tenantPolicy(world.tenantId)).autoLimitCents).toBe(5000);
@@ -187,17 +216,18 @@ describe("the two-admin rule: one admin alone cannot switch human approval off",
   it("tightening applies at once, also in the same save as a held loosening; loosening within the bound applies at once", async () => {
     const world = await createWorld();
     const admin = person(world, world.users.admin);
-    expect(await updatePolicy(admin, await policyWith(world, { autoLimitCents: 3000 }))).toMatchObject({
+    const tighter = await policyWith(world, { autoLimitCents: 3000 });
+    expect(await updatePolicy(admin, tighter, { holder: noProof(admin.id), item: "" })).toMatchObject({
       changed: true,
       held: null,
       policy: { autoLimitCents: 3000 },
     });
-    expect(await updatePolicy(admin, await policyWith(world, { autoLimitCents: 8000 }))).toMatchObject({
+    expect(await save(admin, await policyWith(world, { autoLimitCents: 8000 }))).toMatchObject({
       changed: true,
       held: null,
       policy: { autoLimitCents: 8000 },
     });
-    const mixed = await updatePolicy(
+    const mixed = await save(
       admin,
       await policyWith(world, { sessionCapCents: 6000, twoPersonAboveCents: 10_000_000 }),
     );
@@ -209,7 +239,7 @@ describe("the two-admin rule: one admin alone cannot switch human approval off",
       change: { sessionCapCents: 6000, twoPersonAboveCents: 10_000_000 },
     });
     // The bound itself loosens only through the rule.
-    await updatePolicy(admin, await policyWith(world, { secondAdminAboveCents: 10_000_000 }));
+    await save(admin, await policyWith(world, { secondAdminAboveCents: 10_000_000 }));
     expect((await tenantPolicy(world.tenantId)).secondAdminAboveCents).toBe(10_000);
     expect(await changesOf(world)).toHaveLength(2);
   });
@@ -218,25 +248,47 @@ describe("the two-admin rule: one admin alone cannot switch human approval off",
     const world = await createWorld();
     const admin = person(world, world.users.admin);
     const bea = await secondAdmin(world);
-    expect(await setRefundPermission(admin, world.users.agent2, true)).toMatchObject({ mode: "second-admin" });
+    expect(
+      await setRefundPermission(
+        admin,
+        world.users.agent2,
+        true,
+        await proved(admin, { kind: "admin.refunds-granted", userId: world.users.agent2 }),
+      ),
+    ).toMatchObject({ mode: "second-admin" });
     expect((await db.user.findUniqueOrThrow({ where: { id: world.users.agent2 } })).canRefund).toBe(false);
-    expect(await setRefundPermission(admin, world.users.agent, false)).toBe("changed");
-    expect(await setRefundPermission(admin, world.users.agent, true)).toMatchObject({ mode: "second-admin" });
+    expect(await setRefundPermission(admin, world.users.agent, false, noProof(admin.id))).toBe("changed");
+    expect(
+      await setRefundPermission(
+        admin,
+        world.users.agent,
+        true,
+        await proved(admin, { kind: "admin.refunds-granted", userId: world.users.agent }),
+      ),
+    ).toMatchObject({ mode: "second-admin" });
 
     const agent2Change = (await changesOf(world))[0];
-    expect(await approveChange(bea, agent2Change.id, agent2Change.digest)).toEqual({ ok: true });
+    expect(await approve(bea, agent2Change)).toEqual({ ok: true });
     expect((await db.user.findUniqueOrThrow({ where: { id: world.users.agent2 } })).canRefund).toBe(true);
 
-    const created = await createAgentKey(admin, world.users.agent2);
+    const created = await createAgentKey(
+      admin,
+      world.users.agent2,
+      await proved(admin, { kind: "admin.key-created", userId: world.users.agent2 }),
+    );
     if (!created.ok || !created.held) throw new Error("a key for a refunding agent waits");
     expect(await authenticateApiKey(`Bearer ${created.key}`)).toBeNull();
     const keyChange = await db.adminChange.findUniqueOrThrow({ where: { id: created.held.id } });
-    expect(await approveChange(admin, keyChange.id, keyChange.digest)).toMatchObject({ code: "change.own" });
+    expect(await approve(admin, keyChange)).toMatchObject({ code: "change.own" });
     expect(await authenticateApiKey(`Bearer ${created.key}`)).toBeNull();
-    expect(await approveChange(bea, keyChange.id, keyChange.digest)).toEqual({ ok: true });
+    expect(await approve(bea, keyChange)).toEqual({ ok: true });
     expect(await authenticateApiKey(`Bearer ${created.key}`)).toMatchObject({ userId: world.users.agent2 });
 
-    const another = await createAgentKey(admin, world.users.agent2);
+    const another = await createAgentKey(
+      admin,
+      world.users.agent2,
+      await proved(admin, { kind: "admin.key-created", userId: world.users.agent2 }),
+    );
     if (!another.ok || !another.held) throw new Error("a key for a refunding agent waits");
     expect(await cancelChange(bea, another.held.id)).toBe(true);
     expect(await db.apiKey.findUniqueOrThrow({ where: { id: another.id } })).toMatchObject({

@@ -1,8 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { approveChange, parsePolicyForm, recentAudit, setRefundPermission, tenantPolicy, updatePolicy } from "@/lib/admin";
+import {
+  approveChange,
+  parsePolicyForm,
+  recentAudit,
+  setRefundPermission,
+  tenantPolicy,
+  updatePolicy,
+} from "@/lib/admin";
+import { policyItem } from "@/lib/auth/step-up";
 import { db } from "@/lib/db";
 import { displayValue, policyDiff, POLICY_FIELDS } from "@/lib/admin/policy-fields";
 import { conversationFor, newCallKey, propose } from "./support/api";
+import { noProof, proved } from "./support/step-up-proofs";
 import { createWorld } from "./support/world";
 
 // The seeded defaults, as the form shows them.
@@ -70,16 +79,23 @@ describe("admin: the policy form in currency units", () => {
     const shown = Object.fromEntries(POLICY_FIELDS.map((spec) => [spec.name, displayValue(spec, current[spec.name])]));
     const same = parsePolicyForm(shown);
     if (!same.ok) throw new Error(same.message);
-    expect(await updatePolicy(admin, same.policy)).toMatchObject({ changed: false });
+    expect(await updatePolicy(admin, same.policy, { holder: noProof(admin.id), item: "" })).toMatchObject({
+      changed: false,
+    });
     expect(await db.auditLog.count({ where: { tenantId: world.tenantId } })).toBe(0);
 
     const changed = parsePolicyForm({ ...shown, autoLimitCents: "60.00" });
     if (!changed.ok) throw new Error(changed.message);
-    expect(await updatePolicy(admin, changed.policy)).toMatchObject({
+    const typedNow = { ...shown, autoLimitCents: "60.00" };
+    const proof = {
+      holder: await proved(admin, { kind: "admin.policy", values: typedNow }),
+      item: policyItem(typedNow),
+    };
+    expect(await updatePolicy(admin, changed.policy, proof)).toMatchObject({
       changed: true,
       policy: { autoLimitCents: 6000 },
     });
-    expect(await updatePolicy(admin, changed.policy)).toMatchObject({ changed: false });
+    expect(await updatePolicy(admin, changed.policy, proof)).toMatchObject({ changed: false });
     const audit = await recentAudit(world.tenantId);
     expect(audit).toHaveLength(1);
     const adminEmail = (await db.user.findUniqueOrThrow({ where: { id: world.users.admin } })).email;
@@ -105,18 +121,26 @@ describe("admin: an agent's refund permission", () => {
       arguments: { order_id: world.orders.o1004, amount_cents: amount, currency: "USD", reason: "damaged" },
     });
 
-    expect(await setRefundPermission(admin, world.users.agent, false)).toBe("changed");
-    expect(await setRefundPermission(admin, world.users.agent, false)).toBe("unchanged");
+    expect(await setRefundPermission(admin, world.users.agent, false, noProof(admin.id))).toBe("changed");
+    expect(await setRefundPermission(admin, world.users.agent, false, noProof(admin.id))).toBe("unchanged");
     expect((await propose(world.keys.agent, conversation, refund(1000), newCallKey())).json).toMatchObject({
       kind: "denied",
       code: "agent.not-authorized",
     });
     expect(await db.refund.count({ where: { orderId: world.orders.o1004 } })).toBe(0);
 
-    const held = await setRefundPermission(admin, world.users.agent, true);
+    const held = await setRefundPermission(
+      admin,
+      world.users.agent,
+      true,
+      await proved(admin, { kind: "admin.refunds-granted", userId: world.users.agent }),
+    );
     if (typeof held !== "object") throw new Error("a grant waits for a second admin");
     const change = await db.adminChange.findUniqueOrThrow({ where: { id: held.id } });
-    expect(await approveChange(second, change.id, change.digest)).toEqual({ ok: true });
+    const approval = { kind: "admin.change-approved" as const, changeId: change.id, digest: change.digest };
+    expect(await approveChange(second, change.id, change.digest, await proved(second, approval))).toEqual({
+      ok: true,
+    });
     expect((await propose(world.keys.agent, conversation, refund(1000), newCallKey())).json).toMatchObject({
       kind: "executed",
       code: "refund.issued",
@@ -130,8 +154,8 @@ describe("admin: an agent's refund permission", () => {
       ["agent.refunds-withdrawn", true, false],
     ]);
     // Only the tenant's agents: not a supervisor, not another tenant's agent.
-    expect(await setRefundPermission(admin, world.users.supervisor, true)).toBe("not-found");
-    expect(await setRefundPermission(admin, world.users.otherAgent, false)).toBe("not-found");
+    expect(await setRefundPermission(admin, world.users.supervisor, true, noProof(admin.id))).toBe("not-found");
+    expect(await setRefundPermission(admin, world.users.otherAgent, false, noProof(admin.id))).toBe("not-found");
     expect((await db.user.findUniqueOrThrow({ where: { id: world.users.otherAgent } })).canRefund).toBe(true);
     expect(await db.auditLog.count({ where: { tenantId: world.tenantId } })).toBe(4);
   });

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { authenticateApiKey } from "@/lib/auth/api-keys";
 import { createAgentKey, PolicySchema, revokeAgentKey, updatePolicy } from "@/lib/admin";
 import { db } from "@/lib/db";
+import { noProof, proved } from "./support/step-up-proofs";
 import { createWorld } from "./support/world";
 
 describe("admin: policy and keys", () => {
@@ -57,7 +58,7 @@ describe("admin: policy and keys", () => {
       approvalTtlSeconds: "600",
       ...ceilings,
     });
-    await updatePolicy(admin, input);
+    await updatePolicy(admin, input, { holder: noProof(admin.id), item: "" });
     expect(await db.tenant.findUniqueOrThrow({ where: { id: world.tenantId } })).toMatchObject({
       autoLimitCents: 2000,
       sessionCapCents: 6000,
@@ -82,14 +83,24 @@ describe("admin: policy and keys", () => {
   it("creates a key shown once (only its hash is stored) and revokes it, only within the tenant", async () => {
     const world = await createWorld();
     const admin = { id: world.users.admin, tenantId: world.tenantId };
-    const created = await createAgentKey(admin, world.users.agent2);
+    const created = await createAgentKey(
+      admin,
+      world.users.agent2,
+      await proved(admin, { kind: "admin.key-created", userId: world.users.agent2 }),
+    );
     if (!created.ok) throw new Error("should create");
     const stored = await db.apiKey.findUniqueOrThrow({ where: { id: created.id } });
     expect(stored.hash).not.toContain(created.key);
     expect(JSON.stringify(stored)).not.toContain(created.key);
     expect(await authenticateApiKey(`Bearer ${created.key}`)).toMatchObject({ userId: world.users.agent2 });
-    expect(await createAgentKey(admin, world.users.otherAgent)).toEqual({ ok: false });
-    expect(await createAgentKey(admin, world.users.supervisor)).toEqual({ ok: false });
+    expect(await createAgentKey(admin, world.users.otherAgent, noProof(admin.id))).toEqual({
+      ok: false,
+      problem: "not-found",
+    });
+    expect(await createAgentKey(admin, world.users.supervisor, noProof(admin.id))).toEqual({
+      ok: false,
+      problem: "not-found",
+    });
     expect(await revokeAgentKey({ id: world.users.admin, tenantId: world.otherTenantId }, created.id)).toBe(false);
     expect(await revokeAgentKey(admin, created.id)).toBe(true);
     expect(await authenticateApiKey(`Bearer ${created.key}`)).toBeNull();

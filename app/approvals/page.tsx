@@ -51,10 +51,16 @@ export default async function ApprovalsPage({
       {adminChanges.length > 0 && (
         <section aria-labelledby="admin-changes">
           <h2 id="admin-changes">Admin changes waiting: cancel any you did not expect</h2>
-          <PendingChanges changes={adminChanges} viewerId={user.id} canApprove={false} />
+          <PendingChanges
+            changes={adminChanges}
+            viewerId={user.id}
+            canApprove={false}
+            hasPasskey={passkeys.length > 0}
+          />
         </section>
       )}
       <Investigations
+        hasPasskey={passkeys.length > 0}
         items={investigations.map((item) => ({ ...item, createdAt: item.createdAt.toISOString() }))}
         health={
           health && {

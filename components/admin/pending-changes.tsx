@@ -2,6 +2,7 @@
 
 import { useState, useTransition } from "react";
 import { TimeAgo } from "@/components/ui/time-ago";
+import { useStepUp } from "@/components/ui/step-up-field";
 import { approveAdminChangeAction, cancelAdminChangeAction } from "@/lib/admin/change-actions";
 
 interface Change {
@@ -18,17 +19,21 @@ interface Change {
 
 /**
  * Changes that loosen control and wait (docs/decisions/015): who proposed what (old → new), when it applies or
- * expires; a different admin may approve exactly what is shown, any supervisor or admin may cancel.
+ * expires; a different admin may approve exactly what is shown (with their step-up), any supervisor or admin may
+ * cancel.
  */
 export function PendingChanges({
   changes,
   viewerId,
   canApprove,
+  hasPasskey,
 }: {
   changes: Change[];
   viewerId: string;
   canApprove: boolean;
+  hasPasskey: boolean;
 }) {
+  const stepUp = useStepUp(hasPasskey);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
   const [pending, startTransition] = useTransition();
   const act = (run: () => Promise<{ ok: boolean; message?: string }>, done: string) =>
@@ -51,6 +56,7 @@ export function PendingChanges({
           {message.text}
         </p>
       )}
+      {stepUp.field}
       <table className="stack" data-testid="pending-changes">
         <thead>
           <tr>
@@ -99,7 +105,12 @@ export function PendingChanges({
                         title={own ? "You proposed this; a different admin must approve it." : undefined}
                         onClick={() =>
                           act(
-                            () => approveAdminChangeAction({ changeId: change.id, digest: change.digest }),
+                            () =>
+                              stepUp.run(
+                                { kind: "admin.change-approved", changeId: change.id, digest: change.digest },
+                                (proofId) =>
+                                  approveAdminChangeAction({ changeId: change.id, digest: change.digest, proofId }),
+                              ),
                             "Approved and applied.",
                           )
                         }

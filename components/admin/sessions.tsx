@@ -2,7 +2,9 @@
 
 import { useState, useTransition } from "react";
 import { TimeAgo } from "@/components/ui/time-ago";
+import { useStepUp } from "@/components/ui/step-up-field";
 import { endSessionsAction } from "@/lib/admin/actions";
+import { removePersonPasskeysAction } from "@/lib/auth/passkey-actions";
 
 interface Person {
   id: string;
@@ -10,22 +12,44 @@ interface Person {
   name: string;
   role: string;
   active: boolean;
+  passkeys: number;
   sessions: { id: string; createdAt: string; lastSeenAt: string; address: string | null; userAgent: string | null }[];
 }
 
-/** Each person's live sessions; ending one (or all of a person's) signs that browser out on its next request. */
-export function PeopleSessions({ people }: { people: Person[] }) {
+/**
+ * Each person's live sessions; ending one (or all of a person's) signs that browser out on its next request. An
+ * admin can also remove a person's passkeys (a lost device): that asks for the admin's step-up, is audited, and the
+ * person is emailed.
+ */
+export function PeopleSessions({ people, hasPasskey }: { people: Person[]; hasPasskey: boolean }) {
+  const stepUp = useStepUp(hasPasskey);
   const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
   const end = (target: { sessionId: string } | { userId: string }) =>
     startTransition(async () => {
       const response = await endSessionsAction(target);
       setError(response.ok ? null : response.message);
     });
+  const removePasskeys = (person: Person) =>
+    startTransition(async () => {
+      setDone(null);
+      const response = await stepUp.run({ kind: "admin.passkeys-removed", userId: person.id }, (proofId) =>
+        removePersonPasskeysAction({ userId: person.id, proofId }),
+      );
+      setError(response.ok ? null : response.message);
+      if (response.ok) setDone(`Removed ${person.name}'s passkeys; they were emailed.`);
+    });
 
   return (
     <div>
-      {error && <p className="error">{error}</p>}
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      {done && <p role="status">{done}</p>}
+      {stepUp.field}
       <table>
         <thead>
           <tr>
@@ -41,7 +65,8 @@ export function PeopleSessions({ people }: { people: Person[] }) {
                 {person.name}
                 <div className="muted">
                   {person.email} · {person.role.toLowerCase()}
-                  {person.active ? "" : " · inactive"}
+                  {person.active ? "" : " · inactive"} ·{" "}
+                  {person.passkeys === 1 ? "1 passkey" : `${person.passkeys} passkeys`}
                 </div>
               </td>
               <td>
@@ -65,7 +90,18 @@ export function PeopleSessions({ people }: { people: Person[] }) {
                   onClick={() => end({ userId: person.id })}
                 >
                   End all
-                </button>
+                </button>{" "}
+                {person.passkeys > 0 && (
+                  <button
+                    type="button"
+                    className="danger"
+                    disabled={pending}
+                    onClick={() => removePasskeys(person)}
+                    aria-label={`Remove ${person.name}'s passkeys`}
+                  >
+                    Remove passkeys
+                  </button>
+                )}
               </td>
             </tr>
           ))}

@@ -14,9 +14,14 @@ import {
 } from "@/lib/admin";
 import { heldWords } from "@/lib/admin/change-words";
 import { authedAction } from "@/lib/auth/guards";
+import { policyItem } from "@/lib/auth/step-up";
 import { IdSchema } from "@/lib/security/input";
 
 const Typed = z.string().max(30);
+/** The step-up proof for this change, made in this session (decision 014); only loosening changes need one. */
+const ProofId = z.string().min(1).max(100).optional();
+
+const STEP_UP_REQUIRED = "step-up.required";
 const PolicyFormSchema = z.strictObject({
   autoLimitCents: Typed,
   sessionCapCents: Typed,
@@ -33,32 +38,65 @@ const PolicyFormSchema = z.strictObject({
 });
 
 /** The form as typed (money in currency units); errors come back in words, naming each field by its label. */
-export const updatePolicyAction = authedAction(PolicyFormSchema, ["ADMIN"], async (input, user) => {
-  const parsed = parsePolicyForm(input);
-  if (!parsed.ok) return { ok: false, code: "input.invalid", message: parsed.message };
-  const saved = await updatePolicy(user, parsed.policy);
-  revalidatePath("/admin/policy");
-  return { ok: true, data: { ...saved, held: heldWords(saved.held) } };
-});
+export const updatePolicyAction = authedAction(
+  z.strictObject({ policy: PolicyFormSchema, proofId: ProofId }),
+  ["ADMIN"],
+  async (input, user, session) => {
+    const parsed = parsePolicyForm(input.policy);
+    if (!parsed.ok) return { ok: false, code: "input.invalid", message: parsed.message };
+    const holder = { userId: user.id, sessionId: session.id, proofId: input.proofId };
+    const saved = await updatePolicy(user, parsed.policy, { holder, item: policyItem(input.policy) });
+    if ("stepUpRequired" in saved) {
+      return {
+        ok: false,
+        code: STEP_UP_REQUIRED,
+        message: `This change loosens control (${saved.loosens.join(", ")}): confirm it is you, then save again. Nothing was changed.`,
+      };
+    }
+    revalidatePath("/admin/policy");
+    return { ok: true, data: { ...saved, held: heldWords(saved.held) } };
+  },
+);
 
 export const setRefundPermissionAction = authedAction(
-  z.strictObject({ userId: IdSchema, canRefund: z.boolean() }),
+  z.strictObject({ userId: IdSchema, canRefund: z.boolean(), proofId: ProofId }),
   ["ADMIN"],
-  async (input, user) => {
-    const result = await setRefundPermission(user, input.userId, input.canRefund);
+  async (input, user, session) => {
+    const holder = { userId: user.id, sessionId: session.id, proofId: input.proofId };
+    const result = await setRefundPermission(user, input.userId, input.canRefund, holder);
     if (result === "not-found") return { ok: false, code: "not-found", message: "No such agent in your tenant." };
+    if (result === "step-up-required") {
+      return {
+        ok: false,
+        code: STEP_UP_REQUIRED,
+        message: "Granting refunds needs you to confirm it is you first. Nothing was changed.",
+      };
+    }
     revalidatePath("/admin/policy");
     if (typeof result === "object") return { ok: true, data: { changed: false, held: heldWords(result) } };
     return { ok: true, data: { changed: result === "changed", held: null } };
   },
 );
 
-export const createKeyAction = authedAction(z.strictObject({ userId: IdSchema }), ["ADMIN"], async (input, user) => {
-  const created = await createAgentKey(user, input.userId);
-  if (!created.ok) return { ok: false, code: "not-found", message: "No such agent in your tenant." };
-  revalidatePath("/admin/policy");
-  return { ok: true, data: { id: created.id, key: created.key, held: heldWords(created.held) } };
-});
+export const createKeyAction = authedAction(
+  z.strictObject({ userId: IdSchema, proofId: ProofId }),
+  ["ADMIN"],
+  async (input, user, session) => {
+    const holder = { userId: user.id, sessionId: session.id, proofId: input.proofId };
+    const created = await createAgentKey(user, input.userId, holder);
+    if (!created.ok && created.problem === "not-found")
+      return { ok: false, code: "not-found", message: "No such agent in your tenant." };
+    if (!created.ok) {
+      return {
+        ok: false,
+        code: STEP_UP_REQUIRED,
+        message: "Creating a key needs you to confirm it is you first. No key was created.",
+      };
+    }
+    revalidatePath("/admin/policy");
+    return { ok: true, data: { id: created.id, key: created.key, held: heldWords(created.held) } };
+  },
+);
 
 export const revokeKeyAction = authedAction(z.strictObject({ keyId: IdSchema }), ["ADMIN"], async (input, user) => {
   if (!(await revokeAgentKey(user, input.keyId)))

@@ -10,10 +10,15 @@ import { IdSchema } from "@/lib/security/input";
 // any supervisor or admin cancels.
 
 export const approveAdminChangeAction = authedAction(
-  z.strictObject({ changeId: IdSchema, digest: z.string().regex(/^[0-9a-f]{64}$/) }),
+  z.strictObject({
+    changeId: IdSchema,
+    digest: z.string().regex(/^[0-9a-f]{64}$/),
+    proofId: z.string().min(1).max(100).optional(),
+  }),
   ["ADMIN"],
-  async (input, user) => {
-    const result = await approveChange(user, input.changeId, input.digest);
+  async (input, user, session) => {
+    const holder = { userId: user.id, sessionId: session.id, proofId: input.proofId };
+    const result = await approveChange(user, input.changeId, input.digest, holder);
     revalidatePath("/admin/policy");
     return result.ok ? { ok: true, data: undefined } : result;
   },

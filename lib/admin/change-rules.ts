@@ -86,3 +86,17 @@ export function splitPolicyChange(
   }
   return { now, waiting: waiting ? { ...after } : null };
 }
+
+/** The labels of the policy numbers a save loosens (step-up needed, decision 014); empty when it loosens nothing. */
+export function loosenedFields(before: PolicyNumbers, after: PolicyNumbers): string[] {
+  return POLICY_FIELDS.filter((spec) => {
+    const classification = classifyAdminChange({
+      kind: "policy",
+      field: spec.name,
+      before: before[spec.name],
+      after: after[spec.name],
+      bound: before.secondAdminAboveCents,
+    });
+    return classification === "loosening" || classification === "needs-second-admin";
+  }).map((spec) => spec.label);
+}

@@ -1,4 +1,5 @@
 import "server-only";
+import { consumeStepUpFor, type StepUpHolder, type StepUpMethod } from "../auth/step-up";
 import { canonicalJson, sha256Hex } from "../canonical";
 import { db, transaction, type Db, type Tx } from "../db";
 import { newId } from "../ids";
@@ -68,7 +69,12 @@ export function changeLines(kind: string, change: Record<string, unknown>, base:
  * the tenant's change delay passes; with none it applies after that delay. Every supervisor and every other admin
  * is emailed, and the proposal is audited.
  */
-export async function holdChange(tx: Tx, proposer: Person, proposal: ChangeProposal): Promise<HeldChange> {
+export async function holdChange(
+  tx: Tx,
+  proposer: Person,
+  proposal: ChangeProposal,
+  stepUp: StepUpMethod | null,
+): Promise<HeldChange> {
   const policy = await lockPolicy(tx, proposer.tenantId);
   const overseers = await findOverseers(tx, proposer.tenantId);
   const otherAdmins = overseers.filter((person) => person.role === "ADMIN" && person.id !== proposer.id);
@@ -106,6 +112,7 @@ export async function holdChange(tx: Tx, proposer: Person, proposal: ChangePropo
     base: proposal.base,
     mode,
     until: ends.toISOString(),
+    stepUp,
   });
   const lines = changeLines(proposal.kind, proposal.change, proposal.base as Record<string, unknown>);
   const when =
@@ -192,15 +199,27 @@ export type ApproveResult =
   | {
       ok: false;
       code:
-        "not-found" | "change.decided" | "change.expired" | "change.own" | "change.digest-mismatch" | "change.stale";
+        | "not-found"
+        | "change.decided"
+        | "change.expired"
+        | "change.own"
+        | "change.digest-mismatch"
+        | "change.stale"
+        | "step-up.required";
       message: string;
     };
 
 /**
- * A second admin approves exactly the change they were shown (its digest), once, before it expires, and never their
- * own; it applies only if the state still matches what was proposed.
+ * A second admin approves exactly the change they were shown (its digest), once, before it expires, never their
+ * own, with a step-up proof made for this change in this session; it applies only if the state still matches what
+ * was proposed.
  */
-export async function approveChange(admin: Person, changeId: string, digest: string): Promise<ApproveResult> {
+export async function approveChange(
+  admin: Person,
+  changeId: string,
+  digest: string,
+  holder: StepUpHolder,
+): Promise<ApproveResult> {
   return transaction(async (tx) => {
     const row = await lockAdminChange(tx, admin.tenantId, changeId);
     if (!row) return { ok: false, code: "not-found", message: "No such change in your tenant." };
@@ -222,6 +241,13 @@ export async function approveChange(admin: Person, changeId: string, digest: str
         code: "change.digest-mismatch",
         message: "This is not the change you were shown; reload the page and review it again.",
       };
+    const stepUp = await consumeStepUpFor(tx, holder, { kind: "admin.change-approved", changeId, digest });
+    if (!stepUp)
+      return {
+        ok: false,
+        code: "step-up.required",
+        message: "Approving a change needs you to confirm it is you first. Nothing was changed.",
+      };
     if ((await applyChange(tx, row, admin)) === "stale") {
       await endChange(tx, row, "superseded", admin);
       await insertAudit(tx, admin, "change.superseded", { changeId: row.id });
@@ -232,7 +258,7 @@ export async function approveChange(admin: Person, changeId: string, digest: str
       };
     }
     await closeAdminChange(tx, row.id, "applied", admin.id);
-    await insertAudit(tx, admin, "change.approved", { changeId: row.id, kind: row.kind });
+    await insertAudit(tx, admin, "change.approved", { changeId: row.id, kind: row.kind, stepUp });
     return { ok: true };
   });
 }

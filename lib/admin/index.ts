@@ -1,10 +1,11 @@
 import "server-only";
 import { z } from "zod";
 import { createApiKey } from "../auth/api-keys";
+import { consumeStepUp, consumeStepUpFor, type StepUpHolder } from "../auth/step-up";
 import { liveSessions } from "../auth/sessions";
 import { db, transaction } from "../db";
 import { encryptSecret, webhookSecretContext, webhookUrlContext } from "../secrets";
-import { splitPolicyChange } from "./change-rules";
+import { loosenedFields, splitPolicyChange } from "./change-rules";
 import { holdChange, type HeldChange } from "./changes";
 import { parsePolicyValue, POLICY_FIELDS, policyDiff } from "./policy-fields";
 import {
@@ -87,48 +88,70 @@ interface Admin {
   tenantId: string;
 }
 
+/** A loosening change the admin has not proved with a step-up made for it; nothing was changed. */
+export interface StepUpRequired {
+  stepUpRequired: true;
+  /** What the change loosens, in the form's words. */
+  loosens: string[];
+}
+
 /**
  * Changes the tenant's policy numbers and records before and after, in one transaction; a save that changes
- * nothing writes nothing, so the audit list holds only real changes. Numbers the two-admin rule holds
- * (lib/admin/change-rules.ts) wait as one change; the rest of the save applies at once.
+ * nothing writes nothing, so the audit list holds only real changes. A change that loosens control (the one
+ * classifier: lib/admin/change-rules.ts) consumes the admin's step-up proof for exactly this form (`item`, from
+ * `policyItem`), in the same transaction; without one nothing changes. Tightening needs no proof. Numbers the
+ * two-admin rule holds (docs/decisions/015) wait as one change; the rest of the save applies at once.
  */
 export async function updatePolicy(
   admin: Admin,
   input: PolicyInput,
-): Promise<{ policy: PolicyInput; changed: boolean; held: HeldChange | null }> {
+  proof: { holder: StepUpHolder; item: string },
+): Promise<{ policy: PolicyInput; changed: boolean; held: HeldChange | null } | StepUpRequired> {
   return transaction(async (tx) => {
     const before = await lockPolicy(tx, admin.tenantId);
     if (policyDiff(before, input).length === 0) return { policy: before, changed: false, held: null };
+    const loosens = loosenedFields(before, input);
+    const stepUp = loosens.length > 0 ? await consumeStepUp(tx, proof.holder, "admin.policy", proof.item) : null;
+    if (loosens.length > 0 && !stepUp) return { stepUpRequired: true as const, loosens };
     const { now, waiting } = splitPolicyChange(before, input);
     let after = before;
     if (policyDiff(before, now).length > 0) {
       after = await updatePolicyValues(tx, admin.tenantId, now);
-      await insertAudit(tx, admin, "policy.updated", { before, after });
+      await insertAudit(tx, admin, "policy.updated", { before, after, ...(stepUp ? { stepUp } : {}) });
     }
-    const held = waiting ? await holdChange(tx, admin, { kind: "policy", change: waiting, base: after }) : null;
+    const held = waiting ? await holdChange(tx, admin, { kind: "policy", change: waiting, base: after }, stepUp) : null;
     return { policy: after, changed: after !== before, held };
   });
 }
 
 /**
- * Withdraws an agent's refund permission at once, or holds a grant for a second admin (docs/decisions/015); both
- * audited, and effective on the agent's next call.
+ * Withdraws an agent's refund permission at once; a grant consumes the admin's step-up proof for this agent and
+ * is held for a second admin (docs/decisions/015). Both audited, and effective on the agent's next call.
  */
 export async function setRefundPermission(
   admin: Admin,
   userId: string,
   canRefund: boolean,
-): Promise<"changed" | "unchanged" | "not-found" | HeldChange> {
+  holder: StepUpHolder,
+): Promise<"changed" | "unchanged" | "not-found" | "step-up-required" | HeldChange> {
   return transaction(async (tx) => {
     const agent = await findTenantAgent(tx, admin.tenantId, userId);
     if (!agent) return "not-found";
     if (agent.canRefund === canRefund) return "unchanged";
-    if (canRefund)
-      return holdChange(tx, admin, {
-        kind: "refunds",
-        change: { userId: agent.id, email: agent.email, canRefund: true },
-        base: { canRefund: false },
-      });
+    if (canRefund) {
+      const stepUp = await consumeStepUpFor(tx, holder, { kind: "admin.refunds-granted", userId });
+      if (!stepUp) return "step-up-required";
+      return holdChange(
+        tx,
+        admin,
+        {
+          kind: "refunds",
+          change: { userId: agent.id, email: agent.email, canRefund: true },
+          base: { canRefund: false },
+        },
+        stepUp,
+      );
+    }
     if ((await setCanRefund(tx, admin.tenantId, agent.id, false)) === 0) return "unchanged";
     await insertAudit(tx, admin, "agent.refunds-withdrawn", {
       userId: agent.id,
@@ -174,27 +197,39 @@ export async function agentKeys(tenantId: string) {
 }
 
 /**
- * A new key for one of the tenant's agents; the key is returned once and only its hash is kept. A key for an agent
- * who may refund works only once a second admin approves it (or its delay passes).
+ * A new key for one of the tenant's agents; the key is returned once and only its hash is kept. Consumes the
+ * admin's step-up proof for this agent in the same transaction. A key for an agent who may refund works only once
+ * a second admin approves it (or its delay passes).
  */
 export async function createAgentKey(
   admin: Admin,
   userId: string,
-): Promise<{ ok: true; key: string; id: string; held: HeldChange | null } | { ok: false }> {
+  holder: StepUpHolder,
+): Promise<
+  | { ok: true; key: string; id: string; held: HeldChange | null }
+  | { ok: false; problem: "not-found" | "step-up-required" }
+> {
   return transaction(async (tx) => {
     const agent = await findTenantAgent(tx, admin.tenantId, userId);
-    if (!agent) return { ok: false as const };
+    if (!agent) return { ok: false as const, problem: "not-found" as const };
+    const stepUp = await consumeStepUpFor(tx, holder, { kind: "admin.key-created", userId });
+    if (!stepUp) return { ok: false as const, problem: "step-up-required" as const };
     const created = await createApiKey(tx, agent);
     if (agent.canRefund) {
-      const held = await holdChange(tx, admin, {
-        kind: "api-key",
-        change: { userId, email: agent.email, keyId: created.id, prefix: created.key.slice(0, 10) },
-        base: {},
-      });
+      const held = await holdChange(
+        tx,
+        admin,
+        {
+          kind: "api-key",
+          change: { userId, email: agent.email, keyId: created.id, prefix: created.key.slice(0, 10) },
+          base: {},
+        },
+        stepUp,
+      );
       await holdKey(tx, created.id, held.id);
       return { ok: true as const, ...created, held };
     }
-    await insertAudit(tx, admin, "api-key.created", { keyId: created.id, userId });
+    await insertAudit(tx, admin, "api-key.created", { keyId: created.id, userId, stepUp });
     return { ok: true as const, ...created, held: null };
   });
 }
@@ -215,7 +250,11 @@ export async function recentAudit(tenantId: string): Promise<AuditEntry[]> {
 /** The tenant's people with their live sessions, for the admin to see and end. */
 export async function peopleSessions(tenantId: string) {
   const [people, sessions] = await Promise.all([findPeople(db, tenantId), liveSessions(tenantId)]);
-  return people.map((person) => ({ ...person, sessions: sessions.filter((session) => session.userId === person.id) }));
+  return people.map(({ _count, ...person }) => ({
+    ...person,
+    passkeys: _count.passkeys,
+    sessions: sessions.filter((session) => session.userId === person.id),
+  }));
 }
 
 /** Ends one session, or every session of one person, of the admin's tenant; recorded in the audit log. */

@@ -149,7 +149,7 @@ export async function findPeople(db: Client, tenantId: string) {
   return db.user.findMany({
     where: { tenantId },
     orderBy: [{ name: "asc" }, { email: "asc" }],
-    select: { id: true, email: true, name: true, role: true, active: true },
+    select: { id: true, email: true, name: true, role: true, active: true, _count: { select: { passkeys: true } } },
   });
 }
 

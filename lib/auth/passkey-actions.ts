@@ -69,7 +69,7 @@ export const removePasskeyAction = authedAction(
 );
 
 export const removePersonPasskeysAction = authedAction(
-  z.strictObject({ proofId: ProofId, userId: IdSchema }),
+  z.strictObject({ proofId: ProofId.optional(), userId: IdSchema }),
   ["ADMIN"],
   async (input, user, session) => {
     const holder = { userId: user.id, sessionId: session.id, proofId: input.proofId };

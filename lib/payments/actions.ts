@@ -8,8 +8,9 @@ import { resolveInvestigation, ResolveInvestigationSchema } from "./investigatio
 export const resolveInvestigationAction = authedAction(
   ResolveInvestigationSchema,
   ["SUPERVISOR"],
-  async (input, user) => {
-    const result = await resolveInvestigation({ userId: user.id, tenantId: user.tenantId, role: user.role }, input);
+  async (input, user, session) => {
+    const supervisor = { userId: user.id, tenantId: user.tenantId, role: user.role, sessionId: session.id };
+    const result = await resolveInvestigation(supervisor, input);
     if (result.ok) revalidatePath("/approvals");
     return result;
   },

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { db, transaction } from "../db";
 import type { Outcome } from "../gateway/outcome";
 import { appendAuditLog } from "../audit/sql";
+import { consumeStepUpFor } from "../auth/step-up";
 import { issueLocked, lockRefund, notMade, releaseLocked } from "./refunds";
 import { findRefundConversationId } from "./sql";
 
@@ -21,7 +22,13 @@ export const ResolveInvestigationSchema = z.discriminatedUnion("resolution", [
       .trim()
       .regex(/^[A-Za-z0-9_-]{3,100}$/, "the provider's refund reference: 3 to 100 letters, digits, _ or -"),
   }),
-  z.strictObject({ refundId: RefundId, resolution: z.literal("released"), note: z.string().trim().min(3).max(500) }),
+  z.strictObject({
+    refundId: RefundId,
+    resolution: z.literal("released"),
+    note: z.string().trim().min(3).max(500),
+    /** The supervisor's step-up proof for releasing this refund, made in this session (decision 014). */
+    proofId: z.string().min(1).max(100).optional(),
+  }),
 ]);
 export type ResolveInvestigation = z.infer<typeof ResolveInvestigationSchema>;
 
@@ -29,13 +36,19 @@ export interface Supervisor {
   userId: string;
   tenantId: string;
   role: string;
+  /** The session acting: a step-up proof counts only in the session that made it. */
+  sessionId?: string | null;
 }
 
 export type ResolveResult =
   | { ok: true; data: { refundId: string; outcome: Outcome } }
   | {
       ok: false;
-      code: "investigation.forbidden" | "investigation.not-found" | "investigation.already-closed";
+      code:
+        | "investigation.forbidden"
+        | "investigation.not-found"
+        | "investigation.already-closed"
+        | "investigation.step-up-required";
       message: string;
     };
 
@@ -58,11 +71,36 @@ export async function resolveInvestigation(
         message: `This refund is already ${refund?.status ?? "gone"}; nothing was changed.`,
       };
     }
+    // Releasing frees the order for another refund: money can move again, so it consumes the supervisor's proof
+    // for this refund in this transaction. Closing as issued only records what the provider already did.
+    const stepUp =
+      input.resolution === "released"
+        ? await consumeStepUpFor(
+            tx,
+            { userId: supervisor.userId, sessionId: supervisor.sessionId ?? null, proofId: input.proofId },
+            { kind: "investigation.release", refundId: refund.id },
+          )
+        : null;
+    if (input.resolution === "released" && !stepUp) {
+      return {
+        ok: false as const,
+        code: "investigation.step-up-required" as const,
+        message: "Releasing a refund needs you to confirm it is you (passkey or password) first; nothing was changed.",
+      };
+    }
     const final =
       input.resolution === "issued"
         ? await issueLocked(tx, refund, input.providerRefundId, supervisor.userId)
         : await releaseLocked(tx, refund, `released by a supervisor: ${input.note}`, notMade(), supervisor.userId);
-    const detail = { ...input, orderId: refund.orderId, amountCents: refund.amountCents, currency: refund.currency };
+    const detail = {
+      refundId: input.refundId,
+      resolution: input.resolution,
+      ...(input.resolution === "issued" ? { providerRefundId: input.providerRefundId } : { note: input.note }),
+      orderId: refund.orderId,
+      amountCents: refund.amountCents,
+      currency: refund.currency,
+      ...(stepUp ? { stepUp } : {}),
+    };
     await appendAuditLog(tx, {
       tenantId: supervisor.tenantId,
       actorId: supervisor.userId,

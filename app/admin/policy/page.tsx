@@ -17,6 +17,7 @@ import {
   type AuditEntry,
 } from "@/lib/admin";
 import { requireRole } from "@/lib/auth/guards";
+import { passkeysOf } from "@/lib/auth/passkeys";
 import { policyDiff } from "@/lib/admin/policy-fields";
 
 export const dynamic = "force-dynamic";
@@ -38,6 +39,9 @@ const ACTION_WORDS: Record<string, string> = {
   "change.superseded": "A waiting change no longer applied",
   "change.expired": "A waiting change expired",
   "change.applied-after-delay": "A waiting change applied after its delay",
+  "passkey.added": "Added a passkey",
+  "passkey.removed": "Removed a passkey",
+  "passkey.removed-by-admin": "Removed a person's passkeys",
 };
 
 function changes(entry: AuditEntry): string[] {
@@ -59,15 +63,17 @@ function changes(entry: AuditEntry): string[] {
 
 export default async function AdminPolicyPage() {
   const user = await requireRole(["ADMIN"], "/admin/policy");
-  const [tenant, policy, agents, audit, people, webhook, waiting] = await Promise.all([
+  const [tenant, policy, agents, audit, people, webhook, passkeys, waiting] = await Promise.all([
     tenantName(user.tenantId),
     tenantPolicy(user.tenantId),
     agentKeys(user.tenantId),
     recentAudit(user.tenantId),
     peopleSessions(user.tenantId),
     hasWebhook(user.tenantId),
+    passkeysOf(user.id),
     pendingChanges(user.tenantId),
   ]);
+  const hasPasskey = passkeys.length > 0;
   const serializableAgents = agents.map((agent) => ({
     ...agent,
     apiKeys: agent.apiKeys.map((key) => ({
@@ -80,16 +86,20 @@ export default async function AdminPolicyPage() {
     <main>
       <h1>Policy for {tenant}</h1>
       <h2>Changes waiting</h2>
-      <PendingChanges changes={waiting} viewerId={user.id} canApprove />
-      <PolicyForm policy={policy} />
+      <PendingChanges changes={waiting} viewerId={user.id} canApprove hasPasskey={hasPasskey} />
+      <PolicyForm policy={policy} hasPasskey={hasPasskey} />
       <h2>Approval webhook</h2>
       <WebhookForm configured={webhook} />
       <h2>Agents&apos; refund permission</h2>
-      <RefundPermissions agents={agents.map(({ id, email, name, canRefund }) => ({ id, email, name, canRefund }))} />
+      <RefundPermissions
+        agents={agents.map(({ id, email, name, canRefund }) => ({ id, email, name, canRefund }))}
+        hasPasskey={hasPasskey}
+      />
       <h2>Agent API keys</h2>
-      <ApiKeys agents={serializableAgents} />
+      <ApiKeys agents={serializableAgents} hasPasskey={hasPasskey} />
       <h2>People and sessions</h2>
       <PeopleSessions
+        hasPasskey={hasPasskey}
         people={people.map((person) => ({
           ...person,
           sessions: person.sessions.map((session) => ({
