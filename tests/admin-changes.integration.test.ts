@@ -13,7 +13,7 @@ import { authenticateApiKey } from "@/lib/auth/api-keys";
 import { policyItem } from "@/lib/auth/step-up";
 import { db } from "@/lib/db";
 import { conversationFor, newCallKey, propose } from "./support/api";
-import { noProof, proved } from "./support/step-up-proofs";
+import { noProof, provedFor } from "./support/step-up";
 import { createWorld, type World } from "./support/world";
 
 // Issue 23, route 4: one admin alone cannot switch human approval off (docs/decisions/015). Each attack is made
@@ -25,14 +25,14 @@ type Person = ReturnType<typeof person>;
 /** The policy form saved with a step-up made for exactly these values. */
 async function save(admin: Person, input: PolicyInput) {
   const values = Object.fromEntries(Object.entries(input).map(([name, value]) => [name, String(value)]));
-  const holder = await proved(admin, { kind: "admin.policy", values });
+  const holder = await provedFor(admin.id, { kind: "admin.policy", values });
   const saved = await updatePolicy(admin, input, { holder, item: policyItem(values) });
   if ("stepUpRequired" in saved) throw new Error("step-up refused");
   return saved;
 }
 
 async function approve(admin: Person, change: { id: string; digest: string }, digest = change.digest) {
-  const holder = await proved(admin, { kind: "admin.change-approved", changeId: change.id, digest });
+  const holder = await provedFor(admin.id, { kind: "admin.change-approved", changeId: change.id, digest });
   return approveChange(admin, change.id, digest, holder);
 }
 
@@ -126,7 +126,7 @@ describe("the two-admin rule: one admin alone cannot switch human approval off",
       code: "not-found",
     });
     const otherChange = { id: change.id, digest: "1".repeat(64) };
-    const wrongProof = await proved(bea, {
+    const wrongProof = await provedFor(bea.id, {
       kind: "admin.change-approved",
       changeId: otherChange.id,
       digest: otherChange.digest,
@@ -135,7 +135,7 @@ describe("the two-admin rule: one admin alone cannot switch human approval off",
       ok: false,
       code: "step-up.required",
     });
-    expect(await approveChange(bea, change.id, change.digest, noProof(bea.id))).toMatchObject({
+    expect(await approveChange(bea, change.id, change.digest, await noProof(bea.id))).toMatchObject({
       code: "step-up.required",
     });
     expect((await tenantPolicy(world.tenantId)).autoLimitCents).toBe(5000);
@@ -217,7 +217,7 @@ describe("the two-admin rule: one admin alone cannot switch human approval off",
     const world = await createWorld();
     const admin = person(world, world.users.admin);
     const tighter = await policyWith(world, { autoLimitCents: 3000 });
-    expect(await updatePolicy(admin, tighter, { holder: noProof(admin.id), item: "" })).toMatchObject({
+    expect(await updatePolicy(admin, tighter, { holder: await noProof(admin.id), item: "" })).toMatchObject({
       changed: true,
       held: null,
       policy: { autoLimitCents: 3000 },
@@ -253,17 +253,17 @@ describe("the two-admin rule: one admin alone cannot switch human approval off",
         admin,
         world.users.agent2,
         true,
-        await proved(admin, { kind: "admin.refunds-granted", userId: world.users.agent2 }),
+        await provedFor(admin.id, { kind: "admin.refunds-granted", userId: world.users.agent2 }),
       ),
     ).toMatchObject({ mode: "second-admin" });
     expect((await db.user.findUniqueOrThrow({ where: { id: world.users.agent2 } })).canRefund).toBe(false);
-    expect(await setRefundPermission(admin, world.users.agent, false, noProof(admin.id))).toBe("changed");
+    expect(await setRefundPermission(admin, world.users.agent, false, await noProof(admin.id))).toBe("changed");
     expect(
       await setRefundPermission(
         admin,
         world.users.agent,
         true,
-        await proved(admin, { kind: "admin.refunds-granted", userId: world.users.agent }),
+        await provedFor(admin.id, { kind: "admin.refunds-granted", userId: world.users.agent }),
       ),
     ).toMatchObject({ mode: "second-admin" });
 
@@ -274,7 +274,7 @@ describe("the two-admin rule: one admin alone cannot switch human approval off",
     const created = await createAgentKey(
       admin,
       world.users.agent2,
-      await proved(admin, { kind: "admin.key-created", userId: world.users.agent2 }),
+      await provedFor(admin.id, { kind: "admin.key-created", userId: world.users.agent2 }),
     );
     if (!created.ok || !created.held) throw new Error("a key for a refunding agent waits");
     expect(await authenticateApiKey(`Bearer ${created.key}`)).toBeNull();
@@ -287,7 +287,7 @@ describe("the two-admin rule: one admin alone cannot switch human approval off",
     const another = await createAgentKey(
       admin,
       world.users.agent2,
-      await proved(admin, { kind: "admin.key-created", userId: world.users.agent2 }),
+      await provedFor(admin.id, { kind: "admin.key-created", userId: world.users.agent2 }),
     );
     if (!another.ok || !another.held) throw new Error("a key for a refunding agent waits");
     expect(await cancelChange(bea, another.held.id)).toBe(true);

@@ -7,12 +7,11 @@ import {
   tenantPolicy,
   updatePolicy,
 } from "@/lib/admin";
-import { policyItem } from "@/lib/auth/step-up";
 import { db } from "@/lib/db";
 import { displayValue, policyDiff, POLICY_FIELDS } from "@/lib/admin/policy-fields";
 import { conversationFor, newCallKey, propose } from "./support/api";
-import { noProof, proved } from "./support/step-up-proofs";
 import { createWorld } from "./support/world";
+import { noProof, policyProof, provedFor } from "./support/step-up";
 
 // The seeded defaults, as the form shows them.
 const typed = (overrides: Record<string, string> = {}) => ({
@@ -79,18 +78,15 @@ describe("admin: the policy form in currency units", () => {
     const shown = Object.fromEntries(POLICY_FIELDS.map((spec) => [spec.name, displayValue(spec, current[spec.name])]));
     const same = parsePolicyForm(shown);
     if (!same.ok) throw new Error(same.message);
-    expect(await updatePolicy(admin, same.policy, { holder: noProof(admin.id), item: "" })).toMatchObject({
+    expect(await updatePolicy(admin, same.policy, { holder: await noProof(admin.id), item: "" })).toMatchObject({
       changed: false,
     });
     expect(await db.auditLog.count({ where: { tenantId: world.tenantId } })).toBe(0);
 
-    const changed = parsePolicyForm({ ...shown, autoLimitCents: "60.00" });
+    const typedChange = { ...shown, autoLimitCents: "60.00" };
+    const changed = parsePolicyForm(typedChange);
     if (!changed.ok) throw new Error(changed.message);
-    const typedNow = { ...shown, autoLimitCents: "60.00" };
-    const proof = {
-      holder: await proved(admin, { kind: "admin.policy", values: typedNow }),
-      item: policyItem(typedNow),
-    };
+    const proof = await policyProof(admin.id, typedChange);
     expect(await updatePolicy(admin, changed.policy, proof)).toMatchObject({
       changed: true,
       policy: { autoLimitCents: 6000 },
@@ -121,24 +117,22 @@ describe("admin: an agent's refund permission", () => {
       arguments: { order_id: world.orders.o1004, amount_cents: amount, currency: "USD", reason: "damaged" },
     });
 
-    expect(await setRefundPermission(admin, world.users.agent, false, noProof(admin.id))).toBe("changed");
-    expect(await setRefundPermission(admin, world.users.agent, false, noProof(admin.id))).toBe("unchanged");
+    const none = await noProof(admin.id);
+    expect(await setRefundPermission(admin, world.users.agent, false, none)).toBe("changed");
+    expect(await setRefundPermission(admin, world.users.agent, false, none)).toBe("unchanged");
     expect((await propose(world.keys.agent, conversation, refund(1000), newCallKey())).json).toMatchObject({
       kind: "denied",
       code: "agent.not-authorized",
     });
     expect(await db.refund.count({ where: { orderId: world.orders.o1004 } })).toBe(0);
 
-    const held = await setRefundPermission(
-      admin,
-      world.users.agent,
-      true,
-      await proved(admin, { kind: "admin.refunds-granted", userId: world.users.agent }),
-    );
+    expect(await setRefundPermission(admin, world.users.agent, true, none)).toBe("step-up-required");
+    const grant = await provedFor(admin.id, { kind: "admin.refunds-granted", userId: world.users.agent });
+    const held = await setRefundPermission(admin, world.users.agent, true, grant);
     if (typeof held !== "object") throw new Error("a grant waits for a second admin");
     const change = await db.adminChange.findUniqueOrThrow({ where: { id: held.id } });
     const approval = { kind: "admin.change-approved" as const, changeId: change.id, digest: change.digest };
-    expect(await approveChange(second, change.id, change.digest, await proved(second, approval))).toEqual({
+    expect(await approveChange(second, change.id, change.digest, await provedFor(second.id, approval))).toEqual({
       ok: true,
     });
     expect((await propose(world.keys.agent, conversation, refund(1000), newCallKey())).json).toMatchObject({
@@ -154,8 +148,8 @@ describe("admin: an agent's refund permission", () => {
       ["agent.refunds-withdrawn", true, false],
     ]);
     // Only the tenant's agents: not a supervisor, not another tenant's agent.
-    expect(await setRefundPermission(admin, world.users.supervisor, true, noProof(admin.id))).toBe("not-found");
-    expect(await setRefundPermission(admin, world.users.otherAgent, false, noProof(admin.id))).toBe("not-found");
+    expect(await setRefundPermission(admin, world.users.supervisor, true, none)).toBe("not-found");
+    expect(await setRefundPermission(admin, world.users.otherAgent, false, none)).toBe("not-found");
     expect((await db.user.findUniqueOrThrow({ where: { id: world.users.otherAgent } })).canRefund).toBe(true);
     expect(await db.auditLog.count({ where: { tenantId: world.tenantId } })).toBe(4);
   });

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { authenticateApiKey } from "@/lib/auth/api-keys";
 import { createAgentKey, PolicySchema, revokeAgentKey, updatePolicy } from "@/lib/admin";
 import { db } from "@/lib/db";
-import { noProof, proved } from "./support/step-up-proofs";
 import { createWorld } from "./support/world";
+import { policyProof, provedFor } from "./support/step-up";
 
 describe("admin: policy and keys", () => {
   it("validates policy numbers and audits every change with before and after", async () => {
@@ -58,7 +58,8 @@ describe("admin: policy and keys", () => {
       approvalTtlSeconds: "600",
       ...ceilings,
     });
-    await updatePolicy(admin, input, { holder: noProof(admin.id), item: "" });
+    const typed = Object.fromEntries(Object.entries(input).map(([name, value]) => [name, String(value)]));
+    await updatePolicy(admin, input, await policyProof(admin.id, typed));
     expect(await db.tenant.findUniqueOrThrow({ where: { id: world.tenantId } })).toMatchObject({
       autoLimitCents: 2000,
       sessionCapCents: 6000,
@@ -86,21 +87,17 @@ describe("admin: policy and keys", () => {
     const created = await createAgentKey(
       admin,
       world.users.agent2,
-      await proved(admin, { kind: "admin.key-created", userId: world.users.agent2 }),
+      await provedFor(admin.id, { kind: "admin.key-created", userId: world.users.agent2 }),
     );
     if (!created.ok) throw new Error("should create");
     const stored = await db.apiKey.findUniqueOrThrow({ where: { id: created.id } });
     expect(stored.hash).not.toContain(created.key);
     expect(JSON.stringify(stored)).not.toContain(created.key);
     expect(await authenticateApiKey(`Bearer ${created.key}`)).toMatchObject({ userId: world.users.agent2 });
-    expect(await createAgentKey(admin, world.users.otherAgent, noProof(admin.id))).toEqual({
-      ok: false,
-      problem: "not-found",
-    });
-    expect(await createAgentKey(admin, world.users.supervisor, noProof(admin.id))).toEqual({
-      ok: false,
-      problem: "not-found",
-    });
+    for (const userId of [world.users.otherAgent, world.users.supervisor]) {
+      const holder = await provedFor(admin.id, { kind: "admin.key-created", userId });
+      expect(await createAgentKey(admin, userId, holder)).toEqual({ ok: false, problem: "not-found" });
+    }
     expect(await revokeAgentKey({ id: world.users.admin, tenantId: world.otherTenantId }, created.id)).toBe(false);
     expect(await revokeAgentKey(admin, created.id)).toBe(true);
     expect(await authenticateApiKey(`Bearer ${created.key}`)).toBeNull();

@@ -1,10 +1,11 @@
 import bcrypt from "bcryptjs";
-import { describe, expect, it } from "vitest";
+import { assert, describe, expect, it } from "vitest";
 import { approveRequest, denyRequest, type Approver } from "@/lib/approvals/decide";
 import { expireDue, warnExpiring } from "@/lib/approvals/expiry";
 import { formatQueueCursor, pendingQueue } from "@/lib/approvals/queue";
-import { proveWithPassword } from "@/lib/approvals/step-up";
+import { proveWithPassword } from "@/lib/auth/step-up";
 import { db } from "@/lib/db";
+import { newId } from "@/lib/ids";
 import { conversationFor, getToolCall, newCallKey, propose } from "./support/api";
 import { expectNoEffect } from "./support/effects";
 import { createWorld, type World } from "./support/world";
@@ -205,9 +206,7 @@ describe("the two-person rule", () => {
 });
 
 describe("step-up to move money", () => {
-  it("above the threshold an approval needs a fresh proof; the password proves it for a person without a passkey; the decision records how", async () => {
-    const world = await createWorld();
-    await db.tenant.update({ where: { id: world.tenantId }, data: { stepUpAboveCents: 5000 } });
+  async function steppingSupervisor(world: World) {
     await db.user.update({
       where: { id: world.users.supervisor },
       data: { passwordHash: bcrypt.hashSync("right-password", 4) },
@@ -216,34 +215,55 @@ describe("step-up to move money", () => {
       where: { id: world.users.supervisor },
       select: { id: true, email: true, name: true },
     });
-    const { approvalId } = await pendingRefund(world, 8000);
+    const session = async () => {
+      const id = newId("ses");
+      await db.session.create({ data: { id, userId: person.id, tenantId: world.tenantId }, select: { id: true } });
+      return id;
+    };
+    return { person, session };
+  }
 
-    expect(await expectNoEffect(world, () => approveRequest(supervisor(world), approvalId))).toMatchObject({
+  it("above the threshold an approval consumes a proof made in this session for this request at this amount; the decision records how", async () => {
+    const world = await createWorld();
+    await db.tenant.update({ where: { id: world.tenantId }, data: { stepUpAboveCents: 5000 } });
+    const { person, session } = await steppingSupervisor(world);
+    const [mine, other] = [await session(), await session()];
+    const { approvalId } = await pendingRefund(world, 8000);
+    const approver = { ...supervisor(world), sessionId: mine };
+    const purpose = (cents: number) => ({ kind: "approve" as const, items: [{ id: approvalId, cents }] });
+
+    expect(await expectNoEffect(world, () => approveRequest(approver, approvalId))).toMatchObject({
       ok: false,
       code: "approval.step-up-required",
     });
-    expect(await proveWithPassword(person, "wrong-password")).toEqual({ kind: "wrong" });
-    expect(await expectNoEffect(world, () => approveRequest(supervisor(world), approvalId))).toMatchObject({
-      ok: false,
-      code: "approval.step-up-required",
-    });
-    // A proof older than five minutes is not fresh.
-    await db.user.update({
-      where: { id: person.id },
-      data: { stepUpAt: new Date(Date.now() - 6 * 60_000), stepUpMethod: "password" },
-    });
-    expect(await expectNoEffect(world, () => approveRequest(supervisor(world), approvalId))).toMatchObject({
-      ok: false,
-      code: "approval.step-up-required",
-    });
+    expect(await proveWithPassword(person, mine, purpose(8000), "wrong-password")).toEqual({ kind: "wrong" });
+    // A proof for a smaller amount, or made in another session, or expired, does not count.
+    const smaller = await proveWithPassword(person, mine, purpose(5001), "right-password");
+    const elsewhere = await proveWithPassword(person, other, purpose(8000), "right-password");
+    const expired = await proveWithPassword(person, mine, purpose(8000), "right-password");
+    assert(smaller.kind === "ok" && elsewhere.kind === "ok" && expired.kind === "ok");
+    await db.stepUpProof.update({ where: { id: expired.proofId }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    for (const proofId of [smaller.proofId, elsewhere.proofId, expired.proofId]) {
+      expect(await expectNoEffect(world, () => approveRequest(approver, approvalId, { proofId }))).toMatchObject({
+        ok: false,
+        code: "approval.step-up-required",
+      });
+    }
     expect(await statusOf(approvalId)).toBe("pending");
 
-    expect(await proveWithPassword(person, "right-password")).toEqual({ kind: "ok" });
-    expect(await approveRequest(supervisor(world), approvalId)).toMatchObject({ ok: true, status: "approved" });
+    const proved = await proveWithPassword(person, mine, purpose(8000), "right-password");
+    assert(proved.kind === "ok");
+    expect(await approveRequest(approver, approvalId, { proofId: proved.proofId })).toMatchObject({
+      ok: true,
+      status: "approved",
+    });
     expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({
       status: "approved",
       stepUpMethod: "password",
     });
+    expect((await db.stepUpProof.findUniqueOrThrow({ where: { id: proved.proofId } })).usedFor).toEqual([
+      `${approvalId}:8000`,
+    ]);
     const [decision] = await db.decisionLog.findMany({
       where: {
         toolCallId: (await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).originCallId,
@@ -253,166 +273,37 @@ describe("step-up to move money", () => {
     expect(decision.detail).toMatchObject({ approvers: [{ user_id: person.id, step_up: "password" }] });
 
     // At or below the threshold no proof is asked.
-    await db.user.update({ where: { id: person.id }, data: { stepUpAt: null } });
     await db.tenant.update({ where: { id: world.tenantId }, data: { autoLimitCents: 1000 } });
     const { approvalId: small } = await pendingRefund(world, 5000, world.orders.o1002);
-    expect(await approveRequest(supervisor(world), small)).toMatchObject({ ok: true, status: "approved" });
+    expect(await approveRequest(approver, small)).toMatchObject({ ok: true, status: "approved" });
   });
 
   it("a person with a passkey cannot step up with the password", async () => {
     const world = await createWorld();
-    await db.user.update({
-      where: { id: world.users.supervisor },
-      data: { passwordHash: bcrypt.hashSync("right-password", 4) },
-    });
+    const { person, session } = await steppingSupervisor(world);
     await db.passkey.create({
-      data: {
-        id: `pk_${world.users.supervisor}`,
-        userId: world.users.supervisor,
-        publicKey: Buffer.from([1, 2, 3]),
-        name: "key",
-      },
+      data: { id: `pk_${person.id}`, userId: person.id, publicKey: Buffer.from([1, 2, 3]), name: "key" },
     });
-    const person = await db.user.findUniqueOrThrow({
-      where: { id: world.users.supervisor },
-      select: { id: true, email: true, name: true },
+    expect(await proveWithPassword(person, await session(), { kind: "passkey.enrol" }, "right-password")).toEqual({
+      kind: "use-passkey",
     });
-    expect(await proveWithPassword(person, "right-password")).toEqual({ kind: "use-passkey" });
-    expect((await db.user.findUniqueOrThrow({ where: { id: world.users.supervisor } })).stepUpAt).toBeNull();
+    expect(await db.stepUpProof.count({ where: { userId: person.id } })).toBe(0);
   });
 
   it("wrong step-up passwords count toward the account's sign-in throttle: a stolen session cannot guess here", async () => {
     const world = await createWorld();
-    await db.user.update({
-      where: { id: world.users.supervisor },
-      data: { passwordHash: bcrypt.hashSync("right-password", 4) },
-    });
-    const person = await db.user.findUniqueOrThrow({
-      where: { id: world.users.supervisor },
-      select: { id: true, email: true, name: true },
-    });
+    const { person, session } = await steppingSupervisor(world);
+    const sessionId = await session();
+    const enrol = { kind: "passkey.enrol" as const };
     for (let guess = 0; guess < 4; guess++)
-      expect(await proveWithPassword(person, `guess-${guess}`)).toEqual({ kind: "wrong" });
-    expect(await proveWithPassword(person, "right-password")).toMatchObject({
+      expect(await proveWithPassword(person, sessionId, enrol, `guess-${guess}`)).toEqual({ kind: "wrong" });
+    expect(await proveWithPassword(person, sessionId, enrol, "right-password")).toMatchObject({
       kind: "throttled",
       retryAfterSeconds: expect.any(Number),
     });
-    expect((await db.user.findUniqueOrThrow({ where: { id: world.users.supervisor } })).stepUpAt).toBeNull();
+    expect(await db.stepUpProof.count({ where: { userId: person.id } })).toBe(0);
     expect(await db.signInThrottle.findUnique({ where: { key: `account:${person.email}` } })).toMatchObject({
       failures: 4,
-    });
-  });
-});
-
-describe("denying and the queue", () => {
-  it("a denial needs a reason, and the agent reads it", async () => {
-    const world = await createWorld();
-    const { callId, approvalId } = await pendingRefund(world, 8000);
-    expect(await expectNoEffect(world, () => denyRequest(supervisor(world), approvalId, "  "))).toMatchObject({
-      ok: false,
-      code: "approval.reason-required",
-    });
-    expect(await statusOf(approvalId)).toBe("pending");
-    expect(await denyRequest(supervisor(world), approvalId, "customer already refunded")).toMatchObject({
-      ok: true,
-      status: "denied",
-    });
-    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({
-      code: "approval.denied",
-      reason: "customer already refunded",
-    });
-  });
-
-  it("the preview says which limits the call passes, with their numbers", async () => {
-    const world = await createWorld();
-    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-    expect(
-      (await propose(world.keys.agent, conversation, refund(world.orders.o1004, 4000), newCallKey())).json.code,
-    ).toBe("refund.issued");
-    const held = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 7000), newCallKey());
-    expect(held.json.approval!.preview).toMatchObject({
-      held: [
-        { rule: "auto_limit_cents", limit_cents: 5000, amount_cents: 7000 },
-        { rule: "session_cap_cents", cap_cents: 10000, spent_cents: 4000, amount_cents: 7000 },
-      ],
-    });
-  });
-
-  it("filters, search and every sort page with a keyset cursor, each request once", async () => {
-    const world = await createWorld();
-    const amounts = [5100, 9900, 7300, 6100, 8800];
-    const made = [];
-    for (const amount of amounts) made.push({ amount, ...(await pendingRefund(world, amount, world.orders.o1004)) });
-    for (const sort of ["oldest", "newest", "expiring", "largest"] as const) {
-      const seen: string[] = [];
-      let cursor: string | undefined;
-      for (let page = 0; page < 5; page++) {
-        const items = await pendingQueue(world.tenantId, { cursor, limit: 2, filters: { sort } });
-        seen.push(...items.map((item) => item.id));
-        if (items.length < 2) break;
-        cursor = formatQueueCursor(items[items.length - 1], sort);
-      }
-      expect(new Set(seen).size, sort).toBe(5);
-      if (sort === "largest")
-        expect(seen).toEqual([...made].sort((a, b) => b.amount - a.amount).map((item) => item.approvalId));
-    }
-    const ranged = await pendingQueue(world.tenantId, { filters: { minCents: 6000, maxCents: 9000 } });
-    expect(ranged.map((item) => item.impactCents).sort()).toEqual([6100, 7300, 8800]);
-    expect(
-      (await pendingQueue(world.tenantId, { filters: { search: made[2].callId } })).map((item) => item.id),
-    ).toEqual([made[2].approvalId]);
-    expect(
-      (await pendingQueue(world.tenantId, { filters: { search: made[3].approvalId } })).map((item) => item.id),
-    ).toEqual([made[3].approvalId]);
-    expect(await pendingQueue(world.tenantId, { filters: { agentId: world.users.agent2 } })).toEqual([]);
-    expect(await pendingQueue(world.tenantId, { filters: { olderThanMinutes: 60 } })).toEqual([]);
-    const customer = await db.customer.findUniqueOrThrow({ where: { id: world.customers.ana } });
-    expect(await pendingQueue(world.tenantId, { filters: { search: customer.email } })).toHaveLength(5);
-  });
-});
-
-describe("expiry", () => {
-  it("warns the tenant's admins once before a request expires; an expired request is recorded as expired, never as a person's denial", async () => {
-    const world = await createWorld();
-    await db.tenant.update({ where: { id: world.tenantId }, data: { expiryWarningSeconds: 600 } });
-    const { callId, approvalId } = await pendingRefund(world, 8000);
-    const later = await pendingRefund(world, 7000);
-    await db.approvalRequest.update({
-      where: { id: approvalId },
-      data: { expiresAt: new Date(Date.now() + 5 * 60_000) },
-    });
-    const warnings = () =>
-      db.outboxMessage.findMany({ where: { tenantId: world.tenantId, kind: "approval_expiring" } });
-
-    expect(await warnExpiring(world.tenantId)).toBe(1);
-    const sent = await warnings();
-    const admin = await db.user.findUniqueOrThrow({ where: { id: world.users.admin } });
-    expect(sent.map((message) => [message.recipient, message.subject])).toEqual([
-      [admin.email, `Expiring soon: 80.00 USD refund on ${world.orders.o1004}`],
-    ]);
-    expect(sent[0].body).toContain(approvalId);
-    expect(await warnExpiring(world.tenantId)).toBe(0);
-    expect(await warnings()).toHaveLength(1);
-    expect(
-      (await db.approvalRequest.findUniqueOrThrow({ where: { id: later.approvalId } })).expiryNotifiedAt,
-    ).toBeNull();
-
-    await db.approvalRequest.update({ where: { id: approvalId }, data: { expiresAt: new Date(Date.now() - 1000) } });
-    expect(await expireDue(world.tenantId)).toBe(1);
-    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({
-      status: "expired",
-      decidedById: null,
-      resultCode: "approval.expired",
-      note: null,
-    });
-    const log = await db.decisionLog.findMany({ where: { toolCallId: callId }, orderBy: { id: "asc" } });
-    expect(log.map((row) => [row.code, row.actorId])).toEqual([
-      ["approval.required", null],
-      ["approval.expired", null],
-    ]);
-    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({
-      kind: "unavailable",
-      code: "approval.expired",
     });
   });
 });

@@ -6,6 +6,7 @@ import { conversationFor, getToolCall, newCallKey, propose } from "./support/api
 import { ownExternals } from "./support/externals";
 import { startFaultProxy, type FaultProxy } from "./support/fault-proxy";
 import { expectBooksAndVisibleBlocks, expectRefundInvariants } from "./support/invariants";
+import { provedFor } from "./support/step-up";
 import { createWorld, type World } from "./support/world";
 
 // A supervisor closes what reconciliation could not: the same function the Approvals page's action calls.
@@ -84,11 +85,28 @@ describe("investigations are decided by people", () => {
 
   it("closed as released with a note: the reservation is given back, the order refundable again, the call says so; provider = books", async () => {
     const { world, conversation, callId, refundId } = await investigated(false);
-    const result = await resolveInvestigation(supervisor(world), {
+    const release = {
       refundId,
-      resolution: "released",
+      resolution: "released" as const,
       note: "provider support confirms no refund under this key",
-    });
+    };
+    // Without the supervisor's step-up for this refund, from this session, nothing is released.
+    const holder = await provedFor(world.users.supervisor, { kind: "investigation.release", refundId });
+    const elsewhere = await provedFor(world.users.supervisor, { kind: "investigation.release", refundId });
+    for (const attempt of [
+      resolveInvestigation({ ...supervisor(world), sessionId: holder.sessionId }, release),
+      resolveInvestigation(
+        { ...supervisor(world), sessionId: holder.sessionId },
+        { ...release, proofId: elsewhere.proofId },
+      ),
+    ]) {
+      expect(await attempt).toMatchObject({ ok: false, code: "investigation.step-up-required" });
+    }
+    expect((await db.refund.findUniqueOrThrow({ where: { id: refundId } })).status).toBe("investigate");
+    const result = await resolveInvestigation(
+      { ...supervisor(world), sessionId: holder.sessionId },
+      { ...release, proofId: holder.proofId },
+    );
     expect(result).toMatchObject({ ok: true, data: { outcome: { code: "host.error" } } });
     expect(await db.refund.findUniqueOrThrow({ where: { id: refundId } })).toMatchObject({
       status: "released",
