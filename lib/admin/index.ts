@@ -5,7 +5,7 @@ import { consumeStepUp, consumeStepUpFor, type StepUpHolder } from "../auth/step
 import { liveSessions } from "../auth/sessions";
 import { db, transaction } from "../db";
 import { encryptSecret, webhookSecretContext, webhookUrlContext } from "../secrets";
-import { loosenedFields, splitPolicyChange } from "./change-rules";
+import { classifyAdminChange, loosenedFields, splitPolicyChange } from "./change-rules";
 import { holdChange, type HeldChange } from "./changes";
 import { parsePolicyValue, POLICY_FIELDS, policyDiff } from "./policy-fields";
 import {
@@ -138,7 +138,7 @@ export async function setRefundPermission(
     const agent = await findTenantAgent(tx, admin.tenantId, userId);
     if (!agent) return "not-found";
     if (agent.canRefund === canRefund) return "unchanged";
-    if (canRefund) {
+    if (classifyAdminChange({ kind: "refunds", canRefund }) === "needs-second-admin") {
       const stepUp = await consumeStepUpFor(tx, holder, { kind: "admin.refunds-granted", userId });
       if (!stepUp) return "step-up-required";
       return holdChange(
@@ -215,7 +215,7 @@ export async function createAgentKey(
     const stepUp = await consumeStepUpFor(tx, holder, { kind: "admin.key-created", userId });
     if (!stepUp) return { ok: false as const, problem: "step-up-required" as const };
     const created = await createApiKey(tx, agent);
-    if (agent.canRefund) {
+    if (classifyAdminChange({ kind: "api-key.create", agentCanRefund: agent.canRefund }) === "needs-second-admin") {
       const held = await holdChange(
         tx,
         admin,
