@@ -40,6 +40,10 @@ for (const viewport of VIEWPORTS) {
 
       await page.getByLabel("Approval lifetime (seconds)").fill("900");
       await autoLimit.fill("60.00");
+      // Raising a limit loosens control: the admin confirms it is them (within the tenant's bound it then applies).
+      await page.getByRole("button", { name: "Save policy" }).click();
+      await expect(page.getByTestId("policy-message")).toContainText("confirm it is you");
+      await page.getByLabel("Your password, to confirm it is you").fill("toolgate-demo");
       await page.getByRole("button", { name: "Save policy" }).click();
       await expect(page.getByTestId("policy-message")).toHaveText("Saved.");
       const latest = page.getByTestId("audit-row").first();
@@ -56,7 +60,10 @@ for (const viewport of VIEWPORTS) {
       await context.close();
     });
 
-    test("withdraw and grant an agent's refund permission, each audited", async ({ browser, baseURL }) => {
+    test("withdraw an agent's refund permission at once; a grant waits for a second admin and can be cancelled; each audited", async ({
+      browser,
+      baseURL,
+    }) => {
       const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
       await signInAs(context, SEEDED.admin, baseURL!);
       const page = await context.newPage();
@@ -66,13 +73,26 @@ for (const viewport of VIEWPORTS) {
       await row.getByRole("button", { name: "Withdraw refunds from Ada Agent" }).click();
       await expect(row.getByTestId("refund-permission-state")).toHaveText("may not issue refunds");
       await expect(page.getByTestId("audit-row").first()).toContainText("Withdrew refunds");
-      const { rows } = await database().query(`SELECT "canRefund" FROM "User" WHERE id = $1`, [SEEDED.agent.id]);
-      expect(rows[0]).toEqual({ canRefund: false });
+      const canRefund = async () =>
+        (await database().query(`SELECT "canRefund" FROM "User" WHERE id = $1`, [SEEDED.agent.id])).rows[0];
+      expect(await canRefund()).toEqual({ canRefund: false });
       await row.getByRole("button", { name: "Grant refunds to Ada Agent" }).click();
-      await expect(row.getByTestId("refund-permission-state")).toHaveText("may issue refunds");
-      await expect(page.getByTestId("audit-row").first().getByTestId("audit-change")).toHaveText([
+      await page.getByLabel("Your password, to confirm it is you").fill("toolgate-demo");
+      await row.getByRole("button", { name: "Grant refunds to Ada Agent" }).click();
+      await expect(page.getByTestId("refund-permission-held")).toContainText("unless a supervisor or admin cancels it");
+      await expect(row.getByTestId("refund-permission-state")).toHaveText("may not issue refunds");
+      expect(await canRefund()).toEqual({ canRefund: false });
+      const waiting = page.getByTestId("pending-change").first();
+      await expect(waiting.getByTestId("pending-change-line")).toHaveText([
         "agent@acme.test: refunds not allowed → allowed",
       ]);
+      await expect(page.getByTestId("audit-row").first()).toContainText("Proposed a change that waits");
+      await waiting.getByRole("button", { name: "Cancel" }).click();
+      await expect(page.getByTestId("pending-change-message")).toHaveText("Cancelled.");
+      await expect(page.getByTestId("pending-changes-empty")).toBeVisible();
+      expect(await canRefund()).toEqual({ canRefund: false });
+      // Back to the seeded state for the other specs, as a second admin's approval would leave it.
+      await database().query(`UPDATE "User" SET "canRefund" = true WHERE id = $1`, [SEEDED.agent.id]);
       await context.close();
     });
   });

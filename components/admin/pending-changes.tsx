@@ -42,13 +42,6 @@ export function PendingChanges({
       setMessage(response.ok ? { ok: true, text: done } : { ok: false, text: response.message ?? "" });
     });
 
-  if (changes.length === 0)
-    return (
-      <p className="muted" data-testid="pending-changes-empty">
-        Nothing waits. A change that loosens control beyond the tenant&apos;s bound appears here until another admin
-        approves it or it is cancelled.
-      </p>
-    );
   return (
     <div>
       {message && (
@@ -57,83 +50,92 @@ export function PendingChanges({
         </p>
       )}
       {stepUp.field}
-      <table className="stack" data-testid="pending-changes">
-        <thead>
-          <tr>
-            <th>Proposed by</th>
-            <th>Changes</th>
-            <th>When</th>
-            <th>Decide</th>
-          </tr>
-        </thead>
-        <tbody>
-          {changes.map((change) => {
-            const own = change.proposedById === viewerId;
-            return (
-              <tr key={change.id} data-testid="pending-change" data-change-id={change.id}>
-                <td data-label="Proposed by">
-                  {change.proposer}
-                  <div className="muted">
-                    <TimeAgo iso={change.createdAt} /> · <code>{change.id}</code>
-                  </div>
-                </td>
-                <td data-label="Changes">
-                  {change.lines.map((line) => (
-                    <div key={line} data-testid="pending-change-line">
-                      {line}
+      {changes.length === 0 ? (
+        <p className="muted" data-testid="pending-changes-empty">
+          Nothing waits. A change that loosens control beyond the tenant&apos;s bound appears here until another admin
+          approves it or it is cancelled.
+        </p>
+      ) : (
+        <table className="stack" data-testid="pending-changes">
+          <thead>
+            <tr>
+              <th>Proposed by</th>
+              <th>Changes</th>
+              <th>When</th>
+              <th>Decide</th>
+            </tr>
+          </thead>
+          <tbody>
+            {changes.map((change) => {
+              const own = change.proposedById === viewerId;
+              return (
+                <tr key={change.id} data-testid="pending-change" data-change-id={change.id}>
+                  <td data-label="Proposed by">
+                    {change.proposer}
+                    <div className="muted">
+                      <TimeAgo iso={change.createdAt} /> · <code>{change.id}</code>
                     </div>
-                  ))}
-                </td>
-                <td data-label="When">
-                  {change.mode === "delay" ? (
-                    <>
-                      applies <TimeAgo iso={change.applyAt ?? change.expiresAt} /> unless cancelled
-                    </>
-                  ) : (
-                    <>
-                      needs another admin; expires <TimeAgo iso={change.expiresAt} />
-                    </>
-                  )}
-                </td>
-                <td data-label="Decide">
-                  <div className="actions">
-                    {canApprove && (
+                  </td>
+                  <td data-label="Changes">
+                    {change.lines.map((line) => (
+                      <div key={line} data-testid="pending-change-line">
+                        {line}
+                      </div>
+                    ))}
+                  </td>
+                  <td data-label="When">
+                    {change.mode === "delay" ? (
+                      <>
+                        applies <TimeAgo iso={change.applyAt ?? change.expiresAt} /> unless cancelled
+                      </>
+                    ) : (
+                      <>
+                        needs another admin; expires <TimeAgo iso={change.expiresAt} />
+                      </>
+                    )}
+                  </td>
+                  <td data-label="Decide">
+                    <div className="actions">
+                      {canApprove && (
+                        <button
+                          type="button"
+                          className="primary"
+                          disabled={pending || own}
+                          title={own ? "You proposed this; a different admin must approve it." : undefined}
+                          onClick={() =>
+                            act(
+                              () =>
+                                stepUp.run(
+                                  { kind: "admin.change-approved", changeId: change.id, digest: change.digest },
+                                  (proofId) =>
+                                    approveAdminChangeAction({ changeId: change.id, digest: change.digest, proofId }),
+                                ),
+                              "Approved and applied.",
+                            )
+                          }
+                        >
+                          Approve
+                        </button>
+                      )}
                       <button
                         type="button"
-                        className="primary"
-                        disabled={pending || own}
-                        title={own ? "You proposed this; a different admin must approve it." : undefined}
-                        onClick={() =>
-                          act(
-                            () =>
-                              stepUp.run(
-                                { kind: "admin.change-approved", changeId: change.id, digest: change.digest },
-                                (proofId) =>
-                                  approveAdminChangeAction({ changeId: change.id, digest: change.digest, proofId }),
-                              ),
-                            "Approved and applied.",
-                          )
-                        }
+                        className="danger"
+                        disabled={pending}
+                        onClick={() => act(() => cancelAdminChangeAction({ changeId: change.id }), "Cancelled.")}
                       >
-                        Approve
+                        Cancel
                       </button>
+                    </div>
+                    {canApprove && own && (
+                      <div className="muted">You proposed this; another admin must approve it.</div>
                     )}
-                    <button
-                      type="button"
-                      className="danger"
-                      disabled={pending}
-                      onClick={() => act(() => cancelAdminChangeAction({ changeId: change.id }), "Cancelled.")}
-                    >
-                      Cancel
-                    </button>
-                  </div>
-                  {canApprove && own && <div className="muted">You proposed this; another admin must approve it.</div>}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
     </div>
   );
 }
