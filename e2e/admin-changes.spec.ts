@@ -47,6 +47,18 @@ for (const viewport of VIEWPORTS) {
       await expect(row.getByRole("button", { name: "Approve" })).toBeDisabled();
       await expect(row.locator("time").first()).toHaveAttribute("title", /UTC$/);
 
+      // Every supervisor sees it on their queue too, with Cancel and no Approve.
+      const supervisorContext = await browser.newContext({ viewport: size });
+      await signInAs(supervisorContext, SEEDED.supervisor, baseURL!);
+      const supervisor = await supervisorContext.newPage();
+      await supervisor.goto("/approvals");
+      const seen = supervisor.getByTestId("pending-change").first();
+      await expect(seen.getByTestId("pending-change-line")).toHaveText(["Auto limit: 50.00 USD → 100000.00 USD"]);
+      await expect(seen.getByRole("button", { name: "Cancel" })).toBeEnabled();
+      await expect(seen.getByRole("button", { name: "Approve" })).toHaveCount(0);
+      await expectUsable(supervisor);
+      await supervisorContext.close();
+
       const approverContext = await browser.newContext({ viewport: size });
       await signInAs(approverContext, BEA, baseURL!);
       const approver = await approverContext.newPage();

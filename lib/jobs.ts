@@ -11,7 +11,7 @@ import { reconcileRefunds } from "./payments/reconcile";
 import { env } from "./env";
 
 // Background work of a running app instance. Every job is safe to run on several instances at once: the
-// outbox claims rows with SKIP LOCKED, settling and expiry move only rows still in their old state, pruning
+// outbox and the admin-change job claim rows with SKIP LOCKED, settling and expiry move only rows still in their old state, pruning
 // drops only ended rate windows, expired live-view watches and exposure past its 24-hour window; one sealer at a
 // time holds an advisory lock and seals only rows whose transactions have finished.
 
