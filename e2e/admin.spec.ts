@@ -40,10 +40,13 @@ for (const viewport of VIEWPORTS) {
 
       await page.getByLabel("Approval lifetime (seconds)").fill("900");
       await autoLimit.fill("60.00");
-      // Raising a limit loosens control: the admin confirms it is them (within the tenant's bound it then applies).
+      // Raising a limit loosens control: nothing changes until the admin confirms it is them.
       await page.getByRole("button", { name: "Save policy" }).click();
-      await expect(page.getByTestId("policy-message")).toContainText("confirm it is you");
-      await page.getByLabel("Your password, to confirm it is you").fill("toolgate-demo");
+      await expect(page.getByTestId("policy-message")).toHaveText(
+        "This change loosens control (Auto limit): confirm it is you, then save again. Nothing was changed. Enter your password below and try again.",
+      );
+      expect(await auditCount()).toBe(before);
+      await page.getByTestId("step-up-password").fill("toolgate-demo");
       await page.getByRole("button", { name: "Save policy" }).click();
       await expect(page.getByTestId("policy-message")).toHaveText("Saved.");
       const latest = page.getByTestId("audit-row").first();
@@ -76,8 +79,11 @@ for (const viewport of VIEWPORTS) {
       const canRefund = async () =>
         (await database().query(`SELECT "canRefund" FROM "User" WHERE id = $1`, [SEEDED.agent.id])).rows[0];
       expect(await canRefund()).toEqual({ canRefund: false });
+      // Granting loosens control: it asks for the admin's password (no passkey) first, and changes nothing without it.
       await row.getByRole("button", { name: "Grant refunds to Ada Agent" }).click();
-      await page.getByLabel("Your password, to confirm it is you").fill("toolgate-demo");
+      await expect(page.getByRole("alert").first()).toContainText("Granting refunds needs you to confirm it is you");
+      await expect(row.getByTestId("refund-permission-state")).toHaveText("may not issue refunds");
+      await page.getByTestId("step-up-password").fill("toolgate-demo");
       await row.getByRole("button", { name: "Grant refunds to Ada Agent" }).click();
       await expect(page.getByTestId("refund-permission-held")).toContainText("unless a supervisor or admin cancels it");
       await expect(row.getByTestId("refund-permission-state")).toHaveText("may not issue refunds");

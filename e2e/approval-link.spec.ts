@@ -154,10 +154,6 @@ test("from the link, approving more than the step-up amount asks for the passwor
   );
   expect(held.code).toBe("approval.required");
   const path = await emailedLinkPath(SEEDED.supervisor.email, held.approval!.id);
-  // No proof from an earlier test counts here.
-  await database().query(`UPDATE "User" SET "stepUpAt" = NULL, "stepUpMethod" = NULL WHERE id = $1`, [
-    SEEDED.supervisor.id,
-  ]);
   const context = await browser.newContext();
   await signInAs(context, SEEDED.supervisor, baseURL!);
   const page = await context.newPage();

@@ -99,6 +99,12 @@ test("a supervisor releases a refund the provider never made; the order is refun
   const { context, item } = await openInvestigation(browser, baseURL!, made.id);
   await expect(item.getByRole("button", { name: "Release" })).toBeDisabled();
   await item.getByLabel("Why nothing was refunded").fill("provider dashboard shows no refund under this key");
+  // Releasing lets the order be refunded again: it asks the supervisor to confirm it is them, and without that
+  // nothing is released.
+  await item.getByRole("button", { name: "Release" }).click();
+  await expect(item.getByRole("alert")).toContainText("confirm it is you");
+  expect((await db.query(`SELECT "status" FROM "Refund" WHERE id = $1`, [made.id])).rows[0].status).toBe("investigate");
+  await item.getByLabel("Your password, to confirm it is you").fill("toolgate-demo");
   await item.getByRole("button", { name: "Release" }).click();
   await expect(item).toHaveCount(0);
 

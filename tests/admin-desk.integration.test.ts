@@ -11,6 +11,7 @@ import { db } from "@/lib/db";
 import { displayValue, policyDiff, POLICY_FIELDS } from "@/lib/admin/policy-fields";
 import { conversationFor, newCallKey, propose } from "./support/api";
 import { createWorld } from "./support/world";
+import { policyItem } from "@/lib/auth/step-up";
 import { noProof, policyProof, provedFor } from "./support/step-up";
 
 // The seeded defaults, as the form shows them.
@@ -100,6 +101,43 @@ describe("admin: the policy form in currency units", () => {
       policyDiff(audit[0].detail.before as Record<string, number>, audit[0].detail.after as Record<string, number>),
     ).toEqual([{ label: "Auto limit", before: "50.00", after: "60.00" }]);
     expect(await recentAudit(world.otherTenantId)).toEqual([]);
+  });
+});
+
+describe("admin: a change that loosens control needs the admin's step-up", () => {
+  it("raising a limit or threshold without a proof for exactly this form changes nothing; lowering needs none", async () => {
+    const world = await createWorld();
+    const admin = { id: world.users.admin, tenantId: world.tenantId };
+    const current = await tenantPolicy(world.tenantId);
+    const shown = Object.fromEntries(POLICY_FIELDS.map((spec) => [spec.name, displayValue(spec, current[spec.name])]));
+    const parse = (typed: Record<string, string>) => {
+      const parsed = parsePolicyForm(typed);
+      if (!parsed.ok) throw new Error(parsed.message);
+      return parsed.policy;
+    };
+    for (const field of ["autoLimitCents", "stepUpAboveCents", "twoPersonAboveCents", "approvalTtlSeconds"]) {
+      const spec = POLICY_FIELDS.find((entry) => entry.name === field)!;
+      const raised = { ...shown, [field]: displayValue(spec, current[spec.name] + (spec.unit === "money" ? 100 : 1)) };
+      const otherForm = await policyProof(admin.id, { ...raised, maxAutoWrites: "0" });
+      // The action hands over the digest of the form as submitted; a proof made for another form does not cover it.
+      for (const holder of [await noProof(admin.id), otherForm.holder]) {
+        expect(await updatePolicy(admin, parse(raised), { holder, item: policyItem(raised) })).toMatchObject({
+          stepUpRequired: true,
+        });
+      }
+      expect(await tenantPolicy(world.tenantId)).toEqual(current);
+    }
+    expect(await db.auditLog.count({ where: { tenantId: world.tenantId } })).toBe(0);
+
+    const lowered = { ...shown, autoLimitCents: "1.00" };
+    expect(await updatePolicy(admin, parse(lowered), { holder: await noProof(admin.id), item: "" })).toMatchObject({
+      changed: true,
+    });
+    const raised = { ...shown, autoLimitCents: "100000.00" };
+    expect(await updatePolicy(admin, parse(raised), await policyProof(admin.id, raised))).toMatchObject({
+      changed: true,
+      policy: { autoLimitCents: 10_000_000 },
+    });
   });
 });
 

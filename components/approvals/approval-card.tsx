@@ -14,8 +14,9 @@ export type CardItem = Omit<QueueItem, "createdAt" | "expiresAt" | "decidedAt"> 
   facts: CardFacts;
 };
 
+/** The amount an approval now approves: what the first of two approvers approved, else the proposal's. */
 export function amountOf(item: CardItem): number {
-  return item.preview.impact.amount_cents;
+  return item.facts.firstApprover?.cents ?? item.preview.impact.amount_cents;
 }
 
 /** Whether approving this request moves money (and so is confirmed in a dialog). */

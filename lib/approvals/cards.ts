@@ -31,7 +31,13 @@ export interface CardFacts {
   refunds: { id: string; amountCents: number; currency: string; status: string; createdAt: string }[];
   /** Other pending requests on the same order, so they are read and decided together. */
   siblings: { id: string; impactCents: number; toolName: string }[];
-  firstApprover: { name: string; email: string; at: string } | null;
+  /** The first of two approvals, with the amount it approved (a second approval approves that amount). */
+  firstApprover: { name: string; email: string; at: string; cents: number | null } | null;
+}
+
+function approvedCents(args: unknown): number | null {
+  const cents = (args as { amount_cents?: unknown } | null)?.amount_cents;
+  return typeof cents === "number" ? cents : null;
 }
 
 /** Five reads for a whole page, whatever its length. */
@@ -69,7 +75,12 @@ export async function cardFacts(tenantId: string, items: QueueItem[]): Promise<R
         .map(({ orderId: _order, ...other }) => other),
       firstApprover:
         first && request.firstApprovedAt
-          ? { name: first.name, email: first.email, at: request.firstApprovedAt.toISOString() }
+          ? {
+              name: first.name,
+              email: first.email,
+              at: request.firstApprovedAt.toISOString(),
+              cents: approvedCents(request.firstApprovedArgs),
+            }
           : null,
     };
   }

@@ -39,6 +39,8 @@ export interface LinkedRequest {
   toolName: string;
   orderId: string;
   impactCents: number;
+  /** What approving now approves: the first of two approvers' amount, else the proposal's. */
+  approvingCents: number;
   currency: string;
   arguments: Record<string, unknown>;
   orderStatus: string;
@@ -319,6 +321,7 @@ export async function findCardRequests(db: Client, tenantId: string, ids: string
       id: true,
       firstApproverId: true,
       firstApprovedAt: true,
+      firstApprovedArgs: true,
       requestedById: true,
       conversation: { select: { customer: { select: { id: true, email: true } } } },
     },
@@ -502,7 +505,9 @@ export async function findLinkedRequest(
   approvalId: string,
 ): Promise<LinkedRequest | undefined> {
   const [request] = await db.$queryRaw<LinkedRequest[]>`
-    SELECT a."id", a."status", a."toolName", a."orderId", a."impactCents", a."preview"->'impact'->>'currency' AS "currency",
+    SELECT a."id", a."status", a."toolName", a."orderId", a."impactCents",
+           coalesce((a."firstApprovedArgs"->>'amount_cents')::int, (a."preview"->'impact'->>'amount_cents')::int, a."impactCents") AS "approvingCents",
+           a."preview"->'impact'->>'currency' AS "currency",
            a."preview"->'arguments' AS "arguments", o."status" AS "orderStatus", o."totalCents" AS "orderTotalCents",
            o."refundedCents" AS "orderRefundedCents", a."conversationId", a."originCallId", cu."email" AS "customerEmail",
            requester."name" || ' (' || requester."email" || ')' AS "requestedBy",

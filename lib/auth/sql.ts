@@ -301,32 +301,37 @@ export async function markProofProved(db: Db, proofId: string, at: Date, expires
     WHERE "id" = ${proofId}`;
 }
 
-/**
- * Consumes one item of a proof in one conditional statement: this person's, this session's, proved, unexpired, of
- * this kind, covering the item and not yet used for it. Returns how it was proved, or undefined (nothing consumed).
- */
-export async function consumeStepUpItem(
-  db: Db,
-  use: { proofId: string; userId: string; sessionId: string; kind: string; item: string },
-): Promise<string | undefined> {
+interface ProofUse {
+  proofId: string;
+  userId: string;
+  sessionId: string;
+  kind: string;
+  item: string;
+}
+
+/** The proof, usable for this item: this person's, this session's, proved, unexpired, of this kind, covering the item, not yet used for it. */
+function usableProof(use: ProofUse): Prisma.Sql {
+  return Prisma.sql`"id" = ${use.proofId} AND "userId" = ${use.userId}
+      AND "sessionId" = ${use.sessionId}
+      AND "kind" = ${use.kind}
+      AND "provedAt" IS NOT NULL
+      AND "expiresAt" > now()
+      AND ${use.item} = ANY("items")
+      AND NOT (${use.item} = ANY(coalesce("usedFor", ARRAY[]::text[])))`;
+}
+
+/** Consumes one item of a usable proof in one conditional statement; returns how it was proved, or undefined (nothing consumed). */
+export async function consumeStepUpItem(db: Db, use: ProofUse): Promise<string | undefined> {
   const [row] = await db.$queryRaw<{ method: string }[]>`
     UPDATE "StepUpProof" SET "usedFor" = array_append("usedFor", ${use.item})
-    WHERE "id" = ${use.proofId} AND "userId" = ${use.userId} AND "sessionId" = ${use.sessionId} AND "kind" = ${use.kind}
-      AND "provedAt" IS NOT NULL AND "expiresAt" > now()
-      AND ${use.item} = ANY("items") AND NOT (${use.item} = ANY(coalesce("usedFor", ARRAY[]::text[])))
+    WHERE ${usableProof(use)}
     RETURNING "method"`;
   return row?.method;
 }
 
-/** Whether an unused, unexpired proof of this kind and item is held by this person's session (checked, not consumed). */
-export async function hasStepUpItem(
-  db: Db,
-  use: { proofId: string; userId: string; sessionId: string; kind: string; item: string },
-): Promise<boolean> {
+/** Whether a usable proof covers this item (checked, not consumed). */
+export async function hasStepUpItem(db: Db, use: ProofUse): Promise<boolean> {
   const [row] = await db.$queryRaw<{ found: boolean }[]>`
-    SELECT true AS "found" FROM "StepUpProof"
-    WHERE "id" = ${use.proofId} AND "userId" = ${use.userId} AND "sessionId" = ${use.sessionId} AND "kind" = ${use.kind}
-      AND "provedAt" IS NOT NULL AND "expiresAt" > now()
-      AND ${use.item} = ANY("items") AND NOT (${use.item} = ANY(coalesce("usedFor", ARRAY[]::text[])))`;
+    SELECT true AS "found" FROM "StepUpProof" WHERE ${usableProof(use)}`;
   return row?.found === true;
 }

@@ -79,7 +79,7 @@ export default async function ApprovalLinkPage({ params }: { params: Promise<{ t
         summary={summary}
         customer={customer}
         open={view.usable}
-        approval={{ id: request.id, cents: request.impactCents }}
+        approval={{ id: request.id, cents: request.approvingCents }}
       />
       {request.status !== "pending" ? (
         <p className="notice" data-testid="link-status">
