@@ -133,10 +133,17 @@ describe("admin: a change that loosens control needs the admin's step-up", () =>
     expect(await updatePolicy(admin, parse(lowered), { holder: await noProof(admin.id), item: "" })).toMatchObject({
       changed: true,
     });
-    const raised = { ...shown, autoLimitCents: "100000.00" };
+    const raised = { ...shown, autoLimitCents: "80.00" };
     expect(await updatePolicy(admin, parse(raised), await policyProof(admin.id, raised))).toMatchObject({
       changed: true,
-      policy: { autoLimitCents: 10_000_000 },
+      policy: { autoLimitCents: 8000 },
+    });
+    // Above the tenant's bound the proof is not enough: the raise waits for a second admin (docs/decisions/015).
+    const beyond = { ...shown, autoLimitCents: "100000.00" };
+    expect(await updatePolicy(admin, parse(beyond), await policyProof(admin.id, beyond))).toMatchObject({
+      changed: false,
+      held: { mode: "delay" },
+      policy: { autoLimitCents: 8000 },
     });
   });
 });

@@ -297,9 +297,10 @@ describe("money-moving and loosening actions need their own proof", () => {
     ).toMatchObject({ ok: true, data: { changed: true } });
     const raise = form({ autoLimitCents: "100000.00", stepUpAboveCents: "100000.00" });
     const proofId = await proveOver(admin, { kind: "admin.policy", values: raise });
+    // Above the tenant's bound the proof alone is not enough: the raise waits (the two-admin rule, decision 015).
     expect(await act("/admin/policy", "updatePolicyAction", { policy: raise, proofId }, admin)).toMatchObject({
       ok: true,
-      data: { changed: true },
+      data: { changed: false, held: expect.stringContaining("unless a supervisor or admin cancels it") },
     });
   });
 });
