@@ -268,6 +268,8 @@ describe("money-moving and loosening actions need their own proof", () => {
       stepUpAboveCents: "10.00",
       twoPersonAboveCents: (tenantBefore.twoPersonAboveCents / 100).toFixed(2),
       expiryWarningSeconds: String(tenantBefore.expiryWarningSeconds),
+      secondAdminAboveCents: (tenantBefore.secondAdminAboveCents / 100).toFixed(2),
+      changeDelaySeconds: String(tenantBefore.changeDelaySeconds),
       ...overrides,
     });
 
