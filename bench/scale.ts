@@ -28,14 +28,21 @@ const conversation = await db.conversation.create({
   },
 });
 const started = Date.now();
-await db.$executeRawUnsafe(
-  `INSERT INTO "DecisionLog" ("tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "latencyMs", "createdAt")
-   SELECT CASE WHEN g % 10 = 0 THEN $1 ELSE 'other_' || (g % 50) END, $2, 'call_' || g, 'issue_refund', 'ord_1004',
-          'rejected', 'schema', CASE WHEN g % 3 = 0 THEN 'schema.invalid' ELSE 'order.read' END, g % 40, now() - (g || ' seconds')::interval
-   FROM generate_series(1, $3::int) AS g`,
-  world.tenantId,
-  conversation.id,
-  DECISIONS,
+// History spread over past times: the log's insert trigger would stamp every row with now(), so it is off here.
+await db.$transaction(
+  async (tx) => {
+    await tx.$executeRawUnsafe("SET LOCAL session_replication_role = replica");
+    await tx.$executeRawUnsafe(
+      `INSERT INTO "DecisionLog" ("tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "latencyMs", "createdAt")
+     SELECT CASE WHEN g % 10 = 0 THEN $1 ELSE 'other_' || (g % 50) END, $2, 'call_' || g, 'issue_refund', 'ord_1004',
+            'rejected', 'schema', CASE WHEN g % 3 = 0 THEN 'schema.invalid' ELSE 'order.read' END, g % 40, now() - (g || ' seconds')::interval
+     FROM generate_series(1, $3::int) AS g`,
+      world.tenantId,
+      conversation.id,
+      DECISIONS,
+    );
+  },
+  { timeout: 30 * 60_000 },
 );
 const preview = {
   tool: "issue_refund",

@@ -54,17 +54,22 @@ test("a card says why it was held, groups requests on one order, shows the order
 }) => {
   const order = await freshOrder("cu_ana", 30000);
   const first = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
-  for (const key of ["a", "b"])
-    expect(
-      (await propose(request, SEEDED.agent.email, first, refund(order, 4000), `desk-card-${order}-${key}`)).code,
-    ).toBe("refund.issued");
+  // Two different partial refunds one conversation asks for: no duplicate.
+  const issued = [];
+  for (const [key, amount] of [
+    ["a", 4000],
+    ["b", 4100],
+  ] as const) {
+    issued.push(await propose(request, SEEDED.agent.email, first, refund(order, amount), `desk-card-${order}-${key}`));
+  }
+  expect(issued.map((call) => call.code)).toEqual(["refund.issued", "refund.issued"]);
   const capped = await propose(request, SEEDED.agent.email, first, refund(order, 4500), `desk-card-${order}-c`);
+  // Another conversation on the same order: held as a possible duplicate as well as above the auto limit.
   const second = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
   const large = await propose(request, SEEDED.agent.email, second, refund(order, 6000), `desk-card-${order}-d`);
   expect([capped.code, large.code]).toEqual(["approval.required", "approval.required"]);
   // The order moves after the large request was checked.
-  const third = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
-  expect((await propose(request, SEEDED.agent.email, third, refund(order, 1000), `desk-card-${order}-e`)).code).toBe(
+  expect((await propose(request, SEEDED.agent.email, first, refund(order, 1000), `desk-card-${order}-e`)).code).toBe(
     "refund.issued",
   );
 
@@ -78,7 +83,7 @@ test("a card says why it was held, groups requests on one order, shows the order
   await expect(page.getByTestId("approval-item")).toHaveCount(2);
   const cappedCard = card(page, capped.approval!.id);
   await expect(cappedCard.getByTestId("card-why")).toHaveText(
-    "Held because 80.00 USD already moved in this conversation plus 45.00 USD passes its 100.00 USD cap",
+    "Held because 81.00 USD already moved in this conversation plus 45.00 USD passes its 100.00 USD cap",
   );
   await expect(cappedCard.getByTestId("card-siblings")).toHaveText(`60.00 USD refund on ${order}`);
   await expect(cappedCard.getByTestId("card-siblings").getByRole("link")).toHaveAttribute(
@@ -89,14 +94,19 @@ test("a card says why it was held, groups requests on one order, shows the order
   await expect(largeCard.getByTestId("card-why")).toContainText(
     "60.00 USD is above the 50.00 USD limit for refunds without approval",
   );
+  const duplicate = largeCard.getByTestId("card-why").locator('[data-rule="possible_duplicate"]');
+  await expect(duplicate).toHaveText(
+    `possible duplicate of ${issued[1].id}: 41.00 USD was already refunded on this order within the last 24 hours (the earlier call's timeline)`,
+  );
+  await expect(duplicate.getByRole("link")).toHaveAttribute("href", `/calls/${issued[1].id}`);
   await expect(largeCard.getByTestId("preview-order")).toHaveText(
-    "delivered · total 300.00 USD · refunded 80.00 USD · refundable 220.00 USD",
+    "delivered · total 300.00 USD · refunded 81.00 USD · refundable 219.00 USD",
   );
   await expect(largeCard.getByTestId("order-now")).toHaveText(
-    "delivered · refunded 90.00 USD · refundable 210.00 USD (changed since it was checked)",
+    "delivered · refunded 91.00 USD · refundable 209.00 USD (changed since it was checked)",
   );
   await expect(largeCard.getByTestId("order-refunds")).toContainText(
-    /^40\.00 USD issued \d+ seconds? ago; 40\.00 USD issued \d+ seconds? ago; 10\.00 USD issued \d+ seconds? ago$/,
+    /^40\.00 USD issued \d+ seconds? ago; 41\.00 USD issued \d+ seconds? ago; 10\.00 USD issued \d+ seconds? ago$/,
   );
   // Relative times after mount, the exact time on hover.
   const asked = largeCard.getByTestId("card-who").locator("time").first();

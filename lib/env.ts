@@ -41,6 +41,20 @@ const EnvSchema = z.object({
   /** 32 random bytes in base64 or hex: encrypts stored secrets (lib/secrets.ts checks the length). */
   SECRETS_KEY: z.string().min(1).optional(),
   /**
+   * 32 random bytes in base64 or hex: the key of the audit logs' seals (lib/audit/keys.ts). The database never holds
+   * it, so someone who can rewrite the database cannot recompute the chain. Required for sealing and verifying.
+   */
+  AUDIT_SEAL_KEY: z.string().min(1).optional(),
+  /** The id recorded in each seal made with AUDIT_SEAL_KEY, so a rotated key's seals still verify. */
+  AUDIT_SEAL_KEY_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,32}$/, "letters, digits, '.', '_' or '-', at most 32")
+    .default("1"),
+  /** Keys retired by a rotation, still needed to verify the seals they made: `id:key` pairs, comma separated. */
+  AUDIT_SEAL_RETIRED_KEYS: z.string().default(""),
+  /** A file outside the database where each sealing pass appends the signed heads it made (JSON Lines). */
+  AUDIT_HEAD_FILE: z.string().min(1).optional(),
+  /**
    * How many reverse proxies stand in front of the app and append to `X-Forwarded-For`. 0 (the default): no
    * forwarded header from a client is believed; the client is the socket's address.
    */

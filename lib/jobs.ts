@@ -1,6 +1,6 @@
 import { applyDueChanges } from "./admin/changes";
 import { expireDue, warnExpiring } from "./approvals/expiry";
-import { sealDecisionLog } from "./audit/seal";
+import { sealLogs } from "./audit/seal";
 import { db } from "./db";
 import { pruneAutoExposure } from "./gateway/policy";
 import { pruneRateBuckets } from "./gateway/rate";
@@ -64,7 +64,7 @@ export function startJobs(): void {
       every(settings.EXPIRY_INTERVAL_MS, "admin-changes", () => applyDueChanges()),
       every(settings.RATE_PRUNE_INTERVAL_MS, "rate-prune", () => pruneRateBuckets(db)),
       every(settings.WATCH_PRUNE_INTERVAL_MS, "watch-prune", () => pruneLiveWatches()),
-      every(settings.SEAL_INTERVAL_MS, "seal", () => sealDecisionLog()),
+      every(settings.SEAL_INTERVAL_MS, "seal", () => sealLogs()),
       every(settings.EXPOSURE_PRUNE_INTERVAL_MS, "exposure-prune", () => pruneAutoExposure(db)),
     ],
   };
@@ -88,6 +88,7 @@ export function jobsProblem(now = Date.now()): string | null | "off" {
   const jobs = globalForJobs.toolgateJobs;
   if (!jobs) return "background jobs have not started";
   if (jobs.stopped) return "background jobs are stopped (shutting down)";
+  if (!env().AUDIT_SEAL_KEY) return "AUDIT_SEAL_KEY is not set: the audit logs are not being sealed";
   const stuck = jobs.list.find(
     (job) => job.runningSince !== null && now - job.runningSince > 3 * job.intervalMs + 60_000,
   );

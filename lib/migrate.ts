@@ -17,7 +17,30 @@ export interface MigrationResult {
   skipped: string[];
 }
 
-export async function migrate(connectionString: string, dir = MIGRATIONS_DIR): Promise<MigrationResult> {
+// What the app's role may do when migrations run as a separate owner: read and write the tables, never change the
+// logs and their seals once written, never touch the migration history. Owning nothing, it cannot disable a trigger
+// or drop a table either (docs/decisions/016).
+const APP_GRANTS = [
+  "GRANT USAGE ON SCHEMA public TO {role}",
+  "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}",
+  "GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {role}",
+  'REVOKE UPDATE, DELETE, TRUNCATE ON "DecisionLog", "AuditLog", "DecisionSeal" FROM {role}',
+  'REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON "_prisma_migrations" FROM {role}',
+];
+
+export interface MigrateOptions {
+  dir?: string;
+  /** The role the app connects as, when it is not the one migrating: given exactly the grants it needs. */
+  appRole?: string;
+}
+
+/** The role a connection string signs in as. */
+export const roleOf = (connectionString: string): string => decodeURIComponent(new URL(connectionString).username);
+
+export async function migrate(
+  connectionString: string,
+  { dir = MIGRATIONS_DIR, appRole }: MigrateOptions = {},
+): Promise<MigrationResult> {
   const client = new pg.Client({ connectionString });
   await client.connect();
   try {
@@ -64,6 +87,10 @@ export async function migrate(connectionString: string, dir = MIGRATIONS_DIR): P
         throw new Error(`migration ${name} failed: ${(error as Error).message}`);
       }
       result.applied.push(name);
+    }
+    if (appRole && appRole !== roleOf(connectionString)) {
+      const role = client.escapeIdentifier(appRole);
+      for (const grant of APP_GRANTS) await client.query(grant.replace("{role}", role));
     }
     return result;
   } finally {

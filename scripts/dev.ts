@@ -4,7 +4,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
 import { startLocalExternals } from "./dev/external-services";
-import { migrate } from "../lib/migrate";
+import { migrate, roleOf } from "../lib/migrate";
 import { removeEmbeddedDatabase, startEmbeddedDatabase, type EmbeddedDatabase } from "./embedded-database";
 import { assertPortFree, keptSecret, processRunning } from "./processes";
 
@@ -70,10 +70,10 @@ try {
   closers.push(() => rm(lockFile, { force: true }));
   if (process.argv.includes("--reset") && existsSync(stateDir)) {
     await removeEmbeddedDatabase(stateDir);
-    for (const entry of ["dev-keys.json", "nextauth-secret", "secrets-key"])
+    for (const entry of ["dev-keys.json", "nextauth-secret", "secrets-key", "audit-seal-key", "audit-heads.jsonl"])
       await rm(path.join(stateDir, entry), { force: true });
     console.log(
-      "--reset: removed the embedded database, the demo API keys, the session secret and the stored-secrets key in .toolgate/",
+      "--reset: removed the embedded database, the demo API keys, the session secret, the stored-secrets key, the seal key and the kept heads in .toolgate/",
     );
   }
   await assertPortFree(port, "the app", "PORT");
@@ -82,11 +82,14 @@ try {
     ...process.env,
     TOOLGATE_KEYS_FILE: process.env.TOOLGATE_KEYS_FILE ?? path.join(stateDir, "dev-keys.json"),
   };
+  // Migrations run as the tables' owner; the app connects as a role that owns nothing (docs/decisions/016).
+  let migrationUrl = process.env.MIGRATION_DATABASE_URL ?? env.DATABASE_URL;
   if (!env.DATABASE_URL) {
     const dbPort = Number(process.env.EMBEDDED_PG_PORT ?? 5544);
     const embedded: EmbeddedDatabase = await startEmbeddedDatabase(stateDir, dbPort);
     closers.unshift(embedded.stop);
-    env.DATABASE_URL = embedded.url;
+    env.DATABASE_URL = embedded.appUrl;
+    migrationUrl = embedded.url;
     console.log(`embedded PostgreSQL in .toolgate/postgres on 127.0.0.1:${dbPort}`);
   }
 
@@ -110,7 +113,7 @@ try {
   if (externals.env.SMTP_HOST)
     console.log(`SMTP sink on ${externals.env.SMTP_HOST}:${externals.env.SMTP_PORT} (messages are printed here)`);
 
-  const migrated = await migrate(env.DATABASE_URL!);
+  const migrated = await migrate(migrationUrl!, { appRole: roleOf(env.DATABASE_URL!) });
   console.log(`migrations: ${migrated.applied.length} applied, ${migrated.skipped.length} already applied`);
 
   const tsx = path.join(root, "node_modules", "tsx", "dist", "cli.mjs");
@@ -128,6 +131,9 @@ try {
   env.NEXTAUTH_SECRET ??= await keptSecret(path.join(stateDir, "nextauth-secret"), 32);
   // Encrypts the webhook URL and signing secret stored per tenant (production sets SECRETS_KEY itself).
   env.SECRETS_KEY ??= await keptSecret(path.join(stateDir, "secrets-key"), 32);
+  // Keys the audit logs' seals; kept here, never in the database (production sets AUDIT_SEAL_KEY itself).
+  env.AUDIT_SEAL_KEY ??= await keptSecret(path.join(stateDir, "audit-seal-key"), 32);
+  env.AUDIT_HEAD_FILE ??= path.join(stateDir, "audit-heads.jsonl");
   const next = path.join(root, "node_modules", "next", "dist", "bin", "next");
   code = stopping
     ? 0

@@ -23,6 +23,7 @@ const env = {
   NEXTAUTH_URL: `http://127.0.0.1:${port}`,
   NEXTAUTH_SECRET: process.env.E2E_NEXTAUTH_SECRET ?? "e2e-only-secret-not-for-production",
   SECRETS_KEY: process.env.SECRETS_KEY ?? Buffer.from("e2e-only-secrets-key-32-bytes!!!").toString("base64"),
+  AUDIT_SEAL_KEY: process.env.AUDIT_SEAL_KEY ?? Buffer.from("e2e-only-audit-seal-key-32bytes!").toString("base64"),
   // The browser tests write the states a reconciliation pass leaves (e2e/investigations.spec.ts); no pass runs
   // during them to change those states underneath.
   RECONCILE_INTERVAL_MS: "3600000",

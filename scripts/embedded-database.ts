@@ -10,9 +10,15 @@ import { assertPortFree, keptSecret, processRunning } from "./processes";
 // other PostgreSQL server: the same pool, prepared statements and LISTEN/NOTIFY.
 
 const DATABASE = "toolgate";
+// The role the app connects as: it owns nothing, as in a deployment (docs/decisions/016); the superuser owns the
+// tables and runs the migrations, which grant this role what the app needs.
+const APP_ROLE = "toolgate_app";
 
 export interface EmbeddedDatabase {
+  /** The superuser's: for migrations. */
   url: string;
+  /** The app's role's. */
+  appUrl: string;
   stop(): Promise<void>;
 }
 
@@ -68,7 +74,7 @@ async function recoverLeftovers(dataDir: string, user: RunAs): Promise<void> {
 export async function removeEmbeddedDatabase(stateDir: string): Promise<void> {
   const dataDir = path.join(stateDir, "postgres");
   if (existsSync(path.join(dataDir, "PG_VERSION"))) await recoverLeftovers(dataDir, serverUser());
-  for (const entry of ["postgres", "postgres.log", "postgres-password"])
+  for (const entry of ["postgres", "postgres.log", "postgres-password", "postgres-app-password"])
     await rm(path.join(stateDir, entry), { recursive: true, force: true });
 }
 
@@ -85,6 +91,19 @@ async function createDatabaseIfMissing(url: string): Promise<void> {
   }
 }
 
+/** The app's role, with the kept password (set again, so a lost password file is no trouble). */
+async function ensureAppRole(url: string, password: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [APP_ROLE]);
+    const login = `LOGIN PASSWORD ${client.escapeLiteral(password)}`;
+    await client.query(rowCount === 0 ? `CREATE ROLE ${APP_ROLE} ${login}` : `ALTER ROLE ${APP_ROLE} ${login}`);
+  } finally {
+    await client.end();
+  }
+}
+
 export async function startEmbeddedDatabase(stateDir: string, port: number): Promise<EmbeddedDatabase> {
   const dataDir = path.join(stateDir, "postgres");
   const logFile = path.join(stateDir, "postgres.log");
@@ -92,6 +111,7 @@ export async function startEmbeddedDatabase(stateDir: string, port: number): Pro
   await chmod(stateDir, 0o755);
   const user = serverUser();
   const secret = await keptSecret(path.join(stateDir, "postgres-password"), 24);
+  const appSecret = await keptSecret(path.join(stateDir, "postgres-app-password"), 24);
   if (existsSync(path.join(dataDir, "PG_VERSION"))) await recoverLeftovers(dataDir, user);
   else await initialise(dataDir, secret, user);
   await assertPortFree(port, "the embedded database", "EMBEDDED_PG_PORT");
@@ -122,9 +142,11 @@ export async function startEmbeddedDatabase(stateDir: string, port: number): Pro
   };
   try {
     await createDatabaseIfMissing(url);
+    await ensureAppRole(url, appSecret);
   } catch (error) {
     await stop();
     throw error;
   }
-  return { url, stop };
+  const appUrl = `postgresql://${APP_ROLE}:${encodeURIComponent(appSecret)}@127.0.0.1:${port}/${DATABASE}`;
+  return { url, appUrl, stop };
 }

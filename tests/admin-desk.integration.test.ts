@@ -28,6 +28,7 @@ const typed = (overrides: Record<string, string> = {}) => ({
   expiryWarningSeconds: "300",
   secondAdminAboveCents: "100.00",
   changeDelaySeconds: "86400",
+  duplicateWindowHours: "24",
   ...overrides,
 });
 const DEFAULT_REST = {
@@ -39,6 +40,7 @@ const DEFAULT_REST = {
   expiryWarningSeconds: 300,
   secondAdminAboveCents: 10000,
   changeDelaySeconds: 86400,
+  duplicateWindowHours: 24,
 };
 
 describe("admin: the policy form in currency units", () => {
@@ -127,6 +129,11 @@ describe("admin: a change that loosens control needs the admin's step-up", () =>
       }
       expect(await tenantPolicy(world.tenantId)).toEqual(current);
     }
+    // A shorter duplicate-refund window sees fewer repeats: cutting it loosens control too.
+    const shorter = { ...shown, duplicateWindowHours: String(current.duplicateWindowHours - 1) };
+    expect(
+      await updatePolicy(admin, parse(shorter), { holder: await noProof(admin.id), item: policyItem(shorter) }),
+    ).toMatchObject({ stepUpRequired: true, loosens: ["Duplicate refund window (hours)"] });
     expect(await db.auditLog.count({ where: { tenantId: world.tenantId } })).toBe(0);
 
     const lowered = { ...shown, autoLimitCents: "1.00" };

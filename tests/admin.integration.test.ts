@@ -30,6 +30,7 @@ describe("admin: policy and keys", () => {
       expiryWarningSeconds: "0",
       secondAdminAboveCents: "10000",
       changeDelaySeconds: "86400",
+      duplicateWindowHours: "24",
     };
     expect(
       PolicySchema.safeParse({

@@ -307,3 +307,116 @@ describe("step-up to move money", () => {
     });
   });
 });
+
+describe("denying and the queue", () => {
+  it("a denial needs a reason, and the agent reads it", async () => {
+    const world = await createWorld();
+    const { callId, approvalId } = await pendingRefund(world, 8000);
+    expect(await expectNoEffect(world, () => denyRequest(supervisor(world), approvalId, "  "))).toMatchObject({
+      ok: false,
+      code: "approval.reason-required",
+    });
+    expect(await statusOf(approvalId)).toBe("pending");
+    expect(await denyRequest(supervisor(world), approvalId, "customer already refunded")).toMatchObject({
+      ok: true,
+      status: "denied",
+    });
+    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({
+      code: "approval.denied",
+      reason: "customer already refunded",
+    });
+  });
+
+  it("the preview says which limits the call passes, with their numbers", async () => {
+    const world = await createWorld();
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    expect(
+      (await propose(world.keys.agent, conversation, refund(world.orders.o1004, 4000), newCallKey())).json.code,
+    ).toBe("refund.issued");
+    const held = await propose(world.keys.agent, conversation, refund(world.orders.o1004, 7000), newCallKey());
+    expect(held.json.approval!.preview).toMatchObject({
+      held: [
+        { rule: "auto_limit_cents", limit_cents: 5000, amount_cents: 7000 },
+        { rule: "session_cap_cents", cap_cents: 10000, spent_cents: 4000, amount_cents: 7000 },
+      ],
+    });
+  });
+
+  it("filters, search and every sort page with a keyset cursor, each request once", async () => {
+    const world = await createWorld();
+    const amounts = [5100, 9900, 7300, 6100, 8800];
+    const made = [];
+    for (const amount of amounts) made.push({ amount, ...(await pendingRefund(world, amount, world.orders.o1004)) });
+    for (const sort of ["oldest", "newest", "expiring", "largest"] as const) {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < 5; page++) {
+        const items = await pendingQueue(world.tenantId, { cursor, limit: 2, filters: { sort } });
+        seen.push(...items.map((item) => item.id));
+        if (items.length < 2) break;
+        cursor = formatQueueCursor(items[items.length - 1], sort);
+      }
+      expect(new Set(seen).size, sort).toBe(5);
+      if (sort === "largest")
+        expect(seen).toEqual([...made].sort((a, b) => b.amount - a.amount).map((item) => item.approvalId));
+    }
+    const ranged = await pendingQueue(world.tenantId, { filters: { minCents: 6000, maxCents: 9000 } });
+    expect(ranged.map((item) => item.impactCents).sort()).toEqual([6100, 7300, 8800]);
+    expect(
+      (await pendingQueue(world.tenantId, { filters: { search: made[2].callId } })).map((item) => item.id),
+    ).toEqual([made[2].approvalId]);
+    expect(
+      (await pendingQueue(world.tenantId, { filters: { search: made[3].approvalId } })).map((item) => item.id),
+    ).toEqual([made[3].approvalId]);
+    expect(await pendingQueue(world.tenantId, { filters: { agentId: world.users.agent2 } })).toEqual([]);
+    expect(await pendingQueue(world.tenantId, { filters: { olderThanMinutes: 60 } })).toEqual([]);
+    const customer = await db.customer.findUniqueOrThrow({ where: { id: world.customers.ana } });
+    expect(await pendingQueue(world.tenantId, { filters: { search: customer.email } })).toHaveLength(5);
+  });
+});
+
+describe("expiry", () => {
+  it("warns the tenant's admins once before a request expires; an expired request is recorded as expired, never as a person's denial", async () => {
+    const world = await createWorld();
+    await db.tenant.update({ where: { id: world.tenantId }, data: { expiryWarningSeconds: 600 } });
+    const { callId, approvalId } = await pendingRefund(world, 8000);
+    const later = await pendingRefund(world, 7000);
+    await db.approvalRequest.update({
+      where: { id: approvalId },
+      data: { expiresAt: new Date(Date.now() + 5 * 60_000) },
+    });
+    const warnings = () =>
+      db.outboxMessage.findMany({ where: { tenantId: world.tenantId, kind: "approval_expiring" } });
+
+    expect(await warnExpiring(world.tenantId)).toBe(1);
+    const sent = await warnings();
+    const admin = await db.user.findUniqueOrThrow({ where: { id: world.users.admin } });
+    expect(sent.map((message) => [message.recipient, message.subject])).toEqual([
+      [admin.email, `Expiring soon: 80.00 USD refund on ${world.orders.o1004}`],
+    ]);
+    expect(sent[0].body).toContain(approvalId);
+    expect(await warnExpiring(world.tenantId)).toBe(0);
+    expect(await warnings()).toHaveLength(1);
+    expect(
+      (await db.approvalRequest.findUniqueOrThrow({ where: { id: later.approvalId } })).expiryNotifiedAt,
+    ).toBeNull();
+
+    await db.approvalRequest.update({ where: { id: approvalId }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    expect(await expireDue(world.tenantId)).toBe(1);
+    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({
+      status: "expired",
+      decidedById: null,
+      resultCode: "approval.expired",
+      note: null,
+    });
+    const log = await db.decisionLog.findMany({ where: { toolCallId: callId }, orderBy: { id: "asc" } });
+    expect(log.map((row) => [row.code, row.actorId])).toEqual([
+      ["approval.required", null],
+      ["approval.expired", null],
+    ]);
+    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({
+      kind: "unavailable",
+      code: "approval.expired",
+    });
+  });
+});

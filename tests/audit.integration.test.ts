@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { denyRequest } from "@/lib/approvals/decide";
 import { exportDecisionLog } from "@/lib/audit/export";
-import { GENESIS, sealDecisionLog, verifyTenant } from "@/lib/audit/seal";
+import { GENESIS, sealLogs, verifyTenant } from "@/lib/audit/seal";
 import { db, transaction } from "@/lib/db";
 import { conversationFor, newCallKey, propose } from "./support/api";
 import { createWorld, type World } from "./support/world";
@@ -26,7 +26,7 @@ async function someDecisions(world: World) {
 async function sealAll(tenantId: string) {
   const deadline = Date.now() + 20_000;
   for (;;) {
-    await sealDecisionLog();
+    await sealLogs();
     const result = await verifyTenant(tenantId);
     if (result.rowsNotYetSealed === 0 || Date.now() > deadline) return result;
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -61,7 +61,10 @@ describe("the sealed decision log", () => {
       rowsNotYetSealed: 0,
       rowsSealed: await db.decisionLog.count({ where: { tenantId: world.tenantId } }),
     });
-    const seals = await db.decisionSeal.findMany({ where: { tenantId: world.tenantId }, orderBy: { seq: "asc" } });
+    const seals = await db.decisionSeal.findMany({
+      where: { tenantId: world.tenantId, log: "decision" },
+      orderBy: { seq: "asc" },
+    });
     expect(seals.length).toBeGreaterThanOrEqual(2);
     expect(seals[0]).toMatchObject({ seq: 1, prevHash: GENESIS, fromTxid: 0n });
     for (let i = 1; i < seals.length; i++)
@@ -138,13 +141,17 @@ describe("the sealed decision log", () => {
     await someDecisions(world);
     await sealAll(world.tenantId);
     const [seal] = await db.decisionSeal.findMany({
-      where: { tenantId: world.tenantId },
+      where: { tenantId: world.tenantId, log: "decision" },
       orderBy: { seq: "asc" },
       take: 1,
     });
-    const [forged] = await db.$queryRaw<{ id: bigint }[]>`
-      INSERT INTO "DecisionLog" ("tenantId", "toolName", "kind", "stage", "code", "latencyMs", "txid")
-      VALUES (${world.tenantId}, 'issue_refund', 'executed', 'execute', 'refund.issued', 1, ${seal.fromTxid}) RETURNING "id"`;
+    // The database gives an inserted row its own transaction id; only with the triggers off can one be chosen.
+    let forged!: { id: bigint };
+    await tamper(async (tx) => {
+      [forged] = await tx.$queryRaw<{ id: bigint }[]>`
+        INSERT INTO "DecisionLog" ("tenantId", "toolName", "kind", "stage", "code", "latencyMs", "txid")
+        VALUES (${world.tenantId}, 'issue_refund', 'executed', 'execute', 'refund.issued', 1, ${seal.fromTxid}) RETURNING "id"`;
+    });
     expect((await verifyTenant(world.tenantId)).problem).toMatchObject({ kind: "inserted", rowId: String(forged.id) });
     await tamper(
       (tx) => tx.$executeRaw`UPDATE "DecisionSeal" SET "rowHashes"[1] = ${"f".repeat(64)} WHERE "id" = ${seal.id}`,
@@ -165,7 +172,7 @@ describe("the sealed decision log", () => {
     });
     await started;
     await someDecisions(world);
-    await sealDecisionLog();
+    await sealLogs();
     // Nothing at or after the open transaction is sealed while it runs.
     const before = await verifyTenant(world.tenantId);
     expect(before.problem).toBeNull();
@@ -223,7 +230,7 @@ describe("exporting the decision log", () => {
       row_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
     const sealed = await sealAll(world.tenantId);
-    const seals = await db.decisionSeal.findMany({ where: { tenantId: world.tenantId } });
+    const seals = await db.decisionSeal.findMany({ where: { tenantId: world.tenantId, log: "decision" } });
     expect(sealed.problem).toBeNull();
     expect(new Set(seals.flatMap((seal) => seal.rowHashes))).toEqual(new Set(records.map((record) => record.row_hash)));
 

@@ -2,14 +2,14 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
 import { conversationFor, getToolsAs, newCallKey, proposeAs } from "./support/api";
 import { expectNoEffect } from "./support/effects";
-import { createWorld, type World } from "./support/world";
+import { NO_DUPLICATE_GUARD, createWorld, type World } from "./support/world";
 
 // Provider envelopes are adapted at the edge: only name and arguments reach the sequence, with the same
 // limits, and a batch is judged one call at a time.
 
 let world: World;
 beforeAll(async () => {
-  world = await createWorld();
+  world = await createWorld(NO_DUPLICATE_GUARD);
 });
 
 type Call = { name: string; args: unknown; argsText?: string; extra?: Record<string, unknown> };

@@ -86,6 +86,16 @@ describe("GET /api/ready", () => {
     expect(status).toBe(200);
     expect(json.checks.jobs).toBe("ok");
 
+    const key = process.env.AUDIT_SEAL_KEY;
+    delete process.env.AUDIT_SEAL_KEY;
+    ({ status, json } = await ready());
+    process.env.AUDIT_SEAL_KEY = key;
+    expect(status).toBe(503);
+    expect(json).toMatchObject({
+      failing: ["jobs"],
+      checks: { jobs: "AUDIT_SEAL_KEY is not set: the audit logs are not being sealed" },
+    });
+
     await stopJobs();
     ({ status, json } = await ready());
     expect(status).toBe(503);

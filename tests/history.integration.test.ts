@@ -117,7 +117,12 @@ describe("a call's timeline", () => {
     const deniedTimeline = await callTimeline(world.tenantId, denied.callId);
     expect(deniedTimeline?.events.map((event) => [event.title, event.by, event.detail])).toEqual([
       ["Proposed", expect.stringContaining("agent-"), expect.stringContaining('"amount_cents":9000')],
-      ["Held for a supervisor's approval", null, null],
+      // The duplicate-intent guard's verdict: no earlier refund of the order matched.
+      [
+        "Held for a supervisor's approval",
+        null,
+        "Duplicate check: no refund of this order in the last 24 hours matches",
+      ],
       ["Denied", supervisor, "Note: already refunded"],
     ]);
     expect(await callTimeline(world.otherTenantId, approved.callId)).toBeNull();

@@ -2,11 +2,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
 import { conversationFor, newCallKey, propose, proposeAs } from "./support/api";
 import { expectNoEffect } from "./support/effects";
-import { createWorld, type World } from "./support/world";
+import { NO_DUPLICATE_GUARD, createWorld, type World } from "./support/world";
 
 let world: World;
 beforeAll(async () => {
-  world = await createWorld();
+  world = await createWorld(NO_DUPLICATE_GUARD);
 });
 
 const refund = (order: string, amount: number) => ({
@@ -53,7 +53,7 @@ describe("call keys", () => {
   });
 
   it("a write without a key is keyed by its content: an identical retry replays, other arguments are a new call", async () => {
-    const own = await createWorld();
+    const own = await createWorld(NO_DUPLICATE_GUARD);
     const conversation = await conversationFor(own.keys.agent, { customer_id: own.customers.ana });
     const first = await propose(own.keys.agent, conversation, refund(own.orders.o1001, 100));
     expect(first.json).toMatchObject({ kind: "executed", code: "refund.issued" });
@@ -83,7 +83,7 @@ describe("call keys", () => {
   });
 
   it("a provider's own call id keys a write: a retried payload replays, two calls with equal arguments act twice", async () => {
-    const own = await createWorld();
+    const own = await createWorld(NO_DUPLICATE_GUARD);
     const conversation = await conversationFor(own.keys.agent, { customer_id: own.customers.ana });
     const args = JSON.stringify({ order_id: own.orders.o1001, amount_cents: 100, currency: "USD", reason: "late" });
     const chat = (...ids: string[]) => ({
@@ -118,7 +118,7 @@ describe("call keys", () => {
   });
 
   it("a read binds no key: reads sent with one key each answer afresh from the order as it is now", async () => {
-    const own = await createWorld();
+    const own = await createWorld(NO_DUPLICATE_GUARD);
     const conversation = await conversationFor(own.keys.agent, { customer_id: own.customers.ana });
     const key = newCallKey();
     const read = { name: "get_order", arguments: { order_id: own.orders.o1001 } };
@@ -150,7 +150,7 @@ describe("call keys", () => {
   });
 
   it("a transient outcome does not bind the key, so a retry can still succeed", async () => {
-    const held = await createWorld();
+    const held = await createWorld(NO_DUPLICATE_GUARD);
     const conversation = await conversationFor(held.keys.agent, { customer_id: held.customers.ana });
     await db.order.update({ where: { id: held.orders.o1001 }, data: { refundPending: true } });
     const key = newCallKey();

@@ -159,7 +159,7 @@ describe("the migration runner", () => {
       .filter((name) => !name.endsWith(".toml"))
       .sort();
     await writeFile(path.join(dir, first, "migration.sql"), "-- edited\n", { flag: "a" });
-    await expect(migrate(inject("databaseUrl"), dir)).rejects.toThrow(/edited after it was applied/);
+    await expect(migrate(inject("databaseUrl"), { dir })).rejects.toThrow(/edited after it was applied/);
   });
 
   it(

@@ -4,7 +4,7 @@ import { db } from "@/lib/db";
 import { proposeCall } from "@/lib/agent-api/propose";
 import { conversationFor, newCallKey, propose } from "./support/api";
 import { expectNoEffect } from "./support/effects";
-import { createWorld } from "./support/world";
+import { NO_DUPLICATE_GUARD, createWorld } from "./support/world";
 
 const refund = (order: string, amount: number) => ({
   name: "issue_refund",
@@ -62,7 +62,7 @@ describe("consequence policy (tenant defaults: auto 5000, session cap 10000, 3 a
   });
 
   it("three 4000-cent refunds on ord_1004: two execute, the third crosses the session cap and waits", async () => {
-    const world = await createWorld();
+    const world = await createWorld(NO_DUPLICATE_GUARD);
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
     const codes = [];
     for (let i = 0; i < 3; i++)
@@ -80,7 +80,7 @@ describe("consequence policy (tenant defaults: auto 5000, session cap 10000, 3 a
   });
 
   it("the session cap is per conversation: a new conversation starts a new budget", async () => {
-    const world = await createWorld();
+    const world = await createWorld(NO_DUPLICATE_GUARD);
     const first = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
     const second = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
     await propose(world.keys.agent, first, refund(world.orders.o1004, 5000), newCallKey());
@@ -114,7 +114,7 @@ describe("consequence policy (tenant defaults: auto 5000, session cap 10000, 3 a
   });
 
   it("writes of any kind count toward max_auto_writes", async () => {
-    const world = await createWorld();
+    const world = await createWorld(NO_DUPLICATE_GUARD);
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
     await propose(world.keys.agent, conversation, refund(world.orders.o1001, 100), newCallKey());
     await propose(

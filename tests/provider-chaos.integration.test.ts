@@ -5,7 +5,7 @@ import { reconcileRefunds } from "@/lib/payments/reconcile";
 import { conversationFor, newCallKey, propose } from "./support/api";
 import { ownExternals } from "./support/externals";
 import { expectRefundInvariants } from "./support/invariants";
-import { createWorld, NO_CEILINGS } from "./support/world";
+import { NO_DUPLICATE_GUARD, createWorld, NO_CEILINGS } from "./support/world";
 
 const externals = ownExternals();
 
@@ -43,6 +43,7 @@ describe("a randomized fault schedule", () => {
     console.log(`chaos: seed ${SEED}, ${ATTEMPTS} refund attempts, ${WORKERS} workers (CHAOS_SEED to replay)`);
     const next = random(SEED);
     const world = await createWorld({
+      ...NO_DUPLICATE_GUARD,
       autoLimitCents: 100_000,
       sessionCapCents: 100_000_000,
       rateConversationPerMin: 100_000,

@@ -36,7 +36,7 @@ describe("the SPEC outcome table and the model projection", () => {
       message: expect.stringContaining("Send this call with a new call key, or with none"),
     },
     "order.not-delivered": { status: "not_allowed" },
-    "refund.in-progress": { status: "unavailable" },
+    "refund.in-progress": { status: "pending_confirmation", message: expect.stringContaining("Do not propose") },
     "agent.not-authorized": { status: "not_allowed" },
     "order.fraud-hold": { status: "not_allowed" },
     "approval.required": { status: "needs_approval" },
@@ -207,6 +207,7 @@ describe("consequence policy at its boundaries (auto 5000, cap 10000, 3 writes)"
     approvalTtlSeconds: 900,
     rateConversationPerMin: 60,
     rateKeyPerMin: 600,
+    duplicateWindowHours: 24,
   };
   const budget = (writesMade: number, irreversibleCents: number) => ({ writesMade, irreversibleCents });
   it("irreversible: auto up to and including the limit and the cap", () => {

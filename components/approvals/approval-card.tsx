@@ -98,8 +98,16 @@ export function ApprovalCard({
           <span>this call needs a supervisor&apos;s approval</span>
         ) : (
           <ul>
-            {preview.held.map((reason) => (
-              <li key={reason.rule}>{heldText(reason, currency)}</li>
+            {preview.held.map((reason, index) => (
+              <li key={`${reason.rule}-${index}`} data-rule={reason.rule}>
+                {heldText(reason, currency)}
+                {reason.rule === "possible_duplicate" && (
+                  <>
+                    {" "}
+                    (<Link href={`/calls/${reason.of_call_id}`}>the earlier call&apos;s timeline</Link>)
+                  </>
+                )}
+              </li>
             ))}
           </ul>
         )}

@@ -35,6 +35,7 @@ const PolicyFormSchema = z.strictObject({
   expiryWarningSeconds: Typed,
   secondAdminAboveCents: Typed,
   changeDelaySeconds: Typed,
+  duplicateWindowHours: Typed,
 });
 
 /** The form as typed (money in currency units); errors come back in words, naming each field by its label. */

@@ -21,6 +21,8 @@ export const LOOSENS: Record<PolicyField, "up" | "down" | "never"> = {
   expiryWarningSeconds: "never",
   secondAdminAboveCents: "up",
   changeDelaySeconds: "down",
+  // A shorter window sees fewer earlier refunds as duplicates.
+  duplicateWindowHours: "down",
 };
 
 export type AdminChangeKind =

@@ -56,6 +56,7 @@ export const PolicySchema = z.strictObject({
     .int()
     .min(60)
     .max(30 * 24 * 3600),
+  duplicateWindowHours: z.coerce.number().int().min(1).max(720),
 });
 export type PolicyInput = z.infer<typeof PolicySchema>;
 

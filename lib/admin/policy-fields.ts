@@ -15,7 +15,8 @@ export type PolicyField =
   | "twoPersonAboveCents"
   | "expiryWarningSeconds"
   | "secondAdminAboveCents"
-  | "changeDelaySeconds";
+  | "changeDelaySeconds"
+  | "duplicateWindowHours";
 
 export interface PolicyFieldSpec {
   name: PolicyField;
@@ -122,6 +123,14 @@ export const POLICY_FIELDS: PolicyFieldSpec[] = [
     unit: "seconds",
     min: 60,
     max: 30 * 24 * 3600,
+  },
+  {
+    name: "duplicateWindowHours",
+    label: "Duplicate refund window (hours)",
+    help: "A refund matching one issued or still settling on the same order this many hours back waits for a supervisor.",
+    unit: "count",
+    min: 1,
+    max: 720,
   },
 ];
 

@@ -21,6 +21,7 @@ const POLICY_SELECT = {
   expiryWarningSeconds: true,
   secondAdminAboveCents: true,
   changeDelaySeconds: true,
+  duplicateWindowHours: true,
 } as const satisfies Record<PolicyField, true>;
 
 const POLICY_COLUMNS = Prisma.raw(POLICY_FIELDS.map((spec) => `"${spec.name}"`).join(", "));

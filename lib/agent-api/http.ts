@@ -142,6 +142,7 @@ export function callBody(id: string, outcome: Outcome, replayed = false): Record
     ...(result !== undefined ? { result } : {}),
     ...(outcome.approval ? { approval: canonical(outcome.approval) } : {}),
     ...(outcome.decision ? { decision: canonical(outcome.decision) } : {}),
+    ...(outcome.awaiting ? { awaiting: outcome.awaiting } : {}),
     ...(replayed ? { replayed: true } : {}),
   };
 }

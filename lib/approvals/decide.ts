@@ -8,6 +8,7 @@ import { executeCall } from "../gateway/execute";
 import { completeExternal } from "../gateway/pipeline";
 import { lockConversation } from "../gateway/lock";
 import { outcome, type Outcome } from "../gateway/outcome";
+import { heldFor } from "../gateway/policy";
 import { recheckForApproval } from "../gateway/recheck";
 import { appendDecision, recordLaterOutcome } from "../gateway/record";
 import { logError } from "../log";
@@ -16,6 +17,7 @@ import { formatMoney } from "../money";
 import { findTool } from "../tools/registry";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
 import {
+  addHeldReason,
   findDeskPolicy,
   findOriginCall,
   locateRequest,
@@ -24,6 +26,7 @@ import {
   markFirstApproval,
   type LockedRequest,
 } from "./sql";
+import { heldText } from "./words";
 
 export interface Approver {
   userId: string;
@@ -232,7 +235,12 @@ async function decide(
           `${explainRecheck(recheck.outcome, recheck.order, request.impactCents)}; the request is still pending`,
         );
       }
-      const detail = { proposed: args, approved, approvers: approversOf(request, approver.userId, stepUp) };
+      const detail = {
+        proposed: args,
+        approved,
+        approvers: approversOf(request, approver.userId, stepUp),
+        ...(recheck.ok && recheck.duplicate ? { duplicate_guard: recheck.duplicate } : {}),
+      };
       if (!recheck.ok) {
         const explained = explainRecheck(recheck.outcome, recheck.order, impactCents);
         // The re-check's failure in words reaches the model too, except a fraud hold: that reason is internal.
@@ -240,6 +248,16 @@ async function decide(
           recheck.outcome.code === "order.fraud-hold" ? recheck.outcome : { ...recheck.outcome, reason: explained };
         await close(tx, request, "failed", approver, failed, note, startedAt, { ...detail, executed: null });
         return fail("approval.recheck-failed", explained, failed);
+      }
+      // A possible duplicate is what a person decides, but only one the card showed them: a match that appeared
+      // since (another refund of the order issued meanwhile) is added to the card and stops this click.
+      const duplicate = recheck.duplicate?.verdict === "held" ? heldFor(recheck.duplicate) : null;
+      if (duplicate && !request.shownDuplicates.includes(duplicate.of_call_id)) {
+        await addHeldReason(tx, request.id, duplicate);
+        return fail(
+          "approval.retry",
+          `this is a ${heldText(duplicate, String(approved.currency ?? ""))}; nothing was executed. The request now says so: approve it again if it is not a duplicate, or deny it`,
+        );
       }
       if (twoPerson && !request.firstApproverId) {
         await recordFirstApproval(tx, request, approver, approved, stepUp, startedAt, detail);

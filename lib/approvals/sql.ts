@@ -2,6 +2,7 @@
 // statements take a `Db` (a `Tx` when they lock rows); the reads that stay Prisma model queries take the `Client`.
 import type { Client, Db, Tx } from "../db";
 import { Prisma } from "../generated/prisma/client";
+import type { HeldReason } from "../gateway/policy";
 import type { HistoryFilter, QueueFilters, QueueSort } from "./filters";
 
 /** The tenant's thresholds the desk applies when a supervisor approves. */
@@ -76,6 +77,8 @@ export interface LockedRequest {
   firstApproverId: string | null;
   firstApprovedArgs: unknown;
   firstStepUpMethod: string | null;
+  /** The earlier calls the request's card names as possible duplicates (the duplicate-intent guard). */
+  shownDuplicates: string[];
 }
 
 /** Where a tenant's request sits (its conversation, tool and call), read without a lock; null when there is none. */
@@ -90,9 +93,19 @@ export async function locateRequest(db: Client, approvalId: string, tenantId: st
 export async function lockRequest(tx: Tx, approvalId: string, tenantId: string): Promise<LockedRequest | undefined> {
   const [request] = await tx.$queryRaw<LockedRequest[]>`
     SELECT "id", "tenantId", "conversationId", "originCallId", "toolName", "orderId", "argsHash", "impactCents",
-           "status", "requestedById", "expiresAt", "firstApproverId", "firstApprovedArgs", "firstStepUpMethod"
+           "status", "requestedById", "expiresAt", "firstApproverId", "firstApprovedArgs", "firstStepUpMethod",
+           ARRAY(SELECT held ->> 'of_call_id' FROM jsonb_array_elements(COALESCE("preview" -> 'held', '[]'::jsonb)) AS held
+                 WHERE held ->> 'rule' = 'possible_duplicate') AS "shownDuplicates"
     FROM "ApprovalRequest" WHERE "id" = ${approvalId} AND "tenantId" = ${tenantId} FOR UPDATE`;
   return request;
+}
+
+/** Adds a reason to the request's card (its preview's `held` list), as the next supervisor to open it reads it. */
+export async function addHeldReason(tx: Tx, approvalId: string, reason: HeldReason): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE "ApprovalRequest"
+    SET "preview" = jsonb_set("preview", '{held}', COALESCE("preview" -> 'held', '[]'::jsonb) || jsonb_build_array(${JSON.stringify(reason)}::jsonb))
+    WHERE "id" = ${approvalId}`;
 }
 
 /** The call a request was made for, with the arguments it binds; null when it is gone. */

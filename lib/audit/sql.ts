@@ -1,8 +1,8 @@
 import type { Db, Tx } from "../db";
 import { Prisma } from "../generated/prisma/client";
 
-// The audit module's statements: the decision log as its seals and exports read it, the seals themselves, and the
-// audit log of people's actions.
+// The audit module's statements: the decision log and the audit log of people's actions as their seals read them,
+// the decision log as its exports read it, and the seals themselves.
 
 /** A decision log row as it is sealed and exported. */
 export interface LogRow {
@@ -29,8 +29,36 @@ const LOG_ROW_COLUMNS =
   Prisma.raw(`"id"::text AS "id", "tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "actorId",
   "replayed", "latencyMs", "detail", "createdAt", "txid"::text AS "txid"`);
 
+/** An audit log row (a person's action) as it is sealed. */
+export interface AuditRow {
+  id: string;
+  tenantId: string;
+  actorId: string;
+  action: string;
+  detail: unknown;
+  createdAt: Date;
+  txid: string;
+}
+
+/** The two sealed logs: the decision log and the audit log of people's actions, each with its own chains. */
+export type SealedLog = "decision" | "audit";
+export const SEALED_LOGS: readonly SealedLog[] = ["decision", "audit"];
+export type SealedRow = LogRow | AuditRow;
+
+const TABLE: Record<SealedLog, Prisma.Sql> = {
+  decision: Prisma.raw(`"DecisionLog"`),
+  audit: Prisma.raw(`"AuditLog"`),
+};
+const ROW_COLUMNS: Record<SealedLog, Prisma.Sql> = {
+  decision: LOG_ROW_COLUMNS,
+  audit: Prisma.raw(
+    `"id"::text AS "id", "tenantId", "actorId", "action", "detail", "createdAt", "txid"::text AS "txid"`,
+  ),
+};
+
 /** What a seal covers and the seal before it: its hash is taken over exactly this. */
 export interface SealLink {
+  log: SealedLog;
   tenantId: string;
   seq: number;
   fromTxid: string;
@@ -38,6 +66,11 @@ export interface SealLink {
   rowIds: string[];
   rowHashes: string[];
   prevHash: string;
+  /** The key whose HMAC the hash is; null for a seal made before seals were keyed (a plain SHA-256). */
+  keyId: string | null;
+  /** How many rows the chain holds through this seal; null before seals were keyed. */
+  position: string | null;
+  sealedAt: Date;
 }
 
 export interface StoredSeal extends SealLink {
@@ -45,7 +78,8 @@ export interface StoredSeal extends SealLink {
 }
 
 const SEAL_COLUMNS = Prisma.raw(
-  `"tenantId", "seq", "fromTxid"::text AS "fromTxid", "toTxid"::text AS "toTxid", "rowIds"::text[] AS "rowIds", "rowHashes", "prevHash", "hash"`,
+  `"log", "tenantId", "seq", "fromTxid"::text AS "fromTxid", "toTxid"::text AS "toTxid", "rowIds"::text[] AS "rowIds", "rowHashes", "prevHash",
+  "keyId", "position"::text AS "position", "createdAt" AS "sealedAt", "hash"`,
 );
 
 // Any constant that no other advisory lock in the project uses: one sealer at a time, on any instance.
@@ -60,45 +94,52 @@ export async function tryLockSealer(tx: Tx): Promise<boolean> {
 }
 
 /**
- * Where the next seals start (the highest txid sealed so far, 0 before the first) and the horizon: the oldest
- * transaction still running, below which every row has committed or rolled back.
+ * Where the log's next seals start (the highest txid sealed so far, 0 before the first), the horizon: the oldest
+ * transaction still running, below which every row has committed or rolled back, and the time of the seals.
  */
-export async function findSealRange(tx: Tx): Promise<{ from: string; horizon: string }> {
-  const [range] = await tx.$queryRaw<{ from: string; horizon: string }[]>`
-    SELECT COALESCE(MAX("toTxid"), 0)::text AS "from", pg_snapshot_xmin(pg_current_snapshot())::text AS "horizon" FROM "DecisionSeal"`;
+export async function findSealRange(tx: Tx, log: SealedLog): Promise<{ from: string; horizon: string; at: Date }> {
+  const [range] = await tx.$queryRaw<{ from: string; horizon: string; at: Date }[]>`
+    SELECT COALESCE(MAX("toTxid"), 0)::text AS "from", pg_snapshot_xmin(pg_current_snapshot())::text AS "horizon", now() AS "at"
+    FROM "DecisionSeal" WHERE "log" = ${log}`;
   return range;
 }
 
 /** The txid of the row `offset` rows into [from, horizon) in txid order, or undefined when there are fewer rows. */
 export async function findTxidAtOffset(
   db: Db,
-  from: string,
-  horizon: string,
+  log: SealedLog,
+  range: { from: string; horizon: string },
   offset: number,
 ): Promise<string | undefined> {
   const [cut] = await db.$queryRaw<{ txid: string }[]>`
-    SELECT "txid"::text AS "txid" FROM "DecisionLog" WHERE "txid" >= ${from}::bigint AND "txid" < ${horizon}::bigint
+    SELECT "txid"::text AS "txid" FROM ${TABLE[log]} WHERE "txid" >= ${range.from}::bigint AND "txid" < ${range.horizon}::bigint
     ORDER BY "txid" OFFSET ${offset}::int LIMIT 1`;
   return cut?.txid;
 }
 
 /** Every tenant's rows with a txid in [from, to), by tenant and then id. */
-export function findLogRowsInRange(tx: Tx, from: string, to: string): Promise<LogRow[]> {
-  return tx.$queryRaw<LogRow[]>`
-    SELECT ${LOG_ROW_COLUMNS} FROM "DecisionLog" WHERE "txid" >= ${from}::bigint AND "txid" < ${to}::bigint ORDER BY "tenantId", "id"`;
+export function findLogRowsInRange(tx: Tx, log: SealedLog, from: string, to: string): Promise<SealedRow[]> {
+  return tx.$queryRaw<SealedRow[]>`
+    SELECT ${ROW_COLUMNS[log]} FROM ${TABLE[log]} WHERE "txid" >= ${from}::bigint AND "txid" < ${to}::bigint ORDER BY "tenantId", "id"`;
 }
 
 /** One tenant's rows with a txid in [from, to), by id. */
-export function findTenantLogRowsInRange(db: Db, tenantId: string, from: string, to: string): Promise<LogRow[]> {
-  return db.$queryRaw<LogRow[]>`
-    SELECT ${LOG_ROW_COLUMNS} FROM "DecisionLog"
+export function findTenantLogRowsInRange(
+  db: Db,
+  log: SealedLog,
+  tenantId: string,
+  from: string,
+  to: string,
+): Promise<SealedRow[]> {
+  return db.$queryRaw<SealedRow[]>`
+    SELECT ${ROW_COLUMNS[log]} FROM ${TABLE[log]}
     WHERE "tenantId" = ${tenantId} AND "txid" >= ${from}::bigint AND "txid" < ${to}::bigint ORDER BY "id"`;
 }
 
 /** How many of the tenant's rows have a txid of `from` or above. */
-export async function countTenantLogRowsFrom(db: Db, tenantId: string, from: string): Promise<number> {
+export async function countTenantLogRowsFrom(db: Db, log: SealedLog, tenantId: string, from: string): Promise<number> {
   const [pending] = await db.$queryRaw<{ count: number }[]>`
-    SELECT count(*)::int AS "count" FROM "DecisionLog" WHERE "tenantId" = ${tenantId} AND "txid" >= ${from}::bigint`;
+    SELECT count(*)::int AS "count" FROM ${TABLE[log]} WHERE "tenantId" = ${tenantId} AND "txid" >= ${from}::bigint`;
   return pending.count;
 }
 
@@ -114,26 +155,31 @@ export function findLogPage(
     ORDER BY "createdAt", "id" LIMIT ${query.limit}::int`;
 }
 
-/** The tenant's latest seal, or undefined before the first. */
-export async function findLastSeal(tx: Tx, tenantId: string): Promise<StoredSeal | undefined> {
+/** The tenant's latest seal of the log, or undefined before the first. */
+export async function findLastSeal(tx: Tx, log: SealedLog, tenantId: string): Promise<StoredSeal | undefined> {
   const [previous] = await tx.$queryRaw<StoredSeal[]>`
-    SELECT ${SEAL_COLUMNS} FROM "DecisionSeal" WHERE "tenantId" = ${tenantId} ORDER BY "seq" DESC LIMIT 1`;
+    SELECT ${SEAL_COLUMNS} FROM "DecisionSeal" WHERE "log" = ${log} AND "tenantId" = ${tenantId} ORDER BY "seq" DESC LIMIT 1`;
   return previous;
 }
 
-/** The tenant's seals in chain order. */
-export function findSeals(db: Db, tenantId: string): Promise<StoredSeal[]> {
-  return db.$queryRaw<
-    StoredSeal[]
-  >`SELECT ${SEAL_COLUMNS} FROM "DecisionSeal" WHERE "tenantId" = ${tenantId} ORDER BY "seq"`;
+/** The tenant's seals of the log in chain order. */
+export function findSeals(db: Db, log: SealedLog, tenantId: string): Promise<StoredSeal[]> {
+  return db.$queryRaw<StoredSeal[]>`
+    SELECT ${SEAL_COLUMNS} FROM "DecisionSeal" WHERE "log" = ${log} AND "tenantId" = ${tenantId} ORDER BY "seq"`;
 }
 
-/** Appends a seal to its tenant's chain. */
-export async function insertSeal(tx: Tx, link: SealLink, hash: string): Promise<void> {
+/** Every chain that has a seal: the log and the tenant. */
+export function findChains(db: Db): Promise<{ log: SealedLog; tenantId: string }[]> {
+  return db.$queryRaw<{ log: SealedLog; tenantId: string }[]>`
+    SELECT DISTINCT "log", "tenantId" FROM "DecisionSeal" ORDER BY "log", "tenantId"`;
+}
+
+/** Appends a seal to its chain. */
+export async function insertSeal(tx: Tx, seal: StoredSeal): Promise<void> {
   await tx.$executeRaw`
-    INSERT INTO "DecisionSeal" ("tenantId", "seq", "fromTxid", "toTxid", "rowIds", "rowHashes", "prevHash", "hash")
-    VALUES (${link.tenantId}, ${link.seq}::int, ${link.fromTxid}::bigint, ${link.toTxid}::bigint, ${link.rowIds}::bigint[], ${link.rowHashes}::text[],
-            ${link.prevHash}, ${hash})`;
+    INSERT INTO "DecisionSeal" ("log", "tenantId", "seq", "fromTxid", "toTxid", "rowIds", "rowHashes", "prevHash", "keyId", "position", "createdAt", "hash")
+    VALUES (${seal.log}, ${seal.tenantId}, ${seal.seq}::int, ${seal.fromTxid}::bigint, ${seal.toTxid}::bigint, ${seal.rowIds}::bigint[],
+            ${seal.rowHashes}::text[], ${seal.prevHash}, ${seal.keyId}, ${seal.position}::bigint, ${seal.sealedAt}::timestamptz, ${seal.hash})`;
 }
 
 /** Appends a person's action to the tenant's audit log. */

@@ -1,4 +1,5 @@
 import type { Db } from "../db";
+import type { DuplicateVerdict } from "../gateway/policy";
 
 export interface TimelineCall {
   id: string;
@@ -25,6 +26,8 @@ export interface DecisionRow {
   actor: string | null;
   replayed: boolean;
   createdAt: Date;
+  /** The duplicate-intent guard's verdict, when it looked at the call (`DuplicateVerdict`). */
+  duplicateGuard: DuplicateVerdict | null;
 }
 
 /** The call's approval request, with the person who decided it ("Name (email)") if one did. */
@@ -70,7 +73,8 @@ export async function findTimelineCall(db: Db, tenantId: string, callId: string)
 /** The call's decision-log rows, oldest first. */
 export async function findCallDecisions(db: Db, tenantId: string, callId: string): Promise<DecisionRow[]> {
   return db.$queryRaw<DecisionRow[]>`
-      SELECT d."id", d."kind", d."stage", d."code", u."name" || ' (' || u."email" || ')' AS "actor", d."replayed", d."createdAt"
+      SELECT d."id", d."kind", d."stage", d."code", u."name" || ' (' || u."email" || ')' AS "actor", d."replayed", d."createdAt",
+             d."detail" -> 'duplicate_guard' AS "duplicateGuard"
       FROM "DecisionLog" d LEFT JOIN "User" u ON u."id" = d."actorId"
       WHERE d."toolCallId" = ${callId} AND d."tenantId" = ${tenantId}
       ORDER BY d."id"`;

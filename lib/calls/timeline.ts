@@ -9,6 +9,8 @@ import {
   type DecisionRow,
   type TimelineCall,
 } from "./sql";
+import { heldText } from "../approvals/words";
+import { heldFor, type DuplicateVerdict } from "../gateway/policy";
 import { outcomeTitle } from "./words";
 
 export interface TimelineEvent {
@@ -20,6 +22,14 @@ export interface TimelineEvent {
   code: string | null;
   kind: string | null;
   detail: string | null;
+}
+
+/** The duplicate-intent guard's verdict on a call, as its timeline says it. */
+function guardText(verdict: DuplicateVerdict): string {
+  if (verdict.verdict === "clear")
+    return `Duplicate check: no refund of this order in the last ${verdict.window_hours} hours matches`;
+  const hit = heldFor(verdict);
+  return `Duplicate check: ${heldText(hit, hit.currency)}`;
 }
 
 function decisionTitle(row: DecisionRow): string {
@@ -61,7 +71,13 @@ export async function callTimeline(
       ...(row.actor && row.code === "refund.outcome-unknown" && refunds.some((refund) => refund.settledAt)
         ? { code: null, kind: null }
         : { code: row.code, kind: row.kind }),
-      detail: row.actor && approval?.note ? `Note: ${approval.note}` : null,
+      detail:
+        [
+          row.actor && approval?.note ? `Note: ${approval.note}` : null,
+          row.duplicateGuard && guardText(row.duplicateGuard),
+        ]
+          .filter(Boolean)
+          .join(" · ") || null,
     })),
     ...refunds
       .filter((refund) => refund.settledAt)

@@ -93,6 +93,7 @@ function toFound(row: ConversationRow): FoundConversation {
     approvalTtlSeconds,
     rateConversationPerMin,
     rateKeyPerMin,
+    duplicateWindowHours,
     agentRole,
     agentCanRefund,
     agentActive,
@@ -110,6 +111,7 @@ function toFound(row: ConversationRow): FoundConversation {
       approvalTtlSeconds,
       rateConversationPerMin,
       rateKeyPerMin,
+      duplicateWindowHours,
     },
   };
 }

@@ -43,6 +43,7 @@ export interface ConversationRow extends Omit<ConversationFacts, "agent">, Tenan
 const CONVERSATION_COLUMNS = Prisma.sql`
   c."id", c."tenantId", c."agentId", c."customerId", c."orderId", c."tools", c."scopes", c."writesMade", c."irreversibleCents",
   t."autoLimitCents", t."sessionCapCents", t."maxAutoWrites", t."approvalTtlSeconds", t."rateConversationPerMin", t."rateKeyPerMin",
+  t."duplicateWindowHours",
   u."role"::text AS "agentRole", u."canRefund" AS "agentCanRefund", u."active" AS "agentActive"`;
 
 /** The agent's role and permissions as they are now, or null when the agent is not of that tenant. */

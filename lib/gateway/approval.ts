@@ -2,7 +2,7 @@ import type { Db } from "../db";
 import { newId } from "../ids";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
 import { outcome, type Outcome } from "./outcome";
-import { heldBecause, type CeilingHit, type HeldReason } from "./policy";
+import { heldBecause, type CeilingHit, type DuplicateHit, type HeldReason } from "./policy";
 import { recordLaterOutcome } from "./record";
 import { findPendingApproval, insertApproval, markApprovalExpired, markApprovalWithdrawn } from "./sql";
 import type { ConversationFacts, TenantPolicy } from "./types";
@@ -46,6 +46,8 @@ export interface PendingCall {
   conversation: ConversationFacts;
   policy: TenantPolicy;
   ceiling: CeilingHit | null;
+  /** The earlier effect the duplicate-intent guard held this call for, first among the reasons the card gives. */
+  duplicate: DuplicateHit | null;
   callId: string;
 }
 
@@ -69,6 +71,7 @@ export function buildPreview(call: PendingCall): ApprovalPreview {
     customer_id: call.conversation.customerId,
     ...(call.ceiling ? { ceiling: call.ceiling } : {}),
     held: [
+      ...(call.duplicate ? [call.duplicate] : []),
       ...heldBecause(call.tool, call.conversation, call.policy, call.impactCents),
       ...(call.ceiling
         ? [

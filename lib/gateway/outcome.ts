@@ -1,3 +1,5 @@
+import { formatMoney } from "../money";
+
 // The SPEC section 5 table in one place: every code fixes its kind and stage.
 const CODES = {
   "rate.limited": ["rejected", "rate"],
@@ -83,6 +85,13 @@ export interface ApprovalView {
   preview: unknown;
 }
 
+/** The earlier call whose effect on the order still awaits the outside system's answer (`refund.in-progress`). */
+export interface AwaitedCall {
+  call_id: string;
+  amount_cents: number;
+  currency: string;
+}
+
 export interface Outcome {
   kind: Kind;
   stage: Stage;
@@ -94,6 +103,8 @@ export interface Outcome {
   reason?: string;
   /** A supervisor's narrowing edit: the arguments approved, when they differ from the proposal. */
   decision?: { approved_arguments: Record<string, unknown> };
+  /** For `refund.in-progress`: the earlier call the model should wait on rather than propose the refund again. */
+  awaiting?: AwaitedCall;
 }
 
 /** What the agent runtime should show the model: never internal reasons such as a fraud hold. */
@@ -101,10 +112,15 @@ export interface ModelProjection {
   status: ModelStatus;
   paths?: string[];
   result?: unknown;
-  /** For a fault of the client rather than of the arguments: what to change before sending the call again. */
+  /**
+   * For a fault of the client rather than of the arguments: what to change before sending the call again; for a
+   * refund the order already has in flight: to wait on that call instead of proposing it again.
+   */
   message?: string;
   /** Why a supervisor's decision or its re-check stopped the call. */
   reason?: string;
+  /** For a refund the order already has in flight: the call to wait on with `get_call_status`. */
+  awaiting?: AwaitedCall;
 }
 
 // Faults of the calling runtime, not of the model's arguments: the model is told what its runtime must change.
@@ -117,7 +133,7 @@ const CLIENT_FAULTS: Partial<Record<Code, string>> = {
 
 export function outcome(
   code: Code,
-  extra: Pick<Outcome, "issues" | "result" | "approval" | "reason" | "decision"> = {},
+  extra: Pick<Outcome, "issues" | "result" | "approval" | "reason" | "decision" | "awaiting"> = {},
 ): Outcome {
   const [kind, stage] = CODES[code];
   return { kind, stage, code, ...extra };
@@ -146,6 +162,8 @@ function projectKind(o: Outcome): ModelProjection {
     case "unavailable":
       // May have happened: the model must not retry it as if it had failed, only check the call later.
       if (o.code === "refund.outcome-unknown") return { status: "pending_confirmation" };
+      // Another refund of this order awaits the provider: it may have happened, so the model waits on that call.
+      if (o.code === "refund.in-progress") return awaitingProjection(o.awaiting);
       return { status: "unavailable" };
     case "denied":
       return { status: "not_allowed" };
@@ -158,6 +176,23 @@ function projectKind(o: Outcome): ModelProjection {
       if (o.code === "rate.limited") return { status: "unavailable" };
       return { status: "not_allowed" };
   }
+}
+
+/** `refund.in-progress` as the model reads it: never "unavailable", which would invite it to try again later. */
+function awaitingProjection(awaiting: AwaitedCall | undefined): ModelProjection {
+  if (!awaiting) {
+    return {
+      status: "pending_confirmation",
+      message:
+        "A refund on this order is awaiting the payment provider's confirmation and may already have been paid. Do not propose a refund on this order again until it is confirmed.",
+    };
+  }
+  const amount = `${formatMoney(awaiting.amount_cents, awaiting.currency)} (${awaiting.amount_cents} cents)`;
+  return {
+    status: "pending_confirmation",
+    awaiting,
+    message: `A refund of ${amount} on this order (call ${awaiting.call_id}) is awaiting the payment provider's confirmation and may already have been paid. Do not propose it again: wait on it with get_call_status (call_id ${awaiting.call_id}, wait_seconds up to 30).`,
+  };
 }
 
 /**

@@ -13,13 +13,13 @@ import { lockConversation } from "./lock";
 import { checkIdempotency, deriveCallKey } from "./idempotency";
 import { bindsCallKey, outcome, type Outcome } from "./outcome";
 import { parseEnvelope, type RawProposal } from "./parse";
-import { decidePolicy } from "./policy";
+import { decidePolicy, heldFor } from "./policy";
 import { countAndLimitCall } from "./rate";
 import { appendDecision, recordCall, UNKNOWN_TOOL } from "./record";
 import { checkSchema } from "./schema";
 import { checkScope } from "./scope";
 import { checkSemantics } from "./semantic";
-import { checkState } from "./state";
+import { checkState, explainState } from "./state";
 import type { CallRecord, ConversationFacts, RateCount, TenantPolicy } from "./types";
 
 export interface Proposal {
@@ -258,19 +258,28 @@ async function checkAgainstData(
   }
 
   const state = stage("state", () => checkState(tool, args, order));
-  if (!state.ok) return finish(state.outcome);
+  if (!state.ok) return finish(await stage("state", () => explainState(client, tool, order, state.outcome)));
 
   const policy = await stage("policy", () =>
     decidePolicy(client, tool, conversation, proposal.policy, order, call.impactCents),
   );
   if (!policy.ok) return finish(policy.outcome);
-  const { consequence, ceiling, countsTowardCeilings } = policy.value;
+  const { consequence, ceiling, countsTowardCeilings, duplicate } = policy.value;
+  if (duplicate) record.detail = { duplicate_guard: duplicate };
 
   if (consequence === "approval") {
     const pending = await stage("approval", () =>
       requestApproval(
         client,
-        { ...call, order, conversation, policy: proposal.policy, ceiling, callId: id },
+        {
+          ...call,
+          order,
+          conversation,
+          policy: proposal.policy,
+          ceiling,
+          duplicate: duplicate?.verdict === "held" ? heldFor(duplicate) : null,
+          callId: id,
+        },
         ports.notifyApprovalRequested,
       ),
     );

@@ -1,6 +1,6 @@
 import type { Db } from "../db";
 import { scopesFor } from "../tools/scopes";
-import type { OrderFacts, ToolDefinition } from "../tools/types";
+import type { EarlierEffect, OrderFacts, ToolDefinition } from "../tools/types";
 import { pass, stop, type StageResult } from "./outcome";
 import { deleteOldAutoExposure, lockTenantCeilings, sumAutoExposure } from "./sql";
 import type { ConversationFacts, TenantPolicy } from "./types";
@@ -15,8 +15,24 @@ export interface CeilingHit {
   window_hours: 24;
 }
 
+/** An earlier effect on the order that a call may repeat: why the duplicate-intent guard holds it for a person. */
+export interface DuplicateHit {
+  rule: "possible_duplicate";
+  of_call_id: string;
+  amount_cents: number;
+  currency: string;
+  status: EarlierEffect["status"];
+  at: string;
+  window_hours: number;
+}
+
+/** The duplicate-intent guard's verdict, as the decision log keeps it for every call the guard looked at. */
+export type DuplicateVerdict = { verdict: "clear"; window_hours: number } | ({ verdict: "held" } & DuplicateHit);
+
 export interface PolicyDecision {
   consequence: Consequence;
+  /** The duplicate-intent guard's verdict, null for a tool it does not look at. */
+  duplicate: DuplicateVerdict | null;
   /** Why an irreversible call that the conversation's own limits allow still needs approval. */
   ceiling: CeilingHit | null;
   /** An irreversible effect executed without approval: it counts toward the ceilings from now on. */
@@ -24,8 +40,9 @@ export interface PolicyDecision {
 }
 
 /**
- * Stage 10 of the pipeline: `checkPolicy`, then, for an irreversible call it would let run automatically, the
- * exposure ceilings. Runs inside the write's transaction, so the ceilings' lock is held until the effect commits.
+ * Stage 10 of the pipeline: `checkPolicy`, the duplicate-intent guard, then, for an irreversible call they would let
+ * run automatically, the exposure ceilings. Runs inside the write's transaction, so the ceilings' lock is held
+ * until the effect commits.
  */
 export async function decidePolicy(
   client: Db,
@@ -37,15 +54,59 @@ export async function decidePolicy(
 ): Promise<StageResult<PolicyDecision>> {
   const checked = checkPolicy(tool, conversation, policy, order, impactCents);
   if (!checked.ok) return checked;
-  if (checked.value === "approval" || tool.effect !== "irreversible" || impactCents === 0) {
-    return pass({ consequence: checked.value, ceiling: null, countsTowardCeilings: false });
+  const duplicate = await checkDuplicate(client, tool, conversation, policy, order, impactCents);
+  const held = checked.value === "approval" || duplicate?.verdict === "held";
+  if (held || tool.effect !== "irreversible" || impactCents === 0) {
+    return pass({ consequence: held ? "approval" : "auto", duplicate, ceiling: null, countsTowardCeilings: false });
   }
   const ceiling = await checkCeilings(client, conversation, impactCents);
   return pass(
     ceiling
-      ? { consequence: "approval", ceiling, countsTowardCeilings: false }
-      : { consequence: "auto", ceiling: null, countsTowardCeilings: true },
+      ? { consequence: "approval", duplicate, ceiling, countsTowardCeilings: false }
+      : { consequence: "auto", duplicate, ceiling: null, countsTowardCeilings: true },
   );
+}
+
+/** A held verdict as the approval's card lists it among the reasons. */
+export function heldFor({ verdict: _verdict, ...hit }: DuplicateVerdict & { verdict: "held" }): DuplicateHit {
+  return hit;
+}
+
+/**
+ * The duplicate-intent guard. A model that insists can propose the same refund again under a call key of its own
+ * (stage 8 lets a deliberate second write through), so a call on an order that already has an effect of this tool
+ * issued, unknown or in progress within the tenant's `duplicateWindowHours` is held for a person when it matches
+ * one: the same amount, or a total (those effects plus this call) above what this conversation asked for on the
+ * order (each distinct amount it proposed counted once), so a refund another conversation already made counts. It never refuses: a supervisor who approves the possible duplicate pays it. Null for a tool that
+ * declares no earlier effects.
+ */
+export async function checkDuplicate(
+  client: Db,
+  tool: ToolDefinition,
+  conversation: ConversationFacts,
+  policy: TenantPolicy,
+  order: OrderFacts,
+  impactCents: number,
+): Promise<DuplicateVerdict | null> {
+  if (!tool.earlierEffects) return null;
+  const windowHours = policy.duplicateWindowHours;
+  const { effects, proposedAmounts } = await tool.earlierEffects.recent(client, order, conversation.id, windowHours);
+  const total = effects.reduce((sum, effect) => sum + effect.amountCents, impactCents);
+  // What the conversation asked for: each distinct amount it proposed for the order once, this call's included.
+  const proposed = [...new Set([...proposedAmounts, impactCents])].reduce((sum, cents) => sum + cents, 0);
+  const match =
+    effects.find((effect) => effect.amountCents === impactCents) ?? (total > proposed ? effects[0] : undefined);
+  if (!match) return { verdict: "clear", window_hours: windowHours };
+  return {
+    verdict: "held",
+    rule: "possible_duplicate",
+    of_call_id: match.callId,
+    amount_cents: match.amountCents,
+    currency: match.currency,
+    status: match.status,
+    at: match.at.toISOString(),
+    window_hours: windowHours,
+  };
 }
 
 /**
@@ -71,7 +132,8 @@ export type HeldReason =
   | { rule: "auto_limit_cents"; limit_cents: number; amount_cents: number }
   | { rule: "session_cap_cents"; cap_cents: number; spent_cents: number; amount_cents: number }
   | { rule: "max_auto_writes"; limit: number; writes_made: number }
-  | { rule: CeilingHit["name"]; limit_cents: number; used_cents: number; amount_cents: number };
+  | { rule: CeilingHit["name"]; limit_cents: number; used_cents: number; amount_cents: number }
+  | DuplicateHit;
 
 export function heldBecause(
   tool: ToolDefinition,

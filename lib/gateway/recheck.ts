@@ -2,13 +2,15 @@ import type { Db } from "../db";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
 import { loadContext } from "./context";
 import type { Outcome } from "./outcome";
-import { checkPolicy } from "./policy";
+import { checkDuplicate, checkPolicy, type DuplicateVerdict } from "./policy";
 import { checkState } from "./state";
 import type { ConversationFacts, TenantPolicy } from "./types";
 
 /**
  * Stages 7, 9 and 10 again, against current data, for a call a supervisor is about to approve: everything
- * except the approval requirement itself. Returns the order as it is now, or the outcome that stops it.
+ * except the approval requirement itself. Returns the order as it is now, or the outcome that stops it. The
+ * duplicate-intent guard runs again too, but only to report: a possible duplicate is a reason to ask a person, and
+ * a person is deciding; the caller checks that the request showed them the earlier call it matches.
  */
 export async function recheckForApproval(
   client: Db,
@@ -16,13 +18,18 @@ export async function recheckForApproval(
   args: Record<string, unknown>,
   conversation: ConversationFacts,
   policy: TenantPolicy,
-): Promise<{ ok: true; order: OrderFacts } | { ok: false; outcome: Outcome; order: OrderFacts | null }> {
+): Promise<
+  | { ok: true; order: OrderFacts; duplicate: DuplicateVerdict | null }
+  | { ok: false; outcome: Outcome; order: OrderFacts | null }
+> {
   const context = await loadContext(client, tool, args, conversation);
   if (!context.ok) return { ok: false, outcome: context.outcome, order: null };
   const order = context.value;
   const state = checkState(tool, args, order);
   if (!state.ok) return { ok: false, outcome: state.outcome, order };
-  const allowed = checkPolicy(tool, conversation, policy, order, tool.impactCents(args));
+  const impactCents = tool.impactCents(args);
+  const allowed = checkPolicy(tool, conversation, policy, order, impactCents);
   if (!allowed.ok) return { ok: false, outcome: allowed.outcome, order };
-  return { ok: true, order };
+  const duplicate = await checkDuplicate(client, tool, conversation, policy, order, impactCents);
+  return { ok: true, order, duplicate };
 }

@@ -1,5 +1,6 @@
+import type { Db } from "../db";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
-import { pass, stop, type StageResult } from "./outcome";
+import { outcome, pass, stop, type Outcome, type StageResult } from "./outcome";
 
 /** Stage 9: the tool's own state rules against the order as loaded for this call. */
 export function checkState(
@@ -9,4 +10,22 @@ export function checkState(
 ): StageResult<OrderFacts> {
   const broken = tool.state(args, order);
   return broken ? stop(broken) : pass(order);
+}
+
+/**
+ * What a call stopped by an unsettled effect on its order is told: which call made that effect, of what amount, so
+ * the model waits on it (`get_call_status`) instead of proposing it again. Any other stop is answered as it is.
+ */
+export async function explainState(
+  client: Db,
+  tool: ToolDefinition,
+  order: OrderFacts,
+  stopped: Outcome,
+): Promise<Outcome> {
+  if (stopped.code !== "refund.in-progress" || !tool.earlierEffects) return stopped;
+  const unsettled = await tool.earlierEffects.unsettled(client, order);
+  if (!unsettled) return stopped;
+  return outcome(stopped.code, {
+    awaiting: { call_id: unsettled.callId, amount_cents: unsettled.amountCents, currency: unsettled.currency },
+  });
 }

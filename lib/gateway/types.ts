@@ -26,6 +26,8 @@ export interface TenantPolicy {
   approvalTtlSeconds: number;
   rateConversationPerMin: number;
   rateKeyPerMin: number;
+  /** The duplicate-intent guard looks this many hours back (stage 10). */
+  duplicateWindowHours: number;
 }
 
 /** A bucket as the call's count left it. */
@@ -63,6 +65,8 @@ export interface CallRecord {
   approvalId: string | null;
   outcome: Outcome;
   latencyMs: number;
+  /** What the decision log keeps beside the code: the duplicate-intent guard's verdict, when it looked. */
+  detail?: Record<string, unknown>;
 }
 
 /**

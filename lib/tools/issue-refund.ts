@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { completeRefundOfCall, reserveRefund } from "../payments/refunds";
+import { findRecentRefunds, findUnsettledRefund, refundAmountsProposed } from "./sql";
 import { defineTool, ORDER_ID } from "./types";
 
 export const REFUND_REASONS = ["damaged", "not_as_described", "late", "not_delivered", "wrong_item", "other"] as const;
@@ -53,6 +54,16 @@ export const issueRefund = defineTool<z.infer<typeof IssueRefundSchema>>({
     };
   },
   executedCode: "refund.issued",
+  earlierEffects: {
+    async recent(client, order, conversationId, windowHours) {
+      const [effects, proposedAmounts] = await Promise.all([
+        findRecentRefunds(client, order.id, windowHours),
+        refundAmountsProposed(client, conversationId, order.id),
+      ]);
+      return { effects, proposedAmounts };
+    },
+    unsettled: (client, order) => findUnsettledRefund(client, order.id),
+  },
   external: {
     pendingCode: "refund.outcome-unknown",
     complete: (callId) => completeRefundOfCall(callId),

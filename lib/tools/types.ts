@@ -30,6 +30,26 @@ export interface OrderChange {
   postalCode?: string;
 }
 
+/**
+ * An irreversible effect a tool made (or may have made) on an order: `issued` is done, `unknown` awaits the outside
+ * system's answer after an uncertain attempt, `in_progress` has been sent (or is about to be) and not answered yet.
+ */
+export interface EarlierEffect {
+  callId: string;
+  amountCents: number;
+  currency: string;
+  status: "issued" | "unknown" | "in_progress";
+  at: Date;
+}
+
+/** What the duplicate-intent guard weighs a new call against: the order's recent effects and the conversation's intent. */
+export interface EarlierEffects {
+  /** Newest first, within the window. */
+  effects: EarlierEffect[];
+  /** The distinct impacts the earlier calls of this conversation proposed for this order. */
+  proposedAmounts: number[];
+}
+
 export interface ExecutionContext<A> {
   client: Db;
   args: A;
@@ -66,6 +86,15 @@ export interface ToolDefinition<A = Record<string, unknown>> extends ToolFace<A>
   orderChanges?(args: A, order: OrderFacts): OrderChange;
   execute(context: ExecutionContext<A>): Promise<unknown>;
   executedCode: Code;
+  /**
+   * For an effect a model could repeat under a call key of its own: what this tool did, or may have done, to the
+   * order within the last `windowHours`, for the duplicate-intent guard (stage 10), and the order's unsettled effect
+   * (any age) for the answer to a call its state rules stopped because of it.
+   */
+  earlierEffects?: {
+    recent(client: Db, order: OrderFacts, conversationId: string, windowHours: number): Promise<EarlierEffects>;
+    unsettled(client: Db, order: OrderFacts): Promise<EarlierEffect | undefined>;
+  };
   /**
    * For an effect that leaves the host: the code its call holds when the local transaction commits, before
    * the outside system has answered, and the step that then performs the effect and settles the call.

@@ -66,6 +66,7 @@ describe("the standalone server, started as the Dockerfile starts it", () => {
       PAYMENT_PROVIDER_URL: process.env.PAYMENT_PROVIDER_URL!,
       PAYMENT_PROVIDER_SECRET: process.env.PAYMENT_PROVIDER_SECRET!,
       METRICS_TOKEN: "image-metrics-token",
+      AUDIT_SEAL_KEY: process.env.AUDIT_SEAL_KEY!,
     };
     let output = "";
     const [command, ...args] = stage.cmd;

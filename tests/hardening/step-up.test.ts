@@ -270,6 +270,7 @@ describe("money-moving and loosening actions need their own proof", () => {
       expiryWarningSeconds: String(tenantBefore.expiryWarningSeconds),
       secondAdminAboveCents: (tenantBefore.secondAdminAboveCents / 100).toFixed(2),
       changeDelaySeconds: String(tenantBefore.changeDelaySeconds),
+      duplicateWindowHours: String(tenantBefore.duplicateWindowHours),
       ...overrides,
     });
 

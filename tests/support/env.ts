@@ -6,4 +6,5 @@ Object.assign(process.env, inject("externals"), {
   PAYMENT_PROVIDER_TIMEOUT_MS: "1000",
   TOOLGATE_JOBS: "off",
   SECRETS_KEY: "dGVzdHMtb25seS1zZWNyZXRzLWtleS0zMi1ieXRlcyE=",
+  AUDIT_SEAL_KEY: "dGVzdHMtb25seS1hdWRpdC1zZWFsLWtleS0zMi1ieSE=",
 });

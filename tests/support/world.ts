@@ -37,6 +37,12 @@ export const NO_CEILINGS = {
   rateOpenPerMin: 100_000,
 } as const;
 
+/**
+ * A duplicate-intent guard that looks nowhere back (a window of 0 hours, below what an admin can set), for tests of
+ * the other limits that refund one order again and again; tests/duplicate-intent.integration.test.ts is about it.
+ */
+export const NO_DUPLICATE_GUARD = { duplicateWindowHours: 0 } as const;
+
 export async function createWorld(policy: WorldPolicy = {}): Promise<World> {
   const suffix = randomBytes(5).toString("hex");
   const tenantId = `t_${suffix}`;

@@ -32,6 +32,11 @@ export const MCP_OUTPUT_SCHEMA = {
     paths: { type: "array", items: { type: "string" } },
     message: { type: "string" },
     reason: { type: "string" },
+    awaiting: {
+      type: "object",
+      properties: { call_id: { type: "string" }, amount_cents: { type: "integer" }, currency: { type: "string" } },
+      required: ["call_id", "amount_cents", "currency"],
+    },
     expires_at: { type: "string" },
     replayed: { type: "boolean" },
   },
