@@ -33,6 +33,8 @@ const TABLE: [PolicyField, number, number, ReturnType<typeof classifyAdminChange
   ["secondAdminAboveCents", 10_000, 0, "tightening"],
   ["changeDelaySeconds", 86_400, 3600, "needs-second-admin"],
   ["changeDelaySeconds", 86_400, 172_800, "tightening"],
+  ["duplicateWindowHours", 24, 12, "needs-second-admin"],
+  ["duplicateWindowHours", 24, 48, "tightening"],
   ["autoLimitCents", 5000, 5000, "unchanged"],
 ];
 
