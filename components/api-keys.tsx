@@ -10,13 +10,19 @@ interface Agent {
   email: string;
   name: string;
   canRefund: boolean;
-  apiKeys: { id: string; prefix: string; createdAt: string; revokedAt: string | null }[];
+  apiKeys: {
+    id: string;
+    prefix: string;
+    createdAt: string;
+    revokedAt: string | null;
+    pendingChangeId: string | null;
+  }[];
 }
 
 /** Each agent's keys; creating one asks for the admin's step-up, revoking one does not. */
 export function ApiKeys({ agents, hasPasskey }: { agents: Agent[]; hasPasskey: boolean }) {
   const stepUp = useStepUp(hasPasskey);
-  const [shown, setShown] = useState<{ email: string; key: string } | null>(null);
+  const [shown, setShown] = useState<{ email: string; key: string; held: string | null } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
 
@@ -26,7 +32,7 @@ export function ApiKeys({ agents, hasPasskey }: { agents: Agent[]; hasPasskey: b
       const response = await stepUp.run({ kind: "admin.key-created", userId: agent.id }, (proofId) =>
         createKeyAction({ userId: agent.id, proofId }),
       );
-      if (response.ok) setShown({ email: agent.email, key: response.data.key });
+      if (response.ok) setShown({ email: agent.email, key: response.data.key, held: response.data.held });
       else setError(response.message);
     });
   const revoke = (keyId: string) =>
@@ -40,6 +46,7 @@ export function ApiKeys({ agents, hasPasskey }: { agents: Agent[]; hasPasskey: b
       {shown && (
         <p className="notice" data-testid="new-key">
           New key for {shown.email}, shown once: <code>{shown.key}</code>
+          {shown.held && <span data-testid="new-key-held"> {shown.held}</span>}
         </p>
       )}
       {error && (
@@ -69,6 +76,9 @@ export function ApiKeys({ agents, hasPasskey }: { agents: Agent[]; hasPasskey: b
                 {agent.apiKeys.map((key) => (
                   <div key={key.id}>
                     <code>{key.prefix}…</code> created <TimeAgo iso={key.createdAt} />{" "}
+                    {key.pendingChangeId && !key.revokedAt && (
+                      <span className="muted">waits for approval (see Changes waiting) </span>
+                    )}
                     {key.revokedAt ? (
                       <span className="muted">revoked</span>
                     ) : (

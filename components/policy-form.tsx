@@ -29,6 +29,8 @@ export function PolicyForm({ policy, hasPasskey }: { policy: Policy; hasPasskey:
         updatePolicyAction({ policy: values, proofId }),
       );
       if (!response.ok) setMessage({ ok: false, text: response.message });
+      else if (response.data.held)
+        setMessage({ ok: true, text: `${response.data.changed ? "Saved what tightens. " : ""}${response.data.held}` });
       else
         setMessage({ ok: true, text: response.data.changed ? "Saved." : "Nothing changed, so nothing was recorded." });
     });

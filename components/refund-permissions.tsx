@@ -4,7 +4,10 @@ import { useState, useTransition } from "react";
 import { setRefundPermissionAction } from "@/lib/admin/actions";
 import { useStepUp } from "./ui/step-up-field";
 
-/** Grant (with the admin's step-up) or withdraw each agent's refund permission; it takes effect on the agent's next call. */
+/**
+ * Withdraw (at once) or grant (with the admin's step-up, once a second admin approves) each agent's refund
+ * permission; it takes effect on the agent's next call.
+ */
 export function RefundPermissions({
   agents,
   hasPasskey,
@@ -14,6 +17,7 @@ export function RefundPermissions({
 }) {
   const stepUp = useStepUp(hasPasskey);
   const [error, setError] = useState<string | null>(null);
+  const [held, setHeld] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
   const set = (userId: string, canRefund: boolean) =>
     startTransition(async () => {
@@ -24,12 +28,18 @@ export function RefundPermissions({
           )
         : await setRefundPermissionAction({ userId, canRefund });
       if (!response.ok) setError(response.message);
+      setHeld(response.ok ? response.data.held : null);
     });
   return (
     <div>
       {error && (
         <p className="error" role="alert">
           {error}
+        </p>
+      )}
+      {held && (
+        <p className="notice" role="status" data-testid="refund-permission-held">
+          {held}
         </p>
       )}
       {stepUp.field}

@@ -63,7 +63,10 @@ for (const viewport of VIEWPORTS) {
       await context.close();
     });
 
-    test("withdraw and grant an agent's refund permission, each audited", async ({ browser, baseURL }) => {
+    test("withdraw an agent's refund permission at once; a grant waits for a second admin and can be cancelled; each audited", async ({
+      browser,
+      baseURL,
+    }) => {
       const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
       await signInAs(context, SEEDED.admin, baseURL!);
       const page = await context.newPage();
@@ -73,18 +76,29 @@ for (const viewport of VIEWPORTS) {
       await row.getByRole("button", { name: "Withdraw refunds from Ada Agent" }).click();
       await expect(row.getByTestId("refund-permission-state")).toHaveText("may not issue refunds");
       await expect(page.getByTestId("audit-row").first()).toContainText("Withdrew refunds");
-      const { rows } = await database().query(`SELECT "canRefund" FROM "User" WHERE id = $1`, [SEEDED.agent.id]);
-      expect(rows[0]).toEqual({ canRefund: false });
+      const canRefund = async () =>
+        (await database().query(`SELECT "canRefund" FROM "User" WHERE id = $1`, [SEEDED.agent.id])).rows[0];
+      expect(await canRefund()).toEqual({ canRefund: false });
       // Granting loosens control: it asks for the admin's password (no passkey) first, and changes nothing without it.
       await row.getByRole("button", { name: "Grant refunds to Ada Agent" }).click();
       await expect(page.getByRole("alert").first()).toContainText("Granting refunds needs you to confirm it is you");
       await expect(row.getByTestId("refund-permission-state")).toHaveText("may not issue refunds");
       await page.getByTestId("step-up-password").fill("toolgate-demo");
       await row.getByRole("button", { name: "Grant refunds to Ada Agent" }).click();
-      await expect(row.getByTestId("refund-permission-state")).toHaveText("may issue refunds");
-      await expect(page.getByTestId("audit-row").first().getByTestId("audit-change")).toHaveText([
+      await expect(page.getByTestId("refund-permission-held")).toContainText("unless a supervisor or admin cancels it");
+      await expect(row.getByTestId("refund-permission-state")).toHaveText("may not issue refunds");
+      expect(await canRefund()).toEqual({ canRefund: false });
+      const waiting = page.getByTestId("pending-change").first();
+      await expect(waiting.getByTestId("pending-change-line")).toHaveText([
         "agent@acme.test: refunds not allowed → allowed",
       ]);
+      await expect(page.getByTestId("audit-row").first()).toContainText("Proposed a change that waits");
+      await waiting.getByRole("button", { name: "Cancel" }).click();
+      await expect(page.getByTestId("pending-change-message")).toHaveText("Cancelled.");
+      await expect(page.getByTestId("pending-changes-empty")).toBeVisible();
+      expect(await canRefund()).toEqual({ canRefund: false });
+      // Back to the seeded state for the other specs, as a second admin's approval would leave it.
+      await database().query(`UPDATE "User" SET "canRefund" = true WHERE id = $1`, [SEEDED.agent.id]);
       await context.close();
     });
   });

@@ -1,3 +1,4 @@
+import { applyDueChanges } from "./admin/changes";
 import { expireDue, warnExpiring } from "./approvals/expiry";
 import { sealLogs } from "./audit/seal";
 import { db } from "./db";
@@ -10,7 +11,7 @@ import { reconcileRefunds } from "./payments/reconcile";
 import { env } from "./env";
 
 // Background work of a running app instance. Every job is safe to run on several instances at once: the
-// outbox claims rows with SKIP LOCKED, settling and expiry move only rows still in their old state, pruning
+// outbox and the admin-change job claim rows with SKIP LOCKED, settling and expiry move only rows still in their old state, pruning
 // drops only ended rate windows, expired live-view watches and exposure past its 24-hour window; one sealer at a
 // time holds an advisory lock and seals only rows whose transactions have finished.
 
@@ -60,6 +61,7 @@ export function startJobs(): void {
       ),
       every(settings.EXPIRY_INTERVAL_MS, "expiry", () => expireDue()),
       every(settings.EXPIRY_INTERVAL_MS, "expiry-warning", () => warnExpiring()),
+      every(settings.EXPIRY_INTERVAL_MS, "admin-changes", () => applyDueChanges()),
       every(settings.RATE_PRUNE_INTERVAL_MS, "rate-prune", () => pruneRateBuckets(db)),
       every(settings.WATCH_PRUNE_INTERVAL_MS, "watch-prune", () => pruneLiveWatches()),
       every(settings.SEAL_INTERVAL_MS, "seal", () => sealLogs()),

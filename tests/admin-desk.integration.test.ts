@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { parsePolicyForm, recentAudit, setRefundPermission, tenantPolicy, updatePolicy } from "@/lib/admin";
+import {
+  approveChange,
+  parsePolicyForm,
+  recentAudit,
+  setRefundPermission,
+  tenantPolicy,
+  updatePolicy,
+} from "@/lib/admin";
 import { db } from "@/lib/db";
 import { displayValue, policyDiff, POLICY_FIELDS } from "@/lib/admin/policy-fields";
 import { conversationFor, newCallKey, propose } from "./support/api";
@@ -19,6 +26,8 @@ const typed = (overrides: Record<string, string> = {}) => ({
   stepUpAboveCents: "100.00",
   twoPersonAboveCents: "1000.00",
   expiryWarningSeconds: "300",
+  secondAdminAboveCents: "100.00",
+  changeDelaySeconds: "86400",
   duplicateWindowHours: "24",
   ...overrides,
 });
@@ -29,6 +38,8 @@ const DEFAULT_REST = {
   stepUpAboveCents: 10000,
   twoPersonAboveCents: 100000,
   expiryWarningSeconds: 300,
+  secondAdminAboveCents: 10000,
+  changeDelaySeconds: 86400,
   duplicateWindowHours: 24,
 };
 
@@ -129,18 +140,29 @@ describe("admin: a change that loosens control needs the admin's step-up", () =>
     expect(await updatePolicy(admin, parse(lowered), { holder: await noProof(admin.id), item: "" })).toMatchObject({
       changed: true,
     });
-    const raised = { ...shown, autoLimitCents: "100000.00" };
+    const raised = { ...shown, autoLimitCents: "80.00" };
     expect(await updatePolicy(admin, parse(raised), await policyProof(admin.id, raised))).toMatchObject({
       changed: true,
-      policy: { autoLimitCents: 10_000_000 },
+      policy: { autoLimitCents: 8000 },
+    });
+    // Above the tenant's bound the proof is not enough: the raise waits for a second admin (docs/decisions/015).
+    const beyond = { ...shown, autoLimitCents: "100000.00" };
+    expect(await updatePolicy(admin, parse(beyond), await policyProof(admin.id, beyond))).toMatchObject({
+      changed: false,
+      held: { mode: "delay" },
+      policy: { autoLimitCents: 8000 },
     });
   });
 });
 
 describe("admin: an agent's refund permission", () => {
-  it("withdrawn, the agent's next refund in an open conversation is denied; granted again, it executes; each change audited once", async () => {
+  it("withdrawn, the agent's next refund in an open conversation is denied; granted again (by two admins), it executes; each change audited once", async () => {
     const world = await createWorld();
     const admin = { id: world.users.admin, tenantId: world.tenantId };
+    const second = { id: `${world.users.admin}_2`, tenantId: world.tenantId };
+    await db.user.create({
+      data: { ...second, email: `2-${world.tenantId}@acme.test`, name: "Admin 2", role: "ADMIN", passwordHash: "-" },
+    });
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
     const refund = (amount: number) => ({
       name: "issue_refund",
@@ -158,7 +180,13 @@ describe("admin: an agent's refund permission", () => {
 
     expect(await setRefundPermission(admin, world.users.agent, true, none)).toBe("step-up-required");
     const grant = await provedFor(admin.id, { kind: "admin.refunds-granted", userId: world.users.agent });
-    expect(await setRefundPermission(admin, world.users.agent, true, grant)).toBe("changed");
+    const held = await setRefundPermission(admin, world.users.agent, true, grant);
+    if (typeof held !== "object") throw new Error("a grant waits for a second admin");
+    const change = await db.adminChange.findUniqueOrThrow({ where: { id: held.id } });
+    const approval = { kind: "admin.change-approved" as const, changeId: change.id, digest: change.digest };
+    expect(await approveChange(second, change.id, change.digest, await provedFor(second.id, approval))).toEqual({
+      ok: true,
+    });
     expect((await propose(world.keys.agent, conversation, refund(1000), newCallKey())).json).toMatchObject({
       kind: "executed",
       code: "refund.issued",
@@ -166,13 +194,15 @@ describe("admin: an agent's refund permission", () => {
 
     const audit = await recentAudit(world.tenantId);
     expect(audit.map((entry) => [entry.action, entry.detail.before, entry.detail.after])).toEqual([
+      ["change.approved", undefined, undefined],
       ["agent.refunds-granted", false, true],
+      ["change.proposed", undefined, undefined],
       ["agent.refunds-withdrawn", true, false],
     ]);
     // Only the tenant's agents: not a supervisor, not another tenant's agent.
     expect(await setRefundPermission(admin, world.users.supervisor, true, none)).toBe("not-found");
     expect(await setRefundPermission(admin, world.users.otherAgent, false, none)).toBe("not-found");
     expect((await db.user.findUniqueOrThrow({ where: { id: world.users.otherAgent } })).canRefund).toBe(true);
-    expect(await db.auditLog.count({ where: { tenantId: world.tenantId } })).toBe(2);
+    expect(await db.auditLog.count({ where: { tenantId: world.tenantId } })).toBe(4);
   });
 });

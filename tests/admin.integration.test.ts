@@ -28,6 +28,8 @@ describe("admin: policy and keys", () => {
       stepUpAboveCents: "10000",
       twoPersonAboveCents: "100000",
       expiryWarningSeconds: "0",
+      secondAdminAboveCents: "10000",
+      changeDelaySeconds: "86400",
       duplicateWindowHours: "24",
     };
     expect(

@@ -94,6 +94,8 @@ async function sealedWorld(): Promise<World> {
       twoPersonAboveCents: policy.twoPersonAboveCents,
       expiryWarningSeconds: policy.expiryWarningSeconds,
       duplicateWindowHours: policy.duplicateWindowHours,
+      secondAdminAboveCents: policy.secondAdminAboveCents,
+      changeDelaySeconds: policy.changeDelaySeconds,
     },
     // Lowering a limit tightens control: it needs no proof.
     { holder: await noProof(admin.id), item: "" },

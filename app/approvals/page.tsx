@@ -3,6 +3,8 @@ import { ApprovalQueue } from "@/components/approvals/approval-queue";
 import { QueueFilterForm } from "@/components/approvals/queue-filters";
 import { QueueLive } from "@/components/approvals/queue-live";
 import { Investigations } from "@/components/investigations";
+import { PendingChanges } from "@/components/admin/pending-changes";
+import { pendingChanges } from "@/lib/admin";
 import { cardFacts, deskPolicy, queueChoices } from "@/lib/approvals/cards";
 import { parseQueueFilters, queueSearchParams } from "@/lib/approvals/filters";
 import { formatQueueCursor, pendingQueue, queueStamp } from "@/lib/approvals/queue";
@@ -25,13 +27,14 @@ export default async function ApprovalsPage({
   const cursor = typeof params.after === "string" ? params.after : undefined;
   // Taken before the cards: a change in between makes the live stream's next stamp differ, so the desk refreshes.
   const shown = await queueStamp(user.tenantId);
-  const [items, investigations, health, policy, choices, passkeys] = await Promise.all([
+  const [items, investigations, health, policy, choices, passkeys, adminChanges] = await Promise.all([
     pendingQueue(user.tenantId, { cursor, limit: PAGE, filters }),
     refundsToInvestigate(user.tenantId),
     reconcileHealth(),
     deskPolicy(user.tenantId),
     queueChoices(user.tenantId),
     passkeysOf(user.id),
+    pendingChanges(user.tenantId),
   ]);
   const facts = await cardFacts(user.tenantId, items);
   const cards = items.map((item) => ({
@@ -45,6 +48,17 @@ export default async function ApprovalsPage({
     items.length === PAGE ? queueSearchParams(filters, formatQueueCursor(items[items.length - 1], filters.sort)) : null;
   return (
     <main>
+      {adminChanges.length > 0 && (
+        <section aria-labelledby="admin-changes">
+          <h2 id="admin-changes">Admin changes waiting: cancel any you did not expect</h2>
+          <PendingChanges
+            changes={adminChanges}
+            viewerId={user.id}
+            canApprove={false}
+            hasPasskey={passkeys.length > 0}
+          />
+        </section>
+      )}
       <Investigations
         hasPasskey={passkeys.length > 0}
         items={investigations.map((item) => ({ ...item, createdAt: item.createdAt.toISOString() }))}

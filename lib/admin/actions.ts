@@ -12,6 +12,7 @@ import {
   updatePolicy,
   WebhookSchema,
 } from "@/lib/admin";
+import { heldWords } from "@/lib/admin/change-words";
 import { authedAction } from "@/lib/auth/guards";
 import { policyItem } from "@/lib/auth/step-up";
 import { IdSchema } from "@/lib/security/input";
@@ -32,6 +33,8 @@ const PolicyFormSchema = z.strictObject({
   stepUpAboveCents: Typed,
   twoPersonAboveCents: Typed,
   expiryWarningSeconds: Typed,
+  secondAdminAboveCents: Typed,
+  changeDelaySeconds: Typed,
   duplicateWindowHours: Typed,
 });
 
@@ -52,7 +55,7 @@ export const updatePolicyAction = authedAction(
       };
     }
     revalidatePath("/admin/policy");
-    return { ok: true, data: saved };
+    return { ok: true, data: { ...saved, held: heldWords(saved.held) } };
   },
 );
 
@@ -71,7 +74,8 @@ export const setRefundPermissionAction = authedAction(
       };
     }
     revalidatePath("/admin/policy");
-    return { ok: true, data: { changed: result === "changed" } };
+    if (typeof result === "object") return { ok: true, data: { changed: false, held: heldWords(result) } };
+    return { ok: true, data: { changed: result === "changed", held: null } };
   },
 );
 
@@ -91,7 +95,7 @@ export const createKeyAction = authedAction(
       };
     }
     revalidatePath("/admin/policy");
-    return { ok: true, data: { id: created.id, key: created.key } };
+    return { ok: true, data: { id: created.id, key: created.key, held: heldWords(created.held) } };
   },
 );
 

@@ -6,7 +6,9 @@ import { liveSessions } from "../auth/sessions";
 import { db, transaction } from "../db";
 import { checkOutboundUrl, OutboundRefused } from "../security/outbound";
 import { encryptSecret, webhookSecretContext, webhookUrlContext } from "../secrets";
-import { loosenedFields, parsePolicyValue, POLICY_FIELDS, policyDiff } from "./policy-fields";
+import { classifyAdminChange, loosenedFields, splitPolicyChange } from "./change-rules";
+import { holdChange, type HeldChange } from "./changes";
+import { parsePolicyValue, POLICY_FIELDS, policyDiff } from "./policy-fields";
 import {
   endTenantSessions,
   findAgentsWithKeys,
@@ -15,6 +17,7 @@ import {
   findRecentAudit,
   findTenantAgent,
   findTenantName,
+  holdKey,
   insertAudit,
   lockPolicy,
   revokeKey,
@@ -26,6 +29,7 @@ import {
 } from "./sql";
 
 export type { AuditEntry } from "./sql";
+export { approveChange, cancelChange, pendingChanges, type HeldChange, type PendingChange } from "./changes";
 
 const Cents = z.coerce.number().int().min(0).max(10_000_000);
 export const PolicySchema = z.strictObject({
@@ -47,6 +51,12 @@ export const PolicySchema = z.strictObject({
     .int()
     .min(0)
     .max(24 * 3600),
+  secondAdminAboveCents: Cents,
+  changeDelaySeconds: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(30 * 24 * 3600),
   duplicateWindowHours: z.coerce.number().int().min(1).max(720),
 });
 export type PolicyInput = z.infer<typeof PolicySchema>;
@@ -89,49 +99,67 @@ export interface StepUpRequired {
 
 /**
  * Changes the tenant's policy numbers and records before and after, in one transaction; a save that changes
- * nothing writes nothing, so the audit list holds only real changes. A change that raises any field that loosens
- * control consumes the admin's step-up proof for exactly this form (`item`, from `policyItem`), in the same
- * transaction; without one nothing changes. Tightening needs no proof.
+ * nothing writes nothing, so the audit list holds only real changes. A change that loosens control (the one
+ * classifier: lib/admin/change-rules.ts) consumes the admin's step-up proof for exactly this form (`item`, from
+ * `policyItem`), in the same transaction; without one nothing changes. Tightening needs no proof. Numbers the
+ * two-admin rule holds (docs/decisions/015) wait as one change; the rest of the save applies at once.
  */
 export async function updatePolicy(
   admin: Admin,
   input: PolicyInput,
   proof: { holder: StepUpHolder; item: string },
-): Promise<{ policy: PolicyInput; changed: boolean } | StepUpRequired> {
+): Promise<{ policy: PolicyInput; changed: boolean; held: HeldChange | null } | StepUpRequired> {
   return transaction(async (tx) => {
     const before = await lockPolicy(tx, admin.tenantId);
-    if (policyDiff(before, input).length === 0) return { policy: before, changed: false };
+    if (policyDiff(before, input).length === 0) return { policy: before, changed: false, held: null };
     const loosens = loosenedFields(before, input);
     const stepUp = loosens.length > 0 ? await consumeStepUp(tx, proof.holder, "admin.policy", proof.item) : null;
     if (loosens.length > 0 && !stepUp) return { stepUpRequired: true as const, loosens };
-    const after = await updatePolicyValues(tx, admin.tenantId, input);
-    await insertAudit(tx, admin, "policy.updated", { before, after, ...(stepUp ? { stepUp } : {}) });
-    return { policy: after, changed: true };
+    const { now, waiting } = splitPolicyChange(before, input);
+    let after = before;
+    if (policyDiff(before, now).length > 0) {
+      after = await updatePolicyValues(tx, admin.tenantId, now);
+      await insertAudit(tx, admin, "policy.updated", { before, after, ...(stepUp ? { stepUp } : {}) });
+    }
+    const held = waiting ? await holdChange(tx, admin, { kind: "policy", change: waiting, base: after }, stepUp) : null;
+    return { policy: after, changed: after !== before, held };
   });
 }
 
 /**
- * Grants or withdraws an agent's refund permission (audited); takes effect on the agent's next call. Granting
- * consumes the admin's step-up proof for this agent in the same transaction; withdrawing needs none.
+ * Withdraws an agent's refund permission at once; a grant consumes the admin's step-up proof for this agent and
+ * is held for a second admin (docs/decisions/015). Both audited, and effective on the agent's next call.
  */
 export async function setRefundPermission(
   admin: Admin,
   userId: string,
   canRefund: boolean,
   holder: StepUpHolder,
-): Promise<"changed" | "unchanged" | "not-found" | "step-up-required"> {
+): Promise<"changed" | "unchanged" | "not-found" | "step-up-required" | HeldChange> {
   return transaction(async (tx) => {
     const agent = await findTenantAgent(tx, admin.tenantId, userId);
     if (!agent) return "not-found";
-    const stepUp = canRefund ? await consumeStepUpFor(tx, holder, { kind: "admin.refunds-granted", userId }) : null;
-    if (canRefund && !stepUp) return "step-up-required";
-    if ((await setCanRefund(tx, admin.tenantId, agent.id, canRefund)) === 0) return "unchanged";
-    await insertAudit(tx, admin, canRefund ? "agent.refunds-granted" : "agent.refunds-withdrawn", {
+    if (agent.canRefund === canRefund) return "unchanged";
+    if (classifyAdminChange({ kind: "refunds", canRefund }) === "needs-second-admin") {
+      const stepUp = await consumeStepUpFor(tx, holder, { kind: "admin.refunds-granted", userId });
+      if (!stepUp) return "step-up-required";
+      return holdChange(
+        tx,
+        admin,
+        {
+          kind: "refunds",
+          change: { userId: agent.id, email: agent.email, canRefund: true },
+          base: { canRefund: false },
+        },
+        stepUp,
+      );
+    }
+    if ((await setCanRefund(tx, admin.tenantId, agent.id, false)) === 0) return "unchanged";
+    await insertAudit(tx, admin, "agent.refunds-withdrawn", {
       userId: agent.id,
       email: agent.email,
-      before: !canRefund,
-      after: canRefund,
-      ...(stepUp ? { stepUp } : {}),
+      before: true,
+      after: false,
     });
     return "changed";
   });
@@ -191,21 +219,39 @@ export async function agentKeys(tenantId: string) {
 
 /**
  * A new key for one of the tenant's agents; the key is returned once and only its hash is kept. Consumes the
- * admin's step-up proof for this agent in the same transaction.
+ * admin's step-up proof for this agent in the same transaction. A key for an agent who may refund works only once
+ * a second admin approves it (or its delay passes).
  */
 export async function createAgentKey(
   admin: Admin,
   userId: string,
   holder: StepUpHolder,
-): Promise<{ ok: true; key: string; id: string } | { ok: false; problem: "not-found" | "step-up-required" }> {
+): Promise<
+  | { ok: true; key: string; id: string; held: HeldChange | null }
+  | { ok: false; problem: "not-found" | "step-up-required" }
+> {
   return transaction(async (tx) => {
     const agent = await findTenantAgent(tx, admin.tenantId, userId);
     if (!agent) return { ok: false as const, problem: "not-found" as const };
     const stepUp = await consumeStepUpFor(tx, holder, { kind: "admin.key-created", userId });
     if (!stepUp) return { ok: false as const, problem: "step-up-required" as const };
     const created = await createApiKey(tx, agent);
+    if (classifyAdminChange({ kind: "api-key.create", agentCanRefund: agent.canRefund }) === "needs-second-admin") {
+      const held = await holdChange(
+        tx,
+        admin,
+        {
+          kind: "api-key",
+          change: { userId, email: agent.email, keyId: created.id, prefix: created.key.slice(0, 10) },
+          base: {},
+        },
+        stepUp,
+      );
+      await holdKey(tx, created.id, held.id);
+      return { ok: true as const, ...created, held };
+    }
     await insertAudit(tx, admin, "api-key.created", { keyId: created.id, userId, stepUp });
-    return { ok: true as const, ...created };
+    return { ok: true as const, ...created, held: null };
   });
 }
 

@@ -14,6 +14,8 @@ export type PolicyField =
   | "stepUpAboveCents"
   | "twoPersonAboveCents"
   | "expiryWarningSeconds"
+  | "secondAdminAboveCents"
+  | "changeDelaySeconds"
   | "duplicateWindowHours";
 
 export interface PolicyFieldSpec {
@@ -107,6 +109,22 @@ export const POLICY_FIELDS: PolicyFieldSpec[] = [
     max: 24 * 3600,
   },
   {
+    name: "secondAdminAboveCents",
+    label: "Second admin above",
+    help: "Raising any amount above this needs a second admin's approval (or, with one admin, the change delay).",
+    unit: "money",
+    min: 0,
+    max: 10_000_000,
+  },
+  {
+    name: "changeDelaySeconds",
+    label: "Change delay (seconds)",
+    help: "How long such a change waits for a second admin; with one admin it applies after this unless someone cancels.",
+    unit: "seconds",
+    min: 60,
+    max: 30 * 24 * 3600,
+  },
+  {
     name: "duplicateWindowHours",
     label: "Duplicate refund window (hours)",
     help: "A refund matching one issued or still settling on the same order this many hours back waits for a supervisor.",
@@ -142,6 +160,12 @@ export function parsePolicyValue(
   return { ok: true, value };
 }
 
+/** A stored value as a person reads it in a list of changes: money as "80.00 USD", seconds with their unit. */
+export function readableValue(spec: PolicyFieldSpec, value: number): string {
+  if (spec.unit === "money") return formatMoney(value, "USD");
+  return spec.unit === "seconds" ? `${value} s` : String(value);
+}
+
 /** The fields that differ between two policies, as "label: before → after" in the form's units. */
 export function policyDiff(
   before: Partial<Record<PolicyField, number>>,
@@ -154,38 +178,4 @@ export function policyDiff(
     before: typeof before[spec.name] === "number" ? displayValue(spec, before[spec.name]!) : "—",
     after: displayValue(spec, after[spec.name]!),
   }));
-}
-
-/**
- * The fields whose raise loosens control: more moves without a person, a longer-lived approval, a higher bar for
- * step-up or a second approver. Raising any of them needs the admin's step-up (decision 014); lowering never does.
- * The expiry warning only changes when supervisors are reminded, so it is not among them.
- */
-export const LOOSENS_WHEN_RAISED: readonly PolicyField[] = [
-  "autoLimitCents",
-  "sessionCapCents",
-  "maxAutoWrites",
-  "approvalTtlSeconds",
-  "agentDailyCeilingCents",
-  "tenantDailyCeilingCents",
-  "rateOpenPerMin",
-  "stepUpAboveCents",
-  "twoPersonAboveCents",
-];
-
-/** The field whose cut loosens control: a shorter window sees fewer earlier refunds as duplicates. */
-export const LOOSENS_WHEN_LOWERED: readonly PolicyField[] = ["duplicateWindowHours"];
-
-/** The labels of the fields this change moves in the loosening direction; empty when it loosens nothing. */
-export function loosenedFields(
-  before: Partial<Record<PolicyField, number>>,
-  after: Partial<Record<PolicyField, number>>,
-): string[] {
-  return POLICY_FIELDS.filter((spec) => {
-    const [was, now] = [before[spec.name] ?? 0, after[spec.name]];
-    if (typeof now !== "number") return false;
-    return (
-      (LOOSENS_WHEN_RAISED.includes(spec.name) && now > was) || (LOOSENS_WHEN_LOWERED.includes(spec.name) && now < was)
-    );
-  }).map((spec) => spec.label);
 }

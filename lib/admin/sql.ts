@@ -19,6 +19,8 @@ const POLICY_SELECT = {
   stepUpAboveCents: true,
   twoPersonAboveCents: true,
   expiryWarningSeconds: true,
+  secondAdminAboveCents: true,
+  changeDelaySeconds: true,
   duplicateWindowHours: true,
 } as const satisfies Record<PolicyField, true>;
 
@@ -114,7 +116,7 @@ export async function findAgentsWithKeys(db: Client, tenantId: string) {
       apiKeys: {
         where: { oauthGrant: null },
         orderBy: { createdAt: "desc" },
-        select: { id: true, prefix: true, createdAt: true, revokedAt: true },
+        select: { id: true, prefix: true, createdAt: true, revokedAt: true, pendingChangeId: true },
       },
     },
   });
@@ -166,4 +168,111 @@ export async function endTenantSessions(
   return db.$executeRaw`
     UPDATE "Session" SET "endedAt" = CURRENT_TIMESTAMP, "endedReason" = ${reason}
     WHERE ${which} AND "tenantId" = ${tenantId} AND "endedAt" IS NULL`;
+}
+
+export interface AdminChangeRow {
+  id: string;
+  tenantId: string;
+  kind: string;
+  change: Record<string, unknown>;
+  base: Record<string, unknown>;
+  digest: string;
+  proposedById: string;
+  mode: "second-admin" | "delay";
+  status: string;
+  applyAt: Date | null;
+  expiresAt: Date;
+}
+
+const CHANGE_COLUMNS = Prisma.sql`"id", "tenantId", "kind", "change", "base", "digest", "proposedById", "mode", "status", "applyAt", "expiresAt"`;
+
+/** The tenant's active supervisors and admins: who hears of a waiting change, and how many admins there are. */
+export async function findOverseers(
+  db: Db,
+  tenantId: string,
+): Promise<{ id: string; email: string; role: "SUPERVISOR" | "ADMIN" }[]> {
+  return db.$queryRaw`
+    SELECT "id", "email", "role"::text AS "role" FROM "User"
+    WHERE "tenantId" = ${tenantId} AND "active" AND "role" IN ('SUPERVISOR', 'ADMIN')
+    ORDER BY "id"`;
+}
+
+export async function insertAdminChange(
+  db: Db,
+  row: Omit<AdminChangeRow, "status"> & { createdAt: Date },
+): Promise<void> {
+  await db.$executeRaw`
+    INSERT INTO "AdminChange" ("id", "tenantId", "kind", "change", "base", "digest", "proposedById", "mode", "status",
+      "applyAt", "expiresAt", "createdAt")
+    VALUES (${row.id}, ${row.tenantId}, ${row.kind}, ${JSON.stringify(row.change)}::jsonb,
+      ${JSON.stringify(row.base)}::jsonb, ${row.digest}, ${row.proposedById}, ${row.mode}, 'pending',
+      ${row.applyAt}::timestamptz, ${row.expiresAt}, ${row.createdAt})`;
+}
+
+/** Locks the tenant's change with this id; undefined for a missing or foreign id. */
+export async function lockAdminChange(tx: Tx, tenantId: string, id: string): Promise<AdminChangeRow | undefined> {
+  const [row] = await tx.$queryRaw<AdminChangeRow[]>`
+    SELECT ${CHANGE_COLUMNS} FROM "AdminChange" WHERE "id" = ${id} AND "tenantId" = ${tenantId} FOR UPDATE`;
+  return row;
+}
+
+/** Locks delayed changes whose delay has passed (skipping rows another instance holds). */
+export async function lockDueDelayedChanges(tx: Tx, limit: number): Promise<AdminChangeRow[]> {
+  return tx.$queryRaw<AdminChangeRow[]>`
+    SELECT ${CHANGE_COLUMNS} FROM "AdminChange"
+    WHERE "status" = 'pending' AND "mode" = 'delay' AND "applyAt" <= now()
+    ORDER BY "applyAt" LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
+}
+
+/** Ends a pending change (single use: only a row still pending moves); returns how many rows moved (0 or 1). */
+export async function closeAdminChange(
+  db: Db,
+  id: string,
+  status: "applied" | "cancelled" | "expired" | "superseded",
+  decidedById: string | null,
+): Promise<number> {
+  return db.$executeRaw`
+    UPDATE "AdminChange" SET "status" = ${status}, "decidedById" = ${decidedById}, "decidedAt" = now()
+    WHERE "id" = ${id} AND "status" = 'pending'`;
+}
+
+/** Expires changes waiting for a second admin past their expiry; returns the ids it expired. */
+export async function expireAdminChanges(db: Db): Promise<{ id: string; tenantId: string; proposedById: string }[]> {
+  return db.$queryRaw`
+    UPDATE "AdminChange" SET "status" = 'expired', "decidedAt" = now()
+    WHERE "status" = 'pending' AND "mode" = 'second-admin' AND "expiresAt" <= now()
+    RETURNING "id", "tenantId", "proposedById"`;
+}
+
+export interface PendingChangeEntry extends AdminChangeRow {
+  proposer: string;
+  createdAt: Date;
+}
+
+/** The tenant's changes still waiting, oldest first, each naming who proposed it. */
+export async function findPendingChanges(db: Db, tenantId: string): Promise<PendingChangeEntry[]> {
+  return db.$queryRaw<PendingChangeEntry[]>`
+    SELECT c."id", c."tenantId", c."kind", c."change", c."base", c."digest", c."proposedById", c."mode", c."status",
+      c."applyAt", c."expiresAt", c."createdAt", u."name" || ' (' || u."email" || ')' AS "proposer"
+    FROM "AdminChange" c JOIN "User" u ON u."id" = c."proposedById"
+    WHERE c."tenantId" = ${tenantId} AND c."status" = 'pending'
+    ORDER BY c."createdAt", c."id"`;
+}
+
+/** Marks a freshly minted key as waiting for the change that minted it. */
+export async function holdKey(db: Db, keyId: string, changeId: string): Promise<void> {
+  await db.$executeRaw`UPDATE "ApiKey" SET "pendingChangeId" = ${changeId} WHERE "id" = ${keyId}`;
+}
+
+/** Lets the change's key work; returns how many keys it released (0 when the key was revoked meanwhile). */
+export async function releaseKey(db: Db, tenantId: string, changeId: string): Promise<number> {
+  return db.$executeRaw`
+    UPDATE "ApiKey" SET "pendingChangeId" = NULL
+    WHERE "pendingChangeId" = ${changeId} AND "tenantId" = ${tenantId} AND "revokedAt" IS NULL`;
+}
+
+/** Revokes the key a change minted, when the change will never apply. */
+export async function revokeHeldKey(db: Db, changeId: string): Promise<void> {
+  await db.$executeRaw`
+    UPDATE "ApiKey" SET "revokedAt" = CURRENT_TIMESTAMP WHERE "pendingChangeId" = ${changeId} AND "revokedAt" IS NULL`;
 }

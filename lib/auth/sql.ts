@@ -18,15 +18,15 @@ export async function insertApiKey(
 export type KeyCredential = { hash: string } | { keyId: string };
 
 /**
- * Which rows authenticate this credential: the key, not revoked, of an active agent of the key's own tenant
- * (aliases k and ku). Every lookup of an agent by its key uses this, alone or joined to more.
+ * Which rows authenticate this credential: the key, not revoked and not waiting for a second admin, of an active
+ * agent of the key's own tenant (aliases k and ku). Every lookup of an agent by its key uses this, alone or joined to more.
  */
 export function agentKeyRows(credential: KeyCredential): { from: Prisma.Sql; where: Prisma.Sql } {
   const match =
     "hash" in credential ? Prisma.sql`k."hash" = ${credential.hash}` : Prisma.sql`k."id" = ${credential.keyId}`;
   return {
     from: Prisma.sql`"ApiKey" k JOIN "User" ku ON ku."id" = k."userId" AND ku."tenantId" = k."tenantId"`,
-    where: Prisma.sql`${match} AND k."revokedAt" IS NULL AND ku."active" AND ku."role" = 'AGENT'`,
+    where: Prisma.sql`${match} AND k."revokedAt" IS NULL AND k."pendingChangeId" IS NULL AND ku."active" AND ku."role" = 'AGENT'`,
   };
 }
 

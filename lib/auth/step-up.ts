@@ -56,6 +56,11 @@ export const StepUpPurposeSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("admin.refunds-granted"), userId: IdSchema }),
   z.strictObject({ kind: z.literal("admin.key-created"), userId: IdSchema }),
   z.strictObject({ kind: z.literal("admin.passkeys-removed"), userId: IdSchema }),
+  z.strictObject({
+    kind: z.literal("admin.change-approved"),
+    changeId: IdSchema,
+    digest: z.string().regex(/^[0-9a-f]{64}$/),
+  }),
 ]);
 export type StepUpPurpose = z.infer<typeof StepUpPurposeSchema>;
 export type StepUpKind = StepUpPurpose["kind"];
@@ -77,6 +82,8 @@ export function purposeItems(purpose: StepUpPurpose): string[] {
     case "admin.key-created":
     case "admin.passkeys-removed":
       return [purpose.userId];
+    case "admin.change-approved":
+      return [`${purpose.changeId}:${purpose.digest}`];
   }
 }
 

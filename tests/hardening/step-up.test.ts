@@ -268,6 +268,8 @@ describe("money-moving and loosening actions need their own proof", () => {
       stepUpAboveCents: "10.00",
       twoPersonAboveCents: (tenantBefore.twoPersonAboveCents / 100).toFixed(2),
       expiryWarningSeconds: String(tenantBefore.expiryWarningSeconds),
+      secondAdminAboveCents: (tenantBefore.secondAdminAboveCents / 100).toFixed(2),
+      changeDelaySeconds: String(tenantBefore.changeDelaySeconds),
       duplicateWindowHours: String(tenantBefore.duplicateWindowHours),
       ...overrides,
     });
@@ -298,9 +300,10 @@ describe("money-moving and loosening actions need their own proof", () => {
     ).toMatchObject({ ok: true, data: { changed: true } });
     const raise = form({ autoLimitCents: "100000.00", stepUpAboveCents: "100000.00" });
     const proofId = await proveOver(admin, { kind: "admin.policy", values: raise });
+    // Above the tenant's bound the proof alone is not enough: the raise waits (the two-admin rule, decision 015).
     expect(await act("/admin/policy", "updatePolicyAction", { policy: raise, proofId }, admin)).toMatchObject({
       ok: true,
-      data: { changed: true },
+      data: { changed: false, held: expect.stringContaining("unless a supervisor or admin cancels it") },
     });
   });
 });

@@ -3,12 +3,14 @@ import { DecisionLogExport } from "@/components/audit/decision-log-export";
 import { PolicyForm } from "@/components/policy-form";
 import { WebhookForm } from "@/components/webhook-form";
 import { Connections } from "@/components/admin/connections";
+import { PendingChanges } from "@/components/admin/pending-changes";
 import { PeopleSessions } from "@/components/admin/sessions";
 import { RefundPermissions } from "@/components/refund-permissions";
 import { TimeAgo } from "@/components/ui/time-ago";
 import {
   agentKeys,
   hasWebhook,
+  pendingChanges,
   peopleSessions,
   recentAudit,
   tenantName,
@@ -33,6 +35,12 @@ const ACTION_WORDS: Record<string, string> = {
   "sessions.ended": "Ended sessions",
   "decision-log.exported": "Exported the decision log",
   "sign-in.throttled": "Sign-in locked after failed passwords",
+  "change.proposed": "Proposed a change that waits",
+  "change.approved": "Approved a waiting change",
+  "change.cancelled": "Cancelled a waiting change",
+  "change.superseded": "A waiting change no longer applied",
+  "change.expired": "A waiting change expired",
+  "change.applied-after-delay": "A waiting change applied after its delay",
   "passkey.added": "Added a passkey",
   "passkey.removed": "Removed a passkey",
   "passkey.removed-by-admin": "Removed a person's passkeys",
@@ -58,12 +66,13 @@ function changes(entry: AuditEntry): string[] {
   if (entry.action === "oauth.granted")
     return [`${String(detail.clientName)}: ${Array.isArray(detail.scopes) ? detail.scopes.join(", ") : ""}`];
   if (entry.action === "oauth.revoked") return [`connection ${String(detail.grantId)} (${String(detail.reason)})`];
+  if (entry.action.startsWith("change.")) return [`change ${String(detail.changeId)}`];
   return [];
 }
 
 export default async function AdminPolicyPage() {
   const user = await requireRole(["ADMIN"], "/admin/policy");
-  const [tenant, policy, agents, audit, people, webhook, passkeys, oauth] = await Promise.all([
+  const [tenant, policy, agents, audit, people, webhook, passkeys, oauth, waiting] = await Promise.all([
     tenantName(user.tenantId),
     tenantPolicy(user.tenantId),
     agentKeys(user.tenantId),
@@ -72,6 +81,7 @@ export default async function AdminPolicyPage() {
     hasWebhook(user.tenantId),
     passkeysOf(user.id),
     tenantConnections(user.tenantId),
+    pendingChanges(user.tenantId),
   ]);
   const hasPasskey = passkeys.length > 0;
   const serializableAgents = agents.map((agent) => ({
@@ -85,6 +95,8 @@ export default async function AdminPolicyPage() {
   return (
     <main>
       <h1>Policy for {tenant}</h1>
+      <h2>Changes waiting</h2>
+      <PendingChanges changes={waiting} viewerId={user.id} canApprove hasPasskey={hasPasskey} />
       <PolicyForm policy={policy} hasPasskey={hasPasskey} />
       <h2>Approval webhook</h2>
       <WebhookForm configured={webhook} />

@@ -1,0 +1,104 @@
+import { POLICY_FIELDS, type PolicyField } from "./policy-fields";
+
+// The two-admin rule (docs/decisions/015) in one place: which admin changes loosen control over money, and which of
+// those need a second person. Loosening changes need step-up; above the tenant's bound they wait for a different
+// admin's approval (or, with one admin, a cancellable delay). Tightening applies at once.
+
+export type PolicyNumbers = Record<PolicyField, number>;
+
+/** Which way each policy number loosens control: typed over every field, so a new field cannot be forgotten. */
+export const LOOSENS: Record<PolicyField, "up" | "down" | "never"> = {
+  autoLimitCents: "up",
+  sessionCapCents: "up",
+  maxAutoWrites: "up",
+  approvalTtlSeconds: "up",
+  agentDailyCeilingCents: "up",
+  tenantDailyCeilingCents: "up",
+  rateOpenPerMin: "up",
+  stepUpAboveCents: "up",
+  twoPersonAboveCents: "up",
+  // Warnings before an expiry change who hears of a request, not what may execute without one.
+  expiryWarningSeconds: "never",
+  secondAdminAboveCents: "up",
+  changeDelaySeconds: "down",
+  // A shorter window sees fewer earlier refunds as duplicates.
+  duplicateWindowHours: "down",
+};
+
+export type AdminChangeKind =
+  | { kind: "policy"; field: PolicyField; before: number; after: number; bound: number }
+  | { kind: "refunds"; canRefund: boolean }
+  | { kind: "api-key.create"; agentCanRefund: boolean }
+  | { kind: "api-key.revoke" }
+  | { kind: "sessions.end" }
+  | { kind: "webhook.set" }
+  | { kind: "webhook.remove" };
+
+export type Classification = "unchanged" | "tightening" | "loosening" | "needs-second-admin";
+
+/**
+ * Every admin change, classified. A money number raised above the bound in force, any other number loosened,
+ * refunds granted and a key minted for an agent who may refund need a second person; webhooks and within-bound
+ * money loosen (step-up only); withdrawing, revoking and ending sessions tighten.
+ */
+export function classifyAdminChange(change: AdminChangeKind): Classification {
+  switch (change.kind) {
+    case "policy": {
+      if (change.before === change.after) return "unchanged";
+      const direction = LOOSENS[change.field];
+      const loosens =
+        (direction === "up" && change.after > change.before) || (direction === "down" && change.after < change.before);
+      if (!loosens) return "tightening";
+      const spec = POLICY_FIELDS.find((field) => field.name === change.field)!;
+      return spec.unit !== "money" || change.after > change.bound ? "needs-second-admin" : "loosening";
+    }
+    case "refunds":
+      return change.canRefund ? "needs-second-admin" : "tightening";
+    case "api-key.create":
+      return change.agentCanRefund ? "needs-second-admin" : "loosening";
+    case "webhook.set":
+      return "loosening";
+    case "api-key.revoke":
+    case "sessions.end":
+    case "webhook.remove":
+      return "tightening";
+  }
+}
+
+/**
+ * A policy save split by the rule: the numbers that apply now (tightened, or loosened within the bound in force
+ * before the save) and, when any number needs a second admin, the whole save as the change that waits.
+ */
+export function splitPolicyChange(
+  before: PolicyNumbers,
+  after: PolicyNumbers,
+): { now: PolicyNumbers; waiting: PolicyNumbers | null } {
+  const now = { ...before };
+  let waiting = false;
+  for (const spec of POLICY_FIELDS) {
+    const classification = classifyAdminChange({
+      kind: "policy",
+      field: spec.name,
+      before: before[spec.name],
+      after: after[spec.name],
+      bound: before.secondAdminAboveCents,
+    });
+    if (classification === "needs-second-admin") waiting = true;
+    else now[spec.name] = after[spec.name];
+  }
+  return { now, waiting: waiting ? { ...after } : null };
+}
+
+/** The labels of the policy numbers a save loosens (step-up needed, decision 014); empty when it loosens nothing. */
+export function loosenedFields(before: PolicyNumbers, after: PolicyNumbers): string[] {
+  return POLICY_FIELDS.filter((spec) => {
+    const classification = classifyAdminChange({
+      kind: "policy",
+      field: spec.name,
+      before: before[spec.name],
+      after: after[spec.name],
+      bound: before.secondAdminAboveCents,
+    });
+    return classification === "loosening" || classification === "needs-second-admin";
+  }).map((spec) => spec.label);
+}
