@@ -231,11 +231,11 @@ describe("the two-admin rule: one admin alone cannot switch human approval off",
       admin,
       await policyWith(world, { sessionCapCents: 6000, twoPersonAboveCents: 10_000_000 }),
     );
-    expect(mixed).toMatchObject({ changed: true, policy: { sessionCapCents: 6000, twoPersonAboveCents: 100_000 } });
-    expect(await tenantPolicy(world.tenantId)).toMatchObject({ sessionCapCents: 6000, twoPersonAboveCents: 100_000 });
+    expect(mixed).toMatchObject({ changed: true, policy: { sessionCapCents: 6000, twoPersonAboveCents: 50_000 } });
+    expect(await tenantPolicy(world.tenantId)).toMatchObject({ sessionCapCents: 6000, twoPersonAboveCents: 50_000 });
     const [held] = await changesOf(world);
     expect(held).toMatchObject({
-      base: { sessionCapCents: 6000, twoPersonAboveCents: 100_000 },
+      base: { sessionCapCents: 6000, twoPersonAboveCents: 50_000 },
       change: { sessionCapCents: 6000, twoPersonAboveCents: 10_000_000 },
     });
     // The bound itself loosens only through the rule.
