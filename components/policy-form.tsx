@@ -11,15 +11,17 @@ type Policy = Record<PolicyField, number>;
  * Money in currency units, each field with its allowed range; the server names a bad field by its label. A change
  * that loosens control (a limit, ceiling, threshold or the approval lifetime raised) asks for the admin's step-up.
  */
+/** The stored numbers as the form shows them (money in currency units). */
+function formValues(policy: Policy): Record<PolicyField, string> {
+  return Object.fromEntries(POLICY_FIELDS.map((spec) => [spec.name, displayValue(spec, policy[spec.name])])) as Record<
+    PolicyField,
+    string
+  >;
+}
+
 export function PolicyForm({ policy, hasPasskey }: { policy: Policy; hasPasskey: boolean }) {
   const stepUp = useStepUp(hasPasskey);
-  const [values, setValues] = useState<Record<PolicyField, string>>(
-    () =>
-      Object.fromEntries(POLICY_FIELDS.map((spec) => [spec.name, displayValue(spec, policy[spec.name])])) as Record<
-        PolicyField,
-        string
-      >,
-  );
+  const [values, setValues] = useState(() => formValues(policy));
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
   const [pending, startTransition] = useTransition();
 
@@ -29,9 +31,11 @@ export function PolicyForm({ policy, hasPasskey }: { policy: Policy; hasPasskey:
         updatePolicyAction({ policy: values, proofId }),
       );
       if (!response.ok) setMessage({ ok: false, text: response.message });
-      else if (response.data.held)
+      else if (response.data.held) {
+        // The form shows what is in force: the held numbers are on the waiting change, not here.
+        setValues(formValues(response.data.policy));
         setMessage({ ok: true, text: `${response.data.changed ? "Saved what tightens. " : ""}${response.data.held}` });
-      else
+      } else
         setMessage({ ok: true, text: response.data.changed ? "Saved." : "Nothing changed, so nothing was recorded." });
     });
   }

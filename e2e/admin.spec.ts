@@ -43,7 +43,7 @@ for (const viewport of VIEWPORTS) {
       // Raising a limit loosens control: nothing changes until the admin confirms it is them.
       await page.getByRole("button", { name: "Save policy" }).click();
       await expect(page.getByTestId("policy-message")).toHaveText(
-        "This change loosens control (Auto limit): confirm it is you, then save again. Nothing was changed. Enter your password below and try again.",
+        "This change loosens control (Auto limit). Nothing was changed. Enter your password below and try again.",
       );
       expect(await auditCount()).toBe(before);
       await page.getByTestId("step-up-password").fill("toolgate-demo");

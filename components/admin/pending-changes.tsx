@@ -127,7 +127,11 @@ export function PendingChanges({
                       </button>
                     </div>
                     {canApprove && own && (
-                      <div className="muted">You proposed this; another admin must approve it.</div>
+                      <div className="muted">
+                        {change.mode === "delay"
+                          ? "You proposed this; it applies on its own when the delay ends unless a supervisor or admin cancels it."
+                          : "You proposed this; another admin must approve it."}
+                      </div>
                     )}
                   </td>
                 </tr>

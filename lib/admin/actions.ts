@@ -51,7 +51,7 @@ export const updatePolicyAction = authedAction(
       return {
         ok: false,
         code: STEP_UP_REQUIRED,
-        message: `This change loosens control (${saved.loosens.join(", ")}): confirm it is you, then save again. Nothing was changed.`,
+        message: `This change loosens control (${saved.loosens.join(", ")}). Nothing was changed.`,
       };
     }
     revalidatePath("/admin/policy");

@@ -63,7 +63,7 @@ export default async function AuthorizePage({
     !agent || agent.role !== "AGENT"
       ? "Only an agent can connect a client to act as them. Sign in as the agent this client should act as."
       : client.kind === "dcr" && !agent.dcrEnabled
-        ? "Your admin has not allowed clients that register themselves. Ask them to turn it on under Admin, or use a client with a metadata document."
+        ? "Your admin has not allowed clients that register themselves. Ask them to turn it on under Policy and keys, or use a client with a metadata document."
         : offered.length === 0
           ? "You hold none of the permissions this client asks for."
           : null;
