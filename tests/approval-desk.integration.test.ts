@@ -377,7 +377,7 @@ describe("denying and the queue", () => {
 });
 
 describe("the cards beside the queue", () => {
-  it("name the oldest five other requests on the same order and count the rest, whatever waits on it", async () => {
+  it("name the oldest five other requests on the same order and count the rest up to a thousand, whatever waits on it", async () => {
     const world = await createWorld({ maxAutoWrites: 100 });
     const onOne = [];
     for (let index = 0; index < 8; index++) onOne.push(await pendingRefund(world, 6000 + index));
@@ -401,6 +401,16 @@ describe("the cards beside the queue", () => {
       onOne.slice(2, 7).map((made) => made.approvalId),
     );
     expect(after[onOne[0].approvalId].moreSiblings).toBe(1);
+
+    // Past a thousand waiting on one order the card stops counting: "over 1,000 more".
+    await db.$executeRaw`
+      INSERT INTO "ApprovalRequest"
+      SELECT (jsonb_populate_record(NULL::"ApprovalRequest", to_jsonb(a) || jsonb_build_object(
+        'id', a."id" || '_' || g, 'originCallId', a."originCallId" || '_' || g, 'argsHash', md5(a."argsHash" || g)))).*
+      FROM "ApprovalRequest" a, generate_series(1, 1100) g WHERE a."id" = ${onOne[7].approvalId}`;
+    const crowded = await cardFacts(world.tenantId, await pendingQueue(world.tenantId, { limit: 50 }));
+    expect(crowded[onOne[0].approvalId]).toMatchObject({ moreSiblings: 1000, moreSiblingsCapped: true });
+    expect(crowded[onOne[0].approvalId].siblings).toHaveLength(5);
   });
 });
 

@@ -165,7 +165,8 @@ export function ApprovalCard({
                   </a>
                 </span>
               ))}
-              {facts.moreSiblings > 0 && ` and ${facts.moreSiblings.toLocaleString("en")} more`}
+              {facts.moreSiblings > 0 &&
+                ` and ${facts.moreSiblingsCapped ? "over " : ""}${facts.moreSiblings.toLocaleString("en")} more`}
             </dd>
           </>
         )}

@@ -31,8 +31,9 @@ export interface CardFacts {
   refunds: { id: string; amountCents: number; currency: string; status: string; createdAt: string }[];
   /** Other pending requests on the same order (the oldest few), so they are read and decided together. */
   siblings: { id: string; impactCents: number; toolName: string }[];
-  /** How many more are pending on the same order beyond `siblings`. */
+  /** How many more are pending on the same order beyond `siblings` (at least this many when capped). */
   moreSiblings: number;
+  moreSiblingsCapped: boolean;
   /** The first of two approvals, with the amount it approved (a second approval approves that amount). */
   firstApprover: { name: string; email: string; at: string; cents: number | null } | null;
 }
@@ -42,22 +43,30 @@ function approvedCents(args: unknown): number | null {
   return typeof cents === "number" ? cents : null;
 }
 
-/** How many other requests on the same order a card names; it counts the rest. */
+/** How many other requests on the same order a card names; it counts the rest, up to "over 1,000". */
 const SIBLINGS_SHOWN = 5;
+const SIBLINGS_COUNTED = 1000;
+// Counting stops here: past it the card says "over 1,000 more" rather than walk every request waiting on the order.
+const COUNT_UP_TO = SIBLINGS_COUNTED + SIBLINGS_SHOWN + 2;
 
 /** The other requests on `item`'s order that its card names, and how many more there are. */
 function siblingsOf(
   item: QueueItem,
   pending: { id: string; orderId: string; impactCents: number; toolName: string; onOrder: number }[],
-): Pick<CardFacts, "siblings" | "moreSiblings"> {
+): Pick<CardFacts, "siblings" | "moreSiblings" | "moreSiblingsCapped"> {
   const onOrder = pending.filter((other) => other.orderId === item.orderId);
   const shown = onOrder
     .filter((other) => other.id !== item.id)
     .slice(0, SIBLINGS_SHOWN)
     .map(({ id, impactCents, toolName }) => ({ id, impactCents, toolName }));
   // The order's count includes this request while it is pending.
-  const others = (onOrder[0]?.onOrder ?? 0) - 1;
-  return { siblings: shown, moreSiblings: Math.max(0, others - shown.length) };
+  const counted = onOrder[0]?.onOrder ?? 0;
+  const others = counted - 1;
+  return {
+    siblings: shown,
+    moreSiblings: counted >= COUNT_UP_TO ? SIBLINGS_COUNTED : Math.max(0, others - shown.length),
+    moreSiblingsCapped: counted >= COUNT_UP_TO,
+  };
 }
 
 /** Five reads for a whole page, whatever its length. */
@@ -68,7 +77,7 @@ export async function cardFacts(tenantId: string, items: QueueItem[]): Promise<R
     findCardRequests(db, tenantId, requestIds),
     findCardOrders(db, tenantId, orderIds),
     findCardRefunds(db, tenantId, orderIds),
-    findPendingOnOrders(db, tenantId, orderIds, SIBLINGS_SHOWN + 1),
+    findPendingOnOrders(db, tenantId, orderIds, SIBLINGS_SHOWN + 1, COUNT_UP_TO),
   ]);
   const peopleIds = [
     ...new Set(

@@ -372,12 +372,21 @@ export async function findCardRefunds(db: Client, tenantId: string, orderIds: st
  * actionable requests the order has in all (`onOrder`). A page's cards stay a page's size however many wait on one
  * order.
  */
-export async function findPendingOnOrders(db: Db, tenantId: string, orderIds: string[], perOrder: number) {
+export async function findPendingOnOrders(
+  db: Db,
+  tenantId: string,
+  orderIds: string[],
+  perOrder: number,
+  countUpTo: number,
+) {
   const onOrder = Prisma.sql`"tenantId" = ${tenantId} AND "orderId" = o."orderId" AND "status" = 'pending' AND "expiresAt" > now()`;
   return db.$queryRaw<{ id: string; orderId: string; impactCents: number; toolName: string; onOrder: number }[]>`
     SELECT r."id", r."orderId", r."impactCents", r."toolName", n."onOrder"
     FROM unnest(${orderIds}::text[]) AS o("orderId")
-    CROSS JOIN LATERAL (SELECT count(*)::int AS "onOrder" FROM "ApprovalRequest" WHERE ${onOrder}) n
+    CROSS JOIN LATERAL (
+      SELECT count(*)::int AS "onOrder"
+      FROM (SELECT 1 FROM "ApprovalRequest" WHERE ${onOrder} LIMIT ${countUpTo}::int) counted
+    ) n
     CROSS JOIN LATERAL (
       SELECT "id", "orderId", "impactCents", "toolName" FROM "ApprovalRequest" WHERE ${onOrder}
       ORDER BY "createdAt", "id" LIMIT ${perOrder}::int
