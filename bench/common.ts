@@ -166,6 +166,6 @@ export async function tenantPolicy(tenantId: string, why: string): Promise<strin
     `${usd(t.sessionCapCents)} and ${t.maxAutoWrites.toLocaleString("en")} writes per conversation, ` +
     `daily ceilings ${usd(t.agentDailyCeilingCents)} per agent and ${usd(t.tenantDailyCeilingCents)} per tenant, ` +
     `${t.rateConversationPerMin.toLocaleString("en")} calls a minute per conversation and ` +
-    `${t.rateKeyPerMin.toLocaleString("en")} per key.`
+    `${t.rateKeyPerMin.toLocaleString("en")} per key; duplicate-refund window ${t.duplicateWindowHours} hours.`
   );
 }

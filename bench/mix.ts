@@ -1,6 +1,6 @@
 import { db } from "../lib/db";
 import { newId } from "../lib/ids";
-import { createWorld, NO_CEILINGS, type World } from "../tests/support/world";
+import { createWorld, NO_CEILINGS, NO_DUPLICATE_GUARD, type World } from "../tests/support/world";
 
 // The agent workload of the load benchmarks: 70% get_order, 20% rejected proposals (a string amount fails the
 // schema), 10% refunds within policy, spread over many conversations whose orders never run out of refundable
@@ -27,6 +27,8 @@ export async function createMix(conversationCount: number, firstOrderNumber: num
     rateConversationPerMin: 1_000_000,
     rateKeyPerMin: 1_000_000,
     ...NO_CEILINGS,
+    // The duplicate-intent guard still runs its statement, looking back zero hours: every round refunds an order again.
+    ...NO_DUPLICATE_GUARD,
   });
   const conversations: Mix["conversations"] = [];
   for (let i = 0; i < conversationCount; i++) {

@@ -8,7 +8,7 @@ import { startFakeProvider } from "../scripts/dev/fake-provider";
 import { proposeCall } from "../lib/agent-api/propose";
 import { newId } from "../lib/ids";
 import { paymentProvider } from "../lib/payments/provider";
-import { createWorld, NO_CEILINGS } from "../tests/support/world";
+import { createWorld, NO_CEILINGS, NO_DUPLICATE_GUARD } from "../tests/support/world";
 import { benchDatabase, fail, machine, ms, rounds, summarize, tenantPolicy, writeSection } from "./common";
 
 // Overhead of the gateway against the effect alone: the same executed refund (a) through the full gateway
@@ -34,6 +34,8 @@ const world = await createWorld({
   rateConversationPerMin: 1_000_000,
   rateKeyPerMin: 1_000_000,
   ...NO_CEILINGS,
+  // The duplicate-intent guard still runs its statement, looking back zero hours: every round refunds an order again.
+  ...NO_DUPLICATE_GUARD,
 });
 const big = {
   tenantId: world.tenantId,
