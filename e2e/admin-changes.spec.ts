@@ -17,7 +17,7 @@ async function autoLimit(): Promise<number> {
 
 async function saveWithStepUp(page: Page) {
   await page.getByRole("button", { name: "Save policy" }).click();
-  await expect(page.getByTestId("policy-message")).toContainText("confirm it is you");
+  await expect(page.getByTestId("policy-message")).toContainText("Enter your password below and try again.");
   await page.getByLabel("Your password, to confirm it is you").fill("toolgate-demo");
   await page.getByRole("button", { name: "Save policy" }).click();
 }
