@@ -1,11 +1,30 @@
 import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTypescript from "eslint-config-next/typescript";
 import prettier from "eslint-config-prettier";
+import { fileURLToPath } from "node:url";
+import { importsPointDown } from "./eslint/imports-point-down.mjs";
 
 // Next.js's rules (React, hooks, accessibility, TypeScript), Prettier owns the layout, and the import rules that
-// keep dependencies pointing one way: app -> components -> feature modules -> gateway -> tools -> db.
+// keep dependencies pointing one way: app -> components -> lib's features, floor by floor -> lib's ground.
 const restrict = (patterns) => ["error", { patterns }];
 const upward = (group, message) => ({ group, message });
+const root = fileURLToPath(new URL(".", import.meta.url));
+
+// lib's floors (docs/decisions/018-every-import-points-down.md). The ground: lib's root files and these folders,
+// which import only the ground. Above it each feature folder imports its own files, the ground and the folders on
+// lower floors: never one on its own floor (sideways) or above. A new folder gets its floor here before it lints.
+const LIB_GROUND = ["security"];
+const LIB_FLOORS = [
+  ["audit", "mail"],
+  ["auth", "tools"],
+  ["policy-rules"],
+  ["admin", "gateway", "oauth"],
+  ["conversations"],
+  ["payments"],
+  ["approvals"],
+  ["calls", "instance"],
+  ["agent-api"],
+];
 
 // One data layer: every statement of a module is written once, in that module's sql.ts, and `transaction` from
 // lib/db.ts is the one way to run statements together.
@@ -54,46 +73,17 @@ const config = [
     files: ["components/**"],
     rules: {
       "no-restricted-imports": restrict([
-        upward(["@/app/*"], "components never import from app/: move the code into lib/<feature>/"),
+        upward(
+          ["@/app", "@/app/*", "../app/*", "../../app/*"],
+          "components never import from app/: move the code into lib/<feature>/",
+        ),
       ]),
     },
   },
   {
     files: ["lib/**"],
-    rules: {
-      "no-restricted-imports": restrict([
-        upward(["@/app/*", "@/components/*", "../app/*", "../components/*"], "lib/ never imports pages or components"),
-        upward(
-          ["@/scripts/*", "../scripts/*", "../../scripts/*"],
-          "lib/ is what production runs: development scaffolding lives in scripts/",
-        ),
-      ]),
-    },
-  },
-  {
-    files: ["lib/gateway/**", "lib/tools/**"],
-    rules: {
-      "no-restricted-imports": restrict([
-        upward(["@/app/*", "@/components/*"], "the gateway never imports pages or components"),
-        upward(
-          [
-            "@/lib/approvals/*",
-            "@/lib/agent-api/*",
-            "@/lib/conversations/*",
-            "@/lib/admin/*",
-            "@/lib/mail/*",
-            "@/lib/live/*",
-            "../approvals/*",
-            "../agent-api/*",
-            "../conversations/*",
-            "../admin/*",
-            "../mail/*",
-            "../live/*",
-          ],
-          "the gateway and the tools know no feature module: hand it a function (a port) instead",
-        ),
-      ]),
-    },
+    plugins: { layers: { rules: { "imports-point-down": importsPointDown } } },
+    rules: { "layers/imports-point-down": ["error", { root, ground: LIB_GROUND, floors: LIB_FLOORS }] },
   },
   {
     files: ["lib/**", "app/**", "components/**"],

@@ -10,8 +10,8 @@ export async function register() {
     }
     const { startTracing, tracingRequested } = await import("./lib/tracing");
     if (tracingRequested()) await startTracing();
-    const { startJobs } = await import("./lib/jobs");
-    const { installGracefulShutdown } = await import("./lib/shutdown");
+    const { startJobs } = await import("./lib/instance/jobs");
+    const { installGracefulShutdown } = await import("./lib/instance/shutdown");
     installGracefulShutdown();
     startJobs();
   }

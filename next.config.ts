@@ -14,7 +14,7 @@ const allowedOrigins = [
 
 const nextConfig: NextConfig = {
   // pg, the Prisma adapter, the argon2 binding, prom-client (one registry per process) and the OpenTelemetry
-  // SDK stay as Node modules rather than being bundled.
+  // SDK and the Cedar engine (its Node build reads its .wasm file beside it) stay as Node modules rather than being bundled.
   serverExternalPackages: [
     "pg",
     "@prisma/adapter-pg",
@@ -25,6 +25,7 @@ const nextConfig: NextConfig = {
     "@opentelemetry/sdk-trace-base",
     "@opentelemetry/resources",
     "@opentelemetry/exporter-trace-otlp-http",
+    "@cedar-policy/cedar-wasm",
   ],
   poweredByHeader: false,
   // A self-contained server in .next/standalone for the production image (docs/DEPLOY.md, Dockerfile).

@@ -1,29 +1,32 @@
 "use client";
 
+import { ProblemPage } from "@/components/layout/problem-page";
 import "./globals.css";
 
-// The root layout itself failed (the top bar could not be drawn), so this page brings its own <html> and <body>.
+// The root layout itself failed (the top bar could not be drawn), so this page brings its own <html> and <body>, and
+// its link loads the start page afresh rather than through the client router of a layout that is not there.
 export default function GlobalError({ error, reset }: { error: Error & { digest?: string }; reset: () => void }) {
   return (
     <html lang="en">
       <body>
-        <main>
-          <h1>toolgate could not load</h1>
+        <ProblemPage
+          title="toolgate could not load"
+          reference={error.digest}
+          actions={
+            <>
+              <button type="button" onClick={reset}>
+                Try again
+              </button>
+              {/* eslint-disable-next-line @next/next/no-html-link-for-pages -- a full load, see above */}
+              <a href="/">Go to the start page</a>
+            </>
+          }
+        >
           <p>
             The server could not draw this page, most likely because it cannot reach its database right now. Nothing was
             half-saved. Wait a moment and try again.
           </p>
-          <p>
-            <button type="button" onClick={reset}>
-              Try again
-            </button>
-          </p>
-          {error.digest && (
-            <p className="muted small">
-              If it keeps happening, tell whoever runs toolgate and quote this reference: <code>{error.digest}</code>
-            </p>
-          )}
-        </main>
+        </ProblemPage>
       </body>
     </html>
   );

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
-import { TopNav } from "@/components/top-nav";
-import { pendingCount } from "@/lib/approvals/queue";
+import { TopNav } from "@/components/layout/top-nav";
+import { renderedQueueStamp } from "@/lib/approvals/desk/queue";
 import { currentUser } from "@/lib/auth/auth";
 import "./globals.css";
 
@@ -9,10 +9,13 @@ export const dynamic = "force-dynamic";
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
   const user = await currentUser();
-  const pending = user?.role === "SUPERVISOR" ? await pendingCount(user.tenantId) : null;
+  const pending = user?.role === "SUPERVISOR" ? (await renderedQueueStamp(user.tenantId)).pending : null;
   return (
     <html lang="en">
       <body>
+        <a className="skip-link" href="#main">
+          Skip to content
+        </a>
         <TopNav user={user} pendingApprovals={pending} />
         {children}
       </body>

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { authenticateForConversation } from "../lib/conversations";
+import { authenticateForConversation } from "../lib/conversations/authenticate";
 import { db } from "../lib/db";
 import { startFakeProvider } from "../scripts/dev/fake-provider";
 import { proposeCall } from "../lib/agent-api/propose";

@@ -13,6 +13,9 @@ interface Mutant {
 const report = JSON.parse(readFileSync("reports/mutation/mutation.json", "utf8")) as {
   files: Record<string, { mutants: Mutant[] }>;
 };
+const stryker = (
+  JSON.parse(readFileSync("node_modules/@stryker-mutator/core/package.json", "utf8")) as { version: string }
+).version.split(".")[0];
 const DETECTED = new Set(["Killed", "Timeout"]);
 const VALID = new Set(["Killed", "Timeout", "Survived", "NoCoverage"]);
 const rows: string[] = [];
@@ -38,7 +41,7 @@ const score = (100 * detected) / valid;
 await writeSection(
   "mutation",
   `
-\`npm run test:mutation\` (Stryker ${process.env.npm_package_devDependencies__stryker_mutator_core ?? "9"}, Vitest runner, per-test coverage) over \`lib/gateway/**\`, with the tests in
+\`npm run test:mutation\` (Stryker ${stryker}, Vitest runner, per-test coverage) over \`lib/gateway/**\`, with the tests in
 \`vitest.mutation.config.ts\`; run on ${new Date().toISOString().slice(0, 10)}.
 
 **Mutation score: ${score.toFixed(1)}%** (${detected} of ${valid} mutants killed or timed out).

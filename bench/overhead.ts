@@ -1,7 +1,8 @@
 import { POST as proposeRoute } from "../app/api/v1/conversations/[id]/tool-calls/route";
 import { withAgent } from "../lib/agent-api/http";
 import { authenticateApiKey } from "../lib/auth/api-keys";
-import { authenticateForConversation, findAgentConversation } from "../lib/conversations";
+import { authenticateForConversation } from "../lib/conversations/authenticate";
+import { findAgentConversation } from "../lib/conversations/lookup";
 import { db, transaction } from "../lib/db";
 import { lockTenantCeilings, sumAutoExposure } from "../lib/gateway/sql";
 import { startFakeProvider } from "../scripts/dev/fake-provider";

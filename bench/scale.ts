@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { loadavg } from "node:os";
-import { cardFacts } from "../lib/approvals/cards";
-import { decisionHistory } from "../lib/approvals/history";
-import { decidedHistory, pendingQueue } from "../lib/approvals/queue";
+import { cardFacts } from "../lib/approvals/desk/cards";
+import { decisionHistory } from "../lib/approvals/desk/history";
+import { pendingQueue } from "../lib/approvals/desk/queue";
 import { db } from "../lib/db";
 import { newId } from "../lib/ids";
 import { sessionCookie, startInstance } from "../tests/support/app-instances";
@@ -223,14 +223,6 @@ const cases: { name: string; fn: () => Promise<unknown>; plan: Promise<string> }
       world.tenantId,
       deep.createdAt,
       deep.id,
-    ),
-  },
-  {
-    name: "decision history, first page (50, newest first)",
-    fn: () => decidedHistory(world.tenantId, { limit: 50 }),
-    plan: plan(
-      `SELECT * FROM "ApprovalRequest" WHERE "tenantId" = $1 AND "status" <> 'pending' ORDER BY "createdAt" DESC, "id" DESC LIMIT 50`,
-      world.tenantId,
     ),
   },
   {

@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import http from "node:http";
 import { loadavg } from "node:os";
-import { denyRequest } from "../lib/approvals/decide";
-import { loadConversation } from "../lib/conversations";
+import { denyRequest } from "../lib/approvals/decision/deny";
+import { loadConversation } from "../lib/conversations/lookup";
 import { db } from "../lib/db";
 import { startFakeProvider } from "../scripts/dev/fake-provider";
 import { proposeCall } from "../lib/agent-api/propose";

@@ -480,6 +480,36 @@ test("step-up with a passkey: registered in settings with Chromium's virtual aut
   }
 });
 
+test("on a phone the filters fold under 'More filters' so the first card is on the first screen; wide, they stand in a row", async ({
+  browser,
+  baseURL,
+  request,
+}) => {
+  const order = await freshOrder("cu_ana", 20000);
+  const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
+  await propose(request, SEEDED.agent.email, conversation, refund(order, 7000), `desk-fold-${order}`);
+  const page = await asUser(browser, SEEDED.supervisor, baseURL!);
+  await page.setViewportSize(PHONE);
+  await page.goto(`/approvals?q=${order}`);
+  const agent = page.getByLabel("Agent");
+  await expect(agent).toBeHidden();
+  const first = page.getByTestId("approval-item").first();
+  expect((await first.boundingBox())!.y).toBeLessThan(PHONE.height);
+  await page.getByText("More filters").click();
+  await agent.selectOption(SEEDED.agent.id);
+  await page.getByRole("button", { name: "Apply" }).click();
+  await expect(page).toHaveURL(/agent=/);
+  // A set filter keeps its fold open and says how many are set.
+  await expect(page.getByText("More filters (1 set)")).toBeVisible();
+  await expect(agent).toBeVisible();
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.goto(`/approvals?q=${order}`);
+  await expect(page.getByText("More filters")).toBeHidden();
+  await expect(agent).toBeVisible();
+  await expect(page.getByLabel("Sort")).toBeVisible();
+  await page.context().close();
+});
+
 test("triage: search, filters, sort and keyboard (j/k, x, a, d, ?) with visible focus; the nav counts what is pending", async ({
   browser,
   baseURL,
@@ -548,7 +578,12 @@ test("new requests arrive live, without a reload", async ({ browser, baseURL, re
   const page = await asUser(browser, SEEDED.supervisor, baseURL!);
   await page.goto(`/approvals?q=${order}`);
   await expect(page.getByTestId("queue-live")).toContainText("● live");
-  await expect(page.getByTestId("queue-empty")).toBeVisible();
+  // A filtered queue with nothing in it says so, and how to see every request.
+  await expect(page.getByTestId("queue-empty")).toContainText("No pending request matches these filters.");
+  await expect(page.getByTestId("queue-empty").getByRole("link", { name: "Clear filters" })).toHaveAttribute(
+    "href",
+    "/approvals",
+  );
   const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
   const pending = await propose(request, SEEDED.agent.email, conversation, refund(order, 7000), `desk-live-${order}`);
   await expect(card(page, pending.approval!.id)).toBeVisible({ timeout: 10_000 });

@@ -123,7 +123,11 @@ for (const viewport of VIEWPORTS) {
       await signInAs(context, SEEDED.supervisor, baseURL!);
       const page = await context.newPage();
       await page.goto(path);
-      await expect(page.getByRole("button", { name: "Deny" })).toBeDisabled();
+      // Denying without a reason says what is missing, and denies nothing.
+      await page.getByLabel("Reason for denying (the agent reads it)").fill("   ");
+      await page.getByRole("button", { name: "Deny" }).click();
+      await expect(page.getByTestId("link-result")).toHaveText("Say why you deny it: the agent reads this reason.");
+      expect(await linkState(held.approval!.id)).toEqual({ status: "pending", used: 0 });
       await page.getByLabel("Reason for denying (the agent reads it)").fill("refunded by phone");
       await page.getByRole("button", { name: "Deny" }).click();
       await expect(page.getByTestId("link-result")).toHaveText(`90.00 USD refund on ${order} denied.`);

@@ -43,6 +43,8 @@ export async function refundsOf(order: string) {
 
 /** No sideways scrolling, and no serious or critical accessibility violation. */
 export async function expectUsable(page: Page) {
+  // Next.js streams a page's metadata after its body: axe reads the page once its title has arrived.
+  await expect(page).toHaveTitle(/\S/);
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   expect(width, `page is ${width}px wide in a ${page.viewportSize()?.width}px viewport`).toBeLessThanOrEqual(
     page.viewportSize()!.width,

@@ -4,7 +4,7 @@ import { apiKey, database, openConversation, propose, provider, refund, SEEDED, 
 
 const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === "1";
 
-// tests/investigations.integration.test.ts drives a refund into investigation through real provider faults; here
+// tests/payments/investigations.integration.test.ts drives a refund into investigation through real provider faults; here
 // the browser closes one. Setup writes the state reconciliation leaves when it cannot confirm a refund in time.
 
 /** A supervisor's Approvals page, and the 12.00 USD refund under investigation on it. */

@@ -105,6 +105,26 @@ for (const viewport of VIEWPORTS) {
       await context.close();
     });
 
+    test("the first Tab offers to skip the navigation, and the next one lands in the page's content", async ({
+      browser,
+      baseURL,
+    }) => {
+      const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
+      await signInAs(context, SEEDED.supervisor, baseURL!);
+      const page = await context.newPage();
+      for (const path of ["/approvals", "/approvals/history", "/settings"]) {
+        await page.goto(path);
+        await page.keyboard.press("Tab");
+        const skip = page.getByRole("link", { name: "Skip to content" });
+        await expect(skip).toBeFocused();
+        await expect(skip).toBeInViewport();
+        await page.keyboard.press("Enter");
+        await page.keyboard.press("Tab");
+        expect(await page.evaluate(() => document.activeElement?.closest("main")?.id)).toBe("main");
+      }
+      await context.close();
+    });
+
     test("history by keyboard: search, filter by outcome, open the timeline, page by keyset", async ({
       browser,
       baseURL,
@@ -144,7 +164,7 @@ for (const viewport of VIEWPORTS) {
       await expect(rows.first()).toContainText("Sue Supervisor");
       await expect(rows.first().getByTestId("history-status")).toHaveText("denied");
       await expect(rows.first()).toContainText("customer withdrew");
-      await expect(rows.first().getByTestId("history-latency")).toHaveText(/^\d+ (s|min)/);
+      await expect(rows.first().getByTestId("history-latency")).toHaveText(/^\d+ (seconds?|minutes?)( \d+ seconds?)?$/);
       await expect(rows.first().locator("time")).toHaveAttribute("title", /UTC$/);
 
       await page.getByLabel("Outcome").selectOption("approved");

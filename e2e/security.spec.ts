@@ -79,7 +79,9 @@ test("after a lock the login page says when to try again, for a real account and
       await expect(page.getByRole("button", { name: "Sign in" })).toBeEnabled();
       text = (await alert.textContent()) ?? "";
     }
-    expect(text).toMatch(/^Too many sign-in attempts\. Try again in \d+ seconds \(after .+\)\.$/);
+    expect(text).toMatch(
+      /^Too many sign-in attempts\. Try again in \d+ (seconds?|minutes?) \(after \d{4}-\d\d-\d\d \d\d:\d\d UTC\)\.$/,
+    );
     attemptsUntilLocked.push(attempts);
   }
   expect(attemptsUntilLocked[0]).toBeGreaterThan(3);

@@ -1,3 +1,7 @@
+// The one way to the database, so the one place that marks lib/ as server code: a client component that imports
+// anything reaching it fails the build. Scripts that run this code with tsx pass --conditions=react-server
+// (package.json), as Next.js does for server code; Vitest maps the marker to tests/support/server-only.ts.
+import "server-only";
 import { createHash } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";

@@ -1,9 +1,8 @@
 import { z } from "zod";
 
 // Every setting the running app reads from the environment, in one schema: names, what each accepts and its default.
-// Read through `env()` where it is used (tests change the environment between cases); `instrumentation.ts` reads it
-// once at start, so a bad value stops the start with the variable's name and what it accepts. Development scaffolding
-// (scripts/) reads its own variables.
+// Read through `env()` where it is used; `instrumentation.ts` reads it once at start, so a bad value stops the start
+// with the variable's name and what it accepts. Development scaffolding (scripts/) reads its own variables.
 
 const Seconds = (fallback: number) =>
   z.coerce
@@ -12,7 +11,6 @@ const Seconds = (fallback: number) =>
     .min(60)
     .max(30 * 24 * 3600)
     .default(fallback);
-/** A duration in milliseconds. */
 const Millis = (fallback: number) =>
   z.coerce
     .number()
@@ -130,14 +128,27 @@ const EnvSchema = z.object({
 
 export type Env = z.infer<typeof EnvSchema>;
 
-/** The settings as the environment gives them now; a bad value throws, naming the variable and what it accepts. */
-export function env(): Env {
+const NAMES = Object.keys(EnvSchema.shape);
+let parsed: { raw: string; settings: Readonly<Env> } | null = null;
+
+/**
+ * The settings as the environment gives them; a bad value throws, naming the variable and what it accepts. Parsed
+ * once and kept while the variables it reads hold the same text (tests change them between cases).
+ */
+export function env(): Readonly<Env> {
+  let raw = "";
+  for (const name of NAMES) {
+    const value = process.env[name];
+    raw += value === undefined ? "\0" : `=${value}\0`;
+  }
+  if (parsed?.raw === raw) return parsed.settings;
   const result = EnvSchema.safeParse(process.env);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
     throw new Error(`invalid environment: ${problems.join("; ")}`);
   }
-  return result.data;
+  parsed = { raw, settings: Object.freeze(result.data) };
+  return parsed.settings;
 }
 
 /** Whether people reach the app over HTTPS, as its configured public address says (never a request header). */
@@ -148,7 +159,7 @@ export const servedOverHttps = (): boolean => env().NEXTAUTH_URL?.startsWith("ht
  * without the secrets): a bad value, or a setting production cannot do without. Each names the variable.
  */
 export function startupProblems(): string[] {
-  let settings: Env;
+  let settings: Readonly<Env>;
   try {
     settings = env();
   } catch (error) {

@@ -1,12 +1,9 @@
-import "server-only";
 import pg from "pg";
 import { db } from "./db";
-import { CALLS_CHANNEL } from "./gateway/sql";
 import { newId } from "./ids";
 import { logError } from "./log";
 import { env } from "./env";
-import { deleteExpiredLiveWatches, deleteLiveWatch, saveLiveWatch } from "./sql";
-import type { ConversationWaiter, Looked } from "./tools/types";
+import { CALLS_CHANNEL, deleteExpiredLiveWatches, deleteLiveWatch, saveLiveWatch } from "./sql";
 
 type Listener = () => void;
 
@@ -105,6 +102,25 @@ export async function pruneLiveWatches(): Promise<number> {
 
 // Only when this process has no LISTEN connection: then a waiter looks this often instead of being told.
 const FALLBACK_POLL_MS = 2000;
+
+/** One look at what a waiter waits for: whether it is over, what to answer, and when to look again unprompted. */
+export interface Looked<T> {
+  done: boolean;
+  value: T;
+  /** A change that sends no notice (an approval lapsing) happens then. */
+  wakeAt?: Date | null;
+}
+
+/**
+ * Looks again whenever the conversation's calls change until a look says done or `seconds` pass, and answers the
+ * last look. Handed in by whoever proposes the call (lib/agent-api/propose.ts); the gateway only passes it on.
+ */
+export type ConversationWaiter = <T>(
+  conversationId: string,
+  seconds: number,
+  look: () => Promise<Looked<T>>,
+  signal?: AbortSignal,
+) => Promise<T>;
 
 /**
  * The one waiter of the app (a held call's `?wait=N`, `get_call_status` with `wait_seconds`): it holds a watch on

@@ -11,7 +11,7 @@ export interface QueuedMessage {
 
 /**
  * The one writer of the outbox: rows written in the caller's transaction, so they exist only if what decided
- * them commits, and delivered afterwards by `lib/mail/outbox.ts` (delivery). Returns the new rows' ids, in order.
+ * them commits, and delivered afterwards by `lib/mail/delivery.ts`. Returns the new rows' ids, in order.
  */
 export async function queueMessages(
   client: Db,

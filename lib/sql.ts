@@ -1,7 +1,9 @@
 import type { Client, Db } from "./db";
-import type { Outcome } from "./gateway/outcome";
 
-// The statements of the shared plumbing at lib's root: live views, the outbox, metrics, readiness, agents' calls.
+// The statements of the shared plumbing at lib's root: live views, the outbox, metrics, readiness.
+
+/** The channel a change of a watched conversation's calls is announced on, with the conversation's id. */
+export const CALLS_CHANNEL = "toolgate_calls";
 
 /** Creates the live watch `id` of the conversation, or moves its expiry if it exists. */
 export async function saveLiveWatch(
@@ -17,7 +19,6 @@ export async function saveLiveWatch(
   });
 }
 
-/** Deletes the live watch `id`, if it is still there. */
 export async function deleteLiveWatch(db: Client, id: string): Promise<void> {
   await db.liveWatch.deleteMany({ where: { id } });
 }
@@ -80,30 +81,4 @@ export async function findAppliedMigrations(db: Db): Promise<string[]> {
     { name: string }[]
   >`SELECT "migration_name" AS name FROM "_prisma_migrations" WHERE "finished_at" IS NOT NULL AND "rolled_back_at" IS NULL`;
   return rows.map((row) => row.name);
-}
-
-/** A call as its agent reads it: its stored outcome and its approval request, if any. */
-export interface AgentToolCallRow {
-  id: string;
-  conversationId: string;
-  outcome: Outcome;
-  approval: { id: string; status: string; expiresAt: Date } | null;
-}
-
-/** The call with this id of the tenant, only if the agent's own conversation made it; null otherwise. */
-export async function findAgentToolCallRow(
-  db: Client,
-  agent: { userId: string; tenantId: string },
-  id: string,
-): Promise<AgentToolCallRow | null> {
-  const call = await db.toolCall.findFirst({
-    where: { id, tenantId: agent.tenantId, conversation: { agentId: agent.userId } },
-    select: {
-      id: true,
-      conversationId: true,
-      outcome: true,
-      approval: { select: { id: true, status: true, expiresAt: true } },
-    },
-  });
-  return call && { ...call, outcome: call.outcome as unknown as Outcome };
 }

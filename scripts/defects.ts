@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startCluster } from "./pg-cluster";
@@ -20,18 +20,18 @@ interface Defect {
 const DEFECTS: Defect[] = [
   {
     name: "approval link single use",
-    file: "lib/approvals/sql.ts",
+    file: "lib/approvals/email-links/sql.ts",
     find: 'WHERE "id" = ${linkId} AND "usedAt" IS NULL AND',
     replace: 'WHERE "id" = ${linkId} AND',
-    testFile: "tests/approval-links.integration.test.ts",
+    testFile: "tests/approvals/approval-links.integration.test.ts",
     test: "a mail scanner opening the link twice decides nothing; the supervisor's one post executes once; a second post is refused",
   },
   {
     name: "approval link recipient",
-    file: "lib/approvals/links.ts",
+    file: "lib/approvals/email-links/open.ts",
     find: 'if (link.recipientId !== userId) return "link.other-recipient";',
     replace: "",
-    testFile: "tests/approval-links.integration.test.ts",
+    testFile: "tests/approvals/approval-links.integration.test.ts",
     test: "refuses an expired link, another person's link, another tenant's and a made-up token, and changes nothing",
   },
   {
@@ -39,7 +39,7 @@ const DEFECTS: Defect[] = [
     file: "lib/tools/sql.ts",
     find: 'WHERE o."id" = ${orderId} AND o."tenantId" = ${conversation.tenantId} AND o."customerId" = ${conversation.customerId}`;',
     replace: 'WHERE o."id" = ${orderId}`;',
-    testFile: "tests/authorization.integration.test.ts",
+    testFile: "tests/gateway/authorization.integration.test.ts",
     test: "non-owners of an order always get the bytes of a missing order, with no effect",
   },
   {
@@ -47,7 +47,7 @@ const DEFECTS: Defect[] = [
     file: "lib/gateway/context.ts",
     find: "if (conversation.orderId !== null && conversation.orderId !== orderId)",
     replace: "if (false)",
-    testFile: "tests/authorization.integration.test.ts",
+    testFile: "tests/gateway/authorization.integration.test.ts",
     test: "a conversation bound to one order cannot reach the customer's other orders",
   },
   {
@@ -55,7 +55,7 @@ const DEFECTS: Defect[] = [
     file: "lib/gateway/scope.ts",
     find: 'return held.includes(tool.scope) ? pass(tool) : stop("scope.missing");',
     replace: "return pass(tool);",
-    testFile: "tests/refusals.integration.test.ts",
+    testFile: "tests/gateway/refusals.integration.test.ts",
     test: "scope.missing: an agent without the refund permission",
   },
   {
@@ -63,7 +63,7 @@ const DEFECTS: Defect[] = [
     file: "lib/gateway/schema.ts",
     find: "if (hostOwned.length > 0) {",
     replace: "if (false) {",
-    testFile: "tests/refusals.integration.test.ts",
+    testFile: "tests/gateway/refusals.integration.test.ts",
     test: "argument.host-owned: refused by name in any casing or separator",
   },
   {
@@ -71,7 +71,7 @@ const DEFECTS: Defect[] = [
     file: "lib/gateway/policy.ts",
     find: " || conversation.irreversibleCents + impactCents > policy.sessionCapCents",
     replace: "",
-    testFile: "tests/policy.integration.test.ts",
+    testFile: "tests/gateway/policy.integration.test.ts",
     test: "three 4000-cent refunds on ord_1004: two execute, the third crosses the session cap and waits",
   },
   {
@@ -79,7 +79,7 @@ const DEFECTS: Defect[] = [
     file: "lib/gateway/policy.ts",
     find: "if (agentUsed + impactCents > ceilings.agentDailyCeilingCents) {",
     replace: "if (false) {",
-    testFile: "tests/exposure.integration.test.ts",
+    testFile: "tests/gateway/exposure.integration.test.ts",
     test: "an agent's refunds across conversations stop at the agent ceiling: the next waits, and its preview names the ceiling",
   },
   {
@@ -87,15 +87,15 @@ const DEFECTS: Defect[] = [
     file: "lib/gateway/sql.ts",
     find: 'WHERE "id" = ${tenantId} FOR NO KEY UPDATE`;',
     replace: 'WHERE "id" = ${tenantId}`;',
-    testFile: "tests/exposure.integration.test.ts",
-    test: "100 parallel refunds across 50 conversations never auto-execute past the ceilings",
+    testFile: "tests/gateway/exposure.integration.test.ts",
+    test: "an automatic refund sums the ceilings under the tenant's row lock: it waits while another transaction holds the row",
   },
   {
     name: "conversation opens",
     file: "lib/gateway/rate.ts",
     find: "return row && row.count > row.limit ?",
     replace: "return row && false ?",
-    testFile: "tests/exposure.integration.test.ts",
+    testFile: "tests/gateway/exposure.integration.test.ts",
     test: "past rateOpenPerMin a key gets 429 rate.limited with Retry-After and no conversation; another key is unaffected",
   },
   {
@@ -103,7 +103,7 @@ const DEFECTS: Defect[] = [
     file: "lib/audit/sql.ts",
     find: 'pg_snapshot_xmin(pg_current_snapshot())::text AS "horizon"',
     replace: 'pg_snapshot_xmax(pg_current_snapshot())::text AS "horizon"',
-    testFile: "tests/audit.integration.test.ts",
+    testFile: "tests/audit/audit.integration.test.ts",
     test: "a row whose transaction commits after later rows is sealed late, never skipped",
   },
   {
@@ -111,7 +111,7 @@ const DEFECTS: Defect[] = [
     file: "lib/audit/seal.ts",
     find: "if (hash !== seal.rowHashes[index]) {",
     replace: "if (false) {",
-    testFile: "tests/audit.integration.test.ts",
+    testFile: "tests/audit/audit.integration.test.ts",
     test: "names a row altered with SQL after it was sealed",
   },
   {
@@ -119,7 +119,7 @@ const DEFECTS: Defect[] = [
     file: "lib/audit/keys.ts",
     find: 'createHmac("sha256", key.secret)',
     replace: 'createHmac("sha256", "")',
-    testFile: "tests/audit-insider.integration.test.ts",
+    testFile: "tests/audit/audit-insider.integration.test.ts",
     test: "re-computing the chain with SQL and the code but without the key fails verification",
   },
   {
@@ -127,7 +127,7 @@ const DEFECTS: Defect[] = [
     file: "lib/audit/seal.ts",
     find: "if (previous?.keyId || !allowUnkeyed)",
     replace: "if (previous?.keyId)",
-    testFile: "tests/audit-insider.integration.test.ts",
+    testFile: "tests/audit/audit-insider.integration.test.ts",
     test: "re-computing the chain with SQL and the code but without the key fails verification",
   },
   {
@@ -135,7 +135,7 @@ const DEFECTS: Defect[] = [
     file: "lib/audit/seal.ts",
     find: "const problem = headProblem(seals, kept);",
     replace: "const problem = null;",
-    testFile: "tests/audit-insider.integration.test.ts",
+    testFile: "tests/audit/audit-insider.integration.test.ts",
     test: "deleting the last rows and their seals passes a check without the kept head and fails against it",
   },
   {
@@ -143,7 +143,7 @@ const DEFECTS: Defect[] = [
     file: "lib/audit/heads.ts",
     find: "if (first && first.hash !== head.hash)",
     replace: "if (false)",
-    testFile: "tests/audit-insider.integration.test.ts",
+    testFile: "tests/audit/audit-insider.integration.test.ts",
     test: "deleting the last rows and their seals passes a check without the kept head and fails against it",
   },
   {
@@ -151,7 +151,7 @@ const DEFECTS: Defect[] = [
     file: "lib/audit/heads.ts",
     find: "if (sign(unsigned, key) !== sig) {",
     replace: "if (false) {",
-    testFile: "tests/audit-insider.integration.test.ts",
+    testFile: "tests/audit/audit-insider.integration.test.ts",
     test: "an edited head file is refused",
   },
   {
@@ -159,7 +159,7 @@ const DEFECTS: Defect[] = [
     file: "lib/audit/sql.ts",
     find: 'export const SEALED_LOGS: readonly SealedLog[] = ["decision", "audit"];',
     replace: 'export const SEALED_LOGS: readonly SealedLog[] = ["decision"];',
-    testFile: "tests/audit-insider.integration.test.ts",
+    testFile: "tests/audit/audit-insider.integration.test.ts",
     test: "as a superuser with the triggers off, rewrites the amount an admin set: audit:verify names the row",
   },
   {
@@ -167,15 +167,15 @@ const DEFECTS: Defect[] = [
     file: "lib/audit/seal.ts",
     find: "if (previous && row.createdAt.getTime() < previous.sealedAt.getTime() - BACKDATE_SLACK_MS)",
     replace: "if (false)",
-    testFile: "tests/audit-insider.integration.test.ts",
+    testFile: "tests/audit/audit-insider.integration.test.ts",
     test: "a row inserted with an old createdAt takes its insert's time and place; with the triggers off it is named backdated",
   },
   {
     name: "seal key required",
-    file: "lib/jobs.ts",
+    file: "lib/instance/jobs.ts",
     find: "if (!env().AUDIT_SEAL_KEY) return",
     replace: "if (false) return",
-    testFile: "tests/health.integration.test.ts",
+    testFile: "tests/ops/health.integration.test.ts",
     test: "names the jobs when they should run and do not: before they start and once they are stopped",
   },
   {
@@ -183,7 +183,7 @@ const DEFECTS: Defect[] = [
     file: "lib/migrate.ts",
     find: `'REVOKE UPDATE, DELETE, TRUNCATE ON "DecisionLog", "AuditLog", "DecisionSeal" FROM {role}',`,
     replace: '"SELECT 1",',
-    testFile: "tests/audit-insider.integration.test.ts",
+    testFile: "tests/audit/audit-insider.integration.test.ts",
     test: "as the app's role, cannot UPDATE, DELETE or TRUNCATE the logs or their seals, nor turn the triggers off",
   },
   {
@@ -191,7 +191,7 @@ const DEFECTS: Defect[] = [
     file: "lib/gateway/idempotency.ts",
     find: "if (!stored) return pass({ replay: null });",
     replace: "if (stored || !stored) return pass({ replay: null });",
-    testFile: "tests/idempotency.integration.test.ts",
+    testFile: "tests/gateway/idempotency.integration.test.ts",
     test: "same key, same arguments: the stored outcome, marked replayed, and the effect once",
   },
   {
@@ -199,7 +199,7 @@ const DEFECTS: Defect[] = [
     file: "lib/gateway/policy.ts",
     find: "if (!agent || !scopesFor(agent).includes(tool.scope))",
     replace: "if (!agent)",
-    testFile: "tests/refusals.integration.test.ts",
+    testFile: "tests/gateway/refusals.integration.test.ts",
     test: "agent.not-authorized: a permission revoked while the conversation is open",
   },
   {
@@ -207,7 +207,7 @@ const DEFECTS: Defect[] = [
     file: "lib/gateway/policy.ts",
     find: 'if (tool.effect !== "read" && order.fraudHold) return stop("order.fraud-hold");',
     replace: "",
-    testFile: "tests/refusals.integration.test.ts",
+    testFile: "tests/gateway/refusals.integration.test.ts",
     test: "order.fraud-hold: denied, and the model is not told why",
   },
   {
@@ -215,7 +215,7 @@ const DEFECTS: Defect[] = [
     file: "lib/tools/sql.ts",
     find: 'WHERE "id" = ${order.id} AND "version" = ${order.version}\n',
     replace: 'WHERE "id" = ${order.id}\n',
-    testFile: "tests/concurrency.integration.test.ts",
+    testFile: "tests/stress/concurrency.integration.test.ts",
     test: "a write conditional on a version the order has moved past gives order.changed and changes nothing",
   },
   {
@@ -223,7 +223,7 @@ const DEFECTS: Defect[] = [
     file: "lib/tools/issue-refund.ts",
     find: "orderChanges: (args) => ({ refundedCentsIncrement: args.amount_cents, refundPending: true }),",
     replace: "orderChanges: (args) => ({ refundedCentsIncrement: args.amount_cents }),",
-    testFile: "tests/provider-faults.integration.test.ts",
+    testFile: "tests/payments/provider-faults.integration.test.ts",
     test: "timeout after acting: unknown (never executed, never failed), then reconcile finds it issued, one provider refund",
   },
   {
@@ -231,7 +231,7 @@ const DEFECTS: Defect[] = [
     file: "lib/gateway/parse.ts",
     find: 'if (seen.has(key)) throw new ParseFailure("parse.duplicate-key");',
     replace: "",
-    testFile: "tests/refusals.integration.test.ts",
+    testFile: "tests/gateway/refusals.integration.test.ts",
     test: "parse.duplicate-key: at the top and inside arguments, even when escaped differently",
   },
   {
@@ -239,7 +239,7 @@ const DEFECTS: Defect[] = [
     file: "lib/payments/provider.ts",
     find: '  if (!answer.signed) return { kind: "uncertain", reason: `unsigned answer ${answer.status}, not the provider\'s` };\n  const { status, body } = answer;\n  if (status >= 200',
     replace: "  const { status, body } = answer;\n  if (status >= 200",
-    testFile: "tests/provider-client.test.ts",
+    testFile: "tests/payments/provider-client.test.ts",
     test: "an answer that is not the provider's own is uncertain, whatever its status: not JSON, unsigned, badly signed, or about another key",
   },
   {
@@ -247,7 +247,7 @@ const DEFECTS: Defect[] = [
     file: "lib/payments/provider.ts",
     find: "return uncertainBefore",
     replace: "return false",
-    testFile: "tests/provider-client.test.ts",
+    testFile: "tests/payments/provider-client.test.ts",
     test: "a signed refusal for this key is definite, but not after an attempt under the same key was uncertain",
   },
   {
@@ -255,7 +255,7 @@ const DEFECTS: Defect[] = [
     file: "lib/payments/reconcile.ts",
     find: "  if (!probe.ok) {",
     replace: "  if (false) {",
-    testFile: "tests/money-once.integration.test.ts",
+    testFile: "tests/payments/money-once.integration.test.ts",
     test: "with a wrong base path, a pass does nothing, says why, and a correct pass afterwards settles every refund once",
   },
   {
@@ -263,7 +263,7 @@ const DEFECTS: Defect[] = [
     file: "lib/payments/provider.ts",
     find: 'if (status === 404 && error.type === "resource_missing" && error.idempotency_key === key)',
     replace: "if (status === 404)",
-    testFile: "tests/money-once.integration.test.ts",
+    testFile: "tests/payments/money-once.integration.test.ts",
     test: "with a wrong base path, a pass does nothing, says why, and a correct pass afterwards settles every refund once",
   },
   {
@@ -271,7 +271,7 @@ const DEFECTS: Defect[] = [
     file: "lib/payments/reconcile.ts",
     find: "if (now.getTime() - refund.createdAt.getTime() >= resendWindowMs) {",
     replace: "if (false) {",
-    testFile: "tests/money-once.integration.test.ts",
+    testFile: "tests/payments/money-once.integration.test.ts",
     test: "past the provider's key retention nothing is re-sent: the refund goes to investigation and the order shows why it is blocked",
   },
   {
@@ -279,7 +279,7 @@ const DEFECTS: Defect[] = [
     file: "lib/payments/reconcile.ts",
     find: "    if (refusal)\n",
     replace: "    if (false)\n",
-    testFile: "tests/money-once.integration.test.ts",
+    testFile: "tests/payments/money-once.integration.test.ts",
     test: "after a fraud hold, a never-seen refund is released, not re-sent, and the call says why",
   },
   {
@@ -287,15 +287,15 @@ const DEFECTS: Defect[] = [
     file: "lib/payments/sql.ts",
     find: `SET "nextCheckAt" = now() + \${options.leaseMs}::int * interval '1 millisecond', "checks"`,
     replace: 'SET "nextCheckAt" = now(), "checks"',
-    testFile: "tests/money-once.integration.test.ts",
+    testFile: "tests/payments/money-once.integration.test.ts",
     test: "two reconcilers in this process and a third from the command line race over the same refunds: zero duplicate provider requests",
   },
   {
     name: "pending confirmation",
-    file: "lib/gateway/outcome.ts",
+    file: "lib/outcome.ts",
     find: '      if (o.code === "refund.outcome-unknown") return { status: "pending_confirmation" };\n',
     replace: "",
-    testFile: "tests/stages.test.ts",
+    testFile: "tests/gateway/stages.test.ts",
     test: 'refund.outcome-unknown is shown to the model as {"status":"pending_confirmation"}',
   },
   {
@@ -303,7 +303,7 @@ const DEFECTS: Defect[] = [
     file: "lib/payments/refunds.ts",
     find: 'if (answer.kind === "refused" && refund.status !== "reserved")',
     replace: "if (false)",
-    testFile: "tests/money-once.integration.test.ts",
+    testFile: "tests/payments/money-once.integration.test.ts",
     test: "a refusal of a re-send, after attempts whose outcome was unknown, releases nothing until a lookup finds the provider's stored decline",
   },
   {
@@ -311,7 +311,7 @@ const DEFECTS: Defect[] = [
     file: "lib/payments/investigations.ts",
     find: "{ id: input.refundId, tenantId: supervisor.tenantId }",
     replace: "{ id: input.refundId }",
-    testFile: "tests/investigations.integration.test.ts",
+    testFile: "tests/payments/investigations.integration.test.ts",
     test: "only a supervisor of the refund's tenant decides, once; a refused decision changes nothing",
   },
   {
@@ -319,15 +319,15 @@ const DEFECTS: Defect[] = [
     file: "app/api/metrics/route.ts",
     find: "return given.length === expected.length && timingSafeEqual(given, expected);",
     replace: "return true;",
-    testFile: "tests/metrics.integration.test.ts",
+    testFile: "tests/ops/metrics.integration.test.ts",
     test: "wants the bearer token when METRICS_TOKEN is set",
   },
   {
     name: "readiness migrations",
-    file: "lib/health.ts",
+    file: "lib/instance/health.ts",
     find: 'if (pending.length) checks.migrations = `${pending.length} not applied: ${pending.join(", ")}`;',
     replace: "",
-    testFile: "tests/health.integration.test.ts",
+    testFile: "tests/ops/health.integration.test.ts",
     test: "names the migrations when one in the build is not applied, with its name",
   },
   {
@@ -335,7 +335,7 @@ const DEFECTS: Defect[] = [
     file: "lib/log.ts",
     find: "SECRETS.reduce((masked, [pattern, replacement]) => masked.replace(pattern, replacement), text)",
     replace: "text",
-    testFile: "tests/logs.integration.test.ts",
+    testFile: "tests/ops/logs.integration.test.ts",
     test: "masks anything shaped like a key, a bearer credential or a password",
   },
   {
@@ -343,23 +343,23 @@ const DEFECTS: Defect[] = [
     file: "lib/gateway/parse.ts",
     find: 'if (!isStorableText(value)) throw new ParseFailure("parse.malformed");',
     replace: "",
-    testFile: "tests/hostile-input.integration.test.ts",
+    testFile: "tests/agent-api/hostile-input.integration.test.ts",
     test: "names the failure: a NUL in a body id is request.invalid, in an envelope parse.malformed",
   },
   {
     name: "well-formed ids",
-    file: "lib/conversations/index.ts",
+    file: "lib/conversations/open.ts",
     find: "  customer_id: IdSchema,",
     replace: "  customer_id: z.string().min(1).max(100),",
-    testFile: "tests/hostile-input.integration.test.ts",
+    testFile: "tests/agent-api/hostile-input.integration.test.ts",
     test: "answer 4xx (or a recorded refusal), log nothing and change nothing",
   },
   {
     name: "step-up",
-    file: "lib/approvals/decide.ts",
+    file: "lib/approvals/decision/approve.ts",
     find: "if (needsStepUp && !stepUp) {",
     replace: "if (false) {",
-    testFile: "tests/approval-desk.integration.test.ts",
+    testFile: "tests/approvals/approval-desk.integration.test.ts",
     test: "above the threshold an approval consumes a proof made in this session for this request at this amount; the decision records how",
   },
   {
@@ -367,7 +367,7 @@ const DEFECTS: Defect[] = [
     file: "lib/auth/sql.ts",
     find: 'AND "sessionId" = ${use.sessionId}',
     replace: "",
-    testFile: "tests/approval-desk.integration.test.ts",
+    testFile: "tests/approvals/approval-desk.integration.test.ts",
     test: "above the threshold an approval consumes a proof made in this session for this request at this amount; the decision records how",
   },
   {
@@ -375,7 +375,7 @@ const DEFECTS: Defect[] = [
     file: "lib/auth/sql.ts",
     find: 'AND ${use.item} = ANY("items")',
     replace: "",
-    testFile: "tests/approval-desk.integration.test.ts",
+    testFile: "tests/approvals/approval-desk.integration.test.ts",
     test: "above the threshold an approval consumes a proof made in this session for this request at this amount; the decision records how",
   },
   {
@@ -383,7 +383,7 @@ const DEFECTS: Defect[] = [
     file: "lib/auth/sql.ts",
     find: 'AND "expiresAt" > now()\n',
     replace: "\n",
-    testFile: "tests/approval-desk.integration.test.ts",
+    testFile: "tests/approvals/approval-desk.integration.test.ts",
     test: "above the threshold an approval consumes a proof made in this session for this request at this amount; the decision records how",
   },
   {
@@ -391,7 +391,7 @@ const DEFECTS: Defect[] = [
     file: "lib/auth/sql.ts",
     find: 'AND "kind" = ${use.kind}',
     replace: "",
-    testFile: "tests/step-up.integration.test.ts",
+    testFile: "tests/auth/step-up.integration.test.ts",
     test: "the same proof cannot create a second key; a proof for one agent, or for another kind of change, creates no key",
   },
   {
@@ -399,7 +399,7 @@ const DEFECTS: Defect[] = [
     file: "lib/auth/sql.ts",
     find: 'AND NOT (${use.item} = ANY(coalesce("usedFor", ARRAY[]::text[])))',
     replace: "",
-    testFile: "tests/step-up.integration.test.ts",
+    testFile: "tests/auth/step-up.integration.test.ts",
     test: "the same proof cannot create a second key; a proof for one agent, or for another kind of change, creates no key",
   },
   {
@@ -407,7 +407,7 @@ const DEFECTS: Defect[] = [
     file: "lib/auth/passkeys.ts",
     find: 'if (!(await hasStepUpItem(db, { userId: person.id, sessionId, proofId, kind: ENROL.kind, item: "enrol" })))',
     replace: "if (false)",
-    testFile: "tests/step-up.integration.test.ts",
+    testFile: "tests/auth/step-up.integration.test.ts",
     test: "registration options are refused without an enrolment proof from this session, and given with one",
   },
   {
@@ -415,7 +415,7 @@ const DEFECTS: Defect[] = [
     file: "lib/auth/passkeys.ts",
     find: 'const method = await consumeStepUpFor(tx, holder, { kind: "passkey.remove", passkeyId });',
     replace: 'const method = "password" as const;',
-    testFile: "tests/step-up.integration.test.ts",
+    testFile: "tests/auth/step-up.integration.test.ts",
     test: "removing one's own passkey consumes a proof for that passkey, is audited and emails the owner; without one nothing changes",
   },
   {
@@ -423,15 +423,15 @@ const DEFECTS: Defect[] = [
     file: "lib/auth/passkeys.ts",
     find: 'const method = await consumeStepUpFor(tx, holder, { kind: "admin.passkeys-removed", userId });',
     replace: 'const method = "password" as const;',
-    testFile: "tests/step-up.integration.test.ts",
+    testFile: "tests/auth/step-up.integration.test.ts",
     test: "an admin removes a person's passkeys only with the admin's own proof for that person; audited, the owner emailed",
   },
   {
     name: "policy loosening proof",
-    file: "lib/admin/index.ts",
+    file: "lib/admin/policy.ts",
     find: "if (loosens.length > 0 && !stepUp) return",
     replace: "if (false) return",
-    testFile: "tests/admin-desk.integration.test.ts",
+    testFile: "tests/admin/admin-desk.integration.test.ts",
     test: "raising a limit or threshold without a proof for exactly this form changes nothing; lowering needs none",
   },
   {
@@ -439,23 +439,23 @@ const DEFECTS: Defect[] = [
     file: "lib/admin/change-rules.ts",
     find: 'return classification === "loosening" || classification === "needs-second-admin";',
     replace: "return false;",
-    testFile: "tests/admin-desk.integration.test.ts",
+    testFile: "tests/admin/admin-desk.integration.test.ts",
     test: "raising a limit or threshold without a proof for exactly this form changes nothing; lowering needs none",
   },
   {
     name: "refund grant proof",
-    file: "lib/admin/index.ts",
+    file: "lib/admin/refund-permission.ts",
     find: 'if (!stepUp) return "step-up-required";',
     replace: "",
-    testFile: "tests/admin-desk.integration.test.ts",
+    testFile: "tests/admin/admin-desk.integration.test.ts",
     test: "withdrawn, the agent's next refund in an open conversation is denied; granted again (by two admins), it executes; each change audited once",
   },
   {
     name: "key creation proof",
-    file: "lib/admin/index.ts",
+    file: "lib/admin/agent-keys.ts",
     find: 'if (!stepUp) return { ok: false as const, problem: "step-up-required" as const };',
     replace: "",
-    testFile: "tests/step-up.integration.test.ts",
+    testFile: "tests/auth/step-up.integration.test.ts",
     test: "the same proof cannot create a second key; a proof for one agent, or for another kind of change, creates no key",
   },
   {
@@ -463,23 +463,23 @@ const DEFECTS: Defect[] = [
     file: "lib/payments/investigations.ts",
     find: 'if (input.resolution === "released" && !stepUp) {',
     replace: "if (false) {",
-    testFile: "tests/investigations.integration.test.ts",
+    testFile: "tests/payments/investigations.integration.test.ts",
     test: "closed as released with a note: the reservation is given back, the order refundable again, the call says so; provider = books",
   },
   {
     name: "narrowing only",
-    file: "lib/approvals/decide.ts",
+    file: "lib/approvals/decision/binding.ts",
     find: "after > before",
     replace: "false",
-    testFile: "tests/approval-desk.integration.test.ts",
+    testFile: "tests/approvals/approval-desk.integration.test.ts",
     test: "refuses a raise, another order, another tool, another currency or reason, executing nothing and leaving the request pending",
   },
   {
     name: "two different approvers",
-    file: "lib/approvals/decide.ts",
+    file: "lib/approvals/decision/approve.ts",
     find: "if (twoPerson && request.firstApproverId === approver.userId) {",
     replace: "if (false) {",
-    testFile: "tests/approval-desk.integration.test.ts",
+    testFile: "tests/approvals/approval-desk.integration.test.ts",
     test: "records the first approval as partial, refuses the same person and the requester, and executes on a second supervisor",
   },
   {
@@ -487,7 +487,7 @@ const DEFECTS: Defect[] = [
     file: "lib/admin/change-rules.ts",
     find: 'return spec.unit !== "money" || change.after > change.bound ? "needs-second-admin" : "loosening";',
     replace: 'return "loosening";',
-    testFile: "tests/admin-changes.integration.test.ts",
+    testFile: "tests/admin/admin-changes.integration.test.ts",
     test: "a lone admin raising the per-call limit to 10,000,000 cents: the change waits, refunds above the old limit still need approval, every supervisor is told",
   },
   {
@@ -495,7 +495,7 @@ const DEFECTS: Defect[] = [
     file: "lib/admin/changes.ts",
     find: "if (row.proposedById === admin.id)",
     replace: "if (false)",
-    testFile: "tests/admin-changes.integration.test.ts",
+    testFile: "tests/admin/admin-changes.integration.test.ts",
     test: "the proposer approving their own change is refused, as is a digest other than the one shown; nothing applies",
   },
   {
@@ -503,7 +503,7 @@ const DEFECTS: Defect[] = [
     file: "lib/admin/changes.ts",
     find: "if (row.digest !== digest)",
     replace: "if (false)",
-    testFile: "tests/admin-changes.integration.test.ts",
+    testFile: "tests/admin/admin-changes.integration.test.ts",
     test: "a second admin approves the exact change once, with a step-up made for it: it applies, and approving it again is refused",
   },
   {
@@ -511,7 +511,7 @@ const DEFECTS: Defect[] = [
     file: "lib/admin/changes.ts",
     find: "if (!stepUp)",
     replace: "if (false)",
-    testFile: "tests/admin-changes.integration.test.ts",
+    testFile: "tests/admin/admin-changes.integration.test.ts",
     test: "a second admin approves the exact change once, with a step-up made for it: it applies, and approving it again is refused",
   },
   {
@@ -519,7 +519,7 @@ const DEFECTS: Defect[] = [
     file: "lib/admin/changes.ts",
     find: 'if (row.status !== "pending")',
     replace: "if (false)",
-    testFile: "tests/admin-changes.integration.test.ts",
+    testFile: "tests/admin/admin-changes.integration.test.ts",
     test: "a second admin approves the exact change once, with a step-up made for it: it applies, and approving it again is refused",
   },
   {
@@ -527,7 +527,7 @@ const DEFECTS: Defect[] = [
     file: "lib/admin/changes.ts",
     find: 'if (canonicalJson(current) !== canonicalJson(row.base)) return "stale";',
     replace: "",
-    testFile: "tests/admin-changes.integration.test.ts",
+    testFile: "tests/admin/admin-changes.integration.test.ts",
     test: "a second admin approving a change whose base state changed since is refused, and it never applies",
   },
   {
@@ -535,7 +535,7 @@ const DEFECTS: Defect[] = [
     file: "lib/admin/changes.ts",
     find: "if (row.expiresAt.getTime() <= Date.now()) {",
     replace: "if (false) {",
-    testFile: "tests/admin-changes.integration.test.ts",
+    testFile: "tests/admin/admin-changes.integration.test.ts",
     test: "an expired change cannot be approved",
   },
   {
@@ -543,7 +543,7 @@ const DEFECTS: Defect[] = [
     file: "lib/admin/sql.ts",
     find: 'WHERE "status" = \'pending\' AND "mode" = \'delay\' AND "applyAt" <= now()',
     replace: 'WHERE "mode" = \'delay\' AND "applyAt" <= now()',
-    testFile: "tests/admin-changes.integration.test.ts",
+    testFile: "tests/admin/admin-changes.integration.test.ts",
     test: "a delayed change cancelled by a supervisor never applies; one nobody cancels applies when its delay has passed",
   },
   {
@@ -551,7 +551,7 @@ const DEFECTS: Defect[] = [
     file: "lib/admin/change-rules.ts",
     find: 'return change.canRefund ? "needs-second-admin" : "tightening";',
     replace: 'return change.canRefund ? "loosening" : "tightening";',
-    testFile: "tests/admin-changes.integration.test.ts",
+    testFile: "tests/admin/admin-changes.integration.test.ts",
     test: "granting refunds and minting a key for an agent who may refund wait for a second admin; the key works only once approved",
   },
   {
@@ -559,7 +559,7 @@ const DEFECTS: Defect[] = [
     file: "lib/auth/sql.ts",
     find: 'AND k."pendingChangeId" IS NULL',
     replace: "",
-    testFile: "tests/admin-changes.integration.test.ts",
+    testFile: "tests/admin/admin-changes.integration.test.ts",
     test: "granting refunds and minting a key for an agent who may refund wait for a second admin; the key works only once approved",
   },
   {
@@ -567,31 +567,31 @@ const DEFECTS: Defect[] = [
     file: "lib/gateway/policy.ts",
     find: 'const held = checked.value === "approval" || duplicate?.verdict === "held";',
     replace: 'const held = checked.value === "approval";',
-    testFile: "tests/duplicate-intent.integration.test.ts",
+    testFile: "tests/gateway/duplicate-intent.integration.test.ts",
     test: "lost answer, re-proposal while settling, re-proposal with a fresh key: one refund, the second held; approving pays it",
   },
   {
     name: "duplicate re-checked at approval",
-    file: "lib/approvals/decide.ts",
+    file: "lib/approvals/decision/approve.ts",
     find: "if (duplicate && request.shownDuplicates.length === 0) {",
     replace: "if (false) {",
-    testFile: "tests/duplicate-intent.integration.test.ts",
+    testFile: "tests/gateway/duplicate-intent.integration.test.ts",
     test: "at approval, a duplicate issued after the request was made stops the click once and joins the card; the next approval pays it",
   },
   {
     name: "refund in progress names the call to wait on",
-    file: "lib/gateway/outcome.ts",
+    file: "lib/outcome.ts",
     find: 'if (o.code === "refund.in-progress") return awaitingProjection(o.awaiting);',
     replace: "",
-    testFile: "tests/duplicate-intent.integration.test.ts",
+    testFile: "tests/gateway/duplicate-intent.integration.test.ts",
     test: "lost answer, re-proposal while settling, re-proposal with a fresh key: one refund, the second held; approving pays it",
   },
   {
     name: "webhook save ssrf",
-    file: "lib/admin/index.ts",
+    file: "lib/admin/webhook.ts",
     find: "await checkOutboundUrl(input.url);",
     replace: "",
-    testFile: "tests/outbound.integration.test.ts",
+    testFile: "tests/security/outbound.integration.test.ts",
     test: "refuses to save a webhook at loopback, private, link-local, metadata or a name resolving to loopback, storing nothing",
   },
   {
@@ -599,7 +599,7 @@ const DEFECTS: Defect[] = [
     file: "lib/security/outbound.ts",
     find: "for (const answer of answers) refuseUnlessAllowed(answer.address, host, allowed);",
     replace: "",
-    testFile: "tests/outbound.integration.test.ts",
+    testFile: "tests/security/outbound.integration.test.ts",
     test: "refuses a send whose name now resolves to loopback (DNS rebinding) and records why, reaching nothing",
   },
   {
@@ -607,7 +607,7 @@ const DEFECTS: Defect[] = [
     file: "lib/security/outbound.ts",
     find: "if (isIP(hostAddress)) await resolveChecked(url);",
     replace: "",
-    testFile: "tests/outbound.integration.test.ts",
+    testFile: "tests/security/outbound.integration.test.ts",
     test: "refuses a send to a loopback address written straight into the database, past the save check",
   },
   {
@@ -615,7 +615,7 @@ const DEFECTS: Defect[] = [
     file: "lib/security/outbound.ts",
     find: 'if (kind === "public" || (kind === "internal" && allowed)) return;',
     replace: 'if (kind === "public" || allowed) return;',
-    testFile: "tests/outbound.integration.test.ts",
+    testFile: "tests/security/outbound.integration.test.ts",
     test: "lets the operator allow a listed host, but never a metadata address, and says so when a name does not resolve",
   },
   {
@@ -623,7 +623,7 @@ const DEFECTS: Defect[] = [
     file: "lib/auth/route.ts",
     find: 'if (repeated) return errorResponse(400, "request.repeated-field", `send the field "${repeated}" once`);',
     replace: "",
-    testFile: "tests/sign-in-form.integration.test.ts",
+    testFile: "tests/auth/sign-in-form.integration.test.ts",
     test: "refuses a repeated field before anything is counted or checked",
   },
   {
@@ -632,7 +632,7 @@ const DEFECTS: Defect[] = [
     find: 'if (!FORM_TYPE.test(request.headers.get("content-type") ?? "")) {',
     replace:
       'if (request.headers.get("content-type")?.split(";")[0].trim().toLowerCase() !== "application/x-www-form-urlencoded") {',
-    testFile: "tests/sign-in-form.integration.test.ts",
+    testFile: "tests/auth/sign-in-form.integration.test.ts",
     test: "refuses any content type but a plain form, however it mentions one",
   },
   {
@@ -641,7 +641,7 @@ const DEFECTS: Defect[] = [
     find: 'if (segments[0] === "callback") return throttledSignIn(forwarded, context, form);',
     replace:
       'if (new URL(request.url).pathname.endsWith("/callback/credentials")) return throttledSignIn(forwarded, context, form);',
-    testFile: "tests/sign-in-form.integration.test.ts",
+    testFile: "tests/auth/sign-in-form.integration.test.ts",
     test: "throttles the credentials callback however its path is encoded, and refuses a segment next-auth cannot mean",
   },
   {
@@ -649,7 +649,7 @@ const DEFECTS: Defect[] = [
     file: "lib/auth/route.ts",
     find: "if (body.truncated) {",
     replace: "if (false) {",
-    testFile: "tests/sign-in-form.integration.test.ts",
+    testFile: "tests/auth/sign-in-form.integration.test.ts",
     test: "refuses a form larger than a sign-in needs with 413",
   },
   {
@@ -657,7 +657,7 @@ const DEFECTS: Defect[] = [
     file: "app/api/metrics/route.ts",
     find: 'if (!token) return NODE_ENV !== "production" && LOOPBACK.test(clientAddress(request.headers));',
     replace: "if (!token) return true;",
-    testFile: "tests/metrics.integration.test.ts",
+    testFile: "tests/ops/metrics.integration.test.ts",
     test: "outside production without METRICS_TOKEN answers loopback only",
   },
   {
@@ -665,31 +665,31 @@ const DEFECTS: Defect[] = [
     file: "lib/env.ts",
     find: 'if (settings.NODE_ENV !== "production" || settings.METRICS_TOKEN) return [];',
     replace: "return [];",
-    testFile: "tests/env.test.ts",
+    testFile: "tests/ops/env.test.ts",
     test: "refuses a production start without METRICS_TOKEN, or with a short one, and asks nothing of development",
   },
   {
     name: "ready hides driver error",
-    file: "lib/health.ts",
+    file: "lib/instance/health.ts",
     find: 'checks.database = "database unreachable";',
     replace: "checks.database = `unreachable: ${message(error)}`;",
-    testFile: "tests/health.integration.test.ts",
+    testFile: "tests/ops/health.integration.test.ts",
     test: "names the database when it cannot be reached, and nothing of the driver's error",
   },
   {
     name: "queue stream session",
-    file: "app/api/approvals/events/route.ts",
-    find: "if (!(await stillLive())) return cleanup();",
-    replace: "",
-    testFile: "tests/live-session.integration.test.ts",
+    file: "lib/instance/event-stream.ts",
+    find: "const poll = async () => ((await options.stillLive()) ? feed.poll() : cleanup());",
+    replace: "const poll = async () => feed.poll();",
+    testFile: "tests/conversations/live-session.integration.test.ts",
     test: "closes the supervisors' queue stream within its poll once the person signs out",
   },
   {
     name: "conversation stream session",
-    file: "app/api/conversations/[id]/events/route.ts",
-    find: 'const poll = async () => ((await stillLive()) ? check("poll") : cleanup());',
-    replace: 'const poll = async () => check("poll");',
-    testFile: "tests/live-session.integration.test.ts",
+    file: "lib/instance/event-stream.ts",
+    find: "const poll = async () => ((await options.stillLive()) ? feed.poll() : cleanup());",
+    replace: "const poll = async () => feed.poll();",
+    testFile: "tests/conversations/live-session.integration.test.ts",
     test: "closes an agent's conversation stream within its poll once an admin ends the session",
   },
   {
@@ -697,7 +697,7 @@ const DEFECTS: Defect[] = [
     file: "lib/conversations/actions.ts",
     find: "const rate = await countConversationOpen(db, { userId: user.id, tenantId: user.tenantId });",
     replace: "const rate = { ok: true, retryAfterSeconds: 0 };",
-    testFile: "tests/conversation-open.integration.test.ts",
+    testFile: "tests/conversations/conversation-open.integration.test.ts",
     test: "holds the browser's open action to rateOpenPerMin per person, opening nothing past it",
   },
   {
@@ -705,7 +705,7 @@ const DEFECTS: Defect[] = [
     file: "app/api/v1/conversations/route.ts",
     find: "if (raw.truncated)",
     replace: "if (false)",
-    testFile: "tests/conversation-open.integration.test.ts",
+    testFile: "tests/conversations/conversation-open.integration.test.ts",
     test: "refuses a REST open body past its limit with 413 request.too-large and Connection: close, opening nothing",
   },
   {
@@ -713,7 +713,7 @@ const DEFECTS: Defect[] = [
     file: "lib/oauth/token.ts",
     find: "if (!VERIFIER.test(verifier) || !(await pkceMatches(verifier, row.codeChallenge)))",
     replace: "if (!VERIFIER.test(verifier))",
-    testFile: "tests/oauth.integration.test.ts",
+    testFile: "tests/oauth/oauth.integration.test.ts",
     test: "a missing or wrong PKCE verifier, or another redirect URI, does not spend the code",
   },
   {
@@ -721,7 +721,7 @@ const DEFECTS: Defect[] = [
     file: "lib/oauth/token.ts",
     find: 'await revokeFamily(tx, row, "code-replayed");',
     replace: "",
-    testFile: "tests/oauth.integration.test.ts",
+    testFile: "tests/oauth/oauth.integration.test.ts",
     test: "a replayed code is refused and revokes what the first exchange issued",
   },
   {
@@ -729,7 +729,7 @@ const DEFECTS: Defect[] = [
     file: "lib/oauth/token.ts",
     find: 'await revokeFamily(tx, row, "refresh-token-reused");',
     replace: "",
-    testFile: "tests/oauth.integration.test.ts",
+    testFile: "tests/oauth/oauth.integration.test.ts",
     test: "refreshes with a rotated token; reusing the old one revokes the connection and its next call is 401",
   },
   {
@@ -737,7 +737,7 @@ const DEFECTS: Defect[] = [
     file: "lib/auth/access-tokens.ts",
     find: "      audience: mcpResourceOf(issuer),\n",
     replace: "",
-    testFile: "tests/oauth.integration.test.ts",
+    testFile: "tests/oauth/oauth.integration.test.ts",
     test: "a token for another audience, expired, or signed by an unknown key is 401",
   },
   {
@@ -745,7 +745,7 @@ const DEFECTS: Defect[] = [
     file: "lib/oauth/authorize.ts",
     find: "if (!redirectUri || !redirectUriMatches(client.redirectUris, redirectUri))",
     replace: "if (!redirectUri)",
-    testFile: "tests/oauth.integration.test.ts",
+    testFile: "tests/oauth/oauth.integration.test.ts",
     test: "an unknown client or a redirect URI it did not register is a page, never a redirect",
   },
   {
@@ -753,7 +753,7 @@ const DEFECTS: Defect[] = [
     file: "lib/oauth/authorize.ts",
     find: "if (input.resource !== undefined && input.resource !== mcpResourceOf(issuer))",
     replace: "if (input.resource === undefined && input.resource !== mcpResourceOf(issuer))",
-    testFile: "tests/oauth.integration.test.ts",
+    testFile: "tests/oauth/oauth.integration.test.ts",
     test: "no PKCE, plain PKCE or another resource go back to the client as errors, granting nothing",
   },
   {
@@ -761,7 +761,7 @@ const DEFECTS: Defect[] = [
     file: "lib/oauth/authorize.ts",
     find: 'if (client.kind === "dcr" && !agent.dcrEnabled)',
     replace: 'if (client.kind === "dcr" && agent.dcrEnabled === null)',
-    testFile: "tests/oauth.integration.test.ts",
+    testFile: "tests/oauth/oauth.integration.test.ts",
     test: "a self-registered client (DCR, as Cursor and mcp-remote do) connects once the admin allows it, and its refund is held, approved and read back",
   },
   {
@@ -769,15 +769,15 @@ const DEFECTS: Defect[] = [
     file: "app/api/oauth/authorize/route.ts",
     find: "if (!fromOwnPage(request, issuerOf(request)))",
     replace: "if (!fromOwnPage(request, issuerOf(request)) && false)",
-    testFile: "tests/oauth.integration.test.ts",
+    testFile: "tests/oauth/oauth.integration.test.ts",
     test: "a form posted from another site is refused before anything is read",
   },
   {
     name: "oauth scope narrowing",
-    file: "lib/conversations/index.ts",
+    file: "lib/conversations/authenticate.ts",
     find: "found.conversation.scopes = found.conversation.scopes.filter((scope) => granted.includes(scope));",
     replace: "void granted;",
-    testFile: "tests/oauth.integration.test.ts",
+    testFile: "tests/oauth/oauth.integration.test.ts",
     test: "a client known by its metadata document (CIMD, as VS Code does) connects with only the scopes the person chose",
   },
   {
@@ -785,7 +785,7 @@ const DEFECTS: Defect[] = [
     file: "lib/oauth/sql.ts",
     find: 'UPDATE "ApiKey" SET "revokedAt" = CURRENT_TIMESTAMP WHERE "id" = ${row.apiKeyId} AND "revokedAt" IS NULL',
     replace: "SELECT ${row.apiKeyId}",
-    testFile: "tests/oauth.integration.test.ts",
+    testFile: "tests/oauth/oauth.integration.test.ts",
     test: "an admin's revocation makes the connection's next call 401, with an audit entry",
   },
   {
@@ -793,7 +793,7 @@ const DEFECTS: Defect[] = [
     file: "lib/oauth/clients.ts",
     find: "if (recent.fromAddress >= REGISTRATION_LIMITS.perAddress || recent.all >= REGISTRATION_LIMITS.all)",
     replace: "if (recent.all >= REGISTRATION_LIMITS.all)",
-    testFile: "tests/oauth.integration.test.ts",
+    testFile: "tests/oauth/oauth.integration.test.ts",
     test: "registration refuses unsafe redirect URIs and confidential clients, and is rate limited per address",
   },
   {
@@ -801,17 +801,189 @@ const DEFECTS: Defect[] = [
     file: "lib/oauth/clients.ts",
     find: "if (parsed.data.client_id !== clientId)",
     replace: "if (parsed.data.client_id === null)",
-    testFile: "tests/oauth.integration.test.ts",
+    testFile: "tests/oauth/oauth.integration.test.ts",
     test: "a metadata document that cannot be fetched, is oversized, names another client or holds a secret is refused",
   },
+  {
+    name: "imports point down",
+    file: "eslint/imports-point-down.mjs",
+    find: "if (toFloor >= fromFloor)",
+    replace: "if (toFloor > fromFloor)",
+    testFile: "tests/import-layers.test.ts",
+    test: "refuses a sideways import between folders on one floor, with either spelling of the path",
+  },
+  {
+    name: "mcp 2026 routing",
+    file: "lib/agent-api/mcp/endpoint.ts",
+    find: "if (!(await isLegacyRequest(request, parsed.value)))",
+    replace: "if (!(await isLegacyRequest(request, parsed.value)) && false)",
+    testFile: "tests/agent-api/waits/mcp-2026.integration.test.ts",
+    test: "answers server/discover, tools/list and tools/call to the v2 SDK client without an initialize",
+  },
+  {
+    name: "mcp header mismatch (2025 era)",
+    file: "lib/agent-api/mcp/endpoint.ts",
+    find: "if (mismatch) return rpcError(400, HEADER_MISMATCH, mismatch);",
+    replace: "",
+    testFile: "tests/agent-api/waits/mcp-2026.integration.test.ts",
+    test: "refuses an oversized body before it is parsed, and a 2025-era request whose Mcp-Method header disagrees",
+  },
+  {
+    name: "mcp task only when declared",
+    file: "lib/agent-api/mcp/modern.ts",
+    find: 'if (call.outcome.kind === "pending_approval" && declaresTasks(ctx))',
+    replace: 'if (call.outcome.kind === "pending_approval")',
+    testFile: "tests/agent-api/waits/mcp-2026.integration.test.ts",
+    test: "never returns a task to a client that did not declare the extension, and refuses it the tasks methods",
+  },
+  {
+    name: "mcp tasks methods gated",
+    file: "lib/agent-api/mcp/tasks-extension.ts",
+    find: "if (!declaresTasks(ctx)) {",
+    replace: "if (!declaresTasks(ctx) && false) {",
+    testFile: "tests/agent-api/waits/mcp-2026.integration.test.ts",
+    test: "never returns a task to a client that did not declare the extension, and refuses it the tasks methods",
+  },
+  {
+    name: "mcp cors origin",
+    file: "lib/agent-api/mcp/cors.ts",
+    find: "  if (foreign) return foreign;\n  const origin",
+    replace: "  const origin",
+    testFile: "tests/agent-api/mcp-cors.integration.test.ts",
+    test: "refuses a preflight from a foreign origin with the DNS-rebinding guard's 403 and no CORS headers",
+  },
+  {
+    name: "rule engine errors fail closed",
+    file: "lib/policy-rules/evaluate.ts",
+    find: "if (diagnostics.errors.length > 0) {",
+    replace: "if (diagnostics.errors.length < 0) {",
+    testFile: "tests/policy-rules/rules-route.integration.test.ts",
+    test: "a rule set that fails at call time fails closed: the call is not allowed, and an approval is not executed",
+  },
+  {
+    name: "rule screen errors fail closed",
+    file: "lib/policy-rules/evaluate.ts",
+    find: "screened.response.diagnostics.errors.length === 0",
+    replace: "screened.response.diagnostics.errors.length >= 0",
+    testFile: "tests/policy-rules/screen.test.ts",
+    test: "gives the verdict the rules alone give, on 3,000 random calls over rules of every shape",
+  },
+  {
+    name: "rule screen scopes",
+    file: "lib/policy-rules/screen.ts",
+    find: '({ Value: "__entity" in uid ? uid : { __entity: uid } })',
+    replace: "({ Value: uid })",
+    testFile: "tests/policy-rules/screen.test.ts",
+    test: "gives the verdict the rules alone give, on 3,000 random calls over rules of every shape",
+  },
+  {
+    name: "seal batch order",
+    file: "lib/audit/sql.ts",
+    find: 'ORDER BY "txid" OFFSET',
+    replace: 'ORDER BY "cut" OFFSET',
+    testFile: "tests/audit/seal-batches.integration.test.ts",
+    test: "cut the range at the row that many in, counting transaction ids as numbers across a power of ten",
+  },
+  {
+    name: "rules only forbid",
+    file: "lib/policy-rules/validate.ts",
+    find: 'if (effect !== "forbid") {',
+    replace: "if (!effect) {",
+    testFile: "tests/policy-rules/engine.test.ts",
+    test: "refuses a permit, a rule without @id, and one with both or neither of @hold and @deny",
+  },
+  {
+    name: "rule nesting bound",
+    file: "lib/policy-rules/limits.ts",
+    find: "if (depth > RULE_LIMITS.depth) {",
+    replace: "if (depth > 100_000) {",
+    testFile: "tests/policy-rules/engine.test.ts",
+    test: "refuses oversized and deeply nested sets before the parser sees them (the wasm parser would overflow)",
+  },
+  {
+    name: "rule deny",
+    file: "lib/gateway/rules.ts",
+    find: 'if (check?.live.verdict === "deny") return outcome("policy.rule-denied");',
+    replace: "",
+    testFile: "tests/policy-rules/rules-route.integration.test.ts",
+    test: "a refund to a customer on fraud watch is denied with a stable code, no effect, and the model is not told why",
+  },
+  {
+    name: "rules at approval",
+    file: "lib/gateway/recheck.ts",
+    find: "if (stopped) return { ok: false, outcome: stopped, order };",
+    replace: "",
+    testFile: "tests/policy-rules/rules-route.integration.test.ts",
+    test: "whoever approves: a customer put on fraud watch after the request stops its approval, nothing executes",
+  },
+  {
+    name: "rules loosening held",
+    file: "lib/admin/change-rules.ts",
+    find: 'return change.status === "live" && change.loosened.length > 0 ? "needs-second-admin" : "tightening";',
+    replace: 'return "tightening";',
+    testFile: "tests/policy-rules/publishing.integration.test.ts",
+    test: "dropping a rule in force needs step-up, then a second admin; until then the old rules decide",
+  },
+  {
+    name: "replay compares the candidate",
+    file: "lib/policy-rules/replay.ts",
+    find: "const would = decidedBy(decision.consequence, candidate);",
+    replace: "const would = decidedBy(decision.consequence, decision.live);",
+    testFile: "tests/policy-rules/shadow-replay.integration.test.ts",
+    test: "a shadow set is recorded beside the live one, never enforced; replay over the same calls reports the same",
+  },
 ];
-
 const root = process.cwd();
+// `scripts/defects.ts "scope" "bound order"` runs only the named entries; a name that is not an entry is refused.
 const only = process.argv.slice(2);
+const unknown = only.filter((name) => !DEFECTS.some((defect) => defect.name === name));
+if (unknown.length > 0) {
+  console.error(`no seeded defect named ${unknown.map((name) => `"${name}"`).join(", ")}`);
+  process.exit(1);
+}
 const selected = only.length ? DEFECTS.filter((defect) => only.includes(defect.name)) : DEFECTS;
+
+/** A title pattern: the literal parts of `template` with `.+` wherever `placeholder` fills something in. */
+function titlePattern(template: string, placeholder: RegExp): RegExp {
+  const pattern = template
+    .split(placeholder)
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+    .join(".+");
+  return new RegExp(`^${pattern}$`);
+}
+
+/**
+ * Whether a test file declares a test of this title: literally, as a template whose `${…}` parts it fills, or as
+ * an `it.each(…)("…")` title whose `%s`/`%j`/`%d`/`%i` its cases fill.
+ */
+function declares(source: string, title: string): boolean {
+  if (source.includes(title)) return true;
+  const templates = [...source.matchAll(/\bit(?:\.\w+)?\(\s*`([^`]*)`/g)].map(([, template]) =>
+    titlePattern(template, /\$\{[^}]*\}/),
+  );
+  const eachTitles = [...source.matchAll(/\)\(\s*"([^"]*%[sjdi][^"]*)"/g)].map(([, template]) =>
+    titlePattern(template, /%[sjdi]/),
+  );
+  return [...templates, ...eachTitles].some((pattern) => pattern.test(title));
+}
+
+// Checked before anything runs: an entry whose files moved must follow them, not pass or crash later.
+const stale = selected.flatMap((defect) => {
+  if (!existsSync(path.join(root, defect.file))) return [`${defect.name}: ${defect.file} does not exist`];
+  if (!existsSync(path.join(root, defect.testFile))) return [`${defect.name}: ${defect.testFile} does not exist`];
+  if (!declares(readFileSync(path.join(root, defect.testFile), "utf8"), defect.test))
+    return [`${defect.name}: ${defect.testFile} declares no test named "${defect.test}"`];
+  return [];
+});
+if (stale.length > 0) {
+  console.error(`seeded-defect check refused; update scripts/defects.ts:\n  ${stale.join("\n  ")}`);
+  process.exit(1);
+}
 // Two copies of the project take turns through the list: most of a run is starting Vitest and waiting on PostgreSQL,
 // so two at once finish in a little over half the time on the two cores CI has.
 const WORKERS = Math.max(1, Number(process.env.DEFECT_WORKERS ?? 2));
+
+const runs = new Set<ChildProcess>();
 
 function vitest(cwd: string, args: string[], env: NodeJS.ProcessEnv): Promise<number | null> {
   return new Promise((resolve) => {
@@ -820,7 +992,11 @@ function vitest(cwd: string, args: string[], env: NodeJS.ProcessEnv): Promise<nu
       env,
       stdio: "ignore",
     });
-    child.once("exit", (code) => resolve(code));
+    runs.add(child);
+    child.once("exit", (code) => {
+      runs.delete(child);
+      resolve(code);
+    });
   });
 }
 
@@ -840,6 +1016,7 @@ async function tryDefect(copy: string, defect: Defect, databaseUrl: string): Pro
   });
   writeFileSync(target, original);
   if (status === null) return `${defect.name}: vitest did not finish`;
+  if (!existsSync(report)) return `${defect.name}: vitest ran no test file for ${defect.testFile}`;
   const results = JSON.parse(readFileSync(report, "utf8")) as {
     testResults: { assertionResults: { title: string; status: string }[] }[];
   };
@@ -854,6 +1031,13 @@ async function tryDefect(copy: string, defect: Defect, databaseUrl: string): Pro
 const cluster = process.env.TEST_DATABASE_URL ? null : await startCluster();
 const databaseUrl = process.env.TEST_DATABASE_URL ?? cluster!.url;
 const copies: string[] = [];
+// Also when the run is interrupted (Ctrl-C, `timeout`; the cluster's own handler then ends the process): a Vitest
+// still running would write its report into a removed copy.
+const removeCopies = () => {
+  runs.forEach((child) => child.kill("SIGKILL"));
+  copies.splice(0).forEach((copy) => rmSync(copy, { recursive: true, force: true }));
+};
+process.once("exit", removeCopies);
 const failures: string[] = [];
 try {
   for (let worker = 0; worker < Math.min(WORKERS, selected.length); worker++) {
@@ -875,7 +1059,7 @@ try {
     }),
   );
 } finally {
-  for (const copy of copies) rmSync(copy, { recursive: true, force: true });
+  removeCopies();
   cluster?.stop();
 }
 

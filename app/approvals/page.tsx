@@ -1,13 +1,8 @@
-import Link from "next/link";
-import { ApprovalQueue } from "@/components/approvals/approval-queue";
-import { QueueFilterForm } from "@/components/approvals/queue-filters";
-import { QueueLive } from "@/components/approvals/queue-live";
-import { Investigations } from "@/components/investigations";
-import { PendingChanges } from "@/components/admin/pending-changes";
-import { pendingChanges } from "@/lib/admin";
-import { cardFacts, deskPolicy, queueChoices } from "@/lib/approvals/cards";
-import { parseQueueFilters, queueSearchParams } from "@/lib/approvals/filters";
-import { formatQueueCursor, pendingQueue, queueStamp } from "@/lib/approvals/queue";
+import { ApprovalDesk } from "@/components/approvals/approval-desk";
+import { pendingChanges } from "@/lib/admin/changes";
+import { cardFacts, deskPolicy, queueChoices } from "@/lib/approvals/desk/cards";
+import { parseQueueFilters, queueSearchParams } from "@/lib/approvals/desk/filters";
+import { formatQueueCursor, pendingQueue, renderedQueueStamp } from "@/lib/approvals/desk/queue";
 import { passkeysOf } from "@/lib/auth/passkeys";
 import { requireRole } from "@/lib/auth/guards";
 import { reconcileHealth, refundsToInvestigate } from "@/lib/payments/reconcile";
@@ -26,7 +21,7 @@ export default async function ApprovalsPage({
   const filters = parseQueueFilters(params);
   const cursor = typeof params.after === "string" ? params.after : undefined;
   // Taken before the cards: a change in between makes the live stream's next stamp differ, so the desk refreshes.
-  const shown = await queueStamp(user.tenantId);
+  const shown = await renderedQueueStamp(user.tenantId);
   const [items, investigations, health, policy, choices, passkeys, adminChanges] = await Promise.all([
     pendingQueue(user.tenantId, { cursor, limit: PAGE, filters }),
     refundsToInvestigate(user.tenantId),
@@ -37,52 +32,25 @@ export default async function ApprovalsPage({
     pendingChanges(user.tenantId),
   ]);
   const facts = await cardFacts(user.tenantId, items);
-  const cards = items.map((item) => ({
-    ...item,
-    createdAt: item.createdAt.toISOString(),
-    expiresAt: item.expiresAt.toISOString(),
-    decidedAt: undefined,
-    facts: facts[item.id],
-  }));
-  const next =
-    items.length === PAGE ? queueSearchParams(filters, formatQueueCursor(items[items.length - 1], filters.sort)) : null;
   return (
-    <main>
-      {adminChanges.length > 0 && (
-        <section aria-labelledby="admin-changes">
-          <h2 id="admin-changes">Admin changes waiting: cancel any you did not expect</h2>
-          <PendingChanges
-            changes={adminChanges}
-            viewerId={user.id}
-            canApprove={false}
-            hasPasskey={passkeys.length > 0}
-          />
-        </section>
-      )}
-      <Investigations
-        hasPasskey={passkeys.length > 0}
-        items={investigations.map((item) => ({ ...item, createdAt: item.createdAt.toISOString() }))}
-        health={
-          health && {
-            ...health,
-            checkedAt: health.checkedAt.toISOString(),
-            lastOkAt: health.lastOkAt?.toISOString() ?? null,
-          }
-        }
-      />
-      <div className="title-row">
-        <h1>Pending approvals</h1>
-        <QueueLive shownStamp={shown.stamp} />
-      </div>
-      <p className="muted">
-        Each approval covers exactly the call shown and is re-checked against current data when you approve.
-      </p>
-      <QueueFilterForm filters={filters} agents={choices.agents} tools={choices.tools} />
-      <ApprovalQueue items={cards} policy={policy} me={user.email} hasPasskey={passkeys.length > 0} />
-      <p className="pager">
-        {cursor && <Link href={`/approvals?${queueSearchParams(filters, null)}`}>← First page</Link>}{" "}
-        {next && <Link href={`/approvals?${next}`}>Next page →</Link>}
-      </p>
-    </main>
+    <ApprovalDesk
+      me={{ id: user.id, email: user.email }}
+      stamp={shown.stamp}
+      items={items}
+      facts={facts}
+      filters={filters}
+      choices={choices}
+      policy={policy}
+      hasPasskey={passkeys.length > 0}
+      investigations={investigations}
+      health={health}
+      adminChanges={adminChanges}
+      firstPage={cursor ? queueSearchParams(filters, null) : null}
+      nextPage={
+        items.length === PAGE
+          ? queueSearchParams(filters, formatQueueCursor(items[items.length - 1], filters.sort))
+          : null
+      }
+    />
   );
 }

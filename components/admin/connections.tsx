@@ -3,6 +3,7 @@
 import { useState, useTransition } from "react";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { revokeConnectionAction, setSelfRegistrationAction } from "@/lib/oauth/actions";
+import { Table } from "@/components/ui/table";
 
 export interface Connection {
   id: string;
@@ -59,24 +60,24 @@ export function Connections({ connections, dcrEnabled }: { connections: Connecti
           No client is connected yet. When an agent connects Claude, ChatGPT, VS Code or Cursor, it is listed here.
         </p>
       ) : (
-        <table className="stack">
-          <thead>
-            <tr>
-              <th>Agent</th>
-              <th>Client</th>
-              <th>May</th>
-              <th>Last used</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {connections.map((connection) => (
-              <tr key={connection.id} data-testid={`connection-${connection.id}`}>
-                <td data-label="Agent">
+        <Table
+          rows={connections}
+          rowKey={(connection) => connection.id}
+          rowProps={(connection) => ({ "data-testid": `connection-${connection.id}` })}
+          columns={[
+            {
+              label: "Agent",
+              cell: (connection) => (
+                <>
                   {connection.agentName}
                   <div className="muted small">{connection.agentEmail}</div>
-                </td>
-                <td data-label="Client">
+                </>
+              ),
+            },
+            {
+              label: "Client",
+              cell: (connection) => (
+                <>
                   {connection.clientName}
                   <div className="muted small" style={{ overflowWrap: "anywhere" }}>
                     {connection.clientKind === "cimd" ? connection.clientId : "registered itself"} · returns to{" "}
@@ -85,36 +86,37 @@ export function Connections({ connections, dcrEnabled }: { connections: Connecti
                   <div className="muted small">
                     granted by {connection.grantedBy} <TimeAgo iso={connection.createdAt} />
                   </div>
-                </td>
-                <td data-label="May" className="small">
-                  {connection.scopes.join(", ")}
-                </td>
-                <td>
-                  {connection.lastUsedAt ? (
-                    <TimeAgo iso={connection.lastUsedAt} />
-                  ) : (
-                    <span className="muted">never</span>
-                  )}
-                </td>
-                <td data-label="">
-                  {connection.revokedAt ? (
-                    <span className="muted">
-                      revoked <TimeAgo iso={connection.revokedAt} />
-                    </span>
-                  ) : (
-                    <button
-                      type="button"
-                      disabled={pending}
-                      onClick={() => run(() => revokeConnectionAction({ grantId: connection.id }))}
-                    >
-                      Revoke {connection.clientName} for {connection.agentName}
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                </>
+              ),
+            },
+            {
+              label: "May",
+              cell: (connection) => <span className="small">{connection.scopes.join(", ")}</span>,
+            },
+            {
+              label: "Last used",
+              cell: (connection) =>
+                connection.lastUsedAt ? <TimeAgo iso={connection.lastUsedAt} /> : <span className="muted">never</span>,
+            },
+            {
+              label: "Access",
+              cell: (connection) =>
+                connection.revokedAt ? (
+                  <span className="muted">
+                    revoked <TimeAgo iso={connection.revokedAt} />
+                  </span>
+                ) : (
+                  <button
+                    type="button"
+                    disabled={pending}
+                    onClick={() => run(() => revokeConnectionAction({ grantId: connection.id }))}
+                  >
+                    Revoke {connection.clientName} for {connection.agentName}
+                  </button>
+                ),
+            },
+          ]}
+        />
       )}
     </div>
   );

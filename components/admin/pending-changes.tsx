@@ -4,6 +4,7 @@ import { useState, useTransition } from "react";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { useStepUp } from "@/components/ui/step-up-field";
 import { approveAdminChangeAction, cancelAdminChangeAction } from "@/lib/admin/change-actions";
+import { Table } from "@/components/ui/table";
 
 interface Change {
   id: string;
@@ -56,45 +57,51 @@ export function PendingChanges({
           approves it or it is cancelled.
         </p>
       ) : (
-        <table className="stack" data-testid="pending-changes">
-          <thead>
-            <tr>
-              <th>Proposed by</th>
-              <th>Changes</th>
-              <th>When</th>
-              <th>Decide</th>
-            </tr>
-          </thead>
-          <tbody>
-            {changes.map((change) => {
-              const own = change.proposedById === viewerId;
-              return (
-                <tr key={change.id} data-testid="pending-change" data-change-id={change.id}>
-                  <td data-label="Proposed by">
-                    {change.proposer}
-                    <div className="muted">
-                      <TimeAgo iso={change.createdAt} /> · <code>{change.id}</code>
-                    </div>
-                  </td>
-                  <td data-label="Changes">
-                    {change.lines.map((line) => (
-                      <div key={line} data-testid="pending-change-line">
-                        {line}
-                      </div>
-                    ))}
-                  </td>
-                  <td data-label="When">
-                    {change.mode === "delay" ? (
-                      <>
-                        applies <TimeAgo iso={change.applyAt ?? change.expiresAt} /> unless cancelled
-                      </>
-                    ) : (
-                      <>
-                        needs another admin; expires <TimeAgo iso={change.expiresAt} />
-                      </>
-                    )}
-                  </td>
-                  <td data-label="Decide">
+        <Table
+          testId="pending-changes"
+          rows={changes}
+          rowKey={(change) => change.id}
+          rowProps={(change) => ({ "data-testid": "pending-change", "data-change-id": change.id })}
+          columns={[
+            {
+              label: "Proposed by",
+              cell: (change) => (
+                <>
+                  {change.proposer}
+                  <div className="muted">
+                    <TimeAgo iso={change.createdAt} /> · <code>{change.id}</code>
+                  </div>
+                </>
+              ),
+            },
+            {
+              label: "Changes",
+              cell: (change) =>
+                change.lines.map((line) => (
+                  <div key={line} data-testid="pending-change-line">
+                    {line}
+                  </div>
+                )),
+            },
+            {
+              label: "When",
+              cell: (change) =>
+                change.mode === "delay" ? (
+                  <>
+                    applies <TimeAgo iso={change.applyAt ?? change.expiresAt} /> unless cancelled
+                  </>
+                ) : (
+                  <>
+                    needs another admin; expires <TimeAgo iso={change.expiresAt} />
+                  </>
+                ),
+            },
+            {
+              label: "Decide",
+              cell: (change) => {
+                const own = change.proposedById === viewerId;
+                return (
+                  <>
                     <div className="actions">
                       {canApprove && (
                         <button
@@ -133,12 +140,12 @@ export function PendingChanges({
                           : "You proposed this; another admin must approve it."}
                       </div>
                     )}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+                  </>
+                );
+              },
+            },
+          ]}
+        />
       )}
     </div>
   );

@@ -5,6 +5,7 @@ import { TimeAgo } from "@/components/ui/time-ago";
 import { useStepUp } from "@/components/ui/step-up-field";
 import { endSessionsAction } from "@/lib/admin/actions";
 import { removePersonPasskeysAction } from "@/lib/auth/passkey-actions";
+import { Table } from "@/components/ui/table";
 
 interface Person {
   id: string;
@@ -50,26 +51,28 @@ export function PeopleSessions({ people, hasPasskey }: { people: Person[]; hasPa
       )}
       {done && <p role="status">{done}</p>}
       {stepUp.field}
-      <table>
-        <thead>
-          <tr>
-            <th>Person</th>
-            <th>Live sessions</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {people.map((person) => (
-            <tr key={person.id} data-testid={`sessions-${person.email}`}>
-              <td>
+      <Table
+        rows={people}
+        rowKey={(person) => person.id}
+        rowProps={(person) => ({ "data-testid": `sessions-${person.email}` })}
+        columns={[
+          {
+            label: "Person",
+            cell: (person) => (
+              <>
                 {person.name}
                 <div className="muted">
                   {person.email} · {person.role.toLowerCase()}
                   {person.active ? "" : " · inactive"} ·{" "}
                   {person.passkeys === 1 ? "1 passkey" : `${person.passkeys} passkeys`}
                 </div>
-              </td>
-              <td>
+              </>
+            ),
+          },
+          {
+            label: "Live sessions",
+            cell: (person) => (
+              <>
                 {person.sessions.length === 0 && <span className="muted">none</span>}
                 {person.sessions.map((session) => (
                   <div key={session.id}>
@@ -82,8 +85,13 @@ export function PeopleSessions({ people, hasPasskey }: { people: Person[]; hasPa
                     </button>
                   </div>
                 ))}
-              </td>
-              <td>
+              </>
+            ),
+          },
+          {
+            label: "End sessions",
+            cell: (person) => (
+              <>
                 <button
                   type="button"
                   disabled={pending || person.sessions.length === 0}
@@ -102,11 +110,11 @@ export function PeopleSessions({ people, hasPasskey }: { people: Person[]; hasPa
                     Remove passkeys
                   </button>
                 )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+              </>
+            ),
+          },
+        ]}
+      />
     </div>
   );
 }

@@ -1,14 +1,13 @@
 "use client";
 
 import Link from "next/link";
-import type { CardFacts, DeskPolicy } from "@/lib/approvals/cards";
-import type { QueueItem } from "@/lib/approvals/queue";
+import type { CardFacts, DeskPolicy } from "@/lib/approvals/desk/cards";
+import type { QueueItem } from "@/lib/approvals/desk/queue";
 import { argumentLabel, argumentValue, heldText, requestPhrase, requestTitle } from "@/lib/approvals/words";
 import { formatMoney } from "@/lib/money";
-import { TimeAgo } from "@/components/ui/time-ago";
-import { TimeLeft } from "./time";
+import { TimeAgo, TimeLeft } from "@/components/ui/time-ago";
 
-export type CardItem = Omit<QueueItem, "createdAt" | "expiresAt" | "decidedAt"> & {
+export type CardItem = Omit<QueueItem, "createdAt" | "expiresAt"> & {
   createdAt: string;
   expiresAt: string;
   facts: CardFacts;

@@ -1,9 +1,10 @@
 "use client";
 
+import Link from "next/link";
 import { useCallback, useEffect, useRef, useState, useTransition } from "react";
-import { decideApprovalsAction } from "@/lib/approvals/actions";
-import type { DeskPolicy } from "@/lib/approvals/cards";
-import type { DecisionResult } from "@/lib/approvals/decide";
+import { decideApprovalsAction } from "@/lib/approvals/decision/actions";
+import type { DeskPolicy } from "@/lib/approvals/desk/cards";
+import type { DecisionResult } from "@/lib/approvals/decision/types";
 import { requestPhrase } from "@/lib/approvals/words";
 import { ApprovalCard, amountOf, movesMoney, type CardItem } from "./approval-card";
 import { DecideDialog } from "./decide-dialog";
@@ -47,11 +48,14 @@ export function ApprovalQueue({
   policy,
   me,
   hasPasskey,
+  filtered,
 }: {
   items: CardItem[];
   policy: DeskPolicy;
   me: string;
   hasPasskey: boolean;
+  /** Whether the address narrows the queue, so an empty page says so instead of "no pending requests". */
+  filtered: boolean;
 }) {
   const now = useNow();
   const [focus, setFocus] = useState(0);
@@ -163,7 +167,14 @@ export function ApprovalQueue({
       )}
       {visible.length === 0 ? (
         <p className="muted" data-testid="queue-empty">
-          No pending requests. Calls the policy holds for a supervisor appear here as they arrive.
+          {filtered ? (
+            <>
+              No pending request matches these filters. <Link href="/approvals">Clear filters</Link> to see every
+              request.
+            </>
+          ) : (
+            "No pending requests. Calls the policy holds for a supervisor appear here as they arrive."
+          )}
         </p>
       ) : (
         <p className="bulk">

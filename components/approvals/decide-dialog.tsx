@@ -1,13 +1,14 @@
 "use client";
 
 import { useEffect, useRef, useState } from "react";
-import { decideApprovalsAction } from "@/lib/approvals/actions";
-import type { DeskPolicy } from "@/lib/approvals/cards";
-import type { DecisionResult } from "@/lib/approvals/decide";
+import { decideApprovalsAction } from "@/lib/approvals/decision/actions";
+import type { DeskPolicy } from "@/lib/approvals/desk/cards";
+import type { DecisionResult } from "@/lib/approvals/decision/types";
 import { requestPhrase } from "@/lib/approvals/words";
 import { formatMoney } from "@/lib/money";
 import { amountOf, movesMoney, type CardItem } from "./approval-card";
 import { proveStepUp } from "@/components/ui/step-up";
+import { PasswordProof } from "@/components/ui/step-up-field";
 
 interface Props {
   mode: "approve" | "deny";
@@ -153,15 +154,11 @@ export function DecideDialog({ mode, items, policy, hasPasskey, onDone, onClose 
               {items.length > 1 ? ` (${items.length} requests, ${formatMoney(total, currency)} in total)` : ""}.
             </p>
           ) : (
-            <label className="field">
-              Above {formatMoney(policy.stepUpAboveCents, currency)}: your password, to confirm it is you
-              <input
-                type="password"
-                autoComplete="current-password"
-                value={password}
-                onChange={(event) => setPassword(event.target.value)}
-              />
-            </label>
+            <PasswordProof
+              value={password}
+              onChange={setPassword}
+              before={`Above ${formatMoney(policy.stepUpAboveCents, currency)}`}
+            />
           ))}
         {error && (
           <p className="error" role="alert">

@@ -2,9 +2,10 @@
 
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
-import { decideFromLinkAction } from "@/lib/approvals/link-actions";
+import { decideFromLinkAction } from "@/lib/approvals/email-links/actions";
 import { proveStepUp } from "@/components/ui/step-up";
-import type { DecisionResult } from "@/lib/approvals/decide";
+import { PasswordProof } from "@/components/ui/step-up-field";
+import type { DecisionResult } from "@/lib/approvals/decision/types";
 import { outcomeTitle } from "@/lib/calls/words";
 
 /** What happened, in words: "80.00 USD refund on ord_1004 approved; refund issued." */
@@ -104,18 +105,7 @@ export function LinkDecisionForm({
             proveThenApprove({ passkey: false, password });
           }}
         >
-          <p>
-            <label>
-              Your password, to confirm it is you
-              <br />
-              <input
-                type="password"
-                autoComplete="current-password"
-                value={password}
-                onChange={(event) => setPassword(event.target.value)}
-              />
-            </label>
-          </p>
+          <PasswordProof value={password} onChange={setPassword} />
           <div className="actions">
             <button type="submit" className="primary" disabled={pending}>
               {pending ? "Approving…" : "Confirm approval"}
@@ -146,7 +136,8 @@ export function LinkDecisionForm({
         <form
           onSubmit={(event) => {
             event.preventDefault();
-            decide("deny");
+            if (reason.trim()) decide("deny");
+            else setMessage({ ok: false, text: "Say why you deny it: the agent reads this reason." });
           }}
         >
           <div className="actions">
@@ -162,14 +153,13 @@ export function LinkDecisionForm({
                 name="reason"
                 rows={2}
                 maxLength={500}
-                required
                 value={reason}
                 onChange={(event) => setReason(event.target.value)}
                 className="wide"
               />
             </label>
           </p>
-          <button type="submit" className="danger" disabled={pending || !reason.trim()}>
+          <button type="submit" className="danger" disabled={pending}>
             {pending ? "Denying…" : "Deny"}
           </button>
         </form>

@@ -1,10 +1,10 @@
-import type { QueueFilters } from "@/lib/approvals/filters";
+import type { QueueFilters } from "@/lib/approvals/desk/filters";
 
 const AGES: [string, string][] = [
   ["", "any age"],
-  ["5", "waiting 5 min or more"],
-  ["30", "waiting 30 min or more"],
-  ["120", "waiting 2 h or more"],
+  ["5", "waiting 5 minutes or more"],
+  ["30", "waiting 30 minutes or more"],
+  ["120", "waiting 2 hours or more"],
 ];
 
 const SORTS: [string, string][] = [
@@ -14,7 +14,11 @@ const SORTS: [string, string][] = [
   ["largest", "largest amount"],
 ];
 
-/** A plain GET form: filters live in the address, so a filtered queue can be shared and paged. */
+/**
+ * A plain GET form: filters live in the address, so a filtered queue can be shared and paged. On a phone all but the
+ * search fold under "More filters" (open while one is set), so the first card is on the first screen; on a wider
+ * screen they stand in one row.
+ */
 export function QueueFilterForm({
   filters,
   agents,
@@ -24,77 +28,88 @@ export function QueueFilterForm({
   agents: { id: string; name: string; email: string }[];
   tools: string[];
 }) {
+  const refined = [
+    filters.agentId,
+    filters.tool,
+    filters.minCents,
+    filters.maxCents,
+    filters.olderThanMinutes,
+    filters.sort === "oldest" ? undefined : filters.sort,
+  ].filter((value) => value !== undefined).length;
   return (
     <form className="filters" method="get" action="/approvals" role="search" aria-label="Filter the queue">
       <label>
         Search
         <input name="q" defaultValue={filters.search ?? ""} placeholder="order, customer, call or request id" />
       </label>
-      <label>
-        Agent
-        <select name="agent" defaultValue={filters.agentId ?? ""}>
-          <option value="">any agent</option>
-          {agents.map((agent) => (
-            <option key={agent.id} value={agent.id}>
-              {agent.name} ({agent.email})
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Tool
-        <select name="tool" defaultValue={filters.tool ?? ""}>
-          <option value="">any tool</option>
-          {tools.map((tool) => (
-            <option key={tool} value={tool}>
-              {tool.replace(/_/g, " ")}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        From
-        <input
-          name="min"
-          inputMode="decimal"
-          size={7}
-          defaultValue={filters.minCents !== undefined ? (filters.minCents / 100).toFixed(2) : ""}
-          placeholder="0.00"
-        />
-      </label>
-      <label>
-        To
-        <input
-          name="max"
-          inputMode="decimal"
-          size={7}
-          defaultValue={filters.maxCents !== undefined ? (filters.maxCents / 100).toFixed(2) : ""}
-          placeholder="1000.00"
-        />
-      </label>
-      <label>
-        Age
-        <select
-          name="age"
-          defaultValue={filters.olderThanMinutes !== undefined ? String(filters.olderThanMinutes) : ""}
-        >
-          {AGES.map(([value, label]) => (
-            <option key={value} value={value}>
-              {label}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Sort
-        <select name="sort" defaultValue={filters.sort ?? "oldest"}>
-          {SORTS.map(([value, label]) => (
-            <option key={value} value={value}>
-              {label}
-            </option>
-          ))}
-        </select>
-      </label>
+      <details className="more-filters" open={refined > 0}>
+        <summary>More filters{refined > 0 ? ` (${refined} set)` : ""}</summary>
+        <label>
+          Agent
+          <select name="agent" defaultValue={filters.agentId ?? ""}>
+            <option value="">any agent</option>
+            {agents.map((agent) => (
+              <option key={agent.id} value={agent.id}>
+                {agent.name} ({agent.email})
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Tool
+          <select name="tool" defaultValue={filters.tool ?? ""}>
+            <option value="">any tool</option>
+            {tools.map((tool) => (
+              <option key={tool} value={tool}>
+                {tool.replace(/_/g, " ")}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          From
+          <input
+            name="min"
+            inputMode="decimal"
+            size={7}
+            defaultValue={filters.minCents !== undefined ? (filters.minCents / 100).toFixed(2) : ""}
+            placeholder="0.00"
+          />
+        </label>
+        <label>
+          To
+          <input
+            name="max"
+            inputMode="decimal"
+            size={7}
+            defaultValue={filters.maxCents !== undefined ? (filters.maxCents / 100).toFixed(2) : ""}
+            placeholder="1000.00"
+          />
+        </label>
+        <label>
+          Age
+          <select
+            name="age"
+            defaultValue={filters.olderThanMinutes !== undefined ? String(filters.olderThanMinutes) : ""}
+          >
+            {AGES.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Sort
+          <select name="sort" defaultValue={filters.sort ?? "oldest"}>
+            {SORTS.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+      </details>
       <button type="submit">Apply</button>
     </form>
   );

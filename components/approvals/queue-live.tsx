@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useRef, useState } from "react";
-import { useRefreshOneAtATime } from "@/components/ui/use-refresh";
+import { liveWords, useEventStream, useRefreshOneAtATime } from "@/components/ui/live";
 
 /**
  * Re-renders the queue whenever its event stream says requests arrived or left (a stamp other than the one the page
@@ -9,26 +9,18 @@ import { useRefreshOneAtATime } from "@/components/ui/use-refresh";
  */
 export function QueueLive({ shownStamp }: { shownStamp: string }) {
   const refresh = useRefreshOneAtATime();
-  const [state, setState] = useState<"connecting" | "live" | "reconnecting">("connecting");
   const [pending, setPending] = useState<number | null>(null);
   const shown = useRef(shownStamp);
   useEffect(() => {
     shown.current = shownStamp;
   }, [shownStamp]);
-  useEffect(() => {
-    const source = new EventSource("/api/approvals/events");
-    source.addEventListener("queue", (event) => {
-      const queue = JSON.parse((event as MessageEvent<string>).data) as { pending: number; stamp: string };
-      setPending(queue.pending);
-      if (queue.stamp !== shown.current) refresh();
-    });
-    source.onopen = () => setState("live");
-    source.onerror = () => setState("reconnecting");
-    return () => source.close();
-  }, [refresh]);
+  const state = useEventStream<{ pending: number; stamp: string }>("/api/approvals/events", "queue", (queue) => {
+    setPending(queue.pending);
+    if (queue.stamp !== shown.current) refresh();
+  });
   return (
     <span className="muted" data-testid="queue-live">
-      {state === "live" ? "● live" : state}
+      {liveWords(state)}
       {pending !== null && ` · ${pending} pending`}
     </span>
   );

@@ -1,6 +1,6 @@
-/** A plain GET form to the export route: the browser downloads the file, no script needed. */
 const dayFromNow = (days: number) => new Date(Date.now() + days * 24 * 3600_000).toISOString().slice(0, 10);
 
+/** A plain GET form to the export route: the browser downloads the file, no script needed. */
 export function DecisionLogExport({ tenantId }: { tenantId: string }) {
   const [monthAgo, today, tomorrow] = [dayFromNow(-30), dayFromNow(0), dayFromNow(1)];
   return (

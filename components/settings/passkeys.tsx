@@ -8,9 +8,10 @@ import {
   registerPasskeyAction,
   removePasskeyAction,
 } from "@/lib/auth/passkey-actions";
-import { TimeAgo } from "../ui/time-ago";
+import { TimeAgo } from "@/components/ui/time-ago";
 import { passkeyFailure } from "@/components/ui/passkey-words";
 import { proveStepUp } from "@/components/ui/step-up";
+import { PasswordProof } from "@/components/ui/step-up-field";
 
 interface Passkey {
   id: string;
@@ -112,20 +113,7 @@ export function PasskeyList({ passkeys }: { passkeys: Passkey[] }) {
           ))}
         </ul>
       )}
-      {!hasPasskey && (
-        <p>
-          <label>
-            Your password, to confirm it is you{" "}
-            <input
-              type="password"
-              autoComplete="current-password"
-              value={password}
-              onChange={(event) => setPassword(event.target.value)}
-              data-testid="passkey-password"
-            />
-          </label>
-        </p>
-      )}
+      {!hasPasskey && <PasswordProof value={password} onChange={setPassword} testId="passkey-password" />}
       <p>
         <label>
           Name{" "}

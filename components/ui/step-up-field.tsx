@@ -37,20 +37,36 @@ export function useStepUp(hasPasskey: boolean) {
   }
 
   const field =
-    asked && !hasPasskey ? (
-      <p>
-        <label>
-          Your password, to confirm it is you{" "}
-          <input
-            type="password"
-            autoComplete="current-password"
-            value={password}
-            onChange={(event) => setPassword(event.target.value)}
-            data-testid="step-up-password"
-          />
-        </label>
-      </p>
-    ) : null;
+    asked && !hasPasskey ? <PasswordProof value={password} onChange={setPassword} testId="step-up-password" /> : null;
 
   return { run, field };
+}
+
+/**
+ * The password field of a step-up, the same wherever a person without a passkey confirms it is them; `before` names
+ * what asks for it ("Above 100.00 USD").
+ */
+export function PasswordProof({
+  value,
+  onChange,
+  before,
+  testId,
+}: {
+  value: string;
+  onChange: (value: string) => void;
+  before?: string;
+  testId?: string;
+}) {
+  return (
+    <label className="field">
+      {before ? `${before}: your password, to confirm it is you` : "Your password, to confirm it is you"}
+      <input
+        type="password"
+        autoComplete="current-password"
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        data-testid={testId}
+      />
+    </label>
+  );
 }

@@ -1,6 +1,7 @@
 "use client";
 
 import { useSyncExternalStore } from "react";
+import { absoluteTime, formatDuration, relativeTime } from "./time-words";
 
 // One clock for every time shown relative to now. The server's "now" is not the browser's, so the server render and
 // hydration see null (pages show the exact time) and the browser's clock takes over right after, ticking each second.
@@ -34,28 +35,6 @@ export function useNow(): number | null {
   return useSyncExternalStore(subscribe, browserNow, serverNow);
 }
 
-/** The exact time, the same on server and client: UTC, to the minute. */
-export function absoluteTime(iso: string): string {
-  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
-}
-
-/** The one relative form of a time: "12 seconds ago", "3 minutes ago", "in 2 hours". */
-export function relativeTime(iso: string, now: number): string {
-  const seconds = Math.round((new Date(iso).getTime() - now) / 1000);
-  const size = Math.abs(seconds);
-  if (size < 1) return "just now";
-  const [value, unit] =
-    size < 60
-      ? [size, "second"]
-      : size < 3600
-        ? [Math.floor(size / 60), "minute"]
-        : size < 86_400
-          ? [Math.floor(size / 3600), "hour"]
-          : [Math.floor(size / 86_400), "day"];
-  const text = `${value} ${unit}${value === 1 ? "" : "s"}`;
-  return seconds < 0 ? `${text} ago` : `in ${text}`;
-}
-
 /** A time as people read it: relative ("5 minutes ago"), the exact time on hover (and until the page is hydrated). */
 export function TimeAgo({ iso }: { iso: string }) {
   const now = useNow();
@@ -63,6 +42,28 @@ export function TimeAgo({ iso }: { iso: string }) {
   return (
     <time dateTime={iso} title={exact}>
       {now === null ? exact : relativeTime(iso, now)}
+    </time>
+  );
+}
+
+/** What is left of a deadline, ticking: "14 minutes 5 seconds left", then "expired"; the exact time until hydrated. */
+export function TimeLeft({ expiresAt, now }: { expiresAt: string; now: number | null }) {
+  if (now === null) {
+    return (
+      <time dateTime={expiresAt} title={absoluteTime(expiresAt)} data-testid="time-left">
+        expires {absoluteTime(expiresAt)}
+      </time>
+    );
+  }
+  const seconds = Math.max(0, Math.round((new Date(expiresAt).getTime() - now) / 1000));
+  return (
+    <time
+      dateTime={expiresAt}
+      title={absoluteTime(expiresAt)}
+      data-testid="time-left"
+      className={seconds === 0 ? "error" : seconds < 120 ? "warn" : ""}
+    >
+      {seconds === 0 ? "expired" : `${formatDuration(seconds * 1000)} left`}
     </time>
   );
 }

@@ -61,13 +61,3 @@ export function argumentWords(args: Record<string, unknown>): [string, string][]
 
 /** "1 write", "3 writes". */
 export const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
-
-/** A span of time as people say it: "45 s", "3 min 20 s", "2 h 5 min", "1 d 3 h". */
-export function formatDuration(ms: number): string {
-  const seconds = Math.max(0, Math.round(ms / 1000));
-  const part = (value: number, unit: string) => (value ? ` ${value} ${unit}` : "");
-  if (seconds < 60) return `${seconds} s`;
-  if (seconds < 3600) return `${Math.floor(seconds / 60)} min${part(seconds % 60, "s")}`;
-  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h${part(Math.floor((seconds % 3600) / 60), "min")}`;
-  return `${Math.floor(seconds / 86_400)} d${part(Math.floor((seconds % 86_400) / 3600), "h")}`;
-}

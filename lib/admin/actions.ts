@@ -2,16 +2,11 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import {
-  createAgentKey,
-  endSessions,
-  parsePolicyForm,
-  revokeAgentKey,
-  setRefundPermission,
-  setWebhook,
-  updatePolicy,
-  WebhookSchema,
-} from "@/lib/admin";
+import { createAgentKey, revokeAgentKey } from "@/lib/admin/agent-keys";
+import { endSessions } from "@/lib/admin/people";
+import { parsePolicyForm, updatePolicy } from "@/lib/admin/policy";
+import { setRefundPermission } from "@/lib/admin/refund-permission";
+import { setWebhook, WebhookSchema } from "@/lib/admin/webhook";
 import { heldWords } from "@/lib/admin/change-words";
 import { authedAction } from "@/lib/auth/guards";
 import { policyItem } from "@/lib/auth/step-up";

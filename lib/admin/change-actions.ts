@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { approveChange, cancelChange } from "@/lib/admin";
+import { approveChange, cancelChange } from "@/lib/admin/changes";
 import { authedAction } from "@/lib/auth/guards";
 import { IdSchema } from "@/lib/security/input";
 

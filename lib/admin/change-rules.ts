@@ -32,13 +32,15 @@ export type AdminChangeKind =
   | { kind: "api-key.revoke" }
   | { kind: "sessions.end" }
   | { kind: "webhook.set" }
-  | { kind: "webhook.remove" };
+  | { kind: "webhook.remove" }
+  | { kind: "rules"; status: "live" | "shadow"; loosened: string[] };
 
 export type Classification = "unchanged" | "tightening" | "loosening" | "needs-second-admin";
 
 /**
  * Every admin change, classified. A money number raised above the bound in force, any other number loosened,
- * refunds granted and a key minted for an agent who may refund need a second person; webhooks and within-bound
+ * refunds granted, a key minted for an agent who may refund and live rules that drop or rewrite a rule in force
+ * need a second person; webhooks and within-bound
  * money loosen (step-up only); withdrawing, revoking and ending sessions tighten.
  */
 export function classifyAdminChange(change: AdminChangeKind): Classification {
@@ -58,6 +60,9 @@ export function classifyAdminChange(change: AdminChangeKind): Classification {
       return change.agentCanRefund ? "needs-second-admin" : "loosening";
     case "webhook.set":
       return "loosening";
+    case "rules":
+      // A shadow set enforces nothing; a live set that drops or rewrites a rule in force may let a call through.
+      return change.status === "live" && change.loosened.length > 0 ? "needs-second-admin" : "tightening";
     case "api-key.revoke":
     case "sessions.end":
     case "webhook.remove":
@@ -101,4 +106,16 @@ export function loosenedFields(before: PolicyNumbers, after: PolicyNumbers): str
     });
     return classification === "loosening" || classification === "needs-second-admin";
   }).map((spec) => spec.label);
+}
+
+/**
+ * The rules in force that a new live set drops or rewrites (by id and exact text). Only adding rules is tightening:
+ * whether a rewritten condition holds more or fewer calls is not decided here, so any rewrite counts as loosening.
+ */
+export function loosenedRules(
+  before: readonly { id: string; text: string }[],
+  after: readonly { id: string; text: string }[],
+): string[] {
+  const kept = new Map(after.map((rule) => [rule.id, rule.text.trim()]));
+  return before.filter((rule) => kept.get(rule.id) !== rule.text.trim()).map((rule) => rule.id);
 }

@@ -1,4 +1,3 @@
-import "server-only";
 import { consumeStepUpFor, type StepUpHolder, type StepUpMethod } from "../auth/step-up";
 import { canonicalJson, sha256Hex } from "../canonical";
 import { db, transaction, type Db, type Tx } from "../db";
@@ -6,6 +5,7 @@ import { newId } from "../ids";
 import { queueMessages } from "../outbox";
 import type { PolicyNumbers } from "./change-rules";
 import { POLICY_FIELDS, readableValue } from "./policy-fields";
+import { putInForce } from "./rule-versions";
 import {
   closeAdminChange,
   expireAdminChanges,
@@ -17,6 +17,7 @@ import {
   lockAdminChange,
   lockDueDelayedChanges,
   lockPolicy,
+  lockRuleSets,
   releaseKey,
   revokeHeldKey,
   setCanRefund,
@@ -41,6 +42,11 @@ export type ChangeProposal =
       kind: "api-key";
       change: { userId: string; email: string; keyId: string; prefix: string };
       base: Record<string, never>;
+    }
+  | {
+      kind: "rules";
+      change: { text: string; loosened: string[]; rules: number };
+      base: { liveRuleSetId: string | null };
     };
 
 export interface HeldChange {
@@ -61,6 +67,10 @@ export function changeLines(kind: string, change: Record<string, unknown>, base:
         `${spec.label}: ${readableValue(spec, Number(base[spec.name]))} → ${readableValue(spec, Number(change[spec.name]))}`,
     );
   if (kind === "refunds") return [`${String(change.email)}: refunds not allowed → allowed`];
+  if (kind === "rules") {
+    const loosened = (change.loosened as string[]).map((id) => `"${id}"`).join(", ");
+    return [`Live policy rules: a new set of ${String(change.rules)} rules that drops or rewrites ${loosened}`];
+  }
   return [`New API key ${String(change.prefix)}… for ${String(change.email)}: works only once this change applies`];
 }
 
@@ -156,6 +166,21 @@ async function applyChange(tx: Tx, row: AdminChangeRow, actor: Person): Promise<
       changeId: row.id,
       approvedById: actor.id,
     });
+    return "applied";
+  }
+  if (row.kind === "rules") {
+    const current = await lockRuleSets(tx, row.tenantId);
+    if (current.liveRuleSetId !== (row.base.liveRuleSetId ?? null)) return "stale";
+    const author = { id: row.proposedById, tenantId: row.tenantId };
+    await putInForce(
+      tx,
+      author,
+      { text: String(row.change.text), status: "live" },
+      {
+        changeId: row.id,
+        approvedById: actor.id,
+      },
+    );
     return "applied";
   }
   const userId = String(row.change.userId);

@@ -1,4 +1,3 @@
-import "server-only";
 import type { Client, Db, Tx } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { POLICY_FIELDS, type PolicyField } from "./policy-fields";
@@ -26,11 +25,6 @@ const POLICY_SELECT = {
 
 const POLICY_COLUMNS = Prisma.raw(POLICY_FIELDS.map((spec) => `"${spec.name}"`).join(", "));
 
-/** The tenant's name; throws when there is no such tenant. */
-export async function findTenantName(db: Client, tenantId: string): Promise<string> {
-  return (await db.tenant.findUniqueOrThrow({ where: { id: tenantId }, select: { name: true } })).name;
-}
-
 /** The tenant's policy numbers; throws when there is no such tenant. */
 export async function findPolicy(db: Client, tenantId: string) {
   return db.tenant.findUniqueOrThrow({ where: { id: tenantId }, select: POLICY_SELECT });
@@ -53,29 +47,29 @@ export async function updatePolicyValues(db: Db, tenantId: string, policy: Polic
   return after;
 }
 
-/** Records one change made by an admin in the tenant's audit log. */
-export async function insertAudit(
-  db: Db,
-  admin: { id: string; tenantId: string },
-  action: string,
-  detail: unknown,
-): Promise<void> {
+/** The admin making a change: who, and the tenant every statement is scoped to. */
+export interface Admin {
+  id: string;
+  tenantId: string;
+}
+
+export async function insertAudit(db: Db, admin: Admin, action: string, detail: unknown): Promise<void> {
   await db.$executeRaw`
     INSERT INTO "AuditLog" ("tenantId", "actorId", "action", "detail")
     VALUES (${admin.tenantId}, ${admin.id}, ${action}, ${JSON.stringify(detail)}::jsonb)`;
 }
 
-/** The tenant's agent with this id (with its email and refund permission), or undefined. */
+/** The tenant's agent with this id (with its email and refund permission), or null. */
 export async function findTenantAgent(
   db: Db,
   tenantId: string,
   userId: string,
-): Promise<{ id: string; tenantId: string; email: string; canRefund: boolean } | undefined> {
+): Promise<{ id: string; tenantId: string; email: string; canRefund: boolean } | null> {
   const [agent] = await db.$queryRaw<{ id: string; tenantId: string; email: string; canRefund: boolean }[]>`
     SELECT "id", "tenantId", "email", "canRefund" FROM "User"
     WHERE "id" = ${userId} AND "tenantId" = ${tenantId} AND "role" = 'AGENT'
     LIMIT 1`;
-  return agent;
+  return agent ?? null;
 }
 
 /** Sets the agent's refund permission if it differs; returns how many rows changed (0 or 1). */
@@ -209,11 +203,11 @@ export async function insertAdminChange(
       ${row.applyAt}::timestamptz, ${row.expiresAt}, ${row.createdAt})`;
 }
 
-/** Locks the tenant's change with this id; undefined for a missing or foreign id. */
-export async function lockAdminChange(tx: Tx, tenantId: string, id: string): Promise<AdminChangeRow | undefined> {
+/** Locks the tenant's change with this id; null for a missing or foreign id. */
+export async function lockAdminChange(tx: Tx, tenantId: string, id: string): Promise<AdminChangeRow | null> {
   const [row] = await tx.$queryRaw<AdminChangeRow[]>`
     SELECT ${CHANGE_COLUMNS} FROM "AdminChange" WHERE "id" = ${id} AND "tenantId" = ${tenantId} FOR UPDATE`;
-  return row;
+  return row ?? null;
 }
 
 /** Locks delayed changes whose delay has passed (skipping rows another instance holds). */
@@ -275,4 +269,83 @@ export async function releaseKey(db: Db, tenantId: string, changeId: string): Pr
 export async function revokeHeldKey(db: Db, changeId: string): Promise<void> {
   await db.$executeRaw`
     UPDATE "ApiKey" SET "revokedAt" = CURRENT_TIMESTAMP WHERE "pendingChangeId" = ${changeId} AND "revokedAt" IS NULL`;
+}
+
+/** The tenant's rule sets in force, the tenant row locked until the transaction ends (publishing is one at a time). */
+export async function lockRuleSets(
+  tx: Tx,
+  tenantId: string,
+): Promise<{ liveRuleSetId: string | null; shadowRuleSetId: string | null; liveText: string | null }> {
+  const [row] = await tx.$queryRaw<
+    { liveRuleSetId: string | null; shadowRuleSetId: string | null; liveText: string | null }[]
+  >`
+    SELECT t."liveRuleSetId", t."shadowRuleSetId", r."text" AS "liveText"
+    FROM "Tenant" t LEFT JOIN "PolicyRuleSet" r ON r."id" = t."liveRuleSetId"
+    WHERE t."id" = ${tenantId} FOR UPDATE OF t`;
+  return row;
+}
+
+/** Stores a rule set as the tenant's next version and puts it in force as `status`; returns its version. */
+export async function insertRuleSet(
+  tx: Tx,
+  set: { id: string; tenantId: string; status: "live" | "shadow"; text: string; createdById: string },
+): Promise<number> {
+  const [row] = await tx.$queryRaw<{ version: number }[]>`
+    INSERT INTO "PolicyRuleSet" ("id", "tenantId", "version", "status", "text", "createdById")
+    SELECT ${set.id}, ${set.tenantId}, COALESCE(MAX("version"), 0) + 1, ${set.status}, ${set.text}, ${set.createdById}
+    FROM "PolicyRuleSet" WHERE "tenantId" = ${set.tenantId}
+    RETURNING "version"`;
+  await (set.status === "live"
+    ? tx.$executeRaw`UPDATE "Tenant" SET "liveRuleSetId" = ${set.id} WHERE "id" = ${set.tenantId}`
+    : tx.$executeRaw`UPDATE "Tenant" SET "shadowRuleSetId" = ${set.id} WHERE "id" = ${set.tenantId}`);
+  return row.version;
+}
+
+/** Stops evaluating the tenant's shadow rule set; false when it had none. */
+export async function clearShadowRuleSet(tx: Tx, tenantId: string): Promise<boolean> {
+  const count = await tx.$executeRaw`
+    UPDATE "Tenant" SET "shadowRuleSetId" = NULL WHERE "id" = ${tenantId} AND "shadowRuleSetId" IS NOT NULL`;
+  return count > 0;
+}
+
+export interface RuleSetVersion {
+  id: string;
+  version: number;
+  status: string;
+  text: string;
+  createdAt: Date;
+  author: string;
+}
+
+/** The tenant's rule set versions, newest first, with who published each. */
+export async function findRuleSetVersions(db: Db, tenantId: string, limit: number): Promise<RuleSetVersion[]> {
+  return db.$queryRaw<RuleSetVersion[]>`
+    SELECT r."id", r."version", r."status", r."text", r."createdAt", COALESCE(u."email", r."createdById") AS "author"
+    FROM "PolicyRuleSet" r LEFT JOIN "User" u ON u."id" = r."createdById"
+    WHERE r."tenantId" = ${tenantId}
+    ORDER BY r."version" DESC LIMIT ${limit}`;
+}
+
+/** Decision-log rows since `since` that kept the facts their rules read, newest first, at most `limit`. */
+export async function findRuleDecisions(
+  db: Db,
+  tenantId: string,
+  since: Date,
+  limit: number,
+): Promise<{ callId: string; at: Date; rules: Record<string, unknown> }[]> {
+  return db.$queryRaw`
+    SELECT "toolCallId" AS "callId", "createdAt" AS "at", "detail"->'rules' AS "rules"
+    FROM "DecisionLog"
+    WHERE "tenantId" = ${tenantId} AND "createdAt" >= ${since} AND "detail" ? 'rules' AND "toolCallId" IS NOT NULL
+    ORDER BY "id" DESC LIMIT ${limit}`;
+}
+
+/** The tenant's rule sets in force. */
+export async function findTenantRuleSets(
+  db: Db,
+  tenantId: string,
+): Promise<{ liveRuleSetId: string | null; shadowRuleSetId: string | null }> {
+  const [row] = await db.$queryRaw<{ liveRuleSetId: string | null; shadowRuleSetId: string | null }[]>`
+    SELECT "liveRuleSetId", "shadowRuleSetId" FROM "Tenant" WHERE "id" = ${tenantId}`;
+  return row;
 }

@@ -1,4 +1,4 @@
-import { adaptPayload, envelopeBytes, type Format } from "./adapters";
+import { adaptPayload, envelopeBytes, type Format } from "./adapters/adapt";
 import { callBody } from "./http";
 import { proposeCall } from "./propose";
 import type { RawProposal } from "../gateway/parse";

@@ -1,16 +1,13 @@
 import { authenticateApiKey, type AuthenticatedAgent } from "../auth/api-keys";
 import { canonicalJson } from "../canonical";
-import { authenticateForConversation, type FoundConversation } from "../conversations";
-import { modelProjection, type Outcome } from "../gateway/outcome";
-import { MAX_ENVELOPE_BYTES, type RawProposal } from "../gateway/parse";
+import { authenticateForConversation } from "../conversations/authenticate";
+import type { FoundConversation } from "../conversations/lookup";
+import { modelProjection, type Outcome } from "../outcome";
 import type { CallResult } from "../gateway/pipeline";
 import type { RateCount } from "../gateway/types";
+import { errorResponse, leftUnread } from "../http";
 import { logError, requestIdFrom, withLogContext } from "../log";
 import { span } from "../tracing";
-
-export function errorResponse(status: number, code: string, message: string, headers: HeadersInit = {}): Response {
-  return Response.json({ error: { code, message } }, { status, headers });
-}
 
 export const unauthorized = () =>
   errorResponse(401, "auth.invalid-key", "a valid API key is required", {
@@ -60,7 +57,7 @@ async function answerSafely(request: Request, work: () => Promise<Response>): Pr
     const response = await work();
     // The rest of a refused oversized body is still on the connection: closing it keeps the client's next
     // request from being read as the tail of this one.
-    if (unreadBodies.has(request)) response.headers.set("Connection", "close");
+    if (leftUnread(request)) response.headers.set("Connection", "close");
     return response;
   } catch (error) {
     if (request.signal.aborted)
@@ -77,7 +74,6 @@ const routeOf = (pathname: string) =>
     .map((segment) => (/^[a-z]+_[A-Za-z0-9_-]{6,}$/.test(segment) ? "{id}" : segment))
     .join("/");
 
-/** Authenticates the bearer key, then runs the handler. */
 export function withAgent(
   request: Request,
   handler: (agent: AuthenticatedAgent) => Promise<Response>,
@@ -106,34 +102,6 @@ export function withAgentConversation(
     if (authenticated) return handler(authenticated.agent, authenticated.found, authenticated.rateCounted);
     return options.tokenIssuer ? mcpUnauthorized(options.tokenIssuer, authorization !== null) : unauthorized();
   });
-}
-
-const unreadBodies = new WeakSet<Request>();
-
-/** Reads at most one byte past the envelope limit, so an oversized body is refused without being buffered whole. */
-export async function readBoundedBody(request: Request, limit = MAX_ENVELOPE_BYTES): Promise<RawProposal> {
-  if (!request.body) return { bytes: new Uint8Array(0), truncated: false };
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      unreadBodies.add(request);
-      return { bytes: new Uint8Array(0), truncated: true };
-    }
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return { bytes, truncated: false };
 }
 
 /** A value with its object keys in canonical order at every level, as the stored (jsonb) copy comes back. */

@@ -1,7 +1,8 @@
-import "server-only";
 import type { Client, Db } from "../db";
+import type { Outcome } from "../outcome";
 
-// The agent API's statements: the MCP tasks (mcp/tasks.ts), each a handle on one tool call's row.
+// The agent API's statements: an agent's reads of its own calls (tool-calls.ts) and the MCP tasks (mcp/tasks.ts),
+// each a handle on one tool call's row.
 
 // A task with what its state is read from: its call's outcome and the approval that call waits on.
 const TASK_SELECT = {
@@ -80,4 +81,30 @@ export async function findTasksPage(
     take,
     select: TASK_SELECT,
   });
+}
+
+/** A call as its agent reads it: its stored outcome and its approval request, if any. */
+export interface AgentToolCallRow {
+  id: string;
+  conversationId: string;
+  outcome: Outcome;
+  approval: { id: string; status: string; expiresAt: Date } | null;
+}
+
+/** The call with this id of the tenant, only if the agent's own conversation made it; null otherwise. */
+export async function findAgentToolCallRow(
+  db: Client,
+  agent: { userId: string; tenantId: string },
+  id: string,
+): Promise<AgentToolCallRow | null> {
+  const call = await db.toolCall.findFirst({
+    where: { id, tenantId: agent.tenantId, conversation: { agentId: agent.userId } },
+    select: {
+      id: true,
+      conversationId: true,
+      outcome: true,
+      approval: { select: { id: true, status: true, expiresAt: true } },
+    },
+  });
+  return call && { ...call, outcome: call.outcome as unknown as Outcome };
 }

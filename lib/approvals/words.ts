@@ -59,6 +59,8 @@ export function heldText(reason: HeldReason, currency: string): string {
     case "agent_daily_ceiling_cents":
     case "tenant_daily_ceiling_cents":
       return `${money(reason.used_cents)} already moved without approval in the last 24 hours ${reason.rule === "agent_daily_ceiling_cents" ? "by this agent" : "in this tenant"} plus ${money(reason.amount_cents)} passes the ${money(reason.limit_cents)} daily ceiling`;
+    case "policy_rule":
+      return `the tenant's rule "${reason.id}": ${reason.reason}`;
     case "possible_duplicate":
       return `possible duplicate of ${reason.of_call_id}: ${money(reason.amount_cents)} ${EARLIER_STATUS[reason.status]} on this order within the last ${reason.window_hours} ${reason.window_hours === 1 ? "hour" : "hours"}`;
   }

@@ -74,7 +74,7 @@ export function readKeptHeads(text: string): { heads: Map<string, Head>; problem
       return;
     }
     const { sig, ...unsigned } = head;
-    const key = typeof head.keyId === "string" ? keyById(head.keyId) : undefined;
+    const key = typeof head.keyId === "string" ? keyById(head.keyId) : null;
     if (!key) {
       problems.push(`line ${index + 1} names key ${JSON.stringify(head.keyId)}, which is not configured`);
       return;

@@ -16,7 +16,6 @@ function parseKey(text: string, variable: string): Buffer {
   return bytes;
 }
 
-/** The key new seals are made with. */
 export function sealingKey(): SealKey {
   const settings = env();
   if (!settings.AUDIT_SEAL_KEY)
@@ -26,8 +25,8 @@ export function sealingKey(): SealKey {
   return { id: settings.AUDIT_SEAL_KEY_ID, secret: parseKey(settings.AUDIT_SEAL_KEY, "AUDIT_SEAL_KEY") };
 }
 
-/** The configured key with this id, current or retired; undefined when none is. */
-export function keyById(id: string): SealKey | undefined {
+/** The configured key with this id, current or retired; null when none is. */
+export function keyById(id: string): SealKey | null {
   const settings = env();
   if (settings.AUDIT_SEAL_KEY && settings.AUDIT_SEAL_KEY_ID === id) return sealingKey();
   for (const entry of settings.AUDIT_SEAL_RETIRED_KEYS.split(",")) {
@@ -35,7 +34,7 @@ export function keyById(id: string): SealKey | undefined {
     if (at > 0 && entry.slice(0, at).trim() === id)
       return { id, secret: parseKey(entry.slice(at + 1).trim(), `AUDIT_SEAL_RETIRED_KEYS (key ${id})`) };
   }
-  return undefined;
+  return null;
 }
 
 export function hmacHex(key: SealKey, text: string): string {

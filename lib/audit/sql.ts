@@ -104,17 +104,18 @@ export async function findSealRange(tx: Tx, log: SealedLog): Promise<{ from: str
   return range;
 }
 
-/** The txid of the row `offset` rows into [from, horizon) in txid order, or undefined when there are fewer rows. */
+/** The txid of the row `offset` rows into [from, horizon) in txid order, or null when there are fewer rows. */
 export async function findTxidAtOffset(
   db: Db,
   log: SealedLog,
   range: { from: string; horizon: string },
   offset: number,
-): Promise<string | undefined> {
-  const [cut] = await db.$queryRaw<{ txid: string }[]>`
-    SELECT "txid"::text AS "txid" FROM ${TABLE[log]} WHERE "txid" >= ${range.from}::bigint AND "txid" < ${range.horizon}::bigint
+): Promise<string | null> {
+  // The text is named apart from the column: ORDER BY "txid" would otherwise sort the text, and "10000" < "9999".
+  const [row] = await db.$queryRaw<{ cut: string }[]>`
+    SELECT "txid"::text AS "cut" FROM ${TABLE[log]} WHERE "txid" >= ${range.from}::bigint AND "txid" < ${range.horizon}::bigint
     ORDER BY "txid" OFFSET ${offset}::int LIMIT 1`;
-  return cut?.txid;
+  return row?.cut ?? null;
 }
 
 /** Every tenant's rows with a txid in [from, to), by tenant and then id. */
@@ -155,11 +156,11 @@ export function findLogPage(
     ORDER BY "createdAt", "id" LIMIT ${query.limit}::int`;
 }
 
-/** The tenant's latest seal of the log, or undefined before the first. */
-export async function findLastSeal(tx: Tx, log: SealedLog, tenantId: string): Promise<StoredSeal | undefined> {
+/** The tenant's latest seal of the log, or null before the first. */
+export async function findLastSeal(tx: Tx, log: SealedLog, tenantId: string): Promise<StoredSeal | null> {
   const [previous] = await tx.$queryRaw<StoredSeal[]>`
     SELECT ${SEAL_COLUMNS} FROM "DecisionSeal" WHERE "log" = ${log} AND "tenantId" = ${tenantId} ORDER BY "seq" DESC LIMIT 1`;
-  return previous;
+  return previous ?? null;
 }
 
 /** The tenant's seals of the log in chain order. */
@@ -174,7 +175,6 @@ export function findChains(db: Db): Promise<{ log: SealedLog; tenantId: string }
     SELECT DISTINCT "log", "tenantId" FROM "DecisionSeal" ORDER BY "log", "tenantId"`;
 }
 
-/** Appends a seal to its chain. */
 export async function insertSeal(tx: Tx, seal: StoredSeal): Promise<void> {
   await tx.$executeRaw`
     INSERT INTO "DecisionSeal" ("log", "tenantId", "seq", "fromTxid", "toTxid", "rowIds", "rowHashes", "prevHash", "keyId", "position", "createdAt", "hash")
@@ -182,7 +182,6 @@ export async function insertSeal(tx: Tx, seal: StoredSeal): Promise<void> {
             ${seal.rowHashes}::text[], ${seal.prevHash}, ${seal.keyId}, ${seal.position}::bigint, ${seal.sealedAt}::timestamptz, ${seal.hash})`;
 }
 
-/** Appends a person's action to the tenant's audit log. */
 export async function appendAuditLog(
   db: Db,
   entry: { tenantId: string; actorId: string; action: string; detail: unknown },

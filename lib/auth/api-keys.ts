@@ -44,7 +44,7 @@ export async function authenticateApiKey(authorization: string | null): Promise<
   const hash = apiKeyHash(authorization);
   if (hash === null) return null;
   // Raw SQL on the per-request path: one indexed lookup, no ORM round of its own (docs/BENCHMARKS.md).
-  return (await findAgentByKeyHash(db, hash)) ?? null;
+  return findAgentByKeyHash(db, hash);
 }
 
 /** What a bearer value names: a pasted key, or (where access tokens are accepted) a valid token's connection. */

@@ -1,7 +1,7 @@
-import "server-only";
 import type { NextAuthOptions } from "next-auth";
 import { decode } from "next-auth/jwt";
 import { cookies } from "next/headers";
+import { cache } from "react";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { z } from "zod";
 import { db } from "../db";
@@ -79,12 +79,15 @@ export async function currentUser(): Promise<SessionUser | null> {
   return (await currentSession())?.user ?? null;
 }
 
-/** The signed-in person and the id of the session they are signed in through (what a step-up proof is bound to). */
-export async function currentSession(): Promise<{ user: SessionUser; sessionId: string } | null> {
+/**
+ * The signed-in person and the id of the session they are signed in through (what a step-up proof is bound to).
+ * Read once per page render (the layout and the page share it); an action or a route reads it afresh each call.
+ */
+export const currentSession = cache(async (): Promise<{ user: SessionUser; sessionId: string } | null> => {
   const sessionId = await currentSessionId();
   const user = await sessionUser(sessionId);
   return user && sessionId ? { user, sessionId } : null;
-}
+});
 
 /**
  * `currentUser` for a response that stays open (a live event stream): also a check to repeat while it is open,

@@ -1,4 +1,3 @@
-import "server-only";
 import { redirect } from "next/navigation";
 import type { z } from "zod";
 import type { Role } from "../generated/prisma/client";

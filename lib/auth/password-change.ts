@@ -1,4 +1,3 @@
-import "server-only";
 import { db } from "../db";
 import { hashPassword, verifyPassword } from "./passwords";
 import { findPasswordHash, setPasswordHash } from "./sql";

@@ -1,7 +1,6 @@
-import "server-only";
 import NextAuth from "next-auth";
 import { NextRequest } from "next/server";
-import { errorResponse, readBoundedBody } from "../agent-api/http";
+import { errorResponse, readBoundedBody } from "../http";
 import { db } from "../db";
 import { countSignInThrottled } from "../metrics";
 import { clientAddress } from "../security/request";

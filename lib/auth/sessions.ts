@@ -1,4 +1,3 @@
-import "server-only";
 import { db } from "../db";
 import { env } from "../env";
 import type { Role } from "../generated/prisma/client";
@@ -53,7 +52,7 @@ export async function sessionUser(
     // A row unseen for SESSION_MAX_SECONDS is no longer live, so this never touches one.
     touchEverySeconds: touch ? TOUCH_EVERY_SECONDS : max,
   });
-  return (row as SessionUser | undefined) ?? null;
+  return row;
 }
 
 export async function endSession(sessionId: string | undefined, reason: string): Promise<void> {

@@ -30,15 +30,15 @@ export function agentKeyRows(credential: KeyCredential): { from: Prisma.Sql; whe
   };
 }
 
-/** The key id, agent and tenant that a key with this hash authenticates, or undefined. */
+/** The key id, agent and tenant that a key with this hash authenticates, or null. */
 export async function findAgentByKeyHash(
   db: Db,
   hash: string,
-): Promise<{ apiKeyId: string; userId: string; tenantId: string } | undefined> {
+): Promise<{ apiKeyId: string; userId: string; tenantId: string } | null> {
   const key = agentKeyRows({ hash });
   const [row] = await db.$queryRaw<{ apiKeyId: string; userId: string; tenantId: string }[]>`
     SELECT k."id" AS "apiKeyId", ku."id" AS "userId", k."tenantId" FROM ${key.from} WHERE ${key.where}`;
-  return row;
+  return row ?? null;
 }
 
 /** Marks an OAuth connection used now, at most once a minute so busy connections do not write on every call. */
@@ -80,7 +80,6 @@ export async function setPasswordHash(
   });
 }
 
-/** Writes audit rows, one per entry. */
 export async function insertAuditLogs(
   db: Client,
   rows: { tenantId: string; actorId: string; action: string; detail: Prisma.InputJsonValue }[],
@@ -88,7 +87,6 @@ export async function insertAuditLogs(
   await db.auditLog.createMany({ data: rows });
 }
 
-/** Opens a session row for the person. */
 export async function insertSession(
   db: Client,
   session: { id: string; userId: string; tenantId: string; address: string; userAgent: string },
@@ -98,13 +96,13 @@ export async function insertSession(
 
 /**
  * The person of a live session (not ended, not idle past `idleSeconds`, not older than `maxSeconds`, person
- * active), or undefined; marks the session seen when it was last seen more than `touchEverySeconds` ago.
+ * active), or null; marks the session seen when it was last seen more than `touchEverySeconds` ago.
  */
 export async function findSessionUser(
   db: Db,
   sessionId: string,
   limits: { idleSeconds: number; maxSeconds: number; touchEverySeconds: number },
-): Promise<{ id: string; email: string; name: string; role: Role; tenantId: string; tenantName: string } | undefined> {
+): Promise<{ id: string; email: string; name: string; role: Role; tenantId: string; tenantName: string } | null> {
   const [row] = await db.$queryRaw<
     { id: string; email: string; name: string; role: Role; tenantId: string; tenantName: string }[]
   >`
@@ -120,7 +118,7 @@ export async function findSessionUser(
     )
     SELECT live."userId" AS "id", live."email", live."name", live."role", live."tenantId", t."name" AS "tenantName"
     FROM live JOIN "Tenant" t ON t."id" = live."tenantId"`;
-  return row;
+  return row ?? null;
 }
 
 /** Ends the session if it is still live, recording why. */
@@ -230,7 +228,6 @@ export async function findPasskey(db: Client, userId: string, passkeyId: string)
   });
 }
 
-/** Stores a person's newly registered passkey. */
 export async function insertPasskey(
   db: Db,
   passkey: { id: string; userId: string; publicKey: Uint8Array; counter: number; transports: string[]; name: string },
@@ -263,9 +260,9 @@ export async function deleteTenantPersonPasskeys(db: Db, tenantId: string, userI
   return rows.map((row) => row.name);
 }
 
-/** A person of this tenant, as a passkey removal names and tells them; undefined when there is none. */
+/** A person of this tenant, as a passkey removal names and tells them; null when there is none. */
 export async function findTenantPerson(db: Db, tenantId: string, userId: string) {
-  const [row] = await db.$queryRaw<{ id: string; email: string; name: string }[]>`
+  const [row = null] = await db.$queryRaw<{ id: string; email: string; name: string }[]>`
     SELECT "id", "email", "name" FROM "User" WHERE "id" = ${userId} AND "tenantId" = ${tenantId}`;
   return row;
 }

@@ -1,4 +1,3 @@
-import "server-only";
 import { randomBytes } from "node:crypto";
 import {
   generateAuthenticationOptions,
@@ -56,6 +55,7 @@ export const StepUpPurposeSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("admin.refunds-granted"), userId: IdSchema }),
   z.strictObject({ kind: z.literal("admin.key-created"), userId: IdSchema }),
   z.strictObject({ kind: z.literal("admin.passkeys-removed"), userId: IdSchema }),
+  z.strictObject({ kind: z.literal("admin.rules"), digest: z.string().regex(/^[0-9a-f]{64}$/) }),
   z.strictObject({
     kind: z.literal("admin.change-approved"),
     changeId: IdSchema,
@@ -84,6 +84,8 @@ export function purposeItems(purpose: StepUpPurpose): string[] {
       return [purpose.userId];
     case "admin.change-approved":
       return [`${purpose.changeId}:${purpose.digest}`];
+    case "admin.rules":
+      return [purpose.digest];
   }
 }
 

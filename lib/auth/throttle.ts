@@ -1,4 +1,3 @@
-import "server-only";
 import { transaction } from "../db";
 import { deleteThrottle, lockThrottle, setThrottleFailures, takeBackFailure } from "./sql";
 

@@ -45,7 +45,6 @@ export interface ApprovalRow {
   approvedArgs: unknown;
 }
 
-/** One refund of the call with the payment provider. */
 export interface RefundRow {
   id: string;
   amountCents: number;
@@ -57,8 +56,8 @@ export interface RefundRow {
   settledAt: Date | null;
 }
 
-/** The call with this id of the tenant, with its agent and its customer, or undefined. */
-export async function findTimelineCall(db: Db, tenantId: string, callId: string): Promise<TimelineCall | undefined> {
+/** The call with this id of the tenant, with its agent and its customer, or null. */
+export async function findTimelineCall(db: Db, tenantId: string, callId: string): Promise<TimelineCall | null> {
   const [call] = await db.$queryRaw<TimelineCall[]>`
     SELECT t."id", t."toolName", t."orderId", t."kind", t."code", t."argsCanonical", t."createdAt", t."conversationId", t."approvalId",
            c."agentId", agent."name" || ' (' || agent."email" || ')' AS "agentName", cu."email" AS "customerEmail"
@@ -67,7 +66,7 @@ export async function findTimelineCall(db: Db, tenantId: string, callId: string)
     LEFT JOIN "User" agent ON agent."id" = c."agentId"
     LEFT JOIN "Customer" cu ON cu."id" = c."customerId"
     WHERE t."id" = ${callId} AND t."tenantId" = ${tenantId}`;
-  return call;
+  return call ?? null;
 }
 
 /** The call's decision-log rows, oldest first. */

@@ -1,4 +1,3 @@
-import "server-only";
 import { agentKeyRows, type KeyCredential } from "../auth/sql";
 import type { Client, Db } from "../db";
 import { Prisma } from "../generated/prisma/client";
@@ -43,7 +42,7 @@ export interface ConversationRow extends Omit<ConversationFacts, "agent">, Tenan
 const CONVERSATION_COLUMNS = Prisma.sql`
   c."id", c."tenantId", c."agentId", c."customerId", c."orderId", c."tools", c."scopes", c."writesMade", c."irreversibleCents",
   t."autoLimitCents", t."sessionCapCents", t."maxAutoWrites", t."approvalTtlSeconds", t."rateConversationPerMin", t."rateKeyPerMin",
-  t."duplicateWindowHours",
+  t."duplicateWindowHours", t."liveRuleSetId", t."shadowRuleSetId",
   u."role"::text AS "agentRole", u."canRefund" AS "agentCanRefund", u."active" AS "agentActive"`;
 
 /** The agent's role and permissions as they are now, or null when the agent is not of that tenant. */
@@ -54,12 +53,10 @@ export async function findAgentPermissions(db: Client, agent: Agent) {
   });
 }
 
-/** Whether the tenant has this customer. */
 export async function customerExists(db: Client, tenantId: string, customerId: string): Promise<boolean> {
   return (await db.customer.findFirst({ where: { id: customerId, tenantId }, select: { id: true } })) !== null;
 }
 
-/** Whether the tenant has this order of this customer. */
 export async function customerOrderExists(
   db: Client,
   tenantId: string,
@@ -79,7 +76,7 @@ export async function insertConversation(
 }
 
 /**
- * The conversation's row, or undefined. A non-null `agentId` or `tenantId` finds it only when it is that
+ * The conversation's row, or null. A non-null `agentId` or `tenantId` finds it only when it is that
  * agent's or in that tenant.
  */
 export async function findConversationRow(
@@ -87,7 +84,7 @@ export async function findConversationRow(
   conversationId: string,
   agentId: string | null,
   tenantId: string | null,
-): Promise<ConversationRow | undefined> {
+): Promise<ConversationRow | null> {
   const [row] = await db.$queryRaw<ConversationRow[]>`
     SELECT ${CONVERSATION_COLUMNS}
     FROM "Conversation" c JOIN "Tenant" t ON t."id" = c."tenantId"
@@ -95,7 +92,7 @@ export async function findConversationRow(
     WHERE c."id" = ${conversationId}
       AND (${agentId}::text IS NULL OR c."agentId" = ${agentId}::text)
       AND (${tenantId}::text IS NULL OR c."tenantId" = ${tenantId}::text)`;
-  return row;
+  return row ?? null;
 }
 
 type KeyConversationRow = {
@@ -107,7 +104,7 @@ type KeyConversationRow = {
 
 /**
  * The agent of the key with this hash and, in the same statement, that agent's conversation (every conversation
- * column null when it is not theirs); undefined when the key does not authenticate. With `countCall`, also
+ * column null when it is not theirs); null when the key does not authenticate. With `countCall`, also
  * counts one call of the key in the conversation when both were found (`rateCounted`).
  */
 export async function findKeyAndConversation(
@@ -115,7 +112,7 @@ export async function findKeyAndConversation(
   credential: KeyCredential,
   conversationId: string,
   options: { countCall?: boolean },
-): Promise<KeyConversationRow | undefined> {
+): Promise<KeyConversationRow | null> {
   const key = agentKeyRows(credential);
   const lookup = Prisma.sql`
     SELECT k."id" AS "apiKeyId", ku."id" AS "userId", k."tenantId" AS "keyTenantId", ${CONVERSATION_COLUMNS}
@@ -130,7 +127,7 @@ export async function findKeyAndConversation(
         SELECT found.*, (SELECT json_agg(counted) FROM counted) AS "rateCounted" FROM found`
     : lookup;
   const [row] = await db.$queryRaw<KeyConversationRow[]>(statement);
-  return row;
+  return row ?? null;
 }
 
 /** The agent's latest 100 conversations, most recently active first, with the customer, open approvals and calls. */
@@ -181,7 +178,6 @@ export async function findAgentConversationDetail(db: Client, agent: Agent, conv
   });
 }
 
-/** Whether the conversation is this agent's. */
 export async function isAgentConversation(db: Client, agent: Agent, conversationId: string): Promise<boolean> {
   const owned = await db.conversation.findFirst({
     where: { id: conversationId, agentId: agent.userId, tenantId: agent.tenantId },

@@ -1,9 +1,10 @@
 import type { Db } from "../db";
 import { newId } from "../ids";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
-import { outcome, type Outcome } from "./outcome";
+import { outcome, type Outcome } from "../outcome";
 import { heldBecause, type CeilingHit, type DuplicateHit, type HeldReason } from "./policy";
 import { recordLaterOutcome } from "./record";
+import type { RuleHold } from "./rules";
 import { findPendingApproval, insertApproval, markApprovalExpired, markApprovalWithdrawn } from "./sql";
 import type { ConversationFacts, TenantPolicy } from "./types";
 
@@ -48,6 +49,8 @@ export interface PendingCall {
   ceiling: CeilingHit | null;
   /** The earlier effect the duplicate-intent guard held this call for, first among the reasons the card gives. */
   duplicate: DuplicateHit | null;
+  /** The tenant's rules that hold the call (docs/decisions/019), next among the reasons. */
+  ruleHolds?: RuleHold[];
   callId: string;
 }
 
@@ -72,6 +75,7 @@ export function buildPreview(call: PendingCall): ApprovalPreview {
     ...(call.ceiling ? { ceiling: call.ceiling } : {}),
     held: [
       ...(call.duplicate ? [call.duplicate] : []),
+      ...(call.ruleHolds ?? []),
       ...heldBecause(call.tool, call.conversation, call.policy, call.impactCents),
       ...(call.ceiling
         ? [

@@ -1,7 +1,7 @@
 import type { Db } from "../db";
 import { findCustomerOrder } from "../tools/sql";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
-import { pass, stop, type StageResult } from "./outcome";
+import { pass, stop, type StageResult } from "../outcome";
 import type { ConversationFacts } from "./types";
 
 /**

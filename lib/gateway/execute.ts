@@ -1,6 +1,6 @@
 import type { Db } from "../db";
-import type { OrderFacts, ToolDefinition } from "../tools/types";
-import { outcome, type Outcome } from "./outcome";
+import type { OrderFacts, ToolDefinition, ToolPorts } from "../tools/types";
+import { outcome, type Outcome } from "../outcome";
 import { moveOrderWithBudgets } from "./sql";
 import type { ConversationFacts } from "./types";
 
@@ -19,7 +19,7 @@ export interface ExecutableCall {
  * Stage 12. For a write, the caller's transaction holds the conversation lock; the order changes only if it
  * is still at the version every check saw, and the effect and the budgets land in the same transaction.
  */
-export async function executeCall(client: Db, call: ExecutableCall): Promise<Outcome> {
+export async function executeCall(client: Db, call: ExecutableCall, ports: ToolPorts): Promise<Outcome> {
   const { tool, order, conversation } = call;
   if (tool.effect !== "read") {
     const change = tool.orderChanges?.(call.args, order) ?? {};
@@ -43,6 +43,7 @@ export async function executeCall(client: Db, call: ExecutableCall): Promise<Out
     callId: call.callId,
     tenantId: conversation.tenantId,
     conversationId: conversation.id,
+    ports,
   });
   return outcome(tool.external?.pendingCode ?? tool.executedCode, { result });
 }

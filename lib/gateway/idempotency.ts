@@ -1,7 +1,7 @@
 import { sha256Hex } from "../canonical";
 import type { Db } from "../db";
 import type { ToolDefinition } from "../tools/types";
-import { pass, stop, type Outcome, type StageResult } from "./outcome";
+import { pass, stop, type Outcome, type StageResult } from "../outcome";
 import { findCallByKey } from "./sql";
 
 const CALL_KEY = /^[\x21-\x7e]{1,200}$/;

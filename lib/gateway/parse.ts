@@ -1,15 +1,11 @@
+import type { BoundedBody } from "../http";
 import { isStorableText } from "../security/input";
-import { pass, stop, type StageResult } from "./outcome";
+import { pass, stop, type StageResult } from "../outcome";
 
 export const MAX_ENVELOPE_BYTES = 16 * 1024;
 export const MAX_DEPTH = 8;
 
-export interface RawProposal {
-  /** The body as received, cut off just past the limit so an oversized body is never held whole. */
-  bytes: Uint8Array;
-  /** True when the sender sent more than `bytes` holds. */
-  truncated: boolean;
-}
+export type RawProposal = BoundedBody;
 
 export interface Envelope {
   name: string;

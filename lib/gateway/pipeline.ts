@@ -4,17 +4,19 @@ import { newId } from "../ids";
 import { logError, withLogContext } from "../log";
 import { countDecision } from "../metrics";
 import { span } from "../tracing";
-import { readsCalls, type AnyTool, type ConversationWaiter, type ToolDefinition } from "../tools/types";
+import type { ConversationWaiter } from "../live";
+import { readsCalls, type AnyTool, type ToolDefinition, type ToolPorts } from "../tools/types";
 import { checkAllowlist } from "./allowlist";
 import { requestApproval, type ApprovalNotifier } from "./approval";
 import { loadContext } from "./context";
 import { executeCall } from "./execute";
 import { lockConversation } from "./lock";
 import { checkIdempotency, deriveCallKey } from "./idempotency";
-import { bindsCallKey, outcome, type Outcome } from "./outcome";
+import { bindsCallKey, outcome, type Outcome } from "../outcome";
 import { parseEnvelope, type RawProposal } from "./parse";
 import { decidePolicy, heldFor } from "./policy";
 import { countAndLimitCall } from "./rate";
+import { checkRules, ruleHolds, rulesDetail, rulesStop } from "./rules";
 import { appendDecision, recordCall, UNKNOWN_TOOL } from "./record";
 import { checkSchema } from "./schema";
 import { checkScope } from "./scope";
@@ -37,7 +39,7 @@ export interface Proposal {
 }
 
 /** What the gateway hands out to the features above it, provided by whoever proposes the call. */
-export interface GatewayPorts {
+export interface GatewayPorts extends ToolPorts {
   notifyApprovalRequested: ApprovalNotifier;
   /** Lets a read of the conversation's calls wait for them to change (`get_call_status` with `wait_seconds`). */
   waitForChange?: ConversationWaiter;
@@ -110,7 +112,7 @@ async function runSequence(
     const committed = await transaction((tx) => checkAgainstData(tx, proposal, ports, checked.call, id, startedAt));
     // The external half of the effect runs only once its local record has committed.
     if (tool.external && !committed.replayed && committed.outcome.code === tool.external.pendingCode) {
-      return { ...committed, outcome: await completeExternal(tool, committed.id) };
+      return { ...committed, outcome: await completeExternal(tool, committed.id, ports) };
     }
     return committed;
   } catch (error) {
@@ -127,10 +129,10 @@ async function runSequence(
  * Performs the external half of a committed effect. If that fails outright, the call keeps its committed,
  * truthful outcome (not known yet) and reconciliation finishes it; it is never reported as failed.
  */
-export async function completeExternal(tool: ToolDefinition, callId: string): Promise<Outcome> {
+export async function completeExternal(tool: ToolDefinition, callId: string, ports: ToolPorts): Promise<Outcome> {
   const external = tool.external!;
   try {
-    return await stage("external", () => external.complete(callId));
+    return await stage("external", () => external.complete(callId, ports));
   } catch (error) {
     logError("gateway.external-failed", error, { callId, toolName: tool.name });
     return outcome(external.pendingCode);
@@ -264,8 +266,17 @@ async function checkAgainstData(
     decidePolicy(client, tool, conversation, proposal.policy, order, call.impactCents),
   );
   if (!policy.ok) return finish(policy.outcome);
-  const { consequence, ceiling, countsTowardCeilings, duplicate } = policy.value;
+  const { consequence: numbers, ceiling, countsTowardCeilings, duplicate } = policy.value;
   if (duplicate) record.detail = { duplicate_guard: duplicate };
+
+  const rules = await stage("rules", () =>
+    checkRules(client, tool, conversation, proposal.policy, order, call.impactCents),
+  );
+  if (rules) record.detail = { ...record.detail, ...rulesDetail(rules, numbers) };
+  const stopped = rulesStop(rules);
+  if (stopped) return finish(stopped);
+  const held = ruleHolds(rules);
+  const consequence = held.length > 0 ? "approval" : numbers;
 
   if (consequence === "approval") {
     const pending = await stage("approval", () =>
@@ -278,17 +289,20 @@ async function checkAgainstData(
           policy: proposal.policy,
           ceiling,
           duplicate: duplicate?.verdict === "held" ? heldFor(duplicate) : null,
+          ruleHolds: held,
           callId: id,
         },
         ports.notifyApprovalRequested,
       ),
     );
     record.approvalId = pending.approvalId;
-    return finish(pending.outcome);
+    // A rule's reason is the tenant's own words for the model: why this call waits for a person.
+    const reason = held.map((hold) => hold.reason).join(" ");
+    return finish(reason ? { ...pending.outcome, reason } : pending.outcome);
   }
   return finish(
     await stage("execute", () =>
-      executeCall(client, { ...call, order, conversation, callId: id, countsTowardCeilings }),
+      executeCall(client, { ...call, order, conversation, callId: id, countsTowardCeilings }, ports),
     ),
   );
 }

@@ -1,7 +1,8 @@
 import type { Db } from "../db";
 import { scopesFor } from "../tools/scopes";
 import type { EarlierEffect, OrderFacts, ToolDefinition } from "../tools/types";
-import { pass, stop, type StageResult } from "./outcome";
+import { pass, stop, type StageResult } from "../outcome";
+import type { RuleHold } from "./rules";
 import { deleteOldAutoExposure, lockTenantCeilings, sumAutoExposure } from "./sql";
 import type { ConversationFacts, TenantPolicy } from "./types";
 
@@ -134,7 +135,8 @@ export type HeldReason =
   | { rule: "session_cap_cents"; cap_cents: number; spent_cents: number; amount_cents: number }
   | { rule: "max_auto_writes"; limit: number; writes_made: number }
   | { rule: CeilingHit["name"]; limit_cents: number; used_cents: number; amount_cents: number }
-  | DuplicateHit;
+  | DuplicateHit
+  | RuleHold;
 
 export function heldBecause(
   tool: ToolDefinition,

@@ -1,5 +1,5 @@
 import type { Db } from "../db";
-import { outcome, type Outcome } from "./outcome";
+import { outcome, type Outcome } from "../outcome";
 import { countCallIn, countOpenIn, deleteEndedRateBuckets } from "./sql";
 import type { ConversationFacts, RateCount, TenantPolicy } from "./types";
 

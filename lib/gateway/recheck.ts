@@ -1,16 +1,18 @@
 import type { Db } from "../db";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
 import { loadContext } from "./context";
-import type { Outcome } from "./outcome";
+import type { Outcome } from "../outcome";
 import { checkDuplicate, checkPolicy, type DuplicateVerdict } from "./policy";
+import { checkRules, rulesStop } from "./rules";
 import { checkState } from "./state";
 import type { ConversationFacts, TenantPolicy } from "./types";
 
 /**
  * Stages 7, 9 and 10 again, against current data, for a call a supervisor is about to approve: everything
- * except the approval requirement itself. Returns the order as it is now, or the outcome that stops it. The
- * duplicate-intent guard runs again too, but only to report: a possible duplicate is a reason to ask a person, and
- * a person is deciding; the caller checks that the request showed them the earlier call it matches.
+ * except the approval requirement itself, the tenant's live rules included. Returns the order as it is now, or the
+ * outcome that stops it. The duplicate-intent guard runs again too, but only to report: a possible duplicate is a
+ * reason to ask a person, and a person is deciding; the caller checks that the request showed them the earlier call
+ * it matches.
  */
 export async function recheckForApproval(
   client: Db,
@@ -30,6 +32,9 @@ export async function recheckForApproval(
   const impactCents = tool.impactCents(args);
   const allowed = checkPolicy(tool, conversation, policy, order, impactCents);
   if (!allowed.ok) return { ok: false, outcome: allowed.outcome, order };
+  // A rule that denies now, or rules that cannot decide, stop the approval; a rule that holds is what a person decides.
+  const stopped = rulesStop(await checkRules(client, tool, conversation, policy, order, impactCents));
+  if (stopped) return { ok: false, outcome: stopped, order };
   const duplicate = await checkDuplicate(client, tool, conversation, policy, order, impactCents);
   return { ok: true, order, duplicate };
 }

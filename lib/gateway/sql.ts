@@ -1,11 +1,9 @@
 import type { Db } from "../db";
 import { Prisma } from "../generated/prisma/client";
+import { CALLS_CHANNEL } from "../sql";
 import { moveOrderAtVersion } from "../tools/sql";
 import type { OrderChange } from "../tools/types";
 import type { CallRecord, DecisionRow, LaterOutcome, RateCount } from "./types";
-
-/** The channel a change of a watched conversation's calls is announced on, with the conversation's id. */
-export const CALLS_CHANNEL = "toolgate_calls";
 
 // A change is announced only to conversations with an open live view (lib/live.ts): PostgreSQL serializes the
 // commits of all notifying transactions (docs/decisions/004-notify-only-watched-conversations.md).
@@ -22,23 +20,22 @@ export interface LockedConversationRow {
 }
 
 /** The conversation's budgets and its agent's permission row, the conversation row locked until the transaction ends. */
-export async function lockConversationRow(db: Db, conversationId: string): Promise<LockedConversationRow | undefined> {
+export async function lockConversationRow(db: Db, conversationId: string): Promise<LockedConversationRow | null> {
   const [row] = await db.$queryRaw<LockedConversationRow[]>`
     SELECT c."writesMade", c."irreversibleCents", u."role"::text AS "role", u."canRefund", u."active"
     FROM "Conversation" c LEFT JOIN "User" u ON u."id" = c."agentId" AND u."tenantId" = c."tenantId"
     WHERE c."id" = ${conversationId} FOR UPDATE OF c`;
-  return row;
+  return row ?? null;
 }
 
-/** The call this conversation already made with this tool and call key, or undefined. */
 export async function findCallByKey(
   db: Db,
   key: { conversationId: string; toolName: string; callKey: string },
-): Promise<{ id: string; argsHash: string | null; outcome: unknown } | undefined> {
+): Promise<{ id: string; argsHash: string | null; outcome: unknown } | null> {
   const [stored] = await db.$queryRaw<{ id: string; argsHash: string | null; outcome: unknown }[]>`
     SELECT "id", "argsHash", "outcome" FROM "ToolCall"
     WHERE "conversationId" = ${key.conversationId} AND "toolName" = ${key.toolName} AND "callKey" = ${key.callKey}`;
-  return stored;
+  return stored ?? null;
 }
 
 /**
@@ -101,19 +98,18 @@ export async function moveOrderWithBudgets(
   return moved.count === 1;
 }
 
-/** The pending request of this conversation for this tool and canonical arguments (expired or not), or undefined. */
+/** The pending request of this conversation for this tool and canonical arguments (expired or not), or null. */
 export async function findPendingApproval(
   db: Db,
   key: { conversationId: string; toolName: string; argsHash: string },
-): Promise<{ id: string; expiresAt: Date; preview: unknown } | undefined> {
+): Promise<{ id: string; expiresAt: Date; preview: unknown } | null> {
   const [open] = await db.$queryRaw<{ id: string; expiresAt: Date; preview: unknown }[]>`
     SELECT "id", "expiresAt", "preview" FROM "ApprovalRequest"
     WHERE "conversationId" = ${key.conversationId} AND "toolName" = ${key.toolName} AND "argsHash" = ${key.argsHash} AND "status" = 'pending'
     LIMIT 1`;
-  return open;
+  return open ?? null;
 }
 
-/** Opens a pending approval request with this preview. */
 export async function insertApproval(
   db: Db,
   request: {
@@ -244,4 +240,46 @@ export async function updateLaterOutcome(db: Db, later: LaterOutcome): Promise<v
     )
     SELECT pg_notify(${CALLS_CHANNEL}, changed."conversationId") FROM (SELECT DISTINCT "conversationId" FROM call) AS changed
     WHERE ${watched(Prisma.raw(`changed."conversationId"`))}`;
+}
+
+/** What the policy rules read beyond the order's facts: the customer's flag and ages, and the agent's refunds today. */
+export interface RuleFactsRow {
+  fraudWatch: boolean;
+  customerAgeDays: number;
+  orderAgeDays: number;
+  agentRefundsToday: number;
+}
+
+/** The agent's refunds today are counted up to this many: a busy tenant's day is never scanned whole for one call. */
+export const REFUNDS_TODAY_CAP = 100;
+
+/** Counts the agent's refunds since midnight UTC only when `countRefunds` (the one part that is not a key lookup). */
+export async function findRuleFacts(
+  db: Db,
+  at: { tenantId: string; orderId: string; agentId: string; countRefunds: boolean },
+): Promise<RuleFactsRow | undefined> {
+  const [row] = await db.$queryRaw<RuleFactsRow[]>`
+    SELECT cu."fraudWatch",
+           floor(extract(epoch FROM now() - cu."createdAt") / 86400)::int AS "customerAgeDays",
+           floor(extract(epoch FROM now() - o."placedAt") / 86400)::int AS "orderAgeDays",
+           CASE WHEN ${at.countRefunds} THEN (
+             SELECT count(*)::int FROM (
+               SELECT 1 FROM "Refund" r
+               JOIN "ToolCall" tc ON tc."id" = r."toolCallId"
+               JOIN "Conversation" c ON c."id" = tc."conversationId"
+               WHERE r."tenantId" = ${at.tenantId} AND c."agentId" = ${at.agentId}
+                 AND r."createdAt" >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
+               LIMIT ${REFUNDS_TODAY_CAP}
+             ) today
+           ) ELSE 0 END AS "agentRefundsToday"
+    FROM "Order" o JOIN "Customer" cu ON cu."id" = o."customerId"
+    WHERE o."id" = ${at.orderId} AND o."tenantId" = ${at.tenantId}`;
+  return row;
+}
+
+/** The text of a published rule set of the tenant (versions are never edited). */
+export async function findRuleSetText(db: Db, tenantId: string, id: string): Promise<string | undefined> {
+  const [row] = await db.$queryRaw<{ text: string }[]>`
+    SELECT "text" FROM "PolicyRuleSet" WHERE "id" = ${id} AND "tenantId" = ${tenantId}`;
+  return row?.text;
 }

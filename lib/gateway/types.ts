@@ -1,5 +1,5 @@
 import type { AgentPermissions } from "../tools/scopes";
-import type { Outcome } from "./outcome";
+import type { Outcome } from "../outcome";
 
 /** The conversation as the host opened it: identity, customer and scopes never come from model output. */
 export interface ConversationFacts {
@@ -28,6 +28,9 @@ export interface TenantPolicy {
   rateKeyPerMin: number;
   /** The duplicate-intent guard looks this many hours back (stage 10). */
   duplicateWindowHours: number;
+  /** The tenant's rule set in force and the one in shadow (docs/decisions/019); absent or null: none. */
+  liveRuleSetId?: string | null;
+  shadowRuleSetId?: string | null;
 }
 
 /** A bucket as the call's count left it. */

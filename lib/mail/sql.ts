@@ -2,7 +2,6 @@ import type { Client, Db } from "../db";
 
 // The mail module's statements: the outbox as its sender claims and settles it, and the tenant's webhook secret.
 
-/** An outbox message claimed for sending. */
 export interface ClaimedMessage {
   id: string;
   tenantId: string;
@@ -34,7 +33,6 @@ export function claimOutboxMessages(
     RETURNING "id", "tenantId", "kind", "recipient", "subject", "body", "attempts"`;
 }
 
-/** Marks the message sent now. */
 export async function markMessageSent(db: Client, id: string): Promise<void> {
   await db.outboxMessage.update({
     where: { id },

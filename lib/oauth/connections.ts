@@ -1,4 +1,3 @@
-import "server-only";
 import { appendAuditLog } from "../audit/sql";
 import { db, transaction } from "../db";
 import { findConnections, findDcrEnabled, revokeGrant, setDcrEnabled, type ConnectionRow } from "./sql";

@@ -1,4 +1,3 @@
-import "server-only";
 import { outboundFetch } from "../security/outbound";
 import type { DocumentFetcher } from "./clients";
 

@@ -1,10 +1,12 @@
-import { readBoundedBody } from "../agent-api/http";
+import { readBoundedBody } from "../http";
+import { PUBLIC_CORS } from "./cors";
 
-// What the OAuth endpoints share on the wire: bounded bodies, RFC 6749 §5.2 error bodies, no caching.
+// What the OAuth endpoints share on the wire: bounded bodies, RFC 6749 §5.2 error bodies, no caching, readable
+// from a browser-based client's page (cors.ts).
 
 const MAX_BODY = 8 * 1024;
 
-export const tokenHeaders = { "Cache-Control": "no-store", Pragma: "no-cache" } as const;
+export const tokenHeaders = { "Cache-Control": "no-store", Pragma: "no-cache", ...PUBLIC_CORS } as const;
 
 export const oauthError = (status: number, error: string, description: string) =>
   Response.json({ error, error_description: description }, { status, headers: tokenHeaders });

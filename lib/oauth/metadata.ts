@@ -1,5 +1,6 @@
 import { mcpResourceOf } from "../auth/access-tokens";
 import { ALL_SCOPES } from "./authorize-scopes";
+import { PUBLIC_CORS } from "./cors";
 
 // Discovery documents (decision 017): the MCP endpoint's Protected Resource Metadata (RFC 9728) names this server
 // as its authorization server, whose metadata (RFC 8414) says what it supports.
@@ -38,7 +39,4 @@ export function authorizationServerMetadata(issuer: string) {
 }
 
 /** Discovery answers are public and cacheable for a while, readable from a browser-based client. */
-export const METADATA_HEADERS = {
-  "Cache-Control": "public, max-age=300",
-  "Access-Control-Allow-Origin": "*",
-} as const;
+export const METADATA_HEADERS = { "Cache-Control": "public, max-age=300", ...PUBLIC_CORS } as const;

@@ -1,4 +1,3 @@
-import "server-only";
 import type { Db, Tx } from "../db";
 import { Prisma } from "../generated/prisma/client";
 
@@ -13,10 +12,10 @@ export interface ClientRow {
   fetchedAt: Date | null;
 }
 
-export async function findClient(db: Db, id: string): Promise<ClientRow | undefined> {
+export async function findClient(db: Db, id: string): Promise<ClientRow | null> {
   const [row] = await db.$queryRaw<ClientRow[]>`
     SELECT "id", "kind", "name", "redirectUris", "clientUri", "fetchedAt" FROM "OAuthClient" WHERE "id" = ${id}`;
-  return row;
+  return row ?? null;
 }
 
 /** Stores a client's metadata document as fetched now (a newer fetch replaces the cached one). */
@@ -51,7 +50,7 @@ export async function countRecentRegistrations(db: Db, address: string): Promise
 
 /** The signed-in agent with what a consent needs: name, tenant, whether the tenant allows self-registered clients. */
 export async function findConsentingAgent(db: Db, userId: string, tenantId: string) {
-  const [row] = await db.$queryRaw<
+  const [row = null] = await db.$queryRaw<
     {
       id: string;
       email: string;
@@ -124,7 +123,7 @@ const RAW_GRANT_COLUMNS = Prisma.raw(`g."id", g."tenantId", g."agentId", g."clie
 
 /** The code by its hash with its grant, locked until the transaction ends (a code is exchanged once). */
 export async function lockCode(tx: Tx, hash: string) {
-  const [row] = await tx.$queryRaw<(GrantRow & { codeChallenge: string; expired: boolean; used: boolean })[]>`
+  const [row = null] = await tx.$queryRaw<(GrantRow & { codeChallenge: string; expired: boolean; used: boolean })[]>`
     SELECT ${RAW_GRANT_COLUMNS}, c."codeChallenge", c."expiresAt" <= CURRENT_TIMESTAMP AS "expired", c."usedAt" IS NOT NULL AS "used"
     FROM "OAuthCode" c JOIN "OAuthGrant" g ON g."id" = c."grantId" JOIN "ApiKey" k ON k."id" = g."apiKeyId"
     WHERE c."hash" = ${hash}
@@ -138,7 +137,7 @@ export async function markCodeUsed(tx: Tx, hash: string): Promise<void> {
 
 /** The refresh token by its hash with its grant, locked (a refresh token is used once). */
 export async function lockRefreshToken(tx: Tx, hash: string) {
-  const [row] = await tx.$queryRaw<(GrantRow & { used: boolean })[]>`
+  const [row = null] = await tx.$queryRaw<(GrantRow & { used: boolean })[]>`
     SELECT ${RAW_GRANT_COLUMNS}, r."usedAt" IS NOT NULL AS "used"
     FROM "OAuthRefreshToken" r JOIN "OAuthGrant" g ON g."id" = r."grantId" JOIN "ApiKey" k ON k."id" = g."apiKeyId"
     WHERE r."hash" = ${hash}

@@ -1,4 +1,3 @@
-import "server-only";
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { calculatePKCECodeChallenge } from "oauth4webapi";
 import { ACCESS_TOKEN_SECONDS, mcpResourceOf, signAccessToken } from "../auth/access-tokens";

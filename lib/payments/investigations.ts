@@ -1,7 +1,6 @@
-import "server-only";
 import { z } from "zod";
 import { db, transaction } from "../db";
-import type { Outcome } from "../gateway/outcome";
+import type { Outcome } from "../outcome";
 import { appendAuditLog } from "../audit/sql";
 import { consumeStepUpFor } from "../auth/step-up";
 import { issueLocked, lockRefund, notMade, releaseLocked } from "./refunds";

@@ -1,7 +1,7 @@
-import { loadConversation } from "../conversations";
+import { loadConversation } from "../conversations/lookup";
 import { db, transaction, type Tx } from "../db";
 import { loadContext } from "../gateway/context";
-import { outcome, type Code, type Outcome } from "../gateway/outcome";
+import { outcome, type Code, type Outcome } from "../outcome";
 import { checkPolicy } from "../gateway/policy";
 import { checkState } from "../gateway/state";
 import { logError } from "../log";

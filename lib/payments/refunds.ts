@@ -1,9 +1,10 @@
 import { canonicalJson, sha256Hex } from "../canonical";
 import { db, transaction, type Db, type Tx } from "../db";
 import { lockConversation } from "../gateway/lock";
-import { outcome, type Outcome } from "../gateway/outcome";
+import { outcome, type Outcome } from "../outcome";
 import { recordLaterOutcome } from "../gateway/record";
 import { newId } from "../ids";
+import type { RefundDecision } from "../tools/types";
 import { logError } from "../log";
 import { paymentProvider, type PaymentProvider, type ProviderAnswer } from "./provider";
 import {
@@ -23,15 +24,6 @@ import {
 // refundable balance, record the operation as `reserved` under its host-derived key and mark the order as
 // having an unsettled refund. (2) After that commits: ask the provider with the stored key, then settle from
 // its answer. Anything uncertain stays `unknown` until reconciliation learns the truth.
-
-export interface RefundDecision {
-  tenantId: string;
-  orderId: string;
-  orderVersion: number;
-  amountCents: number;
-  currency: string;
-  reason: string;
-}
 
 /** Derived by the host from the decision itself, never from model output: one decision, one key. */
 export function refundProviderKey(decision: RefundDecision): string {
@@ -101,7 +93,7 @@ async function complete(refund: StoredRefund, provider: PaymentProvider): Promis
 }
 
 /** Locks, in the gateway's order, the refund's conversation and then the refund itself. */
-export async function lockRefund(tx: Tx, refundId: string, conversationId: string): Promise<LockedRefund | undefined> {
+export async function lockRefund(tx: Tx, refundId: string, conversationId: string): Promise<LockedRefund | null> {
   await lockConversation(tx, { id: conversationId });
   return lockRefundRow(tx, refundId);
 }

@@ -1,6 +1,6 @@
 import type { Client, Db, Tx } from "../db";
 import { Prisma } from "../generated/prisma/client";
-import type { Outcome } from "../gateway/outcome";
+import type { Outcome } from "../outcome";
 
 // The payments module's statements: refunds, their reconciliation and the provider's reachability.
 
@@ -36,44 +36,41 @@ export interface StoredRefund {
   conversationId: string;
 }
 
-async function storedRefundWhere(db: Db, where: Prisma.Sql): Promise<StoredRefund | undefined> {
+async function storedRefundWhere(db: Db, where: Prisma.Sql): Promise<StoredRefund | null> {
   const [refund] = await db.$queryRaw<StoredRefund[]>`
     SELECT r."id", r."status", r."providerKey", r."orderId", r."amountCents", r."currency", r."reason", r."toolCallId", c."conversationId"
     FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId" WHERE ${where}`;
-  return refund;
+  return refund ?? null;
 }
 
-/** The refund with this id, or undefined. */
-export function findStoredRefund(db: Db, refundId: string): Promise<StoredRefund | undefined> {
+export function findStoredRefund(db: Db, refundId: string): Promise<StoredRefund | null> {
   return storedRefundWhere(db, Prisma.sql`r."id" = ${refundId}`);
 }
 
-/** The refund the call reserved, or undefined. */
-export function findStoredRefundOfCall(db: Db, callId: string): Promise<StoredRefund | undefined> {
+export function findStoredRefundOfCall(db: Db, callId: string): Promise<StoredRefund | null> {
   return storedRefundWhere(db, Prisma.sql`r."toolCallId" = ${callId}`);
 }
 
-/** The conversation of the refund `where` names (scoped to a tenant when one is given), or undefined. */
+/** The conversation of the refund `where` names (scoped to a tenant when one is given), or null. */
 export async function findRefundConversationId(
   db: Client,
   where: { id: string; tenantId?: string },
-): Promise<string | undefined> {
+): Promise<string | null> {
   const refund = await db.refund.findFirst({ where, select: { toolCall: { select: { conversationId: true } } } });
-  return refund?.toolCall.conversationId;
+  return refund?.toolCall.conversationId ?? null;
 }
 
-/** The outcome the call holds now. */
 export async function findCallOutcome(db: Db, callId: string): Promise<Outcome> {
   const [call] = await db.$queryRaw<{ outcome: Outcome }[]>`SELECT "outcome" FROM "ToolCall" WHERE "id" = ${callId}`;
   return call.outcome;
 }
 
-/** The call's arguments as canonical JSON, or undefined when the call has none or is gone. */
-export async function findCallArgs(tx: Tx, callId: string): Promise<string | null | undefined> {
+/** The call's arguments as canonical JSON, or null when the call has none or is gone. */
+export async function findCallArgs(tx: Tx, callId: string): Promise<string | null> {
   const [call] = await tx.$queryRaw<
     { argsCanonical: string | null }[]
   >`SELECT "argsCanonical" FROM "ToolCall" WHERE "id" = ${callId}`;
-  return call?.argsCanonical;
+  return call?.argsCanonical ?? null;
 }
 
 /** Whether the approval is approved and not yet expired (false when it is gone). */
@@ -97,12 +94,12 @@ export interface LockedRefund {
   createdAt: Date;
 }
 
-/** Locks the refund row until the transaction ends and returns it, or undefined when there is none. */
-export async function lockRefundRow(tx: Tx, refundId: string): Promise<LockedRefund | undefined> {
+/** Locks the refund row until the transaction ends and returns it, or null when there is none. */
+export async function lockRefundRow(tx: Tx, refundId: string): Promise<LockedRefund | null> {
   const [refund] = await tx.$queryRaw<LockedRefund[]>`
     SELECT r."id", r."status", r."orderId", r."amountCents", r."currency", r."toolCallId", r."tenantId", c."conversationId", c."approvalId", r."createdAt"
     FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId" WHERE r."id" = ${refundId} FOR UPDATE OF r`;
-  return refund;
+  return refund ?? null;
 }
 
 /** Marks the refund issued under the provider's reference and unblocks its order; returns the order's refunded total. */
@@ -151,7 +148,6 @@ export async function markRefundUnsettled(tx: Tx, refundId: string, status: stri
     UPDATE "Refund" SET "status" = ${status}, "lastError" = ${reason}, "updatedAt" = now(), "attempts" = "attempts" + 1 WHERE "id" = ${refundId}`;
 }
 
-/** Records that the refund is being sent to the provider again. */
 export async function markRefundResent(tx: Tx, refundId: string): Promise<void> {
   await tx.$executeRaw`UPDATE "Refund" SET "resentAt" = now(), "updatedAt" = now() WHERE "id" = ${refundId}`;
 }
@@ -167,12 +163,12 @@ export interface ClaimedRefund {
 
 /**
  * Claims the unsettled refund whose turn it is (the one waiting longest for its next check, old enough and not in
- * `skip`), so that no other reconciler touches it until the lease ends; returns it, or undefined when none is due.
+ * `skip`), so that no other reconciler touches it until the lease ends; returns it, or null when none is due.
  */
 export async function claimNextRefund(
   db: Db,
   options: { tenantId?: string; minAgeMs: number; leaseMs: number; skip: string[] },
-): Promise<ClaimedRefund | undefined> {
+): Promise<ClaimedRefund | null> {
   const [claimed] = await db.$queryRaw<ClaimedRefund[]>`
     UPDATE "Refund" SET "nextCheckAt" = now() + ${options.leaseMs}::int * interval '1 millisecond', "checks" = "checks" + 1
     WHERE "id" = (
@@ -185,7 +181,7 @@ export async function claimNextRefund(
       FOR UPDATE SKIP LOCKED
     )
     RETURNING "id", "providerKey", "status", "createdAt", "checks"`;
-  return claimed;
+  return claimed ?? null;
 }
 
 /** Puts the refund's next check `delayMs` from now, if it is still unsettled. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isFinal, modelProjection, outcome, type Outcome } from "../gateway/outcome";
+import { isFinal, modelProjection, outcome, type Outcome } from "../outcome";
 import { findConversationCall } from "./sql";
 import { defineCallsTool } from "./types";
 

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { completeRefundOfCall, reserveRefund } from "../payments/refunds";
 import { findRecentRefunds, findUnsettledRefund, refundAmountsProposed } from "./sql";
 import { defineTool, ORDER_ID } from "./types";
 
@@ -35,7 +34,7 @@ export const issueRefund = defineTool<z.infer<typeof IssueRefundSchema>>({
   impactCents: (args) => args.amount_cents,
   // The reservation counts against the refundable balance at once; a refusal gives it back.
   orderChanges: (args) => ({ refundedCentsIncrement: args.amount_cents, refundPending: true }),
-  async execute({ client, args, order, callId, tenantId }) {
+  async execute({ client, args, order, callId, tenantId, ports }) {
     const decision = {
       tenantId,
       orderId: order.id,
@@ -44,7 +43,7 @@ export const issueRefund = defineTool<z.infer<typeof IssueRefundSchema>>({
       currency: args.currency,
       reason: args.reason,
     };
-    const refund = await reserveRefund(client, decision, callId);
+    const refund = await ports.payments.reserveRefund(client, decision, callId);
     return {
       order_id: order.id,
       refund_id: refund.refundId,
@@ -66,6 +65,6 @@ export const issueRefund = defineTool<z.infer<typeof IssueRefundSchema>>({
   },
   external: {
     pendingCode: "refund.outcome-unknown",
-    complete: (callId) => completeRefundOfCall(callId),
+    complete: (callId, ports) => ports.payments.completeRefundOfCall(callId),
   },
 });

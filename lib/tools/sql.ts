@@ -1,6 +1,6 @@
 import type { Db } from "../db";
 import { Prisma } from "../generated/prisma/client";
-import type { Outcome } from "../gateway/outcome";
+import type { Outcome } from "../outcome";
 import type { EarlierEffect, OrderChange, OrderFacts } from "./types";
 
 /**
@@ -10,17 +10,17 @@ import type { EarlierEffect, OrderChange, OrderFacts } from "./types";
 export const ORDER_FACTS = Prisma.sql`o."id", o."tenantId", o."customerId", cu."email" AS "customerEmail", o."totalCents", o."refundedCents", o."currency",
            o."status", o."addressLine1", o."postalCode", o."fraudHold", o."refundPending", o."version"`;
 
-/** The order with this id, only when it belongs to this tenant and this customer; undefined otherwise. */
+/** The order with this id, only when it belongs to this tenant and this customer; null otherwise. */
 export async function findCustomerOrder(
   db: Db,
   orderId: string,
   conversation: { tenantId: string; customerId: string },
-): Promise<OrderFacts | undefined> {
+): Promise<OrderFacts | null> {
   const [order] = await db.$queryRaw<OrderFacts[]>`
     SELECT ${ORDER_FACTS}
     FROM "Order" o JOIN "Customer" cu ON cu."id" = o."customerId"
     WHERE o."id" = ${orderId} AND o."tenantId" = ${conversation.tenantId} AND o."customerId" = ${conversation.customerId}`;
-  return order;
+  return order ?? null;
 }
 
 /**
@@ -63,18 +63,17 @@ export interface ConversationCall {
   lapsesAt: Date | null;
 }
 
-/** The call with this id made in this conversation, or undefined. */
 export async function findConversationCall(
   db: Db,
   callId: string,
   conversationId: string,
-): Promise<ConversationCall | undefined> {
+): Promise<ConversationCall | null> {
   const [call] = await db.$queryRaw<ConversationCall[]>`
         SELECT c."id", c."outcome", (a."status" = 'pending' AND a."expiresAt" <= now()) IS TRUE AS "lapsed",
                CASE WHEN a."status" = 'pending' THEN a."expiresAt" END AS "lapsesAt"
         FROM "ToolCall" c LEFT JOIN "ApprovalRequest" a ON a."id" = c."approvalId"
         WHERE c."id" = ${callId} AND c."conversationId" = ${conversationId}`;
-  return call;
+  return call ?? null;
 }
 
 // A refund as the duplicate-intent guard sees it: reserved is in progress, unknown and investigate are unknown.
@@ -91,12 +90,12 @@ export async function findRecentRefunds(db: Db, orderId: string, hours: number):
 }
 
 /** The order's refund still awaiting the provider's answer, if any (at most one: it blocks new refunds). */
-export async function findUnsettledRefund(db: Db, orderId: string): Promise<EarlierEffect | undefined> {
+export async function findUnsettledRefund(db: Db, orderId: string): Promise<EarlierEffect | null> {
   const [refund] = await db.$queryRaw<EarlierEffect[]>`
     SELECT ${REFUND_EFFECT} FROM "Refund"
     WHERE "orderId" = ${orderId} AND "status" IN ('reserved', 'unknown', 'investigate')
     ORDER BY "createdAt" DESC, "id" DESC LIMIT 1`;
-  return refund;
+  return refund ?? null;
 }
 
 /** The distinct amounts the refund calls of this conversation proposed for this order. */

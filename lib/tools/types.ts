@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Db } from "../db";
-import type { Code, Outcome } from "../gateway/outcome";
+import type { ConversationWaiter } from "../live";
+import type { Code, Outcome } from "../outcome";
 
 export type Effect = "read" | "reversible" | "irreversible";
 export type Scope = "orders:read" | "orders:write" | "refunds:write" | "email:send";
@@ -50,6 +51,29 @@ export interface EarlierEffects {
   proposedAmounts: number[];
 }
 
+/** A refund as the host decided it, from the checked call and the order, never from model output alone. */
+export interface RefundDecision {
+  tenantId: string;
+  orderId: string;
+  orderVersion: number;
+  amountCents: number;
+  currency: string;
+  reason: string;
+}
+
+/** What moves money, handed to the tools by whoever runs them (lib/payments/port.ts): tools know no feature. */
+export interface PaymentPort {
+  /** Step 1 of a refund, in the call's transaction: the reservation under a key derived from the decision. */
+  reserveRefund(client: Db, decision: RefundDecision, callId: string): Promise<{ refundId: string }>;
+  /** Step 2, after the call committed: the provider call and the settle. */
+  completeRefundOfCall(callId: string): Promise<Outcome>;
+}
+
+/** The functions of the features above that a tool's effect needs, passed in like the gateway's own ports. */
+export interface ToolPorts {
+  payments: PaymentPort;
+}
+
 export interface ExecutionContext<A> {
   client: Db;
   args: A;
@@ -57,6 +81,7 @@ export interface ExecutionContext<A> {
   callId: string;
   tenantId: string;
   conversationId: string;
+  ports: ToolPorts;
 }
 
 /** What every tool has: what the model sees (name, description, the JSON Schema generated from `schema`) and its effect. */
@@ -93,33 +118,14 @@ export interface ToolDefinition<A = Record<string, unknown>> extends ToolFace<A>
    */
   earlierEffects?: {
     recent(client: Db, order: OrderFacts, conversationId: string, windowHours: number): Promise<EarlierEffects>;
-    unsettled(client: Db, order: OrderFacts): Promise<EarlierEffect | undefined>;
+    unsettled(client: Db, order: OrderFacts): Promise<EarlierEffect | null>;
   };
   /**
    * For an effect that leaves the host: the code its call holds when the local transaction commits, before
    * the outside system has answered, and the step that then performs the effect and settles the call.
    */
-  external?: { pendingCode: Code; complete(callId: string): Promise<Outcome> };
+  external?: { pendingCode: Code; complete(callId: string, ports: ToolPorts): Promise<Outcome> };
 }
-
-/** One look at what a waiter waits for: whether it is over, what to answer, and when to look again unprompted. */
-export interface Looked<T> {
-  done: boolean;
-  value: T;
-  /** A change that sends no notice (an approval lapsing) happens then. */
-  wakeAt?: Date | null;
-}
-
-/**
- * Looks again whenever the conversation's calls change until a look says done or `seconds` pass, and answers the
- * last look. Handed in by whoever proposes the call (lib/agent-api/propose.ts); the gateway only passes it on.
- */
-export type ConversationWaiter = <T>(
-  conversationId: string,
-  seconds: number,
-  look: () => Promise<Looked<T>>,
-  signal?: AbortSignal,
-) => Promise<T>;
 
 export interface CallsContext<A> {
   client: Db;

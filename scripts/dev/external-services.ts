@@ -19,14 +19,22 @@ export async function startLocalExternals(
   if (!process.env.SMTP_HOST) {
     const sink = await startSmtpSink({
       port: options.smtpPort,
-      onMessage: options.logMail
-        ? (message) =>
-            console.log(`[mail sink] to ${message.to.join(", ")}: ${/^Subject: (.*)$/m.exec(message.raw)?.[1] ?? ""}`)
-        : undefined,
+      onMessage: options.logMail ? (message) => console.log(mailLine(message)) : undefined,
     });
     env.SMTP_HOST = sink.host;
     env.SMTP_PORT = String(sink.port);
     closers.push(sink.close);
   }
   return { env, close: async () => void (await Promise.all(closers.map((close) => close()))) };
+}
+
+/** One line per message for the developer: recipient, subject, and the approval links it carries, to open them. */
+function mailLine(message: { to: string[]; raw: string }): string {
+  const subject = /^Subject: (.*)$/m.exec(message.raw)?.[1] ?? "";
+  // Undo quoted-printable's soft line breaks and escapes, which would cut a long link in two.
+  const body = message.raw
+    .replace(/=\r?\n/g, "")
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  const links = [...new Set(body.match(/https?:\/\/[^\s"<>]+\/approvals\/r\/[A-Za-z0-9_-]+/g) ?? [])];
+  return [`[mail sink] to ${message.to.join(", ")}: ${subject}`, ...links.map((link) => `  open: ${link}`)].join("\n");
 }

@@ -1,25 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { hashPassword } from "@/lib/auth/passwords";
 import { db } from "@/lib/db";
 import { POLICY_FIELDS, displayValue } from "@/lib/admin/policy-fields";
-import { callAction, sessionCookie, startInstance, type AppInstance } from "../support/app-instances";
-import { freePort } from "../../scripts/pg-cluster";
-import { createWorld, type World } from "../support/world";
+import { callAction, sessionCookie } from "../support/app-instances";
+import { addPerson, createWorld, type World } from "../support/world";
+import { ownInstances } from "../support/own-instances";
 
 // Issue 23, route 4, over HTTP against the production build: a lone admin with their own cookie and password tries
 // to switch human approval off (docs/decisions/015). Every step is a server action posted as the browser posts it.
 
 const PASSWORD = "admin-password-for-this-test";
-let app: AppInstance;
+const [app] = ownInstances(1);
 let world: World;
 
 beforeAll(async () => {
-  app = await startInstance(await freePort(), { DATABASE_URL: process.env.DATABASE_URL! });
   world = await createWorld();
-}, 120_000);
-
-afterAll(async () => {
-  await app?.stop();
 });
 
 async function cookieFor(id: string): Promise<string> {
@@ -85,17 +80,7 @@ describe("route 4: one admin alone cannot switch human approval off (HTTP)", () 
     expect((await db.tenant.findUniqueOrThrow({ where: { id: world.tenantId } })).autoLimitCents).toBe(5000);
 
     // A second admin approves exactly this change, once.
-    const beaId = `${world.users.admin}_http`;
-    await db.user.create({
-      data: {
-        id: beaId,
-        tenantId: world.tenantId,
-        email: `${beaId}@acme.test`,
-        name: "Bea",
-        role: "ADMIN",
-        passwordHash: "-",
-      },
-    });
+    const beaId = await addPerson(world, `${world.users.admin}_http`, "ADMIN", "Bea");
     const bea = await cookieFor(beaId);
     const approval = { kind: "admin.change-approved", changeId: change.id, digest: change.digest };
     const beaProof = await stepUp(bea, approval);

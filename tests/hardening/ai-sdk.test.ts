@@ -1,44 +1,26 @@
 import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { toolgateTools } from "@/lib/agent-api/ai-sdk/toolgate-tools";
 import { db } from "@/lib/db";
-import { startFakeProvider, type FakeProvider } from "@/scripts/dev/fake-provider";
-import { startInstance, type AppInstance } from "../support/app-instances";
-import { freePort } from "../../scripts/pg-cluster";
+import { conversationOver } from "../support/api-over-http";
 import { expectNoEffect } from "../support/effects";
+import { ownProvider } from "../support/externals";
+import { ownInstances } from "../support/own-instances";
 import { createWorld, type World } from "../support/world";
 
 // The AI SDK's mock language model drives generateText with scripted tool calls through the toolgate tool
 // set, against the running production build.
 
-let instance: AppInstance;
-let provider: FakeProvider;
+const provider = ownProvider();
+const [instance] = ownInstances(1, () => provider.env());
 let world: World;
 
 beforeAll(async () => {
-  provider = await startFakeProvider();
-  instance = await startInstance(await freePort(), {
-    DATABASE_URL: process.env.DATABASE_URL!,
-    PAYMENT_PROVIDER_URL: provider.url,
-    PAYMENT_PROVIDER_SECRET: provider.secret,
-  });
   world = await createWorld();
-}, 120_000);
-
-afterAll(async () => {
-  await instance?.stop();
-  await provider?.close();
 });
 
-async function openConversation(): Promise<string> {
-  const response = await fetch(`${instance.url}/api/v1/conversations`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${world.keys.agent}` },
-    body: JSON.stringify({ customer_id: world.customers.ana }),
-  });
-  return ((await response.json()) as { id: string }).id;
-}
+const openConversation = () => conversationOver(instance.url, world.keys.agent, world.customers.ana);
 
 const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },

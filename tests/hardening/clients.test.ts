@@ -15,56 +15,35 @@ import {
   type ModelRequest,
   type ModelResponse,
 } from "@openai/agents";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approveRequest, denyRequest, type Approver } from "@/lib/approvals/decide";
+import { beforeAll, describe, expect, it } from "vitest";
+import { approveRequest } from "@/lib/approvals/decision/approve";
+import { denyRequest } from "@/lib/approvals/decision/deny";
+import type { Approver } from "@/lib/approvals/decision/types";
 import { db } from "@/lib/db";
-import { startFakeProvider, type FakeProvider } from "@/scripts/dev/fake-provider";
-import { startInstance, type AppInstance } from "../support/app-instances";
-import { freePort } from "../../scripts/pg-cluster";
+import { conversationOver } from "../support/api-over-http";
+import { refundArguments } from "../support/calls";
+import { refundedOf } from "../support/effects";
+import { ownProvider } from "../support/externals";
 import { connectMcp } from "../support/mcp-client";
+import { ownInstances } from "../support/own-instances";
 import { createWorld, type World } from "../support/world";
 
 // Real MCP clients nobody here wrote, configured with nothing but the URL and one Authorization header, against the
 // production build: the official SDK client, the OpenAI Agents SDK with a scripted model, LangChain's adapters and
 // mcp-remote (how Claude Desktop reaches a remote server) over stdio.
 
-let instance: AppInstance;
-let provider: FakeProvider;
+const provider = ownProvider();
+const [instance] = ownInstances(1, () => provider.env());
 let world: World;
 
 beforeAll(async () => {
-  provider = await startFakeProvider();
-  instance = await startInstance(await freePort(), {
-    DATABASE_URL: process.env.DATABASE_URL!,
-    PAYMENT_PROVIDER_URL: provider.url,
-    PAYMENT_PROVIDER_SECRET: provider.secret,
-  });
   world = await createWorld();
-}, 120_000);
-
-afterAll(async () => {
-  await instance?.stop();
-  await provider?.close();
 });
 
-async function openConversation(own: World = world): Promise<string> {
-  const response = await fetch(`${instance.url}/api/v1/conversations`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${own.keys.agent}` },
-    body: JSON.stringify({ customer_id: own.customers.ana }),
-  });
-  return ((await response.json()) as { id: string }).id;
-}
+const openConversation = (own: World = world) => conversationOver(instance.url, own.keys.agent, own.customers.ana);
 
 const mcpUrl = (conversation: string) => `${instance.url}/api/mcp?conversation=${conversation}`;
 const supervisor = (): Approver => ({ userId: world.users.supervisor, tenantId: world.tenantId, role: "SUPERVISOR" });
-const refund = (order: string, amount: number) => ({
-  order_id: order,
-  amount_cents: amount,
-  currency: "USD",
-  reason: "damaged",
-});
-const refundedOf = async (order: string) => (await db.order.findUniqueOrThrow({ where: { id: order } })).refundedCents;
 
 /** The approval request a held call made, once it exists. */
 async function heldRequest(callId: string) {
@@ -105,14 +84,14 @@ describe("the MCP SDK client with one fixed header", () => {
     const conversation = await openConversation(own);
     const client = await connectMcp(instance.url, own.keys.agent, conversation);
 
-    const first = await client.callTool({ name: "issue_refund", arguments: refund(own.orders.o1001, 1200) });
-    const retry = await client.callTool({ name: "issue_refund", arguments: refund(own.orders.o1001, 1200) });
-    const second = await client.callTool({ name: "issue_refund", arguments: refund(own.orders.o1001, 1300) });
+    const first = await client.callTool({ name: "issue_refund", arguments: refundArguments(own.orders.o1001, 1200) });
+    const retry = await client.callTool({ name: "issue_refund", arguments: refundArguments(own.orders.o1001, 1200) });
+    const second = await client.callTool({ name: "issue_refund", arguments: refundArguments(own.orders.o1001, 1300) });
     expect([first.isError, retry.isError, second.isError]).toEqual([false, false, false]);
     expect(retry.structuredContent).toEqual({ ...(first.structuredContent as object), replayed: true });
     expect(await refundedOf(own.orders.o1001)).toBe(2500);
 
-    const held = await client.callTool({ name: "issue_refund", arguments: refund(own.orders.o1004, 8000) });
+    const held = await client.callTool({ name: "issue_refund", arguments: refundArguments(own.orders.o1004, 8000) });
     expect(held.isError).toBe(false);
     const { call_id: callId } = held.structuredContent as { call_id: string };
     expect(held.structuredContent).toEqual({
@@ -149,7 +128,7 @@ class ScriptedModel implements Model {
     const response = (output: ModelResponse["output"]): ModelResponse => ({ usage: new Usage(), output });
     const call = (name: string, args: unknown, id: string) =>
       response([{ type: "function_call", callId: id, name, arguments: JSON.stringify(args), status: "completed" }]);
-    if (!last) return call("issue_refund", refund(world.orders.o1004, 8000), "fc_refund");
+    if (!last) return call("issue_refund", refundArguments(world.orders.o1004, 8000), "fc_refund");
     // The SDK hands a tool's output to the model as text, or as one or more text parts.
     const parts = (Array.isArray(last.output) ? last.output : [last.output]) as (string | { text: string })[];
     const text = parts.map((part) => (typeof part === "string" ? part : part.text)).join("");
@@ -238,7 +217,7 @@ describe("LangChain's MCP adapters", () => {
         "get_call_status",
       ]);
       const refundTool = tools.find((tool) => tool.name === "issue_refund")!;
-      const output = await refundTool.invoke(refund(own.orders.o1004, 9000));
+      const output = await refundTool.invoke(refundArguments(own.orders.o1004, 9000));
       const text = JSON.stringify(output);
       expect(text).toContain("needs_approval");
       expect(text).toMatch(/call_[A-Za-z0-9_-]+/);
@@ -275,7 +254,7 @@ describe("mcp-remote over stdio", () => {
       expect(tools.map((tool) => tool.name)).toContain("get_call_status");
       const read = await client.callTool({ name: "get_order", arguments: { order_id: own.orders.o1001 } });
       expect(read.structuredContent).toMatchObject({ status: "ok", result: { order_id: own.orders.o1001 } });
-      const held = await client.callTool({ name: "issue_refund", arguments: refund(own.orders.o1004, 7000) });
+      const held = await client.callTool({ name: "issue_refund", arguments: refundArguments(own.orders.o1004, 7000) });
       expect(held.isError).toBe(false);
       expect(held.structuredContent).toMatchObject({ status: "needs_approval" });
     } finally {

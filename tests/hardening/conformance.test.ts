@@ -3,8 +3,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startInstance, type AppInstance } from "../support/app-instances";
-import { freePort } from "../../scripts/pg-cluster";
+import { conversationOver } from "../support/api-over-http";
+import { ownInstances } from "../support/own-instances";
 import { createWorld, type World } from "../support/world";
 
 // The official MCP conformance suite's server scenarios that apply to toolgate. The suite's CLI sends no
@@ -13,21 +13,16 @@ import { createWorld, type World } from "../support/world";
 
 const SCENARIOS = ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"];
 
-let instance: AppInstance;
 let proxy: http.Server;
 let world: World;
 let conversation: string;
 
 describe("the MCP conformance suite", () => {
+  const [instance] = ownInstances(1);
+
   beforeAll(async () => {
-    instance = await startInstance(await freePort(), { DATABASE_URL: process.env.DATABASE_URL! });
     world = await createWorld();
-    const response = await fetch(`${instance.url}/api/v1/conversations`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${world.keys.agent}` },
-      body: JSON.stringify({ customer_id: world.customers.ana }),
-    });
-    conversation = ((await response.json()) as { id: string }).id;
+    conversation = await conversationOver(instance.url, world.keys.agent, world.customers.ana);
     const target = new URL(instance.url);
     proxy = http.createServer((request, response) => {
       const forwarded = http.request(
@@ -47,11 +42,10 @@ describe("the MCP conformance suite", () => {
       request.pipe(forwarded);
     });
     await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await new Promise((resolve) => proxy?.close(resolve));
-    await instance?.stop();
   });
 
   it.each(SCENARIOS)("%s passes", async (scenario) => {

@@ -1,77 +1,18 @@
-import { randomInt } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
-import { startFakeProvider, type FakeProvider } from "@/scripts/dev/fake-provider";
-import { sessionCookie, startInstance, type AppInstance } from "../support/app-instances";
-import { freePort } from "../../scripts/pg-cluster";
+import { openOver, proposeOver } from "../support/api-over-http";
+import { sessionCookie } from "../support/app-instances";
+import { refund } from "../support/calls";
+import { ownProvider } from "../support/externals";
 import { expectRefundInvariants } from "../support/invariants";
-import { createWorld, type World } from "../support/world";
+import { inTurn, ownInstances } from "../support/own-instances";
+import { createWorld, moreOrders } from "../support/world";
 
 // Exposure ceilings and the decision-log export against two `next start` instances of the build sharing one
 // PostgreSQL. Ports are handed out free.
 
-let instances: AppInstance[] = [];
-let provider: FakeProvider;
-
-beforeAll(async () => {
-  provider = await startFakeProvider();
-  const env = {
-    DATABASE_URL: process.env.DATABASE_URL!,
-    PAYMENT_PROVIDER_URL: provider.url,
-    PAYMENT_PROVIDER_SECRET: provider.secret,
-  };
-  instances = await Promise.all([startInstance(await freePort(), env), startInstance(await freePort(), env)]);
-}, 120_000);
-
-afterAll(async () => {
-  await Promise.all(instances.map((instance) => instance.stop()));
-  await provider?.close();
-});
-
-const pick = (index: number) => instances[index % instances.length].url;
-
-async function open(base: string, key: string, customer: string) {
-  const response = await fetch(`${base}/api/v1/conversations`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}` },
-    body: JSON.stringify({ customer_id: customer }),
-  });
-  return {
-    status: response.status,
-    retryAfter: response.headers.get("retry-after"),
-    json: (await response.json()) as { id?: string; error?: { code: string } },
-  };
-}
-
-async function refund(base: string, key: string, conversation: string, order: string, amount: number, callKey: string) {
-  const response = await fetch(`${base}/api/v1/conversations/${conversation}/tool-calls`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "idempotency-key": callKey },
-    body: JSON.stringify({
-      name: "issue_refund",
-      arguments: { order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" },
-    }),
-  });
-  return (await response.json()) as { code: string; approval?: { preview: { ceiling?: { name: string } } } };
-}
-
-async function ordersOf(world: World, count: number): Promise<string[]> {
-  const first = randomInt(90_000_000, 99_999_000);
-  const ids = Array.from({ length: count }, (_, index) => `ord_${first + index}`);
-  await db.order.createMany({
-    data: ids.map((id) => ({
-      id,
-      tenantId: world.tenantId,
-      customerId: world.customers.ana,
-      totalCents: 10_000,
-      status: "delivered",
-      currency: "USD",
-      addressLine1: "1 Elm St",
-      postalCode: "94107",
-    })),
-  });
-  return ids;
-}
+const provider = ownProvider();
+const instances = ownInstances(2, () => provider.env());
 
 describe("exposure ceilings on two instances", () => {
   it("100 parallel refunds across 50 conversations, spread over both instances, stop at the tenant ceiling exactly", async () => {
@@ -82,25 +23,31 @@ describe("exposure ceilings on two instances", () => {
     });
     await db.user.update({ where: { id: world.users.agent2 }, data: { canRefund: true } });
     const keyOf = (index: number) => (index % 4 < 2 ? world.keys.agent : world.keys.agent2);
-    const orders = await ordersOf(world, 100);
+    const orders = await moreOrders(world, 100);
     const conversations = await Promise.all(
       Array.from(
         { length: 50 },
-        async (_, index) => (await open(pick(index), keyOf(index), world.customers.ana)).json.id!,
+        async (_, index) => (await openOver(inTurn(instances, index), keyOf(index), world.customers.ana)).json.id!,
       ),
     );
     const responses = await Promise.all(
       orders.map((order, index) =>
-        refund(pick(index), keyOf(index % 50), conversations[index % 50], order, 500, `k-${index}`),
+        proposeOver(
+          inTurn(instances, index),
+          keyOf(index % 50),
+          conversations[index % 50],
+          refund(order, 500),
+          `k-${index}`,
+        ),
       ),
     );
-    const codes = responses.map((response) => response.code);
+    const codes = responses.map((response) => response.json.code);
     expect(codes.filter((code) => code !== "refund.issued" && code !== "approval.required")).toEqual([]);
     expect(codes.filter((code) => code === "refund.issued")).toHaveLength(30);
     expect(
       responses
-        .filter((response) => response.code === "approval.required")
-        .every((response) => response.approval?.preview.ceiling),
+        .filter((response) => response.json.code === "approval.required")
+        .every((response) => response.json.approval?.preview.ceiling),
     ).toBe(true);
     const exposure = await db.autoExposure.aggregate({
       where: { tenantId: world.tenantId },
@@ -115,7 +62,7 @@ describe("exposure ceilings on two instances", () => {
     const world = await createWorld({ rateOpenPerMin: 4 });
     const answers = [];
     for (let index = 0; index < 6; index++)
-      answers.push(await open(pick(index), world.keys.agent, world.customers.ana));
+      answers.push(await openOver(inTurn(instances, index), world.keys.agent, world.customers.ana));
     expect(answers.map((answer) => answer.status)).toEqual([201, 201, 201, 201, 429, 429]);
     expect(answers[4].json.error?.code).toBe("rate.limited");
     expect(Number(answers[4].retryAfter)).toBeGreaterThanOrEqual(1);
@@ -126,9 +73,21 @@ describe("exposure ceilings on two instances", () => {
 describe("the decision-log export route behind the session", () => {
   it("gives a supervisor the tenant's rows as CSV and JSON Lines; refuses an agent, another tenant and no session", async () => {
     const world = await createWorld();
-    const conversation = (await open(pick(0), world.keys.agent, world.customers.ana)).json.id!;
-    await refund(pick(0), world.keys.agent, conversation, world.orders.o1001, 1000, "export-1");
-    await refund(pick(1), world.keys.agent, conversation, world.orders.o1004, 9000, "export-2");
+    const conversation = (await openOver(inTurn(instances, 0), world.keys.agent, world.customers.ana)).json.id!;
+    await proposeOver(
+      inTurn(instances, 0),
+      world.keys.agent,
+      conversation,
+      refund(world.orders.o1001, 1000),
+      "export-1",
+    );
+    await proposeOver(
+      inTurn(instances, 1),
+      world.keys.agent,
+      conversation,
+      refund(world.orders.o1004, 9000),
+      "export-2",
+    );
     const rows = await db.decisionLog.count({ where: { tenantId: world.tenantId } });
     const cookie = (who: "supervisor" | "agent" | "otherSupervisor", role: "SUPERVISOR" | "AGENT") =>
       sessionCookie({
@@ -140,7 +99,7 @@ describe("the decision-log export route behind the session", () => {
     const day = new Date().toISOString().slice(0, 10);
     const tomorrow = new Date(Date.now() + 24 * 3600_000).toISOString().slice(0, 10);
     const url = (format: string) =>
-      `${pick(1)}/api/tenants/${world.tenantId}/decision-log?from=${day}&to=${tomorrow}&format=${format}`;
+      `${inTurn(instances, 1)}/api/tenants/${world.tenantId}/decision-log?from=${day}&to=${tomorrow}&format=${format}`;
 
     const csv = await fetch(url("csv"), { headers: { cookie: await cookie("supervisor", "SUPERVISOR") } });
     expect(csv.status).toBe(200);

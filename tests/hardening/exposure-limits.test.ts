@@ -1,29 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
-import {
-  callAction,
-  INSTANCE_METRICS_TOKEN,
-  sessionCookie,
-  startInstance,
-  type AppInstance,
-} from "../support/app-instances";
+import { csrfOf } from "../support/api-over-http";
+import { callAction, INSTANCE_METRICS_TOKEN, sessionCookie, startInstance } from "../support/app-instances";
 import { freePort } from "../../scripts/pg-cluster";
 import { createWorld, type World } from "../support/world";
+import { ownInstances } from "../support/own-instances";
 
 // Smaller exposures, each tried against the production build as an outsider or a signed-in browser would: metrics
 // without a token, a live stream that outlives its session, opening conversations from the browser without limit,
 // and an endless body to the REST open route.
 
-let app: AppInstance;
+const [app] = ownInstances(1);
 let world: World;
 
 beforeAll(async () => {
-  app = await startInstance(await freePort(), { DATABASE_URL: process.env.DATABASE_URL! });
   world = await createWorld({ rateOpenPerMin: 3 });
-}, 120_000);
-
-afterAll(async () => {
-  await app?.stop();
 });
 
 const person = async (user: keyof World["users"], role: "AGENT" | "SUPERVISOR" | "ADMIN") => {
@@ -72,16 +63,11 @@ describe("live streams", () => {
     expect(response.status).toBe(200);
     const reader = response.body!.getReader();
     await reader.read();
-    const csrf = await fetch(`${app.url}/api/auth/csrf`, { headers: { cookie } });
-    const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-    const csrfCookie = csrf.headers
-      .getSetCookie()
-      .map((value) => value.split(";")[0])
-      .join("; ");
+    const { csrfToken, cookie: withCsrf } = await csrfOf(app.url, cookie);
     const signedOut = await fetch(`${app.url}/api/auth/signout`, {
       method: "POST",
       redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded", cookie: `${cookie}; ${csrfCookie}` },
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie: withCsrf },
       body: new URLSearchParams({ csrfToken, json: "true" }),
     });
     expect(signedOut.status).toBeLessThan(400);

@@ -1,14 +1,17 @@
 import bcrypt from "bcryptjs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { db } from "@/lib/db";
-import { startFakeProvider, type FakeProvider } from "@/scripts/dev/fake-provider";
 import { migrate } from "@/lib/migrate";
 import { httpPaymentProvider } from "@/lib/payments/provider";
 import { reconcileRefunds } from "@/lib/payments/reconcile";
-import { callAction, sessionCookie, startInstance, type AppInstance } from "../support/app-instances";
+import { csrfOf } from "../support/api-over-http";
+import { callAction, sessionCookie } from "../support/app-instances";
 import { freePort, freshDatabase } from "../../scripts/pg-cluster";
+import { refund } from "../support/calls";
+import { ownProvider } from "../support/externals";
 import { startHaproxy, type Balancer } from "../support/haproxy";
 import { expectRefundInvariants } from "../support/invariants";
+import { ownInstances } from "../support/own-instances";
 import { createWorld, type World } from "../support/world";
 
 // Three `next start` instances behind HAProxy, one PostgreSQL. A mixed load (refunds that execute, refunds held
@@ -19,11 +22,8 @@ import { createWorld, type World } from "../support/world";
 
 const BALANCER_PORT = await freePort();
 const STATS_PORT = await freePort();
-const PORTS = [await freePort(), await freePort(), await freePort()];
 const PASSWORD = "lb-test-password-5813";
 
-let provider: FakeProvider;
-let instances: AppInstance[] = [];
 let balancer: Balancer;
 
 beforeAll(async () => {
@@ -32,26 +32,24 @@ beforeAll(async () => {
   const url = await freshDatabase(inject("databaseUrl"), "toolgate_load_balancer");
   await migrate(url);
   process.env.DATABASE_URL = url;
-  provider = await startFakeProvider();
-  const env = {
-    DATABASE_URL: url,
-    PAYMENT_PROVIDER_URL: provider.url,
-    PAYMENT_PROVIDER_SECRET: provider.secret,
-    TOOLGATE_JOBS: "on",
-    RECONCILE_INTERVAL_MS: "1000",
-    EXPIRY_INTERVAL_MS: "1000",
-  };
-  instances = await Promise.all(PORTS.map((port) => startInstance(port, env)));
+});
+const provider = ownProvider();
+const instances = ownInstances(3, () => ({
+  ...provider.env(),
+  TOOLGATE_JOBS: "on",
+  RECONCILE_INTERVAL_MS: "1000",
+  EXPIRY_INTERVAL_MS: "1000",
+}));
+beforeAll(async () => {
   // The first request of each route loads its code; done here, not in the balancer's first health checks.
   for (const instance of instances)
     for (const route of ["/api/ready", "/api/auth/csrf", "/api/health"]) await fetch(`${instance.url}${route}`);
-  balancer = await startHaproxy(BALANCER_PORT, STATS_PORT, PORTS);
-}, 180_000);
+  const ports = instances.map((instance) => Number(new URL(instance.url).port));
+  balancer = await startHaproxy(BALANCER_PORT, STATS_PORT, ports);
+});
 
 afterAll(async () => {
   await balancer?.stop();
-  await Promise.all(instances.map((instance) => instance.stop()));
-  await provider?.close();
 });
 
 interface Answer {
@@ -93,19 +91,8 @@ async function proposeUntilAnswered(
   throw new Error(`${callKey} got no answer: ${failures.join("; ")}`);
 }
 
-const refund = (order: string, amount: number) => ({
-  name: "issue_refund",
-  arguments: { order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" },
-});
-
 async function signIn(email: string, password: string): Promise<number> {
-  const csrf = await fetch(`${balancer.url}/api/auth/csrf`);
-  expect(csrf.status).toBe(200);
-  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const cookie = csrf.headers
-    .getSetCookie()
-    .map((line) => line.split(";")[0])
-    .join("; ");
+  const { csrfToken, cookie } = await csrfOf(balancer.url);
   const response = await fetch(`${balancer.url}/api/auth/callback/credentials`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", cookie },

@@ -1,39 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
-import { startFakeProvider, type FakeProvider } from "@/scripts/dev/fake-provider";
 import { MCP_CALL_KEY_META } from "@/lib/agent-api/mcp/server";
-import { startInstance, type AppInstance } from "../support/app-instances";
-import { freePort } from "../../scripts/pg-cluster";
+import { conversationOver } from "../support/api-over-http";
 import { connectMcp } from "../support/mcp-client";
 import { expectNoEffect } from "../support/effects";
+import { ownProvider } from "../support/externals";
+import { ownInstances } from "../support/own-instances";
 import { createWorld, type World } from "../support/world";
 
 // The official MCP SDK client against the running production build.
 
-let instance: AppInstance;
-let provider: FakeProvider;
+const provider = ownProvider();
+const [instance] = ownInstances(1, () => provider.env());
 let world: World;
 let conversation: string;
 
 beforeAll(async () => {
-  provider = await startFakeProvider();
-  instance = await startInstance(await freePort(), {
-    DATABASE_URL: process.env.DATABASE_URL!,
-    PAYMENT_PROVIDER_URL: provider.url,
-    PAYMENT_PROVIDER_SECRET: provider.secret,
-  });
   world = await createWorld();
-  const response = await fetch(`${instance.url}/api/v1/conversations`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${world.keys.agent}` },
-    body: JSON.stringify({ customer_id: world.customers.ana }),
-  });
-  conversation = ((await response.json()) as { id: string }).id;
-}, 120_000);
-
-afterAll(async () => {
-  await instance?.stop();
-  await provider?.close();
+  conversation = await conversationOver(instance.url, world.keys.agent, world.customers.ana);
 });
 
 const text = (result: Record<string, unknown>) => (result.content as { type: string; text: string }[])[0].text;

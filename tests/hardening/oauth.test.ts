@@ -1,4 +1,6 @@
-import { mkdtempSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import https from "node:https";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -7,96 +9,140 @@ import { chromium } from "@playwright/test";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approveRequest } from "@/lib/approvals/decide";
+import { approveRequest } from "@/lib/approvals/decision/approve";
 import { db } from "@/lib/db";
 import { setSelfRegistration } from "@/lib/oauth/connections";
-import { callAction, sessionCookie, startInstance, type AppInstance } from "../support/app-instances";
-import { MemoryProvider } from "../support/oauth";
+import { conversationOver } from "../support/api-over-http";
+import { callAction, sessionCookie } from "../support/app-instances";
+import { listToolsWith, MemoryProvider } from "../support/oauth";
 import { freePort } from "../../scripts/pg-cluster";
 import { createWorld, type World } from "../support/world";
+import { ownInstances } from "../support/own-instances";
 
 // MCP authorization on two instances of the production build behind one public address (OAUTH_ISSUER): the MCP
 // SDK client's OAuth provider registers (DCR), an agent grants on the consent page's form, the client works on
-// both instances, and an admin's revocation from the admin page makes its next call 401 on both.
+// both instances, and an admin's revocation from the admin page makes its next call 401 on both. Then the same
+// client, and mcp-remote, known by Client ID Metadata Documents that the instances fetch over HTTPS from a server
+// of this test (its self-signed certificate trusted through NODE_EXTRA_CA_CERTS, its address listed
+// in OUTBOUND_ALLOWED_HOSTS as an operator lists a local receiver), and mcp-remote registering itself.
 
-let instances: AppInstance[] = [];
+const tls = mkdtempSync(path.join(tmpdir(), "cimd-tls-"));
+const [keyFile, certFile] = [path.join(tls, "key.pem"), path.join(tls, "cert.pem")];
+execFileSync(
+  "openssl",
+  ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1"].concat([
+    "-keyout",
+    keyFile,
+    "-out",
+    certFile,
+    "-subj",
+    "/CN=127.0.0.1",
+    "-addext",
+    "subjectAltName=IP:127.0.0.1",
+  ]),
+  { stdio: "ignore" },
+);
+const [documentPort, cimdCallbackPort] = [await freePort(), await freePort()];
+const REDIRECT = "http://127.0.0.1:33419/callback";
+const documentAt = (path: string) => `https://127.0.0.1:${documentPort}${path}`;
+const documentUrl = documentAt("/clients/editor.json");
+const runtimeDocumentUrl = documentAt("/clients/runtime.json");
+/** The metadata documents this test's HTTPS server publishes, by path. */
+const documents: Record<string, { client_name: string; redirect_uris: string[] }> = {
+  "/clients/editor.json": {
+    client_name: "Editor with a metadata document",
+    redirect_uris: [`http://localhost:${cimdCallbackPort}/oauth/callback`],
+  },
+  "/clients/runtime.json": { client_name: "Runtime with a metadata document", redirect_uris: [REDIRECT] },
+};
+const documentsServed: string[] = [];
+const documentServer = https.createServer(
+  { key: readFileSync(keyFile), cert: readFileSync(certFile) },
+  (request, response) => {
+    const path = request.url ?? "";
+    documentsServed.push(path);
+    const document = documents[path];
+    if (!document) return void response.writeHead(404).end();
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(
+      JSON.stringify({
+        client_id: documentAt(path),
+        ...document,
+        grant_types: ["authorization_code", "refresh_token"],
+        response_types: ["code"],
+        token_endpoint_auth_method: "none",
+      }),
+    );
+  },
+);
+await new Promise<void>((resolve) => documentServer.listen(documentPort, "127.0.0.1", resolve));
+afterAll(() => new Promise((resolve) => documentServer.close(resolve)));
+
+const instances = ownInstances(2, (urls) => ({
+  OAUTH_ISSUER: urls[0],
+  NODE_EXTRA_CA_CERTS: certFile,
+  OUTBOUND_ALLOWED_HOSTS: `127.0.0.1:${documentPort}`,
+}));
 let world: World;
 let issuer: string;
-const REDIRECT = "http://127.0.0.1:33419/callback";
 
 beforeAll(async () => {
-  const ports = [await freePort(), await freePort()];
-  issuer = `http://127.0.0.1:${ports[0]}`;
-  const env = { DATABASE_URL: process.env.DATABASE_URL!, OAUTH_ISSUER: issuer };
-  instances = await Promise.all(ports.map((port) => startInstance(port, env)));
+  issuer = instances[0].url;
   world = await createWorld();
-}, 120_000);
-
-afterAll(async () => {
-  await Promise.all(instances.map((instance) => instance.stop()));
 });
 
 const transport = (base: string, conversation: string, provider: MemoryProvider) =>
   new StreamableHTTPClientTransport(new URL(`/api/mcp?conversation=${conversation}`, base), { authProvider: provider });
 
-const listTools = (base: string, conversation: string, accessToken: string) =>
-  fetch(`${base}/api/mcp?conversation=${conversation}`, {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${accessToken}`,
-      accept: "application/json, text/event-stream",
-      "content-type": "application/json",
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+/**
+ * The MCP SDK client's OAuth flow with no key: its first connect is refused and names where to sign in, the agent
+ * opens the consent page with their session and grants orders:read and refunds:write on its form, and the client
+ * finishes with the code it is sent back with. Returns where it was sent, what the consent page said, and the
+ * address it came back to.
+ */
+async function sdkClientThroughConsent(own: World, conversation: string, provider: MemoryProvider) {
+  const first = await new Client({ name: "oauth-hardening", version: "1" })
+    .connect(transport(issuer, conversation, provider))
+    .catch((error: unknown) => error);
+  expect(first).toBeInstanceOf(UnauthorizedError);
+  const authorizationUrl = provider.authorizationUrl!;
+  const agentCookie = await sessionCookie({
+    id: own.users.agent,
+    role: "AGENT",
+    tenantId: own.tenantId,
+    email: "agent",
   });
+  const page = await fetch(authorizationUrl, { headers: { cookie: agentCookie } });
+  expect(page.status).toBe(200);
+  const consent = { html: await page.text(), csp: page.headers.get("content-security-policy") };
+
+  const form = new URLSearchParams(authorizationUrl.searchParams);
+  form.set("decision", "grant");
+  for (const scope of ["orders:read", "refunds:write"]) form.append("scope_choice", scope);
+  const granted = await fetch(`${issuer}/api/oauth/authorize`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { cookie: agentCookie, origin: issuer, "content-type": "application/x-www-form-urlencoded" },
+    body: form,
+  });
+  expect(granted.status).toBe(303);
+  const back = new URL(granted.headers.get("location")!);
+  await transport(issuer, conversation, provider).finishAuth(back.searchParams.get("code")!);
+  return { authorizationUrl, consent, back };
+}
 
 describe("MCP authorization across two instances", () => {
   it("a DCR client authorizes through the consent form, works on both instances, and a revocation ends it on both", async () => {
     await setSelfRegistration({ id: world.users.admin, tenantId: world.tenantId }, true);
-    const conversation = (
-      (await (
-        await fetch(`${issuer}/api/v1/conversations`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${world.keys.agent}` },
-          body: JSON.stringify({ customer_id: world.customers.ana }),
-        })
-      ).json()) as { id: string }
-    ).id;
+    const conversation = await conversationOver(issuer, world.keys.agent, world.customers.ana);
 
     const provider = new MemoryProvider(REDIRECT);
-    const first = await new Client({ name: "oauth-hardening", version: "1" })
-      .connect(transport(issuer, conversation, provider))
-      .catch((error: unknown) => error);
-    expect(first).toBeInstanceOf(UnauthorizedError);
-    const authorizationUrl = provider.authorizationUrl!;
+    const { authorizationUrl, consent, back } = await sdkClientThroughConsent(world, conversation, provider);
     expect(authorizationUrl.origin + authorizationUrl.pathname).toBe(`${issuer}/oauth/authorize`);
-
-    const agentCookie = await sessionCookie({
-      id: world.users.agent,
-      role: "AGENT",
-      tenantId: world.tenantId,
-      email: "agent",
-    });
-    const page = await fetch(authorizationUrl, { headers: { cookie: agentCookie } });
-    expect(page.status).toBe(200);
-    const html = await page.text();
-    expect(html).toContain("Test runtime");
-    expect(html).toContain("127.0.0.1:33419");
-    expect(page.headers.get("content-security-policy")).toContain("form-action 'self' http://127.0.0.1:33419");
-
-    const form = new URLSearchParams(authorizationUrl.searchParams);
-    form.set("decision", "grant");
-    for (const scope of ["orders:read", "refunds:write"]) form.append("scope_choice", scope);
-    const granted = await fetch(`${issuer}/api/oauth/authorize`, {
-      method: "POST",
-      redirect: "manual",
-      headers: { cookie: agentCookie, origin: issuer, "content-type": "application/x-www-form-urlencoded" },
-      body: form,
-    });
-    expect(granted.status).toBe(303);
-    const back = new URL(granted.headers.get("location")!);
+    expect(consent.html).toContain("Test runtime");
+    expect(consent.html).toContain("127.0.0.1:33419");
+    expect(consent.csp).toContain("form-action 'self' http://127.0.0.1:33419");
     expect(back.searchParams.get("iss")).toBe(issuer);
-    await transport(issuer, conversation, provider).finishAuth(back.searchParams.get("code")!);
 
     const onFirst = new Client({ name: "oauth-hardening", version: "1" });
     await onFirst.connect(transport(instances[0].url, conversation, provider));
@@ -124,7 +170,7 @@ describe("MCP authorization across two instances", () => {
 
     const accessToken = provider.saved!.access_token;
     for (const instance of instances)
-      expect((await listTools(instance.url, conversation, accessToken)).status).toBe(200);
+      expect((await listToolsWith(fetch, instance.url, conversation, accessToken)).status).toBe(200);
     const grant = await db.oAuthGrant.findFirstOrThrow({ where: { tenantId: world.tenantId } });
     const adminCookie = await sessionCookie({
       id: world.users.admin,
@@ -135,7 +181,7 @@ describe("MCP authorization across two instances", () => {
     await callAction(instances[1].url, "/admin/policy", "revokeConnectionAction", [{ grantId: grant.id }], adminCookie);
     expect((await db.oAuthGrant.findUniqueOrThrow({ where: { id: grant.id } })).revokedAt).not.toBeNull();
     for (const instance of instances) {
-      const refused = await listTools(instance.url, conversation, accessToken);
+      const refused = await listToolsWith(fetch, instance.url, conversation, accessToken);
       expect(refused.status).toBe(401);
       expect(refused.headers.get("www-authenticate")).toContain('error="invalid_token"');
     }
@@ -150,93 +196,147 @@ describe("MCP authorization across two instances", () => {
     });
     expect(refreshed.status).toBe(400);
   }, 120_000);
+
+  it("the MCP SDK client known by its metadata document, fetched over HTTPS, connects where self-registration is off, and its held refund is approved and read back", async () => {
+    const own = await createWorld();
+    const conversation = await conversationOver(issuer, own.keys.agent, own.customers.ana);
+    const provider = new MemoryProvider(REDIRECT, runtimeDocumentUrl);
+    const { authorizationUrl, consent } = await sdkClientThroughConsent(own, conversation, provider);
+    expect(authorizationUrl.searchParams.get("client_id")).toBe(runtimeDocumentUrl);
+    expect(consent.html).toContain("Runtime with a metadata document");
+    expect(consent.html).toContain(runtimeDocumentUrl);
+    expect(documentsServed).toContain("/clients/runtime.json");
+
+    const client = new Client({ name: "oauth-hardening", version: "1" });
+    await client.connect(transport(instances[1].url, conversation, provider));
+    try {
+      await heldRefundApprovedAndReadBack(own, client, 6500);
+    } finally {
+      await client.close();
+    }
+    const grant = await db.oAuthGrant.findFirstOrThrow({
+      where: { tenantId: own.tenantId },
+      include: { client: true },
+    });
+    expect(grant.client).toMatchObject({ kind: "cimd", id: runtimeDocumentUrl });
+  }, 120_000);
 });
+
+/**
+ * mcp-remote as a desktop host starts it, with no key: its browser step (it prints the address, having no desktop)
+ * is done by Chromium with the agent's session through the consent page. Returns the connected client and what the
+ * consent page said.
+ */
+async function mcpRemoteThroughConsent(own: World, conversation: string, callbackPort: number, args: string[] = []) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [
+      path.join("node_modules", "mcp-remote", "dist", "proxy.js"),
+      `${issuer}/api/mcp?conversation=${conversation}`,
+      String(callbackPort),
+      "--transport",
+      "http-only",
+      ...args,
+    ],
+    env: {
+      ...(process.env as Record<string, string>),
+      MCP_REMOTE_CONFIG_DIR: mkdtempSync(path.join(tmpdir(), "mcp-remote-")),
+      BROWSER: "false",
+      DISPLAY: "",
+    },
+    stderr: "pipe",
+  });
+  let log = "";
+  const authorizationUrl = new Promise<string>((resolve) => {
+    transport.stderr!.on("data", (chunk: Buffer) => {
+      log += chunk.toString();
+      const match = /Please authorize this client by visiting:\s+(\S+)/.exec(log);
+      if (match) resolve(match[1]);
+    });
+  });
+  const client = new Client({ name: "stdio-host", version: "1.0.0" });
+  const connected = client.connect(transport);
+
+  const browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-quic"],
+  });
+  let consent: string;
+  try {
+    const context = await browser.newContext();
+    const cookie = await sessionCookie({ id: own.users.agent, role: "AGENT", tenantId: own.tenantId, email: "agent" });
+    const [name, value] = cookie.split("=");
+    await context.addCookies([{ name, value, url: issuer, httpOnly: true, sameSite: "Lax" }]);
+    const page = await context.newPage();
+    await page.goto(await authorizationUrl);
+    consent = await page.getByRole("main").innerText();
+    await page.getByRole("button", { name: "Allow" }).click();
+    await page.waitForURL(new RegExp(`localhost:${callbackPort}/oauth/callback`));
+  } finally {
+    await browser.close();
+  }
+  await connected;
+  return { client, consent };
+}
+
+/** Proposes a refund through `client`, has a supervisor approve it, and reads it back as executed. */
+async function heldRefundApprovedAndReadBack(own: World, client: Client, amountCents: number) {
+  const held = await client.callTool({
+    name: "issue_refund",
+    arguments: { order_id: own.orders.o1004, amount_cents: amountCents, currency: "USD", reason: "damaged" },
+  });
+  const callId = (held.structuredContent as { call_id: string }).call_id;
+  expect(held.structuredContent).toMatchObject({ status: "needs_approval" });
+  const request = await db.approvalRequest.findFirstOrThrow({ where: { originCallId: callId } });
+  expect(
+    (await approveRequest({ userId: own.users.supervisor, tenantId: own.tenantId, role: "SUPERVISOR" }, request.id)).ok,
+  ).toBe(true);
+  const read = await client.callTool({ name: "get_call_status", arguments: { call_id: callId } });
+  expect(read.structuredContent).toMatchObject({ result: { status: "ok", disposition: "approved-executed" } });
+  const refunds = await db.refund.findMany({ where: { orderId: own.orders.o1004 } });
+  expect(refunds.map((refund) => refund.amountCents)).toEqual([amountCents]);
+}
 
 describe("mcp-remote with no pasted key", () => {
   it("registers itself, its browser step is done by Chromium through the consent page, and a held refund is approved and read back", async () => {
     const own = await createWorld();
     await setSelfRegistration({ id: own.users.admin, tenantId: own.tenantId }, true);
-    const conversation = (
-      (await (
-        await fetch(`${issuer}/api/v1/conversations`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${own.keys.agent}` },
-          body: JSON.stringify({ customer_id: own.customers.ana }),
-        })
-      ).json()) as { id: string }
-    ).id;
+    const conversation = await conversationOver(issuer, own.keys.agent, own.customers.ana);
     const callbackPort = await freePort();
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [
-        path.join("node_modules", "mcp-remote", "dist", "proxy.js"),
-        `${issuer}/api/mcp?conversation=${conversation}`,
-        String(callbackPort),
-        "--transport",
-        "http-only",
-      ],
-      env: {
-        ...(process.env as Record<string, string>),
-        MCP_REMOTE_CONFIG_DIR: mkdtempSync(path.join(tmpdir(), "mcp-remote-")),
-        // No desktop to open a browser on: mcp-remote prints the address, and Chromium below opens it.
-        BROWSER: "false",
-        DISPLAY: "",
-      },
-      stderr: "pipe",
-    });
-    let log = "";
-    const authorizationUrl = new Promise<string>((resolve) => {
-      transport.stderr!.on("data", (chunk: Buffer) => {
-        log += chunk.toString();
-        const match = /Please authorize this client by visiting:\s+(\S+)/.exec(log);
-        if (match) resolve(match[1]);
-      });
-    });
-    const client = new Client({ name: "stdio-host", version: "1.0.0" });
-    const connected = client.connect(transport);
-
-    const browser = await chromium.launch({
-      executablePath: "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-quic"],
-    });
+    const { client, consent } = await mcpRemoteThroughConsent(own, conversation, callbackPort);
     try {
-      const context = await browser.newContext();
-      const cookie = await sessionCookie({
-        id: own.users.agent,
-        role: "AGENT",
-        tenantId: own.tenantId,
-        email: "agent",
-      });
-      const [name, value] = cookie.split("=");
-      await context.addCookies([{ name, value, url: issuer, httpOnly: true, sameSite: "Lax" }]);
-      const page = await context.newPage();
-      await page.goto(await authorizationUrl);
-      await page.getByRole("button", { name: "Allow" }).click();
-      await page.waitForURL(new RegExp(`localhost:${callbackPort}/oauth/callback`));
-    } finally {
-      await browser.close();
-    }
-    await connected;
-    try {
-      const held = await client.callTool({
-        name: "issue_refund",
-        arguments: { order_id: own.orders.o1004, amount_cents: 7000, currency: "USD", reason: "damaged" },
-      });
-      const callId = (held.structuredContent as { call_id: string }).call_id;
-      expect(held.structuredContent).toMatchObject({ status: "needs_approval" });
-      const request = await db.approvalRequest.findFirstOrThrow({ where: { originCallId: callId } });
-      expect(
-        (await approveRequest({ userId: own.users.supervisor, tenantId: own.tenantId, role: "SUPERVISOR" }, request.id))
-          .ok,
-      ).toBe(true);
-      const read = await client.callTool({ name: "get_call_status", arguments: { call_id: callId } });
-      expect(read.structuredContent).toMatchObject({ result: { status: "ok", disposition: "approved-executed" } });
+      expect(consent).toContain("Registered itself; its name is not verified");
+      await heldRefundApprovedAndReadBack(own, client, 7000);
       const grant = await db.oAuthGrant.findFirstOrThrow({
         where: { tenantId: own.tenantId },
         include: { client: true },
       });
       expect(grant.client.kind).toBe("dcr");
       expect(grant.redirectUri).toBe(`http://localhost:${callbackPort}/oauth/callback`);
+    } finally {
+      await client.close();
+    }
+  }, 180_000);
+
+  it("known by its metadata document, fetched over HTTPS by the server, it connects where self-registration is off, and a held refund is approved and read back", async () => {
+    const own = await createWorld();
+    const conversation = await conversationOver(issuer, own.keys.agent, own.customers.ana);
+    const { client, consent } = await mcpRemoteThroughConsent(own, conversation, cimdCallbackPort, [
+      "--client-metadata-url",
+      documentUrl,
+    ]);
+    try {
+      expect(consent).toContain("Editor with a metadata document");
+      expect(consent).toContain(documentUrl);
+      expect(documentsServed).toContain("/clients/editor.json");
+      await heldRefundApprovedAndReadBack(own, client, 6000);
+      const grant = await db.oAuthGrant.findFirstOrThrow({
+        where: { tenantId: own.tenantId },
+        include: { client: true },
+      });
+      expect(grant.client).toMatchObject({ kind: "cimd", id: documentUrl, name: "Editor with a metadata document" });
+      expect(grant.redirectUri).toBe(`http://localhost:${cimdCallbackPort}/oauth/callback`);
+      expect(await db.oAuthClient.count({ where: { kind: "dcr", redirectUris: { has: grant.redirectUri } } })).toBe(0);
     } finally {
       await client.close();
     }

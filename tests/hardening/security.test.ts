@@ -1,30 +1,22 @@
 import http from "node:http";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
-import { callAction, sessionCookie, startInstance, type AppInstance } from "../support/app-instances";
-import { freePort } from "../../scripts/pg-cluster";
+import { callAction, sessionCookie, type AppInstance } from "../support/app-instances";
 import { createWorld, effectSnapshot, type World } from "../support/world";
+import { ownInstances } from "../support/own-instances";
 
 // The production build as a browser and an attacker meet it: security headers on every answer, hostile
 // request targets, cookies and server-action input answered 4xx with a code, nothing logged, nothing changed.
 
-let app: AppInstance;
-let https: AppInstance;
+// The second instance is reached over plain HTTP here but configured as served over HTTPS (TLS ends at a proxy).
+const [app, https] = ownInstances(2, (_urls, index): Record<string, string> =>
+  index === 1 ? { NEXTAUTH_URL: "https://toolgate.example" } : {},
+);
 let world: World;
 
 beforeAll(async () => {
-  const env = { DATABASE_URL: process.env.DATABASE_URL! };
-  // The second instance is reached over plain HTTP here but configured as served over HTTPS (TLS ends at a proxy).
-  [app, https] = await Promise.all([
-    startInstance(await freePort(), env),
-    startInstance(await freePort(), { ...env, NEXTAUTH_URL: "https://toolgate.example" }),
-  ]);
   world = await createWorld();
-}, 120_000);
-
-afterAll(async () => {
-  await Promise.all([app?.stop(), https?.stop()]);
 });
 
 const logged = (instance: AppInstance) =>

@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
 import { startFakeProvider, type FakeProvider } from "@/scripts/dev/fake-provider";
@@ -62,6 +63,22 @@ async function propose(
   }
 }
 
+/** Resolves with the time the port first refuses a new TCP connection, trying every 25 ms. */
+async function firstRefusal(port: number): Promise<number> {
+  for (;;) {
+    const refused = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, "127.0.0.1");
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve(false);
+      });
+      socket.once("error", () => resolve(true));
+    });
+    if (refused) return Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
 describe("graceful shutdown of one instance", () => {
   it("SIGTERM during a burst: every accepted call gets one final outcome, no 5xx, jobs and pool closed, exit within the limit", async () => {
     const worlds = await Promise.all(
@@ -89,14 +106,15 @@ describe("graceful shutdown of one instance", () => {
         return ((await response.json()) as { id: string }).id;
       }),
     );
-    // The first refunds wait 1.5 s at the provider, so they are in flight when the signal comes.
+    // The first refunds wait 3 s at the provider, so they are in flight when the signal comes.
     await fetch(`${provider.url}/_faults`, {
       method: "POST",
-      body: JSON.stringify({ faults: Array.from({ length: 4 }, () => ({ mode: "delay", ms: 1500 })), clear: true }),
+      body: JSON.stringify({ faults: Array.from({ length: 4 }, () => ({ mode: "delay", ms: 3000 })), clear: true }),
     });
 
     const sends: Promise<Sent>[] = [];
     let signalledAt = 0;
+    let refusedAt: Promise<number> | null = null;
     for (let index = 0; index < 80; index++) {
       const which = index % worlds.length;
       const world = worlds[which];
@@ -111,6 +129,7 @@ describe("graceful shutdown of one instance", () => {
       if (index === 30) {
         process.kill(instance.pid, "SIGTERM");
         signalledAt = Date.now();
+        refusedAt = firstRefusal(PORT);
       }
       await new Promise((resolve) => setTimeout(resolve, 15));
     }
@@ -121,16 +140,18 @@ describe("graceful shutdown of one instance", () => {
     expect(sent.filter((one) => one.status !== null && one.status >= 500)).toEqual([]);
     const answered = sent.filter((one) => one.status !== null);
     expect(answered.every((one) => one.status === 200)).toBe(true);
-    // It stopped taking requests: the calls sent after the signal were refused a connection, not half-served.
-    expect(sent.filter((one) => one.error !== null).length).toBeGreaterThan(0);
-    // The refunds in flight at the signal were finished, after it.
+    // It stopped taking new connections while the refunds in flight at the signal were still being finished.
+    // (A call sent after the signal may still be served on a connection that was already open; it is answered
+    // and recorded like any other, which the checks below hold it to.)
     const refunds = sent.slice(0, 4);
+    expect(await refusedAt!).toBeLessThan(Math.min(...refunds.map((one) => one.answeredAt)));
     expect(refunds.map((one) => one.body?.code)).toEqual([
       "refund.issued",
       "refund.issued",
       "refund.issued",
       "refund.issued",
     ]);
+    // The refunds were finished after the signal.
     expect(refunds.every((one) => one.answeredAt > signalledAt)).toBe(true);
 
     // Exactly the answered calls exist, each with the outcome it was answered with; nothing was accepted silently.

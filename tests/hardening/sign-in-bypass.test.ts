@@ -1,33 +1,23 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { hashPassword } from "@/lib/auth/passwords";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
-import { startInstance, type AppInstance } from "../support/app-instances";
-import { freePort } from "../../scripts/pg-cluster";
-import { createWorld, type World } from "../support/world";
+import { csrfOf } from "../support/api-over-http";
+import { createSignInWorld, signInEmail, type World } from "../support/world";
+import { ownInstances } from "../support/own-instances";
 
 // The sign-in throttle against someone guessing one person's password who knows how next-auth reads a request:
 // the last of a repeated field, the decoded path, a JSON body behind a content type that merely mentions JSON.
 // Every trick is sent as raw HTTP to the production build; none may sign in past the throttle or escape its count.
 
 const PASSWORD = "correct horse battery staple";
-let app: AppInstance;
+const [app] = ownInstances(1);
 let world: World;
-const email = (user: string) => `${user.replace(/^usr_(\w+)_(\w+)$/, "$1-$2")}@acme.test`;
 
 beforeAll(async () => {
-  app = await startInstance(await freePort(), { DATABASE_URL: process.env.DATABASE_URL! });
-  world = await createWorld({ autoLimitCents: 1000 });
-  const passwordHash = await hashPassword(PASSWORD);
-  for (const id of Object.values(world.users))
-    await db.user.update({ where: { id }, data: { passwordHash, email: email(id) }, select: { id: true } });
-}, 120_000);
+  world = await createSignInWorld(PASSWORD, { autoLimitCents: 1000 });
+});
 
 beforeEach(async () => {
   await db.signInThrottle.deleteMany({ where: { key: { startsWith: "address:" } } });
-});
-
-afterAll(async () => {
-  await app?.stop();
 });
 
 interface Answer {
@@ -38,12 +28,7 @@ interface Answer {
 
 /** A CSRF token and its cookie from next-auth, then one raw POST: the path and body exactly as given. */
 async function post(path: string, body: (csrfToken: string) => string, contentType: string): Promise<Answer> {
-  const csrf = await fetch(`${app.url}/api/auth/csrf`);
-  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const cookie = csrf.headers
-    .getSetCookie()
-    .map((value) => value.split(";")[0])
-    .join("; ");
+  const { csrfToken, cookie } = await csrfOf(app.url);
   const response = await fetch(`${app.url}${path}`, {
     method: "POST",
     redirect: "manual",
@@ -91,7 +76,7 @@ const OTHER_PATHS = [
 
 describe("sign-in throttle bypasses", () => {
   it("counts every encoding of the credentials path against the account, then locks them all, even to the right password", async () => {
-    const who = email(world.users.supervisor);
+    const who = signInEmail(world.users.supervisor);
     const answers: number[] = [];
     for (const path of ENCODED_PATHS) answers.push((await signIn(path, who, "wrong")).status);
     expect(answers).toEqual([401, 401, 401, 401]);
@@ -105,7 +90,7 @@ describe("sign-in throttle bypasses", () => {
   }, 60_000);
 
   it("refuses a repeated field, so the throttle and next-auth can never read different accounts", async () => {
-    const victim = email(world.users.otherSupervisor);
+    const victim = signInEmail(world.users.otherSupervisor);
     const decoy = `decoy-${world.tenantId}@acme.test`;
     for (let attempt = 0; attempt < 4; attempt++) await signIn("/api/auth/callback/credentials", victim, "wrong");
     expect((await signIn("/api/auth/callback/credentials", victim, PASSWORD)).status).toBe(429);
@@ -136,7 +121,7 @@ describe("sign-in throttle bypasses", () => {
   }, 60_000);
 
   it("refuses a content type that would make next-auth read JSON, whatever the form type around it", async () => {
-    const who = email(world.users.admin);
+    const who = signInEmail(world.users.admin);
     const json = (csrfToken: string) => JSON.stringify({ csrfToken, email: who, password: PASSWORD, json: "true" });
     for (const type of [
       "application/x-www-form-urlencoded; x=application/json",

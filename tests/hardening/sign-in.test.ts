@@ -1,38 +1,29 @@
 import bcrypt from "bcryptjs";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { hashPassword } from "@/lib/auth/passwords";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
-import { callAction, sessionCookie, startInstance, type AppInstance } from "../support/app-instances";
-import { freePort } from "../../scripts/pg-cluster";
-import { createWorld, type World } from "../support/world";
+import { conversationOver, csrfOf, proposeOver } from "../support/api-over-http";
+import { callAction, sessionCookie } from "../support/app-instances";
+import { refund } from "../support/calls";
+import { createSignInWorld, signInEmail, type World } from "../support/world";
+import { ownInstances } from "../support/own-instances";
 
 // Sign-in and sessions through the production build, two instances on one PostgreSQL: throttling that holds
 // across instances and cannot be dodged with a forged X-Forwarded-For, hashes upgraded at sign-in, and
 // sessions that end everywhere when signed out, ended by an admin, or when the person changes.
 
 const PASSWORD = "correct horse battery staple";
-let instances: AppInstance[];
-let behindProxy: AppInstance;
+const started = ownInstances(3, (_urls, index): Record<string, string> => (index === 2 ? { TRUST_PROXY: "1" } : {}));
+const instances = started.slice(0, 2);
+const behindProxy = started[2];
 let world: World;
-const email = (user: string) => `${user.replace(/^usr_(\w+)_(\w+)$/, "$1-$2")}@acme.test`;
 
 beforeAll(async () => {
-  const env = { DATABASE_URL: process.env.DATABASE_URL! };
-  instances = await Promise.all([startInstance(await freePort(), env), startInstance(await freePort(), env)]);
-  behindProxy = await startInstance(await freePort(), { ...env, TRUST_PROXY: "1" });
-  world = await createWorld({ autoLimitCents: 1000 });
-  const passwordHash = await hashPassword(PASSWORD);
-  for (const id of Object.values(world.users))
-    await db.user.update({ where: { id }, data: { passwordHash, email: email(id) }, select: { id: true } });
-}, 120_000);
+  world = await createSignInWorld(PASSWORD, { autoLimitCents: 1000 });
+});
 
 // Every request here comes from 127.0.0.1: each test starts with that address's count at zero.
 beforeEach(async () => {
   await db.signInThrottle.deleteMany({ where: { key: { startsWith: "address:" } } });
-});
-
-afterAll(async () => {
-  await Promise.all([...(instances ?? []), behindProxy].map((instance) => instance?.stop()));
 });
 
 interface SignIn {
@@ -49,12 +40,7 @@ async function signIn(
   password: string,
   headers: Record<string, string> = {},
 ): Promise<SignIn> {
-  const csrf = await fetch(`${base}/api/auth/csrf`);
-  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const csrfCookie = csrf.headers
-    .getSetCookie()
-    .map((cookie) => cookie.split(";")[0])
-    .join("; ");
+  const { csrfToken, cookie: csrfCookie } = await csrfOf(base);
   const response = await fetch(`${base}/api/auth/callback/credentials`, {
     method: "POST",
     redirect: "manual",
@@ -71,16 +57,11 @@ async function signIn(
 }
 
 async function signOut(base: string, cookie: string): Promise<void> {
-  const csrf = await fetch(`${base}/api/auth/csrf`, { headers: { cookie } });
-  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const csrfCookie = csrf.headers
-    .getSetCookie()
-    .map((value) => value.split(";")[0])
-    .join("; ");
+  const { csrfToken, cookie: withCsrf } = await csrfOf(base, cookie);
   const response = await fetch(`${base}/api/auth/signout`, {
     method: "POST",
     redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie: `${cookie}; ${csrfCookie}` },
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: withCsrf },
     body: new URLSearchParams({ csrfToken, json: "true" }),
   });
   expect(response.status).toBeLessThan(400);
@@ -91,7 +72,7 @@ const opensApprovals = async (base: string, cookie: string) =>
 
 describe("sign-in throttling", () => {
   it("locks an account after three failures, across instances, answers 429 with Retry-After even to the right password, audits it, and a later success resets", async () => {
-    const who = email(world.users.supervisor);
+    const who = signInEmail(world.users.supervisor);
     const answers: SignIn[] = [];
     for (let attempt = 0; attempt < 4; attempt++) answers.push(await signIn(instances[attempt % 2].url, who, "wrong"));
     expect(answers.map((answer) => [answer.status, answer.cookie])).toEqual(Array(4).fill([401, null]));
@@ -114,7 +95,7 @@ describe("sign-in throttling", () => {
   }, 60_000);
 
   it("answers an unknown account exactly as a known one, so the page cannot tell whether it exists", async () => {
-    const known = email(world.users.admin);
+    const known = signInEmail(world.users.admin);
     const unknown = `nobody-${world.tenantId}@acme.test`;
     const statuses = async (address: string) => {
       const seen: number[] = [];
@@ -159,33 +140,27 @@ describe("password hashes", () => {
       data: { passwordHash: await bcrypt.hash(PASSWORD, 10) },
       select: { id: true },
     });
-    const first = await signIn(instances[0].url, email(id), PASSWORD);
+    const first = await signIn(instances[0].url, signInEmail(id), PASSWORD);
     expect([first.status, Boolean(first.cookie)]).toEqual([200, true]);
     const { passwordHash } = await db.user.findUniqueOrThrow({ where: { id } });
     expect(passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
-    expect((await signIn(instances[1].url, email(id), PASSWORD)).status).toBe(200);
+    expect((await signIn(instances[1].url, signInEmail(id), PASSWORD)).status).toBe(200);
   });
 });
 
 describe("sessions are rows", () => {
   it("a cookie saved before sign-out no longer opens /approvals and cannot approve, on either instance", async () => {
-    const open = await fetch(`${instances[0].url}/api/v1/conversations`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${world.keys.agent}` },
-      body: JSON.stringify({ customer_id: world.customers.ana }),
-    });
-    const conversation = ((await open.json()) as { id: string }).id;
-    const proposed = await fetch(`${instances[0].url}/api/v1/conversations/${conversation}/tool-calls`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${world.keys.agent}`, "idempotency-key": "k1" },
-      body: JSON.stringify({
-        name: "issue_refund",
-        arguments: { order_id: world.orders.o1004, amount_cents: 2500, currency: "USD", reason: "damaged" },
-      }),
-    });
-    const approvalId = ((await proposed.json()) as { approval: { id: string } }).approval.id;
+    const conversation = await conversationOver(instances[0].url, world.keys.agent, world.customers.ana);
+    const proposed = await proposeOver(
+      instances[0].url,
+      world.keys.agent,
+      conversation,
+      refund(world.orders.o1004, 2500),
+      "k1",
+    );
+    const approvalId = proposed.json.approval!.id;
 
-    const { cookie } = await signIn(instances[0].url, email(world.users.supervisor), PASSWORD);
+    const { cookie } = await signIn(instances[0].url, signInEmail(world.users.supervisor), PASSWORD);
     expect(await opensApprovals(instances[1].url, cookie!)).toBe(true);
     await signOut(instances[0].url, cookie!);
     for (const instance of instances) {

@@ -1,9 +1,11 @@
 import bcrypt from "bcryptjs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
-import { callAction, sessionCookie, startInstance, type AppInstance } from "../support/app-instances";
-import { freePort } from "../../scripts/pg-cluster";
+import { conversationOver, proposeOver } from "../support/api-over-http";
+import { callAction, sessionCookie } from "../support/app-instances";
 import { createWorld, effectSnapshot, type World } from "../support/world";
+import { refund } from "../support/calls";
+import { ownInstances } from "../support/own-instances";
 
 // Issue 23, routes 1 and 2 and the admin's loosening changes, performed as an attacker would: over HTTP against
 // the production build, with a copied session cookie (a second session of the same person) or the victim's own
@@ -12,7 +14,7 @@ import { createWorld, effectSnapshot, type World } from "../support/world";
 
 const PASSWORD = "the-right-password";
 
-let app: AppInstance;
+const [app] = ownInstances(1);
 let world: World;
 let person: { supervisor: PersonRow; admin: PersonRow };
 
@@ -24,7 +26,6 @@ interface PersonRow {
 }
 
 beforeAll(async () => {
-  app = await startInstance(await freePort(), { DATABASE_URL: process.env.DATABASE_URL! });
   world = await createWorld();
   const hash = bcrypt.hashSync(PASSWORD, 4);
   await db.user.updateMany({
@@ -38,10 +39,6 @@ beforeAll(async () => {
     supervisor: (await row(world.users.supervisor)) as PersonRow,
     admin: (await row(world.users.admin)) as PersonRow,
   };
-}, 120_000);
-
-afterAll(async () => {
-  await app?.stop();
 });
 
 /** The action's answer as the page's script reads it, from the RSC stream. */
@@ -61,24 +58,11 @@ async function proveOver(cookie: string, purpose: unknown): Promise<string> {
 
 async function pendingRefund(amount: number, order: string): Promise<string> {
   const customer = order === world.orders.o1002 ? world.customers.ben : world.customers.ana;
-  const headers = { authorization: `Bearer ${world.keys.agent}` };
-  const opened = await fetch(`${app.url}/api/v1/conversations`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ customer_id: customer }),
-  });
-  const conversation = ((await opened.json()) as { id: string }).id;
-  const proposed = await fetch(`${app.url}/api/v1/conversations/${conversation}/tool-calls`, {
-    method: "POST",
-    headers: { ...headers, "idempotency-key": `step-up-${order}-${amount}-${Date.now()}` },
-    body: JSON.stringify({
-      name: "issue_refund",
-      arguments: { order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" },
-    }),
-  });
-  const body = (await proposed.json()) as { code: string; approval?: { id: string } };
-  expect(body.code).toBe("approval.required");
-  return body.approval!.id;
+  const conversation = await conversationOver(app.url, world.keys.agent, customer);
+  const callKey = `step-up-${order}-${amount}-${Date.now()}`;
+  const proposed = await proposeOver(app.url, world.keys.agent, conversation, refund(order, amount), callKey);
+  expect(proposed.json.code).toBe("approval.required");
+  return proposed.json.approval!.id;
 }
 
 const approve = (ids: string[], cookie: string, proofId?: string) =>

@@ -1,75 +1,35 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
-import { startFakeProvider, type FakeProvider } from "@/scripts/dev/fake-provider";
-import { callAction, sessionCookie, startInstance, type AppInstance } from "../support/app-instances";
-import { freePort } from "../../scripts/pg-cluster";
+import { conversationOver, proposeOver } from "../support/api-over-http";
+import { callAction, sessionCookie } from "../support/app-instances";
+import { refund } from "../support/calls";
+import { ownProvider } from "../support/externals";
 import { expectRefundInvariants } from "../support/invariants";
+import { inTurn, ownInstances } from "../support/own-instances";
 import { createWorld } from "../support/world";
 
 // Two app instances of the production build against one PostgreSQL: every exactly-once guarantee must hold
 // across processes, not only inside one.
 
-let instances: AppInstance[] = [];
-let provider: FakeProvider;
+const provider = ownProvider();
+const instances = ownInstances(2, () => provider.env());
 
-beforeAll(async () => {
-  provider = await startFakeProvider();
-  const env = {
-    DATABASE_URL: process.env.DATABASE_URL!,
-    PAYMENT_PROVIDER_URL: provider.url,
-    PAYMENT_PROVIDER_SECRET: provider.secret,
-  };
-  instances = await Promise.all([startInstance(await freePort(), env), startInstance(await freePort(), env)]);
-}, 120_000);
-
-afterAll(async () => {
-  await Promise.all(instances.map((instance) => instance.stop()));
-  await provider?.close();
-});
-
-const pick = (index: number) => instances[index % instances.length].url;
 const stats = async () =>
   (await (await fetch(`${provider.url}/_stats`)).json()) as { totalsByOrder: Record<string, number>; refunds: number };
-
-async function open(base: string, key: string, customer: string): Promise<string> {
-  const response = await fetch(`${base}/api/v1/conversations`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}` },
-    body: JSON.stringify({ customer_id: customer }),
-  });
-  return ((await response.json()) as { id: string }).id;
-}
-
-async function propose(base: string, key: string, conversation: string, body: unknown, callKey: string) {
-  const response = await fetch(`${base}/api/v1/conversations/${conversation}/tool-calls`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "idempotency-key": callKey },
-    body: JSON.stringify(body),
-  });
-  return {
-    status: response.status,
-    json: (await response.json()) as {
-      id: string;
-      code: string;
-      kind: string;
-      replayed?: boolean;
-      approval?: { id: string };
-    },
-  };
-}
-
-const refund = (order: string, amount: number) => ({
-  name: "issue_refund",
-  arguments: { order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" },
-});
 
 describe("two app instances, one PostgreSQL", () => {
   it("100 concurrent identical proposals with one call key, spread over both instances, refund once", async () => {
     const world = await createWorld({ rateConversationPerMin: 10_000 });
-    const conversation = await open(pick(0), world.keys.agent, world.customers.ana);
+    const conversation = await conversationOver(inTurn(instances, 0), world.keys.agent, world.customers.ana);
     const responses = await Promise.all(
       Array.from({ length: 100 }, (_, index) =>
-        propose(pick(index), world.keys.agent, conversation, refund(world.orders.o1004, 2500), "one-key"),
+        proposeOver(
+          inTurn(instances, index),
+          world.keys.agent,
+          conversation,
+          refund(world.orders.o1004, 2500),
+          "one-key",
+        ),
       ),
     );
     expect(responses.every((response) => response.status === 200)).toBe(true);
@@ -82,11 +42,19 @@ describe("two app instances, one PostgreSQL", () => {
   it("50 concurrent different refunds on one order whose sum exceeds its total never refund more than the total", async () => {
     const world = await createWorld({ rateKeyPerMin: 10_000 });
     const conversations = await Promise.all(
-      Array.from({ length: 50 }, (_, index) => open(pick(index), world.keys.agent, world.customers.ana)),
+      Array.from({ length: 50 }, (_, index) =>
+        conversationOver(inTurn(instances, index), world.keys.agent, world.customers.ana),
+      ),
     );
     const responses = await Promise.all(
       conversations.map((conversation, index) =>
-        propose(pick(index), world.keys.agent, conversation, refund(world.orders.o1004, 1000), `k-${index}`),
+        proposeOver(
+          inTurn(instances, index),
+          world.keys.agent,
+          conversation,
+          refund(world.orders.o1004, 1000),
+          `k-${index}`,
+        ),
       ),
     );
     expect(responses.every((response) => response.status === 200)).toBe(true);
@@ -100,8 +68,14 @@ describe("two app instances, one PostgreSQL", () => {
 
   it("20 concurrent approvals of one request, through the real server action on both instances, execute once", async () => {
     const world = await createWorld();
-    const conversation = await open(pick(0), world.keys.agent, world.customers.ana);
-    const pending = await propose(pick(1), world.keys.agent, conversation, refund(world.orders.o1004, 8000), "held");
+    const conversation = await conversationOver(inTurn(instances, 0), world.keys.agent, world.customers.ana);
+    const pending = await proposeOver(
+      inTurn(instances, 1),
+      world.keys.agent,
+      conversation,
+      refund(world.orders.o1004, 8000),
+      "held",
+    );
     expect(pending.json.code).toBe("approval.required");
     const supervisor = await db.user.findUniqueOrThrow({ where: { id: world.users.supervisor } });
     const cookie = await sessionCookie({
@@ -113,7 +87,7 @@ describe("two app instances, one PostgreSQL", () => {
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, index) =>
         callAction(
-          pick(index),
+          inTurn(instances, index),
           "/approvals",
           "decideApprovalsAction",
           [{ ids: [pending.json.approval!.id], decision: "approve" }],

@@ -1,3 +1,4 @@
+import nodemailer from "nodemailer";
 import { afterAll, beforeAll } from "vitest";
 import { startFakeProvider, type Fault, type FakeProvider } from "@/scripts/dev/fake-provider";
 import { startSmtpSink, type SmtpSink } from "@/scripts/dev/smtp-sink";
@@ -44,3 +45,18 @@ export function ownExternals(): Externals {
   });
   return handle;
 }
+
+/** A fake payment provider of this test file's own for instances of the build; `env()` is what they need to use it. */
+export function ownProvider(): FakeProvider & { env(): Record<string, string> } {
+  const handle = {} as FakeProvider & { env(): Record<string, string> };
+  handle.env = () => ({ PAYMENT_PROVIDER_URL: handle.url, PAYMENT_PROVIDER_SECRET: handle.secret });
+  beforeAll(async () => void Object.assign(handle, await startFakeProvider()));
+  afterAll(async () => {
+    await handle.close?.();
+  });
+  return handle;
+}
+
+/** An SMTP transport to the file's own sink, as the outbox delivers through. */
+export const sinkTransport = (externals: Externals) =>
+  nodemailer.createTransport({ host: externals.sink.host, port: externals.sink.port, secure: false, ignoreTLS: true });

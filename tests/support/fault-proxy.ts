@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from "vitest";
 import net from "node:net";
 
 /**
@@ -105,4 +106,18 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * A fault proxy of this test file's own in front of its fake provider (from ownExternals), started before its tests:
+ * the app's provider address points at the proxy while they run.
+ */
+export function ownFaultProxy(externals: { provider: { url: string } }): FaultProxy {
+  const handle = {} as FaultProxy;
+  beforeAll(async () => {
+    Object.assign(handle, await startFaultProxy(externals.provider.url));
+    process.env.PAYMENT_PROVIDER_URL = handle.url;
+  });
+  afterAll(() => handle.close?.());
+  return handle;
 }

@@ -31,6 +31,18 @@ export const oauthRouteFetch = (async (input: string | URL | Request, init?: Req
   return routeFetch(input, init);
 }) as typeof fetch;
 
+/** An MCP tools/list with an OAuth access token, sent with `send` (fetch to a running instance, or oauthRouteFetch). */
+export const listToolsWith = (send: typeof fetch, base: string, conversation: string, accessToken: string) =>
+  send(`${base}/api/mcp?conversation=${conversation}`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${accessToken}`,
+      accept: "application/json, text/event-stream",
+      "content-type": "application/json",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+  });
+
 /** An OAuth client provider as an agent runtime keeps one: in memory, recording where it was sent to sign in. */
 export class MemoryProvider implements OAuthClientProvider {
   client: OAuthClientInformationMixed | undefined;

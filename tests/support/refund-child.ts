@@ -1,4 +1,4 @@
-import { findAgentConversation } from "@/lib/conversations";
+import { findAgentConversation } from "@/lib/conversations/lookup";
 import { proposeCall } from "@/lib/agent-api/propose";
 
 // Runs one refund through the real gateway in its own process, so a test can SIGKILL it mid-flight.

@@ -1,5 +1,6 @@
 import { randomBytes, randomInt } from "node:crypto";
 import { createApiKey } from "@/lib/auth/api-keys";
+import { hashPassword } from "@/lib/auth/passwords";
 import { db } from "@/lib/db";
 import type { TenantPolicy } from "@/lib/gateway/types";
 
@@ -39,7 +40,7 @@ export const NO_CEILINGS = {
 
 /**
  * A duplicate-intent guard that looks nowhere back (a window of 0 hours, below what an admin can set), for tests of
- * the other limits that refund one order again and again; tests/duplicate-intent.integration.test.ts is about it.
+ * the other limits that refund one order again and again; tests/gateway/duplicate-intent.integration.test.ts is about it.
  */
 export const NO_DUPLICATE_GUARD = { duplicateWindowHours: 0 } as const;
 
@@ -187,4 +188,50 @@ export async function effectSnapshot(world: World) {
     }),
   ]);
   return { orders, refunds, addressChanges, outbox, conversations };
+}
+
+/**
+ * `count` more delivered orders of ana's, each of `totalCents`, for tests that need many; their ids run on from
+ * `first`, by default drawn above the numbers createWorld takes its orders from.
+ */
+export async function moreOrders(
+  world: World,
+  count: number,
+  totalCents = 10_000,
+  first = randomInt(90_000_000, 99_999_000),
+): Promise<string[]> {
+  const ids = Array.from({ length: count }, (_, index) => `ord_${first + index}`);
+  await db.order.createMany({
+    data: ids.map((id) => ({
+      id,
+      tenantId: world.tenantId,
+      customerId: world.customers.ana,
+      totalCents,
+      status: "delivered",
+      currency: "USD",
+      addressLine1: "1 Elm St",
+      postalCode: "94107",
+    })),
+  });
+  return ids;
+}
+
+/** The address a user of a world made by `createSignInWorld` signs in with, readable from the user's id. */
+export const signInEmail = (user: string) => `${user.replace(/^usr_(\w+)_(\w+)$/, "$1-$2")}@acme.test`;
+
+/** A world whose every user signs in with `password` at `signInEmail(id)`. */
+export async function createSignInWorld(password: string, policy: WorldPolicy = {}): Promise<World> {
+  const world = await createWorld(policy);
+  const passwordHash = await hashPassword(password);
+  for (const id of Object.values(world.users))
+    await db.user.update({ where: { id }, data: { passwordHash, email: signInEmail(id) }, select: { id: true } });
+  return world;
+}
+
+/** One more person of the world's first tenant (a second supervisor or admin), with no password that works. */
+export async function addPerson(world: World, id: string, role: "SUPERVISOR" | "ADMIN", name: string): Promise<string> {
+  await db.user.create({
+    data: { id, tenantId: world.tenantId, email: `${id}@acme.test`, name, role, passwordHash: "unused" },
+  });
+  return id;
 }

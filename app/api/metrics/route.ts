@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import { errorResponse } from "@/lib/agent-api/http";
+import { errorResponse } from "@/lib/http";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { clientAddress } from "@/lib/security/request";

@@ -1,7 +1,5 @@
-import Link from "next/link";
 import { notFound } from "next/navigation";
-import { TimeAgo } from "@/components/ui/time-ago";
-import { approvedCentsOf, argumentWords, callSummary, formatDuration } from "@/components/ui/words";
+import { CallTimeline } from "@/components/calls/call-timeline";
 import { requireRole } from "@/lib/auth/guards";
 import { callTimeline } from "@/lib/calls/timeline";
 
@@ -12,77 +10,5 @@ export default async function CallTimelinePage({ params }: { params: Promise<{ i
   const user = await requireRole(["AGENT", "SUPERVISOR", "ADMIN"], `/calls/${id}`);
   const found = await callTimeline(user.tenantId, id);
   if (!found) notFound();
-  const { call, approval, events } = found;
-  const args = call.argsCanonical ? (JSON.parse(call.argsCanonical) as Record<string, unknown>) : {};
-  const amount = typeof args.amount_cents === "number" ? args.amount_cents : null;
-  const summary = callSummary({
-    toolName: call.toolName,
-    orderId: call.orderId,
-    impactCents: amount,
-    currency: typeof args.currency === "string" ? args.currency : null,
-    approvedCents: approvedCentsOf(approval?.approvedArgs),
-  });
-  const ownConversation = user.role === "AGENT" && user.id === call.agentId;
-  return (
-    <main>
-      <h1>Timeline: {summary}</h1>
-      <section className="card">
-        <dl className="facts">
-          <dt>Now</dt>
-          <dd>
-            <span className={`kind-${call.kind}`} data-testid="timeline-kind">
-              {call.kind.replace("_", " ")}
-            </span>{" "}
-            <code data-testid="timeline-code">{call.code}</code>
-          </dd>
-          <dt>Customer</dt>
-          <dd>{call.customerEmail ?? "—"}</dd>
-          <dt>Agent</dt>
-          <dd>{call.agentName ?? "—"}</dd>
-          <dt>Conversation</dt>
-          <dd>
-            {ownConversation ? (
-              <Link href={`/conversations/${call.conversationId}`}>{call.conversationId}</Link>
-            ) : (
-              <code>{call.conversationId}</code>
-            )}
-          </dd>
-          {argumentWords(args).map(([label, value]) => (
-            <div key={label} style={{ display: "contents" }}>
-              <dt>{label}</dt>
-              <dd>{value}</dd>
-            </div>
-          ))}
-          {approval?.decidedAt && (
-            <>
-              <dt>Decision latency</dt>
-              <dd data-testid="timeline-latency">
-                {formatDuration(approval.decidedAt.getTime() - approval.createdAt.getTime())}
-              </dd>
-            </>
-          )}
-          <dt>Call id</dt>
-          <dd>
-            <code>{call.id}</code>
-          </dd>
-        </dl>
-      </section>
-      <h2>What happened</h2>
-      <ol className="timeline" data-testid="timeline">
-        {events.map((event, index) => (
-          <li key={index} data-testid="timeline-event">
-            <TimeAgo iso={event.at.toISOString()} /> · <strong>{event.title}</strong>
-            {event.by && <span> by {event.by}</span>}
-            {event.code && (
-              <>
-                {" "}
-                <code className="muted">{event.code}</code>
-              </>
-            )}
-            {event.detail && <div className="muted detail">{event.detail}</div>}
-          </li>
-        ))}
-      </ol>
-    </main>
-  );
+  return <CallTimeline {...found} ownConversation={user.role === "AGENT" && user.id === found.call.agentId} />;
 }

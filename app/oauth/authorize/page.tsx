@@ -1,9 +1,9 @@
 import { redirect } from "next/navigation";
+import { OAuthConsent } from "@/components/oauth/consent";
 import { headers } from "next/headers";
 import { issuerFor } from "@/lib/auth/access-tokens";
 import { currentUser } from "@/lib/auth/auth";
 import { checkAuthorizationRequest, consentingAgent } from "@/lib/oauth/authorize";
-import { SCOPE_WORDS } from "@/lib/oauth/authorize-scopes";
 import { fetchMetadataDocument } from "@/lib/oauth/fetch-document";
 
 export const dynamic = "force-dynamic";
@@ -19,7 +19,6 @@ const PASSED_ON = [
   "resource",
 ] as const;
 
-/** The consent page of MCP authorization: who asks, where it returns, as whom it will act, and what it may do. */
 export default async function AuthorizePage({
   searchParams,
 }: {
@@ -39,96 +38,6 @@ export default async function AuthorizePage({
 
   const issuer = issuerFor((await headers()).get("host"));
   const checked = await checkAuthorizationRequest(params, issuer, fetchMetadataDocument);
-  if (!checked.ok) {
-    return (
-      <main>
-        <h1>This connection cannot be made</h1>
-        <p className="error" role="alert">
-          {checked.message}
-        </p>
-        {checked.redirect !== null ? (
-          <p>
-            <a href={checked.redirect}>Return to the client</a> to tell it what went wrong.
-          </p>
-        ) : (
-          <p className="muted">Start the connection again from the client, or ask its maker to fix its settings.</p>
-        )}
-      </main>
-    );
-  }
-  const { client, redirectUri, requestedScopes } = checked.request;
-  const agent = await consentingAgent(user);
-  const offered = (agent?.scopes ?? []).filter((scope) => requestedScopes.includes(scope));
-  const blocked =
-    !agent || agent.role !== "AGENT"
-      ? "Only an agent can connect a client to act as them. Sign in as the agent this client should act as."
-      : client.kind === "dcr" && !agent.dcrEnabled
-        ? "Your admin has not allowed clients that register themselves. Ask them to turn it on under Policy and keys, or use a client with a metadata document."
-        : offered.length === 0
-          ? "You hold none of the permissions this client asks for."
-          : null;
-  const returnHost = new URL(redirectUri).host || new URL(redirectUri).protocol;
-  return (
-    <main>
-      <h1>Connect {client.name} to toolgate</h1>
-      <section className="card" aria-labelledby="who">
-        <h2 id="who">Who is asking</h2>
-        <dl className="facts">
-          <dt>Client</dt>
-          <dd>{client.name}</dd>
-          <dt>{client.kind === "cimd" ? "Metadata document" : "Registration"}</dt>
-          <dd>
-            {client.kind === "cimd" ? (
-              <code>{client.id}</code>
-            ) : (
-              <>
-                Registered itself; its name is not verified <span className="small muted">({client.id})</span>
-              </>
-            )}
-          </dd>
-          <dt>Returns to</dt>
-          <dd>
-            <strong>{returnHost}</strong> <span className="small muted">{redirectUri}</span>
-          </dd>
-          <dt>Acts as</dt>
-          <dd>
-            {agent ? `${agent.name} (${agent.email})` : user.email}, agent of {agent?.tenantName ?? "your tenant"}
-          </dd>
-        </dl>
-      </section>
-      {blocked ? (
-        <p className="error" role="alert">
-          {blocked}
-        </p>
-      ) : null}
-      <form method="post" action="/api/oauth/authorize" className="card">
-        {PASSED_ON.map((name) =>
-          params[name] !== undefined ? <input key={name} type="hidden" name={name} value={params[name]} /> : null,
-        )}
-        <fieldset disabled={blocked !== null}>
-          <legend>What it may do as this agent</legend>
-          {offered.map((scope) => (
-            <div className="field" key={scope}>
-              <label>
-                <input type="checkbox" name="scope_choice" value={scope} defaultChecked /> {SCOPE_WORDS[scope]}{" "}
-                <span className="small muted">{scope}</span>
-              </label>
-            </div>
-          ))}
-          <p className="muted small">
-            Every call still goes through toolgate&apos;s checks; refunds above the limit wait for a supervisor. An
-            admin can revoke this connection at any time.
-          </p>
-        </fieldset>
-        <div className="actions">
-          <button type="submit" name="decision" value="grant" disabled={blocked !== null}>
-            Allow
-          </button>
-          <button type="submit" name="decision" value="deny" className="secondary">
-            Refuse
-          </button>
-        </div>
-      </form>
-    </main>
-  );
+  const agent = checked.ok ? await consentingAgent(user) : null;
+  return <OAuthConsent checked={checked} agent={agent} user={user} params={params} />;
 }

@@ -1,4 +1,4 @@
-import type { Outcome } from "../../gateway/outcome";
+import type { Outcome } from "../../outcome";
 
 /** One tool call found in a provider's payload, as the raw envelope text stage 2 will parse. */
 export interface AdaptedCall {

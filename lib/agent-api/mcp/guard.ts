@@ -1,5 +1,6 @@
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { env } from "../../env";
+import { PUBLIC_CORS } from "../../oauth/cors";
 
 // DNS-rebinding protection for /api/mcp: a page on a foreign site must not reach the server through a name that
 // resolves to it (its Host) nor call it from a browser (its Origin). Loopback names are always allowed; the
@@ -48,5 +49,5 @@ export const noSuchDiscovery = () =>
           "no such discovery document: see /.well-known/oauth-protected-resource/api/mcp and /.well-known/oauth-authorization-server",
       },
     },
-    { status: 404, headers: { "Cache-Control": "no-store" } },
+    { status: 404, headers: { "Cache-Control": "no-store", ...PUBLIC_CORS } },
   );

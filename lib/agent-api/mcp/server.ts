@@ -3,8 +3,8 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthenticatedAgent } from "../../auth/api-keys";
 import type { ConversationFacts, TenantPolicy } from "../../gateway/types";
-import { MODEL_STATUSES, modelProjection, type Outcome } from "../../gateway/outcome";
-import { isPlainObject, parseJsonText, type RawProposal } from "../../gateway/parse";
+import { MODEL_STATUSES, modelProjection, type Outcome } from "../../outcome";
+import { isPlainObject } from "../../gateway/parse";
 import { proposeCall } from "../propose";
 import { exposedTools, providerDefinition } from "../../tools/registry";
 import { createCallTask, registerTaskHandlers, TASK_CAPABILITIES } from "./tasks";
@@ -43,10 +43,45 @@ export const MCP_OUTPUT_SCHEMA = {
   required: ["status", "call_id"],
 } as const;
 
-interface Bound {
+export interface Bound {
   agent: AuthenticatedAgent;
   conversation: ConversationFacts;
   policy: TenantPolicy;
+}
+
+type ExposedTool = ReturnType<typeof exposedTools>[number];
+
+/** The conversation's tools as either protocol revision lists them; `extra` adds a revision's own fields. */
+export function listedTools(conversation: ConversationFacts, extra: (tool: ExposedTool) => object) {
+  return exposedTools(conversation.tools).map((tool) => ({
+    ...(providerDefinition(tool, "mcp") as { name: string; description: string; inputSchema: { type: "object" } }),
+    outputSchema: MCP_OUTPUT_SCHEMA as unknown as { type: "object" },
+    annotations: {
+      readOnlyHint: tool.effect === "read",
+      destructiveHint: tool.effect === "irreversible",
+      openWorldHint: false,
+    },
+    ...extra(tool),
+  }));
+}
+
+/** A call's key: the request's host metadata first, then the Idempotency-Key header. */
+export function callKeyOf(meta: Record<string, unknown> | undefined, headerKey: string | null): string | null {
+  const metaKey = meta?.[MCP_CALL_KEY_META];
+  return typeof metaKey === "string" ? metaKey : headerKey;
+}
+
+/** tools/call through the same gateway function as the HTTP API; null for a tool the conversation does not expose. */
+export async function proposeMcpCall(bound: Bound, name: string, args: unknown, callKey: string | null) {
+  const envelope = `{"name":${JSON.stringify(name)},"arguments":${JSON.stringify(args ?? {})}}`;
+  const call = await proposeCall({
+    conversation: bound.conversation,
+    policy: bound.policy,
+    apiKeyId: bound.agent.apiKeyId,
+    callKey,
+    raw: { bytes: new TextEncoder().encode(envelope), truncated: false },
+  });
+  return call.outcome.code === "tool.unknown" || call.outcome.code === "tool.not-available" ? null : call;
 }
 
 /** The explicit keys of one HTTP request: a header key is one call's key, so each call of a batch gets its own. */
@@ -81,37 +116,20 @@ function buildServer(bound: Bound, keys: RequestKeys, signal: AbortSignal): Serv
   );
   const tasks = { agent: bound.agent, conversation: bound.conversation, signal };
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: exposedTools(bound.conversation.tools).map((tool) => ({
-      ...(providerDefinition(tool, "mcp") as { name: string; description: string; inputSchema: { type: "object" } }),
-      outputSchema: MCP_OUTPUT_SCHEMA as unknown as { type: "object" },
-      annotations: {
-        readOnlyHint: tool.effect === "read",
-        destructiveHint: tool.effect === "irreversible",
-        openWorldHint: false,
-      },
+    tools: listedTools(bound.conversation, (tool) =>
       // Only a write can be held for approval, so only a write may run as a task; a read answers at once.
-      ...(tool.effect === "read" ? {} : { execution: { taskSupport: "optional" as const } }),
-    })),
+      tool.effect === "read" ? {} : { execution: { taskSupport: "optional" as const } },
+    ),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args, _meta: meta, task } = request.params;
     // The spec's answer to a task asked of a tool without taskSupport (-32601), before anything is proposed.
     const asked = task ? exposedTools(bound.conversation.tools).find((tool) => tool.name === name) : undefined;
     if (asked?.effect === "read") throw protocolError(ErrorCode.MethodNotFound, `${name} does not run as a task`);
-    const metaKey = meta?.[MCP_CALL_KEY_META];
     const headerKey =
       keys.header === null ? null : keys.batch ? `${keys.header}:${String(extra.requestId)}` : keys.header;
-    const envelope = `{"name":${JSON.stringify(name)},"arguments":${JSON.stringify(args ?? {})}}`;
-    const call = await proposeCall({
-      conversation: bound.conversation,
-      policy: bound.policy,
-      apiKeyId: bound.agent.apiKeyId,
-      callKey: typeof metaKey === "string" ? metaKey : headerKey,
-      raw: { bytes: new TextEncoder().encode(envelope), truncated: false },
-    });
-    if (call.outcome.code === "tool.unknown" || call.outcome.code === "tool.not-available") {
-      throw protocolError(ErrorCode.InvalidParams, `unknown tool: ${name.slice(0, 64)}`);
-    }
+    const call = await proposeMcpCall(bound, name, args, callKeyOf(meta, headerKey));
+    if (!call) throw protocolError(ErrorCode.InvalidParams, `unknown tool: ${name.slice(0, 64)}`);
     const result = mcpToolResult(call.id, call.outcome, call.replayed);
     return task ? createCallTask(tasks, call.id, result) : result;
   });
@@ -120,39 +138,22 @@ function buildServer(bound: Bound, keys: RequestKeys, signal: AbortSignal): Serv
 }
 
 /**
- * Answers one MCP HTTP request. The body is checked against the envelope limits (size, depth, duplicate
- * keys) before the SDK parses it, so duplicates inside `arguments` cannot be resolved silently.
+ * Answers one request of revisions 2025-03-26 to 2025-11-25 (an `initialize`-era request, endpoint.ts decides),
+ * whose body has already passed the envelope limits.
  */
-export async function handleMcpRequest(request: Request, bound: Bound, raw: RawProposal): Promise<Response> {
-  if (request.method === "POST") {
-    const parsed = parseJsonText(raw);
-    if (!parsed.ok) {
-      return Response.json(
-        { jsonrpc: "2.0", id: null, error: { code: ErrorCode.ParseError, message: parsed.outcome.code } },
-        { status: 400 },
-      );
-    }
-    const batch =
-      Array.isArray(parsed.value) &&
-      parsed.value.filter((message) => isPlainObject(message) && message.method === "tools/call").length > 1;
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    const server = buildServer(bound, { header: request.headers.get("idempotency-key"), batch }, request.signal);
-    await server.connect(transport);
-    try {
-      return await transport.handleRequest(request, { parsedBody: parsed.value });
-    } finally {
-      await server.close();
-    }
+export async function serveLegacy(request: Request, bound: Bound, body: unknown): Promise<Response> {
+  const batch =
+    Array.isArray(body) &&
+    body.filter((message) => isPlainObject(message) && message.method === "tools/call").length > 1;
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  const server = buildServer(bound, { header: request.headers.get("idempotency-key"), batch }, request.signal);
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, { parsedBody: body });
+  } finally {
+    await server.close();
   }
-  return Response.json(
-    {
-      jsonrpc: "2.0",
-      id: null,
-      error: { code: ErrorCode.InvalidRequest, message: "this stateless server answers POST only" },
-    },
-    { status: 405, headers: { Allow: "POST" } },
-  );
 }

@@ -14,12 +14,12 @@ import type { AuthenticatedAgent } from "../../auth/api-keys";
 import { db, transaction } from "../../db";
 import { withdrawApproval } from "../../gateway/approval";
 import { lockConversation } from "../../gateway/lock";
-import { modelProjection, outcome, type Outcome } from "../../gateway/outcome";
+import { modelProjection, outcome, type Outcome } from "../../outcome";
 import type { ConversationFacts } from "../../gateway/types";
 import { newId } from "../../ids";
 import { isWellFormedId } from "../../security/input";
-import { onDrain, shuttingDown } from "../../shutdown";
-import { MAX_WAIT_SECONDS, waitForAgentToolCall } from "../../tool-calls";
+import { onDrain, shuttingDown } from "../../instance/shutdown";
+import { MAX_WAIT_SECONDS, waitForAgentToolCall } from "../tool-calls";
 import { findCallTask, findTask, findTasksPage, insertTask, type TaskRow } from "../sql";
 
 // MCP tasks (protocol revision 2025-11-25, the SDK's experimental task API) for a stateless server. A client that
@@ -49,7 +49,7 @@ type ToolResultOf = (callId: string, outcome: Outcome, replayed: boolean) => Cal
 const protocolError = (code: number, message: string) => Object.assign(new Error(message), { code });
 const notFound = () => protocolError(ErrorCode.InvalidParams, "Failed to retrieve task: Task not found");
 /** The call's outcome; one whose approval lapsed reads as `approval.expired`, which the expiry job records for it. */
-function outcomeOf(row: TaskRow): Outcome {
+export function outcomeOf(row: TaskRow): Outcome {
   const approval = row.toolCall.approval;
   if (row.toolCall.approvalId && approval?.status === "pending" && approval.expiresAt <= new Date())
     return outcome("approval.expired");
@@ -93,17 +93,13 @@ function taskOf(row: TaskRow): Task {
 }
 
 /** One task of the bound conversation, or null. */
-async function readTask(bound: TaskBinding, taskId: string): Promise<TaskRow | null> {
+export async function readTask(bound: TaskBinding, taskId: string): Promise<TaskRow | null> {
   if (!isWellFormedId(taskId)) return null;
   return findTask(db, { tenantId: bound.agent.tenantId, id: bound.conversation.id }, taskId);
 }
 
-/** The task for a call made by a task-augmented tools/call: one per call, so a replayed call gets its task again. */
-export async function createCallTask(
-  bound: TaskBinding,
-  callId: string,
-  immediate: CallToolResult,
-): Promise<CreateTaskResult> {
+/** The call's task, stored before it is answered: one per call, so a replayed call gets its task again. */
+export async function insertCallTask(bound: TaskBinding, callId: string): Promise<TaskRow | null> {
   await insertTask(db, {
     id: newId("task"),
     tenantId: bound.agent.tenantId,
@@ -111,7 +107,16 @@ export async function createCallTask(
     toolCallId: callId,
     apiKeyId: bound.agent.apiKeyId,
   });
-  const row = await findCallTask(db, bound.conversation.id, callId);
+  return findCallTask(db, bound.conversation.id, callId);
+}
+
+/** The task for a call made by a task-augmented tools/call (revision 2025-11-25). */
+export async function createCallTask(
+  bound: TaskBinding,
+  callId: string,
+  immediate: CallToolResult,
+): Promise<CreateTaskResult> {
+  const row = await insertCallTask(bound, callId);
   if (!row) throw protocolError(ErrorCode.InternalError, "the task could not be created");
   // What a host may hand the model at once (spec 2025-11-25, Creating Tasks): the same text as a plain call's.
   const text = immediate.content.find((part) => part.type === "text")?.text;
@@ -154,27 +159,37 @@ function decodeCursor(cursor: string): { createdAt: Date; id: string } {
   return { createdAt, id };
 }
 
-/** Withdraws the approval request the task's call waits on; only while it is still pending. */
-async function cancelTask(bound: TaskBinding, taskId: string): Promise<Task> {
+/**
+ * Withdraws the approval request a task's call waits on, while it is still pending: false when the call is past
+ * withdrawal (decided, expired, or with the payment provider). A decision that wins the race stands; the caller
+ * reads the task again to see which.
+ */
+export async function withdrawTaskCall(bound: TaskBinding, row: TaskRow): Promise<boolean> {
   const startedAt = performance.now();
-  const row = await readTask(bound, taskId);
-  if (!row) throw notFound();
-  const before = taskOf(row);
-  if (terminal(before.status))
-    throw protocolError(ErrorCode.InvalidParams, `Cannot cancel task: already in terminal status '${before.status}'`);
   const approvalId = row.toolCall.approvalId;
-  if (outcomeOf(row).kind !== "pending_approval" || approvalId === null) {
-    throw protocolError(
-      ErrorCode.InvalidParams,
-      "Cannot cancel task: the call was approved and its refund went to the payment provider; it can no longer be withdrawn",
-    );
-  }
+  if (outcomeOf(row).kind !== "pending_approval" || approvalId === null) return false;
   await transaction(async (tx) => {
     // The order every writer takes its locks in: the conversation first, so a supervisor's decision and a
     // withdrawal of the same request are serialized and exactly one of them closes it.
     await lockConversation(tx, { id: bound.conversation.id });
     await withdrawApproval(tx, approvalId, performance.now() - startedAt);
   });
+  return true;
+}
+
+/** Withdraws the approval request the task's call waits on; only while it is still pending. */
+async function cancelTask(bound: TaskBinding, taskId: string): Promise<Task> {
+  const row = await readTask(bound, taskId);
+  if (!row) throw notFound();
+  const before = taskOf(row);
+  if (terminal(before.status))
+    throw protocolError(ErrorCode.InvalidParams, `Cannot cancel task: already in terminal status '${before.status}'`);
+  if (!(await withdrawTaskCall(bound, row))) {
+    throw protocolError(
+      ErrorCode.InvalidParams,
+      "Cannot cancel task: the call was approved and its refund went to the payment provider; it can no longer be withdrawn",
+    );
+  }
   const after = await readTask(bound, taskId);
   if (!after) throw notFound();
   const task = taskOf(after);

@@ -1,5 +1,6 @@
 import { issuerOf } from "@/lib/auth/access-tokens";
 import { METADATA_HEADERS, protectedResourceMetadata } from "@/lib/oauth/metadata";
+import { PUBLIC_CORS, publicPreflight } from "@/lib/oauth/cors";
 
 export const dynamic = "force-dynamic";
 
@@ -9,7 +10,9 @@ export async function GET(request: Request, { params }: { params: Promise<{ path
   if (path.join("/") !== "api/mcp")
     return Response.json(
       { error: { code: "not-found", message: "the only protected resource here is /api/mcp" } },
-      { status: 404 },
+      { status: 404, headers: PUBLIC_CORS },
     );
   return Response.json(protectedResourceMetadata(issuerOf(request)), { headers: METADATA_HEADERS });
 }
+
+export const OPTIONS = publicPreflight("GET");

@@ -1,6 +1,7 @@
 import { registerClient } from "@/lib/oauth/clients";
 import { oauthError, readJson, tokenHeaders } from "@/lib/oauth/http";
 import { clientAddress } from "@/lib/security/request";
+import { publicPreflight } from "@/lib/oauth/cors";
 
 export const dynamic = "force-dynamic";
 
@@ -12,3 +13,5 @@ export async function POST(request: Request): Promise<Response> {
   if (!result.ok) return oauthError(result.status, result.error, result.description);
   return Response.json(result.body, { status: 201, headers: tokenHeaders });
 }
+
+export const OPTIONS = publicPreflight("POST");

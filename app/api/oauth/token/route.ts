@@ -1,6 +1,7 @@
 import { issuerOf } from "@/lib/auth/access-tokens";
 import { oauthError, readForm, tokenHeaders } from "@/lib/oauth/http";
 import { exchangeToken } from "@/lib/oauth/token";
+import { publicPreflight } from "@/lib/oauth/cors";
 
 export const dynamic = "force-dynamic";
 
@@ -12,3 +13,5 @@ export async function POST(request: Request): Promise<Response> {
   if (!result.ok) return oauthError(result.status, result.error, result.description);
   return Response.json(result.body, { headers: tokenHeaders });
 }
+
+export const OPTIONS = publicPreflight("POST");

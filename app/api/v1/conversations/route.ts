@@ -1,5 +1,6 @@
-import { errorResponse, readBoundedBody, withAgent } from "@/lib/agent-api/http";
-import { openConversation, OpenConversationSchema } from "@/lib/conversations";
+import { withAgent } from "@/lib/agent-api/http";
+import { errorResponse, readBoundedBody } from "@/lib/http";
+import { openConversation, OpenConversationSchema } from "@/lib/conversations/open";
 import { db } from "@/lib/db";
 import { countConversationOpen } from "@/lib/gateway/rate";
 import { countConversationOpenLimited } from "@/lib/metrics";

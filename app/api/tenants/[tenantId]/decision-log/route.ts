@@ -1,4 +1,4 @@
-import { errorResponse } from "@/lib/agent-api/http";
+import { errorResponse } from "@/lib/http";
 import { exportDecisionLog } from "@/lib/audit/export";
 import { currentUser } from "@/lib/auth/auth";
 

@@ -1,5 +1,6 @@
-import { callBody, errorResponse, notFound, withAgent } from "@/lib/agent-api/http";
-import { MAX_WAIT_SECONDS, waitForAgentToolCall } from "@/lib/tool-calls";
+import { callBody, notFound, withAgent } from "@/lib/agent-api/http";
+import { errorResponse } from "@/lib/http";
+import { MAX_WAIT_SECONDS, waitForAgentToolCall } from "@/lib/agent-api/tool-calls";
 
 /** `?wait=N` (0..60 seconds): answer as soon as the call is decided, or after N seconds with its outcome then. */
 export async function GET(request: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {

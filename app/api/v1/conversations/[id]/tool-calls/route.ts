@@ -1,6 +1,8 @@
-import { FORMATS, type Format } from "@/lib/agent-api/adapters";
+import { MAX_ENVELOPE_BYTES } from "@/lib/gateway/parse";
+import { FORMATS, type Format } from "@/lib/agent-api/adapters/adapt";
 import { proposeBatch } from "@/lib/agent-api/batch";
-import { callResponse, errorResponse, notFound, readBoundedBody, withAgentConversation } from "@/lib/agent-api/http";
+import { callResponse, notFound, withAgentConversation } from "@/lib/agent-api/http";
+import { errorResponse, readBoundedBody } from "@/lib/http";
 import { proposeCall } from "@/lib/agent-api/propose";
 
 export async function POST(request: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
@@ -14,7 +16,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ id:
       if (!FORMATS.includes(format))
         return errorResponse(400, "format.unknown", `format must be one of ${FORMATS.join(", ")}`);
       if (!found) return notFound("conversation");
-      const raw = await readBoundedBody(request);
+      const raw = await readBoundedBody(request, MAX_ENVELOPE_BYTES);
       const callKey = request.headers.get("idempotency-key");
       const base = { ...found, apiKeyId: agent.apiKeyId };
       if (format === "toolgate") return callResponse(await proposeCall({ ...base, callKey, raw, rateCounted }));

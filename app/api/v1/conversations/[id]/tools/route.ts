@@ -1,4 +1,5 @@
-import { errorResponse, notFound, withAgentConversation } from "@/lib/agent-api/http";
+import { notFound, withAgentConversation } from "@/lib/agent-api/http";
+import { errorResponse } from "@/lib/http";
 import { DEFINITION_FORMATS, exposedTools, providerDefinition, type DefinitionFormat } from "@/lib/tools/registry";
 
 export async function GET(request: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {

@@ -1,0 +1,12 @@
+import { RulesDesk } from "@/components/admin/rules-desk";
+import { rulesOverview } from "@/lib/admin/rules";
+import { requireRole } from "@/lib/auth/guards";
+import { passkeysOf } from "@/lib/auth/passkeys";
+
+export const dynamic = "force-dynamic";
+
+export default async function AdminRulesPage() {
+  const user = await requireRole(["ADMIN"], "/admin/rules");
+  const [overview, passkeys] = await Promise.all([rulesOverview(user.tenantId), passkeysOf(user.id)]);
+  return <RulesDesk tenantName={user.tenantName} overview={overview} hasPasskey={passkeys.length > 0} />;
+}

@@ -1,0 +1,99 @@
+import { ApiKeys } from "./api-keys";
+import { Connections } from "./connections";
+import { PendingChanges } from "./pending-changes";
+import { PolicyForm } from "./policy-form";
+import { RecentChanges } from "./recent-changes";
+import { RefundPermissions } from "./refund-permissions";
+import { PeopleSessions } from "./sessions";
+import { WebhookForm } from "./webhook-form";
+import { DecisionLogExport } from "@/components/audit/decision-log-export";
+import type { agentKeys } from "@/lib/admin/agent-keys";
+import type { hasWebhook } from "@/lib/admin/webhook";
+import type { pendingChanges } from "@/lib/admin/changes";
+import type { peopleSessions } from "@/lib/admin/people";
+import type { recentAudit } from "@/lib/admin/audit-entries";
+import type { tenantPolicy } from "@/lib/admin/policy";
+import type { passkeysOf } from "@/lib/auth/passkeys";
+import type { tenantConnections } from "@/lib/oauth/connections";
+
+type Loaded<F extends (...args: never[]) => Promise<unknown>> = Awaited<ReturnType<F>>;
+
+/** Everything an admin controls, in the order they check it: what waits, the policy, who may do what, the records. */
+export function AdminDesk({
+  tenantId,
+  viewerId,
+  tenant,
+  policy,
+  agents,
+  audit,
+  people,
+  webhook,
+  passkeys,
+  oauth,
+  waiting,
+}: {
+  tenantId: string;
+  viewerId: string;
+  tenant: string;
+  policy: Loaded<typeof tenantPolicy>;
+  agents: Loaded<typeof agentKeys>;
+  audit: Loaded<typeof recentAudit>;
+  people: Loaded<typeof peopleSessions>;
+  webhook: Loaded<typeof hasWebhook>;
+  passkeys: Loaded<typeof passkeysOf>;
+  oauth: Loaded<typeof tenantConnections>;
+  waiting: Loaded<typeof pendingChanges>;
+}) {
+  const hasPasskey = passkeys.length > 0;
+  const serializableAgents = agents.map((agent) => ({
+    ...agent,
+    apiKeys: agent.apiKeys.map((key) => ({
+      ...key,
+      createdAt: key.createdAt.toISOString(),
+      revokedAt: key.revokedAt?.toISOString() ?? null,
+    })),
+  }));
+  return (
+    <main id="main">
+      <h1>Policy for {tenant}</h1>
+      <h2>Changes waiting</h2>
+      <PendingChanges changes={waiting} viewerId={viewerId} canApprove hasPasskey={hasPasskey} />
+      <PolicyForm policy={policy} hasPasskey={hasPasskey} />
+      <h2>Approval webhook</h2>
+      <WebhookForm configured={webhook} />
+      <h2>Agents&apos; refund permission</h2>
+      <RefundPermissions
+        agents={agents.map(({ id, email, name, canRefund }) => ({ id, email, name, canRefund }))}
+        hasPasskey={hasPasskey}
+      />
+      <h2>Agent API keys</h2>
+      <ApiKeys agents={serializableAgents} hasPasskey={hasPasskey} />
+      <h2>Connected clients (OAuth)</h2>
+      <Connections
+        dcrEnabled={oauth.dcrEnabled}
+        connections={oauth.connections.map((connection) => ({
+          ...connection,
+          createdAt: connection.createdAt.toISOString(),
+          lastUsedAt: connection.lastUsedAt?.toISOString() ?? null,
+          revokedAt: connection.revokedAt?.toISOString() ?? null,
+        }))}
+      />
+      <h2>People and sessions</h2>
+      <PeopleSessions
+        hasPasskey={hasPasskey}
+        people={people.map((person) => ({
+          ...person,
+          sessions: person.sessions.map((session) => ({
+            ...session,
+            createdAt: session.createdAt.toISOString(),
+            lastSeenAt: session.lastSeenAt.toISOString(),
+          })),
+        }))}
+      />
+      <h2>Decision log</h2>
+      <DecisionLogExport tenantId={tenantId} />
+      <h2>Recent changes</h2>
+      <RecentChanges audit={audit} />
+    </main>
+  );
+}

@@ -1,0 +1,52 @@
+import { Table } from "@/components/ui/table";
+import { TimeAgo } from "@/components/ui/time-ago";
+import { formatMoney } from "@/lib/money";
+import { callCount, moneyOf, reportSummary, type DifferenceReport } from "@/lib/policy-rules/replay";
+
+const WORDS = { allow: "allowed", hold: "held for a supervisor", deny: "refused", fail: "stopped (rules failed)" };
+
+/**
+ * The calls a rule set would decide differently, grouped by rule with counts and money, then one by one. `over`
+ * names the calls compared ("recorded in the last 7 days").
+ */
+export function RuleReport({ report, over, testId }: { report: DifferenceReport; over: string; testId: string }) {
+  return (
+    <div data-testid={testId}>
+      <p data-testid={`${testId}-summary`}>{reportSummary(report, over)}</p>
+      {report.byRule.length > 0 && (
+        <Table
+          columns={[
+            { label: "Rule", cell: (group) => group.rule },
+            { label: "Calls", cell: (group) => callCount(group.calls) },
+            { label: "Money", cell: (group) => moneyOf(group.cents) },
+          ]}
+          rows={report.byRule}
+          rowKey={(group) => group.rule}
+          rowProps={() => ({ "data-testid": `${testId}-rule` })}
+        />
+      )}
+      {report.differences.length > 0 && (
+        <Table
+          columns={[
+            { label: "When", cell: (difference) => <TimeAgo iso={difference.at} /> },
+            {
+              label: "Call",
+              cell: (difference) => (
+                <>
+                  {difference.tool} <code className="muted">{difference.callId}</code>
+                </>
+              ),
+            },
+            { label: "Amount", cell: (difference) => formatMoney(difference.amountCents, difference.currency) },
+            { label: "Was", cell: (difference) => WORDS[difference.was] },
+            { label: "Would be", cell: (difference) => WORDS[difference.would] },
+            { label: "Because of", cell: (difference) => difference.rules.join(", ") || "the numbers" },
+          ]}
+          rows={report.differences}
+          rowKey={(difference) => difference.callId}
+          rowProps={(difference) => ({ "data-testid": `${testId}-call`, "data-call-id": difference.callId })}
+        />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,100 @@
+import Link from "next/link";
+import { ApprovalQueue } from "./approval-queue";
+import { QueueFilterForm } from "./queue-filters";
+import { QueueLive } from "./queue-live";
+import { PendingChanges } from "@/components/admin/pending-changes";
+import { Investigations } from "@/components/payments/investigations";
+import type { pendingChanges } from "@/lib/admin/changes";
+import type { CardFacts, queueChoices } from "@/lib/approvals/desk/cards";
+import type { DeskPolicy } from "@/lib/approvals/sql";
+import type { QueueFilters } from "@/lib/approvals/desk/filters";
+import type { QueueItem } from "@/lib/approvals/desk/queue";
+import type { reconcileHealth, refundsToInvestigate } from "@/lib/payments/reconcile";
+
+/**
+ * The supervisor's desk: admin changes to cancel, refunds to investigate, then the pending requests with their
+ * filters, live refresh and pages. `firstPage` and `nextPage` are the pager's query strings, null where there is none.
+ */
+export function ApprovalDesk({
+  me,
+  stamp,
+  items,
+  facts,
+  filters,
+  choices,
+  policy,
+  hasPasskey,
+  investigations,
+  health,
+  adminChanges,
+  firstPage,
+  nextPage,
+}: {
+  me: { id: string; email: string };
+  stamp: string;
+  items: QueueItem[];
+  facts: Record<string, CardFacts>;
+  filters: QueueFilters;
+  choices: Awaited<ReturnType<typeof queueChoices>>;
+  policy: DeskPolicy;
+  hasPasskey: boolean;
+  investigations: Awaited<ReturnType<typeof refundsToInvestigate>>;
+  health: Awaited<ReturnType<typeof reconcileHealth>>;
+  adminChanges: Awaited<ReturnType<typeof pendingChanges>>;
+  firstPage: string | null;
+  nextPage: string | null;
+}) {
+  const cards = items.map((item) => ({
+    ...item,
+    createdAt: item.createdAt.toISOString(),
+    expiresAt: item.expiresAt.toISOString(),
+    facts: facts[item.id],
+  }));
+  return (
+    <main id="main">
+      {adminChanges.length > 0 && (
+        <section aria-labelledby="admin-changes">
+          <h2 id="admin-changes">Admin changes waiting: cancel any you did not expect</h2>
+          <PendingChanges changes={adminChanges} viewerId={me.id} canApprove={false} hasPasskey={hasPasskey} />
+        </section>
+      )}
+      <Investigations
+        hasPasskey={hasPasskey}
+        items={investigations.map((item) => ({ ...item, createdAt: item.createdAt.toISOString() }))}
+        health={
+          health && {
+            ...health,
+            checkedAt: health.checkedAt.toISOString(),
+            lastOkAt: health.lastOkAt?.toISOString() ?? null,
+          }
+        }
+      />
+      <div className="title-row">
+        <h1>Pending approvals</h1>
+        <QueueLive shownStamp={stamp} />
+      </div>
+      <p className="muted">
+        Each approval covers exactly the call shown and is re-checked against current data when you approve.
+      </p>
+      <QueueFilterForm filters={filters} agents={choices.agents} tools={choices.tools} />
+      <ApprovalQueue
+        items={cards}
+        policy={policy}
+        me={me.email}
+        hasPasskey={hasPasskey}
+        filtered={[
+          filters.agentId,
+          filters.tool,
+          filters.minCents,
+          filters.maxCents,
+          filters.olderThanMinutes,
+          filters.search,
+        ].some((value) => value !== undefined)}
+      />
+      <p className="pager">
+        {firstPage !== null && <Link href={`/approvals?${firstPage}`}>← First page</Link>}{" "}
+        {nextPage !== null && <Link href={`/approvals?${nextPage}`}>Next page →</Link>}
+      </p>
+    </main>
+  );
+}

@@ -1,0 +1,101 @@
+import Link from "next/link";
+import { LinkDecisionForm } from "./link-decision-form";
+import { TimeAgo } from "@/components/ui/time-ago";
+import { argumentWords, callSummary } from "@/components/ui/words";
+import type { LinkView } from "@/lib/approvals/email-links/open";
+import { outcomeTitle } from "@/lib/calls/words";
+import { formatMoney } from "@/lib/money";
+
+const STATUS_WORDS: Record<string, string> = {
+  approved: "approved",
+  denied: "denied",
+  failed: "stopped by its re-check",
+  expired: "expired",
+  withdrawn: "withdrawn by the agent",
+};
+
+/** The page an emailed approval link opens: the request in words, and approve or deny while it can still be decided. */
+export function LinkRequest({ token, view }: { token: string; view: LinkView }) {
+  if (!view.ok) {
+    return (
+      <main id="main">
+        <h1>Approval request</h1>
+        <p className="notice" role="alert" data-testid="link-problem">
+          {view.message}
+        </p>
+        <p>
+          <Link href="/approvals">Go to Approvals</Link>
+        </p>
+      </main>
+    );
+  }
+  const { request } = view;
+  const summary = callSummary({ ...request, currency: request.currency });
+  const customer = request.customerEmail ?? "the customer";
+  return (
+    <main id="main">
+      <h1 data-testid="link-title">{summary.charAt(0).toUpperCase() + summary.slice(1)}</h1>
+      <section className="card">
+        <dl className="facts">
+          <dt>Customer</dt>
+          <dd>{customer}</dd>
+          <dt>Order</dt>
+          <dd data-testid="link-order">
+            {request.orderId}: {request.orderStatus}, total {formatMoney(request.orderTotalCents, request.currency)},
+            refunded {formatMoney(request.orderRefundedCents, request.currency)}
+          </dd>
+          {argumentWords(request.arguments)
+            .filter(([label]) => label !== "Order")
+            .map(([label, value]) => (
+              <div key={label} style={{ display: "contents" }}>
+                <dt>{label}</dt>
+                <dd>{value}</dd>
+              </div>
+            ))}
+          <dt>Requested by</dt>
+          <dd>
+            {request.requestedBy} <TimeAgo iso={request.createdAt.toISOString()} /> ·{" "}
+            <Link href={`/calls/${request.originCallId}`}>timeline of the call</Link>
+          </dd>
+          {request.status === "pending" && (
+            <>
+              <dt>Expires</dt>
+              <dd>
+                <TimeAgo iso={request.expiresAt.toISOString()} />
+              </dd>
+            </>
+          )}
+        </dl>
+      </section>
+      <LinkDecisionForm
+        token={token}
+        summary={summary}
+        customer={customer}
+        open={view.usable}
+        approval={{ id: request.id, cents: request.approvingCents }}
+      />
+      {request.status !== "pending" ? (
+        <p className="notice" data-testid="link-status">
+          Already {STATUS_WORDS[request.status] ?? request.status}
+          {request.decidedBy ? ` by ${request.decidedBy}` : ""}
+          {request.decidedAt ? (
+            <>
+              {" "}
+              <TimeAgo iso={request.decidedAt.toISOString()} />
+            </>
+          ) : null}
+          {request.resultCode ? `: ${(outcomeTitle(request.resultCode) ?? request.resultCode).toLowerCase()}` : ""}.
+          Nothing more can be decided here.
+        </p>
+      ) : view.message ? (
+        <p className="notice" role="alert" data-testid="link-problem">
+          {view.message}
+        </p>
+      ) : !view.usable ? (
+        <p className="notice" data-testid="link-problem">
+          This request has expired; nothing can be decided.
+        </p>
+      ) : null}
+    </main>
+  );
+}

@@ -1,0 +1,83 @@
+"use client";
+
+import { signIn } from "next-auth/react";
+import { useRouter } from "next/navigation";
+import { useState, useSyncExternalStore } from "react";
+import { absoluteTime, relativeTime } from "@/components/ui/time-words";
+
+/** What the person may do next; it never says whether the account exists. */
+function failureMessage(error: string | null): string {
+  const throttled = /^throttled:(\d+)$/.exec(error ?? "");
+  if (!throttled)
+    return "Wrong email or password. Check both and try again; after a few wrong tries, sign-in pauses briefly.";
+  const seconds = Number(throttled[1]);
+  const now = Date.now();
+  const at = new Date(now + seconds * 1000).toISOString();
+  return `Too many sign-in attempts. Try again ${relativeTime(at, now)} (after ${absoluteTime(at)}).`;
+}
+
+export function LoginForm({ returnTo }: { returnTo: string }) {
+  const router = useRouter();
+  const [error, setError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+  // The form signs in through script: until the page is hydrated a press of the button would do nothing, so it waits.
+  const hydrated = useSyncExternalStore(
+    () => () => {},
+    () => true,
+    () => false,
+  );
+
+  async function submit(form: FormData) {
+    setPending(true);
+    setError(null);
+    const result = await signIn("credentials", {
+      email: String(form.get("email") ?? ""),
+      password: String(form.get("password") ?? ""),
+      redirect: false,
+    });
+    setPending(false);
+    if (!result || result.error) {
+      setError(failureMessage(result?.error ?? null));
+      return;
+    }
+    router.push(returnTo);
+    router.refresh();
+  }
+
+  return (
+    // Submitted by script, not as a form action: an action resets the fields when it ends, which would empty the
+    // email after a wrong password (and could race a quick retyping). POST, so no password ever lands in a URL.
+    <form
+      method="post"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void submit(new FormData(event.currentTarget));
+      }}
+      className="card"
+      style={{ maxWidth: 360 }}
+    >
+      <p>
+        <label>
+          Email
+          <br />
+          <input name="email" type="email" autoComplete="username" required style={{ width: "100%" }} />
+        </label>
+      </p>
+      <p>
+        <label>
+          Password
+          <br />
+          <input name="password" type="password" autoComplete="current-password" required style={{ width: "100%" }} />
+        </label>
+      </p>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      <button className="primary" type="submit" disabled={pending || !hydrated}>
+        {pending ? "Signing in…" : "Sign in"}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,88 @@
+import Link from "next/link";
+import { LiveRefresh } from "./live-refresh";
+import { ProposalConsole } from "./proposal-console";
+import { Table } from "@/components/ui/table";
+import { TimeAgo } from "@/components/ui/time-ago";
+import { approvedCentsOf, callSummary, count, toolWords } from "@/components/ui/words";
+import { outcomeTitle } from "@/lib/calls/words";
+import type { conversationCalls } from "@/lib/conversations/console";
+import { formatMoney } from "@/lib/money";
+import type { Outcome } from "@/lib/outcome";
+
+type Found = NonNullable<Awaited<ReturnType<typeof conversationCalls>>>;
+
+function amountOf(argsCanonical: string | null): { impactCents: number | null; currency: string | null } {
+  const args = argsCanonical ? (JSON.parse(argsCanonical) as Record<string, unknown>) : {};
+  return {
+    impactCents: typeof args.amount_cents === "number" ? args.amount_cents : null,
+    currency: typeof args.currency === "string" ? args.currency : null,
+  };
+}
+
+/** One conversation as its agent sees it: the customer, what it has spent, every call and its outcome, and the console. */
+export function ConversationCalls({ conversation, calls }: Found) {
+  const currency = calls.map((call) => amountOf(call.argsCanonical).currency).find(Boolean) ?? "USD";
+  return (
+    <main id="main">
+      <h1>
+        Conversation with {conversation.customer.email} <LiveRefresh conversationId={conversation.id} />
+      </h1>
+      <p className="muted">
+        {conversation.orderId ? `Bound to ${conversation.orderId} · ` : ""}
+        {count(conversation.writesMade, "write")} · {formatMoney(conversation.irreversibleCents, currency)} of
+        irreversible impact so far · may use {conversation.tools.map(toolWords).join(", ")} · opened{" "}
+        <TimeAgo iso={conversation.createdAt.toISOString()} /> · <code>{conversation.id}</code>
+      </p>
+      {calls.length === 0 ? (
+        <p className="muted" data-testid="calls-empty">
+          No calls yet. Calls your agent runtime proposes, and those you propose below, appear here as they happen.
+        </p>
+      ) : (
+        <Table
+          testId="calls"
+          rows={calls}
+          rowKey={(call) => call.id}
+          rowProps={(call) => ({ "data-testid": "call-row", "data-call-id": call.id })}
+          columns={[
+            {
+              label: "Call",
+              cell: (call) => (
+                <Link href={`/calls/${call.id}`} data-testid="call-timeline">
+                  {callSummary({
+                    toolName: call.toolName,
+                    orderId: call.orderId,
+                    ...amountOf(call.argsCanonical),
+                    approvedCents: approvedCentsOf(call.approval?.approvedArgs),
+                  })}
+                </Link>
+              ),
+            },
+            {
+              label: "Outcome",
+              cell: (call) => {
+                const outcome = call.outcome as unknown as Outcome;
+                return (
+                  <>
+                    {outcomeTitle(call.code) && <div>{outcomeTitle(call.code)}</div>}
+                    <span className={`kind-${call.kind}`} data-testid="call-kind">
+                      {call.kind.replace("_", " ")}
+                    </span>{" "}
+                    <code data-testid="call-code">{call.code}</code>
+                    {outcome.reason && (
+                      <div className="muted" data-testid="call-reason">
+                        Why: {outcome.reason}
+                      </div>
+                    )}
+                  </>
+                );
+              },
+            },
+            { label: "Proposed", cell: (call) => <TimeAgo iso={call.createdAt.toISOString()} /> },
+            { label: "Last change", cell: (call) => <TimeAgo iso={call.updatedAt.toISOString()} /> },
+          ]}
+        />
+      )}
+      <ProposalConsole conversationId={conversation.id} />
+    </main>
+  );
+}

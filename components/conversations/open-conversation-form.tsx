@@ -1,0 +1,131 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useEffect, useId, useState, useTransition } from "react";
+import { openConversationAction, searchCustomersAction } from "@/lib/conversations/actions";
+import type { CustomerChoice } from "@/lib/conversations/console";
+import { formatMoney } from "@/lib/money";
+
+/**
+ * Find a customer by email (or id), pick one, optionally bind one of their orders, open the conversation. The page
+ * renders the first customers (an empty search); typing asks the server for more.
+ */
+export function OpenConversationForm({ firstCustomers }: { firstCustomers: CustomerChoice[] }) {
+  const router = useRouter();
+  const id = useId();
+  const [query, setQuery] = useState("");
+  const [found, setFound] = useState<{ query: string; choices: CustomerChoice[] } | null>(null);
+  // While a search is on its way the last answer stays (it names the query it answers); "Searching…" only before any.
+  const shown = query.trim() === "" ? { query: "", choices: firstCustomers } : found;
+  const choices = shown?.choices ?? null;
+  const [customer, setCustomer] = useState<CustomerChoice | null>(null);
+  const [order, setOrder] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [pending, startTransition] = useTransition();
+
+  useEffect(() => {
+    if (query.trim() === "") return;
+    let current = true;
+    const timer = setTimeout(async () => {
+      const response = await searchCustomersAction({ query });
+      if (!current) return;
+      if (response.ok) setFound({ query, choices: response.data });
+      else setError(response.message);
+    }, 200);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [query]);
+
+  function submit() {
+    if (!customer) return;
+    startTransition(async () => {
+      setError(null);
+      const response = await openConversationAction({
+        customer_id: customer.id,
+        ...(order ? { order_id: order } : {}),
+      });
+      if (!response.ok) {
+        setError(response.message);
+        return;
+      }
+      router.push(`/conversations/${response.data.id}`);
+    });
+  }
+
+  return (
+    <section className="card" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`} style={{ marginTop: 0 }}>
+        Open a conversation
+      </h2>
+      <p>
+        <label>
+          Find a customer
+          <br />
+          <input
+            type="search"
+            className="wide"
+            placeholder="email or customer id"
+            value={query}
+            onChange={(event) => setQuery(event.target.value)}
+            aria-controls={`${id}-choices`}
+          />
+        </label>
+      </p>
+      <fieldset id={`${id}-choices`} className="choices" aria-live="polite">
+        <legend>Customer</legend>
+        {choices === null ? (
+          <p className="muted">Searching…</p>
+        ) : choices.length === 0 ? (
+          <p className="muted">No customer matches “{shown?.query}”. Try part of their email.</p>
+        ) : (
+          choices.map((choice) => (
+            <label key={choice.id} className="choice">
+              <input
+                type="radio"
+                name={`${id}-customer`}
+                value={choice.id}
+                checked={customer?.id === choice.id}
+                onChange={() => {
+                  setCustomer(choice);
+                  setOrder("");
+                }}
+              />{" "}
+              {choice.email}{" "}
+              <span className="muted">
+                · {choice.orders.length === 1 ? "1 order" : `${choice.orders.length} orders`}
+              </span>
+            </label>
+          ))
+        )}
+      </fieldset>
+      {customer && (
+        <p>
+          <label>
+            Bind to an order (optional)
+            <br />
+            <select value={order} onChange={(event) => setOrder(event.target.value)} className="wide">
+              <option value="">any of {customer.email}&apos;s orders</option>
+              {customer.orders.map((choice) => (
+                <option key={choice.id} value={choice.id}>
+                  {choice.id}: {choice.status}, {formatMoney(choice.totalCents, choice.currency)}
+                </option>
+              ))}
+            </select>
+          </label>
+        </p>
+      )}
+      <div className="actions">
+        <button type="button" className="primary" disabled={pending || !customer} onClick={submit}>
+          {customer ? `Open conversation with ${customer.email}` : "Open conversation"}
+        </button>
+      </div>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,62 @@
+"use client";
+
+import { useState, useTransition } from "react";
+import { proposeAction } from "@/lib/agent-api/actions";
+
+const EXAMPLE = '{"name":"get_order","arguments":{"order_id":"ord_1001"}}';
+
+export function ProposalConsole({ conversationId }: { conversationId: string }) {
+  const [envelope, setEnvelope] = useState(EXAMPLE);
+  const [callKey, setCallKey] = useState("");
+  const [answer, setAnswer] = useState<string | null>(null);
+  const [pending, startTransition] = useTransition();
+
+  function submit() {
+    startTransition(async () => {
+      const response = await proposeAction({ conversationId, envelope, callKey });
+      setAnswer(
+        JSON.stringify(response.ok ? response.data : { error: response.code, message: response.message }, null, 2),
+      );
+    });
+  }
+
+  return (
+    <div className="card">
+      <h2 style={{ marginTop: 0 }}>Propose a tool call</h2>
+      <p className="muted">
+        The raw envelope goes through the same sequence as the agent API. A write may carry a call key: send the same
+        key again and you get the first answer back, never a second effect.
+      </p>
+      <textarea
+        aria-label="envelope"
+        value={envelope}
+        onChange={(event) => setEnvelope(event.target.value)}
+        rows={5}
+        style={{ width: "100%", fontFamily: "ui-monospace, monospace" }}
+      />
+      <p>
+        <input
+          aria-label="call key"
+          placeholder="Idempotency-Key (for writes)"
+          style={{ width: "min(100%, 22rem)" }}
+          value={callKey}
+          onChange={(event) => setCallKey(event.target.value)}
+        />{" "}
+        <button type="button" className="primary" disabled={pending} onClick={submit}>
+          {pending ? "Sending…" : "Propose"}
+        </button>
+      </p>
+      {answer && (
+        <>
+          <p className="muted">
+            The answer an agent would have got when it proposed; the call&apos;s row below follows what happens next (an
+            approval, a denial, the provider&apos;s answer).
+          </p>
+          <pre data-testid="console-answer" style={{ whiteSpace: "pre-wrap" }}>
+            {answer}
+          </pre>
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,27 @@
+import { isLegacyRequest } from "@modelcontextprotocol/server";
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { parseJsonText, type RawProposal } from "../../gateway/parse";
+import { HEADER_MISMATCH, headerMismatch } from "./headers";
+import { serveModern } from "./modern";
+import { serveLegacy, type Bound } from "./server";
+
+// One endpoint, two protocol eras (decision 020). A request whose body carries the 2026-07-28 `_meta` envelope
+// (a protocol version in `params._meta`) is served by the modern handler, statelessly; anything else (initialize,
+// and every request of a 2025 client) by the 2025-11-25 server as before. The SDK's own predicate decides, so the
+// split is the one its client expects. Both see the body only after the envelope limits (size, depth, duplicate
+// keys) passed.
+
+const rpcError = (status: number, code: number, message: string, headers?: HeadersInit) =>
+  Response.json({ jsonrpc: "2.0", id: null, error: { code, message } }, { status, headers });
+
+/** Answers one MCP HTTP request for the bound agent and conversation. */
+export async function handleMcpRequest(request: Request, bound: Bound, raw: RawProposal): Promise<Response> {
+  if (request.method !== "POST")
+    return rpcError(405, ErrorCode.InvalidRequest, "this stateless server answers POST only", { Allow: "POST" });
+  const parsed = parseJsonText(raw);
+  if (!parsed.ok) return rpcError(400, ErrorCode.ParseError, parsed.outcome.code);
+  if (!(await isLegacyRequest(request, parsed.value))) return serveModern(request, bound, parsed.value);
+  const mismatch = headerMismatch(request.headers, parsed.value);
+  if (mismatch) return rpcError(400, HEADER_MISMATCH, mismatch);
+  return serveLegacy(request, bound, parsed.value);
+}

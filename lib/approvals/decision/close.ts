@@ -1,0 +1,34 @@
+import type { StepUpMethod } from "../../auth/step-up";
+import type { Tx } from "../../db";
+import { recordLaterOutcome } from "../../gateway/record";
+import { observeApprovalDecision } from "../../metrics";
+import type { Outcome } from "../../outcome";
+import type { PendingDecision } from "./lock";
+import { markDecided } from "./sql";
+
+/** Consumes the request and moves every call waiting on it to the final outcome, each with a decision-log row. */
+export async function closeRequest(
+  tx: Tx,
+  pending: PendingDecision,
+  status: "approved" | "denied" | "failed",
+  final: Outcome,
+  note: string | null,
+  detail: Record<string, unknown>,
+  approval: { approved: Record<string, unknown>; stepUp: StepUpMethod | null } | null = null,
+): Promise<void> {
+  const { request, approver, startedAt } = pending;
+  const createdAt = await markDecided(tx, request.id, {
+    status,
+    deciderId: approver.userId,
+    note,
+    resultCode: final.code,
+    approval,
+  });
+  await recordLaterOutcome(tx, {
+    callId: null,
+    approvalId: request.id,
+    outcome: final,
+    decision: { actorId: approver.userId, latencyMs: performance.now() - startedAt, detail },
+  });
+  observeApprovalDecision(status, createdAt);
+}

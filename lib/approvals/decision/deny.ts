@@ -1,0 +1,35 @@
+import type { Tx } from "../../db";
+import { outcome } from "../../outcome";
+import { closeRequest } from "./close";
+import { decideLocked, type PendingDecision } from "./lock";
+import type { Approver, DecisionResult } from "./types";
+
+/** Denies one pending request with the reason the agent will read; every call waiting on it becomes approval.denied. */
+export async function denyRequest(
+  approver: Approver,
+  approvalId: string,
+  reason: string | null,
+): Promise<DecisionResult> {
+  return decideLocked(approver, approvalId, "deny", (tx, pending) => deny(tx, pending, reason));
+}
+
+async function deny(tx: Tx, pending: PendingDecision, note: string | null): Promise<DecisionResult> {
+  // The reason as the model reads it: a note of nothing but spaces or invisible characters is no reason.
+  const reason = noteForModel(note ?? "");
+  if (!reason) return pending.refuse("approval.reason-required", "say why it is denied: the agent reads the reason");
+  const denied = outcome("approval.denied", { reason });
+  await closeRequest(tx, pending, "denied", denied, note, { reason: note });
+  return { ok: true, approvalId: pending.request.id, status: "denied", outcome: denied };
+}
+
+export const MODEL_NOTE_MAX = 280;
+
+/** A supervisor's deny note as the model may read it: one line of plain text, at most MODEL_NOTE_MAX characters. */
+function noteForModel(note: string): string {
+  const plain = note
+    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  const characters = Array.from(plain);
+  return characters.length <= MODEL_NOTE_MAX ? plain : `${characters.slice(0, MODEL_NOTE_MAX - 1).join("")}…`;
+}

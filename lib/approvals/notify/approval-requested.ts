@@ -1,0 +1,81 @@
+import type { Db } from "../../db";
+import { queueMessages, type QueuedMessage } from "../../outbox";
+import { formatMoney } from "../../money";
+import type { ApprovalPreview } from "../../gateway/approval";
+import { createApprovalLinks } from "../email-links/create";
+import { heldText, requestPhrase } from "../words";
+import { findRequestAudience } from "./sql";
+
+/** "3 Dec 2026, 15:20 UTC": a time a person reads in a mail, where nothing converts it for them. */
+const utcWords = (at: Date) =>
+  `${new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }).format(at)} UTC`;
+
+/**
+ * Tells the tenant's supervisors that a request is waiting, through the outbox in the same transaction that
+ * opened it: an email to each, and the tenant's webhook when one is configured. The text is built from the
+ * host's preview (tool, amount, order, expiry), never from anything the model wrote. Each email carries that
+ * supervisor's own single-use link to the request (lib/approvals/email-links/).
+ */
+export async function notifyApprovalRequested(
+  client: Db,
+  approval: { id: string; tenantId: string; expiresAt: Date; preview: ApprovalPreview },
+): Promise<void> {
+  const { preview } = approval;
+  const amount = formatMoney(preview.impact.amount_cents, preview.impact.currency);
+  const tenant = await findRequestAudience(client, approval.tenantId, preview.customer_id);
+  if (!tenant) throw new Error(`tenant ${approval.tenantId} vanished during a call`);
+  const what = requestPhrase({
+    toolName: preview.tool,
+    orderId: preview.order.order_id,
+    amountCents: preview.impact.amount_cents,
+    currency: preview.impact.currency,
+  });
+  const subject = `Approval needed: ${what}`;
+  const links = await createApprovalLinks(
+    client,
+    approval,
+    tenant.supervisors.map((supervisor) => supervisor.id),
+  );
+  const body = (link: string) =>
+    [
+      `An agent's call waits for your approval: ${what}${tenant.customerEmail ? ` for ${tenant.customerEmail}` : ""}.`,
+      ``,
+      ...preview.held.map((reason) => `Held because ${heldText(reason, preview.impact.currency)}.`),
+      `Amount: ${amount}`,
+      `Order: ${preview.order.order_id}, ${preview.order.status}, ${formatMoney(preview.order.refundable_cents, preview.order.currency)} still refundable`,
+      `Decide before: ${utcWords(approval.expiresAt)} (${approval.expiresAt.toISOString()})`,
+      `Request: ${approval.id}`,
+      ``,
+      `Review and decide (sign-in required; this link works once, until the request expires):`,
+      link,
+      ``,
+      `Or open toolgate under Approvals.`,
+    ].join("\n");
+  const messages: QueuedMessage[] = tenant.supervisors.map((supervisor) => ({
+    kind: "approval_email",
+    recipient: supervisor.email,
+    subject,
+    body: body(links.get(supervisor.id) ?? ""),
+  }));
+  if (tenant.webhookUrl) {
+    messages.push({
+      kind: "webhook",
+      recipient: tenant.webhookUrl,
+      subject: "approval.requested",
+      body: JSON.stringify({
+        type: "approval.requested",
+        approval_id: approval.id,
+        tool: preview.tool,
+        order_id: preview.order.order_id,
+        amount_cents: preview.impact.amount_cents,
+        currency: preview.impact.currency,
+        expires_at: approval.expiresAt.toISOString(),
+      }),
+    });
+  }
+  await queueMessages(
+    client,
+    { tenantId: approval.tenantId, orderId: preview.order.order_id, toolCallId: null },
+    messages,
+  );
+}

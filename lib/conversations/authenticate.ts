@@ -1,0 +1,42 @@
+import { bearerOf, type AuthenticatedAgent } from "../auth/api-keys";
+import { db } from "../db";
+import type { RateCount } from "../gateway/types";
+import { isWellFormedId } from "../security/input";
+import { toFound, type FoundConversation } from "./lookup";
+import { findKeyAndConversation } from "./sql";
+
+/**
+ * The bearer key's agent and, in the same statement, that agent's conversation with its policy: the one lookup
+ * every conversation route of the agent API makes. Null for a key that does not authenticate (see
+ * `authenticateApiKey`); `found` is null when the conversation is missing or another agent's. With
+ * `countCall`, the same statement also counts one call of this key in this conversation for the rate stage
+ * (`rateCounted`, for `proposeCall`), only when both were found.
+ */
+export async function authenticateForConversation(
+  authorization: string | null,
+  conversationId: string,
+  options: { countCall?: boolean; tokenIssuer?: string } = {},
+): Promise<{ agent: AuthenticatedAgent; found: FoundConversation | null; rateCounted?: RateCount[] } | null> {
+  const bearer = await bearerOf(authorization, options.tokenIssuer ?? null);
+  if (bearer === null) return null;
+  // A malformed id names no conversation; the key is still checked, so the answer is 404, never a database error.
+  if (!isWellFormedId(conversationId)) conversationId = "";
+  // Every conversation column is null when the conversation is not this agent's.
+  const row = await findKeyAndConversation(db, bearer.credential, conversationId, options);
+  if (!row) return null;
+  const { apiKeyId, userId, keyTenantId, rateCounted, ...conversation } = row;
+  const agent: AuthenticatedAgent = {
+    apiKeyId,
+    userId,
+    tenantId: keyTenantId,
+    ...(bearer.connection ? { connection: bearer.connection } : {}),
+  };
+  if (conversation.id === null) return { agent, found: null };
+  const found = toFound(conversation);
+  // A connection holds at most the scopes its grant named: it narrows the conversation's, never widens them.
+  if (bearer.connection) {
+    const granted = bearer.connection.scopes;
+    found.conversation.scopes = found.conversation.scopes.filter((scope) => granted.includes(scope));
+  }
+  return { agent, found, ...(rateCounted ? { rateCounted } : {}) };
+}

@@ -1,0 +1,35 @@
+import { db } from "../db";
+import { isWellFormedId } from "../security/input";
+import {
+  findAgentConversationDetail,
+  findAgentConversations,
+  findConversationCalls,
+  findCustomers,
+  type ConversationListItem,
+  type CustomerChoice,
+} from "./sql";
+
+export type { ConversationListItem, CustomerChoice } from "./sql";
+
+/** The agent's conversations, most recently active first, with the customer, open approvals and call counts. */
+export async function listAgentConversations(agent: {
+  userId: string;
+  tenantId: string;
+}): Promise<ConversationListItem[]> {
+  return findAgentConversations(db, agent);
+}
+
+/** Customers of the agent's tenant for the picker: by the start of the email (or any part of it) or the exact id. */
+export async function searchCustomers(tenantId: string, query: string): Promise<CustomerChoice[]> {
+  const q = query.trim().toLowerCase().slice(0, 100);
+  const escaped = q.replace(/[\\%_]/g, (char) => `\\${char}`);
+  return findCustomers(db, tenantId, q, escaped);
+}
+
+export async function conversationCalls(agent: { userId: string; tenantId: string }, conversationId: string) {
+  if (!isWellFormedId(conversationId)) return null;
+  const conversation = await findAgentConversationDetail(db, agent, conversationId);
+  if (!conversation) return null;
+  const calls = await findConversationCalls(db, conversationId);
+  return { conversation, calls };
+}

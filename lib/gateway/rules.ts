@@ -1,0 +1,105 @@
+import type { Db } from "../db";
+import { outcome, type Outcome } from "../outcome";
+import { compileRules, evaluateRules, knownRules, type RuleVerdict } from "../policy-rules/evaluate";
+import type { RuleFacts } from "../policy-rules/schema";
+import type { OrderFacts, ToolDefinition } from "../tools/types";
+import { findRuleFacts, findRuleSetText } from "./sql";
+import type { ConversationFacts, TenantPolicy } from "./types";
+
+/** The tenant's rules on one call: the facts they read, the live verdict (enforced) and the shadow one (recorded). */
+export interface RulesCheck {
+  facts: RuleFacts;
+  live: RuleVerdict;
+  shadow: RuleVerdict | null;
+  liveId: string | null;
+  shadowId: string | null;
+}
+
+/** A rule that holds the call, as the supervisor's card lists it among the reasons. */
+export interface RuleHold {
+  rule: "policy_rule";
+  id: string;
+  reason: string;
+}
+
+const ALLOW: RuleVerdict = { verdict: "allow" };
+
+/**
+ * Stage 10's rules (docs/decisions/019), after the numbers: the facts the rules read, then the live rule set and the
+ * shadow one. A write always keeps its facts, so a rule set can be replayed over it later; a read keeps them only
+ * when the tenant has rules. Null when nothing was looked at.
+ */
+export async function checkRules(
+  client: Db,
+  tool: ToolDefinition,
+  conversation: ConversationFacts,
+  policy: TenantPolicy,
+  order: OrderFacts,
+  impactCents: number,
+): Promise<RulesCheck | null> {
+  const live = policy.liveRuleSetId ?? null;
+  const shadow = policy.shadowRuleSetId ?? null;
+  if (tool.effect === "read" && !live && !shadow) return null;
+  const row = await findRuleFacts(client, {
+    tenantId: conversation.tenantId,
+    orderId: order.id,
+    agentId: conversation.agentId,
+    countRefunds: tool.effect === "irreversible",
+  });
+  if (!row) throw new Error(`the order ${order.id} the call loaded has no facts for its rules`);
+  const facts: RuleFacts = {
+    tool: tool.name,
+    effect: tool.effect,
+    agent: { id: conversation.agentId, refunds_today: row.agentRefundsToday },
+    customer: { id: order.customerId, fraud_watch: row.fraudWatch, age_days: row.customerAgeDays },
+    order: {
+      id: order.id,
+      status: order.status,
+      currency: order.currency,
+      total_cents: order.totalCents,
+      refunded_cents: order.refundedCents,
+      age_days: row.orderAgeDays,
+    },
+    call: {
+      amount_cents: impactCents,
+      conversation_writes: conversation.writesMade,
+      conversation_spent_cents: conversation.irreversibleCents,
+    },
+  };
+  return {
+    facts,
+    liveId: live,
+    shadowId: shadow,
+    live: live ? await verdictOf(client, conversation.tenantId, live, facts) : ALLOW,
+    shadow: shadow ? await verdictOf(client, conversation.tenantId, shadow, facts) : null,
+  };
+}
+
+/** A published version is compiled once per process; one that no longer compiles fails closed. */
+async function verdictOf(client: Db, tenantId: string, id: string, facts: RuleFacts): Promise<RuleVerdict> {
+  const known = knownRules(id);
+  if (known) return evaluateRules(known, facts);
+  const text = await findRuleSetText(client, tenantId, id);
+  const ruleSet = text === undefined ? null : compileRules(id, text);
+  if (!ruleSet) return { verdict: "failed", message: `the rule set ${id} cannot be loaded` };
+  return evaluateRules(ruleSet, facts);
+}
+
+/** The outcome that stops the call when the live rules deny it or cannot decide (fail closed); null otherwise. */
+export function rulesStop(check: RulesCheck | null): Outcome | null {
+  if (check?.live.verdict === "deny") return outcome("policy.rule-denied");
+  if (check?.live.verdict === "failed") return outcome("policy.rules-failed");
+  return null;
+}
+
+/** The live rules that hold the call for a person. */
+export function ruleHolds(check: RulesCheck | null): RuleHold[] {
+  if (check?.live.verdict !== "hold") return [];
+  return check.live.rules.map(({ id, reason }) => ({ rule: "policy_rule", id, reason }));
+}
+
+/** What the decision log keeps of the rules: the facts, both verdicts, which sets gave them, the numbers' consequence. */
+export function rulesDetail(check: RulesCheck, consequence: "auto" | "approval"): Record<string, unknown> {
+  const { facts, live, shadow, liveId, shadowId } = check;
+  return { rules: { facts, consequence, live, shadow, liveId, shadowId } };
+}

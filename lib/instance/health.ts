@@ -1,0 +1,60 @@
+import { db } from "../db";
+import { jobsProblem } from "./jobs";
+import { logError } from "../log";
+import { pendingMigrations } from "../migrate";
+import { shuttingDown } from "./shutdown";
+import { findAppliedMigrations } from "../sql";
+
+// What GET /api/ready reports: whether this instance should be sent traffic. GET /api/health asks nothing of
+// this module: it answers as long as the process does.
+
+export type Check = "database" | "migrations" | "jobs" | "shutdown";
+
+export interface Readiness {
+  ready: boolean;
+  /** "ok", "off" (jobs disabled by configuration), "not checked", or what is wrong. */
+  checks: Record<Check, string>;
+  failing: Check[];
+}
+
+const DATABASE_TIMEOUT_MS = 2000;
+
+function within<T>(ms: number, what: string, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+const NOT_CHECKED = "not checked (database unreachable)";
+const passing = new Set(["ok", "off", NOT_CHECKED]);
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+export async function readiness(): Promise<Readiness> {
+  const checks: Record<Check, string> = { database: "ok", migrations: "ok", jobs: "ok", shutdown: "ok" };
+  try {
+    const pending = await within(
+      DATABASE_TIMEOUT_MS,
+      "the database",
+      pendingMigrations(() => findAppliedMigrations(db)),
+    );
+    if (pending.length) checks.migrations = `${pending.length} not applied: ${pending.join(", ")}`;
+  } catch (error) {
+    const text = message(error);
+    // A database without the migrations table answers, so the failing part is the migrations, not the database.
+    if (/_prisma_migrations/.test(text)) checks.migrations = "no migration has been applied";
+    else {
+      // The driver's words name hosts, users and ports: operators read them in the log, anyone may read this.
+      logError("ready.database-unreachable", error);
+      checks.database = "database unreachable";
+      checks.migrations = NOT_CHECKED;
+    }
+  }
+  const jobs = jobsProblem();
+  if (jobs) checks.jobs = jobs;
+  if (shuttingDown()) checks.shutdown = "draining: this instance is shutting down";
+  const failing = (Object.keys(checks) as Check[]).filter((check) => !passing.has(checks[check]));
+  return { ready: failing.length === 0, checks, failing };
+}

@@ -1,0 +1,206 @@
+import { formatMoney } from "./money";
+
+// The SPEC section 5 table in one place: every code fixes its kind and stage.
+const CODES = {
+  "rate.limited": ["rejected", "rate"],
+  "parse.too-large": ["rejected", "parse"],
+  "parse.too-deep": ["rejected", "parse"],
+  "parse.malformed": ["rejected", "parse"],
+  "parse.duplicate-key": ["rejected", "parse"],
+  "parse.envelope-invalid": ["rejected", "parse"],
+  "tool.unknown": ["rejected", "allowlist"],
+  "tool.not-available": ["rejected", "allowlist"],
+  "scope.missing": ["denied", "scope"],
+  "argument.host-owned": ["rejected", "schema"],
+  "schema.invalid": ["rejected", "schema"],
+  "amount.invalid": ["rejected", "semantic"],
+  "currency.invalid": ["rejected", "semantic"],
+  "reason.invalid": ["rejected", "semantic"],
+  "order.not-found": ["rejected", "context"],
+  "call.not-found": ["rejected", "context"],
+  "call-key.missing": ["rejected", "idempotency"],
+  "call-key.reused": ["rejected", "idempotency"],
+  "order.not-delivered": ["rejected", "state"],
+  "order.already-shipped": ["rejected", "state"],
+  "currency.mismatch": ["rejected", "state"],
+  "amount.exceeds-refundable": ["rejected", "state"],
+  "refund.in-progress": ["unavailable", "state"],
+  "agent.not-authorized": ["denied", "policy"],
+  "order.fraud-hold": ["denied", "policy"],
+  "policy.rule-denied": ["denied", "policy"],
+  "policy.rules-failed": ["unavailable", "policy"],
+  "approval.required": ["pending_approval", "approval"],
+  "approval.denied": ["denied", "approval"],
+  "approval.expired": ["unavailable", "approval"],
+  "approval.withdrawn": ["unavailable", "approval"],
+  "order.changed": ["unavailable", "execute"],
+  "refund.outcome-unknown": ["unavailable", "execute"],
+  "host.error": ["unavailable", "execute"],
+  "refund.issued": ["executed", "execute"],
+  "address.updated": ["executed", "execute"],
+  "email.queued": ["executed", "execute"],
+  "order.read": ["executed", "execute"],
+  "call.read": ["executed", "execute"],
+} as const satisfies Record<string, readonly [Kind, Stage]>;
+
+export type Kind = "rejected" | "denied" | "pending_approval" | "unavailable" | "executed";
+export type Stage =
+  | "rate"
+  | "parse"
+  | "allowlist"
+  | "scope"
+  | "schema"
+  | "semantic"
+  | "context"
+  | "idempotency"
+  | "state"
+  | "policy"
+  | "approval"
+  | "execute";
+export type Code = keyof typeof CODES;
+export const ALL_CODES = Object.keys(CODES) as Code[];
+
+/** No longer waiting: neither for a supervisor nor for the outside system an approved effect went to. */
+export const isFinal = (o: Outcome) => o.kind !== "pending_approval" && o.code !== "refund.outcome-unknown";
+
+/** Every status the model can read; output schemas list exactly these. */
+export const MODEL_STATUSES = [
+  "ok",
+  "invalid_arguments",
+  "invalid_request",
+  "not_found",
+  "not_allowed",
+  "needs_approval",
+  "pending_confirmation",
+  "unavailable",
+] as const;
+export type ModelStatus = (typeof MODEL_STATUSES)[number];
+
+export interface Issue {
+  path: string;
+  problem: string;
+}
+
+export interface ApprovalView {
+  id: string;
+  expires_at: string;
+  preview: unknown;
+}
+
+/** The earlier call whose effect on the order still awaits the outside system's answer (`refund.in-progress`). */
+export interface AwaitedCall {
+  call_id: string;
+  amount_cents: number;
+  currency: string;
+}
+
+export interface Outcome {
+  kind: Kind;
+  stage: Stage;
+  code: Code;
+  issues?: Issue[];
+  result?: unknown;
+  approval?: ApprovalView;
+  /** Why a decided call did not execute, in plain words the model may read (never an internal reason). */
+  reason?: string;
+  /** A supervisor's narrowing edit: the arguments approved, when they differ from the proposal. */
+  decision?: { approved_arguments: Record<string, unknown> };
+  /** For `refund.in-progress`: the earlier call the model should wait on rather than propose the refund again. */
+  awaiting?: AwaitedCall;
+}
+
+/** What the agent runtime should show the model: never internal reasons such as a fraud hold. */
+export interface ModelProjection {
+  status: ModelStatus;
+  paths?: string[];
+  result?: unknown;
+  /**
+   * For a fault of the client rather than of the arguments: what to change before sending the call again; for a
+   * refund the order already has in flight: to wait on that call instead of proposing it again.
+   */
+  message?: string;
+  /** Why a supervisor's decision or its re-check stopped the call. */
+  reason?: string;
+  /** For a refund the order already has in flight: the call to wait on with `get_call_status`. */
+  awaiting?: AwaitedCall;
+}
+
+// Faults of the calling runtime, not of the model's arguments: the model is told what its runtime must change.
+const CLIENT_FAULTS: Partial<Record<Code, string>> = {
+  "call-key.missing":
+    "The call key must be 1 to 200 printable ASCII characters. Fix the Idempotency-Key header (or _meta io.toolgate/idempotency-key), or send none: toolgate then keys the call by its content.",
+  "call-key.reused":
+    "This call key was already used for a call with other arguments. Send this call with a new call key, or with none: toolgate then keys it by its content, so an identical retry is answered with the first outcome.",
+};
+
+export function outcome(
+  code: Code,
+  extra: Pick<Outcome, "issues" | "result" | "approval" | "reason" | "decision" | "awaiting"> = {},
+): Outcome {
+  const [kind, stage] = CODES[code];
+  return { kind, stage, code, ...extra };
+}
+
+/** A stage either hands a value to the next stage or ends the sequence with an outcome. */
+export type StageResult<T> = { ok: true; value: T } | { ok: false; outcome: Outcome };
+
+export const pass = <T>(value: T): StageResult<T> => ({ ok: true, value });
+export const stop = (code: Code, extra?: Pick<Outcome, "issues" | "result" | "approval">): StageResult<never> => ({
+  ok: false,
+  outcome: outcome(code, extra),
+});
+
+export function modelProjection(o: Outcome): ModelProjection {
+  const shown = projectKind(o);
+  return o.reason === undefined ? shown : { ...shown, reason: o.reason };
+}
+
+function projectKind(o: Outcome): ModelProjection {
+  switch (o.kind) {
+    case "executed":
+      return { status: "ok", result: o.result };
+    case "pending_approval":
+      return { status: "needs_approval" };
+    case "unavailable":
+      // May have happened: the model must not retry it as if it had failed, only check the call later.
+      if (o.code === "refund.outcome-unknown") return { status: "pending_confirmation" };
+      // Another refund of this order awaits the provider: it may have happened, so the model waits on that call.
+      if (o.code === "refund.in-progress") return awaitingProjection(o.awaiting);
+      return { status: "unavailable" };
+    case "denied":
+      return { status: "not_allowed" };
+    case "rejected":
+      if (o.code === "order.not-found" || o.code === "call.not-found") return { status: "not_found" };
+      if (o.stage === "parse" || o.stage === "schema" || o.stage === "semantic") {
+        return { status: "invalid_arguments", paths: (o.issues ?? []).map((issue) => issue.path) };
+      }
+      if (o.stage === "idempotency") return { status: "invalid_request", message: CLIENT_FAULTS[o.code] };
+      if (o.code === "rate.limited") return { status: "unavailable" };
+      return { status: "not_allowed" };
+  }
+}
+
+/** `refund.in-progress` as the model reads it: never "unavailable", which would invite it to try again later. */
+function awaitingProjection(awaiting: AwaitedCall | undefined): ModelProjection {
+  if (!awaiting) {
+    return {
+      status: "pending_confirmation",
+      message:
+        "A refund on this order is awaiting the payment provider's confirmation and may already have been paid. Do not propose a refund on this order again until it is confirmed.",
+    };
+  }
+  const amount = `${formatMoney(awaiting.amount_cents, awaiting.currency)} (${awaiting.amount_cents} cents)`;
+  return {
+    status: "pending_confirmation",
+    awaiting,
+    message: `A refund of ${amount} on this order (call ${awaiting.call_id}) is awaiting the payment provider's confirmation and may already have been paid. Do not propose it again: wait on it with get_call_status (call_id ${awaiting.call_id}, wait_seconds up to 30).`,
+  };
+}
+
+/**
+ * Whether an outcome binds the call key for good. Transient ones leave it free for a retry, except an
+ * effect whose outcome is not yet known: retrying that under a new decision could repeat it.
+ */
+export function bindsCallKey(o: Outcome): boolean {
+  return o.kind !== "unavailable" || o.code === "refund.outcome-unknown";
+}

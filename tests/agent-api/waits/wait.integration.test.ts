@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest";
+import { approveRequest } from "@/lib/approvals/decision/approve";
+import { denyRequest } from "@/lib/approvals/decision/deny";
+import { expireDue } from "@/lib/approvals/expiry/expire";
+import { db } from "@/lib/db";
+import { getToolCall } from "../../support/api";
+import { holdRefund, supervisorOf } from "../../support/calls";
+import { createWorld } from "../../support/world";
+
+// GET /api/v1/tool-calls/{id}?wait=N: a held call is answered as soon as a supervisor decides it, pushed by NOTIFY.
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("waiting for a decision", () => {
+  it("answers a denial within a second of it, long before the wait is over, and leaves no watch behind", async () => {
+    const world = await createWorld();
+    const { conversation, callId, approvalId } = await holdRefund(world);
+    const started = Date.now();
+    const waiting = getToolCall(world.keys.agent, callId, "?wait=20").then((response) => ({
+      response,
+      at: Date.now(),
+    }));
+    await sleep(800);
+    expect(await db.liveWatch.count({ where: { conversationId: conversation } })).toBe(1);
+    await denyRequest(supervisorOf(world), approvalId, "not this one");
+    const decidedAt = Date.now();
+    const { response, at } = await waiting;
+    expect(response.status).toBe(200);
+    expect(response.json).toMatchObject({
+      id: callId,
+      kind: "denied",
+      code: "approval.denied",
+      model: { status: "not_allowed", reason: "not this one" },
+    });
+    expect(at - decidedAt).toBeLessThan(1000);
+    expect(at - started).toBeLessThan(5000);
+    expect(await db.liveWatch.count({ where: { conversationId: conversation } })).toBe(0);
+  });
+
+  it("waits past the provider's answer of an approved refund to its settled outcome", async () => {
+    const world = await createWorld();
+    const { callId, approvalId } = await holdRefund(world);
+    const waiting = getToolCall(world.keys.agent, callId, "?wait=20").then((response) => ({
+      response,
+      at: Date.now(),
+    }));
+    await sleep(500);
+    expect((await approveRequest(supervisorOf(world), approvalId)).ok).toBe(true);
+    const settledAt = Date.now();
+    const { response, at } = await waiting;
+    expect(response.json).toMatchObject({ kind: "executed", code: "refund.issued", result: { amount_cents: 8000 } });
+    expect(at - settledAt).toBeLessThan(1000);
+  });
+
+  it("answers a decided call at once, and an undecided one with its pending outcome when the wait is over", async () => {
+    const world = await createWorld();
+    const { callId, approvalId } = await holdRefund(world);
+    let started = Date.now();
+    const pending = await getToolCall(world.keys.agent, callId, "?wait=1");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(pending.json).toMatchObject({ kind: "pending_approval", code: "approval.required" });
+    await denyRequest(supervisorOf(world), approvalId, "not now");
+    started = Date.now();
+    const decided = await getToolCall(world.keys.agent, callId, "?wait=30");
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(decided.json.code).toBe("approval.denied");
+  });
+
+  it("answers the moment a request lapses while it is waited on, and writes nothing (the expiry job closes it)", async () => {
+    const world = await createWorld();
+    const { callId, approvalId } = await holdRefund(world);
+    await db.approvalRequest.update({ where: { id: approvalId }, data: { expiresAt: new Date(Date.now() + 500) } });
+    const started = Date.now();
+    const response = await getToolCall(world.keys.agent, callId, "?wait=30");
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(response.json).toMatchObject({ kind: "unavailable", code: "approval.expired" });
+    expect((await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).status).toBe("pending");
+    await expireDue(world.tenantId);
+    expect((await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).status).toBe("expired");
+  });
+
+  it("refuses a wait that is not 0 to 60 whole seconds, and another agent's call, before waiting", async () => {
+    const world = await createWorld();
+    const { callId } = await holdRefund(world);
+    for (const wait of ["61", "-1", "1.5", "abc", "", "100"]) {
+      const response = await getToolCall(world.keys.agent, callId, `?wait=${wait}`);
+      expect([response.status, response.json], wait).toEqual([
+        400,
+        { error: { code: "wait.invalid", message: expect.any(String) } },
+      ]);
+    }
+    const started = Date.now();
+    expect((await getToolCall(world.keys.agent2, callId, "?wait=10")).status).toBe(404);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+});

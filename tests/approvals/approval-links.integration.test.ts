@@ -1,0 +1,210 @@
+import { describe, expect, it } from "vitest";
+import { decideFromLink } from "@/lib/approvals/email-links/decide";
+import { openApprovalLink } from "@/lib/approvals/email-links/open";
+import { sha256Hex } from "@/lib/canonical";
+import { db } from "@/lib/db";
+import { deliverOutbox } from "@/lib/mail/delivery";
+import { getToolCall } from "../support/api";
+import { holdRefund, supervisorOf } from "../support/calls";
+import { ownExternals, sinkTransport } from "../support/externals";
+import { createWorld, type World } from "../support/world";
+
+// The link in an approval email: read from what the SMTP sink received, opened with the same functions the
+// link's page and its decide action call.
+
+const externals = ownExternals();
+
+/** Delivers the tenant's outbox to the sink and returns the token of the link the supervisor's email carries. */
+async function emailedToken(world: World): Promise<string> {
+  const supervisor = await db.user.findUniqueOrThrow({ where: { id: world.users.supervisor } });
+  const before = externals.sink.messages.length;
+  for (let round = 0; round < 5; round++)
+    if ((await deliverOutbox({ delivery: sinkTransport(externals), limit: 100, tenantId: world.tenantId })).sent === 0)
+      break;
+  const mail = externals.sink.messages.slice(before).filter((message) => message.to.includes(supervisor.email));
+  expect(mail).toHaveLength(1);
+  const text = mail[0].raw.replace(/=\r?\n/g, "");
+  const match = /\/approvals\/r\/([A-Za-z0-9_-]{43})/.exec(text);
+  expect(match).not.toBeNull();
+  return match![1];
+}
+
+const supervisorUser = (world: World) => ({ id: world.users.supervisor, tenantId: world.tenantId });
+
+async function effects(world: World, approvalId: string) {
+  const [order, refunds, request, links, stats] = await Promise.all([
+    db.order.findUniqueOrThrow({ where: { id: world.orders.o1004 }, select: { refundedCents: true, version: true } }),
+    db.refund.count({ where: { orderId: world.orders.o1004 } }),
+    db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId }, select: { status: true, decidedById: true } }),
+    db.approvalLink.findMany({ where: { approvalId }, select: { usedAt: true }, orderBy: { id: "asc" } }),
+    externals.stats(),
+  ]);
+  return { order, refunds, request, links, provider: stats.totalsByOrder[world.orders.o1004] ?? 0 };
+}
+
+describe("deciding from the approval email's link", () => {
+  it("stores only the token's hash, one link per supervisor, dead when the request expires", async () => {
+    const world = await createWorld();
+    const { approvalId } = await holdRefund(world);
+    const token = await emailedToken(world);
+    const links = await db.approvalLink.findMany({ where: { approvalId } });
+    const request = await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } });
+    expect(links).toHaveLength(1);
+    expect(links[0]).toMatchObject({
+      recipientId: world.users.supervisor,
+      tokenHash: sha256Hex(token),
+      usedAt: null,
+      expiresAt: request.expiresAt,
+    });
+    expect(JSON.stringify(links)).not.toContain(token);
+  });
+
+  it("a mail scanner opening the link twice decides nothing; the supervisor's one post executes once; a second post is refused", async () => {
+    const world = await createWorld();
+    const { callId, approvalId } = await holdRefund(world);
+    const token = await emailedToken(world);
+    const before = await effects(world, approvalId);
+
+    const first = await openApprovalLink(supervisorUser(world), token);
+    const second = await openApprovalLink(supervisorUser(world), token);
+    expect(first).toMatchObject({
+      ok: true,
+      usable: true,
+      request: { id: approvalId, status: "pending", impactCents: 8000, customerEmail: expect.stringContaining("ana-") },
+    });
+    expect(second).toEqual(first);
+    expect(await effects(world, approvalId)).toEqual(before);
+
+    const decided = await decideFromLink(supervisorOf(world), token, "approve", null);
+    expect(decided).toMatchObject({ ok: true, status: "approved", outcome: { code: "refund.issued" } });
+    const again = await decideFromLink(supervisorOf(world), token, "deny", "changed my mind");
+    expect(again).toMatchObject({ ok: false, code: "link.used" });
+    const after = await effects(world, approvalId);
+    expect(after).toMatchObject({
+      order: { refundedCents: 8000 },
+      refunds: 1,
+      request: { status: "approved", decidedById: world.users.supervisor },
+      provider: 8000,
+    });
+    expect(after.links[0].usedAt).not.toBeNull();
+    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({
+      kind: "executed",
+      code: "refund.issued",
+    });
+    expect(await openApprovalLink(supervisorUser(world), token)).toMatchObject({
+      ok: true,
+      usable: false,
+      problem: "link.used",
+    });
+  });
+
+  it("two posts of the same link at once decide once", async () => {
+    const world = await createWorld();
+    const { approvalId } = await holdRefund(world);
+    const token = await emailedToken(world);
+    const results = await Promise.all([
+      decideFromLink(supervisorOf(world), token, "approve", null),
+      decideFromLink(supervisorOf(world), token, "approve", null),
+    ]);
+    expect(results.filter((result) => result.ok)).toHaveLength(1);
+    expect(results.find((result) => !result.ok)).toMatchObject({ code: "link.used" });
+    expect(await effects(world, approvalId)).toMatchObject({
+      refunds: 1,
+      order: { refundedCents: 8000 },
+      provider: 8000,
+    });
+  });
+
+  it("denies with the reason, which reaches the agent's call", async () => {
+    const world = await createWorld();
+    const { callId, approvalId } = await holdRefund(world);
+    const token = await emailedToken(world);
+    expect(await decideFromLink(supervisorOf(world), token, "deny", "refunded by phone")).toMatchObject({
+      ok: true,
+      status: "denied",
+    });
+    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({
+      status: "denied",
+      note: "refunded by phone",
+    });
+    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({
+      kind: "denied",
+      code: "approval.denied",
+    });
+    expect(await effects(world, approvalId)).toMatchObject({ refunds: 0, order: { refundedCents: 0 }, provider: 0 });
+  });
+
+  it("a decision the request refuses (a denial without a reason, an approval that needs step-up) gives the link back", async () => {
+    const world = await createWorld();
+    const { callId, approvalId } = await holdRefund(world, { amount: 12_000 });
+    const token = await emailedToken(world);
+    expect(await decideFromLink(supervisorOf(world), token, "deny", " \u200b ")).toMatchObject({
+      ok: false,
+      code: "approval.reason-required",
+    });
+    expect(await decideFromLink(supervisorOf(world), token, "approve", null)).toMatchObject({
+      ok: false,
+      code: "approval.step-up-required",
+    });
+    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({
+      status: "pending",
+    });
+    expect(await decideFromLink(supervisorOf(world), token, "deny", "refunded by phone")).toMatchObject({
+      ok: true,
+      status: "denied",
+    });
+    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({
+      code: "approval.denied",
+      reason: "refunded by phone",
+    });
+  });
+
+  it("refuses an expired link, another person's link, another tenant's and a made-up token, and changes nothing", async () => {
+    const world = await createWorld();
+    const { approvalId } = await holdRefund(world);
+    const token = await emailedToken(world);
+    const before = await effects(world, approvalId);
+    const other = { userId: world.users.otherSupervisor, tenantId: world.otherTenantId, role: "SUPERVISOR" };
+    expect(await openApprovalLink({ id: other.userId, tenantId: other.tenantId }, token)).toMatchObject({
+      ok: false,
+      code: "link.not-found",
+    });
+    expect(await decideFromLink(other, token, "approve", null)).toMatchObject({ ok: false, code: "link.not-found" });
+    expect(await decideFromLink(supervisorOf(world), "A".repeat(43), "approve", null)).toMatchObject({
+      ok: false,
+      code: "link.not-found",
+    });
+    expect(await decideFromLink(supervisorOf(world), `${token}x`, "approve", null)).toMatchObject({
+      ok: false,
+      code: "link.not-found",
+    });
+    const admin = { userId: world.users.admin, tenantId: world.tenantId, role: "SUPERVISOR" };
+    expect(await openApprovalLink({ id: admin.userId, tenantId: admin.tenantId }, token)).toMatchObject({
+      ok: false,
+      code: "link.other-recipient",
+    });
+    expect(await decideFromLink(admin, token, "approve", null)).toMatchObject({
+      ok: false,
+      code: "link.other-recipient",
+    });
+    expect(await effects(world, approvalId)).toEqual(before);
+
+    await db.approvalLink.updateMany({ where: { approvalId }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await db.approvalRequest.update({ where: { id: approvalId }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    expect(await decideFromLink(supervisorOf(world), token, "approve", null)).toMatchObject({
+      ok: false,
+      code: "link.expired",
+    });
+    expect(await openApprovalLink(supervisorUser(world), token)).toMatchObject({
+      ok: true,
+      usable: false,
+      problem: "link.expired",
+    });
+    expect(await effects(world, approvalId)).toMatchObject({
+      refunds: 0,
+      order: { refundedCents: 0 },
+      provider: 0,
+      request: { status: "pending" },
+    });
+  });
+});

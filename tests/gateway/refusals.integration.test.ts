@@ -1,0 +1,347 @@
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { db } from "@/lib/db";
+import { pruneRateBuckets } from "@/lib/gateway/rate";
+import { getOrder } from "@/lib/tools/get-order";
+import { conversationFor, getTools, newCallKey, propose, proposeAs, type CallBody } from "../support/api";
+import { agentConversation, proposeAsAgent, refund } from "../support/calls";
+import { expectNoEffect } from "../support/effects";
+import { createWorld, type World } from "../support/world";
+
+// The refusal matrix: every reason code the gateway can reach before execution, through the HTTP route,
+// each with its kind and stage and with every effect store unchanged.
+
+let world: World;
+beforeAll(async () => {
+  world = await createWorld();
+});
+
+async function refused(
+  body: unknown,
+  expected: { kind: string; stage: string; code: string },
+  options: { key?: string; conversation?: Record<string, unknown>; callKey?: string | null } = {},
+): Promise<CallBody> {
+  const key = options.key ?? world.keys.agent;
+  const conversation = await conversationFor(key, options.conversation ?? { customer_id: world.customers.ana });
+  const response = await expectNoEffect(world, () =>
+    propose(key, conversation, body, options.callKey === null ? undefined : (options.callKey ?? newCallKey())),
+  );
+  expect(response.status).toBe(200);
+  expect({ kind: response.json.kind, stage: response.json.stage, code: response.json.code }).toEqual(expected);
+  const logged = await db.decisionLog.findMany({ where: { toolCallId: response.json.id } });
+  expect(logged.map((row) => row.code)).toEqual([expected.code]);
+  return response.json;
+}
+
+const rejected = (stage: string, code: string) => ({ kind: "rejected", stage, code });
+
+/** Waits out the last seconds of a minute, so a test's calls share one rate window (a new one starts each minute). */
+async function clearOfMinuteEnd(): Promise<void> {
+  const second = new Date().getUTCSeconds();
+  if (second >= 55) await new Promise((resolve) => setTimeout(resolve, (61 - second) * 1000));
+}
+
+describe("parse", () => {
+  it("parse.too-large: more than 16 KiB of bytes, counted before parsing", async () => {
+    const body = JSON.stringify({
+      name: "get_order",
+      arguments: { order_id: world.orders.o1001, pad: "x".repeat(16 * 1024) },
+    });
+    await refused(body, rejected("parse", "parse.too-large"));
+  });
+  it("parse.too-large counts bytes, not characters", async () => {
+    const body = JSON.stringify({
+      name: "get_order",
+      arguments: { order_id: world.orders.o1001, pad: "é".repeat(8200) },
+    });
+    expect(body.length).toBeLessThan(16 * 1024);
+    await refused(body, rejected("parse", "parse.too-large"));
+  });
+  it("parse.too-deep: nesting deeper than 8", async () => {
+    let nested: unknown = 1;
+    for (let i = 0; i < 8; i++) nested = { a: nested };
+    await refused({ name: "get_order", arguments: nested }, rejected("parse", "parse.too-deep"));
+  });
+  it("parse.malformed: not JSON, trailing text, invalid UTF-8", async () => {
+    await refused('{"name": "get_order", "arguments": {', rejected("parse", "parse.malformed"));
+    await refused('{"name":"get_order","arguments":{}} x', rejected("parse", "parse.malformed"));
+    await refused(new Uint8Array([0x7b, 0xff, 0x7d]), rejected("parse", "parse.malformed"));
+  });
+  it("parse.malformed: an invalid byte inside a string is refused, not replaced with U+FFFD and passed on", async () => {
+    const before = new TextEncoder().encode(`{"name":"get_order","arguments":{"order_id":"${world.orders.o1001}`);
+    const after = new TextEncoder().encode(`"}}`);
+    await refused(new Uint8Array([...before, 0xc3, ...after]), rejected("parse", "parse.malformed"));
+  });
+  it("parse.malformed: anything but a comma between members or elements, or a colon after a key", async () => {
+    const order = world.orders.o1001;
+    await refused(`{"name":"get_order";"arguments":{"order_id":"${order}"}}`, rejected("parse", "parse.malformed"));
+    await refused(`{"name"="get_order","arguments":{"order_id":"${order}"}}`, rejected("parse", "parse.malformed"));
+    await refused(
+      `{"name":"get_order","arguments":{"order_id":["${order}";"${order}"]}}`,
+      rejected("parse", "parse.malformed"),
+    );
+  });
+  it("parse.duplicate-key: at the top and inside arguments, even when escaped differently", async () => {
+    await refused(
+      `{"name":"get_order","name":"issue_refund","arguments":{}}`,
+      rejected("parse", "parse.duplicate-key"),
+    );
+    await refused(
+      `{"name":"get_order","arguments":{"order_id":"${world.orders.o1001}","order_\\u0069d":"${world.orders.o1002}"}}`,
+      rejected("parse", "parse.duplicate-key"),
+    );
+  });
+  it("parse.envelope-invalid: extra keys, wrong types, arrays", async () => {
+    await refused({ name: "get_order", arguments: [] }, rejected("parse", "parse.envelope-invalid"));
+    await refused({ name: "get_order", arguments: {}, approved: true }, rejected("parse", "parse.envelope-invalid"));
+    await refused({ name: 7, arguments: {} }, rejected("parse", "parse.envelope-invalid"));
+    await refused([{ name: "get_order", arguments: {} }], rejected("parse", "parse.envelope-invalid"));
+  });
+});
+
+describe("allowlist and scope", () => {
+  it("tool.unknown: names are exact and case-sensitive; prototype names are not tools", async () => {
+    await refused(
+      { name: "Get_Order", arguments: { order_id: world.orders.o1001 } },
+      rejected("allowlist", "tool.unknown"),
+    );
+    await refused({ name: "constructor", arguments: {} }, rejected("allowlist", "tool.unknown"));
+  });
+  it("tool.not-available: a registered tool this conversation does not expose", async () => {
+    await refused(refund(world.orders.o1004, 1000), rejected("allowlist", "tool.not-available"), {
+      conversation: { customer_id: world.customers.ana, tools: ["get_order"] },
+    });
+  });
+  it("scope.missing: an agent without the refund permission", async () => {
+    await refused(
+      refund(world.orders.o1004, 1000),
+      { kind: "denied", stage: "scope", code: "scope.missing" },
+      { key: world.keys.agent2 },
+    );
+  });
+});
+
+describe("schema and semantic", () => {
+  it("argument.host-owned: refused by name in any casing or separator", async () => {
+    for (const field of ["customer_id", "Customer_ID", "tenantId", "APPROVED", "idempotency-key", "version"]) {
+      const body = await refused(
+        refund(world.orders.o1004, 1000, { [field]: "x" }),
+        rejected("schema", "argument.host-owned"),
+      );
+      expect(body.model).toEqual({ status: "invalid_arguments", paths: [field] });
+    }
+  });
+  it("schema.invalid: unknown fields and missing fields, naming paths but never values", async () => {
+    const body = await refused(
+      refund(world.orders.o1004, 1000, { note: "SECRET-VALUE" }),
+      rejected("schema", "schema.invalid"),
+    );
+    expect(body.model.paths).toEqual(["note"]);
+    expect(JSON.stringify(body)).not.toContain("SECRET-VALUE");
+    const missing = await refused({ name: "get_order", arguments: {} }, rejected("schema", "schema.invalid"));
+    expect(missing.model.paths).toEqual(["order_id"]);
+  });
+  it("a refusal lists at most ten paths, however many fields are wrong", async () => {
+    const unknown = Object.fromEntries(Array.from({ length: 15 }, (_, i) => [`extra_${i}`, i]));
+    const many = await refused(refund(world.orders.o1004, 1000, unknown), rejected("schema", "schema.invalid"));
+    expect(many.issues).toHaveLength(10);
+    const owned = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`note_${i}`, { customer_id: "x" }]));
+    const hostOwned = await refused(refund(world.orders.o1004, 1000, owned), rejected("schema", "argument.host-owned"));
+    expect(hostOwned.issues).toHaveLength(10);
+  });
+  it("amount.invalid: outside 1..100000", async () => {
+    await refused(refund(world.orders.o1004, 1000, { amount_cents: 0 }), rejected("semantic", "amount.invalid"));
+    await refused(refund(world.orders.o1004, 1000, { amount_cents: 100001 }), rejected("semantic", "amount.invalid"));
+  });
+  it("currency.invalid: not three uppercase ASCII letters", async () => {
+    await refused(refund(world.orders.o1004, 1000, { currency: "usd" }), rejected("semantic", "currency.invalid"));
+  });
+  it("reason.invalid: not one of the reasons", async () => {
+    await refused(refund(world.orders.o1004, 1000, { reason: "because" }), rejected("semantic", "reason.invalid"));
+  });
+});
+
+describe("context, idempotency and state", () => {
+  it("order.not-found: another customer's order", async () => {
+    await refused(refund(world.orders.o1002, 1000), rejected("context", "order.not-found"));
+  });
+  it("call-key.missing: a write whose Idempotency-Key is not a key", async () => {
+    await refused(refund(world.orders.o1004, 1000), rejected("idempotency", "call-key.missing"), {
+      callKey: "has space",
+    });
+  });
+  it("call-key.reused: one key, other arguments", async () => {
+    const conversation = await agentConversation(world);
+    const key = newCallKey();
+    const first = await propose(
+      world.keys.agent,
+      conversation,
+      refund(world.orders.o1001, 1000, { amount_cents: 100 }),
+      key,
+    );
+    expect(first.json.code).toBe("refund.issued");
+    const second = await expectNoEffect(world, () =>
+      propose(world.keys.agent, conversation, refund(world.orders.o1001, 1000, { amount_cents: 200 }), key),
+    );
+    expect(second.json).toMatchObject(rejected("idempotency", "call-key.reused"));
+  });
+  it("order.not-delivered: refund of an order still processing", async () => {
+    await refused(refund(world.orders.o1003, 1000), rejected("state", "order.not-delivered"));
+  });
+  it("order.already-shipped: address change of a delivered order", async () => {
+    await refused(
+      {
+        name: "update_shipping_address",
+        arguments: { order_id: world.orders.o1001, line1: "2 Elm St", postal_code: "94107" },
+      },
+      rejected("state", "order.already-shipped"),
+    );
+  });
+  it("currency.mismatch: a currency other than the order's", async () => {
+    await refused(refund(world.orders.o1004, 1000, { currency: "EUR" }), rejected("state", "currency.mismatch"));
+  });
+  it("amount.exceeds-refundable: more than is left to refund", async () => {
+    await refused(
+      refund(world.orders.o1001, 1000, { amount_cents: 4201 }),
+      rejected("state", "amount.exceeds-refundable"),
+    );
+  });
+  it("refund.in-progress: an order with an unsettled refund", async () => {
+    const held = await createWorld();
+    await db.order.update({ where: { id: held.orders.o1004 }, data: { refundPending: true } });
+    const previous = world;
+    world = held;
+    try {
+      await refused(refund(held.orders.o1004, 1000), {
+        kind: "unavailable",
+        stage: "state",
+        code: "refund.in-progress",
+      });
+    } finally {
+      world = previous;
+    }
+  });
+});
+
+describe("policy and approval", () => {
+  it("agent.not-authorized: a permission revoked while the conversation is open", async () => {
+    const revoked = await createWorld();
+    const conversation = await agentConversation(revoked);
+    await db.user.update({ where: { id: revoked.users.agent }, data: { canRefund: false } });
+    const response = await expectNoEffect(revoked, () =>
+      proposeAsAgent(revoked, conversation, refund(revoked.orders.o1004, 1000)),
+    );
+    expect(response.json).toMatchObject({ kind: "denied", stage: "policy", code: "agent.not-authorized" });
+  });
+  it("order.fraud-hold: denied, and the model is not told why", async () => {
+    const body = await refused(refund(world.orders.o1005, 1000), {
+      kind: "denied",
+      stage: "policy",
+      code: "order.fraud-hold",
+    });
+    expect(body.model).toEqual({ status: "not_allowed" });
+    expect(JSON.stringify(body.model)).not.toContain("fraud");
+  });
+  it("approval.required: above the auto limit, with a preview and no effect", async () => {
+    const body = await refused(refund(world.orders.o1004, 1000, { amount_cents: 8000 }), {
+      kind: "pending_approval",
+      stage: "approval",
+      code: "approval.required",
+    });
+    expect(body.approval?.preview.order).toMatchObject({
+      total_cents: 15000,
+      refunded_cents: 0,
+      refundable_cents: 15000,
+    });
+  });
+});
+
+describe("rate and host errors", () => {
+  it("rate.limited: 429 with Retry-After once the conversation's window is spent, before parsing", async () => {
+    const limited = await createWorld({ rateConversationPerMin: 2 });
+    const conversation = await agentConversation(limited);
+    const read = { name: "get_order", arguments: { order_id: limited.orders.o1001 } };
+    expect((await propose(limited.keys.agent, conversation, read)).status).toBe(200);
+    expect((await propose(limited.keys.agent, conversation, read)).status).toBe(200);
+    const third = await expectNoEffect(limited, () => proposeAsAgent(limited, conversation, "not even json"));
+    expect(third.status).toBe(429);
+    // The seconds left in this minute's window, give or take the second the call took.
+    const left = 60 - new Date().getUTCSeconds();
+    expect(Number(third.headers.get("retry-after"))).toBeGreaterThanOrEqual(Math.max(1, left - 2));
+    expect(Number(third.headers.get("retry-after"))).toBeLessThanOrEqual(left + 1);
+    expect(third.json).toMatchObject(rejected("rate", "rate.limited"));
+  });
+  it("rate.limited: the per-key limit spans conversations", async () => {
+    const limited = await createWorld({ rateKeyPerMin: 2 });
+    const read = (order: string) => ({ name: "get_order", arguments: { order_id: order } });
+    for (let i = 0; i < 2; i++) {
+      const conversation = await agentConversation(limited);
+      expect((await propose(limited.keys.agent, conversation, read(limited.orders.o1001))).status).toBe(200);
+    }
+    const conversation = await agentConversation(limited);
+    const third = await propose(limited.keys.agent, conversation, read(limited.orders.o1001));
+    expect(third.status).toBe(429);
+  });
+  it("every call counts once: the route counts in its key lookup, a batch's further calls count themselves, reading tools counts nothing", async () => {
+    await clearOfMinuteEnd();
+    const limited = await createWorld({ rateConversationPerMin: 3 });
+    const conversation = await agentConversation(limited);
+    const read = { name: "get_order", arguments: { order_id: limited.orders.o1001 } };
+    const batch = {
+      role: "assistant",
+      content: [0, 1].map((index) => ({
+        type: "tool_use",
+        id: `toolu_${index}`,
+        name: read.name,
+        input: read.arguments,
+      })),
+    };
+    const both = await proposeAs(limited.keys.agent, conversation, "anthropic", batch);
+    expect(both.json.results.map((result) => result.code)).toEqual(["order.read", "order.read"]);
+    expect((await getTools(limited.keys.agent, conversation)).status).toBe(200);
+    expect((await propose(limited.keys.agent, conversation, read)).status).toBe(200);
+    const fourth = await propose(limited.keys.agent, conversation, read);
+    expect(fourth.status).toBe(429);
+    const apiKey = await db.apiKey.findFirstOrThrow({ where: { userId: limited.users.agent }, select: { id: true } });
+    const buckets = await db.rateBucket.findMany({
+      where: { key: { in: [`c:${conversation}`, `k:${apiKey.id}`] } },
+      orderBy: { key: "asc" },
+    });
+    expect(buckets.map((bucket) => [bucket.key, bucket.count])).toEqual([
+      [`c:${conversation}`, 4],
+      [`k:${apiKey.id}`, 4],
+    ]);
+  });
+  it("pruning drops ended windows only: a conversation that spent this minute's window stays limited", async () => {
+    await clearOfMinuteEnd();
+    const limited = await createWorld({ rateConversationPerMin: 2 });
+    const conversation = await agentConversation(limited);
+    const read = { name: "get_order", arguments: { order_id: limited.orders.o1001 } };
+    for (let i = 0; i < 2; i++) expect((await propose(limited.keys.agent, conversation, read)).status).toBe(200);
+    const ended = `c:ended-${conversation}`;
+    await db.rateBucket.create({ data: { key: ended, windowStart: new Date(Date.now() - 5 * 60_000), count: 9 } });
+
+    expect(await pruneRateBuckets(db)).toBeGreaterThanOrEqual(1);
+    expect(await db.rateBucket.findUnique({ where: { key: ended } })).toBeNull();
+    expect(await db.rateBucket.findUnique({ where: { key: `c:${conversation}` } })).toMatchObject({ count: 2 });
+    expect((await propose(limited.keys.agent, conversation, read)).status).toBe(429);
+  });
+  it("host.error: an exception inside a tool is unavailable, logged, and never a stack trace", async () => {
+    const spy = vi.spyOn(getOrder, "execute").mockRejectedValueOnce(new Error("disk on fire at /srv/secret/path"));
+    const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const body = await refused(
+        { name: "get_order", arguments: { order_id: world.orders.o1001 } },
+        {
+          kind: "unavailable",
+          stage: "execute",
+          code: "host.error",
+        },
+      );
+      expect(JSON.stringify(body)).not.toMatch(/disk on fire|secret|at .*\.ts/);
+      expect(errors).toHaveBeenCalledWith(expect.stringContaining("disk on fire"));
+    } finally {
+      spy.mockRestore();
+      errors.mockRestore();
+    }
+  });
+});

@@ -1,0 +1,125 @@
+import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { beforeAll, describe, expect, it } from "vitest";
+import { startTracing, tracingRequested } from "@/lib/tracing";
+import { agentConversation, proposeAsAgent } from "../support/calls";
+import { createWorld } from "../support/world";
+
+// The trace of one refund through the real route, exported to memory by the same provider setup the app uses
+// with the OTLP exporter.
+
+const exporter = new InMemorySpanExporter();
+
+beforeAll(async () => {
+  await startTracing(exporter, { simple: true });
+});
+
+const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
+
+describe("OpenTelemetry traces", () => {
+  it("are off unless the standard variables ask for them", () => {
+    expect(tracingRequested({})).toBe(false);
+    expect(tracingRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" })).toBe(true);
+    expect(tracingRequested({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://collector:4318/v1/traces" })).toBe(true);
+    expect(tracingRequested({ OTEL_TRACES_EXPORTER: "otlp" })).toBe(true);
+    expect(
+      tracingRequested({ OTEL_TRACES_EXPORTER: "none", OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" }),
+    ).toBe(false);
+    expect(tracingRequested({ OTEL_SDK_DISABLED: "true", OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" })).toBe(
+      false,
+    );
+  });
+
+  it("one refund is one trace: the request, the call with its decision, a span per stage, per SQL statement and per provider request", async () => {
+    const world = await createWorld();
+    const conversation = await agentConversation(world);
+    exporter.reset();
+    const response = await proposeAsAgent(world, conversation, {
+      name: "issue_refund",
+      arguments: { order_id: world.orders.o1001, amount_cents: 1237, currency: "USD", reason: "wrong_item" },
+    });
+    expect(response.json.code).toBe("refund.issued");
+
+    const spans = exporter.getFinishedSpans();
+    const root = spans.find((span) => span.name === "POST /api/v1/conversations/{id}/tool-calls")!;
+    expect(root).toBeDefined();
+    expect(parentOf(root)).toBeUndefined();
+    expect(root.attributes).toMatchObject({
+      "http.response.status_code": 200,
+      "toolgate.request_id": response.headers.get("x-request-id"),
+    });
+    expect(new Set(spans.map((span) => span.spanContext().traceId))).toEqual(new Set([root.spanContext().traceId]));
+
+    const call = spans.find((span) => span.name === "gateway.propose")!;
+    expect(parentOf(call)).toBe(root.spanContext().spanId);
+    expect(call.attributes).toEqual({
+      "toolgate.call_id": response.json.id,
+      "toolgate.tool": "issue_refund",
+      "toolgate.decision.kind": "executed",
+      "toolgate.decision.stage": "execute",
+      "toolgate.decision.code": "refund.issued",
+    });
+
+    const stages = spans
+      .filter((span) => span.name.startsWith("gateway.") && parentOf(span) === call.spanContext().spanId)
+      .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1])
+      .map((span) => span.name);
+    expect(stages).toEqual([
+      "gateway.rate",
+      "gateway.parse",
+      "gateway.allowlist",
+      "gateway.scope",
+      "gateway.schema",
+      "gateway.semantic",
+      "gateway.lock",
+      "gateway.context",
+      "gateway.idempotency",
+      "gateway.state",
+      "gateway.policy",
+      "gateway.rules",
+      "gateway.execute",
+      "gateway.record",
+      "gateway.external",
+    ]);
+    const byId = new Map(spans.map((span) => [span.spanContext().spanId, span]));
+    const statements = spans.filter((span) => span.name === "db.query");
+    const statementParents = new Set(statements.map((span) => byId.get(parentOf(span)!)?.name));
+    // The key lookup, before the call: a statement of the request itself.
+    expect(statementParents).toContain(root.name);
+    for (const name of ["gateway.lock", "gateway.context", "gateway.execute", "gateway.record"])
+      expect(statementParents).toContain(name);
+    expect(statements.map((span) => span.attributes["db.query.text"])).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^BEGIN/), "COMMIT"]),
+    );
+    const providerSpans = spans.filter((span) => span.name === "provider.refund");
+    expect(providerSpans).toHaveLength(1);
+    expect(byId.get(parentOf(providerSpans[0])!)?.name).toBe("gateway.external");
+    expect(providerSpans[0].attributes).toMatchObject({
+      "http.response.status_code": 200,
+      "toolgate.provider.error": "none",
+    });
+
+    if (process.env.PRINT_TRACE) printTree(spans, root);
+    // No argument value in any name or attribute.
+    const text = JSON.stringify(
+      spans.map((span) => ({ name: span.name, attributes: span.attributes, events: span.events })),
+    );
+    for (const value of [world.orders.o1001, "1237", "wrong_item", world.keys.agent]) expect(text).not.toContain(value);
+  });
+});
+
+/** The excerpt in docs/DEPLOY.md: `PRINT_TRACE=1 npx vitest run tests/ops/tracing.integration.test.ts`. */
+function printTree(spans: ReadableSpan[], root: ReadableSpan) {
+  const ms = (span: ReadableSpan) => (span.duration[0] * 1000 + span.duration[1] / 1e6).toFixed(1);
+  const walk = (span: ReadableSpan, depth: number) => {
+    const attrs = Object.entries(span.attributes)
+      .filter(([key]) => key !== "db.system.name")
+      .map(([key, value]) => `${key}=${String(value).replace(/\s+/g, " ").trim().slice(0, 60)}`)
+      .join(" ");
+    console.log(`${"  ".repeat(depth)}${span.name} ${ms(span)} ms ${attrs}`);
+    spans
+      .filter((child) => parentOf(child) === span.spanContext().spanId)
+      .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1])
+      .forEach((child) => walk(child, depth + 1));
+  };
+  walk(root, 0);
+}

@@ -1,0 +1,123 @@
+import { describe, expect, it } from "vitest";
+import { compileRules, evaluateRules } from "@/lib/policy-rules/evaluate";
+import { SAMPLE_FACTS } from "@/lib/policy-rules/entities";
+import type { RuleFacts } from "@/lib/policy-rules/schema";
+import { validateRules } from "@/lib/policy-rules/validate";
+import { EXAMPLE_RULES } from "./examples";
+
+const facts = (change: (facts: RuleFacts) => void): RuleFacts => {
+  const copy = structuredClone(SAMPLE_FACTS);
+  copy.agent.refunds_today = 1;
+  copy.customer.age_days = 400;
+  change(copy);
+  return copy;
+};
+
+const refusal = (text: string) => {
+  const validated = validateRules(text);
+  expect(validated.ok).toBe(false);
+  return validated.ok ? [] : validated.errors;
+};
+
+describe("rule engine (Cedar)", () => {
+  const ruleSet = compileRules("engine-test:1", EXAMPLE_RULES)!;
+
+  it("the three example rules validate and hold or deny on their facts only", () => {
+    expect(ruleSet.rules.map((rule) => [rule.id, rule.effect])).toEqual([
+      ["old-orders-wait", "hold"],
+      ["first-refund-new-customer", "hold"],
+      ["fraud-watch", "deny"],
+    ]);
+    expect(
+      evaluateRules(
+        ruleSet,
+        facts(() => {}),
+      ),
+    ).toEqual({ verdict: "allow" });
+    expect(
+      evaluateRules(
+        ruleSet,
+        facts((f) => (f.order.age_days = 91)),
+      ),
+    ).toEqual({
+      verdict: "hold",
+      rules: [{ id: "old-orders-wait", reason: "Refunds on orders older than 90 days wait for a supervisor" }],
+    });
+    expect(
+      evaluateRules(
+        ruleSet,
+        facts((f) => ((f.customer.age_days = 3), (f.agent.refunds_today = 0))),
+      ),
+    ).toMatchObject({
+      verdict: "hold",
+      rules: [{ id: "first-refund-new-customer" }],
+    });
+    expect(
+      evaluateRules(
+        ruleSet,
+        facts((f) => ((f.customer.fraud_watch = true), (f.order.age_days = 200))),
+      ),
+    ).toEqual({ verdict: "deny", rules: [{ id: "fraud-watch", code: "customer-on-fraud-watch" }] });
+    expect(
+      evaluateRules(
+        ruleSet,
+        facts((f) => ((f.tool = "get_order"), (f.customer.fraud_watch = true))),
+      ),
+    ).toEqual({
+      verdict: "allow",
+    });
+  });
+
+  it("refuses a malformed rule set with the line it breaks on", () => {
+    expect(
+      refusal('@id("a") @hold("x") forbid (principal, action, resource) when { resource.age_days > };')[0],
+    ).toMatch(/^line 1: /);
+  });
+
+  it("refuses a permit, a rule without @id, and one with both or neither of @hold and @deny", () => {
+    expect(refusal('@id("a") @hold("x") permit (principal, action, resource);')[0]).toMatch(/only `forbid` rules/);
+    expect(refusal('@hold("x") forbid (principal, action, resource);')[0]).toMatch(/needs @id/);
+    expect(refusal('@id("a") forbid (principal, action, resource);')[0]).toMatch(/exactly one of @hold/);
+    expect(refusal('@id("a") @hold("x") @deny("y") forbid (principal, action, resource);')[0]).toMatch(/exactly one/);
+  });
+
+  it("refuses a rule the schema does not type: an unknown attribute, a wrong type, an unknown tool", () => {
+    expect(refusal('@id("a") @hold("x") forbid (principal, action, resource) when { resource.age > 3 };')[0]).toMatch(
+      /^rule "a": .*age/,
+    );
+    expect(
+      refusal('@id("a") @hold("x") forbid (principal, action, resource) when { resource.status > 3 };')[0],
+    ).toMatch(/^rule "a": /);
+    expect(refusal('@id("a") @hold("x") forbid (principal, action == Action::"wire_money", resource);')[0]).toMatch(
+      /no tool "wire_money"/,
+    );
+  });
+
+  it("refuses oversized and deeply nested sets before the parser sees them (the wasm parser would overflow)", () => {
+    const deep = `@id("a") @hold("x") forbid (principal, action, resource) when { ${"(".repeat(1000)}true${")".repeat(1000)} };`;
+    expect(refusal(deep)[0]).toMatch(/nested more than 20 deep/);
+    const long = `@id("a") @hold("x") forbid (principal, action, resource) when { ${Array(400).fill("1").join(" + ")} == 1 };`;
+    expect(refusal(long)[0]).toMatch(/operators; a rule may have at most 100/);
+    const nestedIfs = `@id("a") @hold("x") forbid (principal, action, resource) when { ${"if true then ".repeat(30)}true${" else false".repeat(30)} };`;
+    expect(refusal(nestedIfs)[0]).toMatch(/if-expressions/);
+    expect(refusal("// x\n".repeat(10_000))[0]).toMatch(/at most 40000 are allowed/);
+    const many = Array.from({ length: 101 }, (_, i) => `@id("r${i}") @hold("x") forbid (principal, action, resource);`);
+    expect(refusal(many.join("\n"))[0]).toMatch(/101 rules; at most 100/);
+  });
+
+  it("refuses a rule that fails when evaluated, and an engine error at call time fails closed", () => {
+    const overflow =
+      '@id("overflow") @hold("x") forbid (principal, action, resource) when { context.amount_cents * 9223372036854775807 > 0 };';
+    // Valid for the trial facts (amount 0), failing for a real amount: the call is never allowed.
+    const ruleSet = compileRules("engine-test:overflow", overflow)!;
+    expect(
+      evaluateRules(
+        ruleSet,
+        facts((f) => (f.call.amount_cents = 8000)),
+      ),
+    ).toMatchObject({ verdict: "failed" });
+    expect(
+      refusal('@id("a") @hold("x") forbid (principal, action, resource) when { 9223372036854775807 + 1 > 0 };')[0],
+    ).toMatch(/fails to evaluate/);
+  });
+});

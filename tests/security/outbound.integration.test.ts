@@ -1,0 +1,196 @@
+import { createServer, type Server } from "node:http";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { setWebhook } from "@/lib/admin/webhook";
+import { db } from "@/lib/db";
+import { deliverOutbox } from "@/lib/mail/delivery";
+import { encryptSecret, webhookSecretContext, webhookUrlContext } from "@/lib/secrets";
+import { classifyAddress, outboundFetch, OutboundRefused } from "@/lib/security/outbound";
+import { agentConversation, proposeAsAgent } from "../support/calls";
+import { createWorld } from "../support/world";
+
+// Server-side request forgery through the tenant's webhook: an admin (or whoever holds an admin's session) points
+// it at what only this server can reach. Refused when saved, and again when sent, on the address actually
+// connected; redirects are not followed. The DNS answers here are the attacker's: a name the test controls.
+
+const dnsAnswers = vi.hoisted(() => new Map<string, string[]>());
+vi.mock("node:dns/promises", async (original) => {
+  const real = await original<typeof import("node:dns/promises")>();
+  const lookup = async (host: string, options: object) => {
+    const answer = dnsAnswers.get(host);
+    if (!answer) return real.lookup(host, options as { all: true });
+    return answer.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
+  };
+  return { ...real, default: { ...real, lookup }, lookup };
+});
+
+afterEach(() => {
+  delete process.env.OUTBOUND_ALLOWED_HOSTS;
+  dnsAnswers.clear();
+});
+
+async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; port: number }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, port: (server.address() as { port: number }).port };
+}
+
+async function webhookState(tenantId: string) {
+  const tenant = await db.tenant.findUniqueOrThrow({ where: { id: tenantId }, select: { webhookUrl: true } });
+  const audits = await db.auditLog.count({ where: { tenantId, action: "webhook.set" } });
+  return { url: tenant.webhookUrl, audits };
+}
+
+/** A held refund, so the tenant's webhook has one delivery queued; then the sender runs. */
+async function queueAndSend(world: Awaited<ReturnType<typeof createWorld>>) {
+  const conversation = await agentConversation(world);
+  await proposeAsAgent(world, conversation, {
+    name: "issue_refund",
+    arguments: { order_id: world.orders.o1004, amount_cents: 9000, currency: "USD", reason: "late" },
+  });
+  await deliverOutbox({ limit: 100, tenantId: world.tenantId, delivery: { sendMail: async () => undefined } });
+  return db.outboxMessage.findFirstOrThrow({ where: { tenantId: world.tenantId, kind: "webhook" } });
+}
+
+describe("webhook SSRF", () => {
+  it("refuses to save a webhook at loopback, private, link-local, metadata or a name resolving to loopback, storing nothing", async () => {
+    const world = await createWorld();
+    const admin = { id: world.users.admin, tenantId: world.tenantId };
+    dnsAnswers.set("metadata.attacker.test", ["169.254.169.254"]);
+    dnsAnswers.set("split.attacker.test", ["203.0.113.10", "127.0.0.1"]);
+    const targets = [
+      "http://127.0.0.1:5432/",
+      "http://169.254.169.254/latest/meta-data/iam/security-credentials/",
+      "http://10.0.0.5/hook",
+      "http://192.168.1.1/",
+      "http://172.20.0.3:3000/",
+      "http://[::1]:3000/hook",
+      "http://[::ffff:127.0.0.1]/",
+      "http://[fd00:ec2::254]/",
+      "http://2130706433/",
+      "http://0x7f.1/",
+      "http://localhost:3000/api/metrics",
+      "http://metadata.attacker.test/",
+      "http://split.attacker.test/",
+    ];
+    for (const url of targets) {
+      const result = await setWebhook(admin, { url, secret: "whsec_0123456789abcdef" });
+      expect([url, result]).toEqual([
+        url,
+        { ok: false, code: "outbound.forbidden-address", message: expect.stringMatching(/cannot be used/) },
+      ]);
+    }
+    expect(await webhookState(world.tenantId)).toEqual({ url: null, audits: 0 });
+  });
+
+  it("lets the operator allow a listed host, but never a metadata address, and says so when a name does not resolve", async () => {
+    const world = await createWorld();
+    const admin = { id: world.users.admin, tenantId: world.tenantId };
+    process.env.OUTBOUND_ALLOWED_HOSTS = "127.0.0.1:8080, 169.254.169.254";
+    const saved = (url: string) => setWebhook(admin, { url, secret: "whsec_0123456789abcdef" });
+    expect(await saved("http://127.0.0.1:8081/")).toMatchObject({ ok: false, code: "outbound.forbidden-address" });
+    expect(await saved("http://169.254.169.254/")).toMatchObject({ ok: false, code: "outbound.forbidden-address" });
+    expect(await saved("http://nowhere.invalid/")).toMatchObject({ ok: false, code: "outbound.unresolvable" });
+    expect(await webhookState(world.tenantId)).toEqual({ url: null, audits: 0 });
+    expect(await saved("http://127.0.0.1:8080/hook")).toEqual({ ok: true });
+    expect(await webhookState(world.tenantId)).toMatchObject({ audits: 1 });
+  });
+
+  it("refuses a send whose name now resolves to loopback (DNS rebinding) and records why, reaching nothing", async () => {
+    const received: string[] = [];
+    const { server, port } = await listen((request, response) => {
+      received.push(request.url ?? "");
+      response.end("ok");
+    });
+    try {
+      const world = await createWorld();
+      dnsAnswers.set("hooks.attacker.test", ["203.0.113.10"]);
+      expect(
+        await setWebhook(
+          { id: world.users.admin, tenantId: world.tenantId },
+          { url: `http://hooks.attacker.test:${port}/hook`, secret: "whsec_0123456789abcdef" },
+        ),
+      ).toEqual({ ok: true });
+      dnsAnswers.set("hooks.attacker.test", ["127.0.0.1"]);
+      const row = await queueAndSend(world);
+      expect(received).toEqual([]);
+      expect(row.status).not.toBe("sent");
+      expect(row.lastError).toContain("hooks.attacker.test resolves to 127.0.0.1");
+    } finally {
+      server.close();
+    }
+  });
+
+  it("refuses a send to a loopback address written straight into the database, past the save check", async () => {
+    const received: string[] = [];
+    const { server, port } = await listen((request, response) => {
+      received.push(request.url ?? "");
+      response.end("ok");
+    });
+    try {
+      const world = await createWorld();
+      await db.tenant.update({
+        where: { id: world.tenantId },
+        data: {
+          webhookUrl: encryptSecret(`http://127.0.0.1:${port}/hook`, webhookUrlContext(world.tenantId)),
+          webhookSecret: encryptSecret("whsec_0123456789abcdef", webhookSecretContext(world.tenantId)),
+        },
+        select: { id: true },
+      });
+      const row = await queueAndSend(world);
+      expect(received).toEqual([]);
+      expect(row.status).not.toBe("sent");
+      expect(row.lastError).toContain("127.0.0.1 is a loopback, private or link-local address");
+    } finally {
+      server.close();
+    }
+  });
+
+  it("does not follow a redirect from an allowed webhook to an internal address", async () => {
+    const internal: string[] = [];
+    const target = await listen((request, response) => {
+      internal.push(request.url ?? "");
+      response.end("secret");
+    });
+    const hook = await listen((_request, response) => {
+      response.writeHead(302, { location: `http://127.0.0.1:${target.port}/admin` }).end();
+    });
+    try {
+      process.env.OUTBOUND_ALLOWED_HOSTS = `127.0.0.1:${hook.port}`;
+      const world = await createWorld();
+      const saved = await setWebhook(
+        { id: world.users.admin, tenantId: world.tenantId },
+        { url: `http://127.0.0.1:${hook.port}/hook`, secret: "whsec_0123456789abcdef" },
+      );
+      expect(saved).toEqual({ ok: true });
+      const row = await queueAndSend(world);
+      expect(internal).toEqual([]);
+      expect(row.status).not.toBe("sent");
+      expect(row.lastError).toBe("webhook answered 302");
+    } finally {
+      hook.server.close();
+      target.server.close();
+    }
+  });
+});
+
+describe("outboundFetch", () => {
+  it("classifies addresses as metadata, internal or public", () => {
+    expect(["169.254.169.254", "::ffff:a9fe:a9fe"].map(classifyAddress)).toEqual(["metadata", "metadata"]);
+    expect(["127.0.0.2", "::1", "fe80::1", "100.64.0.1", "0.0.0.0", "::"].map(classifyAddress)).toEqual(
+      Array(6).fill("internal"),
+    );
+    expect(["203.0.113.10", "2001:db8::1", "8.8.8.8"].map(classifyAddress)).toEqual(Array(3).fill("public"));
+  });
+
+  it("stops reading an answer larger than its limit and refuses credentials in the URL", async () => {
+    const { server, port } = await listen((_request, response) => response.end("x".repeat(10_000)));
+    try {
+      process.env.OUTBOUND_ALLOWED_HOSTS = `127.0.0.1:${port}`;
+      await expect(outboundFetch(`http://127.0.0.1:${port}/`, { maxBytes: 1000 })).rejects.toThrow(/larger than 1000/);
+      expect((await outboundFetch(`http://127.0.0.1:${port}/`)).body.length).toBe(10_000);
+      await expect(outboundFetch(`http://user:pw@127.0.0.1:${port}/`)).rejects.toBeInstanceOf(OutboundRefused);
+    } finally {
+      server.close();
+    }
+  });
+});
