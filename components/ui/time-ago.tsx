@@ -46,7 +46,10 @@ export function TimeAgo({ iso }: { iso: string }) {
   );
 }
 
-/** What is left of a deadline, ticking: "14 minutes 5 seconds left", then "expired"; the exact time until hydrated. */
+/**
+ * What is left of a deadline, ticking: "14 minutes 5 seconds left", then "expired" from the deadline on (the moment a
+ * card's buttons disable, so the words never say expired while they still work); the exact time until hydrated.
+ */
 export function TimeLeft({ expiresAt, now }: { expiresAt: string; now: number | null }) {
   if (now === null) {
     return (
@@ -55,7 +58,7 @@ export function TimeLeft({ expiresAt, now }: { expiresAt: string; now: number | 
       </time>
     );
   }
-  const seconds = Math.max(0, Math.round((new Date(expiresAt).getTime() - now) / 1000));
+  const seconds = Math.max(0, Math.ceil((new Date(expiresAt).getTime() - now) / 1000));
   return (
     <time
       dateTime={expiresAt}
