@@ -160,6 +160,41 @@ test("a request that expires while open disables its buttons at once, without a 
   await page.context().close();
 });
 
+test("refunds waiting together that ask more than the order has left say so on each card, until one is paid", async ({
+  browser,
+  baseURL,
+  request,
+}) => {
+  const order = await freshOrder("cu_ana", 10000);
+  const asked = [];
+  for (const amount of [6000, 7000]) {
+    const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
+    asked.push(
+      await propose(request, SEEDED.agent.email, conversation, refund(order, amount), `desk-over-${order}-${amount}`),
+    );
+  }
+  expect(asked.map((call) => call.code)).toEqual(["approval.required", "approval.required"]);
+  const page = await asUser(browser, SEEDED.supervisor, baseURL!);
+  await page.setViewportSize(PHONE);
+  await page.goto(`/approvals?q=${order}`);
+  const [smaller, larger] = asked.map((call) => card(page, call.approval!.id));
+  for (const item of [smaller, larger]) {
+    await expect(item.getByTestId("card-over-asked")).toHaveText(
+      "Together they ask 130.00 USD and the order has 100.00 USD refundable: not all of them can be paid.",
+    );
+  }
+  await noSidewaysScroll(page);
+  await page.screenshot({ path: "test-results/approval-desk-over-asked-phone.png", fullPage: true });
+  await smaller.getByRole("button", { name: "Approve", exact: true }).click();
+  await page.getByTestId("decide-dialog").getByRole("button", { name: "Confirm approval" }).click();
+  await expect(page.getByTestId("toast")).toHaveText(`60.00 USD refund on ${order} approved`);
+  expect(await refundsOn(order)).toEqual([6000]);
+  // What is left is one request larger than the order's remainder: its card shows the order now, not a sum.
+  await expect(larger.getByTestId("order-now")).toContainText("refundable 40.00 USD");
+  await expect(larger.getByTestId("card-over-asked")).toHaveCount(0);
+  await page.context().close();
+});
+
 test("approve with edits: the amount can only be lowered; the lower amount is what executes and what the agent reads", async ({
   browser,
   baseURL,

@@ -60,6 +60,12 @@ export function ApprovalCard({
   const checked = preview.order;
   const current = facts.orderNow;
   const changed = current !== null && current.version !== checked.version;
+  const refundable = current ? current.totalCents - current.refundedCents : checked.refundable_cents;
+  // Refunds waiting together on one order may ask more than it has left: approving one can leave another unpayable.
+  const askedTogether = movesMoney(item)
+    ? facts.siblings.reduce((sum, other) => sum + (other.toolName === item.toolName ? other.impactCents : 0), amount)
+    : 0;
+  const overAsked = amount <= refundable && askedTogether > refundable;
   return (
     <section
       id={`request-${item.id}`}
@@ -166,6 +172,12 @@ export function ApprovalCard({
               ))}
               {facts.moreSiblings > 0 &&
                 ` and ${facts.moreSiblingsCapped ? "over " : ""}${facts.moreSiblings.toLocaleString("en")} more`}
+              {overAsked && (
+                <strong className="line" data-testid="card-over-asked">
+                  Together they ask {facts.moreSiblings > 0 ? "at least " : ""}
+                  {money(askedTogether)} and the order has {money(refundable)} refundable: not all of them can be paid.
+                </strong>
+              )}
             </dd>
           </>
         )}
