@@ -18,6 +18,8 @@ const Millis = (fallback: number) =>
     .min(1)
     .max(365 * 24 * 3600_000)
     .default(fallback);
+/** A 32-byte key as settings give it, in base64 or (64 digits) hex; the caller checks its length. */
+export const keyBytes = (text: string): Buffer => Buffer.from(text, /^[0-9a-f]{64}$/i.test(text) ? "hex" : "base64");
 const Count = (fallback: number, max: number) => z.coerce.number().int().min(1).max(max).default(fallback);
 const List = z
   .string()
@@ -42,7 +44,13 @@ const EnvSchema = z.object({
    * 32 random bytes in base64 or hex: the key of the audit logs' seals (lib/audit/keys.ts). The database never holds
    * it, so someone who can rewrite the database cannot recompute the chain. Required for sealing and verifying.
    */
-  AUDIT_SEAL_KEY: z.string().min(1).optional(),
+  AUDIT_SEAL_KEY: z.preprocess(
+    (value) => (value === "" ? undefined : value),
+    z
+      .string()
+      .refine((text) => keyBytes(text).length === 32, "32 bytes in base64 or hex (openssl rand -base64 32)")
+      .optional(),
+  ),
   /** The id recorded in each seal made with AUDIT_SEAL_KEY, so a rotated key's seals still verify. */
   AUDIT_SEAL_KEY_ID: z
     .string()
@@ -165,8 +173,15 @@ export function startupProblems(): string[] {
   } catch (error) {
     return [error instanceof Error ? error.message : String(error)];
   }
-  if (settings.NODE_ENV !== "production" || settings.METRICS_TOKEN) return [];
-  return [
-    "METRICS_TOKEN: required in production, at least 16 characters (openssl rand -hex 24); /api/metrics wants it",
-  ];
+  if (settings.NODE_ENV !== "production") return [];
+  const problems: string[] = [];
+  if (!settings.METRICS_TOKEN)
+    problems.push(
+      "METRICS_TOKEN: required in production, at least 16 characters (openssl rand -hex 24); /api/metrics wants it",
+    );
+  if (!settings.AUDIT_SEAL_KEY)
+    problems.push(
+      "AUDIT_SEAL_KEY: required in production, 32 bytes in base64 or hex (openssl rand -base64 32), the same on every instance; without it the audit logs are not sealed",
+    );
+  return problems;
 }

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import { env } from "./env";
+import { env, keyBytes } from "./env";
 
 // Secrets the host must use again (a tenant's webhook URL and signing secret) are stored encrypted with
 // AES-256-GCM under SECRETS_KEY, never in plain text. Each value is bound to where it is stored (`context`, e.g.
@@ -14,7 +14,7 @@ function key(): Buffer {
     throw new Error(
       "SECRETS_KEY is not set: 32 random bytes in base64 (openssl rand -base64 32) are needed to use stored secrets",
     );
-  const bytes = Buffer.from(text, /^[0-9a-f]{64}$/i.test(text) ? "hex" : "base64");
+  const bytes = keyBytes(text);
   if (bytes.length !== 32) throw new Error("SECRETS_KEY must be 32 bytes, in base64 or hex");
   return bytes;
 }

@@ -663,10 +663,26 @@ const DEFECTS: Defect[] = [
   {
     name: "metrics token required",
     file: "lib/env.ts",
-    find: 'if (settings.NODE_ENV !== "production" || settings.METRICS_TOKEN) return [];',
-    replace: "return [];",
+    find: "if (!settings.METRICS_TOKEN)",
+    replace: "if (false)",
     testFile: "tests/ops/env.test.ts",
     test: "refuses a production start without METRICS_TOKEN, or with a short one, and asks nothing of development",
+  },
+  {
+    name: "seal key required at start",
+    file: "lib/env.ts",
+    find: "if (!settings.AUDIT_SEAL_KEY)",
+    replace: "if (false)",
+    testFile: "tests/ops/env.test.ts",
+    test: "refuses a production start without AUDIT_SEAL_KEY; a key that is not 32 bytes stops any start",
+  },
+  {
+    name: "seal key shape",
+    file: "lib/env.ts",
+    find: "(text) => keyBytes(text).length === 32,",
+    replace: "(text) => keyBytes(text).length > 0,",
+    testFile: "tests/ops/env.test.ts",
+    test: "refuses a production start without AUDIT_SEAL_KEY; a key that is not 32 bytes stops any start",
   },
   {
     name: "ready hides driver error",
@@ -936,6 +952,12 @@ const DEFECTS: Defect[] = [
 const root = process.cwd();
 // `scripts/defects.ts "scope" "bound order"` runs only the named entries; a name that is not an entry is refused.
 const only = process.argv.slice(2);
+const named = DEFECTS.map((defect) => defect.name);
+const twice = named.filter((name, index) => named.indexOf(name) !== index);
+if (twice.length > 0) {
+  console.error(`seeded defects must have names of their own; used twice: ${twice.join(", ")}`);
+  process.exit(1);
+}
 const unknown = only.filter((name) => !DEFECTS.some((defect) => defect.name === name));
 if (unknown.length > 0) {
   console.error(`no seeded defect named ${unknown.map((name) => `"${name}"`).join(", ")}`);

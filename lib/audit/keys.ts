@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import { env } from "../env";
+import { env, keyBytes } from "../env";
 
 // The seals' keys come from the environment only: the database holds a key's id, never the key, so someone who can
 // rewrite every row and every seal still cannot make a seal that verifies. Rotation: a new AUDIT_SEAL_KEY with a
@@ -11,7 +11,7 @@ export interface SealKey {
 }
 
 function parseKey(text: string, variable: string): Buffer {
-  const bytes = Buffer.from(text, /^[0-9a-f]{64}$/i.test(text) ? "hex" : "base64");
+  const bytes = keyBytes(text);
   if (bytes.length !== 32) throw new Error(`${variable} must be 32 bytes, in base64 or hex`);
   return bytes;
 }

@@ -5,6 +5,7 @@ import { env, startupProblems } from "@/lib/env";
 // variable's name and what it accepts.
 
 const saved = { ...process.env };
+const SEAL_KEY = Buffer.alloc(32, 7).toString("base64");
 afterEach(() => {
   for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
   Object.assign(process.env, saved);
@@ -36,6 +37,7 @@ describe("environment settings", () => {
   });
 
   it("refuses a production start without METRICS_TOKEN, or with a short one, and asks nothing of development", () => {
+    process.env.AUDIT_SEAL_KEY = SEAL_KEY;
     delete process.env.METRICS_TOKEN;
     (process.env as Record<string, string>).NODE_ENV = "production";
     expect(startupProblems()).toEqual([expect.stringMatching(/^METRICS_TOKEN: required in production/)]);
@@ -47,6 +49,33 @@ describe("environment settings", () => {
     expect(startupProblems()).toEqual([]);
     delete process.env.METRICS_TOKEN;
     (process.env as Record<string, string>).NODE_ENV = "development";
+    expect(startupProblems()).toEqual([]);
+  });
+
+  it("refuses a production start without AUDIT_SEAL_KEY; a key that is not 32 bytes stops any start", () => {
+    process.env.METRICS_TOKEN = "a-metrics-token-of-enough-length";
+    (process.env as Record<string, string>).NODE_ENV = "production";
+    for (const unset of [undefined, ""]) {
+      if (unset === undefined) delete process.env.AUDIT_SEAL_KEY;
+      else process.env.AUDIT_SEAL_KEY = unset;
+      expect(startupProblems()).toEqual([expect.stringMatching(/^AUDIT_SEAL_KEY: required in production/)]);
+    }
+    delete process.env.METRICS_TOKEN;
+    expect(startupProblems()).toEqual([
+      expect.stringMatching(/^METRICS_TOKEN: required/),
+      expect.stringMatching(/^AUDIT_SEAL_KEY: required/),
+    ]);
+    process.env.METRICS_TOKEN = "a-metrics-token-of-enough-length";
+    process.env.AUDIT_SEAL_KEY = SEAL_KEY;
+    expect(startupProblems()).toEqual([]);
+    process.env.AUDIT_SEAL_KEY = "ab".repeat(32);
+    expect(startupProblems()).toEqual([]);
+    (process.env as Record<string, string>).NODE_ENV = "development";
+    for (const bad of ["short", Buffer.alloc(16).toString("base64"), "ab".repeat(31)]) {
+      process.env.AUDIT_SEAL_KEY = bad;
+      expect(startupProblems()).toEqual([expect.stringMatching(/AUDIT_SEAL_KEY: 32 bytes in base64 or hex/)]);
+    }
+    delete process.env.AUDIT_SEAL_KEY;
     expect(startupProblems()).toEqual([]);
   });
 });

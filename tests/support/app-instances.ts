@@ -10,6 +10,9 @@ import { newId } from "@/lib/ids";
 
 export const INSTANCE_SECRET = "instances-test-secret";
 export const INSTANCE_METRICS_TOKEN = "instances-test-metrics-token";
+// Production refuses to start without a seal key; instances use the test process's (so what they seal verifies
+// there), or this one where no key is set (a benchmark).
+const INSTANCE_SEAL_KEY = Buffer.from("instances-only-audit-seal-key-32").toString("base64");
 
 export interface AppInstance {
   url: string;
@@ -46,6 +49,7 @@ export async function startInstance(
         NEXTAUTH_SECRET: INSTANCE_SECRET,
         TOOLGATE_JOBS: "off",
         METRICS_TOKEN: INSTANCE_METRICS_TOKEN,
+        AUDIT_SEAL_KEY: process.env.AUDIT_SEAL_KEY ?? INSTANCE_SEAL_KEY,
         ...env,
       },
       stdio: ["ignore", "pipe", "pipe"],
