@@ -1,11 +1,11 @@
 import { execFile, spawn } from "node:child_process";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setSelfRegistration } from "@/lib/oauth/connections";
 import { sessionCookie, startInstance, type AppInstance } from "../support/app-instances";
 import { freePort } from "../../scripts/pg-cluster";
+import { conversationOver } from "../support/api-over-http";
+import { headerProxy, type HeaderProxy } from "../support/header-proxy";
 import { createWorld, type World } from "../support/world";
 
 // The MCP conformance suite's 2026-07-28 scenarios (0.2.0-alpha.12, installed as `mcp-conformance-alpha` beside
@@ -28,7 +28,7 @@ const SHIM = path.join("tests", "support", "node20-glob.mjs");
 const EXPECTED = path.join("tests", "hardening", "conformance-2026-expected-failures.yml");
 
 let instance: AppInstance;
-let proxy: http.Server;
+let proxy: HeaderProxy;
 let world: World;
 let conversation: string;
 
@@ -44,44 +44,20 @@ describe("the MCP conformance suite, revision 2026-07-28", () => {
   beforeAll(async () => {
     instance = await startInstance(await freePort(), { DATABASE_URL: process.env.DATABASE_URL! });
     world = await createWorld();
-    const response = await fetch(`${instance.url}/api/v1/conversations`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${world.keys.agent}` },
-      body: JSON.stringify({ customer_id: world.customers.ana }),
+    conversation = await conversationOver(instance.url, world.keys.agent, world.customers.ana);
+    proxy = await headerProxy(instance.url, {
+      authorization: `Bearer ${world.keys.agent}`,
+      "x-toolgate-conversation": conversation,
     });
-    conversation = ((await response.json()) as { id: string }).id;
-    const target = new URL(instance.url);
-    proxy = http.createServer((request, answer) => {
-      const forwarded = http.request(
-        {
-          host: target.hostname,
-          port: target.port,
-          path: request.url,
-          method: request.method,
-          headers: {
-            ...request.headers,
-            authorization: `Bearer ${world.keys.agent}`,
-            "x-toolgate-conversation": conversation,
-          },
-        },
-        (upstream) => {
-          answer.writeHead(upstream.statusCode ?? 502, upstream.headers);
-          upstream.pipe(answer);
-        },
-      );
-      forwarded.on("error", () => answer.destroy());
-      request.pipe(forwarded);
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
   }, 120_000);
 
   afterAll(async () => {
-    await new Promise((resolve) => proxy?.close(resolve));
+    await proxy?.close();
     await instance?.stop();
   });
 
   it.each(SERVER_SCENARIOS)("%s passes, but for its listed expected failures", async (scenario) => {
-    const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/api/mcp`;
+    const url = `${proxy.url}/api/mcp`;
     const result = await run(["server", "--url", url, "--scenario", scenario, "--expected-failures", EXPECTED]);
     expect(result.code, result.output).toBe(0);
   });

@@ -1,9 +1,8 @@
 import { execFile } from "node:child_process";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { conversationOver } from "../support/api-over-http";
+import { headerProxy, type HeaderProxy } from "../support/header-proxy";
 import { ownInstances } from "../support/own-instances";
 import { createWorld, type World } from "../support/world";
 
@@ -13,7 +12,7 @@ import { createWorld, type World } from "../support/world";
 
 const SCENARIOS = ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"];
 
-let proxy: http.Server;
+let proxy: HeaderProxy;
 let world: World;
 let conversation: string;
 
@@ -23,33 +22,15 @@ describe("the MCP conformance suite", () => {
   beforeAll(async () => {
     world = await createWorld();
     conversation = await conversationOver(instance.url, world.keys.agent, world.customers.ana);
-    const target = new URL(instance.url);
-    proxy = http.createServer((request, response) => {
-      const forwarded = http.request(
-        {
-          host: target.hostname,
-          port: target.port,
-          path: request.url,
-          method: request.method,
-          headers: { ...request.headers, authorization: `Bearer ${world.keys.agent}` },
-        },
-        (answer) => {
-          response.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(response);
-        },
-      );
-      forwarded.on("error", () => response.destroy());
-      request.pipe(forwarded);
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    proxy = await headerProxy(instance.url, { authorization: `Bearer ${world.keys.agent}` });
   });
 
   afterAll(async () => {
-    await new Promise((resolve) => proxy?.close(resolve));
+    await proxy?.close();
   });
 
   it.each(SCENARIOS)("%s passes", async (scenario) => {
-    const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/api/mcp?conversation=${conversation}`;
+    const url = `${proxy.url}/api/mcp?conversation=${conversation}`;
     const cli = path.join("node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
     // Asynchronously: the proxy answers from this process while the suite runs.
     const run = await new Promise<{ code: number | null; output: string }>((resolve) => {
