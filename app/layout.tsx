@@ -4,7 +4,10 @@ import { renderedQueueStamp } from "@/lib/approvals/desk/queue";
 import { currentUser } from "@/lib/auth/auth";
 import "./globals.css";
 
-export const metadata = { title: "toolgate", description: "Human-approval gateway for model tool calls" };
+export const metadata = {
+  title: { default: "toolgate", template: "%s · toolgate" },
+  description: "Human-approval gateway for model tool calls",
+};
 export const dynamic = "force-dynamic";
 
 export default async function RootLayout({ children }: { children: ReactNode }) {

@@ -41,10 +41,10 @@ export async function refundsOf(order: string) {
   return { count: Number(rows[0].count), refunded: rows[0].refunded };
 }
 
-/** No sideways scrolling, and no serious or critical accessibility violation. */
-export async function expectUsable(page: Page) {
+/** No sideways scrolling, and no serious or critical accessibility violation; `title`: the tab names the page. */
+export async function expectUsable(page: Page, title?: string) {
   // Next.js streams a page's metadata after its body: axe reads the page once its title has arrived.
-  await expect(page).toHaveTitle(/\S/);
+  await expect(page).toHaveTitle(title ? `${title} · toolgate` : /\S/);
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   expect(width, `page is ${width}px wide in a ${page.viewportSize()?.width}px viewport`).toBeLessThanOrEqual(
     page.viewportSize()!.width,

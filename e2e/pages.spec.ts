@@ -54,39 +54,39 @@ for (const viewport of VIEWPORTS) {
 
       const anonymous = await as(newContext, null, baseURL!);
       await anonymous.goto("/login");
-      await expectUsable(anonymous);
+      await expectUsable(anonymous, "Sign in");
 
       const supervisor = await as(newContext, SEEDED.supervisor, baseURL!);
       await supervisor.goto(await emailedLinkPath(SEEDED.supervisor.email, approvedRefund.approval!.id));
-      await expectUsable(supervisor);
+      await expectUsable(supervisor, "Approval request");
       await supervisor.getByRole("button", { name: "Approve…" }).click();
       await supervisor.getByRole("button", { name: "Confirm approval" }).click();
       await expect(supervisor.getByTestId("link-result")).toContainText("approved; refund issued");
       await supervisor.goto("/approvals");
       await expect(supervisor.locator(`[data-approval-id="${waiting.approval!.id}"]`)).toBeVisible();
-      await expectUsable(supervisor);
+      await expectUsable(supervisor, "Pending approvals");
       await supervisor.goto("/approvals/history");
-      await expectUsable(supervisor);
+      await expectUsable(supervisor, "Decision history");
       await supervisor.goto(`/approvals/history?q=${order}`);
       await expect(supervisor.getByTestId("history-item")).toHaveCount(1);
       await shoot(supervisor, `history${suffix}`);
       await supervisor.goto(`/calls/${approvedRefund.id}`);
       await expect(supervisor.getByTestId("timeline-event").last()).toContainText("Settled with the payment provider");
-      await expectUsable(supervisor);
+      await expectUsable(supervisor, "Call timeline");
       if (!suffix) await shoot(supervisor, "timeline");
 
       const agent = await as(newContext, SEEDED.agent, baseURL!);
       await agent.goto("/conversations");
-      await expectUsable(agent);
+      await expectUsable(agent, "Your conversations");
       if (!suffix) await shoot(agent, "conversations");
       await agent.goto(`/conversations/${conversation}`);
       await expect(agent.getByTestId("call-row")).toHaveCount(3);
-      await expectUsable(agent);
+      await expectUsable(agent, "Conversation");
       if (!suffix) await shoot(agent, "conversation");
 
       const admin = await as(newContext, SEEDED.admin, baseURL!);
       await admin.goto("/admin/policy");
-      await expectUsable(admin);
+      await expectUsable(admin, "Policy and keys");
       if (!suffix) await shoot(admin, "admin");
     });
 

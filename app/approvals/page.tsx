@@ -7,6 +7,8 @@ import { passkeysOf } from "@/lib/auth/passkeys";
 import { requireRole } from "@/lib/auth/guards";
 import { reconcileHealth, refundsToInvestigate } from "@/lib/payments/reconcile";
 
+export const metadata = { title: "Pending approvals" };
+
 export const dynamic = "force-dynamic";
 
 const PAGE = 50;

@@ -2,6 +2,8 @@ import { ConversationList } from "@/components/conversations/conversation-list";
 import { requireRole } from "@/lib/auth/guards";
 import { listAgentConversations, searchCustomers } from "@/lib/conversations/console";
 
+export const metadata = { title: "Your conversations" };
+
 export const dynamic = "force-dynamic";
 
 export default async function ConversationsPage() {

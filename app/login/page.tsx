@@ -1,6 +1,8 @@
 import { SignInPage } from "@/components/auth/sign-in-page";
 import { safeReturnPath } from "@/lib/auth/guards";
 
+export const metadata = { title: "Sign in" };
+
 export default async function LoginPage({
   searchParams,
 }: {

@@ -3,6 +3,8 @@ import { passkeysOf } from "@/lib/auth/passkeys";
 import { requireRole } from "@/lib/auth/guards";
 import { MIN_PASSWORD_LENGTH } from "@/lib/auth/password-change";
 
+export const metadata = { title: "Your settings" };
+
 export const dynamic = "force-dynamic";
 
 export default async function SettingsPage() {

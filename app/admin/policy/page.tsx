@@ -9,6 +9,8 @@ import { requireRole } from "@/lib/auth/guards";
 import { passkeysOf } from "@/lib/auth/passkeys";
 import { tenantConnections } from "@/lib/oauth/connections";
 
+export const metadata = { title: "Policy and keys" };
+
 export const dynamic = "force-dynamic";
 
 export default async function AdminPolicyPage() {

@@ -3,6 +3,8 @@ import { rulesOverview } from "@/lib/admin/rules";
 import { requireRole } from "@/lib/auth/guards";
 import { passkeysOf } from "@/lib/auth/passkeys";
 
+export const metadata = { title: "Policy rules" };
+
 export const dynamic = "force-dynamic";
 
 export default async function AdminRulesPage() {

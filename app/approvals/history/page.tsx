@@ -3,6 +3,8 @@ import { HistoryFilterSchema } from "@/lib/approvals/desk/filters";
 import { decisionHistory, historyPeople } from "@/lib/approvals/desk/history";
 import { requireRole } from "@/lib/auth/guards";
 
+export const metadata = { title: "Decision history" };
+
 export const dynamic = "force-dynamic";
 
 type Params = Record<string, string | string[] | undefined>;

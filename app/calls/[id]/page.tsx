@@ -3,6 +3,8 @@ import { CallTimeline } from "@/components/calls/call-timeline";
 import { requireRole } from "@/lib/auth/guards";
 import { callTimeline } from "@/lib/calls/timeline";
 
+export const metadata = { title: "Call timeline" };
+
 export const dynamic = "force-dynamic";
 
 export default async function CallTimelinePage({ params }: { params: Promise<{ id: string }> }) {

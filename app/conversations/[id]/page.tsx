@@ -3,6 +3,8 @@ import { ConversationCalls } from "@/components/conversations/conversation-calls
 import { requireRole } from "@/lib/auth/guards";
 import { conversationCalls } from "@/lib/conversations/console";
 
+export const metadata = { title: "Conversation" };
+
 export const dynamic = "force-dynamic";
 
 export default async function ConversationPage({ params }: { params: Promise<{ id: string }> }) {

@@ -6,6 +6,8 @@ import { currentUser } from "@/lib/auth/auth";
 import { checkAuthorizationRequest, consentingAgent } from "@/lib/oauth/authorize";
 import { fetchMetadataDocument } from "@/lib/oauth/fetch-document";
 
+export const metadata = { title: "Connect a client" };
+
 export const dynamic = "force-dynamic";
 
 const PASSED_ON = [

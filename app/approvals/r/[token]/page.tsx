@@ -4,7 +4,7 @@ import { requireRole } from "@/lib/auth/guards";
 
 export const dynamic = "force-dynamic";
 // The token is in this page's address: never send it on to another site.
-export const metadata = { title: "Approval request · toolgate", referrer: "no-referrer" };
+export const metadata = { title: "Approval request", referrer: "no-referrer" };
 
 export default async function ApprovalLinkPage({ params }: { params: Promise<{ token: string }> }) {
   const { token } = await params;
