@@ -7,8 +7,45 @@ import type { TenantPolicy } from "@/lib/gateway/types";
 // Each test builds its own tenants shaped like the SPEC seed, with fresh ids, so files can run in parallel
 // on one database without touching each other's rows.
 
-let orderCounter = randomInt(10_000_000, 90_000_000);
-const orderId = () => `ord_${orderCounter++}`;
+interface OrderRow {
+  tenantId: string;
+  customerId: string;
+  totalCents: number;
+  status: string;
+  currency: string;
+  addressLine1: string;
+  postalCode: string;
+  fraudHold?: boolean;
+}
+
+/**
+ * Inserts `rows` as orders with consecutive ids from `first(attempt)`, in one statement. Every test process on the
+ * database draws from the same eight digits an order id may have, so two can meet: a clash inserts nothing and is
+ * tried again from another start.
+ */
+async function insertOrders(rows: OrderRow[], first: (attempt: number) => number): Promise<string[]> {
+  for (let attempt = 1; ; attempt++) {
+    const start = first(attempt);
+    const ids = rows.map((_, index) => `ord_${start + index}`);
+    try {
+      await db.order.createMany({ data: rows.map((row, index) => ({ ...row, id: ids[index] })) });
+      return ids;
+    } catch (error) {
+      if (attempt === 5 || (error as { code?: string }).code !== "P2002") throw error;
+    }
+  }
+}
+
+// createWorld's orders run on from a random start per process, and from a new one after a clash.
+let nextOrder = randomInt(10_000_000, 90_000_000);
+function worldOrders(count: number) {
+  return (attempt: number) => {
+    if (attempt > 1) nextOrder = randomInt(10_000_000, 90_000_000);
+    const start = nextOrder;
+    nextOrder += count;
+    return start;
+  };
+}
 
 export interface World {
   tenantId: string;
@@ -58,14 +95,6 @@ export async function createWorld(policy: WorldPolicy = {}): Promise<World> {
     otherSupervisor: user("osupervisor"),
   };
   const customers = { ana: `cu_ana_${suffix}`, ben: `cu_ben_${suffix}`, gil: `cu_gil_${suffix}` };
-  const orders = {
-    o1001: orderId(),
-    o1002: orderId(),
-    o1003: orderId(),
-    o1004: orderId(),
-    o1005: orderId(),
-    o2001: orderId(),
-  };
   const passwordHash = "not-used-in-api-tests";
 
   // Test files open a conversation per case: only the tests of the opening limit meet it.
@@ -128,42 +157,39 @@ export async function createWorld(policy: WorldPolicy = {}): Promise<World> {
     ],
   });
   const address = { addressLine1: "1 Elm St", postalCode: "94107", currency: "USD" };
-  await db.order.createMany({
-    data: [
-      { id: orders.o1001, tenantId, customerId: customers.ana, totalCents: 4200, status: "delivered", ...address },
-      {
-        id: orders.o1002,
-        tenantId,
-        customerId: customers.ben,
-        totalCents: 15900,
-        status: "delivered",
-        ...address,
-        addressLine1: "9 Oak Ave",
-        postalCode: "10001",
-      },
-      { id: orders.o1003, tenantId, customerId: customers.ana, totalCents: 12000, status: "processing", ...address },
-      { id: orders.o1004, tenantId, customerId: customers.ana, totalCents: 15000, status: "delivered", ...address },
-      {
-        id: orders.o1005,
-        tenantId,
-        customerId: customers.ana,
-        totalCents: 8000,
-        status: "delivered",
-        fraudHold: true,
-        ...address,
-      },
-      {
-        id: orders.o2001,
-        tenantId: otherTenantId,
-        customerId: customers.gil,
-        totalCents: 9000,
-        status: "delivered",
-        ...address,
-        addressLine1: "5 Pine Rd",
-        postalCode: "60601",
-      },
-    ],
-  });
+  const orderRows: OrderRow[] = [
+    { tenantId, customerId: customers.ana, totalCents: 4200, status: "delivered", ...address },
+    {
+      tenantId,
+      customerId: customers.ben,
+      totalCents: 15900,
+      status: "delivered",
+      ...address,
+      addressLine1: "9 Oak Ave",
+      postalCode: "10001",
+    },
+    { tenantId, customerId: customers.ana, totalCents: 12000, status: "processing", ...address },
+    { tenantId, customerId: customers.ana, totalCents: 15000, status: "delivered", ...address },
+    {
+      tenantId,
+      customerId: customers.ana,
+      totalCents: 8000,
+      status: "delivered",
+      fraudHold: true,
+      ...address,
+    },
+    {
+      tenantId: otherTenantId,
+      customerId: customers.gil,
+      totalCents: 9000,
+      status: "delivered",
+      ...address,
+      addressLine1: "5 Pine Rd",
+      postalCode: "60601",
+    },
+  ];
+  const [o1001, o1002, o1003, o1004, o1005, o2001] = await insertOrders(orderRows, worldOrders(orderRows.length));
+  const orders = { o1001, o1002, o1003, o1004, o1005, o2001 };
   const keys = {
     agent: (await createApiKey(db, { id: users.agent, tenantId })).key,
     agent2: (await createApiKey(db, { id: users.agent2, tenantId })).key,
@@ -200,20 +226,16 @@ export async function moreOrders(
   totalCents = 10_000,
   first = randomInt(90_000_000, 99_999_000),
 ): Promise<string[]> {
-  const ids = Array.from({ length: count }, (_, index) => `ord_${first + index}`);
-  await db.order.createMany({
-    data: ids.map((id) => ({
-      id,
-      tenantId: world.tenantId,
-      customerId: world.customers.ana,
-      totalCents,
-      status: "delivered",
-      currency: "USD",
-      addressLine1: "1 Elm St",
-      postalCode: "94107",
-    })),
-  });
-  return ids;
+  const row = {
+    tenantId: world.tenantId,
+    customerId: world.customers.ana,
+    totalCents,
+    status: "delivered",
+    currency: "USD",
+    addressLine1: "1 Elm St",
+    postalCode: "94107",
+  };
+  return insertOrders(Array(count).fill(row), (attempt) => (attempt === 1 ? first : randomInt(90_000_000, 99_999_000)));
 }
 
 /** The address a user of a world made by `createSignInWorld` signs in with, readable from the user's id. */
