@@ -571,6 +571,14 @@ const DEFECTS: Defect[] = [
     test: "lost answer, re-proposal while settling, re-proposal with a fresh key: one refund, the second held; approving pays it",
   },
   {
+    name: "duplicate guard: another conversation's refund",
+    file: "lib/gateway/policy.ts",
+    find: "effects.find((effect) => effect.conversationId !== conversation.id);",
+    replace: "undefined;",
+    testFile: "tests/gateway/duplicate-intent.integration.test.ts",
+    test: "refused as more than the order has refundable (the review's sequence)",
+  },
+  {
     name: "duplicate re-checked at approval",
     file: "lib/approvals/decision/approve.ts",
     find: "if (duplicate && request.shownDuplicates.length === 0) {",

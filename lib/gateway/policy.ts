@@ -77,10 +77,10 @@ export function heldFor({ verdict: _verdict, ...hit }: DuplicateVerdict & { verd
  * The duplicate-intent guard. A model that insists can propose the same refund again under a call key of its own
  * (stage 8 lets a deliberate second write through), so a call on an order that already has an effect of this tool
  * issued, unknown or in progress within the tenant's `duplicateWindowHours` is held for a person when it matches
- * one: the same amount, or a total (those effects plus this call) above what this conversation asked for on the
- * order (each distinct amount it proposed counted once), so a refund another conversation already made counts. It
- * never refuses: a supervisor who approves the possible duplicate pays it. Null for a tool that declares no earlier
- * effects.
+ * one: the same amount, or any effect another conversation made. Only effects count, never what a conversation
+ * proposed: a refused, withdrawn, denied or still-held proposal moved no money and cannot make room for another
+ * (decision 011). Two different partial refunds one conversation made pass. It never refuses: a supervisor who
+ * approves the possible duplicate pays it. Null for a tool that declares no earlier effects.
  */
 export async function checkDuplicate(
   client: Db,
@@ -92,12 +92,10 @@ export async function checkDuplicate(
 ): Promise<DuplicateVerdict | null> {
   if (!tool.earlierEffects) return null;
   const windowHours = policy.duplicateWindowHours;
-  const { effects, proposedAmounts } = await tool.earlierEffects.recent(client, order, conversation.id, windowHours);
-  const total = effects.reduce((sum, effect) => sum + effect.amountCents, impactCents);
-  // What the conversation asked for: each distinct amount it proposed for the order once, this call's included.
-  const proposed = [...new Set([...proposedAmounts, impactCents])].reduce((sum, cents) => sum + cents, 0);
+  const effects = await tool.earlierEffects.recent(client, order, windowHours);
   const match =
-    effects.find((effect) => effect.amountCents === impactCents) ?? (total > proposed ? effects[0] : undefined);
+    effects.find((effect) => effect.amountCents === impactCents) ??
+    effects.find((effect) => effect.conversationId !== conversation.id);
   if (!match) return { verdict: "clear", window_hours: windowHours };
   return {
     verdict: "held",

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { findRecentRefunds, findUnsettledRefund, refundAmountsProposed } from "./sql";
+import { findRecentRefunds, findUnsettledRefund } from "./sql";
 import { defineTool, ORDER_ID } from "./types";
 
 export const REFUND_REASONS = ["damaged", "not_as_described", "late", "not_delivered", "wrong_item", "other"] as const;
@@ -54,13 +54,7 @@ export const issueRefund = defineTool<z.infer<typeof IssueRefundSchema>>({
   },
   executedCode: "refund.issued",
   earlierEffects: {
-    async recent(client, order, conversationId, windowHours) {
-      const [effects, proposedAmounts] = await Promise.all([
-        findRecentRefunds(client, order.id, windowHours),
-        refundAmountsProposed(client, conversationId, order.id),
-      ]);
-      return { effects, proposedAmounts };
-    },
+    recent: (client, order, windowHours) => findRecentRefunds(client, order.id, windowHours),
     unsettled: (client, order) => findUnsettledRefund(client, order.id),
   },
   external: {

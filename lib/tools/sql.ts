@@ -77,32 +77,24 @@ export async function findConversationCall(
 }
 
 // A refund as the duplicate-intent guard sees it: reserved is in progress, unknown and investigate are unknown.
-const REFUND_EFFECT = Prisma.sql`"toolCallId" AS "callId", "amountCents", "currency", "createdAt" AS "at",
-           CASE "status" WHEN 'issued' THEN 'issued' WHEN 'reserved' THEN 'in_progress' ELSE 'unknown' END AS "status"`;
+const REFUND_EFFECT = Prisma.sql`r."toolCallId" AS "callId", c."conversationId", r."amountCents", r."currency",
+           r."createdAt" AS "at",
+           CASE r."status" WHEN 'issued' THEN 'issued' WHEN 'reserved' THEN 'in_progress' ELSE 'unknown' END AS "status"`;
 
 /** The order's refunds issued, unknown or in progress created within the last `hours`, newest first. */
 export async function findRecentRefunds(db: Db, orderId: string, hours: number): Promise<EarlierEffect[]> {
   return db.$queryRaw<EarlierEffect[]>`
-    SELECT ${REFUND_EFFECT} FROM "Refund"
-    WHERE "orderId" = ${orderId} AND "status" IN ('issued', 'reserved', 'unknown', 'investigate')
-      AND "createdAt" > now() - make_interval(hours => ${hours}::int)
-    ORDER BY "createdAt" DESC, "id" DESC`;
+    SELECT ${REFUND_EFFECT} FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId"
+    WHERE r."orderId" = ${orderId} AND r."status" IN ('issued', 'reserved', 'unknown', 'investigate')
+      AND r."createdAt" > now() - make_interval(hours => ${hours}::int)
+    ORDER BY r."createdAt" DESC, r."id" DESC`;
 }
 
 /** The order's refund still awaiting the provider's answer, if any (at most one: it blocks new refunds). */
 export async function findUnsettledRefund(db: Db, orderId: string): Promise<EarlierEffect | null> {
   const [refund] = await db.$queryRaw<EarlierEffect[]>`
-    SELECT ${REFUND_EFFECT} FROM "Refund"
-    WHERE "orderId" = ${orderId} AND "status" IN ('reserved', 'unknown', 'investigate')
-    ORDER BY "createdAt" DESC, "id" DESC LIMIT 1`;
+    SELECT ${REFUND_EFFECT} FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId"
+    WHERE r."orderId" = ${orderId} AND r."status" IN ('reserved', 'unknown', 'investigate')
+    ORDER BY r."createdAt" DESC, r."id" DESC LIMIT 1`;
   return refund ?? null;
-}
-
-/** The distinct amounts the refund calls of this conversation proposed for this order. */
-export async function refundAmountsProposed(db: Db, conversationId: string, orderId: string): Promise<number[]> {
-  const rows = await db.$queryRaw<{ cents: number }[]>`
-    SELECT DISTINCT ("argsCanonical"::jsonb ->> 'amount_cents')::int AS "cents" FROM "ToolCall"
-    WHERE "conversationId" = ${conversationId} AND "orderId" = ${orderId} AND "toolName" = 'issue_refund'
-      AND "argsCanonical" IS NOT NULL`;
-  return rows.map((row) => row.cents);
 }

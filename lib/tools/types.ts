@@ -37,18 +37,12 @@ export interface OrderChange {
  */
 export interface EarlierEffect {
   callId: string;
+  /** The conversation whose call made it. */
+  conversationId: string;
   amountCents: number;
   currency: string;
   status: "issued" | "unknown" | "in_progress";
   at: Date;
-}
-
-/** What the duplicate-intent guard weighs a new call against: the order's recent effects and the conversation's intent. */
-export interface EarlierEffects {
-  /** Newest first, within the window. */
-  effects: EarlierEffect[];
-  /** The distinct impacts the earlier calls of this conversation proposed for this order. */
-  proposedAmounts: number[];
 }
 
 /** A refund as the host decided it, from the checked call and the order, never from model output alone. */
@@ -117,7 +111,7 @@ export interface ToolDefinition<A = Record<string, unknown>> extends ToolFace<A>
    * (any age) for the answer to a call its state rules stopped because of it.
    */
   earlierEffects?: {
-    recent(client: Db, order: OrderFacts, conversationId: string, windowHours: number): Promise<EarlierEffects>;
+    recent(client: Db, order: OrderFacts, windowHours: number): Promise<EarlierEffect[]>;
     unsettled(client: Db, order: OrderFacts): Promise<EarlierEffect | null>;
   };
   /**

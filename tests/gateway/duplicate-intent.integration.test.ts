@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import { denyRequest } from "@/lib/approvals/decision/deny";
 import { callTimeline } from "@/lib/calls/timeline";
-import { db } from "@/lib/db";
+import { db, transaction } from "@/lib/db";
+import { withdrawApproval } from "@/lib/gateway/approval";
+import { lockConversation } from "@/lib/gateway/lock";
 import { reconcileRefunds } from "@/lib/payments/reconcile";
 import { newCallKey, propose } from "../support/api";
 import { agentConversation, callStatus, proposeAsAgent, refund, supervisorOf } from "../support/calls";
@@ -125,16 +127,16 @@ describe("a model that insists cannot refund twice", () => {
     await expectRefundInvariants([order], (await externals.stats()).totalsByOrder);
   });
 
-  it("holds the same amount, and a total past what the conversation asked for; two different amounts one conversation asked for pass", async () => {
+  it("holds the same amount, and any amount after another conversation's refund; two different amounts one conversation made pass", async () => {
     const world = await createWorld();
     const conversation = await agentConversation(world);
     const order = world.orders.o1004;
     const first = await proposeAsAgent(world, conversation, refund(order, 4000));
     expect(first.json.code).toBe("refund.issued");
-    // A second, different partial refund this conversation asked for: 40.00 + 25.00 is what it proposed.
+    // A second, different partial refund this conversation asked for: its own refunds are no duplicate of it.
     const second = await proposeAsAgent(world, conversation, refund(order, 2500));
     expect(second.json.code).toBe("refund.issued");
-    // Another conversation asking for 39.00 on the same order: 65.00 already refunded plus 39.00 is more than it asked.
+    // Another conversation asking for 39.00 on the same order: the newest refund another conversation made is named.
     const other = await agentConversation(world);
     const varied = await proposeAsAgent(world, other, refund(order, 3900));
     expect(varied.json.code).toBe("approval.required");
@@ -227,6 +229,76 @@ describe("a model that insists cannot refund twice", () => {
         outcome: { code: "refund.issued" },
       });
     expect(await providerTotal(order)).toBe(3000);
+    await expectRefundInvariants([order], (await externals.stats()).totalsByOrder);
+  });
+});
+
+// Issue 33: the guard used to compare the order's refunds with the sum of the distinct amounts the conversation had
+// proposed, refused ones included, so a proposal that moved no money made room for a second refund. Only effects
+// count now: whatever else the other conversation proposed first, its 39.99 waits for a person.
+describe("a proposal that moved no money makes no room for a second refund", () => {
+  const cases: [
+    string,
+    (world: Awaited<ReturnType<typeof createWorld>>, conversation: string, order: string) => Promise<void>,
+  ][] = [
+    [
+      "refused as more than the order has refundable (the review's sequence)",
+      async (world, conversation, order) => {
+        const refused = await proposeAsAgent(world, conversation, refund(order, 11001));
+        expect(refused.json).toMatchObject({ kind: "rejected", code: "amount.exceeds-refundable" });
+      },
+    ],
+    [
+      "held, then withdrawn",
+      async (world, conversation, order) => {
+        const held = await proposeAsAgent(world, conversation, refund(order, 6000));
+        expect(held.json.code).toBe("approval.required");
+        const withdrawn = await transaction(async (tx) => {
+          await lockConversation(tx, { id: conversation });
+          return withdrawApproval(tx, held.json.approval!.id, 1);
+        });
+        expect(withdrawn).toBe(true);
+      },
+    ],
+    [
+      "held, then denied by a supervisor",
+      async (world, conversation, order) => {
+        const held = await proposeAsAgent(world, conversation, refund(order, 6000));
+        expect(held.json.code).toBe("approval.required");
+        expect(await denyRequest(supervisorOf(world), held.json.approval!.id, "Not this one.")).toMatchObject({
+          ok: true,
+        });
+      },
+    ],
+    [
+      "a held twin of the first refund, still waiting",
+      async (world, conversation, order) => {
+        const twin = await proposeAsAgent(world, conversation, refund(order, 4000));
+        expect(twin.json.approval!.preview.held).toEqual([
+          expect.objectContaining({ rule: "possible_duplicate", amount_cents: 4000 }),
+        ]);
+      },
+    ],
+  ];
+
+  it.each(cases)("%s", async (_name, before) => {
+    const world = await createWorld();
+    const order = world.orders.o1004;
+    const first = await proposeAsAgent(world, await agentConversation(world), refund(order, 4000));
+    expect(first.json.code).toBe("refund.issued");
+
+    const other = await agentConversation(world);
+    await before(world, other, order);
+    const varied = await proposeAsAgent(world, other, refund(order, 3999));
+    expect(varied.json).toMatchObject({ kind: "pending_approval", code: "approval.required" });
+    expect(varied.json.approval!.preview.held).toEqual([
+      expect.objectContaining({ rule: "possible_duplicate", of_call_id: first.json.id, amount_cents: 4000 }),
+    ]);
+
+    // One refund at the provider, and the books say the same.
+    expect(await providerTotal(order)).toBe(4000);
+    expect(await db.refund.count({ where: { orderId: order, status: "issued" } })).toBe(1);
+    expect(await db.order.findUniqueOrThrow({ where: { id: order } })).toMatchObject({ refundedCents: 4000 });
     await expectRefundInvariants([order], (await externals.stats()).totalsByOrder);
   });
 });
