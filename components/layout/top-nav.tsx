@@ -15,6 +15,7 @@ export function TopNav({
         <Link href="/">toolgate</Link>
       </strong>
       {user?.role === "AGENT" && <Link href="/conversations">Conversations</Link>}
+      {user?.role === "AGENT" && <Link href="/connections">Connections</Link>}
       {user?.role === "SUPERVISOR" && (
         <>
           <Link href="/approvals" data-testid="nav-approvals">

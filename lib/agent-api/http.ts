@@ -92,7 +92,7 @@ export function withAgent(
  */
 export function withAgentConversation(
   request: Request,
-  conversationId: string,
+  conversationId: string | null,
   handler: (agent: AuthenticatedAgent, found: FoundConversation | null, rateCounted?: RateCount[]) => Promise<Response>,
   options: { countCall?: boolean; tokenIssuer?: string } = {},
 ): Promise<Response> {

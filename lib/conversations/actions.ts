@@ -5,9 +5,11 @@ import { z } from "zod";
 import { authedAction } from "@/lib/auth/guards";
 import { searchCustomers } from "@/lib/conversations/console";
 import { openConversation, OpenConversationSchema } from "@/lib/conversations/open";
+import { workOnCustomer } from "@/lib/conversations/working-on";
 import { db } from "@/lib/db";
 import { countConversationOpen } from "@/lib/gateway/rate";
 import { countConversationOpenLimited } from "@/lib/metrics";
+import { IdSchema } from "@/lib/security/input";
 
 export const openConversationAction = authedAction(OpenConversationSchema, ["AGENT"], async (input, user) => {
   // The same limit an API key has: opening is what resets the per-conversation budgets.
@@ -31,5 +33,20 @@ export const searchCustomersAction = authedAction(
   ["AGENT"],
   async (input, user) => {
     return { ok: true, data: await searchCustomers(user.tenantId, input.query) };
+  },
+);
+
+export const workOnCustomerAction = authedAction(
+  z.strictObject({ grant_id: IdSchema, customer_id: IdSchema }),
+  ["AGENT"],
+  async (input, user) => {
+    const switched = await workOnCustomer(
+      { userId: user.id, tenantId: user.tenantId },
+      input.grant_id,
+      input.customer_id,
+    );
+    if (!switched.ok) return switched;
+    revalidatePath("/connections");
+    return { ok: true, data: { conversationId: switched.conversationId } };
   },
 );

@@ -7,20 +7,21 @@ import { findKeyAndConversation } from "./sql";
 
 /**
  * The bearer key's agent and, in the same statement, that agent's conversation with its policy: the one lookup
- * every conversation route of the agent API makes. Null for a key that does not authenticate (see
+ * every conversation route of the agent API makes. A null id names the conversation an OAuth connection works on
+ * (its person's choice, issue 40). Null for a key that does not authenticate (see
  * `authenticateApiKey`); `found` is null when the conversation is missing or another agent's. With
  * `countCall`, the same statement also counts one call of this key in this conversation for the rate stage
  * (`rateCounted`, for `proposeCall`), only when both were found.
  */
 export async function authenticateForConversation(
   authorization: string | null,
-  conversationId: string,
+  conversationId: string | null,
   options: { countCall?: boolean; tokenIssuer?: string } = {},
 ): Promise<{ agent: AuthenticatedAgent; found: FoundConversation | null; rateCounted?: RateCount[] } | null> {
   const bearer = await bearerOf(authorization, options.tokenIssuer ?? null);
   if (bearer === null) return null;
   // A malformed id names no conversation; the key is still checked, so the answer is 404, never a database error.
-  if (!isWellFormedId(conversationId)) conversationId = "";
+  if (conversationId !== null && !isWellFormedId(conversationId)) conversationId = "";
   // Every conversation column is null when the conversation is not this agent's.
   const row = await findKeyAndConversation(db, bearer.credential, conversationId, options);
   if (!row) return null;

@@ -104,20 +104,23 @@ type KeyConversationRow = {
 
 /**
  * The agent of the key with this hash and, in the same statement, that agent's conversation (every conversation
- * column null when it is not theirs); null when the key does not authenticate. With `countCall`, also
+ * column null when it is not theirs); null when the key does not authenticate. A null `conversationId` names the
+ * conversation the key's OAuth connection works on, as its person chose it (none for a pasted key). With `countCall`, also
  * counts one call of the key in the conversation when both were found (`rateCounted`).
  */
 export async function findKeyAndConversation(
   db: Db,
   credential: KeyCredential,
-  conversationId: string,
+  conversationId: string | null,
   options: { countCall?: boolean },
 ): Promise<KeyConversationRow | null> {
   const key = agentKeyRows(credential);
   const lookup = Prisma.sql`
     SELECT k."id" AS "apiKeyId", ku."id" AS "userId", k."tenantId" AS "keyTenantId", ${CONVERSATION_COLUMNS}
     FROM ${key.from}
-    LEFT JOIN "Conversation" c ON c."id" = ${conversationId} AND c."agentId" = ku."id" AND c."tenantId" = k."tenantId"
+    LEFT JOIN "Conversation" c ON c."agentId" = ku."id" AND c."tenantId" = k."tenantId" AND c."id" = COALESCE(
+      ${conversationId}::text,
+      (SELECT g."workingConversationId" FROM "OAuthGrant" g WHERE g."apiKeyId" = k."id" AND g."revokedAt" IS NULL))
     LEFT JOIN "Tenant" t ON t."id" = c."tenantId"
     LEFT JOIN "User" u ON u."id" = c."agentId" AND u."tenantId" = c."tenantId"
     WHERE ${key.where}`;
@@ -220,4 +223,63 @@ export async function latestCallChange(
     _count: true,
   });
   return { count: latest._count, updatedAt: latest._max.updatedAt };
+}
+
+/** A person's live OAuth connection with the customer it works on (null until they choose one). */
+export interface WorkingConnection {
+  id: string;
+  clientName: string;
+  scopes: string[];
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  conversationId: string | null;
+  customerId: string | null;
+  customerEmail: string | null;
+}
+
+/** The agent's live OAuth connections, newest first, each with the conversation and customer it works on. */
+export async function findWorkingConnections(db: Db, agent: Agent): Promise<WorkingConnection[]> {
+  return db.$queryRaw<WorkingConnection[]>`
+    SELECT g."id", cl."name" AS "clientName", g."scopes", g."createdAt", g."lastUsedAt",
+           c."id" AS "conversationId", cu."id" AS "customerId", cu."email" AS "customerEmail"
+    FROM "OAuthGrant" g
+    JOIN "OAuthClient" cl ON cl."id" = g."clientId"
+    LEFT JOIN "Conversation" c ON c."id" = g."workingConversationId" AND c."agentId" = g."agentId"
+    LEFT JOIN "Customer" cu ON cu."id" = c."customerId"
+    WHERE g."agentId" = ${agent.userId} AND g."tenantId" = ${agent.tenantId} AND g."revokedAt" IS NULL
+    ORDER BY g."createdAt" DESC, g."id" DESC
+    LIMIT 50`;
+}
+
+/**
+ * The agent's conversation about this customer to resume on a switch: the newest one opened in the last 24 hours,
+ * bound to no single order, so switching back and forth keeps its budgets instead of opening fresh ones.
+ */
+export async function findResumableConversation(db: Db, agent: Agent, customerId: string): Promise<string | null> {
+  const [row] = await db.$queryRaw<{ id: string }[]>`
+    SELECT "id" FROM "Conversation"
+    WHERE "agentId" = ${agent.userId} AND "tenantId" = ${agent.tenantId} AND "customerId" = ${customerId}
+      AND "orderId" IS NULL AND "createdAt" > CURRENT_TIMESTAMP - interval '24 hours'
+    ORDER BY "createdAt" DESC, "id" DESC
+    LIMIT 1`;
+  return row?.id ?? null;
+}
+
+/**
+ * Points the agent's live connection at one of the agent's conversations; the previous choice and the client, or
+ * null when the connection is not this agent's or is revoked.
+ */
+export async function setWorkingConversation(
+  db: Db,
+  agent: Agent,
+  grantId: string,
+  conversationId: string,
+): Promise<{ clientId: string; previousConversationId: string | null } | null> {
+  const [row] = await db.$queryRaw<{ clientId: string; previousConversationId: string | null }[]>`
+    UPDATE "OAuthGrant" g SET "workingConversationId" = ${conversationId}
+    FROM (SELECT "id", "workingConversationId" FROM "OAuthGrant" WHERE "id" = ${grantId} FOR UPDATE) old
+    WHERE g."id" = old."id" AND g."agentId" = ${agent.userId} AND g."tenantId" = ${agent.tenantId}
+      AND g."revokedAt" IS NULL
+    RETURNING g."clientId", old."workingConversationId" AS "previousConversationId"`;
+  return row ?? null;
 }

@@ -4,6 +4,7 @@ import { parseJsonText, type RawProposal } from "../../gateway/parse";
 import { HEADER_MISMATCH, headerMismatch } from "./headers";
 import { serveModern } from "./modern";
 import { serveLegacy, type Bound } from "./server";
+import { serveUnbound, type Unbound } from "./unbound";
 
 // One endpoint, two protocol eras (decision 020). A request whose body carries the 2026-07-28 `_meta` envelope
 // (a protocol version in `params._meta`) is served by the modern handler, statelessly; anything else (initialize,
@@ -14,14 +15,20 @@ import { serveLegacy, type Bound } from "./server";
 const rpcError = (status: number, code: number, message: string, headers?: HeadersInit) =>
   Response.json({ jsonrpc: "2.0", id: null, error: { code, message } }, { status, headers });
 
-/** Answers one MCP HTTP request for the bound agent and conversation. */
-export async function handleMcpRequest(request: Request, bound: Bound, raw: RawProposal): Promise<Response> {
+/**
+ * Answers one MCP HTTP request for the bound agent and conversation, or for an OAuth connection whose person has
+ * chosen no customer yet (`Unbound`: it lists the tools and answers each call with where to choose).
+ */
+export async function handleMcpRequest(request: Request, target: Bound | Unbound, raw: RawProposal): Promise<Response> {
   if (request.method !== "POST")
     return rpcError(405, ErrorCode.InvalidRequest, "this stateless server answers POST only", { Allow: "POST" });
   const parsed = parseJsonText(raw);
   if (!parsed.ok) return rpcError(400, ErrorCode.ParseError, parsed.outcome.code);
-  if (!(await isLegacyRequest(request, parsed.value))) return serveModern(request, bound, parsed.value);
-  const mismatch = headerMismatch(request.headers, parsed.value);
-  if (mismatch) return rpcError(400, HEADER_MISMATCH, mismatch);
-  return serveLegacy(request, bound, parsed.value);
+  const modern = !(await isLegacyRequest(request, parsed.value));
+  if (!modern) {
+    const mismatch = headerMismatch(request.headers, parsed.value);
+    if (mismatch) return rpcError(400, HEADER_MISMATCH, mismatch);
+  }
+  if (!("conversation" in target)) return serveUnbound(request, target, parsed.value, modern);
+  return modern ? serveModern(request, target, parsed.value) : serveLegacy(request, target, parsed.value);
 }

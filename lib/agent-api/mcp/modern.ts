@@ -5,7 +5,15 @@ import {
   Server,
   type CallToolResult,
 } from "@modelcontextprotocol/server";
-import { callKeyOf, listedTools, mcpToolResult, proposeMcpCall, type Bound } from "./server";
+import {
+  answerSwitch,
+  callKeyOf,
+  connectionTools,
+  listedTools,
+  mcpToolResult,
+  proposeMcpCall,
+  type Bound,
+} from "./server";
 import { createHeldCallTask, declaresTasks, registerTasksExtension, TASKS_EXTENSION } from "./tasks-extension";
 
 // Protocol revision 2026-07-28 on /api/mcp (decision 020), served by the v2 SDK's per-request handler: no
@@ -26,9 +34,13 @@ function buildModernServer(bound: Bound, headerKey: string | null, signal: Abort
     { capabilities: { tools: {}, extensions: { [TASKS_EXTENSION]: {} } }, instructions: INSTRUCTIONS },
   );
   const tasks = { agent: bound.agent, conversation: bound.conversation, signal };
-  server.setRequestHandler("tools/list", async () => ({ tools: listedTools(bound.conversation, () => ({})) }));
+  server.setRequestHandler("tools/list", async () => ({
+    tools: [...listedTools(bound.conversation, () => ({})), ...connectionTools(bound)],
+  }));
   server.setRequestHandler("tools/call", async (request, ctx) => {
     const { name, arguments: args, _meta: meta } = request.params;
+    const switching = answerSwitch(bound, name);
+    if (switching) return switching;
     const call = await proposeMcpCall(bound, name, args, callKeyOf(meta, headerKey));
     if (!call) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool: ${name.slice(0, 64)}`);
     // The server decides when a task helps: only a call held for a supervisor, and only for a client that said so.

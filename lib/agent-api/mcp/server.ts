@@ -7,6 +7,7 @@ import { MODEL_STATUSES, modelProjection, type Outcome } from "../../outcome";
 import { isPlainObject } from "../../gateway/parse";
 import { proposeCall } from "../propose";
 import { exposedTools, providerDefinition } from "../../tools/registry";
+import { SWITCH_TOOL, switchAnswer, switchToolDefinition } from "./switch-tool";
 import { createCallTask, registerTaskHandlers, TASK_CAPABILITIES } from "./tasks";
 
 // The MCP server for one agent and one conversation, over Streamable HTTP, stateless: a fresh server and
@@ -47,12 +48,14 @@ export interface Bound {
   agent: AuthenticatedAgent;
   conversation: ConversationFacts;
   policy: TenantPolicy;
+  /** This server's public address, for the Connections page an OAuth connection's person switches customers on. */
+  issuer: string;
 }
 
 type ExposedTool = ReturnType<typeof exposedTools>[number];
 
 /** The conversation's tools as either protocol revision lists them; `extra` adds a revision's own fields. */
-export function listedTools(conversation: ConversationFacts, extra: (tool: ExposedTool) => object) {
+export function listedTools(conversation: Pick<ConversationFacts, "tools">, extra: (tool: ExposedTool) => object) {
   return exposedTools(conversation.tools).map((tool) => ({
     ...(providerDefinition(tool, "mcp") as { name: string; description: string; inputSchema: { type: "object" } }),
     outputSchema: MCP_OUTPUT_SCHEMA as unknown as { type: "object" },
@@ -64,6 +67,16 @@ export function listedTools(conversation: ConversationFacts, extra: (tool: Expos
     ...extra(tool),
   }));
 }
+
+/** What a bound connection lists beside the conversation's tools: the way to ask its person for another customer. */
+export const connectionTools = (bound: Bound) => (bound.agent.connection ? [switchToolDefinition] : []);
+
+/**
+ * `request_customer_switch` on an OAuth connection: the Connections page's address, answered here, changing nothing
+ * and proposing nothing. Null for any other tool, and on a pasted key (whose runtime chose the conversation).
+ */
+export const answerSwitch = (bound: Bound, name: string) =>
+  name === SWITCH_TOOL && bound.agent.connection ? switchAnswer(bound.issuer) : null;
 
 /** A call's key: the request's host metadata first, then the Idempotency-Key header. */
 export function callKeyOf(meta: Record<string, unknown> | undefined, headerKey: string | null): string | null {
@@ -116,13 +129,18 @@ function buildServer(bound: Bound, keys: RequestKeys, signal: AbortSignal): Serv
   );
   const tasks = { agent: bound.agent, conversation: bound.conversation, signal };
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: listedTools(bound.conversation, (tool) =>
-      // Only a write can be held for approval, so only a write may run as a task; a read answers at once.
-      tool.effect === "read" ? {} : { execution: { taskSupport: "optional" as const } },
-    ),
+    tools: [
+      ...listedTools(bound.conversation, (tool) =>
+        // Only a write can be held for approval, so only a write may run as a task; a read answers at once.
+        tool.effect === "read" ? {} : { execution: { taskSupport: "optional" as const } },
+      ),
+      ...connectionTools(bound),
+    ],
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args, _meta: meta, task } = request.params;
+    const switching = answerSwitch(bound, name);
+    if (switching) return switching;
     // The spec's answer to a task asked of a tool without taskSupport (-32601), before anything is proposed.
     const asked = task ? exposedTools(bound.conversation.tools).find((tool) => tool.name === name) : undefined;
     if (asked?.effect === "read") throw protocolError(ErrorCode.MethodNotFound, `${name} does not run as a task`);

@@ -1,0 +1,146 @@
+"use client";
+
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useEffect, useId, useState, useTransition } from "react";
+import { TimeAgo } from "@/components/ui/time-ago";
+import { searchCustomersAction, workOnCustomerAction } from "@/lib/conversations/actions";
+import type { CustomerChoice } from "@/lib/conversations/console";
+import type { WorkingConnection } from "@/lib/conversations/working-on";
+
+/**
+ * The person's MCP connections (Claude, ChatGPT, VS Code…), each with the customer it works on and a search to
+ * switch: the one place a customer is chosen for a connection (issue 40). Meant to stay open beside the chat.
+ */
+export function WorkingConnections({
+  connections,
+  firstCustomers,
+}: {
+  connections: WorkingConnection[];
+  firstCustomers: CustomerChoice[];
+}) {
+  return (
+    <main id="main">
+      <h1>Your connections</h1>
+      <p className="muted">
+        Each assistant you connected to toolgate works on one customer at a time. Choose the customer here: the
+        assistant cannot choose or change it, and its next call runs for the customer you pick.
+      </p>
+      {connections.length === 0 ? (
+        <p data-testid="connections-empty">
+          No assistant is connected yet. Add toolgate to Claude, ChatGPT or VS Code as a connector (docs/CONNECT.md),
+          sign in when it asks, then come back here to choose the customer.
+        </p>
+      ) : (
+        connections.map((connection) => (
+          <ConnectionCard key={connection.id} connection={connection} firstCustomers={firstCustomers} />
+        ))
+      )}
+    </main>
+  );
+}
+
+function ConnectionCard({
+  connection,
+  firstCustomers,
+}: {
+  connection: WorkingConnection;
+  firstCustomers: CustomerChoice[];
+}) {
+  const router = useRouter();
+  const id = useId();
+  const [query, setQuery] = useState("");
+  const [found, setFound] = useState<{ query: string; choices: CustomerChoice[] } | null>(null);
+  const shown = query.trim() === "" ? { query: "", choices: firstCustomers } : found;
+  const [error, setError] = useState<string | null>(null);
+  const [pending, startTransition] = useTransition();
+
+  useEffect(() => {
+    if (query.trim() === "") return;
+    let current = true;
+    const timer = setTimeout(async () => {
+      const response = await searchCustomersAction({ query });
+      if (!current) return;
+      if (response.ok) setFound({ query, choices: response.data });
+      else setError(response.message);
+    }, 200);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [query]);
+
+  function switchTo(customer: CustomerChoice) {
+    startTransition(async () => {
+      setError(null);
+      const response = await workOnCustomerAction({ grant_id: connection.id, customer_id: customer.id });
+      if (!response.ok) setError(response.message);
+      else router.refresh();
+    });
+  }
+
+  return (
+    <section className="card" aria-labelledby={`${id}-title`} data-testid="connection" data-grant-id={connection.id}>
+      <h2 id={`${id}-title`} style={{ marginTop: 0 }}>
+        {connection.clientName}
+      </h2>
+      <p data-testid="working-on">
+        {connection.customerEmail ? (
+          <>
+            Working on <strong>{connection.customerEmail}</strong> (
+            <Link href={`/conversations/${connection.conversationId}`}>its conversation</Link>)
+          </>
+        ) : (
+          <strong>No customer chosen yet: the assistant&apos;s calls wait for your choice.</strong>
+        )}
+      </p>
+      <p className="muted">
+        Connected <TimeAgo iso={new Date(connection.createdAt).toISOString()} />
+        {connection.lastUsedAt && (
+          <>
+            , last used <TimeAgo iso={new Date(connection.lastUsedAt).toISOString()} />
+          </>
+        )}{" "}
+        · may use {connection.scopes.join(", ")}
+      </p>
+      <p>
+        <label>
+          Switch to a customer
+          <br />
+          <input
+            type="search"
+            className="wide"
+            placeholder="email or customer id"
+            value={query}
+            onChange={(event) => setQuery(event.target.value)}
+            aria-controls={`${id}-choices`}
+          />
+        </label>
+      </p>
+      <ul id={`${id}-choices`} className="choices" aria-live="polite" data-testid="switch-choices">
+        {shown === null ? (
+          <li className="muted">Searching…</li>
+        ) : shown.choices.length === 0 ? (
+          <li className="muted">No customer matches “{shown.query}”. Try part of their email.</li>
+        ) : (
+          shown.choices.map((choice) => (
+            <li key={choice.id}>
+              <button
+                type="button"
+                disabled={pending || choice.id === connection.customerId}
+                onClick={() => switchTo(choice)}
+              >
+                {choice.id === connection.customerId ? `Working on ${choice.email}` : `Work on ${choice.email}`}
+              </button>
+            </li>
+          ))
+        )}
+      </ul>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}

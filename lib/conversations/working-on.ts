@@ -1,0 +1,88 @@
+import { appendAuditLog } from "../audit/sql";
+import { db, transaction } from "../db";
+import { countConversationOpen } from "../gateway/rate";
+import { openConversation } from "./open";
+import {
+  customerExists,
+  findResumableConversation,
+  findWorkingConnections,
+  setWorkingConversation,
+  type WorkingConnection,
+} from "./sql";
+
+// One connection, many customers (issue 40, decision 022). An OAuth connection (Claude, ChatGPT, VS Code…) carries its
+// person's agent identity; the customer it works on is chosen here, by that person, signed in to toolgate. No tool
+// call, argument or tool result can choose or change it: the MCP endpoint only reads the choice.
+
+export type { WorkingConnection } from "./sql";
+
+interface Person {
+  userId: string;
+  tenantId: string;
+}
+
+export type SwitchResult =
+  | { ok: true; conversationId: string; opened: boolean }
+  | {
+      ok: false;
+      code: "connection.not-found" | "customer.not-found" | "agent.not-authorized" | "rate.limited";
+      message: string;
+    };
+
+/** The person's live connections, each with the customer it works on. */
+export async function workingConnections(person: Person): Promise<WorkingConnection[]> {
+  return findWorkingConnections(db, person);
+}
+
+/**
+ * Points one of the person's connections at a customer: resumes their conversation about that customer from the
+ * last 24 hours, or opens one (counted against the same per-minute limit as any other open). The switch is kept in
+ * the sealed audit log with who made it, the connection and the conversations before and after.
+ */
+export async function workOnCustomer(person: Person, grantId: string, customerId: string): Promise<SwitchResult> {
+  const known = (await workingConnections(person)).find((connection) => connection.id === grantId);
+  if (!known)
+    return { ok: false, code: "connection.not-found", message: "That connection is not yours, or was revoked." };
+  if (!(await customerExists(db, person.tenantId, customerId)))
+    return { ok: false, code: "customer.not-found", message: "No such customer: search again by email." };
+
+  let conversationId = await findResumableConversation(db, person, customerId);
+  const opened = conversationId === null;
+  if (conversationId === null) {
+    const rate = await countConversationOpen(db, person);
+    if (!rate.ok)
+      return {
+        ok: false,
+        code: "rate.limited",
+        message: `You opened too many conversations this minute; try again in ${rate.retryAfterSeconds} s.`,
+      };
+    const conversation = await openConversation(person, { customer_id: customerId });
+    if (!conversation.ok)
+      return conversation.code === "agent.not-authorized"
+        ? { ok: false, code: "agent.not-authorized", message: "Only an active agent works on customers." }
+        : { ok: false, code: "customer.not-found", message: "No such customer: search again by email." };
+    conversationId = conversation.conversation.id;
+  }
+
+  const switched = await transaction(async (tx) => {
+    const set = await setWorkingConversation(tx, person, grantId, conversationId);
+    if (!set) return false;
+    await appendAuditLog(tx, {
+      tenantId: person.tenantId,
+      actorId: person.userId,
+      action: "connection.customer-switched",
+      detail: {
+        grantId,
+        clientId: set.clientId,
+        customerId,
+        conversationId,
+        previousConversationId: set.previousConversationId,
+        opened,
+      },
+    });
+    return true;
+  });
+  if (!switched)
+    return { ok: false, code: "connection.not-found", message: "That connection is not yours, or was revoked." };
+  return { ok: true, conversationId, opened };
+}
