@@ -55,9 +55,6 @@ const MetadataDocumentSchema = z.looseObject({
 });
 type MetadataDocument = z.infer<typeof MetadataDocumentSchema>;
 
-/** The grant types this server offers; any other a client lists is ignored, never a reason to refuse it. */
-const KNOWN_GRANT_TYPES = new Set(["authorization_code", "refresh_token"]);
-
 /**
  * How a metadata document's client authenticates at the token endpoint, or why it cannot be used. A document is
  * public, so it can hold no secret: `none` (PKCE) or `private_key_jwt` with the `jwks_uri` of its public keys.
@@ -77,10 +74,13 @@ function documentAuthentication(
   return { ok: true, method, jwksUri: document.jwks_uri };
 }
 
-/** Why a document's grant and response types leave it no way to use this server, or null when they do not. */
+/**
+ * Why a document's grant and response types leave it no way to use this server, or null when they do not. Types
+ * this server does not offer (Claude's jwt-bearer, VS Code's device_code) are ignored, never a reason to refuse.
+ */
 function unusableFlow(document: MetadataDocument): string | null {
-  const grants = (document.grant_types ?? ["authorization_code"]).filter((grant) => KNOWN_GRANT_TYPES.has(grant));
-  if (!grants.includes("authorization_code")) return "its grant_types do not include authorization_code";
+  if (!(document.grant_types ?? ["authorization_code"]).includes("authorization_code"))
+    return "its grant_types do not include authorization_code";
   if (document.response_types && !document.response_types.includes("code"))
     return "its response_types do not include code";
   return null;
