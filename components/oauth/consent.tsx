@@ -4,7 +4,7 @@ import { SCOPE_WORDS } from "@/lib/oauth/authorize-scopes";
 
 /**
  * The consent page of MCP authorization: who asks, where it returns, as whom it will act, and what it may do; or, for
- * a request that cannot be answered, what went wrong and where to go. `params` go back with the answer as they came.
+ * a request that cannot be answered to the client, what went wrong. `params` go back with the answer as they came.
  */
 export function OAuthConsent({
   checked,
@@ -12,7 +12,8 @@ export function OAuthConsent({
   user,
   params,
 }: {
-  checked: CheckedRequest;
+  /** A fault with a redirect URI never gets here: the page sends it back to the client. */
+  checked: Exclude<CheckedRequest, { redirect: string }>;
   agent: Awaited<ReturnType<typeof consentingAgent>>;
   user: SessionUser;
   params: Record<string, string | undefined>;
@@ -24,13 +25,7 @@ export function OAuthConsent({
         <p className="error" role="alert">
           {checked.message}
         </p>
-        {checked.redirect !== null ? (
-          <p>
-            <a href={checked.redirect}>Return to the client</a> to tell it what went wrong.
-          </p>
-        ) : (
-          <p className="muted">Start the connection again from the client, or ask its maker to fix its settings.</p>
-        )}
+        <p className="muted">Start the connection again from the client, or ask its maker to fix its settings.</p>
       </main>
     );
   }

@@ -41,7 +41,8 @@ export interface AuthorizationRequest {
 
 /**
  * A request that cannot say where to send its answer (unknown client, redirect URI not registered) is shown as a
- * page and never redirected; any other fault goes back to the client's redirect URI as `error` (RFC 6749 §4.1.2.1).
+ * page and never redirected; any other fault goes back to the client's redirect URI as `error` (RFC 6749 §4.1.2.1),
+ * including a metadata document that cannot be used, when the redirect URI is one that document lists.
  */
 export type CheckedRequest =
   | { ok: true; request: AuthorizationRequest }
@@ -68,21 +69,26 @@ export async function checkAuthorizationRequest(
   const input = parsed.data;
   if (!input.client_id) return { ok: false, redirect: null, message: "The request names no client (client_id)." };
   const lookup = await resolveClient(input.client_id, fetcher);
-  if (!lookup.ok) return { ok: false, redirect: null, message: `This client cannot be used: ${lookup.reason}.` };
+  const registered = lookup.ok ? lookup.client.redirectUris : (lookup.returnTo ?? []);
+  const redirectUri = input.redirect_uri ?? (registered.length === 1 ? registered[0] : undefined);
+  const returnsToClient = redirectUri !== undefined && redirectUriMatches(registered, redirectUri);
+  const fail = (error: string, message: string): CheckedRequest => ({
+    ok: false,
+    redirect: answerUrl(redirectUri!, issuer, { error, error_description: message, state: input.state }),
+    error,
+    message,
+  });
+  if (!lookup.ok)
+    return returnsToClient
+      ? fail("unauthorized_client", `this client cannot be used: ${lookup.reason}`)
+      : { ok: false, redirect: null, message: `This client cannot be used: ${lookup.reason}.` };
   const client = lookup.client;
-  const redirectUri = input.redirect_uri ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
-  if (!redirectUri || !redirectUriMatches(client.redirectUris, redirectUri))
+  if (!returnsToClient)
     return {
       ok: false,
       redirect: null,
       message: "The address this client asked to return to is not one it registered, so nothing was sent there.",
     };
-  const fail = (error: string, message: string): CheckedRequest => ({
-    ok: false,
-    redirect: answerUrl(redirectUri, issuer, { error, error_description: message, state: input.state }),
-    error,
-    message,
-  });
   if (input.response_type !== "code") return fail("unsupported_response_type", "only response_type=code is supported");
   if (input.code_challenge_method !== "S256" || !input.code_challenge || !PKCE_CHALLENGE.test(input.code_challenge))
     return fail("invalid_request", "PKCE is required: code_challenge (S256, base64url) and code_challenge_method=S256");

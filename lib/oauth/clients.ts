@@ -1,4 +1,6 @@
+import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import { sha256Hex } from "../canonical";
 import { db } from "../db";
 import { newId } from "../ids";
 import { acceptableRedirectUri } from "./redirects";
@@ -38,17 +40,51 @@ const OptionalUrlSchema = z
   .refine((value) => /^https:\/\//.test(value))
   .optional();
 
+/** What a document must hold before anything is sent back to it: its own client_id and where it returns to. */
+const MetadataIdentitySchema = z.looseObject({ client_id: z.string(), redirect_uris: RedirectUrisSchema });
+
 const MetadataDocumentSchema = z.looseObject({
-  client_id: z.string(),
   client_name: ClientNameSchema.optional(),
   client_uri: OptionalUrlSchema,
-  redirect_uris: RedirectUrisSchema,
-  token_endpoint_auth_method: z.literal("none").optional(),
-  grant_types: z.array(z.enum(["authorization_code", "refresh_token"])).optional(),
-  response_types: z.array(z.literal("code")).optional(),
+  token_endpoint_auth_method: z.string().max(100).optional(),
+  jwks_uri: z.string().max(2000).optional(),
+  grant_types: z.array(z.string().max(200)).max(20).optional(),
+  response_types: z.array(z.string().max(100)).max(20).optional(),
   client_secret: z.never().optional(),
   client_secret_expires_at: z.never().optional(),
 });
+type MetadataDocument = z.infer<typeof MetadataDocumentSchema>;
+
+/**
+ * How a metadata document's client authenticates at the token endpoint, or why it cannot be used. A document is
+ * public, so it can hold no secret: `none` (PKCE) or `private_key_jwt` with the `jwks_uri` of its public keys.
+ */
+function documentAuthentication(
+  document: MetadataDocument,
+): { ok: true; method: "none" | "private_key_jwt"; jwksUri: string | null } | { ok: false; reason: string } {
+  const method = document.token_endpoint_auth_method ?? "none";
+  if (method === "none") return { ok: true, method, jwksUri: null };
+  if (method !== "private_key_jwt")
+    return {
+      ok: false,
+      reason: `its token_endpoint_auth_method ${method} is not one a metadata document can use (none or private_key_jwt)`,
+    };
+  if (!document.jwks_uri?.startsWith("https://") || !URL.canParse(document.jwks_uri))
+    return { ok: false, reason: "it names private_key_jwt but no https jwks_uri for its keys" };
+  return { ok: true, method, jwksUri: document.jwks_uri };
+}
+
+/**
+ * Why a document's grant and response types leave it no way to use this server, or null when they do not. Types
+ * this server does not offer (Claude's jwt-bearer, VS Code's device_code) are ignored, never a reason to refuse.
+ */
+function unusableFlow(document: MetadataDocument): string | null {
+  if (!(document.grant_types ?? ["authorization_code"]).includes("authorization_code"))
+    return "its grant_types do not include authorization_code";
+  if (document.response_types && !document.response_types.includes("code"))
+    return "its response_types do not include code";
+  return null;
+}
 
 /**
  * Whether a client_id is a metadata document URL we may fetch (draft-ietf-oauth-client-id-metadata-document §3):
@@ -67,7 +103,11 @@ export function isMetadataUrl(clientId: string): boolean {
   return url.href === clientId;
 }
 
-export type ClientLookup = { ok: true; client: ClientRow } | { ok: false; reason: string };
+/**
+ * A client, or why not. `returnTo` is set when a fetched document named this client_id and valid redirect URIs but
+ * cannot be used otherwise: those URIs are the client's own, so the refusal may go back to them as an OAuth error.
+ */
+export type ClientLookup = { ok: true; client: ClientRow } | { ok: false; reason: string; returnTo?: string[] };
 
 /** The client named by `client_id`: a known registered client, or a metadata document fetched (or cached). */
 export async function resolveClient(clientId: string, fetcher: DocumentFetcher): Promise<ClientLookup> {
@@ -90,22 +130,44 @@ export async function resolveClient(clientId: string, fetcher: DocumentFetcher):
   } catch {
     return { ok: false, reason: "the client's metadata document is not JSON" };
   }
-  const parsed = MetadataDocumentSchema.safeParse(json);
-  if (!parsed.success) {
-    const fields = [...new Set(parsed.error.issues.map((issue) => issue.path.join(".") || "(document)"))];
-    return { ok: false, reason: `the client's metadata document is not acceptable: ${fields.join(", ")}` };
-  }
-  if (parsed.data.client_id !== clientId)
+  const identity = MetadataIdentitySchema.safeParse(json);
+  if (!identity.success)
+    return { ok: false, reason: `the client's metadata document is not acceptable: ${issues(identity.error)}` };
+  if (identity.data.client_id !== clientId)
     return { ok: false, reason: "the client's metadata document names another client_id" };
+  const returnTo = identity.data.redirect_uris;
+  const parsed = MetadataDocumentSchema.safeParse(json);
+  if (!parsed.success)
+    return { ok: false, reason: `the client's metadata document is not acceptable: ${issues(parsed.error)}`, returnTo };
+  const authentication = documentAuthentication(parsed.data);
+  if (!authentication.ok)
+    return { ok: false, reason: `the client's metadata document cannot be used: ${authentication.reason}`, returnTo };
+  const flow = unusableFlow(parsed.data);
+  if (flow) return { ok: false, reason: `the client's metadata document cannot be used: ${flow}`, returnTo };
   const client = {
     id: clientId,
     name: parsed.data.client_name ?? new URL(clientId).hostname,
-    redirectUris: parsed.data.redirect_uris,
+    redirectUris: returnTo,
     clientUri: parsed.data.client_uri ?? null,
+    authMethod: authentication.method,
+    jwksUri: authentication.jwksUri,
   };
   await upsertMetadataClient(db, client);
-  return { ok: true, client: { ...client, kind: "cimd", fetchedAt: new Date() } };
+  return {
+    ok: true,
+    client: {
+      id: client.id,
+      name: client.name,
+      redirectUris: returnTo,
+      clientUri: client.clientUri,
+      kind: "cimd",
+      fetchedAt: new Date(),
+    },
+  };
 }
+
+const issues = (error: z.ZodError) =>
+  [...new Set(error.issues.map((issue) => issue.path.join(".") || "(document)"))].join(", ");
 
 export const RegistrationSchema = z.looseObject({
   redirect_uris: RedirectUrisSchema,
@@ -124,8 +186,10 @@ export type RegistrationResult =
   | { ok: false; status: 400 | 429; error: string; description: string };
 
 /**
- * Registers a public client (RFC 7591). Anyone may register; a registered client can be granted only by a person
- * of a tenant whose admin allows such clients (checked at consent).
+ * Registers a client (RFC 7591): a public one (`none`, PKCE), or one given a secret to send as `client_secret`
+ * (`client_secret_post`, as Claude asks for), kept only as its hash. Grant and response types this server does not
+ * offer are dropped. Anyone may register; a registered client can be granted only by a person of a tenant whose
+ * admin allows such clients (checked at consent).
  */
 export async function registerClient(input: unknown, address: string): Promise<RegistrationResult> {
   const parsed = RegistrationSchema.safeParse(input);
@@ -134,23 +198,29 @@ export async function registerClient(input: unknown, address: string): Promise<R
     const field = fields[0] === "redirect_uris" ? "invalid_redirect_uri" : "invalid_client_metadata";
     return { ok: false, status: 400, error: field, description: `check these fields: ${fields.join(", ")}` };
   }
-  const { token_endpoint_auth_method: method, grant_types: grants, response_types: responses } = parsed.data;
-  if (method !== undefined && method !== "none")
+  const { token_endpoint_auth_method: method = "none", grant_types: grants, response_types: responses } = parsed.data;
+  if (method !== "none" && method !== "client_secret_post")
     return {
       ok: false,
       status: 400,
       error: "invalid_client_metadata",
-      description: "only public clients (token_endpoint_auth_method none) with PKCE are supported",
+      description:
+        "token_endpoint_auth_method: register with none (a public client with PKCE) or client_secret_post (a secret sent in the token request's body)",
     };
-  if (grants?.some((grant) => grant !== "authorization_code" && grant !== "refresh_token"))
+  if (grants && !grants.includes("authorization_code"))
     return {
       ok: false,
       status: 400,
       error: "invalid_client_metadata",
-      description: "grant_types: only authorization_code and refresh_token",
+      description: "grant_types must include authorization_code (refresh_token is given with it)",
     };
-  if (responses?.some((response) => response !== "code"))
-    return { ok: false, status: 400, error: "invalid_client_metadata", description: "response_types: only code" };
+  if (responses && !responses.includes("code"))
+    return {
+      ok: false,
+      status: 400,
+      error: "invalid_client_metadata",
+      description: "response_types must include code",
+    };
   const recent = await countRecentRegistrations(db, address);
   if (recent.fromAddress >= REGISTRATION_LIMITS.perAddress || recent.all >= REGISTRATION_LIMITS.all)
     return {
@@ -161,12 +231,15 @@ export async function registerClient(input: unknown, address: string): Promise<R
     };
   const id = newId("oc");
   const name = parsed.data.client_name ?? "Unnamed client";
+  const secret = method === "client_secret_post" ? randomBytes(32).toString("base64url") : null;
   await insertRegisteredClient(db, {
     id,
     name,
     redirectUris: parsed.data.redirect_uris,
     clientUri: parsed.data.client_uri ?? null,
     registeredFrom: address,
+    authMethod: method,
+    secretHash: secret === null ? null : sha256Hex(secret),
   });
   return {
     ok: true,
@@ -174,10 +247,11 @@ export async function registerClient(input: unknown, address: string): Promise<R
     body: {
       client_id: id,
       client_id_issued_at: Math.floor(Date.now() / 1000),
+      ...(secret === null ? {} : { client_secret: secret, client_secret_expires_at: 0 }),
       client_name: name,
       redirect_uris: parsed.data.redirect_uris,
       ...(parsed.data.client_uri ? { client_uri: parsed.data.client_uri } : {}),
-      token_endpoint_auth_method: "none",
+      token_endpoint_auth_method: method,
       grant_types: ["authorization_code", "refresh_token"],
       response_types: ["code"],
     },

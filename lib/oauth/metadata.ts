@@ -1,5 +1,6 @@
 import { mcpResourceOf } from "../auth/access-tokens";
 import { ALL_SCOPES } from "./authorize-scopes";
+import { ASSERTION_ALGORITHMS } from "./client-auth";
 import { PUBLIC_CORS } from "./cors";
 
 // Discovery documents (decision 017): the MCP endpoint's Protected Resource Metadata (RFC 9728) names this server
@@ -31,7 +32,8 @@ export function authorizationServerMetadata(issuer: string) {
     response_types_supported: ["code"],
     response_modes_supported: ["query"],
     grant_types_supported: ["authorization_code", "refresh_token"],
-    token_endpoint_auth_methods_supported: ["none"],
+    token_endpoint_auth_methods_supported: ["none", "private_key_jwt", "client_secret_post"],
+    token_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
     code_challenge_methods_supported: ["S256"],
     client_id_metadata_document_supported: true,
     authorization_response_iss_parameter_supported: true,

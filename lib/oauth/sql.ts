@@ -18,26 +18,77 @@ export async function findClient(db: Db, id: string): Promise<ClientRow | null> 
   return row ?? null;
 }
 
-/** Stores a client's metadata document as fetched now (a newer fetch replaces the cached one). */
+/** Stores a client's metadata document as fetched now (a newer fetch replaces the cached one, keys included). */
 export async function upsertMetadataClient(
   db: Db,
-  client: { id: string; name: string; redirectUris: string[]; clientUri: string | null },
+  client: {
+    id: string;
+    name: string;
+    redirectUris: string[];
+    clientUri: string | null;
+    authMethod: "none" | "private_key_jwt";
+    jwksUri: string | null;
+  },
 ): Promise<void> {
   await db.$executeRaw`
-    INSERT INTO "OAuthClient" ("id", "kind", "name", "redirectUris", "clientUri", "fetchedAt")
-    VALUES (${client.id}, 'cimd', ${client.name}, ${client.redirectUris}, ${client.clientUri}, CURRENT_TIMESTAMP)
+    INSERT INTO "OAuthClient" ("id", "kind", "name", "redirectUris", "clientUri", "fetchedAt", "authMethod", "jwksUri")
+    VALUES (${client.id}, 'cimd', ${client.name}, ${client.redirectUris}, ${client.clientUri}, CURRENT_TIMESTAMP,
+            ${client.authMethod}, ${client.jwksUri})
     ON CONFLICT ("id") DO UPDATE SET "name" = EXCLUDED."name", "redirectUris" = EXCLUDED."redirectUris",
-      "clientUri" = EXCLUDED."clientUri", "fetchedAt" = EXCLUDED."fetchedAt"
+      "clientUri" = EXCLUDED."clientUri", "fetchedAt" = EXCLUDED."fetchedAt", "authMethod" = EXCLUDED."authMethod",
+      "jwksUri" = EXCLUDED."jwksUri"
     WHERE "OAuthClient"."kind" = 'cimd'`;
 }
 
 export async function insertRegisteredClient(
   db: Db,
-  client: { id: string; name: string; redirectUris: string[]; clientUri: string | null; registeredFrom: string },
+  client: {
+    id: string;
+    name: string;
+    redirectUris: string[];
+    clientUri: string | null;
+    registeredFrom: string;
+    authMethod: "none" | "client_secret_post";
+    secretHash: string | null;
+  },
 ): Promise<void> {
   await db.$executeRaw`
-    INSERT INTO "OAuthClient" ("id", "kind", "name", "redirectUris", "clientUri", "registeredFrom")
-    VALUES (${client.id}, 'dcr', ${client.name}, ${client.redirectUris}, ${client.clientUri}, ${client.registeredFrom})`;
+    INSERT INTO "OAuthClient" ("id", "kind", "name", "redirectUris", "clientUri", "registeredFrom", "authMethod", "secretHash")
+    VALUES (${client.id}, 'dcr', ${client.name}, ${client.redirectUris}, ${client.clientUri}, ${client.registeredFrom},
+            ${client.authMethod}, ${client.secretHash})`;
+}
+
+/** How a client authenticates at the token endpoint, as stored when it registered or its document was fetched. */
+export interface ClientCredentials {
+  authMethod: "none" | "private_key_jwt" | "client_secret_post";
+  jwksUri: string | null;
+  secretHash: string | null;
+}
+
+export async function findClientCredentials(db: Db, id: string): Promise<ClientCredentials | null> {
+  const [row = null] = await db.$queryRaw<ClientCredentials[]>`
+    SELECT "authMethod", "jwksUri", "secretHash" FROM "OAuthClient" WHERE "id" = ${id}`;
+  return row;
+}
+
+/**
+ * Records a client assertion's `jti` until it expires; false when it is already recorded (a replay), on any
+ * instance. The client's expired entries are dropped on the way.
+ */
+export async function recordAssertion(
+  db: Db,
+  assertion: { clientId: string; jti: string; expiresAt: Date },
+): Promise<boolean> {
+  const inserted = await db.$queryRaw<{ jti: string }[]>`
+    WITH "expired" AS (
+      DELETE FROM "OAuthClientAssertion"
+      WHERE "clientId" = ${assertion.clientId} AND "expiresAt" < CURRENT_TIMESTAMP - interval '5 minutes'
+    )
+    INSERT INTO "OAuthClientAssertion" ("clientId", "jti", "expiresAt")
+    VALUES (${assertion.clientId}, ${assertion.jti}, ${assertion.expiresAt})
+    ON CONFLICT ("clientId", "jti") DO NOTHING
+    RETURNING "jti"`;
+  return inserted.length === 1;
 }
 
 /** Clients registered from this address, and from anywhere, in the last hour (the registration rate limit). */

@@ -4,6 +4,9 @@ import { ACCESS_TOKEN_SECONDS, mcpResourceOf, signAccessToken } from "../auth/ac
 import { appendAuditLog } from "../audit/sql";
 import { sha256Hex } from "../canonical";
 import { transaction, type Tx } from "../db";
+import { authenticateClient } from "./client-auth";
+import type { DocumentFetcher } from "./clients";
+import { OAUTH_PATHS } from "./metadata";
 import {
   insertRefreshToken,
   lockCode,
@@ -14,19 +17,14 @@ import {
   type GrantRow,
 } from "./sql";
 
-// The token endpoint (OAuth 2.1 §3.2): an authorization code with its PKCE verifier, or a refresh token, for an
-// access token to this server's MCP resource and a new refresh token. A code or refresh token presented a second
-// time is taken as stolen: the whole connection (its grant, key row and every token) is revoked.
+// The token endpoint (OAuth 2.1 §3.2): the client authenticated as it registered to be (client-auth.ts), then an
+// authorization code with its PKCE verifier, or a refresh token, for an access token to this server's MCP resource
+// and a new refresh token. A code or refresh token presented a second time is taken as stolen: the whole connection (its grant, key row and every token) is revoked.
 
 export type TokenResult =
   { ok: true; body: Record<string, unknown> } | { ok: false; status: 400 | 401; error: string; description: string };
 
-const refused = (error: string, description: string, status: 400 | 401 = 400): TokenResult => ({
-  ok: false,
-  status,
-  error,
-  description,
-});
+const refused = (error: string, description: string): TokenResult => ({ ok: false, status: 400, error, description });
 
 // RFC 7636 §4.1: 43 to 128 unreserved characters.
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
@@ -70,16 +68,22 @@ async function revokeFamily(tx: Tx, grant: GrantRow, reason: string): Promise<vo
 
 const field = (form: URLSearchParams, name: string) => form.get(name) ?? undefined;
 
-export async function exchangeToken(form: URLSearchParams, issuer: string): Promise<TokenResult> {
+export async function exchangeToken(
+  form: URLSearchParams,
+  issuer: string,
+  fetcher: DocumentFetcher,
+): Promise<TokenResult> {
   const grantType = field(form, "grant_type");
   const resource = field(form, "resource");
   if (resource !== undefined && resource !== mcpResourceOf(issuer))
     return refused("invalid_target", `this server issues tokens only for ${mcpResourceOf(issuer)}`);
-  const clientId = field(form, "client_id");
-  if (!clientId) return refused("invalid_client", "client_id is required (public clients only)", 401);
-  if (grantType === "authorization_code") return exchangeCode(form, issuer, clientId);
-  if (grantType === "refresh_token") return refresh(form, issuer, clientId);
-  return refused("unsupported_grant_type", "only authorization_code (with PKCE) and refresh_token are supported");
+  if (grantType !== "authorization_code" && grantType !== "refresh_token")
+    return refused("unsupported_grant_type", "only authorization_code (with PKCE) and refresh_token are supported");
+  const client = await authenticateClient(form, [`${issuer}${OAUTH_PATHS.token}`, issuer], fetcher);
+  if (!client.ok) return client;
+  return grantType === "authorization_code"
+    ? exchangeCode(form, issuer, client.clientId)
+    : refresh(form, issuer, client.clientId);
 }
 
 async function exchangeCode(form: URLSearchParams, issuer: string, clientId: string): Promise<TokenResult> {

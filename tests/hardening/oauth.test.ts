@@ -8,6 +8,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { chromium } from "@playwright/test";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import { db } from "@/lib/db";
@@ -55,12 +56,43 @@ const documents: Record<string, { client_name: string; redirect_uris: string[] }
   },
   "/clients/runtime.json": { client_name: "Runtime with a metadata document", redirect_uris: [REDIRECT] },
 };
+/**
+ * The hosts' own documents (tests/fixtures/cimd), served as they are but at this server's URLs: `client_id` (it must
+ * be the URL) and ChatGPT's `jwks_uri`, which serves the public half of a key this test signs assertions with.
+ */
+const chatgptKeys = await generateKeyPair("RS256");
+const hostDocuments: Record<string, string> = {
+  "/hosts/chatgpt-jwks.json": JSON.stringify({
+    keys: [{ ...(await exportJWK(chatgptKeys.publicKey)), kid: "chatgpt-test", use: "sig", alg: "RS256" }],
+  }),
+};
+const hostDocumentUrl = (name: string) => documentAt(`/hosts/${name}`);
+for (const name of ["claude.json", "claude-code.json", "chatgpt.json", "vscode.json", "goose.json"]) {
+  const published = JSON.parse(readFileSync(path.join("tests", "fixtures", "cimd", name), "utf8")) as Record<
+    string,
+    unknown
+  >;
+  hostDocuments[`/hosts/${name}`] = JSON.stringify({
+    ...published,
+    client_id: hostDocumentUrl(name),
+    ...(published.jwks_uri ? { jwks_uri: documentAt("/hosts/chatgpt-jwks.json") } : {}),
+  });
+}
+hostDocuments["/hosts/unusable.json"] = JSON.stringify({
+  client_id: hostDocumentUrl("unusable.json"),
+  redirect_uris: ["https://host.example/oauth/callback"],
+  token_endpoint_auth_method: "client_secret_basic",
+});
 const documentsServed: string[] = [];
 const documentServer = https.createServer(
   { key: readFileSync(keyFile), cert: readFileSync(certFile) },
   (request, response) => {
     const path = request.url ?? "";
     documentsServed.push(path);
+    if (hostDocuments[path]) {
+      response.writeHead(200, { "content-type": "application/json" });
+      return void response.end(hostDocuments[path]);
+    }
     const document = documents[path];
     if (!document) return void response.writeHead(404).end();
     response.writeHead(200, { "content-type": "application/json" });
@@ -341,4 +373,127 @@ describe("mcp-remote with no pasted key", () => {
       await client.close();
     }
   }, 180_000);
+});
+
+/** ChatGPT's client assertion (RFC 7523) for this deployment's token endpoint, signed by the key its jwks_uri serves. */
+const chatgptAssertion = () =>
+  new SignJWT({})
+    .setProtectedHeader({ alg: "RS256", kid: "chatgpt-test" })
+    .setIssuer(hostDocumentUrl("chatgpt.json"))
+    .setSubject(hostDocumentUrl("chatgpt.json"))
+    .setAudience(`${issuer}/api/oauth/token`)
+    .setIssuedAt()
+    .setExpirationTime("60s")
+    .setJti(crypto.randomUUID())
+    .sign(chatgptKeys.privateKey);
+
+describe("the hosts' published metadata documents, fetched over HTTPS by the production build", () => {
+  // As each host connects: its redirect URI (a loopback one on the port it got) and its token authentication.
+  for (const [name, redirectUri] of [
+    ["claude.json", "https://claude.ai/api/mcp/auth_callback"],
+    ["claude-code.json", "http://localhost:49153/callback"],
+    ["chatgpt.json", "https://chatgpt.com/connector_platform_oauth_redirect"],
+    ["vscode.json", "http://127.0.0.1:33418/"],
+    ["goose.json", "http://localhost:51235/oauth_callback"],
+  ] as const) {
+    it(`${name}: consent, code at its redirect URI, token as it authenticates, and a held refund approved and read back`, async () => {
+      const own = await createWorld();
+      const conversation = await conversationOver(issuer, own.keys.agent, own.customers.ana);
+      const clientId = hostDocumentUrl(name);
+      const authorization = new URL(`${issuer}/oauth/authorize`);
+      for (const [key, value] of Object.entries({
+        response_type: "code",
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        code_challenge: "WrHlyGZTXKrfARMf6ggFndo_BRsga1GAB6KE6asQmhk",
+        code_challenge_method: "S256",
+        state: "host-state",
+        resource: `${issuer}/api/mcp`,
+        scope: "orders:read refunds:write",
+      }))
+        authorization.searchParams.set(key, value);
+      const agentCookie = await sessionCookie({
+        id: own.users.agent,
+        role: "AGENT",
+        tenantId: own.tenantId,
+        email: "agent",
+      });
+      const page = await fetch(authorization, { headers: { cookie: agentCookie } });
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain(clientId);
+      expect(documentsServed).toContain(`/hosts/${name}`);
+
+      const form = new URLSearchParams(authorization.searchParams);
+      form.set("decision", "grant");
+      for (const scope of ["orders:read", "refunds:write"]) form.append("scope_choice", scope);
+      const granted = await fetch(`${issuer}/api/oauth/authorize`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { cookie: agentCookie, origin: issuer, "content-type": "application/x-www-form-urlencoded" },
+        body: form,
+      });
+      expect(granted.status).toBe(303);
+      const back = new URL(granted.headers.get("location")!);
+      expect(back.href.startsWith(redirectUri)).toBe(true);
+      const exchange = new URLSearchParams({
+        grant_type: "authorization_code",
+        code: back.searchParams.get("code")!,
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        code_verifier: "dBjftJeZ4CVP-mJ92K9Y8-k1Y9mH2Uh5sR9V9t9Jj1gXk",
+      });
+      if (name === "chatgpt.json") {
+        exchange.set("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer");
+        exchange.set("client_assertion", await chatgptAssertion());
+      }
+      const issued = await fetch(`${instances[1].url}/api/oauth/token`, { method: "POST", body: exchange });
+      expect(issued.status).toBe(200);
+      const { access_token: accessToken } = (await issued.json()) as { access_token: string };
+      if (name === "chatgpt.json") {
+        expect(documentsServed).toContain("/hosts/chatgpt-jwks.json");
+        const replayed = await fetch(`${instances[0].url}/api/oauth/token`, { method: "POST", body: exchange });
+        expect(replayed.status).toBe(401);
+      }
+
+      const client = new Client({ name: "host", version: "1" });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`/api/mcp?conversation=${conversation}`, instances[0].url), {
+          requestInit: { headers: { authorization: `Bearer ${accessToken}` } },
+        }),
+      );
+      try {
+        await heldRefundApprovedAndReadBack(own, client, 5500);
+      } finally {
+        await client.close();
+      }
+    }, 120_000);
+  }
+
+  it("a document that cannot be used sends the browser back to its own redirect URI with unauthorized_client", async () => {
+    const own = await createWorld();
+    const authorization = new URL(`${issuer}/oauth/authorize`);
+    for (const [key, value] of Object.entries({
+      response_type: "code",
+      client_id: hostDocumentUrl("unusable.json"),
+      redirect_uri: "https://host.example/oauth/callback",
+      code_challenge: "WrHlyGZTXKrfARMf6ggFndo_BRsga1GAB6KE6asQmhk",
+      code_challenge_method: "S256",
+      state: "host-state",
+    }))
+      authorization.searchParams.set(key, value);
+    const agentCookie = await sessionCookie({
+      id: own.users.agent,
+      role: "AGENT",
+      tenantId: own.tenantId,
+      email: "agent",
+    });
+    const page = await fetch(authorization, { headers: { cookie: agentCookie }, redirect: "manual" });
+    expect([303, 307]).toContain(page.status);
+    const back = new URL(page.headers.get("location")!);
+    expect(`${back.origin}${back.pathname}`).toBe("https://host.example/oauth/callback");
+    expect([back.searchParams.get("error"), back.searchParams.get("state")]).toEqual([
+      "unauthorized_client",
+      "host-state",
+    ]);
+  }, 60_000);
 });

@@ -154,7 +154,7 @@ describe("discovery", () => {
       registration_endpoint: `${ISSUER}/api/oauth/register`,
       code_challenge_methods_supported: ["S256"],
       client_id_metadata_document_supported: true,
-      token_endpoint_auth_methods_supported: ["none"],
+      token_endpoint_auth_methods_supported: ["none", "private_key_jwt", "client_secret_post"],
       grant_types_supported: ["authorization_code", "refresh_token"],
       authorization_response_iss_parameter_supported: true,
     });
@@ -438,7 +438,7 @@ describe("hostile inputs get a clear 4xx and change nothing", () => {
     expect(await db.toolCall.count({ where: { conversationId: conversation } })).toBe(0);
   });
 
-  it("a metadata document that cannot be fetched, is oversized, names another client or holds a secret is refused", async () => {
+  it("a metadata document that cannot be fetched, is oversized, names another client or no usable redirect URI is a page", async () => {
     const w = await createWorld();
     signedIn.user = agentSession(w);
     const cases: [DocumentFetcher, RegExp][] = [
@@ -459,9 +459,9 @@ describe("hostile inputs get a clear 4xx and change nothing", () => {
           ok: true,
           status: 200,
           contentType: "application/json",
-          body: cimdDocument({ client_secret: "s" }),
+          body: cimdDocument({ client_id: "https://client-4.example/c.json", redirect_uris: ["javascript:alert(1)"] }),
         }),
-        /client_secret/,
+        /redirect_uris/,
       ],
       [async () => ({ ok: true, status: 200, contentType: "application/json", body: "<html>" }), /not JSON/],
     ];

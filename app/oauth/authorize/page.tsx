@@ -40,6 +40,8 @@ export default async function AuthorizePage({
 
   const issuer = issuerFor((await headers()).get("host"));
   const checked = await checkAuthorizationRequest(params, issuer, fetchMetadataDocument);
+  // RFC 6749 §4.1.2.1: a fault the client can be told of goes back to it, not to a page it never sees.
+  if (!checked.ok && checked.redirect !== null) redirect(checked.redirect);
   const agent = checked.ok ? await consentingAgent(user) : null;
   return <OAuthConsent checked={checked} agent={agent} user={user} params={params} />;
 }

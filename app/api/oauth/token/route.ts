@@ -1,15 +1,16 @@
 import { issuerOf } from "@/lib/auth/access-tokens";
 import { oauthError, readForm, tokenHeaders } from "@/lib/oauth/http";
+import { fetchMetadataDocument } from "@/lib/oauth/fetch-document";
 import { exchangeToken } from "@/lib/oauth/token";
 import { publicPreflight } from "@/lib/oauth/cors";
 
 export const dynamic = "force-dynamic";
 
-/** The token endpoint: form-encoded, public clients with PKCE; answers are never cached. */
+/** The token endpoint: form-encoded; PKCE always, and the client's own authentication; answers are never cached. */
 export async function POST(request: Request): Promise<Response> {
   const form = await readForm(request);
   if (!form) return oauthError(400, "invalid_request", "send application/x-www-form-urlencoded, at most 8 KB");
-  const result = await exchangeToken(form, issuerOf(request));
+  const result = await exchangeToken(form, issuerOf(request), fetchMetadataDocument);
   if (!result.ok) return oauthError(result.status, result.error, result.description);
   return Response.json(result.body, { headers: tokenHeaders });
 }
