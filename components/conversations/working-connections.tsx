@@ -117,7 +117,13 @@ function ConnectionCard({
           />
         </label>
       </p>
-      <ul id={`${id}-choices`} className="choices" aria-live="polite" data-testid="switch-choices">
+      <ul
+        id={`${id}-choices`}
+        className="choices"
+        aria-live="polite"
+        data-testid="switch-choices"
+        style={{ listStyle: "none", paddingLeft: 0 }}
+      >
         {shown === null ? (
           <li className="muted">Searching…</li>
         ) : shown.choices.length === 0 ? (
