@@ -653,6 +653,23 @@ const DEFECTS: Defect[] = [
     test: "refuses a form larger than a sign-in needs with 413",
   },
   {
+    name: "step-up budget apart from sign-in",
+    file: "lib/auth/step-up.ts",
+    find: "const keys = inSessionKeys({ userId: person.id, sessionId });",
+    replace:
+      'const keys = [["account", `account:${person.email}`], ["address", `address:step-up:${person.id}`]] as const;',
+    testFile: "tests/auth/step-up-throttle.integration.test.ts",
+    test: "a stranger failing sign-ins to a supervisor's email locks the sign-in, even to the right password, but not the supervisor's step-up: the large approval goes through",
+  },
+  {
+    name: "step-up throttled",
+    file: "lib/auth/step-up.ts",
+    find: 'if (!attempt.allowed) return { kind: "throttled", retryAfterSeconds: attempt.retryAfterSeconds };',
+    replace: "",
+    testFile: "tests/auth/step-up-throttle.integration.test.ts",
+    test: "wrong step-up passwords are throttled in the session and for the person, never on the sign-in's account key",
+  },
+  {
     name: "metrics loopback only",
     file: "app/api/metrics/route.ts",
     find: 'if (!token) return NODE_ENV !== "production" && LOOPBACK.test(clientAddress(request.headers));',

@@ -23,7 +23,7 @@ import {
   markProofProved,
   takeProofChallenge,
 } from "./sql";
-import { attemptSucceeded, beginAttempt } from "./throttle";
+import { attemptSucceeded, beginAttempt, inSessionKeys } from "./throttle";
 
 // One step-up primitive (decision 014). A proof is made by one ceremony for one purpose, from one session:
 // - a passkey assertion over a challenge that is a random nonce followed by the purpose's digest, so the
@@ -212,7 +212,8 @@ export type PasswordProof =
 
 /**
  * The password again, for a person without a passkey; someone with a passkey must use it. Each try counts toward
- * the account's sign-in throttle, so a stolen session cannot guess the password here faster than at sign-in.
+ * the in-session throttle of this session and this person, not the sign-in form's: failed sign-ins from outside
+ * cannot lock a signed-in person's step-up, and a stolen session still guesses no faster than at sign-in.
  * The proof row carries the purpose's digest and items, as a passkey's does.
  */
 export async function proveWithPassword(
@@ -224,7 +225,7 @@ export async function proveWithPassword(
   const user = await findPasswordProof(db, person.id);
   if (!user) return { kind: "wrong" };
   if (user._count.passkeys > 0) return { kind: "use-passkey" };
-  const keys = { email: person.email, address: `step-up:${person.id}` };
+  const keys = inSessionKeys({ userId: person.id, sessionId });
   const attempt = await beginAttempt(keys);
   if (!attempt.allowed) return { kind: "throttled", retryAfterSeconds: attempt.retryAfterSeconds };
   if (!(await verifyPassword(password, user.passwordHash)).matches) return { kind: "wrong" };
