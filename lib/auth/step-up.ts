@@ -56,6 +56,8 @@ export const StepUpPurposeSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("admin.key-created"), userId: IdSchema }),
   z.strictObject({ kind: z.literal("admin.passkeys-removed"), userId: IdSchema }),
   z.strictObject({ kind: z.literal("admin.rules"), digest: z.string().regex(/^[0-9a-f]{64}$/) }),
+  z.strictObject({ kind: z.literal("admin.webhook"), url: z.string().min(1).max(2000) }),
+  z.strictObject({ kind: z.literal("admin.self-registration") }),
   z.strictObject({
     kind: z.literal("admin.change-approved"),
     changeId: IdSchema,
@@ -65,7 +67,10 @@ export const StepUpPurposeSchema = z.discriminatedUnion("kind", [
 export type StepUpPurpose = z.infer<typeof StepUpPurposeSchema>;
 export type StepUpKind = StepUpPurpose["kind"];
 
-/** The items a purpose covers, each consumed once: a request at an amount, a passkey, a person, a change's digest. */
+/**
+ * The items a purpose covers, each consumed once: a request at an amount, a passkey, a person, a change's digest, a
+ * webhook URL's digest.
+ */
 export function purposeItems(purpose: StepUpPurpose): string[] {
   switch (purpose.kind) {
     case "approve":
@@ -86,6 +91,10 @@ export function purposeItems(purpose: StepUpPurpose): string[] {
       return [`${purpose.changeId}:${purpose.digest}`];
     case "admin.rules":
       return [purpose.digest];
+    case "admin.webhook":
+      return [webhookItem(purpose.url)];
+    case "admin.self-registration":
+      return ["allow"];
   }
 }
 
@@ -97,6 +106,11 @@ export function approvalItem(approvalId: string, cents: number): string {
 /** The item a policy change consumes: the digest of the form exactly as submitted. */
 export function policyItem(values: Record<string, string>): string {
   return sha256Hex(canonicalJson(values));
+}
+
+/** The item setting the webhook consumes: the digest of its URL, so the proof row never holds the URL itself. */
+export function webhookItem(url: string): string {
+  return sha256Hex(`webhook\n${url}`);
 }
 
 function purposeDigest(kind: StepUpKind, items: string[]): string {
