@@ -3,8 +3,8 @@ import { expect, test } from "@playwright/test";
 import { database, SEEDED, signInAs } from "./support";
 import { expectUsable, shoot, VIEWPORTS } from "./fixtures";
 
-// MCP authorization as people meet it: an admin allows self-registered clients, an agent grants a client on the
-// consent page (unticking one permission), and the admin sees and revokes the connection.
+// MCP authorization as people meet it: in a tenant that allows self-registered clients, an agent grants a client on
+// the consent page (unticking one permission), and the admin sees and revokes the connection.
 
 const CALLBACK = "http://127.0.0.1:4799/callback";
 
@@ -39,12 +39,11 @@ for (const viewport of VIEWPORTS) {
     const admin = await browser.newContext(size);
     await signInAs(admin, SEEDED.admin, baseURL!);
     const adminPage = await admin.newPage();
+    // Allowing self-registered clients takes the admin's step-up and a second admin's approval (the two-admin rule,
+    // tests/admin/admin-changes.integration.test.ts); here the tenant is as it is once that change applied.
+    await database().query(`UPDATE "Tenant" SET "oauthDcrEnabled" = true WHERE "id" = 'acme'`);
     await adminPage.goto("/admin/policy");
-    const allow = adminPage.getByLabel("Allow clients that register themselves", { exact: false });
-    if (!(await allow.isChecked())) {
-      await allow.check();
-      await expect(allow).toBeChecked();
-    }
+    await expect(adminPage.getByLabel("Allow clients that register themselves", { exact: false })).toBeChecked();
 
     const name = `Cursor ${viewport.name} ${randomBytes(3).toString("hex")}`;
     const clientId = await registerClient(baseURL!, name);

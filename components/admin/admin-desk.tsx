@@ -60,7 +60,7 @@ export function AdminDesk({
       <PendingChanges changes={waiting} viewerId={viewerId} canApprove hasPasskey={hasPasskey} />
       <PolicyForm policy={policy} hasPasskey={hasPasskey} />
       <h2>Approval webhook</h2>
-      <WebhookForm configured={webhook} />
+      <WebhookForm configured={webhook} hasPasskey={hasPasskey} />
       <h2>Agents&apos; refund permission</h2>
       <RefundPermissions
         agents={agents.map(({ id, email, name, canRefund }) => ({ id, email, name, canRefund }))}
@@ -71,6 +71,7 @@ export function AdminDesk({
       <h2>Connected clients (OAuth)</h2>
       <Connections
         dcrEnabled={oauth.dcrEnabled}
+        hasPasskey={hasPasskey}
         connections={oauth.connections.map((connection) => ({
           ...connection,
           createdAt: connection.createdAt.toISOString(),

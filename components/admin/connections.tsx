@@ -2,7 +2,9 @@
 
 import { useState, useTransition } from "react";
 import { TimeAgo } from "@/components/ui/time-ago";
-import { revokeConnectionAction, setSelfRegistrationAction } from "@/lib/oauth/actions";
+import { setSelfRegistrationAction } from "@/lib/admin/actions";
+import { revokeConnectionAction } from "@/lib/oauth/actions";
+import { useStepUp } from "@/components/ui/step-up-field";
 import { Table } from "@/components/ui/table";
 
 export interface Connection {
@@ -20,9 +22,22 @@ export interface Connection {
   revokedAt: string | null;
 }
 
-/** The tenant's OAuth connections per agent (clients that act as an agent), with last use and a revoke button. */
-export function Connections({ connections, dcrEnabled }: { connections: Connection[]; dcrEnabled: boolean }) {
+/**
+ * The tenant's OAuth connections per agent (clients that act as an agent), with last use and a revoke button.
+ * Allowing self-registered clients asks for the admin's step-up and waits for a second admin (or the delay).
+ */
+export function Connections({
+  connections,
+  dcrEnabled,
+  hasPasskey,
+}: {
+  connections: Connection[];
+  dcrEnabled: boolean;
+  hasPasskey: boolean;
+}) {
+  const stepUp = useStepUp(hasPasskey);
   const [error, setError] = useState<string | null>(null);
+  const [held, setHeld] = useState<string | null>(null);
   const [allowed, setAllowed] = useState(dcrEnabled);
   const [pending, startTransition] = useTransition();
   const run = (action: () => Promise<{ ok: boolean; message?: string }>) =>
@@ -38,6 +53,12 @@ export function Connections({ connections, dcrEnabled }: { connections: Connecti
           {error}
         </p>
       )}
+      {held && (
+        <p className="notice" role="status" data-testid="self-registration-held">
+          {held}
+        </p>
+      )}
+      {stepUp.field}
       <label>
         <input
           type="checkbox"
@@ -47,8 +68,14 @@ export function Connections({ connections, dcrEnabled }: { connections: Connecti
             const enabled = event.target.checked;
             setAllowed(enabled);
             startTransition(async () => {
-              const response = await setSelfRegistrationAction({ enabled });
-              if (!response.ok) setAllowed(!enabled);
+              const response = enabled
+                ? await stepUp.run({ kind: "admin.self-registration" }, (proofId) =>
+                    setSelfRegistrationAction({ enabled, proofId }),
+                  )
+                : await setSelfRegistrationAction({ enabled });
+              // A held change has not applied yet: the box shows what is in force.
+              setAllowed(response.ok && !response.data.held ? enabled : !enabled);
+              setHeld(response.ok ? response.data.held : null);
               setError(response.ok ? null : response.message);
             });
           }}

@@ -2,9 +2,14 @@
 
 import { useState, useTransition } from "react";
 import { setWebhookAction } from "@/lib/admin/actions";
+import { useStepUp } from "@/components/ui/step-up-field";
 
-/** URL and secret are write-only: stored encrypted, never shown again. */
-export function WebhookForm({ configured }: { configured: boolean }) {
+/**
+ * URL and secret are write-only: stored encrypted, never shown again. Setting them asks for the admin's step-up and
+ * waits for a second admin (or the delay); removing applies at once.
+ */
+export function WebhookForm({ configured, hasPasskey }: { configured: boolean; hasPasskey: boolean }) {
+  const stepUp = useStepUp(hasPasskey);
   const [url, setUrl] = useState("");
   const [secret, setSecret] = useState("");
   const [message, setMessage] = useState<string | null>(null);
@@ -12,8 +17,12 @@ export function WebhookForm({ configured }: { configured: boolean }) {
 
   function save(input: { url: string; secret: string } | null) {
     startTransition(async () => {
-      const response = await setWebhookAction(input);
-      setMessage(response.ok ? (input ? "Saved." : "Removed.") : response.message);
+      const response = input
+        ? await stepUp.run({ kind: "admin.webhook", url: input.url }, (proofId) =>
+            setWebhookAction({ ...input, proofId }),
+          )
+        : await setWebhookAction(null);
+      setMessage(response.ok ? (response.data.held ?? (input ? "Saved." : "Removed.")) : response.message);
       if (response.ok) setSecret("");
     });
   }
@@ -52,6 +61,7 @@ export function WebhookForm({ configured }: { configured: boolean }) {
           />
         </label>
       </p>
+      {stepUp.field}
       <button
         type="button"
         className="primary"

@@ -6,6 +6,7 @@ import { createAgentKey, revokeAgentKey } from "@/lib/admin/agent-keys";
 import { endSessions } from "@/lib/admin/people";
 import { parsePolicyForm, updatePolicy } from "@/lib/admin/policy";
 import { setRefundPermission } from "@/lib/admin/refund-permission";
+import { setSelfRegistration } from "@/lib/admin/self-registration";
 import { setWebhook, WebhookSchema } from "@/lib/admin/webhook";
 import { heldWords } from "@/lib/admin/change-words";
 import { authedAction } from "@/lib/auth/guards";
@@ -110,9 +111,33 @@ export const endSessionsAction = authedAction(EndSessionsSchema, ["ADMIN"], asyn
   return { ok: true, data: { count } };
 });
 
-export const setWebhookAction = authedAction(WebhookSchema.nullable(), ["ADMIN"], async (input, user) => {
-  const saved = await setWebhook(user, input);
-  if (!saved.ok) return saved;
-  revalidatePath("/admin/policy");
-  return { ok: true, data: undefined };
-});
+/** A URL and secret to set (with the proof made for that URL), or null to remove the webhook. */
+export const setWebhookAction = authedAction(
+  WebhookSchema.extend({ proofId: ProofId }).nullable(),
+  ["ADMIN"],
+  async (input, user, session) => {
+    const holder = { userId: user.id, sessionId: session.id, proofId: input?.proofId };
+    const saved = await setWebhook(user, input && { url: input.url, secret: input.secret }, holder);
+    if (!saved.ok) return saved;
+    revalidatePath("/admin/policy");
+    return { ok: true, data: { held: heldWords(saved.held) } };
+  },
+);
+
+export const setSelfRegistrationAction = authedAction(
+  z.strictObject({ enabled: z.boolean(), proofId: ProofId }),
+  ["ADMIN"],
+  async (input, user, session) => {
+    const holder = { userId: user.id, sessionId: session.id, proofId: input.proofId };
+    const result = await setSelfRegistration(user, input.enabled, holder);
+    if (result === "step-up-required") {
+      return {
+        ok: false,
+        code: STEP_UP_REQUIRED,
+        message: "Allowing clients that register themselves needs you to confirm it is you first. Nothing was changed.",
+      };
+    }
+    revalidatePath("/admin/policy");
+    return { ok: true, data: { held: typeof result === "object" ? heldWords(result) : null } };
+  },
+);

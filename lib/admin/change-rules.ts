@@ -33,15 +33,17 @@ export type AdminChangeKind =
   | { kind: "sessions.end" }
   | { kind: "webhook.set" }
   | { kind: "webhook.remove" }
+  | { kind: "self-registration"; enabled: boolean }
   | { kind: "rules"; status: "live" | "shadow"; loosened: string[] };
 
 export type Classification = "unchanged" | "tightening" | "loosening" | "needs-second-admin";
 
 /**
  * Every admin change, classified. A money number raised above the bound in force, any other number loosened,
- * refunds granted, a key minted for an agent who may refund and live rules that drop or rewrite a rule in force
- * need a second person; webhooks and within-bound
- * money loosen (step-up only); withdrawing, revoking and ending sessions tighten.
+ * refunds granted, a key minted for an agent who may refund, live rules that drop or rewrite a rule in force, a
+ * webhook set (every request's details go to that address) and self-registered OAuth clients allowed (an unverified
+ * client may then be granted) need a second person; within-bound money and a key for an agent who may not refund
+ * loosen (step-up only); withdrawing, revoking, ending sessions and removing or refusing tighten.
  */
 export function classifyAdminChange(change: AdminChangeKind): Classification {
   switch (change.kind) {
@@ -59,7 +61,9 @@ export function classifyAdminChange(change: AdminChangeKind): Classification {
     case "api-key.create":
       return change.agentCanRefund ? "needs-second-admin" : "loosening";
     case "webhook.set":
-      return "loosening";
+      return "needs-second-admin";
+    case "self-registration":
+      return change.enabled ? "needs-second-admin" : "tightening";
     case "rules":
       // A shadow set enforces nothing; a live set that drops or rewrites a rule in force may let a call through.
       return change.status === "live" && change.loosened.length > 0 ? "needs-second-admin" : "tightening";

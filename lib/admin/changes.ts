@@ -18,9 +18,12 @@ import {
   lockDueDelayedChanges,
   lockPolicy,
   lockRuleSets,
+  lockTenantWebhook,
   releaseKey,
   revokeHeldKey,
   setCanRefund,
+  setTenantSelfRegistration,
+  setTenantWebhook,
   updatePolicyValues,
   type AdminChangeRow,
 } from "./sql";
@@ -47,7 +50,14 @@ export type ChangeProposal =
       kind: "rules";
       change: { text: string; loosened: string[]; rules: number };
       base: { liveRuleSetId: string | null };
-    };
+    }
+  | {
+      kind: "webhook";
+      /** URL and secret encrypted for the tenant's columns, as they will be stored; only the host is ever shown. */
+      change: { host: string; url: string; secret: string };
+      base: { host: string | null; stored: string | null };
+    }
+  | { kind: "self-registration"; change: { enabled: true }; base: { enabled: false } };
 
 export interface HeldChange {
   id: string;
@@ -67,6 +77,11 @@ export function changeLines(kind: string, change: Record<string, unknown>, base:
         `${spec.label}: ${readableValue(spec, Number(base[spec.name]))} → ${readableValue(spec, Number(change[spec.name]))}`,
     );
   if (kind === "refunds") return [`${String(change.email)}: refunds not allowed → allowed`];
+  if (kind === "webhook")
+    return [
+      `Approval webhook: ${String(base.host ?? "none")} → ${String(change.host)} (each new request is posted there)`,
+    ];
+  if (kind === "self-registration") return ["Clients that register themselves (names not verified): refused → allowed"];
   if (kind === "rules") {
     const loosened = (change.loosened as string[]).map((id) => `"${id}"`).join(", ");
     return [`Live policy rules: a new set of ${String(change.rules)} rules that drops or rewrites ${loosened}`];
@@ -118,7 +133,8 @@ export async function holdChange(
   await insertAudit(tx, proposer, "change.proposed", {
     changeId: id,
     kind: proposal.kind,
-    change: proposal.change,
+    // A webhook's URL and secret stay write-only: the audit names its host, as a direct save's does.
+    change: proposal.kind === "webhook" ? { host: proposal.change.host } : proposal.change,
     base: proposal.base,
     mode,
     until: ends.toISOString(),
@@ -154,6 +170,11 @@ export async function holdChange(
   return { id, mode, applyAt: row.applyAt, expiresAt: ends };
 }
 
+/** What a held webhook change compares: the digest of the stored ciphertext (fresh at every save), or null. */
+export function storedWebhook(stored: string | null): string | null {
+  return stored === null ? null : sha256Hex(stored);
+}
+
 /** Applies a held change if the state still matches its base; "stale" when something changed since. */
 async function applyChange(tx: Tx, row: AdminChangeRow, actor: Person): Promise<"applied" | "stale"> {
   if (row.kind === "policy") {
@@ -181,6 +202,27 @@ async function applyChange(tx: Tx, row: AdminChangeRow, actor: Person): Promise<
         approvedById: actor.id,
       },
     );
+    return "applied";
+  }
+  if (row.kind === "webhook") {
+    if (storedWebhook(await lockTenantWebhook(tx, row.tenantId)) !== row.base.stored) return "stale";
+    await setTenantWebhook(tx, row.tenantId, {
+      webhookUrl: String(row.change.url),
+      webhookSecret: String(row.change.secret),
+    });
+    await insertAudit(tx, { id: row.proposedById, tenantId: row.tenantId }, "webhook.set", {
+      host: row.change.host,
+      changeId: row.id,
+      approvedById: actor.id,
+    });
+    return "applied";
+  }
+  if (row.kind === "self-registration") {
+    if ((await setTenantSelfRegistration(tx, row.tenantId, true)) === 0) return "stale";
+    await insertAudit(tx, { id: row.proposedById, tenantId: row.tenantId }, "oauth.registration-allowed", {
+      changeId: row.id,
+      approvedById: actor.id,
+    });
     return "applied";
   }
   const userId = String(row.change.userId);

@@ -90,6 +90,26 @@ export async function setTenantWebhook(
     WHERE "id" = ${tenantId}`;
 }
 
+/** Locks the tenant's row and returns its stored (encrypted) webhook URL, or null when none is set. */
+export async function lockTenantWebhook(tx: Tx, tenantId: string): Promise<string | null> {
+  const [row] = await tx.$queryRaw<{ webhookUrl: string | null }[]>`
+    SELECT "webhookUrl" FROM "Tenant" WHERE "id" = ${tenantId} FOR UPDATE`;
+  return row.webhookUrl;
+}
+
+/** Allows or refuses self-registered OAuth clients (RFC 7591) in the tenant; 0 when it already was so. */
+export async function setTenantSelfRegistration(db: Db, tenantId: string, enabled: boolean): Promise<number> {
+  return db.$executeRaw`
+    UPDATE "Tenant" SET "oauthDcrEnabled" = ${enabled} WHERE "id" = ${tenantId} AND "oauthDcrEnabled" <> ${enabled}`;
+}
+
+/** Locks the tenant's row and returns whether self-registered OAuth clients may be granted there. */
+export async function lockTenantSelfRegistration(tx: Tx, tenantId: string): Promise<boolean> {
+  const [row] = await tx.$queryRaw<{ enabled: boolean }[]>`
+    SELECT "oauthDcrEnabled" AS "enabled" FROM "Tenant" WHERE "id" = ${tenantId} FOR UPDATE`;
+  return row.enabled;
+}
+
 /** Whether the tenant has an approval webhook; throws when there is no such tenant. */
 export async function tenantHasWebhook(db: Client, tenantId: string): Promise<boolean> {
   const tenant = await db.tenant.findUniqueOrThrow({ where: { id: tenantId }, select: { webhookUrl: true } });

@@ -13,8 +13,8 @@ export const changePasswordAction = authedAction(
     next: z.string().max(MAX_PASSWORD_LENGTH * 4),
   }),
   EVERYONE,
-  async (input, user) => {
-    const changed = await changeOwnPassword(user, input.current, input.next);
+  async (input, user, session) => {
+    const changed = await changeOwnPassword(user, session.id, input.current, input.next);
     switch (changed.kind) {
       case "changed":
         return { ok: true, data: undefined };
@@ -23,7 +23,7 @@ export const changePasswordAction = authedAction(
       case "throttled":
         return {
           ok: false,
-          code: "sign-in.throttled",
+          code: "password.throttled",
           message: `Too many wrong passwords. Try again in ${changed.retryAfterSeconds} seconds.`,
         };
       case "weak":

@@ -1,7 +1,7 @@
 import { db } from "../db";
 import { hashPassword, verifyPassword } from "./passwords";
 import { findPasswordHash, setPasswordHash } from "./sql";
-import { attemptSucceeded, beginAttempt } from "./throttle";
+import { attemptSucceeded, beginAttempt, inSessionKeys } from "./throttle";
 
 /** Long enough that a guessed password needs more tries than the throttle ever allows. */
 export const MIN_PASSWORD_LENGTH = 12;
@@ -14,12 +14,14 @@ export type PasswordChange =
   | { kind: "weak"; message: string };
 
 /**
- * A person changes their own password: the current one first, under the sign-in throttle (a stolen cookie cannot
- * guess it any faster than the sign-in form), then the new one hashed with argon2id. Changing it ends every
- * session of the person, this one included (a database trigger on `passwordChangedAt`).
+ * A person changes their own password: the current one first, under the in-session throttle step-up also counts on
+ * (a stolen cookie guesses no faster than at the sign-in form, and failed sign-ins from outside cannot block it),
+ * then the new one hashed with argon2id. Changing it ends every session of the person, this one included (a
+ * database trigger on `passwordChangedAt`).
  */
 export async function changeOwnPassword(
-  person: { id: string; email: string },
+  person: { id: string },
+  sessionId: string,
   current: string,
   next: string,
 ): Promise<PasswordChange> {
@@ -30,7 +32,7 @@ export async function changeOwnPassword(
     return { kind: "weak", message: `The new password may have at most ${MAX_PASSWORD_LENGTH} characters.` };
   if (next === current) return { kind: "weak", message: "The new password must differ from the current one." };
   const passwordHash = await findPasswordHash(db, person.id);
-  const keys = { email: person.email, address: `password-change:${person.id}` };
+  const keys = inSessionKeys({ userId: person.id, sessionId });
   const attempt = await beginAttempt(keys);
   if (!attempt.allowed) return { kind: "throttled", retryAfterSeconds: attempt.retryAfterSeconds };
   if (!(await verifyPassword(current, passwordHash)).matches) return { kind: "wrong" };

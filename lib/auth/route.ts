@@ -7,7 +7,7 @@ import { clientAddress } from "../security/request";
 import { authOptions, CredentialsSchema } from "./auth";
 import { sessionCookieName } from "./auth.config";
 import { findUserByEmail, insertAuditLogs } from "./sql";
-import { attemptSucceeded, beginAttempt, type Locked, type ThrottleKeys } from "./throttle";
+import { attemptSucceeded, beginAttempt, signInKeys, type Locked } from "./throttle";
 
 const nextAuth = NextAuth(authOptions) as (request: NextRequest, context: AuthContext) => Promise<Response>;
 
@@ -59,12 +59,10 @@ export async function authPost(request: NextRequest, context: AuthContext): Prom
  */
 async function throttledSignIn(request: NextRequest, context: AuthContext, form: URLSearchParams): Promise<Response> {
   const parsed = CredentialsSchema.shape.email.safeParse(form.get("email") ?? "");
-  const keys: ThrottleKeys = {
-    email: parsed.success ? parsed.data : "(invalid)",
-    address: clientAddress(request.headers),
-  };
+  const tried = { email: parsed.success ? parsed.data : "(invalid)", address: clientAddress(request.headers) };
+  const keys = signInKeys(tried);
   const attempt = await beginAttempt(keys);
-  if (attempt.locked?.length) await auditLocks(keys, attempt.locked);
+  if (attempt.locked?.length) await auditLocks(tried, attempt.locked);
   if (!attempt.allowed) {
     countSignInThrottled();
     const seconds = attempt.retryAfterSeconds;
@@ -91,7 +89,7 @@ async function throttledSignIn(request: NextRequest, context: AuthContext, form:
 }
 
 /** Each lock is evidence: in the account's tenant when the email is a person's, else in the "(none)" tenant. */
-async function auditLocks(keys: ThrottleKeys, locked: Locked[]): Promise<void> {
+async function auditLocks(keys: { email: string; address: string }, locked: Locked[]): Promise<void> {
   const user = await findUserByEmail(db, keys.email);
   await insertAuditLogs(
     db,

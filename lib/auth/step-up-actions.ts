@@ -47,7 +47,7 @@ export const passwordStepUpAction = authedAction(
     if (proved.kind === "throttled") {
       return {
         ok: false,
-        code: "sign-in.throttled",
+        code: "step-up.throttled",
         message: `Too many wrong passwords. Try again in ${proved.retryAfterSeconds} seconds.`,
       };
     }

@@ -23,7 +23,7 @@ import {
   markProofProved,
   takeProofChallenge,
 } from "./sql";
-import { attemptSucceeded, beginAttempt } from "./throttle";
+import { attemptSucceeded, beginAttempt, inSessionKeys } from "./throttle";
 
 // One step-up primitive (decision 014). A proof is made by one ceremony for one purpose, from one session:
 // - a passkey assertion over a challenge that is a random nonce followed by the purpose's digest, so the
@@ -56,6 +56,8 @@ export const StepUpPurposeSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("admin.key-created"), userId: IdSchema }),
   z.strictObject({ kind: z.literal("admin.passkeys-removed"), userId: IdSchema }),
   z.strictObject({ kind: z.literal("admin.rules"), digest: z.string().regex(/^[0-9a-f]{64}$/) }),
+  z.strictObject({ kind: z.literal("admin.webhook"), url: z.string().min(1).max(2000) }),
+  z.strictObject({ kind: z.literal("admin.self-registration") }),
   z.strictObject({
     kind: z.literal("admin.change-approved"),
     changeId: IdSchema,
@@ -65,7 +67,10 @@ export const StepUpPurposeSchema = z.discriminatedUnion("kind", [
 export type StepUpPurpose = z.infer<typeof StepUpPurposeSchema>;
 export type StepUpKind = StepUpPurpose["kind"];
 
-/** The items a purpose covers, each consumed once: a request at an amount, a passkey, a person, a change's digest. */
+/**
+ * The items a purpose covers, each consumed once: a request at an amount, a passkey, a person, a change's digest, a
+ * webhook URL's digest.
+ */
 export function purposeItems(purpose: StepUpPurpose): string[] {
   switch (purpose.kind) {
     case "approve":
@@ -86,6 +91,10 @@ export function purposeItems(purpose: StepUpPurpose): string[] {
       return [`${purpose.changeId}:${purpose.digest}`];
     case "admin.rules":
       return [purpose.digest];
+    case "admin.webhook":
+      return [webhookItem(purpose.url)];
+    case "admin.self-registration":
+      return ["allow"];
   }
 }
 
@@ -97,6 +106,11 @@ export function approvalItem(approvalId: string, cents: number): string {
 /** The item a policy change consumes: the digest of the form exactly as submitted. */
 export function policyItem(values: Record<string, string>): string {
   return sha256Hex(canonicalJson(values));
+}
+
+/** The item setting the webhook consumes: the digest of its URL, so the proof row never holds the URL itself. */
+export function webhookItem(url: string): string {
+  return sha256Hex(`webhook\n${url}`);
 }
 
 function purposeDigest(kind: StepUpKind, items: string[]): string {
@@ -212,7 +226,8 @@ export type PasswordProof =
 
 /**
  * The password again, for a person without a passkey; someone with a passkey must use it. Each try counts toward
- * the account's sign-in throttle, so a stolen session cannot guess the password here faster than at sign-in.
+ * the in-session throttle of this session and this person, not the sign-in form's: failed sign-ins from outside
+ * cannot lock a signed-in person's step-up, and a stolen session still guesses no faster than at sign-in.
  * The proof row carries the purpose's digest and items, as a passkey's does.
  */
 export async function proveWithPassword(
@@ -224,7 +239,7 @@ export async function proveWithPassword(
   const user = await findPasswordProof(db, person.id);
   if (!user) return { kind: "wrong" };
   if (user._count.passkeys > 0) return { kind: "use-passkey" };
-  const keys = { email: person.email, address: `step-up:${person.id}` };
+  const keys = inSessionKeys({ userId: person.id, sessionId });
   const attempt = await beginAttempt(keys);
   if (!attempt.allowed) return { kind: "throttled", retryAfterSeconds: attempt.retryAfterSeconds };
   if (!(await verifyPassword(password, user.passwordHash)).matches) return { kind: "wrong" };

@@ -1,25 +1,37 @@
 import { transaction } from "../db";
 import { deleteThrottle, lockThrottle, setThrottleFailures, takeBackFailure } from "./sql";
 
-// Sign-in throttling counted in PostgreSQL, so it holds across instances. Every attempt counts as a failure
+// Password throttling counted in PostgreSQL, so it holds across instances. Every attempt counts as a failure
 // when it starts (a parallel flood cannot slip past the count) and a success takes it back. Past its free
 // failures a key is locked for a growing time; an attempt while locked is refused before any password check.
+// Two budgets that never share a key: the anonymous sign-in (the account's email and the client's address), and
+// the password typed again inside a signed-in session (step-up, password change: the session and the person), so
+// failing sign-ins from outside cannot lock a signed-in person out of their step-up.
 
-const FREE_FAILURES = { account: 3, address: 20 } as const;
+const FREE_FAILURES = { account: 3, address: 20, session: 3, person: 10 } as const;
 const MAX_LOCK_SECONDS = 15 * 60;
 // Failures older than this are forgotten: a locked key that stays quiet starts over.
 const FORGET_AFTER_SECONDS = 60 * 60;
 
 type Scope = keyof typeof FREE_FAILURES;
-export interface ThrottleKeys {
-  email: string;
-  address: string;
+/** The keys one attempt counts on: the first is reset by a success, the second gives this attempt back. */
+export type ThrottleKeys = readonly [narrow: readonly [Scope, string], wide: readonly [Scope, string]];
+
+/** The sign-in form's budget: the email tried and the address it came from. */
+export function signInKeys({ email, address }: { email: string; address: string }): ThrottleKeys {
+  return [
+    ["account", `account:${email}`],
+    ["address", `address:${address}`],
+  ];
 }
 
-const keysOf = ({ email, address }: ThrottleKeys): [Scope, string][] => [
-  ["account", `account:${email}`],
-  ["address", `address:${address}`],
-];
+/** The budget of a password typed again by someone signed in: their session, and the person across sessions. */
+export function inSessionKeys({ userId, sessionId }: { userId: string; sessionId: string }): ThrottleKeys {
+  return [
+    ["session", `session:${sessionId}`],
+    ["person", `person:${userId}`],
+  ];
+}
 
 /** Seconds a key is locked after this many failures in a row: 0 within the free ones, then 2, 4, 8 ... 900. */
 export function lockSeconds(scope: Scope, failures: number): number {
@@ -40,7 +52,7 @@ export interface Locked {
  */
 export async function beginAttempt(keys: ThrottleKeys): Promise<Attempt & { locked?: Locked[] }> {
   return transaction(async (tx) => {
-    const ordered = keysOf(keys).sort((a, b) => a[1].localeCompare(b[1]));
+    const ordered = [...keys].sort((a, b) => a[1].localeCompare(b[1]));
     const rows: { scope: Scope; key: string; failures: number; retryAfter: number }[] = [];
     for (const [scope, key] of ordered) {
       const row = await lockThrottle(tx, key, FORGET_AFTER_SECONDS);
@@ -59,11 +71,10 @@ export async function beginAttempt(keys: ThrottleKeys): Promise<Attempt & { lock
   });
 }
 
-/** A success resets the account and takes this attempt back from the address. */
-export async function attemptSucceeded(keys: ThrottleKeys): Promise<void> {
-  const [[, account], [, address]] = keysOf(keys);
+/** A success resets the narrow key (the account, the session) and takes this attempt back from the wide one. */
+export async function attemptSucceeded([[, narrow], [, wide]]: ThrottleKeys): Promise<void> {
   await transaction(async (tx) => {
-    await deleteThrottle(tx, account);
-    await takeBackFailure(tx, address);
+    await deleteThrottle(tx, narrow);
+    await takeBackFailure(tx, wide);
   });
 }

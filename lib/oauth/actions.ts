@@ -4,7 +4,7 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { authedAction } from "@/lib/auth/guards";
 import { IdSchema } from "@/lib/security/input";
-import { revokeConnection, setSelfRegistration } from "./connections";
+import { revokeConnection } from "./connections";
 
 export const revokeConnectionAction = authedAction(
   z.strictObject({ grantId: IdSchema }),
@@ -16,16 +16,6 @@ export const revokeConnectionAction = authedAction(
         code: "not-found",
         message: "No such live connection in your tenant; it may be revoked already.",
       };
-    revalidatePath("/admin/policy");
-    return { ok: true, data: undefined };
-  },
-);
-
-export const setSelfRegistrationAction = authedAction(
-  z.strictObject({ enabled: z.boolean() }),
-  ["ADMIN"],
-  async (input, user) => {
-    await setSelfRegistration(user, input.enabled);
     revalidatePath("/admin/policy");
     return { ok: true, data: undefined };
   },

@@ -1,8 +1,9 @@
 import { appendAuditLog } from "../audit/sql";
 import { db, transaction } from "../db";
-import { findConnections, findDcrEnabled, revokeGrant, setDcrEnabled, type ConnectionRow } from "./sql";
+import { findConnections, findDcrEnabled, revokeGrant, type ConnectionRow } from "./sql";
 
-// What an admin sees and does with the tenant's OAuth connections (decision 017).
+// What an admin sees and does with the tenant's OAuth connections (decision 017). Allowing self-registered clients
+// is an admin change under the two-admin rule: lib/admin/self-registration.ts.
 
 export type { ConnectionRow } from "./sql";
 
@@ -25,18 +26,5 @@ export async function revokeConnection(admin: { id: string; tenantId: string }, 
       detail: { grantId, agentId: revoked.agentId, clientId: revoked.clientId, reason: "revoked-by-admin" },
     });
     return true;
-  });
-}
-
-/** Turns self-registered clients (RFC 7591) on or off for the tenant, with an audit entry when it changes. */
-export async function setSelfRegistration(admin: { id: string; tenantId: string }, enabled: boolean): Promise<void> {
-  await transaction(async (tx) => {
-    if ((await setDcrEnabled(tx, admin.tenantId, enabled)) === 0) return;
-    await appendAuditLog(tx, {
-      tenantId: admin.tenantId,
-      actorId: admin.id,
-      action: enabled ? "oauth.registration-allowed" : "oauth.registration-refused",
-      detail: {},
-    });
   });
 }

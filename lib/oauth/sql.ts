@@ -256,11 +256,6 @@ export async function findConnections(db: Db, tenantId: string): Promise<Connect
     LIMIT 200`;
 }
 
-export async function setDcrEnabled(db: Db, tenantId: string, enabled: boolean): Promise<number> {
-  return db.$executeRaw`
-    UPDATE "Tenant" SET "oauthDcrEnabled" = ${enabled} WHERE "id" = ${tenantId} AND "oauthDcrEnabled" <> ${enabled}`;
-}
-
 export async function findDcrEnabled(db: Db, tenantId: string): Promise<boolean> {
   const [row] = await db.$queryRaw<{ enabled: boolean }[]>`
     SELECT "oauthDcrEnabled" AS "enabled" FROM "Tenant" WHERE "id" = ${tenantId}`;

@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import bcrypt from "bcryptjs";
+import { describe, expect, it, vi } from "vitest";
 import { createAgentKey } from "@/lib/admin/agent-keys";
 import { approveChange, cancelChange } from "@/lib/admin/changes";
 import { type PolicyInput, tenantPolicy, updatePolicy } from "@/lib/admin/policy";
@@ -7,12 +8,28 @@ import { applyDueChanges } from "@/lib/admin/changes";
 import { authenticateApiKey } from "@/lib/auth/api-keys";
 import { policyItem } from "@/lib/auth/step-up";
 import { db } from "@/lib/db";
+import { decryptSecret, webhookUrlContext } from "@/lib/secrets";
+import { INSTANCE_SECRET, sessionCookie } from "../support/app-instances";
 import { agentConversation, proposeAsAgent, refund } from "../support/calls";
 import { noProof, provedFor } from "../support/step-up";
 import { addPerson, createWorld, type World } from "../support/world";
 
 // Issue 23, route 4: one admin alone cannot switch human approval off (docs/decisions/015). Each attack is made
-// through the functions the admin page's server actions call, against real PostgreSQL, asserting the rows.
+// through the functions the admin page's server actions call (the webhook and self-registration through the server
+// actions themselves, with the browser's session cookie), against real PostgreSQL, asserting the rows.
+
+const jar = vi.hoisted(() => ({ cookie: "" }));
+vi.mock("next/headers", () => ({
+  cookies: async () => ({
+    get: (name: string) =>
+      jar.cookie.startsWith(`${name}=`) ? { value: jar.cookie.slice(name.length + 1) } : undefined,
+  }),
+}));
+vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
+process.env.NEXTAUTH_SECRET = INSTANCE_SECRET;
+const { setSelfRegistrationAction, setWebhookAction } = await import("@/lib/admin/actions");
+const { approveAdminChangeAction, cancelAdminChangeAction } = await import("@/lib/admin/change-actions");
+const { passwordStepUpAction } = await import("@/lib/auth/step-up-actions");
 
 const person = (world: World, id: string) => ({ id, tenantId: world.tenantId });
 type Person = ReturnType<typeof person>;
@@ -275,5 +292,201 @@ describe("the two-admin rule: one admin alone cannot switch human approval off",
       revokedAt: expect.any(Date),
     });
     expect(await authenticateApiKey(`Bearer ${another.key}`)).toBeNull();
+  });
+});
+
+describe("the two-admin rule: the webhook and self-registered clients, through the admin page's actions", () => {
+  const PASSWORD = "an-admins-password";
+  const URL = "https://203.0.113.10/hooks/T000/token-in-the-url";
+  const SECRET = "whsec_0123456789abcdef";
+
+  /** Signs a person in as the browser is (the cookie in the jar) and gives them a password to step up with. */
+  async function signInAs(id: string, role: "ADMIN" | "SUPERVISOR") {
+    const person = await db.user.update({
+      where: { id },
+      data: { passwordHash: bcrypt.hashSync(PASSWORD, 4) },
+      select: { id: true, email: true, tenantId: true },
+    });
+    jar.cookie = await sessionCookie({ ...person, role });
+  }
+
+  /** A proof made through the ceremony's own action, in the signed-in session. */
+  async function proof(purpose: Parameters<typeof passwordStepUpAction>[0]["purpose"]): Promise<string> {
+    const proved = await passwordStepUpAction({ purpose, password: PASSWORD });
+    if (!proved.ok) throw new Error(`step-up refused: ${proved.code}`);
+    return proved.data.proofId;
+  }
+
+  const tenantOf = (world: World) =>
+    db.tenant.findUniqueOrThrow({
+      where: { id: world.tenantId },
+      select: { webhookUrl: true, webhookSecret: true, oauthDcrEnabled: true },
+    });
+
+  it("setting the webhook without a proof for that URL changes nothing; with one, a lone admin's webhook waits for the delay, and applies only then", async () => {
+    const world = await createWorld();
+    await signInAs(world.users.admin, "ADMIN");
+    expect(await setWebhookAction({ url: URL, secret: SECRET })).toMatchObject({ ok: false, code: "step-up.required" });
+    const forAnother = await proof({ kind: "admin.webhook", url: "https://203.0.113.10/elsewhere" });
+    expect(await setWebhookAction({ url: URL, secret: SECRET, proofId: forAnother })).toMatchObject({
+      ok: false,
+      code: "step-up.required",
+    });
+    expect(await tenantOf(world)).toMatchObject({ webhookUrl: null, webhookSecret: null });
+    expect(await changesOf(world)).toEqual([]);
+    expect(await auditOf(world)).toEqual([]);
+
+    const saved = await setWebhookAction({
+      url: URL,
+      secret: SECRET,
+      proofId: await proof({ kind: "admin.webhook", url: URL }),
+    });
+    expect(saved).toMatchObject({
+      ok: true,
+      data: { held: expect.stringContaining("unless a supervisor or admin cancels it") },
+    });
+    expect(await tenantOf(world)).toMatchObject({ webhookUrl: null, webhookSecret: null });
+    const [change] = await changesOf(world);
+    expect(change).toMatchObject({
+      kind: "webhook",
+      mode: "delay",
+      status: "pending",
+      base: { host: null, stored: null },
+    });
+    expect(await auditOf(world)).toEqual([["change.proposed", world.users.admin]]);
+    // The URL and secret stay write-only: encrypted in the held change, named by host in the audit and the email.
+    const written = JSON.stringify([
+      change.change,
+      (await db.auditLog.findMany({ where: { tenantId: world.tenantId } })).map((row) => row.detail),
+      await db.outboxMessage.findMany({ where: { tenantId: world.tenantId, kind: "admin_change_email" } }),
+    ]);
+    expect(written).not.toMatch(/token-in-the-url|whsec_/);
+    expect(written).toContain("Approval webhook: none → 203.0.113.10");
+
+    await db.adminChange.update({ where: { id: change.id }, data: { applyAt: new Date(Date.now() - 1000) } });
+    await applyDueChanges();
+    const stored = await tenantOf(world);
+    expect(decryptSecret(stored.webhookUrl!, webhookUrlContext(world.tenantId))).toBe(URL);
+    expect(await auditOf(world)).toEqual([
+      ["change.proposed", world.users.admin],
+      ["webhook.set", world.users.admin],
+      ["change.applied-after-delay", world.users.admin],
+    ]);
+    // Removing it tightens: at once, with no proof.
+    expect(await setWebhookAction(null)).toMatchObject({ ok: true, data: { held: null } });
+    expect(await tenantOf(world)).toMatchObject({ webhookUrl: null, webhookSecret: null });
+  });
+
+  it("with a second admin, a new webhook waits for their approval: not the proposer's, and it goes stale if the webhook changed meanwhile", async () => {
+    const world = await createWorld();
+    const bea = await secondAdmin(world);
+    await signInAs(world.users.admin, "ADMIN");
+    const first = await setWebhookAction({
+      url: URL,
+      secret: SECRET,
+      proofId: await proof({ kind: "admin.webhook", url: URL }),
+    });
+    expect(first).toMatchObject({ ok: true, data: { held: expect.stringContaining("waits for another admin") } });
+    const [change] = await changesOf(world);
+    expect(change).toMatchObject({ kind: "webhook", mode: "second-admin" });
+    const approval = (id: string, digest: string) => ({ kind: "admin.change-approved" as const, changeId: id, digest });
+    expect(
+      await approveAdminChangeAction({
+        changeId: change.id,
+        digest: change.digest,
+        proofId: await proof(approval(change.id, change.digest)),
+      }),
+    ).toMatchObject({ ok: false, code: "change.own" });
+
+    await signInAs(bea.id, "ADMIN");
+    expect(await approveAdminChangeAction({ changeId: change.id, digest: change.digest })).toMatchObject({
+      ok: false,
+      code: "step-up.required",
+    });
+    expect((await tenantOf(world)).webhookUrl).toBeNull();
+    expect(
+      await approveAdminChangeAction({
+        changeId: change.id,
+        digest: change.digest,
+        proofId: await proof(approval(change.id, change.digest)),
+      }),
+    ).toEqual({ ok: true, data: undefined });
+    const stored = await tenantOf(world);
+    expect(decryptSecret(stored.webhookUrl!, webhookUrlContext(world.tenantId))).toBe(URL);
+
+    // A second proposal against this webhook goes stale once the webhook is removed before it is approved.
+    await signInAs(world.users.admin, "ADMIN");
+    const other = "https://203.0.113.11/hook";
+    await setWebhookAction({ url: other, secret: SECRET, proofId: await proof({ kind: "admin.webhook", url: other }) });
+    const replacing = (await changesOf(world))[1];
+    expect(replacing).toMatchObject({ base: { host: "203.0.113.10", stored: expect.any(String) } });
+    expect(await setWebhookAction(null)).toMatchObject({ ok: true });
+    await signInAs(bea.id, "ADMIN");
+    expect(
+      await approveAdminChangeAction({
+        changeId: replacing.id,
+        digest: replacing.digest,
+        proofId: await proof(approval(replacing.id, replacing.digest)),
+      }),
+    ).toMatchObject({ ok: false, code: "change.stale" });
+    expect(await tenantOf(world)).toMatchObject({ webhookUrl: null });
+  });
+
+  it("allowing self-registered clients without a proof changes nothing; with one it waits for a second admin (or a lone admin's delay, which a supervisor cancels); refusing them applies at once", async () => {
+    const world = await createWorld();
+    await signInAs(world.users.admin, "ADMIN");
+    expect(await setSelfRegistrationAction({ enabled: true })).toMatchObject({ ok: false, code: "step-up.required" });
+    expect((await tenantOf(world)).oauthDcrEnabled).toBe(false);
+    expect(await changesOf(world)).toEqual([]);
+
+    // A lone admin: the change waits for the delay; a supervisor cancels it, and it never applies.
+    const alone = await setSelfRegistrationAction({
+      enabled: true,
+      proofId: await proof({ kind: "admin.self-registration" }),
+    });
+    expect(alone).toMatchObject({
+      ok: true,
+      data: { held: expect.stringContaining("unless a supervisor or admin cancels it") },
+    });
+    const [delayed] = await changesOf(world);
+    expect(delayed).toMatchObject({ kind: "self-registration", mode: "delay", status: "pending" });
+    await signInAs(world.users.supervisor, "SUPERVISOR");
+    expect(await cancelAdminChangeAction({ changeId: delayed.id })).toEqual({ ok: true, data: undefined });
+    await db.adminChange.update({ where: { id: delayed.id }, data: { applyAt: new Date(Date.now() - 1000) } });
+    await applyDueChanges();
+    expect((await tenantOf(world)).oauthDcrEnabled).toBe(false);
+
+    // With a second admin: it applies once they approve it with their own proof.
+    const bea = await secondAdmin(world);
+    await signInAs(world.users.admin, "ADMIN");
+    const held = await setSelfRegistrationAction({
+      enabled: true,
+      proofId: await proof({ kind: "admin.self-registration" }),
+    });
+    expect(held).toMatchObject({ ok: true, data: { held: expect.stringContaining("waits for another admin") } });
+    expect((await tenantOf(world)).oauthDcrEnabled).toBe(false);
+    const change = (await changesOf(world))[1];
+    expect(change).toMatchObject({ kind: "self-registration", mode: "second-admin" });
+    await signInAs(bea.id, "ADMIN");
+    expect(
+      await approveAdminChangeAction({
+        changeId: change.id,
+        digest: change.digest,
+        proofId: await proof({ kind: "admin.change-approved", changeId: change.id, digest: change.digest }),
+      }),
+    ).toEqual({ ok: true, data: undefined });
+    expect((await tenantOf(world)).oauthDcrEnabled).toBe(true);
+
+    // Refusing them tightens: at once, with no proof.
+    expect(await setSelfRegistrationAction({ enabled: false })).toEqual({ ok: true, data: { held: null } });
+    expect((await tenantOf(world)).oauthDcrEnabled).toBe(false);
+    expect((await auditOf(world)).map(([action]) => action)).toEqual([
+      "change.proposed",
+      "change.cancelled",
+      "change.proposed",
+      "oauth.registration-allowed",
+      "change.approved",
+      "oauth.registration-refused",
+    ]);
   });
 });

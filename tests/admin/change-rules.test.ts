@@ -59,7 +59,9 @@ describe("the two-admin rule: classifying admin changes", () => {
     expect(classifyAdminChange({ kind: "refunds", canRefund: false })).toBe("tightening");
     expect(classifyAdminChange({ kind: "api-key.create", agentCanRefund: true })).toBe("needs-second-admin");
     expect(classifyAdminChange({ kind: "api-key.create", agentCanRefund: false })).toBe("loosening");
-    expect(classifyAdminChange({ kind: "webhook.set" })).toBe("loosening");
+    expect(classifyAdminChange({ kind: "webhook.set" })).toBe("needs-second-admin");
+    expect(classifyAdminChange({ kind: "self-registration", enabled: true })).toBe("needs-second-admin");
+    expect(classifyAdminChange({ kind: "self-registration", enabled: false })).toBe("tightening");
     expect(classifyAdminChange({ kind: "api-key.revoke" })).toBe("tightening");
     expect(classifyAdminChange({ kind: "sessions.end" })).toBe("tightening");
     expect(classifyAdminChange({ kind: "webhook.remove" })).toBe("tightening");

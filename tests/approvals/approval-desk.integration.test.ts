@@ -269,23 +269,6 @@ describe("step-up to move money", () => {
     });
     expect(await db.stepUpProof.count({ where: { userId: person.id } })).toBe(0);
   });
-
-  it("wrong step-up passwords count toward the account's sign-in throttle: a stolen session cannot guess here", async () => {
-    const world = await createWorld();
-    const { person, session } = await steppingSupervisor(world);
-    const sessionId = await session();
-    const enrol = { kind: "passkey.enrol" as const };
-    for (let guess = 0; guess < 4; guess++)
-      expect(await proveWithPassword(person, sessionId, enrol, `guess-${guess}`)).toEqual({ kind: "wrong" });
-    expect(await proveWithPassword(person, sessionId, enrol, "right-password")).toMatchObject({
-      kind: "throttled",
-      retryAfterSeconds: expect.any(Number),
-    });
-    expect(await db.stepUpProof.count({ where: { userId: person.id } })).toBe(0);
-    expect(await db.signInThrottle.findUnique({ where: { key: `account:${person.email}` } })).toMatchObject({
-      failures: 4,
-    });
-  });
 });
 
 describe("denying and the queue", () => {

@@ -23,13 +23,15 @@ describe("changing one's own password", () => {
     const elsewhere = await startSession(person, browser);
     const someoneElse = await startSession(other, browser);
 
-    expect(await changeOwnPassword(person, "not-the-password", "a-much-longer-secret")).toEqual({ kind: "wrong" });
+    expect(await changeOwnPassword(person, here, "not-the-password", "a-much-longer-secret")).toEqual({
+      kind: "wrong",
+    });
     expect(await sessionUser(here)).not.toBeNull();
-    expect(await changeOwnPassword(person, PASSWORD, "short")).toMatchObject({ kind: "weak" });
-    expect(await changeOwnPassword(person, PASSWORD, PASSWORD)).toMatchObject({ kind: "weak" });
+    expect(await changeOwnPassword(person, here, PASSWORD, "short")).toMatchObject({ kind: "weak" });
+    expect(await changeOwnPassword(person, here, PASSWORD, PASSWORD)).toMatchObject({ kind: "weak" });
     expect((await db.user.findUniqueOrThrow({ where: { id: person.id } })).passwordHash).toBe(person.passwordHash);
 
-    expect(await changeOwnPassword(person, PASSWORD, "a-much-longer-secret")).toEqual({ kind: "changed" });
+    expect(await changeOwnPassword(person, here, PASSWORD, "a-much-longer-secret")).toEqual({ kind: "changed" });
     const stored = (await db.user.findUniqueOrThrow({ where: { id: person.id } })).passwordHash!;
     expect(stored.startsWith("$argon2id$")).toBe(true);
     expect((await verifyPassword("a-much-longer-secret", stored)).matches).toBe(true);
@@ -45,12 +47,13 @@ describe("changing one's own password", () => {
   it("a stolen cookie guesses the current password no faster than the sign-in form lets anyone", async () => {
     const world = await createWorld();
     const person = await withPassword(world.users.agent);
+    const stolen = await startSession(person, browser);
     const answers = [];
     for (let attempt = 0; attempt < 5; attempt++)
-      answers.push((await changeOwnPassword(person, `guess-${attempt}`, "a-much-longer-secret")).kind);
+      answers.push((await changeOwnPassword(person, stolen, `guess-${attempt}`, "a-much-longer-secret")).kind);
     expect(answers).toEqual(["wrong", "wrong", "wrong", "wrong", "throttled"]);
     // Locked: even the right password waits, and nothing changed.
-    expect((await changeOwnPassword(person, PASSWORD, "a-much-longer-secret")).kind).toBe("throttled");
+    expect((await changeOwnPassword(person, stolen, PASSWORD, "a-much-longer-secret")).kind).toBe("throttled");
     expect((await db.user.findUniqueOrThrow({ where: { id: person.id } })).passwordHash).toBe(person.passwordHash);
   });
 });

@@ -1,7 +1,7 @@
 import { execFile, spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setSelfRegistration } from "@/lib/oauth/connections";
+import { allowSelfRegistration } from "../support/admin-changes";
 import { sessionCookie, startInstance, type AppInstance } from "../support/app-instances";
 import { freePort } from "../../scripts/pg-cluster";
 import { conversationOver } from "../support/api-over-http";
@@ -76,7 +76,7 @@ describe("the MCP conformance suite, revision 2026-07-28", () => {
   });
 
   it("authorization-code-grant passes with a registered public client, the agent granting on the consent form", async () => {
-    await setSelfRegistration({ id: world.users.admin, tenantId: world.tenantId }, true);
+    await allowSelfRegistration(world);
     const port = await freePort();
     const redirect = `http://127.0.0.1:${port}/callback`;
     const registered = await fetch(`${instance.url}/api/oauth/register`, {

@@ -12,7 +12,7 @@ import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import { db } from "@/lib/db";
-import { setSelfRegistration } from "@/lib/oauth/connections";
+import { allowSelfRegistration } from "../support/admin-changes";
 import { conversationOver } from "../support/api-over-http";
 import { callAction, sessionCookie } from "../support/app-instances";
 import { listToolsWith, MemoryProvider } from "../support/oauth";
@@ -165,7 +165,7 @@ async function sdkClientThroughConsent(own: World, conversation: string, provide
 
 describe("MCP authorization across two instances", () => {
   it("a DCR client authorizes through the consent form, works on both instances, and a revocation ends it on both", async () => {
-    await setSelfRegistration({ id: world.users.admin, tenantId: world.tenantId }, true);
+    await allowSelfRegistration(world);
     const conversation = await conversationOver(issuer, world.keys.agent, world.customers.ana);
 
     const provider = new MemoryProvider(REDIRECT);
@@ -332,7 +332,7 @@ async function heldRefundApprovedAndReadBack(own: World, client: Client, amountC
 describe("mcp-remote with no pasted key", () => {
   it("registers itself, its browser step is done by Chromium through the consent page, and a held refund is approved and read back", async () => {
     const own = await createWorld();
-    await setSelfRegistration({ id: own.users.admin, tenantId: own.tenantId }, true);
+    await allowSelfRegistration(own);
     const conversation = await conversationOver(issuer, own.keys.agent, own.customers.ana);
     const callbackPort = await freePort();
     const { client, consent } = await mcpRemoteThroughConsent(own, conversation, callbackPort);

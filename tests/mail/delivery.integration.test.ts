@@ -1,9 +1,9 @@
 import { createServer } from "node:http";
 import nodemailer from "nodemailer";
 import { describe, expect, it } from "vitest";
-import { setWebhook } from "@/lib/admin/webhook";
 import { db } from "@/lib/db";
 import { deliverOutbox, webhookSignature } from "@/lib/mail/delivery";
+import { setWebhookApproved } from "../support/admin-changes";
 import { conversationFor, newCallKey, propose } from "../support/api";
 import { agentConversation, proposeAsAgent, refund } from "../support/calls";
 import { ownExternals, sinkTransport } from "../support/externals";
@@ -120,7 +120,7 @@ describe("notifications for a new approval request", () => {
     try {
       const world = await createWorld();
       const url = `http://127.0.0.1:${address.port}/hook`;
-      await setWebhook({ id: world.users.admin, tenantId: world.tenantId }, { url, secret: "whsec_test_0123456789" });
+      await setWebhookApproved(world, { url, secret: "whsec_test_0123456789" });
       // Neither the URL nor the secret is stored in plain text, in the tenant or in the queued delivery.
       const stored = await db.tenant.findUniqueOrThrow({
         where: { id: world.tenantId },

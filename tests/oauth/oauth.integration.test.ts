@@ -9,7 +9,8 @@ import { approveRequest } from "@/lib/approvals/decision/approve";
 import type { SessionUser } from "@/lib/auth/auth";
 import { db } from "@/lib/db";
 import type { DocumentFetcher } from "@/lib/oauth/clients";
-import { revokeConnection, setSelfRegistration } from "@/lib/oauth/connections";
+import { revokeConnection } from "@/lib/oauth/connections";
+import { allowSelfRegistration } from "../support/admin-changes";
 import { agentConversation } from "../support/calls";
 import { MCP_BASE } from "../support/mcp-route";
 import { listToolsWith, MemoryProvider, oauthRouteFetch } from "../support/oauth";
@@ -176,7 +177,7 @@ describe("a real client's OAuth flow, no pasted key", () => {
     expect(await refused.text()).toMatch(/admin has not allowed/);
     expect(await db.oAuthGrant.count({ where: { tenantId: w.tenantId } })).toBe(0);
 
-    await setSelfRegistration({ id: w.users.admin, tenantId: w.tenantId }, true);
+    await allowSelfRegistration(w);
     const { client } = await connectWithOAuth(w, conversation, provider);
     expect(provider.saved?.refresh_token).toBeDefined();
     const callId = await refundHeldApprovedAndRead(w, client);
@@ -189,7 +190,12 @@ describe("a real client's OAuth flow, no pasted key", () => {
       conversationId: conversation,
     });
     const audit = await db.auditLog.findMany({ where: { tenantId: w.tenantId }, orderBy: { id: "asc" } });
-    expect(audit.map((row) => row.action)).toEqual(["oauth.registration-allowed", "oauth.granted"]);
+    expect(audit.map((row) => row.action)).toEqual([
+      "change.proposed",
+      "oauth.registration-allowed",
+      "change.approved",
+      "oauth.granted",
+    ]);
     await client.close();
   });
 

@@ -1,10 +1,10 @@
 import { createServer, type Server } from "node:http";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { setWebhook } from "@/lib/admin/webhook";
 import { db } from "@/lib/db";
 import { deliverOutbox } from "@/lib/mail/delivery";
 import { encryptSecret, webhookSecretContext, webhookUrlContext } from "@/lib/secrets";
 import { classifyAddress, outboundFetch, OutboundRefused } from "@/lib/security/outbound";
+import { setWebhookApproved } from "../support/admin-changes";
 import { agentConversation, proposeAsAgent } from "../support/calls";
 import { createWorld } from "../support/world";
 
@@ -54,7 +54,6 @@ async function queueAndSend(world: Awaited<ReturnType<typeof createWorld>>) {
 describe("webhook SSRF", () => {
   it("refuses to save a webhook at loopback, private, link-local, metadata or a name resolving to loopback, storing nothing", async () => {
     const world = await createWorld();
-    const admin = { id: world.users.admin, tenantId: world.tenantId };
     dnsAnswers.set("metadata.attacker.test", ["169.254.169.254"]);
     dnsAnswers.set("split.attacker.test", ["203.0.113.10", "127.0.0.1"]);
     const targets = [
@@ -73,7 +72,7 @@ describe("webhook SSRF", () => {
       "http://split.attacker.test/",
     ];
     for (const url of targets) {
-      const result = await setWebhook(admin, { url, secret: "whsec_0123456789abcdef" });
+      const result = await setWebhookApproved(world, { url, secret: "whsec_0123456789abcdef" });
       expect([url, result]).toEqual([
         url,
         { ok: false, code: "outbound.forbidden-address", message: expect.stringMatching(/cannot be used/) },
@@ -84,14 +83,13 @@ describe("webhook SSRF", () => {
 
   it("lets the operator allow a listed host, but never a metadata address, and says so when a name does not resolve", async () => {
     const world = await createWorld();
-    const admin = { id: world.users.admin, tenantId: world.tenantId };
     process.env.OUTBOUND_ALLOWED_HOSTS = "127.0.0.1:8080, 169.254.169.254";
-    const saved = (url: string) => setWebhook(admin, { url, secret: "whsec_0123456789abcdef" });
+    const saved = (url: string) => setWebhookApproved(world, { url, secret: "whsec_0123456789abcdef" });
     expect(await saved("http://127.0.0.1:8081/")).toMatchObject({ ok: false, code: "outbound.forbidden-address" });
     expect(await saved("http://169.254.169.254/")).toMatchObject({ ok: false, code: "outbound.forbidden-address" });
     expect(await saved("http://nowhere.invalid/")).toMatchObject({ ok: false, code: "outbound.unresolvable" });
     expect(await webhookState(world.tenantId)).toEqual({ url: null, audits: 0 });
-    expect(await saved("http://127.0.0.1:8080/hook")).toEqual({ ok: true });
+    expect(await saved("http://127.0.0.1:8080/hook")).toEqual({ ok: true, held: null });
     expect(await webhookState(world.tenantId)).toMatchObject({ audits: 1 });
   });
 
@@ -105,11 +103,11 @@ describe("webhook SSRF", () => {
       const world = await createWorld();
       dnsAnswers.set("hooks.attacker.test", ["203.0.113.10"]);
       expect(
-        await setWebhook(
-          { id: world.users.admin, tenantId: world.tenantId },
-          { url: `http://hooks.attacker.test:${port}/hook`, secret: "whsec_0123456789abcdef" },
-        ),
-      ).toEqual({ ok: true });
+        await setWebhookApproved(world, {
+          url: `http://hooks.attacker.test:${port}/hook`,
+          secret: "whsec_0123456789abcdef",
+        }),
+      ).toEqual({ ok: true, held: null });
       dnsAnswers.set("hooks.attacker.test", ["127.0.0.1"]);
       const row = await queueAndSend(world);
       expect(received).toEqual([]);
@@ -157,11 +155,11 @@ describe("webhook SSRF", () => {
     try {
       process.env.OUTBOUND_ALLOWED_HOSTS = `127.0.0.1:${hook.port}`;
       const world = await createWorld();
-      const saved = await setWebhook(
-        { id: world.users.admin, tenantId: world.tenantId },
-        { url: `http://127.0.0.1:${hook.port}/hook`, secret: "whsec_0123456789abcdef" },
-      );
-      expect(saved).toEqual({ ok: true });
+      const saved = await setWebhookApproved(world, {
+        url: `http://127.0.0.1:${hook.port}/hook`,
+        secret: "whsec_0123456789abcdef",
+      });
+      expect(saved).toEqual({ ok: true, held: null });
       const row = await queueAndSend(world);
       expect(internal).toEqual([]);
       expect(row.status).not.toBe("sent");

@@ -4,6 +4,8 @@ import { describe, expect, it } from "vitest";
 import { setWebhook } from "@/lib/admin/webhook";
 import { db } from "@/lib/db";
 import { decryptSecret, encryptSecret, webhookSecretContext, webhookUrlContext } from "@/lib/secrets";
+import { setWebhookApproved } from "../support/admin-changes";
+import { noProof } from "../support/step-up";
 import { createWorld } from "../support/world";
 
 // Which secrets the schema stores: API keys and passwords only as hashes (tests/admin), a tenant's webhook URL and
@@ -13,7 +15,7 @@ describe("stored secrets", () => {
   it("the webhook is stored encrypted, bound to its tenant and column, and its change is audited without it", async () => {
     const world = await createWorld();
     const admin = { id: world.users.admin, tenantId: world.tenantId };
-    await setWebhook(admin, {
+    await setWebhookApproved(world, {
       url: "https://203.0.113.10/T000/B000/token-in-the-url",
       secret: "whsec_0123456789abcdef",
     });
@@ -31,7 +33,7 @@ describe("stored secrets", () => {
     const audit = await db.auditLog.findMany({ where: { tenantId: world.tenantId, action: "webhook.set" } });
     expect(audit).toHaveLength(1);
     expect(JSON.stringify(audit.map((row) => row.detail))).not.toMatch(/token-in-the-url|whsec_/);
-    await setWebhook(admin, null);
+    await setWebhook(admin, null, await noProof(admin.id));
     expect(
       await db.tenant.findUniqueOrThrow({
         where: { id: world.tenantId },

@@ -1,0 +1,44 @@
+import { approveChange, type HeldChange } from "@/lib/admin/changes";
+import { setSelfRegistration } from "@/lib/admin/self-registration";
+import { setWebhook, type WebhookInput, type WebhookResult } from "@/lib/admin/webhook";
+import { db } from "@/lib/db";
+import { provedFor } from "./step-up";
+import { addPerson, type World } from "./world";
+
+// Loosening changes made the whole way an admin can (docs/decisions/015): the admin's save with a step-up made for
+// it, held, then approved by a second admin with their own step-up. For tests whose subject comes after the change.
+
+/** The world's second admin (added once), so a held change waits for them rather than for the delay. */
+async function secondAdmin(world: World): Promise<{ id: string; tenantId: string }> {
+  const id = `${world.users.admin}_second`;
+  if (!(await db.user.findUnique({ where: { id }, select: { id: true } })))
+    await addPerson(world, id, "ADMIN", "Second Admin");
+  return { id, tenantId: world.tenantId };
+}
+
+async function approveHeld(world: World, held: HeldChange): Promise<void> {
+  const second = await secondAdmin(world);
+  const { digest } = await db.adminChange.findUniqueOrThrow({ where: { id: held.id }, select: { digest: true } });
+  const proof = await provedFor(second.id, { kind: "admin.change-approved", changeId: held.id, digest });
+  const approved = await approveChange(second, held.id, digest, proof);
+  if (!approved.ok) throw new Error(`the second admin could not approve: ${approved.code}`);
+}
+
+/** Sets the tenant's approval webhook; a save the outbound guard refuses comes back as refused, nothing held. */
+export async function setWebhookApproved(world: World, input: WebhookInput): Promise<WebhookResult> {
+  await secondAdmin(world);
+  const admin = { id: world.users.admin, tenantId: world.tenantId };
+  const saved = await setWebhook(admin, input, await provedFor(admin.id, { kind: "admin.webhook", url: input.url }));
+  if (!saved.ok || !saved.held) return saved;
+  await approveHeld(world, saved.held);
+  return { ok: true, held: null };
+}
+
+/** Allows self-registered OAuth clients (RFC 7591) in the tenant. */
+export async function allowSelfRegistration(world: World): Promise<void> {
+  await secondAdmin(world);
+  const admin = { id: world.users.admin, tenantId: world.tenantId };
+  const held = await setSelfRegistration(admin, true, await provedFor(admin.id, { kind: "admin.self-registration" }));
+  if (typeof held !== "object") throw new Error(`allowing self-registration was not held: ${held}`);
+  await approveHeld(world, held);
+}
