@@ -9,7 +9,8 @@ import { approveRequest } from "@/lib/approvals/decision/approve";
 import type { SessionUser } from "@/lib/auth/auth";
 import { db } from "@/lib/db";
 import type { DocumentFetcher } from "@/lib/oauth/clients";
-import { setSelfRegistration } from "@/lib/oauth/connections";
+
+import { allowSelfRegistration } from "../support/admin-changes";
 import { agentConversation, supervisorOf } from "../support/calls";
 import { MCP_BASE, routeFetch } from "../support/mcp-route";
 import { oauthRouteFetch } from "../support/oauth";
@@ -287,7 +288,7 @@ describe("hosts that register themselves", () => {
 
   it("claude.registration.json: client_secret_post gets a secret, stored hashed, required at the token endpoint", async () => {
     const w = await createWorld();
-    await setSelfRegistration({ id: w.users.admin, tenantId: w.tenantId }, true);
+    await allowSelfRegistration(w);
     const registered = await register(fixture("claude.registration.json"));
     expect(registered.status).toBe(201);
     const client = (await registered.json()) as Record<string, unknown> & { client_id: string; client_secret: string };
@@ -312,7 +313,7 @@ describe("hosts that register themselves", () => {
 
   it("cursor.registration.json: a public client with its documented redirect URIs, grant types it does not need dropped", async () => {
     const w = await createWorld();
-    await setSelfRegistration({ id: w.users.admin, tenantId: w.tenantId }, true);
+    await allowSelfRegistration(w);
     const registered = await register({
       ...fixture("cursor.registration.json"),
       grant_types: ["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code"],
