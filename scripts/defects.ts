@@ -972,6 +972,14 @@ const DEFECTS: Defect[] = [
     testFile: "tests/policy-rules/shadow-replay.integration.test.ts",
     test: "a shadow set is recorded beside the live one, never enforced; replay over the same calls reports the same",
   },
+  {
+    name: "secret tag length",
+    file: "lib/secrets.ts",
+    find: '  if (parts.length !== 3 || iv.length !== NONCE_BYTES || tag.length !== TAG_BYTES)\n    throw new Error(\n      `${column} is not a value this server stored: it needs a ${NONCE_BYTES}-byte nonce and a ${TAG_BYTES}-byte tag; set it again`,\n    );\n  const decipher = createDecipheriv("aes-256-gcm", key(), iv, { authTagLength: TAG_BYTES })',
+    replace: '  const decipher = createDecipheriv("aes-256-gcm", key(), iv)',
+    testFile: "tests/security/secrets.integration.test.ts",
+    test: "a stored value whose authentication tag is cut short is refused, not checked on its first bytes only",
+  },
 ];
 const root = process.cwd();
 // `scripts/defects.ts "scope" "bound order"` runs only the named entries; a name that is not an entry is refused.
