@@ -58,7 +58,11 @@ const EnvSchema = z.object({
     .default("1"),
   /** Keys retired by a rotation, still needed to verify the seals they made: `id:key` pairs, comma separated. */
   AUDIT_SEAL_RETIRED_KEYS: z.string().default(""),
-  /** A file outside the database where each sealing pass appends the signed heads it made (JSON Lines). */
+  /**
+   * Where each sealing pass publishes the signed heads it made (JSON Lines), outside the database and away from
+   * AUDIT_SEAL_KEY's host: a file, appended to, or a folder (ending in `/`) where each pass writes a new file and
+   * changes none, e.g. another host's mount or an object store mounted as files (which often cannot append).
+   */
   AUDIT_HEAD_FILE: z.string().min(1).optional(),
   /**
    * How many reverse proxies stand in front of the app and append to `X-Forwarded-For`. 0 (the default): no

@@ -7,6 +7,9 @@ import { env, keyBytes } from "./env";
 // host only compares (API keys, passwords) are hashed instead, elsewhere.
 
 const PREFIX = "enc:v1:";
+const NONCE_BYTES = 12;
+// Pinned: GCM checks only as many tag bytes as it is given, so a value cut to a 4-byte tag could be forged by trying.
+const TAG_BYTES = 16;
 
 function key(): Buffer {
   const text = env().SECRETS_KEY;
@@ -24,20 +27,24 @@ export function isEncrypted(stored: string): boolean {
 }
 
 export function encryptSecret(plain: string, context: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", key(), iv).setAAD(Buffer.from(context));
+  const iv = randomBytes(NONCE_BYTES);
+  const cipher = createCipheriv("aes-256-gcm", key(), iv, { authTagLength: TAG_BYTES }).setAAD(Buffer.from(context));
   const sealed = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
   return `${PREFIX}${[iv, cipher.getAuthTag(), sealed].map((part) => part.toString("base64url")).join(".")}`;
 }
 
 export function decryptSecret(stored: string, context: string): string {
-  if (!isEncrypted(stored))
-    throw new Error(`${context.split(":")[0]} is stored in plain text: run npm run secrets:encrypt`);
-  const [iv, tag, sealed] = stored
-    .slice(PREFIX.length)
-    .split(".")
-    .map((part) => Buffer.from(part, "base64url"));
-  const decipher = createDecipheriv("aes-256-gcm", key(), iv).setAAD(Buffer.from(context)).setAuthTag(tag);
+  const column = context.split(":")[0];
+  if (!isEncrypted(stored)) throw new Error(`${column} is stored in plain text: run npm run secrets:encrypt`);
+  const parts = stored.slice(PREFIX.length).split(".");
+  const [iv, tag, sealed] = parts.map((part) => Buffer.from(part, "base64url"));
+  if (parts.length !== 3 || iv.length !== NONCE_BYTES || tag.length !== TAG_BYTES)
+    throw new Error(
+      `${column} is not a value this server stored: it needs a ${NONCE_BYTES}-byte nonce and a ${TAG_BYTES}-byte tag; set it again`,
+    );
+  const decipher = createDecipheriv("aes-256-gcm", key(), iv, { authTagLength: TAG_BYTES })
+    .setAAD(Buffer.from(context))
+    .setAuthTag(tag);
   return Buffer.concat([decipher.update(sealed), decipher.final()]).toString("utf8");
 }
 

@@ -1014,6 +1014,30 @@ const DEFECTS: Defect[] = [
     test: "refuses oversized and deeply nested sets before the parser sees them (the wasm parser would overflow)",
   },
   {
+    name: "rule operator chain bound",
+    file: "lib/policy-rules/limits.ts",
+    find: "const overLimit = countsOverLimit(stretch);",
+    replace: "const overLimit = null;",
+    testFile: "tests/policy-rules/engine.test.ts",
+    test: "refuses a set chaining thousands of operators before the engine parses the whole set (its stack overflowed)",
+  },
+  {
+    name: "rule reserved ids",
+    file: "lib/policy-rules/validate.ts",
+    find: "if (id.startsWith(RESERVED_ID_PREFIX)) {",
+    replace: "if (false) {",
+    testFile: "tests/policy-rules/engine.test.ts",
+    test: "refuses a rule under a built-in policy's id (it replaced the base permit)",
+  },
+  {
+    name: "unreadable live rules loosen",
+    file: "lib/admin/change-rules.ts",
+    find: "if (before === null) return [UNREADABLE_RULES];",
+    replace: "if (before === null) return [];",
+    testFile: "tests/policy-rules/publishing.integration.test.ts",
+    test: "replacing a live set that no longer validates loosens it whole: step-up, then a second admin",
+  },
+  {
     name: "rule deny",
     file: "lib/gateway/rules.ts",
     find: 'if (check?.live.verdict === "deny") return outcome("policy.rule-denied");',
@@ -1044,6 +1068,14 @@ const DEFECTS: Defect[] = [
     replace: "const would = decidedBy(decision.consequence, decision.live);",
     testFile: "tests/policy-rules/shadow-replay.integration.test.ts",
     test: "a shadow set is recorded beside the live one, never enforced; replay over the same calls reports the same",
+  },
+  {
+    name: "secret tag length",
+    file: "lib/secrets.ts",
+    find: '  if (parts.length !== 3 || iv.length !== NONCE_BYTES || tag.length !== TAG_BYTES)\n    throw new Error(\n      `${column} is not a value this server stored: it needs a ${NONCE_BYTES}-byte nonce and a ${TAG_BYTES}-byte tag; set it again`,\n    );\n  const decipher = createDecipheriv("aes-256-gcm", key(), iv, { authTagLength: TAG_BYTES })',
+    replace: '  const decipher = createDecipheriv("aes-256-gcm", key(), iv)',
+    testFile: "tests/security/secrets.integration.test.ts",
+    test: "a stored value whose authentication tag is cut short is refused, not checked on its first bytes only",
   },
 ];
 const root = process.cwd();

@@ -112,14 +112,20 @@ export function loosenedFields(before: PolicyNumbers, after: PolicyNumbers): str
   }).map((spec) => spec.label);
 }
 
+/** What replacing a live set that no longer validates (validation tightened by an upgrade) counts as dropping. */
+export const UNREADABLE_RULES = "every rule of the set in force, which no longer validates";
+
 /**
  * The rules in force that a new live set drops or rewrites (by id and exact text). Only adding rules is tightening:
  * whether a rewritten condition holds more or fewer calls is not decided here, so any rewrite counts as loosening.
+ * A set in force that no longer validates (`null`) still stops every call it covers (fail closed), and what it holds
+ * cannot be compared, so replacing it counts as dropping all of it.
  */
 export function loosenedRules(
-  before: readonly { id: string; text: string }[],
+  before: readonly { id: string; text: string }[] | null,
   after: readonly { id: string; text: string }[],
 ): string[] {
+  if (before === null) return [UNREADABLE_RULES];
   const kept = new Map(after.map((rule) => [rule.id, rule.text.trim()]));
   return before.filter((rule) => kept.get(rule.id) !== rule.text.trim()).map((rule) => rule.id);
 }

@@ -45,8 +45,8 @@ export async function publishRules(
   if (!validated.ok) return { ok: false, code: "rules.invalid", errors: validated.errors };
   return transaction(async (tx) => {
     const current = await lockRuleSets(tx, admin.tenantId);
-    const before = current.liveText === null ? [] : rulesOf(current.liveText);
-    const loosened = loosenedRules(before, validated.rules);
+    const inForce = current.liveText === null ? { ok: true as const, rules: [] } : validateRules(current.liveText);
+    const loosened = loosenedRules(inForce.ok ? inForce.rules : null, validated.rules);
     const kind = classifyAdminChange({ kind: "rules", status: input.status, loosened });
     if (kind === "needs-second-admin") {
       const stepUp = await consumeStepUpFor(tx, holder, { kind: "admin.rules", digest: rulesItem(input.text) });
@@ -81,7 +81,7 @@ export async function ruleSetHistory(tenantId: string, limit = 50) {
   return findRuleSetVersions(db, tenantId, limit);
 }
 
-/** A stored text's rules; a text that no longer validates has none to compare, so every later set adds. */
+/** A stored text's rules, as the page lists them; a text that no longer validates lists none. */
 function rulesOf(text: string): Rule[] {
   const validated = validateRules(text);
   return validated.ok ? validated.rules : [];

@@ -2,7 +2,7 @@ import { preparsePolicySet, statefulIsAuthorized } from "@cedar-policy/cedar-was
 import { requestFor } from "./entities";
 import { RULE_ACTIONS, type RuleFacts } from "./schema";
 import { screeningPolicy } from "./screen";
-import { BASE_POLICY, BASE_POLICY_ID, policiesOf, validateRules, type Rule } from "./validate";
+import { BASE_POLICY, BASE_POLICY_ID, policiesOf, SCREEN_POLICY_ID, validateRules, type Rule } from "./validate";
 
 /** A rule set ready to evaluate: parsed once into the engine, one policy set per tool that any rule names. */
 export interface RuleSet {
@@ -75,8 +75,9 @@ export const unscreened = (ruleSet: RuleSet): RuleSet => ({
 function preparseScreen(id: string, rules: Rule[]): boolean {
   const screen = screeningPolicy(rules);
   if (screen === null) return false;
+  const staticPolicies = { [BASE_POLICY_ID]: BASE_POLICY, [SCREEN_POLICY_ID]: screen };
   try {
-    return preparsePolicySet(id, { staticPolicies: { [BASE_POLICY_ID]: BASE_POLICY, screen } }).type === "success";
+    return preparsePolicySet(id, { staticPolicies }).type === "success";
   } catch {
     return false;
   }

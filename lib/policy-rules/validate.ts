@@ -23,8 +23,12 @@ export interface Rule {
 
 export type Validated = { ok: true; rules: Rule[] } | { ok: false; errors: string[] };
 
+/** Ids with this prefix name the code's own policies: a tenant's rule under one would replace that policy in the set. */
+const RESERVED_ID_PREFIX = "toolgate-";
 /** The code's own policy under every rule: Cedar denies by default, and a rule set only ever adds `forbid`s. */
-export const BASE_POLICY_ID = "toolgate-base";
+export const BASE_POLICY_ID = `${RESERVED_ID_PREFIX}base`;
+/** The id of the policy folding a tool's rules into one (./screen.ts). */
+export const SCREEN_POLICY_ID = `${RESERVED_ID_PREFIX}screen`;
 export const BASE_POLICY = "permit (principal, action, resource);";
 
 const ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,59}$/;
@@ -99,6 +103,11 @@ function checkRule(text: string, position: number): { ok: true; rule: Rule } | {
   const id = annotations.id;
   if (!id || !ID_PATTERN.test(id)) {
     return fail('it needs @id("…"): lower-case letters, digits and dashes, at most 60');
+  }
+  if (id.startsWith(RESERVED_ID_PREFIX)) {
+    return fail(
+      `the id "${id}" is reserved: ids starting with "${RESERVED_ID_PREFIX}" are toolgate's own; choose another`,
+    );
   }
   const named = (problem: string) => ({ ok: false as const, error: `rule "${id}": ${problem}` });
   if (effect !== "forbid") {

@@ -4,6 +4,7 @@ import {
   loosenedRules,
   LOOSENS,
   splitPolicyChange,
+  UNREADABLE_RULES,
   type PolicyNumbers,
 } from "@/lib/admin/change-rules";
 import { POLICY_FIELDS, type PolicyField } from "@/lib/admin/policy-fields";
@@ -78,6 +79,7 @@ describe("the two-admin rule: classifying admin changes", () => {
     expect(loosenedRules([a], [a, b])).toEqual([]);
     expect(loosenedRules([a, b], [a])).toEqual(["b"]);
     expect(loosenedRules([a, b], [a, { ...b, text: b.text.replace("> 1", "> 100") }])).toEqual(["b"]);
+    expect(loosenedRules(null, [a, b])).toEqual([UNREADABLE_RULES]);
   });
 
   it("splits a save: tightening and within-bound loosening now, the whole save waits when any number needs a second admin", () => {

@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { createHmac, randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -133,6 +133,27 @@ function auditVerify(...args: string[]) {
     { encoding: "utf8", env },
   );
   return { status: run.status, output: `${run.stdout}${run.stderr}` };
+}
+
+/** As the insider: deletes the tenant's last published decision seal and its rows; returns the seal's number. */
+async function deleteLastDecisionSeal(world: World, keptHeads: string): Promise<number> {
+  const heads = keptHeads
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { log: string; tenantId: string; seq: number });
+  const last = heads.filter((head) => head.log === "decision" && head.tenantId === world.tenantId).at(-1)!;
+  expect(last.seq).toBeGreaterThanOrEqual(2);
+  const [seal] = (
+    await superuser.query<{ id: string; rowIds: string[] }>(
+      `SELECT "id"::text AS "id", "rowIds"::text[] AS "rowIds" FROM "DecisionSeal" WHERE "log" = 'decision' AND "tenantId" = $1 AND "seq" = $2`,
+      [world.tenantId, last.seq],
+    )
+  ).rows;
+  await withTriggersOff(
+    [`DELETE FROM "DecisionLog" WHERE "id" = ANY($1::bigint[])`, `DELETE FROM "DecisionSeal" WHERE "id" = $1`],
+    [[seal.rowIds], [seal.id]],
+  );
+  return last.seq;
 }
 
 async function denied(client: pg.Client, statement: string): Promise<string> {
@@ -279,42 +300,69 @@ describe("an insider with the database", () => {
     const conversation = await agentConversation(world, "ben");
     await proposeAsAgent(world, conversation, refund(world.orders.o1003, 1500));
     await sealAll(world.tenantId);
-    const heads = readFileSync(headFile, "utf8")
-      .trim()
-      .split("\n")
-      .map((line) => JSON.parse(line) as { log: string; tenantId: string; seq: number; hash: string });
-    const last = heads.filter((head) => head.log === "decision" && head.tenantId === world.tenantId).at(-1)!;
-    expect(last.seq).toBeGreaterThanOrEqual(2);
-    const [seal] = (
-      await superuser.query<{ id: string; rowIds: string[] }>(
-        `SELECT "id"::text AS "id", "rowIds"::text[] AS "rowIds" FROM "DecisionSeal" WHERE "log" = 'decision' AND "tenantId" = $1 AND "seq" = $2`,
-        [world.tenantId, last.seq],
-      )
-    ).rows;
-    await withTriggersOff(
-      [`DELETE FROM "DecisionLog" WHERE "id" = ANY($1::bigint[])`, `DELETE FROM "DecisionSeal" WHERE "id" = $1`],
-      [[seal.rowIds], [seal.id]],
-    );
+    const seq = await deleteLastDecisionSeal(world, readFileSync(headFile, "utf8"));
     // The chain that is left is consistent in itself: only the head kept outside the database shows the loss.
     expect((await verifyTenant(world.tenantId)).problem).toBeNull();
+    const blind = auditVerify(world.tenantId);
+    expect(blind.status).toBe(0);
+    expect(blind.output).toMatch(/^WARNING: no kept heads given, so this check cannot see deleted rows: /m);
+    expect(blind.output).toMatch(
+      new RegExp(`decision log ${world.tenantId}: ok, .*, NO KEPT HEAD: rows deleted from its end would not show`),
+    );
+    expect(blind.output).toMatch(/^WARNING: 2 of 2 chains checked ok without a kept head, which proves nothing/m);
     const run = auditVerify("--head", headFile, world.tenantId);
     expect(run.status).toBe(1);
     expect(run.output).toMatch(
       new RegExp(
-        `decision log ${world.tenantId}: FAILED at seal ${last.seq}: head-missing: the chain ends at seal ${last.seq - 1}, but seal ${last.seq} `,
+        `decision log ${world.tenantId}: FAILED at seal ${seq}: head-missing: the chain ends at seal ${seq - 1}, but seal ${seq} `,
       ),
     );
+    expect(run.output).not.toMatch(/WARNING/);
     // Refunds after the deletion are sealed in the deleted seal's place: still not the head that was published.
     await proposeAsAgent(world, conversation, refund(world.orders.o1003, 500));
     await sealAll(world.tenantId);
     const again = auditVerify("--head", headFile, world.tenantId);
     expect(again.status).toBe(1);
     expect(again.output).toMatch(
-      new RegExp(`publishes seal ${last.seq} of the decision log of ${world.tenantId} again with another hash`),
+      new RegExp(`publishes seal ${seq} of the decision log of ${world.tenantId} again with another hash`),
     );
-    expect(again.output).toMatch(
-      new RegExp(`decision log ${world.tenantId}: FAILED at seal ${last.seq}: head-differs: `),
-    );
+    expect(again.output).toMatch(new RegExp(`decision log ${world.tenantId}: FAILED at seal ${seq}: head-differs: `));
+  });
+
+  it("heads kept in a folder, a new file each pass (an object store that cannot append), catch the same deletion", async () => {
+    const heads = path.join(folder, "head-folder");
+    mkdirSync(heads);
+    process.env.AUDIT_HEAD_FILE = `${heads}/`;
+    try {
+      const world = await sealedWorld();
+      const conversation = await agentConversation(world, "ben");
+      await proposeAsAgent(world, conversation, refund(world.orders.o1003, 1500));
+      await sealAll(world.tenantId);
+      const files = readdirSync(heads);
+      expect(files.length).toBeGreaterThanOrEqual(2);
+      for (const file of files) expect(file).toMatch(/^heads-[0-9T-]+Z-[0-9a-f]{8}\.jsonl$/);
+      const whole = auditVerify("--head", heads, world.tenantId);
+      expect(whole.output).toMatch(new RegExp(`decision log ${world.tenantId}: ok, .*reaches the kept head`));
+      expect(whole.status).toBe(0);
+
+      const kept = files.map((file) => readFileSync(path.join(heads, file), "utf8")).join("");
+      const seq = await deleteLastDecisionSeal(world, kept);
+      const run = auditVerify("--head", heads, world.tenantId);
+      expect(run.status).toBe(1);
+      expect(run.output).toMatch(new RegExp(`decision log ${world.tenantId}: FAILED at seal ${seq}: head-missing: `));
+      // The rebuilt seal is published in a file of its own: the folder is read as one record.
+      await proposeAsAgent(world, conversation, refund(world.orders.o1003, 500));
+      await sealAll(world.tenantId);
+      const again = auditVerify("--head", heads, world.tenantId);
+      expect(again.status).toBe(1);
+      expect(again.output).toMatch(
+        new RegExp(
+          `heads-\\S+\\.jsonl line \\d+ publishes seal ${seq} of the decision log of ${world.tenantId} again with another hash \\(first at \\S+heads-\\S+\\.jsonl line \\d+\\)`,
+        ),
+      );
+    } finally {
+      process.env.AUDIT_HEAD_FILE = headFile;
+    }
   });
 
   it("an edited head file is refused", async () => {

@@ -3,7 +3,7 @@ import { compileRules, evaluateRules } from "@/lib/policy-rules/evaluate";
 import { SAMPLE_FACTS } from "@/lib/policy-rules/entities";
 import type { RuleFacts } from "@/lib/policy-rules/schema";
 import { validateRules } from "@/lib/policy-rules/validate";
-import { EXAMPLE_RULES } from "./examples";
+import { EXAMPLE_RULES, FRAUD_WATCH } from "./examples";
 
 const facts = (change: (facts: RuleFacts) => void): RuleFacts => {
   const copy = structuredClone(SAMPLE_FACTS);
@@ -103,6 +103,31 @@ describe("rule engine (Cedar)", () => {
     expect(refusal("// x\n".repeat(10_000))[0]).toMatch(/at most 40000 are allowed/);
     const many = Array.from({ length: 101 }, (_, i) => `@id("r${i}") @hold("x") forbid (principal, action, resource);`);
     expect(refusal(many.join("\n"))[0]).toMatch(/101 rules; at most 100/);
+  });
+
+  it("refuses a set chaining thousands of operators before the engine parses the whole set (its stack overflowed)", () => {
+    const rule = (body: string) => `@id("a") @hold("x") forbid (principal, action, resource) when { ${body} };`;
+    const chains = [
+      rule(`${Array(9000).fill("1").join("+")} == 1`),
+      rule(`context${'[""]'.repeat(9000)} == 1`),
+      rule(`context${".a".repeat(9000)}`),
+      `${FRAUD_WATCH}\n// a second rule, unterminated\n@id("b") @hold("x") forbid (principal, action, resource) when { ${Array(9000).fill("1").join("+")}`,
+    ];
+    for (const text of chains) {
+      expect(text.length).toBeLessThan(40_000);
+      expect(refusal(text)[0]).toMatch(/^line \d+: the rule here has \d+ operators; a rule may have at most 100$/);
+    }
+    expect(refusal(chains[3])[0]).toMatch(/^line 6: /);
+    expect(validateRules(EXAMPLE_RULES).ok).toBe(true);
+  });
+
+  it("refuses a rule under a built-in policy's id (it replaced the base permit)", () => {
+    for (const id of ["toolgate-base", "toolgate-screen", "toolgate-anything"]) {
+      const text = `${FRAUD_WATCH}\n@id("${id}") @hold("x") forbid (principal, action, resource) when { false };`;
+      expect(refusal(text)).toEqual([
+        `rule 2: the id "${id}" is reserved: ids starting with "toolgate-" are toolgate's own; choose another`,
+      ]);
+    }
   });
 
   it("refuses a rule that fails when evaluated, and an engine error at call time fails closed", () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { UNREADABLE_RULES } from "@/lib/admin/change-rules";
 import { approveChange } from "@/lib/admin/changes";
 import { publishRules, rulesItem, ruleSetHistory, withdrawShadowRules } from "@/lib/admin/rules";
 import { db } from "@/lib/db";
@@ -6,7 +7,7 @@ import { conversationFor, newCallKey, propose } from "../support/api";
 import { noProof, provedFor } from "../support/step-up";
 import { createWorld, type World } from "../support/world";
 import { EXAMPLE_RULES, FRAUD_WATCH, OLD_ORDERS } from "./examples";
-import { ageWorld, refund } from "./support";
+import { ageWorld, putRules, refund } from "./support";
 
 // Publishing rules through the functions the rules page's actions call (docs/decisions/019, 015).
 
@@ -63,6 +64,8 @@ describe("publishing policy rules", () => {
       '@id("x") @hold("y") forbid (principal, action, resource) when { resource.colour == "red" };',
       `@id("x") @hold("y") forbid (principal, action, resource) when { ${"(".repeat(500)}true${")".repeat(500)} };`,
       '@id("x") @hold("y") permit (principal, action, resource);',
+      `@id("x") @hold("y") forbid (principal, action, resource) when { ${Array(9000).fill("1").join("+")} == 1 };`,
+      '@id("toolgate-base") @deny("y") forbid (principal, action, resource) when { false };',
     ]) {
       const refused = await publishRules(admin, { text, status: "live" }, await noProof(admin.id));
       expect(refused).toMatchObject({ ok: false, code: "rules.invalid" });
@@ -110,6 +113,38 @@ describe("publishing policy rules", () => {
     expect(await refundCode(world)).toBe("refund.issued");
     const [latest] = await ruleSetHistory(world.tenantId);
     expect(latest).toMatchObject({ version: 2, status: "live", text: OLD_ORDERS });
+  });
+
+  it("replacing a live set that no longer validates loosens it whole: step-up, then a second admin", async () => {
+    const world = await fraudWatchWorld();
+    const admin = person(world, world.users.admin);
+    const bea = await secondAdmin(world);
+    // Published before an upgrade refused its form: in force, it fails every call closed.
+    await putRules(world, '@id("allow-all") @hold("x") permit (principal, action, resource);');
+    expect(await refundCode(world)).toBe("policy.rules-failed");
+    const input = {
+      text: '@id("never") @hold("x") forbid (principal, action, resource) when { false };',
+      status: "live" as const,
+    };
+
+    expect(await publishRules(admin, input, await noProof(admin.id))).toEqual({
+      ok: false,
+      code: "step-up.required",
+      loosened: [UNREADABLE_RULES],
+    });
+    const proof = await provedFor(admin.id, { kind: "admin.rules", digest: rulesItem(input.text) });
+    expect(await publishRules(admin, input, proof)).toMatchObject({ ok: true, held: { mode: "second-admin" } });
+    expect(await db.policyRuleSet.count({ where: { tenantId: world.tenantId } })).toBe(1);
+    expect(await refundCode(world)).toBe("policy.rules-failed");
+
+    const [change] = await db.adminChange.findMany({ where: { tenantId: world.tenantId, kind: "rules" } });
+    const approval = await provedFor(bea.id, {
+      kind: "admin.change-approved",
+      changeId: change.id,
+      digest: change.digest,
+    });
+    expect(await approveChange(bea, change.id, change.digest, approval)).toEqual({ ok: true });
+    expect(await refundCode(world)).toBe("refund.issued");
   });
 
   it("a shadow set applies at once, enforces nothing, and can be withdrawn", async () => {

@@ -42,6 +42,21 @@ describe("stored secrets", () => {
     ).toEqual({ webhookUrl: null, webhookSecret: null });
   });
 
+  it("a stored value whose authentication tag is cut short is refused, not checked on its first bytes only", () => {
+    const context = webhookSecretContext("t_tag");
+    const stored = encryptSecret("whsec_0123456789abcdef", context);
+    const [iv, tag, sealed] = stored.slice("enc:v1:".length).split(".");
+    expect(Buffer.from(tag, "base64url")).toHaveLength(16);
+    for (const bytes of [4, 8, 12, 15]) {
+      const short = Buffer.from(tag, "base64url").subarray(0, bytes).toString("base64url");
+      expect(() => decryptSecret(`enc:v1:${iv}.${short}.${sealed}`, context)).toThrow(
+        "Tenant.webhookSecret is not a value this server stored: it needs a 12-byte nonce and a 16-byte tag; set it again",
+      );
+    }
+    expect(() => decryptSecret(`enc:v1:${iv}.${tag}`, context)).toThrow(/16-byte tag/);
+    expect(decryptSecret(stored, context)).toBe("whsec_0123456789abcdef");
+  });
+
   it("the database refuses a plain-text webhook URL or secret", async () => {
     const world = await createWorld();
     await expect(
