@@ -259,12 +259,17 @@ describe("MCP authorization across two instances", () => {
  * is done by Chromium with the agent's session through the consent page. Returns the connected client and what the
  * consent page said.
  */
-async function mcpRemoteThroughConsent(own: World, conversation: string, callbackPort: number, args: string[] = []) {
+async function mcpRemoteThroughConsent(
+  own: World,
+  conversation: string | null,
+  callbackPort: number,
+  args: string[] = [],
+) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [
       path.join("node_modules", "mcp-remote", "dist", "proxy.js"),
-      `${issuer}/api/mcp?conversation=${conversation}`,
+      conversation === null ? `${issuer}/api/mcp` : `${issuer}/api/mcp?conversation=${conversation}`,
       String(callbackPort),
       "--transport",
       "http-only",
@@ -369,6 +374,71 @@ describe("mcp-remote with no pasted key", () => {
       expect(grant.client).toMatchObject({ kind: "cimd", id: documentUrl, name: "Editor with a metadata document" });
       expect(grant.redirectUri).toBe(`http://localhost:${cimdCallbackPort}/oauth/callback`);
       expect(await db.oAuthClient.count({ where: { kind: "dcr", redirectUris: { has: grant.redirectUri } } })).toBe(0);
+    } finally {
+      await client.close();
+    }
+  }, 180_000);
+});
+
+/** The agent, in Chromium on the Connections page, points their one connection at a customer (issue 40). */
+async function workOnInBrowser(own: World, customer: keyof World["customers"]) {
+  const { email } = await db.customer.findUniqueOrThrow({ where: { id: own.customers[customer] } });
+  const browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-quic"],
+  });
+  try {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const cookie = await sessionCookie({ id: own.users.agent, role: "AGENT", tenantId: own.tenantId, email: "agent" });
+    const [name, value] = cookie.split("=");
+    await context.addCookies([{ name, value, url: issuer, httpOnly: true, sameSite: "Lax" }]);
+    const page = await context.newPage();
+    await page.goto(`${issuer}/connections`);
+    const card = page.getByTestId("connection");
+    await card.getByRole("searchbox", { name: "Switch to a customer" }).fill(email.slice(0, 3));
+    await card.getByRole("button", { name: `Work on ${email}` }).click();
+    await card
+      .getByTestId("working-on")
+      .filter({ hasText: `Working on ${email}` })
+      .waitFor({ timeout: 15_000 });
+  } finally {
+    await browser.close();
+  }
+}
+
+describe("one mcp-remote connection, many customers", () => {
+  it("the bare URL connects once; the person switches to ana in Chromium and her refund is held, approved and read back; then to ben, whose order reads while ana's is not found", async () => {
+    const own = await createWorld();
+    const { client } = await mcpRemoteThroughConsent(own, null, cimdCallbackPort, [
+      "--client-metadata-url",
+      documentUrl,
+    ]);
+    try {
+      const waiting = await client.callTool({ name: "get_order", arguments: { order_id: own.orders.o1004 } });
+      expect(waiting.isError).toBe(true);
+      expect(JSON.stringify(waiting.content)).toContain(`${issuer}/connections`);
+      const asked = await client.callTool({ name: "request_customer_switch", arguments: {} });
+      expect(JSON.stringify(asked.content)).toContain(`${issuer}/connections`);
+
+      await workOnInBrowser(own, "ana");
+      await heldRefundApprovedAndReadBack(own, client, 6500);
+
+      await workOnInBrowser(own, "ben");
+      const ben = await client.callTool({ name: "get_order", arguments: { order_id: own.orders.o1002 } });
+      expect(ben.structuredContent).toMatchObject({ status: "ok" });
+      const ana = await client.callTool({
+        name: "issue_refund",
+        arguments: { order_id: own.orders.o1004, amount_cents: 500, currency: "USD", reason: "damaged" },
+      });
+      expect(ana.structuredContent).toMatchObject({ status: "not_found" });
+      expect((await db.refund.findMany({ where: { orderId: own.orders.o1004 } })).map((r) => r.amountCents)).toEqual([
+        6500,
+      ]);
+      const grant = await db.oAuthGrant.findFirstOrThrow({ where: { tenantId: own.tenantId } });
+      const switches = await db.auditLog.count({
+        where: { tenantId: own.tenantId, action: "connection.customer-switched", actorId: own.users.agent },
+      });
+      expect({ grant: grant.workingConversationId !== null, switches }).toEqual({ grant: true, switches: 2 });
     } finally {
       await client.close();
     }
