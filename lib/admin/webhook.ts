@@ -12,7 +12,8 @@ export type WebhookInput = z.infer<typeof WebhookSchema>;
 
 /**
  * Sets (or with null, removes) the tenant's approval webhook; URL and secret are stored encrypted, the audit names
- * neither. A URL reaching a loopback, private, link-local or metadata address is refused and nothing is stored.
+ * neither. A URL reaching a loopback, private, link-local or metadata address, or (in production) a plain http one,
+ * is refused and nothing is stored.
  */
 export async function setWebhook(
   admin: Admin,
@@ -20,13 +21,14 @@ export async function setWebhook(
 ): Promise<{ ok: true } | { ok: false; code: OutboundRefused["code"]; message: string }> {
   if (input) {
     try {
-      await checkOutboundUrl(input.url);
+      await checkOutboundUrl(input.url, { signed: true });
     } catch (error) {
       if (!(error instanceof OutboundRefused)) throw error;
+      const remedy = error.code === "outbound.plain-http" ? "its https:// address" : "the receiver's public address";
       return {
         ok: false,
         code: error.code,
-        message: `The webhook URL cannot be used: ${error.message}. Use the receiver's public address.`,
+        message: `The webhook URL cannot be used: ${error.message}. Use ${remedy}.`,
       };
     }
   }
