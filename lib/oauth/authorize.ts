@@ -58,16 +58,18 @@ export function answerUrl(redirectUri: string, issuer: string, params: Record<st
   return url.href;
 }
 
+/** The request as the consent page shows it to the signed-in person `userId` (metadata fetches count against them). */
 export async function checkAuthorizationRequest(
   raw: Record<string, string | undefined>,
   issuer: string,
   fetcher: DocumentFetcher,
+  userId: string,
 ): Promise<CheckedRequest> {
   const parsed = AuthorizationRequestSchema.safeParse(raw);
   if (!parsed.success) return { ok: false, redirect: null, message: "The request's parameters are too long." };
   const input = parsed.data;
   if (!input.client_id) return { ok: false, redirect: null, message: "The request names no client (client_id)." };
-  const lookup = await resolveClient(input.client_id, fetcher);
+  const lookup = await resolveClient(input.client_id, fetcher, userId);
   if (!lookup.ok) return { ok: false, redirect: null, message: `This client cannot be used: ${lookup.reason}.` };
   const client = lookup.client;
   const redirectUri = input.redirect_uri ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
@@ -127,7 +129,7 @@ export async function decideAuthorization(
   fetcher: DocumentFetcher,
 ): Promise<Decision> {
   const issuer = issuerOf(request);
-  const checked = await checkAuthorizationRequest(form, issuer, fetcher);
+  const checked = await checkAuthorizationRequest(form, issuer, fetcher, user.id);
   if (!checked.ok) {
     return checked.redirect === null
       ? { ok: false, status: 400, message: checked.message }

@@ -39,7 +39,7 @@ export default async function AuthorizePage({
   if (!user) redirect(`/login?next=${encodeURIComponent(`/oauth/authorize?${query}`)}`);
 
   const issuer = issuerFor((await headers()).get("host"));
-  const checked = await checkAuthorizationRequest(params, issuer, fetchMetadataDocument);
+  const checked = await checkAuthorizationRequest(params, issuer, fetchMetadataDocument, user.id);
   const agent = checked.ok ? await consentingAgent(user) : null;
   return <OAuthConsent checked={checked} agent={agent} user={user} params={params} />;
 }
