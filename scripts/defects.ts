@@ -685,6 +685,22 @@ const DEFECTS: Defect[] = [
     test: "outside production without METRICS_TOKEN answers loopback only",
   },
   {
+    name: "public address required at start",
+    file: "lib/env.ts",
+    find: "if (!settings.NEXTAUTH_URL)",
+    replace: "if (false)",
+    testFile: "tests/ops/env.test.ts",
+    test: "refuses a production start without NEXTAUTH_URL, naming it: the issuer would come from the Host header",
+  },
+  {
+    name: "discovery from Host not cached",
+    file: "lib/oauth/metadata.ts",
+    find: 'issuerConfigured() ? "public, max-age=300" : "no-store"',
+    replace: '"public, max-age=300"',
+    testFile: "tests/oauth/oauth.integration.test.ts",
+    test: "an issuer taken from the Host header (no NEXTAUTH_URL or OAUTH_ISSUER, development) is never cacheable; a configured one is",
+  },
+  {
     name: "metrics token required",
     file: "lib/env.ts",
     find: "if (!settings.METRICS_TOKEN)",

@@ -159,6 +159,36 @@ describe("discovery", () => {
       authorization_response_iss_parameter_supported: true,
     });
   });
+
+  it("an issuer taken from the Host header (no NEXTAUTH_URL or OAUTH_ISSUER, development) is never cacheable; a configured one is", async () => {
+    const paths = [
+      "/.well-known/oauth-authorization-server",
+      "/.well-known/oauth-protected-resource",
+      "/.well-known/oauth-protected-resource/api/mcp",
+    ];
+    for (const path of paths) {
+      const forged = await oauthRouteFetch(`${ISSUER}${path}`, { headers: { host: "attacker.example" } });
+      expect([path, forged.headers.get("cache-control"), JSON.stringify(await forged.json())]).toEqual([
+        path,
+        "no-store",
+        expect.stringContaining("http://attacker.example"),
+      ]);
+    }
+    process.env.OAUTH_ISSUER = "https://toolgate.example";
+    try {
+      for (const path of paths) {
+        const answer = await oauthRouteFetch(`${ISSUER}${path}`, { headers: { host: "attacker.example" } });
+        const body = JSON.stringify(await answer.json());
+        expect([path, answer.headers.get("cache-control"), body.includes("attacker")]).toEqual([
+          path,
+          "public, max-age=300",
+          false,
+        ]);
+      }
+    } finally {
+      delete process.env.OAUTH_ISSUER;
+    }
+  });
 });
 
 describe("a real client's OAuth flow, no pasted key", () => {
