@@ -589,7 +589,7 @@ const DEFECTS: Defect[] = [
   {
     name: "webhook save ssrf",
     file: "lib/admin/webhook.ts",
-    find: "await checkOutboundUrl(input.url);",
+    find: "await checkOutboundUrl(input.url, { signed: true });",
     replace: "",
     testFile: "tests/security/outbound.integration.test.ts",
     test: "refuses to save a webhook at loopback, private, link-local, metadata or a name resolving to loopback, storing nothing",
