@@ -36,7 +36,7 @@ const EnvSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
   DATABASE_POOL_MAX: Count(10, 1000),
   /** The public address people use; `https://` turns on HSTS and `__Host-` cookies. */
-  NEXTAUTH_URL: z.url().optional(),
+  NEXTAUTH_URL: z.preprocess((value) => (value === "" ? undefined : value), z.url().optional()),
   NEXTAUTH_SECRET: z.string().min(1).optional(),
   /** 32 random bytes in base64 or hex: encrypts stored secrets (lib/secrets.ts checks the length). */
   SECRETS_KEY: z.string().min(1).optional(),
@@ -92,7 +92,8 @@ const EnvSchema = z.object({
   MCP_ALLOWED_ORIGINS: List,
   /**
    * The OAuth issuer and MCP resource's origin (decision 017) when it differs from NEXTAUTH_URL's, e.g. the load
-   * balancer's address in front of several instances. Without either, the request's own Host.
+   * balancer's address in front of several instances. Without either (development only: production requires
+   * NEXTAUTH_URL), the request's own Host.
    */
   OAUTH_ISSUER: z.url().optional(),
   /**
@@ -179,6 +180,10 @@ export function startupProblems(): string[] {
   }
   if (settings.NODE_ENV !== "production") return [];
   const problems: string[] = [];
+  if (!settings.NEXTAUTH_URL)
+    problems.push(
+      "NEXTAUTH_URL: required in production, the public address people use (https://toolgate.example.com); without it the OAuth issuer and the discovery documents would come from each request's Host header",
+    );
   if (!settings.METRICS_TOKEN)
     problems.push(
       "METRICS_TOKEN: required in production, at least 16 characters (openssl rand -hex 24); /api/metrics wants it",

@@ -1,9 +1,29 @@
 import type { Client, Db } from "./db";
+import { Prisma } from "./generated/prisma/client";
 
-// The statements of the shared plumbing at lib's root: live views, the outbox, metrics, readiness.
+// The statements of the shared plumbing at lib's root: live views, the outbox, rate buckets, metrics, readiness.
 
 /** The channel a change of a watched conversation's calls is announced on, with the conversation's id. */
 export const CALLS_CHANNEL = "toolgate_calls";
+
+/**
+ * The statement that counts one call in fixed one-minute windows per conversation ("c:" and its id) and per API
+ * key ("k:" and its id), in PostgreSQL so that every app instance shares them, and returns each bucket as it left
+ * it (key, count, and `retryAfter` seconds to the window's end). `keys` is a text[] expression of the buckets; an
+ * empty or null array counts nothing. The buckets move in one statement, always in key order ("c:" before "k:"), so
+ * concurrent callers cannot deadlock. Also run inside the agent API's key lookup (`authenticateForConversation`),
+ * which saves a call its own round trip, and for the client metadata documents OAuth fetches ("m:" buckets).
+ */
+export function countCall(keys: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`
+    INSERT INTO "RateBucket" ("key", "windowStart", "count")
+    SELECT DISTINCT bucket, date_trunc('minute', now()), 1 FROM unnest(${keys}) AS bucket
+    ORDER BY bucket
+    ON CONFLICT ("key") DO UPDATE SET
+      "count" = CASE WHEN "RateBucket"."windowStart" = EXCLUDED."windowStart" THEN "RateBucket"."count" + 1 ELSE 1 END,
+      "windowStart" = EXCLUDED."windowStart"
+    RETURNING "key", "count", CEIL(EXTRACT(EPOCH FROM ("windowStart" + interval '1 minute' - now())))::int AS "retryAfter"`;
+}
 
 /** Creates the live watch `id` of the conversation, or moves its expiry if it exists. */
 export async function saveLiveWatch(

@@ -19,7 +19,8 @@ export type WebhookResult =
 
 /**
  * Removes the tenant's approval webhook at once (tightening), or sets it: every new request's details would go to
- * that address, so a URL reaching a loopback, private, link-local or metadata address is refused first, then the
+ * that address, so a URL reaching a loopback, private, link-local or metadata address, or (in production) a plain
+ * http one, is refused first, then the
  * admin's step-up proof for exactly this URL is consumed and, as the one classifier says, the change waits for a
  * second admin or the delay (docs/decisions/015). URL and secret are stored encrypted; the audit names neither.
  */
@@ -36,13 +37,14 @@ export async function setWebhook(
     return { ok: true, held: null };
   }
   try {
-    await checkOutboundUrl(input.url);
+    await checkOutboundUrl(input.url, { signed: true });
   } catch (error) {
     if (!(error instanceof OutboundRefused)) throw error;
+    const remedy = error.code === "outbound.plain-http" ? "its https:// address" : "the receiver's public address";
     return {
       ok: false,
       code: error.code,
-      message: `The webhook URL cannot be used: ${error.message}. Use the receiver's public address.`,
+      message: `The webhook URL cannot be used: ${error.message}. Use ${remedy}.`,
     };
   }
   return transaction(async (tx) => {

@@ -30,7 +30,13 @@ function signingKey(): Uint8Array {
   return new Uint8Array(hkdfSync("sha256", secret, "toolgate", "oauth access token", 32));
 }
 
-/** The issuer's origin: OAUTH_ISSUER, else NEXTAUTH_URL's origin, else the request's own Host (development). */
+/** Whether the issuer is a setting (OAUTH_ISSUER or NEXTAUTH_URL) rather than the request's Host header. */
+export const issuerConfigured = (): boolean => Boolean(env().OAUTH_ISSUER ?? env().NEXTAUTH_URL);
+
+/**
+ * The issuer's origin: OAUTH_ISSUER, else NEXTAUTH_URL's origin, else the request's own Host (development only: a
+ * production start without NEXTAUTH_URL is refused, see `startupProblems`).
+ */
 export function issuerFor(host: string | null): string {
   const configured = env().OAUTH_ISSUER ?? env().NEXTAUTH_URL;
   if (configured) return new URL(configured).origin;

@@ -1,7 +1,7 @@
 import { agentKeyRows, type KeyCredential } from "../auth/sql";
 import type { Client, Db } from "../db";
 import { Prisma } from "../generated/prisma/client";
-import { countCall } from "../gateway/sql";
+import { countCall } from "../sql";
 import type { ConversationFacts, RateCount, TenantPolicy } from "../gateway/types";
 
 export interface CustomerChoice {

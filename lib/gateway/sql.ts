@@ -1,6 +1,6 @@
 import type { Db } from "../db";
 import { Prisma } from "../generated/prisma/client";
-import { CALLS_CHANNEL } from "../sql";
+import { CALLS_CHANNEL, countCall } from "../sql";
 import { moveOrderAtVersion } from "../tools/sql";
 import type { OrderChange } from "../tools/types";
 import type { CallRecord, DecisionRow, LaterOutcome, RateCount } from "./types";
@@ -147,24 +147,6 @@ export async function markApprovalWithdrawn(db: Db, approvalId: string, now: str
     UPDATE "ApprovalRequest" SET "status" = 'withdrawn', "resultCode" = 'approval.withdrawn', "decidedAt" = ${now}::timestamptz
     WHERE "id" = ${approvalId} AND "status" = 'pending' AND "expiresAt" > ${now}::timestamptz`;
   return closed > 0;
-}
-
-/**
- * The statement that counts one call in fixed one-minute windows per conversation ("c:" and its id) and per API
- * key ("k:" and its id), in PostgreSQL so that every app instance shares them, and returns each bucket as it left
- * it (`RateCount`). `keys` is a text[] expression of the buckets; an empty or null array counts nothing. The
- * buckets move in one statement, always in key order ("c:" before "k:"), so concurrent callers cannot deadlock.
- * Also run inside the agent API's key lookup (`authenticateForConversation`), which saves a call its own round trip.
- */
-export function countCall(keys: Prisma.Sql): Prisma.Sql {
-  return Prisma.sql`
-    INSERT INTO "RateBucket" ("key", "windowStart", "count")
-    SELECT DISTINCT bucket, date_trunc('minute', now()), 1 FROM unnest(${keys}) AS bucket
-    ORDER BY bucket
-    ON CONFLICT ("key") DO UPDATE SET
-      "count" = CASE WHEN "RateBucket"."windowStart" = EXCLUDED."windowStart" THEN "RateBucket"."count" + 1 ELSE 1 END,
-      "windowStart" = EXCLUDED."windowStart"
-    RETURNING "key", "count", CEIL(EXTRACT(EPOCH FROM ("windowStart" + interval '1 minute' - now())))::int AS "retryAfter"`;
 }
 
 /** Counts one call in the conversation's bucket and the key's (`countCall`); returns both as it left them. */

@@ -102,6 +102,7 @@ async function postWebhook(row: ClaimedMessage): Promise<void> {
     body: row.body,
     timeoutMs: 5000,
     maxBytes: 64 * 1024,
+    signed: true,
   });
   if (response.status < 200 || response.status > 299) throw new Error(`webhook answered ${response.status}`);
 }

@@ -59,16 +59,18 @@ export function answerUrl(redirectUri: string, issuer: string, params: Record<st
   return url.href;
 }
 
+/** The request as the consent page shows it to the signed-in person `userId` (metadata fetches count against them). */
 export async function checkAuthorizationRequest(
   raw: Record<string, string | undefined>,
   issuer: string,
   fetcher: DocumentFetcher,
+  userId: string,
 ): Promise<CheckedRequest> {
   const parsed = AuthorizationRequestSchema.safeParse(raw);
   if (!parsed.success) return { ok: false, redirect: null, message: "The request's parameters are too long." };
   const input = parsed.data;
   if (!input.client_id) return { ok: false, redirect: null, message: "The request names no client (client_id)." };
-  const lookup = await resolveClient(input.client_id, fetcher);
+  const lookup = await resolveClient(input.client_id, fetcher, userId);
   const registered = lookup.ok ? lookup.client.redirectUris : (lookup.returnTo ?? []);
   const redirectUri = input.redirect_uri ?? (registered.length === 1 ? registered[0] : undefined);
   const returnsToClient = redirectUri !== undefined && redirectUriMatches(registered, redirectUri);
@@ -133,7 +135,7 @@ export async function decideAuthorization(
   fetcher: DocumentFetcher,
 ): Promise<Decision> {
   const issuer = issuerOf(request);
-  const checked = await checkAuthorizationRequest(form, issuer, fetcher);
+  const checked = await checkAuthorizationRequest(form, issuer, fetcher, user.id);
   if (!checked.ok) {
     return checked.redirect === null
       ? { ok: false, status: 400, message: checked.message }

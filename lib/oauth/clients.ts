@@ -3,8 +3,10 @@ import { z } from "zod";
 import { sha256Hex } from "../canonical";
 import { db } from "../db";
 import { newId } from "../ids";
+import { logInfo } from "../log";
 import { acceptableRedirectUri } from "./redirects";
 import {
+  countMetadataFetch,
   countRecentRegistrations,
   findClient,
   insertRegisteredClient,
@@ -24,6 +26,14 @@ export type DocumentFetcher = (
 export const METADATA_LIMITS = { maxBytes: 16 * 1024, timeoutMs: 5000 } as const;
 /** A document is fetched again when the cached copy is older than this. */
 const CACHE_SECONDS = 3600;
+/**
+ * Fetches a minute, per person and per host: a signed-in person chooses the URL, so without a limit the consent
+ * page would be a way to make this server probe any host, as often as they like.
+ */
+export const METADATA_FETCH_LIMITS = { perPerson: 10, perHost: 30 } as const;
+// What the person is told of any failure: whether the host refused, timed out, failed TLS or answered something
+// else is what a scan would want to learn, so the detail goes to the log only.
+const UNUSABLE_DOCUMENT = "its metadata document could not be fetched, or is not a valid client metadata document";
 
 const ClientNameSchema = z.string().trim().min(1).max(100);
 const RedirectUrisSchema = z
@@ -109,8 +119,11 @@ export function isMetadataUrl(clientId: string): boolean {
  */
 export type ClientLookup = { ok: true; client: ClientRow } | { ok: false; reason: string; returnTo?: string[] };
 
-/** The client named by `client_id`: a known registered client, or a metadata document fetched (or cached). */
-export async function resolveClient(clientId: string, fetcher: DocumentFetcher): Promise<ClientLookup> {
+/**
+ * The client named by `client_id`: a known registered client, or a metadata document fetched (or cached). A fetch
+ * is counted against the limits of the person it is for (`userId`) and of its host before it is made.
+ */
+export async function resolveClient(clientId: string, fetcher: DocumentFetcher, userId: string): Promise<ClientLookup> {
   if (clientId.length === 0 || clientId.length > 2000) return { ok: false, reason: "unknown client" };
   if (!isMetadataUrl(clientId)) {
     const registered = await findClient(db, clientId);
@@ -120,48 +133,65 @@ export async function resolveClient(clientId: string, fetcher: DocumentFetcher):
   if (cached?.fetchedAt && Date.now() - cached.fetchedAt.getTime() < CACHE_SECONDS * 1000) {
     return { ok: true, client: cached };
   }
-  const fetched = await fetcher(new URL(clientId), METADATA_LIMITS);
-  if (!fetched.ok)
-    return { ok: false, reason: `the client's metadata document could not be fetched: ${fetched.reason}` };
-  if (fetched.status !== 200) return { ok: false, reason: `the client's metadata document answered ${fetched.status}` };
+  const url = new URL(clientId);
+  const counted = await countMetadataFetch(db, { userId, host: url.hostname });
+  const over = counted.find(
+    (row) => row.count > (row.key.startsWith("m:u:") ? METADATA_FETCH_LIMITS.perPerson : METADATA_FETCH_LIMITS.perHost),
+  );
+  if (over) {
+    logInfo("oauth.metadata-fetch-limited", { clientId, userId, bucket: over.key });
+    return {
+      ok: false,
+      reason: `too many client metadata documents were fetched just now; try again in ${Math.max(1, over.retryAfter)} seconds`,
+    };
+  }
+  const document = readMetadataDocument(clientId, await fetcher(url, METADATA_LIMITS));
+  if (!document.ok) {
+    logInfo("oauth.metadata-document-refused", { clientId, userId, reason: document.reason });
+    return { ok: false, reason: UNUSABLE_DOCUMENT, ...(document.returnTo ? { returnTo: document.returnTo } : {}) };
+  }
+  await upsertMetadataClient(db, document.client);
+  const { id, name, redirectUris, clientUri } = document.client;
+  return { ok: true, client: { id, name, redirectUris, clientUri, kind: "cimd", fetchedAt: new Date() } };
+}
+
+/**
+ * The client a fetched document describes, or why it cannot be used (for the log: it can say what a scan wants).
+ * `returnTo` as in `ClientLookup`.
+ */
+function readMetadataDocument(
+  clientId: string,
+  fetched: Awaited<ReturnType<DocumentFetcher>>,
+):
+  | { ok: true; client: Parameters<typeof upsertMetadataClient>[1] }
+  | { ok: false; reason: string; returnTo?: string[] } {
+  if (!fetched.ok) return { ok: false, reason: `could not be fetched: ${fetched.reason}` };
+  if (fetched.status !== 200) return { ok: false, reason: `answered ${fetched.status}` };
   let json: unknown;
   try {
     json = JSON.parse(fetched.body);
   } catch {
-    return { ok: false, reason: "the client's metadata document is not JSON" };
+    return { ok: false, reason: "not JSON" };
   }
   const identity = MetadataIdentitySchema.safeParse(json);
-  if (!identity.success)
-    return { ok: false, reason: `the client's metadata document is not acceptable: ${issues(identity.error)}` };
-  if (identity.data.client_id !== clientId)
-    return { ok: false, reason: "the client's metadata document names another client_id" };
+  if (!identity.success) return { ok: false, reason: `not acceptable: ${issues(identity.error)}` };
+  if (identity.data.client_id !== clientId) return { ok: false, reason: "names another client_id" };
   const returnTo = identity.data.redirect_uris;
   const parsed = MetadataDocumentSchema.safeParse(json);
-  if (!parsed.success)
-    return { ok: false, reason: `the client's metadata document is not acceptable: ${issues(parsed.error)}`, returnTo };
+  if (!parsed.success) return { ok: false, reason: `not acceptable: ${issues(parsed.error)}`, returnTo };
   const authentication = documentAuthentication(parsed.data);
-  if (!authentication.ok)
-    return { ok: false, reason: `the client's metadata document cannot be used: ${authentication.reason}`, returnTo };
+  if (!authentication.ok) return { ok: false, reason: `cannot be used: ${authentication.reason}`, returnTo };
   const flow = unusableFlow(parsed.data);
-  if (flow) return { ok: false, reason: `the client's metadata document cannot be used: ${flow}`, returnTo };
-  const client = {
-    id: clientId,
-    name: parsed.data.client_name ?? new URL(clientId).hostname,
-    redirectUris: returnTo,
-    clientUri: parsed.data.client_uri ?? null,
-    authMethod: authentication.method,
-    jwksUri: authentication.jwksUri,
-  };
-  await upsertMetadataClient(db, client);
+  if (flow) return { ok: false, reason: `cannot be used: ${flow}`, returnTo };
   return {
     ok: true,
     client: {
-      id: client.id,
-      name: client.name,
+      id: clientId,
+      name: parsed.data.client_name ?? new URL(clientId).hostname,
       redirectUris: returnTo,
-      clientUri: client.clientUri,
-      kind: "cimd",
-      fetchedAt: new Date(),
+      clientUri: parsed.data.client_uri ?? null,
+      authMethod: authentication.method,
+      jwksUri: authentication.jwksUri,
     },
   };
 }

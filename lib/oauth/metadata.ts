@@ -1,4 +1,4 @@
-import { mcpResourceOf } from "../auth/access-tokens";
+import { issuerConfigured, mcpResourceOf } from "../auth/access-tokens";
 import { ALL_SCOPES } from "./authorize-scopes";
 import { ASSERTION_ALGORITHMS } from "./client-auth";
 import { PUBLIC_CORS } from "./cors";
@@ -40,5 +40,10 @@ export function authorizationServerMetadata(issuer: string) {
   };
 }
 
-/** Discovery answers are public and cacheable for a while, readable from a browser-based client. */
-export const METADATA_HEADERS = { "Cache-Control": "public, max-age=300", ...PUBLIC_CORS } as const;
+/**
+ * Discovery answers are readable from a browser-based client, and cacheable for a while when the issuer is a
+ * setting. An issuer taken from the request's Host is never stored by a cache: one request with a forged Host
+ * would otherwise hand every later client of that cache the forger's endpoints.
+ */
+export const metadataHeaders = () =>
+  ({ "Cache-Control": issuerConfigured() ? "public, max-age=300" : "no-store", ...PUBLIC_CORS }) as const;

@@ -1,5 +1,6 @@
 import type { Db, Tx } from "../db";
 import { Prisma } from "../generated/prisma/client";
+import { countCall } from "../sql";
 
 // The OAuth module's statements (decision 017): clients, connections (grants), codes and refresh tokens.
 
@@ -260,4 +261,15 @@ export async function findDcrEnabled(db: Db, tenantId: string): Promise<boolean>
   const [row] = await db.$queryRaw<{ enabled: boolean }[]>`
     SELECT "oauthDcrEnabled" AS "enabled" FROM "Tenant" WHERE "id" = ${tenantId}`;
   return row?.enabled ?? false;
+}
+
+/**
+ * Counts one metadata document fetch in this minute's buckets of the person who caused it ("m:u:" and their id)
+ * and of the host it goes to ("m:h:" and the host name); returns both as the count left them.
+ */
+export async function countMetadataFetch(
+  db: Db,
+  fetch: { userId: string; host: string },
+): Promise<{ key: string; count: number; retryAfter: number }[]> {
+  return db.$queryRaw(countCall(Prisma.sql`ARRAY[${`m:u:${fetch.userId}`}::text, ${`m:h:${fetch.host}`}::text]`));
 }

@@ -1,7 +1,8 @@
 import { lookup as dnsLookup } from "node:dns/promises";
 import http from "node:http";
 import https from "node:https";
-import { BlockList, isIP, type LookupFunction } from "node:net";
+import { isIP, type LookupFunction } from "node:net";
+import ipaddr from "ipaddr.js";
 import { env } from "../env";
 
 // Requests this server makes to an address someone else chose (a tenant's webhook, an OAuth client's metadata
@@ -12,57 +13,73 @@ import { env } from "../env";
 // bounded in size and time. Hosts the operator lists in OUTBOUND_ALLOWED_HOSTS may resolve to private addresses
 // (local fakes in development and tests); nothing may reach a metadata address.
 
-const METADATA = ["169.254.169.254", "169.254.170.2", "100.100.100.200", "fd00:ec2::254"];
+const METADATA = ["169.254.169.254", "169.254.170.2", "100.100.100.200", "fd00:ec2::254"].map((address) =>
+  ipaddr.parse(address).toString(),
+);
 
-const metadata = new BlockList();
-for (const address of METADATA) metadata.addAddress(address, isIP(address) === 6 ? "ipv6" : "ipv4");
+const ranges = (cidrs: string[]) => cidrs.map((cidr) => ipaddr.parseCIDR(cidr));
 
-const internal = new BlockList();
-for (const [network, prefix] of [
-  ["0.0.0.0", 8],
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10],
-  ["127.0.0.0", 8],
-  ["169.254.0.0", 16],
-  ["172.16.0.0", 12],
-  ["192.0.0.0", 24],
-  ["192.168.0.0", 16],
-  ["198.18.0.0", 15],
-  ["224.0.0.0", 3],
-] as const)
-  internal.addSubnet(network, prefix, "ipv4");
-for (const [network, prefix] of [
-  ["::", 127],
-  ["64:ff9b::", 96],
-  ["fc00::", 7],
-  ["fe80::", 10],
-  ["ff00::", 8],
-] as const)
-  internal.addSubnet(network, prefix, "ipv6");
+const INTERNAL = ranges([
+  "0.0.0.0/8",
+  "10.0.0.0/8",
+  "100.64.0.0/10",
+  "127.0.0.0/8",
+  "169.254.0.0/16",
+  "172.16.0.0/12",
+  "192.0.0.0/24",
+  "192.168.0.0/16",
+  "198.18.0.0/15",
+  "224.0.0.0/3",
+  "::/128",
+  "::1/128",
+  "fc00::/7",
+  "fe80::/10",
+  "ff00::/8",
+]);
 
-/** The IPv4 address inside an IPv4-mapped IPv6 one (`::ffff:127.0.0.1`), so it is judged as what it reaches. */
-function unmapped(address: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return mapped[1];
-  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (!hex) return address;
-  const [high, low] = [parseInt(hex[1], 16), parseInt(hex[2], 16)];
-  return [high >> 8, high & 255, low >> 8, low & 255].join(".");
-}
+// IPv6 forms whose last 32 bits are the IPv4 host a translator (or the kernel) delivers to: IPv4-mapped, SIIT's
+// IPv4-translated (RFC 6145) and NAT64's well-known prefix (RFC 6052). Each is judged as that IPv4 address, so a
+// DNS64 network still reaches public IPv4 receivers and `64:ff9b::169.254.169.254` is the metadata address it is.
+const TRANSLATED = ranges(["::ffff:0:0/96", "::ffff:0:0:0/96", "64:ff9b::/96"]);
+
+// Forms whose IPv4 part is a tunnel's relay or a layout the local network chose (IPv4-compatible, 6to4, Teredo,
+// local-use NAT64), and deprecated site-local: no public receiver has one, so they count as internal.
+const TRANSITION = ranges(["::/96", "2002::/16", "2001::/32", "64:ff9b:1::/48", "fec0::/10"]);
+
+const within = (address: ipaddr.IPv4 | ipaddr.IPv6, list: [ipaddr.IPv4 | ipaddr.IPv6, number][]) =>
+  list.some((range) => range[0].kind() === address.kind() && address.match(range));
 
 export type AddressKind = "metadata" | "internal" | "public";
 
+/** An address as it is judged, with the words that say what it is when it is refused. */
+function judge(raw: string): { kind: AddressKind; what: string } {
+  let address: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    address = ipaddr.parse(raw);
+  } catch {
+    return { kind: "internal", what: "not an address this server can judge" };
+  }
+  if (address instanceof ipaddr.IPv6 && within(address, TRANSLATED))
+    return judge(ipaddr.fromByteArray(address.toByteArray().slice(12)).toString());
+  if (METADATA.includes(address.toString())) return { kind: "metadata", what: "a cloud metadata address" };
+  if (within(address, INTERNAL)) return { kind: "internal", what: "a loopback, private or link-local address" };
+  if (within(address, TRANSITION))
+    return {
+      kind: "internal",
+      what: "an IPv6 transition or site-local address (IPv4-compatible, 6to4, Teredo, local NAT64, fec0::/10)",
+    };
+  return { kind: "public", what: "a public address" };
+}
+
 /** Whether an IP address is a cloud metadata endpoint, loopback/private/link-local/reserved, or public. */
 export function classifyAddress(raw: string): AddressKind {
-  const address = unmapped(raw);
-  const family = isIP(address) === 6 ? "ipv6" : "ipv4";
-  if (metadata.check(address, family)) return "metadata";
-  return internal.check(address, family) ? "internal" : "public";
+  return judge(raw).kind;
 }
 
 export class OutboundRefused extends Error {
   constructor(
-    readonly code: "outbound.invalid-url" | "outbound.forbidden-address" | "outbound.unresolvable",
+    readonly code:
+      "outbound.invalid-url" | "outbound.forbidden-address" | "outbound.unresolvable" | "outbound.plain-http",
     message: string,
   ) {
     super(message);
@@ -80,10 +97,13 @@ function operatorAllows(url: URL): boolean {
 }
 
 function refuseUnlessAllowed(address: string, host: string, allowed: boolean): void {
-  const kind = classifyAddress(address);
+  const { kind, what } = judge(address);
   if (kind === "public" || (kind === "internal" && allowed)) return;
-  const what = `${host === address ? host : `${host} resolves to ${address}, which`} is a ${kind === "metadata" ? "cloud metadata" : "loopback, private or link-local"} address`;
-  throw new OutboundRefused("outbound.forbidden-address", `${what}; this server sends only to public addresses`);
+  const which = host === address ? host : `${host} resolves to ${address}, which`;
+  throw new OutboundRefused(
+    "outbound.forbidden-address",
+    `${which} is ${what}; this server sends only to public addresses`,
+  );
 }
 
 function parseTarget(raw: string | URL): URL {
@@ -119,9 +139,23 @@ async function resolveChecked(url: URL): Promise<{ address: string; family: numb
   return answers;
 }
 
+/**
+ * A request that carries a signature (a webhook delivery) goes over https in production: over plain http anyone on
+ * the way reads the signed body and can replay it within its timestamp's tolerance.
+ */
+function refusePlainHttp(url: URL, signed: boolean | undefined): void {
+  if (signed && url.protocol === "http:" && env().NODE_ENV === "production")
+    throw new OutboundRefused(
+      "outbound.plain-http",
+      "plain http is refused in production, since the signed deliveries would cross the network readable and replayable",
+    );
+}
+
 /** The check a form runs before saving a URL this server will later send to: throws OutboundRefused. */
-export async function checkOutboundUrl(raw: string): Promise<void> {
-  await resolveChecked(parseTarget(raw));
+export async function checkOutboundUrl(raw: string, options: { signed?: boolean } = {}): Promise<void> {
+  const url = parseTarget(raw);
+  await resolveChecked(url);
+  refusePlainHttp(url, options.signed);
 }
 
 /** Resolves at connect time and hands the socket only an address that passed the check. */
@@ -149,6 +183,8 @@ export interface OutboundRequest {
   body?: string;
   timeoutMs?: number;
   maxBytes?: number;
+  /** The request carries a signature: https only, in production. */
+  signed?: boolean;
 }
 
 /**
@@ -158,6 +194,7 @@ export interface OutboundRequest {
  */
 export async function outboundFetch(raw: string | URL, request: OutboundRequest = {}): Promise<OutboundResponse> {
   const url = parseTarget(raw);
+  refusePlainHttp(url, request.signed);
   const hostAddress = hostOf(url);
   // An IP literal never reaches `lookup`, so it is checked here.
   if (isIP(hostAddress)) await resolveChecked(url);

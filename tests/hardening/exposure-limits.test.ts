@@ -42,12 +42,14 @@ describe("webhook", () => {
 });
 
 describe("metrics", () => {
-  it("a production start without METRICS_TOKEN or AUDIT_SEAL_KEY refuses to start, naming it; with them, a scrape without the token is 401", async () => {
+  it("a production start without METRICS_TOKEN, AUDIT_SEAL_KEY or NEXTAUTH_URL refuses to start, naming it; with them, a scrape without the token is 401", async () => {
     const port = await freePort();
     const refused = startInstance(port, { DATABASE_URL: process.env.DATABASE_URL!, METRICS_TOKEN: "" });
     await expect(refused).rejects.toThrow(/METRICS_TOKEN: required in production/);
     const unsealed = startInstance(port, { DATABASE_URL: process.env.DATABASE_URL!, AUDIT_SEAL_KEY: "" });
     await expect(unsealed).rejects.toThrow(/AUDIT_SEAL_KEY: required in production/);
+    const addressless = startInstance(port, { DATABASE_URL: process.env.DATABASE_URL!, NEXTAUTH_URL: "" });
+    await expect(addressless).rejects.toThrow(/NEXTAUTH_URL: required in production/);
     const anonymous = await fetch(`${app.url}/api/metrics`);
     expect(anonymous.status).toBe(401);
     expect(await anonymous.text()).not.toContain("toolgate_");

@@ -160,6 +160,36 @@ describe("discovery", () => {
       authorization_response_iss_parameter_supported: true,
     });
   });
+
+  it("an issuer taken from the Host header (no NEXTAUTH_URL or OAUTH_ISSUER, development) is never cacheable; a configured one is", async () => {
+    const paths = [
+      "/.well-known/oauth-authorization-server",
+      "/.well-known/oauth-protected-resource",
+      "/.well-known/oauth-protected-resource/api/mcp",
+    ];
+    for (const path of paths) {
+      const forged = await oauthRouteFetch(`${ISSUER}${path}`, { headers: { host: "attacker.example" } });
+      expect([path, forged.headers.get("cache-control"), JSON.stringify(await forged.json())]).toEqual([
+        path,
+        "no-store",
+        expect.stringContaining("http://attacker.example"),
+      ]);
+    }
+    process.env.OAUTH_ISSUER = "https://toolgate.example";
+    try {
+      for (const path of paths) {
+        const answer = await oauthRouteFetch(`${ISSUER}${path}`, { headers: { host: "attacker.example" } });
+        const body = JSON.stringify(await answer.json());
+        expect([path, answer.headers.get("cache-control"), body.includes("attacker")]).toEqual([
+          path,
+          "public, max-age=300",
+          false,
+        ]);
+      }
+    } finally {
+      delete process.env.OAUTH_ISSUER;
+    }
+  });
 });
 
 describe("a real client's OAuth flow, no pasted key", () => {
@@ -444,13 +474,14 @@ describe("hostile inputs get a clear 4xx and change nothing", () => {
     expect(await db.toolCall.count({ where: { conversationId: conversation } })).toBe(0);
   });
 
-  it("a metadata document that cannot be fetched, is oversized, names another client or no usable redirect URI is a page", async () => {
+  it("a metadata document that cannot be fetched, is oversized, names another client or no usable redirect URI is refused in one sentence; the log says why", async () => {
     const w = await createWorld();
     signedIn.user = agentSession(w);
     const cases: [DocumentFetcher, RegExp][] = [
       [async () => ({ ok: false, reason: "the address 127.0.0.1 is not reachable from here" }), /127\.0\.0\.1/],
       [async () => ({ ok: false, reason: "the document is larger than 16384 bytes" }), /larger/],
       [async () => ({ ok: false, reason: "no answer within 5000 ms" }), /5000 ms/],
+      [async () => ({ ok: true, status: 404, contentType: "text/html", body: "" }), /answered 404/],
       [
         async () => ({
           ok: true,
@@ -471,12 +502,24 @@ describe("hostile inputs get a clear 4xx and change nothing", () => {
       ],
       [async () => ({ ok: true, status: 200, contentType: "application/json", body: "<html>" }), /not JSON/],
     ];
-    for (const [index, [fetcher, message]] of cases.entries()) {
-      documents.fetch = fetcher;
-      const clientId = `https://client-${index}.example/c.json`;
-      const answer = await decide(authorizationParams({ client_id: clientId }), "grant");
-      expect(answer.status).toBe(400);
-      expect(await answer.text()).toMatch(message);
+    const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      for (const [index, [fetcher, why]] of cases.entries()) {
+        documents.fetch = fetcher;
+        const clientId = `https://client-${index}-${w.tenantId}.example/c.json`;
+        const answer = await decide(authorizationParams({ client_id: clientId }), "grant");
+        expect([clientId, answer.status, await answer.text()]).toEqual([
+          clientId,
+          400,
+          "This client cannot be used: its metadata document could not be fetched, or is not a valid client metadata document.",
+        ]);
+        const line = String(logged.mock.calls.at(-1)?.[0]);
+        expect(line).toContain('"event":"oauth.metadata-document-refused"');
+        expect(line).toContain(clientId);
+        expect(line).toMatch(why);
+      }
+    } finally {
+      logged.mockRestore();
     }
     expect(await grantCount(w)).toBe(0);
   });

@@ -36,7 +36,26 @@ describe("environment settings", () => {
     expect(() => env()).toThrow(/PAYMENT_PROVIDER_URL/);
   });
 
+  it("refuses a production start without NEXTAUTH_URL, naming it: the issuer would come from the Host header", () => {
+    process.env.AUDIT_SEAL_KEY = SEAL_KEY;
+    process.env.METRICS_TOKEN = "a-metrics-token-of-enough-length";
+    delete process.env.NEXTAUTH_URL;
+    process.env.OAUTH_ISSUER = "https://toolgate.example";
+    (process.env as Record<string, string>).NODE_ENV = "production";
+    expect(startupProblems()).toEqual([expect.stringMatching(/^NEXTAUTH_URL: required in production.*Host header/)]);
+    delete process.env.OAUTH_ISSUER;
+    expect(startupProblems()).toEqual([expect.stringMatching(/^NEXTAUTH_URL: required in production/)]);
+    process.env.NEXTAUTH_URL = "";
+    expect(startupProblems()).toEqual([expect.stringMatching(/^NEXTAUTH_URL: required in production/)]);
+    process.env.NEXTAUTH_URL = "https://toolgate.example";
+    expect(startupProblems()).toEqual([]);
+    delete process.env.NEXTAUTH_URL;
+    (process.env as Record<string, string>).NODE_ENV = "development";
+    expect(startupProblems()).toEqual([]);
+  });
+
   it("refuses a production start without METRICS_TOKEN, or with a short one, and asks nothing of development", () => {
+    process.env.NEXTAUTH_URL = "https://toolgate.example";
     process.env.AUDIT_SEAL_KEY = SEAL_KEY;
     delete process.env.METRICS_TOKEN;
     (process.env as Record<string, string>).NODE_ENV = "production";
@@ -53,6 +72,7 @@ describe("environment settings", () => {
   });
 
   it("refuses a production start without AUDIT_SEAL_KEY; a key that is not 32 bytes stops any start", () => {
+    process.env.NEXTAUTH_URL = "https://toolgate.example";
     process.env.METRICS_TOKEN = "a-metrics-token-of-enough-length";
     (process.env as Record<string, string>).NODE_ENV = "production";
     for (const unset of [undefined, ""]) {

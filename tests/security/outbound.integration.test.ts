@@ -3,6 +3,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { db } from "@/lib/db";
 import { deliverOutbox } from "@/lib/mail/delivery";
 import { encryptSecret, webhookSecretContext, webhookUrlContext } from "@/lib/secrets";
+import { METADATA_LIMITS } from "@/lib/oauth/clients";
+import { fetchMetadataDocument } from "@/lib/oauth/fetch-document";
 import { classifyAddress, outboundFetch, OutboundRefused } from "@/lib/security/outbound";
 import { setWebhookApproved } from "../support/admin-changes";
 import { agentConversation, proposeAsAgent } from "../support/calls";
@@ -23,10 +25,26 @@ vi.mock("node:dns/promises", async (original) => {
   return { ...real, default: { ...real, lookup }, lookup };
 });
 
+const nodeEnv = process.env.NODE_ENV;
 afterEach(() => {
   delete process.env.OUTBOUND_ALLOWED_HOSTS;
+  (process.env as Record<string, string | undefined>).NODE_ENV = nodeEnv;
   dnsAnswers.clear();
 });
+
+/** IPv6 spellings that reach an internal IPv4 address (127.0.0.1, 10.0.0.5) or sit in a range no receiver uses. */
+const IPV6_TO_IPV4 = [
+  "::127.0.0.1",
+  "::a00:5",
+  "::ffff:0:127.0.0.1",
+  "::ffff:0:a00:5",
+  "2002:7f00:1::1",
+  "2001:0:7f00:1::1",
+  "64:ff9b::127.0.0.1",
+  "64:ff9b::a00:5",
+  "64:ff9b:1::7f00:1",
+  "fec0::1",
+];
 
 async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; port: number }> {
   const server = createServer(handler);
@@ -79,6 +97,83 @@ describe("webhook SSRF", () => {
       ]);
     }
     expect(await webhookState(world.tenantId)).toEqual({ url: null, audits: 0 });
+  });
+
+  it("refuses IPv6 forms that reach IPv4 (compatible, SIIT, 6to4, Teredo, NAT64, site-local), as literals and as DNS answers, for webhooks and metadata documents", async () => {
+    const world = await createWorld();
+    for (const [index, address] of IPV6_TO_IPV4.entries()) {
+      dnsAnswers.set(`v6-${index}.attacker.test`, [address]);
+      for (const url of [`http://[${address}]/hook`, `http://v6-${index}.attacker.test/hook`]) {
+        const result = await setWebhookApproved(world, { url, secret: "whsec_0123456789abcdef" });
+        expect([url, result]).toEqual([
+          url,
+          expect.objectContaining({ ok: false, code: "outbound.forbidden-address" }),
+        ]);
+      }
+      for (const url of [`https://[${address}]/client.json`, `https://v6-${index}.attacker.test/client.json`]) {
+        const fetched = await fetchMetadataDocument(new URL(url), METADATA_LIMITS);
+        expect([url, fetched]).toEqual([
+          url,
+          { ok: false, reason: expect.stringMatching(/this server sends only to public addresses/) },
+        ]);
+      }
+    }
+    expect(await webhookState(world.tenantId)).toEqual({ url: null, audits: 0 });
+  });
+
+  it("judges NAT64 and SIIT forms as the IPv4 address they carry: a public one passes, a metadata one is refused even when listed", async () => {
+    expect(["64:ff9b::203.0.113.10", "::ffff:0:203.0.113.10"].map(classifyAddress)).toEqual(["public", "public"]);
+    expect(["64:ff9b::a9fe:a9fe", "::ffff:0:169.254.169.254"].map(classifyAddress)).toEqual(["metadata", "metadata"]);
+    const world = await createWorld();
+    dnsAnswers.set("nat64.attacker.test", ["64:ff9b::169.254.169.254"]);
+    process.env.OUTBOUND_ALLOWED_HOSTS = "nat64.attacker.test";
+    const result = await setWebhookApproved(world, {
+      url: "http://nat64.attacker.test/latest/meta-data/",
+      secret: "whsec_0123456789abcdef",
+    });
+    expect(result).toEqual({
+      ok: false,
+      code: "outbound.forbidden-address",
+      message: expect.stringContaining("resolves to 64:ff9b::169.254.169.254, which is a cloud metadata address"),
+    });
+    expect(await webhookState(world.tenantId)).toEqual({ url: null, audits: 0 });
+  });
+
+  it("refuses a plain http webhook in production, when saved and again when sent, and keeps https", async () => {
+    const received: string[] = [];
+    const { server, port } = await listen((request, response) => {
+      received.push(request.url ?? "");
+      response.end("ok");
+    });
+    try {
+      const world = await createWorld();
+      dnsAnswers.set("hooks.receiver.test", ["203.0.113.10"]);
+      (process.env as Record<string, string>).NODE_ENV = "production";
+      expect(
+        await setWebhookApproved(world, { url: "http://hooks.receiver.test/hook", secret: "whsec_0123456789abcdef" }),
+      ).toEqual({
+        ok: false,
+        code: "outbound.plain-http",
+        message: expect.stringMatching(/plain http is refused in production.*Use its https:\/\/ address\.$/),
+      });
+      expect(await webhookState(world.tenantId)).toEqual({ url: null, audits: 0 });
+      expect(
+        await setWebhookApproved(world, { url: "https://hooks.receiver.test/hook", secret: "whsec_0123456789abcdef" }),
+      ).toEqual({ ok: true, held: null });
+      // A plain http URL already stored (saved before this rule, or written past it) is not sent to either.
+      process.env.OUTBOUND_ALLOWED_HOSTS = `127.0.0.1:${port}`;
+      await db.tenant.update({
+        where: { id: world.tenantId },
+        data: { webhookUrl: encryptSecret(`http://127.0.0.1:${port}/hook`, webhookUrlContext(world.tenantId)) },
+        select: { id: true },
+      });
+      const row = await queueAndSend(world);
+      expect(received).toEqual([]);
+      expect(row.status).not.toBe("sent");
+      expect(row.lastError).toMatch(/plain http is refused in production/);
+    } finally {
+      server.close();
+    }
   });
 
   it("lets the operator allow a listed host, but never a metadata address, and says so when a name does not resolve", async () => {

@@ -1,10 +1,10 @@
 import { issuerOf } from "@/lib/auth/access-tokens";
-import { METADATA_HEADERS, protectedResourceMetadata } from "@/lib/oauth/metadata";
+import { metadataHeaders, protectedResourceMetadata } from "@/lib/oauth/metadata";
 import { publicPreflight } from "@/lib/oauth/cors";
 
 export const dynamic = "force-dynamic";
 
 /** RFC 9728 Protected Resource Metadata of /api/mcp (also at the path-suffixed address). */
 export const GET = (request: Request) =>
-  Response.json(protectedResourceMetadata(issuerOf(request)), { headers: METADATA_HEADERS });
+  Response.json(protectedResourceMetadata(issuerOf(request)), { headers: metadataHeaders() });
 export const OPTIONS = publicPreflight("GET");

@@ -39,7 +39,7 @@ export default async function AuthorizePage({
   if (!user) redirect(`/login?next=${encodeURIComponent(`/oauth/authorize?${query}`)}`);
 
   const issuer = issuerFor((await headers()).get("host"));
-  const checked = await checkAuthorizationRequest(params, issuer, fetchMetadataDocument);
+  const checked = await checkAuthorizationRequest(params, issuer, fetchMetadataDocument, user.id);
   // RFC 6749 §4.1.2.1: a fault the client can be told of goes back to it, not to a page it never sees.
   if (!checked.ok && checked.redirect !== null) redirect(checked.redirect);
   const agent = checked.ok ? await consentingAgent(user) : null;

@@ -1,5 +1,5 @@
 import { issuerOf } from "@/lib/auth/access-tokens";
-import { METADATA_HEADERS, protectedResourceMetadata } from "@/lib/oauth/metadata";
+import { metadataHeaders, protectedResourceMetadata } from "@/lib/oauth/metadata";
 import { PUBLIC_CORS, publicPreflight } from "@/lib/oauth/cors";
 
 export const dynamic = "force-dynamic";
@@ -12,7 +12,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ path
       { error: { code: "not-found", message: "the only protected resource here is /api/mcp" } },
       { status: 404, headers: PUBLIC_CORS },
     );
-  return Response.json(protectedResourceMetadata(issuerOf(request)), { headers: METADATA_HEADERS });
+  return Response.json(protectedResourceMetadata(issuerOf(request)), { headers: metadataHeaders() });
 }
 
 export const OPTIONS = publicPreflight("GET");
