@@ -1,0 +1,68 @@
+import { createHash, randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { expect, test } from "@playwright/test";
+import { expectUsable, shoot } from "./fixtures";
+import { database, SEEDED, signInAs } from "./support";
+
+// The consent page each host's person meets (docs/CONNECT.md, issue 34): the host's own metadata document (the
+// fixtures in tests/fixtures/cimd), known to the server as a fetched document is, its own redirect URI, and the
+// person's Allow sending the code back there. The documents' fetching and each host's token step are proved by
+// tests/oauth/hosts.integration.test.ts and tests/hardening/oauth.test.ts; this is what the person sees.
+
+const HOSTS = ["claude", "claude-code", "chatgpt", "vscode", "goose"] as const;
+
+interface HostDocument {
+  client_id: string;
+  client_name: string;
+  redirect_uris: string[];
+  token_endpoint_auth_method?: string;
+  jwks_uri?: string;
+}
+
+const documentOf = (host: string): HostDocument =>
+  JSON.parse(readFileSync(path.join("tests", "fixtures", "cimd", `${host}.json`), "utf8")) as HostDocument;
+
+for (const host of HOSTS) {
+  test(`${host}: its person grants it on the consent page and the code goes back to its redirect URI`, async ({
+    page,
+    context,
+    baseURL,
+  }) => {
+    const document = documentOf(host);
+    const method = document.token_endpoint_auth_method === "private_key_jwt" ? "private_key_jwt" : "none";
+    // As a fetch leaves it: the document's client, fetched just now (the cache), so no host is reached from here.
+    await database().query(
+      `INSERT INTO "OAuthClient" (id, kind, name, "redirectUris", "fetchedAt", "authMethod", "jwksUri")
+       VALUES ($1, 'cimd', $2, $3, now(), $4, $5)
+       ON CONFLICT (id) DO UPDATE SET "fetchedAt" = now()`,
+      [document.client_id, document.client_name, document.redirect_uris, method, document.jwks_uri ?? null],
+    );
+    const redirect = document.redirect_uris[0];
+    const callback = new URL(redirect);
+    await page.route(`${callback.origin}/**`, (route) => route.fulfill({ status: 200, body: "back in the host" }));
+    await signInAs(context, SEEDED.agent, baseURL!);
+    const challenge = createHash("sha256").update(randomBytes(32).toString("base64url")).digest("base64url");
+    await page.goto(
+      `/oauth/authorize?${new URLSearchParams({
+        response_type: "code",
+        client_id: document.client_id,
+        redirect_uri: redirect,
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+        state: `state-${host}`,
+        scope: "orders:read refunds:write",
+        resource: `${baseURL}/api/mcp`,
+      })}`,
+    );
+    await expect(page.getByRole("heading", { name: `Connect ${document.client_name} to toolgate` })).toBeVisible();
+    await expect(page.getByText(document.client_id, { exact: false }).first()).toBeVisible();
+    await expectUsable(page);
+    await shoot(page, `consent-${host}`);
+    await page.getByRole("button", { name: "Allow" }).click();
+    await page.waitForURL((url) => url.href.startsWith(redirect));
+    const back = new URL(page.url());
+    expect(back.searchParams.get("state")).toBe(`state-${host}`);
+    expect(back.searchParams.get("code")).toBeTruthy();
+  });
+}
