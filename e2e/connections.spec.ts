@@ -85,5 +85,12 @@ for (const viewport of VIEWPORTS) {
       [grant],
     );
     expect(rows).toEqual([{ actor: SEEDED.agent.id }, { actor: SEEDED.agent.id }]);
+
+    // Ben's conversation says which connection works on him, and who switched it there.
+    await card.getByRole("link", { name: "its conversation" }).click();
+    await expect(page.getByTestId("conversation-switches")).toContainText(
+      "Claude started working on this customer, switched by Ada Agent",
+    );
+    await expectUsable(page, "Conversation");
   });
 }

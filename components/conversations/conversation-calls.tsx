@@ -20,7 +20,7 @@ function amountOf(argsCanonical: string | null): { impactCents: number | null; c
 }
 
 /** One conversation as its agent sees it: the customer, what it has spent, every call and its outcome, and the console. */
-export function ConversationCalls({ conversation, calls }: Found) {
+export function ConversationCalls({ conversation, calls, switches }: Found) {
   const currency = calls.map((call) => amountOf(call.argsCanonical).currency).find(Boolean) ?? "USD";
   return (
     <main id="main">
@@ -33,6 +33,16 @@ export function ConversationCalls({ conversation, calls }: Found) {
         irreversible impact so far · may use {conversation.tools.map(toolWords).join(", ")} · opened{" "}
         <TimeAgo iso={conversation.createdAt.toISOString()} /> · <code>{conversation.id}</code>
       </p>
+      {switches.length > 0 && (
+        <ul className="muted" data-testid="conversation-switches">
+          {switches.map((change) => (
+            <li key={change.at.toISOString() + String(change.arrived)}>
+              {change.clientName ?? "A connection"} {change.arrived ? "started" : "stopped"} working on this customer,
+              switched by {change.actorName ?? "a person no longer here"} <TimeAgo iso={change.at.toISOString()} />
+            </li>
+          ))}
+        </ul>
+      )}
       {calls.length === 0 ? (
         <p className="muted" data-testid="calls-empty">
           No calls yet. Calls your agent runtime proposes, and those you propose below, appear here as they happen.

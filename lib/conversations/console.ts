@@ -4,12 +4,13 @@ import {
   findAgentConversationDetail,
   findAgentConversations,
   findConversationCalls,
+  findConversationSwitches,
   findCustomers,
   type ConversationListItem,
   type CustomerChoice,
 } from "./sql";
 
-export type { ConversationListItem, CustomerChoice } from "./sql";
+export type { ConversationListItem, ConversationSwitch, CustomerChoice } from "./sql";
 
 /** The agent's conversations, most recently active first, with the customer, open approvals and call counts. */
 export async function listAgentConversations(agent: {
@@ -30,6 +31,9 @@ export async function conversationCalls(agent: { userId: string; tenantId: strin
   if (!isWellFormedId(conversationId)) return null;
   const conversation = await findAgentConversationDetail(db, agent, conversationId);
   if (!conversation) return null;
-  const calls = await findConversationCalls(db, conversationId);
-  return { conversation, calls };
+  const [calls, switches] = await Promise.all([
+    findConversationCalls(db, conversationId),
+    findConversationSwitches(db, agent.tenantId, conversationId),
+  ]);
+  return { conversation, calls, switches };
 }

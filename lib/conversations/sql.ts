@@ -283,3 +283,30 @@ export async function setWorkingConversation(
     RETURNING g."clientId", old."workingConversationId" AS "previousConversationId"`;
   return row ?? null;
 }
+
+/** A connection's switch to or away from a conversation, as the audit log keeps it. */
+export interface ConversationSwitch {
+  at: Date;
+  clientName: string | null;
+  actorName: string | null;
+  /** True when the connection switched to this conversation, false when it switched away. */
+  arrived: boolean;
+}
+
+/** The latest 20 switches of the tenant's connections to or away from this conversation, newest first. */
+export async function findConversationSwitches(
+  db: Db,
+  tenantId: string,
+  conversationId: string,
+): Promise<ConversationSwitch[]> {
+  return db.$queryRaw<ConversationSwitch[]>`
+    SELECT a."createdAt" AS "at", cl."name" AS "clientName", u."name" AS "actorName",
+           (a."detail" ->> 'conversationId' = ${conversationId}) AS "arrived"
+    FROM "AuditLog" a
+    LEFT JOIN "OAuthClient" cl ON cl."id" = a."detail" ->> 'clientId'
+    LEFT JOIN "User" u ON u."id" = a."actorId" AND u."tenantId" = a."tenantId"
+    WHERE a."tenantId" = ${tenantId} AND a."action" = 'connection.customer-switched'
+      AND (a."detail" ->> 'conversationId' = ${conversationId} OR a."detail" ->> 'previousConversationId' = ${conversationId})
+    ORDER BY a."createdAt" DESC, a."id" DESC
+    LIMIT 20`;
+}

@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { describe, expect, it, vi } from "vitest";
 import { POST as authorizeRoute } from "@/app/api/oauth/authorize/route";
 import { approveRequest } from "@/lib/approvals/decision/approve";
+import { conversationCalls } from "@/lib/conversations/console";
 import { db } from "@/lib/db";
 import type { DocumentFetcher } from "@/lib/oauth/clients";
 import { INSTANCE_SECRET, sessionCookie } from "../support/app-instances";
@@ -154,6 +155,13 @@ describe("one connection, many customers", () => {
       [w.users.agent, w.customers.ana],
     ]);
     expect(switches[1].detail).toMatchObject({ grantId, previousConversationId: anaConversation });
+    // And on ana's conversation page: the connection arrived, left for ben, came back, each with who switched.
+    const page = await conversationCalls({ userId: w.users.agent, tenantId: w.tenantId }, anaConversation!);
+    expect(page!.switches.map((change) => [change.clientName, change.arrived, change.actorName])).toEqual([
+      ["Example Desktop", true, "Agent"],
+      ["Example Desktop", false, "Agent"],
+      ["Example Desktop", true, "Agent"],
+    ]);
     await client.close();
   });
 

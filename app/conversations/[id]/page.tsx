@@ -12,5 +12,5 @@ export default async function ConversationPage({ params }: { params: Promise<{ i
   const user = await requireRole(["AGENT"], `/conversations/${id}`);
   const found = await conversationCalls({ userId: user.id, tenantId: user.tenantId }, id);
   if (!found) notFound();
-  return <ConversationCalls conversation={found.conversation} calls={found.calls} />;
+  return <ConversationCalls conversation={found.conversation} calls={found.calls} switches={found.switches} />;
 }
