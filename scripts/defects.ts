@@ -749,6 +749,14 @@ const DEFECTS: Defect[] = [
     test: "refreshes with a rotated token; reusing the old one revokes the connection and its next call is 401",
   },
   {
+    name: "oauth refresh grace window",
+    file: "lib/oauth/token.ts",
+    find: "if (row.inGrace && row.live && (await findUnusedRefreshToken(tx, sha256Hex(successor), row.id)))",
+    replace: "if (row.live && (await findUnusedRefreshToken(tx, sha256Hex(successor), row.id)))",
+    testFile: "tests/oauth/oauth-refresh.integration.test.ts",
+    test: "the previous token after the window, or once its successor rotated too, revokes the connection",
+  },
+  {
     name: "oauth audience",
     file: "lib/auth/access-tokens.ts",
     find: "      audience: mcpResourceOf(issuer),\n",

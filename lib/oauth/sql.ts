@@ -135,14 +135,26 @@ export async function markCodeUsed(tx: Tx, hash: string): Promise<void> {
   await tx.$executeRaw`UPDATE "OAuthCode" SET "usedAt" = CURRENT_TIMESTAMP WHERE "hash" = ${hash}`;
 }
 
-/** The refresh token by its hash with its grant, locked (a refresh token is used once). */
-export async function lockRefreshToken(tx: Tx, hash: string) {
-  const [row = null] = await tx.$queryRaw<(GrantRow & { used: boolean })[]>`
-    SELECT ${RAW_GRANT_COLUMNS}, r."usedAt" IS NOT NULL AS "used"
+/**
+ * The refresh token by its hash with its grant, locked (a refresh token is used once); `inGrace` while its rotation
+ * is younger than the grace window.
+ */
+export async function lockRefreshToken(tx: Tx, hash: string, graceSeconds: number) {
+  const [row = null] = await tx.$queryRaw<(GrantRow & { used: boolean; inGrace: boolean })[]>`
+    SELECT ${RAW_GRANT_COLUMNS}, r."usedAt" IS NOT NULL AS "used",
+           COALESCE(r."usedAt" > CURRENT_TIMESTAMP - make_interval(secs => ${graceSeconds}), false) AS "inGrace"
     FROM "OAuthRefreshToken" r JOIN "OAuthGrant" g ON g."id" = r."grantId" JOIN "ApiKey" k ON k."id" = g."apiKeyId"
     WHERE r."hash" = ${hash}
     FOR UPDATE OF r, g`;
   return row;
+}
+
+/** Whether this grant's refresh token with this hash exists and is not used yet (the grant's current one). */
+export async function findUnusedRefreshToken(tx: Tx, hash: string, grantId: string): Promise<boolean> {
+  const [row] = await tx.$queryRaw<{ found: boolean }[]>`
+    SELECT EXISTS (SELECT 1 FROM "OAuthRefreshToken"
+                   WHERE "hash" = ${hash} AND "grantId" = ${grantId} AND "usedAt" IS NULL) AS "found"`;
+  return row.found;
 }
 
 export async function markRefreshTokenUsed(tx: Tx, hash: string): Promise<void> {

@@ -224,6 +224,11 @@ describe("a real client's OAuth flow, no pasted key", () => {
     expect(rotated.headers.get("cache-control")).toBe("no-store");
     const body = (await rotated.json()) as { refresh_token: string; access_token: string };
     expect(body.refresh_token).not.toBe(first);
+    // Past the grace window in which a parallel refresh gets the same pair (tests/oauth/oauth-refresh…).
+    await db.oAuthRefreshToken.updateMany({
+      where: { grant: { tenantId: w.tenantId }, usedAt: { not: null } },
+      data: { usedAt: new Date(Date.now() - 60_000) },
+    });
     const reused = await token({ grant_type: "refresh_token", refresh_token: first, client_id: CIMD_URL });
     expect(reused.status).toBe(400);
     expect(await reused.json()).toMatchObject({ error: "invalid_grant" });
