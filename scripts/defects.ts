@@ -805,6 +805,14 @@ const DEFECTS: Defect[] = [
     test: "a client known by its metadata document (CIMD, as VS Code does) connects with only the scopes the person chose",
   },
   {
+    name: "oauth insufficient scope",
+    file: "lib/agent-api/mcp/endpoint.ts",
+    find: "if (ask) return mcpInsufficientScope(issuerOf(request), ask.scopes, ask.tool);",
+    replace: "",
+    testFile: "tests/oauth/oauth-scopes.integration.test.ts",
+    test: "a tool outside the token's scopes is 403 insufficient_scope with the scopes to ask for, and nothing is proposed",
+  },
+  {
     name: "oauth revocation",
     file: "lib/oauth/sql.ts",
     find: 'UPDATE "ApiKey" SET "revokedAt" = CURRENT_TIMESTAMP WHERE "id" = ${row.apiKeyId} AND "revokedAt" IS NULL',

@@ -1,7 +1,10 @@
 import { isLegacyRequest } from "@modelcontextprotocol/server";
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { issuerOf } from "../../auth/access-tokens";
 import { parseJsonText, type RawProposal } from "../../gateway/parse";
+import { mcpInsufficientScope } from "../http";
 import { HEADER_MISMATCH, headerMismatch } from "./headers";
+import { scopeToAskFor } from "./scope-challenge";
 import { serveModern } from "./modern";
 import { serveLegacy, type Bound } from "./server";
 
@@ -20,6 +23,8 @@ export async function handleMcpRequest(request: Request, bound: Bound, raw: RawP
     return rpcError(405, ErrorCode.InvalidRequest, "this stateless server answers POST only", { Allow: "POST" });
   const parsed = parseJsonText(raw);
   if (!parsed.ok) return rpcError(400, ErrorCode.ParseError, parsed.outcome.code);
+  const ask = scopeToAskFor(bound, parsed.value);
+  if (ask) return mcpInsufficientScope(issuerOf(request), ask.scopes, ask.tool);
   if (!(await isLegacyRequest(request, parsed.value))) return serveModern(request, bound, parsed.value);
   const mismatch = headerMismatch(request.headers, parsed.value);
   if (mismatch) return rpcError(400, HEADER_MISMATCH, mismatch);
