@@ -17,11 +17,14 @@ import {
 export type DocumentFetcher = (
   url: URL,
   limits: { maxBytes: number; timeoutMs: number },
-) => Promise<{ ok: true; status: number; contentType: string; body: string } | { ok: false; reason: string }>;
+) => Promise<
+  | { ok: true; status: number; contentType: string; body: string; maxAgeSeconds?: number }
+  | { ok: false; reason: string }
+>;
 
 export const METADATA_LIMITS = { maxBytes: 16 * 1024, timeoutMs: 5000 } as const;
-/** A document is fetched again when the cached copy is older than this. */
-const CACHE_SECONDS = 3600;
+/** A document is kept as long as its cache headers say, within these bounds; an hour when they say nothing. */
+export const CACHE_SECONDS = { min: 60, max: 24 * 3600, unsaid: 3600 } as const;
 
 const ClientNameSchema = z.string().trim().min(1).max(100);
 const RedirectUrisSchema = z
@@ -77,9 +80,7 @@ export async function resolveClient(clientId: string, fetcher: DocumentFetcher):
     return registered?.kind === "dcr" ? { ok: true, client: registered } : { ok: false, reason: "unknown client" };
   }
   const cached = await findClient(db, clientId);
-  if (cached?.fetchedAt && Date.now() - cached.fetchedAt.getTime() < CACHE_SECONDS * 1000) {
-    return { ok: true, client: cached };
-  }
+  if (cached?.cacheUntil && Date.now() < cached.cacheUntil.getTime()) return { ok: true, client: cached };
   const fetched = await fetcher(new URL(clientId), METADATA_LIMITS);
   if (!fetched.ok)
     return { ok: false, reason: `the client's metadata document could not be fetched: ${fetched.reason}` };
@@ -97,11 +98,13 @@ export async function resolveClient(clientId: string, fetcher: DocumentFetcher):
   }
   if (parsed.data.client_id !== clientId)
     return { ok: false, reason: "the client's metadata document names another client_id" };
+  const keep = Math.min(CACHE_SECONDS.max, Math.max(CACHE_SECONDS.min, fetched.maxAgeSeconds ?? CACHE_SECONDS.unsaid));
   const client = {
     id: clientId,
     name: parsed.data.client_name ?? new URL(clientId).hostname,
     redirectUris: parsed.data.redirect_uris,
     clientUri: parsed.data.client_uri ?? null,
+    cacheUntil: new Date(Date.now() + keep * 1000),
   };
   await upsertMetadataClient(db, client);
   return { ok: true, client: { ...client, kind: "cimd", fetchedAt: new Date() } };

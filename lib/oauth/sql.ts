@@ -10,24 +10,28 @@ export interface ClientRow {
   redirectUris: string[];
   clientUri: string | null;
   fetchedAt: Date | null;
+  /** Until when a metadata document's copy is used without fetching it again (its cache headers, bounded). */
+  cacheUntil: Date | null;
 }
 
 export async function findClient(db: Db, id: string): Promise<ClientRow | null> {
   const [row] = await db.$queryRaw<ClientRow[]>`
-    SELECT "id", "kind", "name", "redirectUris", "clientUri", "fetchedAt" FROM "OAuthClient" WHERE "id" = ${id}`;
+    SELECT "id", "kind", "name", "redirectUris", "clientUri", "fetchedAt", "cacheUntil" FROM "OAuthClient"
+    WHERE "id" = ${id}`;
   return row ?? null;
 }
 
 /** Stores a client's metadata document as fetched now (a newer fetch replaces the cached one). */
 export async function upsertMetadataClient(
   db: Db,
-  client: { id: string; name: string; redirectUris: string[]; clientUri: string | null },
+  client: { id: string; name: string; redirectUris: string[]; clientUri: string | null; cacheUntil: Date },
 ): Promise<void> {
   await db.$executeRaw`
-    INSERT INTO "OAuthClient" ("id", "kind", "name", "redirectUris", "clientUri", "fetchedAt")
-    VALUES (${client.id}, 'cimd', ${client.name}, ${client.redirectUris}, ${client.clientUri}, CURRENT_TIMESTAMP)
+    INSERT INTO "OAuthClient" ("id", "kind", "name", "redirectUris", "clientUri", "fetchedAt", "cacheUntil")
+    VALUES (${client.id}, 'cimd', ${client.name}, ${client.redirectUris}, ${client.clientUri}, CURRENT_TIMESTAMP,
+            ${client.cacheUntil})
     ON CONFLICT ("id") DO UPDATE SET "name" = EXCLUDED."name", "redirectUris" = EXCLUDED."redirectUris",
-      "clientUri" = EXCLUDED."clientUri", "fetchedAt" = EXCLUDED."fetchedAt"
+      "clientUri" = EXCLUDED."clientUri", "fetchedAt" = EXCLUDED."fetchedAt", "cacheUntil" = EXCLUDED."cacheUntil"
     WHERE "OAuthClient"."kind" = 'cimd'`;
 }
 
