@@ -56,6 +56,7 @@ export const StepUpPurposeSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("admin.key-created"), userId: IdSchema }),
   z.strictObject({ kind: z.literal("admin.passkeys-removed"), userId: IdSchema }),
   z.strictObject({ kind: z.literal("admin.rules"), digest: z.string().regex(/^[0-9a-f]{64}$/) }),
+  z.strictObject({ kind: z.literal("oauth.refunds-delegated"), digest: z.string().regex(/^[0-9a-f]{64}$/) }),
   z.strictObject({
     kind: z.literal("admin.change-approved"),
     changeId: IdSchema,
@@ -85,6 +86,7 @@ export function purposeItems(purpose: StepUpPurpose): string[] {
     case "admin.change-approved":
       return [`${purpose.changeId}:${purpose.digest}`];
     case "admin.rules":
+    case "oauth.refunds-delegated":
       return [purpose.digest];
   }
 }

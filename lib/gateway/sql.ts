@@ -150,10 +150,11 @@ export async function markApprovalWithdrawn(db: Db, approvalId: string, now: str
 }
 
 /**
- * The statement that counts one call in fixed one-minute windows per conversation ("c:" and its id) and per API
- * key ("k:" and its id), in PostgreSQL so that every app instance shares them, and returns each bucket as it left
- * it (`RateCount`). `keys` is a text[] expression of the buckets; an empty or null array counts nothing. The
- * buckets move in one statement, always in key order ("c:" before "k:"), so concurrent callers cannot deadlock.
+ * The statement that counts one call in fixed one-minute windows per conversation ("c:" and its id) and per agent
+ * ("a:" and its id, across its keys and connections), in PostgreSQL so that every app instance shares them, and
+ * returns each bucket as it left it (`RateCount`). `keys` is a text[] expression of the buckets; an empty or null
+ * array counts nothing. The buckets move in one statement, always in key order ("a:" before "c:"), so concurrent
+ * callers cannot deadlock.
  * Also run inside the agent API's key lookup (`authenticateForConversation`), which saves a call its own round trip.
  */
 export function countCall(keys: Prisma.Sql): Prisma.Sql {
@@ -167,12 +168,12 @@ export function countCall(keys: Prisma.Sql): Prisma.Sql {
     RETURNING "key", "count", CEIL(EXTRACT(EPOCH FROM ("windowStart" + interval '1 minute' - now())))::int AS "retryAfter"`;
 }
 
-/** Counts one call in the conversation's bucket and the key's (`countCall`); returns both as it left them. */
-export async function countCallIn(db: Db, conversationKey: string, apiKey: string): Promise<RateCount[]> {
-  return db.$queryRaw<RateCount[]>(countCall(Prisma.sql`ARRAY[${conversationKey}::text, ${apiKey}::text]`));
+/** Counts one call in the conversation's bucket and the agent's (`countCall`); returns both as it left them. */
+export async function countCallIn(db: Db, conversationKey: string, agentKey: string): Promise<RateCount[]> {
+  return db.$queryRaw<RateCount[]>(countCall(Prisma.sql`ARRAY[${conversationKey}::text, ${agentKey}::text]`));
 }
 
-/** Counts one conversation opened in the key's "o:" bucket; returns the bucket with its tenant's `rateOpenPerMin`. */
+/** Counts one conversation opened in the person's "o:u:" bucket; returns it with its tenant's `rateOpenPerMin`. */
 export async function countOpenIn(
   db: Db,
   opener: { bucket: string; tenantId: string },

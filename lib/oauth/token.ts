@@ -136,6 +136,10 @@ async function refresh(form: URLSearchParams, issuer: string, clientId: string):
       return refused("invalid_grant", "this refresh token was already used; its connection is revoked");
     }
     if (!row.live) return refused("invalid_grant", "this connection was revoked; authorize again");
+    if (row.lapsed) {
+      await revokeFamily(tx, row, "lapsed");
+      return refused("invalid_grant", "this connection went unused too long or reached its lifetime; authorize again");
+    }
     await markRefreshTokenUsed(tx, hash);
     return { ok: true, body: await issueTokens(tx, issuer, row, successor) };
   });

@@ -1,18 +1,17 @@
 import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import type { SessionUser } from "@/lib/auth/auth";
 import { db } from "@/lib/db";
 import type { DocumentFetcher } from "@/lib/oauth/clients";
 import { agentConversation } from "../support/calls";
 import { listToolsWith, oauthRouteFetch } from "../support/oauth";
 import { agentSession, cimdDocument, connect, ISSUER, refreshWith, type Tokens } from "../support/oauth-grant";
+import { signedIn } from "../support/signed-in";
 import { createWorld } from "../support/world";
 
 // Refresh the way hosted clients do (issue 34): they refresh from several workers at once, so a rotated refresh
 // token keeps answering for a short grace window with the pair its rotation issued; outside the window a second
 // use is still taken as theft and ends the connection.
 
-const signedIn = vi.hoisted(() => ({ user: null as SessionUser | null }));
-vi.mock("@/lib/auth/auth", () => ({ currentUser: async () => signedIn.user }));
+vi.mock("@/lib/auth/auth", async () => (await import("../support/signed-in")).signedInMock());
 vi.mock("@/lib/oauth/fetch-document", () => ({
   fetchMetadataDocument: (async () => ({
     ok: true,

@@ -2,7 +2,6 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import type { SessionUser } from "@/lib/auth/auth";
 import { db } from "@/lib/db";
 import type { DocumentFetcher } from "@/lib/oauth/clients";
 import { conversationFor } from "../support/api";
@@ -19,13 +18,13 @@ import {
   REDIRECT,
   RESOURCE,
 } from "../support/oauth-grant";
+import { signedIn } from "../support/signed-in";
 import { createWorld } from "../support/world";
 
 // Scopes the MCP authorization spec's way (2025-11-25, issue 34): the 401 names the scopes to ask for, and a tool
 // outside the token's scopes, which the person could grant, answers 403 insufficient_scope so the client steps up.
 
-const signedIn = vi.hoisted(() => ({ user: null as SessionUser | null }));
-vi.mock("@/lib/auth/auth", () => ({ currentUser: async () => signedIn.user }));
+vi.mock("@/lib/auth/auth", async () => (await import("../support/signed-in")).signedInMock());
 vi.mock("@/lib/oauth/fetch-document", () => ({
   fetchMetadataDocument: (async () => ({
     ok: true,

@@ -13,6 +13,8 @@ import { revokeConnection, setSelfRegistration } from "@/lib/oauth/connections";
 import { agentConversation } from "../support/calls";
 import { MCP_BASE } from "../support/mcp-route";
 import { listToolsWith, MemoryProvider, oauthRouteFetch } from "../support/oauth";
+import { delegationProof } from "../support/oauth-grant";
+import { signedIn } from "../support/signed-in";
 import { createWorld, type World } from "../support/world";
 
 // MCP authorization (decision 017) through the route handlers in process: the MCP SDK client's own OAuth provider
@@ -20,8 +22,7 @@ import { createWorld, type World } from "../support/world";
 // grants, and then calls tools as that agent; and every hostile input an attacker could send is refused with a 4xx
 // that changes nothing.
 
-const signedIn = vi.hoisted(() => ({ user: null as SessionUser | null }));
-vi.mock("@/lib/auth/auth", () => ({ currentUser: async () => signedIn.user }));
+vi.mock("@/lib/auth/auth", async () => (await import("../support/signed-in")).signedInMock());
 const documents = vi.hoisted(() => ({ fetch: null as DocumentFetcher | null }));
 vi.mock("@/lib/oauth/fetch-document", () => ({
   fetchMetadataDocument: ((url, limits) => documents.fetch!(url, limits)) as DocumentFetcher,
@@ -66,8 +67,11 @@ async function decide(
 ) {
   const form = new URLSearchParams(params);
   form.set("decision", decision);
-  for (const scope of scopes ?? params.get("scope")?.split(" ") ?? ["orders:read", "refunds:write"])
-    form.append("scope_choice", scope);
+  const chosen = scopes ?? params.get("scope")?.split(" ") ?? ["orders:read", "refunds:write"];
+  for (const scope of chosen) form.append("scope_choice", scope);
+  // The page's step-up for passing the refund permission on (tests/oauth/oauth-connections…).
+  if (decision === "grant" && chosen.includes("refunds:write") && signedIn.user)
+    form.set("step_up_proof", await delegationProof(params.get("client_id") ?? "", params.get("code_challenge") ?? ""));
   return authorizeRoute(
     new Request(`${ISSUER}/api/oauth/authorize`, {
       method: "POST",

@@ -1,13 +1,17 @@
 import { expect } from "vitest";
 import { POST as authorizeRoute } from "@/app/api/oauth/authorize/route";
 import type { SessionUser } from "@/lib/auth/auth";
+import { delegationDigest } from "@/lib/oauth/authorize";
 import { MCP_BASE } from "./mcp-route";
 import { oauthRouteFetch } from "./oauth";
+import { signedIn } from "./signed-in";
+import { provedFor } from "./step-up";
 import type { World } from "./world";
 
 // One connection made the way a client makes it, through the real routes: the consent form as the browser posts
-// it, then the code exchanged at the token endpoint. The test file mocks `currentUser` (and `currentSession` where
-// the consent needs a step-up proof) and the metadata fetcher; this file only speaks HTTP.
+// it (with the person's step-up proof when it passes the refund permission on, as the page makes it), then the code
+// exchanged at the token endpoint. The test file mocks `@/lib/auth/auth` with `signedInMock` and the metadata
+// fetcher.
 
 export const ISSUER = MCP_BASE;
 export const RESOURCE = `${ISSUER}/api/mcp`;
@@ -34,8 +38,24 @@ export const agentSession = (w: World, id = w.users.agent): SessionUser => ({
   tenantName: "t",
 });
 
-/** The person's answer on the consent page for these scopes, as the browser posts it; `extra` adds form fields. */
-export function consent(scopes: string[], extra: Record<string, string> = {}) {
+/**
+ * The signed-in person's step-up proof for passing the refund permission to this authorization request, made in a
+ * new session that becomes the signed-in one (as the consent page makes it before it posts).
+ */
+export async function delegationProof(clientId: string, codeChallenge: string): Promise<string> {
+  const proof = await provedFor(signedIn.user!.id, {
+    kind: "oauth.refunds-delegated",
+    digest: delegationDigest(clientId, codeChallenge),
+  });
+  signedIn.sessionId = proof.sessionId;
+  return proof.proofId;
+}
+
+/**
+ * The person's answer on the consent page for these scopes, as the browser posts it; `extra` adds form fields. With
+ * `refunds:write` it carries a fresh step-up proof unless `prove` is false.
+ */
+export async function consent(scopes: string[], extra: Record<string, string> = {}, prove = true) {
   const form = new URLSearchParams({
     response_type: "code",
     client_id: CIMD_URL,
@@ -49,6 +69,8 @@ export function consent(scopes: string[], extra: Record<string, string> = {}) {
     ...extra,
   });
   for (const scope of scopes) form.append("scope_choice", scope);
+  if (prove && scopes.includes("refunds:write"))
+    form.set("step_up_proof", await delegationProof(form.get("client_id")!, form.get("code_challenge")!));
   return authorizeRoute(
     new Request(`${ISSUER}/api/oauth/authorize`, {
       method: "POST",
@@ -77,8 +99,8 @@ export interface Tokens {
 }
 
 /** Consents to these scopes and exchanges the code: the connection's first pair. */
-export async function connect(scopes: string[], extra: Record<string, string> = {}): Promise<Tokens> {
-  const answer = await consent(scopes, extra);
+export async function connect(scopes: string[], extra: Record<string, string> = {}, prove = true): Promise<Tokens> {
+  const answer = await consent(scopes, extra, prove);
   expect(answer.status, await answer.clone().text()).toBe(303);
   const code = new URL(answer.headers.get("location")!).searchParams.get("code");
   expect(code).not.toBeNull();
