@@ -3,7 +3,8 @@ import { OAuthConsent } from "@/components/oauth/consent";
 import { headers } from "next/headers";
 import { issuerFor } from "@/lib/auth/access-tokens";
 import { currentUser } from "@/lib/auth/auth";
-import { checkAuthorizationRequest, consentingAgent } from "@/lib/oauth/authorize";
+import { passkeysOf } from "@/lib/auth/passkeys";
+import { checkAuthorizationRequest, consentingAgent, delegationDigest } from "@/lib/oauth/authorize";
 import { fetchMetadataDocument } from "@/lib/oauth/fetch-document";
 
 export const metadata = { title: "Connect a client" };
@@ -41,5 +42,15 @@ export default async function AuthorizePage({
   const issuer = issuerFor((await headers()).get("host"));
   const checked = await checkAuthorizationRequest(params, issuer, fetchMetadataDocument);
   const agent = checked.ok ? await consentingAgent(user) : null;
-  return <OAuthConsent checked={checked} agent={agent} user={user} params={params} />;
+  const digest = checked.ok ? delegationDigest(checked.request.client.id, checked.request.codeChallenge) : "";
+  return (
+    <OAuthConsent
+      checked={checked}
+      agent={agent}
+      user={user}
+      params={params}
+      hasPasskey={checked.ok && (await passkeysOf(user.id)).length > 0}
+      delegationDigest={digest}
+    />
+  );
 }
