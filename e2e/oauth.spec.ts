@@ -63,6 +63,8 @@ for (const viewport of VIEWPORTS) {
     await shoot(page, viewport.name === "phone" ? "oauth-consent-phone" : "oauth-consent");
     await page.screenshot({ path: `test-results/oauth-consent-${viewport.name}.png`, fullPage: true });
     await page.getByLabel("Send order status emails to customers", { exact: false }).uncheck();
+    // Proposing refunds passes the agent's refund permission on: the page asks for the password (no passkey here).
+    await page.getByTestId("consent-password").fill("toolgate-demo");
     await page.getByRole("button", { name: "Allow" }).click();
     await page.waitForURL(/127\.0\.0\.1:4799\/callback/);
     const back = new URL(page.url());
@@ -74,6 +76,7 @@ for (const viewport of VIEWPORTS) {
     );
     expect(rows).toHaveLength(1);
     expect(rows[0].scopes).not.toContain("email:send");
+    expect(rows[0].scopes).toContain("refunds:write");
 
     await adminPage.reload();
     const row = adminPage.getByTestId(`connection-${rows[0].id}`);
