@@ -28,19 +28,21 @@ export function ConsentForm({
   const [refunds, setRefunds] = useState(offered.some((item) => item.scope === DELEGATED));
   const [password, setPassword] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
-  const [proving, setProving] = useState(false);
+  // Not a disabled state: a disabled fieldset or button would leave its values out of the form the proof submits.
+  const proving = useRef(false);
 
   async function submit(event: React.FormEvent<HTMLFormElement>) {
     const submitter = (event.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
     if (submitter?.value !== "grant" || !refunds || proofRef.current?.value) return;
     event.preventDefault();
+    if (proving.current) return;
     const form = event.currentTarget;
-    setProving(true);
+    proving.current = true;
     const proved = await proveStepUp(
       { kind: "oauth.refunds-delegated", digest: delegationDigest },
       hasPasskey ? { passkey: true } : { passkey: false, password },
     );
-    setProving(false);
+    proving.current = false;
     if (!proved.ok) {
       setProblem(proved.message);
       return;
@@ -55,7 +57,7 @@ export function ConsentForm({
         value !== undefined ? <input key={name} type="hidden" name={name} value={value} /> : null,
       )}
       <input ref={proofRef} type="hidden" name="step_up_proof" defaultValue="" />
-      <fieldset disabled={blocked || proving}>
+      <fieldset disabled={blocked}>
         <legend>What it may do as this agent</legend>
         {offered.map(({ scope, words }) => (
           <div className="field" key={scope}>
@@ -91,7 +93,7 @@ export function ConsentForm({
         </p>
       ) : null}
       <div className="actions">
-        <button type="submit" name="decision" value="grant" disabled={blocked || proving}>
+        <button type="submit" name="decision" value="grant" disabled={blocked}>
           Allow
         </button>
         <button type="submit" name="decision" value="deny" className="secondary">
