@@ -65,9 +65,10 @@ for (const viewport of VIEWPORTS) {
     await page.getByLabel("Send order status emails to customers", { exact: false }).uncheck();
     // Proposing refunds passes the agent's refund permission on: the page asks for the password (no passkey here).
     await page.getByTestId("consent-password").fill("toolgate-demo");
+    // The answer is a redirect, which page.route does not see: read where the browser was sent.
+    const sent = page.waitForRequest(/127\.0\.0\.1:4799\/callback/);
     await page.getByRole("button", { name: "Allow" }).click();
-    await page.waitForURL(/127\.0\.0\.1:4799\/callback/);
-    const back = new URL(page.url());
+    const back = new URL((await sent).url());
     expect(back.searchParams.get("state")).toBe("e2e-state");
     expect(back.searchParams.get("iss")).toBe(baseURL);
     const { rows } = await database().query<{ id: string; scopes: string[] }>(
