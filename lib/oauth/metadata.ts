@@ -11,9 +11,10 @@ export const OAUTH_PATHS = {
   register: "/api/oauth/register",
 } as const;
 
-export function protectedResourceMetadata(issuer: string) {
+/** The metadata of the MCP endpoint, or of one conversation's URL under it (`resource` is exactly that URL). */
+export function protectedResourceMetadata(issuer: string, resource = mcpResourceOf(issuer)) {
   return {
-    resource: mcpResourceOf(issuer),
+    resource,
     authorization_servers: [issuer],
     scopes_supported: ALL_SCOPES,
     bearer_methods_supported: ["header"],

@@ -86,7 +86,13 @@ describe("protocol hygiene on /api/mcp", () => {
       );
       expect(await response.json()).toEqual({ error: { code, message: expect.any(String) } });
     }
-    for (const response of [wellKnown(), underMcp()]) {
+    const discoveryGuess = await underMcp(
+      new Request("http://127.0.0.1:3000/api/mcp/.well-known/openid-configuration"),
+      {
+        params: Promise.resolve({ path: [".well-known", "openid-configuration"] }),
+      },
+    );
+    for (const response of [wellKnown(), discoveryGuess]) {
       expect(response.status).toBe(404);
       expect(response.headers.get("content-type")).toMatch(/^application\/json/);
       expect(await response.json()).toEqual({
