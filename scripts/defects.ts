@@ -781,14 +781,6 @@ const DEFECTS: Defect[] = [
     test: "an agent's key and two connections share one per-minute budget: consenting again adds none",
   },
   {
-    name: "oauth conversation resource",
-    file: "lib/auth/access-tokens.ts",
-    find: "return resource.startsWith(prefix) && isWellFormedId(resource.slice(prefix.length));",
-    replace: "return resource.startsWith(prefix);",
-    testFile: "tests/oauth/oauth-resource-url.integration.test.ts",
-    test: "a resource outside this endpoint is invalid_target at the authorization and token endpoints",
-  },
-  {
     name: "oauth audience",
     file: "lib/auth/access-tokens.ts",
     find: "      audience: mcpResourceOf(issuer),\n",
@@ -807,8 +799,8 @@ const DEFECTS: Defect[] = [
   {
     name: "oauth resource",
     file: "lib/oauth/authorize.ts",
-    find: "if (input.resource !== undefined && !isOwnResource(issuer, input.resource))",
-    replace: "if (input.resource === undefined && !isOwnResource(issuer, input.resource))",
+    find: "if (input.resource !== undefined && input.resource !== mcpResourceOf(issuer))",
+    replace: "if (input.resource === undefined && input.resource !== mcpResourceOf(issuer))",
     testFile: "tests/oauth/oauth.integration.test.ts",
     test: "no PKCE, plain PKCE or another resource go back to the client as errors, granting nothing",
   },
@@ -839,7 +831,7 @@ const DEFECTS: Defect[] = [
   {
     name: "oauth insufficient scope",
     file: "lib/agent-api/mcp/endpoint.ts",
-    find: "if (ask) return mcpInsufficientScope(issuerOf(request), request, ask.scopes, ask.tool);",
+    find: "if (ask) return mcpInsufficientScope(issuerOf(request), ask.scopes, ask.tool);",
     replace: "",
     testFile: "tests/oauth/oauth-scopes.integration.test.ts",
     test: "a tool outside the token's scopes is 403 insufficient_scope with the scopes to ask for, and nothing is proposed",

@@ -1,4 +1,3 @@
-import { isOwnResource } from "../auth/access-tokens";
 import { authenticateApiKey, type AuthenticatedAgent } from "../auth/api-keys";
 import { ALL_SCOPES } from "../oauth/authorize-scopes";
 import { canonicalJson } from "../canonical";
@@ -15,19 +14,14 @@ export const unauthorized = () =>
   errorResponse(401, "auth.invalid-key", "a valid API key is required", {
     "WWW-Authenticate": 'Bearer realm="toolgate"',
   });
-/** The metadata address of the resource a request was sent to: the MCP endpoint, or one conversation's URL. */
-const resourceMetadata = (issuer: string, request: Request) => {
-  const path = new URL(request.url).pathname;
-  const resource = isOwnResource(issuer, `${issuer}${path}`) ? path : "/api/mcp";
-  return `${issuer}/.well-known/oauth-protected-resource${resource}`;
-};
+const resourceMetadata = (issuer: string) => `${issuer}/.well-known/oauth-protected-resource/api/mcp`;
 
 /**
  * The MCP route's 401 (RFC 9728 §5.1): where to find the resource's metadata, and so its authorization server,
  * and the scopes to ask for (MCP authorization 2025-11-25: a client asks for the challenge's scopes first).
  * A presented but unusable token (expired, revoked, another audience or key) is `invalid_token`.
  */
-export const mcpUnauthorized = (issuer: string, request: Request, presented: boolean) =>
+export const mcpUnauthorized = (issuer: string, presented: boolean) =>
   errorResponse(
     401,
     presented ? "auth.invalid-token" : "auth.required",
@@ -35,7 +29,7 @@ export const mcpUnauthorized = (issuer: string, request: Request, presented: boo
       ? "the access token or API key is not valid here (expired, revoked or for another server): authorize again"
       : "authorize with OAuth (this server's metadata is in WWW-Authenticate) or send an agent API key",
     {
-      "WWW-Authenticate": `Bearer resource_metadata="${resourceMetadata(issuer, request)}", scope="${ALL_SCOPES.join(" ")}"${
+      "WWW-Authenticate": `Bearer resource_metadata="${resourceMetadata(issuer)}", scope="${ALL_SCOPES.join(" ")}"${
         presented ? ', error="invalid_token"' : ""
       }`,
       "Cache-Control": "no-store",
@@ -46,7 +40,7 @@ export const mcpUnauthorized = (issuer: string, request: Request, presented: boo
  * authorization 2025-11-25, scope challenge handling): the scopes the token has plus the one the call needs, so the
  * client can ask the person for them and keep what it has, instead of reconnecting.
  */
-export const mcpInsufficientScope = (issuer: string, request: Request, scopes: string[], tool: string) =>
+export const mcpInsufficientScope = (issuer: string, scopes: string[], tool: string) =>
   errorResponse(
     403,
     "auth.insufficient-scope",
@@ -54,7 +48,6 @@ export const mcpInsufficientScope = (issuer: string, request: Request, scopes: s
     {
       "WWW-Authenticate": `Bearer error="insufficient_scope", scope="${scopes.join(" ")}", resource_metadata="${resourceMetadata(
         issuer,
-        request,
       )}", error_description="${tool} needs ${scopes.at(-1)}"`,
       "Cache-Control": "no-store",
     },
@@ -128,7 +121,7 @@ export function withAgentConversation(
     const authorization = request.headers.get("authorization");
     const authenticated = await authenticateForConversation(authorization, conversationId, options);
     if (authenticated) return handler(authenticated.agent, authenticated.found, authenticated.rateCounted);
-    return options.tokenIssuer ? mcpUnauthorized(options.tokenIssuer, request, authorization !== null) : unauthorized();
+    return options.tokenIssuer ? mcpUnauthorized(options.tokenIssuer, authorization !== null) : unauthorized();
   });
 }
 

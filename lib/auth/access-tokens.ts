@@ -2,7 +2,6 @@ import { hkdfSync } from "node:crypto";
 import { errors, jwtVerify, SignJWT } from "jose";
 import { env } from "../env";
 import { newId } from "../ids";
-import { isWellFormedId } from "../security/input";
 
 // OAuth access tokens for /api/mcp (decision 017): JWTs signed and verified by `jose`, under a key derived from
 // NEXTAUTH_SECRET so every instance of a deployment verifies every other's. The token names the connection's key
@@ -43,23 +42,6 @@ export const issuerOf = (request: Request): string =>
 
 /** The one resource the tokens are for (RFC 8707): this server's MCP endpoint. */
 export const mcpResourceOf = (issuer: string) => `${issuer}/api/mcp`;
-
-/**
- * The URL a person pastes for one conversation, which is also its protected resource (RFC 9728): clients such as
- * VS Code require the metadata's `resource` to be exactly the URL they were given, so the conversation is a path.
- */
-export const conversationResourceOf = (issuer: string, conversationId: string) =>
-  `${mcpResourceOf(issuer)}/c/${conversationId}`;
-
-/**
- * Whether a client may name this as the resource (RFC 8707) of its tokens: the MCP endpoint, or one conversation's
- * URL under it. Either way the token is for the endpoint, where the agent's own conversations are reached.
- */
-export function isOwnResource(issuer: string, resource: string): boolean {
-  if (resource === mcpResourceOf(issuer)) return true;
-  const prefix = conversationResourceOf(issuer, "");
-  return resource.startsWith(prefix) && isWellFormedId(resource.slice(prefix.length));
-}
 
 export async function signAccessToken(issuer: string, claims: AccessTokenClaims): Promise<string> {
   return new SignJWT({ ...claims })

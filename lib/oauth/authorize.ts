@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { isOwnResource, issuerOf, mcpResourceOf } from "../auth/access-tokens";
+import { issuerOf, mcpResourceOf } from "../auth/access-tokens";
 import type { SessionUser } from "../auth/auth";
 import { consumeStepUpFor, type StepUpHolder } from "../auth/step-up";
 import { appendAuditLog } from "../audit/sql";
@@ -89,7 +89,7 @@ export async function checkAuthorizationRequest(
   if (input.response_type !== "code") return fail("unsupported_response_type", "only response_type=code is supported");
   if (input.code_challenge_method !== "S256" || !input.code_challenge || !PKCE_CHALLENGE.test(input.code_challenge))
     return fail("invalid_request", "PKCE is required: code_challenge (S256, base64url) and code_challenge_method=S256");
-  if (input.resource !== undefined && !isOwnResource(issuer, input.resource))
+  if (input.resource !== undefined && input.resource !== mcpResourceOf(issuer))
     return fail("invalid_target", `this server issues tokens only for ${mcpResourceOf(issuer)}`);
   const asked = (input.scope ?? "").split(" ").filter(Boolean);
   const known = ALL_SCOPES.filter((scope) => asked.includes(scope));

@@ -11,10 +11,9 @@ export const OAUTH_PATHS = {
   register: "/api/oauth/register",
 } as const;
 
-/** The metadata of the MCP endpoint, or of one conversation's URL under it (`resource` is exactly that URL). */
-export function protectedResourceMetadata(issuer: string, resource = mcpResourceOf(issuer)) {
+export function protectedResourceMetadata(issuer: string) {
   return {
-    resource,
+    resource: mcpResourceOf(issuer),
     authorization_servers: [issuer],
     scopes_supported: ALL_SCOPES,
     bearer_methods_supported: ["header"],

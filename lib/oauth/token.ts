@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { calculatePKCECodeChallenge } from "oauth4webapi";
-import { ACCESS_TOKEN_SECONDS, isOwnResource, mcpResourceOf, signAccessToken } from "../auth/access-tokens";
+import { ACCESS_TOKEN_SECONDS, mcpResourceOf, signAccessToken } from "../auth/access-tokens";
 import { appendAuditLog } from "../audit/sql";
 import { sha256Hex } from "../canonical";
 import { transaction, type Tx } from "../db";
@@ -85,7 +85,7 @@ const field = (form: URLSearchParams, name: string) => form.get(name) ?? undefin
 export async function exchangeToken(form: URLSearchParams, issuer: string): Promise<TokenResult> {
   const grantType = field(form, "grant_type");
   const resource = field(form, "resource");
-  if (resource !== undefined && !isOwnResource(issuer, resource))
+  if (resource !== undefined && resource !== mcpResourceOf(issuer))
     return refused("invalid_target", `this server issues tokens only for ${mcpResourceOf(issuer)}`);
   const clientId = field(form, "client_id");
   if (!clientId) return refused("invalid_client", "client_id is required (public clients only)", 401);

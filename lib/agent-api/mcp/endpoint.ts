@@ -24,7 +24,7 @@ export async function handleMcpRequest(request: Request, bound: Bound, raw: RawP
   const parsed = parseJsonText(raw);
   if (!parsed.ok) return rpcError(400, ErrorCode.ParseError, parsed.outcome.code);
   const ask = scopeToAskFor(bound, parsed.value);
-  if (ask) return mcpInsufficientScope(issuerOf(request), request, ask.scopes, ask.tool);
+  if (ask) return mcpInsufficientScope(issuerOf(request), ask.scopes, ask.tool);
   if (!(await isLegacyRequest(request, parsed.value))) return serveModern(request, bound, parsed.value);
   const mismatch = headerMismatch(request.headers, parsed.value);
   if (mismatch) return rpcError(400, HEADER_MISMATCH, mismatch);

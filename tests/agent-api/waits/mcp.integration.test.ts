@@ -86,13 +86,7 @@ describe("protocol hygiene on /api/mcp", () => {
       );
       expect(await response.json()).toEqual({ error: { code, message: expect.any(String) } });
     }
-    const discoveryGuess = await underMcp(
-      new Request("http://127.0.0.1:3000/api/mcp/.well-known/openid-configuration"),
-      {
-        params: Promise.resolve({ path: [".well-known", "openid-configuration"] }),
-      },
-    );
-    for (const response of [wellKnown(), discoveryGuess]) {
+    for (const response of [wellKnown(), underMcp()]) {
       expect(response.status).toBe(404);
       expect(response.headers.get("content-type")).toMatch(/^application\/json/);
       expect(await response.json()).toEqual({
