@@ -62,9 +62,12 @@ for (const viewport of VIEWPORTS) {
     await shoot(page, viewport.name === "phone" ? "oauth-consent-phone" : "oauth-consent");
     await page.screenshot({ path: `test-results/oauth-consent-${viewport.name}.png`, fullPage: true });
     await page.getByLabel("Send order status emails to customers", { exact: false }).uncheck();
+    // Proposing refunds passes the agent's refund permission on: the page asks for the password (no passkey here).
+    await page.getByTestId("consent-password").fill("toolgate-demo");
+    // The answer is a redirect, which page.route does not see: read where the browser was sent.
+    const sent = page.waitForRequest(/127\.0\.0\.1:4799\/callback/);
     await page.getByRole("button", { name: "Allow" }).click();
-    await page.waitForURL(/127\.0\.0\.1:4799\/callback/);
-    const back = new URL(page.url());
+    const back = new URL((await sent).url());
     expect(back.searchParams.get("state")).toBe("e2e-state");
     expect(back.searchParams.get("iss")).toBe(baseURL);
     const { rows } = await database().query<{ id: string; scopes: string[] }>(
@@ -73,6 +76,7 @@ for (const viewport of VIEWPORTS) {
     );
     expect(rows).toHaveLength(1);
     expect(rows[0].scopes).not.toContain("email:send");
+    expect(rows[0].scopes).toContain("refunds:write");
 
     await adminPage.reload();
     const row = adminPage.getByTestId(`connection-${rows[0].id}`);

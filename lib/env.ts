@@ -87,7 +87,7 @@ const EnvSchema = z.object({
   SESSION_IDLE_SECONDS: Seconds(30 * 60),
   /** A session ends this long after sign-in, however busy. */
   SESSION_MAX_SECONDS: Seconds(8 * 3600),
-  /** Hosts and origins, besides loopback and NEXTAUTH_URL's host, that may reach /api/mcp (comma separated). */
+  /** Hosts and origins, besides loopback and the hosts of NEXTAUTH_URL and OAUTH_ISSUER, that may reach /api/mcp (comma separated). */
   MCP_ALLOWED_HOSTS: List,
   MCP_ALLOWED_ORIGINS: List,
   /**

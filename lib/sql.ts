@@ -7,11 +7,11 @@ import { Prisma } from "./generated/prisma/client";
 export const CALLS_CHANNEL = "toolgate_calls";
 
 /**
- * The statement that counts one call in fixed one-minute windows per conversation ("c:" and its id) and per API
- * key ("k:" and its id), in PostgreSQL so that every app instance shares them, and returns each bucket as it left
- * it (key, count, and `retryAfter` seconds to the window's end). `keys` is a text[] expression of the buckets; an
- * empty or null array counts nothing. The buckets move in one statement, always in key order ("c:" before "k:"), so
- * concurrent callers cannot deadlock. Also run inside the agent API's key lookup (`authenticateForConversation`),
+ * The statement that counts one call in fixed one-minute windows per conversation ("c:" and its id) and per agent
+ * ("a:" and its id, across its keys and connections), in PostgreSQL so that every app instance shares them, and
+ * returns each bucket as it left it (key, count, and `retryAfter` seconds to the window's end). `keys` is a text[]
+ * expression of the buckets; an empty or null array counts nothing. The buckets move in one statement, always in key
+ * order ("a:" before "c:"), so concurrent callers cannot deadlock. Also run inside the agent API's key lookup (`authenticateForConversation`),
  * which saves a call its own round trip, and for the client metadata documents OAuth fetches ("m:" buckets).
  */
 export function countCall(keys: Prisma.Sql): Prisma.Sql {

@@ -2,6 +2,7 @@ import { YourSettings } from "@/components/settings/your-settings";
 import { passkeysOf } from "@/lib/auth/passkeys";
 import { requireRole } from "@/lib/auth/guards";
 import { MIN_PASSWORD_LENGTH } from "@/lib/auth/password-change";
+import { ownConnections } from "@/lib/oauth/connections";
 
 export const metadata = { title: "Your settings" };
 
@@ -14,6 +15,16 @@ export default async function SettingsPage() {
       person={{ name: user.name, email: user.email }}
       passkeys={await passkeysOf(user.id)}
       minPasswordLength={MIN_PASSWORD_LENGTH}
+      connections={(await ownConnections(user)).map((row) => ({
+        id: row.id,
+        clientId: row.clientId,
+        clientName: row.clientName,
+        clientKind: row.clientKind,
+        scopes: row.scopes,
+        createdAt: row.createdAt.toISOString(),
+        lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+        revokedAt: row.revokedAt?.toISOString() ?? null,
+      }))}
     />
   );
 }

@@ -1,6 +1,7 @@
 import type { SessionUser } from "@/lib/auth/auth";
 import type { CheckedRequest, consentingAgent } from "@/lib/oauth/authorize";
 import { SCOPE_WORDS } from "@/lib/oauth/authorize-scopes";
+import { ConsentForm } from "./consent-form";
 
 /**
  * The consent page of MCP authorization: who asks, where it returns, as whom it will act, and what it may do; or, for
@@ -11,12 +12,17 @@ export function OAuthConsent({
   agent,
   user,
   params,
+  hasPasskey,
+  delegationDigest,
 }: {
   /** A fault with a redirect URI never gets here: the page sends it back to the client. */
   checked: Exclude<CheckedRequest, { redirect: string }>;
   agent: Awaited<ReturnType<typeof consentingAgent>>;
   user: SessionUser;
   params: Record<string, string | undefined>;
+  hasPasskey: boolean;
+  /** What the step-up for passing the refund permission on covers: this client's request. */
+  delegationDigest: string;
 }) {
   if (!checked.ok) {
     return (
@@ -73,34 +79,13 @@ export function OAuthConsent({
           {blocked}
         </p>
       ) : null}
-      <form method="post" action="/api/oauth/authorize" className="card">
-        {Object.entries(params).map(([name, value]) =>
-          value !== undefined ? <input key={name} type="hidden" name={name} value={value} /> : null,
-        )}
-        <fieldset disabled={blocked !== null}>
-          <legend>What it may do as this agent</legend>
-          {offered.map((scope) => (
-            <div className="field" key={scope}>
-              <label>
-                <input type="checkbox" name="scope_choice" value={scope} defaultChecked /> {SCOPE_WORDS[scope]}{" "}
-                <span className="small muted">{scope}</span>
-              </label>
-            </div>
-          ))}
-          <p className="muted small">
-            Every call still goes through toolgate&apos;s checks; refunds above the limit wait for a supervisor. An
-            admin can revoke this connection at any time.
-          </p>
-        </fieldset>
-        <div className="actions">
-          <button type="submit" name="decision" value="grant" disabled={blocked !== null}>
-            Allow
-          </button>
-          <button type="submit" name="decision" value="deny" className="secondary">
-            Refuse
-          </button>
-        </div>
-      </form>
+      <ConsentForm
+        params={params}
+        offered={offered.map((scope) => ({ scope, words: SCOPE_WORDS[scope] }))}
+        blocked={blocked !== null}
+        hasPasskey={hasPasskey}
+        delegationDigest={delegationDigest}
+      />
     </main>
   );
 }

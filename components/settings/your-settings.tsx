@@ -1,16 +1,19 @@
+import { OwnConnections, type OwnConnection } from "./own-connections";
 import { PasskeyList } from "./passkeys";
 import { PasswordForm } from "./password-form";
 import type { passkeysOf } from "@/lib/auth/passkeys";
 
-/** A person's own settings: their passkeys (step-up for large approvals) and their password. */
+/** A person's own settings: their passkeys (step-up for large approvals), their password, the clients acting as them. */
 export function YourSettings({
   person,
   passkeys,
   minPasswordLength,
+  connections,
 }: {
   person: { name: string; email: string };
   passkeys: Awaited<ReturnType<typeof passkeysOf>>;
   minPasswordLength: number;
+  connections: OwnConnection[];
 }) {
   return (
     <main id="main">
@@ -27,6 +30,7 @@ export function YourSettings({
         }))}
       />
       <PasswordForm email={person.email} minLength={minPasswordLength} />
+      <OwnConnections connections={connections} />
     </main>
   );
 }

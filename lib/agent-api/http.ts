@@ -1,4 +1,5 @@
 import { authenticateApiKey, type AuthenticatedAgent } from "../auth/api-keys";
+import { ALL_SCOPES } from "../oauth/authorize-scopes";
 import { canonicalJson } from "../canonical";
 import { authenticateForConversation } from "../conversations/authenticate";
 import type { FoundConversation } from "../conversations/lookup";
@@ -13,8 +14,11 @@ export const unauthorized = () =>
   errorResponse(401, "auth.invalid-key", "a valid API key is required", {
     "WWW-Authenticate": 'Bearer realm="toolgate"',
   });
+const resourceMetadata = (issuer: string) => `${issuer}/.well-known/oauth-protected-resource/api/mcp`;
+
 /**
- * The MCP route's 401 (RFC 9728 §5.1): where to find the resource's metadata, and so its authorization server.
+ * The MCP route's 401 (RFC 9728 §5.1): where to find the resource's metadata, and so its authorization server,
+ * and the scopes to ask for (MCP authorization 2025-11-25: a client asks for the challenge's scopes first).
  * A presented but unusable token (expired, revoked, another audience or key) is `invalid_token`.
  */
 export const mcpUnauthorized = (issuer: string, presented: boolean) =>
@@ -25,9 +29,26 @@ export const mcpUnauthorized = (issuer: string, presented: boolean) =>
       ? "the access token or API key is not valid here (expired, revoked or for another server): authorize again"
       : "authorize with OAuth (this server's metadata is in WWW-Authenticate) or send an agent API key",
     {
-      "WWW-Authenticate": `Bearer resource_metadata="${issuer}/.well-known/oauth-protected-resource/api/mcp"${
+      "WWW-Authenticate": `Bearer resource_metadata="${resourceMetadata(issuer)}", scope="${ALL_SCOPES.join(" ")}"${
         presented ? ', error="invalid_token"' : ""
       }`,
+      "Cache-Control": "no-store",
+    },
+  );
+/**
+ * The MCP route's 403 for a tool whose scope the conversation holds but the connection was not granted (MCP
+ * authorization 2025-11-25, scope challenge handling): the scopes the token has plus the one the call needs, so the
+ * client can ask the person for them and keep what it has, instead of reconnecting.
+ */
+export const mcpInsufficientScope = (issuer: string, scopes: string[], tool: string) =>
+  errorResponse(
+    403,
+    "auth.insufficient-scope",
+    `${tool} needs the scope ${scopes.at(-1)}, which this connection was not granted: authorize again with it`,
+    {
+      "WWW-Authenticate": `Bearer error="insufficient_scope", scope="${scopes.join(" ")}", resource_metadata="${resourceMetadata(
+        issuer,
+      )}", error_description="${tool} needs ${scopes.at(-1)}"`,
       "Cache-Control": "no-store",
     },
   );

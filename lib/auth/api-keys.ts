@@ -9,8 +9,11 @@ export interface AuthenticatedAgent {
   apiKeyId: string;
   userId: string;
   tenantId: string;
-  /** Set when an OAuth access token authenticated the request: the connection and the scopes it was granted. */
-  connection?: { id: string; clientId: string; scopes: string[] };
+  /**
+   * Set when an OAuth access token authenticated the request: the connection and the scopes it was granted;
+   * `withheld`, once a conversation is found, the conversation's scopes the connection was not granted.
+   */
+  connection?: { id: string; clientId: string; scopes: string[]; withheld?: string[] };
 }
 
 /**

@@ -58,6 +58,7 @@ export const StepUpPurposeSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("admin.rules"), digest: z.string().regex(/^[0-9a-f]{64}$/) }),
   z.strictObject({ kind: z.literal("admin.webhook"), url: z.string().min(1).max(2000) }),
   z.strictObject({ kind: z.literal("admin.self-registration") }),
+  z.strictObject({ kind: z.literal("oauth.refunds-delegated"), digest: z.string().regex(/^[0-9a-f]{64}$/) }),
   z.strictObject({
     kind: z.literal("admin.change-approved"),
     changeId: IdSchema,
@@ -90,6 +91,7 @@ export function purposeItems(purpose: StepUpPurpose): string[] {
     case "admin.change-approved":
       return [`${purpose.changeId}:${purpose.digest}`];
     case "admin.rules":
+    case "oauth.refunds-delegated":
       return [purpose.digest];
     case "admin.webhook":
       return [webhookItem(purpose.url)];

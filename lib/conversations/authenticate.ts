@@ -37,6 +37,10 @@ export async function authenticateForConversation(
   // A connection holds at most the scopes its grant named: it narrows the conversation's, never widens them.
   if (bearer.connection) {
     const granted = bearer.connection.scopes;
+    agent.connection = {
+      ...bearer.connection,
+      withheld: found.conversation.scopes.filter((scope) => !granted.includes(scope)),
+    };
     found.conversation.scopes = found.conversation.scopes.filter((scope) => granted.includes(scope));
   }
   return { agent, found, ...(rateCounted ? { rateCounted } : {}) };

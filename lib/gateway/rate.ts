@@ -5,6 +5,9 @@ import type { ConversationFacts, RateCount, TenantPolicy } from "./types";
 
 export type RateResult = { ok: true } | { ok: false; outcome: Outcome; retryAfterSeconds: number };
 
+/** The rate bucket of an agent's calls through any of its keys and connections. */
+export const agentBucket = (agentId: string) => `a:${agentId}`;
+
 /**
  * Stage 1, the one place every entry (HTTP, batch, MCP, the browser console) counts a call and decides its rate:
  * the call's conversation and key against their limits, before the body is parsed. The call is counted here
@@ -19,8 +22,9 @@ export async function countAndLimitCall(
   counted?: RateCount[],
 ): Promise<RateResult> {
   const conversationKey = `c:${conversation.id}`;
-  const apiKey = apiKeyId ? `k:${apiKeyId}` : conversationKey;
-  const rows = counted ?? (await countCallIn(client, conversationKey, apiKey));
+  // One budget per agent across all its keys and connections, so another key or consent does not add one.
+  const agentKey = apiKeyId ? agentBucket(conversation.agentId) : conversationKey;
+  const rows = counted ?? (await countCallIn(client, conversationKey, agentKey));
   for (const row of rows) {
     const limit = row.key === conversationKey ? policy.rateConversationPerMin : policy.rateKeyPerMin;
     if (row.count > limit)
@@ -30,15 +34,15 @@ export async function countAndLimitCall(
 }
 
 /**
- * Counts one conversation opened with an API key ("o:" and its id), or by a person in the browser ("o:u:" and
- * their id), in the current minute against the tenant's `rateOpenPerMin`: opening conversations is what resets
- * the per-conversation budgets, so it has a limit of its own.
+ * Counts one conversation opened by a person ("o:u:" and their id), in the browser or with any of their keys and
+ * connections, in the current minute against the tenant's `rateOpenPerMin`: opening conversations is what resets
+ * the per-conversation budgets, so it has a limit of its own, one per person.
  */
 export async function countConversationOpen(
   client: Db,
-  opener: { tenantId: string } & ({ apiKeyId: string } | { userId: string }),
+  opener: { tenantId: string; userId: string },
 ): Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }> {
-  const bucket = "apiKeyId" in opener ? `o:${opener.apiKeyId}` : `o:u:${opener.userId}`;
+  const bucket = `o:u:${opener.userId}`;
   const row = await countOpenIn(client, { bucket, tenantId: opener.tenantId });
   return row && row.count > row.limit ? { ok: false, retryAfterSeconds: Math.max(1, row.retryAfter) } : { ok: true };
 }

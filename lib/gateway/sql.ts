@@ -149,12 +149,12 @@ export async function markApprovalWithdrawn(db: Db, approvalId: string, now: str
   return closed > 0;
 }
 
-/** Counts one call in the conversation's bucket and the key's (`countCall`); returns both as it left them. */
-export async function countCallIn(db: Db, conversationKey: string, apiKey: string): Promise<RateCount[]> {
-  return db.$queryRaw<RateCount[]>(countCall(Prisma.sql`ARRAY[${conversationKey}::text, ${apiKey}::text]`));
+/** Counts one call in the conversation's bucket and the agent's (`countCall`); returns both as it left them. */
+export async function countCallIn(db: Db, conversationKey: string, agentKey: string): Promise<RateCount[]> {
+  return db.$queryRaw<RateCount[]>(countCall(Prisma.sql`ARRAY[${conversationKey}::text, ${agentKey}::text]`));
 }
 
-/** Counts one conversation opened in the key's "o:" bucket; returns the bucket with its tenant's `rateOpenPerMin`. */
+/** Counts one conversation opened in the person's "o:u:" bucket; returns it with its tenant's `rateOpenPerMin`. */
 export async function countOpenIn(
   db: Db,
   opener: { bucket: string; tenantId: string },

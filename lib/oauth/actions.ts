@@ -4,7 +4,7 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { authedAction } from "@/lib/auth/guards";
 import { IdSchema } from "@/lib/security/input";
-import { revokeConnection } from "./connections";
+import { revokeConnection, revokeOwnConnection } from "./connections";
 
 export const revokeConnectionAction = authedAction(
   z.strictObject({ grantId: IdSchema }),
@@ -20,3 +20,19 @@ export const revokeConnectionAction = authedAction(
     return { ok: true, data: undefined };
   },
 );
+
+export const revokeOwnConnectionAction = authedAction(
+  z.strictObject({ grantId: IdSchema }),
+  ["AGENT", "SUPERVISOR", "ADMIN"],
+  async (input, user) => {
+    if (!(await revokeOwnConnection(user, input.grantId)))
+      return {
+        ok: false,
+        code: "not-found",
+        message: "No such live connection of yours; it may be revoked already.",
+      };
+    revalidatePath("/settings");
+    return { ok: true, data: undefined };
+  },
+);
+

@@ -2,16 +2,19 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { issuerOf, mcpResourceOf } from "../auth/access-tokens";
 import type { SessionUser } from "../auth/auth";
+import { consumeStepUpFor, type StepUpHolder } from "../auth/step-up";
 import { appendAuditLog } from "../audit/sql";
-import { sha256Hex } from "../canonical";
+import { canonicalJson, sha256Hex } from "../canonical";
 import { db, transaction } from "../db";
 import { newId } from "../ids";
+import { queueMessages } from "../outbox";
 import { scopesFor } from "../tools/scopes";
 import type { Scope } from "../tools/types";
 import { ALL_SCOPES } from "./authorize-scopes";
 import { resolveClient, type DocumentFetcher } from "./clients";
 import { redirectUriMatches } from "./redirects";
-import { findConsentingAgent, insertCode, insertConnectionKey, insertGrant } from "./sql";
+import { delegationMail } from "./delegation-mail";
+import { findConsentingAgent, findTenantAdmins, insertCode, insertConnectionKey, insertGrant } from "./sql";
 import type { ClientRow } from "./sql";
 
 // The authorization endpoint (OAuth 2.1 §4.1.1 with PKCE S256 and RFC 8707 resource indicators): the request is
@@ -122,10 +125,19 @@ export async function consentingAgent(user: SessionUser) {
 export type Decision =
   { ok: true; location: string } | { ok: false; status: 400 | 403; message: string; location?: undefined };
 
+/** The scope that delegates the person's refund permission: granting it takes a fresh step-up proof (decision 014). */
+export const DELEGATED_SCOPE: Scope = "refunds:write";
+
+/** What the consent's step-up proof covers: this client's one authorization request (its PKCE challenge). */
+export const delegationDigest = (clientId: string, codeChallenge: string) =>
+  sha256Hex(canonicalJson({ clientId, codeChallenge }));
+
 /**
  * The person's answer. Everything is checked again (the form's fields are the client's request as the page
  * showed it); a grant is a new connection: its key row, the grant with the chosen scopes (only those the agent
- * holds and the client asked for), a code, and an audit entry, in one transaction.
+ * holds and the client asked for), a code, and an audit entry, in one transaction. `refunds:write` passes the
+ * person's refund permission on: it is granted only with a fresh step-up proof for this request, consumed in that
+ * transaction, and the person and the tenant's admins are emailed, as for a new key.
  */
 export async function decideAuthorization(
   request: Request,
@@ -133,6 +145,7 @@ export async function decideAuthorization(
   form: Record<string, string | undefined>,
   chosenScopes: string[],
   fetcher: DocumentFetcher,
+  holder: StepUpHolder,
 ): Promise<Decision> {
   const issuer = issuerOf(request);
   const checked = await checkAuthorizationRequest(form, issuer, fetcher, user.id);
@@ -160,13 +173,22 @@ export async function decideAuthorization(
       status: 403,
       message: "Your admin has not allowed clients that register themselves. Ask them to turn it on.",
     };
-  const scopes = agent.scopes.filter((scope) => requestedScopes.includes(scope) && chosenScopes.includes(scope));
-  if (scopes.length === 0) return { ok: false, status: 400, message: "Choose at least one thing the client may do." };
+  const chosen = agent.scopes.filter((scope) => requestedScopes.includes(scope) && chosenScopes.includes(scope));
+  if (chosen.length === 0) return { ok: false, status: 400, message: "Choose at least one thing the client may do." };
 
   const code = randomBytes(32).toString("base64url");
   const grantId = newId("grant");
   const keyId = newId("key");
-  await transaction(async (tx) => {
+  const granted = await transaction(async (tx) => {
+    const stepUp = chosen.includes(DELEGATED_SCOPE)
+      ? await consumeStepUpFor(tx, holder, {
+          kind: "oauth.refunds-delegated",
+          digest: delegationDigest(client.id, codeChallenge),
+        })
+      : null;
+    // Without a fresh proof the client gets everything chosen but the refund permission.
+    const scopes = stepUp ? chosen : chosen.filter((scope) => scope !== DELEGATED_SCOPE);
+    if (scopes.length === 0) return null;
     await insertConnectionKey(tx, {
       id: keyId,
       tenantId: user.tenantId,
@@ -193,8 +215,31 @@ export async function decideAuthorization(
       tenantId: user.tenantId,
       actorId: user.id,
       action: "oauth.granted",
-      detail: { grantId, clientId: client.id, clientName: client.name, kind: client.kind, redirectUri, scopes },
+      detail: {
+        grantId,
+        clientId: client.id,
+        clientName: client.name,
+        kind: client.kind,
+        redirectUri,
+        scopes,
+        ...(stepUp ? { stepUp } : {}),
+      },
     });
+    if (stepUp) {
+      const recipients = [agent.email, ...(await findTenantAdmins(tx, user.tenantId))];
+      await queueMessages(
+        tx,
+        { tenantId: user.tenantId, orderId: null, toolCallId: null },
+        delegationMail([...new Set(recipients)], { agent, client, grantId }),
+      );
+    }
+    return scopes;
   });
+  if (!granted)
+    return {
+      ok: false,
+      status: 403,
+      message: "Proposing refunds needs your passkey or password on this page. Confirm it is you and allow again.",
+    };
   return { ok: true, location: answerUrl(redirectUri, issuer, { code, state }) };
 }

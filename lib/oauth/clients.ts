@@ -21,11 +21,14 @@ import {
 export type DocumentFetcher = (
   url: URL,
   limits: { maxBytes: number; timeoutMs: number },
-) => Promise<{ ok: true; status: number; contentType: string; body: string } | { ok: false; reason: string }>;
+) => Promise<
+  | { ok: true; status: number; contentType: string; body: string; maxAgeSeconds?: number }
+  | { ok: false; reason: string }
+>;
 
 export const METADATA_LIMITS = { maxBytes: 16 * 1024, timeoutMs: 5000 } as const;
-/** A document is fetched again when the cached copy is older than this. */
-const CACHE_SECONDS = 3600;
+/** A document is kept as long as its cache headers say, within these bounds; an hour when they say nothing. */
+export const CACHE_SECONDS = { min: 60, max: 24 * 3600, unsaid: 3600 } as const;
 /**
  * Fetches a minute, per person and per host: a signed-in person chooses the URL, so without a limit the consent
  * page would be a way to make this server probe any host, as often as they like.
@@ -130,9 +133,7 @@ export async function resolveClient(clientId: string, fetcher: DocumentFetcher, 
     return registered?.kind === "dcr" ? { ok: true, client: registered } : { ok: false, reason: "unknown client" };
   }
   const cached = await findClient(db, clientId);
-  if (cached?.fetchedAt && Date.now() - cached.fetchedAt.getTime() < CACHE_SECONDS * 1000) {
-    return { ok: true, client: cached };
-  }
+  if (cached?.cacheUntil && Date.now() < cached.cacheUntil.getTime()) return { ok: true, client: cached };
   const url = new URL(clientId);
   const counted = await countMetadataFetch(db, { userId, host: url.hostname });
   const over = counted.find(
@@ -151,8 +152,8 @@ export async function resolveClient(clientId: string, fetcher: DocumentFetcher, 
     return { ok: false, reason: UNUSABLE_DOCUMENT, ...(document.returnTo ? { returnTo: document.returnTo } : {}) };
   }
   await upsertMetadataClient(db, document.client);
-  const { id, name, redirectUris, clientUri } = document.client;
-  return { ok: true, client: { id, name, redirectUris, clientUri, kind: "cimd", fetchedAt: new Date() } };
+  const { id, name, redirectUris, clientUri, cacheUntil } = document.client;
+  return { ok: true, client: { id, name, redirectUris, clientUri, kind: "cimd", fetchedAt: new Date(), cacheUntil } };
 }
 
 /**
@@ -183,6 +184,7 @@ function readMetadataDocument(
   if (!authentication.ok) return { ok: false, reason: `cannot be used: ${authentication.reason}`, returnTo };
   const flow = unusableFlow(parsed.data);
   if (flow) return { ok: false, reason: `cannot be used: ${flow}`, returnTo };
+  const keep = Math.min(CACHE_SECONDS.max, Math.max(CACHE_SECONDS.min, fetched.maxAgeSeconds ?? CACHE_SECONDS.unsaid));
   return {
     ok: true,
     client: {
@@ -192,6 +194,7 @@ function readMetadataDocument(
       clientUri: parsed.data.client_uri ?? null,
       authMethod: authentication.method,
       jwksUri: authentication.jwksUri,
+      cacheUntil: new Date(Date.now() + keep * 1000),
     },
   };
 }

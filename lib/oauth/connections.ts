@@ -2,8 +2,8 @@ import { appendAuditLog } from "../audit/sql";
 import { db, transaction } from "../db";
 import { findConnections, findDcrEnabled, revokeGrant, type ConnectionRow } from "./sql";
 
-// What an admin sees and does with the tenant's OAuth connections (decision 017). Allowing self-registered clients
-// is an admin change under the two-admin rule: lib/admin/self-registration.ts.
+// What an admin sees and does with the tenant's OAuth connections (decision 017), and a person with their own.
+// Allowing self-registered clients is an admin change under the two-admin rule: lib/admin/self-registration.ts.
 
 export type { ConnectionRow } from "./sql";
 
@@ -28,3 +28,24 @@ export async function revokeConnection(admin: { id: string; tenantId: string }, 
     return true;
   });
 }
+
+/** The person's own connections: the clients that act as them, live ones first. */
+export async function ownConnections(person: { id: string; tenantId: string }): Promise<ConnectionRow[]> {
+  return findConnections(db, person.tenantId, person.id);
+}
+
+/** Revokes one of the person's own live connections; false when they have none such. Audited like an admin's. */
+export async function revokeOwnConnection(person: { id: string; tenantId: string }, grantId: string): Promise<boolean> {
+  return transaction(async (tx) => {
+    const revoked = await revokeGrant(tx, person.tenantId, grantId, "revoked-by-person", person.id);
+    if (!revoked) return false;
+    await appendAuditLog(tx, {
+      tenantId: person.tenantId,
+      actorId: person.id,
+      action: "oauth.revoked",
+      detail: { grantId, agentId: person.id, clientId: revoked.clientId, reason: "revoked-by-person" },
+    });
+    return true;
+  });
+}
+

@@ -1,4 +1,5 @@
 import { outboundFetch } from "../security/outbound";
+import { freshnessSeconds } from "./cache-headers";
 import type { DocumentFetcher } from "./clients";
 
 /**
@@ -17,6 +18,12 @@ export const fetchMetadataDocument: DocumentFetcher = async (url, limits) => {
       status: response.status,
       contentType: String(response.headers["content-type"] ?? ""),
       body: response.body.toString("utf8"),
+      maxAgeSeconds: freshnessSeconds({
+        cacheControl: response.headers["cache-control"],
+        age: response.headers.age,
+        expires: response.headers.expires,
+        date: response.headers.date,
+      }),
     };
   } catch (error) {
     return { ok: false, reason: error instanceof Error ? error.message : "the request failed" };

@@ -11,11 +11,14 @@ export interface ClientRow {
   redirectUris: string[];
   clientUri: string | null;
   fetchedAt: Date | null;
+  /** Until when a metadata document's copy is used without fetching it again (its cache headers, bounded). */
+  cacheUntil: Date | null;
 }
 
 export async function findClient(db: Db, id: string): Promise<ClientRow | null> {
   const [row] = await db.$queryRaw<ClientRow[]>`
-    SELECT "id", "kind", "name", "redirectUris", "clientUri", "fetchedAt" FROM "OAuthClient" WHERE "id" = ${id}`;
+    SELECT "id", "kind", "name", "redirectUris", "clientUri", "fetchedAt", "cacheUntil" FROM "OAuthClient"
+    WHERE "id" = ${id}`;
   return row ?? null;
 }
 
@@ -29,15 +32,17 @@ export async function upsertMetadataClient(
     clientUri: string | null;
     authMethod: "none" | "private_key_jwt";
     jwksUri: string | null;
+    cacheUntil: Date;
   },
 ): Promise<void> {
   await db.$executeRaw`
-    INSERT INTO "OAuthClient" ("id", "kind", "name", "redirectUris", "clientUri", "fetchedAt", "authMethod", "jwksUri")
+    INSERT INTO "OAuthClient" ("id", "kind", "name", "redirectUris", "clientUri", "fetchedAt", "authMethod", "jwksUri",
+                               "cacheUntil")
     VALUES (${client.id}, 'cimd', ${client.name}, ${client.redirectUris}, ${client.clientUri}, CURRENT_TIMESTAMP,
-            ${client.authMethod}, ${client.jwksUri})
+            ${client.authMethod}, ${client.jwksUri}, ${client.cacheUntil})
     ON CONFLICT ("id") DO UPDATE SET "name" = EXCLUDED."name", "redirectUris" = EXCLUDED."redirectUris",
       "clientUri" = EXCLUDED."clientUri", "fetchedAt" = EXCLUDED."fetchedAt", "authMethod" = EXCLUDED."authMethod",
-      "jwksUri" = EXCLUDED."jwksUri"
+      "jwksUri" = EXCLUDED."jwksUri", "cacheUntil" = EXCLUDED."cacheUntil"
     WHERE "OAuthClient"."kind" = 'cimd'`;
 }
 
@@ -121,6 +126,13 @@ export async function findConsentingAgent(db: Db, userId: string, tenantId: stri
   return row;
 }
 
+/** The emails of the tenant's active admins. */
+export async function findTenantAdmins(db: Db, tenantId: string): Promise<string[]> {
+  const rows = await db.$queryRaw<{ email: string }[]>`
+    SELECT "email" FROM "User" WHERE "tenantId" = ${tenantId} AND "role" = 'ADMIN' AND "active" ORDER BY "email"`;
+  return rows.map((row) => row.email);
+}
+
 export async function insertConnectionKey(
   tx: Tx,
   key: { id: string; tenantId: string; userId: string; hash: string },
@@ -187,14 +199,30 @@ export async function markCodeUsed(tx: Tx, hash: string): Promise<void> {
   await tx.$executeRaw`UPDATE "OAuthCode" SET "usedAt" = CURRENT_TIMESTAMP WHERE "hash" = ${hash}`;
 }
 
-/** The refresh token by its hash with its grant, locked (a refresh token is used once). */
-export async function lockRefreshToken(tx: Tx, hash: string) {
-  const [row = null] = await tx.$queryRaw<(GrantRow & { used: boolean })[]>`
-    SELECT ${RAW_GRANT_COLUMNS}, r."usedAt" IS NOT NULL AS "used"
+/**
+ * The refresh token by its hash with its grant, locked (a refresh token is used once); `inGrace` while its rotation
+ * is younger than the grace window; `lapsed` when it went unused past the tenant's idle lifetime or the connection
+ * is older than its absolute lifetime.
+ */
+export async function lockRefreshToken(tx: Tx, hash: string, graceSeconds: number) {
+  const [row = null] = await tx.$queryRaw<(GrantRow & { used: boolean; inGrace: boolean; lapsed: boolean })[]>`
+    SELECT ${RAW_GRANT_COLUMNS}, r."usedAt" IS NOT NULL AS "used",
+           COALESCE(r."usedAt" > CURRENT_TIMESTAMP - make_interval(secs => ${graceSeconds}), false) AS "inGrace",
+           (r."createdAt" <= CURRENT_TIMESTAMP - make_interval(days => t."oauthRefreshIdleDays")
+            OR g."createdAt" <= CURRENT_TIMESTAMP - make_interval(days => t."oauthRefreshMaxDays")) AS "lapsed"
     FROM "OAuthRefreshToken" r JOIN "OAuthGrant" g ON g."id" = r."grantId" JOIN "ApiKey" k ON k."id" = g."apiKeyId"
+    JOIN "Tenant" t ON t."id" = g."tenantId"
     WHERE r."hash" = ${hash}
     FOR UPDATE OF r, g`;
   return row;
+}
+
+/** Whether this grant's refresh token with this hash exists and is not used yet (the grant's current one). */
+export async function findUnusedRefreshToken(tx: Tx, hash: string, grantId: string): Promise<boolean> {
+  const [row] = await tx.$queryRaw<{ found: boolean }[]>`
+    SELECT EXISTS (SELECT 1 FROM "OAuthRefreshToken"
+                   WHERE "hash" = ${hash} AND "grantId" = ${grantId} AND "usedAt" IS NULL) AS "found"`;
+  return row.found;
 }
 
 export async function markRefreshTokenUsed(tx: Tx, hash: string): Promise<void> {
@@ -206,18 +234,20 @@ export async function insertRefreshToken(tx: Tx, token: { hash: string; grantId:
 }
 
 /**
- * Ends a connection of the tenant: the grant and its key row, so the next call with any of its tokens is refused
- * on every instance. Returns the grant when it was live, undefined otherwise.
+ * Ends a connection of the tenant (of one agent, with `agentId`): the grant and its key row, so the next call with
+ * any of its tokens is refused on every instance. Returns the grant when it was live, undefined otherwise.
  */
 export async function revokeGrant(
   tx: Tx,
   tenantId: string,
   grantId: string,
   reason: string,
+  agentId: string | null = null,
 ): Promise<{ id: string; agentId: string; clientId: string } | undefined> {
   const [row] = await tx.$queryRaw<{ id: string; agentId: string; clientId: string; apiKeyId: string }[]>`
     UPDATE "OAuthGrant" SET "revokedAt" = CURRENT_TIMESTAMP, "revokedReason" = ${reason}
-    WHERE "id" = ${grantId} AND "tenantId" = ${tenantId} AND "revokedAt" IS NULL
+    WHERE "id" = ${grantId} AND "tenantId" = ${tenantId} AND (${agentId}::text IS NULL OR "agentId" = ${agentId})
+      AND "revokedAt" IS NULL
     RETURNING "id", "agentId", "clientId", "apiKeyId"`;
   if (!row) return undefined;
   await tx.$executeRaw`
@@ -241,8 +271,15 @@ export interface ConnectionRow {
   revokedAt: Date | null;
 }
 
-/** The tenant's connections, live ones first, newest first; revoked ones of the last 30 days stay listed. */
-export async function findConnections(db: Db, tenantId: string): Promise<ConnectionRow[]> {
+/**
+ * The tenant's connections (or one agent's, with `agentId`), live ones first, newest first; revoked ones of the
+ * last 30 days stay listed.
+ */
+export async function findConnections(
+  db: Db,
+  tenantId: string,
+  agentId: string | null = null,
+): Promise<ConnectionRow[]> {
   return db.$queryRaw<ConnectionRow[]>`
     SELECT g."id", g."agentId", a."name" AS "agentName", a."email" AS "agentEmail", g."clientId",
            c."name" AS "clientName", c."kind" AS "clientKind", g."redirectUri", g."scopes",
@@ -251,7 +288,7 @@ export async function findConnections(db: Db, tenantId: string): Promise<Connect
     JOIN "OAuthClient" c ON c."id" = g."clientId"
     JOIN "User" a ON a."id" = g."agentId" AND a."tenantId" = g."tenantId"
     LEFT JOIN "User" p ON p."id" = g."grantedById"
-    WHERE g."tenantId" = ${tenantId}
+    WHERE g."tenantId" = ${tenantId} AND (${agentId}::text IS NULL OR g."agentId" = ${agentId})
       AND (g."revokedAt" IS NULL OR g."revokedAt" > CURRENT_TIMESTAMP - interval '30 days')
     ORDER BY g."revokedAt" IS NOT NULL, a."name", g."createdAt" DESC
     LIMIT 200`;

@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
 import { calculatePKCECodeChallenge } from "oauth4webapi";
 import { ACCESS_TOKEN_SECONDS, mcpResourceOf, signAccessToken } from "../auth/access-tokens";
 import { appendAuditLog } from "../audit/sql";
@@ -7,7 +7,9 @@ import { transaction, type Tx } from "../db";
 import { authenticateClient } from "./client-auth";
 import type { DocumentFetcher } from "./clients";
 import { OAUTH_PATHS } from "./metadata";
+import { firstRefreshToken, REFRESH_GRACE_SECONDS, successorOf } from "./refresh-tokens";
 import {
+  findUnusedRefreshToken,
   insertRefreshToken,
   lockCode,
   lockRefreshToken,
@@ -19,7 +21,9 @@ import {
 
 // The token endpoint (OAuth 2.1 §3.2): the client authenticated as it registered to be (client-auth.ts), then an
 // authorization code with its PKCE verifier, or a refresh token, for an access token to this server's MCP resource
-// and a new refresh token. A code or refresh token presented a second time is taken as stolen: the whole connection (its grant, key row and every token) is revoked.
+// and a new refresh token. A code or refresh token presented a second time is taken as stolen: the whole connection
+// (its grant, key row and every token) is revoked; except a refresh token presented again within the grace window of
+// its rotation (refresh-tokens.ts), which gets the pair that rotation issued.
 
 export type TokenResult =
   { ok: true; body: Record<string, unknown> } | { ok: false; status: 400 | 401; error: string; description: string };
@@ -35,9 +39,17 @@ async function pkceMatches(verifier: string, challenge: string): Promise<boolean
   return computed.length === expected.length && timingSafeEqual(computed, expected);
 }
 
-async function issueTokens(tx: Tx, issuer: string, grant: GrantRow): Promise<Record<string, unknown>> {
-  const refreshToken = randomBytes(32).toString("base64url");
+async function issueTokens(
+  tx: Tx,
+  issuer: string,
+  grant: GrantRow,
+  refreshToken: string,
+): Promise<Record<string, unknown>> {
   await insertRefreshToken(tx, { hash: sha256Hex(refreshToken), grantId: grant.id });
+  return tokenPair(issuer, grant, refreshToken);
+}
+
+async function tokenPair(issuer: string, grant: GrantRow, refreshToken: string): Promise<Record<string, unknown>> {
   const accessToken = await signAccessToken(issuer, {
     sub: grant.agentId,
     tid: grant.tenantId,
@@ -107,7 +119,7 @@ async function exchangeCode(form: URLSearchParams, issuer: string, clientId: str
     if (!VERIFIER.test(verifier) || !(await pkceMatches(verifier, row.codeChallenge)))
       return refused("invalid_grant", "code_verifier does not match the code_challenge");
     await markCodeUsed(tx, hash);
-    return { ok: true, body: await issueTokens(tx, issuer, row) };
+    return { ok: true, body: await issueTokens(tx, issuer, row, firstRefreshToken()) };
   });
 }
 
@@ -116,14 +128,23 @@ async function refresh(form: URLSearchParams, issuer: string, clientId: string):
   if (!token || token.length > 200) return refused("invalid_request", "refresh_token is required");
   return transaction(async (tx) => {
     const hash = sha256Hex(token);
-    const row = await lockRefreshToken(tx, hash);
+    const row = await lockRefreshToken(tx, hash, REFRESH_GRACE_SECONDS);
     if (!row || row.clientId !== clientId) return refused("invalid_grant", "unknown refresh token");
+    const successor = successorOf(token);
     if (row.used) {
+      // A parallel refresh (or a retry after a lost answer) gets the pair the rotation issued, while that pair is
+      // still the current one; the window counts from the rotation, so presenting the token again never extends it.
+      if (row.inGrace && row.live && (await findUnusedRefreshToken(tx, sha256Hex(successor), row.id)))
+        return { ok: true, body: await tokenPair(issuer, row, successor) };
       await revokeFamily(tx, row, "refresh-token-reused");
       return refused("invalid_grant", "this refresh token was already used; its connection is revoked");
     }
     if (!row.live) return refused("invalid_grant", "this connection was revoked; authorize again");
+    if (row.lapsed) {
+      await revokeFamily(tx, row, "lapsed");
+      return refused("invalid_grant", "this connection went unused too long or reached its lifetime; authorize again");
+    }
     await markRefreshTokenUsed(tx, hash);
-    return { ok: true, body: await issueTokens(tx, issuer, row) };
+    return { ok: true, body: await issueTokens(tx, issuer, row, successor) };
   });
 }

@@ -301,14 +301,13 @@ describe("rate and host errors", () => {
     expect((await propose(limited.keys.agent, conversation, read)).status).toBe(200);
     const fourth = await propose(limited.keys.agent, conversation, read);
     expect(fourth.status).toBe(429);
-    const apiKey = await db.apiKey.findFirstOrThrow({ where: { userId: limited.users.agent }, select: { id: true } });
     const buckets = await db.rateBucket.findMany({
-      where: { key: { in: [`c:${conversation}`, `k:${apiKey.id}`] } },
+      where: { key: { in: [`c:${conversation}`, `a:${limited.users.agent}`] } },
       orderBy: { key: "asc" },
     });
     expect(buckets.map((bucket) => [bucket.key, bucket.count])).toEqual([
+      [`a:${limited.users.agent}`, 4],
       [`c:${conversation}`, 4],
-      [`k:${apiKey.id}`, 4],
     ]);
   });
   it("pruning drops ended windows only: a conversation that spent this minute's window stays limited", async () => {

@@ -60,7 +60,7 @@ describe("what a client without a key meets", () => {
     });
     expect(unauthorized.status).toBe(401);
     expect(unauthorized.headers.get("www-authenticate")).toBe(
-      `Bearer resource_metadata="${instance.url}/.well-known/oauth-protected-resource/api/mcp"`,
+      `Bearer resource_metadata="${instance.url}/.well-known/oauth-protected-resource/api/mcp", scope="orders:read orders:write email:send refunds:write"`,
     );
     expect(await unauthorized.json()).toMatchObject({ error: { code: "auth.required" } });
     for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/api/mcp"]) {

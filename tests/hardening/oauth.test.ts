@@ -13,9 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import { db } from "@/lib/db";
 import { allowSelfRegistration } from "../support/admin-changes";
+import { hashPassword } from "@/lib/auth/passwords";
+import { delegationDigest } from "@/lib/oauth/authorize";
 import { conversationOver } from "../support/api-over-http";
 import { callAction, sessionCookie } from "../support/app-instances";
 import { listToolsWith, MemoryProvider } from "../support/oauth";
+import { provedFor, STEP_UP_PASSWORD } from "../support/step-up";
 import { freePort } from "../../scripts/pg-cluster";
 import { createWorld, type World } from "../support/world";
 import { ownInstances } from "../support/own-instances";
@@ -151,6 +154,14 @@ async function sdkClientThroughConsent(own: World, conversation: string, provide
   const form = new URLSearchParams(authorizationUrl.searchParams);
   form.set("decision", "grant");
   for (const scope of ["orders:read", "refunds:write"]) form.append("scope_choice", scope);
+  // The step-up the page makes before it posts refunds:write, in the session of the cookie.
+  const session = await db.session.findFirstOrThrow({
+    where: { userId: own.users.agent },
+    orderBy: { createdAt: "desc" },
+  });
+  const digest = delegationDigest(form.get("client_id")!, form.get("code_challenge")!);
+  const proof = await provedFor(own.users.agent, { kind: "oauth.refunds-delegated", digest }, session.id);
+  form.set("step_up_proof", proof.proofId);
   const granted = await fetch(`${issuer}/api/oauth/authorize`, {
     method: "POST",
     redirect: "manual",
@@ -307,6 +318,12 @@ async function mcpRemoteThroughConsent(
     const page = await context.newPage();
     await page.goto(await authorizationUrl);
     consent = await page.getByRole("main").innerText();
+    // Proposing refunds passes the agent's refund permission on: the page asks for the password first.
+    await db.user.update({
+      where: { id: own.users.agent },
+      data: { passwordHash: await hashPassword(STEP_UP_PASSWORD) },
+    });
+    await page.getByTestId("consent-password").fill(STEP_UP_PASSWORD);
     await page.getByRole("button", { name: "Allow" }).click();
     await page.waitForURL(new RegExp(`localhost:${callbackPort}/oauth/callback`));
   } finally {

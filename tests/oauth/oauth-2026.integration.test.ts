@@ -8,6 +8,8 @@ import type { DocumentFetcher } from "@/lib/oauth/clients";
 import { conversationFor } from "../support/api";
 import { MCP_BASE } from "../support/mcp-route";
 import { MemoryProvider, oauthRouteFetch } from "../support/oauth";
+import { delegationProof } from "../support/oauth-grant";
+import { signedIn } from "../support/signed-in";
 import { createWorld, type World } from "../support/world";
 
 // MCP authorization with protocol revision 2026-07-28 (decision 020): the v2 SDK client, pinned to the new
@@ -16,8 +18,7 @@ import { createWorld, type World } from "../support/world";
 // supervisor and read back as executed. (The v2 client has no tasks extension: it refuses a task result, so it does
 // not declare one; tests/agent-api/waits/mcp-2026.integration.test.ts drives the extension.)
 
-const signedIn = vi.hoisted(() => ({ user: null as SessionUser | null }));
-vi.mock("@/lib/auth/auth", () => ({ currentUser: async () => signedIn.user }));
+vi.mock("@/lib/auth/auth", async () => (await import("../support/signed-in")).signedInMock());
 const documents = vi.hoisted(() => ({ fetch: null as DocumentFetcher | null }));
 vi.mock("@/lib/oauth/fetch-document", () => ({
   fetchMetadataDocument: ((url, limits) => documents.fetch!(url, limits)) as DocumentFetcher,
@@ -78,6 +79,7 @@ describe("the v2 SDK client's OAuth flow on protocol 2026-07-28", () => {
     const form = new URLSearchParams(url.searchParams);
     form.set("decision", "grant");
     for (const scope of ["orders:read", "refunds:write"]) form.append("scope_choice", scope);
+    form.set("step_up_proof", await delegationProof(CIMD_URL, url.searchParams.get("code_challenge")!));
     const answer = await authorizeRoute(
       new Request(`${ISSUER}/api/oauth/authorize`, {
         method: "POST",

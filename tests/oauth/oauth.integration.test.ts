@@ -14,6 +14,8 @@ import { allowSelfRegistration } from "../support/admin-changes";
 import { agentConversation } from "../support/calls";
 import { MCP_BASE } from "../support/mcp-route";
 import { listToolsWith, MemoryProvider, oauthRouteFetch } from "../support/oauth";
+import { delegationProof } from "../support/oauth-grant";
+import { signedIn } from "../support/signed-in";
 import { createWorld, type World } from "../support/world";
 
 // MCP authorization (decision 017) through the route handlers in process: the MCP SDK client's own OAuth provider
@@ -21,8 +23,7 @@ import { createWorld, type World } from "../support/world";
 // grants, and then calls tools as that agent; and every hostile input an attacker could send is refused with a 4xx
 // that changes nothing.
 
-const signedIn = vi.hoisted(() => ({ user: null as SessionUser | null }));
-vi.mock("@/lib/auth/auth", () => ({ currentUser: async () => signedIn.user }));
+vi.mock("@/lib/auth/auth", async () => (await import("../support/signed-in")).signedInMock());
 const documents = vi.hoisted(() => ({ fetch: null as DocumentFetcher | null }));
 vi.mock("@/lib/oauth/fetch-document", () => ({
   fetchMetadataDocument: ((url, limits) => documents.fetch!(url, limits)) as DocumentFetcher,
@@ -67,8 +68,11 @@ async function decide(
 ) {
   const form = new URLSearchParams(params);
   form.set("decision", decision);
-  for (const scope of scopes ?? params.get("scope")?.split(" ") ?? ["orders:read", "refunds:write"])
-    form.append("scope_choice", scope);
+  const chosen = scopes ?? params.get("scope")?.split(" ") ?? ["orders:read", "refunds:write"];
+  for (const scope of chosen) form.append("scope_choice", scope);
+  // The page's step-up for passing the refund permission on (tests/oauth/oauth-connections…).
+  if (decision === "grant" && chosen.includes("refunds:write") && signedIn.user)
+    form.set("step_up_proof", await delegationProof(params.get("client_id") ?? "", params.get("code_challenge") ?? ""));
   return authorizeRoute(
     new Request(`${ISSUER}/api/oauth/authorize`, {
       method: "POST",
@@ -239,13 +243,13 @@ describe("a real client's OAuth flow, no pasted key", () => {
     ]);
     expect(authorizationUrl.searchParams.get("client_id")).toBe(CIMD_URL);
     await refundHeldApprovedAndRead(w, client);
-    // The connection holds no email:send, so the conversation's scope narrows for it.
-    const mail = await client.callTool({ name: "send_status_email", arguments: { order_id: w.orders.o1004 } });
-    expect(mail.structuredContent).toMatchObject({ status: "not_allowed" });
-    const refused = await db.toolCall.findFirstOrThrow({
-      where: { conversationId: conversation, toolName: "send_status_email" },
-    });
-    expect(refused.code).toBe("scope.missing");
+    // The connection holds no email:send, so the conversation's scope narrows for it: a scope challenge (403
+    // insufficient_scope, tests/oauth/oauth-scopes…), which this SDK answers with a refresh and then gives up on.
+    const mail = await client
+      .callTool({ name: "send_status_email", arguments: { order_id: w.orders.o1004 } })
+      .catch((error: unknown) => error);
+    expect(String(mail)).toMatch(/403/);
+    expect(await db.toolCall.count({ where: { conversationId: conversation, toolName: "send_status_email" } })).toBe(0);
     await client.close();
   });
 
@@ -260,6 +264,11 @@ describe("a real client's OAuth flow, no pasted key", () => {
     expect(rotated.headers.get("cache-control")).toBe("no-store");
     const body = (await rotated.json()) as { refresh_token: string; access_token: string };
     expect(body.refresh_token).not.toBe(first);
+    // Past the grace window in which a parallel refresh gets the same pair (tests/oauth/oauth-refresh…).
+    await db.oAuthRefreshToken.updateMany({
+      where: { grant: { tenantId: w.tenantId }, usedAt: { not: null } },
+      data: { usedAt: new Date(Date.now() - 60_000) },
+    });
     const reused = await token({ grant_type: "refresh_token", refresh_token: first, client_id: CIMD_URL });
     expect(reused.status).toBe(400);
     expect(await reused.json()).toMatchObject({ error: "invalid_grant" });

@@ -3,7 +3,8 @@ import { OAuthConsent } from "@/components/oauth/consent";
 import { headers } from "next/headers";
 import { issuerFor } from "@/lib/auth/access-tokens";
 import { currentUser } from "@/lib/auth/auth";
-import { checkAuthorizationRequest, consentingAgent } from "@/lib/oauth/authorize";
+import { passkeysOf } from "@/lib/auth/passkeys";
+import { checkAuthorizationRequest, consentingAgent, delegationDigest } from "@/lib/oauth/authorize";
 import { fetchMetadataDocument } from "@/lib/oauth/fetch-document";
 
 export const metadata = { title: "Connect a client" };
@@ -43,5 +44,15 @@ export default async function AuthorizePage({
   // RFC 6749 §4.1.2.1: a fault the client can be told of goes back to it, not to a page it never sees.
   if (!checked.ok && checked.redirect !== null) redirect(checked.redirect);
   const agent = checked.ok ? await consentingAgent(user) : null;
-  return <OAuthConsent checked={checked} agent={agent} user={user} params={params} />;
+  const digest = checked.ok ? delegationDigest(checked.request.client.id, checked.request.codeChallenge) : "";
+  return (
+    <OAuthConsent
+      checked={checked}
+      agent={agent}
+      user={user}
+      params={params}
+      hasPasskey={checked.ok && (await passkeysOf(user.id)).length > 0}
+      delegationDigest={digest}
+    />
+  );
 }

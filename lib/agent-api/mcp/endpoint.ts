@@ -1,7 +1,10 @@
 import { isLegacyRequest } from "@modelcontextprotocol/server";
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { issuerOf } from "../../auth/access-tokens";
 import { parseJsonText, type RawProposal } from "../../gateway/parse";
+import { mcpInsufficientScope } from "../http";
 import { HEADER_MISMATCH, headerMismatch } from "./headers";
+import { scopeToAskFor } from "./scope-challenge";
 import { serveModern } from "./modern";
 import { serveLegacy, type Bound } from "./server";
 import { serveUnbound, type Unbound } from "./unbound";
@@ -24,6 +27,10 @@ export async function handleMcpRequest(request: Request, target: Bound | Unbound
     return rpcError(405, ErrorCode.InvalidRequest, "this stateless server answers POST only", { Allow: "POST" });
   const parsed = parseJsonText(raw);
   if (!parsed.ok) return rpcError(400, ErrorCode.ParseError, parsed.outcome.code);
+  if ("conversation" in target) {
+    const ask = scopeToAskFor(target, parsed.value);
+    if (ask) return mcpInsufficientScope(issuerOf(request), ask.scopes, ask.tool);
+  }
   const modern = !(await isLegacyRequest(request, parsed.value));
   if (!modern) {
     const mismatch = headerMismatch(request.headers, parsed.value);

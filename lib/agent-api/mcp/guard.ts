@@ -4,7 +4,8 @@ import { PUBLIC_CORS } from "../../oauth/cors";
 
 // DNS-rebinding protection for /api/mcp: a page on a foreign site must not reach the server through a name that
 // resolves to it (its Host) nor call it from a browser (its Origin). Loopback names are always allowed; the
-// deployment's own name comes from NEXTAUTH_URL; more from MCP_ALLOWED_HOSTS and MCP_ALLOWED_ORIGINS
+// deployment's own names come from NEXTAUTH_URL and OAUTH_ISSUER (the address OAuth clients are given, which may
+// be a public name in front of a private NEXTAUTH_URL); more from MCP_ALLOWED_HOSTS and MCP_ALLOWED_ORIGINS
 // (comma-separated host names, and origins such as https://inspector.example.com).
 
 const LOOPBACK = ["localhost", "127.0.0.1", "[::1]"];
@@ -19,8 +20,8 @@ function hostnameOf(url: string | undefined): string | null {
 
 function allowedHosts(): Set<string> {
   const settings = env();
-  const own = hostnameOf(settings.NEXTAUTH_URL);
-  return new Set([...LOOPBACK, ...(own ? [own] : []), ...settings.MCP_ALLOWED_HOSTS]);
+  const own = [hostnameOf(settings.NEXTAUTH_URL), hostnameOf(settings.OAUTH_ISSUER)].filter((host) => host !== null);
+  return new Set([...LOOPBACK, ...own, ...settings.MCP_ALLOWED_HOSTS]);
 }
 
 const forbidden = (message: string) =>

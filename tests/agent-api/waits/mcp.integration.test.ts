@@ -60,6 +60,19 @@ describe("protocol hygiene on /api/mcp", () => {
     expect(await db.toolCall.count({ where: { conversationId: conversation } })).toBe(0);
   });
 
+  it("answers to the Host of OAUTH_ISSUER, the address OAuth clients are given", async () => {
+    const conversation = await agentConversation(world);
+    const auth = { authorization: `Bearer ${world.keys.agent}` };
+    expect((await post(conversation, { ...auth, host: "toolgate.example.com" })).status).toBe(403);
+    process.env.OAUTH_ISSUER = "https://toolgate.example.com";
+    try {
+      expect((await post(conversation, { ...auth, host: "toolgate.example.com" })).status).toBe(200);
+      expect((await post(conversation, { ...auth, origin: "https://toolgate.example.com" })).status).toBe(200);
+    } finally {
+      delete process.env.OAUTH_ISSUER;
+    }
+  });
+
   it("a missing or bad key is a JSON 401 naming the resource metadata, and other discovery paths answer JSON 404", async () => {
     const conversation = await agentConversation(world);
     for (const [headers, code] of [

@@ -21,9 +21,14 @@ export async function POST(request: Request): Promise<Response> {
     const rate = await countConversationOpen(db, agent);
     if (!rate.ok) {
       countConversationOpenLimited();
-      return errorResponse(429, "rate.limited", "this key opened too many conversations this minute", {
-        "Retry-After": String(rate.retryAfterSeconds),
-      });
+      return errorResponse(
+        429,
+        "rate.limited",
+        "this agent opened too many conversations this minute, across its keys and connections",
+        {
+          "Retry-After": String(rate.retryAfterSeconds),
+        },
+      );
     }
     const raw = await readBoundedBody(request, MAX_OPEN_BYTES);
     if (raw.truncated)

@@ -1,0 +1,105 @@
+"use client";
+
+import { useRef, useState } from "react";
+import { PasswordProof } from "@/components/ui/step-up-field";
+import { proveStepUp } from "@/components/ui/step-up";
+
+const DELEGATED = "refunds:write";
+
+/**
+ * The consent form. Passing the refund permission on takes a fresh step-up for exactly this request (decision 014):
+ * one passkey touch, or the password for a person without one; the proof goes with the form, and without it the
+ * server grants everything chosen but refunds.
+ */
+export function ConsentForm({
+  params,
+  offered,
+  blocked,
+  hasPasskey,
+  delegationDigest,
+}: {
+  params: Record<string, string | undefined>;
+  offered: { scope: string; words: string }[];
+  blocked: boolean;
+  hasPasskey: boolean;
+  delegationDigest: string;
+}) {
+  const proofRef = useRef<HTMLInputElement>(null);
+  const [refunds, setRefunds] = useState(offered.some((item) => item.scope === DELEGATED));
+  const [password, setPassword] = useState("");
+  const [problem, setProblem] = useState<string | null>(null);
+  // Not a disabled state: a disabled fieldset or button would leave its values out of the form the proof submits.
+  const proving = useRef(false);
+
+  async function submit(event: React.FormEvent<HTMLFormElement>) {
+    const submitter = (event.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
+    if (submitter?.value !== "grant" || !refunds || proofRef.current?.value) return;
+    event.preventDefault();
+    if (proving.current) return;
+    const form = event.currentTarget;
+    proving.current = true;
+    const proved = await proveStepUp(
+      { kind: "oauth.refunds-delegated", digest: delegationDigest },
+      hasPasskey ? { passkey: true } : { passkey: false, password },
+    );
+    proving.current = false;
+    if (!proved.ok) {
+      setProblem(proved.message);
+      return;
+    }
+    proofRef.current!.value = proved.proofId;
+    form.requestSubmit(submitter);
+  }
+
+  return (
+    <form method="post" action="/api/oauth/authorize" className="card" onSubmit={submit}>
+      {Object.entries(params).map(([name, value]) =>
+        value !== undefined ? <input key={name} type="hidden" name={name} value={value} /> : null,
+      )}
+      <input ref={proofRef} type="hidden" name="step_up_proof" defaultValue="" />
+      <fieldset disabled={blocked}>
+        <legend>What it may do as this agent</legend>
+        {offered.map(({ scope, words }) => (
+          <div className="field" key={scope}>
+            <label>
+              <input
+                type="checkbox"
+                name="scope_choice"
+                value={scope}
+                defaultChecked
+                onChange={scope === DELEGATED ? (event) => setRefunds(event.target.checked) : undefined}
+              />{" "}
+              {words} <span className="small muted">{scope}</span>
+            </label>
+          </div>
+        ))}
+        {refunds ? (
+          <div data-testid="consent-step-up">
+            <p className="muted small">
+              Letting it propose refunds passes your refund permission on: confirm it is you
+              {hasPasskey ? " with your passkey when you allow." : "."}
+            </p>
+            {hasPasskey ? null : <PasswordProof value={password} onChange={setPassword} testId="consent-password" />}
+          </div>
+        ) : null}
+        <p className="muted small">
+          Every call still goes through toolgate&apos;s checks; refunds above the limit wait for a supervisor. You
+          (under Settings) and an admin can revoke this connection at any time.
+        </p>
+      </fieldset>
+      {problem ? (
+        <p className="error" role="alert">
+          {problem}
+        </p>
+      ) : null}
+      <div className="actions">
+        <button type="submit" name="decision" value="grant" disabled={blocked}>
+          Allow
+        </button>
+        <button type="submit" name="decision" value="deny" className="secondary">
+          Refuse
+        </button>
+      </div>
+    </form>
+  );
+}

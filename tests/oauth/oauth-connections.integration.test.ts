@@ -1,0 +1,210 @@
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { setRefundPermission } from "@/lib/admin/refund-permission";
+import { changeOwnPassword } from "@/lib/auth/password-change";
+import { db } from "@/lib/db";
+import type { DocumentFetcher } from "@/lib/oauth/clients";
+import { ownConnections, revokeConnection, revokeOwnConnection, tenantConnections } from "@/lib/oauth/connections";
+import { propose } from "../support/api";
+import { agentConversation } from "../support/calls";
+import { listToolsWith, oauthRouteFetch } from "../support/oauth";
+import {
+  agentSession,
+  cimdDocument,
+  connect,
+  consent,
+  delegationProof,
+  ISSUER,
+  mcpRequest,
+  refreshWith,
+} from "../support/oauth-grant";
+import { signedIn } from "../support/signed-in";
+import { noProof, STEP_UP_PASSWORD } from "../support/step-up";
+import { createWorld, type World } from "../support/world";
+
+// A connection a person controls (issue 34): passing the refund permission to a client takes a fresh step-up proof,
+// is audited and emailed like a new key; the person and the admin both see and revoke it; refresh tokens lapse; a
+// change to the person ends their connections; and the rate limits are one per agent however many it has.
+
+vi.mock("@/lib/auth/auth", async () => (await import("../support/signed-in")).signedInMock());
+vi.mock("@/lib/oauth/fetch-document", () => ({
+  fetchMetadataDocument: (async () => ({
+    ok: true,
+    status: 200,
+    contentType: "application/json",
+    body: cimdDocument(),
+  })) as DocumentFetcher,
+}));
+
+beforeAll(() => {
+  process.env.NEXTAUTH_SECRET = "oauth-tests-signing-secret";
+});
+
+const BOTH = ["orders:read", "refunds:write"];
+const grantsOf = (w: World) =>
+  db.oAuthGrant.findMany({ where: { tenantId: w.tenantId }, orderBy: { createdAt: "asc" } });
+const outbox = (w: World) =>
+  db.outboxMessage.findMany({
+    where: { tenantId: w.tenantId, kind: "oauth_refunds_delegated" },
+    orderBy: { id: "asc" },
+  });
+
+async function signedInWorld() {
+  const w = await createWorld();
+  signedIn.user = agentSession(w);
+  return w;
+}
+
+describe("passing the refund permission to a client", () => {
+  it("a consent without a fresh proof gets no refunds:write; with one it does, audited and emailed like a new key", async () => {
+    const w = await signedInWorld();
+    // No proof: everything chosen but the refund permission; refunds alone is refused and grants nothing.
+    const without = await connect(BOTH, {}, false);
+    expect(without.scope).toBe("orders:read");
+    const alone = await consent(["refunds:write"], {}, false);
+    expect(alone.status).toBe(403);
+    expect(await alone.text()).toMatch(/passkey or password/);
+    // A proof made for another authorization request (another PKCE challenge) does not cover this one.
+    const other = await delegationProof("https://client.example/oauth/client.json", "x".repeat(43));
+    expect((await connect(BOTH, { step_up_proof: other }, false)).scope).toBe("orders:read");
+    expect(await outbox(w)).toEqual([]);
+
+    const granted = await connect(BOTH);
+    expect(granted.scope).toBe("orders:read refunds:write");
+    const grants = await grantsOf(w);
+    expect(grants.map((grant) => grant.scopes)).toEqual([["orders:read"], ["orders:read"], BOTH]);
+    const audit = await db.auditLog.findMany({ where: { tenantId: w.tenantId, action: "oauth.granted" } });
+    expect(audit.map((row) => (row.detail as { stepUp?: string }).stepUp)).toEqual([undefined, undefined, "password"]);
+    const agent = await db.user.findUniqueOrThrow({ where: { id: w.users.agent } });
+    const admin = await db.user.findUniqueOrThrow({ where: { id: w.users.admin } });
+    const mail = await outbox(w);
+    expect(mail.map((message) => message.recipient).sort()).toEqual([admin.email, agent.email].sort());
+    expect(mail[0]).toMatchObject({ subject: expect.stringContaining("may now propose refunds") });
+    expect(mail[0].body).toContain(grants[2].id);
+  });
+
+  it("a proof is used once: a second consent with it gets no refunds:write", async () => {
+    const w = await signedInWorld();
+    const proof = await delegationProof(
+      "https://client.example/oauth/client.json",
+      "WrHlyGZTXKrfARMf6ggFndo_BRsga1GAB6KE6asQmhk",
+    );
+    expect((await connect(BOTH, { step_up_proof: proof }, false)).scope).toBe("orders:read refunds:write");
+    expect((await connect(BOTH, { step_up_proof: proof }, false)).scope).toBe("orders:read");
+    expect(await outbox(w)).toHaveLength(2);
+  });
+});
+
+describe("the person's own connections", () => {
+  it("the person lists and revokes their own; an admin sees and revokes any; neither reaches another's", async () => {
+    const w = await signedInWorld();
+    const conversation = await agentConversation(w);
+    const first = await connect(["orders:read"]);
+    const second = await connect(["orders:read"]);
+    const [mine1, mine2] = await grantsOf(w);
+    const own = await ownConnections({ id: w.users.agent, tenantId: w.tenantId });
+    expect(own.map((row) => row.id).sort()).toEqual([mine1.id, mine2.id].sort());
+    expect(await ownConnections({ id: w.users.agent2, tenantId: w.tenantId })).toEqual([]);
+    expect(await revokeOwnConnection({ id: w.users.agent2, tenantId: w.tenantId }, mine1.id)).toBe(false);
+
+    expect(await revokeOwnConnection({ id: w.users.agent, tenantId: w.tenantId }, mine1.id)).toBe(true);
+    expect((await listToolsWith(oauthRouteFetch, ISSUER, conversation, first.access_token)).status).toBe(401);
+    expect((await refreshWith(first.refresh_token)).status).toBe(400);
+    expect((await db.oAuthGrant.findUniqueOrThrow({ where: { id: mine1.id } })).revokedReason).toBe(
+      "revoked-by-person",
+    );
+    const { connections } = await tenantConnections(w.tenantId);
+    expect(connections.find((row) => row.id === mine1.id)?.revokedAt).not.toBeNull();
+    expect(await revokeConnection({ id: w.users.admin, tenantId: w.tenantId }, mine2.id)).toBe(true);
+    expect((await listToolsWith(oauthRouteFetch, ISSUER, conversation, second.access_token)).status).toBe(401);
+    const audit = await db.auditLog.findMany({ where: { tenantId: w.tenantId, action: "oauth.revoked" } });
+    expect(audit.map((row) => [row.actorId, (row.detail as { reason: string }).reason])).toEqual([
+      [w.users.agent, "revoked-by-person"],
+      [w.users.admin, "revoked-by-admin"],
+    ]);
+  });
+});
+
+describe("what ends a connection", () => {
+  it("a password change ends every connection of the person: its tokens stop at once", async () => {
+    const w = await signedInWorld();
+    const conversation = await agentConversation(w);
+    const tokens = await connect(BOTH);
+    expect((await listToolsWith(oauthRouteFetch, ISSUER, conversation, tokens.access_token)).status).toBe(200);
+    const agent = await db.user.findUniqueOrThrow({ where: { id: w.users.agent } });
+    const changed = await changeOwnPassword(
+      agent,
+      "ses_password_change_test",
+      STEP_UP_PASSWORD,
+      "a-brand-new-password-2026",
+    );
+    expect(changed.kind).toBe("changed");
+    expect((await listToolsWith(oauthRouteFetch, ISSUER, conversation, tokens.access_token)).status).toBe(401);
+    expect((await refreshWith(tokens.refresh_token)).status).toBe(400);
+    const [grant] = await grantsOf(w);
+    expect(grant.revokedReason).toBe("password-changed");
+  });
+
+  it("losing the refund permission ends the connections that may propose refunds; deactivation ends the rest", async () => {
+    const w = await signedInWorld();
+    const conversation = await agentConversation(w);
+    const refunds = await connect(BOTH);
+    const reads = await connect(["orders:read"]);
+    const admin = { id: w.users.admin, tenantId: w.tenantId };
+    expect(await setRefundPermission(admin, w.users.agent, false, await noProof(w.users.admin))).toBe("changed");
+    expect((await listToolsWith(oauthRouteFetch, ISSUER, conversation, refunds.access_token)).status).toBe(401);
+    expect((await listToolsWith(oauthRouteFetch, ISSUER, conversation, reads.access_token)).status).toBe(200);
+    expect((await grantsOf(w)).map((grant) => grant.revokedReason)).toEqual(["refunds-withdrawn", null]);
+    await db.user.update({ where: { id: w.users.agent }, data: { active: false } });
+    expect((await grantsOf(w)).map((grant) => grant.revokedReason)).toEqual(["refunds-withdrawn", "deactivated"]);
+    expect((await refreshWith(reads.refresh_token)).status).toBe(400);
+  });
+
+  it("a refresh token unused past the tenant's idle lifetime, or a connection past its absolute one, no longer refreshes", async () => {
+    const w = await signedInWorld();
+    await db.tenant.update({ where: { id: w.tenantId }, data: { oauthRefreshIdleDays: 7, oauthRefreshMaxDays: 30 } });
+    const idle = await connect(["orders:read"]);
+    const aged = await connect(["orders:read"]);
+    const fresh = await connect(["orders:read"]);
+    const [idleGrant, agedGrant, freshGrant] = await grantsOf(w);
+    const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000);
+    await db.oAuthRefreshToken.updateMany({ where: { grantId: idleGrant.id }, data: { createdAt: daysAgo(8) } });
+    await db.oAuthGrant.update({ where: { id: agedGrant.id }, data: { createdAt: daysAgo(31) } });
+    await db.oAuthRefreshToken.updateMany({ where: { grantId: freshGrant.id }, data: { createdAt: daysAgo(6) } });
+    for (const tokens of [idle, aged]) {
+      const refused = await refreshWith(tokens.refresh_token);
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({ error: "invalid_grant" });
+    }
+    expect((await refreshWith(fresh.refresh_token)).status).toBe(200);
+    expect((await grantsOf(w)).map((grant) => grant.revokedReason)).toEqual(["lapsed", "lapsed", null]);
+  });
+});
+
+describe("rate limits per agent", () => {
+  it("an agent's key and two connections share one per-minute budget: consenting again adds none", async () => {
+    const second = new Date().getUTCSeconds();
+    if (second >= 50) await new Promise((resolve) => setTimeout(resolve, (61 - second) * 1000));
+    const w = await createWorld({ rateKeyPerMin: 3 });
+    signedIn.user = agentSession(w);
+    const conversation = await agentConversation(w);
+    const one = await connect(["orders:read"]);
+    const two = await connect(["orders:read"]);
+    const read = { name: "get_order", arguments: { order_id: w.orders.o1001 } };
+    const viaMcp = async (accessToken: string) => {
+      const answer = await mcpRequest(conversation, accessToken, {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: read,
+      });
+      return ((await answer.json()) as { result: { structuredContent: { status: string } } }).result.structuredContent
+        .status;
+    };
+    expect((await propose(w.keys.agent, conversation, read)).status).toBe(200);
+    expect(await viaMcp(one.access_token)).toBe("ok");
+    expect(await viaMcp(two.access_token)).toBe("ok");
+    expect(await viaMcp(two.access_token)).toBe("unavailable");
+    expect((await propose(w.keys.agent, conversation, read)).status).toBe(429);
+    expect(await db.rateBucket.findUniqueOrThrow({ where: { key: `a:${w.users.agent}` } })).toMatchObject({ count: 5 });
+  });
+});
