@@ -231,12 +231,6 @@ async function time(fn: () => Promise<void>) {
   return performance.now() - started;
 }
 
-async function statementsOf(fn: () => Promise<void>) {
-  const before = database.statements();
-  await fn();
-  return database.statements() - before;
-}
-
 const pairs = [
   {
     name: "executed refund",
@@ -288,7 +282,9 @@ for (const pair of pairs) {
   rows.push(
     `| ${pair.name} | ${ms(ga.median)} | ${ms(ga.p99)} | ${pair.baselineName} | ${ms(gb.median)} | ${ms(gb.p99)} | ${(ga.median / gb.median).toFixed(2)}x | ${(ga.p99 / gb.p99).toFixed(2)}x |`,
   );
-  counts.push(`| ${pair.name} | ${await statementsOf(pair.gateway)} | ${await statementsOf(pair.baseline)} |`);
+  counts.push(
+    `| ${pair.name} | ${await database.statementsOf(pair.gateway)} | ${await database.statementsOf(pair.baseline)} |`,
+  );
   console.log(rows.at(-1));
 }
 
