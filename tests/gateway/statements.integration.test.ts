@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
-import { conversationFor, newCallKey, propose } from "../support/api";
+import { conversationFor, newCallKey, propose, type CallBody } from "../support/api";
 import { refund } from "../support/calls";
 import { ownExternals } from "../support/externals";
 import { countStatements, type StatementCounter } from "../support/statements";
@@ -37,7 +37,7 @@ describe("statements per call", () => {
 
   it(`a read sends at most ${READ} statements`, async () => {
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-    let body: Record<string, unknown> = {};
+    let body: CallBody | null = null;
     const sent = await counter.statementsOf(async () => {
       body = (
         await propose(world.keys.agent, conversation, {
