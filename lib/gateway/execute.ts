@@ -1,7 +1,7 @@
 import type { Db } from "../db";
 import type { OrderFacts, ToolDefinition, ToolPorts } from "../tools/types";
 import { outcome, type Outcome } from "../outcome";
-import { moveOrderWithBudgets } from "./sql";
+import { moveOrderWithBudgets, type ExposureReservation } from "./sql";
 import type { ConversationFacts } from "./types";
 
 export interface ExecutableCall {
@@ -11,8 +11,8 @@ export interface ExecutableCall {
   conversation: ConversationFacts;
   impactCents: number;
   callId: string;
-  /** Set by the policy stage for an irreversible effect executed without approval (the exposure ceilings). */
-  countsTowardCeilings?: boolean;
+  /** The reservation against the exposure ceilings of an irreversible effect executed without approval. */
+  exposure?: ExposureReservation | null;
 }
 
 /**
@@ -24,7 +24,6 @@ export async function executeCall(client: Db, call: ExecutableCall, ports: ToolP
   if (tool.effect !== "read") {
     const change = tool.orderChanges?.(call.args, order) ?? {};
     const irreversibleCents = tool.effect === "irreversible" ? call.impactCents : 0;
-    const exposureCents = call.countsTowardCeilings ? irreversibleCents : 0;
     // The order moves only at the version the checks saw, and the budgets and exposure move only with it, in one statement.
     const moved = await moveOrderWithBudgets(client, {
       order,
@@ -32,7 +31,7 @@ export async function executeCall(client: Db, call: ExecutableCall, ports: ToolP
       conversation,
       callId: call.callId,
       irreversibleCents,
-      exposureCents,
+      exposure: call.exposure ?? null,
     });
     if (!moved) return outcome("order.changed");
   }

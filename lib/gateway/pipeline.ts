@@ -8,6 +8,7 @@ import type { ConversationWaiter } from "../live";
 import { readsCalls, type AnyTool, type ToolDefinition, type ToolPorts } from "../tools/types";
 import { checkAllowlist } from "./allowlist";
 import { requestApproval, type ApprovalNotifier } from "./approval";
+import { releaseCeilings, reserveCeilings } from "./ceilings";
 import { loadContext } from "./context";
 import { executeCall } from "./execute";
 import { lockConversation } from "./lock";
@@ -266,17 +267,23 @@ async function checkAgainstData(
     decidePolicy(client, tool, conversation, proposal.policy, order, call.impactCents),
   );
   if (!policy.ok) return finish(policy.outcome);
-  const { consequence: numbers, ceiling, countsTowardCeilings, duplicate } = policy.value;
+  const { consequence: numbers, meetsCeilings, duplicate } = policy.value;
   if (duplicate) record.detail = { duplicate_guard: duplicate };
 
   const rules = await stage("rules", () =>
     checkRules(client, tool, conversation, proposal.policy, order, call.impactCents),
   );
-  if (rules) record.detail = { ...record.detail, ...rulesDetail(rules, numbers) };
   const stopped = rulesStop(rules);
-  if (stopped) return finish(stopped);
   const held = ruleHolds(rules);
-  const consequence = held.length > 0 ? "approval" : numbers;
+  // The ceilings reserve last, only for a call nothing else holds: their locks are held from here to the commit.
+  const ceilings =
+    meetsCeilings && !stopped && held.length === 0
+      ? await stage("ceilings", () => reserveCeilings(client, conversation, call.impactCents))
+      : null;
+  const ceiling = ceilings && !ceilings.ok ? ceilings.ceiling : null;
+  if (rules) record.detail = { ...record.detail, ...rulesDetail(rules, ceiling ? "approval" : numbers) };
+  if (stopped) return finish(stopped);
+  const consequence = held.length > 0 || ceiling ? "approval" : numbers;
 
   if (consequence === "approval") {
     const pending = await stage("approval", () =>
@@ -300,11 +307,13 @@ async function checkAgainstData(
     const reason = held.map((hold) => hold.reason).join(" ");
     return finish(reason ? { ...pending.outcome, reason } : pending.outcome);
   }
-  return finish(
-    await stage("execute", () =>
-      executeCall(client, { ...call, order, conversation, callId: id, countsTowardCeilings }, ports),
-    ),
+  const exposure = ceilings?.ok ? ceilings.reservation : null;
+  const executed = await stage("execute", () =>
+    executeCall(client, { ...call, order, conversation, callId: id, exposure }, ports),
   );
+  // An effect that did not happen gives its reservation back before the call's record commits.
+  if (exposure && executed.code === "order.changed") await releaseCeilings(client, conversation, exposure);
+  return finish(executed);
 }
 
 async function recordEarly(

@@ -3,7 +3,7 @@ import { scopesFor } from "../tools/scopes";
 import type { EarlierEffect, OrderFacts, ToolDefinition } from "../tools/types";
 import { pass, stop, type StageResult } from "../outcome";
 import type { RuleHold } from "./rules";
-import { deleteOldAutoExposure, lockTenantCeilings, sumAutoExposure } from "./sql";
+import { deleteOldAutoExposure } from "./sql";
 import type { ConversationFacts, TenantPolicy } from "./types";
 
 export type Consequence = "auto" | "approval";
@@ -34,16 +34,14 @@ export interface PolicyDecision {
   consequence: Consequence;
   /** The duplicate-intent guard's verdict, null for a tool it does not look at. */
   duplicate: DuplicateVerdict | null;
-  /** Why an irreversible call that the conversation's own limits allow still needs approval. */
-  ceiling: CeilingHit | null;
-  /** An irreversible effect executed without approval: it counts toward the ceilings from now on. */
-  countsTowardCeilings: boolean;
+  /** An irreversible effect the numbers let run without approval: it must fit under the ceilings (`reserveCeilings`). */
+  meetsCeilings: boolean;
 }
 
 /**
- * Stage 10 of the pipeline: `checkPolicy`, the duplicate-intent guard, then, for an irreversible call they would let
- * run automatically, the exposure ceilings. Runs inside the write's transaction, so the ceilings' lock is held
- * until the effect commits.
+ * Stage 10 of the pipeline: `checkPolicy`, then the duplicate-intent guard. An irreversible call they would let run
+ * automatically is then reserved against the exposure ceilings (lib/gateway/ceilings.ts), after the rules, so the
+ * ceilings' locks are taken as late in the transaction as they can be.
  */
 export async function decidePolicy(
   client: Db,
@@ -57,15 +55,11 @@ export async function decidePolicy(
   if (!checked.ok) return checked;
   const duplicate = await checkDuplicate(client, tool, conversation, policy, order, impactCents);
   const held = checked.value === "approval" || duplicate?.verdict === "held";
-  if (held || tool.effect !== "irreversible" || impactCents === 0) {
-    return pass({ consequence: held ? "approval" : "auto", duplicate, ceiling: null, countsTowardCeilings: false });
-  }
-  const ceiling = await checkCeilings(client, conversation, impactCents);
-  return pass(
-    ceiling
-      ? { consequence: "approval", duplicate, ceiling, countsTowardCeilings: false }
-      : { consequence: "auto", duplicate, ceiling: null, countsTowardCeilings: true },
-  );
+  return pass({
+    consequence: held ? "approval" : "auto",
+    duplicate,
+    meetsCeilings: !held && tool.effect === "irreversible" && impactCents > 0,
+  });
 }
 
 /** A held verdict as the approval's card lists it among the reasons. */
@@ -176,39 +170,6 @@ export function needsApproval(
         impactCents > policy.autoLimitCents || conversation.irreversibleCents + impactCents > policy.sessionCapCents
       );
   }
-}
-
-/**
- * The rolling 24-hour ceilings of the conversation's agent and tenant against this impact. Takes the tenant
- * row's lock first, for the rest of the transaction, so every automatic irreversible effect of a tenant (on any
- * app instance) is summed and recorded one at a time; the ceilings are read under that lock too. The sums are a
- * second statement because a statement that waited for a lock still reads other tables as they were before it
- * waited (READ COMMITTED): only a new statement sees what the previous holder committed.
- */
-async function checkCeilings(
-  client: Db,
-  conversation: ConversationFacts,
-  impactCents: number,
-): Promise<CeilingHit | null> {
-  const ceilings = await lockTenantCeilings(client, conversation.tenantId);
-  const { agent: agentUsed, tenant: tenantUsed } = await sumAutoExposure(client, conversation);
-  if (agentUsed + impactCents > ceilings.agentDailyCeilingCents) {
-    return {
-      name: "agent_daily_ceiling_cents",
-      limit_cents: ceilings.agentDailyCeilingCents,
-      used_cents: agentUsed,
-      window_hours: 24,
-    };
-  }
-  if (tenantUsed + impactCents > ceilings.tenantDailyCeilingCents) {
-    return {
-      name: "tenant_daily_ceiling_cents",
-      limit_cents: ceilings.tenantDailyCeilingCents,
-      used_cents: tenantUsed,
-      window_hours: 24,
-    };
-  }
-  return null;
 }
 
 /** Drops exposure rows past every window that could still count them (the job keeps the table to about a day). */
