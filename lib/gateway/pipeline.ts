@@ -9,7 +9,7 @@ import { readsCalls, type AnyTool, type ToolDefinition, type ToolPorts } from ".
 import { checkAllowlist } from "./allowlist";
 import { requestApproval, type ApprovalNotifier } from "./approval";
 import { releaseCeilings, reserveCeilings } from "./ceilings";
-import { loadContext } from "./context";
+import { loadCallFacts } from "./context";
 import { executeCall } from "./execute";
 import { lockConversation } from "./lock";
 import { checkIdempotency, deriveCallKey } from "./idempotency";
@@ -233,14 +233,14 @@ async function checkAgainstData(
     return { id, outcome: result, replayed: false };
   };
 
-  const context = await stage("context", () => loadContext(client, tool, args, conversation));
+  const context = await stage("context", () =>
+    loadCallFacts(client, tool, args, conversation, { callKey, policy: proposal.policy }),
+  );
   if (!context.ok) return finish(context.outcome);
-  const order = context.value;
+  const { order, stored, recent, ruleFacts } = context.value;
   record.orderId = order.id;
 
-  const idempotency = await stage("idempotency", () =>
-    checkIdempotency(client, tool, conversation.id, callKey, call.argsHash),
-  );
+  const idempotency = stage("idempotency", () => checkIdempotency(tool, callKey, call.argsHash, stored));
   if (!idempotency.ok) return finish(idempotency.outcome);
   const { replay } = idempotency.value;
   ownsKey = tool.effect !== "read";
@@ -263,15 +263,15 @@ async function checkAgainstData(
   const state = stage("state", () => checkState(tool, args, order));
   if (!state.ok) return finish(await explainState(client, tool, order, state.outcome));
 
-  const policy = await stage("policy", () =>
-    decidePolicy(client, tool, conversation, proposal.policy, order, call.impactCents),
+  const policy = stage("policy", () =>
+    decidePolicy(tool, conversation, proposal.policy, order, call.impactCents, recent),
   );
   if (!policy.ok) return finish(policy.outcome);
   const { consequence: numbers, meetsCeilings, duplicate } = policy.value;
   if (duplicate) record.detail = { duplicate_guard: duplicate };
 
   const rules = await stage("rules", () =>
-    checkRules(client, tool, conversation, proposal.policy, order, call.impactCents),
+    checkRules(client, tool, conversation, proposal.policy, order, call.impactCents, ruleFacts),
   );
   const stopped = rulesStop(rules);
   const held = ruleHolds(rules);

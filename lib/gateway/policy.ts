@@ -43,17 +43,17 @@ export interface PolicyDecision {
  * automatically is then reserved against the exposure ceilings (lib/gateway/ceilings.ts), after the rules, so the
  * ceilings' locks are taken as late in the transaction as they can be.
  */
-export async function decidePolicy(
-  client: Db,
+export function decidePolicy(
   tool: ToolDefinition,
   conversation: ConversationFacts,
   policy: TenantPolicy,
   order: OrderFacts,
   impactCents: number,
-): Promise<StageResult<PolicyDecision>> {
+  recent: EarlierEffect[] | null,
+): StageResult<PolicyDecision> {
   const checked = checkPolicy(tool, conversation, policy, order, impactCents);
   if (!checked.ok) return checked;
-  const duplicate = await checkDuplicate(client, tool, conversation, policy, order, impactCents);
+  const duplicate = checkDuplicate(conversation, policy, impactCents, recent);
   const held = checked.value === "approval" || duplicate?.verdict === "held";
   return pass({
     consequence: held ? "approval" : "auto",
@@ -74,19 +74,17 @@ export function heldFor({ verdict: _verdict, ...hit }: DuplicateVerdict & { verd
  * one: the same amount, or any effect another conversation made. Only effects count, never what a conversation
  * proposed: a refused, withdrawn, denied or still-held proposal moved no money and cannot make room for another
  * (decision 011). Two different partial refunds one conversation made pass. It never refuses: a supervisor who
- * approves the possible duplicate pays it. Null for a tool that declares no earlier effects.
+ * approves the possible duplicate pays it. `effects` are the order's earlier effects of the tool within the window,
+ * as stage 7 read them; null for a tool that declares none, and then so is the verdict.
  */
-export async function checkDuplicate(
-  client: Db,
-  tool: ToolDefinition,
+export function checkDuplicate(
   conversation: ConversationFacts,
   policy: TenantPolicy,
-  order: OrderFacts,
   impactCents: number,
-): Promise<DuplicateVerdict | null> {
-  if (!tool.earlierEffects) return null;
+  effects: EarlierEffect[] | null,
+): DuplicateVerdict | null {
+  if (!effects) return null;
   const windowHours = policy.duplicateWindowHours;
-  const effects = await tool.earlierEffects.recent(client, order, windowHours);
   const match =
     effects.find((effect) => effect.amountCents === impactCents) ??
     effects.find((effect) => effect.conversationId !== conversation.id);

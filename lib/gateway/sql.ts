@@ -1,8 +1,8 @@
 import type { Db } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { CALLS_CHANNEL } from "../sql";
-import { moveOrderAtVersion } from "../tools/sql";
-import type { OrderChange } from "../tools/types";
+import { moveOrderAtVersion, ORDER_FACTS } from "../tools/sql";
+import type { EarlierEffect, OrderChange, OrderFacts } from "../tools/types";
 import type { CallRecord, DecisionRow, LaterOutcome, RateCount } from "./types";
 
 // A change is announced only to conversations with an open live view (lib/live.ts): PostgreSQL serializes the
@@ -26,16 +26,6 @@ export async function lockConversationRow(db: Db, conversationId: string): Promi
     FROM "Conversation" c LEFT JOIN "User" u ON u."id" = c."agentId" AND u."tenantId" = c."tenantId"
     WHERE c."id" = ${conversationId} FOR UPDATE OF c`;
   return row ?? null;
-}
-
-export async function findCallByKey(
-  db: Db,
-  key: { conversationId: string; toolName: string; callKey: string },
-): Promise<{ id: string; argsHash: string | null; outcome: unknown } | null> {
-  const [stored] = await db.$queryRaw<{ id: string; argsHash: string | null; outcome: unknown }[]>`
-    SELECT "id", "argsHash", "outcome" FROM "ToolCall"
-    WHERE "conversationId" = ${key.conversationId} AND "toolName" = ${key.toolName} AND "callKey" = ${key.callKey}`;
-  return stored ?? null;
 }
 
 /** A reservation against both ceilings: the running totals it left and the time it holds its place in them. */
@@ -331,13 +321,41 @@ export interface RuleFactsRow {
 /** The agent's refunds today are counted up to this many: a busy tenant's day is never scanned whole for one call. */
 export const REFUNDS_TODAY_CAP = 100;
 
-/** Counts the agent's refunds since midnight UTC only when `countRefunds` (the one part that is not a key lookup). */
-export async function findRuleFacts(
+/** Everything the checks of one call read, beside the order: see `findCallFacts`. */
+export interface CallFactsRow extends OrderFacts, RuleFactsRow {
+  stored: { id: string; argsHash: string | null; outcome: unknown } | null;
+  recent: (Omit<EarlierEffect, "at"> & { at: string })[] | null;
+}
+
+/**
+ * In one statement, the order with this id only when it belongs to this tenant and customer, and beside it what the
+ * later stages decide from: the call stored under this call key (stage 8), the order's earlier effects the tool
+ * declares (`recent`, a scalar subquery on the order `o`; the duplicate-intent guard), and the facts the policy rules
+ * read (counting the agent's refunds today only when `countRefunds`). Null when the order is not the customer's.
+ */
+export async function findCallFacts(
   db: Db,
-  at: { tenantId: string; orderId: string; agentId: string; countRefunds: boolean },
-): Promise<RuleFactsRow | undefined> {
-  const [row] = await db.$queryRaw<RuleFactsRow[]>`
-    SELECT cu."fraudWatch",
+  at: {
+    orderId: string;
+    tenantId: string;
+    customerId: string;
+    agentId: string;
+    key: { conversationId: string; toolName: string; callKey: string } | null;
+    recent: Prisma.Sql | null;
+    countRefunds: boolean;
+  },
+): Promise<CallFactsRow | null> {
+  const { key } = at;
+  const [row] = await db.$queryRaw<CallFactsRow[]>`
+    SELECT ${ORDER_FACTS},
+           ${
+             key
+               ? Prisma.sql`(SELECT json_build_object('id', k."id", 'argsHash', k."argsHash", 'outcome', k."outcome") FROM "ToolCall" k
+                  WHERE k."conversationId" = ${key.conversationId} AND k."toolName" = ${key.toolName} AND k."callKey" = ${key.callKey})`
+               : Prisma.sql`NULL::json`
+           } AS "stored",
+           ${at.recent ?? Prisma.sql`NULL::json`} AS "recent",
+           cu."fraudWatch",
            floor(extract(epoch FROM now() - cu."createdAt") / 86400)::int AS "customerAgeDays",
            floor(extract(epoch FROM now() - o."placedAt") / 86400)::int AS "orderAgeDays",
            CASE WHEN ${at.countRefunds} THEN (
@@ -351,8 +369,8 @@ export async function findRuleFacts(
              ) today
            ) ELSE 0 END AS "agentRefundsToday"
     FROM "Order" o JOIN "Customer" cu ON cu."id" = o."customerId"
-    WHERE o."id" = ${at.orderId} AND o."tenantId" = ${at.tenantId}`;
-  return row;
+    WHERE o."id" = ${at.orderId} AND o."tenantId" = ${at.tenantId} AND o."customerId" = ${at.customerId}`;
+  return row ?? null;
 }
 
 /** The text of a published rule set of the tenant (versions are never edited). */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { findRecentRefunds, findUnsettledRefund } from "./sql";
+import { findUnsettledRefund, recentRefunds } from "./sql";
 import { defineTool, ORDER_ID } from "./types";
 
 export const REFUND_REASONS = ["damaged", "not_as_described", "late", "not_delivered", "wrong_item", "other"] as const;
@@ -54,7 +54,7 @@ export const issueRefund = defineTool<z.infer<typeof IssueRefundSchema>>({
   },
   executedCode: "refund.issued",
   earlierEffects: {
-    recent: (client, order, windowHours) => findRecentRefunds(client, order.id, windowHours),
+    recent: recentRefunds,
     unsettled: (client, order) => findUnsettledRefund(client, order.id),
   },
   external: {

@@ -81,13 +81,20 @@ const REFUND_EFFECT = Prisma.sql`r."toolCallId" AS "callId", c."conversationId",
            r."createdAt" AS "at",
            CASE r."status" WHEN 'issued' THEN 'issued' WHEN 'reserved' THEN 'in_progress' ELSE 'unknown' END AS "status"`;
 
-/** The order's refunds issued, unknown or in progress created within the last `hours`, newest first. */
-export async function findRecentRefunds(db: Db, orderId: string, hours: number): Promise<EarlierEffect[]> {
-  return db.$queryRaw<EarlierEffect[]>`
-    SELECT ${REFUND_EFFECT} FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId"
-    WHERE r."orderId" = ${orderId} AND r."status" IN ('issued', 'reserved', 'unknown', 'investigate')
-      AND r."createdAt" > now() - make_interval(hours => ${hours}::int)
-    ORDER BY r."createdAt" DESC, r."id" DESC`;
+/**
+ * For the statement that reads a call's facts (the order as `o`): the JSON array of the order's refunds issued, unknown
+ * or in progress created within the last `hours`, newest first, as `EarlierEffect`s.
+ */
+export function recentRefunds(hours: number): Prisma.Sql {
+  return Prisma.sql`(
+      SELECT COALESCE(json_agg(json_build_object(
+               'callId', r."toolCallId", 'conversationId', c."conversationId", 'amountCents', r."amountCents",
+               'currency', r."currency", 'at', r."createdAt",
+               'status', CASE r."status" WHEN 'issued' THEN 'issued' WHEN 'reserved' THEN 'in_progress' ELSE 'unknown' END
+             ) ORDER BY r."createdAt" DESC, r."id" DESC), '[]'::json)
+      FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId"
+      WHERE r."orderId" = o."id" AND r."status" IN ('issued', 'reserved', 'unknown', 'investigate')
+        AND r."createdAt" > now() - make_interval(hours => ${hours}::int))`;
 }
 
 /** The order's refund still awaiting the provider's answer, if any (at most one: it blocks new refunds). */

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Db } from "../db";
+import type { Prisma } from "../generated/prisma/client";
 import type { ConversationWaiter } from "../live";
 import type { Code, Outcome } from "../outcome";
 
@@ -107,11 +108,13 @@ export interface ToolDefinition<A = Record<string, unknown>> extends ToolFace<A>
   executedCode: Code;
   /**
    * For an effect a model could repeat under a call key of its own: what this tool did, or may have done, to the
-   * order within the last `windowHours`, for the duplicate-intent guard (stage 10), and the order's unsettled effect
-   * (any age) for the answer to a call its state rules stopped because of it.
+   * order within the last `windowHours`, for the duplicate-intent guard (stage 10): a scalar subquery on the order
+   * `o` giving the JSON array of those `EarlierEffect`s, newest first, which the gateway reads with the order in one
+   * statement (stage 7); and the order's unsettled effect (any age) for the answer to a call its state rules stopped
+   * because of it.
    */
   earlierEffects?: {
-    recent(client: Db, order: OrderFacts, windowHours: number): Promise<EarlierEffect[]>;
+    recent(windowHours: number): Prisma.Sql;
     unsettled(client: Db, order: OrderFacts): Promise<EarlierEffect | null>;
   };
   /**
