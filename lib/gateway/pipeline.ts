@@ -5,7 +5,7 @@ import { logError, withLogContext } from "../log";
 import { countDecision } from "../metrics";
 import { span } from "../tracing";
 import type { ConversationWaiter } from "../live";
-import { readsCalls, type AnyTool, type ToolDefinition, type ToolPorts } from "../tools/types";
+import { readsCalls, type AnyTool, type ExecutedCall, type ToolDefinition, type ToolPorts } from "../tools/types";
 import { checkAllowlist } from "./allowlist";
 import { requestApproval, type ApprovalNotifier } from "./approval";
 import { releaseCeilings, reserveCeilings } from "./ceilings";
@@ -109,13 +109,16 @@ async function runSequence(
     }
     const { tool } = checked.call;
     seen.toolName = tool.name;
-    if (tool.effect === "read") return await checkAgainstData(db, proposal, ports, checked.call, id, startedAt);
-    const committed = await transaction((tx) => checkAgainstData(tx, proposal, ports, checked.call, id, startedAt));
+    const committed =
+      tool.effect === "read"
+        ? await checkAgainstData(db, proposal, ports, checked.call, id, startedAt)
+        : await transaction((tx) => checkAgainstData(tx, proposal, ports, checked.call, id, startedAt));
     // The external half of the effect runs only once its local record has committed.
-    if (tool.external && !committed.replayed && committed.outcome.code === tool.external.pendingCode) {
-      return { ...committed, outcome: await completeExternal(tool, committed.id, ports) };
+    const { executed, ...result } = committed;
+    if (!readsCalls(tool) && tool.external && !result.replayed && result.outcome.code === tool.external.pendingCode) {
+      return { ...result, outcome: await completeExternal(tool, result.id, ports, executed) };
     }
-    return committed;
+    return result;
   } catch (error) {
     logError("gateway.host-error", error, { callId: id, conversationId: conversation.id, toolName: seen.toolName });
     const failed = outcome("host.error");
@@ -130,10 +133,15 @@ async function runSequence(
  * Performs the external half of a committed effect. If that fails outright, the call keeps its committed,
  * truthful outcome (not known yet) and reconciliation finishes it; it is never reported as failed.
  */
-export async function completeExternal(tool: ToolDefinition, callId: string, ports: ToolPorts): Promise<Outcome> {
+export async function completeExternal(
+  tool: ToolDefinition,
+  callId: string,
+  ports: ToolPorts,
+  executed?: ExecutedCall<Record<string, unknown>>,
+): Promise<Outcome> {
   const external = tool.external!;
   try {
-    return await stage("external", () => external.complete(callId, ports));
+    return await stage("external", () => external.complete({ callId, executed }, ports));
   } catch (error) {
     logError("gateway.external-failed", error, { callId, toolName: tool.name });
     return outcome(external.pendingCode);
@@ -180,7 +188,7 @@ async function checkAgainstData(
   validCall: ValidCall,
   id: string,
   startedAt: number,
-): Promise<CallResult> {
+): Promise<CallResult & { executed?: ExecutedCall<Record<string, unknown>> }> {
   const { tool: anyTool } = validCall;
   // A read of the conversation's own calls answers in place of the order stages; it is recorded like any call.
   if (readsCalls(anyTool)) {
@@ -313,7 +321,8 @@ async function checkAgainstData(
   );
   // An effect that did not happen gives its reservation back before the call's record commits.
   if (exposure && executed.code === "order.changed") await releaseCeilings(client, conversation, exposure);
-  return finish(executed);
+  const executedCall = { args, order, tenantId: conversation.tenantId, conversationId: conversation.id };
+  return { ...(await finish(executed)), executed: executedCall };
 }
 
 async function recordEarly(

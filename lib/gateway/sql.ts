@@ -1,5 +1,6 @@
 import type { Db } from "../db";
 import { Prisma } from "../generated/prisma/client";
+import type { Outcome } from "../outcome";
 import { CALLS_CHANNEL } from "../sql";
 import { moveOrderAtVersion, ORDER_FACTS } from "../tools/sql";
 import type { EarlierEffect, OrderChange, OrderFacts } from "../tools/types";
@@ -290,24 +291,44 @@ export async function insertCall(db: Db, call: CallRecord): Promise<void> {
  * watched conversation among them.
  */
 export async function updateLaterOutcome(db: Db, later: LaterOutcome): Promise<void> {
+  await db.$queryRaw(
+    laterOutcome(later, Prisma.sql`final AS (SELECT ${JSON.stringify(later.outcome)}::jsonb AS "outcome")`),
+  );
+}
+
+/**
+ * The same as `updateLaterOutcome` in the one statement that also makes the change the outcome reports: `final` is
+ * that change's common table expressions, the last one named `final` with one column, `outcome` (the JSON the calls
+ * keep; `later.outcome` gives its kind, stage and code). Nothing is recorded when `final` has no row. Returns the
+ * outcome recorded, or null.
+ */
+export async function updateLaterOutcomeWith(db: Db, later: LaterOutcome, final: Prisma.Sql): Promise<Outcome | null> {
+  const [row] = await db.$queryRaw<{ outcome: Outcome | null }[]>(laterOutcome(later, final));
+  return row.outcome;
+}
+
+function laterOutcome(later: LaterOutcome, final: Prisma.Sql): Prisma.Sql {
   const { kind, stage, code } = later.outcome;
   const { decision } = later;
-  await db.$executeRaw`
-    WITH call AS (
-      UPDATE "ToolCall" SET "kind" = ${kind}, "stage" = ${stage}, "code" = ${code}, "outcome" = ${JSON.stringify(later.outcome)}::jsonb, "updatedAt" = now()
-      WHERE "id" = ${later.callId}::text OR "approvalId" = ${later.approvalId}::text
+  return Prisma.sql`
+    WITH ${final}, call AS (
+      UPDATE "ToolCall" SET "kind" = ${kind}, "stage" = ${stage}, "code" = ${code}, "outcome" = (SELECT "outcome" FROM final), "updatedAt" = now()
+      WHERE ("id" = ${later.callId}::text OR "approvalId" = ${later.approvalId}::text) AND EXISTS (SELECT 1 FROM final)
       RETURNING "id", "tenantId", "conversationId", "toolName", "orderId"
     ), approval AS (
-      UPDATE "ApprovalRequest" SET "resultCode" = ${code} WHERE "id" = ${later.approvalId}::text AND "status" = 'approved'
+      UPDATE "ApprovalRequest" SET "resultCode" = ${code}
+      WHERE "id" = ${later.approvalId}::text AND "status" = 'approved' AND EXISTS (SELECT 1 FROM final)
     ), logged AS (
       INSERT INTO "DecisionLog" ("tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "actorId", "latencyMs", "detail")
       SELECT call."tenantId", call."conversationId", call."id", call."toolName", call."orderId", ${kind}, ${stage}, ${code},
              ${decision?.actorId ?? null}::text, ${decision?.latencyMs ?? 0}::int,
              ${decision?.detail ? JSON.stringify(decision.detail) : null}::jsonb
       FROM call WHERE ${decision !== null}::boolean
+    ), notified AS (
+      SELECT pg_notify(${CALLS_CHANNEL}, changed."conversationId") FROM (SELECT DISTINCT "conversationId" FROM call) AS changed
+      WHERE ${watched(Prisma.raw(`changed."conversationId"`))}
     )
-    SELECT pg_notify(${CALLS_CHANNEL}, changed."conversationId") FROM (SELECT DISTINCT "conversationId" FROM call) AS changed
-    WHERE ${watched(Prisma.raw(`changed."conversationId"`))}`;
+    SELECT (SELECT "outcome" FROM final) AS "outcome", (SELECT count(*) FROM notified) AS "notified"`;
 }
 
 /** What the policy rules read beyond the order's facts: the customer's flag and ages, and the agent's refunds today. */

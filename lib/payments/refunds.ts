@@ -2,7 +2,7 @@ import { canonicalJson, sha256Hex } from "../canonical";
 import { db, transaction, type Db, type Tx } from "../db";
 import { lockConversation } from "../gateway/lock";
 import { outcome, type Outcome } from "../outcome";
-import { recordLaterOutcome } from "../gateway/record";
+import { recordLaterOutcome, recordLaterOutcomeWith } from "../gateway/record";
 import { newId } from "../ids";
 import type { RefundDecision } from "../tools/types";
 import { logError } from "../log";
@@ -12,6 +12,7 @@ import {
   findStoredRefund,
   findStoredRefundOfCall,
   insertReservedRefund,
+  issueReservedOfCall,
   lockRefundRow,
   markRefundIssued,
   markRefundReleased,
@@ -78,17 +79,70 @@ export async function completeRefundOfCall(
 
 async function complete(refund: StoredRefund, provider: PaymentProvider): Promise<Outcome> {
   if (!isUnsettled(refund.status)) return findCallOutcome(db, refund.toolCallId);
-  let answer: ProviderAnswer;
+  return settleLocated(refund, await ask(provider, refund.providerKey, refund));
+}
+
+/** The provider's answer for this key; a request that fails outright is an uncertain answer, never a refusal. */
+async function ask(
+  provider: PaymentProvider,
+  providerKey: string,
+  refund: Pick<StoredRefund, "orderId" | "amountCents" | "currency" | "reason">,
+): Promise<ProviderAnswer> {
   try {
-    answer = await provider.refund(refund.providerKey, {
+    return await provider.refund(providerKey, {
       order_id: refund.orderId,
       amount_cents: refund.amountCents,
       currency: refund.currency,
       reason: refund.reason,
     });
   } catch (error) {
-    answer = { kind: "uncertain", reason: error instanceof Error ? error.message : String(error) };
+    return { kind: "uncertain", reason: error instanceof Error ? error.message : String(error) };
   }
+}
+
+/**
+ * Step 2 for the refund the call `callId` reserved, right after that call committed, by the process that made the
+ * decision: the provider call under the key derived from the same decision (no read first), and, when the provider
+ * made the refund, the settle in one statement that needs no lock of its own: it moves only a refund still reserved.
+ * Any other answer, or a refund something else settled first, takes the locked path.
+ */
+export async function completeReservedRefund(
+  { callId, decision }: { callId: string; decision: RefundDecision },
+  provider: PaymentProvider = paymentProvider(),
+): Promise<Outcome> {
+  const answer = await ask(provider, refundProviderKey(decision), decision);
+  if (answer.kind === "succeeded") {
+    const result = {
+      order_id: decision.orderId,
+      refund_id: "",
+      amount_cents: decision.amountCents,
+      currency: decision.currency,
+      refunded_cents: 0,
+    };
+    try {
+      const issued = await recordLaterOutcomeWith(
+        db,
+        {
+          callId,
+          approvalId: null,
+          outcome: outcome("refund.issued", { result }),
+          decision: { actorId: null, latencyMs: 0 },
+        },
+        issueReservedOfCall(callId, answer.refundId, outcome("refund.issued", { result })),
+      );
+      if (issued) {
+        const settled = issued.result as typeof result;
+        return outcome("refund.issued", {
+          result: { ...result, refund_id: settled.refund_id, refunded_cents: settled.refunded_cents },
+        });
+      }
+    } catch (error) {
+      logError("refund.settle-failed", error, { callId, answer: answer.kind });
+    }
+  }
+  const refund = await findStoredRefundOfCall(db, callId);
+  if (!refund) throw new Error(`no refund reserved by call ${callId}`);
+  if (!isUnsettled(refund.status)) return findCallOutcome(db, refund.toolCallId);
   return settleLocated(refund, answer);
 }
 

@@ -51,6 +51,28 @@ export function findStoredRefundOfCall(db: Db, callId: string): Promise<StoredRe
   return storedRefundWhere(db, Prisma.sql`r."toolCallId" = ${callId}`);
 }
 
+/**
+ * For `recordLaterOutcomeWith`: the refund the call `callId` reserved marked issued under the provider's reference, only
+ * while it is still reserved (the first answer for its key), and its order unblocked; `final` is `issued` (the call's
+ * outcome) with the refund's id and the order's refunded total filled in.
+ */
+export function issueReservedOfCall(callId: string, providerRefundId: string, issued: Outcome): Prisma.Sql {
+  return Prisma.sql`settled AS (
+      UPDATE "Refund" SET "status" = 'issued', "providerRefundId" = ${providerRefundId}, "settledAt" = now(), "updatedAt" = now(),
+        "attempts" = "attempts" + 1
+      WHERE "toolCallId" = ${callId} AND "status" = 'reserved'
+      RETURNING "id", "orderId"
+    ), unblocked AS (
+      UPDATE "Order" o SET "refundPending" = false, "version" = o."version" + 1, "updatedAt" = now()
+      FROM settled WHERE o."id" = settled."orderId"
+      RETURNING o."refundedCents"
+    ), final AS (
+      SELECT jsonb_set(jsonb_set(${JSON.stringify(issued)}::jsonb, '{result,refund_id}', to_jsonb(settled."id")),
+                       '{result,refunded_cents}', to_jsonb(unblocked."refundedCents")) AS "outcome"
+      FROM settled, unblocked
+    )`;
+}
+
 /** The conversation of the refund `where` names (scoped to a tenant when one is given), or null. */
 export async function findRefundConversationId(
   db: Client,

@@ -62,6 +62,8 @@ export interface PaymentPort {
   reserveRefund(client: Db, decision: RefundDecision, callId: string): Promise<{ refundId: string }>;
   /** Step 2, after the call committed: the provider call and the settle. */
   completeRefundOfCall(callId: string): Promise<Outcome>;
+  /** Step 2 by the process that just committed the call, from its decision: no read before the provider call. */
+  completeReservedRefund(reserved: { callId: string; decision: RefundDecision }): Promise<Outcome>;
 }
 
 /** The functions of the features above that a tool's effect needs, passed in like the gateway's own ports. */
@@ -78,6 +80,9 @@ export interface ExecutionContext<A> {
   conversationId: string;
   ports: ToolPorts;
 }
+
+/** An execution as its transaction committed it, for the external half that follows. */
+export type ExecutedCall<A> = Pick<ExecutionContext<A>, "args" | "order" | "tenantId" | "conversationId">;
 
 /** What every tool has: what the model sees (name, description, the JSON Schema generated from `schema`) and its effect. */
 export interface ToolFace<A = Record<string, unknown>> {
@@ -121,7 +126,11 @@ export interface ToolDefinition<A = Record<string, unknown>> extends ToolFace<A>
    * For an effect that leaves the host: the code its call holds when the local transaction commits, before
    * the outside system has answered, and the step that then performs the effect and settles the call.
    */
-  external?: { pendingCode: Code; complete(callId: string, ports: ToolPorts): Promise<Outcome> };
+  external?: {
+    pendingCode: Code;
+    /** `executed`: the execution the caller just committed, when it is the one completing it (not after a restart). */
+    complete(call: { callId: string; executed?: ExecutedCall<A> }, ports: ToolPorts): Promise<Outcome>;
+  };
 }
 
 export interface CallsContext<A> {
