@@ -27,19 +27,6 @@ export async function reserveCeilings(
   return { ok: false, ceiling: await ceilingHit(client, conversation, impactCents) };
 }
 
-/** Gives back a reservation whose effect did not happen (the order moved on), before the transaction commits. */
-export async function releaseCeilings(
-  client: Db,
-  conversation: ConversationFacts,
-  reservation: ExposureReservation,
-): Promise<void> {
-  await releaseExposure(client, {
-    tenantId: conversation.tenantId,
-    agentId: conversation.agentId,
-    cents: reservation.cents,
-  });
-}
-
 /** The ceiling a refused reservation would pass, the agent's first, with what it had used. */
 async function ceilingHit(client: Db, conversation: ConversationFacts, impactCents: number): Promise<CeilingHit> {
   const used = await readExposure(client, conversation);

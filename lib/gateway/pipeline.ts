@@ -8,7 +8,7 @@ import type { ConversationWaiter } from "../live";
 import { readsCalls, type AnyTool, type ExecutedCall, type ToolDefinition, type ToolPorts } from "../tools/types";
 import { checkAllowlist } from "./allowlist";
 import { requestApproval, type ApprovalNotifier } from "./approval";
-import { releaseCeilings, reserveCeilings } from "./ceilings";
+import { reserveCeilings } from "./ceilings";
 import { loadCallFacts } from "./context";
 import { executeCall } from "./execute";
 import { lockConversation } from "./lock";
@@ -18,7 +18,7 @@ import { parseEnvelope, type RawProposal } from "./parse";
 import { decidePolicy, heldFor } from "./policy";
 import { countAndLimitCall } from "./rate";
 import { checkRules, ruleHolds, rulesDetail, rulesStop } from "./rules";
-import { appendDecision, recordCall, UNKNOWN_TOOL } from "./record";
+import { appendDecision, recordCall, UNKNOWN_TOOL, wholeMs } from "./record";
 import { checkSchema } from "./schema";
 import { checkScope } from "./scope";
 import { checkSemantics } from "./semantic";
@@ -316,13 +316,19 @@ async function checkAgainstData(
     return finish(reason ? { ...pending.outcome, reason } : pending.outcome);
   }
   const exposure = ceilings?.ok ? ceilings.reservation : null;
-  const executed = await stage("execute", () =>
-    executeCall(client, { ...call, order, conversation, callId: id, exposure }, ports),
-  );
-  // An effect that did not happen gives its reservation back before the call's record commits.
-  if (exposure && executed.code === "order.changed") await releaseCeilings(client, conversation, exposure);
+  const executable = { ...call, order, conversation, callId: id, exposure };
+  if (tool.effect === "read") return finish(await stage("execute", () => executeCall(client, executable, ports)));
+  // A write's effect and its record (stages 12 and 13) commit in one statement; a reservation whose order moved on
+  // is given back in it.
+  const recordAs = (result: Outcome): CallRecord => ({
+    ...record,
+    outcome: result,
+    callKey: bindsCallKey(result) ? callKey : null,
+    latencyMs: wholeMs(performance.now() - startedAt),
+  });
+  const executed = await stage("execute", () => executeCall(client, executable, ports, recordAs));
   const executedCall = { args, order, tenantId: conversation.tenantId, conversationId: conversation.id };
-  return { ...(await finish(executed)), executed: executedCall };
+  return { id, outcome: executed, replayed: false, executed: executedCall };
 }
 
 async function recordEarly(

@@ -7,7 +7,7 @@ import type { CallRecord, DecisionRow, LaterOutcome } from "./types";
 export const UNKNOWN_TOOL = "(unknown)";
 
 /** A latency as the log stores it: whole milliseconds, never negative. */
-const wholeMs = (ms: number) => Math.max(0, Math.round(ms));
+export const wholeMs = (ms: number) => Math.max(0, Math.round(ms));
 
 /**
  * Stage 13, and the only writer of the decision log: names, ids and codes, never model text; only a supervisor's

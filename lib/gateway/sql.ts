@@ -136,11 +136,13 @@ export async function deleteOldAutoExposure(db: Db): Promise<number> {
 }
 
 /**
- * In one statement: the order moves (`moveOrderAtVersion`), and only with it the conversation's budgets (one
- * write, `irreversibleCents` more) and, for a reservation against the ceilings, its exposure row. Returns whether
- * the order moved.
+ * In one statement: the order moves (`moveOrderAtVersion`), and only with it the conversation's budgets (one write,
+ * `irreversibleCents` more), the tool's own writes (`ToolEffect`, each reading `moved`) and, for a reservation against
+ * the ceilings, its exposure row; without it, the reservation is given back. With `record`, the call's own row and its
+ * decision-log row too: `record.moved` when the order moved, `record.changed` when it had moved on. Returns whether the
+ * order moved.
  */
-export async function moveOrderWithBudgets(
+export async function moveOrderWithEffect(
   db: Db,
   move: {
     order: { id: string; version: number };
@@ -149,21 +151,43 @@ export async function moveOrderWithBudgets(
     callId: string;
     irreversibleCents: number;
     exposure: ExposureReservation | null;
+    writes: Prisma.Sql[];
+    record: { moved: CallRecord; changed: CallRecord } | null;
   },
 ): Promise<boolean> {
-  const { conversation, irreversibleCents, exposure } = move;
-  const [moved] = await db.$queryRaw<{ count: number }[]>`
-      WITH moved AS (${moveOrderAtVersion(move.order, move.change)}
-      ), budgets AS (
+  const { conversation, irreversibleCents, exposure, record } = move;
+  const ctes = [
+    Prisma.sql`moved AS (${moveOrderAtVersion(move.order, move.change)})`,
+    Prisma.sql`budgets AS (
         UPDATE "Conversation" SET "writesMade" = "writesMade" + 1, "irreversibleCents" = "irreversibleCents" + ${irreversibleCents}::int
-        WHERE "id" = ${conversation.id} AND EXISTS (SELECT 1 FROM moved)
-      ), exposure AS (
+        WHERE "id" = ${conversation.id} AND EXISTS (SELECT 1 FROM moved))`,
+    ...move.writes.map((write, index) => Prisma.sql`${Prisma.raw(`write_${index}`)} AS (${write})`),
+  ];
+  if (exposure) {
+    ctes.push(
+      Prisma.sql`exposure AS (
         INSERT INTO "AutoExposure" ("tenantId", "agentId", "toolCallId", "amountCents", "createdAt", "tenantRunningCents", "agentRunningCents")
-        SELECT ${conversation.tenantId}, ${conversation.agentId}, ${move.callId}, ${exposure?.cents ?? 0}::int, ${exposure?.at ?? null}::timestamptz,
-               ${exposure?.tenantRunningCents ?? 0}::bigint, ${exposure?.agentRunningCents ?? 0}::bigint
-        FROM moved WHERE ${exposure !== null}::boolean
-      )
-      SELECT count(*)::int AS "count" FROM moved`;
+        SELECT ${conversation.tenantId}, ${conversation.agentId}, ${move.callId}, ${exposure.cents}::int, ${exposure.at}::timestamptz,
+               ${exposure.tenantRunningCents}::bigint, ${exposure.agentRunningCents}::bigint
+        FROM moved)`,
+      Prisma.sql`released AS (
+        UPDATE "ExposureTotal" SET "runningCents" = "runningCents" - ${exposure.cents}::bigint
+        WHERE "tenantId" = ${conversation.tenantId} AND "agentId" IN ('', ${conversation.agentId}) AND NOT EXISTS (SELECT 1 FROM moved))`,
+    );
+  }
+  if (record) {
+    ctes.push(
+      callRows(record.moved, "call_moved", Prisma.sql`EXISTS (SELECT 1 FROM moved)`),
+      callRows(record.changed, "call_changed", Prisma.sql`NOT EXISTS (SELECT 1 FROM moved)`),
+    );
+  }
+  const notify = record
+    ? Prisma.sql`(SELECT count(pg_notify(${CALLS_CHANNEL}, ${conversation.id})) FROM (SELECT 1 FROM call_moved UNION ALL SELECT 1 FROM call_changed) AS recorded
+         WHERE ${watched(Prisma.sql`${conversation.id}`)})`
+    : Prisma.sql`0`;
+  const [moved] = await db.$queryRaw<{ count: number }[]>`
+      WITH ${Prisma.join(ctes, ",\n      ")}
+      SELECT (SELECT count(*)::int FROM moved) AS "count", ${notify} AS "notified"`;
   return moved.count === 1;
 }
 
@@ -268,21 +292,30 @@ export async function insertDecision(db: Db, row: DecisionRow): Promise<void> {
 
 /** Inserts the call's row and its decision-log row, and notifies `CALLS_CHANNEL` if its conversation is watched. */
 export async function insertCall(db: Db, call: CallRecord): Promise<void> {
-  const { kind, stage, code } = call.outcome;
   await db.$executeRaw`
-    WITH call AS (
+    WITH ${callRows(call, "call", Prisma.sql`true`)}
+    SELECT pg_notify(${CALLS_CHANNEL}, ${call.conversationId}) FROM call WHERE ${watched(Prisma.sql`${call.conversationId}`)}`;
+}
+
+/**
+ * Common table expressions that insert the call's row (`name`, returning its id and conversation) and its decision-log
+ * row, only when `when` holds.
+ */
+function callRows(call: CallRecord, name: string, when: Prisma.Sql): Prisma.Sql {
+  const { kind, stage, code } = call.outcome;
+  const rows = Prisma.raw(`"${name}"`);
+  return Prisma.sql`${rows} AS (
       INSERT INTO "ToolCall" ("id", "tenantId", "conversationId", "toolName", "callKey", "argsCanonical", "argsHash", "orderId", "approvalId", "kind", "stage", "code", "outcome")
-      VALUES (${call.id}, ${call.tenantId}, ${call.conversationId}, ${call.toolName}, ${call.callKey}, ${call.argsCanonical}, ${call.argsHash}, ${call.orderId},
-              ${call.approvalId}, ${kind}, ${stage}, ${code}, ${JSON.stringify(call.outcome)}::jsonb)
-      RETURNING "id"
-    ), decision AS (
+      SELECT ${call.id}, ${call.tenantId}, ${call.conversationId}, ${call.toolName}, ${call.callKey}, ${call.argsCanonical}, ${call.argsHash}, ${call.orderId},
+             ${call.approvalId}, ${kind}, ${stage}, ${code}, ${JSON.stringify(call.outcome)}::jsonb
+      WHERE ${when}
+      RETURNING "id", "conversationId"
+    ), ${Prisma.raw(`"${name}_decision"`)} AS (
       INSERT INTO "DecisionLog" ("tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "latencyMs", "detail")
-      SELECT ${call.tenantId}, ${call.conversationId}, call."id", ${call.toolName}, ${call.orderId}, ${kind}, ${stage}, ${code}, ${call.latencyMs}::int,
+      SELECT ${call.tenantId}, ${call.conversationId}, ${rows}."id", ${call.toolName}, ${call.orderId}, ${kind}, ${stage}, ${code}, ${call.latencyMs}::int,
              ${call.detail ? JSON.stringify(call.detail) : null}::jsonb
-      FROM call
-      RETURNING "id"
-    )
-    SELECT pg_notify(${CALLS_CHANNEL}, ${call.conversationId}) FROM decision WHERE ${watched(Prisma.sql`${call.conversationId}`)}`;
+      FROM ${rows}
+    )`;
 }
 
 /**

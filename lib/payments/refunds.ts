@@ -1,5 +1,6 @@
 import { canonicalJson, sha256Hex } from "../canonical";
-import { db, transaction, type Db, type Tx } from "../db";
+import type { Prisma } from "../generated/prisma/client";
+import { db, transaction, type Tx } from "../db";
 import { lockConversation } from "../gateway/lock";
 import { outcome, type Outcome } from "../outcome";
 import { recordLaterOutcome, recordLaterOutcomeWith } from "../gateway/record";
@@ -31,14 +32,14 @@ export function refundProviderKey(decision: RefundDecision): string {
   return `rf_${sha256Hex(canonicalJson(decision)).slice(0, 40)}`;
 }
 
-export async function reserveRefund(
-  tx: Db,
+/** Step 1: the refund reserved under its key, as the statement the gateway runs with the order's move. */
+export function reserveRefund(
   decision: RefundDecision,
   toolCallId: string,
-): Promise<{ refundId: string; providerKey: string }> {
+): { refundId: string; providerKey: string; statement: Prisma.Sql } {
   const providerKey = refundProviderKey(decision);
   const refundId = newId("re");
-  await insertReservedRefund(tx, {
+  const statement = insertReservedRefund({
     id: refundId,
     tenantId: decision.tenantId,
     orderId: decision.orderId,
@@ -48,7 +49,7 @@ export async function reserveRefund(
     reason: decision.reason,
     providerKey,
   });
-  return { refundId, providerKey };
+  return { refundId, providerKey, statement };
 }
 
 const UNSETTLED = ["reserved", "unknown", "investigate"];

@@ -5,22 +5,21 @@ import type { Outcome } from "../outcome";
 // The payments module's statements: refunds, their reconciliation and the provider's reachability.
 
 /** Inserts a refund operation as `reserved` under its host-derived provider key. */
-export async function insertReservedRefund(
-  db: Db,
-  refund: {
-    id: string;
-    tenantId: string;
-    orderId: string;
-    toolCallId: string;
-    amountCents: number;
-    currency: string;
-    reason: string;
-    providerKey: string;
-  },
-): Promise<void> {
-  await db.$executeRaw`
+/** The statement that inserts the refund reserved by a call, once for each row of `moved` (the call's order move). */
+export function insertReservedRefund(refund: {
+  id: string;
+  tenantId: string;
+  orderId: string;
+  toolCallId: string;
+  amountCents: number;
+  currency: string;
+  reason: string;
+  providerKey: string;
+}): Prisma.Sql {
+  return Prisma.sql`
     INSERT INTO "Refund" ("id", "tenantId", "orderId", "toolCallId", "amountCents", "currency", "reason", "status", "providerKey")
-    VALUES (${refund.id}, ${refund.tenantId}, ${refund.orderId}, ${refund.toolCallId}, ${refund.amountCents}, ${refund.currency}, ${refund.reason}, 'reserved', ${refund.providerKey})`;
+    SELECT ${refund.id}, ${refund.tenantId}, ${refund.orderId}, ${refund.toolCallId}, ${refund.amountCents}::int, ${refund.currency}, ${refund.reason}, 'reserved', ${refund.providerKey}
+    FROM moved`;
 }
 
 /** A refund as its provider call needs it, with the conversation of the call that reserved it. */

@@ -46,14 +46,17 @@ export const issueRefund = defineTool<IssueRefund>({
   impactCents: (args) => args.amount_cents,
   // The reservation counts against the refundable balance at once; a refusal gives it back.
   orderChanges: (args) => ({ refundedCentsIncrement: args.amount_cents, refundPending: true }),
-  async execute({ client, args, order, callId, tenantId, ports }) {
-    const refund = await ports.payments.reserveRefund(client, decisionOf(args, order, tenantId), callId);
+  execute({ args, order, callId, tenantId, ports }) {
+    const refund = ports.payments.reserveRefund(decisionOf(args, order, tenantId), callId);
     return {
-      order_id: order.id,
-      refund_id: refund.refundId,
-      amount_cents: args.amount_cents,
-      currency: args.currency,
-      refunded_cents: order.refundedCents + args.amount_cents,
+      result: {
+        order_id: order.id,
+        refund_id: refund.refundId,
+        amount_cents: args.amount_cents,
+        currency: args.currency,
+        refunded_cents: order.refundedCents + args.amount_cents,
+      },
+      writes: [refund.statement],
     };
   },
   executedCode: "refund.issued",

@@ -39,14 +39,21 @@ export function moveOrderAtVersion(order: { id: string; version: number }, chang
         RETURNING "id"`;
 }
 
-/** Records one change of an order's shipping address, from the address the call saw to the new one. */
-export async function insertAddressChange(
-  db: Db,
-  change: { id: string; orderId: string; toolCallId: string; from: AddressLine; to: AddressLine },
-): Promise<void> {
-  await db.$executeRaw`
+/** A tool's write reads its order's move as `moved`, and writes once for its one row (`ToolEffect`). */
+export const MOVED = Prisma.sql`, moved`;
+
+/** The statement that records one change of an order's shipping address, from the address the call saw to the new one. */
+export function insertAddressChange(change: {
+  id: string;
+  orderId: string;
+  toolCallId: string;
+  from: AddressLine;
+  to: AddressLine;
+}): Prisma.Sql {
+  return Prisma.sql`
       INSERT INTO "AddressChange" ("id", "orderId", "toolCallId", "fromLine1", "fromPostalCode", "toLine1", "toPostalCode")
-      VALUES (${change.id}, ${change.orderId}, ${change.toolCallId}, ${change.from.line1}, ${change.from.postalCode}, ${change.to.line1}, ${change.to.postalCode})`;
+      SELECT ${change.id}, ${change.orderId}, ${change.toolCallId}, ${change.from.line1}, ${change.from.postalCode}, ${change.to.line1}, ${change.to.postalCode}
+      FROM moved`;
 }
 
 interface AddressLine {

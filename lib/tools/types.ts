@@ -58,8 +58,11 @@ export interface RefundDecision {
 
 /** What moves money, handed to the tools by whoever runs them (lib/payments/port.ts): tools know no feature. */
 export interface PaymentPort {
-  /** Step 1 of a refund, in the call's transaction: the reservation under a key derived from the decision. */
-  reserveRefund(client: Db, decision: RefundDecision, callId: string): Promise<{ refundId: string }>;
+  /**
+   * Step 1 of a refund, in the call's transaction: the reservation under a key derived from the decision, as a
+   * statement the gateway runs with the order's move (`ToolEffect`).
+   */
+  reserveRefund(decision: RefundDecision, callId: string): { refundId: string; statement: Prisma.Sql };
   /** Step 2, after the call committed: the provider call and the settle. */
   completeRefundOfCall(callId: string): Promise<Outcome>;
   /** Step 2 by the process that just committed the call, from its decision: no read before the provider call. */
@@ -72,13 +75,22 @@ export interface ToolPorts {
 }
 
 export interface ExecutionContext<A> {
-  client: Db;
   args: A;
   order: OrderFacts;
   callId: string;
   tenantId: string;
   conversationId: string;
   ports: ToolPorts;
+}
+
+/**
+ * A tool's effect: the result its call answers with and the statements that write its rows. The gateway runs them in
+ * the one statement that moves the order at the version the checks saw, so each must read the common table expression
+ * `moved` (the order's row, there only when it moved: `FROM moved`, or `, moved` after a FROM) to write only with it.
+ */
+export interface ToolEffect {
+  result: unknown;
+  writes?: Prisma.Sql[];
 }
 
 /** An execution as its transaction committed it, for the external half that follows. */
@@ -109,7 +121,8 @@ export interface ToolDefinition<A = Record<string, unknown>> extends ToolFace<A>
   impactCents(args: A): number;
   /** Changes to the order row, applied conditionally on the version the checks saw. */
   orderChanges?(args: A, order: OrderFacts): OrderChange;
-  execute(context: ExecutionContext<A>): Promise<unknown>;
+  /** The effect, decided before anything is written: what the call answers and the rows it writes (`ToolEffect`). */
+  execute(context: ExecutionContext<A>): ToolEffect;
   executedCode: Code;
   /**
    * For an effect a model could repeat under a call key of its own: what this tool did, or may have done, to the

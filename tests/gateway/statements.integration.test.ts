@@ -9,7 +9,7 @@ import { createWorld, moreOrders, type World } from "../support/world";
 // Every statement sent to PostgreSQL is a round trip on the call's path (docs/BENCHMARKS.md): a change that adds one
 // to an executed refund or to a read fails here. Counted through the route, key lookup and settle included, with the
 // duplicate guard, the exposure ceilings and the rules' facts all running as a tenant's defaults have them.
-const EXECUTED_REFUND = 10;
+const EXECUTED_REFUND = 8;
 const READ = 3;
 
 const externals = ownExternals();
