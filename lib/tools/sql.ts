@@ -1,7 +1,7 @@
 import type { Db } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import type { Outcome } from "../outcome";
-import type { EarlierEffect, OrderChange, OrderFacts } from "./types";
+import type { EarlierEffect, OrderChange } from "./types";
 
 /**
  * The one list of the order's columns as a call sees them (`OrderFacts`), for a statement that reads the order as
@@ -9,19 +9,6 @@ import type { EarlierEffect, OrderChange, OrderFacts } from "./types";
  */
 export const ORDER_FACTS = Prisma.sql`o."id", o."tenantId", o."customerId", cu."email" AS "customerEmail", o."totalCents", o."refundedCents", o."currency",
            o."status", o."addressLine1", o."postalCode", o."fraudHold", o."refundPending", o."version"`;
-
-/** The order with this id, only when it belongs to this tenant and this customer; null otherwise. */
-export async function findCustomerOrder(
-  db: Db,
-  orderId: string,
-  conversation: { tenantId: string; customerId: string },
-): Promise<OrderFacts | null> {
-  const [order] = await db.$queryRaw<OrderFacts[]>`
-    SELECT ${ORDER_FACTS}
-    FROM "Order" o JOIN "Customer" cu ON cu."id" = o."customerId"
-    WHERE o."id" = ${orderId} AND o."tenantId" = ${conversation.tenantId} AND o."customerId" = ${conversation.customerId}`;
-  return order ?? null;
-}
 
 /**
  * The statement (for a `WITH moved AS (...)`) that applies `change` to the order and moves its version, only at
