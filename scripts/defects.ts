@@ -243,6 +243,14 @@ const DEFECTS: Defect[] = [
     test: "a write conditional on a version the order has moved past gives order.changed and changes nothing",
   },
   {
+    name: "settle once",
+    file: "lib/payments/sql.ts",
+    find: `WHERE "toolCallId" = \${callId} AND "status" = 'reserved'`,
+    replace: `WHERE "toolCallId" = \${callId}`,
+    testFile: "tests/payments/settle-once.integration.test.ts",
+    test: "completing a settled refund again changes nothing: one refund, one settle in the log, the order as it was",
+  },
+  {
     name: "refund reservation",
     file: "lib/tools/issue-refund.ts",
     find: "orderChanges: (args) => ({ refundedCentsIncrement: args.amount_cents, refundPending: true }),",
