@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
-import { createDb } from "../lib/db";
 import { migrate } from "../lib/migrate";
 import { freePort, freshDatabase, startCluster, type Cluster } from "../scripts/pg-cluster";
+import { countStatements } from "../tests/support/statements";
 
 // Shared set-up for the benchmarks: a private PostgreSQL, the app's own Prisma client (instrumented to count
 // SQL statements), and a description of the machine for the report.
@@ -27,6 +27,7 @@ export interface BenchDatabase {
   /** For the app under load: the Unix-domain socket of the benchmark's own cluster, else `url`. */
   appUrl: string;
   statements(): number;
+  statementsOf(work: () => Promise<unknown>): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -41,14 +42,14 @@ export async function benchDatabase({ durable = false } = {}): Promise<BenchData
   process.once("exit", () => cluster?.stop());
   await migrate(url);
   process.env.DATABASE_URL = url;
-  const client = createDb(url, { countStatements: true });
-  (globalThis as unknown as { toolgateDb: unknown }).toolgateDb = client;
+  const counter = countStatements(url);
   return {
     url,
     appUrl,
-    statements: () => (client as unknown as { statementCount: number }).statementCount,
+    statements: counter.statements,
+    statementsOf: counter.statementsOf,
     async stop() {
-      await client.$disconnect();
+      await counter.stop();
       cluster?.stop();
     },
   };

@@ -4,7 +4,7 @@ import { authenticateApiKey } from "../lib/auth/api-keys";
 import { authenticateForConversation } from "../lib/conversations/authenticate";
 import { findAgentConversation } from "../lib/conversations/lookup";
 import { db, transaction } from "../lib/db";
-import { lockTenantCeilings, sumAutoExposure } from "../lib/gateway/sql";
+import { reserveExposure } from "../lib/gateway/sql";
 import { startFakeProvider } from "../scripts/dev/fake-provider";
 import { proposeCall } from "../lib/agent-api/propose";
 import { newId } from "../lib/ids";
@@ -231,12 +231,6 @@ async function time(fn: () => Promise<void>) {
   return performance.now() - started;
 }
 
-async function statementsOf(fn: () => Promise<void>) {
-  const before = database.statements();
-  await fn();
-  return database.statements() - before;
-}
-
 const pairs = [
   {
     name: "executed refund",
@@ -288,51 +282,59 @@ for (const pair of pairs) {
   rows.push(
     `| ${pair.name} | ${ms(ga.median)} | ${ms(ga.p99)} | ${pair.baselineName} | ${ms(gb.median)} | ${ms(gb.p99)} | ${(ga.median / gb.median).toFixed(2)}x | ${(ga.p99 / gb.p99).toFixed(2)}x |`,
   );
-  counts.push(`| ${pair.name} | ${await statementsOf(pair.gateway)} | ${await statementsOf(pair.baseline)} |`);
+  counts.push(
+    `| ${pair.name} | ${await database.statementsOf(pair.gateway)} | ${await database.statementsOf(pair.baseline)} |`,
+  );
   console.log(rows.at(-1));
 }
 
-// What the exposure ceilings add to every automatic refund: the tenant row's lock and the 24-hour sums, two
-// statements inside the refund's transaction, against the same transaction without them; with the window as the
-// refunds above left it, then with a busy tenant's day of automatic refunds in it.
-const agentOf = { tenantId: world.tenantId, agentId: world.users.agent };
+// What the exposure ceilings add to every automatic refund: the reservation against the running totals (one
+// statement inside the refund's transaction, docs/decisions/021), against the same transaction without it; in a tenant
+// of its own whose window holds 1,000 automatic refunds, then 100,000.
+const busy = await createWorld(NO_CEILINGS);
+const reservation = { tenantId: busy.tenantId, agentId: busy.users.agent, cents: 100 };
 async function ceilingStatements() {
   await transaction(async (tx) => {
-    await lockTenantCeilings(tx, world.tenantId);
-    await sumAutoExposure(tx, agentOf);
+    if (!(await reserveExposure(tx, reservation))?.agentRunningCents) throw new Error("the reservation was refused");
   });
 }
 async function emptyTransaction() {
   await transaction(async () => undefined);
 }
-const BUSY_DAY = rounds(10_000, 100);
+/** `count` automatic refunds of 1.00 USD spread over the last 23 hours, with their running totals. */
+async function fillWindow(count: number) {
+  await db.$executeRaw`DELETE FROM "AutoExposure" WHERE "tenantId" = ${busy.tenantId}`;
+  await db.$executeRaw`DELETE FROM "ExposureTotal" WHERE "tenantId" = ${busy.tenantId}`;
+  await db.$executeRaw`
+    INSERT INTO "AutoExposure" ("tenantId", "agentId", "toolCallId", "amountCents", "createdAt", "tenantRunningCents", "agentRunningCents")
+    SELECT ${busy.tenantId}, ${busy.users.agent}, 'call_busy_' || g, 100,
+           now() - interval '23 hours' + (g * 82800.0 / ${count}::int) * interval '1 second', g * 100, g * 100
+    FROM generate_series(1, ${count}::int) AS g`;
+  await db.$executeRaw`
+    INSERT INTO "ExposureTotal" ("tenantId", "agentId", "runningCents", "lastAt")
+    VALUES (${busy.tenantId}, '', ${count * 100}::bigint, now()), (${busy.tenantId}, ${busy.users.agent}, ${count * 100}::bigint, now())`;
+  await db.$executeRawUnsafe(`ANALYZE "AutoExposure"`);
+}
 const ceilingRows: string[] = [];
-for (const window of [
-  "as the refunds above left it",
-  `with ${BUSY_DAY.toLocaleString("en")} more automatic refunds of the last 24 hours`,
-]) {
-  if (ceilingRows.length > 0) {
-    await db.$executeRaw`
-      INSERT INTO "AutoExposure" ("tenantId", "agentId", "toolCallId", "amountCents", "createdAt")
-      SELECT ${world.tenantId}, ${world.users.agent}, 'call_busy_' || g, 100, now() - (g || ' seconds')::interval
-      FROM generate_series(1, ${BUSY_DAY}::int) AS g`;
-    await db.$executeRawUnsafe(`ANALYZE "AutoExposure"`);
-  }
-  const rows = await db.autoExposure.count({ where: { tenantId: world.tenantId } });
+const reservationMedians: number[] = [];
+for (const count of [rounds(1_000, 10), rounds(100_000, 100)]) {
+  await fillWindow(count);
+  const rows = await db.autoExposure.count({ where: { tenantId: busy.tenantId } });
   for (let i = 0; i < WARMUP; i++) {
     await ceilingStatements();
     await emptyTransaction();
   }
-  const withLock: number[] = [];
+  const reserving: number[] = [];
   const without: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {
-    withLock.push(await time(ceilingStatements));
+    reserving.push(await time(ceilingStatements));
     without.push(await time(emptyTransaction));
   }
-  const a = summarize(withLock);
+  const a = summarize(reserving);
   const b = summarize(without);
+  reservationMedians.push(a.median);
   ceilingRows.push(
-    `| ${window} (${rows.toLocaleString("en")} rows) | ${ms(a.median)} | ${ms(a.p99)} | ${ms(b.median)} | ${ms(b.p99)} | ${ms(a.median - b.median)} |`,
+    `| ${rows.toLocaleString("en")} | ${ms(a.median)} | ${ms(a.p99)} | ${ms(b.median)} | ${ms(b.p99)} | ${ms(a.median - b.median)} |`,
   );
   console.log(ceilingRows.at(-1));
 }
@@ -356,14 +358,17 @@ SQL statements per call (every statement sent to PostgreSQL, through Prisma or s
 |---|---|---|
 ${counts.join("\n")}
 
-What the daily exposure ceilings cost an executed refund (\`lib/gateway/policy.ts\`, \`checkCeilings\`): the tenant row locked
-\`FOR NO KEY UPDATE\` and the agent's and tenant's 24-hour sums, two statements inside the refund's transaction, timed in a
-transaction of their own against the same transaction empty (${ROUNDS} alternated rounds). The lock is held until the refund
-commits; what that costs concurrent refunds of one tenant is in the durable-commits table.
+What the daily exposure ceilings cost an executed refund (\`lib/gateway/ceilings.ts\`, \`reserveCeilings\`): one conditional
+upsert of the tenant's and the agent's running totals (docs/decisions/021), timed in a transaction of its own against the
+same transaction empty (${ROUNDS} alternated rounds), in a tenant whose last 24 hours hold the automatic refunds counted
+in the first column. The reserved rows stay locked until the refund commits; what that costs concurrent refunds of one
+tenant is in the durable-commits table.
 
-| exposure rows in the tenant's window | lock + sums, median | p99 | empty transaction, median | p99 | added per refund (medians) |
+| automatic refunds in the tenant's window | reservation, median | p99 | empty transaction, median | p99 | added per refund (medians) |
 |---|---|---|---|---|---|
 ${ceilingRows.join("\n")}
+
+The reservation with the larger window against the smaller, same run: ${(reservationMedians[1] / reservationMedians[0]).toFixed(2)}x at the median.
 `;
 await writeSection("overhead", report);
 console.log(report);

@@ -1,6 +1,7 @@
 import type { Db } from "./db";
 import { newId } from "./ids";
-import { insertOutboxMessages } from "./sql";
+import type { Prisma } from "./generated/prisma/client";
+import { insertOutboxMessages, outboxInsert } from "./sql";
 
 export interface QueuedMessage {
   kind: string;
@@ -22,4 +23,17 @@ export async function queueMessages(
   const rows = messages.map((message) => ({ id: newId("msg"), ...message }));
   await insertOutboxMessages(client, owner, rows);
   return rows.map((row) => row.id);
+}
+
+/**
+ * `queueMessages` as a statement for the caller to run with its own (a tool's effect, written with its order's move):
+ * the rows are written once for each row of `from`, a FROM clause (`, moved`). Returns the rows' ids, in order.
+ */
+export function queueMessagesWith(
+  owner: { tenantId: string; orderId: string | null; toolCallId: string | null },
+  messages: QueuedMessage[],
+  from: Prisma.Sql,
+): { ids: string[]; statement: Prisma.Sql } {
+  const rows = messages.map((message) => ({ id: newId("msg"), ...message }));
+  return { ids: rows.map((row) => row.id), statement: outboxInsert(owner, rows, from) };
 }

@@ -54,10 +54,19 @@ export async function insertOutboxMessages(
   owner: { tenantId: string; orderId: string | null; toolCallId: string | null },
   rows: { id: string; kind: string; recipient: string; subject: string; body: string }[],
 ): Promise<void> {
-  await db.$executeRaw`
+  await db.$executeRaw(outboxInsert(owner, rows, Prisma.empty));
+}
+
+/** The statement that inserts `rows` into the outbox, each row once for every row of `from` (a FROM clause) if given. */
+export function outboxInsert(
+  owner: { tenantId: string; orderId: string | null; toolCallId: string | null },
+  rows: { id: string; kind: string; recipient: string; subject: string; body: string }[],
+  from: Prisma.Sql,
+): Prisma.Sql {
+  return Prisma.sql`
     INSERT INTO "OutboxMessage" ("id", "tenantId", "orderId", "toolCallId", "kind", "recipient", "subject", "body")
     SELECT message."id", ${owner.tenantId}, ${owner.orderId}::text, ${owner.toolCallId}::text, message."kind", message."recipient", message."subject", message."body"
-    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS message("id" text, "kind" text, "recipient" text, "subject" text, "body" text)`;
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS message("id" text, "kind" text, "recipient" text, "subject" text, "body" text)${from}`;
 }
 
 /** The gauges that describe the shared database, the same on every instance. */

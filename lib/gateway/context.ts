@@ -1,8 +1,21 @@
 import type { Db } from "../db";
-import { findCustomerOrder } from "../tools/sql";
-import type { OrderFacts, ToolDefinition } from "../tools/types";
+import type { EarlierEffect, OrderFacts, ToolDefinition } from "../tools/types";
 import { pass, stop, type StageResult } from "../outcome";
-import type { ConversationFacts } from "./types";
+import { isCallKey, type StoredCall } from "./idempotency";
+import { readsRuleFacts } from "./rules";
+import { findCallFacts, type RuleFactsRow } from "./sql";
+import type { ConversationFacts, TenantPolicy } from "./types";
+
+/** The order a call names and, read with it, what the later stages decide from. */
+export interface CallFacts {
+  order: OrderFacts;
+  /** The call stored under this call's key (stage 8); null for a read, a malformed key or a new key. */
+  stored: (StoredCall & { argsHash: string | null }) | null;
+  /** The order's earlier effects the tool declares (the duplicate-intent guard, stage 10); null when it declares none. */
+  recent: EarlierEffect[] | null;
+  /** What the policy rules read beside the order (stage 10); null when no rules look at this call. */
+  ruleFacts: RuleFactsRow | null;
+}
 
 /**
  * Stage 7: load the order the call names. Missing, another customer's, another tenant's and not the
@@ -14,9 +27,42 @@ export async function loadContext(
   args: Record<string, unknown>,
   conversation: ConversationFacts,
 ): Promise<StageResult<OrderFacts>> {
+  const loaded = await loadCallFacts(client, tool, args, conversation, null);
+  return loaded.ok ? pass(loaded.value.order) : loaded;
+}
+
+/**
+ * Stage 7 as a proposal runs it: the order, and in the same statement everything stages 8 and 10 read from the
+ * database (the call key's stored call, the tool's earlier effects within the tenant's duplicate window, the rules'
+ * facts), so a call's checks cost one round trip after the conversation's lock. `reads` null loads the order alone.
+ */
+export async function loadCallFacts(
+  client: Db,
+  tool: ToolDefinition,
+  args: Record<string, unknown>,
+  conversation: ConversationFacts,
+  reads: { callKey: string | null; policy: TenantPolicy } | null,
+): Promise<StageResult<CallFacts>> {
   const orderId = tool.orderId(args);
   if (conversation.orderId !== null && conversation.orderId !== orderId) return stop("order.not-found");
-  const order = await findCustomerOrder(client, orderId, conversation);
-  if (!order) return stop("order.not-found");
-  return pass(order);
+  const callKey = reads?.callKey && tool.effect !== "read" && isCallKey(reads.callKey) ? reads.callKey : null;
+  const rules = reads !== null && readsRuleFacts(tool, reads.policy);
+  const recent = reads && tool.earlierEffects ? tool.earlierEffects.recent(reads.policy.duplicateWindowHours) : null;
+  const row = await findCallFacts(client, {
+    orderId,
+    tenantId: conversation.tenantId,
+    customerId: conversation.customerId,
+    agentId: conversation.agentId,
+    key: callKey ? { conversationId: conversation.id, toolName: tool.name, callKey } : null,
+    recent,
+    countRefunds: rules && tool.effect === "irreversible",
+  });
+  if (!row) return stop("order.not-found");
+  const { stored, recent: effects, fraudWatch, customerAgeDays, orderAgeDays, agentRefundsToday, ...order } = row;
+  return pass({
+    order,
+    stored: stored && { id: stored.id, argsHash: stored.argsHash, outcome: stored.outcome as StoredCall["outcome"] },
+    recent: effects && effects.map((effect) => ({ ...effect, at: new Date(effect.at) })),
+    ruleFacts: rules ? { fraudWatch, customerAgeDays, orderAgeDays, agentRefundsToday } : null,
+  });
 }

@@ -1,8 +1,8 @@
 import type { Db } from "../db";
 import type { OrderFacts, ToolDefinition, ToolPorts } from "../tools/types";
 import { outcome, type Outcome } from "../outcome";
-import { moveOrderWithBudgets } from "./sql";
-import type { ConversationFacts } from "./types";
+import { moveOrderWithEffect, type ExposureReservation } from "./sql";
+import type { CallRecord, ConversationFacts } from "./types";
 
 export interface ExecutableCall {
   tool: ToolDefinition;
@@ -11,33 +11,24 @@ export interface ExecutableCall {
   conversation: ConversationFacts;
   impactCents: number;
   callId: string;
-  /** Set by the policy stage for an irreversible effect executed without approval (the exposure ceilings). */
-  countsTowardCeilings?: boolean;
+  /** The reservation against the exposure ceilings of an irreversible effect executed without approval. */
+  exposure?: ExposureReservation | null;
 }
 
 /**
- * Stage 12. For a write, the caller's transaction holds the conversation lock; the order changes only if it
- * is still at the version every check saw, and the effect and the budgets land in the same transaction.
+ * Stage 12. For a write, the caller's transaction holds the conversation lock; the order changes only if it is still
+ * at the version every check saw, and the tool's writes, the budgets and the exposure land with it in one statement.
+ * `recordAs` (the pipeline's) records the call in that statement too, with the outcome it gets: stages 12 and 13 in one
+ * round trip; a caller that records the call its own way (an approval) leaves it out.
  */
-export async function executeCall(client: Db, call: ExecutableCall, ports: ToolPorts): Promise<Outcome> {
+export async function executeCall(
+  client: Db,
+  call: ExecutableCall,
+  ports: ToolPorts,
+  recordAs?: (result: Outcome) => CallRecord,
+): Promise<Outcome> {
   const { tool, order, conversation } = call;
-  if (tool.effect !== "read") {
-    const change = tool.orderChanges?.(call.args, order) ?? {};
-    const irreversibleCents = tool.effect === "irreversible" ? call.impactCents : 0;
-    const exposureCents = call.countsTowardCeilings ? irreversibleCents : 0;
-    // The order moves only at the version the checks saw, and the budgets and exposure move only with it, in one statement.
-    const moved = await moveOrderWithBudgets(client, {
-      order,
-      change,
-      conversation,
-      callId: call.callId,
-      irreversibleCents,
-      exposureCents,
-    });
-    if (!moved) return outcome("order.changed");
-  }
-  const result = await tool.execute({
-    client,
+  const effect = tool.execute({
     args: call.args,
     order,
     callId: call.callId,
@@ -45,5 +36,18 @@ export async function executeCall(client: Db, call: ExecutableCall, ports: ToolP
     conversationId: conversation.id,
     ports,
   });
-  return outcome(tool.external?.pendingCode ?? tool.executedCode, { result });
+  const executed = outcome(tool.external?.pendingCode ?? tool.executedCode, { result: effect.result });
+  if (tool.effect === "read") return executed;
+  const changed = outcome("order.changed");
+  const moved = await moveOrderWithEffect(client, {
+    order,
+    change: tool.orderChanges?.(call.args, order) ?? {},
+    conversation,
+    callId: call.callId,
+    irreversibleCents: tool.effect === "irreversible" ? call.impactCents : 0,
+    exposure: call.exposure ?? null,
+    writes: effect.writes ?? [],
+    record: recordAs ? { moved: recordAs(executed), changed: recordAs(changed) } : null,
+  });
+  return moved ? executed : changed;
 }

@@ -1,8 +1,6 @@
 import { sha256Hex } from "../canonical";
-import type { Db } from "../db";
 import type { ToolDefinition } from "../tools/types";
 import { pass, stop, type Outcome, type StageResult } from "../outcome";
-import { findCallByKey } from "./sql";
 
 const CALL_KEY = /^[\x21-\x7e]{1,200}$/;
 
@@ -30,22 +28,23 @@ export interface StoredCall {
   outcome: Outcome;
 }
 
+/** Whether `callKey` is a well-formed key (printable ASCII, 1 to 200 characters). */
+export const isCallKey = (callKey: string) => CALL_KEY.test(callKey);
+
 /**
  * Stage 8: writes need a call key (see `deriveCallKey`), scoped to (conversation, tool). The same key with the same canonical
- * arguments hands back the stored call for a replay; with other arguments it is refused.
- * Runs under the conversation's row lock, so two requests with one key cannot both pass.
+ * arguments hands back the stored call for a replay; with other arguments it is refused. `stored` is the call under
+ * this key, read by stage 7 under the conversation's row lock, so two requests with one key cannot both pass.
  */
-export async function checkIdempotency(
-  client: Db,
+export function checkIdempotency(
   tool: ToolDefinition,
-  conversationId: string,
   callKey: string,
   argsHash: string,
-): Promise<StageResult<{ replay: StoredCall | null }>> {
+  stored: (StoredCall & { argsHash: string | null }) | null,
+): StageResult<{ replay: StoredCall | null }> {
   if (tool.effect === "read") return pass({ replay: null });
-  if (!CALL_KEY.test(callKey)) return stop("call-key.missing");
-  const stored = await findCallByKey(client, { conversationId, toolName: tool.name, callKey });
+  if (!isCallKey(callKey)) return stop("call-key.missing");
   if (!stored) return pass({ replay: null });
   if (stored.argsHash !== argsHash) return stop("call-key.reused");
-  return pass({ replay: { id: stored.id, outcome: stored.outcome as unknown as Outcome } });
+  return pass({ replay: { id: stored.id, outcome: stored.outcome } });
 }

@@ -5,10 +5,11 @@ import { logError, withLogContext } from "../log";
 import { countDecision } from "../metrics";
 import { span } from "../tracing";
 import type { ConversationWaiter } from "../live";
-import { readsCalls, type AnyTool, type ToolDefinition, type ToolPorts } from "../tools/types";
+import { readsCalls, type AnyTool, type ExecutedCall, type ToolDefinition, type ToolPorts } from "../tools/types";
 import { checkAllowlist } from "./allowlist";
 import { requestApproval, type ApprovalNotifier } from "./approval";
-import { loadContext } from "./context";
+import { reserveCeilings } from "./ceilings";
+import { loadCallFacts } from "./context";
 import { executeCall } from "./execute";
 import { lockConversation } from "./lock";
 import { checkIdempotency, deriveCallKey } from "./idempotency";
@@ -17,7 +18,7 @@ import { parseEnvelope, type RawProposal } from "./parse";
 import { decidePolicy, heldFor } from "./policy";
 import { countAndLimitCall } from "./rate";
 import { checkRules, ruleHolds, rulesDetail, rulesStop } from "./rules";
-import { appendDecision, recordCall, UNKNOWN_TOOL } from "./record";
+import { appendDecision, recordCall, UNKNOWN_TOOL, wholeMs } from "./record";
 import { checkSchema } from "./schema";
 import { checkScope } from "./scope";
 import { checkSemantics } from "./semantic";
@@ -108,13 +109,16 @@ async function runSequence(
     }
     const { tool } = checked.call;
     seen.toolName = tool.name;
-    if (tool.effect === "read") return await checkAgainstData(db, proposal, ports, checked.call, id, startedAt);
-    const committed = await transaction((tx) => checkAgainstData(tx, proposal, ports, checked.call, id, startedAt));
+    const committed =
+      tool.effect === "read"
+        ? await checkAgainstData(db, proposal, ports, checked.call, id, startedAt)
+        : await transaction((tx) => checkAgainstData(tx, proposal, ports, checked.call, id, startedAt));
     // The external half of the effect runs only once its local record has committed.
-    if (tool.external && !committed.replayed && committed.outcome.code === tool.external.pendingCode) {
-      return { ...committed, outcome: await completeExternal(tool, committed.id, ports) };
+    const { executed, ...result } = committed;
+    if (!readsCalls(tool) && tool.external && !result.replayed && result.outcome.code === tool.external.pendingCode) {
+      return { ...result, outcome: await completeExternal(tool, result.id, ports, executed) };
     }
-    return committed;
+    return result;
   } catch (error) {
     logError("gateway.host-error", error, { callId: id, conversationId: conversation.id, toolName: seen.toolName });
     const failed = outcome("host.error");
@@ -129,10 +133,15 @@ async function runSequence(
  * Performs the external half of a committed effect. If that fails outright, the call keeps its committed,
  * truthful outcome (not known yet) and reconciliation finishes it; it is never reported as failed.
  */
-export async function completeExternal(tool: ToolDefinition, callId: string, ports: ToolPorts): Promise<Outcome> {
+export async function completeExternal(
+  tool: ToolDefinition,
+  callId: string,
+  ports: ToolPorts,
+  executed?: ExecutedCall<Record<string, unknown>>,
+): Promise<Outcome> {
   const external = tool.external!;
   try {
-    return await stage("external", () => external.complete(callId, ports));
+    return await stage("external", () => external.complete({ callId, executed }, ports));
   } catch (error) {
     logError("gateway.external-failed", error, { callId, toolName: tool.name });
     return outcome(external.pendingCode);
@@ -179,7 +188,7 @@ async function checkAgainstData(
   validCall: ValidCall,
   id: string,
   startedAt: number,
-): Promise<CallResult> {
+): Promise<CallResult & { executed?: ExecutedCall<Record<string, unknown>> }> {
   const { tool: anyTool } = validCall;
   // A read of the conversation's own calls answers in place of the order stages; it is recorded like any call.
   if (readsCalls(anyTool)) {
@@ -232,14 +241,14 @@ async function checkAgainstData(
     return { id, outcome: result, replayed: false };
   };
 
-  const context = await stage("context", () => loadContext(client, tool, args, conversation));
+  const context = await stage("context", () =>
+    loadCallFacts(client, tool, args, conversation, { callKey, policy: proposal.policy }),
+  );
   if (!context.ok) return finish(context.outcome);
-  const order = context.value;
+  const { order, stored, recent, ruleFacts } = context.value;
   record.orderId = order.id;
 
-  const idempotency = await stage("idempotency", () =>
-    checkIdempotency(client, tool, conversation.id, callKey, call.argsHash),
-  );
+  const idempotency = stage("idempotency", () => checkIdempotency(tool, callKey, call.argsHash, stored));
   if (!idempotency.ok) return finish(idempotency.outcome);
   const { replay } = idempotency.value;
   ownsKey = tool.effect !== "read";
@@ -262,21 +271,27 @@ async function checkAgainstData(
   const state = stage("state", () => checkState(tool, args, order));
   if (!state.ok) return finish(await explainState(client, tool, order, state.outcome));
 
-  const policy = await stage("policy", () =>
-    decidePolicy(client, tool, conversation, proposal.policy, order, call.impactCents),
+  const policy = stage("policy", () =>
+    decidePolicy(tool, conversation, proposal.policy, order, call.impactCents, recent),
   );
   if (!policy.ok) return finish(policy.outcome);
-  const { consequence: numbers, ceiling, countsTowardCeilings, duplicate } = policy.value;
+  const { consequence: numbers, meetsCeilings, duplicate } = policy.value;
   if (duplicate) record.detail = { duplicate_guard: duplicate };
 
   const rules = await stage("rules", () =>
-    checkRules(client, tool, conversation, proposal.policy, order, call.impactCents),
+    checkRules(client, tool, conversation, proposal.policy, order, call.impactCents, ruleFacts),
   );
-  if (rules) record.detail = { ...record.detail, ...rulesDetail(rules, numbers) };
   const stopped = rulesStop(rules);
-  if (stopped) return finish(stopped);
   const held = ruleHolds(rules);
-  const consequence = held.length > 0 ? "approval" : numbers;
+  // The ceilings reserve last, only for a call nothing else holds: their locks are held from here to the commit.
+  const ceilings =
+    meetsCeilings && !stopped && held.length === 0
+      ? await stage("ceilings", () => reserveCeilings(client, conversation, call.impactCents))
+      : null;
+  const ceiling = ceilings && !ceilings.ok ? ceilings.ceiling : null;
+  if (rules) record.detail = { ...record.detail, ...rulesDetail(rules, ceiling ? "approval" : numbers) };
+  if (stopped) return finish(stopped);
+  const consequence = held.length > 0 || ceiling ? "approval" : numbers;
 
   if (consequence === "approval") {
     const pending = await stage("approval", () =>
@@ -300,11 +315,20 @@ async function checkAgainstData(
     const reason = held.map((hold) => hold.reason).join(" ");
     return finish(reason ? { ...pending.outcome, reason } : pending.outcome);
   }
-  return finish(
-    await stage("execute", () =>
-      executeCall(client, { ...call, order, conversation, callId: id, countsTowardCeilings }, ports),
-    ),
-  );
+  const exposure = ceilings?.ok ? ceilings.reservation : null;
+  const executable = { ...call, order, conversation, callId: id, exposure };
+  if (tool.effect === "read") return finish(await stage("execute", () => executeCall(client, executable, ports)));
+  // A write's effect and its record (stages 12 and 13) commit in one statement; a reservation whose order moved on
+  // is given back in it.
+  const recordAs = (result: Outcome): CallRecord => ({
+    ...record,
+    outcome: result,
+    callKey: bindsCallKey(result) ? callKey : null,
+    latencyMs: wholeMs(performance.now() - startedAt),
+  });
+  const executed = await stage("execute", () => executeCall(client, executable, ports, recordAs));
+  const executedCall = { args, order, tenantId: conversation.tenantId, conversationId: conversation.id };
+  return { id, outcome: executed, replayed: false, executed: executedCall };
 }
 
 async function recordEarly(

@@ -3,7 +3,7 @@ import { scopesFor } from "../tools/scopes";
 import type { EarlierEffect, OrderFacts, ToolDefinition } from "../tools/types";
 import { pass, stop, type StageResult } from "../outcome";
 import type { RuleHold } from "./rules";
-import { deleteOldAutoExposure, lockTenantCeilings, sumAutoExposure } from "./sql";
+import { deleteOldAutoExposure } from "./sql";
 import type { ConversationFacts, TenantPolicy } from "./types";
 
 export type Consequence = "auto" | "approval";
@@ -34,38 +34,32 @@ export interface PolicyDecision {
   consequence: Consequence;
   /** The duplicate-intent guard's verdict, null for a tool it does not look at. */
   duplicate: DuplicateVerdict | null;
-  /** Why an irreversible call that the conversation's own limits allow still needs approval. */
-  ceiling: CeilingHit | null;
-  /** An irreversible effect executed without approval: it counts toward the ceilings from now on. */
-  countsTowardCeilings: boolean;
+  /** An irreversible effect the numbers let run without approval: it must fit under the ceilings (`reserveCeilings`). */
+  meetsCeilings: boolean;
 }
 
 /**
- * Stage 10 of the pipeline: `checkPolicy`, the duplicate-intent guard, then, for an irreversible call they would let
- * run automatically, the exposure ceilings. Runs inside the write's transaction, so the ceilings' lock is held
- * until the effect commits.
+ * Stage 10 of the pipeline: `checkPolicy`, then the duplicate-intent guard. An irreversible call they would let run
+ * automatically is then reserved against the exposure ceilings (lib/gateway/ceilings.ts), after the rules, so the
+ * ceilings' locks are taken as late in the transaction as they can be.
  */
-export async function decidePolicy(
-  client: Db,
+export function decidePolicy(
   tool: ToolDefinition,
   conversation: ConversationFacts,
   policy: TenantPolicy,
   order: OrderFacts,
   impactCents: number,
-): Promise<StageResult<PolicyDecision>> {
+  recent: EarlierEffect[] | null,
+): StageResult<PolicyDecision> {
   const checked = checkPolicy(tool, conversation, policy, order, impactCents);
   if (!checked.ok) return checked;
-  const duplicate = await checkDuplicate(client, tool, conversation, policy, order, impactCents);
+  const duplicate = checkDuplicate(conversation, policy, impactCents, recent);
   const held = checked.value === "approval" || duplicate?.verdict === "held";
-  if (held || tool.effect !== "irreversible" || impactCents === 0) {
-    return pass({ consequence: held ? "approval" : "auto", duplicate, ceiling: null, countsTowardCeilings: false });
-  }
-  const ceiling = await checkCeilings(client, conversation, impactCents);
-  return pass(
-    ceiling
-      ? { consequence: "approval", duplicate, ceiling, countsTowardCeilings: false }
-      : { consequence: "auto", duplicate, ceiling: null, countsTowardCeilings: true },
-  );
+  return pass({
+    consequence: held ? "approval" : "auto",
+    duplicate,
+    meetsCeilings: !held && tool.effect === "irreversible" && impactCents > 0,
+  });
 }
 
 /** A held verdict as the approval's card lists it among the reasons. */
@@ -80,19 +74,17 @@ export function heldFor({ verdict: _verdict, ...hit }: DuplicateVerdict & { verd
  * one: the same amount, or any effect another conversation made. Only effects count, never what a conversation
  * proposed: a refused, withdrawn, denied or still-held proposal moved no money and cannot make room for another
  * (decision 011). Two different partial refunds one conversation made pass. It never refuses: a supervisor who
- * approves the possible duplicate pays it. Null for a tool that declares no earlier effects.
+ * approves the possible duplicate pays it. `effects` are the order's earlier effects of the tool within the window,
+ * as stage 7 read them; null for a tool that declares none, and then so is the verdict.
  */
-export async function checkDuplicate(
-  client: Db,
-  tool: ToolDefinition,
+export function checkDuplicate(
   conversation: ConversationFacts,
   policy: TenantPolicy,
-  order: OrderFacts,
   impactCents: number,
-): Promise<DuplicateVerdict | null> {
-  if (!tool.earlierEffects) return null;
+  effects: EarlierEffect[] | null,
+): DuplicateVerdict | null {
+  if (!effects) return null;
   const windowHours = policy.duplicateWindowHours;
-  const effects = await tool.earlierEffects.recent(client, order, windowHours);
   const match =
     effects.find((effect) => effect.amountCents === impactCents) ??
     effects.find((effect) => effect.conversationId !== conversation.id);
@@ -176,39 +168,6 @@ export function needsApproval(
         impactCents > policy.autoLimitCents || conversation.irreversibleCents + impactCents > policy.sessionCapCents
       );
   }
-}
-
-/**
- * The rolling 24-hour ceilings of the conversation's agent and tenant against this impact. Takes the tenant
- * row's lock first, for the rest of the transaction, so every automatic irreversible effect of a tenant (on any
- * app instance) is summed and recorded one at a time; the ceilings are read under that lock too. The sums are a
- * second statement because a statement that waited for a lock still reads other tables as they were before it
- * waited (READ COMMITTED): only a new statement sees what the previous holder committed.
- */
-async function checkCeilings(
-  client: Db,
-  conversation: ConversationFacts,
-  impactCents: number,
-): Promise<CeilingHit | null> {
-  const ceilings = await lockTenantCeilings(client, conversation.tenantId);
-  const { agent: agentUsed, tenant: tenantUsed } = await sumAutoExposure(client, conversation);
-  if (agentUsed + impactCents > ceilings.agentDailyCeilingCents) {
-    return {
-      name: "agent_daily_ceiling_cents",
-      limit_cents: ceilings.agentDailyCeilingCents,
-      used_cents: agentUsed,
-      window_hours: 24,
-    };
-  }
-  if (tenantUsed + impactCents > ceilings.tenantDailyCeilingCents) {
-    return {
-      name: "tenant_daily_ceiling_cents",
-      limit_cents: ceilings.tenantDailyCeilingCents,
-      used_cents: tenantUsed,
-      window_hours: 24,
-    };
-  }
-  return null;
 }
 
 /** Drops exposure rows past every window that could still count them (the job keeps the table to about a day). */

@@ -1,6 +1,6 @@
 import type { Db } from "../db";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
-import { loadContext } from "./context";
+import { loadCallFacts } from "./context";
 import type { Outcome } from "../outcome";
 import { checkDuplicate, checkPolicy, type DuplicateVerdict } from "./policy";
 import { checkRules, rulesStop } from "./rules";
@@ -24,17 +24,17 @@ export async function recheckForApproval(
   | { ok: true; order: OrderFacts; duplicate: DuplicateVerdict | null }
   | { ok: false; outcome: Outcome; order: OrderFacts | null }
 > {
-  const context = await loadContext(client, tool, args, conversation);
+  const context = await loadCallFacts(client, tool, args, conversation, { callKey: null, policy });
   if (!context.ok) return { ok: false, outcome: context.outcome, order: null };
-  const order = context.value;
+  const { order, recent, ruleFacts } = context.value;
   const state = checkState(tool, args, order);
   if (!state.ok) return { ok: false, outcome: state.outcome, order };
   const impactCents = tool.impactCents(args);
   const allowed = checkPolicy(tool, conversation, policy, order, impactCents);
   if (!allowed.ok) return { ok: false, outcome: allowed.outcome, order };
   // A rule that denies now, or rules that cannot decide, stop the approval; a rule that holds is what a person decides.
-  const stopped = rulesStop(await checkRules(client, tool, conversation, policy, order, impactCents));
+  const stopped = rulesStop(await checkRules(client, tool, conversation, policy, order, impactCents, ruleFacts));
   if (stopped) return { ok: false, outcome: stopped, order };
-  const duplicate = await checkDuplicate(client, tool, conversation, policy, order, impactCents);
+  const duplicate = checkDuplicate(conversation, policy, impactCents, recent);
   return { ok: true, order, duplicate };
 }

@@ -1,11 +1,13 @@
 import type { Db } from "../db";
-import { insertCall, insertDecision, updateLaterOutcome } from "./sql";
+import type { Prisma } from "../generated/prisma/client";
+import type { Outcome } from "../outcome";
+import { insertCall, insertDecision, updateLaterOutcome, updateLaterOutcomeWith } from "./sql";
 import type { CallRecord, DecisionRow, LaterOutcome } from "./types";
 
 export const UNKNOWN_TOOL = "(unknown)";
 
 /** A latency as the log stores it: whole milliseconds, never negative. */
-const wholeMs = (ms: number) => Math.max(0, Math.round(ms));
+export const wholeMs = (ms: number) => Math.max(0, Math.round(ms));
 
 /**
  * Stage 13, and the only writer of the decision log: names, ids and codes, never model text; only a supervisor's
@@ -31,4 +33,21 @@ export async function recordLaterOutcome(client: Db, later: LaterOutcome): Promi
     ...later,
     decision: decision && { ...decision, latencyMs: wholeMs(decision.latencyMs) },
   });
+}
+
+/**
+ * `recordLaterOutcome` in the same statement as the change it reports (`final`, see `updateLaterOutcomeWith`), for a
+ * settle that needs no lock beyond that statement's own; null when the change found nothing to change.
+ */
+export async function recordLaterOutcomeWith(
+  client: Db,
+  later: LaterOutcome,
+  final: Prisma.Sql,
+): Promise<Outcome | null> {
+  const { decision } = later;
+  return updateLaterOutcomeWith(
+    client,
+    { ...later, decision: decision && { ...decision, latencyMs: wholeMs(decision.latencyMs) } },
+    final,
+  );
 }

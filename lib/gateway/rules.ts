@@ -3,7 +3,7 @@ import { outcome, type Outcome } from "../outcome";
 import { compileRules, evaluateRules, knownRules, type RuleVerdict } from "../policy-rules/evaluate";
 import type { RuleFacts } from "../policy-rules/schema";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
-import { findRuleFacts, findRuleSetText } from "./sql";
+import { findRuleSetText, type RuleFactsRow } from "./sql";
 import type { ConversationFacts, TenantPolicy } from "./types";
 
 /** The tenant's rules on one call: the facts they read, the live verdict (enforced) and the shadow one (recorded). */
@@ -24,10 +24,16 @@ export interface RuleHold {
 
 const ALLOW: RuleVerdict = { verdict: "allow" };
 
+/** Whether the tenant's rules look at this call: a write always keeps its facts, a read only when there are rules. */
+export function readsRuleFacts(tool: ToolDefinition, policy: TenantPolicy): boolean {
+  return tool.effect !== "read" || Boolean(policy.liveRuleSetId) || Boolean(policy.shadowRuleSetId);
+}
+
 /**
- * Stage 10's rules (docs/decisions/019), after the numbers: the facts the rules read, then the live rule set and the
- * shadow one. A write always keeps its facts, so a rule set can be replayed over it later; a read keeps them only
- * when the tenant has rules. Null when nothing was looked at.
+ * Stage 10's rules (docs/decisions/019), after the numbers: the facts the rules read (`row`, loaded with the order
+ * by stage 7 when `readsRuleFacts`), then the live rule set and the shadow one. A write always keeps its facts, so a
+ * rule set can be replayed over it later; a read keeps them only when the tenant has rules. Null when nothing was
+ * looked at.
  */
 export async function checkRules(
   client: Db,
@@ -36,16 +42,11 @@ export async function checkRules(
   policy: TenantPolicy,
   order: OrderFacts,
   impactCents: number,
+  row: RuleFactsRow | null,
 ): Promise<RulesCheck | null> {
   const live = policy.liveRuleSetId ?? null;
   const shadow = policy.shadowRuleSetId ?? null;
-  if (tool.effect === "read" && !live && !shadow) return null;
-  const row = await findRuleFacts(client, {
-    tenantId: conversation.tenantId,
-    orderId: order.id,
-    agentId: conversation.agentId,
-    countRefunds: tool.effect === "irreversible",
-  });
+  if (!readsRuleFacts(tool, policy)) return null;
   if (!row) throw new Error(`the order ${order.id} the call loaded has no facts for its rules`);
   const facts: RuleFacts = {
     tool: tool.name,

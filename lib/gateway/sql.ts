@@ -1,8 +1,9 @@
 import type { Db } from "../db";
 import { Prisma } from "../generated/prisma/client";
+import type { Outcome } from "../outcome";
 import { CALLS_CHANNEL, countCall } from "../sql";
-import { moveOrderAtVersion } from "../tools/sql";
-import type { OrderChange } from "../tools/types";
+import { moveOrderAtVersion, ORDER_FACTS } from "../tools/sql";
+import type { EarlierEffect, OrderChange, OrderFacts } from "../tools/types";
 import type { CallRecord, DecisionRow, LaterOutcome, RateCount } from "./types";
 
 // A change is announced only to conversations with an open live view (lib/live.ts): PostgreSQL serializes the
@@ -28,52 +29,120 @@ export async function lockConversationRow(db: Db, conversationId: string): Promi
   return row ?? null;
 }
 
-export async function findCallByKey(
+/** A reservation against both ceilings: the running totals it left and the time it holds its place in them. */
+export interface ExposureReservation {
+  cents: number;
+  at: Date;
+  tenantRunningCents: number;
+  agentRunningCents: number;
+}
+
+// The running total at the 24-hour edge: that of the last exposure row at or before it, else what the prune job
+// dropped (`baseCents`). Rows that old committed long before any statement that reads them (docs/decisions/021).
+const tenantEdge = (tenantId: string) => Prisma.sql`COALESCE((
+      SELECT e."tenantRunningCents" FROM "AutoExposure" e
+      WHERE e."tenantId" = ${tenantId} AND e."createdAt" <= now() - interval '24 hours'
+      ORDER BY e."createdAt" DESC, e."tenantRunningCents" DESC LIMIT 1), x."baseCents")`;
+const agentEdge = (tenantId: string, agentId: string) => Prisma.sql`COALESCE((
+      SELECT e."agentRunningCents" FROM "AutoExposure" e
+      WHERE e."tenantId" = ${tenantId} AND e."agentId" = ${agentId} AND e."createdAt" <= now() - interval '24 hours'
+      ORDER BY e."createdAt" DESC, e."agentRunningCents" DESC LIMIT 1), x."baseCents")`;
+
+/**
+ * Reserves `cents` against the tenant's and then the agent's rolling 24-hour ceiling, each by a conditional upsert of
+ * its running total that PostgreSQL re-checks on the row's latest version once it holds the row's lock: the row
+ * locks are the ceilings' serialization, from here to the commit. Null when the tenant's ceiling refuses (nothing
+ * reserved); `agentRunningCents` null when only the agent's does (the tenant's part is reserved: release it).
+ */
+export async function reserveExposure(
   db: Db,
-  key: { conversationId: string; toolName: string; callKey: string },
-): Promise<{ id: string; argsHash: string | null; outcome: unknown } | null> {
-  const [stored] = await db.$queryRaw<{ id: string; argsHash: string | null; outcome: unknown }[]>`
-    SELECT "id", "argsHash", "outcome" FROM "ToolCall"
-    WHERE "conversationId" = ${key.conversationId} AND "toolName" = ${key.toolName} AND "callKey" = ${key.callKey}`;
-  return stored ?? null;
+  at: { tenantId: string; agentId: string; cents: number },
+): Promise<{ at: Date; tenantRunningCents: number; agentRunningCents: number | null } | null> {
+  const { tenantId, agentId, cents } = at;
+  const [reserved] = await db.$queryRaw<{ at: Date; tenantRunningCents: number; agentRunningCents: number | null }[]>`
+    WITH ceilings AS (
+      SELECT "agentDailyCeilingCents" AS "agent", "tenantDailyCeilingCents" AS "tenant" FROM "Tenant" WHERE "id" = ${tenantId}
+    ), tenant AS (
+      INSERT INTO "ExposureTotal" AS x ("tenantId", "agentId", "runningCents", "lastAt")
+      SELECT ${tenantId}, '', ${cents}::bigint, clock_timestamp() FROM ceilings WHERE ${cents}::bigint <= ceilings."tenant"
+      ON CONFLICT ("tenantId", "agentId") DO UPDATE
+        SET "runningCents" = x."runningCents" + EXCLUDED."runningCents", "lastAt" = GREATEST(x."lastAt", EXCLUDED."lastAt")
+        WHERE x."runningCents" + EXCLUDED."runningCents" - ${tenantEdge(tenantId)} <= (SELECT "tenant" FROM ceilings)
+      RETURNING x."runningCents", x."lastAt"
+    ), agent AS (
+      INSERT INTO "ExposureTotal" AS x ("tenantId", "agentId", "runningCents", "lastAt")
+      SELECT ${tenantId}, ${agentId}, ${cents}::bigint, tenant."lastAt" FROM tenant, ceilings WHERE ${cents}::bigint <= ceilings."agent"
+      ON CONFLICT ("tenantId", "agentId") DO UPDATE
+        SET "runningCents" = x."runningCents" + EXCLUDED."runningCents", "lastAt" = EXCLUDED."lastAt"
+        WHERE x."runningCents" + EXCLUDED."runningCents" - ${agentEdge(tenantId, agentId)} <= (SELECT "agent" FROM ceilings)
+      RETURNING x."runningCents"
+    )
+    SELECT tenant."lastAt" AS "at", tenant."runningCents"::float8 AS "tenantRunningCents",
+           agent."runningCents"::float8 AS "agentRunningCents"
+    FROM tenant LEFT JOIN agent ON true`;
+  return reserved ?? null;
+}
+
+/** Gives back a reservation that made no exposure row (the transaction still holds the rows' locks). */
+export async function releaseExposure(
+  db: Db,
+  at: { tenantId: string; agentId: string | null; cents: number },
+): Promise<void> {
+  await db.$executeRaw`
+    UPDATE "ExposureTotal" SET "runningCents" = "runningCents" - ${at.cents}::bigint
+    WHERE "tenantId" = ${at.tenantId} AND "agentId" IN ('', ${at.agentId ?? ""})`;
+}
+
+/** The tenant's ceilings and the agent's and tenant's automatic exposure of the last 24 hours, in cents. */
+export async function readExposure(
+  db: Db,
+  at: { tenantId: string; agentId: string },
+): Promise<{ agentCeilingCents: number; tenantCeilingCents: number; agent: number; tenant: number }> {
+  const [row] = await db.$queryRaw<
+    { agentCeilingCents: number; tenantCeilingCents: number; agent: number; tenant: number }[]
+  >`
+    SELECT t."agentDailyCeilingCents" AS "agentCeilingCents", t."tenantDailyCeilingCents" AS "tenantCeilingCents",
+           COALESCE((SELECT x."runningCents" - ${agentEdge(at.tenantId, at.agentId)} FROM "ExposureTotal" x
+                     WHERE x."tenantId" = t."id" AND x."agentId" = ${at.agentId}), 0)::float8 AS "agent",
+           COALESCE((SELECT x."runningCents" - ${tenantEdge(at.tenantId)} FROM "ExposureTotal" x
+                     WHERE x."tenantId" = t."id" AND x."agentId" = ''), 0)::float8 AS "tenant"
+    FROM "Tenant" t WHERE t."id" = ${at.tenantId}`;
+  return row;
 }
 
 /**
- * The tenant's 24-hour exposure ceilings, its row locked (FOR NO KEY UPDATE) until the transaction ends, so the
- * automatic irreversible effects of one tenant are summed and recorded one at a time.
+ * Deletes the exposure rows older than 25 hours and keeps, on each running total they belonged to, the running total
+ * of the last one dropped: the edge of a window no row of which is left. Returns how many rows went. The totals are
+ * locked in key order (the tenant's own row first), as a reservation locks them.
  */
-export async function lockTenantCeilings(
-  db: Db,
-  tenantId: string,
-): Promise<{ agentDailyCeilingCents: number; tenantDailyCeilingCents: number }> {
-  const [ceilings] = await db.$queryRaw<{ agentDailyCeilingCents: number; tenantDailyCeilingCents: number }[]>`
-    SELECT "agentDailyCeilingCents", "tenantDailyCeilingCents" FROM "Tenant" WHERE "id" = ${tenantId} FOR NO KEY UPDATE`;
-  return ceilings;
-}
-
-/** The automatic irreversible exposure of the last 24 hours, of this agent and of its whole tenant, in cents. */
-export async function sumAutoExposure(
-  db: Db,
-  conversation: { tenantId: string; agentId: string },
-): Promise<{ agent: number; tenant: number }> {
-  const [used] = await db.$queryRaw<{ agent: string; tenant: string }[]>`
-    SELECT COALESCE(SUM("amountCents") FILTER (WHERE "agentId" = ${conversation.agentId}), 0)::bigint AS "agent",
-           COALESCE(SUM("amountCents"), 0)::bigint AS "tenant"
-    FROM "AutoExposure" WHERE "tenantId" = ${conversation.tenantId} AND "createdAt" > now() - interval '24 hours'`;
-  return { agent: Number(used.agent), tenant: Number(used.tenant) };
-}
-
-/** Deletes the exposure rows older than 25 hours; returns how many. */
 export async function deleteOldAutoExposure(db: Db): Promise<number> {
-  return db.$executeRaw`DELETE FROM "AutoExposure" WHERE "createdAt" < now() - interval '25 hours'`;
+  const [gone] = await db.$queryRaw<{ count: number }[]>`
+    WITH gone AS (
+      DELETE FROM "AutoExposure" WHERE "createdAt" < now() - interval '25 hours'
+      RETURNING "tenantId", "agentId", "tenantRunningCents", "agentRunningCents"
+    ), bases AS (
+      SELECT "tenantId", '' AS "agentId", MAX("tenantRunningCents") AS "base" FROM gone GROUP BY "tenantId"
+      UNION ALL
+      SELECT "tenantId", "agentId", MAX("agentRunningCents") FROM gone GROUP BY "tenantId", "agentId"
+    ), locked AS (
+      SELECT x."tenantId", x."agentId", b."base" FROM "ExposureTotal" x JOIN bases b USING ("tenantId", "agentId")
+      ORDER BY x."tenantId", x."agentId" FOR UPDATE OF x
+    ), based AS (
+      UPDATE "ExposureTotal" x SET "baseCents" = GREATEST(x."baseCents", l."base") FROM locked l
+      WHERE x."tenantId" = l."tenantId" AND x."agentId" = l."agentId"
+    )
+    SELECT count(*)::int AS "count" FROM gone`;
+  return gone.count;
 }
 
 /**
- * In one statement: the order moves (`moveOrderAtVersion`), and only with it the conversation's budgets (one
- * write, `irreversibleCents` more) and, when `exposureCents` is above 0, the agent's automatic exposure. Returns
- * whether the order moved.
+ * In one statement: the order moves (`moveOrderAtVersion`), and only with it the conversation's budgets (one write,
+ * `irreversibleCents` more), the tool's own writes (`ToolEffect`, each reading `moved`) and, for a reservation against
+ * the ceilings, its exposure row; without it, the reservation is given back. With `record`, the call's own row and its
+ * decision-log row too: `record.moved` when the order moved, `record.changed` when it had moved on. Returns whether the
+ * order moved.
  */
-export async function moveOrderWithBudgets(
+export async function moveOrderWithEffect(
   db: Db,
   move: {
     order: { id: string; version: number };
@@ -81,20 +150,44 @@ export async function moveOrderWithBudgets(
     conversation: { id: string; tenantId: string; agentId: string };
     callId: string;
     irreversibleCents: number;
-    exposureCents: number;
+    exposure: ExposureReservation | null;
+    writes: Prisma.Sql[];
+    record: { moved: CallRecord; changed: CallRecord } | null;
   },
 ): Promise<boolean> {
-  const { conversation, irreversibleCents, exposureCents } = move;
-  const [moved] = await db.$queryRaw<{ count: number }[]>`
-      WITH moved AS (${moveOrderAtVersion(move.order, move.change)}
-      ), budgets AS (
+  const { conversation, irreversibleCents, exposure, record } = move;
+  const ctes = [
+    Prisma.sql`moved AS (${moveOrderAtVersion(move.order, move.change)})`,
+    Prisma.sql`budgets AS (
         UPDATE "Conversation" SET "writesMade" = "writesMade" + 1, "irreversibleCents" = "irreversibleCents" + ${irreversibleCents}::int
-        WHERE "id" = ${conversation.id} AND EXISTS (SELECT 1 FROM moved)
-      ), exposure AS (
-        INSERT INTO "AutoExposure" ("tenantId", "agentId", "toolCallId", "amountCents")
-        SELECT ${conversation.tenantId}, ${conversation.agentId}, ${move.callId}, ${exposureCents}::int FROM moved WHERE ${exposureCents}::int > 0
-      )
-      SELECT count(*)::int AS "count" FROM moved`;
+        WHERE "id" = ${conversation.id} AND EXISTS (SELECT 1 FROM moved))`,
+    ...move.writes.map((write, index) => Prisma.sql`${Prisma.raw(`write_${index}`)} AS (${write})`),
+  ];
+  if (exposure) {
+    ctes.push(
+      Prisma.sql`exposure AS (
+        INSERT INTO "AutoExposure" ("tenantId", "agentId", "toolCallId", "amountCents", "createdAt", "tenantRunningCents", "agentRunningCents")
+        SELECT ${conversation.tenantId}, ${conversation.agentId}, ${move.callId}, ${exposure.cents}::int, ${exposure.at}::timestamptz,
+               ${exposure.tenantRunningCents}::bigint, ${exposure.agentRunningCents}::bigint
+        FROM moved)`,
+      Prisma.sql`released AS (
+        UPDATE "ExposureTotal" SET "runningCents" = "runningCents" - ${exposure.cents}::bigint
+        WHERE "tenantId" = ${conversation.tenantId} AND "agentId" IN ('', ${conversation.agentId}) AND NOT EXISTS (SELECT 1 FROM moved))`,
+    );
+  }
+  if (record) {
+    ctes.push(
+      callRows(record.moved, "call_moved", Prisma.sql`EXISTS (SELECT 1 FROM moved)`),
+      callRows(record.changed, "call_changed", Prisma.sql`NOT EXISTS (SELECT 1 FROM moved)`),
+    );
+  }
+  const notify = record
+    ? Prisma.sql`(SELECT count(pg_notify(${CALLS_CHANNEL}, ${conversation.id})) FROM (SELECT 1 FROM call_moved UNION ALL SELECT 1 FROM call_changed) AS recorded
+         WHERE ${watched(Prisma.sql`${conversation.id}`)})`
+    : Prisma.sql`0`;
+  const [moved] = await db.$queryRaw<{ count: number }[]>`
+      WITH ${Prisma.join(ctes, ",\n      ")}
+      SELECT (SELECT count(*)::int FROM moved) AS "count", ${notify} AS "notified"`;
   return moved.count === 1;
 }
 
@@ -181,21 +274,30 @@ export async function insertDecision(db: Db, row: DecisionRow): Promise<void> {
 
 /** Inserts the call's row and its decision-log row, and notifies `CALLS_CHANNEL` if its conversation is watched. */
 export async function insertCall(db: Db, call: CallRecord): Promise<void> {
-  const { kind, stage, code } = call.outcome;
   await db.$executeRaw`
-    WITH call AS (
+    WITH ${callRows(call, "call", Prisma.sql`true`)}
+    SELECT pg_notify(${CALLS_CHANNEL}, ${call.conversationId}) FROM call WHERE ${watched(Prisma.sql`${call.conversationId}`)}`;
+}
+
+/**
+ * Common table expressions that insert the call's row (`name`, returning its id and conversation) and its decision-log
+ * row, only when `when` holds.
+ */
+function callRows(call: CallRecord, name: string, when: Prisma.Sql): Prisma.Sql {
+  const { kind, stage, code } = call.outcome;
+  const rows = Prisma.raw(`"${name}"`);
+  return Prisma.sql`${rows} AS (
       INSERT INTO "ToolCall" ("id", "tenantId", "conversationId", "toolName", "callKey", "argsCanonical", "argsHash", "orderId", "approvalId", "kind", "stage", "code", "outcome")
-      VALUES (${call.id}, ${call.tenantId}, ${call.conversationId}, ${call.toolName}, ${call.callKey}, ${call.argsCanonical}, ${call.argsHash}, ${call.orderId},
-              ${call.approvalId}, ${kind}, ${stage}, ${code}, ${JSON.stringify(call.outcome)}::jsonb)
-      RETURNING "id"
-    ), decision AS (
+      SELECT ${call.id}, ${call.tenantId}, ${call.conversationId}, ${call.toolName}, ${call.callKey}, ${call.argsCanonical}, ${call.argsHash}, ${call.orderId},
+             ${call.approvalId}, ${kind}, ${stage}, ${code}, ${JSON.stringify(call.outcome)}::jsonb
+      WHERE ${when}
+      RETURNING "id", "conversationId"
+    ), ${Prisma.raw(`"${name}_decision"`)} AS (
       INSERT INTO "DecisionLog" ("tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "latencyMs", "detail")
-      SELECT ${call.tenantId}, ${call.conversationId}, call."id", ${call.toolName}, ${call.orderId}, ${kind}, ${stage}, ${code}, ${call.latencyMs}::int,
+      SELECT ${call.tenantId}, ${call.conversationId}, ${rows}."id", ${call.toolName}, ${call.orderId}, ${kind}, ${stage}, ${code}, ${call.latencyMs}::int,
              ${call.detail ? JSON.stringify(call.detail) : null}::jsonb
-      FROM call
-      RETURNING "id"
-    )
-    SELECT pg_notify(${CALLS_CHANNEL}, ${call.conversationId}) FROM decision WHERE ${watched(Prisma.sql`${call.conversationId}`)}`;
+      FROM ${rows}
+    )`;
 }
 
 /**
@@ -204,24 +306,44 @@ export async function insertCall(db: Db, call: CallRecord): Promise<void> {
  * watched conversation among them.
  */
 export async function updateLaterOutcome(db: Db, later: LaterOutcome): Promise<void> {
+  await db.$queryRaw(
+    laterOutcome(later, Prisma.sql`final AS (SELECT ${JSON.stringify(later.outcome)}::jsonb AS "outcome")`),
+  );
+}
+
+/**
+ * The same as `updateLaterOutcome` in the one statement that also makes the change the outcome reports: `final` is
+ * that change's common table expressions, the last one named `final` with one column, `outcome` (the JSON the calls
+ * keep; `later.outcome` gives its kind, stage and code). Nothing is recorded when `final` has no row. Returns the
+ * outcome recorded, or null.
+ */
+export async function updateLaterOutcomeWith(db: Db, later: LaterOutcome, final: Prisma.Sql): Promise<Outcome | null> {
+  const [row] = await db.$queryRaw<{ outcome: Outcome | null }[]>(laterOutcome(later, final));
+  return row.outcome;
+}
+
+function laterOutcome(later: LaterOutcome, final: Prisma.Sql): Prisma.Sql {
   const { kind, stage, code } = later.outcome;
   const { decision } = later;
-  await db.$executeRaw`
-    WITH call AS (
-      UPDATE "ToolCall" SET "kind" = ${kind}, "stage" = ${stage}, "code" = ${code}, "outcome" = ${JSON.stringify(later.outcome)}::jsonb, "updatedAt" = now()
-      WHERE "id" = ${later.callId}::text OR "approvalId" = ${later.approvalId}::text
+  return Prisma.sql`
+    WITH ${final}, call AS (
+      UPDATE "ToolCall" SET "kind" = ${kind}, "stage" = ${stage}, "code" = ${code}, "outcome" = (SELECT "outcome" FROM final), "updatedAt" = now()
+      WHERE ("id" = ${later.callId}::text OR "approvalId" = ${later.approvalId}::text) AND EXISTS (SELECT 1 FROM final)
       RETURNING "id", "tenantId", "conversationId", "toolName", "orderId"
     ), approval AS (
-      UPDATE "ApprovalRequest" SET "resultCode" = ${code} WHERE "id" = ${later.approvalId}::text AND "status" = 'approved'
+      UPDATE "ApprovalRequest" SET "resultCode" = ${code}
+      WHERE "id" = ${later.approvalId}::text AND "status" = 'approved' AND EXISTS (SELECT 1 FROM final)
     ), logged AS (
       INSERT INTO "DecisionLog" ("tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "actorId", "latencyMs", "detail")
       SELECT call."tenantId", call."conversationId", call."id", call."toolName", call."orderId", ${kind}, ${stage}, ${code},
              ${decision?.actorId ?? null}::text, ${decision?.latencyMs ?? 0}::int,
              ${decision?.detail ? JSON.stringify(decision.detail) : null}::jsonb
       FROM call WHERE ${decision !== null}::boolean
+    ), notified AS (
+      SELECT pg_notify(${CALLS_CHANNEL}, changed."conversationId") FROM (SELECT DISTINCT "conversationId" FROM call) AS changed
+      WHERE ${watched(Prisma.raw(`changed."conversationId"`))}
     )
-    SELECT pg_notify(${CALLS_CHANNEL}, changed."conversationId") FROM (SELECT DISTINCT "conversationId" FROM call) AS changed
-    WHERE ${watched(Prisma.raw(`changed."conversationId"`))}`;
+    SELECT (SELECT "outcome" FROM final) AS "outcome", (SELECT count(*) FROM notified) AS "notified"`;
 }
 
 /** What the policy rules read beyond the order's facts: the customer's flag and ages, and the agent's refunds today. */
@@ -235,13 +357,41 @@ export interface RuleFactsRow {
 /** The agent's refunds today are counted up to this many: a busy tenant's day is never scanned whole for one call. */
 export const REFUNDS_TODAY_CAP = 100;
 
-/** Counts the agent's refunds since midnight UTC only when `countRefunds` (the one part that is not a key lookup). */
-export async function findRuleFacts(
+/** Everything the checks of one call read, beside the order: see `findCallFacts`. */
+export interface CallFactsRow extends OrderFacts, RuleFactsRow {
+  stored: { id: string; argsHash: string | null; outcome: unknown } | null;
+  recent: (Omit<EarlierEffect, "at"> & { at: string })[] | null;
+}
+
+/**
+ * In one statement, the order with this id only when it belongs to this tenant and customer, and beside it what the
+ * later stages decide from: the call stored under this call key (stage 8), the order's earlier effects the tool
+ * declares (`recent`, a scalar subquery on the order `o`; the duplicate-intent guard), and the facts the policy rules
+ * read (counting the agent's refunds today only when `countRefunds`). Null when the order is not the customer's.
+ */
+export async function findCallFacts(
   db: Db,
-  at: { tenantId: string; orderId: string; agentId: string; countRefunds: boolean },
-): Promise<RuleFactsRow | undefined> {
-  const [row] = await db.$queryRaw<RuleFactsRow[]>`
-    SELECT cu."fraudWatch",
+  at: {
+    orderId: string;
+    tenantId: string;
+    customerId: string;
+    agentId: string;
+    key: { conversationId: string; toolName: string; callKey: string } | null;
+    recent: Prisma.Sql | null;
+    countRefunds: boolean;
+  },
+): Promise<CallFactsRow | null> {
+  const { key } = at;
+  const [row] = await db.$queryRaw<CallFactsRow[]>`
+    SELECT ${ORDER_FACTS},
+           ${
+             key
+               ? Prisma.sql`(SELECT json_build_object('id', k."id", 'argsHash', k."argsHash", 'outcome', k."outcome") FROM "ToolCall" k
+                  WHERE k."conversationId" = ${key.conversationId} AND k."toolName" = ${key.toolName} AND k."callKey" = ${key.callKey})`
+               : Prisma.sql`NULL::json`
+           } AS "stored",
+           ${at.recent ?? Prisma.sql`NULL::json`} AS "recent",
+           cu."fraudWatch",
            floor(extract(epoch FROM now() - cu."createdAt") / 86400)::int AS "customerAgeDays",
            floor(extract(epoch FROM now() - o."placedAt") / 86400)::int AS "orderAgeDays",
            CASE WHEN ${at.countRefunds} THEN (
@@ -255,8 +405,8 @@ export async function findRuleFacts(
              ) today
            ) ELSE 0 END AS "agentRefundsToday"
     FROM "Order" o JOIN "Customer" cu ON cu."id" = o."customerId"
-    WHERE o."id" = ${at.orderId} AND o."tenantId" = ${at.tenantId}`;
-  return row;
+    WHERE o."id" = ${at.orderId} AND o."tenantId" = ${at.tenantId} AND o."customerId" = ${at.customerId}`;
+  return row ?? null;
 }
 
 /** The text of a published rule set of the tenant (versions are never edited). */

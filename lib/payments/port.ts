@@ -1,8 +1,9 @@
 import type { PaymentPort } from "../tools/types";
-import { completeRefundOfCall, reserveRefund } from "./refunds";
+import { completeRefundOfCall, completeReservedRefund, reserveRefund } from "./refunds";
 
 /** The payment functions the refund tool is handed through its execution context (lib/tools/types.ts). */
 export const paymentPort: PaymentPort = {
   reserveRefund,
   completeRefundOfCall: (callId) => completeRefundOfCall(callId),
+  completeReservedRefund: (reserved) => completeReservedRefund(reserved),
 };

@@ -1,8 +1,9 @@
 import { canonicalJson, sha256Hex } from "../canonical";
-import { db, transaction, type Db, type Tx } from "../db";
+import type { Prisma } from "../generated/prisma/client";
+import { db, transaction, type Tx } from "../db";
 import { lockConversation } from "../gateway/lock";
 import { outcome, type Outcome } from "../outcome";
-import { recordLaterOutcome } from "../gateway/record";
+import { recordLaterOutcome, recordLaterOutcomeWith } from "../gateway/record";
 import { newId } from "../ids";
 import type { RefundDecision } from "../tools/types";
 import { logError } from "../log";
@@ -12,6 +13,7 @@ import {
   findStoredRefund,
   findStoredRefundOfCall,
   insertReservedRefund,
+  issueReservedOfCall,
   lockRefundRow,
   markRefundIssued,
   markRefundReleased,
@@ -30,14 +32,14 @@ export function refundProviderKey(decision: RefundDecision): string {
   return `rf_${sha256Hex(canonicalJson(decision)).slice(0, 40)}`;
 }
 
-export async function reserveRefund(
-  tx: Db,
+/** Step 1: the refund reserved under its key, as the statement the gateway runs with the order's move. */
+export function reserveRefund(
   decision: RefundDecision,
   toolCallId: string,
-): Promise<{ refundId: string; providerKey: string }> {
+): { refundId: string; providerKey: string; statement: Prisma.Sql } {
   const providerKey = refundProviderKey(decision);
   const refundId = newId("re");
-  await insertReservedRefund(tx, {
+  const statement = insertReservedRefund({
     id: refundId,
     tenantId: decision.tenantId,
     orderId: decision.orderId,
@@ -47,7 +49,7 @@ export async function reserveRefund(
     reason: decision.reason,
     providerKey,
   });
-  return { refundId, providerKey };
+  return { refundId, providerKey, statement };
 }
 
 const UNSETTLED = ["reserved", "unknown", "investigate"];
@@ -78,17 +80,70 @@ export async function completeRefundOfCall(
 
 async function complete(refund: StoredRefund, provider: PaymentProvider): Promise<Outcome> {
   if (!isUnsettled(refund.status)) return findCallOutcome(db, refund.toolCallId);
-  let answer: ProviderAnswer;
+  return settleLocated(refund, await ask(provider, refund.providerKey, refund));
+}
+
+/** The provider's answer for this key; a request that fails outright is an uncertain answer, never a refusal. */
+async function ask(
+  provider: PaymentProvider,
+  providerKey: string,
+  refund: Pick<StoredRefund, "orderId" | "amountCents" | "currency" | "reason">,
+): Promise<ProviderAnswer> {
   try {
-    answer = await provider.refund(refund.providerKey, {
+    return await provider.refund(providerKey, {
       order_id: refund.orderId,
       amount_cents: refund.amountCents,
       currency: refund.currency,
       reason: refund.reason,
     });
   } catch (error) {
-    answer = { kind: "uncertain", reason: error instanceof Error ? error.message : String(error) };
+    return { kind: "uncertain", reason: error instanceof Error ? error.message : String(error) };
   }
+}
+
+/**
+ * Step 2 for the refund the call `callId` reserved, right after that call committed, by the process that made the
+ * decision: the provider call under the key derived from the same decision (no read first), and, when the provider
+ * made the refund, the settle in one statement that needs no lock of its own: it moves only a refund still reserved.
+ * Any other answer, or a refund something else settled first, takes the locked path.
+ */
+export async function completeReservedRefund(
+  { callId, decision }: { callId: string; decision: RefundDecision },
+  provider: PaymentProvider = paymentProvider(),
+): Promise<Outcome> {
+  const answer = await ask(provider, refundProviderKey(decision), decision);
+  if (answer.kind === "succeeded") {
+    const result = {
+      order_id: decision.orderId,
+      refund_id: "",
+      amount_cents: decision.amountCents,
+      currency: decision.currency,
+      refunded_cents: 0,
+    };
+    try {
+      const issued = await recordLaterOutcomeWith(
+        db,
+        {
+          callId,
+          approvalId: null,
+          outcome: outcome("refund.issued", { result }),
+          decision: { actorId: null, latencyMs: 0 },
+        },
+        issueReservedOfCall(callId, answer.refundId, outcome("refund.issued", { result })),
+      );
+      if (issued) {
+        const settled = issued.result as typeof result;
+        return outcome("refund.issued", {
+          result: { ...result, refund_id: settled.refund_id, refunded_cents: settled.refunded_cents },
+        });
+      }
+    } catch (error) {
+      logError("refund.settle-failed", error, { callId, answer: answer.kind });
+    }
+  }
+  const refund = await findStoredRefundOfCall(db, callId);
+  if (!refund) throw new Error(`no refund reserved by call ${callId}`);
+  if (!isUnsettled(refund.status)) return findCallOutcome(db, refund.toolCallId);
   return settleLocated(refund, answer);
 }
 

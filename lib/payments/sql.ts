@@ -5,22 +5,21 @@ import type { Outcome } from "../outcome";
 // The payments module's statements: refunds, their reconciliation and the provider's reachability.
 
 /** Inserts a refund operation as `reserved` under its host-derived provider key. */
-export async function insertReservedRefund(
-  db: Db,
-  refund: {
-    id: string;
-    tenantId: string;
-    orderId: string;
-    toolCallId: string;
-    amountCents: number;
-    currency: string;
-    reason: string;
-    providerKey: string;
-  },
-): Promise<void> {
-  await db.$executeRaw`
+/** The statement that inserts the refund reserved by a call, once for each row of `moved` (the call's order move). */
+export function insertReservedRefund(refund: {
+  id: string;
+  tenantId: string;
+  orderId: string;
+  toolCallId: string;
+  amountCents: number;
+  currency: string;
+  reason: string;
+  providerKey: string;
+}): Prisma.Sql {
+  return Prisma.sql`
     INSERT INTO "Refund" ("id", "tenantId", "orderId", "toolCallId", "amountCents", "currency", "reason", "status", "providerKey")
-    VALUES (${refund.id}, ${refund.tenantId}, ${refund.orderId}, ${refund.toolCallId}, ${refund.amountCents}, ${refund.currency}, ${refund.reason}, 'reserved', ${refund.providerKey})`;
+    SELECT ${refund.id}, ${refund.tenantId}, ${refund.orderId}, ${refund.toolCallId}, ${refund.amountCents}::int, ${refund.currency}, ${refund.reason}, 'reserved', ${refund.providerKey}
+    FROM moved`;
 }
 
 /** A refund as its provider call needs it, with the conversation of the call that reserved it. */
@@ -49,6 +48,28 @@ export function findStoredRefund(db: Db, refundId: string): Promise<StoredRefund
 
 export function findStoredRefundOfCall(db: Db, callId: string): Promise<StoredRefund | null> {
   return storedRefundWhere(db, Prisma.sql`r."toolCallId" = ${callId}`);
+}
+
+/**
+ * For `recordLaterOutcomeWith`: the refund the call `callId` reserved marked issued under the provider's reference, only
+ * while it is still reserved (the first answer for its key), and its order unblocked; `final` is `issued` (the call's
+ * outcome) with the refund's id and the order's refunded total filled in.
+ */
+export function issueReservedOfCall(callId: string, providerRefundId: string, issued: Outcome): Prisma.Sql {
+  return Prisma.sql`settled AS (
+      UPDATE "Refund" SET "status" = 'issued', "providerRefundId" = ${providerRefundId}, "settledAt" = now(), "updatedAt" = now(),
+        "attempts" = "attempts" + 1
+      WHERE "toolCallId" = ${callId} AND "status" = 'reserved'
+      RETURNING "id", "orderId"
+    ), unblocked AS (
+      UPDATE "Order" o SET "refundPending" = false, "version" = o."version" + 1, "updatedAt" = now()
+      FROM settled WHERE o."id" = settled."orderId"
+      RETURNING o."refundedCents"
+    ), final AS (
+      SELECT jsonb_set(jsonb_set(${JSON.stringify(issued)}::jsonb, '{result,refund_id}', to_jsonb(settled."id")),
+                       '{result,refunded_cents}', to_jsonb(unblocked."refundedCents")) AS "outcome"
+      FROM settled, unblocked
+    )`;
 }
 
 /** The conversation of the refund `where` names (scoped to a tenant when one is given), or null. */

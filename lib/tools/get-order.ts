@@ -15,12 +15,14 @@ export const getOrder = defineTool<z.infer<typeof GetOrderSchema>>({
   state: () => null,
   impactCents: () => 0,
   // Exactly these fields: no email, no address.
-  execute: async ({ order }) => ({
-    order_id: order.id,
-    status: order.status,
-    total_cents: order.totalCents,
-    refunded_cents: order.refundedCents,
-    currency: order.currency,
+  execute: ({ order }) => ({
+    result: {
+      order_id: order.id,
+      status: order.status,
+      total_cents: order.totalCents,
+      refunded_cents: order.refundedCents,
+      currency: order.currency,
+    },
   }),
   executedCode: "order.read",
 });

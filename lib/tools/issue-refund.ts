@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { findRecentRefunds, findUnsettledRefund } from "./sql";
-import { defineTool, ORDER_ID } from "./types";
+import { findUnsettledRefund, recentRefunds } from "./sql";
+import { defineTool, ORDER_ID, type OrderFacts, type RefundDecision } from "./types";
 
 export const REFUND_REASONS = ["damaged", "not_as_described", "late", "not_delivered", "wrong_item", "other"] as const;
 
@@ -14,7 +14,19 @@ const IssueRefundSchema = z.strictObject({
   reason: z.enum(REFUND_REASONS).describe("Why the customer is refunded"),
 });
 
-export const issueRefund = defineTool<z.infer<typeof IssueRefundSchema>>({
+type IssueRefund = z.infer<typeof IssueRefundSchema>;
+
+/** The refund as the host decides it, from the checked arguments and the order the checks saw. */
+const decisionOf = (args: IssueRefund, order: OrderFacts, tenantId: string): RefundDecision => ({
+  tenantId,
+  orderId: order.id,
+  orderVersion: order.version,
+  amountCents: args.amount_cents,
+  currency: args.currency,
+  reason: args.reason,
+});
+
+export const issueRefund = defineTool<IssueRefund>({
   name: "issue_refund",
   description:
     "Refund part or all of a delivered order to the customer's original payment method. Large refunds wait for a supervisor.",
@@ -34,31 +46,32 @@ export const issueRefund = defineTool<z.infer<typeof IssueRefundSchema>>({
   impactCents: (args) => args.amount_cents,
   // The reservation counts against the refundable balance at once; a refusal gives it back.
   orderChanges: (args) => ({ refundedCentsIncrement: args.amount_cents, refundPending: true }),
-  async execute({ client, args, order, callId, tenantId, ports }) {
-    const decision = {
-      tenantId,
-      orderId: order.id,
-      orderVersion: order.version,
-      amountCents: args.amount_cents,
-      currency: args.currency,
-      reason: args.reason,
-    };
-    const refund = await ports.payments.reserveRefund(client, decision, callId);
+  execute({ args, order, callId, tenantId, ports }) {
+    const refund = ports.payments.reserveRefund(decisionOf(args, order, tenantId), callId);
     return {
-      order_id: order.id,
-      refund_id: refund.refundId,
-      amount_cents: args.amount_cents,
-      currency: args.currency,
-      refunded_cents: order.refundedCents + args.amount_cents,
+      result: {
+        order_id: order.id,
+        refund_id: refund.refundId,
+        amount_cents: args.amount_cents,
+        currency: args.currency,
+        refunded_cents: order.refundedCents + args.amount_cents,
+      },
+      writes: [refund.statement],
     };
   },
   executedCode: "refund.issued",
   earlierEffects: {
-    recent: (client, order, windowHours) => findRecentRefunds(client, order.id, windowHours),
+    recent: recentRefunds,
     unsettled: (client, order) => findUnsettledRefund(client, order.id),
   },
   external: {
     pendingCode: "refund.outcome-unknown",
-    complete: (callId, ports) => ports.payments.completeRefundOfCall(callId),
+    complete: ({ callId, executed }, ports) =>
+      executed
+        ? ports.payments.completeReservedRefund({
+            callId,
+            decision: decisionOf(executed.args, executed.order, executed.tenantId),
+          })
+        : ports.payments.completeRefundOfCall(callId),
   },
 });

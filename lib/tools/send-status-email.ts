@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { queueMessages } from "../outbox";
+import { queueMessagesWith } from "../outbox";
+import { MOVED } from "./sql";
 import { defineTool, ORDER_ID } from "./types";
 
 const SendStatusEmailSchema = z.strictObject({
@@ -15,17 +16,21 @@ export const sendStatusEmail = defineTool<z.infer<typeof SendStatusEmailSchema>>
   orderId: (args) => args.order_id,
   state: () => null,
   impactCents: () => 0,
-  async execute({ client, order, callId, tenantId }) {
+  execute({ order, callId, tenantId }) {
     // The recipient comes from the order, never from the model.
-    const [messageId] = await queueMessages(client, { tenantId, orderId: order.id, toolCallId: callId }, [
-      {
-        kind: "status_email",
-        recipient: order.customerEmail,
-        subject: `Your order ${order.id} is ${order.status}`,
-        body: `Hello,\n\nyour order ${order.id} is ${order.status}.\n`,
-      },
-    ]);
-    return { order_id: order.id, message_id: messageId };
+    const queued = queueMessagesWith(
+      { tenantId, orderId: order.id, toolCallId: callId },
+      [
+        {
+          kind: "status_email",
+          recipient: order.customerEmail,
+          subject: `Your order ${order.id} is ${order.status}`,
+          body: `Hello,\n\nyour order ${order.id} is ${order.status}.\n`,
+        },
+      ],
+      MOVED,
+    );
+    return { result: { order_id: order.id, message_id: queued.ids[0] }, writes: [queued.statement] };
   },
   executedCode: "email.queued",
 });

@@ -1,7 +1,7 @@
 import type { Db } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import type { Outcome } from "../outcome";
-import type { EarlierEffect, OrderChange, OrderFacts } from "./types";
+import type { EarlierEffect, OrderChange } from "./types";
 
 /**
  * The one list of the order's columns as a call sees them (`OrderFacts`), for a statement that reads the order as
@@ -9,19 +9,6 @@ import type { EarlierEffect, OrderChange, OrderFacts } from "./types";
  */
 export const ORDER_FACTS = Prisma.sql`o."id", o."tenantId", o."customerId", cu."email" AS "customerEmail", o."totalCents", o."refundedCents", o."currency",
            o."status", o."addressLine1", o."postalCode", o."fraudHold", o."refundPending", o."version"`;
-
-/** The order with this id, only when it belongs to this tenant and this customer; null otherwise. */
-export async function findCustomerOrder(
-  db: Db,
-  orderId: string,
-  conversation: { tenantId: string; customerId: string },
-): Promise<OrderFacts | null> {
-  const [order] = await db.$queryRaw<OrderFacts[]>`
-    SELECT ${ORDER_FACTS}
-    FROM "Order" o JOIN "Customer" cu ON cu."id" = o."customerId"
-    WHERE o."id" = ${orderId} AND o."tenantId" = ${conversation.tenantId} AND o."customerId" = ${conversation.customerId}`;
-  return order ?? null;
-}
 
 /**
  * The statement (for a `WITH moved AS (...)`) that applies `change` to the order and moves its version, only at
@@ -39,14 +26,21 @@ export function moveOrderAtVersion(order: { id: string; version: number }, chang
         RETURNING "id"`;
 }
 
-/** Records one change of an order's shipping address, from the address the call saw to the new one. */
-export async function insertAddressChange(
-  db: Db,
-  change: { id: string; orderId: string; toolCallId: string; from: AddressLine; to: AddressLine },
-): Promise<void> {
-  await db.$executeRaw`
+/** A tool's write reads its order's move as `moved`, and writes once for its one row (`ToolEffect`). */
+export const MOVED = Prisma.sql`, moved`;
+
+/** The statement that records one change of an order's shipping address, from the address the call saw to the new one. */
+export function insertAddressChange(change: {
+  id: string;
+  orderId: string;
+  toolCallId: string;
+  from: AddressLine;
+  to: AddressLine;
+}): Prisma.Sql {
+  return Prisma.sql`
       INSERT INTO "AddressChange" ("id", "orderId", "toolCallId", "fromLine1", "fromPostalCode", "toLine1", "toPostalCode")
-      VALUES (${change.id}, ${change.orderId}, ${change.toolCallId}, ${change.from.line1}, ${change.from.postalCode}, ${change.to.line1}, ${change.to.postalCode})`;
+      SELECT ${change.id}, ${change.orderId}, ${change.toolCallId}, ${change.from.line1}, ${change.from.postalCode}, ${change.to.line1}, ${change.to.postalCode}
+      FROM moved`;
 }
 
 interface AddressLine {
@@ -81,13 +75,20 @@ const REFUND_EFFECT = Prisma.sql`r."toolCallId" AS "callId", c."conversationId",
            r."createdAt" AS "at",
            CASE r."status" WHEN 'issued' THEN 'issued' WHEN 'reserved' THEN 'in_progress' ELSE 'unknown' END AS "status"`;
 
-/** The order's refunds issued, unknown or in progress created within the last `hours`, newest first. */
-export async function findRecentRefunds(db: Db, orderId: string, hours: number): Promise<EarlierEffect[]> {
-  return db.$queryRaw<EarlierEffect[]>`
-    SELECT ${REFUND_EFFECT} FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId"
-    WHERE r."orderId" = ${orderId} AND r."status" IN ('issued', 'reserved', 'unknown', 'investigate')
-      AND r."createdAt" > now() - make_interval(hours => ${hours}::int)
-    ORDER BY r."createdAt" DESC, r."id" DESC`;
+/**
+ * For the statement that reads a call's facts (the order as `o`): the JSON array of the order's refunds issued, unknown
+ * or in progress created within the last `hours`, newest first, as `EarlierEffect`s.
+ */
+export function recentRefunds(hours: number): Prisma.Sql {
+  return Prisma.sql`(
+      SELECT COALESCE(json_agg(json_build_object(
+               'callId', r."toolCallId", 'conversationId', c."conversationId", 'amountCents', r."amountCents",
+               'currency', r."currency", 'at', r."createdAt",
+               'status', CASE r."status" WHEN 'issued' THEN 'issued' WHEN 'reserved' THEN 'in_progress' ELSE 'unknown' END
+             ) ORDER BY r."createdAt" DESC, r."id" DESC), '[]'::json)
+      FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId"
+      WHERE r."orderId" = o."id" AND r."status" IN ('issued', 'reserved', 'unknown', 'investigate')
+        AND r."createdAt" > now() - make_interval(hours => ${hours}::int))`;
 }
 
 /** The order's refund still awaiting the provider's answer, if any (at most one: it blocks new refunds). */

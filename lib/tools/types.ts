@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Db } from "../db";
+import type { Prisma } from "../generated/prisma/client";
 import type { ConversationWaiter } from "../live";
 import type { Code, Outcome } from "../outcome";
 
@@ -57,10 +58,15 @@ export interface RefundDecision {
 
 /** What moves money, handed to the tools by whoever runs them (lib/payments/port.ts): tools know no feature. */
 export interface PaymentPort {
-  /** Step 1 of a refund, in the call's transaction: the reservation under a key derived from the decision. */
-  reserveRefund(client: Db, decision: RefundDecision, callId: string): Promise<{ refundId: string }>;
+  /**
+   * Step 1 of a refund, in the call's transaction: the reservation under a key derived from the decision, as a
+   * statement the gateway runs with the order's move (`ToolEffect`).
+   */
+  reserveRefund(decision: RefundDecision, callId: string): { refundId: string; statement: Prisma.Sql };
   /** Step 2, after the call committed: the provider call and the settle. */
   completeRefundOfCall(callId: string): Promise<Outcome>;
+  /** Step 2 by the process that just committed the call, from its decision: no read before the provider call. */
+  completeReservedRefund(reserved: { callId: string; decision: RefundDecision }): Promise<Outcome>;
 }
 
 /** The functions of the features above that a tool's effect needs, passed in like the gateway's own ports. */
@@ -69,7 +75,6 @@ export interface ToolPorts {
 }
 
 export interface ExecutionContext<A> {
-  client: Db;
   args: A;
   order: OrderFacts;
   callId: string;
@@ -77,6 +82,19 @@ export interface ExecutionContext<A> {
   conversationId: string;
   ports: ToolPorts;
 }
+
+/**
+ * A tool's effect: the result its call answers with and the statements that write its rows. The gateway runs them in
+ * the one statement that moves the order at the version the checks saw, so each must read the common table expression
+ * `moved` (the order's row, there only when it moved: `FROM moved`, or `, moved` after a FROM) to write only with it.
+ */
+export interface ToolEffect {
+  result: unknown;
+  writes?: Prisma.Sql[];
+}
+
+/** An execution as its transaction committed it, for the external half that follows. */
+export type ExecutedCall<A> = Pick<ExecutionContext<A>, "args" | "order" | "tenantId" | "conversationId">;
 
 /** What every tool has: what the model sees (name, description, the JSON Schema generated from `schema`) and its effect. */
 export interface ToolFace<A = Record<string, unknown>> {
@@ -103,22 +121,29 @@ export interface ToolDefinition<A = Record<string, unknown>> extends ToolFace<A>
   impactCents(args: A): number;
   /** Changes to the order row, applied conditionally on the version the checks saw. */
   orderChanges?(args: A, order: OrderFacts): OrderChange;
-  execute(context: ExecutionContext<A>): Promise<unknown>;
+  /** The effect, decided before anything is written: what the call answers and the rows it writes (`ToolEffect`). */
+  execute(context: ExecutionContext<A>): ToolEffect;
   executedCode: Code;
   /**
    * For an effect a model could repeat under a call key of its own: what this tool did, or may have done, to the
-   * order within the last `windowHours`, for the duplicate-intent guard (stage 10), and the order's unsettled effect
-   * (any age) for the answer to a call its state rules stopped because of it.
+   * order within the last `windowHours`, for the duplicate-intent guard (stage 10): a scalar subquery on the order
+   * `o` giving the JSON array of those `EarlierEffect`s, newest first, which the gateway reads with the order in one
+   * statement (stage 7); and the order's unsettled effect (any age) for the answer to a call its state rules stopped
+   * because of it.
    */
   earlierEffects?: {
-    recent(client: Db, order: OrderFacts, windowHours: number): Promise<EarlierEffect[]>;
+    recent(windowHours: number): Prisma.Sql;
     unsettled(client: Db, order: OrderFacts): Promise<EarlierEffect | null>;
   };
   /**
    * For an effect that leaves the host: the code its call holds when the local transaction commits, before
    * the outside system has answered, and the step that then performs the effect and settles the call.
    */
-  external?: { pendingCode: Code; complete(callId: string, ports: ToolPorts): Promise<Outcome> };
+  external?: {
+    pendingCode: Code;
+    /** `executed`: the execution the caller just committed, when it is the one completing it (not after a restart). */
+    complete(call: { callId: string; executed?: ExecutedCall<A> }, ports: ToolPorts): Promise<Outcome>;
+  };
 }
 
 export interface CallsContext<A> {

@@ -33,15 +33,15 @@ export const updateShippingAddress = defineTool<z.infer<typeof UpdateShippingAdd
   state: (_args, order) => (order.status === "processing" ? null : "order.already-shipped"),
   impactCents: () => 0,
   orderChanges: (args) => ({ addressLine1: args.line1, postalCode: args.postal_code }),
-  async execute({ client, args, order, callId }) {
-    await insertAddressChange(client, {
+  execute({ args, order, callId }) {
+    const change = insertAddressChange({
       id: newId("ac"),
       orderId: order.id,
       toolCallId: callId,
       from: { line1: order.addressLine1, postalCode: order.postalCode },
       to: { line1: args.line1, postalCode: args.postal_code },
     });
-    return { order_id: order.id, line1: args.line1, postal_code: args.postal_code };
+    return { result: { order_id: order.id, line1: args.line1, postal_code: args.postal_code }, writes: [change] };
   },
   executedCode: "address.updated",
 });

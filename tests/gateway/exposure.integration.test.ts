@@ -18,6 +18,12 @@ async function autoExposure(tenantId: string) {
   return { cents: sum._sum.amountCents ?? 0, rows: sum._count };
 }
 
+/** The running totals of the tenant ('tenant') and of each of its agents, in cents. */
+async function runningTotals(tenantId: string) {
+  const rows = await db.exposureTotal.findMany({ where: { tenantId } });
+  return Object.fromEntries(rows.map((row) => [row.agentId || "tenant", Number(row.runningCents)]));
+}
+
 async function worldWith(policy: WorldPolicy) {
   const world = await createWorld({ rateKeyPerMin: 10_000, ...policy });
   // A second agent of the same tenant who may refund, for the tenant-wide ceiling.
@@ -50,6 +56,8 @@ describe("exposure ceilings across conversations (rolling 24 hours, automatic ir
       window_hours: 24,
     });
     expect(await autoExposure(world.tenantId)).toEqual({ cents: 8000, rows: 2 });
+    // The tenant's part of the refused reservation was given back.
+    expect(await runningTotals(world.tenantId)).toEqual({ tenant: 8000, [world.users.agent]: 8000 });
     // Within the ceiling, a smaller refund still runs on its own.
     expect((await proposeAsAgent(world, conversation, refund(orders[2], 2000))).json.code).toBe("refund.issued");
   });
@@ -175,17 +183,18 @@ describe("exposure ceilings across conversations (rolling 24 hours, automatic ir
     expect(orders.reduce((sum, order) => sum + (stats.totalsByOrder[order] ?? 0), 0)).toBe(15_000);
   });
 
-  it("an automatic refund sums the ceilings under the tenant's row lock: it waits while another transaction holds the row", async () => {
+  it("an automatic refund reserves under the tenant's running total: it waits while another transaction holds that row", async () => {
     const world = await worldWith({ agentDailyCeilingCents: 12_000 });
-    const [order] = await moreOrders(world, 1);
+    const [first, order] = await moreOrders(world, 2);
     const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    expect((await proposeAsAgent(world, conversation, refund(first, 500))).json.code).toBe("refund.issued");
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     let held!: () => void;
     const holding = new Promise<void>((resolve) => (held = resolve));
-    // Another instance's refund of the same tenant, between summing the ceilings and committing its exposure row.
+    // Another instance's refund of the same tenant, between its reservation and its commit.
     const holder = transaction(async (tx) => {
-      await tx.$queryRaw`SELECT 1 FROM "Tenant" WHERE "id" = ${world.tenantId} FOR NO KEY UPDATE`;
+      await tx.$queryRaw`SELECT 1 FROM "ExposureTotal" WHERE "tenantId" = ${world.tenantId} AND "agentId" = '' FOR NO KEY UPDATE`;
       held();
       await released;
     });
@@ -197,11 +206,57 @@ describe("exposure ceilings across conversations (rolling 24 hours, automatic ir
     });
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(answered).toBe(false);
-    expect(await autoExposure(world.tenantId)).toEqual({ cents: 0, rows: 0 });
+    expect(await autoExposure(world.tenantId)).toEqual({ cents: 500, rows: 1 });
     release();
     await holder;
     expect((await proposal).json.code).toBe("refund.issued");
-    expect(await autoExposure(world.tenantId)).toEqual({ cents: 500, rows: 1 });
+    expect(await autoExposure(world.tenantId)).toEqual({ cents: 1000, rows: 2 });
+  });
+
+  it("16 refunds of one tenant at once against a ceiling only 5 fit under: exactly 5 execute, the rest wait for a person", async () => {
+    const world = await worldWith({ tenantDailyCeilingCents: 3500, agentDailyCeilingCents: 100_000 });
+    const orders = await moreOrders(world, 16);
+    const conversations = await Promise.all(orders.map(() => agentConversation(world)));
+    const responses = await Promise.all(
+      orders.map((order, index) => proposeAsAgent(world, conversations[index], refund(order, 700))),
+    );
+    const codes = responses.map((response) => response.json.code).sort();
+    expect(codes).toEqual([...Array(5).fill("refund.issued"), ...Array(11).fill("approval.required")].sort());
+    for (const response of responses.filter((one) => one.json.code === "approval.required")) {
+      expect(response.json.approval!.preview.ceiling).toEqual({
+        name: "tenant_daily_ceiling_cents",
+        limit_cents: 3500,
+        used_cents: 3500,
+        window_hours: 24,
+      });
+    }
+    expect(await autoExposure(world.tenantId)).toEqual({ cents: 3500, rows: 5 });
+    expect(await db.refund.count({ where: { tenantId: world.tenantId } })).toBe(5);
+    const stats = await externals.stats();
+    expect(orders.reduce((sum, order) => sum + (stats.totalsByOrder[order] ?? 0), 0)).toBe(3500);
+    expect((await runningTotals(world.tenantId)).tenant).toBe(3500);
+  });
+
+  it("the window is exact at its edge: a refund made just over 24 hours ago no longer counts, one just under does", async () => {
+    const world = await worldWith({ agentDailyCeilingCents: 5000 });
+    const [first, second, third] = await moreOrders(world, 3);
+    const conversation = await agentConversation(world);
+    expect((await proposeAsAgent(world, conversation, refund(first, 3000))).json.code).toBe("refund.issued");
+    expect((await proposeAsAgent(world, conversation, refund(second, 1500))).json.code).toBe("refund.issued");
+    // The 30.00 refund just inside the window, the 15.00 one just outside... then the other way round.
+    const age = (seconds: number) => new Date(Date.now() - seconds * 1000);
+    await db.autoExposure.updateMany({
+      where: { tenantId: world.tenantId, amountCents: 3000 },
+      data: { createdAt: age(86_400 + 120) },
+    });
+    await db.autoExposure.updateMany({
+      where: { tenantId: world.tenantId, amountCents: 1500 },
+      data: { createdAt: age(86_400 - 120) },
+    });
+    const next = await agentConversation(world);
+    const held = await proposeAsAgent(world, next, refund(third, 3600));
+    expect(held.json.approval?.preview.ceiling).toMatchObject({ name: "agent_daily_ceiling_cents", used_cents: 1500 });
+    expect((await proposeAsAgent(world, next, refund(third, 3500))).json.code).toBe("refund.issued");
   });
 });
 

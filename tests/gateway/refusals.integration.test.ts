@@ -325,7 +325,9 @@ describe("rate and host errors", () => {
     expect((await propose(limited.keys.agent, conversation, read)).status).toBe(429);
   });
   it("host.error: an exception inside a tool is unavailable, logged, and never a stack trace", async () => {
-    const spy = vi.spyOn(getOrder, "execute").mockRejectedValueOnce(new Error("disk on fire at /srv/secret/path"));
+    const spy = vi.spyOn(getOrder, "execute").mockImplementationOnce(() => {
+      throw new Error("disk on fire at /srv/secret/path");
+    });
     const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
     try {
       const body = await refused(

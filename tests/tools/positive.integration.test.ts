@@ -152,8 +152,10 @@ describe("each tool executes once with exactly its effect", () => {
     const world = await createWorld();
     const conversation = await agentConversation(world);
     const original = getOrder.execute;
-    const slow = vi.spyOn(getOrder, "execute").mockImplementationOnce(async (context) => {
-      await new Promise((resolve) => setTimeout(resolve, 60));
+    // A tool's effect is decided without waiting on anything: a slow one spins.
+    const slow = vi.spyOn(getOrder, "execute").mockImplementationOnce((context) => {
+      const until = performance.now() + 60;
+      while (performance.now() < until);
       return original(context);
     });
     try {

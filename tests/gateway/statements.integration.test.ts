@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "@/lib/db";
+import { conversationFor, newCallKey, propose, type CallBody } from "../support/api";
+import { refund } from "../support/calls";
+import { ownExternals } from "../support/externals";
+import { countStatements, type StatementCounter } from "../support/statements";
+import { createWorld, moreOrders, type World } from "../support/world";
+
+// Every statement sent to PostgreSQL is a round trip on the call's path (docs/BENCHMARKS.md): a change that adds one
+// to an executed refund or to a read fails here. Counted through the route, key lookup and settle included, with the
+// duplicate guard, the exposure ceilings and the rules' facts all running as a tenant's defaults have them.
+const EXECUTED_REFUND = 8;
+const READ = 3;
+
+const externals = ownExternals();
+let counter: StatementCounter;
+let world: World;
+beforeAll(async () => {
+  counter = countStatements(process.env.DATABASE_URL!);
+  world = await createWorld();
+});
+afterAll(() => counter.stop());
+
+describe("statements per call", () => {
+  it(`an executed refund sends at most ${EXECUTED_REFUND} statements, BEGIN, COMMIT and the settle included`, async () => {
+    const [order] = await moreOrders(world, 1);
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    let code: unknown;
+    const sent = await counter.statementsOf(async () => {
+      code = (await propose(world.keys.agent, conversation, refund(order, 500), newCallKey())).json.code;
+    });
+    expect(code).toBe("refund.issued");
+    expect((await externals.stats()).totalsByOrder[order]).toBe(500);
+    expect(await db.refund.count({ where: { orderId: order, status: "issued" } })).toBe(1);
+    expect(sent).toBeLessThanOrEqual(EXECUTED_REFUND);
+  });
+
+  it(`a read sends at most ${READ} statements`, async () => {
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    let body: CallBody | null = null;
+    const sent = await counter.statementsOf(async () => {
+      body = (
+        await propose(world.keys.agent, conversation, {
+          name: "get_order",
+          arguments: { order_id: world.orders.o1001 },
+        })
+      ).json;
+    });
+    expect(body).toMatchObject({ code: "order.read", result: { order_id: world.orders.o1001 } });
+    expect(await db.toolCall.count({ where: { conversationId: conversation, code: "order.read" } })).toBe(1);
+    expect(sent).toBeLessThanOrEqual(READ);
+  });
+});
