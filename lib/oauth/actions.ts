@@ -35,4 +35,3 @@ export const revokeOwnConnectionAction = authedAction(
     return { ok: true, data: undefined };
   },
 );
-

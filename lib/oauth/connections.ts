@@ -48,4 +48,3 @@ export async function revokeOwnConnection(person: { id: string; tenantId: string
     return true;
   });
 }
-
