@@ -928,8 +928,8 @@ const DEFECTS: Defect[] = [
   {
     name: "oauth redirect uri",
     file: "lib/oauth/authorize.ts",
-    find: "if (!redirectUri || !redirectUriMatches(client.redirectUris, redirectUri))",
-    replace: "if (!redirectUri)",
+    find: "const returnsToClient = redirectUri !== undefined && redirectUriMatches(registered, redirectUri);",
+    replace: "const returnsToClient = redirectUri !== undefined;",
     testFile: "tests/oauth/oauth.integration.test.ts",
     test: "an unknown client or a redirect URI it did not register is a page, never a redirect",
   },
@@ -1088,8 +1088,8 @@ const DEFECTS: Defect[] = [
   {
     name: "mcp 2026 routing",
     file: "lib/agent-api/mcp/endpoint.ts",
-    find: "if (!(await isLegacyRequest(request, parsed.value)))",
-    replace: "if (!(await isLegacyRequest(request, parsed.value)) && false)",
+    find: "const modern = !(await isLegacyRequest(request, parsed.value));",
+    replace: "const modern = false;",
     testFile: "tests/agent-api/waits/mcp-2026.integration.test.ts",
     test: "answers server/discover, tools/list and tools/call to the v2 SDK client without an initialize",
   },
