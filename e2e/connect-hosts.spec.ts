@@ -39,8 +39,9 @@ for (const host of HOSTS) {
       [document.client_id, document.client_name, document.redirect_uris, method, document.jwks_uri ?? null],
     );
     const redirect = document.redirect_uris[0];
-    const callback = new URL(redirect);
-    await page.route(`${callback.origin}/**`, (route) => route.fulfill({ status: 200, body: "back in the host" }));
+    await page.route(`${new URL(redirect).origin}/**`, (route) =>
+      route.fulfill({ status: 200, body: "back in the host" }),
+    );
     await signInAs(context, SEEDED.agent, baseURL!);
     const challenge = createHash("sha256").update(randomBytes(32).toString("base64url")).digest("base64url");
     await page.goto(
@@ -59,10 +60,17 @@ for (const host of HOSTS) {
     await expect(page.getByText(document.client_id, { exact: false }).first()).toBeVisible();
     await expectUsable(page);
     await shoot(page, `consent-${host}`);
+    // Proposing refunds passes the agent's refund permission on: the page asks for the password (no passkey here).
+    await page.getByTestId("consent-password").fill("toolgate-demo");
+    const sent = page.waitForRequest((request) => request.url().startsWith(redirect));
     await page.getByRole("button", { name: "Allow" }).click();
-    await page.waitForURL((url) => url.href.startsWith(redirect));
-    const back = new URL(page.url());
+    const back = new URL((await sent).url());
     expect(back.searchParams.get("state")).toBe(`state-${host}`);
     expect(back.searchParams.get("code")).toBeTruthy();
+    const { rows } = await database().query<{ scopes: string[] }>(
+      `SELECT scopes FROM "OAuthGrant" WHERE "clientId" = $1 ORDER BY "createdAt" DESC LIMIT 1`,
+      [document.client_id],
+    );
+    expect(rows[0].scopes).toEqual(["orders:read", "refunds:write"]);
   });
 }

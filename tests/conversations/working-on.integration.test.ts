@@ -5,11 +5,13 @@ import { POST as authorizeRoute } from "@/app/api/oauth/authorize/route";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import { conversationCalls } from "@/lib/conversations/console";
 import { db } from "@/lib/db";
+import { delegationDigest } from "@/lib/oauth/authorize";
 import type { DocumentFetcher } from "@/lib/oauth/clients";
 import { INSTANCE_SECRET, sessionCookie } from "../support/app-instances";
 import { agentConversation, supervisorOf } from "../support/calls";
 import { MCP_BASE } from "../support/mcp-route";
 import { MemoryProvider, oauthRouteFetch } from "../support/oauth";
+import { provedFor } from "../support/step-up";
 import { createWorld, type World } from "../support/world";
 
 // One connection, many customers (issue 40, decision 022), through the MCP SDK client's own OAuth flow against the
@@ -63,6 +65,16 @@ async function connect(w: World) {
   const form = new URLSearchParams(asked.searchParams);
   form.set("decision", "grant");
   for (const scope of asked.searchParams.get("scope")!.split(" ")) form.append("scope_choice", scope);
+  // Passing the refund permission on takes the person's step-up, made in the session the cookie stands for.
+  const session = await db.session.findFirstOrThrow({
+    where: { userId: w.users.agent },
+    orderBy: { createdAt: "desc" },
+  });
+  const digest = delegationDigest(asked.searchParams.get("client_id")!, asked.searchParams.get("code_challenge")!);
+  form.set(
+    "step_up_proof",
+    (await provedFor(w.users.agent, { kind: "oauth.refunds-delegated", digest }, session.id)).proofId,
+  );
   const answer = await authorizeRoute(
     new Request(`${MCP_BASE}/api/oauth/authorize`, {
       method: "POST",
