@@ -11,6 +11,8 @@ import { db } from "@/lib/db";
 import type { DocumentFetcher } from "@/lib/oauth/clients";
 
 import { allowSelfRegistration } from "../support/admin-changes";
+import { delegationProof } from "../support/oauth-grant";
+import { signedIn } from "../support/signed-in";
 import { agentConversation, supervisorOf } from "../support/calls";
 import { MCP_BASE, routeFetch } from "../support/mcp-route";
 import { oauthRouteFetch } from "../support/oauth";
@@ -22,8 +24,7 @@ import { createWorld, type World } from "../support/world";
 // served at its document's jwks_uri), and the token makes MCP tool calls: a held refund approved and read back.
 // Hosts that register themselves do so with their registration request, Claude's asking for client_secret_post.
 
-const signedIn = vi.hoisted(() => ({ user: null as SessionUser | null }));
-vi.mock("@/lib/auth/auth", () => ({ currentUser: async () => signedIn.user }));
+vi.mock("@/lib/auth/auth", async () => (await import("../support/signed-in")).signedInMock());
 const served = vi.hoisted(() => ({ byUrl: new Map<string, string>(), asked: [] as string[] }));
 vi.mock("@/lib/oauth/fetch-document", () => ({
   fetchMetadataDocument: (async (url) => {
@@ -78,6 +79,8 @@ async function grant(w: World, params: Record<string, string>) {
   const form = new URLSearchParams(params);
   form.set("decision", "grant");
   for (const scope of ["orders:read", "refunds:write"]) form.append("scope_choice", scope);
+  // Passing the refund permission on takes the person's step-up, as the page asks for it.
+  form.set("step_up_proof", await delegationProof(params.client_id, params.code_challenge));
   return authorizeRoute(
     new Request(`${ISSUER}/api/oauth/authorize`, {
       method: "POST",

@@ -2,11 +2,11 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { POST as authorizeRoute } from "@/app/api/oauth/authorize/route";
-import type { SessionUser } from "@/lib/auth/auth";
 import { METADATA_FETCH_LIMITS, METADATA_LIMITS, resolveClient } from "@/lib/oauth/clients";
 import { fetchMetadataDocument } from "@/lib/oauth/fetch-document";
 import { db } from "@/lib/db";
 import { MCP_BASE } from "../support/mcp-route";
+import { signedIn } from "../support/signed-in";
 import { createWorld } from "../support/world";
 
 // Client ID Metadata Documents through the real outbound guard: an address inside the network is refused before
@@ -14,8 +14,7 @@ import { createWorld } from "../support/world";
 // Through the consent form's route, the person chooses the URL: the fetches are limited per person and per host,
 // and whatever went wrong is one sentence to them (the detail is in the log), so the page is no scanner.
 
-const signedIn = vi.hoisted(() => ({ user: null as SessionUser | null }));
-vi.mock("@/lib/auth/auth", () => ({ currentUser: async () => signedIn.user }));
+vi.mock("@/lib/auth/auth", async () => (await import("../support/signed-in")).signedInMock());
 
 let server: http.Server;
 let base: string;
