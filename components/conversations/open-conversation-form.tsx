@@ -1,8 +1,9 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useEffect, useId, useState, useTransition } from "react";
-import { openConversationAction, searchCustomersAction } from "@/lib/conversations/actions";
+import { useId, useState, useTransition } from "react";
+import { useCustomerSearch } from "./customer-search";
+import { openConversationAction } from "@/lib/conversations/actions";
 import type { CustomerChoice } from "@/lib/conversations/console";
 import { formatMoney } from "@/lib/money";
 
@@ -13,30 +14,11 @@ import { formatMoney } from "@/lib/money";
 export function OpenConversationForm({ firstCustomers }: { firstCustomers: CustomerChoice[] }) {
   const router = useRouter();
   const id = useId();
-  const [query, setQuery] = useState("");
-  const [found, setFound] = useState<{ query: string; choices: CustomerChoice[] } | null>(null);
-  // While a search is on its way the last answer stays (it names the query it answers); "Searching…" only before any.
-  const shown = query.trim() === "" ? { query: "", choices: firstCustomers } : found;
+  const { query, setQuery, shown, error, setError } = useCustomerSearch(firstCustomers);
   const choices = shown?.choices ?? null;
   const [customer, setCustomer] = useState<CustomerChoice | null>(null);
   const [order, setOrder] = useState("");
-  const [error, setError] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
-
-  useEffect(() => {
-    if (query.trim() === "") return;
-    let current = true;
-    const timer = setTimeout(async () => {
-      const response = await searchCustomersAction({ query });
-      if (!current) return;
-      if (response.ok) setFound({ query, choices: response.data });
-      else setError(response.message);
-    }, 200);
-    return () => {
-      current = false;
-      clearTimeout(timer);
-    };
-  }, [query]);
 
   function submit() {
     if (!customer) return;

@@ -2,9 +2,10 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useId, useState, useTransition } from "react";
+import { useId, useTransition } from "react";
 import { TimeAgo } from "@/components/ui/time-ago";
-import { searchCustomersAction, workOnCustomerAction } from "@/lib/conversations/actions";
+import { useCustomerSearch } from "./customer-search";
+import { workOnCustomerAction } from "@/lib/conversations/actions";
 import type { CustomerChoice } from "@/lib/conversations/console";
 import type { WorkingConnection } from "@/lib/conversations/working-on";
 
@@ -49,26 +50,8 @@ function ConnectionCard({
 }) {
   const router = useRouter();
   const id = useId();
-  const [query, setQuery] = useState("");
-  const [found, setFound] = useState<{ query: string; choices: CustomerChoice[] } | null>(null);
-  const shown = query.trim() === "" ? { query: "", choices: firstCustomers } : found;
-  const [error, setError] = useState<string | null>(null);
+  const { query, setQuery, shown, error, setError } = useCustomerSearch(firstCustomers);
   const [pending, startTransition] = useTransition();
-
-  useEffect(() => {
-    if (query.trim() === "") return;
-    let current = true;
-    const timer = setTimeout(async () => {
-      const response = await searchCustomersAction({ query });
-      if (!current) return;
-      if (response.ok) setFound({ query, choices: response.data });
-      else setError(response.message);
-    }, 200);
-    return () => {
-      current = false;
-      clearTimeout(timer);
-    };
-  }, [query]);
 
   function switchTo(customer: CustomerChoice) {
     startTransition(async () => {

@@ -13,18 +13,13 @@ import { INSTANCE_SECRET, sessionCookie } from "../support/app-instances";
 import { agentConversation, proposeAsAgent, refund } from "../support/calls";
 import { noProof, provedFor } from "../support/step-up";
 import { addPerson, createWorld, type World } from "../support/world";
+import { jar } from "../support/cookie-jar";
 
 // Issue 23, route 4: one admin alone cannot switch human approval off (docs/decisions/015). Each attack is made
 // through the functions the admin page's server actions call (the webhook and self-registration through the server
 // actions themselves, with the browser's session cookie), against real PostgreSQL, asserting the rows.
 
-const jar = vi.hoisted(() => ({ cookie: "" }));
-vi.mock("next/headers", () => ({
-  cookies: async () => ({
-    get: (name: string) =>
-      jar.cookie.startsWith(`${name}=`) ? { value: jar.cookie.slice(name.length + 1) } : undefined,
-  }),
-}));
+vi.mock("next/headers", async () => (await import("../support/cookie-jar")).nextHeadersMock());
 vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
 process.env.NEXTAUTH_SECRET = INSTANCE_SECRET;
 const { setSelfRegistrationAction, setWebhookAction } = await import("@/lib/admin/actions");

@@ -7,6 +7,7 @@ import { db } from "@/lib/db";
 import { INSTANCE_SECRET, sessionCookie } from "../support/app-instances";
 import { holdRefund } from "../support/calls";
 import { createWorld, type World } from "../support/world";
+import { jar } from "../support/cookie-jar";
 
 // Two password budgets that never meet: a stranger failing sign-ins to a supervisor's email locks the sign-in, not
 // the signed-in supervisor's step-up (so it cannot stop their large approvals); wrong step-up passwords are counted
@@ -15,13 +16,7 @@ import { createWorld, type World } from "../support/world";
 // reaches it is counted by the route's own `beginAttempt`, which nothing takes back; tests/hardening/sign-in.test.ts
 // signs in over HTTP against the production build).
 
-const jar = vi.hoisted(() => ({ cookie: "" }));
-vi.mock("next/headers", () => ({
-  cookies: async () => ({
-    get: (name: string) =>
-      jar.cookie.startsWith(`${name}=`) ? { value: jar.cookie.slice(name.length + 1) } : undefined,
-  }),
-}));
+vi.mock("next/headers", async () => (await import("../support/cookie-jar")).nextHeadersMock());
 vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
 process.env.NEXTAUTH_SECRET = INSTANCE_SECRET;
 const { passwordStepUpAction } = await import("@/lib/auth/step-up-actions");

@@ -3,18 +3,13 @@ import { POST as openRoute } from "@/app/api/v1/conversations/route";
 import { db } from "@/lib/db";
 import { INSTANCE_SECRET, sessionCookie } from "../support/app-instances";
 import { createWorld } from "../support/world";
+import { jar } from "../support/cookie-jar";
 
 // Opening conversations, the browser's action and the REST route, through the functions the requests reach: the
 // browser is held to the API key's limit, and the REST route reads no further than its limit.
 // (tests/hardening/exposure-limits.test.ts sends the same requests to the production build.)
 
-const jar = vi.hoisted(() => ({ cookie: "" }));
-vi.mock("next/headers", () => ({
-  cookies: async () => ({
-    get: (name: string) =>
-      jar.cookie.startsWith(`${name}=`) ? { value: jar.cookie.slice(name.length + 1) } : undefined,
-  }),
-}));
+vi.mock("next/headers", async () => (await import("../support/cookie-jar")).nextHeadersMock());
 vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
 process.env.NEXTAUTH_SECRET = INSTANCE_SECRET;
 const { openConversationAction } = await import("@/lib/conversations/actions");

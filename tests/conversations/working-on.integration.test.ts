@@ -6,42 +6,22 @@ import { approveRequest } from "@/lib/approvals/decision/approve";
 import { conversationCalls } from "@/lib/conversations/console";
 import { db } from "@/lib/db";
 import { delegationDigest } from "@/lib/oauth/authorize";
-import type { DocumentFetcher } from "@/lib/oauth/clients";
 import { INSTANCE_SECRET, sessionCookie } from "../support/app-instances";
+import { CIMD_URL, REDIRECT } from "../support/cimd-fetcher";
 import { agentConversation, supervisorOf } from "../support/calls";
 import { MCP_BASE } from "../support/mcp-route";
 import { MemoryProvider, oauthRouteFetch } from "../support/oauth";
 import { provedFor } from "../support/step-up";
 import { createWorld, type World } from "../support/world";
+import { jar } from "../support/cookie-jar";
 
 // One connection, many customers (issue 40, decision 022), through the MCP SDK client's own OAuth flow against the
 // route handlers: the person adds the bare /api/mcp URL once; they choose the customer on the Connections page (the
 // server action it posts to); the model's calls run for that customer and nothing the model sends can change it.
 
-const jar = vi.hoisted(() => ({ cookie: "" }));
-vi.mock("next/headers", () => ({
-  cookies: async () => ({
-    get: (name: string) =>
-      jar.cookie.startsWith(`${name}=`) ? { value: jar.cookie.slice(name.length + 1) } : undefined,
-  }),
-  headers: async () => new Headers(),
-}));
+vi.mock("next/headers", async () => (await import("../support/cookie-jar")).nextHeadersMock());
 vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
-const CIMD_URL = "https://client.example/oauth/desktop.json";
-const REDIRECT = "http://127.0.0.1:33418/callback";
-vi.mock("@/lib/oauth/fetch-document", () => ({
-  fetchMetadataDocument: (async () => ({
-    ok: true,
-    status: 200,
-    contentType: "application/json",
-    body: JSON.stringify({
-      client_id: "https://client.example/oauth/desktop.json",
-      client_name: "Example Desktop",
-      redirect_uris: ["http://127.0.0.1:33418/callback"],
-      token_endpoint_auth_method: "none",
-    }),
-  })) as DocumentFetcher,
-}));
+vi.mock("@/lib/oauth/fetch-document", async () => (await import("../support/cimd-fetcher")).cimdFetcherMock());
 process.env.NEXTAUTH_SECRET = INSTANCE_SECRET;
 const { workOnCustomerAction } = await import("@/lib/conversations/actions");
 

@@ -2,14 +2,12 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { setRefundPermission } from "@/lib/admin/refund-permission";
 import { changeOwnPassword } from "@/lib/auth/password-change";
 import { db } from "@/lib/db";
-import type { DocumentFetcher } from "@/lib/oauth/clients";
 import { ownConnections, revokeConnection, revokeOwnConnection, tenantConnections } from "@/lib/oauth/connections";
 import { propose } from "../support/api";
 import { agentConversation } from "../support/calls";
 import { listToolsWith, oauthRouteFetch } from "../support/oauth";
 import {
   agentSession,
-  cimdDocument,
   connect,
   consent,
   delegationProof,
@@ -26,14 +24,7 @@ import { createWorld, type World } from "../support/world";
 // change to the person ends their connections; and the rate limits are one per agent however many it has.
 
 vi.mock("@/lib/auth/auth", async () => (await import("../support/signed-in")).signedInMock());
-vi.mock("@/lib/oauth/fetch-document", () => ({
-  fetchMetadataDocument: (async () => ({
-    ok: true,
-    status: 200,
-    contentType: "application/json",
-    body: cimdDocument(),
-  })) as DocumentFetcher,
-}));
+vi.mock("@/lib/oauth/fetch-document", async () => (await import("../support/cimd-fetcher")).cimdFetcherMock());
 
 beforeAll(() => {
   process.env.NEXTAUTH_SECRET = "oauth-tests-signing-secret";

@@ -1,9 +1,8 @@
 import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { db } from "@/lib/db";
-import type { DocumentFetcher } from "@/lib/oauth/clients";
 import { agentConversation } from "../support/calls";
 import { listToolsWith, oauthRouteFetch } from "../support/oauth";
-import { agentSession, cimdDocument, connect, ISSUER, refreshWith, type Tokens } from "../support/oauth-grant";
+import { agentSession, connect, ISSUER, refreshWith, type Tokens } from "../support/oauth-grant";
 import { signedIn } from "../support/signed-in";
 import { createWorld } from "../support/world";
 
@@ -12,14 +11,7 @@ import { createWorld } from "../support/world";
 // use is still taken as theft and ends the connection.
 
 vi.mock("@/lib/auth/auth", async () => (await import("../support/signed-in")).signedInMock());
-vi.mock("@/lib/oauth/fetch-document", () => ({
-  fetchMetadataDocument: (async () => ({
-    ok: true,
-    status: 200,
-    contentType: "application/json",
-    body: cimdDocument(),
-  })) as DocumentFetcher,
-}));
+vi.mock("@/lib/oauth/fetch-document", async () => (await import("../support/cimd-fetcher")).cimdFetcherMock());
 
 beforeAll(() => {
   process.env.NEXTAUTH_SECRET = "oauth-tests-signing-secret";

@@ -3,14 +3,12 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { db } from "@/lib/db";
-import type { DocumentFetcher } from "@/lib/oauth/clients";
 import { conversationFor } from "../support/api";
 import { agentConversation, refundArguments } from "../support/calls";
 import { MemoryProvider, oauthRouteFetch } from "../support/oauth";
 import {
   agentSession,
   CIMD_URL,
-  cimdDocument,
   connect,
   consent,
   ISSUER,
@@ -25,14 +23,7 @@ import { createWorld } from "../support/world";
 // outside the token's scopes, which the person could grant, answers 403 insufficient_scope so the client steps up.
 
 vi.mock("@/lib/auth/auth", async () => (await import("../support/signed-in")).signedInMock());
-vi.mock("@/lib/oauth/fetch-document", () => ({
-  fetchMetadataDocument: (async () => ({
-    ok: true,
-    status: 200,
-    contentType: "application/json",
-    body: cimdDocument(),
-  })) as DocumentFetcher,
-}));
+vi.mock("@/lib/oauth/fetch-document", async () => (await import("../support/cimd-fetcher")).cimdFetcherMock());
 
 beforeAll(() => {
   process.env.NEXTAUTH_SECRET = "oauth-tests-signing-secret";

@@ -2,6 +2,7 @@ import { expect } from "vitest";
 import { POST as authorizeRoute } from "@/app/api/oauth/authorize/route";
 import type { SessionUser } from "@/lib/auth/auth";
 import { delegationDigest } from "@/lib/oauth/authorize";
+import { CIMD_URL, REDIRECT } from "./cimd-fetcher";
 import { MCP_BASE } from "./mcp-route";
 import { oauthRouteFetch } from "./oauth";
 import { signedIn } from "./signed-in";
@@ -13,21 +14,12 @@ import type { World } from "./world";
 // exchanged at the token endpoint. The test file mocks `@/lib/auth/auth` with `signedInMock` and the metadata
 // fetcher.
 
+export { CIMD_URL, cimdDocument, REDIRECT } from "./cimd-fetcher";
 export const ISSUER = MCP_BASE;
 export const RESOURCE = `${ISSUER}/api/mcp`;
-export const REDIRECT = "http://127.0.0.1:33418/callback";
-export const CIMD_URL = "https://client.example/oauth/client.json";
 // The S256 challenge below is this verifier's.
 export const VERIFIER = "dBjftJeZ4CVP-mJ92K9Y8-k1Y9mH2Uh5sR9V9t9Jj1gXk";
 const CHALLENGE = "WrHlyGZTXKrfARMf6ggFndo_BRsga1GAB6KE6asQmhk";
-
-export const cimdDocument = () =>
-  JSON.stringify({
-    client_id: CIMD_URL,
-    client_name: "Example Desktop",
-    redirect_uris: [REDIRECT],
-    token_endpoint_auth_method: "none",
-  });
 
 export const agentSession = (w: World, id = w.users.agent): SessionUser => ({
   id,
