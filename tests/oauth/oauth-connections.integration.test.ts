@@ -238,6 +238,9 @@ describe("the connection lifetimes on the admin's policy form", () => {
     expect(change).toMatchObject({ kind: "policy", status: "pending", mode: "second-admin" });
 
     signedIn.user = agentSession(w);
+    const lapsed = await connect(["orders:read"]);
+    await idleFor(w, 45);
+    expect((await refreshWith(lapsed.refresh_token)).status).toBe(400);
     const idle = await connect(["orders:read"]);
     await idleFor(w, 45);
     const second = { id: other, tenantId: w.tenantId };
