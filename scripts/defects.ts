@@ -475,6 +475,14 @@ const DEFECTS: Defect[] = [
     test: "raising a limit or threshold without a proof for exactly this form changes nothing; lowering needs none",
   },
   {
+    name: "connection idle lifetime raise",
+    file: "lib/admin/change-rules.ts",
+    find: 'oauthRefreshIdleDays: "up",',
+    replace: 'oauthRefreshIdleDays: "never",',
+    testFile: "tests/oauth/oauth-connections.integration.test.ts",
+    test: "raising a lifetime needs the admin's step-up and then a second admin; until approved connections lapse as before",
+  },
+  {
     name: "refund grant proof",
     file: "lib/admin/refund-permission.ts",
     find: 'if (!stepUp) return "step-up-required";',

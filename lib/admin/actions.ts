@@ -32,6 +32,8 @@ const PolicyFormSchema = z.strictObject({
   secondAdminAboveCents: Typed,
   changeDelaySeconds: Typed,
   duplicateWindowHours: Typed,
+  oauthRefreshIdleDays: Typed,
+  oauthRefreshMaxDays: Typed,
 });
 
 /** The form as typed (money in currency units); errors come back in words, naming each field by its label. */

@@ -23,6 +23,9 @@ export const LOOSENS: Record<PolicyField, "up" | "down" | "never"> = {
   changeDelaySeconds: "down",
   // A shorter window sees fewer earlier refunds as duplicates.
   duplicateWindowHours: "down",
+  // A longer lifetime keeps a connected client working longer without the person approving it again.
+  oauthRefreshIdleDays: "up",
+  oauthRefreshMaxDays: "up",
 };
 
 export type AdminChangeKind =

@@ -16,7 +16,9 @@ export type PolicyField =
   | "expiryWarningSeconds"
   | "secondAdminAboveCents"
   | "changeDelaySeconds"
-  | "duplicateWindowHours";
+  | "duplicateWindowHours"
+  | "oauthRefreshIdleDays"
+  | "oauthRefreshMaxDays";
 
 export interface PolicyFieldSpec {
   name: PolicyField;
@@ -131,6 +133,22 @@ export const POLICY_FIELDS: PolicyFieldSpec[] = [
     unit: "count",
     min: 1,
     max: 720,
+  },
+  {
+    name: "oauthRefreshIdleDays",
+    label: "Connection idle lifetime (days)",
+    help: "A connected AI client (such as Claude or ChatGPT) that has not refreshed its access for this many days must be connected again.",
+    unit: "count",
+    min: 1,
+    max: 365,
+  },
+  {
+    name: "oauthRefreshMaxDays",
+    label: "Connection absolute lifetime (days)",
+    help: "A connected AI client must be connected again this many days after the person approved it, however often it is used; at least the idle lifetime.",
+    unit: "count",
+    min: 1,
+    max: 730,
   },
 ];
 

@@ -3,37 +3,48 @@ import { consumeStepUp, type StepUpHolder } from "../auth/step-up";
 import { db, transaction } from "../db";
 import { loosenedFields, splitPolicyChange } from "./change-rules";
 import { holdChange, type HeldChange } from "./changes";
-import { parsePolicyValue, POLICY_FIELDS, policyDiff } from "./policy-fields";
+import { parsePolicyValue, POLICY_FIELDS, policyDiff, type PolicyField } from "./policy-fields";
 import { findPolicy, insertAudit, lockPolicy, updatePolicyValues, type Admin } from "./sql";
 
 const Cents = z.coerce.number().int().min(0).max(10_000_000);
-export const PolicySchema = z.strictObject({
-  autoLimitCents: Cents,
-  sessionCapCents: Cents,
-  maxAutoWrites: z.coerce.number().int().min(0).max(1000),
-  approvalTtlSeconds: z.coerce
-    .number()
-    .int()
-    .min(30)
-    .max(7 * 24 * 3600),
-  agentDailyCeilingCents: Cents,
-  tenantDailyCeilingCents: Cents,
-  rateOpenPerMin: z.coerce.number().int().min(1).max(100_000),
-  stepUpAboveCents: Cents,
-  twoPersonAboveCents: Cents,
-  expiryWarningSeconds: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(24 * 3600),
-  secondAdminAboveCents: Cents,
-  changeDelaySeconds: z.coerce
-    .number()
-    .int()
-    .min(60)
-    .max(30 * 24 * 3600),
-  duplicateWindowHours: z.coerce.number().int().min(1).max(720),
-});
+const labelOf = (name: PolicyField) => POLICY_FIELDS.find((spec) => spec.name === name)!.label;
+/** A connection cannot end later for being idle than for its age: the absolute lifetime is at least the idle one. */
+const LIFETIMES_MESSAGE = `${labelOf("oauthRefreshMaxDays")} must be at least ${labelOf("oauthRefreshIdleDays")}: raise the first or lower the second.`;
+
+export const PolicySchema = z
+  .strictObject({
+    autoLimitCents: Cents,
+    sessionCapCents: Cents,
+    maxAutoWrites: z.coerce.number().int().min(0).max(1000),
+    approvalTtlSeconds: z.coerce
+      .number()
+      .int()
+      .min(30)
+      .max(7 * 24 * 3600),
+    agentDailyCeilingCents: Cents,
+    tenantDailyCeilingCents: Cents,
+    rateOpenPerMin: z.coerce.number().int().min(1).max(100_000),
+    stepUpAboveCents: Cents,
+    twoPersonAboveCents: Cents,
+    expiryWarningSeconds: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(24 * 3600),
+    secondAdminAboveCents: Cents,
+    changeDelaySeconds: z.coerce
+      .number()
+      .int()
+      .min(60)
+      .max(30 * 24 * 3600),
+    duplicateWindowHours: z.coerce.number().int().min(1).max(720),
+    oauthRefreshIdleDays: z.coerce.number().int().min(1).max(365),
+    oauthRefreshMaxDays: z.coerce.number().int().min(1).max(730),
+  })
+  .refine((policy) => policy.oauthRefreshMaxDays >= policy.oauthRefreshIdleDays, {
+    message: LIFETIMES_MESSAGE,
+    path: ["oauthRefreshMaxDays"],
+  });
 export type PolicyInput = z.infer<typeof PolicySchema>;
 
 /** The policy form as typed (money in currency units), checked field by field; errors name each field by its label. */
@@ -48,7 +59,9 @@ export function parsePolicyForm(
     else problems.push(parsed.message);
   }
   if (problems.length > 0) return { ok: false, message: problems.join(" ") };
-  return { ok: true, policy: PolicySchema.parse(values) };
+  const policy = PolicySchema.safeParse(values);
+  if (!policy.success) return { ok: false, message: policy.error.issues.map((issue) => issue.message).join(" ") };
+  return { ok: true, policy: policy.data };
 }
 
 export async function tenantPolicy(tenantId: string) {

@@ -21,6 +21,8 @@ const POLICY_SELECT = {
   secondAdminAboveCents: true,
   changeDelaySeconds: true,
   duplicateWindowHours: true,
+  oauthRefreshIdleDays: true,
+  oauthRefreshMaxDays: true,
 } as const satisfies Record<PolicyField, true>;
 
 const POLICY_COLUMNS = Prisma.raw(POLICY_FIELDS.map((spec) => `"${spec.name}"`).join(", "));

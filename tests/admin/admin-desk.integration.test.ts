@@ -25,6 +25,8 @@ const typed = (overrides: Record<string, string> = {}) => ({
   secondAdminAboveCents: "100.00",
   changeDelaySeconds: "86400",
   duplicateWindowHours: "24",
+  oauthRefreshIdleDays: "30",
+  oauthRefreshMaxDays: "90",
   ...overrides,
 });
 const DEFAULT_REST = {
@@ -37,6 +39,8 @@ const DEFAULT_REST = {
   secondAdminAboveCents: 10000,
   changeDelaySeconds: 86400,
   duplicateWindowHours: 24,
+  oauthRefreshIdleDays: 30,
+  oauthRefreshMaxDays: 90,
 };
 
 describe("admin: the policy form in currency units", () => {

@@ -32,6 +32,8 @@ describe("admin: policy and keys", () => {
       secondAdminAboveCents: "10000",
       changeDelaySeconds: "86400",
       duplicateWindowHours: "24",
+      oauthRefreshIdleDays: "30",
+      oauthRefreshMaxDays: "90",
     };
     expect(
       PolicySchema.safeParse({

@@ -42,6 +42,10 @@ const TABLE: [PolicyField, number, number, ReturnType<typeof classifyAdminChange
   ["changeDelaySeconds", 86_400, 172_800, "tightening"],
   ["duplicateWindowHours", 24, 12, "needs-second-admin"],
   ["duplicateWindowHours", 24, 48, "tightening"],
+  ["oauthRefreshIdleDays", 30, 31, "needs-second-admin"],
+  ["oauthRefreshIdleDays", 30, 7, "tightening"],
+  ["oauthRefreshMaxDays", 90, 91, "needs-second-admin"],
+  ["oauthRefreshMaxDays", 90, 60, "tightening"],
   ["autoLimitCents", 5000, 5000, "unchanged"],
 ];
 

@@ -90,6 +90,8 @@ async function sealedWorld(): Promise<World> {
       twoPersonAboveCents: policy.twoPersonAboveCents,
       expiryWarningSeconds: policy.expiryWarningSeconds,
       duplicateWindowHours: policy.duplicateWindowHours,
+      oauthRefreshIdleDays: policy.oauthRefreshIdleDays,
+      oauthRefreshMaxDays: policy.oauthRefreshMaxDays,
       secondAdminAboveCents: policy.secondAdminAboveCents,
       changeDelaySeconds: policy.changeDelaySeconds,
     },

@@ -255,6 +255,8 @@ describe("money-moving and loosening actions need their own proof", () => {
       secondAdminAboveCents: (tenantBefore.secondAdminAboveCents / 100).toFixed(2),
       changeDelaySeconds: String(tenantBefore.changeDelaySeconds),
       duplicateWindowHours: String(tenantBefore.duplicateWindowHours),
+      oauthRefreshIdleDays: String(tenantBefore.oauthRefreshIdleDays),
+      oauthRefreshMaxDays: String(tenantBefore.oauthRefreshMaxDays),
       ...overrides,
     });
 

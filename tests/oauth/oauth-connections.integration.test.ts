@@ -1,4 +1,7 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
+import { approveChange } from "@/lib/admin/changes";
+import { tenantPolicy } from "@/lib/admin/policy";
+import { displayValue, POLICY_FIELDS } from "@/lib/admin/policy-fields";
 import { setRefundPermission } from "@/lib/admin/refund-permission";
 import { changeOwnPassword } from "@/lib/auth/password-change";
 import { db } from "@/lib/db";
@@ -16,8 +19,8 @@ import {
   refreshWith,
 } from "../support/oauth-grant";
 import { signedIn } from "../support/signed-in";
-import { noProof, STEP_UP_PASSWORD } from "../support/step-up";
-import { createWorld, type World } from "../support/world";
+import { noProof, provedFor, sessionOf, STEP_UP_PASSWORD } from "../support/step-up";
+import { addPerson, createWorld, type World } from "../support/world";
 
 // A connection a person controls (issue 34): passing the refund permission to a client takes a fresh step-up proof,
 // is audited and emailed like a new key; the person and the admin both see and revoke it; refresh tokens lapse; a
@@ -25,6 +28,8 @@ import { createWorld, type World } from "../support/world";
 
 vi.mock("@/lib/auth/auth", async () => (await import("../support/signed-in")).signedInMock());
 vi.mock("@/lib/oauth/fetch-document", async () => (await import("../support/cimd-fetcher")).cimdFetcherMock());
+vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
+const { updatePolicyAction } = await import("@/lib/admin/actions");
 
 beforeAll(() => {
   process.env.NEXTAUTH_SECRET = "oauth-tests-signing-secret";
@@ -168,6 +173,103 @@ describe("what ends a connection", () => {
     }
     expect((await refreshWith(fresh.refresh_token)).status).toBe(200);
     expect((await grantsOf(w)).map((grant) => grant.revokedReason)).toEqual(["lapsed", "lapsed", null]);
+  });
+});
+
+describe("the connection lifetimes on the admin's policy form", () => {
+  const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000);
+  /** The refresh token of the connection made last, as if it had last been used this many days ago. */
+  async function idleFor(w: World, days: number) {
+    const [grant] = await db.oAuthGrant.findMany({ where: { tenantId: w.tenantId }, orderBy: { createdAt: "desc" } });
+    await db.oAuthRefreshToken.updateMany({ where: { grantId: grant.id }, data: { createdAt: daysAgo(days) } });
+  }
+  /** The form as the policy page fills it from the tenant, with these fields retyped. */
+  async function form(w: World, typed: Record<string, string>) {
+    const current = await tenantPolicy(w.tenantId);
+    const shown = Object.fromEntries(POLICY_FIELDS.map((spec) => [spec.name, displayValue(spec, current[spec.name])]));
+    return { ...shown, ...typed } as Parameters<typeof updatePolicyAction>[0]["policy"];
+  }
+  async function signInAs(w: World, id: string) {
+    signedIn.user = { ...agentSession(w, id), role: "ADMIN" };
+    signedIn.sessionId = await sessionOf(id);
+  }
+
+  it("an admin shortens the idle lifetime: it applies at once without a step-up, and a connection idle longer no longer refreshes", async () => {
+    const w = await signedInWorld();
+    const before = await connect(["orders:read"]);
+    await idleFor(w, 8);
+    const idle = await connect(["orders:read"]);
+    await idleFor(w, 8);
+    const recent = await connect(["orders:read"]);
+    await idleFor(w, 6);
+    // Under the default 30 days, a week and a day unused still refreshes.
+    expect((await refreshWith(before.refresh_token)).status).toBe(200);
+
+    await signInAs(w, w.users.admin);
+    const saved = await updatePolicyAction({ policy: await form(w, { oauthRefreshIdleDays: "7" }) });
+    expect(saved).toMatchObject({ ok: true, data: { changed: true, held: null } });
+    expect(await tenantPolicy(w.tenantId)).toMatchObject({ oauthRefreshIdleDays: 7, oauthRefreshMaxDays: 90 });
+    const [audit] = await db.auditLog.findMany({ where: { tenantId: w.tenantId, action: "policy.updated" } });
+    expect(audit.detail).toMatchObject({ before: { oauthRefreshIdleDays: 30 }, after: { oauthRefreshIdleDays: 7 } });
+    expect(audit.detail).not.toHaveProperty("stepUp");
+
+    const refused = await refreshWith(idle.refresh_token);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: "invalid_grant" });
+    expect((await refreshWith(recent.refresh_token)).status).toBe(200);
+    expect((await grantsOf(w)).map((grant) => grant.revokedReason)).toEqual([null, "lapsed", null]);
+  });
+
+  it("raising a lifetime needs the admin's step-up and then a second admin; until approved connections lapse as before", async () => {
+    const w = await signedInWorld();
+    const other = await addPerson(w, `${w.users.admin}_b`, "ADMIN", "Bea Admin");
+    await signInAs(w, w.users.admin);
+    const longer = await form(w, { oauthRefreshIdleDays: "60" });
+    expect(await updatePolicyAction({ policy: longer })).toMatchObject({
+      ok: false,
+      code: "step-up.required",
+      message: expect.stringContaining("Connection idle lifetime (days)"),
+    });
+    const proof = await provedFor(w.users.admin, { kind: "admin.policy", values: longer }, signedIn.sessionId);
+    const held = await updatePolicyAction({ policy: longer, proofId: proof.proofId });
+    expect(held).toMatchObject({ ok: true, data: { changed: false, held: expect.stringMatching(/another admin/) } });
+    expect(await tenantPolicy(w.tenantId)).toMatchObject({ oauthRefreshIdleDays: 30 });
+    const [change] = await db.adminChange.findMany({ where: { tenantId: w.tenantId } });
+    expect(change).toMatchObject({ kind: "policy", status: "pending", mode: "second-admin" });
+
+    signedIn.user = agentSession(w);
+    const lapsed = await connect(["orders:read"]);
+    await idleFor(w, 45);
+    expect((await refreshWith(lapsed.refresh_token)).status).toBe(400);
+    const idle = await connect(["orders:read"]);
+    await idleFor(w, 45);
+    const second = { id: other, tenantId: w.tenantId };
+    const approval = await provedFor(other, {
+      kind: "admin.change-approved",
+      changeId: change.id,
+      digest: change.digest,
+    });
+    expect(await approveChange(second, change.id, change.digest, approval)).toMatchObject({ ok: true });
+    expect(await tenantPolicy(w.tenantId)).toMatchObject({ oauthRefreshIdleDays: 60, oauthRefreshMaxDays: 90 });
+    expect((await refreshWith(idle.refresh_token)).status).toBe(200);
+  });
+
+  it("an absolute lifetime shorter than the idle one is refused in words and changes nothing", async () => {
+    const w = await signedInWorld();
+    await signInAs(w, w.users.admin);
+    const answer = await updatePolicyAction({ policy: await form(w, { oauthRefreshMaxDays: "20" }) });
+    expect(answer).toEqual({
+      ok: false,
+      code: "input.invalid",
+      message:
+        "Connection absolute lifetime (days) must be at least Connection idle lifetime (days): raise the first or lower the second.",
+    });
+    expect(await tenantPolicy(w.tenantId)).toMatchObject({ oauthRefreshIdleDays: 30, oauthRefreshMaxDays: 90 });
+    expect(await db.auditLog.count({ where: { tenantId: w.tenantId, action: "policy.updated" } })).toBe(0);
+    expect(await updatePolicyAction({ policy: await form(w, { oauthRefreshMaxDays: "731" }) })).toMatchObject({
+      ok: false,
+      message: "Connection absolute lifetime (days) must be from 1 to 730.",
+    });
   });
 });
 
