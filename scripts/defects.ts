@@ -1086,6 +1086,14 @@ const DEFECTS: Defect[] = [
     test: "the old URL form keeps working for a connection, and a pasted key still names its conversation",
   },
   {
+    name: "a stalled completion reads the refund first",
+    file: "lib/payments/refunds.ts",
+    find: "if (performance.now() - committedAt > FRESH_FOR_MS) return completeRefundOfCall(callId, provider);",
+    replace: "",
+    testFile: "tests/payments/settle-once.integration.test.ts",
+    test: "a process that stalled past the fresh window reads the refund first: one released meanwhile is never sent",
+  },
+  {
     name: "imports point down",
     file: "eslint/imports-point-down.mjs",
     find: "if (toFloor >= fromFloor)",

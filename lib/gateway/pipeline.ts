@@ -116,7 +116,11 @@ async function runSequence(
     // The external half of the effect runs only once its local record has committed.
     const { executed, ...result } = committed;
     if (!readsCalls(tool) && tool.external && !result.replayed && result.outcome.code === tool.external.pendingCode) {
-      return { ...result, outcome: await completeExternal(tool, result.id, ports, executed) };
+      const committedAt = performance.now();
+      return {
+        ...result,
+        outcome: await completeExternal(tool, result.id, ports, executed && { ...executed, committedAt }),
+      };
     }
     return result;
   } catch (error) {
@@ -137,7 +141,7 @@ export async function completeExternal(
   tool: ToolDefinition,
   callId: string,
   ports: ToolPorts,
-  executed?: ExecutedCall<Record<string, unknown>>,
+  executed?: ExecutedCall<Record<string, unknown>> & { committedAt: number },
 ): Promise<Outcome> {
   const external = tool.external!;
   try {

@@ -60,6 +60,9 @@ async function storedRefundById(refundId: string): Promise<StoredRefund> {
   return refund;
 }
 
+/** How long after its commit a refund is sent without being read first (well under reconciliation's minimum age). */
+export const FRESH_FOR_MS = 2_000;
+
 /** Step 2 for one operation: the provider call with the stored key, then the settle. Safe to run twice. */
 export async function completeRefund(
   refundId: string,
@@ -108,9 +111,13 @@ async function ask(
  * Any other answer, or a refund something else settled first, takes the locked path.
  */
 export async function completeReservedRefund(
-  { callId, decision }: { callId: string; decision: RefundDecision },
+  { callId, decision, committedAt }: { callId: string; decision: RefundDecision; committedAt: number },
   provider: PaymentProvider = paymentProvider(),
 ): Promise<Outcome> {
+  // Sent without reading the refund first, so only while it is surely still reserved: reconciliation leaves a refund
+  // alone for its minimum age (10 s) after it was made. A process that stalled since its commit (a long pause, an
+  // overloaded host) reads the refund first, as a restart would, so a refund released meanwhile is never paid.
+  if (performance.now() - committedAt > FRESH_FOR_MS) return completeRefundOfCall(callId, provider);
   const answer = await ask(provider, refundProviderKey(decision), decision);
   if (answer.kind === "succeeded") {
     const result = {

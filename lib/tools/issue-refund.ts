@@ -71,6 +71,7 @@ export const issueRefund = defineTool<IssueRefund>({
         ? ports.payments.completeReservedRefund({
             callId,
             decision: decisionOf(executed.args, executed.order, executed.tenantId),
+            committedAt: executed.committedAt,
           })
         : ports.payments.completeRefundOfCall(callId),
   },

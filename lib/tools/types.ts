@@ -66,7 +66,7 @@ export interface PaymentPort {
   /** Step 2, after the call committed: the provider call and the settle. */
   completeRefundOfCall(callId: string): Promise<Outcome>;
   /** Step 2 by the process that just committed the call, from its decision: no read before the provider call. */
-  completeReservedRefund(reserved: { callId: string; decision: RefundDecision }): Promise<Outcome>;
+  completeReservedRefund(reserved: { callId: string; decision: RefundDecision; committedAt: number }): Promise<Outcome>;
 }
 
 /** The functions of the features above that a tool's effect needs, passed in like the gateway's own ports. */
@@ -141,8 +141,14 @@ export interface ToolDefinition<A = Record<string, unknown>> extends ToolFace<A>
    */
   external?: {
     pendingCode: Code;
-    /** `executed`: the execution the caller just committed, when it is the one completing it (not after a restart). */
-    complete(call: { callId: string; executed?: ExecutedCall<A> }, ports: ToolPorts): Promise<Outcome>;
+    /**
+     * `executed`: the execution the caller just committed, when it is the one completing it (not after a restart),
+     * with when it committed (`performance.now()`).
+     */
+    complete(
+      call: { callId: string; executed?: ExecutedCall<A> & { committedAt: number } },
+      ports: ToolPorts,
+    ): Promise<Outcome>;
   };
 }
 

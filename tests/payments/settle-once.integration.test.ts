@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
-import { completeReservedRefund, refundProviderKey } from "@/lib/payments/refunds";
+import { completeReservedRefund, FRESH_FOR_MS, refundProviderKey } from "@/lib/payments/refunds";
 import { agentConversation, proposeAsAgent, refund } from "../support/calls";
 import { ownExternals } from "../support/externals";
 import { expectRefundInvariants } from "../support/invariants";
@@ -32,7 +32,7 @@ describe("the one-statement settle", () => {
     const settled = await db.order.findUniqueOrThrow({ where: { id: order } });
     expect(settled).toMatchObject({ refundedCents: 1500, refundPending: false });
 
-    const again = await completeReservedRefund({ callId: first.json.id, decision });
+    const again = await completeReservedRefund({ callId: first.json.id, decision, committedAt: performance.now() });
     expect(again).toMatchObject({ code: "refund.issued", result: { refund_id: stored.id, refunded_cents: 1500 } });
     expect(await db.order.findUniqueOrThrow({ where: { id: order } })).toMatchObject({
       version: settled.version,
@@ -47,5 +47,29 @@ describe("the one-statement settle", () => {
     const stats = await externals.stats();
     expect(stats.totalsByOrder[order]).toBe(1500);
     await expectRefundInvariants([order], stats.totalsByOrder);
+  });
+
+  it("a process that stalled past the fresh window reads the refund first: one released meanwhile is never sent", async () => {
+    const world = await createWorld();
+    const conversation = await agentConversation(world);
+    const order = world.orders.o1001;
+    const before = await db.order.findUniqueOrThrow({ where: { id: order } });
+    const first = await proposeAsAgent(world, conversation, refund(order, 1500));
+    const stored = await db.refund.findFirstOrThrow({ where: { toolCallId: first.json.id } });
+    const decision = {
+      tenantId: world.tenantId,
+      orderId: order,
+      orderVersion: before.version,
+      amountCents: 1500,
+      currency: "USD",
+      reason: "damaged",
+    };
+    // As reconciliation leaves a refund it released (the provider never saw it, and the re-check failed).
+    await db.refund.update({ where: { id: stored.id }, data: { status: "released" } });
+    const requests = (await externals.stats()).requestsByKey[stored.providerKey] ?? 0;
+    const stalled = performance.now() - FRESH_FOR_MS - 1;
+    await completeReservedRefund({ callId: first.json.id, decision, committedAt: stalled });
+    expect((await externals.stats()).requestsByKey[stored.providerKey] ?? 0).toBe(requests);
+    expect(await db.refund.findUniqueOrThrow({ where: { id: stored.id } })).toMatchObject({ status: "released" });
   });
 });
