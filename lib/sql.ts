@@ -12,7 +12,8 @@ export const CALLS_CHANNEL = "toolgate_calls";
  * returns each bucket as it left it (key, count, and `retryAfter` seconds to the window's end). `keys` is a text[]
  * expression of the buckets; an empty or null array counts nothing. The buckets move in one statement, always in key
  * order ("a:" before "c:"), so concurrent callers cannot deadlock. Also run inside the agent API's key lookup (`authenticateForConversation`),
- * which saves a call its own round trip, and for the client metadata documents OAuth fetches ("m:" buckets).
+ * which saves a call its own round trip, and for the client metadata documents and key sets OAuth fetches ("m:"
+ * and "k:" buckets).
  */
 export function countCall(keys: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`

@@ -1,9 +1,17 @@
 import { timingSafeEqual } from "node:crypto";
-import { createLocalJWKSet, decodeJwt, errors, jwtVerify, type JSONWebKeySet } from "jose";
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JSONWebKeySet } from "jose";
+import { z } from "zod";
 import { sha256Hex } from "../canonical";
 import { db } from "../db";
-import type { DocumentFetcher } from "./clients";
-import { findClientCredentials, recordAssertion, type ClientCredentials } from "./sql";
+import { logInfo } from "../log";
+import { CACHE_SECONDS, METADATA_FETCH_LIMITS, type DocumentFetcher } from "./clients";
+import {
+  countKeySetFetch,
+  findClientCredentials,
+  recordAssertion,
+  saveClientKeySet,
+  type ClientCredentials,
+} from "./sql";
 
 // Client authentication at the token endpoint: a public client proves nothing beyond PKCE; a client whose metadata
 // document names private_key_jwt signs an assertion (RFC 7523 §3) with a key at its jwks_uri; a client registered
@@ -26,12 +34,24 @@ export const ASSERTION_ALGORITHMS = [
 ];
 /** An assertion is meant for one request: one valid for longer than this is refused. */
 const MAX_ASSERTION_SECONDS = 600;
+const CLOCK_TOLERANCE_SECONDS = 30;
 export const JWKS_LIMITS = { maxBytes: 64 * 1024, timeoutMs: 5000 } as const;
+/**
+ * Key set fetches a minute per client; they count in the metadata documents' per-host bucket too. Anyone may post
+ * to the token endpoint, so without a limit it would make this server fetch a client's jwks_uri as often as asked.
+ */
+export const KEY_SET_FETCH_LIMITS = { perClient: 5 } as const;
+/** What the caller is told when the key set could not be had or did not verify: the detail is for the log only. */
+const UNVERIFIED_ASSERTION =
+  "client_assertion refused: the client's key set could not be fetched from its jwks_uri or holds no key that verifies this assertion";
+const KeySetSchema = z.object({
+  keys: z.array(z.looseObject({ kty: z.string(), kid: z.string().optional() })).max(100),
+});
 
-export type ClientAuthentication =
-  { ok: true; clientId: string } | { ok: false; status: 400 | 401; error: string; description: string };
+type Refusal = { ok: false; status: 400 | 401; error: string; description: string };
+export type ClientAuthentication = { ok: true; clientId: string } | Refusal;
 
-const refused = (description: string): ClientAuthentication => ({
+const refused = (description: string): Refusal => ({
   ok: false,
   status: 401,
   error: "invalid_client",
@@ -58,7 +78,7 @@ export async function authenticateClient(
     return refused(
       `this client authenticates with private_key_jwt: send client_assertion_type=${JWT_BEARER_ASSERTION} and a client_assertion signed with a key at its jwks_uri`,
     );
-  return checkAssertion(assertion, clientId, credentials.jwksUri!, audiences, fetcher);
+  return checkAssertion(assertion, clientId, credentials, audiences, fetcher);
 }
 
 function unverifiedIssuer(assertion: string): string | undefined {
@@ -79,50 +99,131 @@ function checkSecret(form: URLSearchParams, clientId: string, credentials: Clien
     : refused("client_secret is not this client's");
 }
 
-async function fetchKeys(jwksUri: string, fetcher: DocumentFetcher): Promise<JSONWebKeySet | string> {
-  const fetched = await fetcher(new URL(jwksUri), JWKS_LIMITS);
-  if (!fetched.ok) return `its jwks_uri could not be fetched: ${fetched.reason}`;
-  if (fetched.status !== 200) return `its jwks_uri answered ${fetched.status}`;
+/**
+ * Why an assertion is refused on what it says of itself, or null: checked before any key is fetched, so that a
+ * request with a made-up assertion makes this server fetch nothing (RFC 7523 §3; the signature comes after).
+ */
+function unverifiedFault(assertion: string, clientId: string, audiences: string[]): string | null {
+  let header, payload;
   try {
-    const keys = JSON.parse(fetched.body) as JSONWebKeySet;
-    return Array.isArray(keys?.keys) ? keys : "its jwks_uri holds no key set";
+    header = decodeProtectedHeader(assertion);
+    payload = decodeJwt(assertion);
   } catch {
-    return "its jwks_uri is not JSON";
+    return "it is not a valid signed JWT";
   }
+  if (!ASSERTION_ALGORITHMS.includes(header.alg ?? ""))
+    return `its alg must be one of ${ASSERTION_ALGORITHMS.join(", ")}`;
+  if (payload.iss !== clientId || payload.sub !== clientId) return "its iss and sub must both be the client_id";
+  const audience: string[] = typeof payload.aud === "string" ? [payload.aud] : (payload.aud ?? []);
+  if (!audience.some((aud) => audiences.includes(aud))) return "its aud must be this server's token endpoint or issuer";
+  const now = Math.floor(Date.now() / 1000);
+  if (typeof payload.exp !== "number") return "it must have an exp claim";
+  if (payload.exp <= now - CLOCK_TOLERANCE_SECONDS) return "it has expired";
+  if (payload.exp - now > MAX_ASSERTION_SECONDS) return `it must expire within ${MAX_ASSERTION_SECONDS} seconds`;
+  if (typeof payload.nbf === "number" && payload.nbf > now + CLOCK_TOLERANCE_SECONDS) return "its nbf is in the future";
+  if (typeof payload.jti !== "string" || payload.jti.length === 0 || payload.jti.length > 200)
+    return "its jti must be a string of 1 to 200 characters";
+  return null;
 }
 
 /**
- * RFC 7523 §3: signed by one of the client's keys, `iss` = `sub` = client_id, `aud` this token endpoint (or the
- * issuer), not expired and short-lived, and its `jti` not seen before (recorded until it expires).
+ * RFC 7523 §3: `iss` = `sub` = client_id, `aud` this token endpoint (or the issuer), not expired and short-lived, a
+ * `jti` (all checked before any fetch), signed by one of the client's keys, and its `jti` not seen before (recorded
+ * until it expires). Whatever went wrong with the key set is one sentence to the caller; the detail is logged.
  */
 async function checkAssertion(
   assertion: string,
   clientId: string,
-  jwksUri: string,
+  credentials: ClientCredentials,
   audiences: string[],
   fetcher: DocumentFetcher,
 ): Promise<ClientAuthentication> {
-  const keys = await fetchKeys(jwksUri, fetcher);
-  if (typeof keys === "string") return refused(`the client's keys could not be read: ${keys}`);
+  const fault = unverifiedFault(assertion, clientId, audiences);
+  if (fault) return refused(`client_assertion refused: ${fault}`);
+  const keys = await clientKeys(clientId, credentials, decodeProtectedHeader(assertion).kid, fetcher);
+  if (!keys.ok) return keys;
   let payload;
   try {
-    ({ payload } = await jwtVerify(assertion, createLocalJWKSet(keys), {
+    ({ payload } = await jwtVerify(assertion, createLocalJWKSet(keys.keySet), {
       issuer: clientId,
       subject: clientId,
       audience: audiences,
       algorithms: ASSERTION_ALGORITHMS,
       requiredClaims: ["exp", "jti"],
-      clockTolerance: 30,
+      clockTolerance: CLOCK_TOLERANCE_SECONDS,
     }));
   } catch (error) {
-    return refused(`client_assertion refused: ${assertionFault(error)}`);
+    logInfo("oauth.client-keys-refused", { clientId, reason: assertionFault(error) });
+    return refused(UNVERIFIED_ASSERTION);
   }
-  if (payload.exp! - Math.floor(Date.now() / 1000) > MAX_ASSERTION_SECONDS)
-    return refused(`client_assertion refused: it must expire within ${MAX_ASSERTION_SECONDS} seconds`);
-  if (typeof payload.jti !== "string" || payload.jti.length > 200)
-    return refused("client_assertion refused: its jti must be a string of at most 200 characters");
-  const fresh = await recordAssertion(db, { clientId, jti: payload.jti, expiresAt: new Date(payload.exp! * 1000) });
+  const fresh = await recordAssertion(db, {
+    clientId,
+    jti: payload.jti!,
+    expiresAt: new Date(payload.exp! * 1000),
+  });
   return fresh ? { ok: true, clientId } : refused("client_assertion refused: its jti was already used; sign a new one");
+}
+
+/**
+ * The client's key set: the one kept from its last fetch while it is fresh and holds the key the assertion names
+ * (`kid`); else fetched once (a stale set, or a rotated key), counted per client and per host before it is made.
+ */
+async function clientKeys(
+  clientId: string,
+  credentials: ClientCredentials,
+  kid: string | undefined,
+  fetcher: DocumentFetcher,
+): Promise<{ ok: true; keySet: JSONWebKeySet } | Refusal> {
+  const kept = KeySetSchema.safeParse(credentials.jwks);
+  if (
+    kept.success &&
+    credentials.jwksCacheUntil &&
+    Date.now() < credentials.jwksCacheUntil.getTime() &&
+    (kid === undefined || kept.data.keys.some((key) => key.kid === kid))
+  )
+    return { ok: true, keySet: kept.data as JSONWebKeySet };
+  const jwksUri = new URL(credentials.jwksUri!);
+  const counted = await countKeySetFetch(db, { clientId, host: jwksUri.hostname });
+  const over = counted.find(
+    (row) => row.count > (row.key.startsWith("k:c:") ? KEY_SET_FETCH_LIMITS.perClient : METADATA_FETCH_LIMITS.perHost),
+  );
+  if (over) {
+    logInfo("oauth.client-keys-fetch-limited", { clientId, bucket: over.key });
+    return refused(
+      `the client's key set was fetched too often just now; try again in ${Math.max(1, over.retryAfter)} seconds`,
+    );
+  }
+  const fetched = readKeySet(await fetcher(jwksUri, JWKS_LIMITS));
+  if (!fetched.ok) {
+    logInfo("oauth.client-keys-refused", { clientId, reason: fetched.reason });
+    return refused(UNVERIFIED_ASSERTION);
+  }
+  const keep = Math.min(CACHE_SECONDS.max, Math.max(CACHE_SECONDS.min, fetched.maxAgeSeconds ?? CACHE_SECONDS.unsaid));
+  await saveClientKeySet(db, {
+    clientId,
+    jwksUri: credentials.jwksUri!,
+    jwks: fetched.keySet,
+    cacheUntil: new Date(Date.now() + keep * 1000),
+  });
+  return { ok: true, keySet: fetched.keySet };
+}
+
+/** The key set a `jwks_uri` answered, or why it is none (for the log only: it can say what a scan wants). */
+function readKeySet(
+  fetched: Awaited<ReturnType<DocumentFetcher>>,
+): { ok: true; keySet: JSONWebKeySet; maxAgeSeconds?: number } | { ok: false; reason: string } {
+  if (!fetched.ok) return { ok: false, reason: `its jwks_uri could not be fetched: ${fetched.reason}` };
+  if (fetched.status !== 200) return { ok: false, reason: `its jwks_uri answered ${fetched.status}` };
+  let json: unknown;
+  try {
+    json = JSON.parse(fetched.body);
+  } catch {
+    return { ok: false, reason: "its jwks_uri is not JSON" };
+  }
+  const keySet = KeySetSchema.safeParse(json);
+  return keySet.success
+    ? { ok: true, keySet: keySet.data as JSONWebKeySet, maxAgeSeconds: fetched.maxAgeSeconds }
+    : { ok: false, reason: "its jwks_uri holds no key set" };
 }
 
 function assertionFault(error: unknown): string {

@@ -22,7 +22,10 @@ export async function findClient(db: Db, id: string): Promise<ClientRow | null> 
   return row ?? null;
 }
 
-/** Stores a client's metadata document as fetched now (a newer fetch replaces the cached one, keys included). */
+/**
+ * Stores a client's metadata document as fetched now (a newer fetch replaces the cached one, keys included); the
+ * key set kept from its `jwks_uri` is dropped when the document names another.
+ */
 export async function upsertMetadataClient(
   db: Db,
   client: {
@@ -42,7 +45,9 @@ export async function upsertMetadataClient(
             ${client.authMethod}, ${client.jwksUri}, ${client.cacheUntil})
     ON CONFLICT ("id") DO UPDATE SET "name" = EXCLUDED."name", "redirectUris" = EXCLUDED."redirectUris",
       "clientUri" = EXCLUDED."clientUri", "fetchedAt" = EXCLUDED."fetchedAt", "authMethod" = EXCLUDED."authMethod",
-      "jwksUri" = EXCLUDED."jwksUri", "cacheUntil" = EXCLUDED."cacheUntil"
+      "jwksUri" = EXCLUDED."jwksUri", "cacheUntil" = EXCLUDED."cacheUntil",
+      "jwks" = CASE WHEN "OAuthClient"."jwksUri" = EXCLUDED."jwksUri" THEN "OAuthClient"."jwks" END,
+      "jwksCacheUntil" = CASE WHEN "OAuthClient"."jwksUri" = EXCLUDED."jwksUri" THEN "OAuthClient"."jwksCacheUntil" END
     WHERE "OAuthClient"."kind" = 'cimd'`;
 }
 
@@ -69,12 +74,25 @@ export interface ClientCredentials {
   authMethod: "none" | "private_key_jwt" | "client_secret_post";
   jwksUri: string | null;
   secretHash: string | null;
+  /** The key set last fetched from `jwksUri` (checked when it was fetched), and until when it is used as it is. */
+  jwks: unknown;
+  jwksCacheUntil: Date | null;
 }
 
 export async function findClientCredentials(db: Db, id: string): Promise<ClientCredentials | null> {
   const [row = null] = await db.$queryRaw<ClientCredentials[]>`
-    SELECT "authMethod", "jwksUri", "secretHash" FROM "OAuthClient" WHERE "id" = ${id}`;
+    SELECT "authMethod", "jwksUri", "secretHash", "jwks", "jwksCacheUntil" FROM "OAuthClient" WHERE "id" = ${id}`;
   return row;
+}
+
+/** Keeps the key set fetched from a client's `jwks_uri` until `cacheUntil`, unless its document now names another. */
+export async function saveClientKeySet(
+  db: Db,
+  keySet: { clientId: string; jwksUri: string; jwks: unknown; cacheUntil: Date },
+): Promise<void> {
+  await db.$executeRaw`
+    UPDATE "OAuthClient" SET "jwks" = ${JSON.stringify(keySet.jwks)}::jsonb, "jwksCacheUntil" = ${keySet.cacheUntil}
+    WHERE "id" = ${keySet.clientId} AND "jwksUri" = ${keySet.jwksUri}`;
 }
 
 /**
@@ -309,4 +327,15 @@ export async function countMetadataFetch(
   fetch: { userId: string; host: string },
 ): Promise<{ key: string; count: number; retryAfter: number }[]> {
   return db.$queryRaw(countCall(Prisma.sql`ARRAY[${`m:u:${fetch.userId}`}::text, ${`m:h:${fetch.host}`}::text]`));
+}
+
+/**
+ * Counts one fetch of a client's key set (its `jwks_uri`) in this minute's buckets of the client ("k:c:" and its id)
+ * and of the host it goes to, the bucket metadata document fetches count in ("m:h:" and the host name).
+ */
+export async function countKeySetFetch(
+  db: Db,
+  fetch: { clientId: string; host: string },
+): Promise<{ key: string; count: number; retryAfter: number }[]> {
+  return db.$queryRaw(countCall(Prisma.sql`ARRAY[${`k:c:${fetch.clientId}`}::text, ${`m:h:${fetch.host}`}::text]`));
 }
