@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import { type Approver } from "@/lib/approvals/decision/types";
-import { db } from "@/lib/db";
+import { db, transaction } from "@/lib/db";
 import { conversationFor, getToolCall, newCallKey, propose } from "../support/api";
 import { expectNoEffect } from "../support/effects";
 import { createWorld, moreOrders, type World } from "../support/world";
@@ -110,6 +110,37 @@ describe("policy rules through the route (the three example rules of issue 26)",
     // The held refunds reserved nothing: the running totals are the issued refund's alone.
     const totals = await db.exposureTotal.findMany({ where: { tenantId: w.tenantId } });
     expect(totals.map((row) => Number(row.runningCents))).toEqual([500, 500]);
+  });
+
+  it("a customer put on fraud watch while a refund waits for the tenant's running total stops that refund", async () => {
+    const w = await world(FRAUD_WATCH);
+    const conversation = await anaConversation(w);
+    expect((await propose(w.keys.agent, conversation, refund(w.orders.o1001, 1000), newCallKey())).json.code).toBe(
+      "refund.issued",
+    );
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => (held = resolve));
+    // Another instance's refund of the same tenant, between its reservation and its commit.
+    const holder = transaction(async (tx) => {
+      await tx.$queryRaw`SELECT 1 FROM "ExposureTotal" WHERE "tenantId" = ${w.tenantId} AND "agentId" = '' FOR NO KEY UPDATE`;
+      held();
+      await released;
+    });
+    await holding;
+    const waiting = propose(w.keys.agent, conversation, refund(w.orders.o1004, 2000), newCallKey());
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await db.customer.update({ where: { id: w.customers.ana }, data: { fraudWatch: true } });
+    release();
+    await holder;
+    const denied = await waiting;
+    expect(denied.json).toMatchObject({ kind: "denied", stage: "policy", code: "policy.rule-denied" });
+    expect(await db.refund.count({ where: { orderId: w.orders.o1004 } })).toBe(0);
+    expect((await decisionDetail(denied.json.id)).rules.facts.customer.fraud_watch).toBe(true);
+    // Its reservation was given back: the running totals are the first refund's.
+    const totals = await db.exposureTotal.findMany({ where: { tenantId: w.tenantId } });
+    expect(totals.map((row) => Number(row.runningCents))).toEqual([1000, 1000]);
   });
 
   it("a refund to a customer on fraud watch is denied with a stable code, no effect, and the model is not told why", async () => {
