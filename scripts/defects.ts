@@ -107,6 +107,14 @@ const DEFECTS: Defect[] = [
     test: "the window is exact at its edge: a refund made just over 24 hours ago no longer counts, one just under does",
   },
   {
+    name: "rules' facts under the reservation",
+    file: "lib/gateway/pipeline.ts",
+    find: "if (ceilings?.ok && rules && readsMovingFacts(rules)) {",
+    replace: "if (false) {",
+    testFile: "tests/policy-rules/rules-route.integration.test.ts",
+    test: "8 parallel refunds by one agent in 8 conversations, a rule holding the second of the day: exactly 1 runs on its own",
+  },
+  {
     name: "conversation opens",
     file: "lib/gateway/rate.ts",
     find: "return row && row.count > row.limit ?",

@@ -27,6 +27,11 @@ export async function reserveCeilings(
   return { ok: false, ceiling: await ceilingHit(client, conversation, impactCents) };
 }
 
+/** Gives back both parts of a reservation the call will not use (its transaction still holds their locks). */
+export async function releaseCeilings(client: Db, conversation: ConversationFacts, impactCents: number): Promise<void> {
+  await releaseExposure(client, { tenantId: conversation.tenantId, agentId: conversation.agentId, cents: impactCents });
+}
+
 /** The ceiling a refused reservation would pass, the agent's first, with what it had used. */
 async function ceilingHit(client: Db, conversation: ConversationFacts, impactCents: number): Promise<CeilingHit> {
   const used = await readExposure(client, conversation);

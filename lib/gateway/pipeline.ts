@@ -8,7 +8,7 @@ import type { ConversationWaiter } from "../live";
 import { readsCalls, type AnyTool, type ExecutedCall, type ToolDefinition, type ToolPorts } from "../tools/types";
 import { checkAllowlist } from "./allowlist";
 import { requestApproval, type ApprovalNotifier } from "./approval";
-import { reserveCeilings } from "./ceilings";
+import { releaseCeilings, reserveCeilings } from "./ceilings";
 import { loadCallFacts } from "./context";
 import { executeCall } from "./execute";
 import { lockConversation } from "./lock";
@@ -17,7 +17,7 @@ import { bindsCallKey, outcome, type Outcome } from "../outcome";
 import { parseEnvelope, type RawProposal } from "./parse";
 import { decidePolicy, heldFor } from "./policy";
 import { countAndLimitCall } from "./rate";
-import { checkRules, ruleHolds, rulesDetail, rulesStop } from "./rules";
+import { checkRules, readsMovingFacts, recheckRules, ruleHolds, rulesDetail, rulesStop } from "./rules";
 import { appendDecision, recordCall, UNKNOWN_TOOL, wholeMs } from "./record";
 import { checkSchema } from "./schema";
 import { checkScope } from "./scope";
@@ -282,16 +282,27 @@ async function checkAgainstData(
   const { consequence: numbers, meetsCeilings, duplicate } = policy.value;
   if (duplicate) record.detail = { duplicate_guard: duplicate };
 
-  const rules = await stage("rules", () =>
+  let rules = await stage("rules", () =>
     checkRules(client, tool, conversation, proposal.policy, order, call.impactCents, ruleFacts),
   );
-  const stopped = rulesStop(rules);
-  const held = ruleHolds(rules);
   // The ceilings reserve last, only for a call nothing else holds: their locks are held from here to the commit.
-  const ceilings =
-    meetsCeilings && !stopped && held.length === 0
+  let ceilings =
+    meetsCeilings && !rulesStop(rules) && ruleHolds(rules).length === 0
       ? await stage("ceilings", () => reserveCeilings(client, conversation, call.impactCents))
       : null;
+  // The agent's refunds today and the customer's flag were read before the reservation's wait: a call about to run
+  // on its own is judged again on them as read under its locks, and that is the verdict kept (docs/decisions/023).
+  if (ceilings?.ok && rules && readsMovingFacts(rules)) {
+    rules = await stage("rules", () =>
+      recheckRules(client, tool, conversation, proposal.policy, order, call.impactCents),
+    );
+    if (rulesStop(rules) || ruleHolds(rules).length > 0) {
+      await stage("ceilings", () => releaseCeilings(client, conversation, call.impactCents));
+      ceilings = null;
+    }
+  }
+  const stopped = rulesStop(rules);
+  const held = ruleHolds(rules);
   const ceiling = ceilings && !ceilings.ok ? ceilings.ceiling : null;
   if (rules) record.detail = { ...record.detail, ...rulesDetail(rules, ceiling ? "approval" : numbers) };
   if (stopped) return finish(stopped);

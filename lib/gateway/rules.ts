@@ -3,7 +3,7 @@ import { outcome, type Outcome } from "../outcome";
 import { compileRules, evaluateRules, knownRules, type RuleVerdict } from "../policy-rules/evaluate";
 import type { RuleFacts } from "../policy-rules/schema";
 import type { OrderFacts, ToolDefinition } from "../tools/types";
-import { findRuleSetText, type RuleFactsRow } from "./sql";
+import { findRuleFacts, findRuleSetText, type RuleFactsRow } from "./sql";
 import type { ConversationFacts, TenantPolicy } from "./types";
 
 /** The tenant's rules on one call: the facts they read, the live verdict (enforced) and the shadow one (recorded). */
@@ -74,6 +74,42 @@ export async function checkRules(
     live: live ? await verdictOf(client, conversation.tenantId, live, facts) : ALLOW,
     shadow: shadow ? await verdictOf(client, conversation.tenantId, shadow, facts) : null,
   };
+}
+
+/** What other calls change while this one waits for the exposure reservation's locks: the rules that read it. */
+const MOVING_FACTS = /refunds_today|fraud_watch/;
+
+/**
+ * Whether the live rules read a fact that another call can change while this one waits for the reservation's locks
+ * (the agent's refunds today, the customer's flag). Decided on the rules' text, so a mention in a comment only costs
+ * a statement; true for a set this process has not compiled.
+ */
+export function readsMovingFacts(check: RulesCheck): boolean {
+  if (!check.liveId) return false;
+  const ruleSet = knownRules(check.liveId);
+  return !ruleSet || ruleSet.rules.some((rule) => MOVING_FACTS.test(rule.text));
+}
+
+/**
+ * The rules again on their facts read anew, for a call that reserved its exposure and would run without a person
+ * (docs/decisions/023): the reservation's locks are held, so this read sees every refund of the agent committed
+ * before, and the customer's flag as it is after the wait.
+ */
+export async function recheckRules(
+  client: Db,
+  tool: ToolDefinition,
+  conversation: ConversationFacts,
+  policy: TenantPolicy,
+  order: OrderFacts,
+  impactCents: number,
+): Promise<RulesCheck | null> {
+  const row = await findRuleFacts(client, {
+    orderId: order.id,
+    tenantId: conversation.tenantId,
+    agentId: conversation.agentId,
+    countRefunds: tool.effect === "irreversible",
+  });
+  return checkRules(client, tool, conversation, policy, order, impactCents, row);
 }
 
 /** A published version is compiled once per process; one that no longer compiles fails closed. */

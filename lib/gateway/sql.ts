@@ -363,6 +363,23 @@ export interface CallFactsRow extends OrderFacts, RuleFactsRow {
   recent: (Omit<EarlierEffect, "at"> & { at: string })[] | null;
 }
 
+/** The columns of a `RuleFactsRow`, on the order `o` and its customer `cu`. */
+function ruleFactsColumns(at: { tenantId: string; agentId: string; countRefunds: boolean }): Prisma.Sql {
+  return Prisma.sql`cu."fraudWatch",
+           floor(extract(epoch FROM now() - cu."createdAt") / 86400)::int AS "customerAgeDays",
+           floor(extract(epoch FROM now() - o."placedAt") / 86400)::int AS "orderAgeDays",
+           CASE WHEN ${at.countRefunds} THEN (
+             SELECT count(*)::int FROM (
+               SELECT 1 FROM "Refund" r
+               JOIN "ToolCall" tc ON tc."id" = r."toolCallId"
+               JOIN "Conversation" c ON c."id" = tc."conversationId"
+               WHERE r."tenantId" = ${at.tenantId} AND c."agentId" = ${at.agentId}
+                 AND r."createdAt" >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
+               LIMIT ${REFUNDS_TODAY_CAP}
+             ) today
+           ) ELSE 0 END AS "agentRefundsToday"`;
+}
+
 /**
  * In one statement, the order with this id only when it belongs to this tenant and customer, and beside it what the
  * later stages decide from: the call stored under this call key (stage 8), the order's earlier effects the tool
@@ -391,21 +408,24 @@ export async function findCallFacts(
                : Prisma.sql`NULL::json`
            } AS "stored",
            ${at.recent ?? Prisma.sql`NULL::json`} AS "recent",
-           cu."fraudWatch",
-           floor(extract(epoch FROM now() - cu."createdAt") / 86400)::int AS "customerAgeDays",
-           floor(extract(epoch FROM now() - o."placedAt") / 86400)::int AS "orderAgeDays",
-           CASE WHEN ${at.countRefunds} THEN (
-             SELECT count(*)::int FROM (
-               SELECT 1 FROM "Refund" r
-               JOIN "ToolCall" tc ON tc."id" = r."toolCallId"
-               JOIN "Conversation" c ON c."id" = tc."conversationId"
-               WHERE r."tenantId" = ${at.tenantId} AND c."agentId" = ${at.agentId}
-                 AND r."createdAt" >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
-               LIMIT ${REFUNDS_TODAY_CAP}
-             ) today
-           ) ELSE 0 END AS "agentRefundsToday"
+           ${ruleFactsColumns(at)}
     FROM "Order" o JOIN "Customer" cu ON cu."id" = o."customerId"
     WHERE o."id" = ${at.orderId} AND o."tenantId" = ${at.tenantId} AND o."customerId" = ${at.customerId}`;
+  return row ?? null;
+}
+
+/**
+ * The rules' facts of an order already loaded, read again in a statement of their own: one that starts after the
+ * exposure reservation's locks are held sees every refund committed before them (docs/decisions/023).
+ */
+export async function findRuleFacts(
+  db: Db,
+  at: { orderId: string; tenantId: string; agentId: string; countRefunds: boolean },
+): Promise<RuleFactsRow | null> {
+  const [row] = await db.$queryRaw<RuleFactsRow[]>`
+    SELECT ${ruleFactsColumns(at)}
+    FROM "Order" o JOIN "Customer" cu ON cu."id" = o."customerId"
+    WHERE o."id" = ${at.orderId} AND o."tenantId" = ${at.tenantId}`;
   return row ?? null;
 }
 

@@ -5,11 +5,16 @@ import { refund } from "../support/calls";
 import { ownExternals } from "../support/externals";
 import { countStatements, type StatementCounter } from "../support/statements";
 import { createWorld, moreOrders, type World } from "../support/world";
+import { SECOND_REFUND_WAITS } from "../policy-rules/examples";
+import { putRules } from "../policy-rules/support";
 
 // Every statement sent to PostgreSQL is a round trip on the call's path (docs/BENCHMARKS.md): a change that adds one
 // to an executed refund or to a read fails here. Counted through the route, key lookup and settle included, with the
 // duplicate guard, the exposure ceilings and the rules' facts all running as a tenant's defaults have them.
 const EXECUTED_REFUND = 8;
+// A live rule on what other calls change (the agent's refunds today, the customer's flag) is judged again on facts
+// read under the reservation's locks (docs/decisions/023): one statement more, only for such a tenant.
+const EXECUTED_REFUND_MOVING_RULE = 9;
 const READ = 3;
 
 const externals = ownExternals();
@@ -33,6 +38,22 @@ describe("statements per call", () => {
     expect((await externals.stats()).totalsByOrder[order]).toBe(500);
     expect(await db.refund.count({ where: { orderId: order, status: "issued" } })).toBe(1);
     expect(sent).toBeLessThanOrEqual(EXECUTED_REFUND);
+  });
+
+  it(`with a live rule on the agent's refunds today, an executed refund sends at most ${EXECUTED_REFUND_MOVING_RULE}`, async () => {
+    const ruled = await createWorld();
+    await putRules(ruled, SECOND_REFUND_WAITS);
+    const [order] = await moreOrders(ruled, 1);
+    const conversation = await conversationFor(ruled.keys.agent, { customer_id: ruled.customers.ana });
+    // The process reads a rule set's text once: a read compiles it first.
+    await propose(ruled.keys.agent, conversation, { name: "get_order", arguments: { order_id: order } });
+    let code: unknown;
+    const sent = await counter.statementsOf(async () => {
+      code = (await propose(ruled.keys.agent, conversation, refund(order, 500), newCallKey())).json.code;
+    });
+    expect(code).toBe("refund.issued");
+    expect(await db.refund.count({ where: { orderId: order, status: "issued" } })).toBe(1);
+    expect(sent).toBeLessThanOrEqual(EXECUTED_REFUND_MOVING_RULE);
   });
 
   it(`a read sends at most ${READ} statements`, async () => {

@@ -14,4 +14,10 @@ export const FRAUD_WATCH = `@id("fraud-watch")
 forbid (principal, action == Action::"issue_refund", resource)
 when { resource.customer.fraud_watch };`;
 
+/** Not one of the issue's: an agent's second refund of the day waits, whatever the customer. */
+export const SECOND_REFUND_WAITS = `@id("second-refund-waits")
+@hold("An agent's second refund of the day waits for a supervisor")
+forbid (principal, action == Action::"issue_refund", resource)
+when { principal.refunds_today >= 1 };`;
+
 export const EXAMPLE_RULES = [OLD_ORDERS, FIRST_REFUND_NEW_CUSTOMER, FRAUD_WATCH].join("\n\n");

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import { type Approver } from "@/lib/approvals/decision/types";
-import { db } from "@/lib/db";
+import { db, transaction } from "@/lib/db";
 import { conversationFor, getToolCall, newCallKey, propose } from "../support/api";
 import { expectNoEffect } from "../support/effects";
-import { createWorld, type World } from "../support/world";
-import { EXAMPLE_RULES, FRAUD_WATCH } from "./examples";
+import { createWorld, moreOrders, type World } from "../support/world";
+import { EXAMPLE_RULES, FRAUD_WATCH, SECOND_REFUND_WAITS } from "./examples";
 import { ageWorld, daysAgo, putRules, refund } from "./support";
 
 const supervisor = (world: World): Approver => ({
@@ -88,6 +88,59 @@ describe("policy rules through the route (the three example rules of issue 26)",
     const second = await propose(w.keys.agent, ana, refund(w.orders.o1001, 1000), newCallKey());
     expect(second.json.code).toBe("refund.issued");
     expect((await decisionDetail(second.json.id)).rules.facts.agent.refunds_today).toBe(1);
+  });
+
+  it("8 parallel refunds by one agent in 8 conversations, a rule holding the second of the day: exactly 1 runs on its own", async () => {
+    const w = await world(SECOND_REFUND_WAITS);
+    const orders = await moreOrders(w, 8);
+    const conversations = await Promise.all(orders.map(() => anaConversation(w)));
+    const responses = await Promise.all(
+      orders.map((order, index) => propose(w.keys.agent, conversations[index], refund(order, 500), newCallKey())),
+    );
+    const codes = responses.map((response) => response.json.code).sort();
+    expect(codes).toEqual(["refund.issued", ...Array(7).fill("approval.required")].sort());
+    expect(await db.refund.count({ where: { tenantId: w.tenantId } })).toBe(1);
+    // What is kept for replay is what the rules judged: the issued refund saw none before it, every held one saw it.
+    for (const response of responses) {
+      const { rules } = await decisionDetail(response.json.id);
+      const issued = response.json.code === "refund.issued";
+      expect(rules.facts.agent.refunds_today).toBe(issued ? 0 : 1);
+      expect(rules.live.verdict).toBe(issued ? "allow" : "hold");
+    }
+    // The held refunds reserved nothing: the running totals are the issued refund's alone.
+    const totals = await db.exposureTotal.findMany({ where: { tenantId: w.tenantId } });
+    expect(totals.map((row) => Number(row.runningCents))).toEqual([500, 500]);
+  });
+
+  it("a customer put on fraud watch while a refund waits for the tenant's running total stops that refund", async () => {
+    const w = await world(FRAUD_WATCH);
+    const conversation = await anaConversation(w);
+    expect((await propose(w.keys.agent, conversation, refund(w.orders.o1001, 1000), newCallKey())).json.code).toBe(
+      "refund.issued",
+    );
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => (held = resolve));
+    // Another instance's refund of the same tenant, between its reservation and its commit.
+    const holder = transaction(async (tx) => {
+      await tx.$queryRaw`SELECT 1 FROM "ExposureTotal" WHERE "tenantId" = ${w.tenantId} AND "agentId" = '' FOR NO KEY UPDATE`;
+      held();
+      await released;
+    });
+    await holding;
+    const waiting = propose(w.keys.agent, conversation, refund(w.orders.o1004, 2000), newCallKey());
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await db.customer.update({ where: { id: w.customers.ana }, data: { fraudWatch: true } });
+    release();
+    await holder;
+    const denied = await waiting;
+    expect(denied.json).toMatchObject({ kind: "denied", stage: "policy", code: "policy.rule-denied" });
+    expect(await db.refund.count({ where: { orderId: w.orders.o1004 } })).toBe(0);
+    expect((await decisionDetail(denied.json.id)).rules.facts.customer.fraud_watch).toBe(true);
+    // Its reservation was given back: the running totals are the first refund's.
+    const totals = await db.exposureTotal.findMany({ where: { tenantId: w.tenantId } });
+    expect(totals.map((row) => Number(row.runningCents))).toEqual([1000, 1000]);
   });
 
   it("a refund to a customer on fraud watch is denied with a stable code, no effect, and the model is not told why", async () => {
