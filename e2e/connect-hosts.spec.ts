@@ -31,11 +31,12 @@ for (const host of HOSTS) {
   }) => {
     const document = documentOf(host);
     const method = document.token_endpoint_auth_method === "private_key_jwt" ? "private_key_jwt" : "none";
-    // As a fetch leaves it: the document's client, fetched just now (the cache), so no host is reached from here.
+    // As a fetch leaves it: the document's client, fetched just now and kept for an hour (the cache), so no host is
+    // reached from here.
     await database().query(
-      `INSERT INTO "OAuthClient" (id, kind, name, "redirectUris", "fetchedAt", "authMethod", "jwksUri")
-       VALUES ($1, 'cimd', $2, $3, now(), $4, $5)
-       ON CONFLICT (id) DO UPDATE SET "fetchedAt" = now()`,
+      `INSERT INTO "OAuthClient" (id, kind, name, "redirectUris", "fetchedAt", "cacheUntil", "authMethod", "jwksUri")
+       VALUES ($1, 'cimd', $2, $3, now(), now() + interval '1 hour', $4, $5)
+       ON CONFLICT (id) DO UPDATE SET "fetchedAt" = now(), "cacheUntil" = now() + interval '1 hour'`,
       [document.client_id, document.client_name, document.redirect_uris, method, document.jwks_uri ?? null],
     );
     const redirect = document.redirect_uris[0];

@@ -50,9 +50,15 @@ for (const viewport of VIEWPORTS) {
     await database().query(`UPDATE "OAuthGrant" SET "revokedAt" = now() WHERE "agentId" = $1 AND "revokedAt" IS NULL`, [
       SEEDED.agent.id,
     ]);
-    const grant = await connection("Claude");
     await signInAs(context, SEEDED.agent, baseURL!);
+    // Nothing connected yet: the page says what to paste, where.
     await page.goto("/connections");
+    await expect(page.getByTestId("connections-url")).toHaveText(`${baseURL}/api/mcp`);
+    await expectUsable(page, "Your connections");
+    if (viewport.name === "desktop") await shoot(page, "connections-empty");
+
+    const grant = await connection("Claude");
+    await page.reload();
     const card = page.getByTestId("connection");
     await expect(card.getByRole("heading", { name: "Claude" })).toBeVisible();
     await expect(card.getByTestId("working-on")).toHaveText(/No customer chosen yet/);

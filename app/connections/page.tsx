@@ -1,4 +1,6 @@
+import { headers } from "next/headers";
 import { WorkingConnections } from "@/components/conversations/working-connections";
+import { issuerFor, mcpResourceOf } from "@/lib/auth/access-tokens";
 import { requireRole } from "@/lib/auth/guards";
 import { searchCustomers } from "@/lib/conversations/console";
 import { workingConnections } from "@/lib/conversations/working-on";
@@ -14,5 +16,6 @@ export default async function ConnectionsPage() {
     workingConnections(person),
     searchCustomers(user.tenantId, ""),
   ]);
-  return <WorkingConnections connections={connections} firstCustomers={firstCustomers} />;
+  const url = mcpResourceOf(issuerFor((await headers()).get("host")));
+  return <WorkingConnections connections={connections} firstCustomers={firstCustomers} url={url} />;
 }

@@ -49,8 +49,8 @@ export function ProposalConsole({ conversationId }: { conversationId: string }) 
       {answer && (
         <>
           <p className="muted">
-            The answer an agent would have got when it proposed; the call&apos;s row below follows what happens next (an
-            approval, a denial, the provider&apos;s answer).
+            The answer an agent would have got when it proposed; the call&apos;s row in the list above follows what
+            happens next (an approval, a denial, the provider&apos;s answer).
           </p>
           <pre data-testid="console-answer" style={{ whiteSpace: "pre-wrap" }}>
             {answer}

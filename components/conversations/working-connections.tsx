@@ -16,26 +16,42 @@ import type { WorkingConnection } from "@/lib/conversations/working-on";
 export function WorkingConnections({
   connections,
   firstCustomers,
+  url,
 }: {
   connections: WorkingConnection[];
   firstCustomers: CustomerChoice[];
+  /** The MCP address a person adds to their assistant: the same for every customer. */
+  url: string;
 }) {
   return (
     <main id="main">
       <h1>Your connections</h1>
-      <p className="muted">
-        Each assistant you connected to toolgate works on one customer at a time. Choose the customer here: the
-        assistant cannot choose or change it, and its next call runs for the customer you pick.
-      </p>
       {connections.length === 0 ? (
-        <p data-testid="connections-empty">
-          No assistant is connected yet. Add toolgate to Claude, ChatGPT or VS Code as a connector (docs/CONNECT.md),
-          sign in when it asks, then come back here to choose the customer.
-        </p>
+        <section className="card" data-testid="connections-empty">
+          <p>
+            No assistant is connected yet. Add this address to your assistant as a remote MCP server (in Claude:
+            Settings → Connectors → Add custom connector; in VS Code: MCP: Add Server → HTTP), sign in to toolgate when
+            it asks, and allow it:
+          </p>
+          <p>
+            <code data-testid="connections-url">{url}</code>
+          </p>
+          <p className="muted">
+            Claude and ChatGPT reach only a public https address; on your own machine, VS Code works with this one. Then
+            come back here to choose the customer it works on.
+          </p>
+        </section>
       ) : (
-        connections.map((connection) => (
-          <ConnectionCard key={connection.id} connection={connection} firstCustomers={firstCustomers} />
-        ))
+        <>
+          <p className="muted">
+            Each assistant you connected works on one customer at a time. Choose the customer here: the assistant cannot
+            choose or change it, and its next call runs for the customer you pick. The address it uses is{" "}
+            <code>{url}</code>, the same for every customer.
+          </p>
+          {connections.map((connection) => (
+            <ConnectionCard key={connection.id} connection={connection} firstCustomers={firstCustomers} />
+          ))}
+        </>
       )}
     </main>
   );
