@@ -135,6 +135,29 @@ const transport = (base: string, conversation: string, provider: MemoryProvider)
  * finishes with the code it is sent back with. Returns where it was sent, what the consent page said, and the
  * address it came back to.
  */
+/**
+ * The consent form's grant of orders:read and refunds:write as the page posts it, with the step-up the page makes
+ * first for refunds:write, in the session the cookie stands for.
+ */
+async function postGrant(own: World, params: URLSearchParams, agentCookie: string) {
+  const form = new URLSearchParams(params);
+  form.set("decision", "grant");
+  for (const scope of ["orders:read", "refunds:write"]) form.append("scope_choice", scope);
+  const session = await db.session.findFirstOrThrow({
+    where: { userId: own.users.agent },
+    orderBy: { createdAt: "desc" },
+  });
+  const digest = delegationDigest(form.get("client_id")!, form.get("code_challenge")!);
+  const proof = await provedFor(own.users.agent, { kind: "oauth.refunds-delegated", digest }, session.id);
+  form.set("step_up_proof", proof.proofId);
+  return fetch(`${issuer}/api/oauth/authorize`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { cookie: agentCookie, origin: issuer, "content-type": "application/x-www-form-urlencoded" },
+    body: form,
+  });
+}
+
 async function sdkClientThroughConsent(own: World, conversation: string, provider: MemoryProvider) {
   const first = await new Client({ name: "oauth-hardening", version: "1" })
     .connect(transport(issuer, conversation, provider))
@@ -151,23 +174,7 @@ async function sdkClientThroughConsent(own: World, conversation: string, provide
   expect(page.status).toBe(200);
   const consent = { html: await page.text(), csp: page.headers.get("content-security-policy") };
 
-  const form = new URLSearchParams(authorizationUrl.searchParams);
-  form.set("decision", "grant");
-  for (const scope of ["orders:read", "refunds:write"]) form.append("scope_choice", scope);
-  // The step-up the page makes before it posts refunds:write, in the session of the cookie.
-  const session = await db.session.findFirstOrThrow({
-    where: { userId: own.users.agent },
-    orderBy: { createdAt: "desc" },
-  });
-  const digest = delegationDigest(form.get("client_id")!, form.get("code_challenge")!);
-  const proof = await provedFor(own.users.agent, { kind: "oauth.refunds-delegated", digest }, session.id);
-  form.set("step_up_proof", proof.proofId);
-  const granted = await fetch(`${issuer}/api/oauth/authorize`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { cookie: agentCookie, origin: issuer, "content-type": "application/x-www-form-urlencoded" },
-    body: form,
-  });
+  const granted = await postGrant(own, authorizationUrl.searchParams, agentCookie);
   expect(granted.status).toBe(303);
   const back = new URL(granted.headers.get("location")!);
   await transport(issuer, conversation, provider).finishAuth(back.searchParams.get("code")!);
@@ -510,15 +517,7 @@ describe("the hosts' published metadata documents, fetched over HTTPS by the pro
       expect(await page.text()).toContain(clientId);
       expect(documentsServed).toContain(`/hosts/${name}`);
 
-      const form = new URLSearchParams(authorization.searchParams);
-      form.set("decision", "grant");
-      for (const scope of ["orders:read", "refunds:write"]) form.append("scope_choice", scope);
-      const granted = await fetch(`${issuer}/api/oauth/authorize`, {
-        method: "POST",
-        redirect: "manual",
-        headers: { cookie: agentCookie, origin: issuer, "content-type": "application/x-www-form-urlencoded" },
-        body: form,
-      });
+      const granted = await postGrant(own, authorization.searchParams, agentCookie);
       expect(granted.status).toBe(303);
       const back = new URL(granted.headers.get("location")!);
       expect(back.href.startsWith(redirectUri)).toBe(true);
