@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useId, useState, useTransition } from "react";
-import { useCustomerSearch } from "./customer-search";
+import { CustomerSearchField, useCustomerSearch } from "./customer-search";
 import { openConversationAction } from "@/lib/conversations/actions";
 import type { CustomerChoice } from "@/lib/conversations/console";
 import { formatMoney } from "@/lib/money";
@@ -41,20 +41,7 @@ export function OpenConversationForm({ firstCustomers }: { firstCustomers: Custo
       <h2 id={`${id}-title`} style={{ marginTop: 0 }}>
         Open a conversation
       </h2>
-      <p>
-        <label>
-          Find a customer
-          <br />
-          <input
-            type="search"
-            className="wide"
-            placeholder="email or customer id"
-            value={query}
-            onChange={(event) => setQuery(event.target.value)}
-            aria-controls={`${id}-choices`}
-          />
-        </label>
-      </p>
+      <CustomerSearchField label="Find a customer" query={query} setQuery={setQuery} controls={`${id}-choices`} />
       <fieldset id={`${id}-choices`} className="choices" aria-live="polite">
         <legend>Customer</legend>
         {choices === null ? (

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useId, useTransition } from "react";
 import { TimeAgo } from "@/components/ui/time-ago";
-import { useCustomerSearch } from "./customer-search";
+import { CustomerSearchField, useCustomerSearch } from "./customer-search";
 import { workOnCustomerAction } from "@/lib/conversations/actions";
 import type { CustomerChoice } from "@/lib/conversations/console";
 import type { WorkingConnection } from "@/lib/conversations/working-on";
@@ -102,20 +102,7 @@ function ConnectionCard({
         )}{" "}
         · may use {connection.scopes.join(", ")}
       </p>
-      <p>
-        <label>
-          Switch to a customer
-          <br />
-          <input
-            type="search"
-            className="wide"
-            placeholder="email or customer id"
-            value={query}
-            onChange={(event) => setQuery(event.target.value)}
-            aria-controls={`${id}-choices`}
-          />
-        </label>
-      </p>
+      <CustomerSearchField label="Switch to a customer" query={query} setQuery={setQuery} controls={`${id}-choices`} />
       <ul
         id={`${id}-choices`}
         className="choices"

@@ -1,7 +1,6 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it, vi } from "vitest";
-import { POST as authorizeRoute } from "@/app/api/oauth/authorize/route";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import { conversationCalls } from "@/lib/conversations/console";
 import { db } from "@/lib/db";
@@ -11,6 +10,7 @@ import { CIMD_URL, REDIRECT } from "../support/cimd-fetcher";
 import { agentConversation, supervisorOf } from "../support/calls";
 import { MCP_BASE } from "../support/mcp-route";
 import { MemoryProvider, oauthRouteFetch } from "../support/oauth";
+import { postConsent } from "../support/oauth-grant";
 import { provedFor } from "../support/step-up";
 import { createWorld, type World } from "../support/world";
 import { jar } from "../support/cookie-jar";
@@ -55,19 +55,7 @@ async function connect(w: World) {
     "step_up_proof",
     (await provedFor(w.users.agent, { kind: "oauth.refunds-delegated", digest }, session.id)).proofId,
   );
-  const answer = await authorizeRoute(
-    new Request(`${MCP_BASE}/api/oauth/authorize`, {
-      method: "POST",
-      headers: {
-        host: "127.0.0.1:3000",
-        origin: MCP_BASE,
-        "sec-fetch-site": "same-origin",
-        "content-type": "application/x-www-form-urlencoded",
-        cookie: jar.cookie,
-      },
-      body: form.toString(),
-    }),
-  );
+  const answer = await postConsent(form, jar.cookie);
   expect(answer.status).toBe(303);
   const back = new URL(answer.headers.get("location")!);
   await transport(provider).finishAuth(back.searchParams.get("code")!);

@@ -135,6 +135,10 @@ const transport = (base: string, conversation: string, provider: MemoryProvider)
  * finishes with the code it is sent back with. Returns where it was sent, what the consent page said, and the
  * address it came back to.
  */
+/** A real session of the world's agent, as the cookie a browser signed in as them holds. */
+const agentSessionCookie = (own: World) =>
+  sessionCookie({ id: own.users.agent, role: "AGENT", tenantId: own.tenantId, email: "agent" });
+
 /**
  * The consent form's grant of orders:read and refunds:write as the page posts it, with the step-up the page makes
  * first for refunds:write, in the session the cookie stands for.
@@ -164,12 +168,7 @@ async function sdkClientThroughConsent(own: World, conversation: string, provide
     .catch((error: unknown) => error);
   expect(first).toBeInstanceOf(UnauthorizedError);
   const authorizationUrl = provider.authorizationUrl!;
-  const agentCookie = await sessionCookie({
-    id: own.users.agent,
-    role: "AGENT",
-    tenantId: own.tenantId,
-    email: "agent",
-  });
+  const agentCookie = await agentSessionCookie(own);
   const page = await fetch(authorizationUrl, { headers: { cookie: agentCookie } });
   expect(page.status).toBe(200);
   const consent = { html: await page.text(), csp: page.headers.get("content-security-policy") };
@@ -319,7 +318,7 @@ async function mcpRemoteThroughConsent(
   let consent: string;
   try {
     const context = await browser.newContext();
-    const cookie = await sessionCookie({ id: own.users.agent, role: "AGENT", tenantId: own.tenantId, email: "agent" });
+    const cookie = await agentSessionCookie(own);
     const [name, value] = cookie.split("=");
     await context.addCookies([{ name, value, url: issuer, httpOnly: true, sameSite: "Lax" }]);
     const page = await context.newPage();
@@ -413,7 +412,7 @@ async function workOnInBrowser(own: World, customer: keyof World["customers"]) {
   });
   try {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
-    const cookie = await sessionCookie({ id: own.users.agent, role: "AGENT", tenantId: own.tenantId, email: "agent" });
+    const cookie = await agentSessionCookie(own);
     const [name, value] = cookie.split("=");
     await context.addCookies([{ name, value, url: issuer, httpOnly: true, sameSite: "Lax" }]);
     const page = await context.newPage();
@@ -506,12 +505,7 @@ describe("the hosts' published metadata documents, fetched over HTTPS by the pro
         scope: "orders:read refunds:write",
       }))
         authorization.searchParams.set(key, value);
-      const agentCookie = await sessionCookie({
-        id: own.users.agent,
-        role: "AGENT",
-        tenantId: own.tenantId,
-        email: "agent",
-      });
+      const agentCookie = await agentSessionCookie(own);
       const page = await fetch(authorization, { headers: { cookie: agentCookie } });
       expect(page.status).toBe(200);
       expect(await page.text()).toContain(clientId);
@@ -567,12 +561,7 @@ describe("the hosts' published metadata documents, fetched over HTTPS by the pro
       state: "host-state",
     }))
       authorization.searchParams.set(key, value);
-    const agentCookie = await sessionCookie({
-      id: own.users.agent,
-      role: "AGENT",
-      tenantId: own.tenantId,
-      email: "agent",
-    });
+    const agentCookie = await agentSessionCookie(own);
     const page = await fetch(authorization, { headers: { cookie: agentCookie }, redirect: "manual" });
     expect([303, 307]).toContain(page.status);
     const back = new URL(page.headers.get("location")!);

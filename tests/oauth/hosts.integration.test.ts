@@ -4,14 +4,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { POST as authorizeRoute } from "@/app/api/oauth/authorize/route";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import type { SessionUser } from "@/lib/auth/auth";
 import { db } from "@/lib/db";
 import type { DocumentFetcher } from "@/lib/oauth/clients";
 
 import { allowSelfRegistration } from "../support/admin-changes";
-import { delegationProof } from "../support/oauth-grant";
+import { delegationProof, postConsent } from "../support/oauth-grant";
 import { signedIn } from "../support/signed-in";
 import { agentConversation, supervisorOf } from "../support/calls";
 import { MCP_BASE, routeFetch } from "../support/mcp-route";
@@ -81,18 +80,7 @@ async function grant(w: World, params: Record<string, string>) {
   for (const scope of ["orders:read", "refunds:write"]) form.append("scope_choice", scope);
   // Passing the refund permission on takes the person's step-up, as the page asks for it.
   form.set("step_up_proof", await delegationProof(params.client_id, params.code_challenge));
-  return authorizeRoute(
-    new Request(`${ISSUER}/api/oauth/authorize`, {
-      method: "POST",
-      headers: {
-        host: new URL(ISSUER).host,
-        origin: ISSUER,
-        "sec-fetch-site": "same-origin",
-        "content-type": "application/x-www-form-urlencoded",
-      },
-      body: form.toString(),
-    }),
-  );
+  return postConsent(form);
 }
 
 const authorization = (clientId: string, redirectUri: string) => ({

@@ -1,11 +1,10 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { POST as authorizeRoute } from "@/app/api/oauth/authorize/route";
 import { METADATA_FETCH_LIMITS, METADATA_LIMITS, resolveClient } from "@/lib/oauth/clients";
 import { fetchMetadataDocument } from "@/lib/oauth/fetch-document";
 import { db } from "@/lib/db";
-import { MCP_BASE } from "../support/mcp-route";
+import { postConsent } from "../support/oauth-grant";
 import { signedIn } from "../support/signed-in";
 import { createWorld } from "../support/world";
 
@@ -76,18 +75,7 @@ function consent(clientId: string, user: { id: string; tenantId: string }) {
     decision: "grant",
     scope_choice: "orders:read",
   });
-  return authorizeRoute(
-    new Request(`${MCP_BASE}/api/oauth/authorize`, {
-      method: "POST",
-      headers: {
-        host: "127.0.0.1:3000",
-        origin: MCP_BASE,
-        "sec-fetch-site": "same-origin",
-        "content-type": "application/x-www-form-urlencoded",
-      },
-      body: form.toString(),
-    }),
-  );
+  return postConsent(form);
 }
 
 const NEUTRAL =

@@ -11,6 +11,16 @@ import { createWorld } from "../support/world";
 // would make, settles nothing again and answers the outcome already recorded.
 const externals = ownExternals();
 
+/** The decision a 15.00 USD "damaged" refund of `order` at `version` was made under, as the gateway derives it. */
+const decisionOf = (tenantId: string, orderId: string, orderVersion: number) => ({
+  tenantId,
+  orderId,
+  orderVersion,
+  amountCents: 1500,
+  currency: "USD",
+  reason: "damaged",
+});
+
 describe("the one-statement settle", () => {
   it("completing a settled refund again changes nothing: one refund, one settle in the log, the order as it was", async () => {
     const world = await createWorld();
@@ -20,14 +30,7 @@ describe("the one-statement settle", () => {
     const first = await proposeAsAgent(world, conversation, refund(order, 1500));
     expect(first.json).toMatchObject({ code: "refund.issued", result: { refunded_cents: 1500 } });
     const stored = await db.refund.findFirstOrThrow({ where: { toolCallId: first.json.id } });
-    const decision = {
-      tenantId: world.tenantId,
-      orderId: order,
-      orderVersion: before.version,
-      amountCents: 1500,
-      currency: "USD",
-      reason: "damaged",
-    };
+    const decision = decisionOf(world.tenantId, order, before.version);
     expect(refundProviderKey(decision)).toBe(stored.providerKey);
     const settled = await db.order.findUniqueOrThrow({ where: { id: order } });
     expect(settled).toMatchObject({ refundedCents: 1500, refundPending: false });
@@ -56,14 +59,7 @@ describe("the one-statement settle", () => {
     const before = await db.order.findUniqueOrThrow({ where: { id: order } });
     const first = await proposeAsAgent(world, conversation, refund(order, 1500));
     const stored = await db.refund.findFirstOrThrow({ where: { toolCallId: first.json.id } });
-    const decision = {
-      tenantId: world.tenantId,
-      orderId: order,
-      orderVersion: before.version,
-      amountCents: 1500,
-      currency: "USD",
-      reason: "damaged",
-    };
+    const decision = decisionOf(world.tenantId, order, before.version);
     // As reconciliation leaves a refund it released (the provider never saw it, and the re-check failed).
     await db.refund.update({ where: { id: stored.id }, data: { status: "released" } });
     const requests = (await externals.stats()).requestsByKey[stored.providerKey] ?? 0;

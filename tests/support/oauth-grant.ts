@@ -63,7 +63,15 @@ export async function consent(scopes: string[], extra: Record<string, string> = 
   for (const scope of scopes) form.append("scope_choice", scope);
   if (prove && scopes.includes("refunds:write"))
     form.set("step_up_proof", await delegationProof(form.get("client_id")!, form.get("code_challenge")!));
-  return authorizeRoute(
+  return postConsent(form);
+}
+
+/**
+ * The consent form as the browser posts it from toolgate's own page, to the real route; `cookie` when the test signs
+ * in with a real session rather than the mocked one.
+ */
+export const postConsent = (form: URLSearchParams, cookie?: string) =>
+  authorizeRoute(
     new Request(`${ISSUER}/api/oauth/authorize`, {
       method: "POST",
       headers: {
@@ -71,11 +79,11 @@ export async function consent(scopes: string[], extra: Record<string, string> = 
         origin: ISSUER,
         "sec-fetch-site": "same-origin",
         "content-type": "application/x-www-form-urlencoded",
+        ...(cookie ? { cookie } : {}),
       },
       body: form.toString(),
     }),
   );
-}
 
 export const tokenEndpoint = (form: Record<string, string>) =>
   oauthRouteFetch(`${ISSUER}/api/oauth/token`, {

@@ -32,3 +32,33 @@ export function useCustomerSearch(firstCustomers: CustomerChoice[]) {
 
   return { query, setQuery, shown, error, setError };
 }
+
+/** The search box over the customer picker's choices (`controls`: the id of the element listing them). */
+export function CustomerSearchField({
+  label,
+  query,
+  setQuery,
+  controls,
+}: {
+  label: string;
+  query: string;
+  setQuery: (query: string) => void;
+  controls: string;
+}) {
+  return (
+    <p>
+      <label>
+        {label}
+        <br />
+        <input
+          type="search"
+          className="wide"
+          placeholder="email or customer id"
+          value={query}
+          onChange={(event) => setQuery(event.target.value)}
+          aria-controls={controls}
+        />
+      </label>
+    </p>
+  );
+}
