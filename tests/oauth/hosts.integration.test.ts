@@ -5,12 +5,11 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { approveRequest } from "@/lib/approvals/decision/approve";
-import type { SessionUser } from "@/lib/auth/auth";
 import { db } from "@/lib/db";
 import type { DocumentFetcher } from "@/lib/oauth/clients";
 
 import { allowSelfRegistration } from "../support/admin-changes";
-import { delegationProof, postConsent } from "../support/oauth-grant";
+import { agentSession, delegationProof, postConsent } from "../support/oauth-grant";
 import { signedIn } from "../support/signed-in";
 import { agentConversation, supervisorOf } from "../support/calls";
 import { MCP_BASE, routeFetch } from "../support/mcp-route";
@@ -61,15 +60,6 @@ beforeAll(async () => {
 });
 beforeEach(() => {
   served.asked = [];
-});
-
-const agentSession = (w: World): SessionUser => ({
-  id: w.users.agent,
-  email: "agent",
-  name: "Agent",
-  role: "AGENT",
-  tenantId: w.tenantId,
-  tenantName: "t",
 });
 
 /** The consent form's grant, as the browser posts it from toolgate's own page. */

@@ -2,15 +2,14 @@ import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@model
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { POST as authorizeRoute } from "@/app/api/oauth/authorize/route";
 import { approveRequest } from "@/lib/approvals/decision/approve";
-import type { SessionUser } from "@/lib/auth/auth";
 import { db } from "@/lib/db";
 import type { DocumentFetcher } from "@/lib/oauth/clients";
 import { conversationFor } from "../support/api";
 import { MCP_BASE } from "../support/mcp-route";
 import { MemoryProvider, oauthRouteFetch } from "../support/oauth";
-import { delegationProof } from "../support/oauth-grant";
+import { agentSession, delegationProof } from "../support/oauth-grant";
 import { signedIn } from "../support/signed-in";
-import { createWorld, type World } from "../support/world";
+import { createWorld } from "../support/world";
 
 // MCP authorization with protocol revision 2026-07-28 (decision 020): the v2 SDK client, pinned to the new
 // revision, runs its own OAuth flow against the route handlers in process (a client known by its metadata
@@ -41,15 +40,6 @@ beforeAll(() => {
       token_endpoint_auth_method: "none",
     }),
   });
-});
-
-const agentSession = (w: World): SessionUser => ({
-  id: w.users.agent,
-  email: "agent",
-  name: "Agent",
-  role: "AGENT",
-  tenantId: w.tenantId,
-  tenantName: "t",
 });
 
 const modernClient = () =>

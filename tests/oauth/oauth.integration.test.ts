@@ -6,7 +6,6 @@ import { SignJWT } from "jose";
 import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { POST as authorizeRoute } from "@/app/api/oauth/authorize/route";
 import { approveRequest } from "@/lib/approvals/decision/approve";
-import type { SessionUser } from "@/lib/auth/auth";
 import { db } from "@/lib/db";
 import type { DocumentFetcher } from "@/lib/oauth/clients";
 import { revokeConnection } from "@/lib/oauth/connections";
@@ -14,7 +13,7 @@ import { allowSelfRegistration } from "../support/admin-changes";
 import { agentConversation } from "../support/calls";
 import { MCP_BASE } from "../support/mcp-route";
 import { listToolsWith, MemoryProvider, oauthRouteFetch } from "../support/oauth";
-import { delegationProof } from "../support/oauth-grant";
+import { agentSession, delegationProof } from "../support/oauth-grant";
 import { signedIn } from "../support/signed-in";
 import { createWorld, type World } from "../support/world";
 
@@ -47,15 +46,6 @@ beforeAll(() => {
 });
 beforeEach(() => {
   documents.fetch = async () => ({ ok: true, status: 200, contentType: "application/json", body: cimdDocument() });
-});
-
-const agentSession = (w: World): SessionUser => ({
-  id: w.users.agent,
-  email: "agent",
-  name: "Agent",
-  role: "AGENT",
-  tenantId: w.tenantId,
-  tenantName: "t",
 });
 
 /** The person's answer on the consent page, as the browser posts it (`origin` null: as a no-referrer page does). */
