@@ -1,4 +1,4 @@
-import { suiteConfig } from "./vitest.shared.ts";
+import { suiteConfig } from "./vitest.shared";
 
 // Unit and integration tests. tests/hardening needs the production build and runs after it (vitest.hardening.config.ts).
 export default suiteConfig({

@@ -1,4 +1,4 @@
-import { suiteConfig } from "./vitest.shared.ts";
+import { suiteConfig } from "./vitest.shared";
 
 // What Stryker runs against each mutant of the gateway: the unit and integration tests, without three folders
 // (tests/README.md maps them). With per-test coverage a test runs for every mutant it covers, so these would

@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 import { TopNav } from "@/components/layout/top-nav";
 import { renderedQueueStamp } from "@/lib/approvals/desk/queue";
-import { currentUser } from "@/lib/auth/auth";
+import { currentUser } from "@/lib/auth/sign-in/auth";
 import "./globals.css";
 
 export const metadata = {

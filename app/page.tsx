@@ -1,5 +1,5 @@
 import { Home } from "@/components/layout/home";
-import { currentUser } from "@/lib/auth/auth";
+import { currentUser } from "@/lib/auth/sign-in/auth";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import { POST as proposeRoute } from "../app/api/v1/conversations/[id]/tool-calls/route";
 import { withAgent } from "../lib/agent-api/http";
-import { authenticateApiKey } from "../lib/auth/api-keys";
+import { authenticateApiKey } from "../lib/auth/keys/api-keys";
 import { authenticateForConversation } from "../lib/conversations/authenticate";
 import { findAgentConversation } from "../lib/conversations/lookup";
 import { db, transaction } from "../lib/db";

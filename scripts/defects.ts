@@ -444,7 +444,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "passkey enrol proof",
-    file: "lib/auth/passkeys.ts",
+    file: "lib/auth/step-up/passkeys.ts",
     find: 'if (!(await hasStepUpItem(db, { userId: person.id, sessionId, proofId, kind: ENROL.kind, item: "enrol" })))',
     replace: "if (false)",
     testFile: "tests/auth/step-up.integration.test.ts",
@@ -452,7 +452,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "passkey removal proof",
-    file: "lib/auth/passkeys.ts",
+    file: "lib/auth/step-up/passkeys.ts",
     find: 'const method = await consumeStepUpFor(tx, holder, { kind: "passkey.remove", passkeyId });',
     replace: 'const method = "password" as const;',
     testFile: "tests/auth/step-up.integration.test.ts",
@@ -460,7 +460,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "admin passkey removal proof",
-    file: "lib/auth/passkeys.ts",
+    file: "lib/auth/step-up/passkeys.ts",
     find: 'const method = await consumeStepUpFor(tx, holder, { kind: "admin.passkeys-removed", userId });',
     replace: 'const method = "password" as const;',
     testFile: "tests/auth/step-up.integration.test.ts",
@@ -468,7 +468,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "policy loosening proof",
-    file: "lib/admin/policy.ts",
+    file: "lib/admin/policy/numbers.ts",
     find: "if (loosens.length > 0 && !stepUp) return",
     replace: "if (false) return",
     testFile: "tests/admin/admin-desk.integration.test.ts",
@@ -476,7 +476,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "policy loosened fields",
-    file: "lib/admin/change-rules.ts",
+    file: "lib/admin/changes/loosening.ts",
     find: 'return classification === "loosening" || classification === "needs-second-admin";',
     replace: "return false;",
     testFile: "tests/admin/admin-desk.integration.test.ts",
@@ -484,7 +484,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "connection idle lifetime raise",
-    file: "lib/admin/change-rules.ts",
+    file: "lib/admin/changes/loosening.ts",
     find: 'oauthRefreshIdleDays: "up",',
     replace: 'oauthRefreshIdleDays: "never",',
     testFile: "tests/oauth/oauth-connections.integration.test.ts",
@@ -492,7 +492,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "refund grant proof",
-    file: "lib/admin/refund-permission.ts",
+    file: "lib/admin/access/refund-permission.ts",
     find: 'if (!stepUp) return "step-up-required";',
     replace: "",
     testFile: "tests/admin/admin-desk.integration.test.ts",
@@ -500,7 +500,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "key creation proof",
-    file: "lib/admin/agent-keys.ts",
+    file: "lib/admin/access/agent-keys.ts",
     find: 'if (!stepUp) return { ok: false as const, problem: "step-up-required" as const };',
     replace: "",
     testFile: "tests/auth/step-up.integration.test.ts",
@@ -532,7 +532,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "two-admin: loosening above the bound waits",
-    file: "lib/admin/change-rules.ts",
+    file: "lib/admin/changes/loosening.ts",
     find: 'return spec.unit !== "money" || change.after > change.bound ? "needs-second-admin" : "loosening";',
     replace: 'return "loosening";',
     testFile: "tests/admin/admin-changes.integration.test.ts",
@@ -540,7 +540,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "two-admin: the webhook waits",
-    file: "lib/admin/change-rules.ts",
+    file: "lib/admin/changes/loosening.ts",
     find: 'case "webhook.set":\n      return "needs-second-admin";',
     replace: 'case "webhook.set":\n      return "loosening";',
     testFile: "tests/admin/admin-changes.integration.test.ts",
@@ -548,7 +548,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "webhook proof",
-    file: "lib/admin/webhook.ts",
+    file: "lib/admin/policy/webhook.ts",
     find: "if (!stepUp)",
     replace: "if (false)",
     testFile: "tests/admin/admin-changes.integration.test.ts",
@@ -556,7 +556,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "two-admin: the webhook as proposed",
-    file: "lib/admin/changes.ts",
+    file: "lib/admin/changes/two-admin.ts",
     find: 'if (storedWebhook(await lockTenantWebhook(tx, row.tenantId)) !== row.base.stored) return "stale";',
     replace: "",
     testFile: "tests/admin/admin-changes.integration.test.ts",
@@ -564,7 +564,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "two-admin: self-registered clients wait",
-    file: "lib/admin/change-rules.ts",
+    file: "lib/admin/changes/loosening.ts",
     find: 'return change.enabled ? "needs-second-admin" : "tightening";',
     replace: 'return change.enabled ? "loosening" : "tightening";',
     testFile: "tests/admin/admin-changes.integration.test.ts",
@@ -572,7 +572,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "self-registration proof",
-    file: "lib/admin/self-registration.ts",
+    file: "lib/admin/access/self-registration.ts",
     find: 'if (classification !== "tightening" && !stepUp) return "step-up-required";',
     replace: "",
     testFile: "tests/admin/admin-changes.integration.test.ts",
@@ -580,7 +580,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "two-admin: not the proposer",
-    file: "lib/admin/changes.ts",
+    file: "lib/admin/changes/two-admin.ts",
     find: "if (row.proposedById === admin.id)",
     replace: "if (false)",
     testFile: "tests/admin/admin-changes.integration.test.ts",
@@ -588,7 +588,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "two-admin: the digest shown",
-    file: "lib/admin/changes.ts",
+    file: "lib/admin/changes/two-admin.ts",
     find: "if (row.digest !== digest)",
     replace: "if (false)",
     testFile: "tests/admin/admin-changes.integration.test.ts",
@@ -596,7 +596,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "two-admin: approver's step-up",
-    file: "lib/admin/changes.ts",
+    file: "lib/admin/changes/two-admin.ts",
     find: "if (!stepUp)",
     replace: "if (false)",
     testFile: "tests/admin/admin-changes.integration.test.ts",
@@ -604,7 +604,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "two-admin: single use",
-    file: "lib/admin/changes.ts",
+    file: "lib/admin/changes/two-admin.ts",
     find: 'if (row.status !== "pending")',
     replace: "if (false)",
     testFile: "tests/admin/admin-changes.integration.test.ts",
@@ -612,7 +612,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "two-admin: base unchanged",
-    file: "lib/admin/changes.ts",
+    file: "lib/admin/changes/two-admin.ts",
     find: 'if (canonicalJson(current) !== canonicalJson(row.base)) return "stale";',
     replace: "",
     testFile: "tests/admin/admin-changes.integration.test.ts",
@@ -620,7 +620,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "two-admin: expiry",
-    file: "lib/admin/changes.ts",
+    file: "lib/admin/changes/two-admin.ts",
     find: "if (row.expiresAt.getTime() <= Date.now()) {",
     replace: "if (false) {",
     testFile: "tests/admin/admin-changes.integration.test.ts",
@@ -636,7 +636,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "two-admin: refund grant waits",
-    file: "lib/admin/change-rules.ts",
+    file: "lib/admin/changes/loosening.ts",
     find: 'return change.canRefund ? "needs-second-admin" : "tightening";',
     replace: 'return change.canRefund ? "loosening" : "tightening";',
     testFile: "tests/admin/admin-changes.integration.test.ts",
@@ -684,7 +684,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "webhook save ssrf",
-    file: "lib/admin/webhook.ts",
+    file: "lib/admin/policy/webhook.ts",
     find: "await checkOutboundUrl(input.url, { signed: true });",
     replace: "",
     testFile: "tests/security/outbound.integration.test.ts",
@@ -740,7 +740,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "sign-in repeated field",
-    file: "lib/auth/route.ts",
+    file: "lib/auth/sign-in/route.ts",
     find: 'if (repeated) return errorResponse(400, "request.repeated-field", `send the field "${repeated}" once`);',
     replace: "",
     testFile: "tests/auth/sign-in-form.integration.test.ts",
@@ -748,7 +748,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "sign-in form type",
-    file: "lib/auth/route.ts",
+    file: "lib/auth/sign-in/route.ts",
     find: 'if (!FORM_TYPE.test(request.headers.get("content-type") ?? "")) {',
     replace:
       'if (request.headers.get("content-type")?.split(";")[0].trim().toLowerCase() !== "application/x-www-form-urlencoded") {',
@@ -757,7 +757,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "sign-in decoded route",
-    file: "lib/auth/route.ts",
+    file: "lib/auth/sign-in/route.ts",
     find: 'if (segments[0] === "callback") return throttledSignIn(forwarded, context, form);',
     replace:
       'if (new URL(request.url).pathname.endsWith("/callback/credentials")) return throttledSignIn(forwarded, context, form);',
@@ -766,7 +766,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "sign-in form size",
-    file: "lib/auth/route.ts",
+    file: "lib/auth/sign-in/route.ts",
     find: "if (body.truncated) {",
     replace: "if (false) {",
     testFile: "tests/auth/sign-in-form.integration.test.ts",
@@ -774,7 +774,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "step-up budget apart from sign-in",
-    file: "lib/auth/step-up.ts",
+    file: "lib/auth/step-up/step-up.ts",
     find: "const keys = inSessionKeys({ userId: person.id, sessionId });",
     replace:
       'const keys = [["account", `account:${person.email}`], ["address", `address:step-up:${person.id}`]] as const;',
@@ -783,7 +783,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "step-up throttled",
-    file: "lib/auth/step-up.ts",
+    file: "lib/auth/step-up/step-up.ts",
     find: 'if (!attempt.allowed) return { kind: "throttled", retryAfterSeconds: attempt.retryAfterSeconds };',
     replace: "",
     testFile: "tests/auth/step-up-throttle.integration.test.ts",
@@ -935,7 +935,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "oauth audience",
-    file: "lib/auth/access-tokens.ts",
+    file: "lib/auth/keys/access-tokens.ts",
     find: "      audience: mcpResourceOf(issuer),\n",
     replace: "",
     testFile: "tests/oauth/oauth.integration.test.ts",
@@ -1247,7 +1247,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "unreadable live rules loosen",
-    file: "lib/admin/change-rules.ts",
+    file: "lib/admin/changes/loosening.ts",
     find: "if (before === null) return [UNREADABLE_RULES];",
     replace: "if (before === null) return [];",
     testFile: "tests/policy-rules/publishing.integration.test.ts",
@@ -1271,7 +1271,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "rules loosening held",
-    file: "lib/admin/change-rules.ts",
+    file: "lib/admin/changes/loosening.ts",
     find: 'return change.status === "live" && change.loosened.length > 0 ? "needs-second-admin" : "tightening";',
     replace: 'return "tightening";',
     testFile: "tests/policy-rules/publishing.integration.test.ts",

@@ -27,9 +27,9 @@ describe("every import in lib/ points down", { timeout: 60_000 }, () => {
   });
 
   it("refuses a sideways import between folders on one floor, with either spelling of the path", async () => {
-    expect(await layerErrors("lib/audit/fixture.ts", 'import type { SessionUser } from "@/lib/auth/auth";\n')).toEqual([
-      expect.stringContaining("lib/audit/ (floor 1) may not import lib/auth/ (floor 2)"),
-    ]);
+    expect(
+      await layerErrors("lib/audit/fixture.ts", 'import type { SessionUser } from "@/lib/auth/sign-in/auth";\n'),
+    ).toEqual([expect.stringContaining("lib/audit/ (floor 1) may not import lib/auth/ (floor 2)")]);
     expect(await layerErrors("lib/auth/fixture.ts", 'export { findTool } from "../tools/registry";\n')).toEqual([
       expect.stringContaining("lib/auth/ (floor 2) may not import lib/tools/ (floor 2)"),
     ]);

@@ -1,9 +1,9 @@
 import { ApprovalDesk } from "@/components/approvals/approval-desk";
-import { pendingChanges } from "@/lib/admin/changes";
+import { pendingChanges } from "@/lib/admin/changes/two-admin";
 import { cardFacts, deskPolicy, queueChoices } from "@/lib/approvals/desk/cards";
 import { parseQueueFilters, queueSearchParams } from "@/lib/approvals/desk/filters";
 import { formatQueueCursor, pendingQueue, renderedQueueStamp } from "@/lib/approvals/desk/queue";
-import { passkeysOf } from "@/lib/auth/passkeys";
+import { passkeysOf } from "@/lib/auth/step-up/passkeys";
 import { requireRole } from "@/lib/auth/guards";
 import { reconcileHealth, refundsToInvestigate } from "@/lib/payments/reconcile";
 

@@ -1,6 +1,6 @@
 import { headers } from "next/headers";
 import { WorkingConnections } from "@/components/conversations/working-connections";
-import { issuerFor, mcpResourceOf } from "@/lib/auth/access-tokens";
+import { issuerFor, mcpResourceOf } from "@/lib/auth/keys/access-tokens";
 import { requireRole } from "@/lib/auth/guards";
 import { searchCustomers } from "@/lib/conversations/console";
 import { workingConnections } from "@/lib/conversations/working-on";

@@ -1,7 +1,7 @@
 import { YourSettings } from "@/components/settings/your-settings";
-import { passkeysOf } from "@/lib/auth/passkeys";
+import { passkeysOf } from "@/lib/auth/step-up/passkeys";
 import { requireRole } from "@/lib/auth/guards";
-import { MIN_PASSWORD_LENGTH } from "@/lib/auth/password-change";
+import { MIN_PASSWORD_LENGTH } from "@/lib/auth/sign-in/password-change";
 import { ownConnections } from "@/lib/oauth/connections";
 
 export const metadata = { title: "Your settings" };

@@ -1,7 +1,7 @@
 import { Table } from "@/components/ui/table";
 import { TimeAgo } from "@/components/ui/time-ago";
 import type { AuditEntry } from "@/lib/admin/sql";
-import { policyDiff } from "@/lib/admin/policy-fields";
+import { policyDiff } from "@/lib/admin/policy/fields";
 
 const ACTION_WORDS: Record<string, string> = {
   "policy.updated": "Changed the policy",

@@ -7,8 +7,8 @@ import type { DecisionResult } from "@/lib/approvals/decision/types";
 import { requestPhrase } from "@/lib/approvals/words";
 import { formatMoney } from "@/lib/money";
 import { amountOf, movesMoney, type CardItem } from "./approval-card";
-import { proveStepUp } from "@/components/ui/step-up";
-import { PasswordProof } from "@/components/ui/step-up-field";
+import { proveStepUp } from "@/components/step-up/step-up";
+import { PasswordProof } from "@/components/step-up/step-up-field";
 
 interface Props {
   mode: "approve" | "deny";

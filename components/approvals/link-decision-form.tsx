@@ -3,8 +3,8 @@
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { decideFromLinkAction } from "@/lib/approvals/email-links/actions";
-import { proveStepUp } from "@/components/ui/step-up";
-import { PasswordProof } from "@/components/ui/step-up-field";
+import { proveStepUp } from "@/components/step-up/step-up";
+import { PasswordProof } from "@/components/step-up/step-up-field";
 import type { DecisionResult } from "@/lib/approvals/decision/types";
 import { outcomeTitle } from "@/lib/calls/words";
 

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { SessionUser } from "@/lib/auth/auth";
+import type { SessionUser } from "@/lib/auth/sign-in/auth";
 import { SignOutButton } from "@/components/auth/sign-out-button";
 
 export function TopNav({

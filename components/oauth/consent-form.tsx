@@ -1,8 +1,8 @@
 "use client";
 
 import { useRef, useState } from "react";
-import { PasswordProof } from "@/components/ui/step-up-field";
-import { proveStepUp } from "@/components/ui/step-up";
+import { PasswordProof } from "@/components/step-up/step-up-field";
+import { proveStepUp } from "@/components/step-up/step-up";
 
 const DELEGATED = "refunds:write";
 

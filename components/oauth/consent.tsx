@@ -1,4 +1,4 @@
-import type { SessionUser } from "@/lib/auth/auth";
+import type { SessionUser } from "@/lib/auth/sign-in/auth";
 import type { CheckedRequest, consentingAgent } from "@/lib/oauth/authorize";
 import { SCOPE_WORDS } from "@/lib/oauth/authorize-scopes";
 import { ConsentForm } from "./consent-form";

@@ -5,7 +5,7 @@ import { useState, useTransition } from "react";
 import { resolveInvestigationAction } from "@/lib/payments/actions";
 import { formatMoney } from "@/lib/money";
 import { TimeAgo } from "@/components/ui/time-ago";
-import { useStepUp } from "@/components/ui/step-up-field";
+import { useStepUp } from "@/components/step-up/step-up-field";
 
 export interface Investigation {
   id: string;

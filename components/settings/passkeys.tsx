@@ -7,11 +7,11 @@ import {
   passkeyRegistrationOptionsAction,
   registerPasskeyAction,
   removePasskeyAction,
-} from "@/lib/auth/passkey-actions";
+} from "@/lib/auth/step-up/passkey-actions";
 import { TimeAgo } from "@/components/ui/time-ago";
-import { passkeyFailure } from "@/components/ui/passkey-words";
-import { proveStepUp } from "@/components/ui/step-up";
-import { PasswordProof } from "@/components/ui/step-up-field";
+import { passkeyFailure } from "@/components/step-up/passkey-words";
+import { proveStepUp } from "@/components/step-up/step-up";
+import { PasswordProof } from "@/components/step-up/step-up-field";
 
 interface Passkey {
   id: string;

@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
-import { changePasswordAction } from "@/lib/auth/actions";
+import { changePasswordAction } from "@/lib/auth/sign-in/actions";
 
 /** Change your own password: the current one, then the new one twice. Every session ends, this one included. */
 export function PasswordForm({ email, minLength }: { email: string; minLength: number }) {

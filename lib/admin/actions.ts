@@ -2,15 +2,15 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { createAgentKey, revokeAgentKey } from "@/lib/admin/agent-keys";
-import { endSessions } from "@/lib/admin/people";
-import { parsePolicyForm, updatePolicy } from "@/lib/admin/policy";
-import { setRefundPermission } from "@/lib/admin/refund-permission";
-import { setSelfRegistration } from "@/lib/admin/self-registration";
-import { setWebhook, WebhookSchema } from "@/lib/admin/webhook";
-import { heldWords } from "@/lib/admin/change-words";
+import { createAgentKey, revokeAgentKey } from "@/lib/admin/access/agent-keys";
+import { endSessions } from "@/lib/admin/access/people";
+import { parsePolicyForm, updatePolicy } from "@/lib/admin/policy/numbers";
+import { setRefundPermission } from "@/lib/admin/access/refund-permission";
+import { setSelfRegistration } from "@/lib/admin/access/self-registration";
+import { setWebhook, WebhookSchema } from "@/lib/admin/policy/webhook";
+import { heldWords } from "@/lib/admin/changes/words";
 import { authedAction } from "@/lib/auth/guards";
-import { policyItem } from "@/lib/auth/step-up";
+import { policyItem } from "@/lib/auth/step-up/step-up";
 import { IdSchema } from "@/lib/security/input";
 
 const Typed = z.string().max(30);

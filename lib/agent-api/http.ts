@@ -1,4 +1,4 @@
-import { authenticateApiKey, type AuthenticatedAgent } from "../auth/api-keys";
+import { authenticateApiKey, type AuthenticatedAgent } from "../auth/keys/api-keys";
 import { ALL_SCOPES } from "../oauth/authorize-scopes";
 import { canonicalJson } from "../canonical";
 import { authenticateForConversation } from "../conversations/authenticate";

@@ -2,7 +2,7 @@ import { redirect } from "next/navigation";
 import type { z } from "zod";
 import type { Role } from "../generated/prisma/client";
 import { logError } from "../log";
-import { currentSession, currentUser, type SessionUser } from "./auth";
+import { currentSession, currentUser, type SessionUser } from "./sign-in/auth";
 
 /**
  * For pages: the signed-in user with one of these roles, else off to sign-in (and back to `returnTo` after it),

@@ -1,4 +1,4 @@
-import { bearerOf, type AuthenticatedAgent } from "../auth/api-keys";
+import { bearerOf, type AuthenticatedAgent } from "../auth/keys/api-keys";
 import { db } from "../db";
 import type { RateCount } from "../gateway/types";
 import { isWellFormedId } from "../security/input";

@@ -1,4 +1,4 @@
-import { agentKeyRows, type KeyCredential } from "../auth/sql";
+import { agentKeyRows, type KeyCredential } from "../auth/keys/sql";
 import type { Client, Db } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { countCall } from "../sql";

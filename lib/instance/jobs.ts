@@ -1,4 +1,4 @@
-import { applyDueChanges } from "../admin/changes";
+import { applyDueChanges } from "../admin/changes/two-admin";
 import { expireDue } from "../approvals/expiry/expire";
 import { warnExpiring } from "../approvals/expiry/warn";
 import { sealLogs } from "../audit/seal";

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { issuerOf, mcpResourceOf } from "../auth/access-tokens";
-import type { SessionUser } from "../auth/auth";
-import { consumeStepUpFor, type StepUpHolder } from "../auth/step-up";
+import { issuerOf, mcpResourceOf } from "../auth/keys/access-tokens";
+import type { SessionUser } from "../auth/sign-in/auth";
+import { consumeStepUpFor, type StepUpHolder } from "../auth/step-up/step-up";
 import { appendAuditLog } from "../audit/sql";
 import { canonicalJson, sha256Hex } from "../canonical";
 import { db, transaction } from "../db";

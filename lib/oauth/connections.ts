@@ -3,7 +3,7 @@ import { db, transaction } from "../db";
 import { findConnections, findDcrEnabled, revokeGrant, type ConnectionRow } from "./sql";
 
 // What an admin sees and does with the tenant's OAuth connections (decision 017), and a person with their own.
-// Allowing self-registered clients is an admin change under the two-admin rule: lib/admin/self-registration.ts.
+// Allowing self-registered clients is an admin change under the two-admin rule: lib/admin/access/self-registration.ts.
 
 export type { ConnectionRow } from "./sql";
 

@@ -1,4 +1,4 @@
-import { issuerConfigured, mcpResourceOf } from "../auth/access-tokens";
+import { issuerConfigured, mcpResourceOf } from "../auth/keys/access-tokens";
 import { ALL_SCOPES } from "./authorize-scopes";
 import { ASSERTION_ALGORITHMS } from "./client-auth";
 import { PUBLIC_CORS } from "./cors";

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { calculatePKCECodeChallenge } from "oauth4webapi";
-import { ACCESS_TOKEN_SECONDS, mcpResourceOf, signAccessToken } from "../auth/access-tokens";
+import { ACCESS_TOKEN_SECONDS, mcpResourceOf, signAccessToken } from "../auth/keys/access-tokens";
 import { appendAuditLog } from "../audit/sql";
 import { sha256Hex } from "../canonical";
 import { transaction, type Tx } from "../db";

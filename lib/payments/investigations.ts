@@ -2,7 +2,7 @@ import { z } from "zod";
 import { db, transaction } from "../db";
 import type { Outcome } from "../outcome";
 import { appendAuditLog } from "../audit/sql";
-import { consumeStepUpFor } from "../auth/step-up";
+import { consumeStepUpFor } from "../auth/step-up/step-up";
 import { issueLocked, lockRefund, notMade, releaseLocked } from "./refunds";
 import { findRefundConversationId } from "./sql";
 

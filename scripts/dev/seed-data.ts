@@ -1,7 +1,7 @@
-import { createApiKey } from "../../lib/auth/api-keys";
+import { createApiKey } from "../../lib/auth/keys/api-keys";
 import { sha256Hex } from "../../lib/canonical";
 import type { Client } from "../../lib/db";
-import { hashPassword } from "../../lib/auth/passwords";
+import { hashPassword } from "../../lib/auth/password-hash";
 import type { Role } from "../../lib/generated/prisma/client";
 
 /** Development only: printed by the seed and documented in the README. */

@@ -1,12 +1,12 @@
 import bcrypt from "bcryptjs";
 import { describe, expect, it, vi } from "vitest";
-import { createAgentKey } from "@/lib/admin/agent-keys";
-import { approveChange, cancelChange } from "@/lib/admin/changes";
-import { type PolicyInput, tenantPolicy, updatePolicy } from "@/lib/admin/policy";
-import { setRefundPermission } from "@/lib/admin/refund-permission";
-import { applyDueChanges } from "@/lib/admin/changes";
-import { authenticateApiKey } from "@/lib/auth/api-keys";
-import { policyItem } from "@/lib/auth/step-up";
+import { createAgentKey } from "@/lib/admin/access/agent-keys";
+import { approveChange, cancelChange } from "@/lib/admin/changes/two-admin";
+import { type PolicyInput, tenantPolicy, updatePolicy } from "@/lib/admin/policy/numbers";
+import { setRefundPermission } from "@/lib/admin/access/refund-permission";
+import { applyDueChanges } from "@/lib/admin/changes/two-admin";
+import { authenticateApiKey } from "@/lib/auth/keys/api-keys";
+import { policyItem } from "@/lib/auth/step-up/step-up";
 import { db } from "@/lib/db";
 import { decryptSecret, webhookUrlContext } from "@/lib/secrets";
 import { INSTANCE_SECRET, sessionCookie } from "../support/app-instances";
@@ -23,8 +23,8 @@ vi.mock("next/headers", async () => (await import("../support/cookie-jar")).next
 vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
 process.env.NEXTAUTH_SECRET = INSTANCE_SECRET;
 const { setSelfRegistrationAction, setWebhookAction } = await import("@/lib/admin/actions");
-const { approveAdminChangeAction, cancelAdminChangeAction } = await import("@/lib/admin/change-actions");
-const { passwordStepUpAction } = await import("@/lib/auth/step-up-actions");
+const { approveAdminChangeAction, cancelAdminChangeAction } = await import("@/lib/admin/changes/actions");
+const { passwordStepUpAction } = await import("@/lib/auth/step-up/actions");
 
 const person = (world: World, id: string) => ({ id, tenantId: world.tenantId });
 type Person = ReturnType<typeof person>;

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { recentAudit } from "@/lib/admin/audit-entries";
-import { approveChange } from "@/lib/admin/changes";
-import { parsePolicyForm, tenantPolicy, updatePolicy } from "@/lib/admin/policy";
-import { setRefundPermission } from "@/lib/admin/refund-permission";
+import { recentAudit } from "@/lib/admin/audit";
+import { approveChange } from "@/lib/admin/changes/two-admin";
+import { parsePolicyForm, tenantPolicy, updatePolicy } from "@/lib/admin/policy/numbers";
+import { setRefundPermission } from "@/lib/admin/access/refund-permission";
 import { db } from "@/lib/db";
-import { displayValue, policyDiff, POLICY_FIELDS } from "@/lib/admin/policy-fields";
+import { displayValue, policyDiff, POLICY_FIELDS } from "@/lib/admin/policy/fields";
 import { agentConversation, proposeAsAgent, refund } from "../support/calls";
 import { addPerson, createWorld } from "../support/world";
-import { policyItem } from "@/lib/auth/step-up";
+import { policyItem } from "@/lib/auth/step-up/step-up";
 import { noProof, policyProof, provedFor } from "../support/step-up";
 
 // The seeded defaults, as the form shows them.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { authenticateApiKey } from "@/lib/auth/api-keys";
-import { createAgentKey, revokeAgentKey } from "@/lib/admin/agent-keys";
-import { PolicySchema, updatePolicy } from "@/lib/admin/policy";
+import { authenticateApiKey } from "@/lib/auth/keys/api-keys";
+import { createAgentKey, revokeAgentKey } from "@/lib/admin/access/agent-keys";
+import { PolicySchema, updatePolicy } from "@/lib/admin/policy/numbers";
 import { db } from "@/lib/db";
 import { createWorld } from "../support/world";
 import { policyProof, provedFor } from "../support/step-up";

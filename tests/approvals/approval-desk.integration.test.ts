@@ -7,7 +7,7 @@ import { cardFacts } from "@/lib/approvals/desk/cards";
 import { expireDue } from "@/lib/approvals/expiry/expire";
 import { warnExpiring } from "@/lib/approvals/expiry/warn";
 import { formatQueueCursor, pendingQueue } from "@/lib/approvals/desk/queue";
-import { proveWithPassword } from "@/lib/auth/step-up";
+import { proveWithPassword } from "@/lib/auth/step-up/step-up";
 import { db } from "@/lib/db";
 import { newId } from "@/lib/ids";
 import { getToolCall } from "../support/api";

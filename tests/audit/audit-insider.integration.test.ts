@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { updatePolicy } from "@/lib/admin/policy";
+import { updatePolicy } from "@/lib/admin/policy/numbers";
 import { canonicalJson, sha256Hex } from "@/lib/canonical";
 import { rowHash, sealLogs, verifyTenant } from "@/lib/audit/seal";
 import { closeDb, db } from "@/lib/db";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
-import { hashPassword, verifyPassword } from "@/lib/auth/passwords";
-import { changeOwnPassword } from "@/lib/auth/password-change";
+import { hashPassword, verifyPassword } from "@/lib/auth/password-hash";
+import { changeOwnPassword } from "@/lib/auth/sign-in/password-change";
 import { sessionUser, startSession } from "@/lib/auth/sessions";
 import { createWorld } from "../support/world";
 

@@ -19,7 +19,7 @@ import { jar } from "../support/cookie-jar";
 vi.mock("next/headers", async () => (await import("../support/cookie-jar")).nextHeadersMock());
 vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
 process.env.NEXTAUTH_SECRET = INSTANCE_SECRET;
-const { passwordStepUpAction } = await import("@/lib/auth/step-up-actions");
+const { passwordStepUpAction } = await import("@/lib/auth/step-up/actions");
 const { decideApprovalsAction } = await import("@/lib/approvals/decision/actions");
 
 const PASSWORD = "the-supervisors-password";

@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { endSessions } from "@/lib/admin/people";
+import { endSessions } from "@/lib/admin/access/people";
 import { endSession } from "@/lib/auth/sessions";
 import { db } from "@/lib/db";
 import { INSTANCE_SECRET, sessionCookie } from "../support/app-instances";

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { hashPassword } from "@/lib/auth/passwords";
+import { hashPassword } from "@/lib/auth/password-hash";
 import { db } from "@/lib/db";
-import { POLICY_FIELDS, displayValue } from "@/lib/admin/policy-fields";
+import { POLICY_FIELDS, displayValue } from "@/lib/admin/policy/fields";
 import { callAction, sessionCookie } from "../support/app-instances";
 import { addPerson, createWorld, type World } from "../support/world";
 import { ownInstances } from "../support/own-instances";

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import { db } from "@/lib/db";
 import { allowSelfRegistration } from "../support/admin-changes";
-import { hashPassword } from "@/lib/auth/passwords";
+import { hashPassword } from "@/lib/auth/password-hash";
 import { delegationDigest } from "@/lib/oauth/authorize";
 import { conversationOver } from "../support/api-over-http";
 import { callAction, sessionCookie } from "../support/app-instances";

@@ -22,7 +22,7 @@ import { createWorld, type World } from "../support/world";
 // served at its document's jwks_uri), and the token makes MCP tool calls: a held refund approved and read back.
 // Hosts that register themselves do so with their registration request, Claude's asking for client_secret_post.
 
-vi.mock("@/lib/auth/auth", async () => (await import("../support/signed-in")).signedInMock());
+vi.mock("@/lib/auth/sign-in/auth", async () => (await import("../support/signed-in")).signedInMock());
 const served = vi.hoisted(() => ({ byUrl: new Map<string, string>(), asked: [] as string[] }));
 vi.mock("@/lib/oauth/fetch-document", () => ({
   fetchMetadataDocument: (async (url) => {

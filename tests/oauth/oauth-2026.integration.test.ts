@@ -17,7 +17,7 @@ import { createWorld } from "../support/world";
 // supervisor and read back as executed. (The v2 client has no tasks extension: it refuses a task result, so it does
 // not declare one; tests/agent-api/waits/mcp-2026.integration.test.ts drives the extension.)
 
-vi.mock("@/lib/auth/auth", async () => (await import("../support/signed-in")).signedInMock());
+vi.mock("@/lib/auth/sign-in/auth", async () => (await import("../support/signed-in")).signedInMock());
 const documents = vi.hoisted(() => ({ fetch: null as DocumentFetcher | null }));
 vi.mock("@/lib/oauth/fetch-document", () => ({
   fetchMetadataDocument: ((url, limits) => documents.fetch!(url, limits)) as DocumentFetcher,

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { approveChange } from "@/lib/admin/changes";
-import { tenantPolicy } from "@/lib/admin/policy";
-import { displayValue, POLICY_FIELDS } from "@/lib/admin/policy-fields";
-import { setRefundPermission } from "@/lib/admin/refund-permission";
-import { changeOwnPassword } from "@/lib/auth/password-change";
+import { approveChange } from "@/lib/admin/changes/two-admin";
+import { tenantPolicy } from "@/lib/admin/policy/numbers";
+import { displayValue, POLICY_FIELDS } from "@/lib/admin/policy/fields";
+import { setRefundPermission } from "@/lib/admin/access/refund-permission";
+import { changeOwnPassword } from "@/lib/auth/sign-in/password-change";
 import { db } from "@/lib/db";
 import { ownConnections, revokeConnection, revokeOwnConnection, tenantConnections } from "@/lib/oauth/connections";
 import { propose } from "../support/api";
@@ -26,7 +26,7 @@ import { addPerson, createWorld, type World } from "../support/world";
 // is audited and emailed like a new key; the person and the admin both see and revoke it; refresh tokens lapse; a
 // change to the person ends their connections; and the rate limits are one per agent however many it has.
 
-vi.mock("@/lib/auth/auth", async () => (await import("../support/signed-in")).signedInMock());
+vi.mock("@/lib/auth/sign-in/auth", async () => (await import("../support/signed-in")).signedInMock());
 vi.mock("@/lib/oauth/fetch-document", async () => (await import("../support/cimd-fetcher")).cimdFetcherMock());
 vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
 const { updatePolicyAction } = await import("@/lib/admin/actions");

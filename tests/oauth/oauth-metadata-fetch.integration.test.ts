@@ -13,7 +13,7 @@ import { createWorld } from "../support/world";
 // Through the consent form's route, the person chooses the URL: the fetches are limited per person and per host,
 // and whatever went wrong is one sentence to them (the detail is in the log), so the page is no scanner.
 
-vi.mock("@/lib/auth/auth", async () => (await import("../support/signed-in")).signedInMock());
+vi.mock("@/lib/auth/sign-in/auth", async () => (await import("../support/signed-in")).signedInMock());
 
 let server: http.Server;
 let base: string;

@@ -10,7 +10,7 @@ import { createWorld } from "../support/world";
 // token keeps answering for a short grace window with the pair its rotation issued; outside the window a second
 // use is still taken as theft and ends the connection.
 
-vi.mock("@/lib/auth/auth", async () => (await import("../support/signed-in")).signedInMock());
+vi.mock("@/lib/auth/sign-in/auth", async () => (await import("../support/signed-in")).signedInMock());
 vi.mock("@/lib/oauth/fetch-document", async () => (await import("../support/cimd-fetcher")).cimdFetcherMock());
 
 beforeAll(() => {

@@ -22,7 +22,7 @@ import { createWorld } from "../support/world";
 // Scopes the MCP authorization spec's way (2025-11-25, issue 34): the 401 names the scopes to ask for, and a tool
 // outside the token's scopes, which the person could grant, answers 403 insufficient_scope so the client steps up.
 
-vi.mock("@/lib/auth/auth", async () => (await import("../support/signed-in")).signedInMock());
+vi.mock("@/lib/auth/sign-in/auth", async () => (await import("../support/signed-in")).signedInMock());
 vi.mock("@/lib/oauth/fetch-document", async () => (await import("../support/cimd-fetcher")).cimdFetcherMock());
 
 beforeAll(() => {

@@ -22,7 +22,7 @@ import { createWorld, type World } from "../support/world";
 // grants, and then calls tools as that agent; and every hostile input an attacker could send is refused with a 4xx
 // that changes nothing.
 
-vi.mock("@/lib/auth/auth", async () => (await import("../support/signed-in")).signedInMock());
+vi.mock("@/lib/auth/sign-in/auth", async () => (await import("../support/signed-in")).signedInMock());
 const documents = vi.hoisted(() => ({ fetch: null as DocumentFetcher | null }));
 vi.mock("@/lib/oauth/fetch-document", () => ({
   fetchMetadataDocument: ((url, limits) => documents.fetch!(url, limits)) as DocumentFetcher,
@@ -450,7 +450,7 @@ describe("hostile inputs get a clear 4xx and change nothing", () => {
     expect((await listToolsWith(oauthRouteFetch, MCP_BASE, conversation, issued.access_token)).status).toBe(200);
     const [, payload] = issued.access_token.split(".");
     const claims = JSON.parse(Buffer.from(payload, "base64url").toString()) as Record<string, unknown>;
-    // The server's own key (HKDF of NEXTAUTH_SECRET, as lib/auth/access-tokens.ts derives it), so only the claim
+    // The server's own key (HKDF of NEXTAUTH_SECRET, as lib/auth/keys/access-tokens.ts derives it), so only the claim
     // under test is wrong; and a stranger's key with every claim right.
     const serverKey = new Uint8Array(
       hkdfSync("sha256", process.env.NEXTAUTH_SECRET!, "toolgate", "oauth access token", 32),

@@ -1,6 +1,6 @@
-import { verifyPassword } from "@/lib/auth/passwords";
+import { verifyPassword } from "@/lib/auth/password-hash";
 import { describe, expect, it } from "vitest";
-import { authenticateApiKey } from "@/lib/auth/api-keys";
+import { authenticateApiKey } from "@/lib/auth/keys/api-keys";
 import { db } from "@/lib/db";
 import { DEMO_PASSWORD, seed } from "@/scripts/dev/seed-data";
 

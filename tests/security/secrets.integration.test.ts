@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { setWebhook } from "@/lib/admin/webhook";
+import { setWebhook } from "@/lib/admin/policy/webhook";
 import { db } from "@/lib/db";
 import { decryptSecret, encryptSecret, webhookSecretContext, webhookUrlContext } from "@/lib/secrets";
 import { setWebhookApproved } from "../support/admin-changes";

@@ -1,6 +1,6 @@
-import { approveChange, type HeldChange } from "@/lib/admin/changes";
-import { setSelfRegistration } from "@/lib/admin/self-registration";
-import { setWebhook, type WebhookInput, type WebhookResult } from "@/lib/admin/webhook";
+import { approveChange, type HeldChange } from "@/lib/admin/changes/two-admin";
+import { setSelfRegistration } from "@/lib/admin/access/self-registration";
+import { setWebhook, type WebhookInput, type WebhookResult } from "@/lib/admin/policy/webhook";
 import { db } from "@/lib/db";
 import { provedFor } from "./step-up";
 import { addPerson, type World } from "./world";

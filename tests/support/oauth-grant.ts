@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { POST as authorizeRoute } from "@/app/api/oauth/authorize/route";
-import type { SessionUser } from "@/lib/auth/auth";
+import type { SessionUser } from "@/lib/auth/sign-in/auth";
 import { delegationDigest } from "@/lib/oauth/authorize";
 import { CIMD_URL, REDIRECT } from "./cimd-fetcher";
 import { MCP_BASE } from "./mcp-route";
@@ -11,7 +11,7 @@ import type { World } from "./world";
 
 // One connection made the way a client makes it, through the real routes: the consent form as the browser posts
 // it (with the person's step-up proof when it passes the refund permission on, as the page makes it), then the code
-// exchanged at the token endpoint. The test file mocks `@/lib/auth/auth` with `signedInMock` and the metadata
+// exchanged at the token endpoint. The test file mocks `@/lib/auth/sign-in/auth` with `signedInMock` and the metadata
 // fetcher.
 
 export { CIMD_URL, cimdDocument, REDIRECT } from "./cimd-fetcher";

@@ -1,5 +1,5 @@
 import bcrypt from "bcryptjs";
-import { policyItem, proveWithPassword, type StepUpHolder, type StepUpPurpose } from "@/lib/auth/step-up";
+import { policyItem, proveWithPassword, type StepUpHolder, type StepUpPurpose } from "@/lib/auth/step-up/step-up";
 import { db } from "@/lib/db";
 import { newId } from "@/lib/ids";
 

@@ -1,6 +1,6 @@
 import { randomBytes, randomInt } from "node:crypto";
-import { createApiKey } from "@/lib/auth/api-keys";
-import { hashPassword } from "@/lib/auth/passwords";
+import { createApiKey } from "@/lib/auth/keys/api-keys";
+import { hashPassword } from "@/lib/auth/password-hash";
 import { db } from "@/lib/db";
 import type { TenantPolicy } from "@/lib/gateway/types";
 

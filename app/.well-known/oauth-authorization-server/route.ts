@@ -1,4 +1,4 @@
-import { issuerOf } from "@/lib/auth/access-tokens";
+import { issuerOf } from "@/lib/auth/keys/access-tokens";
 import { authorizationServerMetadata, metadataHeaders } from "@/lib/oauth/metadata";
 import { publicPreflight } from "@/lib/oauth/cors";
 

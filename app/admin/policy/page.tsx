@@ -1,12 +1,12 @@
 import { AdminDesk } from "@/components/admin/admin-desk";
-import { agentKeys } from "@/lib/admin/agent-keys";
-import { hasWebhook } from "@/lib/admin/webhook";
-import { pendingChanges } from "@/lib/admin/changes";
-import { peopleSessions } from "@/lib/admin/people";
-import { recentAudit } from "@/lib/admin/audit-entries";
-import { tenantPolicy } from "@/lib/admin/policy";
+import { agentKeys } from "@/lib/admin/access/agent-keys";
+import { hasWebhook } from "@/lib/admin/policy/webhook";
+import { pendingChanges } from "@/lib/admin/changes/two-admin";
+import { peopleSessions } from "@/lib/admin/access/people";
+import { recentAudit } from "@/lib/admin/audit";
+import { tenantPolicy } from "@/lib/admin/policy/numbers";
 import { requireRole } from "@/lib/auth/guards";
-import { passkeysOf } from "@/lib/auth/passkeys";
+import { passkeysOf } from "@/lib/auth/step-up/passkeys";
 import { tenantConnections } from "@/lib/oauth/connections";
 
 export const metadata = { title: "Policy and keys" };

@@ -1,7 +1,7 @@
 import { MAX_ENVELOPE_BYTES } from "@/lib/gateway/parse";
 import { notFound, withAgentConversation } from "@/lib/agent-api/http";
 import { readBoundedBody } from "@/lib/http";
-import { issuerOf } from "@/lib/auth/access-tokens";
+import { issuerOf } from "@/lib/auth/keys/access-tokens";
 import { refuseForeignOrigin } from "@/lib/agent-api/mcp/guard";
 import { mcpPreflight, withMcpCors } from "@/lib/agent-api/mcp/cors";
 import { handleMcpRequest } from "@/lib/agent-api/mcp/endpoint";

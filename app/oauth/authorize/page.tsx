@@ -1,9 +1,9 @@
 import { redirect } from "next/navigation";
 import { OAuthConsent } from "@/components/oauth/consent";
 import { headers } from "next/headers";
-import { issuerFor } from "@/lib/auth/access-tokens";
-import { currentUser } from "@/lib/auth/auth";
-import { passkeysOf } from "@/lib/auth/passkeys";
+import { issuerFor } from "@/lib/auth/keys/access-tokens";
+import { currentUser } from "@/lib/auth/sign-in/auth";
+import { passkeysOf } from "@/lib/auth/step-up/passkeys";
 import { checkAuthorizationRequest, consentingAgent, delegationDigest } from "@/lib/oauth/authorize";
 import { fetchMetadataDocument } from "@/lib/oauth/fetch-document";
 

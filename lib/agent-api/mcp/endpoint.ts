@@ -1,6 +1,6 @@
 import { isLegacyRequest } from "@modelcontextprotocol/server";
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
-import { issuerOf } from "../../auth/access-tokens";
+import { issuerOf } from "../../auth/keys/access-tokens";
 import { parseJsonText, type RawProposal } from "../../gateway/parse";
 import { mcpInsufficientScope } from "../http";
 import { HEADER_MISMATCH, headerMismatch } from "./headers";

@@ -1,7 +1,7 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { AuthenticatedAgent } from "../../auth/api-keys";
+import type { AuthenticatedAgent } from "../../auth/keys/api-keys";
 import type { ConversationFacts, TenantPolicy } from "../../gateway/types";
 import { MODEL_STATUSES, modelProjection, type Outcome } from "../../outcome";
 import { isPlainObject } from "../../gateway/parse";

@@ -10,7 +10,7 @@ import {
   type CreateTaskResult,
   type Task,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { AuthenticatedAgent } from "../../auth/api-keys";
+import type { AuthenticatedAgent } from "../../auth/keys/api-keys";
 import { db, transaction } from "../../db";
 import { withdrawApproval } from "../../gateway/approval";
 import { lockConversation } from "../../gateway/lock";

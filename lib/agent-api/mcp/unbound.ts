@@ -2,7 +2,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { createMcpHandler, Server as ModernServer } from "@modelcontextprotocol/server";
-import type { AuthenticatedAgent } from "../../auth/api-keys";
+import type { AuthenticatedAgent } from "../../auth/keys/api-keys";
 import { findTool, TOOL_NAMES } from "../../tools/registry";
 import { listedTools } from "./server";
 import { noCustomerAnswer, SWITCH_TOOL, switchAnswer, switchToolDefinition } from "./switch-tool";

@@ -1,4 +1,4 @@
-import { approvalItem, consumeStepUp, type StepUpMethod } from "../../auth/step-up";
+import { approvalItem, consumeStepUp, type StepUpMethod } from "../../auth/step-up/step-up";
 import { canonicalJson } from "../../canonical";
 import type { Tx } from "../../db";
 import { executeCall } from "../../gateway/execute";

@@ -1,4 +1,4 @@
-import type { StepUpMethod } from "../../auth/step-up";
+import type { StepUpMethod } from "../../auth/step-up/step-up";
 import type { Tx } from "../../db";
 import { recordLaterOutcome } from "../../gateway/record";
 import { observeApprovalDecision } from "../../metrics";

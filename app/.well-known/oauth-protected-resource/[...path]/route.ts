@@ -1,4 +1,4 @@
-import { issuerOf } from "@/lib/auth/access-tokens";
+import { issuerOf } from "@/lib/auth/keys/access-tokens";
 import { metadataHeaders, protectedResourceMetadata } from "@/lib/oauth/metadata";
 import { PUBLIC_CORS, publicPreflight } from "@/lib/oauth/cors";
 

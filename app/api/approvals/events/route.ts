@@ -1,5 +1,5 @@
 import { queueStamp } from "@/lib/approvals/desk/queue";
-import { currentStreamUser } from "@/lib/auth/auth";
+import { currentStreamUser } from "@/lib/auth/sign-in/auth";
 import { eventStream } from "@/lib/instance/event-stream";
 
 export const dynamic = "force-dynamic";

@@ -1,3 +1,3 @@
-import { authGet, authPost } from "@/lib/auth/route";
+import { authGet, authPost } from "@/lib/auth/sign-in/route";
 
 export { authGet as GET, authPost as POST };

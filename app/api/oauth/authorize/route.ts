@@ -1,5 +1,5 @@
-import { issuerOf } from "@/lib/auth/access-tokens";
-import { currentSession } from "@/lib/auth/auth";
+import { issuerOf } from "@/lib/auth/keys/access-tokens";
+import { currentSession } from "@/lib/auth/sign-in/auth";
 import { decideAuthorization } from "@/lib/oauth/authorize";
 import { fetchMetadataDocument } from "@/lib/oauth/fetch-document";
 import { fromOwnPage, readForm } from "@/lib/oauth/http";

@@ -1,4 +1,4 @@
-import { issuerOf } from "@/lib/auth/access-tokens";
+import { issuerOf } from "@/lib/auth/keys/access-tokens";
 import { oauthError, readForm, tokenHeaders } from "@/lib/oauth/http";
 import { fetchMetadataDocument } from "@/lib/oauth/fetch-document";
 import { exchangeToken } from "@/lib/oauth/token";

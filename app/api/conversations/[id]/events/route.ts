@@ -1,4 +1,4 @@
-import { currentStreamUser } from "@/lib/auth/auth";
+import { currentStreamUser } from "@/lib/auth/sign-in/auth";
 import { isAgentConversation, latestCallChange } from "@/lib/conversations/sql";
 import { db } from "@/lib/db";
 import { eventStream } from "@/lib/instance/event-stream";

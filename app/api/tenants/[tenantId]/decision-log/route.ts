@@ -1,6 +1,6 @@
 import { errorResponse } from "@/lib/http";
 import { exportDecisionLog } from "@/lib/audit/export";
-import { currentUser } from "@/lib/auth/auth";
+import { currentUser } from "@/lib/auth/sign-in/auth";
 
 export const dynamic = "force-dynamic";
 

@@ -1,0 +1,81 @@
+"use client";
+
+import { useState, useTransition } from "react";
+import { setWebhookAction } from "@/lib/admin/actions";
+import { useStepUp } from "@/components/step-up/step-up-field";
+
+/**
+ * URL and secret are write-only: stored encrypted, never shown again. Setting them asks for the admin's step-up and
+ * waits for a second admin (or the delay); removing applies at once.
+ */
+export function WebhookForm({ configured, hasPasskey }: { configured: boolean; hasPasskey: boolean }) {
+  const stepUp = useStepUp(hasPasskey);
+  const [url, setUrl] = useState("");
+  const [secret, setSecret] = useState("");
+  const [message, setMessage] = useState<string | null>(null);
+  const [pending, startTransition] = useTransition();
+
+  function save(input: { url: string; secret: string } | null) {
+    startTransition(async () => {
+      const response = input
+        ? await stepUp.run({ kind: "admin.webhook", url: input.url }, (proofId) =>
+            setWebhookAction({ ...input, proofId }),
+          )
+        : await setWebhookAction(null);
+      setMessage(response.ok ? (response.data.held ?? (input ? "Saved." : "Removed.")) : response.message);
+      if (response.ok) setSecret("");
+    });
+  }
+
+  return (
+    <div className="card">
+      <p className="muted">
+        {configured
+          ? "A webhook is set. Its URL and secret are stored encrypted and are not shown; enter new ones to replace them."
+          : "No webhook is set."}{" "}
+        Each new approval request is posted there, signed with an HMAC of the secret.
+      </p>
+      <p>
+        <label>
+          URL
+          <br />
+          <input
+            name="webhookUrl"
+            type="url"
+            value={url}
+            onChange={(event) => setUrl(event.target.value)}
+            style={{ width: "100%" }}
+          />
+        </label>
+      </p>
+      <p>
+        <label>
+          Signing secret (at least 16 characters)
+          <br />
+          <input
+            name="webhookSecret"
+            type="password"
+            autoComplete="off"
+            value={secret}
+            onChange={(event) => setSecret(event.target.value)}
+          />
+        </label>
+      </p>
+      {stepUp.field}
+      <button
+        type="button"
+        className="primary"
+        disabled={pending || !url || secret.length < 16}
+        onClick={() => save({ url, secret })}
+      >
+        Save webhook
+      </button>{" "}
+      {configured && (
+        <button type="button" className="danger" disabled={pending} onClick={() => save(null)}>
+          Remove webhook
+        </button>
+      )}{" "}
+      {message && <span role="status">{message}</span>}
+    </div>
+  );
+}

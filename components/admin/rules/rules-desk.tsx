@@ -1,0 +1,109 @@
+import { RuleReport } from "@/components/admin/rules/rule-report";
+import { RulesEditor } from "@/components/admin/rules/rules-editor";
+import { Table } from "@/components/ui/table";
+import { TimeAgo } from "@/components/ui/time-ago";
+import type { rulesOverview } from "@/lib/admin/rules/publish";
+import { FACT_WORDS, RULE_ACTIONS } from "@/lib/policy-rules/schema";
+
+type Overview = Awaited<ReturnType<typeof rulesOverview>>;
+type InForce = Overview["live"];
+
+function RuleSet({ set, testId }: { set: NonNullable<InForce>; testId: string }) {
+  return (
+    <div className="card" data-testid={testId}>
+      <p className="muted">
+        Version {set.version}, published by {set.author} <TimeAgo iso={set.createdAt} />
+      </p>
+      <ul>
+        {set.summaries.map((summary) => (
+          <li key={summary.id} data-testid={`${testId}-rule`}>
+            <strong>{summary.id}</strong>: {summary.text}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** The rules page: the sets in force, what the shadow set would change, the editor, what rules read, the history. */
+export function RulesDesk({
+  tenantName,
+  overview,
+  hasPasskey,
+}: {
+  tenantName: string;
+  overview: Overview;
+  hasPasskey: boolean;
+}) {
+  return (
+    <main id="main">
+      <h1>Policy rules for {tenantName}</h1>
+      <p className="muted">
+        Rules run after the policy numbers on every call. They can hold a call for a supervisor or refuse it; the
+        numbers, exact-argument approval and the re-check at approval stay in force whatever the rules say.
+      </p>
+      <h2>Live rules</h2>
+      {overview.live ? (
+        <RuleSet set={overview.live} testId="live-rules" />
+      ) : (
+        <p className="muted">No live rules: calls are decided by the policy numbers alone.</p>
+      )}
+      <h2>Shadow rules</h2>
+      {overview.shadow ? (
+        <>
+          <RuleSet set={overview.shadow} testId="shadow-rules" />
+          <h3>Calls the shadow rules would decide differently (last 7 days)</h3>
+          {overview.shadowReport && (
+            <RuleReport
+              report={overview.shadowReport}
+              over="decided under these shadow rules in the last 7 days"
+              testId="shadow"
+            />
+          )}
+        </>
+      ) : (
+        <p className="muted">
+          No shadow rules. Publish a set as shadow to see, on every call, what it would have done, without enforcing it.
+        </p>
+      )}
+      <h2>Edit</h2>
+      <RulesEditor initial={overview.shadow?.text ?? overview.live?.text ?? ""} hasPasskey={hasPasskey} />
+      <h3>What a rule can read</h3>
+      <dl data-testid="rule-facts">
+        <dt>
+          <code>action == Action::&quot;…&quot;</code>
+        </dt>
+        <dd>the tool: {RULE_ACTIONS.join(", ")}</dd>
+        {FACT_WORDS.map(([name, words]) => (
+          <div key={name}>
+            <dt>
+              <code>{name}</code>
+            </dt>
+            <dd>{words}</dd>
+          </div>
+        ))}
+      </dl>
+      <h2>History</h2>
+      {overview.history.length === 0 ? (
+        <p className="muted">No versions yet. Every publish appears here with who made it.</p>
+      ) : (
+        <Table
+          columns={[
+            {
+              label: "Version",
+              cell: (row) => `${row.version}${row.inForce ? ` (${row.inForce} now)` : ""}`,
+            },
+            { label: "Published as", cell: (row) => row.status },
+            { label: "Rules", cell: (row) => row.rules },
+            { label: "Who", cell: (row) => row.author },
+            { label: "When", cell: (row) => <TimeAgo iso={row.createdAt} /> },
+          ]}
+          rows={overview.history}
+          rowKey={(row) => row.id}
+          rowProps={() => ({ "data-testid": "rules-history-row" })}
+          testId="rules-history"
+        />
+      )}
+    </main>
+  );
+}

@@ -1,0 +1,72 @@
+"use client";
+
+import { useState } from "react";
+import type { StepUpPurpose } from "@/lib/auth/step-up/step-up";
+import { proveStepUp } from "./step-up";
+
+type Result<T> = { ok: true; data: T } | { ok: false; code: string; message: string };
+
+/**
+ * Step-up for an action that needs it only sometimes (an admin change that loosens control): the action is tried
+ * without a proof; when it answers `step-up.required`, a person with a passkey is asked for one touch at once and the
+ * action is tried again with the proof; a person without one is shown a password field (`field`) and the next try
+ * proves with it first.
+ */
+export function useStepUp(hasPasskey: boolean) {
+  const [asked, setAsked] = useState(false);
+  const [password, setPassword] = useState("");
+
+  async function run<T>(purpose: StepUpPurpose, attempt: (proofId?: string) => Promise<Result<T>>): Promise<Result<T>> {
+    if (asked && !hasPasskey) {
+      const proved = await proveStepUp(purpose, { passkey: false, password });
+      if (!proved.ok) return { ok: false, code: "step-up.refused", message: proved.message };
+      setPassword("");
+      const done = await attempt(proved.proofId);
+      if (done.ok) setAsked(false);
+      return done;
+    }
+    const first = await attempt();
+    if (first.ok || first.code !== "step-up.required") return first;
+    if (!hasPasskey) {
+      setAsked(true);
+      return { ...first, message: `${first.message} Enter your password below and try again.` };
+    }
+    const proved = await proveStepUp(purpose, { passkey: true });
+    if (!proved.ok) return { ok: false, code: "step-up.refused", message: proved.message };
+    return attempt(proved.proofId);
+  }
+
+  const field =
+    asked && !hasPasskey ? <PasswordProof value={password} onChange={setPassword} testId="step-up-password" /> : null;
+
+  return { run, field };
+}
+
+/**
+ * The password field of a step-up, the same wherever a person without a passkey confirms it is them; `before` names
+ * what asks for it ("Above 100.00 USD").
+ */
+export function PasswordProof({
+  value,
+  onChange,
+  before,
+  testId,
+}: {
+  value: string;
+  onChange: (value: string) => void;
+  before?: string;
+  testId?: string;
+}) {
+  return (
+    <label className="field">
+      {before ? `${before}: your password, to confirm it is you` : "Your password, to confirm it is you"}
+      <input
+        type="password"
+        autoComplete="current-password"
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        data-testid={testId}
+      />
+    </label>
+  );
+}

@@ -1,0 +1,91 @@
+import type { Db, Tx } from "../../db";
+import { Prisma } from "../../generated/prisma/client";
+
+export interface AdminChangeRow {
+  id: string;
+  tenantId: string;
+  kind: string;
+  change: Record<string, unknown>;
+  base: Record<string, unknown>;
+  digest: string;
+  proposedById: string;
+  mode: "second-admin" | "delay";
+  status: string;
+  applyAt: Date | null;
+  expiresAt: Date;
+}
+
+const CHANGE_COLUMNS = Prisma.sql`"id", "tenantId", "kind", "change", "base", "digest", "proposedById", "mode", "status", "applyAt", "expiresAt"`;
+
+/** The tenant's active supervisors and admins: who hears of a waiting change, and how many admins there are. */
+export async function findOverseers(
+  db: Db,
+  tenantId: string,
+): Promise<{ id: string; email: string; role: "SUPERVISOR" | "ADMIN" }[]> {
+  return db.$queryRaw`
+    SELECT "id", "email", "role"::text AS "role" FROM "User"
+    WHERE "tenantId" = ${tenantId} AND "active" AND "role" IN ('SUPERVISOR', 'ADMIN')
+    ORDER BY "id"`;
+}
+
+export async function insertAdminChange(
+  db: Db,
+  row: Omit<AdminChangeRow, "status"> & { createdAt: Date },
+): Promise<void> {
+  await db.$executeRaw`
+    INSERT INTO "AdminChange" ("id", "tenantId", "kind", "change", "base", "digest", "proposedById", "mode", "status",
+      "applyAt", "expiresAt", "createdAt")
+    VALUES (${row.id}, ${row.tenantId}, ${row.kind}, ${JSON.stringify(row.change)}::jsonb,
+      ${JSON.stringify(row.base)}::jsonb, ${row.digest}, ${row.proposedById}, ${row.mode}, 'pending',
+      ${row.applyAt}::timestamptz, ${row.expiresAt}, ${row.createdAt})`;
+}
+
+/** Locks the tenant's change with this id; null for a missing or foreign id. */
+export async function lockAdminChange(tx: Tx, tenantId: string, id: string): Promise<AdminChangeRow | null> {
+  const [row] = await tx.$queryRaw<AdminChangeRow[]>`
+    SELECT ${CHANGE_COLUMNS} FROM "AdminChange" WHERE "id" = ${id} AND "tenantId" = ${tenantId} FOR UPDATE`;
+  return row ?? null;
+}
+
+/** Locks delayed changes whose delay has passed (skipping rows another instance holds). */
+export async function lockDueDelayedChanges(tx: Tx, limit: number): Promise<AdminChangeRow[]> {
+  return tx.$queryRaw<AdminChangeRow[]>`
+    SELECT ${CHANGE_COLUMNS} FROM "AdminChange"
+    WHERE "status" = 'pending' AND "mode" = 'delay' AND "applyAt" <= now()
+    ORDER BY "applyAt" LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
+}
+
+/** Ends a pending change (single use: only a row still pending moves); returns how many rows moved (0 or 1). */
+export async function closeAdminChange(
+  db: Db,
+  id: string,
+  status: "applied" | "cancelled" | "expired" | "superseded",
+  decidedById: string | null,
+): Promise<number> {
+  return db.$executeRaw`
+    UPDATE "AdminChange" SET "status" = ${status}, "decidedById" = ${decidedById}, "decidedAt" = now()
+    WHERE "id" = ${id} AND "status" = 'pending'`;
+}
+
+/** Expires changes waiting for a second admin past their expiry; returns the ids it expired. */
+export async function expireAdminChanges(db: Db): Promise<{ id: string; tenantId: string; proposedById: string }[]> {
+  return db.$queryRaw`
+    UPDATE "AdminChange" SET "status" = 'expired', "decidedAt" = now()
+    WHERE "status" = 'pending' AND "mode" = 'second-admin' AND "expiresAt" <= now()
+    RETURNING "id", "tenantId", "proposedById"`;
+}
+
+export interface PendingChangeEntry extends AdminChangeRow {
+  proposer: string;
+  createdAt: Date;
+}
+
+/** The tenant's changes still waiting, oldest first, each naming who proposed it. */
+export async function findPendingChanges(db: Db, tenantId: string): Promise<PendingChangeEntry[]> {
+  return db.$queryRaw<PendingChangeEntry[]>`
+    SELECT c."id", c."tenantId", c."kind", c."change", c."base", c."digest", c."proposedById", c."mode", c."status",
+      c."applyAt", c."expiresAt", c."createdAt", u."name" || ' (' || u."email" || ')' AS "proposer"
+    FROM "AdminChange" c JOIN "User" u ON u."id" = c."proposedById"
+    WHERE c."tenantId" = ${tenantId} AND c."status" = 'pending'
+    ORDER BY c."createdAt", c."id"`;
+}

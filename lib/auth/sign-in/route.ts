@@ -1,0 +1,109 @@
+import NextAuth from "next-auth";
+import { NextRequest } from "next/server";
+import { errorResponse, readBoundedBody } from "../../http";
+import { db } from "../../db";
+import { countSignInThrottled } from "../../metrics";
+import { clientAddress } from "../../security/request";
+import { authOptions, CredentialsSchema } from "./auth";
+import { sessionCookieName } from "./auth.config";
+import { findUserByEmail, insertAuditLogs } from "./sql";
+import { attemptSucceeded, beginAttempt, signInKeys, type Locked } from "../throttle";
+
+const nextAuth = NextAuth(authOptions) as (request: NextRequest, context: AuthContext) => Promise<Response>;
+
+export interface AuthContext {
+  params: Promise<{ nextauth?: string[] }>;
+}
+
+export function authGet(request: NextRequest, context: AuthContext): Promise<Response> {
+  return nextAuth(request, context);
+}
+
+// next-auth reads a JSON body when the content type merely contains "application/json", a form's fields with the
+// last of a repeated name winning, and its action from the decoded path. So the form is read here once, exactly:
+// one content type, each field once, and the request next-auth sees carries this parse and nothing else.
+const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
+const MAX_FORM_BYTES = 8 * 1024;
+const SEGMENT = /^[A-Za-z0-9_-]+$/;
+
+/** next-auth's own client posts forms; anything else is refused before its parser sees it. */
+export async function authPost(request: NextRequest, context: AuthContext): Promise<Response> {
+  if (!FORM_TYPE.test(request.headers.get("content-type") ?? "")) {
+    return errorResponse(415, "request.unsupported-type", "send the form as application/x-www-form-urlencoded");
+  }
+  const body = await readBoundedBody(request, MAX_FORM_BYTES);
+  if (body.truncated) {
+    return errorResponse(413, "request.too-large", `the form is larger than ${MAX_FORM_BYTES} bytes`, {
+      Connection: "close",
+    });
+  }
+  const form = new URLSearchParams(new TextDecoder().decode(body.bytes));
+  const repeated = [...new Set(form.keys())].find((name) => form.getAll(name).length > 1);
+  if (repeated) return errorResponse(400, "request.repeated-field", `send the field "${repeated}" once`);
+  // The segments next-auth acts on, already decoded: `%63redentials` and `credentials` are the same route here.
+  const segments = (await context.params).nextauth ?? [];
+  if (!segments.every((segment) => SEGMENT.test(segment))) {
+    return errorResponse(404, "not-found", "no such sign-in route");
+  }
+  const headers = new Headers(request.headers);
+  headers.set("content-type", "application/x-www-form-urlencoded");
+  headers.delete("content-length");
+  const forwarded = new NextRequest(request.url, { method: "POST", headers, body: form.toString() });
+  if (segments[0] === "callback") return throttledSignIn(forwarded, context, form);
+  return nextAuth(forwarded, context);
+}
+
+/**
+ * A password sign-in under the throttle: refused with 429 and Retry-After while the account or the address is
+ * locked, counted otherwise. The answer is the same whether or not the account exists.
+ */
+async function throttledSignIn(request: NextRequest, context: AuthContext, form: URLSearchParams): Promise<Response> {
+  const parsed = CredentialsSchema.shape.email.safeParse(form.get("email") ?? "");
+  const tried = { email: parsed.success ? parsed.data : "(invalid)", address: clientAddress(request.headers) };
+  const keys = signInKeys(tried);
+  const attempt = await beginAttempt(keys);
+  if (attempt.locked?.length) await auditLocks(tried, attempt.locked);
+  if (!attempt.allowed) {
+    countSignInThrottled();
+    const seconds = attempt.retryAfterSeconds;
+    // next-auth's client reads `url` and its `error` parameter; the login form shows when to try again.
+    const url = new URL(`/login?error=throttled:${seconds}`, request.url).toString();
+    return Response.json(
+      {
+        url,
+        error: {
+          code: "sign-in.throttled",
+          message: `too many sign-in attempts; try again in ${seconds} s`,
+          retry_after_seconds: seconds,
+        },
+      },
+      { status: 429, headers: { "Retry-After": String(seconds), "Cache-Control": "no-store" } },
+    );
+  }
+  const response = await nextAuth(request, context);
+  const signedIn = response.headers
+    .getSetCookie()
+    .some((cookie) => cookie.startsWith(`${sessionCookieName()}=`) && !cookie.startsWith(`${sessionCookieName()}=;`));
+  if (signedIn) await attemptSucceeded(keys);
+  return response;
+}
+
+/** Each lock is evidence: in the account's tenant when the email is a person's, else in the "(none)" tenant. */
+async function auditLocks(keys: { email: string; address: string }, locked: Locked[]): Promise<void> {
+  const user = await findUserByEmail(db, keys.email);
+  await insertAuditLogs(
+    db,
+    locked.map((lock) => ({
+      tenantId: user?.tenantId ?? "(none)",
+      actorId: user?.id ?? "(anonymous)",
+      action: "sign-in.throttled",
+      detail: {
+        scope: lock.scope,
+        email: keys.email,
+        address: keys.address,
+        failures: lock.failures,
+        locked_seconds: lock.seconds,
+      },
+    })),
+  );
+}

@@ -1,0 +1,56 @@
+"use server";
+
+import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
+import { z } from "zod";
+import { authedAction } from "../guards";
+import { beginStepUp, proveWithPasskey, proveWithPassword, StepUpPurposeSchema } from "./step-up";
+
+// The step-up ceremony (decision 014), for anyone signed in: open it for a purpose, then answer it with a passkey,
+// or prove with the password when the person has none. Each returns the proof's id, which the action that does the
+// thing consumes.
+
+const EVERYONE = ["AGENT", "SUPERVISOR", "ADMIN"] as const;
+
+export const beginStepUpAction = authedAction(
+  z.strictObject({ purpose: StepUpPurposeSchema }),
+  EVERYONE,
+  async (input, user, session) => ({ ok: true, data: await beginStepUp(user, session.id, input.purpose) }),
+);
+
+const AssertionSchema = z.looseObject({
+  id: z.string().min(1).max(1000),
+  rawId: z.string().max(1000),
+  type: z.literal("public-key"),
+  response: z.looseObject({}),
+});
+
+export const passkeyStepUpAction = authedAction(
+  z.strictObject({ proofId: z.string().min(1).max(100), response: AssertionSchema }),
+  EVERYONE,
+  async (input, user, session) => {
+    const response = input.response as unknown as AuthenticationResponseJSON;
+    if (!(await proveWithPasskey(user, session.id, input.proofId, response))) {
+      return { ok: false, code: "step-up.refused", message: "The passkey could not confirm it is you. Try again." };
+    }
+    return { ok: true, data: { proofId: input.proofId } };
+  },
+);
+
+export const passwordStepUpAction = authedAction(
+  z.strictObject({ purpose: StepUpPurposeSchema, password: z.string().min(1).max(200) }),
+  EVERYONE,
+  async (input, user, session) => {
+    const proved = await proveWithPassword(user, session.id, input.purpose, input.password);
+    if (proved.kind === "use-passkey")
+      return { ok: false, code: "step-up.use-passkey", message: "You have a passkey: confirm with it instead." };
+    if (proved.kind === "wrong") return { ok: false, code: "step-up.refused", message: "That password is not right." };
+    if (proved.kind === "throttled") {
+      return {
+        ok: false,
+        code: "step-up.throttled",
+        message: `Too many wrong passwords. Try again in ${proved.retryAfterSeconds} seconds.`,
+      };
+    }
+    return { ok: true, data: { proofId: proved.proofId } };
+  },
+);

@@ -1,0 +1,80 @@
+"use server";
+
+import type { RegistrationResponseJSON } from "@simplewebauthn/server";
+import { revalidatePath } from "next/cache";
+import { z } from "zod";
+import { IdSchema } from "../../security/input";
+import { authedAction, type ActionResult } from "../guards";
+import {
+  passkeyRegistrationOptions,
+  registerPasskey,
+  removeOwnPasskey,
+  removePersonPasskeys,
+  type PasskeyChange,
+} from "./passkeys";
+
+const EVERYONE = ["AGENT", "SUPERVISOR", "ADMIN"] as const;
+const ProofId = z.string().min(1).max(100);
+
+const STEP_UP_REQUIRED = {
+  ok: false,
+  code: "step-up.required",
+  message: "Confirm it is you first (your password, or a passkey you already have), then try again.",
+} as const;
+
+function answer(change: PasskeyChange, notFound: string): ActionResult {
+  if (change === "ok") return { ok: true, data: undefined };
+  if (change === "step-up-required") return STEP_UP_REQUIRED;
+  if (change === "not-found") return { ok: false, code: "not-found", message: notFound };
+  return { ok: false, code: "passkey.refused", message: "The passkey could not be registered. Try again." };
+}
+
+export const passkeyRegistrationOptionsAction = authedAction(
+  z.strictObject({ proofId: ProofId }),
+  EVERYONE,
+  async (input, user, session) => {
+    const options = await passkeyRegistrationOptions(user, { userId: user.id, sessionId: session.id, ...input });
+    return options ? { ok: true, data: options } : STEP_UP_REQUIRED;
+  },
+);
+
+const AttestationSchema = z.looseObject({
+  id: z.string().min(1).max(1000),
+  rawId: z.string().max(1000),
+  type: z.literal("public-key"),
+  response: z.looseObject({}),
+});
+
+export const registerPasskeyAction = authedAction(
+  z.strictObject({ proofId: ProofId, response: AttestationSchema, name: z.string().trim().min(1, "name it").max(60) }),
+  EVERYONE,
+  async (input, user, session) => {
+    const response = input.response as unknown as RegistrationResponseJSON;
+    const holder = { userId: user.id, sessionId: session.id, proofId: input.proofId };
+    const result = answer(await registerPasskey(user, holder, response, input.name), "");
+    if (result.ok) revalidatePath("/settings");
+    return result;
+  },
+);
+
+export const removePasskeyAction = authedAction(
+  z.strictObject({ proofId: ProofId, passkeyId: z.string().min(1).max(1000) }),
+  EVERYONE,
+  async (input, user, session) => {
+    const holder = { userId: user.id, sessionId: session.id, proofId: input.proofId };
+    const result = answer(await removeOwnPasskey(user, holder, input.passkeyId), "You have no such passkey.");
+    if (result.ok) revalidatePath("/settings");
+    return result;
+  },
+);
+
+export const removePersonPasskeysAction = authedAction(
+  z.strictObject({ proofId: ProofId.optional(), userId: IdSchema }),
+  ["ADMIN"],
+  async (input, user, session) => {
+    const holder = { userId: user.id, sessionId: session.id, proofId: input.proofId };
+    const result = answer(await removePersonPasskeys(user, holder, input.userId), "No such person in your tenant.");
+    if (result.ok) revalidatePath("/admin/policy");
+    return result;
+  },
+);
