@@ -1,6 +1,6 @@
 import { YourSettings } from "@/components/settings/your-settings";
 import { passkeysOf } from "@/lib/auth/step-up/passkeys";
-import { requireRole } from "@/lib/auth/guards";
+import { EVERY_ROLE, requireRole } from "@/lib/auth/guards";
 import { MIN_PASSWORD_LENGTH } from "@/lib/auth/sign-in/password-change";
 import { ownConnections } from "@/lib/oauth/connections";
 
@@ -9,7 +9,7 @@ export const metadata = { title: "Your settings" };
 export const dynamic = "force-dynamic";
 
 export default async function SettingsPage() {
-  const user = await requireRole(["AGENT", "SUPERVISOR", "ADMIN"]);
+  const user = await requireRole(EVERY_ROLE);
   return (
     <YourSettings
       person={{ name: user.name, email: user.email }}

@@ -15,6 +15,9 @@ export async function requireRole(roles: readonly Role[], returnTo?: string): Pr
   return user;
 }
 
+/** Every role: for what anyone signed in may do. */
+export const EVERY_ROLE = ["AGENT", "SUPERVISOR", "ADMIN"] as const satisfies readonly Role[];
+
 export type ActionResult<T = undefined> = { ok: true; data: T } | { ok: false; code: string; message: string };
 
 /** The session an action runs in; a step-up proof counts only in the session that made it. */

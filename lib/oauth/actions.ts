@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { authedAction } from "@/lib/auth/guards";
+import { authedAction, EVERY_ROLE } from "@/lib/auth/guards";
 import { IdSchema } from "@/lib/security/input";
 import { revokeConnection, revokeOwnConnection } from "./connections";
 
@@ -23,7 +23,7 @@ export const revokeConnectionAction = authedAction(
 
 export const revokeOwnConnectionAction = authedAction(
   z.strictObject({ grantId: IdSchema }),
-  ["AGENT", "SUPERVISOR", "ADMIN"],
+  EVERY_ROLE,
   async (input, user) => {
     if (!(await revokeOwnConnection(user, input.grantId)))
       return {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { db, transaction } from "../db";
 import type { Outcome } from "../outcome";
 import { appendAuditLog } from "../audit/sql";
-import { consumeStepUpFor } from "../auth/step-up/step-up";
+import { consumeStepUpFor, ProofIdSchema } from "../auth/step-up/step-up";
 import { issueLocked, lockRefund, notMade, releaseLocked } from "./refunds";
 import { findRefundConversationId } from "./sql";
 
@@ -26,7 +26,7 @@ export const ResolveInvestigationSchema = z.discriminatedUnion("resolution", [
     resolution: z.literal("released"),
     note: z.string().trim().min(3).max(500),
     /** The supervisor's step-up proof for releasing this refund, made in this session (decision 014). */
-    proofId: z.string().min(1).max(100).optional(),
+    proofId: ProofIdSchema.optional(),
   }),
 ]);
 export type ResolveInvestigation = z.infer<typeof ResolveInvestigationSchema>;

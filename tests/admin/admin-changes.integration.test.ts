@@ -22,7 +22,8 @@ import { jar } from "../support/cookie-jar";
 vi.mock("next/headers", async () => (await import("../support/cookie-jar")).nextHeadersMock());
 vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
 process.env.NEXTAUTH_SECRET = INSTANCE_SECRET;
-const { setSelfRegistrationAction, setWebhookAction } = await import("@/lib/admin/actions");
+const { setSelfRegistrationAction } = await import("@/lib/admin/access/actions");
+const { setWebhookAction } = await import("@/lib/admin/policy/actions");
 const { approveAdminChangeAction, cancelAdminChangeAction } = await import("@/lib/admin/changes/actions");
 const { passwordStepUpAction } = await import("@/lib/auth/step-up/actions");
 

@@ -29,7 +29,7 @@ import { addPerson, createWorld, type World } from "../support/world";
 vi.mock("@/lib/auth/sign-in/auth", async () => (await import("../support/signed-in")).signedInMock());
 vi.mock("@/lib/oauth/fetch-document", async () => (await import("../support/cimd-fetcher")).cimdFetcherMock());
 vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
-const { updatePolicyAction } = await import("@/lib/admin/actions");
+const { updatePolicyAction } = await import("@/lib/admin/policy/actions");
 
 beforeAll(() => {
   process.env.NEXTAUTH_SECRET = "oauth-tests-signing-secret";

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState, useTransition } from "react";
-import { createKeyAction, revokeKeyAction } from "@/lib/admin/actions";
+import { createKeyAction, revokeKeyAction } from "@/lib/admin/access/actions";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { useStepUp } from "@/components/step-up/step-up-field";
 import { Table } from "@/components/ui/table";

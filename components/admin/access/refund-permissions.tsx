@@ -1,7 +1,7 @@
 "use client";
 
 import { useState, useTransition } from "react";
-import { setRefundPermissionAction } from "@/lib/admin/actions";
+import { setRefundPermissionAction } from "@/lib/admin/access/actions";
 import { useStepUp } from "@/components/step-up/step-up-field";
 import { Table } from "@/components/ui/table";
 

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState, useTransition } from "react";
-import { updatePolicyAction } from "@/lib/admin/actions";
+import { updatePolicyAction } from "@/lib/admin/policy/actions";
 import { displayValue, POLICY_FIELDS, type PolicyField, rangeText } from "@/lib/admin/policy/fields";
 import { useStepUp } from "@/components/step-up/step-up-field";
 

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState, useTransition } from "react";
-import { setWebhookAction } from "@/lib/admin/actions";
+import { setWebhookAction } from "@/lib/admin/policy/actions";
 import { useStepUp } from "@/components/step-up/step-up-field";
 
 /**

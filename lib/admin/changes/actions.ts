@@ -5,6 +5,7 @@ import { z } from "zod";
 import { approveChange, cancelChange } from "@/lib/admin/changes/two-admin";
 import { authedAction } from "@/lib/auth/guards";
 import { IdSchema } from "@/lib/security/input";
+import { ProofIdSchema } from "@/lib/auth/step-up/step-up";
 
 // The two-admin rule's decisions (docs/decisions/015): a different admin approves the exact change shown to them;
 // any supervisor or admin cancels.
@@ -13,7 +14,7 @@ export const approveAdminChangeAction = authedAction(
   z.strictObject({
     changeId: IdSchema,
     digest: z.string().regex(/^[0-9a-f]{64}$/),
-    proofId: z.string().min(1).max(100).optional(),
+    proofId: ProofIdSchema.optional(),
   }),
   ["ADMIN"],
   async (input, user, session) => {

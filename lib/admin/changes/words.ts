@@ -8,3 +8,6 @@ export function heldWords(held: HeldChange | null): string | null {
     ? `This loosens control, so it waits for another admin to approve it before ${until}; see Changes waiting.`
     : `This loosens control, so it applies at ${until} unless a supervisor or admin cancels it; see Changes waiting.`;
 }
+
+/** The code of an answer that says the change needs the admin's step-up first (and that nothing was changed). */
+export const STEP_UP_REQUIRED = "step-up.required";

@@ -7,6 +7,7 @@ import { ruleSummary } from "@/lib/policy-rules/summary";
 import { validateRules } from "@/lib/policy-rules/validate";
 import { heldWords } from "../changes/words";
 import { publishRules, replayRules, withdrawShadowRules } from "./publish";
+import { ProofIdSchema } from "@/lib/auth/step-up/step-up";
 
 const RulesText = z.string().max(50_000);
 
@@ -21,7 +22,7 @@ export const publishRulesAction = authedAction(
   z.strictObject({
     text: RulesText,
     status: z.enum(["live", "shadow"]),
-    proofId: z.string().min(1).max(100).optional(),
+    proofId: ProofIdSchema.optional(),
   }),
   ["ADMIN"],
   async (input, user, session) => {

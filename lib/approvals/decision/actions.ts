@@ -7,6 +7,7 @@ import { denyRequest } from "@/lib/approvals/decision/deny";
 import type { DecisionResult } from "@/lib/approvals/decision/types";
 import { authedAction } from "@/lib/auth/guards";
 import { IdSchema, TextSchema } from "@/lib/security/input";
+import { ProofIdSchema } from "@/lib/auth/step-up/step-up";
 
 const ApprovalId = IdSchema;
 const Reason = TextSchema(500).min(1, "say why");
@@ -19,7 +20,7 @@ const DecideSchema = z.discriminatedUnion("decision", [
     ids: z.array(ApprovalId).min(1).max(100),
     edit: EditSchema.optional(),
     /** The step-up proof made in this session for these requests at these amounts (decision 014). */
-    proofId: z.string().min(1).max(100).optional(),
+    proofId: ProofIdSchema.optional(),
   }),
   z.strictObject({ decision: z.literal("deny"), ids: z.array(ApprovalId).min(1).max(100), reason: Reason }),
 ]);

@@ -4,12 +4,13 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { decideFromLink } from "@/lib/approvals/email-links/decide";
 import { authedAction } from "@/lib/auth/guards";
+import { ProofIdSchema } from "@/lib/auth/step-up/step-up";
 
 const DecideFromLinkSchema = z.strictObject({
   token: z.string().min(1).max(100),
   decision: z.enum(["approve", "deny"]),
   note: z.string().trim().max(500).optional(),
-  proofId: z.string().min(1).max(100).optional(),
+  proofId: ProofIdSchema.optional(),
 });
 
 /** The decision posted from an approval email's page; the link is used up by it, never by opening the page. */

@@ -1,10 +1,8 @@
 "use server";
 
 import { z } from "zod";
-import { authedAction } from "../guards";
+import { authedAction, EVERY_ROLE } from "../guards";
 import { changeOwnPassword, MAX_PASSWORD_LENGTH } from "./password-change";
-
-const EVERYONE = ["AGENT", "SUPERVISOR", "ADMIN"] as const;
 
 /** The lengths are judged by `changeOwnPassword`, which says what is wrong in words. */
 export const changePasswordAction = authedAction(
@@ -12,7 +10,7 @@ export const changePasswordAction = authedAction(
     current: z.string().max(MAX_PASSWORD_LENGTH),
     next: z.string().max(MAX_PASSWORD_LENGTH * 4),
   }),
-  EVERYONE,
+  EVERY_ROLE,
   async (input, user, session) => {
     const changed = await changeOwnPassword(user, session.id, input.current, input.next);
     switch (changed.kind) {

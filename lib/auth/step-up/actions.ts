@@ -2,18 +2,16 @@
 
 import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
 import { z } from "zod";
-import { authedAction } from "../guards";
-import { beginStepUp, proveWithPasskey, proveWithPassword, StepUpPurposeSchema } from "./step-up";
+import { authedAction, EVERY_ROLE } from "../guards";
+import { beginStepUp, ProofIdSchema, proveWithPasskey, proveWithPassword, StepUpPurposeSchema } from "./step-up";
 
 // The step-up ceremony (decision 014), for anyone signed in: open it for a purpose, then answer it with a passkey,
 // or prove with the password when the person has none. Each returns the proof's id, which the action that does the
 // thing consumes.
 
-const EVERYONE = ["AGENT", "SUPERVISOR", "ADMIN"] as const;
-
 export const beginStepUpAction = authedAction(
   z.strictObject({ purpose: StepUpPurposeSchema }),
-  EVERYONE,
+  EVERY_ROLE,
   async (input, user, session) => ({ ok: true, data: await beginStepUp(user, session.id, input.purpose) }),
 );
 
@@ -25,8 +23,8 @@ const AssertionSchema = z.looseObject({
 });
 
 export const passkeyStepUpAction = authedAction(
-  z.strictObject({ proofId: z.string().min(1).max(100), response: AssertionSchema }),
-  EVERYONE,
+  z.strictObject({ proofId: ProofIdSchema, response: AssertionSchema }),
+  EVERY_ROLE,
   async (input, user, session) => {
     const response = input.response as unknown as AuthenticationResponseJSON;
     if (!(await proveWithPasskey(user, session.id, input.proofId, response))) {
@@ -38,7 +36,7 @@ export const passkeyStepUpAction = authedAction(
 
 export const passwordStepUpAction = authedAction(
   z.strictObject({ purpose: StepUpPurposeSchema, password: z.string().min(1).max(200) }),
-  EVERYONE,
+  EVERY_ROLE,
   async (input, user, session) => {
     const proved = await proveWithPassword(user, session.id, input.purpose, input.password);
     if (proved.kind === "use-passkey")

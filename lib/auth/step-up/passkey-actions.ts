@@ -4,7 +4,7 @@ import type { RegistrationResponseJSON } from "@simplewebauthn/server";
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { IdSchema } from "../../security/input";
-import { authedAction, type ActionResult } from "../guards";
+import { authedAction, EVERY_ROLE, type ActionResult } from "../guards";
 import {
   passkeyRegistrationOptions,
   registerPasskey,
@@ -12,9 +12,7 @@ import {
   removePersonPasskeys,
   type PasskeyChange,
 } from "./passkeys";
-
-const EVERYONE = ["AGENT", "SUPERVISOR", "ADMIN"] as const;
-const ProofId = z.string().min(1).max(100);
+import { ProofIdSchema } from "./step-up";
 
 const STEP_UP_REQUIRED = {
   ok: false,
@@ -30,8 +28,8 @@ function answer(change: PasskeyChange, notFound: string): ActionResult {
 }
 
 export const passkeyRegistrationOptionsAction = authedAction(
-  z.strictObject({ proofId: ProofId }),
-  EVERYONE,
+  z.strictObject({ proofId: ProofIdSchema }),
+  EVERY_ROLE,
   async (input, user, session) => {
     const options = await passkeyRegistrationOptions(user, { userId: user.id, sessionId: session.id, ...input });
     return options ? { ok: true, data: options } : STEP_UP_REQUIRED;
@@ -46,8 +44,12 @@ const AttestationSchema = z.looseObject({
 });
 
 export const registerPasskeyAction = authedAction(
-  z.strictObject({ proofId: ProofId, response: AttestationSchema, name: z.string().trim().min(1, "name it").max(60) }),
-  EVERYONE,
+  z.strictObject({
+    proofId: ProofIdSchema,
+    response: AttestationSchema,
+    name: z.string().trim().min(1, "name it").max(60),
+  }),
+  EVERY_ROLE,
   async (input, user, session) => {
     const response = input.response as unknown as RegistrationResponseJSON;
     const holder = { userId: user.id, sessionId: session.id, proofId: input.proofId };
@@ -58,8 +60,8 @@ export const registerPasskeyAction = authedAction(
 );
 
 export const removePasskeyAction = authedAction(
-  z.strictObject({ proofId: ProofId, passkeyId: z.string().min(1).max(1000) }),
-  EVERYONE,
+  z.strictObject({ proofId: ProofIdSchema, passkeyId: z.string().min(1).max(1000) }),
+  EVERY_ROLE,
   async (input, user, session) => {
     const holder = { userId: user.id, sessionId: session.id, proofId: input.proofId };
     const result = answer(await removeOwnPasskey(user, holder, input.passkeyId), "You have no such passkey.");
@@ -69,7 +71,7 @@ export const removePasskeyAction = authedAction(
 );
 
 export const removePersonPasskeysAction = authedAction(
-  z.strictObject({ proofId: ProofId.optional(), userId: IdSchema }),
+  z.strictObject({ proofId: ProofIdSchema.optional(), userId: IdSchema }),
   ["ADMIN"],
   async (input, user, session) => {
     const holder = { userId: user.id, sessionId: session.id, proofId: input.proofId };
