@@ -81,9 +81,11 @@ const config = [
     },
   },
   {
-    files: ["lib/**"],
+    files: ["lib/**", "app/**", "components/**", "scripts/**"],
     plugins: { layers: { rules: { "imports-point-down": importsPointDown } } },
-    rules: { "layers/imports-point-down": ["error", { root, ground: LIB_GROUND, floors: LIB_FLOORS }] },
+    rules: {
+      "layers/imports-point-down": ["error", { root, ground: LIB_GROUND, floors: LIB_FLOORS, entrances: ["gateway"] }],
+    },
   },
   {
     files: ["lib/**", "app/**", "components/**"],

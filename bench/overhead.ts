@@ -4,7 +4,7 @@ import { authenticateApiKey } from "../lib/auth/keys/api-keys";
 import { authenticateForConversation } from "../lib/conversations/authenticate";
 import { findAgentConversation } from "../lib/conversations/lookup";
 import { db, transaction } from "../lib/db";
-import { reserveExposure } from "../lib/gateway/sql";
+import { reserveExposure } from "../lib/gateway/decide/sql";
 import { startFakeProvider } from "../scripts/dev/fake-provider";
 import { proposeCall } from "../lib/agent-api/propose";
 import { newId } from "../lib/ids";

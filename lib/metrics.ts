@@ -1,5 +1,5 @@
 import client from "prom-client";
-import type { Db } from "./db";
+import { db, type Db } from "./db";
 import { readDatabaseGauges, type DatabaseGauges } from "./sql";
 import { startSpan } from "./tracing";
 
@@ -169,7 +169,7 @@ export function countSignInThrottled(): void {
 }
 
 /** The Prometheus text of this instance, the database gauges read now. */
-export async function metricsText(client: Db): Promise<{ contentType: string; body: string }> {
+export async function metricsText(client: Db = db): Promise<{ contentType: string; body: string }> {
   const m = metrics();
   try {
     const values = await readDatabaseGauges(client);

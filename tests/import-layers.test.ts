@@ -51,3 +51,34 @@ describe("every import in lib/ points down", { timeout: 60_000 }, () => {
     ]);
   });
 });
+
+describe("the gateway has one door, and the pages reach no statement", { timeout: 60_000 }, () => {
+  it("refuses a deep import into the gateway from a feature, a page or a script, and lets its index.ts pass", async () => {
+    const deep = 'import { checkPolicy } from "@/lib/gateway/decide/policy";\nvoid checkPolicy;\n';
+    const door = "lib/gateway/ is entered through its index.ts only";
+    expect(await layerErrors("lib/payments/fixture.ts", deep)).toEqual([expect.stringContaining(door)]);
+    expect(await layerErrors("app/api/fixture/route.ts", deep)).toEqual([expect.stringContaining(door)]);
+    expect(await layerErrors("scripts/fixture.ts", deep)).toEqual([expect.stringContaining(door)]);
+    const front = 'import { recheckForResend } from "@/lib/gateway";\nvoid recheckForResend;\n';
+    expect(await layerErrors("lib/payments/fixture.ts", front)).toEqual([]);
+    expect(await layerErrors("lib/gateway/outcome/fixture.ts", deep)).toEqual([]);
+  });
+
+  it("refuses a sql.ts or lib/db import from app/ and components/, types included", async () => {
+    expect(
+      await layerErrors(
+        "app/api/fixture/route.ts",
+        'import { findPeople } from "@/lib/admin/access/sql";\nvoid findPeople;\n',
+      ),
+    ).toEqual([expect.stringContaining("app/ runs no statement")]);
+    expect(await layerErrors("app/fixture/page.tsx", 'import { db } from "@/lib/db";\nvoid db;\n')).toEqual([
+      expect.stringContaining("app/ runs no statement"),
+    ]);
+    expect(
+      await layerErrors("components/admin/fixture.tsx", 'import type { AuditEntry } from "@/lib/admin/sql";\n'),
+    ).toEqual([expect.stringContaining("components/ runs no statement")]);
+    expect(
+      await layerErrors("components/admin/fixture.tsx", 'import type { AuditEntry } from "@/lib/admin/audit";\n'),
+    ).toEqual([]);
+  });
+});

@@ -1,6 +1,6 @@
 import { Table } from "@/components/ui/table";
 import { TimeAgo } from "@/components/ui/time-ago";
-import type { AuditEntry } from "@/lib/admin/sql";
+import type { AuditEntry } from "@/lib/admin/audit";
 import { policyDiff } from "@/lib/admin/policy/fields";
 
 const ACTION_WORDS: Record<string, string> = {

@@ -6,7 +6,7 @@ import { PendingChanges } from "@/components/admin/changes/pending-changes";
 import { Investigations } from "@/components/payments/investigations";
 import type { pendingChanges } from "@/lib/admin/changes/two-admin";
 import type { CardFacts, queueChoices } from "@/lib/approvals/desk/cards";
-import type { DeskPolicy } from "@/lib/approvals/sql";
+import type { DeskPolicy } from "@/lib/approvals/desk/cards";
 import type { QueueFilters } from "@/lib/approvals/desk/filters";
 import type { QueueItem } from "@/lib/approvals/desk/queue";
 import type { reconcileHealth, refundsToInvestigate } from "@/lib/payments/reconcile";

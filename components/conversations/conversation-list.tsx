@@ -3,7 +3,7 @@ import { OpenConversationForm } from "./open-conversation-form";
 import { Table } from "@/components/ui/table";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { count } from "@/components/ui/words";
-import type { ConversationListItem, CustomerChoice } from "@/lib/conversations/sql";
+import type { ConversationListItem, CustomerChoice } from "@/lib/conversations/console";
 
 /** An agent's conversations, newest activity first, under the form that opens a new one. */
 export function ConversationList({

@@ -1,9 +1,7 @@
 import { adaptPayload, envelopeBytes, type Format } from "./adapters/adapt";
 import { callBody } from "./http";
 import { proposeCall } from "./propose";
-import type { RawProposal } from "../gateway/parse";
-import type { Proposal } from "../gateway/pipeline";
-import type { RateCount } from "../gateway/types";
+import type { Proposal, RateCount, RawProposal } from "../gateway";
 
 /**
  * A provider's payload (OpenAI, Anthropic, MCP) with one or more tool calls, each proposed on its own: an approval or

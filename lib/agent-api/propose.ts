@@ -1,7 +1,7 @@
 import { notifyApprovalRequested } from "../approvals/notify/approval-requested";
 import { waitForConversation } from "../live";
 import { paymentPort } from "../payments/port";
-import { proposeToolCall, type CallResult, type GatewayPorts, type Proposal } from "../gateway/pipeline";
+import { proposeToolCall, type CallResult, type GatewayPorts, type Proposal } from "../gateway";
 
 // Where the features meet the gateway: every entry (the HTTP API, a batch, MCP, the browser console) proposes a
 // call through here, so each held call notifies the tenant's supervisors the same way, and a read of the

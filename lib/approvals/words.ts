@@ -1,4 +1,4 @@
-import type { HeldReason } from "../gateway/policy";
+import type { HeldReason } from "../gateway";
 import { formatMoney } from "../money";
 
 // Requests and decisions as a supervisor says them; shared by the queue's cards, dialogs and toasts.

@@ -1,5 +1,5 @@
 import type { Db } from "../db";
-import type { DuplicateVerdict } from "../gateway/policy";
+import type { DuplicateVerdict } from "../gateway";
 
 export interface TimelineCall {
   id: string;

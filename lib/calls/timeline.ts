@@ -9,7 +9,7 @@ import {
   type TimelineCall,
 } from "./sql";
 import { heldText } from "../approvals/words";
-import { heldFor, type DuplicateVerdict } from "../gateway/policy";
+import { heldFor, type DuplicateVerdict } from "../gateway";
 import { outcomeTitle } from "./words";
 
 export interface TimelineEvent {

@@ -6,14 +6,13 @@ import { authedAction } from "@/lib/auth/guards";
 import { searchCustomers } from "@/lib/conversations/console";
 import { openConversation, OpenConversationSchema } from "@/lib/conversations/open";
 import { workOnCustomer } from "@/lib/conversations/working-on";
-import { db } from "@/lib/db";
-import { countConversationOpen } from "@/lib/gateway/rate";
+import { countConversationOpen } from "@/lib/gateway";
 import { countConversationOpenLimited } from "@/lib/metrics";
 import { IdSchema } from "@/lib/security/input";
 
 export const openConversationAction = authedAction(OpenConversationSchema, ["AGENT"], async (input, user) => {
   // The same limit an API key has: opening is what resets the per-conversation budgets.
-  const rate = await countConversationOpen(db, { userId: user.id, tenantId: user.tenantId });
+  const rate = await countConversationOpen({ userId: user.id, tenantId: user.tenantId });
   if (!rate.ok) {
     countConversationOpenLimited();
     return {

@@ -1,6 +1,6 @@
 import { bearerOf, type AuthenticatedAgent } from "../auth/keys/api-keys";
 import { db } from "../db";
-import type { RateCount } from "../gateway/types";
+import type { RateCount } from "../gateway";
 import { isWellFormedId } from "../security/input";
 import { toFound, type FoundConversation } from "./lookup";
 import { findKeyAndConversation } from "./sql";

@@ -6,6 +6,8 @@ import {
   findConversationCalls,
   findConversationSwitches,
   findCustomers,
+  isAgentConversation,
+  latestCallChange,
   type ConversationListItem,
   type CustomerChoice,
 } from "./sql";
@@ -25,6 +27,17 @@ export async function searchCustomers(tenantId: string, query: string): Promise<
   const q = query.trim().toLowerCase().slice(0, 100);
   const escaped = q.replace(/[\\%_]/g, (char) => `\\${char}`);
   return findCustomers(db, tenantId, q, escaped);
+}
+
+/** Whether the conversation is this agent's own (false for a malformed id, another agent's or another tenant's). */
+export async function isOwnConversation(agent: { userId: string; tenantId: string }, conversationId: string) {
+  return isWellFormedId(conversationId) && isAgentConversation(db, agent, conversationId);
+}
+
+/** The conversation's call count and latest change: what its live view compares to notice a change. */
+export async function callsStamp(conversationId: string): Promise<string> {
+  const latest = await latestCallChange(db, conversationId);
+  return `${latest.count}:${latest.updatedAt?.toISOString() ?? ""}`;
 }
 
 export async function conversationCalls(agent: { userId: string; tenantId: string }, conversationId: string) {

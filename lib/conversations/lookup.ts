@@ -1,5 +1,5 @@
 import { db, type Db } from "../db";
-import type { ConversationFacts, TenantPolicy } from "../gateway/types";
+import type { ConversationFacts, TenantPolicy } from "../gateway";
 import { isWellFormedId } from "../security/input";
 import { permissionsFrom } from "../tools/scopes";
 import { findConversationRow, type ConversationRow } from "./sql";

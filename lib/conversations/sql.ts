@@ -2,7 +2,7 @@ import { agentKeyRows, type KeyCredential } from "../auth/keys/sql";
 import type { Client, Db } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { countCall } from "../sql";
-import type { ConversationFacts, RateCount, TenantPolicy } from "../gateway/types";
+import type { ConversationFacts, RateCount, TenantPolicy } from "../gateway";
 
 export interface CustomerChoice {
   id: string;

@@ -1,6 +1,6 @@
 import { appendAuditLog } from "../audit/sql";
 import { db, transaction } from "../db";
-import { countConversationOpen } from "../gateway/rate";
+import { countConversationOpen } from "../gateway";
 import { openConversation } from "./open";
 import {
   customerExists,
@@ -49,7 +49,7 @@ export async function workOnCustomer(person: Person, grantId: string, customerId
   let conversationId = await findResumableConversation(db, person, customerId);
   const opened = conversationId === null;
   if (conversationId === null) {
-    const rate = await countConversationOpen(db, person);
+    const rate = await countConversationOpen(person);
     if (!rate.ok)
       return {
         ok: false,

@@ -1,9 +1,7 @@
 import { loadConversation } from "../conversations/lookup";
 import { db, transaction, type Tx } from "../db";
-import { loadContext } from "../gateway/context";
 import { outcome, type Code, type Outcome } from "../outcome";
-import { checkPolicy } from "../gateway/policy";
-import { checkState } from "../gateway/state";
+import { recheckForResend } from "../gateway";
 import { logError } from "../log";
 import { issueRefund } from "../tools/issue-refund";
 import { paymentProvider, type PaymentProvider, type ProviderProbe } from "./provider";
@@ -174,22 +172,8 @@ async function recheck(tx: Tx, refund: LockedRefund): Promise<Code | null> {
   const argsCanonical = await findCallArgs(tx, refund.toolCallId);
   if (!found || !argsCanonical) return "order.not-found";
   const args = JSON.parse(argsCanonical) as Record<string, unknown>;
-  const context = await loadContext(tx, issueRefund, args, found.conversation);
-  if (!context.ok) return context.outcome.code;
-  // The order as it would be without this reservation: the re-send is this refund, not another one.
-  const order = {
-    ...context.value,
-    refundedCents: context.value.refundedCents - refund.amountCents,
-    refundPending: false,
-  };
-  const state = checkState(issueRefund, args, order);
-  if (!state.ok) return state.outcome.code;
-  const conversation = {
-    ...found.conversation,
-    irreversibleCents: Math.max(0, found.conversation.irreversibleCents - refund.amountCents),
-  };
-  const policy = checkPolicy(issueRefund, conversation, found.policy, order, refund.amountCents);
-  if (!policy.ok) return policy.outcome.code;
+  const refusal = await recheckForResend(tx, issueRefund, args, found, refund.amountCents);
+  if (refusal) return refusal;
   if (refund.approvalId && !(await isApprovalValid(tx, refund.approvalId))) return "approval.expired";
   return null;
 }

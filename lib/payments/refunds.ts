@@ -1,9 +1,8 @@
 import { canonicalJson, sha256Hex } from "../canonical";
 import type { Prisma } from "../generated/prisma/client";
 import { db, transaction, type Tx } from "../db";
-import { lockConversation } from "../gateway/lock";
+import { lockConversation, recordLaterOutcome, recordLaterOutcomeWith } from "../gateway";
 import { outcome, type Outcome } from "../outcome";
-import { recordLaterOutcome, recordLaterOutcomeWith } from "../gateway/record";
 import { newId } from "../ids";
 import type { RefundDecision } from "../tools/types";
 import { logError } from "../log";

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import { db, transaction } from "@/lib/db";
-import { pruneAutoExposure } from "@/lib/gateway/policy";
+import { pruneAutoExposure } from "@/lib/gateway/decide/policy";
 import { conversationFor, newCallKey, openConversation, propose } from "../support/api";
 import { agentConversation, proposeAsAgent, refund } from "../support/calls";
 import { expectNoEffect } from "../support/effects";

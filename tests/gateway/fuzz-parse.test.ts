@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MAX_DEPTH, MAX_ENVELOPE_BYTES, parseEnvelope } from "@/lib/gateway/parse";
+import { MAX_DEPTH, MAX_ENVELOPE_BYTES, parseEnvelope } from "@/lib/gateway/checks/parse";
 
 // Property-based fuzzing of the envelope parser. Fixed seed so CI is repeatable; FUZZ_SEED replays another.
 const SEED = Number(process.env.FUZZ_SEED ?? 424242);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_ENVELOPE_BYTES, parseEnvelope } from "@/lib/gateway/parse";
+import { MAX_ENVELOPE_BYTES, parseEnvelope } from "@/lib/gateway/checks/parse";
 
 const raw = (text: string) => ({ bytes: new TextEncoder().encode(text), truncated: false });
 const codeOf = (text: string) => {

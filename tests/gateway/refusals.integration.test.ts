@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { db } from "@/lib/db";
-import { pruneRateBuckets } from "@/lib/gateway/rate";
+import { pruneRateBuckets } from "@/lib/gateway/checks/rate";
 import { getOrder } from "@/lib/tools/get-order";
 import { conversationFor, getTools, newCallKey, propose, proposeAs, type CallBody } from "../support/api";
 import { agentConversation, proposeAsAgent, refund } from "../support/calls";

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { checkAllowlist } from "@/lib/gateway/allowlist";
+import { checkAllowlist } from "@/lib/gateway/checks/allowlist";
 import { ALL_CODES, bindsCallKey, modelProjection, outcome, type Code } from "@/lib/outcome";
-import { needsApproval } from "@/lib/gateway/policy";
-import { checkSchema } from "@/lib/gateway/schema";
-import { checkScope } from "@/lib/gateway/scope";
-import { checkSemantics } from "@/lib/gateway/semantic";
-import { checkState } from "@/lib/gateway/state";
+import { needsApproval } from "@/lib/gateway/decide/policy";
+import { checkSchema } from "@/lib/gateway/checks/schema";
+import { checkScope } from "@/lib/gateway/checks/scope";
+import { checkSemantics } from "@/lib/gateway/checks/semantic";
+import { checkState } from "@/lib/gateway/context/state";
 import type { TenantPolicy } from "@/lib/gateway/types";
 import { getOrder } from "@/lib/tools/get-order";
 import { issueRefund } from "@/lib/tools/issue-refund";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import { db, transaction } from "@/lib/db";
-import { withdrawApproval } from "@/lib/gateway/approval";
-import { lockConversation } from "@/lib/gateway/lock";
+import { withdrawApproval } from "@/lib/gateway/outcome/approval";
+import { lockConversation } from "@/lib/gateway/context/lock";
 import { getToolCall } from "../support/api";
 import { holdRefund, supervisorOf } from "../support/calls";
 import { createWorld } from "../support/world";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
-import { loadContext } from "@/lib/gateway/context";
-import { executeCall } from "@/lib/gateway/execute";
+import { loadCallFacts } from "@/lib/gateway/context/facts";
+import { executeCall } from "@/lib/gateway/outcome/execute";
 import { findAgentConversation } from "@/lib/conversations/lookup";
 import { paymentPort } from "@/lib/payments/port";
 import { issueRefund } from "@/lib/tools/issue-refund";
@@ -69,7 +69,7 @@ describe("concurrency on one PostgreSQL", () => {
       id,
     ))!;
     const args = refund(world.orders.o1004, 1000).arguments;
-    const context = await loadContext(db, issueRefund as never, args, conversation);
+    const context = await loadCallFacts(db, issueRefund as never, args, conversation, null);
     if (!context.ok) throw new Error("order should load");
     await db.order.update({ where: { id: world.orders.o1004 }, data: { version: { increment: 1 } } });
     const result = await db.$transaction((tx) =>
@@ -78,7 +78,7 @@ describe("concurrency on one PostgreSQL", () => {
         {
           tool: issueRefund as never,
           args,
-          order: context.value,
+          order: context.value.order,
           conversation,
           impactCents: 1000,
           callId: "call_stale",

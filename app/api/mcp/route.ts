@@ -1,4 +1,4 @@
-import { MAX_ENVELOPE_BYTES } from "@/lib/gateway/parse";
+import { MAX_ENVELOPE_BYTES } from "@/lib/gateway";
 import { notFound, withAgentConversation } from "@/lib/agent-api/http";
 import { readBoundedBody } from "@/lib/http";
 import { issuerOf } from "@/lib/auth/keys/access-tokens";

@@ -1,6 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
 import { errorResponse } from "@/lib/http";
-import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { clientAddress } from "@/lib/security/request";
 import { metricsText } from "@/lib/metrics";
@@ -25,6 +24,6 @@ export async function GET(request: Request): Promise<Response> {
       "WWW-Authenticate": 'Bearer realm="toolgate-metrics"',
     });
   }
-  const { contentType, body } = await metricsText(db);
+  const { contentType, body } = await metricsText();
   return new Response(body, { headers: { "Content-Type": contentType, "Cache-Control": "no-store" } });
 }

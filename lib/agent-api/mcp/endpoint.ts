@@ -1,7 +1,7 @@
 import { isLegacyRequest } from "@modelcontextprotocol/server";
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { issuerOf } from "../../auth/keys/access-tokens";
-import { parseJsonText, type RawProposal } from "../../gateway/parse";
+import { parseJsonText, type RawProposal } from "../../gateway";
 import { mcpInsufficientScope } from "../http";
 import { HEADER_MISMATCH, headerMismatch } from "./headers";
 import { scopeToAskFor } from "./scope-challenge";

@@ -12,10 +12,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthenticatedAgent } from "../../auth/keys/api-keys";
 import { db, transaction } from "../../db";
-import { withdrawApproval } from "../../gateway/approval";
-import { lockConversation } from "../../gateway/lock";
+import { type ConversationFacts, lockConversation, withdrawApproval } from "../../gateway";
 import { modelProjection, outcome, type Outcome } from "../../outcome";
-import type { ConversationFacts } from "../../gateway/types";
 import { newId } from "../../ids";
 import { isWellFormedId } from "../../security/input";
 import { onDrain, shuttingDown } from "../../instance/shutdown";

@@ -1,11 +1,7 @@
 import { approvalItem, consumeStepUp, type StepUpMethod } from "../../auth/step-up/step-up";
 import { canonicalJson } from "../../canonical";
 import type { Tx } from "../../db";
-import { executeCall } from "../../gateway/execute";
-import { completeExternal } from "../../gateway/pipeline";
-import { heldFor } from "../../gateway/policy";
-import { recheckForApproval } from "../../gateway/recheck";
-import { appendDecision } from "../../gateway/record";
+import { appendDecision, completeExternal, executeCall, heldFor, recheckForApproval } from "../../gateway";
 import { logError } from "../../log";
 import { formatMoney } from "../../money";
 import { outcome } from "../../outcome";

@@ -1,6 +1,6 @@
 import type { StepUpMethod } from "../../auth/step-up/step-up";
 import type { Tx } from "../../db";
-import { recordLaterOutcome } from "../../gateway/record";
+import { recordLaterOutcome } from "../../gateway";
 import { observeApprovalDecision } from "../../metrics";
 import type { Outcome } from "../../outcome";
 import type { PendingDecision } from "./lock";

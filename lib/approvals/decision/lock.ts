@@ -1,8 +1,12 @@
 import { loadConversation } from "../../conversations/lookup";
 import { db, transaction, type Tx } from "../../db";
-import { expireApproval } from "../../gateway/approval";
-import { lockConversation, type LockedFacts } from "../../gateway/lock";
-import type { ConversationFacts, TenantPolicy } from "../../gateway/types";
+import {
+  type ConversationFacts,
+  expireApproval,
+  lockConversation,
+  type LockedFacts,
+  type TenantPolicy,
+} from "../../gateway";
 import { logError } from "../../log";
 import { countDecision } from "../../metrics";
 import { outcome, type Outcome } from "../../outcome";

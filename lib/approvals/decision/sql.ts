@@ -1,6 +1,6 @@
 // The statements of a decision: the request locked, the call it binds, and the request closed or half approved.
 import type { Client, Db, Tx } from "../../db";
-import type { HeldReason } from "../../gateway/policy";
+import type { HeldReason } from "../../gateway";
 
 /** The request row a decision works on, as locked by `lockRequest`. */
 export interface LockedRequest {

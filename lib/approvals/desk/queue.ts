@@ -1,6 +1,6 @@
 import { cache } from "react";
 import { db } from "../../db";
-import type { ApprovalPreview } from "../../gateway/approval";
+import type { ApprovalPreview } from "../../gateway";
 import type { QueueFilters, QueueSort } from "./filters";
 import { findEmails, findPendingPage, pendingNumbers } from "./sql";
 

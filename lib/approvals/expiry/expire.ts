@@ -1,6 +1,5 @@
 import { db, transaction } from "../../db";
-import { expireApproval } from "../../gateway/approval";
-import { lockConversation } from "../../gateway/lock";
+import { expireApproval, lockConversation } from "../../gateway";
 import { findDueRequests, findExpiry } from "./sql";
 
 /** Closes one request if it is past its expiry, taking locks in the order every writer uses. */

@@ -1,7 +1,7 @@
 import type { Db } from "../../db";
 import { queueMessages, type QueuedMessage } from "../../outbox";
 import { formatMoney } from "../../money";
-import type { ApprovalPreview } from "../../gateway/approval";
+import type { ApprovalPreview } from "../../gateway";
 import { createApprovalLinks } from "../email-links/create";
 import { heldText, requestPhrase } from "../words";
 import { findRequestAudience } from "./sql";

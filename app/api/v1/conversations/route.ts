@@ -1,8 +1,7 @@
 import { withAgent } from "@/lib/agent-api/http";
 import { errorResponse, readBoundedBody } from "@/lib/http";
 import { openConversation, OpenConversationSchema } from "@/lib/conversations/open";
-import { db } from "@/lib/db";
-import { countConversationOpen } from "@/lib/gateway/rate";
+import { countConversationOpen } from "@/lib/gateway";
 import { countConversationOpenLimited } from "@/lib/metrics";
 
 // Far above any real request (a customer, an order, a few tool names); read no further than this.
@@ -18,7 +17,7 @@ function parseJson(bytes: Uint8Array): unknown {
 
 export async function POST(request: Request): Promise<Response> {
   return withAgent(request, async (agent) => {
-    const rate = await countConversationOpen(db, agent);
+    const rate = await countConversationOpen(agent);
     if (!rate.ok) {
       countConversationOpenLimited();
       return errorResponse(

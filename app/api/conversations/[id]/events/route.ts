@@ -1,9 +1,7 @@
 import { currentStreamUser } from "@/lib/auth/sign-in/auth";
-import { isAgentConversation, latestCallChange } from "@/lib/conversations/sql";
-import { db } from "@/lib/db";
+import { callsStamp, isOwnConversation } from "@/lib/conversations/console";
 import { eventStream } from "@/lib/instance/event-stream";
 import { subscribe, watchConversation, type Watch } from "@/lib/live";
-import { isWellFormedId } from "@/lib/security/input";
 
 export const dynamic = "force-dynamic";
 
@@ -19,8 +17,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
     return new Response("sign in as the conversation's agent", { status: 401 });
   const { user, stillLive } = signedIn;
   const { id } = await params;
-  if (!isWellFormedId(id)) return new Response("not found", { status: 404 });
-  if (!(await isAgentConversation(db, { userId: user.id, tenantId: user.tenantId }, id)))
+  if (!(await isOwnConversation({ userId: user.id, tenantId: user.tenantId }, id)))
     return new Response("not found", { status: 404 });
 
   return eventStream(request, {
@@ -31,8 +28,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
       let last = "";
       // `via` says what noticed the change: a NOTIFY ("push") always sends; the poll sends only what is new.
       const check = async (via: "push" | "poll") => {
-        const latest = await latestCallChange(db, id);
-        const stamp = `${latest.count}:${latest.updatedAt?.toISOString() ?? ""}`;
+        const stamp = await callsStamp(id);
         if (stamp !== last || via === "push") {
           last = stamp;
           send("calls", { stamp, via });

@@ -1,4 +1,4 @@
-import { MAX_ENVELOPE_BYTES } from "@/lib/gateway/parse";
+import { MAX_ENVELOPE_BYTES } from "@/lib/gateway";
 import { FORMATS, type Format } from "@/lib/agent-api/adapters/adapt";
 import { proposeBatch } from "@/lib/agent-api/batch";
 import { callResponse, notFound, withAgentConversation } from "@/lib/agent-api/http";

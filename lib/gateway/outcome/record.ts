@@ -1,8 +1,8 @@
-import type { Db } from "../db";
-import type { Prisma } from "../generated/prisma/client";
-import type { Outcome } from "../outcome";
+import type { Db } from "../../db";
+import type { Prisma } from "../../generated/prisma/client";
+import type { Outcome } from "../../outcome";
 import { insertCall, insertDecision, updateLaterOutcome, updateLaterOutcomeWith } from "./sql";
-import type { CallRecord, DecisionRow, LaterOutcome } from "./types";
+import type { CallRecord, DecisionRow, LaterOutcome } from "../types";
 
 export const UNKNOWN_TOOL = "(unknown)";
 

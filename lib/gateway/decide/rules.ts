@@ -1,10 +1,11 @@
-import type { Db } from "../db";
-import { outcome, type Outcome } from "../outcome";
-import { compileRules, evaluateRules, knownRules, type RuleVerdict } from "../policy-rules/evaluate";
-import type { RuleFacts } from "../policy-rules/schema";
-import type { OrderFacts, ToolDefinition } from "../tools/types";
-import { findRuleFacts, findRuleSetText, type RuleFactsRow } from "./sql";
-import type { ConversationFacts, TenantPolicy } from "./types";
+import type { Db } from "../../db";
+import { outcome, type Outcome } from "../../outcome";
+import { compileRules, evaluateRules, knownRules, type RuleVerdict } from "../../policy-rules/evaluate";
+import type { RuleFacts } from "../../policy-rules/schema";
+import type { OrderFacts, ToolDefinition } from "../../tools/types";
+import { findRuleFacts, findRuleSetText } from "./sql";
+import { type RuleFactsRow } from "../context/sql";
+import type { ConversationFacts, TenantPolicy } from "../types";
 
 /** The tenant's rules on one call: the facts they read, the live verdict (enforced) and the shadow one (recorded). */
 export interface RulesCheck {

@@ -1,4 +1,4 @@
-import { pass, stop, type StageResult } from "../outcome";
+import { pass, stop, type StageResult } from "../../outcome";
 import type { SchemaChecked } from "./schema";
 
 /** Stage 6: the checks that need no data: ranges, formats and enums of fields that carry a semantic code. */

@@ -1,6 +1,6 @@
-import type { BoundedBody } from "../http";
-import { isStorableText } from "../security/input";
-import { pass, stop, type StageResult } from "../outcome";
+import type { BoundedBody } from "../../http";
+import { isStorableText } from "../../security/input";
+import { pass, stop, type StageResult } from "../../outcome";
 
 export const MAX_ENVELOPE_BYTES = 16 * 1024;
 export const MAX_DEPTH = 8;

@@ -1,6 +1,6 @@
-import { findAnyTool } from "../tools/registry";
-import { readsCalls, type AnyTool } from "../tools/types";
-import { pass, stop, type StageResult } from "../outcome";
+import { findAnyTool } from "../../tools/registry";
+import { readsCalls, type AnyTool } from "../../tools/types";
+import { pass, stop, type StageResult } from "../../outcome";
 
 /** Stage 3: exact, case-sensitive name in the registry, then exposed in this conversation (a calls tool is in all). */
 export function checkAllowlist(name: string, exposed: readonly string[]): StageResult<AnyTool> {

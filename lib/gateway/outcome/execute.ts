@@ -1,8 +1,9 @@
-import type { Db } from "../db";
-import type { OrderFacts, ToolDefinition, ToolPorts } from "../tools/types";
-import { outcome, type Outcome } from "../outcome";
-import { moveOrderWithEffect, type ExposureReservation } from "./sql";
-import type { CallRecord, ConversationFacts } from "./types";
+import type { Db } from "../../db";
+import type { OrderFacts, ToolDefinition, ToolPorts } from "../../tools/types";
+import { outcome, type Outcome } from "../../outcome";
+import { moveOrderWithEffect } from "./sql";
+import { type ExposureReservation } from "../decide/sql";
+import type { CallRecord, ConversationFacts } from "../types";
 
 export interface ExecutableCall {
   tool: ToolDefinition;

@@ -1,7 +1,7 @@
-import type { Db } from "../db";
+import type { Db } from "../../db";
 import type { CeilingHit } from "./policy";
 import { readExposure, releaseExposure, reserveExposure, type ExposureReservation } from "./sql";
-import type { ConversationFacts } from "./types";
+import type { ConversationFacts } from "../types";
 
 /**
  * Stage 10's exposure ceilings, the last check before an irreversible effect runs without a person: reserves its

@@ -1,10 +1,10 @@
-import type { Db } from "../db";
-import type { EarlierEffect, OrderFacts, ToolDefinition } from "../tools/types";
-import { pass, stop, type StageResult } from "../outcome";
+import type { Db } from "../../db";
+import type { EarlierEffect, OrderFacts, ToolDefinition } from "../../tools/types";
+import { pass, stop, type StageResult } from "../../outcome";
 import { isCallKey, type StoredCall } from "./idempotency";
-import { readsRuleFacts } from "./rules";
+import { readsRuleFacts } from "../decide/rules";
 import { findCallFacts, type RuleFactsRow } from "./sql";
-import type { ConversationFacts, TenantPolicy } from "./types";
+import type { ConversationFacts, TenantPolicy } from "../types";
 
 /** The order a call names and, read with it, what the later stages decide from. */
 export interface CallFacts {
@@ -15,20 +15,6 @@ export interface CallFacts {
   recent: EarlierEffect[] | null;
   /** What the policy rules read beside the order (stage 10); null when no rules look at this call. */
   ruleFacts: RuleFactsRow | null;
-}
-
-/**
- * Stage 7: load the order the call names. Missing, another customer's, another tenant's and not the
- * conversation's bound order all give the same answer, so ids cannot be enumerated.
- */
-export async function loadContext(
-  client: Db,
-  tool: ToolDefinition,
-  args: Record<string, unknown>,
-  conversation: ConversationFacts,
-): Promise<StageResult<OrderFacts>> {
-  const loaded = await loadCallFacts(client, tool, args, conversation, null);
-  return loaded.ok ? pass(loaded.value.order) : loaded;
 }
 
 /**

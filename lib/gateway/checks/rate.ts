@@ -1,7 +1,7 @@
-import type { Db } from "../db";
-import { outcome, type Outcome } from "../outcome";
+import { db, type Db } from "../../db";
+import { outcome, type Outcome } from "../../outcome";
 import { countCallIn, countOpenIn, deleteEndedRateBuckets } from "./sql";
-import type { ConversationFacts, RateCount, TenantPolicy } from "./types";
+import type { ConversationFacts, RateCount, TenantPolicy } from "../types";
 
 export type RateResult = { ok: true } | { ok: false; outcome: Outcome; retryAfterSeconds: number };
 
@@ -39,8 +39,8 @@ export async function countAndLimitCall(
  * the per-conversation budgets, so it has a limit of its own, one per person.
  */
 export async function countConversationOpen(
-  client: Db,
   opener: { tenantId: string; userId: string },
+  client: Db = db,
 ): Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }> {
   const bucket = `o:u:${opener.userId}`;
   const row = await countOpenIn(client, { bucket, tenantId: opener.tenantId });

@@ -1,6 +1,6 @@
-import type { Db } from "../db";
-import type { OrderFacts, ToolDefinition } from "../tools/types";
-import { outcome, pass, stop, type Outcome, type StageResult } from "../outcome";
+import type { Db } from "../../db";
+import type { OrderFacts, ToolDefinition } from "../../tools/types";
+import { outcome, pass, stop, type Outcome, type StageResult } from "../../outcome";
 
 /** Stage 9: the tool's own state rules against the order as loaded for this call. */
 export function checkState(

@@ -1,6 +1,6 @@
-import { sha256Hex } from "../canonical";
-import type { ToolDefinition } from "../tools/types";
-import { pass, stop, type Outcome, type StageResult } from "../outcome";
+import { sha256Hex } from "../../canonical";
+import type { ToolDefinition } from "../../tools/types";
+import { pass, stop, type Outcome, type StageResult } from "../../outcome";
 
 const CALL_KEY = /^[\x21-\x7e]{1,200}$/;
 

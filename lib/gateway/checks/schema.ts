@@ -1,7 +1,7 @@
 import type { z } from "zod";
-import type { ToolFace } from "../tools/types";
+import type { ToolFace } from "../../tools/types";
 import { isPlainObject } from "./parse";
-import { pass, stop, type Code, type Issue, type StageResult } from "../outcome";
+import { pass, stop, type Code, type Issue, type StageResult } from "../../outcome";
 
 // Fields the host owns. Compared case- and separator-insensitively, so "Customer-ID" and "customerId" count too.
 const HOST_OWNED = [

@@ -1,5 +1,5 @@
-import { readsCalls, type AnyTool } from "../tools/types";
-import { pass, stop, type StageResult } from "../outcome";
+import { readsCalls, type AnyTool } from "../../tools/types";
+import { pass, stop, type StageResult } from "../../outcome";
 
 /**
  * Stage 4: the conversation holds the tool's scope (fixed when it was opened, from the agent's permissions). A tool

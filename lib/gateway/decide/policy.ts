@@ -1,10 +1,10 @@
-import type { Db } from "../db";
-import { scopesFor } from "../tools/scopes";
-import type { EarlierEffect, OrderFacts, ToolDefinition } from "../tools/types";
-import { pass, stop, type StageResult } from "../outcome";
+import type { Db } from "../../db";
+import { scopesFor } from "../../tools/scopes";
+import type { EarlierEffect, OrderFacts, ToolDefinition } from "../../tools/types";
+import { pass, stop, type StageResult } from "../../outcome";
 import type { RuleHold } from "./rules";
 import { deleteOldAutoExposure } from "./sql";
-import type { ConversationFacts, TenantPolicy } from "./types";
+import type { ConversationFacts, TenantPolicy } from "../types";
 
 export type Consequence = "auto" | "approval";
 

@@ -1,11 +1,11 @@
-import type { Db } from "../db";
-import type { OrderFacts, ToolDefinition } from "../tools/types";
-import { loadCallFacts } from "./context";
-import type { Outcome } from "../outcome";
+import type { Db } from "../../db";
+import type { OrderFacts, ToolDefinition } from "../../tools/types";
+import { loadCallFacts } from "../context/facts";
+import type { Code, Outcome } from "../../outcome";
 import { checkDuplicate, checkPolicy, type DuplicateVerdict } from "./policy";
 import { checkRules, rulesStop } from "./rules";
-import { checkState } from "./state";
-import type { ConversationFacts, TenantPolicy } from "./types";
+import { checkState } from "../context/state";
+import type { ConversationFacts, TenantPolicy } from "../types";
 
 /**
  * Stages 7, 9 and 10 again, against current data, for a call a supervisor is about to approve: everything
@@ -37,4 +37,33 @@ export async function recheckForApproval(
   if (stopped) return { ok: false, outcome: stopped, order };
   const duplicate = checkDuplicate(conversation, policy, impactCents, recent);
   return { ok: true, order, duplicate };
+}
+
+/**
+ * Stages 7, 9 and 10's permission and fraud checks again, for a reserved effect payments is about to send once more
+ * (decision 006): the order and the conversation as they would be without this reservation, since the re-send is
+ * this effect, not another one. Returns the code that stops it, or null.
+ */
+export async function recheckForResend(
+  client: Db,
+  tool: ToolDefinition,
+  args: Record<string, unknown>,
+  found: { conversation: ConversationFacts; policy: TenantPolicy },
+  reservedCents: number,
+): Promise<Code | null> {
+  const context = await loadCallFacts(client, tool, args, found.conversation, null);
+  if (!context.ok) return context.outcome.code;
+  const order = {
+    ...context.value.order,
+    refundedCents: context.value.order.refundedCents - reservedCents,
+    refundPending: false,
+  };
+  const state = checkState(tool, args, order);
+  if (!state.ok) return state.outcome.code;
+  const conversation = {
+    ...found.conversation,
+    irreversibleCents: Math.max(0, found.conversation.irreversibleCents - reservedCents),
+  };
+  const allowed = checkPolicy(tool, conversation, found.policy, order, reservedCents);
+  return allowed.ok ? null : allowed.outcome.code;
 }

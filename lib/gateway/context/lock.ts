@@ -1,5 +1,5 @@
-import type { Db } from "../db";
-import { permissionsFrom, type AgentPermissions } from "../tools/scopes";
+import type { Db } from "../../db";
+import { permissionsFrom, type AgentPermissions } from "../../tools/scopes";
 import { lockConversationRow } from "./sql";
 
 export interface LockedFacts {

@@ -1,12 +1,12 @@
-import type { Db } from "../db";
-import { newId } from "../ids";
-import type { OrderFacts, ToolDefinition } from "../tools/types";
-import { outcome, type Outcome } from "../outcome";
-import { heldBecause, type CeilingHit, type DuplicateHit, type HeldReason } from "./policy";
+import type { Db } from "../../db";
+import { newId } from "../../ids";
+import type { OrderFacts, ToolDefinition } from "../../tools/types";
+import { outcome, type Outcome } from "../../outcome";
+import { heldBecause, type CeilingHit, type DuplicateHit, type HeldReason } from "../decide/policy";
 import { recordLaterOutcome } from "./record";
-import type { RuleHold } from "./rules";
+import type { RuleHold } from "../decide/rules";
 import { findPendingApproval, insertApproval, markApprovalExpired, markApprovalWithdrawn } from "./sql";
-import type { ConversationFacts, TenantPolicy } from "./types";
+import type { ConversationFacts, TenantPolicy } from "../types";
 
 /**
  * Tells people that a request is waiting, inside the transaction that opened it. The gateway knows no one to tell:

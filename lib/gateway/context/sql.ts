@@ -1,0 +1,90 @@
+import type { Db } from "../../db";
+import { Prisma } from "../../generated/prisma/client";
+import { ORDER_FACTS } from "../../tools/sql";
+import type { EarlierEffect, OrderFacts } from "../../tools/types";
+
+/** A conversation's budgets and its agent's permission row (null when the agent is gone). */
+export interface LockedConversationRow {
+  writesMade: number;
+  irreversibleCents: number;
+  role: string | null;
+  canRefund: boolean | null;
+  active: boolean | null;
+}
+
+/** The conversation's budgets and its agent's permission row, the conversation row locked until the transaction ends. */
+export async function lockConversationRow(db: Db, conversationId: string): Promise<LockedConversationRow | null> {
+  const [row] = await db.$queryRaw<LockedConversationRow[]>`
+    SELECT c."writesMade", c."irreversibleCents", u."role"::text AS "role", u."canRefund", u."active"
+    FROM "Conversation" c LEFT JOIN "User" u ON u."id" = c."agentId" AND u."tenantId" = c."tenantId"
+    WHERE c."id" = ${conversationId} FOR UPDATE OF c`;
+  return row ?? null;
+}
+
+/** What the policy rules read beyond the order's facts: the customer's flag and ages, and the agent's refunds today. */
+export interface RuleFactsRow {
+  fraudWatch: boolean;
+  customerAgeDays: number;
+  orderAgeDays: number;
+  agentRefundsToday: number;
+}
+
+/** The agent's refunds today are counted up to this many: a busy tenant's day is never scanned whole for one call. */
+export const REFUNDS_TODAY_CAP = 100;
+
+/** Everything the checks of one call read, beside the order: see `findCallFacts`. */
+export interface CallFactsRow extends OrderFacts, RuleFactsRow {
+  stored: { id: string; argsHash: string | null; outcome: unknown } | null;
+  recent: (Omit<EarlierEffect, "at"> & { at: string })[] | null;
+}
+
+/** The columns of a `RuleFactsRow`, on the order `o` and its customer `cu`. */
+export function ruleFactsColumns(at: { tenantId: string; agentId: string; countRefunds: boolean }): Prisma.Sql {
+  return Prisma.sql`cu."fraudWatch",
+           floor(extract(epoch FROM now() - cu."createdAt") / 86400)::int AS "customerAgeDays",
+           floor(extract(epoch FROM now() - o."placedAt") / 86400)::int AS "orderAgeDays",
+           CASE WHEN ${at.countRefunds} THEN (
+             SELECT count(*)::int FROM (
+               SELECT 1 FROM "Refund" r
+               JOIN "ToolCall" tc ON tc."id" = r."toolCallId"
+               JOIN "Conversation" c ON c."id" = tc."conversationId"
+               WHERE r."tenantId" = ${at.tenantId} AND c."agentId" = ${at.agentId}
+                 AND r."createdAt" >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
+               LIMIT ${REFUNDS_TODAY_CAP}
+             ) today
+           ) ELSE 0 END AS "agentRefundsToday"`;
+}
+
+/**
+ * In one statement, the order with this id only when it belongs to this tenant and customer, and beside it what the
+ * later stages decide from: the call stored under this call key (stage 8), the order's earlier effects the tool
+ * declares (`recent`, a scalar subquery on the order `o`; the duplicate-intent guard), and the facts the policy rules
+ * read (counting the agent's refunds today only when `countRefunds`). Null when the order is not the customer's.
+ */
+export async function findCallFacts(
+  db: Db,
+  at: {
+    orderId: string;
+    tenantId: string;
+    customerId: string;
+    agentId: string;
+    key: { conversationId: string; toolName: string; callKey: string } | null;
+    recent: Prisma.Sql | null;
+    countRefunds: boolean;
+  },
+): Promise<CallFactsRow | null> {
+  const { key } = at;
+  const [row] = await db.$queryRaw<CallFactsRow[]>`
+    SELECT ${ORDER_FACTS},
+           ${
+             key
+               ? Prisma.sql`(SELECT json_build_object('id', k."id", 'argsHash', k."argsHash", 'outcome', k."outcome") FROM "ToolCall" k
+                  WHERE k."conversationId" = ${key.conversationId} AND k."toolName" = ${key.toolName} AND k."callKey" = ${key.callKey})`
+               : Prisma.sql`NULL::json`
+           } AS "stored",
+           ${at.recent ?? Prisma.sql`NULL::json`} AS "recent",
+           ${ruleFactsColumns(at)}
+    FROM "Order" o JOIN "Customer" cu ON cu."id" = o."customerId"
+    WHERE o."id" = ${at.orderId} AND o."tenantId" = ${at.tenantId} AND o."customerId" = ${at.customerId}`;
+  return row ?? null;
+}

@@ -1,0 +1,131 @@
+import type { Db } from "../../db";
+import { Prisma } from "../../generated/prisma/client";
+import { type RuleFactsRow, ruleFactsColumns } from "../context/sql";
+
+/** A reservation against both ceilings: the running totals it left and the time it holds its place in them. */
+export interface ExposureReservation {
+  cents: number;
+  at: Date;
+  tenantRunningCents: number;
+  agentRunningCents: number;
+}
+
+// The running total at the 24-hour edge: that of the last exposure row at or before it, else what the prune job
+// dropped (`baseCents`). Rows that old committed long before any statement that reads them (docs/decisions/021).
+const tenantEdge = (tenantId: string) => Prisma.sql`COALESCE((
+      SELECT e."tenantRunningCents" FROM "AutoExposure" e
+      WHERE e."tenantId" = ${tenantId} AND e."createdAt" <= now() - interval '24 hours'
+      ORDER BY e."createdAt" DESC, e."tenantRunningCents" DESC LIMIT 1), x."baseCents")`;
+const agentEdge = (tenantId: string, agentId: string) => Prisma.sql`COALESCE((
+      SELECT e."agentRunningCents" FROM "AutoExposure" e
+      WHERE e."tenantId" = ${tenantId} AND e."agentId" = ${agentId} AND e."createdAt" <= now() - interval '24 hours'
+      ORDER BY e."createdAt" DESC, e."agentRunningCents" DESC LIMIT 1), x."baseCents")`;
+
+/**
+ * Reserves `cents` against the tenant's and then the agent's rolling 24-hour ceiling, each by a conditional upsert of
+ * its running total that PostgreSQL re-checks on the row's latest version once it holds the row's lock: the row
+ * locks are the ceilings' serialization, from here to the commit. Null when the tenant's ceiling refuses (nothing
+ * reserved); `agentRunningCents` null when only the agent's does (the tenant's part is reserved: release it).
+ */
+export async function reserveExposure(
+  db: Db,
+  at: { tenantId: string; agentId: string; cents: number },
+): Promise<{ at: Date; tenantRunningCents: number; agentRunningCents: number | null } | null> {
+  const { tenantId, agentId, cents } = at;
+  const [reserved] = await db.$queryRaw<{ at: Date; tenantRunningCents: number; agentRunningCents: number | null }[]>`
+    WITH ceilings AS (
+      SELECT "agentDailyCeilingCents" AS "agent", "tenantDailyCeilingCents" AS "tenant" FROM "Tenant" WHERE "id" = ${tenantId}
+    ), tenant AS (
+      INSERT INTO "ExposureTotal" AS x ("tenantId", "agentId", "runningCents", "lastAt")
+      SELECT ${tenantId}, '', ${cents}::bigint, clock_timestamp() FROM ceilings WHERE ${cents}::bigint <= ceilings."tenant"
+      ON CONFLICT ("tenantId", "agentId") DO UPDATE
+        SET "runningCents" = x."runningCents" + EXCLUDED."runningCents", "lastAt" = GREATEST(x."lastAt", EXCLUDED."lastAt")
+        WHERE x."runningCents" + EXCLUDED."runningCents" - ${tenantEdge(tenantId)} <= (SELECT "tenant" FROM ceilings)
+      RETURNING x."runningCents", x."lastAt"
+    ), agent AS (
+      INSERT INTO "ExposureTotal" AS x ("tenantId", "agentId", "runningCents", "lastAt")
+      SELECT ${tenantId}, ${agentId}, ${cents}::bigint, tenant."lastAt" FROM tenant, ceilings WHERE ${cents}::bigint <= ceilings."agent"
+      ON CONFLICT ("tenantId", "agentId") DO UPDATE
+        SET "runningCents" = x."runningCents" + EXCLUDED."runningCents", "lastAt" = EXCLUDED."lastAt"
+        WHERE x."runningCents" + EXCLUDED."runningCents" - ${agentEdge(tenantId, agentId)} <= (SELECT "agent" FROM ceilings)
+      RETURNING x."runningCents"
+    )
+    SELECT tenant."lastAt" AS "at", tenant."runningCents"::float8 AS "tenantRunningCents",
+           agent."runningCents"::float8 AS "agentRunningCents"
+    FROM tenant LEFT JOIN agent ON true`;
+  return reserved ?? null;
+}
+
+/** Gives back a reservation that made no exposure row (the transaction still holds the rows' locks). */
+export async function releaseExposure(
+  db: Db,
+  at: { tenantId: string; agentId: string | null; cents: number },
+): Promise<void> {
+  await db.$executeRaw`
+    UPDATE "ExposureTotal" SET "runningCents" = "runningCents" - ${at.cents}::bigint
+    WHERE "tenantId" = ${at.tenantId} AND "agentId" IN ('', ${at.agentId ?? ""})`;
+}
+
+/** The tenant's ceilings and the agent's and tenant's automatic exposure of the last 24 hours, in cents. */
+export async function readExposure(
+  db: Db,
+  at: { tenantId: string; agentId: string },
+): Promise<{ agentCeilingCents: number; tenantCeilingCents: number; agent: number; tenant: number }> {
+  const [row] = await db.$queryRaw<
+    { agentCeilingCents: number; tenantCeilingCents: number; agent: number; tenant: number }[]
+  >`
+    SELECT t."agentDailyCeilingCents" AS "agentCeilingCents", t."tenantDailyCeilingCents" AS "tenantCeilingCents",
+           COALESCE((SELECT x."runningCents" - ${agentEdge(at.tenantId, at.agentId)} FROM "ExposureTotal" x
+                     WHERE x."tenantId" = t."id" AND x."agentId" = ${at.agentId}), 0)::float8 AS "agent",
+           COALESCE((SELECT x."runningCents" - ${tenantEdge(at.tenantId)} FROM "ExposureTotal" x
+                     WHERE x."tenantId" = t."id" AND x."agentId" = ''), 0)::float8 AS "tenant"
+    FROM "Tenant" t WHERE t."id" = ${at.tenantId}`;
+  return row;
+}
+
+/**
+ * Deletes the exposure rows older than 25 hours and keeps, on each running total they belonged to, the running total
+ * of the last one dropped: the edge of a window no row of which is left. Returns how many rows went. The totals are
+ * locked in key order (the tenant's own row first), as a reservation locks them.
+ */
+export async function deleteOldAutoExposure(db: Db): Promise<number> {
+  const [gone] = await db.$queryRaw<{ count: number }[]>`
+    WITH gone AS (
+      DELETE FROM "AutoExposure" WHERE "createdAt" < now() - interval '25 hours'
+      RETURNING "tenantId", "agentId", "tenantRunningCents", "agentRunningCents"
+    ), bases AS (
+      SELECT "tenantId", '' AS "agentId", MAX("tenantRunningCents") AS "base" FROM gone GROUP BY "tenantId"
+      UNION ALL
+      SELECT "tenantId", "agentId", MAX("agentRunningCents") FROM gone GROUP BY "tenantId", "agentId"
+    ), locked AS (
+      SELECT x."tenantId", x."agentId", b."base" FROM "ExposureTotal" x JOIN bases b USING ("tenantId", "agentId")
+      ORDER BY x."tenantId", x."agentId" FOR UPDATE OF x
+    ), based AS (
+      UPDATE "ExposureTotal" x SET "baseCents" = GREATEST(x."baseCents", l."base") FROM locked l
+      WHERE x."tenantId" = l."tenantId" AND x."agentId" = l."agentId"
+    )
+    SELECT count(*)::int AS "count" FROM gone`;
+  return gone.count;
+}
+
+/**
+ * The rules' facts of an order already loaded, read again in a statement of their own: one that starts after the
+ * exposure reservation's locks are held sees every refund committed before them (docs/decisions/023).
+ */
+export async function findRuleFacts(
+  db: Db,
+  at: { orderId: string; tenantId: string; agentId: string; countRefunds: boolean },
+): Promise<RuleFactsRow | null> {
+  const [row] = await db.$queryRaw<RuleFactsRow[]>`
+    SELECT ${ruleFactsColumns(at)}
+    FROM "Order" o JOIN "Customer" cu ON cu."id" = o."customerId"
+    WHERE o."id" = ${at.orderId} AND o."tenantId" = ${at.tenantId}`;
+  return row ?? null;
+}
+
+/** The text of a published rule set of the tenant (versions are never edited). */
+export async function findRuleSetText(db: Db, tenantId: string, id: string): Promise<string | undefined> {
+  const [row] = await db.$queryRaw<{ text: string }[]>`
+    SELECT "text" FROM "PolicyRuleSet" WHERE "id" = ${id} AND "tenantId" = ${tenantId}`;
+  return row?.text;
+}

@@ -1,0 +1,14 @@
+// The gateway's one entrance (docs/ARCHITECTURE.md): what the features above may use. Everything else in
+// lib/gateway/ is its inside, and the lint refuses an import of it from outside (eslint/imports-point-down.mjs).
+
+export { proposeToolCall, completeExternal } from "./pipeline";
+export type { Proposal, CallResult, GatewayPorts } from "./pipeline";
+export type { ConversationFacts, RateCount, TenantPolicy } from "./types";
+export { MAX_ENVELOPE_BYTES, isPlainObject, parseJsonText, type RawProposal } from "./checks/parse";
+export { countConversationOpen, pruneRateBuckets } from "./checks/rate";
+export { lockConversation, type LockedFacts } from "./context/lock";
+export { heldFor, pruneAutoExposure, type DuplicateVerdict, type HeldReason } from "./decide/policy";
+export { recheckForApproval, recheckForResend } from "./decide/recheck";
+export { withdrawApproval, expireApproval, type ApprovalPreview } from "./outcome/approval";
+export { executeCall } from "./outcome/execute";
+export { appendDecision, recordLaterOutcome, recordLaterOutcomeWith } from "./outcome/record";
