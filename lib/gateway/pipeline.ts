@@ -246,7 +246,7 @@ async function checkAgainstData(
   };
 
   const context = await stage("context", () =>
-    loadCallFacts(client, tool, args, conversation, { callKey, policy: proposal.policy }),
+    loadCallFacts(client, tool, args, conversation, { callKey, policy: proposal.policy, ports }),
   );
   if (!context.ok) return finish(context.outcome);
   const { order, stored, recent, ruleFacts } = context.value;
@@ -273,7 +273,7 @@ async function checkAgainstData(
   }
 
   const state = stage("state", () => checkState(tool, args, order));
-  if (!state.ok) return finish(await explainState(client, tool, order, state.outcome));
+  if (!state.ok) return finish(await explainState(client, tool, order, state.outcome, ports));
 
   const policy = stage("policy", () =>
     decidePolicy(tool, conversation, proposal.policy, order, call.impactCents, recent),

@@ -1,10 +1,10 @@
 import type { Client, Db, Tx } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import type { Outcome } from "../outcome";
+import type { EarlierEffect } from "../tools/types";
 
 // The payments module's statements: refunds, their reconciliation and the provider's reachability.
 
-/** Inserts a refund operation as `reserved` under its host-derived provider key. */
 /** The statement that inserts the refund reserved by a call, once for each row of `moved` (the call's order move). */
 export function insertReservedRefund(refund: {
   id: string;
@@ -246,4 +246,34 @@ export function findRefundsToInvestigate(db: Client, tenantId: string) {
       toolCallId: true,
     },
   });
+}
+
+// A refund as the duplicate-intent guard sees it: reserved is in progress, unknown and investigate are unknown.
+const REFUND_EFFECT = Prisma.sql`r."toolCallId" AS "callId", c."conversationId", r."amountCents", r."currency",
+           r."createdAt" AS "at",
+           CASE r."status" WHEN 'issued' THEN 'issued' WHEN 'reserved' THEN 'in_progress' ELSE 'unknown' END AS "status"`;
+
+/**
+ * For the statement that reads a call's facts (the order as `o`): the JSON array of the order's refunds issued, unknown
+ * or in progress created within the last `hours`, newest first, as `EarlierEffect`s.
+ */
+export function recentRefunds(hours: number): Prisma.Sql {
+  return Prisma.sql`(
+      SELECT COALESCE(json_agg(json_build_object(
+               'callId', r."toolCallId", 'conversationId', c."conversationId", 'amountCents', r."amountCents",
+               'currency', r."currency", 'at', r."createdAt",
+               'status', CASE r."status" WHEN 'issued' THEN 'issued' WHEN 'reserved' THEN 'in_progress' ELSE 'unknown' END
+             ) ORDER BY r."createdAt" DESC, r."id" DESC), '[]'::json)
+      FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId"
+      WHERE r."orderId" = o."id" AND r."status" IN ('issued', 'reserved', 'unknown', 'investigate')
+        AND r."createdAt" > now() - make_interval(hours => ${hours}::int))`;
+}
+
+/** The order's refund still awaiting the provider's answer, if any (at most one: it blocks new refunds). */
+export async function findUnsettledRefund(db: Db, orderId: string): Promise<EarlierEffect | null> {
+  const [refund] = await db.$queryRaw<EarlierEffect[]>`
+    SELECT ${REFUND_EFFECT} FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId"
+    WHERE r."orderId" = ${orderId} AND r."status" IN ('reserved', 'unknown', 'investigate')
+    ORDER BY r."createdAt" DESC, r."id" DESC LIMIT 1`;
+  return refund ?? null;
 }

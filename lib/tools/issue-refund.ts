@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { findUnsettledRefund, recentRefunds } from "./sql";
 import { defineTool, ORDER_ID, type OrderFacts, type RefundDecision } from "./types";
 
 export const REFUND_REASONS = ["damaged", "not_as_described", "late", "not_delivered", "wrong_item", "other"] as const;
@@ -61,8 +60,8 @@ export const issueRefund = defineTool<IssueRefund>({
   },
   executedCode: "refund.issued",
   earlierEffects: {
-    recent: recentRefunds,
-    unsettled: (client, order) => findUnsettledRefund(client, order.id),
+    recent: (hours, ports) => ports.payments.recentRefunds(hours),
+    unsettled: (client, order, ports) => ports.payments.findUnsettledRefund(client, order.id),
   },
   external: {
     pendingCode: "refund.outcome-unknown",

@@ -67,6 +67,13 @@ export interface PaymentPort {
   completeRefundOfCall(callId: string): Promise<Outcome>;
   /** Step 2 by the process that just committed the call, from its decision: no read before the provider call. */
   completeReservedRefund(reserved: { callId: string; decision: RefundDecision; committedAt: number }): Promise<Outcome>;
+  /**
+   * For the statement that reads a call's facts (the order as `o`): the order's refunds issued, unknown or in progress
+   * within the last `hours`, as a scalar subquery giving the JSON array of `EarlierEffect`s (the duplicate guard).
+   */
+  recentRefunds(hours: number): Prisma.Sql;
+  /** The order's refund still awaiting the provider's answer, if any. */
+  findUnsettledRefund(client: Db, orderId: string): Promise<EarlierEffect | null>;
 }
 
 /** The functions of the features above that a tool's effect needs, passed in like the gateway's own ports. */
@@ -132,8 +139,8 @@ export interface ToolDefinition<A = Record<string, unknown>> extends ToolFace<A>
    * because of it.
    */
   earlierEffects?: {
-    recent(windowHours: number): Prisma.Sql;
-    unsettled(client: Db, order: OrderFacts): Promise<EarlierEffect | null>;
+    recent(windowHours: number, ports: ToolPorts): Prisma.Sql;
+    unsettled(client: Db, order: OrderFacts, ports: ToolPorts): Promise<EarlierEffect | null>;
   };
   /**
    * For an effect that leaves the host: the code its call holds when the local transaction commits, before

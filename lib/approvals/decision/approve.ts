@@ -132,7 +132,7 @@ async function carryOut(
   const { approver, request, conversation, policy, refuse } = pending;
   const { call, tool, args } = binding;
   const { impactCents, stepUp, twoPerson } = proof;
-  const recheck = await recheckForApproval(tx, tool, approved, conversation, policy);
+  const recheck = await recheckForApproval(tx, tool, approved, conversation, policy, TOOL_PORTS);
   if (!recheck.ok && recheck.outcome.kind === "unavailable") {
     return refuse(
       "approval.retry",

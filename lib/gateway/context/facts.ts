@@ -1,5 +1,5 @@
 import type { Db } from "../../db";
-import type { EarlierEffect, OrderFacts, ToolDefinition } from "../../tools/types";
+import type { EarlierEffect, OrderFacts, ToolDefinition, ToolPorts } from "../../tools/types";
 import { pass, stop, type StageResult } from "../../outcome";
 import { isCallKey, type StoredCall } from "./idempotency";
 import { readsRuleFacts } from "../decide/rules";
@@ -27,13 +27,14 @@ export async function loadCallFacts(
   tool: ToolDefinition,
   args: Record<string, unknown>,
   conversation: ConversationFacts,
-  reads: { callKey: string | null; policy: TenantPolicy } | null,
+  reads: { callKey: string | null; policy: TenantPolicy; ports: ToolPorts } | null,
 ): Promise<StageResult<CallFacts>> {
   const orderId = tool.orderId(args);
   if (conversation.orderId !== null && conversation.orderId !== orderId) return stop("order.not-found");
   const callKey = reads?.callKey && tool.effect !== "read" && isCallKey(reads.callKey) ? reads.callKey : null;
   const rules = reads !== null && readsRuleFacts(tool, reads.policy);
-  const recent = reads && tool.earlierEffects ? tool.earlierEffects.recent(reads.policy.duplicateWindowHours) : null;
+  const recent =
+    reads && tool.earlierEffects ? tool.earlierEffects.recent(reads.policy.duplicateWindowHours, reads.ports) : null;
   const row = await findCallFacts(client, {
     orderId,
     tenantId: conversation.tenantId,

@@ -1,5 +1,5 @@
 import type { Db } from "../../db";
-import type { OrderFacts, ToolDefinition } from "../../tools/types";
+import type { OrderFacts, ToolDefinition, ToolPorts } from "../../tools/types";
 import { outcome, pass, stop, type Outcome, type StageResult } from "../../outcome";
 
 /** Stage 9: the tool's own state rules against the order as loaded for this call. */
@@ -21,9 +21,10 @@ export async function explainState(
   tool: ToolDefinition,
   order: OrderFacts,
   stopped: Outcome,
+  ports: ToolPorts,
 ): Promise<Outcome> {
   if (stopped.code !== "refund.in-progress" || !tool.earlierEffects) return stopped;
-  const unsettled = await tool.earlierEffects.unsettled(client, order);
+  const unsettled = await tool.earlierEffects.unsettled(client, order, ports);
   if (!unsettled) return stopped;
   return outcome(stopped.code, {
     awaiting: { call_id: unsettled.callId, amount_cents: unsettled.amountCents, currency: unsettled.currency },

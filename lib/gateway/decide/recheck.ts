@@ -1,5 +1,5 @@
 import type { Db } from "../../db";
-import type { OrderFacts, ToolDefinition } from "../../tools/types";
+import type { OrderFacts, ToolDefinition, ToolPorts } from "../../tools/types";
 import { loadCallFacts } from "../context/facts";
 import type { Code, Outcome } from "../../outcome";
 import { checkDuplicate, checkPolicy, type DuplicateVerdict } from "./policy";
@@ -20,11 +20,12 @@ export async function recheckForApproval(
   args: Record<string, unknown>,
   conversation: ConversationFacts,
   policy: TenantPolicy,
+  ports: ToolPorts,
 ): Promise<
   | { ok: true; order: OrderFacts; duplicate: DuplicateVerdict | null }
   | { ok: false; outcome: Outcome; order: OrderFacts | null }
 > {
-  const context = await loadCallFacts(client, tool, args, conversation, { callKey: null, policy });
+  const context = await loadCallFacts(client, tool, args, conversation, { callKey: null, policy, ports });
   if (!context.ok) return { ok: false, outcome: context.outcome, order: null };
   const { order, recent, ruleFacts } = context.value;
   const state = checkState(tool, args, order);
