@@ -3,7 +3,14 @@ import createClient from "openapi-fetch";
 import { describe, expect, it } from "vitest";
 import { GET as openApiRoute } from "@/app/api/openapi.json/route";
 import { approveRequest } from "@/lib/approvals/decision/approve";
-import { CallOutcomeSchema, ConversationSchema } from "@/lib/openapi/schemas";
+import {
+  AuthorizationServerMetadataSchema,
+  CallOutcomeSchema,
+  ClientRegistrationSchema,
+  ConversationSchema,
+  ProtectedResourceMetadataSchema,
+  ToolListSchema,
+} from "@/lib/openapi/schemas";
 import { apiTypes, TYPES_FILE } from "@/scripts/openapi-types";
 import { newCallKey } from "../support/api";
 import { routedFetch } from "../support/app-routes";
@@ -90,5 +97,49 @@ describe("a client generated from the OpenAPI document", () => {
     });
     expect(answer.response.status).toBe(400);
     expect(answer.error).toEqual({ error: { code: "wait.invalid", message: expect.any(String) } });
+  });
+
+  it("reads the OAuth discovery documents, registers a client and is refused a token, each as documented", async () => {
+    const client = createClient<paths>({ baseUrl: BASE, fetch: routedFetch() });
+    const server = await client.GET("/.well-known/oauth-authorization-server");
+    const metadata = asDocumented(AuthorizationServerMetadataSchema, server.data);
+    expect(metadata.code_challenge_methods_supported).toEqual(["S256"]);
+    for (const path of [
+      "/.well-known/oauth-protected-resource",
+      "/.well-known/oauth-protected-resource/api/mcp",
+    ] as const) {
+      const resource = asDocumented(ProtectedResourceMetadataSchema, (await client.GET(path)).data);
+      expect(resource.authorization_servers).toEqual([metadata.issuer]);
+    }
+
+    const registered = await client.POST("/api/oauth/register", {
+      headers: { "x-forwarded-for": `203.0.113.${Math.floor(Math.random() * 250) + 1}` },
+      body: { client_name: "Generated client", redirect_uris: ["http://127.0.0.1:8123/callback"] },
+    });
+    expect(registered.response.status).toBe(201);
+    const { client_id } = asDocumented(ClientRegistrationSchema, registered.data);
+
+    const refused = await client.POST("/api/oauth/token", {
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: { grant_type: "refresh_token", client_id, refresh_token: "not-a-refresh-token" },
+    });
+    expect(refused.response.status).toBe(400);
+    expect(refused.error).toEqual({ error: "invalid_grant", error_description: expect.any(String) });
+  });
+
+  it("lists a conversation's tools as documented", async () => {
+    const world = await createWorld();
+    const client = createClient<paths>({
+      baseUrl: BASE,
+      fetch: routedFetch(),
+      headers: { Authorization: `Bearer ${world.keys.agent}` },
+    });
+    const opened = await client.POST("/api/v1/conversations", { body: { customer_id: world.customers.ana } });
+    const listed = await client.GET("/api/v1/conversations/{id}/tools", {
+      params: { path: { id: opened.data!.id }, query: { format: "openai" } },
+    });
+    expect(asDocumented(ToolListSchema, listed.data).tools).toContainEqual(
+      expect.objectContaining({ type: "function", function: expect.objectContaining({ name: "issue_refund" }) }),
+    );
   });
 });
