@@ -5,6 +5,7 @@ import { GET as openApiRoute } from "@/app/api/openapi.json/route";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import {
   AuthorizationServerMetadataSchema,
+  BatchOutcomeSchema,
   CallOutcomeSchema,
   ClientRegistrationSchema,
   ConversationSchema,
@@ -127,7 +128,7 @@ describe("a client generated from the OpenAPI document", () => {
     expect(refused.error).toEqual({ error: "invalid_grant", error_description: expect.any(String) });
   });
 
-  it("lists a conversation's tools as documented", async () => {
+  it("lists a conversation's tools for OpenAI and proposes an OpenAI batch with them, as documented", async () => {
     const world = await createWorld();
     const client = createClient<paths>({
       baseUrl: BASE,
@@ -141,5 +142,23 @@ describe("a client generated from the OpenAPI document", () => {
     expect(asDocumented(ToolListSchema, listed.data).tools).toContainEqual(
       expect.objectContaining({ type: "function", function: expect.objectContaining({ name: "issue_refund" }) }),
     );
+
+    const batch = await client.POST("/api/v1/conversations/{id}/tool-calls", {
+      params: { path: { id: opened.data!.id }, query: { format: "openai-chat" } },
+      body: {
+        tool_calls: [
+          {
+            id: "call_a",
+            type: "function",
+            function: { name: "get_order", arguments: `{"order_id":"${world.orders.o1001}"}` },
+          },
+        ],
+      },
+    });
+    expect(batch.response.status).toBe(200);
+    expect(asDocumented(BatchOutcomeSchema, batch.data)).toMatchObject({
+      format: "openai-chat",
+      results: [{ ref: "call_a", kind: "executed", code: "order.read" }],
+    });
   });
 });
