@@ -20,6 +20,7 @@ import {
   oauthErrorSchema,
   ProtectedResourceMetadataSchema,
   ReadinessSchema,
+  RpcErrorSchema,
   TokenRequestSchema,
   TokenResponseSchema,
   ToolListSchema,
@@ -301,14 +302,7 @@ const MCP_HEADERS = [
 
 const rpcError = (description: string) => ({
   description,
-  content: json({
-    type: "object",
-    properties: {
-      jsonrpc: { const: "2.0" },
-      id: { type: "null" },
-      error: { type: "object", properties: { code: { type: "integer" }, message: { type: "string" } } },
-    },
-  }),
+  content: json(jsonSchema(RpcErrorSchema, "output")),
 });
 
 const mcpUnauthorized = problem(
@@ -361,7 +355,12 @@ function mcpPaths(): Json {
             description:
               'the Host or Origin is not this server\'s (a JSON-RPC error), or auth.insufficient-scope: a tools/call needs a scope the connection was not granted (WWW-Authenticate: error="insufficient_scope" with the scopes to ask for)',
             headers: BEARER_CHALLENGE,
-            content: json({ anyOf: [jsonSchema(errorBodySchema(["auth.insufficient-scope"]), "output"), {}] }),
+            content: json({
+              anyOf: [
+                jsonSchema(errorBodySchema(["auth.insufficient-scope"]), "output"),
+                jsonSchema(RpcErrorSchema, "output"),
+              ],
+            }),
           },
           "404": mcpNotFound,
           "503": problem("the host could not complete the request; retry later", ["host.error"]),

@@ -23,6 +23,13 @@ export const errorBodySchema = (codes: string[]) =>
 export const oauthErrorSchema = (errors: string[]) =>
   z.object({ error: z.enum(nonEmpty(errors)), error_description: z.string() });
 
+/** The MCP endpoint's refusals before any JSON-RPC request is served: a JSON-RPC error answering no id. */
+export const RpcErrorSchema = z.object({
+  jsonrpc: z.literal("2.0"),
+  id: z.null(),
+  error: z.object({ code: z.int(), message: z.string(), data: z.unknown().optional() }),
+});
+
 export const ConversationSchema = z.object({
   id: z.string().describe("the conversation's id, conv_..."),
   tools: z.array(z.string()).describe("the tools the conversation exposes (get_call_status is always added)"),

@@ -10,6 +10,7 @@ import {
   ClientRegistrationSchema,
   ConversationSchema,
   ProtectedResourceMetadataSchema,
+  RpcErrorSchema,
   ToolListSchema,
 } from "@/lib/openapi/schemas";
 import { apiTypes, TYPES_FILE } from "@/scripts/openapi-types";
@@ -160,5 +161,33 @@ describe("a client generated from the OpenAPI document", () => {
       format: "openai-chat",
       results: [{ ref: "call_a", kind: "executed", code: "order.read" }],
     });
+  });
+
+  it("asks for a key at the MCP endpoint as documented, then lists the conversation's tools over JSON-RPC", async () => {
+    const world = await createWorld();
+    const client = createClient<paths>({ baseUrl: BASE, fetch: routedFetch(), headers: { host: "localhost:3000" } });
+    const list = { jsonrpc: "2.0" as const, id: 1, method: "tools/list", params: {} };
+    const accept = "application/json, text/event-stream";
+
+    const signedOut = await client.POST("/api/mcp", { headers: { accept }, body: list });
+    expect(signedOut.response.status).toBe(401);
+    expect(signedOut.error).toEqual({ error: { code: "auth.required", message: expect.any(String) } });
+    expect(signedOut.response.headers.get("www-authenticate")).toContain("resource_metadata=");
+
+    const foreign = await client.POST("/api/mcp", { headers: { accept, host: "attacker.example" }, body: list });
+    expect(foreign.response.status).toBe(403);
+    asDocumented(RpcErrorSchema, foreign.error);
+
+    const opened = await client.POST("/api/v1/conversations", {
+      headers: { Authorization: `Bearer ${world.keys.agent}` },
+      body: { customer_id: world.customers.ana },
+    });
+    const listed = await client.POST("/api/mcp", {
+      params: { query: { conversation: opened.data!.id }, header: { "MCP-Protocol-Version": "2025-11-25" } },
+      headers: { accept, Authorization: `Bearer ${world.keys.agent}` },
+      body: list,
+    });
+    expect(listed.response.status).toBe(200);
+    expect(listed.data).toMatchObject({ jsonrpc: "2.0", id: 1, result: { tools: expect.any(Array) } });
   });
 });

@@ -1203,11 +1203,12 @@ export interface operations {
         content: {
           "application/json": {
             /** @constant */
-            jsonrpc?: "2.0";
-            id?: null;
-            error?: {
-              code?: number;
-              message?: string;
+            jsonrpc: "2.0";
+            id: null;
+            error: {
+              code: number;
+              message: string;
+              data?: unknown;
             };
           };
         };
@@ -1239,11 +1240,12 @@ export interface operations {
         content: {
           "application/json": {
             /** @constant */
-            jsonrpc?: "2.0";
-            id?: null;
-            error?: {
-              code?: number;
-              message?: string;
+            jsonrpc: "2.0";
+            id: null;
+            error: {
+              code: number;
+              message: string;
+              data?: unknown;
             };
           };
         };
@@ -1557,11 +1559,12 @@ export interface operations {
         content: {
           "application/json": {
             /** @constant */
-            jsonrpc?: "2.0";
-            id?: null;
-            error?: {
-              code?: number;
-              message?: string;
+            jsonrpc: "2.0";
+            id: null;
+            error: {
+              code: number;
+              message: string;
+              data?: unknown;
             };
           };
         };
@@ -1607,7 +1610,16 @@ export interface operations {
                   message: string;
                 };
               }
-            | unknown;
+            | {
+                /** @constant */
+                jsonrpc: "2.0";
+                id: null;
+                error: {
+                  code: number;
+                  message: string;
+                  data?: unknown;
+                };
+              };
         };
       };
       /** @description no such conversation of this agent, or an API key that names none */
@@ -1694,11 +1706,12 @@ export interface operations {
         content: {
           "application/json": {
             /** @constant */
-            jsonrpc?: "2.0";
-            id?: null;
-            error?: {
-              code?: number;
-              message?: string;
+            jsonrpc: "2.0";
+            id: null;
+            error: {
+              code: number;
+              message: string;
+              data?: unknown;
             };
           };
         };
@@ -1730,11 +1743,12 @@ export interface operations {
         content: {
           "application/json": {
             /** @constant */
-            jsonrpc?: "2.0";
-            id?: null;
-            error?: {
-              code?: number;
-              message?: string;
+            jsonrpc: "2.0";
+            id: null;
+            error: {
+              code: number;
+              message: string;
+              data?: unknown;
             };
           };
         };
