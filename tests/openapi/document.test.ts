@@ -69,6 +69,24 @@ describe("the OpenAPI document", () => {
     expect(document.paths!["/api/v1/conversations"]!.post!.security).toEqual([{ apiKey: [] }]);
   });
 
+  it("names the configured issuer whatever the Host, and is never stored by a cache", async () => {
+    const forged = () =>
+      openApiRoute(new Request("http://localhost:3000/api/openapi.json", { headers: { host: "attacker.example" } }));
+    const development = await forged();
+    expect(development.headers.get("cache-control")).toBe("no-store");
+    expect(((await development.json()) as OpenAPIV3_1.Document).servers).toEqual([{ url: "http://attacker.example" }]);
+    process.env.OAUTH_ISSUER = "https://toolgate.example";
+    try {
+      const configured = await forged();
+      expect(configured.headers.get("cache-control")).toBe("no-store");
+      const text = await configured.text();
+      expect(text).not.toContain("attacker");
+      expect((JSON.parse(text) as OpenAPIV3_1.Document).servers).toEqual([{ url: "https://toolgate.example" }]);
+    } finally {
+      delete process.env.OAUTH_ISSUER;
+    }
+  });
+
   it("describes only routes the app has, each served by a route file that exports the method", async () => {
     const document = await servedDocument();
     const routes = appRoutes();
