@@ -83,9 +83,12 @@ export const CallOutcomeSchema = z.object({
 export const BatchOutcomeSchema = z.object({
   format: z.string(),
   results: z.array(
-    CallOutcomeSchema.extend({
-      ref: z.string().nullable().describe("the provider's id of the call (its call_id, tool_use id), if any"),
-    }),
+    z.intersection(
+      CallOutcomeSchema,
+      z.object({
+        ref: z.string().nullable().describe("the provider's id of the call (its call_id, tool_use id), if any"),
+      }),
+    ),
   ),
 });
 
