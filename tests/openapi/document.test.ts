@@ -99,6 +99,8 @@ describe("the OpenAPI document", () => {
         if (part.startsWith("{")) expect(found!.route.segments[index - 1], where).toBe(`[${part.slice(1, -1)}]`);
       });
       expect(typeof (await routeModule(found!.route))[method], where).toBe("function");
+      // Not one of the catch-alls that answer 404 for addresses that do not exist.
+      expect(INTERNAL[found!.route.file]?.[method], where).toBeUndefined();
     }
   });
 
