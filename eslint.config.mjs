@@ -24,6 +24,7 @@ const LIB_FLOORS = [
   ["approvals"],
   ["calls", "instance"],
   ["agent-api"],
+  ["openapi"],
 ];
 
 // One data layer: every statement of a module is written once, in that module's sql.ts, and `transaction` from

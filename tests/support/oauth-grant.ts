@@ -2,6 +2,7 @@ import { expect } from "vitest";
 import { POST as authorizeRoute } from "@/app/api/oauth/authorize/route";
 import type { SessionUser } from "@/lib/auth/sign-in/auth";
 import { delegationDigest } from "@/lib/oauth/authorize";
+import { TokenResponseSchema } from "@/lib/openapi/schemas";
 import { CIMD_URL, REDIRECT } from "./cimd-fetcher";
 import { MCP_BASE } from "./mcp-route";
 import { oauthRouteFetch } from "./oauth";
@@ -112,7 +113,10 @@ export async function connect(scopes: string[], extra: Record<string, string> = 
     code_verifier: VERIFIER,
   });
   expect(exchanged.status).toBe(200);
-  return (await exchanged.json()) as Tokens;
+  const tokens: unknown = await exchanged.json();
+  // Every connection a test makes also checks the answer against the OpenAPI document's schema.
+  expect(TokenResponseSchema.parse(tokens)).toEqual(tokens);
+  return tokens as Tokens;
 }
 
 export const refreshWith = (refreshToken: string) =>
