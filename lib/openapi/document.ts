@@ -4,7 +4,7 @@ import { FORMATS } from "../agent-api/adapters/adapt";
 import { MAX_WAIT_SECONDS } from "../agent-api/tool-calls";
 import { ExportQuerySchema } from "../audit/export";
 import { OpenConversationSchema } from "../conversations/open";
-import { MAX_DEPTH, MAX_ENVELOPE_BYTES } from "../gateway/parse";
+import { MAX_DEPTH, MAX_ENVELOPE_BYTES } from "../gateway";
 import { SCOPE_WORDS } from "../oauth/authorize-scopes";
 import { RegistrationSchema } from "../oauth/clients";
 import { OAUTH_PATHS } from "../oauth/metadata";

@@ -1,4 +1,4 @@
-import { issuerOf } from "@/lib/auth/access-tokens";
+import { issuerOf } from "@/lib/auth/keys/access-tokens";
 import { PUBLIC_CORS } from "@/lib/oauth/cors";
 import { openApiDocument } from "@/lib/openapi/document";
 
