@@ -8,7 +8,7 @@ import { reserveExposure } from "../lib/gateway/decide/sql";
 import { startFakeProvider } from "../scripts/dev/fake-provider";
 import { proposeCall } from "../lib/agent-api/propose";
 import { newId } from "../lib/ids";
-import { paymentProvider } from "../lib/payments/provider";
+import { paymentProvider } from "../lib/payments/provider/provider";
 import { createWorld, NO_CEILINGS, NO_DUPLICATE_GUARD } from "../tests/support/world";
 import { benchDatabase, fail, machine, ms, rounds, summarize, tenantPolicy, writeSection } from "./common";
 
@@ -358,7 +358,7 @@ SQL statements per call (every statement sent to PostgreSQL, through Prisma or s
 |---|---|---|
 ${counts.join("\n")}
 
-What the daily exposure ceilings cost an executed refund (\`lib/gateway/ceilings.ts\`, \`reserveCeilings\`): one conditional
+What the daily exposure ceilings cost an executed refund (\`lib/gateway/decide/ceilings.ts\`, \`reserveCeilings\`): one conditional
 upsert of the tenant's and the agent's running totals (docs/decisions/021), timed in a transaction of its own against the
 same transaction empty (${ROUNDS} alternated rounds), in a tenant whose last 24 hours hold the automatic refunds counted
 in the first column. The reserved rows stay locked until the refund commits; what that costs concurrent refunds of one

@@ -41,7 +41,7 @@ const EnvSchema = z.object({
   /** 32 random bytes in base64 or hex: encrypts stored secrets (lib/secrets.ts checks the length). */
   SECRETS_KEY: z.string().min(1).optional(),
   /**
-   * 32 random bytes in base64 or hex: the key of the audit logs' seals (lib/audit/keys.ts). The database never holds
+   * 32 random bytes in base64 or hex: the key of the audit logs' seals (lib/audit/heads/keys.ts). The database never holds
    * it, so someone who can rewrite the database cannot recompute the chain. Required for sealing and verifying.
    */
   AUDIT_SEAL_KEY: z.preprocess(

@@ -75,7 +75,7 @@ export interface Watch {
 
 /**
  * Records an open live view (or a waiter) of the conversation: writers notify only watched conversations
- * (lib/gateway/record.ts). The view refreshes it while open and ends it when it closes. Writing the watch takes a
+ * (lib/gateway/outcome/record.ts). The view refreshes it while open and ends it when it closes. Writing the watch takes a
  * key-share lock on the conversation row, which every writer locks first: a change committed after the watch is
  * notified, and one committed before it is visible to a read made after it.
  */

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { chainName, readKeptHeads } from "../lib/audit/heads";
+import { chainName, readKeptHeads } from "../lib/audit/heads/heads";
 import { verifyTenant } from "../lib/audit/seal";
 import { findChains, SEALED_LOGS, type SealedLog } from "../lib/audit/sql";
 import { db } from "../lib/db";

@@ -36,7 +36,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "ownership",
-    file: "lib/gateway/sql.ts",
+    file: "lib/gateway/context/sql.ts",
     find: 'WHERE o."id" = ${at.orderId} AND o."tenantId" = ${at.tenantId} AND o."customerId" = ${at.customerId}`;',
     replace: 'WHERE o."id" = ${at.orderId}`;',
     testFile: "tests/gateway/authorization.integration.test.ts",
@@ -44,7 +44,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "bound order",
-    file: "lib/gateway/context.ts",
+    file: "lib/gateway/context/facts.ts",
     find: "if (conversation.orderId !== null && conversation.orderId !== orderId)",
     replace: "if (false)",
     testFile: "tests/gateway/authorization.integration.test.ts",
@@ -52,7 +52,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "scope",
-    file: "lib/gateway/scope.ts",
+    file: "lib/gateway/checks/scope.ts",
     find: 'return held.includes(tool.scope) ? pass(tool) : stop("scope.missing");',
     replace: "return pass(tool);",
     testFile: "tests/gateway/refusals.integration.test.ts",
@@ -60,7 +60,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "host-owned fields",
-    file: "lib/gateway/schema.ts",
+    file: "lib/gateway/checks/schema.ts",
     find: "if (hostOwned.length > 0) {",
     replace: "if (false) {",
     testFile: "tests/gateway/refusals.integration.test.ts",
@@ -68,7 +68,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "session cap",
-    file: "lib/gateway/policy.ts",
+    file: "lib/gateway/decide/policy.ts",
     find: " || conversation.irreversibleCents + impactCents > policy.sessionCapCents",
     replace: "",
     testFile: "tests/gateway/policy.integration.test.ts",
@@ -76,7 +76,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "exposure ceiling",
-    file: "lib/gateway/sql.ts",
+    file: "lib/gateway/decide/sql.ts",
     find: '- ${agentEdge(tenantId, agentId)} <= (SELECT "agent" FROM ceilings)',
     replace: '- ${agentEdge(tenantId, agentId)} <= (SELECT "agent" FROM ceilings) + 1000000',
     testFile: "tests/gateway/exposure.integration.test.ts",
@@ -84,7 +84,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "exposure reservation",
-    file: "lib/gateway/sql.ts",
+    file: "lib/gateway/decide/sql.ts",
     find: 'WHERE x."runningCents" + EXCLUDED."runningCents" - ${tenantEdge(tenantId)} <= (SELECT "tenant" FROM ceilings)',
     replace: "WHERE true",
     testFile: "tests/gateway/exposure.integration.test.ts",
@@ -92,7 +92,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "exposure released",
-    file: "lib/gateway/ceilings.ts",
+    file: "lib/gateway/decide/ceilings.ts",
     find: "if (reserved) await releaseExposure(",
     replace: "if (!reserved) await releaseExposure(",
     testFile: "tests/gateway/exposure.integration.test.ts",
@@ -100,7 +100,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "exposure edge",
-    file: "lib/gateway/sql.ts",
+    file: "lib/gateway/decide/sql.ts",
     find: `WHERE e."tenantId" = \${tenantId} AND e."agentId" = \${agentId} AND e."createdAt" <= now() - interval '24 hours'`,
     replace: `WHERE e."tenantId" = \${tenantId} AND e."agentId" = \${agentId} AND e."createdAt" <= now() - interval '25 hours'`,
     testFile: "tests/gateway/exposure.integration.test.ts",
@@ -116,7 +116,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "conversation opens",
-    file: "lib/gateway/rate.ts",
+    file: "lib/gateway/checks/rate.ts",
     find: "return row && row.count > row.limit ?",
     replace: "return row && false ?",
     testFile: "tests/gateway/exposure.integration.test.ts",
@@ -140,7 +140,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "seal key",
-    file: "lib/audit/keys.ts",
+    file: "lib/audit/heads/keys.ts",
     find: 'createHmac("sha256", key.secret)',
     replace: 'createHmac("sha256", "")',
     testFile: "tests/audit/audit-insider.integration.test.ts",
@@ -164,7 +164,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "republished head",
-    file: "lib/audit/heads.ts",
+    file: "lib/audit/heads/heads.ts",
     find: "if (first && first.hash !== head.hash)",
     replace: "if (false)",
     testFile: "tests/audit/audit-insider.integration.test.ts",
@@ -172,7 +172,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "signed head",
-    file: "lib/audit/heads.ts",
+    file: "lib/audit/heads/heads.ts",
     find: "if (sign(unsigned, key) !== sig) {",
     replace: "if (false) {",
     testFile: "tests/audit/audit-insider.integration.test.ts",
@@ -212,7 +212,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "idempotency",
-    file: "lib/gateway/idempotency.ts",
+    file: "lib/gateway/context/idempotency.ts",
     find: "if (!stored) return pass({ replay: null });",
     replace: "if (stored || !stored) return pass({ replay: null });",
     testFile: "tests/gateway/idempotency.integration.test.ts",
@@ -220,7 +220,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "permission re-read",
-    file: "lib/gateway/policy.ts",
+    file: "lib/gateway/decide/policy.ts",
     find: "if (!agent || !scopesFor(agent).includes(tool.scope))",
     replace: "if (!agent)",
     testFile: "tests/gateway/refusals.integration.test.ts",
@@ -228,7 +228,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "fraud hold",
-    file: "lib/gateway/policy.ts",
+    file: "lib/gateway/decide/policy.ts",
     find: 'if (tool.effect !== "read" && order.fraudHold) return stop("order.fraud-hold");',
     replace: "",
     testFile: "tests/gateway/refusals.integration.test.ts",
@@ -268,7 +268,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "duplicate keys",
-    file: "lib/gateway/parse.ts",
+    file: "lib/gateway/checks/parse.ts",
     find: 'if (seen.has(key)) throw new ParseFailure("parse.duplicate-key");',
     replace: "",
     testFile: "tests/gateway/refusals.integration.test.ts",
@@ -276,7 +276,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "provider signature",
-    file: "lib/payments/provider.ts",
+    file: "lib/payments/provider/provider.ts",
     find: '  if (!answer.signed) return { kind: "uncertain", reason: `unsigned answer ${answer.status}, not the provider\'s` };\n  const { status, body } = answer;\n  if (status >= 200',
     replace: "  const { status, body } = answer;\n  if (status >= 200",
     testFile: "tests/payments/provider-client.test.ts",
@@ -284,7 +284,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "refusal after uncertainty",
-    file: "lib/payments/provider.ts",
+    file: "lib/payments/provider/provider.ts",
     find: "return uncertainBefore",
     replace: "return false",
     testFile: "tests/payments/provider-client.test.ts",
@@ -292,7 +292,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "reconcile probe",
-    file: "lib/payments/reconcile.ts",
+    file: "lib/payments/reconcile/reconcile.ts",
     find: "  if (!probe.ok) {",
     replace: "  if (false) {",
     testFile: "tests/payments/money-once.integration.test.ts",
@@ -300,7 +300,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "structured not-found",
-    file: "lib/payments/provider.ts",
+    file: "lib/payments/provider/provider.ts",
     find: 'if (status === 404 && error.type === "resource_missing" && error.idempotency_key === key)',
     replace: "if (status === 404)",
     testFile: "tests/payments/money-once.integration.test.ts",
@@ -308,7 +308,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "re-send window",
-    file: "lib/payments/reconcile.ts",
+    file: "lib/payments/reconcile/reconcile.ts",
     find: "if (now.getTime() - refund.createdAt.getTime() >= resendWindowMs) {",
     replace: "if (false) {",
     testFile: "tests/payments/money-once.integration.test.ts",
@@ -316,7 +316,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "re-send re-check",
-    file: "lib/payments/reconcile.ts",
+    file: "lib/payments/reconcile/reconcile.ts",
     find: "    if (refusal)\n",
     replace: "    if (false)\n",
     testFile: "tests/payments/money-once.integration.test.ts",
@@ -324,7 +324,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "reconciler lease",
-    file: "lib/payments/sql.ts",
+    file: "lib/payments/reconcile/sql.ts",
     find: `SET "nextCheckAt" = now() + \${options.leaseMs}::int * interval '1 millisecond', "checks"`,
     replace: 'SET "nextCheckAt" = now(), "checks"',
     testFile: "tests/payments/money-once.integration.test.ts",
@@ -348,7 +348,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "investigation tenant",
-    file: "lib/payments/investigations.ts",
+    file: "lib/payments/reconcile/investigations.ts",
     find: "{ id: input.refundId, tenantId: supervisor.tenantId }",
     replace: "{ id: input.refundId }",
     testFile: "tests/payments/investigations.integration.test.ts",
@@ -380,7 +380,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "storable strings",
-    file: "lib/gateway/parse.ts",
+    file: "lib/gateway/checks/parse.ts",
     find: 'if (!isStorableText(value)) throw new ParseFailure("parse.malformed");',
     replace: "",
     testFile: "tests/agent-api/hostile-input.integration.test.ts",
@@ -404,7 +404,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "step-up session",
-    file: "lib/auth/sql.ts",
+    file: "lib/auth/step-up/sql.ts",
     find: 'AND "sessionId" = ${use.sessionId}',
     replace: "",
     testFile: "tests/approvals/approval-desk.integration.test.ts",
@@ -412,7 +412,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "step-up purpose item",
-    file: "lib/auth/sql.ts",
+    file: "lib/auth/step-up/sql.ts",
     find: 'AND ${use.item} = ANY("items")',
     replace: "",
     testFile: "tests/approvals/approval-desk.integration.test.ts",
@@ -420,7 +420,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "step-up expiry",
-    file: "lib/auth/sql.ts",
+    file: "lib/auth/step-up/sql.ts",
     find: 'AND "expiresAt" > now()\n',
     replace: "\n",
     testFile: "tests/approvals/approval-desk.integration.test.ts",
@@ -428,7 +428,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "step-up kind",
-    file: "lib/auth/sql.ts",
+    file: "lib/auth/step-up/sql.ts",
     find: 'AND "kind" = ${use.kind}',
     replace: "",
     testFile: "tests/auth/step-up.integration.test.ts",
@@ -436,7 +436,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "step-up single use",
-    file: "lib/auth/sql.ts",
+    file: "lib/auth/step-up/sql.ts",
     find: 'AND NOT (${use.item} = ANY(coalesce("usedFor", ARRAY[]::text[])))',
     replace: "",
     testFile: "tests/auth/step-up.integration.test.ts",
@@ -508,7 +508,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "release proof",
-    file: "lib/payments/investigations.ts",
+    file: "lib/payments/reconcile/investigations.ts",
     find: 'if (input.resolution === "released" && !stepUp) {',
     replace: "if (false) {",
     testFile: "tests/payments/investigations.integration.test.ts",
@@ -628,7 +628,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "two-admin: cancelled never applies",
-    file: "lib/admin/sql.ts",
+    file: "lib/admin/changes/sql.ts",
     find: 'WHERE "status" = \'pending\' AND "mode" = \'delay\' AND "applyAt" <= now()',
     replace: 'WHERE "mode" = \'delay\' AND "applyAt" <= now()',
     testFile: "tests/admin/admin-changes.integration.test.ts",
@@ -644,7 +644,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "two-admin: held key unusable",
-    file: "lib/auth/sql.ts",
+    file: "lib/auth/keys/sql.ts",
     find: 'AND k."pendingChangeId" IS NULL',
     replace: "",
     testFile: "tests/admin/admin-changes.integration.test.ts",
@@ -652,7 +652,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "duplicate-intent guard",
-    file: "lib/gateway/policy.ts",
+    file: "lib/gateway/decide/policy.ts",
     find: 'const held = checked.value === "approval" || duplicate?.verdict === "held";',
     replace: 'const held = checked.value === "approval";',
     testFile: "tests/gateway/duplicate-intent.integration.test.ts",
@@ -660,7 +660,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "duplicate guard: another conversation's refund",
-    file: "lib/gateway/policy.ts",
+    file: "lib/gateway/decide/policy.ts",
     find: "effects.find((effect) => effect.conversationId !== conversation.id);",
     replace: "undefined;",
     testFile: "tests/gateway/duplicate-intent.integration.test.ts",
@@ -864,7 +864,7 @@ const DEFECTS: Defect[] = [
   {
     name: "browser open rate",
     file: "lib/conversations/actions.ts",
-    find: "const rate = await countConversationOpen(db, { userId: user.id, tenantId: user.tenantId });",
+    find: "const rate = await countConversationOpen({ userId: user.id, tenantId: user.tenantId });",
     replace: "const rate = { ok: true, retryAfterSeconds: 0 };",
     testFile: "tests/conversations/conversation-open.integration.test.ts",
     test: "holds the browser's open action to rateOpenPerMin per person, opening nothing past it",
@@ -879,7 +879,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "oauth pkce",
-    file: "lib/oauth/token.ts",
+    file: "lib/oauth/tokens/token.ts",
     find: "if (!VERIFIER.test(verifier) || !(await pkceMatches(verifier, row.codeChallenge)))",
     replace: "if (!VERIFIER.test(verifier))",
     testFile: "tests/oauth/oauth.integration.test.ts",
@@ -887,7 +887,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "oauth code replay",
-    file: "lib/oauth/token.ts",
+    file: "lib/oauth/tokens/token.ts",
     find: 'await revokeFamily(tx, row, "code-replayed");',
     replace: "",
     testFile: "tests/oauth/oauth.integration.test.ts",
@@ -895,7 +895,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "oauth refresh reuse",
-    file: "lib/oauth/token.ts",
+    file: "lib/oauth/tokens/token.ts",
     find: 'await revokeFamily(tx, row, "refresh-token-reused");',
     replace: "",
     testFile: "tests/oauth/oauth.integration.test.ts",
@@ -903,7 +903,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "oauth refresh grace window",
-    file: "lib/oauth/token.ts",
+    file: "lib/oauth/tokens/token.ts",
     find: "if (row.inGrace && row.live && (await findUnusedRefreshToken(tx, sha256Hex(successor), row.id)))",
     replace: "if (row.live && (await findUnusedRefreshToken(tx, sha256Hex(successor), row.id)))",
     testFile: "tests/oauth/oauth-refresh.integration.test.ts",
@@ -911,7 +911,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "oauth consent step-up",
-    file: "lib/oauth/authorize.ts",
+    file: "lib/oauth/consent/authorize.ts",
     find: "const scopes = stepUp ? chosen : chosen.filter((scope) => scope !== DELEGATED_SCOPE);",
     replace: "const scopes = chosen;",
     testFile: "tests/oauth/oauth-connections.integration.test.ts",
@@ -919,7 +919,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "oauth refresh lifetimes",
-    file: "lib/oauth/token.ts",
+    file: "lib/oauth/tokens/token.ts",
     find: "if (row.lapsed) {",
     replace: "if (false) {",
     testFile: "tests/oauth/oauth-connections.integration.test.ts",
@@ -927,7 +927,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "rate per agent",
-    file: "lib/gateway/rate.ts",
+    file: "lib/gateway/checks/rate.ts",
     find: "const agentKey = apiKeyId ? agentBucket(conversation.agentId) : conversationKey;",
     replace: "const agentKey = apiKeyId ? `k:${apiKeyId}` : conversationKey;",
     testFile: "tests/oauth/oauth-connections.integration.test.ts",
@@ -943,7 +943,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "oauth redirect uri",
-    file: "lib/oauth/authorize.ts",
+    file: "lib/oauth/consent/authorize.ts",
     find: "const returnsToClient = redirectUri !== undefined && redirectUriMatches(registered, redirectUri);",
     replace: "const returnsToClient = redirectUri !== undefined;",
     testFile: "tests/oauth/oauth.integration.test.ts",
@@ -951,7 +951,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "oauth resource",
-    file: "lib/oauth/authorize.ts",
+    file: "lib/oauth/consent/authorize.ts",
     find: "if (input.resource !== undefined && input.resource !== mcpResourceOf(issuer))",
     replace: "if (input.resource === undefined && input.resource !== mcpResourceOf(issuer))",
     testFile: "tests/oauth/oauth.integration.test.ts",
@@ -959,7 +959,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "oauth dcr switch",
-    file: "lib/oauth/authorize.ts",
+    file: "lib/oauth/consent/authorize.ts",
     find: 'if (client.kind === "dcr" && !agent.dcrEnabled)',
     replace: 'if (client.kind === "dcr" && agent.dcrEnabled === null)',
     testFile: "tests/oauth/oauth.integration.test.ts",
@@ -991,7 +991,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "oauth revocation",
-    file: "lib/oauth/sql.ts",
+    file: "lib/oauth/consent/sql.ts",
     find: 'UPDATE "ApiKey" SET "revokedAt" = CURRENT_TIMESTAMP WHERE "id" = ${row.apiKeyId} AND "revokedAt" IS NULL',
     replace: "SELECT ${row.apiKeyId}",
     testFile: "tests/oauth/oauth.integration.test.ts",
@@ -999,7 +999,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "oauth registration rate",
-    file: "lib/oauth/clients.ts",
+    file: "lib/oauth/clients/clients.ts",
     find: "if (recent.fromAddress >= REGISTRATION_LIMITS.perAddress || recent.all >= REGISTRATION_LIMITS.all)",
     replace: "if (recent.all >= REGISTRATION_LIMITS.all)",
     testFile: "tests/oauth/oauth.integration.test.ts",
@@ -1007,7 +1007,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "oauth metadata client id",
-    file: "lib/oauth/clients.ts",
+    file: "lib/oauth/clients/clients.ts",
     find: "if (identity.data.client_id !== clientId)",
     replace: "if (identity.data.client_id === null)",
     testFile: "tests/oauth/oauth.integration.test.ts",
@@ -1015,7 +1015,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "oauth assertion jti",
-    file: "lib/oauth/client-auth.ts",
+    file: "lib/oauth/tokens/client-auth.ts",
     find: "return fresh ? { ok: true, clientId } :",
     replace: "return fresh || true ? { ok: true, clientId } :",
     testFile: "tests/oauth/hosts.integration.test.ts",
@@ -1023,7 +1023,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "oauth assertion audience",
-    file: "lib/oauth/client-auth.ts",
+    file: "lib/oauth/tokens/client-auth.ts",
     find: "if (!audience.some((aud) => audiences.includes(aud)))",
     replace: "if (false)",
     testFile: "tests/oauth/hosts.integration.test.ts",
@@ -1031,7 +1031,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "oauth assertion required",
-    file: "lib/oauth/client-auth.ts",
+    file: "lib/oauth/tokens/client-auth.ts",
     find: 'if (!credentials || credentials.authMethod === "none")',
     replace: 'if (!credentials || credentials.authMethod !== "client_secret_post")',
     testFile: "tests/oauth/hosts.integration.test.ts",
@@ -1039,7 +1039,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "oauth no key set fetch before the claims",
-    file: "lib/oauth/client-auth.ts",
+    file: "lib/oauth/tokens/client-auth.ts",
     find: "if (fault) return refused(",
     replace: "if (fault && (await clientKeys(clientId, credentials, undefined, fetcher))) return refused(",
     testFile: "tests/oauth/oauth-client-keys.integration.test.ts",
@@ -1047,7 +1047,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "oauth key set cached",
-    file: "lib/oauth/client-auth.ts",
+    file: "lib/oauth/tokens/client-auth.ts",
     find: "    kept.success &&\n",
     replace: "    false &&\n",
     testFile: "tests/oauth/oauth-client-keys.integration.test.ts",
@@ -1055,7 +1055,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "oauth key set fetch per client",
-    file: "lib/oauth/client-auth.ts",
+    file: "lib/oauth/tokens/client-auth.ts",
     find: 'row.key.startsWith("k:c:") ? KEY_SET_FETCH_LIMITS.perClient',
     replace: 'row.key.startsWith("k:c:") ? Infinity',
     testFile: "tests/oauth/oauth-client-keys.integration.test.ts",
@@ -1063,7 +1063,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "oauth key set failure in one sentence",
-    file: "lib/oauth/client-auth.ts",
+    file: "lib/oauth/tokens/client-auth.ts",
     find: "    return refused(UNVERIFIED_ASSERTION);\n  }\n  const keep",
     replace: "    return refused(fetched.reason);\n  }\n  const keep",
     testFile: "tests/oauth/oauth-client-keys.integration.test.ts",
@@ -1071,7 +1071,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "oauth client secret",
-    file: "lib/oauth/client-auth.ts",
+    file: "lib/oauth/tokens/client-auth.ts",
     find: "return given.length === expected.length && timingSafeEqual(given, expected)",
     replace: "return given.length === expected.length",
     testFile: "tests/oauth/hosts.integration.test.ts",
@@ -1079,7 +1079,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "oauth metadata fetch per person",
-    file: "lib/oauth/clients.ts",
+    file: "lib/oauth/clients/clients.ts",
     find: 'row.key.startsWith("m:u:") ? METADATA_FETCH_LIMITS.perPerson : METADATA_FETCH_LIMITS.perHost',
     replace: 'row.key.startsWith("m:u:") ? Infinity : METADATA_FETCH_LIMITS.perHost',
     testFile: "tests/oauth/oauth-metadata-fetch.integration.test.ts",
@@ -1087,7 +1087,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "oauth metadata fetch per host",
-    file: "lib/oauth/clients.ts",
+    file: "lib/oauth/clients/clients.ts",
     find: 'row.key.startsWith("m:u:") ? METADATA_FETCH_LIMITS.perPerson : METADATA_FETCH_LIMITS.perHost',
     replace: 'row.key.startsWith("m:u:") ? METADATA_FETCH_LIMITS.perPerson : Infinity',
     testFile: "tests/oauth/oauth-metadata-fetch.integration.test.ts",
@@ -1095,7 +1095,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "oauth metadata failure in one sentence",
-    file: "lib/oauth/clients.ts",
+    file: "lib/oauth/clients/clients.ts",
     find: "reason: UNUSABLE_DOCUMENT,",
     replace: "reason: document.reason,",
     testFile: "tests/oauth/oauth-metadata-fetch.integration.test.ts",
@@ -1255,7 +1255,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "rule deny",
-    file: "lib/gateway/rules.ts",
+    file: "lib/gateway/decide/rules.ts",
     find: 'if (check?.live.verdict === "deny") return outcome("policy.rule-denied");',
     replace: "",
     testFile: "tests/policy-rules/rules-route.integration.test.ts",
@@ -1263,7 +1263,7 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "rules at approval",
-    file: "lib/gateway/recheck.ts",
+    file: "lib/gateway/decide/recheck.ts",
     find: "if (stopped) return { ok: false, outcome: stopped, order };",
     replace: "",
     testFile: "tests/policy-rules/rules-route.integration.test.ts",

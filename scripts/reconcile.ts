@@ -1,4 +1,4 @@
-import { reconcileRefunds } from "../lib/payments/reconcile";
+import { reconcileRefunds } from "../lib/payments/reconcile/reconcile";
 
 // `npm run reconcile`: settle every refund whose outcome is unknown by asking the provider, once, now;
 // RECONCILE_TENANT_ID limits it to one tenant's refunds.

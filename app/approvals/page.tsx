@@ -5,7 +5,7 @@ import { parseQueueFilters, queueSearchParams } from "@/lib/approvals/desk/filte
 import { formatQueueCursor, pendingQueue, renderedQueueStamp } from "@/lib/approvals/desk/queue";
 import { passkeysOf } from "@/lib/auth/step-up/passkeys";
 import { requireRole } from "@/lib/auth/guards";
-import { reconcileHealth, refundsToInvestigate } from "@/lib/payments/reconcile";
+import { reconcileHealth, refundsToInvestigate } from "@/lib/payments/reconcile/reconcile";
 
 export const metadata = { title: "Pending approvals" };
 

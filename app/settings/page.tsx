@@ -2,7 +2,7 @@ import { YourSettings } from "@/components/settings/your-settings";
 import { passkeysOf } from "@/lib/auth/step-up/passkeys";
 import { EVERY_ROLE, requireRole } from "@/lib/auth/guards";
 import { MIN_PASSWORD_LENGTH } from "@/lib/auth/sign-in/password-change";
-import { ownConnections } from "@/lib/oauth/connections";
+import { ownConnections } from "@/lib/oauth/consent/connections";
 
 export const metadata = { title: "Your settings" };
 

@@ -14,7 +14,7 @@ import type { peopleSessions } from "@/lib/admin/access/people";
 import type { recentAudit } from "@/lib/admin/audit";
 import type { tenantPolicy } from "@/lib/admin/policy/numbers";
 import type { passkeysOf } from "@/lib/auth/step-up/passkeys";
-import type { tenantConnections } from "@/lib/oauth/connections";
+import type { tenantConnections } from "@/lib/oauth/consent/connections";
 
 type Loaded<F extends (...args: never[]) => Promise<unknown>> = Awaited<ReturnType<F>>;
 

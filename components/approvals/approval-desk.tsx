@@ -9,7 +9,7 @@ import type { CardFacts, queueChoices } from "@/lib/approvals/desk/cards";
 import type { DeskPolicy } from "@/lib/approvals/desk/cards";
 import type { QueueFilters } from "@/lib/approvals/desk/filters";
 import type { QueueItem } from "@/lib/approvals/desk/queue";
-import type { reconcileHealth, refundsToInvestigate } from "@/lib/payments/reconcile";
+import type { reconcileHealth, refundsToInvestigate } from "@/lib/payments/reconcile/reconcile";
 
 /**
  * The supervisor's desk: admin changes to cancel, refunds to investigate, then the pending requests with their

@@ -1,6 +1,6 @@
 import type { SessionUser } from "@/lib/auth/sign-in/auth";
-import type { CheckedRequest, consentingAgent } from "@/lib/oauth/authorize";
-import { SCOPE_WORDS } from "@/lib/oauth/authorize-scopes";
+import type { CheckedRequest, consentingAgent } from "@/lib/oauth/consent/authorize";
+import { SCOPE_WORDS } from "@/lib/oauth/consent/authorize-scopes";
 import { ConsentForm } from "./consent-form";
 
 /**

@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
-import { resolveInvestigationAction } from "@/lib/payments/actions";
+import { resolveInvestigationAction } from "@/lib/payments/reconcile/actions";
 import { formatMoney } from "@/lib/money";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { useStepUp } from "@/components/step-up/step-up-field";

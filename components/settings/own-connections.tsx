@@ -2,7 +2,7 @@
 
 import { useState, useTransition } from "react";
 import { TimeAgo } from "@/components/ui/time-ago";
-import { revokeOwnConnectionAction } from "@/lib/oauth/actions";
+import { revokeOwnConnectionAction } from "@/lib/oauth/consent/actions";
 
 export interface OwnConnection {
   id: string;

@@ -1,5 +1,5 @@
 import { authenticateApiKey, type AuthenticatedAgent } from "../auth/keys/api-keys";
-import { ALL_SCOPES } from "../oauth/authorize-scopes";
+import { ALL_SCOPES } from "../oauth/consent/authorize-scopes";
 import { canonicalJson } from "../canonical";
 import { authenticateForConversation } from "../conversations/authenticate";
 import type { FoundConversation } from "../conversations/lookup";

@@ -1,7 +1,7 @@
 import { canonicalJson, sha256Hex } from "../canonical";
 import { db, transaction, type Db, type Tx } from "../db";
-import { headOf, publishHeads, type Head } from "./heads";
-import { hmacHex, keyById, sealingKey, type SealKey } from "./keys";
+import { headOf, publishHeads, type Head } from "./heads/heads";
+import { hmacHex, keyById, sealingKey, type SealKey } from "./heads/keys";
 import {
   countTenantLogRowsFrom,
   findLastSeal,

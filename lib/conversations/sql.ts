@@ -124,7 +124,7 @@ export async function findKeyAndConversation(
     LEFT JOIN "Tenant" t ON t."id" = c."tenantId"
     LEFT JOIN "User" u ON u."id" = c."agentId" AND u."tenantId" = c."tenantId"
     WHERE ${key.where}`;
-  // The agent's bucket as lib/gateway/rate.ts names it ("a:" and the agent's id): one across all its keys.
+  // The agent's bucket as lib/gateway/checks/rate.ts names it ("a:" and the agent's id): one across all its keys.
   const buckets = Prisma.sql`(SELECT ARRAY['c:' || f."id", 'a:' || f."userId"] FROM found f WHERE f."id" IS NOT NULL)`;
   const statement = options.countCall
     ? Prisma.sql`WITH found AS (${lookup}), counted AS (${countCall(buckets)})

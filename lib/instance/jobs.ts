@@ -7,7 +7,7 @@ import { pruneAutoExposure, pruneRateBuckets } from "../gateway";
 import { pruneLiveWatches } from "../live";
 import { logError } from "../log";
 import { deliverOutbox } from "../mail/delivery";
-import { reconcileRefunds } from "../payments/reconcile";
+import { reconcileRefunds } from "../payments/reconcile/reconcile";
 import { env } from "../env";
 
 // Background work of a running app instance. Every job is safe to run on several instances at once: the

@@ -1,6 +1,6 @@
 import { issuerConfigured, mcpResourceOf } from "../auth/keys/access-tokens";
-import { ALL_SCOPES } from "./authorize-scopes";
-import { ASSERTION_ALGORITHMS } from "./client-auth";
+import { ALL_SCOPES } from "./consent/authorize-scopes";
+import { ASSERTION_ALGORITHMS } from "./tokens/client-auth";
 import { PUBLIC_CORS } from "./cors";
 
 // Discovery documents (decision 017): the MCP endpoint's Protected Resource Metadata (RFC 9728) names this server

@@ -5,8 +5,8 @@ import { MAX_WAIT_SECONDS } from "../agent-api/tool-calls";
 import { ExportQuerySchema } from "../audit/export";
 import { OpenConversationSchema } from "../conversations/open";
 import { MAX_DEPTH, MAX_ENVELOPE_BYTES } from "../gateway";
-import { SCOPE_WORDS } from "../oauth/authorize-scopes";
-import { RegistrationSchema } from "../oauth/clients";
+import { SCOPE_WORDS } from "../oauth/consent/authorize-scopes";
+import { RegistrationSchema } from "../oauth/clients/clients";
 import { OAUTH_PATHS } from "../oauth/metadata";
 import { DEFINITION_FORMATS, exposedTools, TOOL_NAMES } from "../tools/registry";
 import {

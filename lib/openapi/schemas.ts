@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ALL_SCOPES } from "../oauth/authorize-scopes";
+import { ALL_SCOPES } from "../oauth/consent/authorize-scopes";
 import { ALL_CODES, MODEL_STATUSES, outcome } from "../outcome";
 
 // What the REST routes answer, as zod: the document's response schemas are generated from these, and the client's
@@ -144,7 +144,7 @@ export const TokenResponseSchema = z.object({
 });
 
 /**
- * The token endpoint's form (RFC 6749 §4.1.3, §6; RFC 7523 client assertions). lib/oauth/token.ts and client-auth.ts
+ * The token endpoint's form (RFC 6749 §4.1.3, §6; RFC 7523 client assertions). lib/oauth/tokens/token.ts and client-auth.ts
  * read these fields by name and answer each fault with its RFC 6749 error, so this schema describes, not parses.
  */
 export const TokenRequestSchema = z.object({

@@ -6,7 +6,7 @@ import { outcome, type Outcome } from "../outcome";
 import { newId } from "../ids";
 import type { RefundDecision } from "../tools/types";
 import { logError } from "../log";
-import { paymentProvider, type PaymentProvider, type ProviderAnswer } from "./provider";
+import { paymentProvider, type PaymentProvider, type ProviderAnswer } from "./provider/provider";
 import {
   findCallOutcome,
   findStoredRefund,

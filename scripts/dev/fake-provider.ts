@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { SIGNATURE_HEADER, signAnswer } from "../../lib/payments/signature";
+import { SIGNATURE_HEADER, signAnswer } from "../../lib/payments/provider/signature";
 
 /**
  * A stand-in payment provider with Stripe-like refund semantics, for development and tests. It speaks HTTP
@@ -9,7 +9,7 @@ import { SIGNATURE_HEADER, signAnswer } from "../../lib/payments/signature";
  * - POST /v1/refunds with an Idempotency-Key: the same key and body returns the first result; the same key
  *   with another body is a 409.
  * - GET /v1/refunds?idempotency_key=K: the refund made under that key (402 if it was declined), or 404
- *   `resource_missing` naming the key. Every answer is signed with the shared secret (lib/payments/signature.ts).
+ *   `resource_missing` naming the key. Every answer is signed with the shared secret (lib/payments/provider/signature.ts).
  * - A decline (error_before) is stored under its key like a success, as a real provider stores results.
  * - Keys are forgotten `retentionMs` after first use (Stripe: 24 hours); a request whose key is still being
  *   handled gets 409 `idempotency_key_in_use`. A restart keeps its records when given the old `state`.

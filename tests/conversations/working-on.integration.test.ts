@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import { conversationCalls } from "@/lib/conversations/console";
 import { db } from "@/lib/db";
-import { delegationDigest } from "@/lib/oauth/authorize";
+import { delegationDigest } from "@/lib/oauth/consent/authorize";
 import { INSTANCE_SECRET, sessionCookie } from "../support/app-instances";
 import { CIMD_URL, REDIRECT } from "../support/cimd-fetcher";
 import { agentConversation, supervisorOf } from "../support/calls";
@@ -21,7 +21,7 @@ import { jar } from "../support/cookie-jar";
 
 vi.mock("next/headers", async () => (await import("../support/cookie-jar")).nextHeadersMock());
 vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
-vi.mock("@/lib/oauth/fetch-document", async () => (await import("../support/cimd-fetcher")).cimdFetcherMock());
+vi.mock("@/lib/oauth/clients/fetch-document", async () => (await import("../support/cimd-fetcher")).cimdFetcherMock());
 process.env.NEXTAUTH_SECRET = INSTANCE_SECRET;
 const { workOnCustomerAction } = await import("@/lib/conversations/actions");
 

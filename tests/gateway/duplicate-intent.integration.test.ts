@@ -5,7 +5,7 @@ import { callTimeline } from "@/lib/calls/timeline";
 import { db, transaction } from "@/lib/db";
 import { withdrawApproval } from "@/lib/gateway/outcome/approval";
 import { lockConversation } from "@/lib/gateway/context/lock";
-import { reconcileRefunds } from "@/lib/payments/reconcile";
+import { reconcileRefunds } from "@/lib/payments/reconcile/reconcile";
 import { newCallKey, propose } from "../support/api";
 import { agentConversation, callStatus, proposeAsAgent, refund, supervisorOf } from "../support/calls";
 import { ownExternals } from "../support/externals";

@@ -14,7 +14,7 @@ import { approveRequest } from "@/lib/approvals/decision/approve";
 import { db } from "@/lib/db";
 import { allowSelfRegistration } from "../support/admin-changes";
 import { hashPassword } from "@/lib/auth/password-hash";
-import { delegationDigest } from "@/lib/oauth/authorize";
+import { delegationDigest } from "@/lib/oauth/consent/authorize";
 import { conversationOver } from "../support/api-over-http";
 import { callAction, sessionCookie } from "../support/app-instances";
 import { listToolsWith, MemoryProvider } from "../support/oauth";

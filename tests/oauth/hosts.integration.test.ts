@@ -6,7 +6,7 @@ import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import { db } from "@/lib/db";
-import type { DocumentFetcher } from "@/lib/oauth/clients";
+import type { DocumentFetcher } from "@/lib/oauth/clients/clients";
 
 import { allowSelfRegistration } from "../support/admin-changes";
 import { agentSession, delegationProof, postConsent } from "../support/oauth-grant";
@@ -24,7 +24,7 @@ import { createWorld, type World } from "../support/world";
 
 vi.mock("@/lib/auth/sign-in/auth", async () => (await import("../support/signed-in")).signedInMock());
 const served = vi.hoisted(() => ({ byUrl: new Map<string, string>(), asked: [] as string[] }));
-vi.mock("@/lib/oauth/fetch-document", () => ({
+vi.mock("@/lib/oauth/clients/fetch-document", () => ({
   fetchMetadataDocument: (async (url) => {
     served.asked.push(url.href);
     const body = served.byUrl.get(url.href);

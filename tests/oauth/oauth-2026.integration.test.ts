@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { POST as authorizeRoute } from "@/app/api/oauth/authorize/route";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import { db } from "@/lib/db";
-import type { DocumentFetcher } from "@/lib/oauth/clients";
+import type { DocumentFetcher } from "@/lib/oauth/clients/clients";
 import { conversationFor } from "../support/api";
 import { MCP_BASE } from "../support/mcp-route";
 import { MemoryProvider, oauthRouteFetch } from "../support/oauth";
@@ -19,7 +19,7 @@ import { createWorld } from "../support/world";
 
 vi.mock("@/lib/auth/sign-in/auth", async () => (await import("../support/signed-in")).signedInMock());
 const documents = vi.hoisted(() => ({ fetch: null as DocumentFetcher | null }));
-vi.mock("@/lib/oauth/fetch-document", () => ({
+vi.mock("@/lib/oauth/clients/fetch-document", () => ({
   fetchMetadataDocument: ((url, limits) => documents.fetch!(url, limits)) as DocumentFetcher,
 }));
 

@@ -1,9 +1,9 @@
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { db } from "@/lib/db";
-import { KEY_SET_FETCH_LIMITS } from "@/lib/oauth/client-auth";
-import { METADATA_FETCH_LIMITS, resolveClient, type DocumentFetcher } from "@/lib/oauth/clients";
-import { fetchMetadataDocument } from "@/lib/oauth/fetch-document";
+import { KEY_SET_FETCH_LIMITS } from "@/lib/oauth/tokens/client-auth";
+import { METADATA_FETCH_LIMITS, resolveClient, type DocumentFetcher } from "@/lib/oauth/clients/clients";
+import { fetchMetadataDocument } from "@/lib/oauth/clients/fetch-document";
 import { MCP_BASE } from "../support/mcp-route";
 import { oauthRouteFetch } from "../support/oauth";
 
@@ -17,8 +17,8 @@ const served = vi.hoisted(() => ({
   byUrl: new Map<string, { body: string; status?: number; maxAgeSeconds?: number }>(),
   asked: [] as string[],
 }));
-vi.mock("@/lib/oauth/fetch-document", async (importOriginal) => {
-  const real = await importOriginal<typeof import("@/lib/oauth/fetch-document")>();
+vi.mock("@/lib/oauth/clients/fetch-document", async (importOriginal) => {
+  const real = await importOriginal<typeof import("@/lib/oauth/clients/fetch-document")>();
   return {
     // Documents and key sets this file serves; any other URL goes through the real outbound guard.
     fetchMetadataDocument: (async (url, limits) => {

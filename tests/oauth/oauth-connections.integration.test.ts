@@ -5,7 +5,12 @@ import { displayValue, POLICY_FIELDS } from "@/lib/admin/policy/fields";
 import { setRefundPermission } from "@/lib/admin/access/refund-permission";
 import { changeOwnPassword } from "@/lib/auth/sign-in/password-change";
 import { db } from "@/lib/db";
-import { ownConnections, revokeConnection, revokeOwnConnection, tenantConnections } from "@/lib/oauth/connections";
+import {
+  ownConnections,
+  revokeConnection,
+  revokeOwnConnection,
+  tenantConnections,
+} from "@/lib/oauth/consent/connections";
 import { propose } from "../support/api";
 import { agentConversation } from "../support/calls";
 import { listToolsWith, oauthRouteFetch } from "../support/oauth";
@@ -27,7 +32,7 @@ import { addPerson, createWorld, type World } from "../support/world";
 // change to the person ends their connections; and the rate limits are one per agent however many it has.
 
 vi.mock("@/lib/auth/sign-in/auth", async () => (await import("../support/signed-in")).signedInMock());
-vi.mock("@/lib/oauth/fetch-document", async () => (await import("../support/cimd-fetcher")).cimdFetcherMock());
+vi.mock("@/lib/oauth/clients/fetch-document", async () => (await import("../support/cimd-fetcher")).cimdFetcherMock());
 vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
 const { updatePolicyAction } = await import("@/lib/admin/policy/actions");
 

@@ -2,8 +2,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
-import { resolveClient, type DocumentFetcher } from "@/lib/oauth/clients";
-import { fetchMetadataDocument } from "@/lib/oauth/fetch-document";
+import { resolveClient, type DocumentFetcher } from "@/lib/oauth/clients/clients";
+import { fetchMetadataDocument } from "@/lib/oauth/clients/fetch-document";
 
 // A client's metadata document is kept as long as its own HTTP cache headers say, within 60 s and 24 h (issue 34):
 // the real outbound fetch reads the headers from a local server standing in for the client's site.

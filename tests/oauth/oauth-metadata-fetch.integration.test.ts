@@ -1,8 +1,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { METADATA_FETCH_LIMITS, METADATA_LIMITS, resolveClient } from "@/lib/oauth/clients";
-import { fetchMetadataDocument } from "@/lib/oauth/fetch-document";
+import { METADATA_FETCH_LIMITS, METADATA_LIMITS, resolveClient } from "@/lib/oauth/clients/clients";
+import { fetchMetadataDocument } from "@/lib/oauth/clients/fetch-document";
 import { db } from "@/lib/db";
 import { postConsent } from "../support/oauth-grant";
 import { signedIn } from "../support/signed-in";

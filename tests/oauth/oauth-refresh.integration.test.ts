@@ -11,7 +11,7 @@ import { createWorld } from "../support/world";
 // use is still taken as theft and ends the connection.
 
 vi.mock("@/lib/auth/sign-in/auth", async () => (await import("../support/signed-in")).signedInMock());
-vi.mock("@/lib/oauth/fetch-document", async () => (await import("../support/cimd-fetcher")).cimdFetcherMock());
+vi.mock("@/lib/oauth/clients/fetch-document", async () => (await import("../support/cimd-fetcher")).cimdFetcherMock());
 
 beforeAll(() => {
   process.env.NEXTAUTH_SECRET = "oauth-tests-signing-secret";

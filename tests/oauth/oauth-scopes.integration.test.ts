@@ -23,7 +23,7 @@ import { createWorld } from "../support/world";
 // outside the token's scopes, which the person could grant, answers 403 insufficient_scope so the client steps up.
 
 vi.mock("@/lib/auth/sign-in/auth", async () => (await import("../support/signed-in")).signedInMock());
-vi.mock("@/lib/oauth/fetch-document", async () => (await import("../support/cimd-fetcher")).cimdFetcherMock());
+vi.mock("@/lib/oauth/clients/fetch-document", async () => (await import("../support/cimd-fetcher")).cimdFetcherMock());
 
 beforeAll(() => {
   process.env.NEXTAUTH_SECRET = "oauth-tests-signing-secret";

@@ -7,8 +7,8 @@ import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { POST as authorizeRoute } from "@/app/api/oauth/authorize/route";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import { db } from "@/lib/db";
-import type { DocumentFetcher } from "@/lib/oauth/clients";
-import { revokeConnection } from "@/lib/oauth/connections";
+import type { DocumentFetcher } from "@/lib/oauth/clients/clients";
+import { revokeConnection } from "@/lib/oauth/consent/connections";
 import { allowSelfRegistration } from "../support/admin-changes";
 import { agentConversation } from "../support/calls";
 import { MCP_BASE } from "../support/mcp-route";
@@ -24,7 +24,7 @@ import { createWorld, type World } from "../support/world";
 
 vi.mock("@/lib/auth/sign-in/auth", async () => (await import("../support/signed-in")).signedInMock());
 const documents = vi.hoisted(() => ({ fetch: null as DocumentFetcher | null }));
-vi.mock("@/lib/oauth/fetch-document", () => ({
+vi.mock("@/lib/oauth/clients/fetch-document", () => ({
   fetchMetadataDocument: ((url, limits) => documents.fetch!(url, limits)) as DocumentFetcher,
 }));
 

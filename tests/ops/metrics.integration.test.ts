@@ -5,7 +5,7 @@ import { approveRequest } from "@/lib/approvals/decision/approve";
 import { db } from "@/lib/db";
 import { POST as authRoute } from "@/app/api/auth/[...nextauth]/route";
 import { metricsText } from "@/lib/metrics";
-import { httpPaymentProvider } from "@/lib/payments/provider";
+import { httpPaymentProvider } from "@/lib/payments/provider/provider";
 import { openConversation } from "../support/api";
 import { agentConversation, proposeAsAgent, refund } from "../support/calls";
 import { createWorld } from "../support/world";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
-import { resolveInvestigation } from "@/lib/payments/investigations";
-import { reconcileRefunds, refundsToInvestigate } from "@/lib/payments/reconcile";
+import { resolveInvestigation } from "@/lib/payments/reconcile/investigations";
+import { reconcileRefunds, refundsToInvestigate } from "@/lib/payments/reconcile/reconcile";
 import { getToolCall } from "../support/api";
 import { agentConversation, proposeAsAgent, supervisorOf } from "../support/calls";
 import { ownExternals } from "../support/externals";

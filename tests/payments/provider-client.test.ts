@@ -2,8 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeProvider, type FakeProvider } from "@/scripts/dev/fake-provider";
-import { httpPaymentProvider } from "@/lib/payments/provider";
-import { SIGNATURE_HEADER, signAnswer } from "@/lib/payments/signature";
+import { httpPaymentProvider } from "@/lib/payments/provider/provider";
+import { SIGNATURE_HEADER, signAnswer } from "@/lib/payments/provider/signature";
 
 // The provider client against real sockets: what counts as an answer, what stays uncertain, and that refunds
 // reuse one connection.

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { issueRefund } from "@/lib/tools/issue-refund";
 import { db } from "@/lib/db";
-import { reconcileRefunds } from "@/lib/payments/reconcile";
+import { reconcileRefunds } from "@/lib/payments/reconcile/reconcile";
 import { getToolCall, newCallKey, propose } from "../support/api";
 import { agentConversation, proposeAsAgent, refund } from "../support/calls";
 import { ownExternals } from "../support/externals";
@@ -120,7 +120,7 @@ describe("the payment provider boundary, over real HTTP", () => {
     });
     expect(report.investigate).toBeGreaterThanOrEqual(1);
     expect((await db.refund.findUniqueOrThrow({ where: { id: row.id } })).status).toBe("investigate");
-    const { refundsToInvestigate } = await import("@/lib/payments/reconcile");
+    const { refundsToInvestigate } = await import("@/lib/payments/reconcile/reconcile");
     expect((await refundsToInvestigate(world.tenantId)).map((item) => item.id)).toEqual([row.id]);
     expect((await proposeAsAgent(world, conversation, refund(world.orders.o1004, 100))).json.code).toBe(
       "refund.in-progress",

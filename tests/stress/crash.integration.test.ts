@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
-import { reconcileRefunds } from "@/lib/payments/reconcile";
+import { reconcileRefunds } from "@/lib/payments/reconcile/reconcile";
 import { newCallKey } from "../support/api";
 import { agentConversation } from "../support/calls";
 import { ownExternals } from "../support/externals";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Fault, FaultMode } from "@/scripts/dev/fake-provider";
-import { reconcileRefunds } from "@/lib/payments/reconcile";
+import { reconcileRefunds } from "@/lib/payments/reconcile/reconcile";
 import { agentConversation, proposeAsAgent } from "../support/calls";
 import { ownExternals } from "../support/externals";
 import { expectRefundInvariants } from "../support/invariants";

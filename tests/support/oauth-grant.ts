@@ -1,7 +1,7 @@
 import { expect } from "vitest";
 import { POST as authorizeRoute } from "@/app/api/oauth/authorize/route";
 import type { SessionUser } from "@/lib/auth/sign-in/auth";
-import { delegationDigest } from "@/lib/oauth/authorize";
+import { delegationDigest } from "@/lib/oauth/consent/authorize";
 import { TokenResponseSchema } from "@/lib/openapi/schemas";
 import { CIMD_URL, REDIRECT } from "./cimd-fetcher";
 import { MCP_BASE } from "./mcp-route";

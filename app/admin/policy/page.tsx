@@ -7,7 +7,7 @@ import { recentAudit } from "@/lib/admin/audit";
 import { tenantPolicy } from "@/lib/admin/policy/numbers";
 import { requireRole } from "@/lib/auth/guards";
 import { passkeysOf } from "@/lib/auth/step-up/passkeys";
-import { tenantConnections } from "@/lib/oauth/connections";
+import { tenantConnections } from "@/lib/oauth/consent/connections";
 
 export const metadata = { title: "Policy and keys" };
 

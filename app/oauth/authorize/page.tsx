@@ -4,8 +4,8 @@ import { headers } from "next/headers";
 import { issuerFor } from "@/lib/auth/keys/access-tokens";
 import { currentUser } from "@/lib/auth/sign-in/auth";
 import { passkeysOf } from "@/lib/auth/step-up/passkeys";
-import { checkAuthorizationRequest, consentingAgent, delegationDigest } from "@/lib/oauth/authorize";
-import { fetchMetadataDocument } from "@/lib/oauth/fetch-document";
+import { checkAuthorizationRequest, consentingAgent, delegationDigest } from "@/lib/oauth/consent/authorize";
+import { fetchMetadataDocument } from "@/lib/oauth/clients/fetch-document";
 
 export const metadata = { title: "Connect a client" };
 

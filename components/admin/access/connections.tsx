@@ -3,7 +3,7 @@
 import { useState, useTransition } from "react";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { setSelfRegistrationAction } from "@/lib/admin/access/actions";
-import { revokeConnectionAction } from "@/lib/oauth/actions";
+import { revokeConnectionAction } from "@/lib/oauth/consent/actions";
 import { useStepUp } from "@/components/step-up/step-up-field";
 import { Table } from "@/components/ui/table";
 

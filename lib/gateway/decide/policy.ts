@@ -40,7 +40,7 @@ export interface PolicyDecision {
 
 /**
  * Stage 10 of the pipeline: `checkPolicy`, then the duplicate-intent guard. An irreversible call they would let run
- * automatically is then reserved against the exposure ceilings (lib/gateway/ceilings.ts), after the rules, so the
+ * automatically is then reserved against the exposure ceilings (lib/gateway/decide/ceilings.ts), after the rules, so the
  * ceilings' locks are taken as late in the transaction as they can be.
  */
 export function decidePolicy(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { reconcileRefunds } from "@/lib/payments/reconcile";
+import { reconcileRefunds } from "@/lib/payments/reconcile/reconcile";
 import { agentConversation } from "../../support/calls";
 import { ownExternals } from "../../support/externals";
 import { expectRefundInvariants } from "../../support/invariants";

@@ -1,7 +1,7 @@
 import { issuerOf } from "@/lib/auth/keys/access-tokens";
 import { currentSession } from "@/lib/auth/sign-in/auth";
-import { decideAuthorization } from "@/lib/oauth/authorize";
-import { fetchMetadataDocument } from "@/lib/oauth/fetch-document";
+import { decideAuthorization } from "@/lib/oauth/consent/authorize";
+import { fetchMetadataDocument } from "@/lib/oauth/clients/fetch-document";
 import { fromOwnPage, readForm } from "@/lib/oauth/http";
 
 export const dynamic = "force-dynamic";

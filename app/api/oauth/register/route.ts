@@ -1,4 +1,4 @@
-import { registerClient } from "@/lib/oauth/clients";
+import { registerClient } from "@/lib/oauth/clients/clients";
 import { oauthError, readJson, tokenHeaders } from "@/lib/oauth/http";
 import { clientAddress } from "@/lib/security/request";
 import { publicPreflight } from "@/lib/oauth/cors";

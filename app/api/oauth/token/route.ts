@@ -1,7 +1,7 @@
 import { issuerOf } from "@/lib/auth/keys/access-tokens";
 import { oauthError, readForm, tokenHeaders } from "@/lib/oauth/http";
-import { fetchMetadataDocument } from "@/lib/oauth/fetch-document";
-import { exchangeToken } from "@/lib/oauth/token";
+import { fetchMetadataDocument } from "@/lib/oauth/clients/fetch-document";
+import { exchangeToken } from "@/lib/oauth/tokens/token";
 import { publicPreflight } from "@/lib/oauth/cors";
 
 export const dynamic = "force-dynamic";

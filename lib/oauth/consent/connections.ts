@@ -1,5 +1,5 @@
-import { appendAuditLog } from "../audit/sql";
-import { db, transaction } from "../db";
+import { appendAuditLog } from "../../audit/sql";
+import { db, transaction } from "../../db";
 import { findConnections, findDcrEnabled, revokeGrant, type ConnectionRow } from "./sql";
 
 // What an admin sees and does with the tenant's OAuth connections (decision 017), and a person with their own.

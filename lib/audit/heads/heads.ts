@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { appendFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { canonicalJson } from "../canonical";
-import { env } from "../env";
-import { logError, logInfo } from "../log";
+import { canonicalJson } from "../../canonical";
+import { env } from "../../env";
+import { logError, logInfo } from "../../log";
 import { hmacHex, keyById, type SealKey } from "./keys";
-import type { SealedLog, StoredSeal } from "./sql";
+import type { SealedLog, StoredSeal } from "../sql";
 
 // The head of each chain, published outside the database after every sealing pass: lines at AUDIT_HEAD_FILE
 // (JSON Lines) and the same lines in the log. Whoever keeps a copy can later prove that the database still reaches

@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import { env, keyBytes } from "../env";
+import { env, keyBytes } from "../../env";
 
 // The seals' keys come from the environment only: the database holds a key's id, never the key, so someone who can
 // rewrite every row and every seal still cannot make a seal that verifies. Rotation: a new AUDIT_SEAL_KEY with a

@@ -1,5 +1,5 @@
 import { createHmac, hkdfSync, randomBytes } from "node:crypto";
-import { env } from "../env";
+import { env } from "../../env";
 
 // Refresh tokens rotate on every use (OAuth 2.1 §4.3.1). Hosted clients (Claude, ChatGPT) refresh from several
 // workers at once, so the previous token keeps answering for a short grace window, with the pair its rotation

@@ -1,4 +1,4 @@
-import { outboundFetch } from "../security/outbound";
+import { outboundFetch } from "../../security/outbound";
 import { freshnessSeconds } from "./cache-headers";
 import type { DocumentFetcher } from "./clients";
 

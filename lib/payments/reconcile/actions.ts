@@ -1,7 +1,7 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
-import { authedAction } from "../auth/guards";
+import { authedAction } from "../../auth/guards";
 import { resolveInvestigation, ResolveInvestigationSchema } from "./investigations";
 
 /** A supervisor closes one refund under investigation as issued or released. */

@@ -1,10 +1,10 @@
 import { timingSafeEqual } from "node:crypto";
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JSONWebKeySet } from "jose";
 import { z } from "zod";
-import { sha256Hex } from "../canonical";
-import { db } from "../db";
-import { logInfo } from "../log";
-import { CACHE_SECONDS, METADATA_FETCH_LIMITS, type DocumentFetcher } from "./clients";
+import { sha256Hex } from "../../canonical";
+import { db } from "../../db";
+import { logInfo } from "../../log";
+import { CACHE_SECONDS, METADATA_FETCH_LIMITS, type DocumentFetcher } from "../clients/clients";
 import {
   countKeySetFetch,
   findClientCredentials,

@@ -1,21 +1,21 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { issuerOf, mcpResourceOf } from "../auth/keys/access-tokens";
-import type { SessionUser } from "../auth/sign-in/auth";
-import { consumeStepUpFor, type StepUpHolder } from "../auth/step-up/step-up";
-import { appendAuditLog } from "../audit/sql";
-import { canonicalJson, sha256Hex } from "../canonical";
-import { db, transaction } from "../db";
-import { newId } from "../ids";
-import { queueMessages } from "../outbox";
-import { scopesFor } from "../tools/scopes";
-import type { Scope } from "../tools/types";
+import { issuerOf, mcpResourceOf } from "../../auth/keys/access-tokens";
+import type { SessionUser } from "../../auth/sign-in/auth";
+import { consumeStepUpFor, type StepUpHolder } from "../../auth/step-up/step-up";
+import { appendAuditLog } from "../../audit/sql";
+import { canonicalJson, sha256Hex } from "../../canonical";
+import { db, transaction } from "../../db";
+import { newId } from "../../ids";
+import { queueMessages } from "../../outbox";
+import { scopesFor } from "../../tools/scopes";
+import type { Scope } from "../../tools/types";
 import { ALL_SCOPES } from "./authorize-scopes";
-import { resolveClient, type DocumentFetcher } from "./clients";
-import { redirectUriMatches } from "./redirects";
+import { resolveClient, type DocumentFetcher } from "../clients/clients";
+import { redirectUriMatches } from "../clients/redirects";
 import { delegationMail } from "./delegation-mail";
 import { findConsentingAgent, findTenantAdmins, insertCode, insertConnectionKey, insertGrant } from "./sql";
-import type { ClientRow } from "./sql";
+import type { ClientRow } from "../clients/sql";
 
 // The authorization endpoint (OAuth 2.1 §4.1.1 with PKCE S256 and RFC 8707 resource indicators): the request is
 // checked, a signed-in agent sees the consent page, and a grant issues a single-use code for the redirect URI.

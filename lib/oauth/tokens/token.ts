@@ -1,12 +1,12 @@
 import { timingSafeEqual } from "node:crypto";
 import { calculatePKCECodeChallenge } from "oauth4webapi";
-import { ACCESS_TOKEN_SECONDS, mcpResourceOf, signAccessToken } from "../auth/keys/access-tokens";
-import { appendAuditLog } from "../audit/sql";
-import { sha256Hex } from "../canonical";
-import { transaction, type Tx } from "../db";
+import { ACCESS_TOKEN_SECONDS, mcpResourceOf, signAccessToken } from "../../auth/keys/access-tokens";
+import { appendAuditLog } from "../../audit/sql";
+import { sha256Hex } from "../../canonical";
+import { transaction, type Tx } from "../../db";
 import { authenticateClient } from "./client-auth";
-import type { DocumentFetcher } from "./clients";
-import { OAUTH_PATHS } from "./metadata";
+import type { DocumentFetcher } from "../clients/clients";
+import { OAUTH_PATHS } from "../metadata";
 import { firstRefreshToken, REFRESH_GRACE_SECONDS, successorOf } from "./refresh-tokens";
 import {
   findUnusedRefreshToken,
@@ -15,9 +15,9 @@ import {
   lockRefreshToken,
   markCodeUsed,
   markRefreshTokenUsed,
-  revokeGrant,
   type GrantRow,
 } from "./sql";
+import { revokeGrant } from "../consent/sql";
 
 // The token endpoint (OAuth 2.1 §3.2): the client authenticated as it registered to be (client-auth.ts), then an
 // authorization code with its PKCE verifier, or a refresh token, for an access token to this server's MCP resource

@@ -1,4 +1,4 @@
-import type { Scope } from "../tools/types";
+import type { Scope } from "../../tools/types";
 
 /** What each scope lets a connection do, in the words the consent page and the admin page use. */
 export const SCOPE_WORDS: Record<Scope, string> = {

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { db, transaction } from "../db";
-import type { Outcome } from "../outcome";
-import { appendAuditLog } from "../audit/sql";
-import { consumeStepUpFor, ProofIdSchema } from "../auth/step-up/step-up";
-import { issueLocked, lockRefund, notMade, releaseLocked } from "./refunds";
+import { db, transaction } from "../../db";
+import type { Outcome } from "../../outcome";
+import { appendAuditLog } from "../../audit/sql";
+import { consumeStepUpFor, ProofIdSchema } from "../../auth/step-up/step-up";
+import { issueLocked, lockRefund, notMade, releaseLocked } from "../refunds";
 import { findRefundConversationId } from "./sql";
 
 // A refund under investigation waits for a person: only a supervisor of its tenant closes it, as issued (the

@@ -2,8 +2,8 @@ import { randomBytes } from "node:crypto";
 import http from "node:http";
 import https from "node:https";
 import { SIGNATURE_HEADER, verifyAnswer } from "./signature";
-import { startProviderRequest } from "../metrics";
-import { env } from "../env";
+import { startProviderRequest } from "../../metrics";
+import { env } from "../../env";
 
 /**
  * The payment-provider boundary. Every request carries the host-derived idempotency key, so any request may

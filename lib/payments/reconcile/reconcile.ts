@@ -1,11 +1,11 @@
-import { loadConversation } from "../conversations/lookup";
-import { db, transaction, type Tx } from "../db";
-import { outcome, type Code, type Outcome } from "../outcome";
-import { recheckForResend } from "../gateway";
-import { logError } from "../log";
-import { issueRefund } from "../tools/issue-refund";
-import { paymentProvider, type PaymentProvider, type ProviderProbe } from "./provider";
-import { completeRefund, isUnsettled, lockRefund, releaseLocked, settleRefund } from "./refunds";
+import { loadConversation } from "../../conversations/lookup";
+import { db, transaction, type Tx } from "../../db";
+import { outcome, type Code, type Outcome } from "../../outcome";
+import { recheckForResend } from "../../gateway";
+import { logError } from "../../log";
+import { issueRefund } from "../../tools/issue-refund";
+import { paymentProvider, type PaymentProvider, type ProviderProbe } from "../provider/provider";
+import { completeRefund, isUnsettled, lockRefund, releaseLocked, settleRefund } from "../refunds";
 import {
   claimNextRefund,
   deferRefundCheck,
@@ -17,9 +17,9 @@ import {
   markRefundResent,
   upsertProviderStatus,
   type ClaimedRefund,
-  type LockedRefund,
 } from "./sql";
-import { env } from "../env";
+import { type LockedRefund } from "../sql";
+import { env } from "../../env";
 
 // Reconciliation learns what the provider did with each unsettled refund, by its key. It never takes a "no" from
 // anything but the provider itself: a pass first proves it reaches the provider, "never seen" is only the

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { sha256Hex } from "../canonical";
-import { db } from "../db";
-import { newId } from "../ids";
-import { logInfo } from "../log";
+import { sha256Hex } from "../../canonical";
+import { db } from "../../db";
+import { newId } from "../../ids";
+import { logInfo } from "../../log";
 import { acceptableRedirectUri } from "./redirects";
 import {
   countMetadataFetch,

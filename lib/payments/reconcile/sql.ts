@@ -1,0 +1,104 @@
+import type { Client, Db, Tx } from "../../db";
+
+/** The conversation of the refund `where` names (scoped to a tenant when one is given), or null. */
+export async function findRefundConversationId(
+  db: Client,
+  where: { id: string; tenantId?: string },
+): Promise<string | null> {
+  const refund = await db.refund.findFirst({ where, select: { toolCall: { select: { conversationId: true } } } });
+  return refund?.toolCall.conversationId ?? null;
+}
+
+/** The call's arguments as canonical JSON, or null when the call has none or is gone. */
+export async function findCallArgs(tx: Tx, callId: string): Promise<string | null> {
+  const [call] = await tx.$queryRaw<
+    { argsCanonical: string | null }[]
+  >`SELECT "argsCanonical" FROM "ToolCall" WHERE "id" = ${callId}`;
+  return call?.argsCanonical ?? null;
+}
+
+/** Whether the approval is approved and not yet expired (false when it is gone). */
+export async function isApprovalValid(tx: Tx, approvalId: string): Promise<boolean> {
+  const [approval] = await tx.$queryRaw<{ valid: boolean }[]>`
+    SELECT "status" = 'approved' AND "expiresAt" > now() AS "valid" FROM "ApprovalRequest" WHERE "id" = ${approvalId}`;
+  return approval?.valid ?? false;
+}
+
+export async function markRefundResent(tx: Tx, refundId: string): Promise<void> {
+  await tx.$executeRaw`UPDATE "Refund" SET "resentAt" = now(), "updatedAt" = now() WHERE "id" = ${refundId}`;
+}
+
+/** A refund claimed by one reconciler until its lease ends. */
+export interface ClaimedRefund {
+  id: string;
+  providerKey: string;
+  status: string;
+  createdAt: Date;
+  checks: number;
+}
+
+/**
+ * Claims the unsettled refund whose turn it is (the one waiting longest for its next check, old enough and not in
+ * `skip`), so that no other reconciler touches it until the lease ends; returns it, or null when none is due.
+ */
+export async function claimNextRefund(
+  db: Db,
+  options: { tenantId?: string; minAgeMs: number; leaseMs: number; skip: string[] },
+): Promise<ClaimedRefund | null> {
+  const [claimed] = await db.$queryRaw<ClaimedRefund[]>`
+    UPDATE "Refund" SET "nextCheckAt" = now() + ${options.leaseMs}::int * interval '1 millisecond', "checks" = "checks" + 1
+    WHERE "id" = (
+      SELECT "id" FROM "Refund"
+      WHERE "status" IN ('reserved', 'unknown', 'investigate') AND "nextCheckAt" <= now()
+        AND "updatedAt" <= now() - ${options.minAgeMs}::int * interval '1 millisecond'
+        AND (${options.tenantId ?? null}::text IS NULL OR "tenantId" = ${options.tenantId ?? null}::text)
+        AND NOT ("id" = ANY(${options.skip}::text[]))
+      ORDER BY "nextCheckAt", "id" LIMIT 1
+      FOR UPDATE SKIP LOCKED
+    )
+    RETURNING "id", "providerKey", "status", "createdAt", "checks"`;
+  return claimed ?? null;
+}
+
+/** Puts the refund's next check `delayMs` from now, if it is still unsettled. */
+export async function deferRefundCheck(db: Db, refundId: string, delayMs: number): Promise<void> {
+  await db.$executeRaw`
+    UPDATE "Refund" SET "nextCheckAt" = now() + ${delayMs}::float8 * interval '1 millisecond'
+    WHERE "id" = ${refundId} AND "status" IN ('reserved', 'unknown', 'investigate')`;
+}
+
+/** Records whether the provider answered the probe, and when it last did. */
+export async function upsertProviderStatus(db: Db, ok: boolean, reason: string | null): Promise<void> {
+  await db.$executeRaw`
+    INSERT INTO "ReconcileStatus" ("id", "ok", "reason", "checkedAt", "lastOkAt")
+    VALUES ('provider', ${ok}, ${reason}, now(), CASE WHEN ${ok} THEN now() END)
+    ON CONFLICT ("id") DO UPDATE SET "ok" = EXCLUDED."ok", "reason" = EXCLUDED."reason", "checkedAt" = EXCLUDED."checkedAt",
+      "lastOkAt" = COALESCE(EXCLUDED."lastOkAt", "ReconcileStatus"."lastOkAt")`;
+}
+
+/** What the last probe of the provider found, or null before the first. */
+export function findProviderStatus(db: Client) {
+  return db.reconcileStatus.findUnique({
+    where: { id: "provider" },
+    select: { ok: true, reason: true, checkedAt: true, lastOkAt: true },
+  });
+}
+
+/** The tenant's refunds under investigation, oldest first. */
+export function findRefundsToInvestigate(db: Client, tenantId: string) {
+  return db.refund.findMany({
+    where: { tenantId, status: "investigate" },
+    orderBy: { createdAt: "asc" },
+    select: {
+      id: true,
+      orderId: true,
+      amountCents: true,
+      currency: true,
+      providerKey: true,
+      lastError: true,
+      attempts: true,
+      createdAt: true,
+      toolCallId: true,
+    },
+  });
+}
