@@ -58,6 +58,11 @@ export const StepUpPurposeSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("admin.rules"), digest: z.string().regex(/^[0-9a-f]{64}$/) }),
   z.strictObject({ kind: z.literal("admin.webhook"), url: z.string().min(1).max(2000) }),
   z.strictObject({ kind: z.literal("admin.self-registration") }),
+  z.strictObject({
+    kind: z.literal("admin.sso"),
+    issuer: z.string().min(1).max(500),
+    emailDomain: z.string().min(1).max(200),
+  }),
   z.strictObject({ kind: z.literal("oauth.refunds-delegated"), digest: z.string().regex(/^[0-9a-f]{64}$/) }),
   z.strictObject({
     kind: z.literal("admin.change-approved"),
@@ -97,6 +102,8 @@ export function purposeItems(purpose: StepUpPurpose): string[] {
       return [webhookItem(purpose.url)];
     case "admin.self-registration":
       return ["allow"];
+    case "admin.sso":
+      return [sha256Hex(`sso\n${purpose.issuer}\n${purpose.emailDomain}`)];
   }
 }
 

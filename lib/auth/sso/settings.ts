@@ -1,0 +1,154 @@
+import { z } from "zod";
+import { db, transaction } from "../../db";
+import { decryptSecret, encryptSecret } from "../../secrets";
+import { consumeStepUpFor, type StepUpHolder } from "../step-up";
+import { discover, IssuerRefused } from "./issuer";
+import {
+  deleteSso,
+  domainTakenElsewhere,
+  findSsoByTenant,
+  insertSsoAudit,
+  upsertSso,
+  type SsoSettingsRow,
+} from "./sql";
+
+/** Where a tenant's client secret is stored, so a ciphertext copied to another tenant does not open. */
+export const clientSecretContext = (tenantId: string) => `TenantSso.clientSecret:${tenantId}`;
+
+const Domain = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^(?=.{1,200}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, "a domain such as example.com");
+
+export const SsoSettingsSchema = z.strictObject({
+  displayName: z.string().trim().min(1).max(60),
+  issuer: z.string().trim().min(1).max(500),
+  clientId: z.string().trim().min(1).max(200),
+  /** Empty keeps the stored secret (it is never shown again). */
+  clientSecret: z.string().max(500),
+  emailDomain: Domain,
+  groupsClaim: z
+    .string()
+    .trim()
+    .max(100)
+    .regex(/^[A-Za-z0-9_:./-]*$/, "letters, digits and _ : . / -"),
+  roleMap: z
+    .array(z.strictObject({ group: z.string().trim().min(1).max(200), role: z.enum(["SUPERVISOR", "ADMIN"]) }))
+    .max(50),
+  required: z.boolean(),
+});
+export type SsoSettingsInput = z.infer<typeof SsoSettingsSchema>;
+
+export type SsoSettingsResult =
+  | { ok: true }
+  | {
+      ok: false;
+      code: "sso.issuer-refused" | "sso.domain-taken" | "sso.secret-missing" | "step-up.required";
+      message: string;
+    };
+
+interface Admin {
+  id: string;
+  tenantId: string;
+}
+
+/**
+ * Sets the tenant's OpenID provider. The issuer's discovery document is read first (through the outbound guard), so
+ * an address that does not answer as that issuer is refused before anything is stored; then the admin's step-up
+ * proof for this issuer and domain is consumed. The client secret is stored encrypted; the audit names neither it
+ * nor the client id.
+ */
+export async function saveSsoSettings(
+  admin: Admin,
+  input: SsoSettingsInput,
+  holder: StepUpHolder,
+): Promise<SsoSettingsResult> {
+  try {
+    await discover(input.issuer);
+  } catch (error) {
+    if (!(error instanceof IssuerRefused)) throw error;
+    return { ok: false, code: "sso.issuer-refused", message: `The issuer cannot be used: ${error.message}.` };
+  }
+  if (await domainTakenElsewhere(db, admin.tenantId, input.emailDomain))
+    return {
+      ok: false,
+      code: "sso.domain-taken",
+      message: `Another tenant already signs in people of ${input.emailDomain}. Use your own email domain.`,
+    };
+  const stored = await findSsoByTenant(db, admin.tenantId);
+  if (!input.clientSecret && !stored)
+    return { ok: false, code: "sso.secret-missing", message: "Enter the client secret the provider gave you." };
+  return transaction(async (tx) => {
+    const stepUp = await consumeStepUpFor(tx, holder, {
+      kind: "admin.sso",
+      issuer: input.issuer,
+      emailDomain: input.emailDomain,
+    });
+    if (!stepUp)
+      return {
+        ok: false,
+        code: "step-up.required",
+        message: "Setting single sign-on needs you to confirm it is you first. Nothing was changed.",
+      };
+    const row: SsoSettingsRow = {
+      tenantId: admin.tenantId,
+      displayName: input.displayName,
+      issuer: input.issuer,
+      clientId: input.clientId,
+      clientSecret: input.clientSecret
+        ? encryptSecret(input.clientSecret, clientSecretContext(admin.tenantId))
+        : stored!.clientSecret,
+      emailDomain: input.emailDomain,
+      groupsClaim: input.groupsClaim || null,
+      roleMap: Object.fromEntries(input.roleMap.map((entry) => [entry.group, entry.role])),
+      required: input.required,
+    };
+    await upsertSso(tx, row);
+    await insertSsoAudit(tx, {
+      tenantId: admin.tenantId,
+      actorId: admin.id,
+      action: "sso.set",
+      detail: {
+        issuer: row.issuer,
+        emailDomain: row.emailDomain,
+        required: row.required,
+        groupsClaim: row.groupsClaim,
+        roleMap: row.roleMap,
+        secretChanged: Boolean(input.clientSecret),
+        stepUp,
+      },
+    });
+    return { ok: true };
+  });
+}
+
+/** Removes the tenant's provider: passwords work again for everyone, bound subjects stay for a later provider. */
+export async function removeSsoSettings(admin: Admin): Promise<void> {
+  await transaction(async (tx) => {
+    if ((await deleteSso(tx, admin.tenantId)) > 0)
+      await insertSsoAudit(tx, { tenantId: admin.tenantId, actorId: admin.id, action: "sso.removed", detail: {} });
+  });
+}
+
+/** The settings as the admin's form shows them: never the secret. */
+export async function ssoSettingsOf(tenantId: string) {
+  const row = await findSsoByTenant(db, tenantId);
+  if (!row) return null;
+  return {
+    displayName: row.displayName,
+    issuer: row.issuer,
+    clientId: row.clientId,
+    emailDomain: row.emailDomain,
+    groupsClaim: row.groupsClaim,
+    roleMap: row.roleMap,
+    required: row.required,
+  };
+}
+
+export type SsoSettingsView = NonNullable<Awaited<ReturnType<typeof ssoSettingsOf>>>;
+
+/** The stored client secret, opened. */
+export function openClientSecret(row: SsoSettingsRow): string {
+  return decryptSecret(row.clientSecret, clientSecretContext(row.tenantId));
+}
