@@ -1,0 +1,222 @@
+import { randomBytes } from "node:crypto";
+import { decode } from "next-auth/jwt";
+import { NextRequest } from "next/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GET as authGetRoute, POST as authPostRoute } from "@/app/api/auth/[...nextauth]/route";
+import { GET as ssoCallbackRoute } from "@/app/api/sso/callback/route";
+import { GET as ssoStartRoute } from "@/app/api/sso/start/route";
+import { sessionUser } from "@/lib/auth/sessions";
+import { attemptCookieName, openAttempt, sealAttempt } from "@/lib/auth/sso/attempt";
+import { saveSsoSettings } from "@/lib/auth/sso/settings";
+import { hashPassword } from "@/lib/auth/passwords";
+import { db } from "@/lib/db";
+import { encryptSecret } from "@/lib/secrets";
+import { signInAtProvider, startTestProvider, type TestProvider } from "../support/oidc-provider";
+import { provedFor } from "../support/step-up";
+
+// Single sign-on through a real OpenID provider (oidc-provider) and toolgate's own routes: the start route sends the
+// browser to the provider, the test signs in on the provider's pages, and the callback route must bind, refuse or
+// start a session exactly as docs/SPEC.md says, with the rows to show for it.
+
+const APP = "http://toolgate.test";
+const PASSWORD = "a-long-enough-password-1";
+let provider: TestProvider;
+const suffix = randomBytes(4).toString("hex");
+const tenantId = `t_sso_${suffix}`;
+const domain = `sso-${suffix}.test`;
+const people = {
+  supervisor: { id: `usr_ssosup_${suffix}`, email: `sup@${domain}`, role: "SUPERVISOR" as const },
+  other: { id: `usr_ssooth_${suffix}`, email: `other@${domain}`, role: "SUPERVISOR" as const },
+  gone: { id: `usr_ssogone_${suffix}`, email: `gone@${domain}`, role: "SUPERVISOR" as const },
+  admin: { id: `usr_ssoadm_${suffix}`, email: `admin@${domain}`, role: "ADMIN" as const },
+};
+
+beforeAll(async () => {
+  Object.assign(process.env, { NEXTAUTH_URL: APP, NEXTAUTH_SECRET: "sso-tests-only-secret" });
+  provider = await startTestProvider({ redirectUris: [`${APP}/api/sso/callback`] });
+  process.env.OUTBOUND_ALLOWED_HOSTS = [process.env.OUTBOUND_ALLOWED_HOSTS, new URL(provider.issuer).host]
+    .filter(Boolean)
+    .join(",");
+  await db.tenant.create({ data: { id: tenantId, name: `SSO ${suffix}` } });
+  const passwordHash = await hashPassword(PASSWORD);
+  await db.user.createMany({
+    data: Object.values(people).map((person) => ({ ...person, tenantId, name: person.id, passwordHash })),
+  });
+  await db.tenantSso.create({
+    data: {
+      tenantId,
+      displayName: "Acme ID",
+      issuer: provider.issuer,
+      clientId: provider.clientId,
+      clientSecret: encryptSecret(provider.clientSecret, `TenantSso.clientSecret:${tenantId}`),
+      emailDomain: domain,
+    },
+  });
+});
+
+afterAll(async () => provider?.close());
+
+/** The start route for this email: the provider's authorization URL and the browser's attempt cookie. */
+async function start(email: string) {
+  const response = await ssoStartRoute(
+    new NextRequest(`${APP}/api/sso/start?email=${encodeURIComponent(email)}&next=/approvals`),
+  );
+  expect(response.status).toBe(303);
+  const location = response.headers.get("location")!;
+  expect(location.startsWith(provider.issuer)).toBe(true);
+  const cookie = response.headers.getSetCookie()[0].split(";")[0];
+  return { location, cookie };
+}
+
+async function callback(url: string, cookie: string | null) {
+  return ssoCallbackRoute(new NextRequest(url, { headers: cookie ? { cookie } : {} }));
+}
+
+/** A whole sign-in as `sub`: start, the provider's pages, the callback. */
+async function signIn(sub: string, email: string) {
+  const { location, cookie } = await start(email);
+  return callback(await signInAtProvider(location, sub, APP), cookie);
+}
+
+const refusedWith = (response: Response) => new URL(response.headers.get("location")!).searchParams.get("error");
+const liveSessions = (userId: string) => db.session.count({ where: { userId, endedAt: null } });
+const identities = (userId: string) => db.ssoIdentity.findMany({ where: { userId } });
+
+describe("single sign-on through a real OpenID provider", () => {
+  it("binds the provider's subject to the person by a verified email and starts a normal session", async () => {
+    provider.accounts.set(`sub-sup-${suffix}`, { email: people.supervisor.email, emailVerified: true });
+    const response = await signIn(`sub-sup-${suffix}`, people.supervisor.email);
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toBe(`${APP}/approvals`);
+    const session = response.headers
+      .getSetCookie()
+      .find((line) => line.startsWith("next-auth.session-token="))!
+      .split(";")[0]
+      .split("=")[1];
+    const token = await decode({ token: session, secret: "sso-tests-only-secret" });
+    expect(await sessionUser(token?.sid)).toMatchObject({ id: people.supervisor.id, role: "SUPERVISOR", tenantId });
+    expect(await identities(people.supervisor.id)).toMatchObject([
+      { subject: `sub-sup-${suffix}`, issuer: provider.issuer, boundBy: "verified-email" },
+    ]);
+    expect(await db.auditLog.count({ where: { tenantId, actorId: people.supervisor.id, action: "sso.bound" } })).toBe(
+      1,
+    );
+
+    // The next sign-in finds the binding, even once the provider's email changes.
+    provider.accounts.set(`sub-sup-${suffix}`, { email: "renamed@elsewhere.test", emailVerified: true });
+    const again = await signIn(`sub-sup-${suffix}`, people.supervisor.email);
+    expect(again.headers.get("location")).toBe(`${APP}/approvals`);
+    expect(await liveSessions(people.supervisor.id)).toBe(2);
+    expect(await identities(people.supervisor.id)).toHaveLength(1);
+  });
+
+  it("never binds an unverified email to an existing person", async () => {
+    provider.accounts.set(`sub-claims-other-${suffix}`, { email: people.other.email, emailVerified: false });
+    const response = await signIn(`sub-claims-other-${suffix}`, people.other.email);
+    expect(refusedWith(response)).toBe("sso.unverified-email");
+    expect(response.headers.getSetCookie().some((line) => line.startsWith("next-auth.session-token="))).toBe(false);
+    expect(await identities(people.other.id)).toEqual([]);
+    expect(await liveSessions(people.other.id)).toBe(0);
+  });
+
+  it("refuses a callback whose state, PKCE verifier or nonce is not the attempt's, or that has no attempt", async () => {
+    provider.accounts.set(`sub-other-${suffix}`, { email: people.other.email, emailVerified: true });
+    const first = await start(people.other.email);
+    const back = new URL(await signInAtProvider(first.location, `sub-other-${suffix}`, APP));
+
+    const noAttempt = await callback(back.href, null);
+    expect(refusedWith(noAttempt)).toBe("sso.no-attempt");
+
+    const wrongState = new URL(back);
+    wrongState.searchParams.set("state", "not-the-attempts-state");
+    expect(refusedWith(await callback(wrongState.href, first.cookie))).toBe("sso.invalid-response");
+
+    // Another attempt of the same browser: its state matches the URL, but the code was issued for the first
+    // attempt's PKCE challenge.
+    const second = await start(people.other.email);
+    const secondState = openAttempt(decodeURIComponent(second.cookie.split("=").slice(1).join("=")))!.state;
+    const crossed = new URL(back);
+    crossed.searchParams.set("state", secondState);
+    expect(refusedWith(await callback(crossed.href, second.cookie))).toBe("sso.provider-refused");
+
+    // The first attempt as the browser holds it, but with another nonce than the ID token carries.
+    const third = await start(people.other.email);
+    const thirdBack = new URL(await signInAtProvider(third.location, `sub-other-${suffix}`, APP));
+    const attempt = openAttempt(decodeURIComponent(third.cookie.split("=").slice(1).join("=")))!;
+    const otherNonce = `${attemptCookieName()}=${sealAttempt({ ...attempt, nonce: "another-nonce-entirely" })}`;
+    expect(refusedWith(await callback(thirdBack.href, otherNonce))).toBe("sso.invalid-response");
+
+    expect(await identities(people.other.id)).toEqual([]);
+    expect(await liveSessions(people.other.id)).toBe(0);
+  });
+
+  it("refuses a person deactivated in toolgate, and one the provider no longer signs in", async () => {
+    provider.accounts.set(`sub-gone-${suffix}`, { email: people.gone.email, emailVerified: true });
+    expect((await signIn(`sub-gone-${suffix}`, people.gone.email)).status).toBe(303);
+    expect(await liveSessions(people.gone.id)).toBe(1);
+    await db.session.updateMany({ where: { userId: people.gone.id }, data: { endedAt: new Date() } });
+
+    provider.accounts.get(`sub-gone-${suffix}`)!.disabled = true;
+    expect(refusedWith(await signIn(`sub-gone-${suffix}`, people.gone.email))).toBe("sso.provider-refused");
+
+    provider.accounts.get(`sub-gone-${suffix}`)!.disabled = false;
+    await db.user.update({ where: { id: people.gone.id }, data: { active: false } });
+    expect(refusedWith(await signIn(`sub-gone-${suffix}`, people.gone.email))).toBe("sso.deactivated");
+    expect(await liveSessions(people.gone.id)).toBe(0);
+  });
+});
+
+async function passwordSignIn(email: string) {
+  const csrf = await authGetRoute(new NextRequest(`${APP}/api/auth/csrf`), {
+    params: Promise.resolve({ nextauth: ["csrf"] }),
+  });
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const cookie = csrf.headers
+    .getSetCookie()
+    .map((line) => line.split(";")[0])
+    .join("; ");
+  return authPostRoute(
+    new NextRequest(`${APP}/api/auth/callback/credentials`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+      body: new URLSearchParams({ csrfToken, email, password: PASSWORD, json: "true" }).toString(),
+    }),
+    { params: Promise.resolve({ nextauth: ["callback", "credentials"] }) },
+  );
+}
+
+describe("a tenant that requires single sign-on", () => {
+  it("refuses a supervisor's right password, and lets an admin in through the audited break-glass path", async () => {
+    const held = await provedFor(people.admin.id, { kind: "admin.sso", issuer: provider.issuer, emailDomain: domain });
+    // provedFor gave the admin a password of its own: the break-glass sign-in below uses PASSWORD.
+    await db.user.update({ where: { id: people.admin.id }, data: { passwordHash: await hashPassword(PASSWORD) } });
+    const saved = await saveSsoSettings(
+      { id: people.admin.id, tenantId },
+      {
+        displayName: "Acme ID",
+        issuer: provider.issuer,
+        clientId: provider.clientId,
+        clientSecret: "",
+        emailDomain: domain,
+        groupsClaim: "",
+        roleMap: [],
+        required: true,
+      },
+      held,
+    );
+    expect(saved).toEqual({ ok: true });
+
+    const before = await liveSessions(people.other.id);
+    const refused = await passwordSignIn(people.other.email);
+    expect(refused.status).toBe(401);
+    expect(new URL(((await refused.json()) as { url: string }).url).searchParams.get("error")).toBe("sso-required");
+    expect(await liveSessions(people.other.id)).toBe(before);
+
+    const admin = await passwordSignIn(people.admin.email);
+    expect(admin.status).toBe(200);
+    expect(await liveSessions(people.admin.id)).toBeGreaterThan(0);
+    expect(
+      await db.auditLog.count({ where: { tenantId, actorId: people.admin.id, action: "sign-in.break-glass" } }),
+    ).toBe(1);
+  });
+});
