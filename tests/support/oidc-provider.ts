@@ -4,7 +4,7 @@ import Provider from "oidc-provider";
 
 // A real OpenID Connect provider (oidc-provider, with its development login and consent pages) for the single
 // sign-on tests: people are accounts named by their `sub`, each with an email that is verified or not and groups,
-// and an account marked disabled is one the provider no longer knows (it refuses to sign it in or to issue for it).
+// and an account marked disabled is one the provider refuses to sign in (and no longer issues anything for).
 
 export interface Account {
   email: string;
@@ -66,6 +66,25 @@ export async function startTestProvider(options: {
         }),
       };
     },
+  });
+  // A disabled account's sign-in ends as a real provider ends it: back to the client with `access_denied`.
+  provider.use(async (ctx, next) => {
+    if (ctx.method !== "POST" || !/^\/interaction\/[^/]+$/.test(ctx.path)) return next();
+    const chunks: Buffer[] = [];
+    for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString();
+    const form = new URLSearchParams(text);
+    if (form.get("prompt") === "login" && accounts.get(form.get("login") ?? "")?.disabled) {
+      ctx.respond = false;
+      return provider!.interactionFinished(
+        ctx.req,
+        ctx.res,
+        { error: "access_denied", error_description: "the account is disabled" },
+        { mergeWithLastSubmission: false },
+      );
+    }
+    (ctx.req as typeof ctx.req & { body?: string }).body = text;
+    return next();
   });
   return {
     issuer,

@@ -162,6 +162,8 @@ async function providerClaims(
   } catch (error) {
     if (error instanceof oauth.AuthorizationResponseError) return "sso.provider-refused";
     if (error instanceof oauth.ResponseBodyError && error.error === "invalid_grant") return "sso.provider-refused";
+    // A state, nonce or signature that does not check out is refused and audited, not an operator's alarm.
+    if (error instanceof oauth.OperationProcessingError) return "sso.invalid-response";
     logError("sso.callback", error, { tenantId: settings.tenantId });
     return "sso.invalid-response";
   }
