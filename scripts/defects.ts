@@ -1293,6 +1293,22 @@ const DEFECTS: Defect[] = [
     testFile: "tests/security/secrets.integration.test.ts",
     test: "a stored value whose authentication tag is cut short is refused, not checked on its first bytes only",
   },
+  {
+    name: "sso verified email",
+    file: "lib/auth/sso/binding.ts",
+    find: 'if (!email || claims.email_verified !== true) return "sso.unverified-email" as const;',
+    replace: 'if (!email) return "sso.unverified-email" as const;',
+    testFile: "tests/auth/sso.integration.test.ts",
+    test: "never binds an unverified email to an existing person",
+  },
+  {
+    name: "sso required refuses passwords",
+    file: "lib/auth/sso/password-policy.ts",
+    find: 'if (person.role !== "ADMIN") return false;',
+    replace: "",
+    testFile: "tests/auth/sso.integration.test.ts",
+    test: "refuses a supervisor's right password, and lets an admin in through the audited break-glass path",
+  },
 ];
 const root = process.cwd();
 // `scripts/defects.ts "scope" "bound order"` runs only the named entries; a name that is not an entry is refused.
