@@ -5,6 +5,7 @@ import { PolicyForm } from "./policy-form";
 import { RecentChanges } from "./recent-changes";
 import { RefundPermissions } from "./refund-permissions";
 import { PeopleSessions } from "./sessions";
+import { SsoForm } from "./sso-form";
 import { WebhookForm } from "./webhook-form";
 import { DecisionLogExport } from "@/components/audit/decision-log-export";
 import type { agentKeys } from "@/lib/admin/agent-keys";
@@ -14,6 +15,7 @@ import type { peopleSessions } from "@/lib/admin/people";
 import type { recentAudit } from "@/lib/admin/audit-entries";
 import type { tenantPolicy } from "@/lib/admin/policy";
 import type { passkeysOf } from "@/lib/auth/passkeys";
+import type { SsoSettingsView } from "@/lib/auth/sso/settings";
 import type { tenantConnections } from "@/lib/oauth/connections";
 
 type Loaded<F extends (...args: never[]) => Promise<unknown>> = Awaited<ReturnType<F>>;
@@ -31,6 +33,7 @@ export function AdminDesk({
   passkeys,
   oauth,
   waiting,
+  sso,
 }: {
   tenantId: string;
   viewerId: string;
@@ -43,6 +46,7 @@ export function AdminDesk({
   passkeys: Loaded<typeof passkeysOf>;
   oauth: Loaded<typeof tenantConnections>;
   waiting: Loaded<typeof pendingChanges>;
+  sso: SsoSettingsView | null;
 }) {
   const hasPasskey = passkeys.length > 0;
   const serializableAgents = agents.map((agent) => ({
@@ -61,6 +65,8 @@ export function AdminDesk({
       <PolicyForm policy={policy} hasPasskey={hasPasskey} />
       <h2>Approval webhook</h2>
       <WebhookForm configured={webhook} hasPasskey={hasPasskey} />
+      <h2>Single sign-on</h2>
+      <SsoForm settings={sso} hasPasskey={hasPasskey} />
       <h2>Agents&apos; refund permission</h2>
       <RefundPermissions
         agents={agents.map(({ id, email, name, canRefund }) => ({ id, email, name, canRefund }))}

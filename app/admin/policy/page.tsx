@@ -7,6 +7,7 @@ import { recentAudit } from "@/lib/admin/audit-entries";
 import { tenantPolicy } from "@/lib/admin/policy";
 import { requireRole } from "@/lib/auth/guards";
 import { passkeysOf } from "@/lib/auth/passkeys";
+import { ssoSettingsOf } from "@/lib/auth/sso/settings";
 import { tenantConnections } from "@/lib/oauth/connections";
 
 export const metadata = { title: "Policy and keys" };
@@ -15,7 +16,7 @@ export const dynamic = "force-dynamic";
 
 export default async function AdminPolicyPage() {
   const user = await requireRole(["ADMIN"], "/admin/policy");
-  const [policy, agents, audit, people, webhook, passkeys, oauth, waiting] = await Promise.all([
+  const [policy, agents, audit, people, webhook, passkeys, oauth, waiting, sso] = await Promise.all([
     tenantPolicy(user.tenantId),
     agentKeys(user.tenantId),
     recentAudit(user.tenantId),
@@ -24,10 +25,11 @@ export default async function AdminPolicyPage() {
     passkeysOf(user.id),
     tenantConnections(user.tenantId),
     pendingChanges(user.tenantId),
+    ssoSettingsOf(user.tenantId),
   ]);
   return (
     <AdminDesk
-      {...{ policy, agents, audit, people, webhook, passkeys, oauth, waiting }}
+      {...{ policy, agents, audit, people, webhook, passkeys, oauth, waiting, sso }}
       tenant={user.tenantName}
       tenantId={user.tenantId}
       viewerId={user.id}

@@ -152,3 +152,10 @@ export type SsoSettingsView = NonNullable<Awaited<ReturnType<typeof ssoSettingsO
 export function openClientSecret(row: SsoSettingsRow): string {
   return decryptSecret(row.clientSecret, clientSecretContext(row.tenantId));
 }
+
+/** The sign-in button of the tenant a link names (`/login?sso=<tenant id>`), or null. */
+export async function ssoButtonFor(tenantId: string | undefined): Promise<{ id: string; displayName: string } | null> {
+  if (!tenantId || !/^[A-Za-z0-9_-]{1,100}$/.test(tenantId)) return null;
+  const row = await findSsoByTenant(db, tenantId);
+  return row && { id: row.tenantId, displayName: row.displayName };
+}

@@ -1,0 +1,54 @@
+/** What each refusal of a single sign-on means to the person, and what to do. */
+const SSO_ERRORS: Record<string, string> = {
+  "sso.invalid-request": "Enter your work email to sign in through your company's identity provider.",
+  "sso.not-configured": "Your company has not set up single sign-on here. Sign in with your password.",
+  "sso.no-attempt": "That sign-in was started in another browser or too long ago. Start it again here.",
+  "sso.provider-refused":
+    "Your identity provider did not sign you in. Ask your administrator if your account is active.",
+  "sso.invalid-response": "Your identity provider's answer did not check out. Start the sign-in again.",
+  "sso.provider-unreachable": "Your identity provider could not be reached. Try again in a moment.",
+  "sso.unverified-email":
+    "Your identity provider has not verified your email, so it cannot be matched to your account. Ask your administrator to verify it or to invite you.",
+  "sso.unknown-person": "No account here matches your email. Ask your administrator to add you.",
+  "sso.deactivated": "Your account here is deactivated. Ask your administrator.",
+  "sso.no-role": "Your groups at the identity provider give you no role here. Ask your administrator.",
+};
+
+export const ssoErrorWords = (code: string | undefined) => (code ? SSO_ERRORS[code] : undefined);
+
+/**
+ * Sign-in through the company's identity provider: a plain GET form (it works before any script has loaded) that
+ * finds the tenant by the email's domain, or one button when the link named the tenant.
+ */
+export function SsoSignIn({
+  returnTo,
+  tenant,
+}: {
+  returnTo: string;
+  tenant: { id: string; displayName: string } | null;
+}) {
+  return (
+    <form method="get" action="/api/sso/start" className="card" style={{ maxWidth: 360 }}>
+      <input type="hidden" name="next" value={returnTo} />
+      {tenant ? (
+        <>
+          <input type="hidden" name="tenant" value={tenant.id} />
+          <button className="primary" type="submit">
+            Sign in with {tenant.displayName}
+          </button>
+        </>
+      ) : (
+        <>
+          <p>
+            <label>
+              Work email for single sign-on
+              <br />
+              <input name="email" type="email" autoComplete="username" required style={{ width: "100%" }} />
+            </label>
+          </p>
+          <button type="submit">Sign in with your identity provider</button>
+        </>
+      )}
+    </form>
+  );
+}
