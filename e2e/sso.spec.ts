@@ -44,7 +44,7 @@ test("a supervisor signs in through the company's OpenID provider, approves a he
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.goto("/login?sso=globex&next=/settings");
-  await page.getByRole("button", { name: "Sign in with Globex ID" }).click();
+  await page.getByRole("link", { name: "Sign in with Globex ID" }).click();
 
   // The provider's own pages: its sign-in, then its consent.
   await expect(page).toHaveURL(new RegExp(`^${provider.issuer}/interaction/`));

@@ -17,8 +17,9 @@ const SSO_ERRORS: Record<string, string> = {
 export const ssoErrorWords = (code: string | undefined) => (code ? SSO_ERRORS[code] : undefined);
 
 /**
- * Sign-in through the company's identity provider: a plain GET form (it works before any script has loaded) that
- * finds the tenant by the email's domain, or one button when the link named the tenant.
+ * Sign-in through the company's identity provider. The button is a link, not a form: the page's CSP lets a form
+ * answer only to this site, and the start route answers with a redirect to the provider. Without a tenant, a GET form
+ * asks for the work email and this page finds the tenant by its domain.
  */
 export function SsoSignIn({
   returnTo,
@@ -27,28 +28,30 @@ export function SsoSignIn({
   returnTo: string;
   tenant: { id: string; displayName: string } | null;
 }) {
+  if (tenant)
+    return (
+      <p>
+        <a
+          className="button-link"
+          href={`/api/sso/start?${new URLSearchParams({ tenant: tenant.id, next: returnTo })}`}
+        >
+          Sign in with {tenant.displayName}
+        </a>
+      </p>
+    );
   return (
-    <form method="get" action="/api/sso/start" className="card" style={{ maxWidth: 360 }}>
+    <form method="get" action="/login/sso" className="card" style={{ maxWidth: 360 }}>
       <input type="hidden" name="next" value={returnTo} />
-      {tenant ? (
-        <>
-          <input type="hidden" name="tenant" value={tenant.id} />
-          <button className="primary" type="submit">
-            Sign in with {tenant.displayName}
-          </button>
-        </>
-      ) : (
-        <>
-          <p>
-            <label>
-              Work email for single sign-on
-              <br />
-              <input name="email" type="email" autoComplete="username" required style={{ width: "100%" }} />
-            </label>
-          </p>
-          <button type="submit">Sign in with your identity provider</button>
-        </>
-      )}
+      <p>
+        <label>
+          Work email
+          <br />
+          <input name="email" type="email" autoComplete="username" required style={{ width: "100%" }} />
+        </label>
+      </p>
+      <button className="primary" type="submit">
+        Find my company&apos;s sign-in
+      </button>
     </form>
   );
 }

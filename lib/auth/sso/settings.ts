@@ -6,6 +6,7 @@ import { discover, IssuerRefused } from "./issuer";
 import {
   deleteSso,
   domainTakenElsewhere,
+  findSsoByDomain,
   findSsoByTenant,
   insertSsoAudit,
   upsertSso,
@@ -157,5 +158,15 @@ export function openClientSecret(row: SsoSettingsRow): string {
 export async function ssoButtonFor(tenantId: string | undefined): Promise<{ id: string; displayName: string } | null> {
   if (!tenantId || !/^[A-Za-z0-9_-]{1,100}$/.test(tenantId)) return null;
   const row = await findSsoByTenant(db, tenantId);
+  return row && { id: row.tenantId, displayName: row.displayName };
+}
+
+/** The sign-in button of the tenant whose people have this email's domain, or null. */
+export async function ssoButtonForEmail(
+  email: string | undefined,
+): Promise<{ id: string; displayName: string } | null> {
+  const domain = email?.split("@")[1]?.trim().toLowerCase();
+  if (!domain || domain.length > 200) return null;
+  const row = await findSsoByDomain(db, domain);
   return row && { id: row.tenantId, displayName: row.displayName };
 }
