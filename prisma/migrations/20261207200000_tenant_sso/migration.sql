@@ -14,7 +14,9 @@ CREATE TABLE "TenantSso" (
     "required" BOOLEAN NOT NULL DEFAULT false,
     "updatedAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
-    CONSTRAINT "TenantSso_pkey" PRIMARY KEY ("tenantId")
+    CONSTRAINT "TenantSso_pkey" PRIMARY KEY ("tenantId"),
+    -- Stored only as lib/secrets.ts seals it, never in plain text.
+    CONSTRAINT "TenantSso_clientSecret_encrypted_check" CHECK ("clientSecret" LIKE 'enc:v1:%')
 );
 
 -- CreateTable
