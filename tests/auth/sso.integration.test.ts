@@ -7,7 +7,9 @@ import { GET as ssoStartRoute } from "@/app/api/sso/start/route";
 import { authOptions } from "@/lib/auth/auth";
 import { sessionUser } from "@/lib/auth/sessions";
 import { attemptCookieName, openAttempt, sealAttempt } from "@/lib/auth/sso/attempt";
-import { saveSsoSettings } from "@/lib/auth/sso/settings";
+import { inviteBySubject } from "@/lib/auth/sso/binding";
+import { saveSsoSettings, type SsoSettingsInput } from "@/lib/auth/sso/settings";
+import { findSsoByTenant } from "@/lib/auth/sso/sql";
 import { hashPassword } from "@/lib/auth/passwords";
 import { db } from "@/lib/db";
 import { encryptSecret } from "@/lib/secrets";
@@ -28,6 +30,7 @@ const people = {
   supervisor: { id: `usr_ssosup_${suffix}`, email: `sup@${domain}`, role: "SUPERVISOR" as const },
   other: { id: `usr_ssooth_${suffix}`, email: `other@${domain}`, role: "SUPERVISOR" as const },
   gone: { id: `usr_ssogone_${suffix}`, email: `gone@${domain}`, role: "SUPERVISOR" as const },
+  invited: { id: `usr_ssoinv_${suffix}`, email: `invited@${domain}`, role: "SUPERVISOR" as const },
   admin: { id: `usr_ssoadm_${suffix}`, email: `admin@${domain}`, role: "ADMIN" as const },
 };
 
@@ -178,6 +181,47 @@ async function passwordSignIn(email: string) {
     .authorize({ email, password: PASSWORD }, { headers: { "user-agent": "test" } })
     .catch((error: Error) => error.message);
 }
+
+describe("an admin's single sign-on settings", () => {
+  const settings = (issuer: string): SsoSettingsInput => ({
+    displayName: "Acme ID",
+    issuer,
+    clientId: provider.clientId,
+    clientSecret: "",
+    emailDomain: domain,
+    groupsClaim: "",
+    roleMap: [],
+    required: false,
+  });
+
+  it("refuses an issuer at an internal address or one that is not the provider's, and a save without a proof; nothing changes", async () => {
+    const before = await findSsoByTenant(db, tenantId);
+    const admin = { id: people.admin.id, tenantId };
+    for (const issuer of ["http://169.254.169.254/", "http://10.1.2.3/", `${provider.issuer}/not-the-issuer`]) {
+      const held = await provedFor(people.admin.id, { kind: "admin.sso", issuer, emailDomain: domain });
+      expect(await saveSsoSettings(admin, settings(issuer), held)).toMatchObject({ code: "sso.issuer-refused" });
+    }
+    const unproved = await saveSsoSettings(admin, settings(provider.issuer), {
+      userId: people.admin.id,
+      sessionId: null,
+      proofId: null,
+    });
+    expect(unproved).toMatchObject({ code: "step-up.required" });
+    expect(await findSsoByTenant(db, tenantId)).toEqual(before);
+    expect(await db.auditLog.count({ where: { tenantId, action: "sso.set" } })).toBe(0);
+  });
+
+  it("an admin's invitation binds a subject whose provider does not verify its email", async () => {
+    provider.accounts.set(`sub-invited-${suffix}`, { email: "whatever@elsewhere.test", emailVerified: false });
+    const row = (await findSsoByTenant(db, tenantId))!;
+    const invite = { userId: people.invited.id, subject: `sub-invited-${suffix}` };
+    expect(await inviteBySubject({ id: people.admin.id, tenantId }, row, invite)).toBe(true);
+    const response = await signIn(`sub-invited-${suffix}`, people.invited.email);
+    expect(response.headers.get("location")).toBe(`${APP}/approvals`);
+    expect(await liveSessions(people.invited.id)).toBe(1);
+    expect(await identities(people.invited.id)).toMatchObject([{ boundBy: "admin" }]);
+  });
+});
 
 describe("a tenant that requires single sign-on", () => {
   it("refuses a supervisor's right password, and lets an admin in through the audited break-glass path", async () => {
