@@ -90,7 +90,7 @@ test("a supervisor signs in through the company's OpenID provider, approves a he
   const order = await freshOrder("cu_gil", 50000, "globex");
   const conversation = await openConversation(request, SEEDED.globexAgent.email, { customer_id: "cu_gil" });
   const held = await propose(request, SEEDED.globexAgent.email, conversation, refund(order, 6000), `sso-${order}`);
-  expect(held.kind).toBe("pending");
+  expect(held.kind).toBe("pending_approval");
   await page.goto(`${local}/approvals?q=${order}`);
   await page
     .locator(`[data-testid="approval-item"][data-approval-id="${held.approval!.id}"]`)
