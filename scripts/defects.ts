@@ -1309,6 +1309,22 @@ const DEFECTS: Defect[] = [
     testFile: "tests/auth/sso.integration.test.ts",
     test: "refuses a supervisor's right password, and lets an admin in through the audited break-glass path",
   },
+  {
+    name: "sso state",
+    file: "lib/auth/sso/sign-in.ts",
+    find: "oauth.validateAuthResponse(server, client, callbackUrl, attempt.state)",
+    replace: "oauth.validateAuthResponse(server, client, callbackUrl, oauth.skipStateCheck)",
+    testFile: "tests/auth/sso.integration.test.ts",
+    test: "refuses a callback whose state, PKCE verifier or nonce is not the attempt's, or that has no attempt",
+  },
+  {
+    name: "sso deactivated person",
+    file: "lib/auth/sso/binding.ts",
+    find: 'if (!person.active) return { ok: false, code: "sso.deactivated" };',
+    replace: "",
+    testFile: "tests/auth/sso.integration.test.ts",
+    test: "refuses a person deactivated in toolgate, and one the provider no longer signs in",
+  },
 ];
 const root = process.cwd();
 // `scripts/defects.ts "scope" "bound order"` runs only the named entries; a name that is not an entry is refused.
