@@ -1310,6 +1310,14 @@ const DEFECTS: Defect[] = [
     test: "refuses a supervisor's right password, and lets an admin in through the audited break-glass path",
   },
   {
+    name: "sso change held",
+    file: "lib/auth/sso/settings.ts",
+    find: "if (widensSignIn(stored, row))",
+    replace: "if (false)",
+    testFile: "tests/auth/sso.integration.test.ts",
+    test: "a new provider or role mapping waits for a second admin; approved, it applies over the settings it was proposed against",
+  },
+  {
     name: "sso state",
     file: "lib/auth/sso/sign-in.ts",
     find: "oauth.validateAuthResponse(server, client, callbackUrl, attempt.state)",

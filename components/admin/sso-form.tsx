@@ -2,7 +2,7 @@
 
 import { useState, useTransition } from "react";
 import { useStepUp } from "@/components/ui/step-up-field";
-import { removeSsoSettingsAction, saveSsoSettingsAction } from "@/lib/auth/sso/actions";
+import { removeSsoSettingsAction, saveSsoSettingsAction } from "@/lib/admin/sso-actions";
 import type { SsoSettingsView } from "@/lib/auth/sso/settings";
 
 type Mapping = { group: string; role: "SUPERVISOR" | "ADMIN" };
@@ -54,7 +54,7 @@ export function SsoForm({ settings, hasPasskey }: { settings: SsoSettingsView | 
         { kind: "admin.sso", issuer: form.issuer.trim(), emailDomain: form.emailDomain.trim().toLowerCase() },
         (proofId) => saveSsoSettingsAction({ ...input, proofId }),
       );
-      setMessage(response.ok ? "Saved." : response.message);
+      setMessage(response.ok ? (response.data.held ?? "Saved.") : response.message);
       if (response.ok) setForm({ ...form, clientSecret: "" });
     });
   }

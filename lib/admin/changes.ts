@@ -1,3 +1,5 @@
+import { applyHeldSso, ssoAuditDetail, type SsoProposal } from "../auth/sso/settings";
+import type { SsoSettingsRow } from "../auth/sso/sql";
 import { consumeStepUpFor, type StepUpHolder, type StepUpMethod } from "../auth/step-up";
 import { canonicalJson, sha256Hex } from "../canonical";
 import { db, transaction, type Db, type Tx } from "../db";
@@ -57,7 +59,8 @@ export type ChangeProposal =
       change: { host: string; url: string; secret: string };
       base: { host: string | null; stored: string | null };
     }
-  | { kind: "self-registration"; change: { enabled: true }; base: { enabled: false } };
+  | { kind: "self-registration"; change: { enabled: true }; base: { enabled: false } }
+  | ({ kind: "sso" } & SsoProposal);
 
 export interface HeldChange {
   id: string;
@@ -82,6 +85,12 @@ export function changeLines(kind: string, change: Record<string, unknown>, base:
       `Approval webhook: ${String(base.host ?? "none")} → ${String(change.host)} (each new request is posted there)`,
     ];
   if (kind === "self-registration") return ["Clients that register themselves (names not verified): refused → allowed"];
+  if (kind === "sso") {
+    const roles = Object.entries(change.roleMap as Record<string, string>).map(([group, role]) => `${group} → ${role}`);
+    return [
+      `Single sign-on: people of ${String(change.emailDomain)} sign in through ${String(change.issuer)}${roles.length ? ` (roles from groups: ${roles.join(", ")})` : ""}`,
+    ];
+  }
   if (kind === "rules") {
     const loosened = (change.loosened as string[]).map((id) => `"${id}"`).join(", ");
     return [`Live policy rules: a new set of ${String(change.rules)} rules that drops or rewrites ${loosened}`];
@@ -134,7 +143,12 @@ export async function holdChange(
     changeId: id,
     kind: proposal.kind,
     // A webhook's URL and secret stay write-only: the audit names its host, as a direct save's does.
-    change: proposal.kind === "webhook" ? { host: proposal.change.host } : proposal.change,
+    change:
+      proposal.kind === "webhook"
+        ? { host: proposal.change.host }
+        : proposal.kind === "sso"
+          ? ssoAuditDetail(proposal.change)
+          : proposal.change,
     base: proposal.base,
     mode,
     until: ends.toISOString(),
@@ -216,6 +230,10 @@ async function applyChange(tx: Tx, row: AdminChangeRow, actor: Person): Promise<
       approvedById: actor.id,
     });
     return "applied";
+  }
+  if (row.kind === "sso") {
+    const proposal = { change: row.change as unknown as SsoSettingsRow, base: row.base as SsoProposal["base"] };
+    return applyHeldSso(tx, proposal, { proposedById: row.proposedById, changeId: row.id, approvedById: actor.id });
   }
   if (row.kind === "self-registration") {
     if ((await setTenantSelfRegistration(tx, row.tenantId, true)) === 0) return "stale";

@@ -8,7 +8,9 @@ import { authOptions } from "@/lib/auth/auth";
 import { sessionUser } from "@/lib/auth/sessions";
 import { attemptCookieName, openAttempt, sealAttempt } from "@/lib/auth/sso/attempt";
 import { inviteBySubject } from "@/lib/auth/sso/binding";
-import { saveSsoSettings, type SsoSettingsInput } from "@/lib/auth/sso/settings";
+import { approveChange } from "@/lib/admin/changes";
+import { setSso } from "@/lib/admin/sso";
+import type { SsoSettingsInput } from "@/lib/auth/sso/settings";
 import { findSsoByTenant } from "@/lib/auth/sso/sql";
 import { hashPassword } from "@/lib/auth/passwords";
 import { db } from "@/lib/db";
@@ -32,6 +34,7 @@ const people = {
   gone: { id: `usr_ssogone_${suffix}`, email: `gone@${domain}`, role: "SUPERVISOR" as const },
   invited: { id: `usr_ssoinv_${suffix}`, email: `invited@${domain}`, role: "SUPERVISOR" as const },
   admin: { id: `usr_ssoadm_${suffix}`, email: `admin@${domain}`, role: "ADMIN" as const },
+  admin2: { id: `usr_ssoadm2_${suffix}`, email: `admin2@${domain}`, role: "ADMIN" as const },
 };
 
 beforeAll(async () => {
@@ -199,9 +202,9 @@ describe("an admin's single sign-on settings", () => {
     const admin = { id: people.admin.id, tenantId };
     for (const issuer of ["http://169.254.169.254/", "http://10.1.2.3/", `${provider.issuer}/not-the-issuer`]) {
       const held = await provedFor(people.admin.id, { kind: "admin.sso", issuer, emailDomain: domain });
-      expect(await saveSsoSettings(admin, settings(issuer), held)).toMatchObject({ code: "sso.issuer-refused" });
+      expect(await setSso(admin, settings(issuer), held)).toMatchObject({ code: "sso.issuer-refused" });
     }
-    const unproved = await saveSsoSettings(admin, settings(provider.issuer), {
+    const unproved = await setSso(admin, settings(provider.issuer), {
       userId: people.admin.id,
       sessionId: null,
       proofId: null,
@@ -209,6 +212,47 @@ describe("an admin's single sign-on settings", () => {
     expect(unproved).toMatchObject({ code: "step-up.required" });
     expect(await findSsoByTenant(db, tenantId)).toEqual(before);
     expect(await db.auditLog.count({ where: { tenantId, action: "sso.set" } })).toBe(0);
+  });
+
+  it("a new provider or role mapping waits for a second admin; approved, it applies over the settings it was proposed against", async () => {
+    const admin = { id: people.admin.id, tenantId };
+    const before = (await findSsoByTenant(db, tenantId))!;
+    const mapped = { ...settings(provider.issuer), roleMap: [{ group: "toolgate-admins", role: "ADMIN" as const }] };
+    const proof = await provedFor(admin.id, { kind: "admin.sso", issuer: provider.issuer, emailDomain: domain });
+    const saved = await setSso(admin, { ...mapped, groupsClaim: "groups" }, proof);
+    expect(saved).toMatchObject({ ok: true, held: { mode: "second-admin" } });
+    expect(await findSsoByTenant(db, tenantId)).toEqual(before);
+    const held = (saved as { held: { id: string } }).held;
+    const change = await db.adminChange.findUniqueOrThrow({ where: { id: held.id } });
+    expect(
+      JSON.stringify(
+        await db.auditLog.findMany({ where: { tenantId, action: "change.proposed" }, select: { detail: true } }),
+      ),
+    ).not.toContain(before.clientSecret);
+
+    const second = { id: people.admin2.id, tenantId };
+    const approval = await provedFor(second.id, {
+      kind: "admin.change-approved",
+      changeId: held.id,
+      digest: change.digest,
+    });
+    expect(await approveChange(second, held.id, change.digest, approval)).toEqual({ ok: true });
+    expect(await findSsoByTenant(db, tenantId)).toMatchObject({
+      groupsClaim: "groups",
+      roleMap: { "toolgate-admins": "ADMIN" },
+      clientSecret: before.clientSecret,
+    });
+
+    // Back to roles as set in toolgate (a narrowing the same rule holds), for the tests after this one.
+    const back = await setSso(
+      admin,
+      settings(provider.issuer),
+      await provedFor(admin.id, { kind: "admin.sso", issuer: provider.issuer, emailDomain: domain }),
+    );
+    const backId = (back as { held: { id: string } }).held.id;
+    const backDigest = (await db.adminChange.findUniqueOrThrow({ where: { id: backId } })).digest;
+    const proved = await provedFor(second.id, { kind: "admin.change-approved", changeId: backId, digest: backDigest });
+    expect(await approveChange(second, backId, backDigest, proved)).toEqual({ ok: true });
   });
 
   it("an admin's invitation binds a subject whose provider does not verify its email", async () => {
@@ -228,7 +272,7 @@ describe("a tenant that requires single sign-on", () => {
     const held = await provedFor(people.admin.id, { kind: "admin.sso", issuer: provider.issuer, emailDomain: domain });
     // provedFor gave the admin a password of its own: the break-glass sign-in below uses PASSWORD.
     await db.user.update({ where: { id: people.admin.id }, data: { passwordHash: await hashPassword(PASSWORD) } });
-    const saved = await saveSsoSettings(
+    const saved = await setSso(
       { id: people.admin.id, tenantId },
       {
         displayName: "Acme ID",
@@ -242,7 +286,7 @@ describe("a tenant that requires single sign-on", () => {
       },
       held,
     );
-    expect(saved).toEqual({ ok: true });
+    expect(saved).toEqual({ ok: true, held: null });
 
     const before = await liveSessions(people.other.id);
     expect(await passwordSignIn(people.other.email)).toBe("sso-required");

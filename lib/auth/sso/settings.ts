@@ -1,7 +1,8 @@
 import { z } from "zod";
-import { db, transaction } from "../../db";
+import { canonicalJson, sha256Hex } from "../../canonical";
+import { db, transaction, type Tx } from "../../db";
 import { decryptSecret, encryptSecret } from "../../secrets";
-import { consumeStepUpFor, type StepUpHolder } from "../step-up";
+import { consumeStepUpFor, type StepUpHolder, type StepUpMethod } from "../step-up";
 import { discover, IssuerRefused } from "./issuer";
 import {
   deleteSso,
@@ -9,6 +10,7 @@ import {
   findSsoByDomain,
   findSsoByTenant,
   insertSsoAudit,
+  lockSso,
   upsertSso,
   type SsoSettingsRow,
 } from "./sql";
@@ -41,8 +43,8 @@ export const SsoSettingsSchema = z.strictObject({
 });
 export type SsoSettingsInput = z.infer<typeof SsoSettingsSchema>;
 
-export type SsoSettingsResult =
-  | { ok: true }
+export type SsoSettingsResult<Held> =
+  | { ok: true; held: Held | null }
   | {
       ok: false;
       code: "sso.issuer-refused" | "sso.domain-taken" | "sso.secret-missing" | "step-up.required";
@@ -54,17 +56,43 @@ interface Admin {
   tenantId: string;
 }
 
+/** A change as the two-admin rule holds it: the row to store, and the digest of the row it replaces (or null). */
+export interface SsoProposal {
+  change: SsoSettingsRow;
+  base: { stored: string | null };
+}
+
+/**
+ * Holds a change that decides who may sign in as whom (a new provider, client, domain or role mapping) for a second
+ * admin; handed in by the admin feature, which owns the two-admin rule (docs/decisions/015).
+ */
+export type HoldSsoChange<Held> = (tx: Tx, proposal: SsoProposal, stepUp: StepUpMethod) => Promise<Held>;
+
+/** The digest a held change compares: the stored row as it is, ciphertext included (fresh at every save). */
+const storedDigest = (row: SsoSettingsRow | null) => (row ? sha256Hex(canonicalJson(row)) : null);
+
+/** Whether the new settings let someone sign in as someone they could not before. */
+function widensSignIn(stored: SsoSettingsRow | null, next: SsoSettingsRow): boolean {
+  if (!stored) return true;
+  const who = (row: SsoSettingsRow) =>
+    canonicalJson([row.issuer, row.clientId, row.emailDomain, row.groupsClaim, row.roleMap]);
+  return who(stored) !== who(next);
+}
+
 /**
  * Sets the tenant's OpenID provider. The issuer's discovery document is read first (through the outbound guard), so
  * an address that does not answer as that issuer is refused before anything is stored; then the admin's step-up
- * proof for this issuer and domain is consumed. The client secret is stored encrypted; the audit names neither it
- * nor the client id.
+ * proof for this issuer and domain is consumed. A new provider, client, domain or role mapping could sign anyone in
+ * as any person of the tenant (a lone admin as the second supervisor of a large refund), so it goes to `hold`; the
+ * rest (the button's name, a new secret for the same client, requiring SSO) applies at once. The client secret is
+ * stored encrypted; the audit names neither it nor the client id.
  */
-export async function saveSsoSettings(
+export async function saveSsoSettings<Held>(
   admin: Admin,
   input: SsoSettingsInput,
   holder: StepUpHolder,
-): Promise<SsoSettingsResult> {
+  hold: HoldSsoChange<Held>,
+): Promise<SsoSettingsResult<Held>> {
   try {
     await discover(input.issuer);
   } catch (error) {
@@ -77,10 +105,10 @@ export async function saveSsoSettings(
       code: "sso.domain-taken",
       message: `Another tenant already signs in people of ${input.emailDomain}. Use your own email domain.`,
     };
-  const stored = await findSsoByTenant(db, admin.tenantId);
-  if (!input.clientSecret && !stored)
-    return { ok: false, code: "sso.secret-missing", message: "Enter the client secret the provider gave you." };
   return transaction(async (tx) => {
+    const stored = await lockSso(tx, admin.tenantId);
+    if (!input.clientSecret && !stored)
+      return { ok: false, code: "sso.secret-missing", message: "Enter the client secret the provider gave you." };
     const stepUp = await consumeStepUpFor(tx, holder, {
       kind: "admin.sso",
       issuer: input.issuer,
@@ -105,23 +133,49 @@ export async function saveSsoSettings(
       roleMap: Object.fromEntries(input.roleMap.map((entry) => [entry.group, entry.role])),
       required: input.required,
     };
+    if (widensSignIn(stored, row))
+      return { ok: true, held: await hold(tx, { change: row, base: { stored: storedDigest(stored) } }, stepUp) };
     await upsertSso(tx, row);
     await insertSsoAudit(tx, {
       tenantId: admin.tenantId,
       actorId: admin.id,
       action: "sso.set",
-      detail: {
-        issuer: row.issuer,
-        emailDomain: row.emailDomain,
-        required: row.required,
-        groupsClaim: row.groupsClaim,
-        roleMap: row.roleMap,
-        secretChanged: Boolean(input.clientSecret),
-        stepUp,
-      },
+      detail: { ...ssoAuditDetail(row), secretChanged: Boolean(input.clientSecret), stepUp },
     });
-    return { ok: true };
+    return { ok: true, held: null };
   });
+}
+
+/** What the audit and a held change's lines say about settings: never the secret or the client id. */
+export function ssoAuditDetail(row: SsoSettingsRow) {
+  return {
+    issuer: row.issuer,
+    emailDomain: row.emailDomain,
+    required: row.required,
+    groupsClaim: row.groupsClaim,
+    roleMap: row.roleMap,
+  };
+}
+
+/**
+ * Applies a held change once a second admin approved it (or its delay passed), in their transaction: only over the
+ * settings it was proposed against, else "stale".
+ */
+export async function applyHeldSso(
+  tx: Tx,
+  proposal: SsoProposal,
+  by: { proposedById: string; changeId: string; approvedById: string },
+): Promise<"applied" | "stale"> {
+  const stored = await lockSso(tx, proposal.change.tenantId);
+  if (storedDigest(stored) !== proposal.base.stored) return "stale";
+  await upsertSso(tx, proposal.change);
+  await insertSsoAudit(tx, {
+    tenantId: proposal.change.tenantId,
+    actorId: by.proposedById,
+    action: "sso.set",
+    detail: { ...ssoAuditDetail(proposal.change), changeId: by.changeId, approvedById: by.approvedById },
+  });
+  return "applied";
 }
 
 /** Removes the tenant's provider: passwords work again for everyone, bound subjects stay for a later provider. */

@@ -5,7 +5,8 @@ import { Prisma, type Role } from "../../generated/prisma/client";
 // The single sign-on statements: a tenant's provider settings, the provider subjects bound to people, and the
 // people a first sign-in may be bound to.
 
-export interface SsoSettingsRow {
+// A type, not an interface: a held admin change stores it as a JSON record.
+export type SsoSettingsRow = {
   tenantId: string;
   displayName: string;
   issuer: string;
@@ -15,7 +16,7 @@ export interface SsoSettingsRow {
   groupsClaim: string | null;
   roleMap: Record<string, Role>;
   required: boolean;
-}
+};
 
 const SETTINGS = Prisma.raw(
   `"tenantId", "displayName", "issuer", "clientId", "clientSecret", "emailDomain", "groupsClaim", "roleMap", "required"`,
@@ -30,6 +31,13 @@ export async function findSsoByTenant(db: Db, tenantId: string): Promise<SsoSett
 export async function findSsoByDomain(db: Db, emailDomain: string): Promise<SsoSettingsRow | null> {
   const [row = null] = await db.$queryRaw<SsoSettingsRow[]>`
     SELECT ${SETTINGS} FROM "TenantSso" WHERE "emailDomain" = ${emailDomain}`;
+  return row;
+}
+
+/** The tenant's settings, locked until the transaction ends (a save or a held change compares and writes them). */
+export async function lockSso(tx: Tx, tenantId: string): Promise<SsoSettingsRow | null> {
+  const [row = null] = await tx.$queryRaw<SsoSettingsRow[]>`
+    SELECT ${SETTINGS} FROM "TenantSso" WHERE "tenantId" = ${tenantId} FOR UPDATE`;
   return row;
 }
 
