@@ -1311,9 +1311,9 @@ const DEFECTS: Defect[] = [
   },
   {
     name: "sso change held",
-    file: "lib/auth/sso/settings.ts",
-    find: "if (widensSignIn(stored, row))",
-    replace: "if (false)",
+    file: "lib/admin/change-rules.ts",
+    find: 'return change.widensSignIn ? "needs-second-admin" : "loosening";',
+    replace: 'return "loosening";',
     testFile: "tests/auth/sso.integration.test.ts",
     test: "a new provider or role mapping waits for a second admin; approved, it applies over the settings it was proposed against",
   },

@@ -37,7 +37,8 @@ export type AdminChangeKind =
   | { kind: "webhook.set" }
   | { kind: "webhook.remove" }
   | { kind: "self-registration"; enabled: boolean }
-  | { kind: "rules"; status: "live" | "shadow"; loosened: string[] };
+  | { kind: "rules"; status: "live" | "shadow"; loosened: string[] }
+  | { kind: "sso.set"; widensSignIn: boolean };
 
 export type Classification = "unchanged" | "tightening" | "loosening" | "needs-second-admin";
 
@@ -65,6 +66,9 @@ export function classifyAdminChange(change: AdminChangeKind): Classification {
       return change.agentCanRefund ? "needs-second-admin" : "loosening";
     case "webhook.set":
       return "needs-second-admin";
+    case "sso.set":
+      // A new provider, client, domain or role mapping can sign anyone in as any person of the tenant.
+      return change.widensSignIn ? "needs-second-admin" : "loosening";
     case "self-registration":
       return change.enabled ? "needs-second-admin" : "tightening";
     case "rules":

@@ -1,5 +1,6 @@
 import { saveSsoSettings, type SsoSettingsInput } from "../auth/sso/settings";
 import type { StepUpHolder } from "../auth/step-up";
+import { classifyAdminChange } from "./change-rules";
 import { holdChange } from "./changes";
 import type { Admin } from "./sql";
 
@@ -8,7 +9,9 @@ import type { Admin } from "./sql";
  * delay), like the webhook (docs/decisions/015); the rest applies at once.
  */
 export function setSso(admin: Admin, input: SsoSettingsInput, holder: StepUpHolder) {
-  return saveSsoSettings(admin, input, holder, (tx, proposal, stepUp) =>
-    holdChange(tx, admin, { kind: "sso", ...proposal }, stepUp),
+  return saveSsoSettings(admin, input, holder, async (tx, proposal, stepUp, widensSignIn) =>
+    classifyAdminChange({ kind: "sso.set", widensSignIn }) === "needs-second-admin"
+      ? holdChange(tx, admin, { kind: "sso", ...proposal }, stepUp)
+      : null,
   );
 }

@@ -63,10 +63,16 @@ export interface SsoProposal {
 }
 
 /**
- * Holds a change that decides who may sign in as whom (a new provider, client, domain or role mapping) for a second
- * admin; handed in by the admin feature, which owns the two-admin rule (docs/decisions/015).
+ * Holds the change for a second admin when the two-admin rule says so (docs/decisions/015), else null and it applies
+ * now; handed in by the admin feature, which owns that rule. `widensSignIn`: the change lets someone sign in as someone
+ * they could not before (a new provider, client, domain or role mapping).
  */
-export type HoldSsoChange<Held> = (tx: Tx, proposal: SsoProposal, stepUp: StepUpMethod) => Promise<Held>;
+export type HoldSsoChange<Held> = (
+  tx: Tx,
+  proposal: SsoProposal,
+  stepUp: StepUpMethod,
+  widensSignIn: boolean,
+) => Promise<Held | null>;
 
 /** The digest a held change compares: the stored row as it is, ciphertext included (fresh at every save). */
 const storedDigest = (row: SsoSettingsRow | null) => (row ? sha256Hex(canonicalJson(row)) : null);
@@ -83,9 +89,9 @@ function widensSignIn(stored: SsoSettingsRow | null, next: SsoSettingsRow): bool
  * Sets the tenant's OpenID provider. The issuer's discovery document is read first (through the outbound guard), so
  * an address that does not answer as that issuer is refused before anything is stored; then the admin's step-up
  * proof for this issuer and domain is consumed. A new provider, client, domain or role mapping could sign anyone in
- * as any person of the tenant (a lone admin as the second supervisor of a large refund), so it goes to `hold`; the
- * rest (the button's name, a new secret for the same client, requiring SSO) applies at once. The client secret is
- * stored encrypted; the audit names neither it nor the client id.
+ * as any person of the tenant (a lone admin as the second supervisor of a large refund), so `hold` may keep it for a
+ * second admin; the rest (the button's name, a new secret for the same client, requiring SSO) applies at once. The
+ * client secret is stored encrypted; the audit names neither it nor the client id.
  */
 export async function saveSsoSettings<Held>(
   admin: Admin,
@@ -133,8 +139,9 @@ export async function saveSsoSettings<Held>(
       roleMap: Object.fromEntries(input.roleMap.map((entry) => [entry.group, entry.role])),
       required: input.required,
     };
-    if (widensSignIn(stored, row))
-      return { ok: true, held: await hold(tx, { change: row, base: { stored: storedDigest(stored) } }, stepUp) };
+    const proposal = { change: row, base: { stored: storedDigest(stored) } };
+    const held = await hold(tx, proposal, stepUp, widensSignIn(stored, row));
+    if (held) return { ok: true, held };
     await upsertSso(tx, row);
     await insertSsoAudit(tx, {
       tenantId: admin.tenantId,
