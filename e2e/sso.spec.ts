@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { encryptSecret } from "../lib/secrets";
 import { startTestProvider, type TestProvider } from "../tests/support/oidc-provider";
-import { freshOrder } from "./fixtures";
+import { expectUsable, freshOrder, shoot } from "./fixtures";
 import { database, openConversation, propose, refund, SEEDED } from "./support";
 
 // Single sign-on in the browser: a supervisor signs in through a real OpenID provider started here (oidc-provider,
@@ -43,7 +43,13 @@ test("a supervisor signs in through the company's OpenID provider, approves a he
 }) => {
   const context = await browser.newContext();
   const page = await context.newPage();
-  await page.goto("/login?sso=globex&next=/settings");
+  // The sign-in page finds the tenant by the email's domain (a link `/login?sso=globex` shows the same button).
+  await page.goto("/login?next=/settings");
+  await page.getByRole("link", { name: "Use your company's single sign-on" }).click();
+  await page.getByLabel("Work email").fill(SEEDED.globexSupervisor.email);
+  await page.getByRole("button", { name: "Find my company's sign-in" }).click();
+  await expectUsable(page, "Single sign-on");
+  await shoot(page, "sso-sign-in");
   await page.getByRole("link", { name: "Sign in with Globex ID" }).click();
 
   // The provider's own pages: its sign-in, then its consent.

@@ -82,7 +82,8 @@ export function SsoForm({ settings, hasPasskey }: { settings: SsoSettingsView | 
         {settings
           ? `People of ${settings.emailDomain} can sign in through ${settings.displayName}. The client secret is stored encrypted and not shown; leave it empty to keep it.`
           : "No identity provider is set; everyone signs in with a password."}{" "}
-        A person is bound to the provider at their first sign-in by an email the provider has verified.
+        A person is bound to the provider at their first sign-in by an email the provider has verified. A new provider,
+        client, domain or role mapping waits for another admin.
       </p>
       {field("displayName", "Name on the sign-in button")}
       {field("issuer", "Issuer URL (https://)")}
