@@ -11,6 +11,7 @@ const SSO_ERRORS: Record<string, string> = {
     "Your identity provider has not verified your email, so it cannot be matched to your account. Ask your administrator to verify it or to invite you.",
   "sso.unknown-person": "No account here matches your email. Ask your administrator to add you.",
   "sso.deactivated": "Your account here is deactivated. Ask your administrator.",
+  "sso.failed": "Something went wrong on our side; nothing was signed in. Try again.",
   "sso.no-role": "Your groups at the identity provider give you no role here. Ask your administrator.",
 };
 

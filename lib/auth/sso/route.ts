@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { env } from "../../env";
+import { logError } from "../../log";
 import { clientAddress } from "../../security/request";
 import { safeReturnPath } from "../guards";
-import { attemptCookie, attemptCookieName, openAttempt } from "./attempt";
+import { ATTEMPT_SECONDS, attemptCookie, attemptCookieName, openAttempt } from "./attempt";
 import { beginSsoSignIn, finishSsoSignIn } from "./sign-in";
 
 // The two edges of a single sign-on: GET /api/sso/start (from the sign-in page) and GET /api/sso/callback (the
@@ -30,7 +31,19 @@ const toLogin = (request: Request, code: string) =>
     },
   });
 
-export async function ssoStart(request: Request): Promise<Response> {
+/** An unexpected failure is logged for the operators and answered in words, never with a stack trace. */
+const orLogged =
+  (event: string, handler: (request: Request) => Promise<Response>) =>
+  async (request: Request): Promise<Response> => {
+    try {
+      return await handler(request);
+    } catch (error) {
+      logError(event, error);
+      return toLogin(request, "sso.failed");
+    }
+  };
+
+export const ssoStart = orLogged("sso.start", async (request) => {
   const query = Object.fromEntries(new URL(request.url).searchParams);
   const parsed = StartSchema.safeParse(query);
   if (!parsed.success || (!parsed.data.email && !parsed.data.tenant)) return toLogin(request, "sso.invalid-request");
@@ -42,9 +55,13 @@ export async function ssoStart(request: Request): Promise<Response> {
   if (!begun.ok) return toLogin(request, begun.code);
   return new Response(null, {
     status: 303,
-    headers: { Location: begun.location, "Cache-Control": "no-store", "Set-Cookie": attemptCookie(begun.attempt, 600) },
+    headers: {
+      Location: begun.location,
+      "Cache-Control": "no-store",
+      "Set-Cookie": attemptCookie(begun.attempt, ATTEMPT_SECONDS),
+    },
   });
-}
+});
 
 function readCookie(request: Request, name: string): string | undefined {
   for (const part of (request.headers.get("cookie") ?? "").split(";")) {
@@ -54,7 +71,7 @@ function readCookie(request: Request, name: string): string | undefined {
   return undefined;
 }
 
-export async function ssoCallback(request: Request): Promise<Response> {
+export const ssoCallback = orLogged("sso.callback", async (request) => {
   const attempt = openAttempt(readCookie(request, attemptCookieName()));
   const finished = await finishSsoSignIn(new URL(request.url), attempt, appOrigin(request), {
     address: clientAddress(request.headers),
@@ -68,4 +85,4 @@ export async function ssoCallback(request: Request): Promise<Response> {
   headers.append("Set-Cookie", attemptCookie("", 0));
   headers.append("Set-Cookie", finished.cookie);
   return new Response(null, { status: 303, headers });
-}
+});
