@@ -1315,7 +1315,7 @@ const DEFECTS: Defect[] = [
     find: 'return change.widensSignIn ? "needs-second-admin" : "loosening";',
     replace: 'return "loosening";',
     testFile: "tests/auth/sso.integration.test.ts",
-    test: "a new provider or role mapping waits for a second admin; approved, it applies over the settings it was proposed against",
+    test: "a new provider or role mapping waits for a second admin; approved, it applies over the settings it was proposed against, and the groups then decide the role",
   },
   {
     name: "sso state",

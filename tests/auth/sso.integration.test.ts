@@ -214,7 +214,7 @@ describe("an admin's single sign-on settings", () => {
     expect(await db.auditLog.count({ where: { tenantId, action: "sso.set" } })).toBe(0);
   });
 
-  it("a new provider or role mapping waits for a second admin; approved, it applies over the settings it was proposed against", async () => {
+  it("a new provider or role mapping waits for a second admin; approved, it applies over the settings it was proposed against, and the groups then decide the role", async () => {
     const admin = { id: people.admin.id, tenantId };
     const before = (await findSsoByTenant(db, tenantId))!;
     const mapped = { ...settings(provider.issuer), roleMap: [{ group: "toolgate-admins", role: "ADMIN" as const }] };
@@ -242,6 +242,18 @@ describe("an admin's single sign-on settings", () => {
       roleMap: { "toolgate-admins": "ADMIN" },
       clientSecret: before.clientSecret,
     });
+
+    // The provider's groups now decide the role: none mapped is refused, a mapped one sets it on the person.
+    provider.accounts.set(`sub-sup-${suffix}`, { email: people.supervisor.email, emailVerified: true, groups: [] });
+    expect(refusedWith(await signIn(`sub-sup-${suffix}`, people.supervisor.email))).toBe("sso.no-role");
+    provider.accounts.get(`sub-sup-${suffix}`)!.groups = ["everyone", "toolgate-admins"];
+    expect((await signIn(`sub-sup-${suffix}`, people.supervisor.email)).headers.get("location")).toBe(
+      `${APP}/approvals`,
+    );
+    expect(await db.user.findUniqueOrThrow({ where: { id: people.supervisor.id } })).toMatchObject({ role: "ADMIN" });
+    expect(
+      await db.auditLog.count({ where: { tenantId, actorId: people.supervisor.id, action: "sso.role-mapped" } }),
+    ).toBe(1);
 
     // Back to roles as set in toolgate (a narrowing the same rule holds), for the tests after this one.
     const back = await setSso(
