@@ -2,7 +2,7 @@
 
 import { useState, useTransition } from "react";
 import { useStepUp } from "@/components/ui/step-up-field";
-import { removeSsoSettingsAction, saveSsoSettingsAction } from "@/lib/admin/sso-actions";
+import { inviteToSsoAction, removeSsoSettingsAction, saveSsoSettingsAction } from "@/lib/admin/sso-actions";
 import type { SsoSettingsView } from "@/lib/auth/sso/settings";
 
 type Mapping = { group: string; role: "SUPERVISOR" | "ADMIN" };
@@ -144,6 +144,65 @@ export function SsoForm({ settings, hasPasskey }: { settings: SsoSettingsView | 
         </button>
       )}{" "}
       {message && <span role="status">{message}</span>}
+      {settings && <SsoInvite hasPasskey={hasPasskey} />}
     </div>
+  );
+}
+
+/**
+ * Binds a person to their account at the provider by its ID (`sub`) before they first sign in, for a provider that
+ * does not verify emails; it waits for another admin.
+ */
+function SsoInvite({ hasPasskey }: { hasPasskey: boolean }) {
+  const stepUp = useStepUp(hasPasskey);
+  const [email, setEmail] = useState("");
+  const [subject, setSubject] = useState("");
+  const [message, setMessage] = useState<string | null>(null);
+  const [pending, startTransition] = useTransition();
+
+  function invite() {
+    startTransition(async () => {
+      const input = { email: email.trim().toLowerCase(), subject: subject.trim() };
+      const response = await stepUp.run({ kind: "admin.sso-invite", ...input }, (proofId) =>
+        inviteToSsoAction({ ...input, proofId }),
+      );
+      setMessage(response.ok ? (response.data.held ?? "Invited.") : response.message);
+    });
+  }
+
+  return (
+    <fieldset>
+      <legend>Invite a person by their ID at the provider</legend>
+      <p>
+        <label>
+          Their email here
+          <br />
+          <input
+            name="sso-invite-email"
+            type="email"
+            value={email}
+            onChange={(event) => setEmail(event.target.value)}
+            style={{ width: "100%" }}
+          />
+        </label>
+      </p>
+      <p>
+        <label>
+          Their ID at the provider (the sub claim)
+          <br />
+          <input
+            name="sso-invite-subject"
+            value={subject}
+            onChange={(event) => setSubject(event.target.value)}
+            style={{ width: "100%" }}
+          />
+        </label>
+      </p>
+      {stepUp.field}
+      <button type="button" disabled={pending || !email || !subject} onClick={invite}>
+        Invite
+      </button>{" "}
+      {message && <span role="status">{message}</span>}
+    </fieldset>
   );
 }

@@ -1,4 +1,5 @@
 import { applyHeldSso, ssoAuditDetail, type SsoProposal } from "../auth/sso/settings";
+import { bindInvited, type SsoInvitation } from "../auth/sso/binding";
 import type { SsoSettingsRow } from "../auth/sso/sql";
 import { consumeStepUpFor, type StepUpHolder, type StepUpMethod } from "../auth/step-up";
 import { canonicalJson, sha256Hex } from "../canonical";
@@ -60,7 +61,8 @@ export type ChangeProposal =
       base: { host: string | null; stored: string | null };
     }
   | { kind: "self-registration"; change: { enabled: true }; base: { enabled: false } }
-  | ({ kind: "sso" } & SsoProposal);
+  | ({ kind: "sso" } & SsoProposal)
+  | { kind: "sso-invite"; change: SsoInvitation; base: Record<string, never> };
 
 export interface HeldChange {
   id: string;
@@ -85,6 +87,10 @@ export function changeLines(kind: string, change: Record<string, unknown>, base:
       `Approval webhook: ${String(base.host ?? "none")} → ${String(change.host)} (each new request is posted there)`,
     ];
   if (kind === "self-registration") return ["Clients that register themselves (names not verified): refused → allowed"];
+  if (kind === "sso-invite")
+    return [
+      `Single sign-on: ${String(change.email)} signs in as whoever is ${String(change.subject)} at ${String(change.issuer)}`,
+    ];
   if (kind === "sso") {
     const roles = Object.entries(change.roleMap as Record<string, string>).map(([group, role]) => `${group} → ${role}`);
     return [
@@ -230,6 +236,10 @@ async function applyChange(tx: Tx, row: AdminChangeRow, actor: Person): Promise<
       approvedById: actor.id,
     });
     return "applied";
+  }
+  if (row.kind === "sso-invite") {
+    const by = { proposedById: row.proposedById, changeId: row.id, approvedById: actor.id };
+    return bindInvited(tx, row.tenantId, row.change as SsoInvitation, by);
   }
   if (row.kind === "sso") {
     const proposal = { change: row.change as unknown as SsoSettingsRow, base: row.base as SsoProposal["base"] };

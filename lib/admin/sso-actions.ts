@@ -4,6 +4,7 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { heldWords } from "@/lib/admin/change-words";
 import { setSso } from "@/lib/admin/sso";
+import { inviteToSso, SsoInviteSchema } from "@/lib/admin/sso-invite";
 import { authedAction } from "@/lib/auth/guards";
 import { removeSsoSettings, SsoSettingsSchema } from "@/lib/auth/sso/settings";
 
@@ -24,3 +25,14 @@ export const removeSsoSettingsAction = authedAction(z.null(), ["ADMIN"], async (
   revalidatePath("/admin/policy");
   return { ok: true, data: undefined };
 });
+
+export const inviteToSsoAction = authedAction(
+  SsoInviteSchema.extend({ proofId: z.string().min(1).max(100).optional() }),
+  ["ADMIN"],
+  async ({ proofId, ...input }, user, session) => {
+    const invited = await inviteToSso(user, input, { userId: user.id, sessionId: session.id, proofId });
+    if (!invited.ok) return invited;
+    revalidatePath("/admin/policy");
+    return { ok: true, data: { held: heldWords(invited.held) } };
+  },
+);

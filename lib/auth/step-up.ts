@@ -63,6 +63,7 @@ export const StepUpPurposeSchema = z.discriminatedUnion("kind", [
     issuer: z.string().min(1).max(500),
     emailDomain: z.string().min(1).max(200),
   }),
+  z.strictObject({ kind: z.literal("admin.sso-invite"), email: z.string().min(1).max(200), subject: z.string().min(1).max(255) }),
   z.strictObject({ kind: z.literal("oauth.refunds-delegated"), digest: z.string().regex(/^[0-9a-f]{64}$/) }),
   z.strictObject({
     kind: z.literal("admin.change-approved"),
@@ -104,6 +105,8 @@ export function purposeItems(purpose: StepUpPurpose): string[] {
       return ["allow"];
     case "admin.sso":
       return [sha256Hex(`sso\n${purpose.issuer}\n${purpose.emailDomain}`)];
+    case "admin.sso-invite":
+      return [sha256Hex(`sso-invite\n${purpose.email}\n${purpose.subject}`)];
   }
 }
 

@@ -7,9 +7,9 @@ import { GET as ssoStartRoute } from "@/app/api/sso/start/route";
 import { authOptions } from "@/lib/auth/auth";
 import { sessionUser } from "@/lib/auth/sessions";
 import { attemptCookieName, openAttempt, sealAttempt } from "@/lib/auth/sso/attempt";
-import { inviteBySubject } from "@/lib/auth/sso/binding";
 import { approveChange } from "@/lib/admin/changes";
 import { setSso } from "@/lib/admin/sso";
+import { inviteToSso } from "@/lib/admin/sso-invite";
 import type { SsoSettingsInput } from "@/lib/auth/sso/settings";
 import { findSsoByTenant } from "@/lib/auth/sso/sql";
 import { hashPassword } from "@/lib/auth/passwords";
@@ -267,11 +267,19 @@ describe("an admin's single sign-on settings", () => {
     expect(await approveChange(second, backId, backDigest, proved)).toEqual({ ok: true });
   });
 
-  it("an admin's invitation binds a subject whose provider does not verify its email", async () => {
+  it("an admin's invitation, once a second admin approves it, binds a subject whose provider does not verify its email", async () => {
     provider.accounts.set(`sub-invited-${suffix}`, { email: "whatever@elsewhere.test", emailVerified: false });
-    const row = (await findSsoByTenant(db, tenantId))!;
-    const invite = { userId: people.invited.id, subject: `sub-invited-${suffix}` };
-    expect(await inviteBySubject({ id: people.admin.id, tenantId }, row, invite)).toBe(true);
+    const admin = { id: people.admin.id, tenantId };
+    const input = { email: people.invited.email, subject: `sub-invited-${suffix}` };
+    const invited = await inviteToSso(admin, input, await provedFor(admin.id, { kind: "admin.sso-invite", ...input }));
+    expect(invited).toMatchObject({ ok: true, held: { mode: "second-admin" } });
+    const held = (invited as { held: { id: string } }).held;
+    expect(refusedWith(await signIn(`sub-invited-${suffix}`, people.invited.email))).toBe("sso.unverified-email");
+
+    const { digest } = await db.adminChange.findUniqueOrThrow({ where: { id: held.id } });
+    const second = { id: people.admin2.id, tenantId };
+    const proof = await provedFor(second.id, { kind: "admin.change-approved", changeId: held.id, digest });
+    expect(await approveChange(second, held.id, digest, proof)).toEqual({ ok: true });
     const response = await signIn(`sub-invited-${suffix}`, people.invited.email);
     expect(response.headers.get("location")).toBe(`${APP}/approvals`);
     expect(await liveSessions(people.invited.id)).toBe(1);

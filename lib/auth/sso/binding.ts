@@ -1,13 +1,14 @@
 import type { Role } from "../../generated/prisma/client";
-import { db, transaction } from "../../db";
+import { transaction, type Tx } from "../../db";
 import { newId } from "../../ids";
 import {
   findBoundPerson,
-  findTenantPerson,
   insertIdentity,
   insertSsoAudit,
+  lockSso,
   lockUnboundPersonByEmail,
   setPersonRole,
+  subjectBound,
   type SsoPerson,
   type SsoSettingsRow,
 } from "./sql";
@@ -82,32 +83,36 @@ async function applyMappedRole(settings: SsoSettingsRow, claims: ProviderClaims,
   return { ok: true, person: { ...person, role } };
 }
 
+/** An admin's invitation: a person of the tenant bound to a subject of the tenant's provider before they sign in. */
+export type SsoInvitation = {
+  userId: string;
+  email: string;
+  issuer: string;
+  subject: string;
+};
+
 /**
- * An admin's invitation: binds a person of the tenant to a subject of the tenant's provider before their first
- * sign-in, for a provider whose emails are not verified. Returns false when there is no such person.
+ * Binds an invited person once the two-admin rule let the invitation through, in that transaction: only while the
+ * tenant's provider is still the one invited to and neither the person nor the subject is bound to it, else "stale".
  */
-export async function inviteBySubject(
-  admin: { id: string; tenantId: string },
-  settings: SsoSettingsRow,
-  invite: { userId: string; subject: string },
-): Promise<boolean> {
-  const person = await findTenantPerson(db, admin.tenantId, invite.userId);
-  if (!person) return false;
-  await transaction(async (tx) => {
-    await insertIdentity(tx, {
-      id: newId("sso"),
-      tenantId: admin.tenantId,
-      issuer: settings.issuer,
-      subject: invite.subject,
-      userId: person.id,
-      boundBy: "admin",
-    });
-    await insertSsoAudit(tx, {
-      tenantId: admin.tenantId,
-      actorId: admin.id,
-      action: "sso.bound",
-      detail: { issuer: settings.issuer, subject: invite.subject, userId: person.id, by: "admin" },
-    });
+export async function bindInvited(
+  tx: Tx,
+  tenantId: string,
+  invitation: SsoInvitation,
+  by: { proposedById: string; changeId: string; approvedById: string },
+): Promise<"applied" | "stale"> {
+  const settings = await lockSso(tx, tenantId);
+  if (settings?.issuer !== invitation.issuer) return "stale";
+  const binding = { tenantId, issuer: invitation.issuer, subject: invitation.subject };
+  if (await subjectBound(tx, binding)) return "stale";
+  const person = await lockUnboundPersonByEmail(tx, { tenantId, issuer: invitation.issuer, email: invitation.email });
+  if (person?.id !== invitation.userId) return "stale";
+  await insertIdentity(tx, { id: newId("sso"), ...binding, userId: person.id, boundBy: "admin" });
+  await insertSsoAudit(tx, {
+    tenantId,
+    actorId: by.proposedById,
+    action: "sso.bound",
+    detail: { ...binding, userId: person.id, by: "admin", changeId: by.changeId, approvedById: by.approvedById },
   });
-  return true;
+  return "applied";
 }

@@ -110,11 +110,19 @@ export async function lockUnboundPersonByEmail(
   return row;
 }
 
-/** The tenant's person (not an agent) with this id, or null. */
-export async function findTenantPerson(db: Db, tenantId: string, userId: string): Promise<SsoPerson | null> {
+/** The tenant's person (not an agent) with this email, or null. */
+export async function findTenantPersonByEmail(db: Db, tenantId: string, email: string): Promise<SsoPerson | null> {
   const [row = null] = await db.$queryRaw<SsoPerson[]>`
-    SELECT ${PERSON} FROM "User" u WHERE u."id" = ${userId} AND u."tenantId" = ${tenantId} AND u."role" <> 'AGENT'`;
+    SELECT ${PERSON} FROM "User" u WHERE u."email" = ${email} AND u."tenantId" = ${tenantId} AND u."role" <> 'AGENT'`;
   return row;
+}
+
+/** Whether this provider subject is already bound to someone in this tenant. */
+export async function subjectBound(db: Db, binding: { tenantId: string; issuer: string; subject: string }) {
+  const [row] = await db.$queryRaw<{ bound: boolean }[]>`
+    SELECT EXISTS (SELECT 1 FROM "SsoIdentity" WHERE "tenantId" = ${binding.tenantId}
+                   AND "issuer" = ${binding.issuer} AND "subject" = ${binding.subject}) AS "bound"`;
+  return row.bound;
 }
 
 export async function insertIdentity(
