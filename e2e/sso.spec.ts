@@ -2,7 +2,7 @@ import { expect, test } from "@playwright/test";
 import { encryptSecret } from "../lib/secrets";
 import { startTestProvider, type TestProvider } from "../tests/support/oidc-provider";
 import { expectUsable, freshOrder, shoot } from "./fixtures";
-import { database, openConversation, propose, refund, SEEDED } from "./support";
+import { database, openConversation, propose, refund, SEEDED, signInAs } from "./support";
 
 // Single sign-on in the browser: a supervisor signs in through a real OpenID provider started here (oidc-provider,
 // its own login and consent pages), approves a held refund with a passkey (the provider proves who signed in, not
@@ -118,4 +118,30 @@ test("a supervisor signs in through the company's OpenID provider, approves a he
   await page.goto(`${baseURL}/approvals`);
   await expect(page).toHaveURL(/\/login/);
   await context.close();
+});
+
+test("an admin sees the tenant's provider, never its secret, and can invite a person by their ID there", async ({
+  browser,
+  baseURL,
+}) => {
+  const secret = encryptSecret("acme-client-secret-never-shown", "TenantSso.clientSecret:acme");
+  await database().query(
+    `INSERT INTO "TenantSso" ("tenantId", "displayName", "issuer", "clientId", "clientSecret", "emailDomain")
+     VALUES ('acme', 'Acme ID', $1, 'acme-client', $2, 'acme.test')`,
+    [provider.issuer, secret],
+  );
+  try {
+    const context = await browser.newContext();
+    await signInAs(context, SEEDED.admin, baseURL!);
+    const page = await context.newPage();
+    await page.goto("/admin/policy");
+    await expect(page.getByLabel("Issuer URL (https://)")).toHaveValue(provider.issuer);
+    await expect(page.getByLabel("Client secret")).toHaveValue("");
+    expect(await page.content()).not.toContain("acme-client-secret-never-shown");
+    await expect(page.getByRole("group", { name: "Invite a person by their ID at the provider" })).toBeVisible();
+    await expectUsable(page, "Policy and keys");
+    await context.close();
+  } finally {
+    await database().query(`DELETE FROM "TenantSso" WHERE "tenantId" = 'acme'`);
+  }
 });
