@@ -63,7 +63,11 @@ export const StepUpPurposeSchema = z.discriminatedUnion("kind", [
     issuer: z.string().min(1).max(500),
     emailDomain: z.string().min(1).max(200),
   }),
-  z.strictObject({ kind: z.literal("admin.sso-invite"), email: z.string().min(1).max(200), subject: z.string().min(1).max(255) }),
+  z.strictObject({
+    kind: z.literal("admin.sso-invite"),
+    email: z.string().min(1).max(200),
+    subject: z.string().min(1).max(255),
+  }),
   z.strictObject({ kind: z.literal("oauth.refunds-delegated"), digest: z.string().regex(/^[0-9a-f]{64}$/) }),
   z.strictObject({
     kind: z.literal("admin.change-approved"),
