@@ -1293,6 +1293,46 @@ const DEFECTS: Defect[] = [
     testFile: "tests/security/secrets.integration.test.ts",
     test: "a stored value whose authentication tag is cut short is refused, not checked on its first bytes only",
   },
+  {
+    name: "sso verified email",
+    file: "lib/auth/sso/binding.ts",
+    find: 'if (!email || claims.email_verified !== true) return "sso.unverified-email" as const;',
+    replace: 'if (!email) return "sso.unverified-email" as const;',
+    testFile: "tests/auth/sso.integration.test.ts",
+    test: "never binds an unverified email to an existing person",
+  },
+  {
+    name: "sso required refuses passwords",
+    file: "lib/auth/sso/password-policy.ts",
+    find: 'if (person.role !== "ADMIN") return false;',
+    replace: "",
+    testFile: "tests/auth/sso.integration.test.ts",
+    test: "refuses a supervisor's right password, and lets an admin in through the audited break-glass path",
+  },
+  {
+    name: "sso change held",
+    file: "lib/admin/changes/loosening.ts",
+    find: 'return change.widensSignIn ? "needs-second-admin" : "loosening";',
+    replace: 'return "loosening";',
+    testFile: "tests/auth/sso.integration.test.ts",
+    test: "a new provider or role mapping waits for a second admin; approved, it applies over the settings it was proposed against, and the groups then decide the role",
+  },
+  {
+    name: "sso state",
+    file: "lib/auth/sso/sign-in.ts",
+    find: "oauth.validateAuthResponse(server, client, callbackUrl, attempt.state)",
+    replace: "oauth.validateAuthResponse(server, client, callbackUrl, oauth.skipStateCheck)",
+    testFile: "tests/auth/sso.integration.test.ts",
+    test: "refuses a callback whose state, PKCE verifier or nonce is not the attempt's, or that has no attempt",
+  },
+  {
+    name: "sso deactivated person",
+    file: "lib/auth/sso/binding.ts",
+    find: 'if (!person.active) return { ok: false, code: "sso.deactivated" };',
+    replace: "",
+    testFile: "tests/auth/sso.integration.test.ts",
+    test: "refuses a person deactivated in toolgate, and one the provider no longer signs in",
+  },
 ];
 const root = process.cwd();
 // `scripts/defects.ts "scope" "bound order"` runs only the named entries; a name that is not an entry is refused.

@@ -25,6 +25,10 @@ const env = {
   SECRETS_KEY: process.env.SECRETS_KEY ?? Buffer.from("e2e-only-secrets-key-32-bytes!!!").toString("base64"),
   AUDIT_SEAL_KEY: process.env.AUDIT_SEAL_KEY ?? Buffer.from("e2e-only-audit-seal-key-32bytes!").toString("base64"),
   METRICS_TOKEN: process.env.METRICS_TOKEN ?? "e2e-only-metrics-token",
+  // The OpenID provider e2e/sso.spec.ts starts on this loopback port, listed so discovery may reach it over http.
+  OUTBOUND_ALLOWED_HOSTS: [process.env.OUTBOUND_ALLOWED_HOSTS, `127.0.0.1:${process.env.E2E_OIDC_PORT ?? "3219"}`]
+    .filter(Boolean)
+    .join(","),
   // The browser tests write the states a reconciliation pass leaves (e2e/investigations.spec.ts); no pass runs
   // during them to change those states underneath.
   RECONCILE_INTERVAL_MS: "3600000",

@@ -5,6 +5,7 @@ import { PolicyForm } from "./policy/policy-form";
 import { RecentChanges } from "./recent-changes";
 import { RefundPermissions } from "./access/refund-permissions";
 import { PeopleSessions } from "./access/sessions";
+import { SsoForm } from "./access/sso-form";
 import { WebhookForm } from "./policy/webhook-form";
 import { DecisionLogExport } from "@/components/audit/decision-log-export";
 import type { agentKeys } from "@/lib/admin/access/agent-keys";
@@ -15,6 +16,7 @@ import type { recentAudit } from "@/lib/admin/audit";
 import type { tenantPolicy } from "@/lib/admin/policy/numbers";
 import type { passkeysOf } from "@/lib/auth/step-up/passkeys";
 import type { tenantConnections } from "@/lib/oauth/consent/connections";
+import type { SsoSettingsView } from "@/lib/auth/sso/settings";
 
 type Loaded<F extends (...args: never[]) => Promise<unknown>> = Awaited<ReturnType<F>>;
 
@@ -31,6 +33,7 @@ export function AdminDesk({
   passkeys,
   oauth,
   waiting,
+  sso,
 }: {
   tenantId: string;
   viewerId: string;
@@ -43,6 +46,7 @@ export function AdminDesk({
   passkeys: Loaded<typeof passkeysOf>;
   oauth: Loaded<typeof tenantConnections>;
   waiting: Loaded<typeof pendingChanges>;
+  sso: SsoSettingsView | null;
 }) {
   const hasPasskey = passkeys.length > 0;
   const serializableAgents = agents.map((agent) => ({
@@ -61,6 +65,8 @@ export function AdminDesk({
       <PolicyForm policy={policy} hasPasskey={hasPasskey} />
       <h2>Approval webhook</h2>
       <WebhookForm configured={webhook} hasPasskey={hasPasskey} />
+      <h2>Single sign-on</h2>
+      <SsoForm settings={sso} hasPasskey={hasPasskey} />
       <h2>Agents&apos; refund permission</h2>
       <RefundPermissions
         agents={agents.map(({ id, email, name, canRefund }) => ({ id, email, name, canRefund }))}

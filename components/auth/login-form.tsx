@@ -7,6 +7,8 @@ import { absoluteTime, relativeTime } from "@/components/ui/time-words";
 
 /** What the person may do next; it never says whether the account exists. */
 function failureMessage(error: string | null): string {
+  if (error === "sso-required")
+    return "Your company signs in through its identity provider: use single sign-on above. Passwords are turned off.";
   const throttled = /^throttled:(\d+)$/.exec(error ?? "");
   if (!throttled)
     return "Wrong email or password. Check both and try again; after a few wrong tries, sign-in pauses briefly.";

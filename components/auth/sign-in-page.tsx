@@ -1,7 +1,20 @@
+import Link from "next/link";
 import { LoginForm } from "./login-form";
+import { ssoErrorWords, SsoSignIn } from "./sso-sign-in";
 
-/** The sign-in page: a note after a password change or when a page sent the person here, then the form. */
-export function SignInPage({ returnTo, passwordChanged }: { returnTo: string; passwordChanged: boolean }) {
+/** The sign-in page: a note after a password change or when a page sent the person here, then the tenant's single sign-on button (when the link named it) and the password form. */
+export function SignInPage({
+  returnTo,
+  passwordChanged,
+  error,
+  ssoTenant,
+}: {
+  returnTo: string;
+  passwordChanged: boolean;
+  error?: string;
+  ssoTenant: { id: string; displayName: string } | null;
+}) {
+  const ssoError = ssoErrorWords(error);
   return (
     <main id="main">
       <h1>Sign in to toolgate</h1>
@@ -10,8 +23,19 @@ export function SignInPage({ returnTo, passwordChanged }: { returnTo: string; pa
           Your password is changed and every session of yours has ended. Sign in with the new password.
         </p>
       )}
+      {ssoError && (
+        <p className="error" role="alert">
+          {ssoError}
+        </p>
+      )}
       {returnTo !== "/" && <p className="muted">Sign in to continue to the page you opened.</p>}
+      {ssoTenant && <SsoSignIn returnTo={returnTo} tenant={ssoTenant} />}
       <LoginForm returnTo={returnTo} />
+      {!ssoTenant && (
+        <p>
+          <Link href={`/login/sso?next=${encodeURIComponent(returnTo)}`}>Use your company&apos;s single sign-on</Link>
+        </p>
+      )}
     </main>
   );
 }

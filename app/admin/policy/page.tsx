@@ -8,6 +8,7 @@ import { tenantPolicy } from "@/lib/admin/policy/numbers";
 import { requireRole } from "@/lib/auth/guards";
 import { passkeysOf } from "@/lib/auth/step-up/passkeys";
 import { tenantConnections } from "@/lib/oauth/consent/connections";
+import { ssoSettingsOf } from "@/lib/auth/sso/settings";
 
 export const metadata = { title: "Policy and keys" };
 
@@ -15,7 +16,7 @@ export const dynamic = "force-dynamic";
 
 export default async function AdminPolicyPage() {
   const user = await requireRole(["ADMIN"], "/admin/policy");
-  const [policy, agents, audit, people, webhook, passkeys, oauth, waiting] = await Promise.all([
+  const [policy, agents, audit, people, webhook, passkeys, oauth, waiting, sso] = await Promise.all([
     tenantPolicy(user.tenantId),
     agentKeys(user.tenantId),
     recentAudit(user.tenantId),
@@ -24,10 +25,11 @@ export default async function AdminPolicyPage() {
     passkeysOf(user.id),
     tenantConnections(user.tenantId),
     pendingChanges(user.tenantId),
+    ssoSettingsOf(user.tenantId),
   ]);
   return (
     <AdminDesk
-      {...{ policy, agents, audit, people, webhook, passkeys, oauth, waiting }}
+      {...{ policy, agents, audit, people, webhook, passkeys, oauth, waiting, sso }}
       tenant={user.tenantName}
       tenantId={user.tenantId}
       viewerId={user.id}

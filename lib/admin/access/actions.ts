@@ -10,6 +10,9 @@ import { createAgentKey, revokeAgentKey } from "./agent-keys";
 import { endSessions } from "./people";
 import { setRefundPermission } from "./refund-permission";
 import { setSelfRegistration } from "./self-registration";
+import { removeSsoSettings, SsoSettingsSchema } from "@/lib/auth/sso/settings";
+import { setSso } from "./sso";
+import { inviteToSso, SsoInviteSchema } from "./sso-invite";
 
 export const setRefundPermissionAction = authedAction(
   z.strictObject({ userId: IdSchema, canRefund: z.boolean(), proofId: ProofIdSchema.optional() }),
@@ -82,5 +85,34 @@ export const setSelfRegistrationAction = authedAction(
     }
     revalidatePath("/admin/policy");
     return { ok: true, data: { held: typeof result === "object" ? heldWords(result) : null } };
+  },
+);
+
+export const saveSsoSettingsAction = authedAction(
+  SsoSettingsSchema.extend({ proofId: ProofIdSchema.optional() }),
+  ["ADMIN"],
+  async ({ proofId, ...input }, user, session) => {
+    const saved = await setSso(user, input, { userId: user.id, sessionId: session.id, proofId });
+    if (!saved.ok) return saved;
+    revalidatePath("/admin/policy");
+    return { ok: true, data: { held: heldWords(saved.held) } };
+  },
+);
+
+/** Removing the provider turns passwords back on: it gives no one a way in they did not have, so no step-up. */
+export const removeSsoSettingsAction = authedAction(z.null(), ["ADMIN"], async (_input, user) => {
+  await removeSsoSettings(user);
+  revalidatePath("/admin/policy");
+  return { ok: true, data: undefined };
+});
+
+export const inviteToSsoAction = authedAction(
+  SsoInviteSchema.extend({ proofId: ProofIdSchema.optional() }),
+  ["ADMIN"],
+  async ({ proofId, ...input }, user, session) => {
+    const invited = await inviteToSso(user, input, { userId: user.id, sessionId: session.id, proofId });
+    if (!invited.ok) return invited;
+    revalidatePath("/admin/policy");
+    return { ok: true, data: { held: heldWords(invited.held) } };
   },
 );

@@ -37,7 +37,9 @@ export type AdminChangeKind =
   | { kind: "webhook.set" }
   | { kind: "webhook.remove" }
   | { kind: "self-registration"; enabled: boolean }
-  | { kind: "rules"; status: "live" | "shadow"; loosened: string[] };
+  | { kind: "rules"; status: "live" | "shadow"; loosened: string[] }
+  | { kind: "sso.set"; widensSignIn: boolean }
+  | { kind: "sso.invite" };
 
 export type Classification = "unchanged" | "tightening" | "loosening" | "needs-second-admin";
 
@@ -64,6 +66,12 @@ export function classifyAdminChange(change: AdminChangeKind): Classification {
     case "api-key.create":
       return change.agentCanRefund ? "needs-second-admin" : "loosening";
     case "webhook.set":
+      return "needs-second-admin";
+    case "sso.set":
+      // A new provider, client, domain or role mapping can sign anyone in as any person of the tenant.
+      return change.widensSignIn ? "needs-second-admin" : "loosening";
+    case "sso.invite":
+      // Whoever holds the invited subject at the provider signs in as the person.
       return "needs-second-admin";
     case "self-registration":
       return change.enabled ? "needs-second-admin" : "tightening";

@@ -1,3 +1,6 @@
+import { applyHeldSso, ssoAuditDetail, type SsoProposal } from "../../auth/sso/settings";
+import { bindInvited, type SsoInvitation } from "../../auth/sso/binding";
+import type { SsoSettingsRow } from "../../auth/sso/sql";
 import { consumeStepUpFor, type StepUpHolder, type StepUpMethod } from "../../auth/step-up/step-up";
 import { canonicalJson, sha256Hex } from "../../canonical";
 import { db, transaction, type Db, type Tx } from "../../db";
@@ -50,7 +53,9 @@ export type ChangeProposal =
       change: { host: string; url: string; secret: string };
       base: { host: string | null; stored: string | null };
     }
-  | { kind: "self-registration"; change: { enabled: true }; base: { enabled: false } };
+  | { kind: "self-registration"; change: { enabled: true }; base: { enabled: false } }
+  | ({ kind: "sso" } & SsoProposal)
+  | { kind: "sso-invite"; change: SsoInvitation; base: Record<string, never> };
 
 export interface HeldChange {
   id: string;
@@ -75,6 +80,16 @@ export function changeLines(kind: string, change: Record<string, unknown>, base:
       `Approval webhook: ${String(base.host ?? "none")} → ${String(change.host)} (each new request is posted there)`,
     ];
   if (kind === "self-registration") return ["Clients that register themselves (names not verified): refused → allowed"];
+  if (kind === "sso-invite")
+    return [
+      `Single sign-on: ${String(change.email)} signs in as whoever is ${String(change.subject)} at ${String(change.issuer)}`,
+    ];
+  if (kind === "sso") {
+    const roles = Object.entries(change.roleMap as Record<string, string>).map(([group, role]) => `${group} → ${role}`);
+    return [
+      `Single sign-on: people of ${String(change.emailDomain)} sign in through ${String(change.issuer)}${roles.length ? ` (roles from groups: ${roles.join(", ")})` : ""}`,
+    ];
+  }
   if (kind === "rules") {
     const loosened = (change.loosened as string[]).map((id) => `"${id}"`).join(", ");
     return [`Live policy rules: a new set of ${String(change.rules)} rules that drops or rewrites ${loosened}`];
@@ -127,7 +142,12 @@ export async function holdChange(
     changeId: id,
     kind: proposal.kind,
     // A webhook's URL and secret stay write-only: the audit names its host, as a direct save's does.
-    change: proposal.kind === "webhook" ? { host: proposal.change.host } : proposal.change,
+    change:
+      proposal.kind === "webhook"
+        ? { host: proposal.change.host }
+        : proposal.kind === "sso"
+          ? ssoAuditDetail(proposal.change)
+          : proposal.change,
     base: proposal.base,
     mode,
     until: ends.toISOString(),
@@ -209,6 +229,14 @@ async function applyChange(tx: Tx, row: AdminChangeRow, actor: Person): Promise<
       approvedById: actor.id,
     });
     return "applied";
+  }
+  if (row.kind === "sso-invite") {
+    const by = { proposedById: row.proposedById, changeId: row.id, approvedById: actor.id };
+    return bindInvited(tx, row.tenantId, row.change as SsoInvitation, by);
+  }
+  if (row.kind === "sso") {
+    const proposal = { change: row.change as unknown as SsoSettingsRow, base: row.base as SsoProposal["base"] };
+    return applyHeldSso(tx, proposal, { proposedById: row.proposedById, changeId: row.id, approvedById: actor.id });
   }
   if (row.kind === "self-registration") {
     if ((await setTenantSelfRegistration(tx, row.tenantId, true)) === 0) return "stale";

@@ -11,6 +11,7 @@ import { clientAddress } from "../../security/request";
 import { authConfig, sessionCookieName } from "./auth.config";
 import { hashPassword, verifyPassword } from "../password-hash";
 import { endSession, sessionUser, startSession, type SessionUser } from "../sessions";
+import { passwordSignInAllowed, SSO_REQUIRED } from "../sso/password-policy";
 import { findUserByEmail, setPasswordHash } from "./sql";
 
 export type { SessionUser } from "../sessions";
@@ -57,10 +58,12 @@ export const authOptions: NextAuthOptions = {
         const user = await findUserByEmail(db, parsed.data.email);
         const verified = await verifyPassword(parsed.data.password, user?.passwordHash ?? null);
         if (!user || !user.active || !verified.matches) return null;
+        const headers = new Headers(request.headers as Record<string, string>);
+        // Told only to someone who knew the password: their tenant signs in through its identity provider.
+        if (!(await passwordSignInAllowed(user, clientAddress(headers)))) throw new Error(SSO_REQUIRED);
         if (verified.needsUpgrade) {
           await setPasswordHash(db, user.id, await hashPassword(parsed.data.password), { changed: false });
         }
-        const headers = new Headers(request.headers as Record<string, string>);
         const sessionId = await startSession(user, {
           address: clientAddress(headers),
           userAgent: headers.get("user-agent") ?? "",

@@ -61,6 +61,16 @@ export const StepUpPurposeSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("admin.rules"), digest: z.string().regex(/^[0-9a-f]{64}$/) }),
   z.strictObject({ kind: z.literal("admin.webhook"), url: z.string().min(1).max(2000) }),
   z.strictObject({ kind: z.literal("admin.self-registration") }),
+  z.strictObject({
+    kind: z.literal("admin.sso"),
+    issuer: z.string().min(1).max(500),
+    emailDomain: z.string().min(1).max(200),
+  }),
+  z.strictObject({
+    kind: z.literal("admin.sso-invite"),
+    email: z.string().min(1).max(200),
+    subject: z.string().min(1).max(255),
+  }),
   z.strictObject({ kind: z.literal("oauth.refunds-delegated"), digest: z.string().regex(/^[0-9a-f]{64}$/) }),
   z.strictObject({
     kind: z.literal("admin.change-approved"),
@@ -100,6 +110,10 @@ export function purposeItems(purpose: StepUpPurpose): string[] {
       return [webhookItem(purpose.url)];
     case "admin.self-registration":
       return ["allow"];
+    case "admin.sso":
+      return [sha256Hex(`sso\n${purpose.issuer}\n${purpose.emailDomain}`)];
+    case "admin.sso-invite":
+      return [sha256Hex(`sso-invite\n${purpose.email}\n${purpose.subject}`)];
   }
 }
 

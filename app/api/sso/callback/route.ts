@@ -1,0 +1,1 @@
+export { ssoCallback as GET } from "@/lib/auth/sso/route";

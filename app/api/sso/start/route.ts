@@ -1,0 +1,1 @@
+export { ssoStart as GET } from "@/lib/auth/sso/route";

@@ -1,0 +1,208 @@
+"use client";
+
+import { useState, useTransition } from "react";
+import { useStepUp } from "@/components/step-up/step-up-field";
+import { inviteToSsoAction, removeSsoSettingsAction, saveSsoSettingsAction } from "@/lib/admin/access/actions";
+import type { SsoSettingsView } from "@/lib/auth/sso/settings";
+
+type Mapping = { group: string; role: "SUPERVISOR" | "ADMIN" };
+
+/** "group = ROLE" lines, as the admin types them, to the mapping the action takes; null when a line is not one. */
+function parseMapping(text: string): Mapping[] | null {
+  const lines = text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean);
+  const mapping = lines.map((line) => /^(.+?)\s*=\s*(SUPERVISOR|ADMIN)$/i.exec(line));
+  if (mapping.some((match) => !match)) return null;
+  return mapping.map((match) => ({ group: match![1], role: match![2].toUpperCase() as Mapping["role"] }));
+}
+
+/**
+ * The tenant's OpenID provider. The client secret is write-only: stored encrypted, never shown again; saving asks for
+ * the admin's step-up. Requiring single sign-on turns passwords off for everyone but admins, whose password sign-ins
+ * stay possible (break-glass) and are each recorded.
+ */
+export function SsoForm({ settings, hasPasskey }: { settings: SsoSettingsView | null; hasPasskey: boolean }) {
+  const stepUp = useStepUp(hasPasskey);
+  const [form, setForm] = useState({
+    displayName: settings?.displayName ?? "",
+    issuer: settings?.issuer ?? "",
+    clientId: settings?.clientId ?? "",
+    clientSecret: "",
+    emailDomain: settings?.emailDomain ?? "",
+    groupsClaim: settings?.groupsClaim ?? "",
+    roleMap: Object.entries(settings?.roleMap ?? {})
+      .map(([group, role]) => `${group} = ${role}`)
+      .join("\n"),
+    required: settings?.required ?? false,
+  });
+  const [message, setMessage] = useState<string | null>(null);
+  const [pending, startTransition] = useTransition();
+  const set = (name: keyof typeof form) => (event: { target: { value: string } }) =>
+    setForm({ ...form, [name]: event.target.value });
+
+  function save() {
+    const roleMap = parseMapping(form.roleMap);
+    if (!roleMap) {
+      setMessage('Write each mapping on its own line as "group = SUPERVISOR" or "group = ADMIN".');
+      return;
+    }
+    startTransition(async () => {
+      const input = { ...form, roleMap };
+      const response = await stepUp.run(
+        { kind: "admin.sso", issuer: form.issuer.trim(), emailDomain: form.emailDomain.trim().toLowerCase() },
+        (proofId) => saveSsoSettingsAction({ ...input, proofId }),
+      );
+      setMessage(response.ok ? (response.data.held ?? "Saved.") : response.message);
+      if (response.ok) setForm({ ...form, clientSecret: "" });
+    });
+  }
+
+  function remove() {
+    startTransition(async () => {
+      const response = await removeSsoSettingsAction(null);
+      setMessage(response.ok ? "Removed: everyone signs in with a password again." : response.message);
+    });
+  }
+
+  const field = (name: "displayName" | "issuer" | "clientId" | "emailDomain" | "groupsClaim", label: string) => (
+    <p>
+      <label>
+        {label}
+        <br />
+        <input name={`sso-${name}`} value={form[name]} onChange={set(name)} style={{ width: "100%" }} />
+      </label>
+    </p>
+  );
+
+  return (
+    <div className="card">
+      <p className="muted">
+        {settings
+          ? `People of ${settings.emailDomain} can sign in through ${settings.displayName}. The client secret is stored encrypted and not shown; leave it empty to keep it.`
+          : "No identity provider is set; everyone signs in with a password."}{" "}
+        A person is bound to the provider at their first sign-in by an email the provider has verified. A new provider,
+        client, domain or role mapping waits for another admin.
+      </p>
+      {field("displayName", "Name on the sign-in button")}
+      {field("issuer", "Issuer URL (https://)")}
+      {field("clientId", "Client ID")}
+      <p>
+        <label>
+          Client secret
+          <br />
+          <input
+            name="sso-clientSecret"
+            type="password"
+            autoComplete="off"
+            value={form.clientSecret}
+            onChange={set("clientSecret")}
+            style={{ width: "100%" }}
+          />
+        </label>
+      </p>
+      {field("emailDomain", "Email domain of your people (example.com)")}
+      {field("groupsClaim", "Groups claim (optional, e.g. groups)")}
+      <p>
+        <label>
+          Roles from groups, one &quot;group = SUPERVISOR&quot; or &quot;group = ADMIN&quot; a line (empty: roles as set
+          here)
+          <br />
+          <textarea
+            name="sso-roleMap"
+            rows={3}
+            value={form.roleMap}
+            onChange={set("roleMap")}
+            style={{ width: "100%" }}
+          />
+        </label>
+      </p>
+      <p>
+        <label>
+          <input
+            type="checkbox"
+            name="sso-required"
+            checked={form.required}
+            onChange={(event) => setForm({ ...form, required: event.target.checked })}
+          />{" "}
+          Require single sign-on: passwords off for everyone but admins (each admin password sign-in is recorded)
+        </label>
+      </p>
+      {stepUp.field}
+      <button
+        type="button"
+        className="primary"
+        disabled={pending || !form.issuer || !form.clientId || !form.emailDomain || !form.displayName}
+        onClick={save}
+      >
+        Save single sign-on
+      </button>{" "}
+      {settings && (
+        <button type="button" className="danger" disabled={pending} onClick={remove}>
+          Remove single sign-on
+        </button>
+      )}{" "}
+      {message && <span role="status">{message}</span>}
+      {settings && <SsoInvite hasPasskey={hasPasskey} />}
+    </div>
+  );
+}
+
+/**
+ * Binds a person to their account at the provider by its ID (`sub`) before they first sign in, for a provider that
+ * does not verify emails; it waits for another admin.
+ */
+function SsoInvite({ hasPasskey }: { hasPasskey: boolean }) {
+  const stepUp = useStepUp(hasPasskey);
+  const [email, setEmail] = useState("");
+  const [subject, setSubject] = useState("");
+  const [message, setMessage] = useState<string | null>(null);
+  const [pending, startTransition] = useTransition();
+
+  function invite() {
+    startTransition(async () => {
+      const input = { email: email.trim().toLowerCase(), subject: subject.trim() };
+      const response = await stepUp.run({ kind: "admin.sso-invite", ...input }, (proofId) =>
+        inviteToSsoAction({ ...input, proofId }),
+      );
+      setMessage(response.ok ? (response.data.held ?? "Invited.") : response.message);
+    });
+  }
+
+  return (
+    <fieldset>
+      <legend>Invite a person by their ID at the provider</legend>
+      <p>
+        <label>
+          Their email here
+          <br />
+          <input
+            name="sso-invite-email"
+            type="email"
+            value={email}
+            onChange={(event) => setEmail(event.target.value)}
+            style={{ width: "100%" }}
+          />
+        </label>
+      </p>
+      <p>
+        <label>
+          Their ID at the provider (the sub claim)
+          <br />
+          <input
+            name="sso-invite-subject"
+            value={subject}
+            onChange={(event) => setSubject(event.target.value)}
+            style={{ width: "100%" }}
+          />
+        </label>
+      </p>
+      {stepUp.field}
+      <button type="button" disabled={pending || !email || !subject} onClick={invite}>
+        Invite
+      </button>{" "}
+      {message && <span role="status">{message}</span>}
+    </fieldset>
+  );
+}

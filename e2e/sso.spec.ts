@@ -1,0 +1,147 @@
+import { expect, test } from "@playwright/test";
+import { encryptSecret } from "../lib/secrets";
+import { startTestProvider, type TestProvider } from "../tests/support/oidc-provider";
+import { expectUsable, freshOrder, shoot } from "./fixtures";
+import { database, openConversation, propose, refund, SEEDED, signInAs } from "./support";
+
+// Single sign-on in the browser: a supervisor signs in through a real OpenID provider started here (oidc-provider,
+// its own login and consent pages), approves a held refund with a passkey (the provider proves who signed in, not
+// who approves this refund now), and signs out, which ends the toolgate session.
+
+const OIDC_PORT = Number(process.env.E2E_OIDC_PORT ?? "3219");
+// The key scripts/e2e-server.ts gives the server, so the client secret stored here opens there.
+const SECRETS_KEY = process.env.SECRETS_KEY ?? Buffer.from("e2e-only-secrets-key-32-bytes!!!").toString("base64");
+const SUB = "globex-supervisor-at-the-provider";
+let provider: TestProvider;
+
+test.beforeAll(async ({ baseURL }) => {
+  provider = await startTestProvider({ port: OIDC_PORT, redirectUris: [`${baseURL}/api/sso/callback`] });
+  provider.accounts.set(SUB, { email: SEEDED.globexSupervisor.email, emailVerified: true, name: "Globex supervisor" });
+  process.env.SECRETS_KEY = SECRETS_KEY;
+  const secret = encryptSecret(provider.clientSecret, "TenantSso.clientSecret:globex");
+  await database().query(
+    `INSERT INTO "TenantSso" ("tenantId", "displayName", "issuer", "clientId", "clientSecret", "emailDomain")
+     VALUES ('globex', 'Globex ID', $1, $2, $3, 'globex.test')`,
+    [provider.issuer, provider.clientId, secret],
+  );
+  await database().query(`UPDATE "Tenant" SET "stepUpAboveCents" = 1000 WHERE id = 'globex'`);
+  await database().query(`DELETE FROM "Passkey" WHERE "userId" = $1`, [SEEDED.globexSupervisor.id]);
+});
+
+test.afterAll(async () => {
+  await database().query(`DELETE FROM "SsoIdentity" WHERE "tenantId" = 'globex'`);
+  await database().query(`DELETE FROM "TenantSso" WHERE "tenantId" = 'globex'`);
+  await database().query(`DELETE FROM "Passkey" WHERE "userId" = $1`, [SEEDED.globexSupervisor.id]);
+  await database().query(`UPDATE "Tenant" SET "stepUpAboveCents" = 10000 WHERE id = 'globex'`);
+  await provider?.close();
+});
+
+test("a supervisor signs in through the company's OpenID provider, approves a held refund with a passkey, and signs out", async ({
+  browser,
+  baseURL,
+  request,
+}) => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  // The sign-in page finds the tenant by the email's domain (a link `/login?sso=globex` shows the same button).
+  await page.goto("/login?next=/settings");
+  await page.getByRole("link", { name: "Use your company's single sign-on" }).click();
+  await page.getByLabel("Work email").fill(SEEDED.globexSupervisor.email);
+  await page.getByRole("button", { name: "Find my company's sign-in" }).click();
+  await expectUsable(page, "Single sign-on");
+  await shoot(page, "sso-sign-in");
+  await page.getByRole("link", { name: "Sign in with Globex ID" }).click();
+
+  // The provider's own pages: its sign-in, then its consent.
+  await expect(page).toHaveURL(new RegExp(`^${provider.issuer}/interaction/`));
+  await page.locator('input[name="login"]').fill(SUB);
+  await page.locator('input[name="password"]').fill("anything-the-provider-accepts");
+  await page.getByRole("button", { name: "Sign-in" }).click();
+  await page.getByRole("button", { name: "Continue" }).click();
+
+  await expect(page).toHaveURL(`${baseURL}/settings`);
+  await expect(page.getByRole("button", { name: "Sign out" })).toBeVisible();
+  const bound = await database().query(`SELECT "userId", "boundBy" FROM "SsoIdentity" WHERE "subject" = $1`, [SUB]);
+  expect(bound.rows).toEqual([{ userId: SEEDED.globexSupervisor.id, boundBy: "verified-email" }]);
+  const sessions = await database().query<{ id: string }>(
+    `SELECT id FROM "Session" WHERE "userId" = $1 AND "endedAt" IS NULL ORDER BY "createdAt" DESC LIMIT 1`,
+    [SEEDED.globexSupervisor.id],
+  );
+  const sessionId = sessions.rows[0].id;
+
+  // WebAuthn refuses an IP address as the relying party: the app names itself localhost on the loopback address, so
+  // the session this sign-in made is carried there (the same cookie, for the other name of the same server).
+  const local = baseURL!.replace("127.0.0.1", "localhost");
+  const [session] = (await context.cookies(baseURL)).filter((cookie) => cookie.name === "next-auth.session-token");
+  await context.addCookies([{ name: session.name, value: session.value, url: local, httpOnly: true, sameSite: "Lax" }]);
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  await page.goto(`${local}/settings`);
+  await page.getByLabel("Name").fill("SSO laptop");
+  await page.getByRole("button", { name: "Add a passkey" }).click();
+  await page.getByTestId("passkey-password").fill("toolgate-demo");
+  await page.getByRole("button", { name: "Add a passkey" }).click();
+  await expect(page.getByTestId("passkeys")).toContainText("SSO laptop");
+
+  const order = await freshOrder("cu_gil", 50000, "globex");
+  const conversation = await openConversation(request, SEEDED.globexAgent.email, { customer_id: "cu_gil" });
+  const held = await propose(request, SEEDED.globexAgent.email, conversation, refund(order, 6000), `sso-${order}`);
+  expect(held.kind).toBe("pending_approval");
+  await page.goto(`${local}/approvals?q=${order}`);
+  await page
+    .locator(`[data-testid="approval-item"][data-approval-id="${held.approval!.id}"]`)
+    .getByRole("button", { name: "Approve", exact: true })
+    .click();
+  const dialog = page.getByTestId("decide-dialog");
+  await dialog.getByRole("button", { name: "Confirm with passkey and approve" }).click();
+  await expect(page.getByTestId("toast")).toHaveText(`60.00 USD refund on ${order} approved`);
+  const decided = await database().query(
+    `SELECT status, "stepUpMethod", "decidedById" FROM "ApprovalRequest" WHERE id = $1`,
+    [held.approval!.id],
+  );
+  expect(decided.rows[0]).toMatchObject({ stepUpMethod: "passkey", decidedById: SEEDED.globexSupervisor.id });
+
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/login/);
+  const ended = await database().query(`SELECT "endedAt", "endedReason" FROM "Session" WHERE id = $1`, [sessionId]);
+  expect(ended.rows[0].endedReason).toBe("signed-out");
+  await page.goto(`${baseURL}/approvals`);
+  await expect(page).toHaveURL(/\/login/);
+  await context.close();
+});
+
+test("an admin sees the tenant's provider, never its secret, and can invite a person by their ID there", async ({
+  browser,
+  baseURL,
+}) => {
+  const secret = encryptSecret("acme-client-secret-never-shown", "TenantSso.clientSecret:acme");
+  await database().query(
+    `INSERT INTO "TenantSso" ("tenantId", "displayName", "issuer", "clientId", "clientSecret", "emailDomain")
+     VALUES ('acme', 'Acme ID', $1, 'acme-client', $2, 'acme.test')`,
+    [provider.issuer, secret],
+  );
+  try {
+    const context = await browser.newContext();
+    await signInAs(context, SEEDED.admin, baseURL!);
+    const page = await context.newPage();
+    await page.goto("/admin/policy");
+    await expect(page.getByLabel("Issuer URL (https://)")).toHaveValue(provider.issuer);
+    await expect(page.getByLabel("Client secret")).toHaveValue("");
+    expect(await page.content()).not.toContain("acme-client-secret-never-shown");
+    await expect(page.getByRole("group", { name: "Invite a person by their ID at the provider" })).toBeVisible();
+    await expectUsable(page, "Policy and keys");
+    await context.close();
+  } finally {
+    await database().query(`DELETE FROM "TenantSso" WHERE "tenantId" = 'acme'`);
+  }
+});

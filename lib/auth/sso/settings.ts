@@ -1,0 +1,233 @@
+import { z } from "zod";
+import { canonicalJson, sha256Hex } from "../../canonical";
+import { db, transaction, type Tx } from "../../db";
+import { decryptSecret, encryptSecret } from "../../secrets";
+import { consumeStepUpFor, type StepUpHolder, type StepUpMethod } from "../step-up/step-up";
+import { discover, IssuerRefused } from "./issuer";
+import {
+  deleteSso,
+  domainTakenElsewhere,
+  findSsoByDomain,
+  findSsoByTenant,
+  insertSsoAudit,
+  lockSso,
+  upsertSso,
+  type SsoSettingsRow,
+} from "./sql";
+
+/** Where a tenant's client secret is stored, so a ciphertext copied to another tenant does not open. */
+export const clientSecretContext = (tenantId: string) => `TenantSso.clientSecret:${tenantId}`;
+
+const Domain = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^(?=.{1,200}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, "a domain such as example.com");
+
+export const SsoSettingsSchema = z.strictObject({
+  displayName: z.string().trim().min(1).max(60),
+  issuer: z.string().trim().min(1).max(500),
+  clientId: z.string().trim().min(1).max(200),
+  /** Empty keeps the stored secret (it is never shown again). */
+  clientSecret: z.string().max(500),
+  emailDomain: Domain,
+  groupsClaim: z
+    .string()
+    .trim()
+    .max(100)
+    .regex(/^[A-Za-z0-9_:./-]*$/, "letters, digits and _ : . / -"),
+  roleMap: z
+    .array(z.strictObject({ group: z.string().trim().min(1).max(200), role: z.enum(["SUPERVISOR", "ADMIN"]) }))
+    .max(50),
+  required: z.boolean(),
+});
+export type SsoSettingsInput = z.infer<typeof SsoSettingsSchema>;
+
+export type SsoSettingsResult<Held> =
+  | { ok: true; held: Held | null }
+  | {
+      ok: false;
+      code: "sso.issuer-refused" | "sso.domain-taken" | "sso.secret-missing" | "step-up.required";
+      message: string;
+    };
+
+interface Admin {
+  id: string;
+  tenantId: string;
+}
+
+/** A change as the two-admin rule holds it: the row to store, and the digest of the row it replaces (or null). */
+export interface SsoProposal {
+  change: SsoSettingsRow;
+  base: { stored: string | null };
+}
+
+/**
+ * Holds the change for a second admin when the two-admin rule says so (docs/decisions/015), else null and it applies
+ * now; handed in by the admin feature, which owns that rule. `widensSignIn`: the change lets someone sign in as someone
+ * they could not before (a new provider, client, domain or role mapping).
+ */
+export type HoldSsoChange<Held> = (
+  tx: Tx,
+  proposal: SsoProposal,
+  stepUp: StepUpMethod,
+  widensSignIn: boolean,
+) => Promise<Held | null>;
+
+/** The digest a held change compares: the stored row as it is, ciphertext included (fresh at every save). */
+const storedDigest = (row: SsoSettingsRow | null) => (row ? sha256Hex(canonicalJson(row)) : null);
+
+/** Whether the new settings let someone sign in as someone they could not before. */
+function widensSignIn(stored: SsoSettingsRow | null, next: SsoSettingsRow): boolean {
+  if (!stored) return true;
+  const who = (row: SsoSettingsRow) =>
+    canonicalJson([row.issuer, row.clientId, row.emailDomain, row.groupsClaim, row.roleMap]);
+  return who(stored) !== who(next);
+}
+
+/**
+ * Sets the tenant's OpenID provider. The issuer's discovery document is read first (through the outbound guard), so
+ * an address that does not answer as that issuer is refused before anything is stored; then the admin's step-up
+ * proof for this issuer and domain is consumed. A new provider, client, domain or role mapping could sign anyone in
+ * as any person of the tenant (a lone admin as the second supervisor of a large refund), so `hold` may keep it for a
+ * second admin; the rest (the button's name, a new secret for the same client, requiring SSO) applies at once. The
+ * client secret is stored encrypted; the audit names neither it nor the client id.
+ */
+export async function saveSsoSettings<Held>(
+  admin: Admin,
+  input: SsoSettingsInput,
+  holder: StepUpHolder,
+  hold: HoldSsoChange<Held>,
+): Promise<SsoSettingsResult<Held>> {
+  try {
+    await discover(input.issuer);
+  } catch (error) {
+    if (!(error instanceof IssuerRefused)) throw error;
+    return { ok: false, code: "sso.issuer-refused", message: `The issuer cannot be used: ${error.message}.` };
+  }
+  if (await domainTakenElsewhere(db, admin.tenantId, input.emailDomain))
+    return {
+      ok: false,
+      code: "sso.domain-taken",
+      message: `Another tenant already signs in people of ${input.emailDomain}. Use your own email domain.`,
+    };
+  return transaction(async (tx) => {
+    const stored = await lockSso(tx, admin.tenantId);
+    if (!input.clientSecret && !stored)
+      return { ok: false, code: "sso.secret-missing", message: "Enter the client secret the provider gave you." };
+    const stepUp = await consumeStepUpFor(tx, holder, {
+      kind: "admin.sso",
+      issuer: input.issuer,
+      emailDomain: input.emailDomain,
+    });
+    if (!stepUp)
+      return {
+        ok: false,
+        code: "step-up.required",
+        message: "Setting single sign-on needs you to confirm it is you first. Nothing was changed.",
+      };
+    const row: SsoSettingsRow = {
+      tenantId: admin.tenantId,
+      displayName: input.displayName,
+      issuer: input.issuer,
+      clientId: input.clientId,
+      clientSecret: input.clientSecret
+        ? encryptSecret(input.clientSecret, clientSecretContext(admin.tenantId))
+        : stored!.clientSecret,
+      emailDomain: input.emailDomain,
+      groupsClaim: input.groupsClaim || null,
+      roleMap: Object.fromEntries(input.roleMap.map((entry) => [entry.group, entry.role])),
+      required: input.required,
+    };
+    const proposal = { change: row, base: { stored: storedDigest(stored) } };
+    const held = await hold(tx, proposal, stepUp, widensSignIn(stored, row));
+    if (held) return { ok: true, held };
+    await upsertSso(tx, row);
+    await insertSsoAudit(tx, {
+      tenantId: admin.tenantId,
+      actorId: admin.id,
+      action: "sso.set",
+      detail: { ...ssoAuditDetail(row), secretChanged: Boolean(input.clientSecret), stepUp },
+    });
+    return { ok: true, held: null };
+  });
+}
+
+/** What the audit and a held change's lines say about settings: never the secret or the client id. */
+export function ssoAuditDetail(row: SsoSettingsRow) {
+  return {
+    issuer: row.issuer,
+    emailDomain: row.emailDomain,
+    required: row.required,
+    groupsClaim: row.groupsClaim,
+    roleMap: row.roleMap,
+  };
+}
+
+/**
+ * Applies a held change once a second admin approved it (or its delay passed), in their transaction: only over the
+ * settings it was proposed against, else "stale".
+ */
+export async function applyHeldSso(
+  tx: Tx,
+  proposal: SsoProposal,
+  by: { proposedById: string; changeId: string; approvedById: string },
+): Promise<"applied" | "stale"> {
+  const stored = await lockSso(tx, proposal.change.tenantId);
+  if (storedDigest(stored) !== proposal.base.stored) return "stale";
+  await upsertSso(tx, proposal.change);
+  await insertSsoAudit(tx, {
+    tenantId: proposal.change.tenantId,
+    actorId: by.proposedById,
+    action: "sso.set",
+    detail: { ...ssoAuditDetail(proposal.change), changeId: by.changeId, approvedById: by.approvedById },
+  });
+  return "applied";
+}
+
+/** Removes the tenant's provider: passwords work again for everyone, bound subjects stay for a later provider. */
+export async function removeSsoSettings(admin: Admin): Promise<void> {
+  await transaction(async (tx) => {
+    if ((await deleteSso(tx, admin.tenantId)) > 0)
+      await insertSsoAudit(tx, { tenantId: admin.tenantId, actorId: admin.id, action: "sso.removed", detail: {} });
+  });
+}
+
+/** The settings as the admin's form shows them: never the secret. */
+export async function ssoSettingsOf(tenantId: string) {
+  const row = await findSsoByTenant(db, tenantId);
+  if (!row) return null;
+  return {
+    displayName: row.displayName,
+    issuer: row.issuer,
+    clientId: row.clientId,
+    emailDomain: row.emailDomain,
+    groupsClaim: row.groupsClaim,
+    roleMap: row.roleMap,
+    required: row.required,
+  };
+}
+
+export type SsoSettingsView = NonNullable<Awaited<ReturnType<typeof ssoSettingsOf>>>;
+
+/** The stored client secret, opened. */
+export function openClientSecret(row: SsoSettingsRow): string {
+  return decryptSecret(row.clientSecret, clientSecretContext(row.tenantId));
+}
+
+/** The sign-in button of the tenant a link names (`/login?sso=<tenant id>`), or null. */
+export async function ssoButtonFor(tenantId: string | undefined): Promise<{ id: string; displayName: string } | null> {
+  if (!tenantId || !/^[A-Za-z0-9_-]{1,100}$/.test(tenantId)) return null;
+  const row = await findSsoByTenant(db, tenantId);
+  return row && { id: row.tenantId, displayName: row.displayName };
+}
+
+/** The sign-in button of the tenant whose people have this email's domain, or null. */
+export async function ssoButtonForEmail(
+  email: string | undefined,
+): Promise<{ id: string; displayName: string } | null> {
+  const domain = email?.split("@")[1]?.trim().toLowerCase();
+  if (!domain || domain.length > 200) return null;
+  const row = await findSsoByDomain(db, domain);
+  return row && { id: row.tenantId, displayName: row.displayName };
+}

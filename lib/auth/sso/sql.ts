@@ -1,0 +1,151 @@
+import "server-only";
+import type { Db, Tx } from "../../db";
+import { Prisma, type Role } from "../../generated/prisma/client";
+
+// The single sign-on statements: a tenant's provider settings, the provider subjects bound to people, and the
+// people a first sign-in may be bound to.
+
+// A type, not an interface: a held admin change stores it as a JSON record.
+export type SsoSettingsRow = {
+  tenantId: string;
+  displayName: string;
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  emailDomain: string;
+  groupsClaim: string | null;
+  roleMap: Record<string, Role>;
+  required: boolean;
+};
+
+const SETTINGS = Prisma.raw(
+  `"tenantId", "displayName", "issuer", "clientId", "clientSecret", "emailDomain", "groupsClaim", "roleMap", "required"`,
+);
+
+export async function findSsoByTenant(db: Db, tenantId: string): Promise<SsoSettingsRow | null> {
+  const [row = null] = await db.$queryRaw<SsoSettingsRow[]>`
+    SELECT ${SETTINGS} FROM "TenantSso" WHERE "tenantId" = ${tenantId}`;
+  return row;
+}
+
+export async function findSsoByDomain(db: Db, emailDomain: string): Promise<SsoSettingsRow | null> {
+  const [row = null] = await db.$queryRaw<SsoSettingsRow[]>`
+    SELECT ${SETTINGS} FROM "TenantSso" WHERE "emailDomain" = ${emailDomain}`;
+  return row;
+}
+
+/** The tenant's settings, locked until the transaction ends (a save or a held change compares and writes them). */
+export async function lockSso(tx: Tx, tenantId: string): Promise<SsoSettingsRow | null> {
+  const [row = null] = await tx.$queryRaw<SsoSettingsRow[]>`
+    SELECT ${SETTINGS} FROM "TenantSso" WHERE "tenantId" = ${tenantId} FOR UPDATE`;
+  return row;
+}
+
+/** Whether another tenant already signs in people of this email domain. */
+export async function domainTakenElsewhere(db: Db, tenantId: string, emailDomain: string): Promise<boolean> {
+  const [row] = await db.$queryRaw<{ taken: boolean }[]>`
+    SELECT EXISTS (SELECT 1 FROM "TenantSso" WHERE "emailDomain" = ${emailDomain} AND "tenantId" <> ${tenantId}) AS "taken"`;
+  return row.taken;
+}
+
+export async function upsertSso(tx: Tx, row: SsoSettingsRow): Promise<void> {
+  await tx.$executeRaw`
+    INSERT INTO "TenantSso" ("tenantId", "displayName", "issuer", "clientId", "clientSecret", "emailDomain",
+                             "groupsClaim", "roleMap", "required")
+    VALUES (${row.tenantId}, ${row.displayName}, ${row.issuer}, ${row.clientId}, ${row.clientSecret},
+            ${row.emailDomain}, ${row.groupsClaim}, ${JSON.stringify(row.roleMap)}::jsonb, ${row.required})
+    ON CONFLICT ("tenantId") DO UPDATE SET
+      "displayName" = EXCLUDED."displayName", "issuer" = EXCLUDED."issuer", "clientId" = EXCLUDED."clientId",
+      "clientSecret" = EXCLUDED."clientSecret", "emailDomain" = EXCLUDED."emailDomain",
+      "groupsClaim" = EXCLUDED."groupsClaim", "roleMap" = EXCLUDED."roleMap", "required" = EXCLUDED."required",
+      "updatedAt" = CURRENT_TIMESTAMP`;
+}
+
+export async function deleteSso(tx: Tx, tenantId: string): Promise<number> {
+  return tx.$executeRaw`DELETE FROM "TenantSso" WHERE "tenantId" = ${tenantId}`;
+}
+
+/** Whether the person's tenant requires single sign-on (passwords off for all but admins). */
+export async function ssoRequiredFor(db: Db, tenantId: string): Promise<boolean> {
+  const [row] = await db.$queryRaw<{ required: boolean }[]>`
+    SELECT EXISTS (SELECT 1 FROM "TenantSso" WHERE "tenantId" = ${tenantId} AND "required") AS "required"`;
+  return row.required;
+}
+
+export interface SsoPerson {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  tenantId: string;
+  active: boolean;
+}
+
+const PERSON = Prisma.raw(`u."id", u."email", u."name", u."role"::text AS "role", u."tenantId", u."active"`);
+
+/** The person this provider subject is bound to in this tenant; marks the binding used. */
+export async function findBoundPerson(
+  tx: Tx,
+  binding: { tenantId: string; issuer: string; subject: string },
+): Promise<SsoPerson | null> {
+  const [row = null] = await tx.$queryRaw<SsoPerson[]>`
+    UPDATE "SsoIdentity" i SET "lastSignInAt" = CURRENT_TIMESTAMP FROM "User" u
+    WHERE u."id" = i."userId" AND u."tenantId" = i."tenantId"
+      AND i."tenantId" = ${binding.tenantId} AND i."issuer" = ${binding.issuer} AND i."subject" = ${binding.subject}
+    RETURNING ${PERSON}`;
+  return row;
+}
+
+/** The tenant's person with this email who is not yet bound to any subject of this provider, locked. */
+export async function lockUnboundPersonByEmail(
+  tx: Tx,
+  binding: { tenantId: string; issuer: string; email: string },
+): Promise<SsoPerson | null> {
+  const [row = null] = await tx.$queryRaw<SsoPerson[]>`
+    SELECT ${PERSON} FROM "User" u
+    WHERE u."tenantId" = ${binding.tenantId} AND u."email" = ${binding.email} AND u."role" <> 'AGENT'
+      AND NOT EXISTS (SELECT 1 FROM "SsoIdentity" i
+                      WHERE i."userId" = u."id" AND i."tenantId" = u."tenantId" AND i."issuer" = ${binding.issuer})
+    FOR UPDATE OF u`;
+  return row;
+}
+
+/** The tenant's person (not an agent) with this email, or null. */
+export async function findTenantPersonByEmail(db: Db, tenantId: string, email: string): Promise<SsoPerson | null> {
+  const [row = null] = await db.$queryRaw<SsoPerson[]>`
+    SELECT ${PERSON} FROM "User" u WHERE u."email" = ${email} AND u."tenantId" = ${tenantId} AND u."role" <> 'AGENT'`;
+  return row;
+}
+
+/** Whether this provider subject is already bound to someone in this tenant. */
+export async function subjectBound(db: Db, binding: { tenantId: string; issuer: string; subject: string }) {
+  const [row] = await db.$queryRaw<{ bound: boolean }[]>`
+    SELECT EXISTS (SELECT 1 FROM "SsoIdentity" WHERE "tenantId" = ${binding.tenantId}
+                   AND "issuer" = ${binding.issuer} AND "subject" = ${binding.subject}) AS "bound"`;
+  return row.bound;
+}
+
+export async function insertIdentity(
+  tx: Tx | Db,
+  identity: { id: string; tenantId: string; issuer: string; subject: string; userId: string; boundBy: string },
+): Promise<void> {
+  await tx.$executeRaw`
+    INSERT INTO "SsoIdentity" ("id", "tenantId", "issuer", "subject", "userId", "boundBy", "lastSignInAt")
+    VALUES (${identity.id}, ${identity.tenantId}, ${identity.issuer}, ${identity.subject}, ${identity.userId},
+            ${identity.boundBy}, CASE WHEN ${identity.boundBy} = 'admin' THEN NULL ELSE CURRENT_TIMESTAMP END)`;
+}
+
+/** Sets a person's role as the provider's groups map it. */
+export async function setPersonRole(tx: Tx, tenantId: string, userId: string, role: Role): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE "User" SET "role" = ${role}::"Role" WHERE "id" = ${userId} AND "tenantId" = ${tenantId}`;
+}
+
+export async function insertSsoAudit(
+  db: Tx | Db,
+  entry: { tenantId: string; actorId: string; action: string; detail: unknown },
+): Promise<void> {
+  await db.$executeRaw`
+    INSERT INTO "AuditLog" ("tenantId", "actorId", "action", "detail")
+    VALUES (${entry.tenantId}, ${entry.actorId}, ${entry.action}, ${JSON.stringify(entry.detail)}::jsonb)`;
+}

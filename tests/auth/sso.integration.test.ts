@@ -1,0 +1,321 @@
+import { randomBytes } from "node:crypto";
+import { decode } from "next-auth/jwt";
+import { NextRequest } from "next/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GET as ssoCallbackRoute } from "@/app/api/sso/callback/route";
+import { GET as ssoStartRoute } from "@/app/api/sso/start/route";
+import { authOptions } from "@/lib/auth/sign-in/auth";
+import { sessionUser } from "@/lib/auth/sessions";
+import { attemptCookieName, openAttempt, sealAttempt } from "@/lib/auth/sso/attempt";
+import { approveChange } from "@/lib/admin/changes/two-admin";
+import { setSso } from "@/lib/admin/access/sso";
+import { inviteToSso } from "@/lib/admin/access/sso-invite";
+import type { SsoSettingsInput } from "@/lib/auth/sso/settings";
+import { findSsoByTenant } from "@/lib/auth/sso/sql";
+import { hashPassword } from "@/lib/auth/password-hash";
+import { db } from "@/lib/db";
+import { encryptSecret } from "@/lib/secrets";
+import { signInAtProvider, startTestProvider, type TestProvider } from "../support/oidc-provider";
+import { provedFor } from "../support/step-up";
+
+// Single sign-on through a real OpenID provider (oidc-provider) and toolgate's own routes: the start route sends the
+// browser to the provider, the test signs in on the provider's pages, and the callback route must bind, refuse or
+// start a session exactly as docs/SPEC.md says, with the rows to show for it.
+
+const APP = "http://toolgate.test";
+const PASSWORD = "a-long-enough-password-1";
+let provider: TestProvider;
+const suffix = randomBytes(4).toString("hex");
+const tenantId = `t_sso_${suffix}`;
+const domain = `sso-${suffix}.test`;
+const people = {
+  supervisor: { id: `usr_ssosup_${suffix}`, email: `sup@${domain}`, role: "SUPERVISOR" as const },
+  other: { id: `usr_ssooth_${suffix}`, email: `other@${domain}`, role: "SUPERVISOR" as const },
+  gone: { id: `usr_ssogone_${suffix}`, email: `gone@${domain}`, role: "SUPERVISOR" as const },
+  invited: { id: `usr_ssoinv_${suffix}`, email: `invited@${domain}`, role: "SUPERVISOR" as const },
+  admin: { id: `usr_ssoadm_${suffix}`, email: `admin@${domain}`, role: "ADMIN" as const },
+  admin2: { id: `usr_ssoadm2_${suffix}`, email: `admin2@${domain}`, role: "ADMIN" as const },
+};
+
+beforeAll(async () => {
+  Object.assign(process.env, { NEXTAUTH_URL: APP, NEXTAUTH_SECRET: "sso-tests-only-secret" });
+  provider = await startTestProvider({ redirectUris: [`${APP}/api/sso/callback`] });
+  process.env.OUTBOUND_ALLOWED_HOSTS = [process.env.OUTBOUND_ALLOWED_HOSTS, new URL(provider.issuer).host]
+    .filter(Boolean)
+    .join(",");
+  await db.tenant.create({ data: { id: tenantId, name: `SSO ${suffix}` } });
+  const passwordHash = await hashPassword(PASSWORD);
+  await db.user.createMany({
+    data: Object.values(people).map((person) => ({ ...person, tenantId, name: person.id, passwordHash })),
+  });
+  await db.tenantSso.create({
+    data: {
+      tenantId,
+      displayName: "Acme ID",
+      issuer: provider.issuer,
+      clientId: provider.clientId,
+      clientSecret: encryptSecret(provider.clientSecret, `TenantSso.clientSecret:${tenantId}`),
+      emailDomain: domain,
+    },
+  });
+});
+
+afterAll(async () => provider?.close());
+
+/** The start route for this email: the provider's authorization URL and the browser's attempt cookie. */
+async function start(email: string) {
+  const response = await ssoStartRoute(
+    new NextRequest(`${APP}/api/sso/start?email=${encodeURIComponent(email)}&next=/approvals`),
+  );
+  expect(response.status).toBe(303);
+  const location = response.headers.get("location")!;
+  expect(location.startsWith(provider.issuer)).toBe(true);
+  const cookie = response.headers.getSetCookie()[0].split(";")[0];
+  return { location, cookie };
+}
+
+async function callback(url: string, cookie: string | null) {
+  return ssoCallbackRoute(new NextRequest(url, { headers: cookie ? { cookie } : {} }));
+}
+
+/** A whole sign-in as `sub`: start, the provider's pages, the callback. */
+async function signIn(sub: string, email: string) {
+  const { location, cookie } = await start(email);
+  return callback(await signInAtProvider(location, sub, APP), cookie);
+}
+
+const refusedWith = (response: Response) => new URL(response.headers.get("location")!).searchParams.get("error");
+const liveSessions = (userId: string) => db.session.count({ where: { userId, endedAt: null } });
+const identities = (userId: string) => db.ssoIdentity.findMany({ where: { userId } });
+
+describe("single sign-on through a real OpenID provider", () => {
+  it("binds the provider's subject to the person by a verified email and starts a normal session", async () => {
+    provider.accounts.set(`sub-sup-${suffix}`, { email: people.supervisor.email, emailVerified: true });
+    const response = await signIn(`sub-sup-${suffix}`, people.supervisor.email);
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toBe(`${APP}/approvals`);
+    const session = response.headers
+      .getSetCookie()
+      .find((line) => line.startsWith("next-auth.session-token="))!
+      .split(";")[0]
+      .split("=")[1];
+    const token = await decode({ token: session, secret: "sso-tests-only-secret" });
+    expect(await sessionUser(token?.sid)).toMatchObject({ id: people.supervisor.id, role: "SUPERVISOR", tenantId });
+    expect(await identities(people.supervisor.id)).toMatchObject([
+      { subject: `sub-sup-${suffix}`, issuer: provider.issuer, boundBy: "verified-email" },
+    ]);
+    expect(await db.auditLog.count({ where: { tenantId, actorId: people.supervisor.id, action: "sso.bound" } })).toBe(
+      1,
+    );
+
+    // The next sign-in finds the binding, even once the provider's email changes.
+    provider.accounts.set(`sub-sup-${suffix}`, { email: "renamed@elsewhere.test", emailVerified: true });
+    const again = await signIn(`sub-sup-${suffix}`, people.supervisor.email);
+    expect(again.headers.get("location")).toBe(`${APP}/approvals`);
+    expect(await liveSessions(people.supervisor.id)).toBe(2);
+    expect(await identities(people.supervisor.id)).toHaveLength(1);
+  });
+
+  it("never binds an unverified email to an existing person", async () => {
+    provider.accounts.set(`sub-claims-other-${suffix}`, { email: people.other.email, emailVerified: false });
+    const response = await signIn(`sub-claims-other-${suffix}`, people.other.email);
+    expect(refusedWith(response)).toBe("sso.unverified-email");
+    expect(response.headers.getSetCookie().some((line) => line.startsWith("next-auth.session-token="))).toBe(false);
+    expect(await identities(people.other.id)).toEqual([]);
+    expect(await liveSessions(people.other.id)).toBe(0);
+  });
+
+  it("refuses a callback whose state, PKCE verifier or nonce is not the attempt's, or that has no attempt", async () => {
+    provider.accounts.set(`sub-other-${suffix}`, { email: people.other.email, emailVerified: true });
+    const first = await start(people.other.email);
+    const back = new URL(await signInAtProvider(first.location, `sub-other-${suffix}`, APP));
+
+    const noAttempt = await callback(back.href, null);
+    expect(refusedWith(noAttempt)).toBe("sso.no-attempt");
+
+    const wrongState = new URL(back);
+    wrongState.searchParams.set("state", "not-the-attempts-state");
+    expect(refusedWith(await callback(wrongState.href, first.cookie))).toBe("sso.invalid-response");
+
+    // Another attempt of the same browser: its state matches the URL, but the code was issued for the first
+    // attempt's PKCE challenge.
+    const second = await start(people.other.email);
+    const secondState = openAttempt(decodeURIComponent(second.cookie.split("=").slice(1).join("=")))!.state;
+    const crossed = new URL(back);
+    crossed.searchParams.set("state", secondState);
+    expect(refusedWith(await callback(crossed.href, second.cookie))).toBe("sso.provider-refused");
+
+    // The first attempt as the browser holds it, but with another nonce than the ID token carries.
+    const third = await start(people.other.email);
+    const thirdBack = new URL(await signInAtProvider(third.location, `sub-other-${suffix}`, APP));
+    const attempt = openAttempt(decodeURIComponent(third.cookie.split("=").slice(1).join("=")))!;
+    const otherNonce = `${attemptCookieName()}=${sealAttempt({ ...attempt, nonce: "another-nonce-entirely" })}`;
+    expect(refusedWith(await callback(thirdBack.href, otherNonce))).toBe("sso.invalid-response");
+
+    expect(await identities(people.other.id)).toEqual([]);
+    expect(await liveSessions(people.other.id)).toBe(0);
+  });
+
+  it("refuses a person deactivated in toolgate, and one the provider no longer signs in", async () => {
+    provider.accounts.set(`sub-gone-${suffix}`, { email: people.gone.email, emailVerified: true });
+    expect((await signIn(`sub-gone-${suffix}`, people.gone.email)).status).toBe(303);
+    expect(await liveSessions(people.gone.id)).toBe(1);
+    await db.session.updateMany({ where: { userId: people.gone.id }, data: { endedAt: new Date() } });
+
+    provider.accounts.get(`sub-gone-${suffix}`)!.disabled = true;
+    expect(refusedWith(await signIn(`sub-gone-${suffix}`, people.gone.email))).toBe("sso.provider-refused");
+
+    provider.accounts.get(`sub-gone-${suffix}`)!.disabled = false;
+    await db.user.update({ where: { id: people.gone.id }, data: { active: false } });
+    expect(refusedWith(await signIn(`sub-gone-${suffix}`, people.gone.email))).toBe("sso.deactivated");
+    expect(await liveSessions(people.gone.id)).toBe(0);
+  });
+});
+
+/**
+ * A password sign-in through the credentials provider's `authorize`, as next-auth's callback route calls it (the
+ * route's own reading of the form is tests/auth/sign-in-form.integration.test.ts's): the person, or why not.
+ */
+async function passwordSignIn(email: string) {
+  const provider = authOptions.providers[0] as unknown as {
+    options: { authorize: (credentials: unknown, request: unknown) => Promise<{ sessionId: string } | null> };
+  };
+  return provider.options
+    .authorize({ email, password: PASSWORD }, { headers: { "user-agent": "test" } })
+    .catch((error: Error) => error.message);
+}
+
+describe("an admin's single sign-on settings", () => {
+  const settings = (issuer: string): SsoSettingsInput => ({
+    displayName: "Acme ID",
+    issuer,
+    clientId: provider.clientId,
+    clientSecret: "",
+    emailDomain: domain,
+    groupsClaim: "",
+    roleMap: [],
+    required: false,
+  });
+
+  it("refuses an issuer at an internal address or one that is not the provider's, and a save without a proof; nothing changes", async () => {
+    const before = await findSsoByTenant(db, tenantId);
+    const admin = { id: people.admin.id, tenantId };
+    for (const issuer of ["http://169.254.169.254/", "http://10.1.2.3/", `${provider.issuer}/not-the-issuer`]) {
+      const held = await provedFor(people.admin.id, { kind: "admin.sso", issuer, emailDomain: domain });
+      expect(await setSso(admin, settings(issuer), held)).toMatchObject({ code: "sso.issuer-refused" });
+    }
+    const unproved = await setSso(admin, settings(provider.issuer), {
+      userId: people.admin.id,
+      sessionId: null,
+      proofId: null,
+    });
+    expect(unproved).toMatchObject({ code: "step-up.required" });
+    expect(await findSsoByTenant(db, tenantId)).toEqual(before);
+    expect(await db.auditLog.count({ where: { tenantId, action: "sso.set" } })).toBe(0);
+  });
+
+  it("a new provider or role mapping waits for a second admin; approved, it applies over the settings it was proposed against, and the groups then decide the role", async () => {
+    const admin = { id: people.admin.id, tenantId };
+    const before = (await findSsoByTenant(db, tenantId))!;
+    const mapped = { ...settings(provider.issuer), roleMap: [{ group: "toolgate-admins", role: "ADMIN" as const }] };
+    const proof = await provedFor(admin.id, { kind: "admin.sso", issuer: provider.issuer, emailDomain: domain });
+    const saved = await setSso(admin, { ...mapped, groupsClaim: "groups" }, proof);
+    expect(saved).toMatchObject({ ok: true, held: { mode: "second-admin" } });
+    expect(await findSsoByTenant(db, tenantId)).toEqual(before);
+    const held = (saved as { held: { id: string } }).held;
+    const change = await db.adminChange.findUniqueOrThrow({ where: { id: held.id } });
+    expect(
+      JSON.stringify(
+        await db.auditLog.findMany({ where: { tenantId, action: "change.proposed" }, select: { detail: true } }),
+      ),
+    ).not.toContain(before.clientSecret);
+
+    const second = { id: people.admin2.id, tenantId };
+    const approval = await provedFor(second.id, {
+      kind: "admin.change-approved",
+      changeId: held.id,
+      digest: change.digest,
+    });
+    expect(await approveChange(second, held.id, change.digest, approval)).toEqual({ ok: true });
+    expect(await findSsoByTenant(db, tenantId)).toMatchObject({
+      groupsClaim: "groups",
+      roleMap: { "toolgate-admins": "ADMIN" },
+      clientSecret: before.clientSecret,
+    });
+
+    // The provider's groups now decide the role: none mapped is refused, a mapped one sets it on the person.
+    provider.accounts.set(`sub-sup-${suffix}`, { email: people.supervisor.email, emailVerified: true, groups: [] });
+    expect(refusedWith(await signIn(`sub-sup-${suffix}`, people.supervisor.email))).toBe("sso.no-role");
+    provider.accounts.get(`sub-sup-${suffix}`)!.groups = ["everyone", "toolgate-admins"];
+    expect((await signIn(`sub-sup-${suffix}`, people.supervisor.email)).headers.get("location")).toBe(
+      `${APP}/approvals`,
+    );
+    expect(await db.user.findUniqueOrThrow({ where: { id: people.supervisor.id } })).toMatchObject({ role: "ADMIN" });
+    expect(
+      await db.auditLog.count({ where: { tenantId, actorId: people.supervisor.id, action: "sso.role-mapped" } }),
+    ).toBe(1);
+
+    // Back to roles as set in toolgate (a narrowing the same rule holds), for the tests after this one.
+    const back = await setSso(
+      admin,
+      settings(provider.issuer),
+      await provedFor(admin.id, { kind: "admin.sso", issuer: provider.issuer, emailDomain: domain }),
+    );
+    const backId = (back as { held: { id: string } }).held.id;
+    const backDigest = (await db.adminChange.findUniqueOrThrow({ where: { id: backId } })).digest;
+    const proved = await provedFor(second.id, { kind: "admin.change-approved", changeId: backId, digest: backDigest });
+    expect(await approveChange(second, backId, backDigest, proved)).toEqual({ ok: true });
+  });
+
+  it("an admin's invitation, once a second admin approves it, binds a subject whose provider does not verify its email", async () => {
+    provider.accounts.set(`sub-invited-${suffix}`, { email: "whatever@elsewhere.test", emailVerified: false });
+    const admin = { id: people.admin.id, tenantId };
+    const input = { email: people.invited.email, subject: `sub-invited-${suffix}` };
+    const invited = await inviteToSso(admin, input, await provedFor(admin.id, { kind: "admin.sso-invite", ...input }));
+    expect(invited).toMatchObject({ ok: true, held: { mode: "second-admin" } });
+    const held = (invited as { held: { id: string } }).held;
+    expect(refusedWith(await signIn(`sub-invited-${suffix}`, people.invited.email))).toBe("sso.unverified-email");
+
+    const { digest } = await db.adminChange.findUniqueOrThrow({ where: { id: held.id } });
+    const second = { id: people.admin2.id, tenantId };
+    const proof = await provedFor(second.id, { kind: "admin.change-approved", changeId: held.id, digest });
+    expect(await approveChange(second, held.id, digest, proof)).toEqual({ ok: true });
+    const response = await signIn(`sub-invited-${suffix}`, people.invited.email);
+    expect(response.headers.get("location")).toBe(`${APP}/approvals`);
+    expect(await liveSessions(people.invited.id)).toBe(1);
+    expect(await identities(people.invited.id)).toMatchObject([{ boundBy: "admin" }]);
+  });
+});
+
+describe("a tenant that requires single sign-on", () => {
+  it("refuses a supervisor's right password, and lets an admin in through the audited break-glass path", async () => {
+    const held = await provedFor(people.admin.id, { kind: "admin.sso", issuer: provider.issuer, emailDomain: domain });
+    // provedFor gave the admin a password of its own: the break-glass sign-in below uses PASSWORD.
+    await db.user.update({ where: { id: people.admin.id }, data: { passwordHash: await hashPassword(PASSWORD) } });
+    const saved = await setSso(
+      { id: people.admin.id, tenantId },
+      {
+        displayName: "Acme ID",
+        issuer: provider.issuer,
+        clientId: provider.clientId,
+        clientSecret: "",
+        emailDomain: domain,
+        groupsClaim: "",
+        roleMap: [],
+        required: true,
+      },
+      held,
+    );
+    expect(saved).toEqual({ ok: true, held: null });
+
+    const before = await liveSessions(people.other.id);
+    expect(await passwordSignIn(people.other.email)).toBe("sso-required");
+    expect(await liveSessions(people.other.id)).toBe(before);
+
+    const admin = await passwordSignIn(people.admin.email);
+    expect(await sessionUser((admin as { sessionId: string }).sessionId)).toMatchObject({ id: people.admin.id });
+    expect(
+      await db.auditLog.count({ where: { tenantId, actorId: people.admin.id, action: "sign-in.break-glass" } }),
+    ).toBe(1);
+  });
+});
