@@ -3,6 +3,7 @@ import nodemailer, { type Transporter } from "nodemailer";
 import { db } from "../db";
 import { logError } from "../log";
 import { decryptSecret, webhookSecretContext, webhookUrlContext } from "../secrets";
+import { isChatKind, sendChatNotice } from "../chat-notices/send";
 import { env } from "../env";
 import { outboundFetch, OutboundRefused } from "../security/outbound";
 import { claimOutboxMessages, findWebhookSecret, markMessageFailed, markMessageSent, type ClaimedMessage } from "./sql";
@@ -50,6 +51,7 @@ export async function deliverOutbox(
   for (const row of claimed) {
     try {
       if (row.kind === "webhook") await postWebhook(row);
+      else if (isChatKind(row.kind)) await sendChatNotice({ ...row, kind: row.kind });
       else {
         await delivery.sendMail({
           from: env().MAIL_FROM,
@@ -63,7 +65,7 @@ export async function deliverOutbox(
       report.sent++;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      if (error instanceof OutboundRefused) logError("outbox.webhook-refused", error, { messageId: row.id });
+      if (error instanceof OutboundRefused) logError("outbox.outbound-refused", error, { messageId: row.id, kind: row.kind });
       const dead = row.attempts >= env().OUTBOX_MAX_ATTEMPTS;
       await markMessageFailed(db, row.id, {
         dead,

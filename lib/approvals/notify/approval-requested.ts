@@ -4,6 +4,7 @@ import { formatMoney } from "../../money";
 import type { ApprovalPreview } from "../../gateway/approval";
 import { createApprovalLinks } from "../email-links/create";
 import { heldText, requestPhrase } from "../words";
+import { announceInChat } from "./chat";
 import { findRequestAudience } from "./sql";
 
 /** "3 Dec 2026, 15:20 UTC": a time a person reads in a mail, where nothing converts it for them. */
@@ -12,7 +13,7 @@ const utcWords = (at: Date) =>
 
 /**
  * Tells the tenant's supervisors that a request is waiting, through the outbox in the same transaction that
- * opened it: an email to each, and the tenant's webhook when one is configured. The text is built from the
+ * opened it: an email to each, the tenant's webhook when one is configured, and its Slack and Teams (./chat.ts). The text is built from the
  * host's preview (tool, amount, order, expiry), never from anything the model wrote. Each email carries that
  * supervisor's own single-use link to the request (lib/approvals/email-links/).
  */
@@ -78,4 +79,5 @@ export async function notifyApprovalRequested(
     { tenantId: approval.tenantId, orderId: preview.order.order_id, toolCallId: null },
     messages,
   );
+  await announceInChat(client, approval);
 }

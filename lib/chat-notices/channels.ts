@@ -1,0 +1,43 @@
+import { z } from "zod";
+import { db } from "../db";
+import { decryptSecret } from "../secrets";
+import { findChatChannels, type ChatProvider } from "./sql";
+
+// A tenant's chat channels as an admin sets them: Slack (a bot token and a channel id) and Teams (a workflow
+// webhook URL). The token and the URL are write-only: stored encrypted, never shown again.
+
+export const SlackChannelSchema = z.strictObject({
+  provider: z.literal("slack"),
+  /** A channel id as Slack shows it under the channel's details (C… public, G… private), not its name. */
+  channel: z
+    .string()
+    .trim()
+    .regex(/^[CG][A-Z0-9]{8,20}$/, "a Slack channel id, like C0123456789 (the channel's details show it)"),
+  token: z
+    .string()
+    .trim()
+    .regex(/^xoxb-[A-Za-z0-9-]{10,250}$/, "a Slack bot token, starting xoxb- (the app's OAuth & Permissions page)"),
+});
+
+export const TeamsChannelSchema = z.strictObject({
+  provider: z.literal("teams"),
+  url: z.url({ protocol: /^https?$/ }).max(2000),
+});
+
+export const ChatChannelSchema = z.discriminatedUnion("provider", [SlackChannelSchema, TeamsChannelSchema]);
+export type ChatChannelInput = z.infer<typeof ChatChannelSchema>;
+
+/** Where a provider's secret is stored: a ciphertext copied to another tenant or provider does not open. */
+export const chatSecretContext = (tenantId: string, provider: ChatProvider) =>
+  `ChatChannel.secret:${tenantId}:${provider}`;
+
+/** The tenant's chat channels as the admin page shows them: Slack's channel id and Teams' host, never a secret. */
+export async function chatChannelsOf(tenantId: string): Promise<{ slack: string | null; teams: string | null }> {
+  const rows = await findChatChannels(db, tenantId);
+  const slack = rows.find((row) => row.provider === "slack");
+  const teams = rows.find((row) => row.provider === "teams");
+  return {
+    slack: slack?.channel ?? null,
+    teams: teams ? new URL(decryptSecret(teams.secret, chatSecretContext(tenantId, "teams"))).host : null,
+  };
+}

@@ -1,0 +1,72 @@
+import { db } from "../db";
+import { decryptSecret } from "../secrets";
+import { outboundFetch } from "../security/outbound";
+import { chatSecretContext } from "./channels";
+import { ChatNoticeSchema, type ChatNotice } from "./notice";
+import { slackClient } from "./slack-client";
+import { slackMessage } from "./slack-message";
+import { findChatChannel, findSlackMessage, markSlackPosted, markSlackShown, type ChatProvider } from "./sql";
+import { teamsMessage } from "./teams-card";
+
+// The outbox's sender for chat (lib/mail/delivery.ts hands it these rows): a held call is posted once, and each
+// later change updates the Slack message it made, or follows the Teams card with another. Everything it needs is
+// read at send time: the tenant's current token, channel and URL (a removed channel is sent nothing), and the
+// Slack message's channel and ts as stored when it was posted. Any failure throws, and the outbox retries.
+
+export const CHAT_KINDS = ["slack_notice", "slack_update", "teams_notice", "teams_update"] as const;
+export type ChatKind = (typeof CHAT_KINDS)[number];
+
+export const isChatKind = (kind: string): kind is ChatKind => (CHAT_KINDS as readonly string[]).includes(kind);
+
+export async function sendChatNotice(row: { tenantId: string; kind: ChatKind; body: string }): Promise<void> {
+  const notice = ChatNoticeSchema.parse(JSON.parse(row.body));
+  if (row.kind === "slack_notice") return postToSlack(row.tenantId, notice);
+  if (row.kind === "slack_update") return updateInSlack(row.tenantId, notice);
+  return postToTeams(row.tenantId, notice, row.kind === "teams_update");
+}
+
+async function connected(tenantId: string, provider: ChatProvider) {
+  const channel = await findChatChannel(db, tenantId, provider);
+  if (!channel) throw new Error(`the tenant has no ${provider === "slack" ? "Slack" : "Teams"} channel connected`);
+  return { channel: channel.channel, secret: decryptSecret(channel.secret, chatSecretContext(tenantId, provider)) };
+}
+
+async function postToSlack(tenantId: string, notice: ChatNotice): Promise<void> {
+  // A send whose claim lapsed after Slack took the message: it is there, and posting again would make two.
+  if ((await findSlackMessage(db, notice.approvalId))?.ts) return;
+  const slack = await connected(tenantId, "slack");
+  if (!slack.channel) throw new Error("the tenant's Slack connection has no channel");
+  const posted = await slackClient(slack.secret).chat.postMessage({ channel: slack.channel, ...slackMessage(notice) });
+  if (!posted.channel || !posted.ts) throw new Error("Slack answered without the message's channel and ts");
+  await markSlackPosted(db, notice.approvalId, {
+    channel: posted.channel,
+    ts: posted.ts,
+    shownAt: new Date(notice.state.at),
+  });
+}
+
+async function updateInSlack(tenantId: string, notice: ChatNotice): Promise<void> {
+  const message = await findSlackMessage(db, notice.approvalId);
+  if (!message?.channel || !message.ts)
+    throw new Error("the call's Slack message is not posted yet; its update waits for it");
+  const at = new Date(notice.state.at);
+  // A later state already shown (this update was retried past it): showing this one would undo it.
+  if (message.shownAt && message.shownAt > at) return;
+  const slack = await connected(tenantId, "slack");
+  await slackClient(slack.secret).chat.update({ channel: message.channel, ts: message.ts, ...slackMessage(notice) });
+  await markSlackShown(db, notice.approvalId, at);
+}
+
+async function postToTeams(tenantId: string, notice: ChatNotice, followUp: boolean): Promise<void> {
+  const teams = await connected(tenantId, "teams");
+  // Checked again at send, on the address actually connected, like the webhook's.
+  const response = await outboundFetch(teams.secret, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(teamsMessage(notice, followUp)),
+    timeoutMs: 5000,
+    maxBytes: 64 * 1024,
+    signed: true,
+  });
+  if (response.status < 200 || response.status > 299) throw new Error(`the Teams workflow answered ${response.status}`);
+}
