@@ -36,6 +36,8 @@ export type AdminChangeKind =
   | { kind: "sessions.end" }
   | { kind: "webhook.set" }
   | { kind: "webhook.remove" }
+  | { kind: "chat.set" }
+  | { kind: "chat.remove" }
   | { kind: "self-registration"; enabled: boolean }
   | { kind: "rules"; status: "live" | "shadow"; loosened: string[] };
 
@@ -44,7 +46,7 @@ export type Classification = "unchanged" | "tightening" | "loosening" | "needs-s
 /**
  * Every admin change, classified. A money number raised above the bound in force, any other number loosened,
  * refunds granted, a key minted for an agent who may refund, live rules that drop or rewrite a rule in force, a
- * webhook set (every request's details go to that address) and self-registered OAuth clients allowed (an unverified
+ * webhook or a chat channel set (every request's details go there) and self-registered OAuth clients allowed (an unverified
  * client may then be granted) need a second person; within-bound money and a key for an agent who may not refund
  * loosen (step-up only); withdrawing, revoking, ending sessions and removing or refusing tighten.
  */
@@ -64,6 +66,7 @@ export function classifyAdminChange(change: AdminChangeKind): Classification {
     case "api-key.create":
       return change.agentCanRefund ? "needs-second-admin" : "loosening";
     case "webhook.set":
+    case "chat.set":
       return "needs-second-admin";
     case "self-registration":
       return change.enabled ? "needs-second-admin" : "tightening";
@@ -73,6 +76,7 @@ export function classifyAdminChange(change: AdminChangeKind): Classification {
     case "api-key.revoke":
     case "sessions.end":
     case "webhook.remove":
+    case "chat.remove":
       return "tightening";
   }
 }

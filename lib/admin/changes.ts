@@ -1,5 +1,7 @@
 import { consumeStepUpFor, type StepUpHolder, type StepUpMethod } from "../auth/step-up";
 import { canonicalJson, sha256Hex } from "../canonical";
+import { channelWords, storedChannel } from "../chat-notices/channels";
+import { lockChatChannel, setChatChannel, type ChatProvider } from "../chat-notices/sql";
 import { db, transaction, type Db, type Tx } from "../db";
 import { newId } from "../ids";
 import { queueMessages } from "../outbox";
@@ -57,6 +59,12 @@ export type ChangeProposal =
       change: { host: string; url: string; secret: string };
       base: { host: string | null; stored: string | null };
     }
+  | {
+      kind: "chat";
+      /** The secret (Slack's bot token, the Teams URL) encrypted as it will be stored; only `shown` is ever shown. */
+      change: { provider: ChatProvider; shown: string; channel: string | null; secret: string };
+      base: { shown: string | null; stored: string | null };
+    }
   | { kind: "self-registration"; change: { enabled: true }; base: { enabled: false } };
 
 export interface HeldChange {
@@ -81,6 +89,13 @@ export function changeLines(kind: string, change: Record<string, unknown>, base:
     return [
       `Approval webhook: ${String(base.host ?? "none")} → ${String(change.host)} (each new request is posted there)`,
     ];
+  if (kind === "chat") {
+    const provider = change.provider as ChatProvider;
+    const before = channelWords(provider, base.shown as string | null);
+    return [
+      `Held calls in chat: ${before} → ${channelWords(provider, String(change.shown))} (each held call's agent, customer, amount and reasons are posted there)`,
+    ];
+  }
   if (kind === "self-registration") return ["Clients that register themselves (names not verified): refused → allowed"];
   if (kind === "rules") {
     const loosened = (change.loosened as string[]).map((id) => `"${id}"`).join(", ");
@@ -133,8 +148,13 @@ export async function holdChange(
   await insertAudit(tx, proposer, "change.proposed", {
     changeId: id,
     kind: proposal.kind,
-    // A webhook's URL and secret stay write-only: the audit names its host, as a direct save's does.
-    change: proposal.kind === "webhook" ? { host: proposal.change.host } : proposal.change,
+    // A webhook's URL and secret, and a chat channel's token or URL, stay write-only: the audit names where they go.
+    change:
+      proposal.kind === "webhook"
+        ? { host: proposal.change.host }
+        : proposal.kind === "chat"
+          ? { provider: proposal.change.provider, shown: proposal.change.shown }
+          : proposal.change,
     base: proposal.base,
     mode,
     until: ends.toISOString(),
@@ -212,6 +232,22 @@ async function applyChange(tx: Tx, row: AdminChangeRow, actor: Person): Promise<
     });
     await insertAudit(tx, { id: row.proposedById, tenantId: row.tenantId }, "webhook.set", {
       host: row.change.host,
+      changeId: row.id,
+      approvedById: actor.id,
+    });
+    return "applied";
+  }
+  if (row.kind === "chat") {
+    const provider = row.change.provider as ChatProvider;
+    const current = await lockChatChannel(tx, row.tenantId, provider);
+    if (storedChannel(current?.secret ?? null) !== row.base.stored) return "stale";
+    await setChatChannel(tx, row.tenantId, provider, {
+      channel: (row.change.channel as string | null) ?? null,
+      secret: String(row.change.secret),
+    });
+    await insertAudit(tx, { id: row.proposedById, tenantId: row.tenantId }, "chat.connected", {
+      provider,
+      shown: row.change.shown,
       changeId: row.id,
       approvedById: actor.id,
     });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { sha256Hex } from "../canonical";
 import { db } from "../db";
 import { decryptSecret } from "../secrets";
 import { findChatChannels, type ChatProvider } from "./sql";
@@ -40,4 +41,15 @@ export async function chatChannelsOf(tenantId: string): Promise<{ slack: string 
     slack: slack?.channel ?? null,
     teams: teams ? new URL(decryptSecret(teams.secret, chatSecretContext(tenantId, "teams"))).host : null,
   };
+}
+
+/** What a held change of a chat channel compares: the digest of the stored ciphertext (fresh at every save), or null. */
+export function storedChannel(stored: string | null): string | null {
+  return stored === null ? null : sha256Hex(stored);
+}
+
+/** Where a provider's notices go, as a person reads it: Slack's channel id or the Teams workflow's host. */
+export function channelWords(provider: ChatProvider, shown: string | null): string {
+  if (shown === null) return "none";
+  return provider === "slack" ? `Slack channel ${shown}` : `Teams workflow at ${shown}`;
 }

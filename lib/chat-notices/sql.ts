@@ -26,12 +26,19 @@ export async function findChatChannel(db: Db, tenantId: string, provider: ChatPr
   return row ?? null;
 }
 
-/** Locks the tenant's row and returns the provider's stored secret (encrypted), or null when none is set. */
-export async function lockChatChannel(tx: Tx, tenantId: string, provider: ChatProvider): Promise<string | null> {
-  const [row] = await tx.$queryRaw<{ secret: string | null }[]>`
-    SELECT (SELECT c."secret" FROM "ChatChannel" c WHERE c."tenantId" = t."id" AND c."provider" = ${provider}) AS "secret"
-    FROM "Tenant" t WHERE t."id" = ${tenantId} FOR UPDATE`;
-  return row.secret;
+/**
+ * Locks the tenant's row (every change of its chat channels takes this lock) and returns the provider's channel and
+ * stored (encrypted) secret, or null when none is set.
+ */
+export async function lockChatChannel(
+  tx: Tx,
+  tenantId: string,
+  provider: ChatProvider,
+): Promise<{ channel: string | null; secret: string } | null> {
+  await tx.$queryRaw`SELECT 1 FROM "Tenant" WHERE "id" = ${tenantId} FOR UPDATE`;
+  const [row] = await tx.$queryRaw<{ channel: string | null; secret: string }[]>`
+    SELECT "channel", "secret" FROM "ChatChannel" WHERE "tenantId" = ${tenantId} AND "provider" = ${provider}`;
+  return row ?? null;
 }
 
 /** Sets the provider's channel and encrypted secret for the tenant, or removes it (null). */

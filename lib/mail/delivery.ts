@@ -65,7 +65,8 @@ export async function deliverOutbox(
       report.sent++;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      if (error instanceof OutboundRefused) logError("outbox.outbound-refused", error, { messageId: row.id, kind: row.kind });
+      if (error instanceof OutboundRefused)
+        logError("outbox.outbound-refused", error, { messageId: row.id, kind: row.kind });
       const dead = row.attempts >= env().OUTBOX_MAX_ATTEMPTS;
       await markMessageFailed(db, row.id, {
         dead,

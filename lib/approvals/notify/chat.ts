@@ -12,8 +12,7 @@ import { findNoticeFacts } from "./sql";
 // one indexed read.
 
 export type ChatChange =
-  | { kind: "escalated" | "approved" | "denied" | "failed"; byId: string }
-  | { kind: "expired" | "withdrawn" };
+  { kind: "escalated" | "approved" | "denied" | "failed"; byId: string } | { kind: "expired" | "withdrawn" };
 
 /** The request's card on the desk: sign-in first, then the queue searched for this request, scrolled to its card. */
 function deskUrl(approvalId: string): string {
