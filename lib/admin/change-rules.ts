@@ -65,8 +65,8 @@ export function classifyAdminChange(change: AdminChangeKind): Classification {
       return change.canRefund ? "needs-second-admin" : "tightening";
     case "api-key.create":
       return change.agentCanRefund ? "needs-second-admin" : "loosening";
-    case "webhook.set":
     case "chat.set":
+    case "webhook.set":
       return "needs-second-admin";
     case "self-registration":
       return change.enabled ? "needs-second-admin" : "tightening";
