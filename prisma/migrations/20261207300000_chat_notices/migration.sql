@@ -10,7 +10,11 @@ CREATE TABLE "ChatChannel" (
     "secret" TEXT NOT NULL,
     "createdAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
-    CONSTRAINT "ChatChannel_pkey" PRIMARY KEY ("tenantId","provider")
+    CONSTRAINT "ChatChannel_pkey" PRIMARY KEY ("tenantId","provider"),
+    CONSTRAINT "ChatChannel_provider_check" CHECK ("provider" IN ('slack', 'teams')),
+    -- Never in plain text: a token or URL stored by anything but lib/secrets.ts is refused.
+    CONSTRAINT "ChatChannel_secret_encrypted_check" CHECK ("secret" LIKE 'enc:v1:%'),
+    CONSTRAINT "ChatChannel_slack_channel_check" CHECK (("provider" = 'slack') = ("channel" IS NOT NULL))
 );
 
 -- CreateTable
