@@ -1,3 +1,4 @@
+import { WebAPIRateLimitedError } from "@slack/web-api";
 import { db } from "../db";
 import { decryptSecret } from "../secrets";
 import { outboundFetch } from "../security/outbound";
@@ -15,6 +16,39 @@ import { teamsMessage } from "./teams-card";
 
 export const CHAT_KINDS = ["slack_notice", "slack_update", "teams_notice", "teams_update"] as const;
 export type ChatKind = (typeof CHAT_KINDS)[number];
+
+/** Longest a provider's "retry after" is honoured before the row is tried again anyway. */
+const MAX_WAIT_SECONDS = 15 * 60;
+
+/**
+ * The provider asked to be called later (HTTP 429 with Retry-After): the outbox sends again after that long without
+ * counting an attempt, so a burst of held calls is slowed down, not dead-lettered.
+ */
+export class RetryLater extends Error {
+  constructor(
+    readonly seconds: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = "RetryLater";
+  }
+}
+
+const waitOf = (seconds: number) => Math.min(Math.max(Number.isFinite(seconds) ? seconds : 60, 1), MAX_WAIT_SECONDS);
+
+/** A Slack call whose rate limit becomes RetryLater. */
+async function slackCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof WebAPIRateLimitedError)
+      throw new RetryLater(
+        waitOf(error.retryAfter),
+        `Slack is rate limiting this app: retry after ${error.retryAfter} s`,
+      );
+    throw error;
+  }
+}
 
 export const isChatKind = (kind: string): kind is ChatKind => (CHAT_KINDS as readonly string[]).includes(kind);
 
@@ -36,7 +70,10 @@ async function postToSlack(tenantId: string, notice: ChatNotice): Promise<void> 
   if ((await findSlackMessage(db, notice.approvalId))?.ts) return;
   const slack = await connected(tenantId, "slack");
   if (!slack.channel) throw new Error("the tenant's Slack connection has no channel");
-  const posted = await slackClient(slack.secret).chat.postMessage({ channel: slack.channel, ...slackMessage(notice) });
+  const channel = slack.channel;
+  const posted = await slackCall(() =>
+    slackClient(slack.secret).chat.postMessage({ channel, ...slackMessage(notice) }),
+  );
   if (!posted.channel || !posted.ts) throw new Error("Slack answered without the message's channel and ts");
   await markSlackPosted(db, notice.approvalId, {
     channel: posted.channel,
@@ -53,7 +90,8 @@ async function updateInSlack(tenantId: string, notice: ChatNotice): Promise<void
   // A later state already shown (this update was retried past it): showing this one would undo it.
   if (message.shownAt && message.shownAt > at) return;
   const slack = await connected(tenantId, "slack");
-  await slackClient(slack.secret).chat.update({ channel: message.channel, ts: message.ts, ...slackMessage(notice) });
+  const { channel, ts } = message;
+  await slackCall(() => slackClient(slack.secret).chat.update({ channel, ts, ...slackMessage(notice) }));
   await markSlackShown(db, notice.approvalId, at);
 }
 
@@ -68,5 +106,9 @@ async function postToTeams(tenantId: string, notice: ChatNotice, followUp: boole
     maxBytes: 64 * 1024,
     signed: true,
   });
+  if (response.status === 429) {
+    const seconds = Number(response.headers["retry-after"] ?? 60);
+    throw new RetryLater(waitOf(seconds), `the Teams workflow is rate limiting: retry after ${seconds} s`);
+  }
   if (response.status < 200 || response.status > 299) throw new Error(`the Teams workflow answered ${response.status}`);
 }

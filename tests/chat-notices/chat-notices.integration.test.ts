@@ -201,6 +201,30 @@ describe("held calls in Slack and Teams, through the outbox", () => {
     }
   });
 
+  it("a rate-limited Slack slows the notices down without spending their attempts", async () => {
+    const world = await createWorld();
+    await connectChatApproved(world, SLACK);
+    chat.slack.retryAfter = 30;
+    try {
+      const held = await holdRefund(world);
+      for (let round = 0; round <= env().OUTBOX_MAX_ATTEMPTS; round++) {
+        await due(world);
+        await deliver(world);
+      }
+      const [notice] = await chatRows(world);
+      expect(notice).toMatchObject({ status: "pending", attempts: 0 });
+      expect(notice.lastError).toContain("Slack is rate limiting this app: retry after 30 s");
+      expect(notice.nextAttemptAt.getTime()).toBeGreaterThan(Date.now() + 25_000);
+      chat.slack.retryAfter = null;
+      await due(world);
+      await deliver(world);
+      expect((await chatRows(world))[0]).toMatchObject({ status: "sent", attempts: 1 });
+      expect(slackCalls(held.approvalId, "chat.postMessage")).toHaveLength(env().OUTBOX_MAX_ATTEMPTS + 2);
+    } finally {
+      chat.slack.retryAfter = null;
+    }
+  });
+
   it("the first of two approvals says the call waits for a second supervisor; its expiry says nobody decided; both update the one message", async () => {
     const world = await createWorld();
     await db.tenant.update({ where: { id: world.tenantId }, data: { twoPersonAboveCents: 5000 } });

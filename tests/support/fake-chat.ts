@@ -12,7 +12,8 @@ export interface SlackCall {
 }
 
 export interface FakeChat {
-  slack: { url: string; host: string; calls: SlackCall[]; down: boolean };
+  /** `down`: every request answered 500; `retryAfter`: answered 429 with that Retry-After (seconds). */
+  slack: { url: string; host: string; calls: SlackCall[]; down: boolean; retryAfter: number | null };
   teams: { url: string; host: string; posts: { body: unknown }[]; down: boolean };
   close(): Promise<void>;
 }
@@ -32,12 +33,16 @@ const listen = (server: Server) =>
 
 export async function startFakeChat(): Promise<FakeChat> {
   let sequence = 0;
-  const slack: FakeChat["slack"] = { url: "", host: "", calls: [], down: false };
+  const slack: FakeChat["slack"] = { url: "", host: "", calls: [], down: false, retryAfter: null };
   const teams: FakeChat["teams"] = { url: "", host: "", posts: [], down: false };
   const slackServer = createServer(async (request, response) => {
     const form = Object.fromEntries(new URLSearchParams(await readBody(request)));
     const method = (request.url ?? "").replace(/^\/api\//, "");
     slack.calls.push({ method, headers: request.headers, form });
+    if (slack.retryAfter !== null) {
+      response.writeHead(429, { "retry-after": String(slack.retryAfter) }).end();
+      return;
+    }
     if (slack.down) {
       response.writeHead(500, { "content-type": "text/plain" }).end("internal error");
       return;
