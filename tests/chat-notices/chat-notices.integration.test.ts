@@ -1,3 +1,6 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approveChange } from "@/lib/admin/changes";
 import { connectChatChannel, disconnectChatChannel } from "@/lib/admin/chat-notices";
@@ -9,7 +12,8 @@ import { deliverOutbox } from "@/lib/mail/delivery";
 import { connectChatApproved } from "../support/admin-changes";
 import { ownExternals, sinkTransport } from "../support/externals";
 import { startFakeChat, type FakeChat, type SlackCall } from "../support/fake-chat";
-import { holdRefund, supervisorOf } from "../support/calls";
+import { agentConversation, holdRefund, refundArguments, supervisorOf } from "../support/calls";
+import { MCP_BASE, routeFetch } from "../support/mcp-route";
 import { noProof, provedFor } from "../support/step-up";
 import { addPerson, createWorld, type World } from "../support/world";
 
@@ -252,6 +256,37 @@ describe("held calls in Slack and Teams, through the outbox", () => {
     expect(readSlack(updates[0]).buttons).toHaveLength(1);
     expect(readSlack(updates[1]).text).toContain("Expired, nobody decided");
     expect(slackCalls(held.approvalId, "chat.postMessage")).toHaveLength(1);
+  });
+
+  it("an agent cancelling its held call's MCP task updates the message: withdrawn before anyone decided", async () => {
+    const world = await createWorld();
+    await connectChatApproved(world, SLACK);
+    const conversation = await agentConversation(world);
+    const client = new Client(
+      { name: "chat-notice-test", version: "1.0.0" },
+      { capabilities: { tasks: { cancel: {} } } },
+    );
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`/api/mcp?conversation=${conversation}`, MCP_BASE), {
+        requestInit: { headers: { authorization: `Bearer ${world.keys.agent}` } },
+        fetch: routeFetch,
+      }),
+    );
+    const { task } = await client.request(
+      {
+        method: "tools/call",
+        params: { name: "issue_refund", arguments: refundArguments(world.orders.o1004, 8000), task: { ttl: 600_000 } },
+      },
+      CreateTaskResultSchema,
+    );
+    const request = await db.approvalRequest.findFirstOrThrow({ where: { tenantId: world.tenantId } });
+    await deliver(world);
+    await client.experimental.tasks.cancelTask(task.taskId);
+    await client.close();
+    await deliver(world);
+    const [update] = slackCalls(request.id, "chat.update");
+    expect(readSlack(update).text).toContain("Withdrawn by the agent before anyone decided");
+    expect(readSlack(update).buttons).toHaveLength(0);
   });
 
   it("a name with Slack or Markdown markup shows as written: it pings nobody and links nothing", async () => {
