@@ -2,7 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approveChange } from "@/lib/admin/changes";
+import { approveChange, pendingChanges } from "@/lib/admin/changes";
 import { connectChatChannel, disconnectChatChannel } from "@/lib/admin/chat-notices";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import { expireDue } from "@/lib/approvals/expiry/expire";
@@ -328,6 +328,15 @@ describe("connecting Slack and Teams", () => {
     expect(saved).toMatchObject({ ok: true, held: { mode: "second-admin" } });
     expect(await channels()).toHaveLength(0);
     const held = saved.ok && saved.held ? saved.held : null;
+    // What the second admin is shown, and every supervisor emailed: where the notices would go, never the token.
+    expect((await pendingChanges(world.tenantId)).map((waiting) => waiting.lines)).toEqual([
+      [
+        `Held calls in chat: none → Slack channel ${SLACK.channel} (each held call's agent, customer, amount and reasons are posted there)`,
+      ],
+    ]);
+    const mails = await db.outboxMessage.findMany({ where: { tenantId: world.tenantId, kind: "admin_change_email" } });
+    expect(mails.length).toBeGreaterThan(0);
+    expect(JSON.stringify(mails)).not.toContain(SLACK.token);
     const change = await db.adminChange.findUniqueOrThrow({ where: { id: held!.id } });
     const approvedBy = await provedFor(second, {
       kind: "admin.change-approved",
