@@ -205,6 +205,23 @@ describe("held calls in Slack and Teams, through the outbox", () => {
     }
   });
 
+  it("the same call proposed again after its request expired closes the old message as expired and posts the new one", async () => {
+    const world = await createWorld();
+    await connectChatApproved(world, SLACK);
+    const first = await holdRefund(world);
+    await deliver(world);
+    await db.approvalRequest.update({
+      where: { id: first.approvalId },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
+    const second = await holdRefund(world, { conversation: first.conversation });
+    expect(second.approvalId).not.toBe(first.approvalId);
+    await deliver(world);
+    const [update] = slackCalls(first.approvalId, "chat.update");
+    expect(readSlack(update).text).toContain("Expired, nobody decided");
+    expect(slackCalls(second.approvalId, "chat.postMessage")).toHaveLength(1);
+  });
+
   it("a rate-limited Slack slows the notices down without spending their attempts", async () => {
     const world = await createWorld();
     await connectChatApproved(world, SLACK);
