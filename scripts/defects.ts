@@ -1296,8 +1296,8 @@ const DEFECTS: Defect[] = [
   {
     name: "chat: the update changes the stored message",
     file: "lib/chat-notices/send.ts",
-    find: "await slackClient(slack.secret).chat.update({ channel: message.channel, ts: message.ts, ...slackMessage(notice) });",
-    replace: "await slackClient(slack.secret).chat.postMessage({ channel: message.channel, ...slackMessage(notice) });",
+    find: "slackClient(slack.secret).chat.update({ channel, ts, ...slackMessage(notice) })",
+    replace: "slackClient(slack.secret).chat.postMessage({ channel, ...slackMessage(notice) })",
     testFile: "tests/chat-notices/chat-notices.integration.test.ts",
     test: "a held refund posts one Slack message and one Teams card with the desk link; deciding it updates that same message",
   },
