@@ -1,9 +1,9 @@
 import { consumeStepUpFor, type StepUpHolder } from "../auth/step-up";
-import { chatSecretContext, storedChannel, type ChatChannelInput } from "../chat-notices/channels";
+import { channelShown, chatSecretContext, storedChannel, type ChatChannelInput } from "../chat-notices/channels";
 import { lockChatChannel, setChatChannel, type ChatProvider } from "../chat-notices/sql";
 import { transaction } from "../db";
 import { checkOutboundUrl, OutboundRefused } from "../security/outbound";
-import { decryptSecret, encryptSecret } from "../secrets";
+import { encryptSecret } from "../secrets";
 import { classifyAdminChange } from "./change-rules";
 import { holdChange, type HeldChange } from "./changes";
 import { insertAudit, type Admin } from "./sql";
@@ -11,13 +11,6 @@ import { insertAudit, type Admin } from "./sql";
 export type ChatChannelResult =
   | { ok: true; held: HeldChange | null }
   | { ok: false; code: OutboundRefused["code"] | "step-up.required"; message: string };
-
-/** Where a channel's notices go, as the admin page, the held change and the audit name it: never its secret. */
-function shownOf(tenantId: string, provider: ChatProvider, channel: string | null, secret: string): string {
-  return provider === "slack"
-    ? String(channel)
-    : new URL(decryptSecret(secret, chatSecretContext(tenantId, provider))).host;
-}
 
 /**
  * Connects the tenant's Slack (bot token and channel id) or Teams (workflow webhook URL): every held call's agent,
@@ -59,12 +52,12 @@ export async function connectChatChannel(
     const secret = encryptSecret(input.provider === "slack" ? input.token : input.url, context);
     const change = {
       provider: input.provider,
-      shown: shownOf(admin.tenantId, input.provider, channel, secret),
+      shown: channelShown(admin.tenantId, { provider: input.provider, channel, secret }),
       channel,
       secret,
     };
     const base = {
-      shown: stored === null ? null : shownOf(admin.tenantId, input.provider, stored.channel, stored.secret),
+      shown: stored === null ? null : channelShown(admin.tenantId, { provider: input.provider, ...stored }),
       stored: storedChannel(stored?.secret ?? null),
     };
     if (classifyAdminChange({ kind: "chat.set" }) === "needs-second-admin")

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { sha256Hex } from "../canonical";
 import { db } from "../db";
 import { decryptSecret } from "../secrets";
-import { findChatChannels, type ChatProvider } from "./sql";
+import { findChatChannels, type ChatProvider, type StoredChannel } from "./sql";
 
 // A tenant's chat channels as an admin sets them: Slack (a bot token and a channel id) and Teams (a workflow
 // webhook URL). The token and the URL are write-only: stored encrypted, never shown again.
@@ -32,15 +32,21 @@ export type ChatChannelInput = z.infer<typeof ChatChannelSchema>;
 export const chatSecretContext = (tenantId: string, provider: ChatProvider) =>
   `ChatChannel.secret:${tenantId}:${provider}`;
 
-/** The tenant's chat channels as the admin page shows them: Slack's channel id and Teams' host, never a secret. */
+/** Where a channel's notices go, as the admin page, a held change and the audit name it: never its secret. */
+export function channelShown(tenantId: string, stored: StoredChannel): string {
+  return stored.provider === "slack"
+    ? String(stored.channel)
+    : new URL(decryptSecret(stored.secret, chatSecretContext(tenantId, stored.provider))).host;
+}
+
+/** The tenant's chat channels as the admin page shows them: Slack's channel id and Teams' host. */
 export async function chatChannelsOf(tenantId: string): Promise<{ slack: string | null; teams: string | null }> {
   const rows = await findChatChannels(db, tenantId);
-  const slack = rows.find((row) => row.provider === "slack");
-  const teams = rows.find((row) => row.provider === "teams");
-  return {
-    slack: slack?.channel ?? null,
-    teams: teams ? new URL(decryptSecret(teams.secret, chatSecretContext(tenantId, "teams"))).host : null,
+  const shown = (provider: ChatProvider) => {
+    const row = rows.find((channel) => channel.provider === provider);
+    return row ? channelShown(tenantId, row) : null;
   };
+  return { slack: shown("slack"), teams: shown("teams") };
 }
 
 /** What a held change of a chat channel compares: the digest of the stored ciphertext (fresh at every save), or null. */
