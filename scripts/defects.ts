@@ -1304,8 +1304,8 @@ const DEFECTS: Defect[] = [
   {
     name: "chat: an update waits for its message",
     file: "lib/chat-notices/send.ts",
-    find: "if (!message?.channel || !message.ts)\n    throw new Error(",
-    replace: "if (!message?.channel || !message.ts)\n    return void new Error(",
+    find: "if (!message?.channel || !message.ts) {\n",
+    replace: "if (!message?.channel || !message.ts) {\n    return;\n",
     testFile: "tests/chat-notices/chat-notices.integration.test.ts",
     test: "a Slack outage leaves the outbox retrying and the approval unaffected; back up, the message is posted, then updated",
   },

@@ -34,6 +34,13 @@ export class RetryLater extends Error {
   }
 }
 
+/**
+ * How long an update waits, uncounted, for the message it changes to be posted (the post may be retrying through an
+ * outage); past it the update counts its attempts like any send, and dead-letters if the post never came.
+ */
+const POST_WAIT_MS = 24 * 3600_000;
+const POST_POLL_SECONDS = 15;
+
 const waitOf = (seconds: number) => Math.min(Math.max(Number.isFinite(seconds) ? seconds : 60, 1), MAX_WAIT_SECONDS);
 
 /** A Slack call whose rate limit becomes RetryLater. */
@@ -84,8 +91,12 @@ async function postToSlack(tenantId: string, notice: ChatNotice): Promise<void> 
 
 async function updateInSlack(tenantId: string, notice: ChatNotice): Promise<void> {
   const message = await findSlackMessage(db, notice.approvalId);
-  if (!message?.channel || !message.ts)
-    throw new Error("the call's Slack message is not posted yet; its update waits for it");
+  if (!message?.channel || !message.ts) {
+    const reason = "the call's Slack message is not posted yet; its update waits for it";
+    if (message && Date.now() - message.queuedAt.getTime() < POST_WAIT_MS)
+      throw new RetryLater(POST_POLL_SECONDS, reason);
+    throw new Error(reason);
+  }
   const at = new Date(notice.state.at);
   // A later state already shown (this update was retried past it): showing this one would undo it.
   if (message.shownAt && message.shownAt > at) return;

@@ -79,13 +79,14 @@ export async function findNoticedProviders(db: Db, approvalId: string): Promise<
 export interface PostedMessage {
   channel: string | null;
   ts: string | null;
+  queuedAt: Date;
   shownAt: Date | null;
 }
 
 /** Where a held call's Slack message is (channel and ts null until it is posted), or null when it was never announced. */
 export async function findSlackMessage(db: Db, approvalId: string): Promise<PostedMessage | null> {
   const [row] = await db.$queryRaw<PostedMessage[]>`
-    SELECT "channel", "ts", "shownAt" FROM "ChatNotice" WHERE "approvalId" = ${approvalId} AND "provider" = 'slack'`;
+    SELECT "channel", "ts", "queuedAt", "shownAt" FROM "ChatNotice" WHERE "approvalId" = ${approvalId} AND "provider" = 'slack'`;
   return row ?? null;
 }
 

@@ -164,7 +164,14 @@ describe("held calls in Slack and Teams, through the outbox", () => {
 
       await due(world);
       await deliver(world);
-      expect((await chatRows(world)).map((row) => row.status)).toEqual(["pending", "pending"]);
+      const [post, update] = await chatRows(world);
+      expect(post).toMatchObject({ status: "pending", attempts: 2 });
+      // The update waits for the message without spending its attempts while the post retries.
+      expect(update).toMatchObject({
+        status: "pending",
+        attempts: 0,
+        lastError: "the call's Slack message is not posted yet; its update waits for it",
+      });
       chat.slack.down = false;
       for (let round = 0; round < 3; round++) {
         await due(world);
