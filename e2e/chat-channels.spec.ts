@@ -29,3 +29,16 @@ test("a Teams workflow at the cloud metadata address is refused in words, and no
   expect(await stored()).toBe(0);
   await context.close();
 });
+
+test("a chat notice's desk link, opened signed out, leads through sign-in back to that card", async ({
+  browser,
+  baseURL,
+}) => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const link = "/approvals?q=apr_from_slack#request-apr_from_slack";
+  const response = await page.request.get(`${baseURL}${link}`, { maxRedirects: 0 });
+  expect(response.status()).toBe(307);
+  expect(response.headers().location).toBe(`/login?next=${encodeURIComponent("/approvals?q=apr_from_slack")}`);
+  await context.close();
+});
