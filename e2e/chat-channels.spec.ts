@@ -30,7 +30,7 @@ test("a Teams workflow at the cloud metadata address is refused in words, and no
   await context.close();
 });
 
-test("a chat notice's desk link, opened signed out, leads through sign-in back to that card", async ({
+test("a chat notice's desk link, opened signed out, sends to sign-in with the way back to that card", async ({
   browser,
   baseURL,
 }) => {
