@@ -24,6 +24,7 @@ const pages: [string, keyof typeof SEEDED | null][] = [
   ["/approvals", "supervisor"],
   ["/approvals/history", "supervisor"],
   ["/admin/policy", "admin"],
+  ["/admin/chat", "admin"],
 ];
 
 for (const [path, who] of pages) {

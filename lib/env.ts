@@ -101,6 +101,11 @@ const EnvSchema = z.object({
    * loopback, private or link-local address: local fakes in development and tests. Empty (the default): none.
    */
   OUTBOUND_ALLOWED_HOSTS: List,
+  /** Slack's Web API, where held calls are posted for tenants that connect a Slack app; a local fake in tests. */
+  SLACK_API_URL: z
+    .url({ protocol: /^https?$/ })
+    .transform((url) => (url.endsWith("/") ? url : `${url}/`))
+    .default("https://slack.com/api/"),
 
   PAYMENT_PROVIDER_URL: z.url().optional(),
   PAYMENT_PROVIDER_SECRET: z.string().min(1).optional(),

@@ -18,10 +18,12 @@ export default async function ApprovalsPage({
 }: {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
-  const user = await requireRole(["SUPERVISOR"]);
   const params = await searchParams;
   const filters = parseQueueFilters(params);
   const cursor = typeof params.after === "string" ? params.after : undefined;
+  // A link to one card (a chat notice's button) leads back to it after sign-in.
+  const query = queueSearchParams(filters, cursor ?? null);
+  const user = await requireRole(["SUPERVISOR"], query ? `/approvals?${query}` : undefined);
   // Taken before the cards: a change in between makes the live stream's next stamp differ, so the desk refreshes.
   const shown = await renderedQueueStamp(user.tenantId);
   const [items, investigations, health, policy, choices, passkeys, adminChanges] = await Promise.all([

@@ -3,9 +3,17 @@ import nodemailer, { type Transporter } from "nodemailer";
 import { db } from "../db";
 import { logError } from "../log";
 import { decryptSecret, webhookSecretContext, webhookUrlContext } from "../secrets";
+import { isChatKind, RetryLater, sendChatNotice } from "../chat-notices/send";
 import { env } from "../env";
 import { outboundFetch, OutboundRefused } from "../security/outbound";
-import { claimOutboxMessages, findWebhookSecret, markMessageFailed, markMessageSent, type ClaimedMessage } from "./sql";
+import {
+  claimOutboxMessages,
+  deferMessage,
+  findWebhookSecret,
+  markMessageFailed,
+  markMessageSent,
+  type ClaimedMessage,
+} from "./sql";
 
 // The outbox: rows written inside the transaction that decided them, delivered afterwards by this sender.
 // A row is claimed (status `sending`) in its own committed statement before anything is sent, so two senders
@@ -50,6 +58,7 @@ export async function deliverOutbox(
   for (const row of claimed) {
     try {
       if (row.kind === "webhook") await postWebhook(row);
+      else if (isChatKind(row.kind)) await sendChatNotice({ ...row, kind: row.kind });
       else {
         await delivery.sendMail({
           from: env().MAIL_FROM,
@@ -63,7 +72,16 @@ export async function deliverOutbox(
       report.sent++;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      if (error instanceof OutboundRefused) logError("outbox.webhook-refused", error, { messageId: row.id });
+      if (error instanceof RetryLater) {
+        await deferMessage(db, row.id, {
+          lastError: message.slice(0, 500),
+          nextAttemptAt: new Date(Date.now() + error.seconds * 1000),
+        });
+        report.retried++;
+        continue;
+      }
+      if (error instanceof OutboundRefused)
+        logError("outbox.outbound-refused", error, { messageId: row.id, kind: row.kind });
       const dead = row.attempts >= env().OUTBOX_MAX_ATTEMPTS;
       await markMessageFailed(db, row.id, {
         dead,

@@ -56,6 +56,14 @@ export async function markMessageFailed(
   });
 }
 
+/** A send the receiver asked to make later (rate limited): due again at `nextAttemptAt`, the attempt not counted. */
+export async function deferMessage(db: Db, id: string, deferral: { lastError: string; nextAttemptAt: Date }) {
+  await db.$executeRaw`
+    UPDATE "OutboxMessage" SET "status" = 'pending', "attempts" = "attempts" - 1, "lastError" = ${deferral.lastError},
+      "nextAttemptAt" = ${deferral.nextAttemptAt}
+    WHERE "id" = ${id}`;
+}
+
 /** The tenant's webhook secret as stored (encrypted), or null when it has none; throws when there is no tenant. */
 export async function findWebhookSecret(db: Client, tenantId: string): Promise<string | null> {
   const tenant = await db.tenant.findUniqueOrThrow({ where: { id: tenantId }, select: { webhookSecret: true } });

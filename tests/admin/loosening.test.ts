@@ -70,6 +70,8 @@ describe("the two-admin rule: classifying admin changes", () => {
     expect(classifyAdminChange({ kind: "api-key.revoke" })).toBe("tightening");
     expect(classifyAdminChange({ kind: "sessions.end" })).toBe("tightening");
     expect(classifyAdminChange({ kind: "webhook.remove" })).toBe("tightening");
+    expect(classifyAdminChange({ kind: "chat.set" })).toBe("needs-second-admin");
+    expect(classifyAdminChange({ kind: "chat.remove" })).toBe("tightening");
     expect(classifyAdminChange({ kind: "rules", status: "live", loosened: ["fraud-watch"] })).toBe(
       "needs-second-admin",
     );

@@ -1,6 +1,8 @@
 import { approveChange, type HeldChange } from "@/lib/admin/changes/two-admin";
 import { setSelfRegistration } from "@/lib/admin/access/self-registration";
 import { setWebhook, type WebhookInput, type WebhookResult } from "@/lib/admin/policy/webhook";
+import { connectChatChannel, type ChatChannelResult } from "@/lib/admin/policy/chat-notices";
+import type { ChatChannelInput } from "@/lib/chat-notices/channels";
 import { db } from "@/lib/db";
 import { provedFor } from "./step-up";
 import { addPerson, type World } from "./world";
@@ -29,6 +31,18 @@ export async function setWebhookApproved(world: World, input: WebhookInput): Pro
   await secondAdmin(world);
   const admin = { id: world.users.admin, tenantId: world.tenantId };
   const saved = await setWebhook(admin, input, await provedFor(admin.id, { kind: "admin.webhook", url: input.url }));
+  if (!saved.ok || !saved.held) return saved;
+  await approveHeld(world, saved.held);
+  return { ok: true, held: null };
+}
+
+/** Connects the tenant's Slack or Teams; a save refused (step-up, outbound guard) comes back as refused, nothing held. */
+export async function connectChatApproved(world: World, input: ChatChannelInput): Promise<ChatChannelResult> {
+  await secondAdmin(world);
+  const admin = { id: world.users.admin, tenantId: world.tenantId };
+  const target = input.provider === "slack" ? input.channel : input.url;
+  const proof = await provedFor(admin.id, { kind: "admin.chat", provider: input.provider, target });
+  const saved = await connectChatChannel(admin, input, proof);
   if (!saved.ok || !saved.held) return saved;
   await approveHeld(world, saved.held);
   return { ok: true, held: null };

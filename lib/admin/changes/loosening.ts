@@ -36,6 +36,8 @@ export type AdminChangeKind =
   | { kind: "sessions.end" }
   | { kind: "webhook.set" }
   | { kind: "webhook.remove" }
+  | { kind: "chat.set" }
+  | { kind: "chat.remove" }
   | { kind: "self-registration"; enabled: boolean }
   | { kind: "rules"; status: "live" | "shadow"; loosened: string[] }
   | { kind: "sso.set"; widensSignIn: boolean }
@@ -46,7 +48,7 @@ export type Classification = "unchanged" | "tightening" | "loosening" | "needs-s
 /**
  * Every admin change, classified. A money number raised above the bound in force, any other number loosened,
  * refunds granted, a key minted for an agent who may refund, live rules that drop or rewrite a rule in force, a
- * webhook set (every request's details go to that address) and self-registered OAuth clients allowed (an unverified
+ * webhook or a chat channel set (every request's details go there) and self-registered OAuth clients allowed (an unverified
  * client may then be granted) need a second person; within-bound money and a key for an agent who may not refund
  * loosen (step-up only); withdrawing, revoking, ending sessions and removing or refusing tighten.
  */
@@ -65,6 +67,7 @@ export function classifyAdminChange(change: AdminChangeKind): Classification {
       return change.canRefund ? "needs-second-admin" : "tightening";
     case "api-key.create":
       return change.agentCanRefund ? "needs-second-admin" : "loosening";
+    case "chat.set":
     case "webhook.set":
       return "needs-second-admin";
     case "sso.set":
@@ -81,6 +84,7 @@ export function classifyAdminChange(change: AdminChangeKind): Classification {
     case "api-key.revoke":
     case "sessions.end":
     case "webhook.remove":
+    case "chat.remove":
       return "tightening";
   }
 }

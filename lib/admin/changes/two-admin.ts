@@ -3,6 +3,8 @@ import { bindInvited, type SsoInvitation } from "../../auth/sso/binding";
 import type { SsoSettingsRow } from "../../auth/sso/sql";
 import { consumeStepUpFor, type StepUpHolder, type StepUpMethod } from "../../auth/step-up/step-up";
 import { canonicalJson, sha256Hex } from "../../canonical";
+import { channelWords, storedChannel } from "../../chat-notices/channels";
+import { lockChatChannel, setChatChannel, type ChatProvider } from "../../chat-notices/sql";
 import { db, transaction, type Db, type Tx } from "../../db";
 import { newId } from "../../ids";
 import { queueMessages } from "../../outbox";
@@ -53,6 +55,12 @@ export type ChangeProposal =
       change: { host: string; url: string; secret: string };
       base: { host: string | null; stored: string | null };
     }
+  | {
+      kind: "chat";
+      /** The secret (Slack's bot token, the Teams URL) encrypted as it will be stored; only `shown` is ever shown. */
+      change: { provider: ChatProvider; shown: string; channel: string | null; secret: string };
+      base: { shown: string | null; stored: string | null };
+    }
   | { kind: "self-registration"; change: { enabled: true }; base: { enabled: false } }
   | ({ kind: "sso" } & SsoProposal)
   | { kind: "sso-invite"; change: SsoInvitation; base: Record<string, never> };
@@ -79,6 +87,13 @@ export function changeLines(kind: string, change: Record<string, unknown>, base:
     return [
       `Approval webhook: ${String(base.host ?? "none")} → ${String(change.host)} (each new request is posted there)`,
     ];
+  if (kind === "chat") {
+    const provider = change.provider as ChatProvider;
+    const before = channelWords(provider, base.shown as string | null);
+    return [
+      `Held calls in chat: ${before} → ${channelWords(provider, String(change.shown))} (each held call's agent, customer, amount and reasons are posted there)`,
+    ];
+  }
   if (kind === "self-registration") return ["Clients that register themselves (names not verified): refused → allowed"];
   if (kind === "sso-invite")
     return [
@@ -141,13 +156,15 @@ export async function holdChange(
   await insertAudit(tx, proposer, "change.proposed", {
     changeId: id,
     kind: proposal.kind,
-    // A webhook's URL and secret stay write-only: the audit names its host, as a direct save's does.
+    // A webhook's URL and secret, and a chat channel's token or URL, stay write-only: the audit names where they go.
     change:
       proposal.kind === "webhook"
         ? { host: proposal.change.host }
-        : proposal.kind === "sso"
-          ? ssoAuditDetail(proposal.change)
-          : proposal.change,
+        : proposal.kind === "chat"
+          ? { provider: proposal.change.provider, shown: proposal.change.shown }
+          : proposal.kind === "sso"
+            ? ssoAuditDetail(proposal.change)
+            : proposal.change,
     base: proposal.base,
     mode,
     until: ends.toISOString(),
@@ -225,6 +242,22 @@ async function applyChange(tx: Tx, row: AdminChangeRow, actor: Person): Promise<
     });
     await insertAudit(tx, { id: row.proposedById, tenantId: row.tenantId }, "webhook.set", {
       host: row.change.host,
+      changeId: row.id,
+      approvedById: actor.id,
+    });
+    return "applied";
+  }
+  if (row.kind === "chat") {
+    const provider = row.change.provider as ChatProvider;
+    const current = await lockChatChannel(tx, row.tenantId, provider);
+    if (storedChannel(current?.secret ?? null) !== row.base.stored) return "stale";
+    await setChatChannel(tx, row.tenantId, provider, {
+      channel: (row.change.channel as string | null) ?? null,
+      secret: String(row.change.secret),
+    });
+    await insertAudit(tx, { id: row.proposedById, tenantId: row.tenantId }, "chat.connected", {
+      provider,
+      shown: row.change.shown,
       changeId: row.id,
       approvedById: actor.id,
     });

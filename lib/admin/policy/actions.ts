@@ -6,6 +6,8 @@ import { authedAction } from "@/lib/auth/guards";
 import { policyItem, ProofIdSchema } from "@/lib/auth/step-up/step-up";
 import { heldWords, STEP_UP_REQUIRED } from "../changes/words";
 import { parsePolicyForm, updatePolicy } from "./numbers";
+import { SlackChannelSchema, TeamsChannelSchema } from "@/lib/chat-notices/channels";
+import { connectChatChannel, disconnectChatChannel } from "./chat-notices";
 import { setWebhook, WebhookSchema } from "./webhook";
 
 const Typed = z.string().max(30);
@@ -58,5 +60,31 @@ export const setWebhookAction = authedAction(
     if (!saved.ok) return saved;
     revalidatePath("/admin/policy");
     return { ok: true, data: { held: heldWords(saved.held) } };
+  },
+);
+
+/** Where held calls are announced in chat (docs/SPEC.md, "Slack and Teams"): connecting waits for the two-admin rule after the step-up; disconnecting applies at once. */
+export const connectChatChannelAction = authedAction(
+  z.discriminatedUnion("provider", [
+    SlackChannelSchema.extend({ proofId: ProofIdSchema.optional() }),
+    TeamsChannelSchema.extend({ proofId: ProofIdSchema.optional() }),
+  ]),
+  ["ADMIN"],
+  async (input, user, session) => {
+    const { proofId, ...channel } = input;
+    const saved = await connectChatChannel(user, channel, { userId: user.id, sessionId: session.id, proofId });
+    if (!saved.ok) return saved;
+    revalidatePath("/admin/chat");
+    return { ok: true, data: { held: heldWords(saved.held) } };
+  },
+);
+
+export const disconnectChatChannelAction = authedAction(
+  z.strictObject({ provider: z.enum(["slack", "teams"]) }),
+  ["ADMIN"],
+  async (input, user) => {
+    await disconnectChatChannel(user, input.provider);
+    revalidatePath("/admin/chat");
+    return { ok: true, data: undefined };
   },
 );

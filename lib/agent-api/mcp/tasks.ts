@@ -10,6 +10,7 @@ import {
   type CreateTaskResult,
   type Task,
 } from "@modelcontextprotocol/sdk/types.js";
+import { updateInChat } from "../../approvals/notify/chat";
 import type { AuthenticatedAgent } from "../../auth/keys/api-keys";
 import { db, transaction } from "../../db";
 import { type ConversationFacts, lockConversation, withdrawApproval } from "../../gateway";
@@ -170,7 +171,8 @@ export async function withdrawTaskCall(bound: TaskBinding, row: TaskRow): Promis
     // The order every writer takes its locks in: the conversation first, so a supervisor's decision and a
     // withdrawal of the same request are serialized and exactly one of them closes it.
     await lockConversation(tx, { id: bound.conversation.id });
-    await withdrawApproval(tx, approvalId, performance.now() - startedAt);
+    if (await withdrawApproval(tx, approvalId, performance.now() - startedAt))
+      await updateInChat(tx, approvalId, { kind: "withdrawn" });
   });
   return true;
 }

@@ -8,6 +8,7 @@ import { outcome } from "../../outcome";
 import { paymentPort } from "../../payments/port";
 import { findTool } from "../../tools/registry";
 import type { ToolPorts } from "../../tools/types";
+import { updateInChat } from "../notify/chat";
 import { findDeskPolicy } from "../sql";
 import { heldText } from "../words";
 import { checkBinding, narrowArguments, type ApprovalEdit, type Binding } from "./binding";
@@ -192,7 +193,10 @@ function approversOf(request: LockedRequest, userId: string, stepUp: StepUpMetho
     : [current];
 }
 
-/** The first of two approvals: kept on the request and in the decision log; the call stays pending. */
+/**
+ * The first of two approvals: kept on the request and in the decision log, and its chat notices say it waits for a
+ * second supervisor; the call stays pending.
+ */
 async function recordFirstApproval(
   tx: Tx,
   pending: PendingDecision,
@@ -202,6 +206,7 @@ async function recordFirstApproval(
 ): Promise<void> {
   const { approver, request, startedAt } = pending;
   await markFirstApproval(tx, request.id, { approverId: approver.userId, approved, stepUp });
+  await updateInChat(tx, request.id, { kind: "escalated", byId: approver.userId });
   await appendDecision(tx, {
     tenantId: request.tenantId,
     conversationId: request.conversationId,

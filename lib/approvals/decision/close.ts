@@ -3,10 +3,14 @@ import type { Tx } from "../../db";
 import { recordLaterOutcome } from "../../gateway";
 import { observeApprovalDecision } from "../../metrics";
 import type { Outcome } from "../../outcome";
+import { updateInChat } from "../notify/chat";
 import type { PendingDecision } from "./lock";
 import { markDecided } from "./sql";
 
-/** Consumes the request and moves every call waiting on it to the final outcome, each with a decision-log row. */
+/**
+ * Consumes the request and moves every call waiting on it to the final outcome, each with a decision-log row; the
+ * chat notices of the request say who decided.
+ */
 export async function closeRequest(
   tx: Tx,
   pending: PendingDecision,
@@ -30,5 +34,6 @@ export async function closeRequest(
     outcome: final,
     decision: { actorId: approver.userId, latencyMs: performance.now() - startedAt, detail },
   });
+  await updateInChat(tx, request.id, { kind: status, byId: approver.userId });
   observeApprovalDecision(status, createdAt);
 }

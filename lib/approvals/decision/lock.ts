@@ -10,6 +10,7 @@ import {
 import { logError } from "../../log";
 import { countDecision } from "../../metrics";
 import { outcome, type Outcome } from "../../outcome";
+import { updateInChat } from "../notify/chat";
 import { locateRequest, lockRequest, type LockedRequest } from "./sql";
 import type { Approver, DecisionFailure, DecisionResult } from "./types";
 
@@ -70,7 +71,7 @@ export async function decideLocked(
       if (request.status !== "pending")
         return refuse("approval.already-decided", `this request is already ${request.status}`);
       if (request.expiresAt <= new Date()) {
-        await expireApproval(tx, request.id);
+        if (await expireApproval(tx, request.id)) await updateInChat(tx, request.id, { kind: "expired" });
         return refuse(
           "approval.expired",
           "this request expired before it was decided; nothing was executed",

@@ -4,6 +4,7 @@ import { formatMoney } from "../../money";
 import type { ApprovalPreview } from "../../gateway";
 import { createApprovalLinks } from "../email-links/create";
 import { heldText, requestPhrase } from "../words";
+import { announceInChat, updateInChat } from "./chat";
 import { findRequestAudience } from "./sql";
 
 /** "3 Dec 2026, 15:20 UTC": a time a person reads in a mail, where nothing converts it for them. */
@@ -12,13 +13,14 @@ const utcWords = (at: Date) =>
 
 /**
  * Tells the tenant's supervisors that a request is waiting, through the outbox in the same transaction that
- * opened it: an email to each, and the tenant's webhook when one is configured. The text is built from the
- * host's preview (tool, amount, order, expiry), never from anything the model wrote. Each email carries that
- * supervisor's own single-use link to the request (lib/approvals/email-links/).
+ * opened it: an email to each, the tenant's webhook when one is configured, and its Slack and Teams (./chat.ts).
+ * The text is built from the host's preview (tool, amount, order, expiry), never from anything the model wrote.
+ * Each email carries that supervisor's own single-use link to the request (lib/approvals/email-links/). The expired
+ * request it replaces, if any, is closed in chat too.
  */
 export async function notifyApprovalRequested(
   client: Db,
-  approval: { id: string; tenantId: string; expiresAt: Date; preview: ApprovalPreview },
+  approval: { id: string; tenantId: string; expiresAt: Date; preview: ApprovalPreview; expiredId: string | null },
 ): Promise<void> {
   const { preview } = approval;
   const amount = formatMoney(preview.impact.amount_cents, preview.impact.currency);
@@ -78,4 +80,6 @@ export async function notifyApprovalRequested(
     { tenantId: approval.tenantId, orderId: preview.order.order_id, toolCallId: null },
     messages,
   );
+  if (approval.expiredId) await updateInChat(client, approval.expiredId, { kind: "expired" });
+  await announceInChat(client, approval);
 }

@@ -1,5 +1,6 @@
 // The statements of the notice a new request sends.
 import type { Db } from "../../db";
+import type { ApprovalPreview } from "../../gateway";
 
 /**
  * Whom a new request is announced to: the tenant's webhook, the customer's email (when the customer is the
@@ -15,4 +16,33 @@ export async function findRequestAudience(db: Db, tenantId: string, customerId: 
                      WHERE u."tenantId" = t."id" AND u."role" = 'SUPERVISOR' AND u."active"), '[]'::json) AS "supervisors"
     FROM "Tenant" t WHERE t."id" = ${tenantId}`;
   return tenant ?? null;
+}
+
+/**
+ * What a chat notice says about a request: its preview, the requesting agent's name, the customer's email (when the
+ * customer is the tenant's) and the name of the person who decided (when `deciderId` is the tenant's); null when
+ * there is no such request.
+ */
+export async function findNoticeFacts(db: Db, approvalId: string, deciderId: string | null) {
+  const [row] = await db.$queryRaw<
+    {
+      tenantId: string;
+      orderId: string;
+      toolName: string;
+      impactCents: number;
+      preview: ApprovalPreview;
+      expiresAt: Date;
+      agent: string | null;
+      customerEmail: string | null;
+      decider: string | null;
+    }[]
+  >`
+    SELECT r."tenantId", r."orderId", r."toolName", r."impactCents", r."preview", r."expiresAt",
+           a."name" AS "agent", cu."email" AS "customerEmail",
+           (SELECT d."name" FROM "User" d WHERE d."id" = ${deciderId}::text AND d."tenantId" = r."tenantId") AS "decider"
+    FROM "ApprovalRequest" r
+    LEFT JOIN "User" a ON a."id" = r."requestedById" AND a."tenantId" = r."tenantId"
+    LEFT JOIN "Customer" cu ON cu."id" = r."preview"->>'customer_id' AND cu."tenantId" = r."tenantId"
+    WHERE r."id" = ${approvalId}`;
+  return row ?? null;
 }

@@ -60,6 +60,11 @@ export const StepUpPurposeSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("admin.passkeys-removed"), userId: IdSchema }),
   z.strictObject({ kind: z.literal("admin.rules"), digest: z.string().regex(/^[0-9a-f]{64}$/) }),
   z.strictObject({ kind: z.literal("admin.webhook"), url: z.string().min(1).max(2000) }),
+  z.strictObject({
+    kind: z.literal("admin.chat"),
+    provider: z.enum(["slack", "teams"]),
+    target: z.string().min(1).max(2000),
+  }),
   z.strictObject({ kind: z.literal("admin.self-registration") }),
   z.strictObject({
     kind: z.literal("admin.sso"),
@@ -108,6 +113,8 @@ export function purposeItems(purpose: StepUpPurpose): string[] {
       return [purpose.digest];
     case "admin.webhook":
       return [webhookItem(purpose.url)];
+    case "admin.chat":
+      return [chatItem(purpose.provider, purpose.target)];
     case "admin.self-registration":
       return ["allow"];
     case "admin.sso":
@@ -130,6 +137,11 @@ export function policyItem(values: Record<string, string>): string {
 /** The item setting the webhook consumes: the digest of its URL, so the proof row never holds the URL itself. */
 export function webhookItem(url: string): string {
   return sha256Hex(`webhook\n${url}`);
+}
+
+/** The item connecting a chat channel consumes: the digest of where notices go (Slack's channel id, Teams' URL). */
+export function chatItem(provider: "slack" | "teams", target: string): string {
+  return sha256Hex(`chat\n${provider}\n${target}`);
 }
 
 function purposeDigest(kind: StepUpKind, items: string[]): string {

@@ -9,12 +9,13 @@ import { findPendingApproval, insertApproval, markApprovalExpired, markApprovalW
 import type { ConversationFacts, TenantPolicy } from "../types";
 
 /**
- * Tells people that a request is waiting, inside the transaction that opened it. The gateway knows no one to tell:
- * whoever proposes the call hands it this port (the approvals feature's notifier, lib/agent-api/propose.ts).
+ * Tells people that a request is waiting, inside the transaction that opened it, and (`expiredId`) that the expired
+ * request it replaces was closed. The gateway knows no one to tell: whoever proposes the call hands it this port
+ * (the approvals feature's notifier, lib/agent-api/propose.ts).
  */
 export type ApprovalNotifier = (
   client: Db,
-  approval: { id: string; tenantId: string; expiresAt: Date; preview: ApprovalPreview },
+  approval: { id: string; tenantId: string; expiresAt: Date; preview: ApprovalPreview; expiredId: string | null },
 ) => Promise<void>;
 
 export interface ApprovalPreview {
@@ -109,7 +110,7 @@ export async function requestApproval(
   if (open && open.expiresAt > now) {
     return { outcome: pendingOutcome(open.id, open.expiresAt, open.preview), approvalId: open.id };
   }
-  if (open) await expireApproval(client, open.id);
+  const expiredId = open && (await expireApproval(client, open.id)) ? open.id : null;
 
   const preview = buildPreview(call);
   const id = newId("apr");
@@ -127,7 +128,7 @@ export async function requestApproval(
     requestedById: call.conversation.agentId,
     expiresAt,
   });
-  await notify(client, { id, tenantId: call.conversation.tenantId, expiresAt, preview });
+  await notify(client, { id, tenantId: call.conversation.tenantId, expiresAt, preview, expiredId });
   return { outcome: pendingOutcome(id, expiresAt, preview), approvalId: id };
 }
 

@@ -1,0 +1,125 @@
+import { WebAPIRateLimitedError } from "@slack/web-api";
+import { db } from "../db";
+import { decryptSecret } from "../secrets";
+import { outboundFetch } from "../security/outbound";
+import { chatSecretContext } from "./channels";
+import { ChatNoticeSchema, type ChatNotice } from "./notice";
+import { slackClient } from "./slack-client";
+import { slackMessage } from "./slack-message";
+import { findChatChannel, findSlackMessage, markSlackPosted, markSlackShown, type ChatProvider } from "./sql";
+import { teamsMessage } from "./teams-card";
+
+// The outbox's sender for chat (lib/mail/delivery.ts hands it these rows): a held call is posted once, and each
+// later change updates the Slack message it made, or follows the Teams card with another. Everything it needs is
+// read at send time: the tenant's current token, channel and URL (a removed channel is sent nothing), and the
+// Slack message's channel and ts as stored when it was posted. Any failure throws, and the outbox retries.
+
+export const CHAT_KINDS = ["slack_notice", "slack_update", "teams_notice", "teams_update"] as const;
+export type ChatKind = (typeof CHAT_KINDS)[number];
+
+/** Longest a provider's "retry after" is honoured before the row is tried again anyway. */
+const MAX_WAIT_SECONDS = 15 * 60;
+
+/**
+ * The provider asked to be called later (HTTP 429 with Retry-After): the outbox sends again after that long without
+ * counting an attempt, so a burst of held calls is slowed down, not dead-lettered.
+ */
+export class RetryLater extends Error {
+  constructor(
+    readonly seconds: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = "RetryLater";
+  }
+}
+
+/**
+ * How long an update waits, uncounted, for the message it changes to be posted (the post may be retrying through an
+ * outage); past it the update counts its attempts like any send, and dead-letters if the post never came.
+ */
+const POST_WAIT_MS = 24 * 3600_000;
+const POST_POLL_SECONDS = 15;
+
+const waitOf = (seconds: number) => Math.min(Math.max(Number.isFinite(seconds) ? seconds : 60, 1), MAX_WAIT_SECONDS);
+
+/** A Slack call whose rate limit becomes RetryLater. */
+async function slackCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof WebAPIRateLimitedError)
+      throw new RetryLater(
+        waitOf(error.retryAfter),
+        `Slack is rate limiting this app: retry after ${error.retryAfter} s`,
+      );
+    throw error;
+  }
+}
+
+export const isChatKind = (kind: string): kind is ChatKind => (CHAT_KINDS as readonly string[]).includes(kind);
+
+export async function sendChatNotice(row: { tenantId: string; kind: ChatKind; body: string }): Promise<void> {
+  const notice = ChatNoticeSchema.parse(JSON.parse(row.body));
+  if (row.kind === "slack_notice") return postToSlack(row.tenantId, notice);
+  if (row.kind === "slack_update") return updateInSlack(row.tenantId, notice);
+  return postToTeams(row.tenantId, notice, row.kind === "teams_update");
+}
+
+async function connected(tenantId: string, provider: ChatProvider) {
+  const channel = await findChatChannel(db, tenantId, provider);
+  if (!channel) throw new Error(`the tenant has no ${provider === "slack" ? "Slack" : "Teams"} channel connected`);
+  return { channel: channel.channel, secret: decryptSecret(channel.secret, chatSecretContext(tenantId, provider)) };
+}
+
+async function postToSlack(tenantId: string, notice: ChatNotice): Promise<void> {
+  // A send whose claim lapsed after Slack took the message: it is there, and posting again would make two.
+  if ((await findSlackMessage(db, notice.approvalId))?.ts) return;
+  const slack = await connected(tenantId, "slack");
+  if (!slack.channel) throw new Error("the tenant's Slack connection has no channel");
+  const channel = slack.channel;
+  const posted = await slackCall(() =>
+    slackClient(slack.secret).chat.postMessage({ channel, ...slackMessage(notice) }),
+  );
+  if (!posted.channel || !posted.ts) throw new Error("Slack answered without the message's channel and ts");
+  await markSlackPosted(db, notice.approvalId, {
+    channel: posted.channel,
+    ts: posted.ts,
+    shownAt: new Date(notice.state.at),
+  });
+}
+
+async function updateInSlack(tenantId: string, notice: ChatNotice): Promise<void> {
+  const message = await findSlackMessage(db, notice.approvalId);
+  if (!message?.channel || !message.ts) {
+    const reason = "the call's Slack message is not posted yet; its update waits for it";
+    if (message && Date.now() - message.queuedAt.getTime() < POST_WAIT_MS)
+      throw new RetryLater(POST_POLL_SECONDS, reason);
+    throw new Error(reason);
+  }
+  const at = new Date(notice.state.at);
+  // A later state already shown (this update was retried past it): showing this one would undo it.
+  if (message.shownAt && message.shownAt > at) return;
+  const slack = await connected(tenantId, "slack");
+  const { channel, ts } = message;
+  await slackCall(() => slackClient(slack.secret).chat.update({ channel, ts, ...slackMessage(notice) }));
+  await markSlackShown(db, notice.approvalId, at);
+}
+
+async function postToTeams(tenantId: string, notice: ChatNotice, followUp: boolean): Promise<void> {
+  const teams = await connected(tenantId, "teams");
+  // Checked again at send, on the address actually connected, like the webhook's.
+  const response = await outboundFetch(teams.secret, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(teamsMessage(notice, followUp)),
+    timeoutMs: 5000,
+    maxBytes: 64 * 1024,
+    signed: true,
+  });
+  if (response.status === 429) {
+    const seconds = Number(response.headers["retry-after"] ?? 60);
+    throw new RetryLater(waitOf(seconds), `the Teams workflow is rate limiting: retry after ${seconds} s`);
+  }
+  if (response.status < 200 || response.status > 299) throw new Error(`the Teams workflow answered ${response.status}`);
+}
