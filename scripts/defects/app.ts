@@ -1,0 +1,45 @@
+import type { Defect } from "./defect";
+
+/** The seeded defects of the routes and pages (app/). */
+export const defects: Defect[] = [
+  {
+    name: "metrics token",
+    file: "app/api/metrics/route.ts",
+    find: "return given.length === expected.length && timingSafeEqual(given, expected);",
+    replace: "return true;",
+    testFile: "tests/ops/metrics.integration.test.ts",
+    test: "wants the bearer token when METRICS_TOKEN is set",
+  },
+  {
+    name: "metrics loopback only",
+    file: "app/api/metrics/route.ts",
+    find: 'if (!token) return NODE_ENV !== "production" && LOOPBACK.test(clientAddress(request.headers));',
+    replace: "if (!token) return true;",
+    testFile: "tests/ops/metrics.integration.test.ts",
+    test: "outside production without METRICS_TOKEN answers loopback only",
+  },
+  {
+    name: "open body bound",
+    file: "app/api/v1/conversations/route.ts",
+    find: "if (raw.truncated)",
+    replace: "if (false)",
+    testFile: "tests/conversations/conversation-open.integration.test.ts",
+    test: "refuses a REST open body past its limit with 413 request.too-large and Connection: close, opening nothing",
+  },
+  {
+    name: "oauth consent origin",
+    file: "app/api/oauth/authorize/route.ts",
+    find: "if (!fromOwnPage(request, issuerOf(request)))",
+    replace: "if (!fromOwnPage(request, issuerOf(request)) && false)",
+    testFile: "tests/oauth/oauth.integration.test.ts",
+    test: "a form posted from another site is refused before anything is read",
+  },
+  {
+    name: "a pasted key names its conversation",
+    file: "app/api/mcp/route.ts",
+    find: "if (!found && (named !== null || !agent.connection))",
+    replace: "if (!found && named !== null)",
+    testFile: "tests/conversations/working-on.integration.test.ts",
+    test: "the old URL form keeps working for a connection, and a pasted key still names its conversation",
+  },
+];

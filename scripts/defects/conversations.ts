@@ -1,0 +1,45 @@
+import type { Defect } from "./defect";
+
+/** The seeded defects of lib/conversations/. */
+export const defects: Defect[] = [
+  {
+    name: "well-formed ids",
+    file: "lib/conversations/open.ts",
+    find: "  customer_id: IdSchema,",
+    replace: "  customer_id: z.string().min(1).max(100),",
+    testFile: "tests/agent-api/hostile-input.integration.test.ts",
+    test: "answer 4xx (or a recorded refusal), log nothing and change nothing",
+  },
+  {
+    name: "browser open rate",
+    file: "lib/conversations/actions.ts",
+    find: "const rate = await countConversationOpen({ userId: user.id, tenantId: user.tenantId });",
+    replace: "const rate = { ok: true, retryAfterSeconds: 0 };",
+    testFile: "tests/conversations/conversation-open.integration.test.ts",
+    test: "holds the browser's open action to rateOpenPerMin per person, opening nothing past it",
+  },
+  {
+    name: "oauth scope narrowing",
+    file: "lib/conversations/authenticate.ts",
+    find: "found.conversation.scopes = found.conversation.scopes.filter((scope) => granted.includes(scope));",
+    replace: "void granted;",
+    testFile: "tests/oauth/oauth.integration.test.ts",
+    test: "a client known by its metadata document (CIMD, as VS Code does) connects with only the scopes the person chose",
+  },
+  {
+    name: "a switch resumes the customer's conversation",
+    file: "lib/conversations/sql.ts",
+    find: "return row?.id ?? null;",
+    replace: "return null;",
+    testFile: "tests/conversations/working-on.integration.test.ts",
+    test: "the person switches to A and the model refunds A's order; to B and it reads B's order; A's order is not found while B is chosen",
+  },
+  {
+    name: "a switch is audited",
+    file: "lib/conversations/working-on.ts",
+    find: 'action: "connection.customer-switched",',
+    replace: 'action: "connection.customer-switched-unsealed",',
+    testFile: "tests/conversations/working-on.integration.test.ts",
+    test: "only the connection's own person switches it, to a customer of their tenant; bad input changes nothing",
+  },
+];

@@ -1,0 +1,77 @@
+import type { Defect } from "./defect";
+
+/** The seeded defects of lib's ground (root files: secrets, the outbox, money, the database). */
+export const defects: Defect[] = [
+  {
+    name: "app role grants",
+    file: "lib/migrate.ts",
+    find: `'REVOKE UPDATE, DELETE, TRUNCATE ON "DecisionLog", "AuditLog", "DecisionSeal" FROM {role}',`,
+    replace: '"SELECT 1",',
+    testFile: "tests/audit/audit-insider.integration.test.ts",
+    test: "as the app's role, cannot UPDATE, DELETE or TRUNCATE the logs or their seals, nor turn the triggers off",
+  },
+  {
+    name: "pending confirmation",
+    file: "lib/outcome.ts",
+    find: '      if (o.code === "refund.outcome-unknown") return { status: "pending_confirmation" };\n',
+    replace: "",
+    testFile: "tests/gateway/stages.test.ts",
+    test: 'refund.outcome-unknown is shown to the model as {"status":"pending_confirmation"}',
+  },
+  {
+    name: "log masking",
+    file: "lib/log.ts",
+    find: "SECRETS.reduce((masked, [pattern, replacement]) => masked.replace(pattern, replacement), text)",
+    replace: "text",
+    testFile: "tests/ops/logs.integration.test.ts",
+    test: "masks anything shaped like a key, a bearer credential or a password",
+  },
+  {
+    name: "refund in progress names the call to wait on",
+    file: "lib/outcome.ts",
+    find: 'if (o.code === "refund.in-progress") return awaitingProjection(o.awaiting);',
+    replace: "",
+    testFile: "tests/gateway/duplicate-intent.integration.test.ts",
+    test: "lost answer, re-proposal while settling, re-proposal with a fresh key: one refund, the second held; approving pays it",
+  },
+  {
+    name: "public address required at start",
+    file: "lib/env.ts",
+    find: "if (!settings.NEXTAUTH_URL)",
+    replace: "if (false)",
+    testFile: "tests/ops/env.test.ts",
+    test: "refuses a production start without NEXTAUTH_URL, naming it: the issuer would come from the Host header",
+  },
+  {
+    name: "metrics token required",
+    file: "lib/env.ts",
+    find: "if (!settings.METRICS_TOKEN)",
+    replace: "if (false)",
+    testFile: "tests/ops/env.test.ts",
+    test: "refuses a production start without METRICS_TOKEN, or with a short one, and asks nothing of development",
+  },
+  {
+    name: "seal key required at start",
+    file: "lib/env.ts",
+    find: "if (!settings.AUDIT_SEAL_KEY)",
+    replace: "if (false)",
+    testFile: "tests/ops/env.test.ts",
+    test: "refuses a production start without AUDIT_SEAL_KEY; a key that is not 32 bytes stops any start",
+  },
+  {
+    name: "seal key shape",
+    file: "lib/env.ts",
+    find: "(text) => keyBytes(text).length === 32,",
+    replace: "(text) => keyBytes(text).length > 0,",
+    testFile: "tests/ops/env.test.ts",
+    test: "refuses a production start without AUDIT_SEAL_KEY; a key that is not 32 bytes stops any start",
+  },
+  {
+    name: "secret tag length",
+    file: "lib/secrets.ts",
+    find: '  if (parts.length !== 3 || iv.length !== NONCE_BYTES || tag.length !== TAG_BYTES)\n    throw new Error(\n      `${column} is not a value this server stored: it needs a ${NONCE_BYTES}-byte nonce and a ${TAG_BYTES}-byte tag; set it again`,\n    );\n  const decipher = createDecipheriv("aes-256-gcm", key(), iv, { authTagLength: TAG_BYTES })',
+    replace: '  const decipher = createDecipheriv("aes-256-gcm", key(), iv)',
+    testFile: "tests/security/secrets.integration.test.ts",
+    test: "a stored value whose authentication tag is cut short is refused, not checked on its first bytes only",
+  },
+];

@@ -1,0 +1,45 @@
+import type { Defect } from "./defect";
+
+/** The seeded defects of lib/instance/. */
+export const defects: Defect[] = [
+  {
+    name: "seal key required",
+    file: "lib/instance/jobs.ts",
+    find: "if (!env().AUDIT_SEAL_KEY) return",
+    replace: "if (false) return",
+    testFile: "tests/ops/health.integration.test.ts",
+    test: "names the jobs when they should run and do not: before they start and once they are stopped",
+  },
+  {
+    name: "readiness migrations",
+    file: "lib/instance/health.ts",
+    find: 'if (pending.length) checks.migrations = `${pending.length} not applied: ${pending.join(", ")}`;',
+    replace: "",
+    testFile: "tests/ops/health.integration.test.ts",
+    test: "names the migrations when one in the build is not applied, with its name",
+  },
+  {
+    name: "ready hides driver error",
+    file: "lib/instance/health.ts",
+    find: 'checks.database = "database unreachable";',
+    replace: "checks.database = `unreachable: ${message(error)}`;",
+    testFile: "tests/ops/health.integration.test.ts",
+    test: "names the database when it cannot be reached, and nothing of the driver's error",
+  },
+  {
+    name: "queue stream session",
+    file: "lib/instance/event-stream.ts",
+    find: "const poll = async () => ((await options.stillLive()) ? feed.poll() : cleanup());",
+    replace: "const poll = async () => feed.poll();",
+    testFile: "tests/conversations/live-session.integration.test.ts",
+    test: "closes the supervisors' queue stream within its poll once the person signs out",
+  },
+  {
+    name: "conversation stream session",
+    file: "lib/instance/event-stream.ts",
+    find: "const poll = async () => ((await options.stillLive()) ? feed.poll() : cleanup());",
+    replace: "const poll = async () => feed.poll();",
+    testFile: "tests/conversations/live-session.integration.test.ts",
+    test: "closes an agent's conversation stream within its poll once an admin ends the session",
+  },
+];

@@ -1,0 +1,21 @@
+import type { Defect } from "./defect";
+
+/** The seeded defects of lib/tools/. */
+export const defects: Defect[] = [
+  {
+    name: "order version",
+    file: "lib/tools/sql.ts",
+    find: 'WHERE "id" = ${order.id} AND "version" = ${order.version}\n',
+    replace: 'WHERE "id" = ${order.id}\n',
+    testFile: "tests/stress/concurrency.integration.test.ts",
+    test: "a write conditional on a version the order has moved past gives order.changed and changes nothing",
+  },
+  {
+    name: "refund reservation",
+    file: "lib/tools/issue-refund.ts",
+    find: "orderChanges: (args) => ({ refundedCentsIncrement: args.amount_cents, refundPending: true }),",
+    replace: "orderChanges: (args) => ({ refundedCentsIncrement: args.amount_cents }),",
+    testFile: "tests/payments/provider-faults.integration.test.ts",
+    test: "timeout after acting: unknown (never executed, never failed), then reconcile finds it issued, one provider refund",
+  },
+];
