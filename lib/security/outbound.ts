@@ -250,7 +250,13 @@ export function guardedFetch(maxBytes: number) {
     return new Promise<Response>((resolve, reject) => {
       const outgoing = client.request(
         url,
-        { method: init.method ?? "GET", headers, lookup: checkedLookup(url), agent: false, signal: init.signal ?? undefined },
+        {
+          method: init.method ?? "GET",
+          headers,
+          lookup: checkedLookup(url),
+          agent: false,
+          signal: init.signal ?? undefined,
+        },
         (incoming) => {
           let size = 0;
           const body = new ReadableStream<Uint8Array>({

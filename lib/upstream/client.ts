@@ -1,10 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import {
-  StreamableHTTPClientTransport,
-  StreamableHTTPError,
-} from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { sha256Hex } from "../canonical";
 import { env } from "../env";
@@ -54,7 +51,11 @@ async function connect(server: ServerRow, forget: () => void): Promise<Client> {
   const headers = secretHeaders(server);
   const fetch = guardedFetch(MAX_ANSWER_BYTES);
   try {
-    return await connectWith(new StreamableHTTPClientTransport(url, { fetch, requestInit: { headers } }), forget, timeout);
+    return await connectWith(
+      new StreamableHTTPClientTransport(url, { fetch, requestInit: { headers } }),
+      forget,
+      timeout,
+    );
   } catch (error) {
     // The SDK's backwards-compatible client: a 4xx to the initializing POST means the server predates Streamable HTTP.
     if (!(error instanceof StreamableHTTPError) || (error.code ?? 0) < 400 || (error.code ?? 0) >= 500) throw error;

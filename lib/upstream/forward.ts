@@ -42,7 +42,11 @@ export async function forwardCall(toolCallId: string): Promise<Outcome> {
   let answer: Record<string, unknown>;
   try {
     answer = (await client.callTool(
-      { name: target.tool, arguments: JSON.parse(call.argsCanonical), _meta: { [IDEMPOTENCY_META]: call.idempotencyKey } },
+      {
+        name: target.tool,
+        arguments: JSON.parse(call.argsCanonical),
+        _meta: { [IDEMPOTENCY_META]: call.idempotencyKey },
+      },
       undefined,
       { timeout: env().UPSTREAM_TIMEOUT_MS },
     )) as Record<string, unknown>;
@@ -98,7 +102,15 @@ async function settle(
       decision: {
         actorId: null,
         latencyMs: performance.now() - startedAt,
-        detail: recorded ? { upstream: { server_tool: call.toolName, result_digest: recorded.digest, result_excerpt: recorded.excerpt } } : {},
+        detail: recorded
+          ? {
+              upstream: {
+                server_tool: call.toolName,
+                result_digest: recorded.digest,
+                result_excerpt: recorded.excerpt,
+              },
+            }
+          : {},
       },
     });
   });

@@ -54,7 +54,11 @@ export async function addRemoteServer(admin: Admin, input: unknown): Promise<Res
   }
   const existing = await findServer(db, admin.tenantId, name);
   if (existing?.transport === "stdio")
-    return { ok: false, code: "server.local", message: `${name} is a local server the operator defined; pick another name` };
+    return {
+      ok: false,
+      code: "server.local",
+      message: `${name} is a local server the operator defined; pick another name`,
+    };
   const id = existing?.id ?? newId("ups");
   const server = await upsertServer(db, {
     id,
@@ -74,7 +78,9 @@ export async function registerLocalServers(): Promise<ServerRow[]> {
   for (const local of localServers()) {
     const existing = await findServer(db, local.tenant, local.name);
     if (existing && existing.transport !== "stdio")
-      throw new Error(`UPSTREAM_SERVERS_FILE names ${local.name}, which tenant ${local.tenant} already has as a remote server`);
+      throw new Error(
+        `UPSTREAM_SERVERS_FILE names ${local.name}, which tenant ${local.tenant} already has as a remote server`,
+      );
     rows.push(
       await upsertServer(db, {
         id: existing?.id ?? newId("ups"),
@@ -118,6 +124,7 @@ export async function reviewTool(admin: Admin, input: unknown): Promise<Result<n
     : {
         ok: false,
         code: "tool.changed",
-        message: "this tool's definition changed since the page showed it, or it is not yours: reload and review it again",
+        message:
+          "this tool's definition changed since the page showed it, or it is not yours: reload and review it again",
       };
 }

@@ -103,7 +103,11 @@ export async function markReviewed(
 export type ToolWithServer = ToolRow & { server: ServerRow };
 
 /** The tenant's tools with their servers: all of them, or only those named `<server>__<tool>` in `names`. */
-export async function findTenantTools(db: Db, tenantId: string, names: string[] | null = null): Promise<ToolWithServer[]> {
+export async function findTenantTools(
+  db: Db,
+  tenantId: string,
+  names: string[] | null = null,
+): Promise<ToolWithServer[]> {
   const rows = await db.$queryRaw<(ToolRow & { server: ServerRow })[]>`
     SELECT t."id", t."tenantId", t."serverId", t."name", t."definition", t."definitionHash", t."status",
            t."reviewedDefinition", t."reviewedHash", t."verdict", to_jsonb(s) AS "server"
