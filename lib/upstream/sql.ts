@@ -186,7 +186,7 @@ export async function moveUpstreamCall(
   toolCallId: string,
   from: CallStatus,
   to: CallStatus,
-  extra: { resultDigest?: string; resolvedById?: string } = {},
+  extra: { resultDigest?: string; resolvedById?: string; tenantId?: string } = {},
 ): Promise<boolean> {
   const changed = await db.$executeRaw`
     UPDATE "UpstreamCall" SET "status" = ${to},
@@ -195,7 +195,7 @@ export async function moveUpstreamCall(
       "resultDigest" = COALESCE(${extra.resultDigest ?? null}::text, "resultDigest"),
       "resolvedById" = COALESCE(${extra.resolvedById ?? null}::text, "resolvedById"),
       "resolvedAt" = CASE WHEN ${to} = 'resolved' THEN now() ELSE "resolvedAt" END
-    WHERE "toolCallId" = ${toolCallId} AND "status" = ${from}`;
+    WHERE "toolCallId" = ${toolCallId} AND "status" = ${from} AND (${extra.tenantId ?? null}::text IS NULL OR "tenantId" = ${extra.tenantId ?? null}::text)`;
   return changed === 1;
 }
 
