@@ -3,7 +3,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import type { Issue } from "../outcome";
 
 // Arguments are checked against the reviewed definition's input schema with a real JSON Schema validator
-// (docs/decisions/025-ajv-for-upstream-schemas.md): draft 2020-12 when the schema says so (the MCP default since
+// (docs/decisions/024-upstream-servers-behind-the-gateway.md): draft 2020-12 when the schema says so (the MCP default since
 // 2025-11-25), draft-07 otherwise. A schema the validator cannot compile refuses every call: nothing unchecked is sent.
 
 const draft7 = new Ajv({ strict: false, allErrors: true, validateFormats: false });
