@@ -1,7 +1,7 @@
-import { transaction } from "../db";
+import { db, transaction } from "../db";
 import { recordLaterOutcome } from "../gateway/record";
 import { outcome, type Outcome } from "../outcome";
-import { moveUpstreamCall } from "./sql";
+import { findUnknownCalls, moveUpstreamCall } from "./sql";
 
 export interface Resolver {
   userId: string;
@@ -46,4 +46,9 @@ export async function resolveUnknownCall(
   return moved
     ? { ok: true, outcome: resolved }
     : { ok: false, code: "call.not-unknown", message: "no call of yours is waiting to be resolved under that id" };
+}
+
+/** The tenant's calls whose answer was lost, for the desk: oldest first. */
+export function unknownCalls(tenantId: string) {
+  return findUnknownCalls(db, tenantId);
 }

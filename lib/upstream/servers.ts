@@ -96,7 +96,7 @@ export async function registerLocalServers(): Promise<ServerRow[]> {
   return rows;
 }
 
-const ReviewSchema = z.strictObject({
+export const ReviewSchema = z.strictObject({
   tool_id: z.string().min(1).max(100),
   definition_hash: z.string().regex(/^[0-9a-f]{64}$/),
   verdict: z.enum(VERDICTS as [Verdict, ...Verdict[]]),
