@@ -208,3 +208,15 @@ export async function findUnknownCalls(
     SELECT "toolCallId", "toolName", "sentAt", "idempotencyKey" FROM "UpstreamCall"
     WHERE "tenantId" = ${tenantId} AND "status" = 'unknown' ORDER BY "createdAt" LIMIT 100`;
 }
+
+/** The tenant's servers as the admin page lists them: never the secret, only whether there is one. */
+export async function findServers(
+  db: Db,
+  tenantId: string,
+): Promise<
+  { id: string; name: string; transport: string; url: string | null; hasSecret: boolean; syncedAt: Date | null }[]
+> {
+  return db.$queryRaw`
+    SELECT "id", "name", "transport", "url", "secret" IS NOT NULL AS "hasSecret", "syncedAt"
+    FROM "UpstreamServer" WHERE "tenantId" = ${tenantId} ORDER BY "name"`;
+}

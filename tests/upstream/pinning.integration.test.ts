@@ -4,6 +4,7 @@ import { db } from "@/lib/db";
 import { closeUpstreams } from "@/lib/upstream/client";
 import { addRemoteServer } from "@/lib/upstream/servers";
 import { findServer } from "@/lib/upstream/sql";
+import { upstreamOverview } from "@/lib/upstream/overview";
 import { syncServer } from "@/lib/upstream/sync";
 import { resolveUnknownCall } from "@/lib/upstream/resolve";
 import { IDEMPOTENCY_META } from "@/lib/upstream/forward";
@@ -75,6 +76,14 @@ describe("a remote upstream's pinned definitions", () => {
       "Creates a ticket in the team's tracker.",
     );
     expect((pinned.definition as { description: string }).description).toContain("id_rsa");
+
+    const overview = await upstreamOverview(world.tenantId);
+    const shown = overview.tools.find((candidate) => candidate.name === "create_ticket")!;
+    expect(shown.status).toBe("quarantined");
+    expect(shown.change).toContainEqual({ kind: "added", text: expect.stringContaining("id_rsa") });
+    expect(shown.change).toContainEqual({ kind: "removed", text: expect.stringContaining("team's tracker") });
+    expect(JSON.stringify(overview)).not.toContain(SECRET);
+    expect(JSON.stringify(overview)).not.toContain("enc:v1:");
 
     const approved = await approveRequest(supervisorOf(world), held.json.approval!.id);
     expect(approved).toMatchObject({ ok: false, code: "approval.recheck-failed" });
