@@ -1,12 +1,13 @@
 import { z } from "zod";
 import { db } from "../db";
 import { newId } from "../ids";
+import { logError } from "../log";
 import { encryptSecret } from "../secrets";
 import { checkOutboundUrl, OutboundRefused } from "../security/outbound";
 import { upstreamSecretContext } from "./client";
 import { localServers } from "./config";
 import { SERVER_NAME, VERDICTS, type Verdict } from "./definition";
-import { findServer, markReviewed, upsertServer, type ServerRow } from "./sql";
+import { findAllServers, findServer, markReviewed, upsertServer, type ServerRow } from "./sql";
 import { syncServer, type SyncReport } from "./sync";
 
 export interface Admin {
@@ -127,4 +128,16 @@ export async function reviewTool(admin: Admin, input: unknown): Promise<Result<n
         message:
           "this tool's definition changed since the page showed it, or it is not yours: reload and review it again",
       };
+}
+
+/**
+ * The background sync: the operator's local servers registered, then every server's tools listed again, so a
+ * definition that changed upstream is quarantined within one interval even if no admin looks. One server that
+ * cannot be reached does not stop the others.
+ */
+export async function syncAllServers(): Promise<void> {
+  await registerLocalServers();
+  for (const server of await findAllServers(db)) {
+    await syncServer(server).catch((error) => logError("upstream.sync-failed", error, { server: server.name }));
+  }
 }

@@ -39,6 +39,13 @@ export async function findServerById(db: Db, id: string): Promise<ServerRow | nu
   return row ?? null;
 }
 
+/** Every tenant's servers, for the background sync. */
+export async function findAllServers(db: Db): Promise<ServerRow[]> {
+  return db.$queryRaw<ServerRow[]>`
+    SELECT s."id", s."tenantId", s."name", s."transport", s."url", s."headerName", s."secret"
+    FROM "UpstreamServer" s ORDER BY s."tenantId", s."name" LIMIT 1000`;
+}
+
 export async function markServerSynced(db: Db, id: string): Promise<void> {
   await db.$executeRaw`UPDATE "UpstreamServer" SET "syncedAt" = now() WHERE "id" = ${id}`;
 }
