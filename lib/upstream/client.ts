@@ -31,9 +31,13 @@ export function upstreamClient(server: ServerRow): Promise<Client> {
   const key = connectionKey(server);
   const existing = open.get(key);
   if (existing) return existing;
-  const connecting = connect(server, () => open.delete(key));
+  // Only this connection's own close forgets it: a newer one under the same key stays.
+  const forget = () => {
+    if (open.get(key) === connecting) open.delete(key);
+  };
+  const connecting: Promise<Client> = connect(server, forget);
   open.set(key, connecting);
-  connecting.catch(() => open.delete(key));
+  connecting.catch(forget);
   return connecting;
 }
 
@@ -65,9 +69,10 @@ async function connect(server: ServerRow, forget: () => void): Promise<Client> {
 
 async function connectWith(transport: Transport, forget: () => void, timeout: number): Promise<Client> {
   const client = new Client({ name: "toolgate", version: "0.1.0" });
-  client.onclose = forget;
   client.onerror = (error) => logError("upstream.transport-error", error);
   await client.connect(transport, { timeout });
+  // Set once connected: an attempt that failed (before the SSE fallback) closes without forgetting the one that worked.
+  client.onclose = forget;
   return client;
 }
 

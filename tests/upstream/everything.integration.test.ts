@@ -16,7 +16,7 @@ import { adminOf, EVERYTHING_SERVER, reviewAll } from "./support";
 // numbers, structured content, images, resource links, annotated content) reach the agent as the upstream sent them.
 
 let world: World;
-let child: ChildProcess;
+const children: ChildProcess[] = [];
 let conversation: string;
 
 const KINDS = [
@@ -36,20 +36,27 @@ const freePort = () =>
     });
   });
 
-beforeAll(async () => {
-  process.env.OUTBOUND_ALLOWED_HOSTS = "127.0.0.1";
-  world = await createWorld();
+/** server-everything on a free port, over `transport`, once it says it listens. */
+async function startEverything(transport: "streamableHttp" | "sse"): Promise<number> {
   const port = await freePort();
-  child = spawn(process.execPath, [EVERYTHING_SERVER, "streamableHttp"], {
+  const child = spawn(process.execPath, [EVERYTHING_SERVER, transport], {
     env: { ...process.env, PORT: String(port) },
     stdio: ["ignore", "ignore", "pipe"],
   });
+  children.push(child);
   await new Promise<void>((resolve, reject) => {
     child.stderr!.on("data", (chunk: Buffer) => {
-      if (chunk.toString().includes("listening")) resolve();
+      if (/listening|running/.test(chunk.toString())) resolve();
     });
     child.on("exit", (code) => reject(new Error(`server-everything exited with ${code}`)));
   });
+  return port;
+}
+
+beforeAll(async () => {
+  process.env.OUTBOUND_ALLOWED_HOSTS = "127.0.0.1";
+  world = await createWorld();
+  const port = await startEverything("streamableHttp");
   const added = await addRemoteServer(adminOf(world), { name: "everything", url: `http://127.0.0.1:${port}/mcp` });
   expect(added.ok).toBe(true);
   const server = (await findServer(db, world.tenantId, "everything"))!;
@@ -62,7 +69,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await closeUpstreams();
-  child?.kill();
+  for (const child of children) child.kill();
 });
 
 const call = async (tool: string, args: Record<string, unknown>) => {
@@ -142,5 +149,24 @@ describe("server-everything over Streamable HTTP behind toolgate", () => {
     } finally {
       await client?.close();
     }
+  });
+
+  it("falls back to the older HTTP+SSE transport for a server that predates Streamable HTTP", async () => {
+    const port = await startEverything("sse");
+    const added = await addRemoteServer(adminOf(world), { name: "legacy", url: `http://127.0.0.1:${port}/sse` });
+    expect(added).toMatchObject({ ok: true, data: { added: expect.arrayContaining(["echo"]) } });
+    await reviewAll(world, (await findServer(db, world.tenantId, "legacy"))!, { echo: "allow" });
+    const legacy = await conversationFor(world.keys.agent, {
+      customer_id: world.customers.ana,
+      tools: ["legacy__echo"],
+    });
+    const answer = await propose(
+      world.keys.agent,
+      legacy,
+      { name: "legacy__echo", arguments: { message: "old transport" } },
+      newCallKey(),
+    );
+    expect(answer.json).toMatchObject({ code: "upstream.called" });
+    expect(answer.json.model.result).toMatchObject({ content: [{ type: "text", text: "Echo: old transport" }] });
   });
 });
