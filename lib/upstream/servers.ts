@@ -70,7 +70,15 @@ export async function addRemoteServer(admin: Admin, input: unknown): Promise<Res
     headerName: headerName ?? null,
     secret: secret === undefined ? null : encryptSecret(secret, upstreamSecretContext(id)),
   });
-  return { ok: true, data: await syncServer(server) };
+  try {
+    return { ok: true, data: await syncServer(server) };
+  } catch (error) {
+    return {
+      ok: false,
+      code: "server.unreachable",
+      message: `${name} is saved, but its tools could not be listed (${(error as Error).message}); fix the server, then list its tools again`,
+    };
+  }
 }
 
 /** The operator's local servers (UPSTREAM_SERVERS_FILE) as rows, so their tools can be pinned and reviewed. */

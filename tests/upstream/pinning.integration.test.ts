@@ -152,4 +152,58 @@ describe("forwarded once", () => {
     expect(sent.json.code).toBe("upstream.called");
     expect(sent.json.model.result).toMatchObject({ isError: false, content: [{ type: "text" }] });
   });
+
+  it("leaves a call the server never answers within UPSTREAM_TIMEOUT_MS `unknown`, sent once", async () => {
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana, tools: TOOLS });
+    const before = created().length;
+    upstream.state.hang = true;
+    process.env.UPSTREAM_TIMEOUT_MS = "500";
+    try {
+      const slow = await propose(
+        world.keys.agent,
+        conversation,
+        { name: "tickets__create_ticket", arguments: { title: "Never answered" } },
+        newCallKey(),
+      );
+      expect(slow.json).toMatchObject({ code: "upstream.outcome-unknown", model: { status: "pending_confirmation" } });
+      expect(await db.upstreamCall.findUnique({ where: { toolCallId: slow.json.id } })).toMatchObject({
+        status: "unknown",
+      });
+    } finally {
+      upstream.state.hang = false;
+      delete process.env.UPSTREAM_TIMEOUT_MS;
+    }
+    expect(created()).toHaveLength(before + 1);
+  });
+
+  it("sends nothing to a server that cannot be reached, and says so", async () => {
+    const closed = await startTestUpstream("another-secret");
+    const added = await addRemoteServer(adminOf(world), {
+      name: "gone",
+      url: closed.url,
+      header_name: "Authorization",
+      secret: "another-secret",
+    });
+    expect(added.ok).toBe(true);
+    await reviewAll(world, (await findServer(db, world.tenantId, "gone"))!, { create_ticket: "allow" });
+    const conversation = await conversationFor(world.keys.agent, {
+      customer_id: world.customers.ana,
+      tools: ["gone__create_ticket"],
+    });
+    await closeUpstreams();
+    await closed.close();
+    const refused = await propose(
+      world.keys.agent,
+      conversation,
+      { name: "gone__create_ticket", arguments: { title: "Nobody home" } },
+      newCallKey(),
+    );
+    expect(refused.json).toMatchObject({ code: "upstream.unreachable", model: { status: "unavailable" } });
+    expect(await db.upstreamCall.findUnique({ where: { toolCallId: refused.json.id } })).toMatchObject({
+      status: "not-sent",
+    });
+    expect(closed.state.received).toHaveLength(0);
+    const again = await addRemoteServer(adminOf(world), { name: "gone", url: closed.url });
+    expect(again).toMatchObject({ ok: false, code: "server.unreachable" });
+  });
 });

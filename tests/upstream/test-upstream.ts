@@ -13,6 +13,8 @@ export interface TestUpstream {
     description: string;
     /** Cut the connection of every call from now on, after recording it. */
     drop: boolean;
+    /** Never answer a call from now on, after recording it (the connection stays open). */
+    hang: boolean;
     received: { name: string; arguments: unknown; meta: Record<string, unknown> | undefined }[];
   };
   close(): Promise<void>;
@@ -58,6 +60,7 @@ export async function startTestUpstream(secret: string): Promise<TestUpstream> {
     }));
     mcp.setRequestHandler(CallToolRequestSchema, async (call) => {
       state.received.push({ name: call.params.name, arguments: call.params.arguments, meta: call.params._meta });
+      if (state.hang) return new Promise<never>(() => undefined);
       if (state.drop) {
         response.socket?.destroy();
         return new Promise<never>(() => undefined);
