@@ -78,7 +78,8 @@ export function UpstreamAdmin({ overview }: { overview: Overview }) {
         </ul>
       )}
       <h2>Tools</h2>
-      {overview.tools.map((tool) => (
+      {overview.tools.length === 0 && <p>No tools yet: they appear here once a server is listed.</p>}
+      {[...overview.tools].sort(needsReviewFirst).map((tool) => (
         <ToolCard
           key={tool.id}
           tool={tool}
@@ -94,6 +95,11 @@ export function UpstreamAdmin({ overview }: { overview: Overview }) {
     </main>
   );
 }
+
+/** Tools waiting for a review (changed ones first) before reviewed ones; by name within each. */
+const RANK: Record<ToolReview["status"], number> = { quarantined: 0, "pending-review": 1, reviewed: 2 };
+const needsReviewFirst = (a: ToolReview, b: ToolReview) =>
+  RANK[a.status] - RANK[b.status] || `${a.server}__${a.name}`.localeCompare(`${b.server}__${b.name}`);
 
 function AddServer({
   busy,
@@ -193,7 +199,10 @@ function ToolCard({ tool, busy, onReview }: { tool: ToolReview; busy: boolean; o
         </dd>
         <dt>Input schema</dt>
         <dd>
-          <pre className="diff">{JSON.stringify(tool.definition.inputSchema, null, 2)}</pre>
+          <details open={tool.status !== "reviewed"}>
+            <summary>what a call may send</summary>
+            <pre className="diff">{JSON.stringify(tool.definition.inputSchema, null, 2)}</pre>
+          </details>
         </dd>
         {tool.change && (
           <>

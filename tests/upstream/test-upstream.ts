@@ -30,6 +30,7 @@ export async function startTestUpstream(secret: string): Promise<TestUpstream> {
   const state: TestUpstream["state"] = {
     description: "Creates a ticket in the team's tracker.",
     drop: false,
+    hang: false,
     received: [],
   };
   const server = http.createServer(async (request, response) => {
