@@ -1,13 +1,20 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { canonicalJson, sha256Hex } from "../canonical";
-import { db, transaction } from "../db";
+import { db } from "../db";
 import { env } from "../env";
-import { recordLaterOutcome } from "../gateway/record";
+import { recordLaterOutcomeWith } from "../gateway/record";
 import { logError } from "../log";
 import { outcome, type Outcome } from "../outcome";
 import { upstreamClient } from "./client";
 import { splitName } from "./definition";
-import { findServerById, findUpstreamCall, moveUpstreamCall, type ForwardedCall } from "./sql";
+import {
+  findServerById,
+  findUpstreamCall,
+  moveUpstreamCall,
+  settleSending,
+  type ForwardedCall,
+  type ServerRow,
+} from "./sql";
 
 // Forwarded once: the call's row already says `upstream.outcome-unknown` (committed before anything is sent), so a
 // crash, a timeout or a cut connection leaves exactly that, for a person to resolve after checking upstream; nothing
@@ -20,15 +27,22 @@ export const MAX_RESULT_BYTES = 64 * 1024;
 /** How much of the answer the decision log keeps beside its digest. */
 export const EXCERPT_CHARS = 500;
 
-/** Sends the committed call `toolCallId` (status `sending`) once and records what came back. */
-export async function forwardCall(toolCallId: string): Promise<Outcome> {
+/** A committed call as the process that committed it knows it: sent without reading it back. */
+export interface Sending {
+  call: ForwardedCall;
+  server: ServerRow;
+}
+
+/**
+ * Sends the committed call `toolCallId` (status `sending`) once and records what came back; `known` is the call as
+ * the process that just committed it has it (otherwise it is read).
+ */
+export async function forwardCall(toolCallId: string, known?: Sending): Promise<Outcome> {
   const startedAt = performance.now();
-  const call = await findUpstreamCall(db, toolCallId);
-  if (!call || call.status !== "sending" || call.argsCanonical === null)
-    throw new Error(`the upstream call ${toolCallId} is not waiting to be sent`);
-  const server = await findServerById(db, call.serverId);
+  const { call, server } = known ?? (await readSending(toolCallId));
   const target = splitName(call.toolName);
-  if (!server || !target) throw new Error(`the upstream call ${toolCallId} names no server toolgate has`);
+  if (call.argsCanonical === null || !target)
+    throw new Error(`the upstream call ${toolCallId} names no tool toolgate has`);
   let client;
   try {
     client = await upstreamClient(server);
@@ -62,6 +76,14 @@ export async function forwardCall(toolCallId: string): Promise<Outcome> {
   return settle(call, "answered", outcome("upstream.called", { result }), { digest, excerpt }, startedAt);
 }
 
+async function readSending(toolCallId: string): Promise<Sending> {
+  const call = await findUpstreamCall(db, toolCallId);
+  if (!call || call.status !== "sending") throw new Error(`the upstream call ${toolCallId} is not waiting to be sent`);
+  const server = await findServerById(db, call.serverId);
+  if (!server) throw new Error(`the upstream call ${toolCallId} names no server toolgate has`);
+  return { call, server };
+}
+
 /** A JSON-RPC error the server sent back is its answer; a timeout or a closed connection is no answer at all. */
 function answered(error: unknown): boolean {
   return (
@@ -85,6 +107,7 @@ export function bounded(answer: Record<string, unknown>): { result: unknown; dig
   return { result: { content: [{ type: "text", text: note }], isError: true }, digest, excerpt };
 }
 
+/** The answer (or that nothing was sent) with its decision-log row, in one statement, if the call is still `sending`. */
 async function settle(
   call: ForwardedCall,
   status: "answered" | "not-sent",
@@ -92,10 +115,9 @@ async function settle(
   recorded: { digest: string; excerpt: string } | null,
   startedAt: number,
 ): Promise<Outcome> {
-  await transaction(async (tx) => {
-    // A person who resolved the call meanwhile has the last word.
-    if (!(await moveUpstreamCall(tx, call.toolCallId, "sending", status, { resultDigest: recorded?.digest }))) return;
-    await recordLaterOutcome(tx, {
+  await recordLaterOutcomeWith(
+    db,
+    {
       callId: call.toolCallId,
       approvalId: call.approvalId,
       outcome: final,
@@ -112,7 +134,8 @@ async function settle(
             }
           : {},
       },
-    });
-  });
+    },
+    settleSending(call.toolCallId, status, recorded?.digest ?? null, final),
+  );
   return final;
 }

@@ -14,9 +14,9 @@ import { appendDecision, recordCall } from "../gateway/record";
 import { findPendingApproval, insertApproval } from "../gateway/sql";
 import type { CallRecord, ConversationFacts } from "../gateway/types";
 import { claimsReadOnly, namespaced, splitName, type PinnedDefinition } from "./definition";
-import { forwardCall } from "./forward";
+import { forwardCall, type Sending } from "./forward";
 import { upstreamPreview } from "./preview";
-import { findKeyedCall, findTool, insertUpstreamCall, type ServerRow, type ToolRow } from "./sql";
+import { findKeyedCall, findTool, insertUpstreamCall, type ServerRow, type ToolRow, type UpstreamCallRow } from "./sql";
 import { argumentIssues } from "./validate";
 
 // The second kind of tool: an upstream MCP server's, named `<server>__<tool>`. It goes through the gateway's stages
@@ -74,11 +74,11 @@ async function run(
   if (tool.verdict === "deny") return early(outcome("tool.denied"));
   // A read the admin lets run needs neither a call key nor the conversation's lock; it is still recorded before sent.
   if (tool.verdict === "allow" && claimsReadOnly(definition)) {
-    await transaction((tx) => recordSending(tx, proposal, id, checked.call, null, startedAt));
-    return { id, outcome: await forwardCall(id), replayed: false };
+    const sending = await transaction((tx) => recordSending(tx, proposal, id, checked.call, null, startedAt));
+    return { id, outcome: await forwardCall(id, sending), replayed: false };
   }
   const decided = await transaction((tx) => decideWrite(tx, proposal, id, checked.call, startedAt));
-  if (decided.send) return { id, outcome: await forwardCall(id), replayed: false };
+  if (decided.send) return { id, outcome: await forwardCall(id, decided.sending), replayed: false };
   return decided.result;
 }
 
@@ -120,7 +120,7 @@ async function decideWrite(
   id: string,
   call: Checked,
   startedAt: number,
-): Promise<{ send: true } | { send: false; result: CallResult }> {
+): Promise<{ send: true; sending: Sending } | { send: false; result: CallResult }> {
   const conversation = await lockConversation(tx, proposal.conversation);
   const toolName = namespaced(call.tool.server.name, call.tool.name);
   const callKey = deriveCallKey({ explicit: proposal.callKey, providerCallId: proposal.providerCallId }, call.argsHash);
@@ -145,10 +145,8 @@ async function decideWrite(
     });
     return { send: false, result: { id: stored.id, outcome: stored.outcome, replayed: true } };
   }
-  if (call.tool.verdict === "allow") {
-    await recordSending(tx, proposal, id, call, callKey, startedAt);
-    return { send: true };
-  }
+  if (call.tool.verdict === "allow")
+    return { send: true, sending: await recordSending(tx, proposal, id, call, callKey, startedAt) };
   const held = await hold(tx, proposal, id, toolName, call);
   const keyed = bindsCallKey(held.outcome) ? callKey : null;
   const result = await finish(held.outcome, { callKey: keyed, approvalId: held.approvalId });
@@ -210,7 +208,7 @@ async function recordSending(
   call: Checked,
   callKey: string | null,
   startedAt: number,
-): Promise<void> {
+): Promise<Sending> {
   const toolName = namespaced(call.tool.server.name, call.tool.name);
   const unknown = outcome("upstream.outcome-unknown");
   await recordCall(tx, {
@@ -219,7 +217,18 @@ async function recordSending(
     outcome: unknown,
     latencyMs: performance.now() - startedAt,
   });
-  await insertUpstreamCall(tx, upstreamRow(proposal, id, toolName, call, callKey ?? `call:${id}`, "sending"));
+  const row = upstreamRow(proposal, id, toolName, call, callKey ?? `call:${id}`, "sending");
+  await insertUpstreamCall(tx, row);
+  return {
+    call: {
+      ...row,
+      argsCanonical: call.argsCanonical,
+      argsHash: call.argsHash,
+      conversationId: proposal.conversation.id,
+      approvalId: null,
+    },
+    server: call.tool.server,
+  };
 }
 
 function callRecord(proposal: Proposal, id: string, toolName: string, call: Checked, startedAt: number): CallRecord {
@@ -247,7 +256,7 @@ const upstreamRow = (
   call: Checked,
   key: string,
   status: "held" | "sending",
-) => ({
+): UpstreamCallRow => ({
   toolCallId: id,
   tenantId: proposal.conversation.tenantId,
   serverId: call.tool.server.id,

@@ -1,4 +1,5 @@
 import type { Db } from "../db";
+import { Prisma } from "../generated/prisma/client";
 import type { Outcome } from "../outcome";
 import type { PinnedDefinition, ToolStatus, Verdict } from "./definition";
 
@@ -226,4 +227,24 @@ export async function findServers(
   return db.$queryRaw`
     SELECT "id", "name", "transport", "url", "secret" IS NOT NULL AS "hasSecret", "syncedAt"
     FROM "UpstreamServer" WHERE "tenantId" = ${tenantId} ORDER BY "name"`;
+}
+
+/**
+ * For `recordLaterOutcomeWith`: the call `toolCallId` moved from `sending` to `status` (with its answer's digest),
+ * only while it is still `sending` (a supervisor who resolved it meanwhile has the last word); `final` is `recorded`.
+ */
+export function settleSending(
+  toolCallId: string,
+  status: "answered" | "not-sent",
+  resultDigest: string | null,
+  recorded: Outcome,
+): Prisma.Sql {
+  return Prisma.sql`moved AS (
+      UPDATE "UpstreamCall" SET "status" = ${status}, "resultDigest" = ${resultDigest}::text,
+        "answeredAt" = CASE WHEN ${status} = 'answered' THEN now() END
+      WHERE "toolCallId" = ${toolCallId} AND "status" = 'sending'
+      RETURNING 1
+    ), final AS (
+      SELECT ${JSON.stringify(recorded)}::jsonb AS "outcome" FROM moved
+    )`;
 }
