@@ -6,7 +6,7 @@ import { approveRequest } from "@/lib/approvals/decision/approve";
 import { denyRequest } from "@/lib/approvals/decision/deny";
 import { db } from "@/lib/db";
 import { closeUpstreams } from "@/lib/upstream/client";
-import { conversationFor, getTools, newCallKey, propose } from "../support/api";
+import { conversationFor, getToolCall, getTools, newCallKey, propose } from "../support/api";
 import { supervisorOf } from "../support/calls";
 import { createWorld, type World } from "../support/world";
 import { FILESYSTEM_SERVER, reviewAll, useLocalServers } from "./support";
@@ -83,6 +83,9 @@ describe("server-filesystem over stdio behind toolgate", () => {
     const sent = await upstreamCall(held.json.id);
     expect(sent).toMatchObject({ status: "answered" });
     expect(sent?.sentAt).not.toBeNull();
+
+    const read = await getToolCall(world.keys.agent, held.json.id);
+    expect(read.json).toMatchObject({ code: "upstream.called", model: { status: "ok", result: { isError: false } } });
 
     writeFileSync(target, "changed by someone else\n");
     const again = await approveRequest(supervisorOf(world), held.json.approval!.id);
