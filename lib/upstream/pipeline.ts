@@ -13,7 +13,7 @@ import { countAndLimitCall } from "../gateway/rate";
 import { appendDecision, recordCall } from "../gateway/record";
 import { findPendingApproval, insertApproval } from "../gateway/sql";
 import type { CallRecord, ConversationFacts } from "../gateway/types";
-import { claimsReadOnly, namespaced, splitName, type PinnedDefinition } from "./definition";
+import { claimsReadOnly, namespaced, SEPARATOR, splitName, type PinnedDefinition } from "./definition";
 import { forwardCall, type Sending } from "./forward";
 import { upstreamPreview } from "./preview";
 import { findKeyedCall, findTool, insertUpstreamCall, type ServerRow, type ToolRow, type UpstreamCallRow } from "./sql";
@@ -37,6 +37,13 @@ interface Checked {
  * envelopes included, so every call is counted and parsed once).
  */
 export async function proposeUpstreamCall(proposal: Proposal): Promise<CallResult | null> {
+  // Most calls are the built-in tools': a body without the separator is the gateway's without a second parse.
+  if (
+    !Buffer.from(proposal.raw.bytes.buffer, proposal.raw.bytes.byteOffset, proposal.raw.bytes.byteLength).includes(
+      SEPARATOR,
+    )
+  )
+    return null;
   const envelope = parseEnvelope(proposal.raw);
   if (!envelope.ok || !splitName(envelope.value.name)) return null;
   const startedAt = performance.now();
