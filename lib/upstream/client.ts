@@ -41,6 +41,17 @@ export function upstreamClient(server: ServerRow): Promise<Client> {
   return connecting;
 }
 
+/**
+ * Drops the server's connection after a call whose answer was lost (or a listing that failed): what state it is in
+ * is not known (a remote server may have restarted and forgotten its session), so the next use connects afresh.
+ */
+export function dropUpstreamClient(server: ServerRow): void {
+  const key = connectionKey(server);
+  const pending = open.get(key);
+  open.delete(key);
+  pending?.then((client) => client.close()).catch(() => undefined);
+}
+
 /** Closes every upstream connection (shutdown, tests). */
 export async function closeUpstreams(): Promise<void> {
   const clients = [...open.values()];

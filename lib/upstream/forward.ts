@@ -5,7 +5,7 @@ import { env } from "../env";
 import { recordLaterOutcomeWith } from "../gateway/record";
 import { logError } from "../log";
 import { outcome, type Outcome } from "../outcome";
-import { upstreamClient } from "./client";
+import { dropUpstreamClient, upstreamClient } from "./client";
 import { splitName } from "./definition";
 import {
   findServerById,
@@ -67,6 +67,7 @@ export async function forwardCall(toolCallId: string, known?: Sending): Promise<
   } catch (error) {
     if (!answered(error)) {
       logError("upstream.answer-lost", error, { callId: toolCallId, server: server.name });
+      dropUpstreamClient(server);
       await moveUpstreamCall(db, toolCallId, "sending", "unknown");
       return outcome("upstream.outcome-unknown");
     }

@@ -1,7 +1,7 @@
 import { db } from "../db";
 import { env } from "../env";
 import { newId } from "../ids";
-import { upstreamClient } from "./client";
+import { dropUpstreamClient, upstreamClient } from "./client";
 import { defaultVerdict, isToolName, pinDefinition, type ListedTool, type ToolStatus } from "./definition";
 import { changeToolDefinition, findServerTools, insertTool, markServerSynced, type ServerRow } from "./sql";
 
@@ -13,7 +13,7 @@ export interface SyncReport {
 
 const MAX_PAGES = 20;
 
-/** Everything the server lists now, page by page (a listing is a read: asked again on a fresh connection once). */
+/** Everything the server lists now, page by page. */
 async function listTools(server: ServerRow): Promise<ListedTool[]> {
   const timeout = env().UPSTREAM_TIMEOUT_MS;
   const tools: ListedTool[] = [];
@@ -34,7 +34,10 @@ async function listTools(server: ServerRow): Promise<ListedTool[]> {
  * one that changed back to what was reviewed is reviewed again. Nothing the server says exposes a tool by itself.
  */
 export async function syncServer(server: ServerRow): Promise<SyncReport> {
-  const listed = await listTools(server);
+  const listed = await listTools(server).catch((error: unknown) => {
+    dropUpstreamClient(server);
+    throw error;
+  });
   const known = new Map((await findServerTools(db, server.id)).map((tool) => [tool.name, tool]));
   const report: SyncReport = { added: [], quarantined: [], unchanged: [] };
   for (const tool of listed.filter((candidate) => isToolName(candidate.name))) {
