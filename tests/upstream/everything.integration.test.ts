@@ -6,7 +6,7 @@ import { closeUpstreams } from "@/lib/upstream/client";
 import { addRemoteServer } from "@/lib/upstream/servers";
 import { findServer } from "@/lib/upstream/sql";
 import { db } from "@/lib/db";
-import { conversationFor, getTools, getToolsAs, newCallKey, propose } from "../support/api";
+import { conversationFor, getTools, getToolsAs, newCallKey, propose, proposeAs } from "../support/api";
 import { connectMcp } from "../support/mcp-client";
 import { MCP_BASE, routeFetch } from "../support/mcp-route";
 import { createWorld, type World } from "../support/world";
@@ -126,6 +126,30 @@ describe("server-everything over Streamable HTTP behind toolgate", () => {
     expect(links.content.filter((item) => item.type === "resource_link")).toHaveLength(2);
     const annotated = await call("get-annotated-message", { messageType: "error", includeImage: false });
     expect(annotated.content[0]).toMatchObject({ type: "text", annotations: expect.any(Object) });
+  });
+
+  it("runs the tools called in OpenAI's and Anthropic's shapes", async () => {
+    const openai = await proposeAs(world.keys.agent, conversation, "openai-chat", {
+      role: "assistant",
+      tool_calls: [
+        {
+          id: "call_sum",
+          type: "function",
+          function: { name: "everything__get-sum", arguments: JSON.stringify({ a: 20, b: 22 }) },
+        },
+      ],
+    });
+    expect(openai.json.results[0]).toMatchObject({ code: "upstream.called", ref: "call_sum" });
+    expect(JSON.stringify(openai.json.results[0].result)).toContain("42");
+    const anthropic = await proposeAs(world.keys.agent, conversation, "anthropic", {
+      role: "assistant",
+      content: [{ type: "tool_use", id: "toolu_echo", name: "everything__echo", input: { message: "from claude" } }],
+    });
+    expect(anthropic.json.results[0]).toMatchObject({
+      code: "upstream.called",
+      ref: "toolu_echo",
+      result: { content: [{ type: "text", text: "Echo: from claude" }] },
+    });
   });
 
   it("refuses arguments its schema does not allow, before sending", async () => {
