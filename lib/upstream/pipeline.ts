@@ -10,7 +10,7 @@ import { lockConversation } from "../gateway/lock";
 import { parseEnvelope } from "../gateway/parse";
 import type { CallResult, Proposal } from "../gateway/pipeline";
 import { countAndLimitCall } from "../gateway/rate";
-import { appendDecision, recordCall } from "../gateway/record";
+import { appendDecision, recordCall, UNKNOWN_TOOL } from "../gateway/record";
 import { findPendingApproval, insertApproval } from "../gateway/sql";
 import type { CallRecord, ConversationFacts } from "../gateway/types";
 import { claimsReadOnly, namespaced, SEPARATOR, splitName, type PinnedDefinition } from "./definition";
@@ -48,7 +48,9 @@ export async function proposeUpstreamCall(proposal: Proposal): Promise<CallResul
   if (!envelope.ok || !splitName(envelope.value.name)) return null;
   const startedAt = performance.now();
   const id = newId("call");
-  const toolName = envelope.value.name;
+  // As in the gateway, a name is logged and counted only once it is one of the conversation's tools (a bounded set),
+  // never as the caller spelled an unknown one.
+  const toolName = proposal.conversation.tools.includes(envelope.value.name) ? envelope.value.name : UNKNOWN_TOOL;
   const result = await run(proposal, id, toolName, envelope.value.arguments, startedAt).catch(async (error) => {
     logError("upstream.host-error", error, { callId: id, toolName });
     const failed = outcome("host.error");
@@ -95,8 +97,8 @@ async function check(
   toolName: string,
   rawArgs: Record<string, unknown>,
 ): Promise<{ ok: true; call: Checked } | { ok: false; outcome: Outcome }> {
-  const target = splitName(toolName)!;
-  if (!conversation.tools.includes(toolName)) return { ok: false, outcome: outcome("tool.not-available") };
+  const target = splitName(toolName);
+  if (!target) return { ok: false, outcome: outcome("tool.not-available") };
   const tool = await findTool(db, conversation.tenantId, target.server, target.tool);
   // A tool waiting for review or quarantined after a change is not there for agents.
   if (!tool || tool.status !== "reviewed" || !tool.reviewedDefinition || !tool.reviewedHash)

@@ -149,5 +149,7 @@ describe("server-filesystem over stdio behind toolgate", () => {
       newCallKey(),
     );
     expect(write.json.code).toBe("tool.not-available");
+    // Logged like an unknown built-in name: a caller's made-up names never become rows' or metrics' labels.
+    expect((await db.toolCall.findUnique({ where: { id: write.json.id } }))?.toolName).toBe("(unknown)");
   });
 });
