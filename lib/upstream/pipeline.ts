@@ -15,7 +15,7 @@ import { findPendingApproval, insertApproval } from "../gateway/sql";
 import type { CallRecord, ConversationFacts } from "../gateway/types";
 import { claimsReadOnly, namespaced, SEPARATOR, splitName, type PinnedDefinition } from "./definition";
 import { forwardCall, type Sending } from "./forward";
-import { upstreamPreview } from "./preview";
+import { isUpstreamPreview, upstreamPreview } from "./preview";
 import { findKeyedCall, findTool, insertUpstreamCall, type ServerRow, type ToolRow, type UpstreamCallRow } from "./sql";
 import { argumentIssues } from "./validate";
 
@@ -138,6 +138,9 @@ async function decideWrite(
     await recordCall(tx, { ...base, outcome: result, ...extra, latencyMs: performance.now() - startedAt });
     return { send: false as const, result: { id, outcome: result, replayed: false } };
   };
+  // The agent's permission as read under the lock, as a write's is in the gateway.
+  const agent = conversation.agent;
+  if (!agent || !agent.active || agent.role !== "AGENT") return finish(outcome("agent.not-authorized"));
   if (!isCallKey(callKey)) return finish(outcome("call-key.missing"));
   const stored = await findKeyedCall(tx, { conversationId: conversation.id, toolName, callKey });
   if (stored && stored.argsHash !== call.argsHash) return finish(outcome("call-key.reused"));
@@ -173,9 +176,11 @@ async function hold(
 ): Promise<{ outcome: Outcome; approvalId: string }> {
   const { conversation } = proposal;
   const open = await findPendingApproval(tx, { conversationId: conversation.id, toolName, argsHash: call.argsHash });
-  if (open && open.expiresAt > new Date())
+  // Joined only while it shows the same definition: one held under a definition since changed cannot be approved.
+  const same = isUpstreamPreview(open?.preview) && open.preview.definition_hash === call.hash;
+  if (open && same && open.expiresAt > new Date())
     return { outcome: pendingOutcome(open.id, open.expiresAt, open.preview), approvalId: open.id };
-  if (open) await expireApproval(tx, open.id);
+  if (open && open.expiresAt <= new Date()) await expireApproval(tx, open.id);
   const reason = claimsReadOnly(call.definition)
     ? "An admin set this tool to wait for a supervisor."
     : "This tool may change something upstream: a supervisor approves each call.";
