@@ -17,6 +17,14 @@ export async function exposableTools(tenantId: string, names: string[]): Promise
 const exposable = (tool: ToolWithServer) =>
   tool.status === "reviewed" && tool.reviewedDefinition !== null && tool.verdict !== "deny";
 
+/** The tenant's reviewed upstream tools that can be held, by their namespaced names (the desk's tool filter). */
+export async function holdableToolNames(tenantId: string): Promise<string[]> {
+  const tools = await findTenantTools(db, tenantId);
+  return tools
+    .filter((tool) => exposable(tool) && tool.verdict === "hold")
+    .map((tool) => namespaced(tool.server.name, tool.name));
+}
+
 export type UpstreamFormat = "toolgate" | "openai" | "anthropic" | "mcp";
 
 /**

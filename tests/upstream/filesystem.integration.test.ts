@@ -4,6 +4,9 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import { denyRequest } from "@/lib/approvals/decision/deny";
+import { cardFacts, queueChoices } from "@/lib/approvals/desk/cards";
+import { parseQueueFilters } from "@/lib/approvals/desk/filters";
+import { pendingQueue } from "@/lib/approvals/desk/queue";
 import { db } from "@/lib/db";
 import { closeUpstreams } from "@/lib/upstream/client";
 import { conversationFor, getToolCall, getTools, newCallKey, propose } from "../support/api";
@@ -93,6 +96,15 @@ describe("server-filesystem over stdio behind toolgate", () => {
     expect(readFileSync(target, "utf8")).toBe("changed by someone else\n");
     const row = await db.toolCall.findUnique({ where: { id: held.json.id } });
     expect(row?.code).toBe("upstream.called");
+  });
+
+  it("puts held upstream calls on the desk, where the tool filter finds them", async () => {
+    const held = await call("files__write_file", { path: path.join(folder, "desk.txt"), content: "desk\n" });
+    expect((await queueChoices(world.tenantId)).tools).toContain("files__write_file");
+    const filtered = await pendingQueue(world.tenantId, { filters: parseQueueFilters({ tool: "files__write_file" }) });
+    expect(filtered.map((item) => item.id)).toContain(held.json.approval!.id);
+    const facts = await cardFacts(world.tenantId, filtered);
+    expect(facts[held.json.approval!.id]).toMatchObject({ orderNow: null, refunds: [] });
   });
 
   it("sends nothing for a denied write", async () => {
