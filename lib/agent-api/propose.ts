@@ -1,4 +1,5 @@
 import { notifyApprovalRequested } from "../approvals/notify/approval-requested";
+import { notifyUpstreamRequested } from "../approvals/notify/upstream-requested";
 import { waitForConversation } from "../live";
 import { paymentPort } from "../payments/port";
 import { proposeToolCall, type CallResult, type GatewayPorts, type Proposal } from "../gateway/pipeline";
@@ -11,5 +12,5 @@ const PORTS: GatewayPorts = { notifyApprovalRequested, waitForChange: waitForCon
 
 export async function proposeCall(proposal: Proposal): Promise<CallResult> {
   // An upstream server's tool (`<server>__<tool>`) is the second kind of tool, beside the built-in ones.
-  return (await proposeUpstreamCall(proposal)) ?? proposeToolCall(proposal, PORTS);
+  return (await proposeUpstreamCall(proposal, notifyUpstreamRequested)) ?? proposeToolCall(proposal, PORTS);
 }

@@ -15,7 +15,7 @@ import { findPendingApproval, insertApproval } from "../gateway/sql";
 import type { CallRecord, ConversationFacts } from "../gateway/types";
 import { claimsReadOnly, namespaced, SEPARATOR, splitName, type PinnedDefinition } from "./definition";
 import { forwardCall, type Sending } from "./forward";
-import { isUpstreamPreview, upstreamPreview } from "./preview";
+import { isUpstreamPreview, upstreamPreview, type UpstreamNotifier } from "./preview";
 import { findKeyedCall, findTool, insertUpstreamCall, type ServerRow, type ToolRow, type UpstreamCallRow } from "./sql";
 import { argumentIssues } from "./validate";
 
@@ -36,7 +36,7 @@ interface Checked {
  * Runs an upstream tool's call; null when the envelope names no upstream tool (the gateway then answers it, malformed
  * envelopes included, so every call is counted and parsed once).
  */
-export async function proposeUpstreamCall(proposal: Proposal): Promise<CallResult | null> {
+export async function proposeUpstreamCall(proposal: Proposal, notify: UpstreamNotifier): Promise<CallResult | null> {
   // Most calls are the built-in tools': a body without the separator is the gateway's without a second parse.
   if (
     !Buffer.from(proposal.raw.bytes.buffer, proposal.raw.bytes.byteOffset, proposal.raw.bytes.byteLength).includes(
@@ -51,7 +51,7 @@ export async function proposeUpstreamCall(proposal: Proposal): Promise<CallResul
   // As in the gateway, a name is logged and counted only once it is one of the conversation's tools (a bounded set),
   // never as the caller spelled an unknown one.
   const toolName = proposal.conversation.tools.includes(envelope.value.name) ? envelope.value.name : UNKNOWN_TOOL;
-  const result = await run(proposal, id, toolName, envelope.value.arguments, startedAt).catch(async (error) => {
+  const result = await run(proposal, notify, id, toolName, envelope.value.arguments, startedAt).catch(async (error) => {
     logError("upstream.host-error", error, { callId: id, toolName });
     const failed = outcome("host.error");
     await recordEarly(proposal.conversation, id, toolName, failed, startedAt).catch((recordError) =>
@@ -65,6 +65,7 @@ export async function proposeUpstreamCall(proposal: Proposal): Promise<CallResul
 
 async function run(
   proposal: Proposal,
+  notify: UpstreamNotifier,
   id: string,
   toolName: string,
   rawArgs: Record<string, unknown>,
@@ -86,7 +87,7 @@ async function run(
     const sending = await transaction((tx) => recordSending(tx, proposal, id, checked.call, null, startedAt));
     return { id, outcome: await forwardCall(id, sending), replayed: false };
   }
-  const decided = await transaction((tx) => decideWrite(tx, proposal, id, checked.call, startedAt));
+  const decided = await transaction((tx) => decideWrite(tx, proposal, notify, id, checked.call, startedAt));
   if (decided.send) return { id, outcome: await forwardCall(id, decided.sending), replayed: false };
   return decided.result;
 }
@@ -126,6 +127,7 @@ async function check(
 async function decideWrite(
   tx: Db,
   proposal: Proposal,
+  notify: UpstreamNotifier,
   id: string,
   call: Checked,
   startedAt: number,
@@ -159,7 +161,7 @@ async function decideWrite(
   }
   if (call.tool.verdict === "allow")
     return { send: true, sending: await recordSending(tx, proposal, id, call, callKey, startedAt) };
-  const held = await hold(tx, proposal, id, toolName, call);
+  const held = await hold(tx, proposal, notify, id, toolName, call);
   const keyed = bindsCallKey(held.outcome) ? callKey : null;
   const result = await finish(held.outcome, { callKey: keyed, approvalId: held.approvalId });
   await insertUpstreamCall(tx, upstreamRow(proposal, id, toolName, call, keyed ?? `content:${call.argsHash}`, "held"));
@@ -170,6 +172,7 @@ async function decideWrite(
 async function hold(
   tx: Db,
   proposal: Proposal,
+  notify: UpstreamNotifier,
   id: string,
   toolName: string,
   call: Checked,
@@ -208,6 +211,7 @@ async function hold(
     requestedById: conversation.agentId,
     expiresAt,
   });
+  await notify(tx, { id: approvalId, tenantId: conversation.tenantId, expiresAt, preview });
   return { outcome: { ...pendingOutcome(approvalId, expiresAt, preview), reason }, approvalId };
 }
 

@@ -1,3 +1,4 @@
+import type { Db } from "../db";
 import type { PinnedDefinition } from "./definition";
 
 /**
@@ -49,3 +50,9 @@ export function upstreamPreview(call: {
 
 export const isUpstreamPreview = (preview: unknown): preview is UpstreamPreview =>
   typeof preview === "object" && preview !== null && (preview as { kind?: unknown }).kind === "upstream";
+
+/** Tells people a held upstream call waits, in the transaction that opened its request (the approvals feature's). */
+export type UpstreamNotifier = (
+  client: Db,
+  approval: { id: string; tenantId: string; expiresAt: Date; preview: UpstreamPreview },
+) => Promise<void>;

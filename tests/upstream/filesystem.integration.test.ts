@@ -79,6 +79,15 @@ describe("server-filesystem over stdio behind toolgate", () => {
     });
     expect(existsSync(target)).toBe(false);
     expect((await upstreamCall(held.json.id))?.status).toBe("held");
+    const mail = await db.outboxMessage.findMany({
+      where: {
+        tenantId: world.tenantId,
+        subject: "Approval needed: files__write_file on files",
+        body: { contains: held.json.approval!.id },
+      },
+    });
+    expect(mail.map((message) => message.kind)).toContain("approval_email");
+    expect(mail[0].body).toContain("content: line one\nline two\n");
 
     const approved = await approveRequest(supervisorOf(world), held.json.approval!.id);
     expect(approved).toMatchObject({ ok: true, status: "approved", outcome: { code: "upstream.called" } });
