@@ -85,4 +85,16 @@ test("an admin reviews the server's tools; a held write is approved from its car
   await expect(editCard.getByTestId("upstream-diff")).toContainText("+ line 2");
   await shoot(desk, "approval-upstream-edit");
   expect(readFileSync(target, "utf8")).toBe("line one\nline two\nline three\n");
+  await expectUsable(desk, "Pending approvals");
+
+  // At a phone's width both pages fit without sideways scrolling, and stay clean under axe.
+  for (const [context, page, title] of [
+    [supervisorContext, "/approvals", "Pending approvals"],
+    [adminContext, "/admin/upstream", "MCP servers"],
+  ] as const) {
+    const phone = await context.newPage();
+    await phone.setViewportSize({ width: 390, height: 844 });
+    await phone.goto(page);
+    await expectUsable(phone, title);
+  }
 });

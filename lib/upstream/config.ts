@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { z } from "zod";
 import { env } from "../env";
 import { SERVER_NAME } from "./definition";
@@ -18,19 +18,23 @@ export type LocalServer = z.infer<typeof LocalServerSchema>;
 
 const FileSchema = z.strictObject({ servers: z.array(LocalServerSchema).max(100) });
 
-let cached: { path: string; servers: LocalServer[] } | null = null;
+let cached: { path: string; changedAt: number; servers: LocalServer[] } | null = null;
 
-/** The operator's local servers; none without UPSTREAM_SERVERS_FILE. A bad file throws, naming what is wrong. */
+/**
+ * The operator's local servers; none without UPSTREAM_SERVERS_FILE. Read again when the file changes (the sync job
+ * picks up an edit). A bad file throws, naming what is wrong.
+ */
 export function localServers(): LocalServer[] {
   const path = env().UPSTREAM_SERVERS_FILE;
   if (!path) return [];
-  if (cached?.path === path) return cached.servers;
+  const changedAt = statSync(path).mtimeMs;
+  if (cached?.path === path && cached.changedAt === changedAt) return cached.servers;
   const parsed = FileSchema.safeParse(JSON.parse(readFileSync(path, "utf8")));
   if (!parsed.success)
     throw new Error(
       `UPSTREAM_SERVERS_FILE (${path}) is not a list of servers: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`,
     );
-  cached = { path, servers: parsed.data.servers };
+  cached = { path, changedAt, servers: parsed.data.servers };
   return cached.servers;
 }
 
