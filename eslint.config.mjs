@@ -19,6 +19,7 @@ const LIB_FLOORS = [
   ["auth", "tools"],
   ["policy-rules"],
   ["admin", "gateway", "oauth"],
+  ["upstream"],
   ["conversations"],
   ["payments"],
   ["approvals"],

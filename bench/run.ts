@@ -8,7 +8,7 @@ import path from "node:path";
 // (BENCH_SMOKE=1), no timing asserted and no table written; it runs them all and fails if any failed. Files named
 // after the flags run instead of the benchmarks (the test of this step runs fixtures).
 
-const BENCHMARKS = ["overhead", "http", "durable", "scale", "sign-in-flood", "waiters", "rules"];
+const BENCHMARKS = ["overhead", "http", "durable", "scale", "sign-in-flood", "waiters", "rules", "upstream"];
 const SMOKE_LIMIT_MS = 180_000;
 
 const smoke = process.argv.includes("--smoke");

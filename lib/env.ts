@@ -107,6 +107,16 @@ const EnvSchema = z.object({
     .transform((url) => (url.endsWith("/") ? url : `${url}/`))
     .default("https://slack.com/api/"),
 
+  /**
+   * A JSON file of the local (stdio) MCP servers toolgate guards, defined only here since each runs a command:
+   * `{"servers":[{"tenant":"t_acme","name":"files","command":"npx","args":[...]}]}` (docs/UPSTREAM.md).
+   */
+  UPSTREAM_SERVERS_FILE: z.string().min(1).optional(),
+  /** How long toolgate waits for an upstream MCP server to connect or to answer one call. */
+  UPSTREAM_TIMEOUT_MS: Millis(30_000),
+  /** How often every upstream server's tools are listed again (a changed definition is quarantined). */
+  UPSTREAM_SYNC_INTERVAL_MS: Millis(600_000),
+
   PAYMENT_PROVIDER_URL: z.url().optional(),
   PAYMENT_PROVIDER_SECRET: z.string().min(1).optional(),
   PAYMENT_PROVIDER_TIMEOUT_MS: Millis(2000),

@@ -29,18 +29,25 @@ const CODES = {
   "order.fraud-hold": ["denied", "policy"],
   "policy.rule-denied": ["denied", "policy"],
   "policy.rules-failed": ["unavailable", "policy"],
+  "tool.denied": ["denied", "policy"],
   "approval.required": ["pending_approval", "approval"],
   "approval.denied": ["denied", "approval"],
   "approval.expired": ["unavailable", "approval"],
   "approval.withdrawn": ["unavailable", "approval"],
+  "upstream.definition-changed": ["unavailable", "approval"],
   "order.changed": ["unavailable", "execute"],
   "refund.outcome-unknown": ["unavailable", "execute"],
   "host.error": ["unavailable", "execute"],
+  "upstream.outcome-unknown": ["unavailable", "execute"],
+  "upstream.unreachable": ["unavailable", "execute"],
+  "upstream.resolved-not-done": ["unavailable", "execute"],
   "refund.issued": ["executed", "execute"],
   "address.updated": ["executed", "execute"],
   "email.queued": ["executed", "execute"],
   "order.read": ["executed", "execute"],
   "call.read": ["executed", "execute"],
+  "upstream.called": ["executed", "execute"],
+  "upstream.resolved-done": ["executed", "execute"],
 } as const satisfies Record<string, readonly [Kind, Stage]>;
 
 export type Kind = "rejected" | "denied" | "pending_approval" | "unavailable" | "executed";
@@ -61,7 +68,10 @@ export type Code = keyof typeof CODES;
 export const ALL_CODES = Object.keys(CODES) as Code[];
 
 /** No longer waiting: neither for a supervisor nor for the outside system an approved effect went to. */
-export const isFinal = (o: Outcome) => o.kind !== "pending_approval" && o.code !== "refund.outcome-unknown";
+export const isFinal = (o: Outcome) => o.kind !== "pending_approval" && !outcomeUnknown(o);
+
+/** Sent to the outside system, its answer not known: never sent again by itself, never reported as failed. */
+const outcomeUnknown = (o: Outcome) => o.code === "refund.outcome-unknown" || o.code === "upstream.outcome-unknown";
 
 /** Every status the model can read; output schemas list exactly these. */
 export const MODEL_STATUSES = [
@@ -163,7 +173,7 @@ function projectKind(o: Outcome): ModelProjection {
       return { status: "needs_approval" };
     case "unavailable":
       // May have happened: the model must not retry it as if it had failed, only check the call later.
-      if (o.code === "refund.outcome-unknown") return { status: "pending_confirmation" };
+      if (outcomeUnknown(o)) return { status: "pending_confirmation" };
       // Another refund of this order awaits the provider: it may have happened, so the model waits on that call.
       if (o.code === "refund.in-progress") return awaitingProjection(o.awaiting);
       return { status: "unavailable" };
@@ -202,5 +212,5 @@ function awaitingProjection(awaiting: AwaitedCall | undefined): ModelProjection 
  * effect whose outcome is not yet known: retrying that under a new decision could repeat it.
  */
 export function bindsCallKey(o: Outcome): boolean {
-  return o.kind !== "unavailable" || o.code === "refund.outcome-unknown";
+  return o.kind !== "unavailable" || outcomeUnknown(o);
 }

@@ -6,6 +6,7 @@ import { startCluster } from "./pg-cluster";
 import type { Defect } from "./defects/defect";
 import { defects as AgentApi } from "./defects/agent-api";
 import { defects as Gateway } from "./defects/gateway";
+import { defects as Upstream } from "./defects/upstream";
 import { defects as Tools } from "./defects/tools";
 import { defects as Payments } from "./defects/payments";
 import { defects as Approvals } from "./defects/approvals";
@@ -29,6 +30,7 @@ import { defects as Eslint } from "./defects/eslint";
 const DEFECTS: Defect[] = [
   ...AgentApi,
   ...Gateway,
+  ...Upstream,
   ...Tools,
   ...Payments,
   ...Approvals,

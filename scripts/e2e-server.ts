@@ -39,6 +39,27 @@ writeFileSync(
   path.join(".toolgate", "e2e-provider.json"),
   JSON.stringify({ url: externals.env.PAYMENT_PROVIDER_URL ?? process.env.PAYMENT_PROVIDER_URL }),
 );
+// A real MCP server from npm behind toolgate, over stdio in a folder of its own (e2e/upstream.spec.ts): the operator's
+// file names it for the seeded tenant, and the sync job lists its tools every two seconds.
+const upstreamFolder = path.resolve(".toolgate", "e2e-files");
+mkdirSync(upstreamFolder, { recursive: true });
+writeFileSync(
+  path.join(".toolgate", "e2e-upstream.json"),
+  JSON.stringify({
+    servers: [
+      {
+        tenant: "acme",
+        name: "files",
+        command: process.execPath,
+        args: [path.resolve("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"), upstreamFolder],
+      },
+    ],
+  }),
+);
+Object.assign(env, {
+  UPSTREAM_SERVERS_FILE: path.resolve(".toolgate", "e2e-upstream.json"),
+  UPSTREAM_SYNC_INTERVAL_MS: "2000",
+});
 const tsx = path.join("node_modules", "tsx", "dist", "cli.mjs");
 const seeded = spawn(process.execPath, [tsx, "--conditions=react-server", "scripts/seed.ts", "--allow-production"], {
   stdio: "inherit",

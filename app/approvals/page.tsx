@@ -6,6 +6,7 @@ import { formatQueueCursor, pendingQueue, renderedQueueStamp } from "@/lib/appro
 import { passkeysOf } from "@/lib/auth/step-up/passkeys";
 import { requireRole } from "@/lib/auth/guards";
 import { reconcileHealth, refundsToInvestigate } from "@/lib/payments/reconcile/reconcile";
+import { unknownCalls } from "@/lib/upstream/resolve";
 
 export const metadata = { title: "Pending approvals" };
 
@@ -26,7 +27,7 @@ export default async function ApprovalsPage({
   const user = await requireRole(["SUPERVISOR"], query ? `/approvals?${query}` : undefined);
   // Taken before the cards: a change in between makes the live stream's next stamp differ, so the desk refreshes.
   const shown = await renderedQueueStamp(user.tenantId);
-  const [items, investigations, health, policy, choices, passkeys, adminChanges] = await Promise.all([
+  const [items, investigations, health, policy, choices, passkeys, adminChanges, lost] = await Promise.all([
     pendingQueue(user.tenantId, { cursor, limit: PAGE, filters }),
     refundsToInvestigate(user.tenantId),
     reconcileHealth(),
@@ -34,6 +35,7 @@ export default async function ApprovalsPage({
     queueChoices(user.tenantId),
     passkeysOf(user.id),
     pendingChanges(user.tenantId),
+    unknownCalls(user.tenantId),
   ]);
   const facts = await cardFacts(user.tenantId, items);
   return (
@@ -49,6 +51,7 @@ export default async function ApprovalsPage({
       investigations={investigations}
       health={health}
       adminChanges={adminChanges}
+      unknownUpstream={lost.map((call) => ({ ...call, sentAt: call.sentAt?.toISOString() ?? null }))}
       firstPage={cursor ? queueSearchParams(filters, null) : null}
       nextPage={
         items.length === PAGE

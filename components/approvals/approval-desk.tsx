@@ -4,6 +4,7 @@ import { QueueFilterForm } from "./queue-filters";
 import { QueueLive } from "./queue-live";
 import { PendingChanges } from "@/components/admin/changes/pending-changes";
 import { Investigations } from "@/components/payments/investigations";
+import { UnknownUpstreamCalls, type UnknownCall } from "@/components/upstream/unknown-calls";
 import type { pendingChanges } from "@/lib/admin/changes/two-admin";
 import type { CardFacts, queueChoices } from "@/lib/approvals/desk/cards";
 import type { DeskPolicy } from "@/lib/approvals/desk/cards";
@@ -27,6 +28,7 @@ export function ApprovalDesk({
   investigations,
   health,
   adminChanges,
+  unknownUpstream,
   firstPage,
   nextPage,
 }: {
@@ -41,6 +43,7 @@ export function ApprovalDesk({
   investigations: Awaited<ReturnType<typeof refundsToInvestigate>>;
   health: Awaited<ReturnType<typeof reconcileHealth>>;
   adminChanges: Awaited<ReturnType<typeof pendingChanges>>;
+  unknownUpstream: UnknownCall[];
   firstPage: string | null;
   nextPage: string | null;
 }) {
@@ -69,6 +72,7 @@ export function ApprovalDesk({
           }
         }
       />
+      <UnknownUpstreamCalls calls={unknownUpstream} />
       <div className="title-row">
         <h1>Pending approvals</h1>
         <QueueLive shownStamp={stamp} />

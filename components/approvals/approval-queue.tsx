@@ -6,7 +6,7 @@ import { decideApprovalsAction } from "@/lib/approvals/decision/actions";
 import type { DeskPolicy } from "@/lib/approvals/desk/cards";
 import type { DecisionResult } from "@/lib/approvals/decision/types";
 import { requestPhrase } from "@/lib/approvals/words";
-import { ApprovalCard, amountOf, movesMoney, type CardItem } from "./approval-card";
+import { ApprovalCard, amountOf, currencyOf, movesMoney, type CardItem } from "./approval-card";
 import { DecideDialog } from "./decide-dialog";
 import { useNow } from "@/components/ui/time-ago";
 
@@ -22,7 +22,7 @@ function toastText(result: DecisionResult, item: CardItem | undefined): string {
         toolName: item.toolName,
         orderId: item.orderId,
         amountCents: amountOf(item),
-        currency: item.preview.impact.currency,
+        currency: currencyOf(item),
       })
     : "request";
   if (!result.ok) return `${what} not decided: ${result.message}`;
@@ -30,7 +30,7 @@ function toastText(result: DecisionResult, item: CardItem | undefined): string {
   if (result.status === "denied") return `${what} denied`;
   const approved = result.outcome.decision?.approved_arguments;
   if (item && approved && typeof approved.amount_cents === "number") {
-    return `${requestPhrase({ toolName: item.toolName, orderId: item.orderId, amountCents: approved.amount_cents, currency: item.preview.impact.currency })} approved (lowered)`;
+    return `${requestPhrase({ toolName: item.toolName, orderId: item.orderId, amountCents: approved.amount_cents, currency: currencyOf(item) })} approved (lowered)`;
   }
   return `${what} approved`;
 }

@@ -6,7 +6,7 @@ import type { DeskPolicy } from "@/lib/approvals/desk/cards";
 import type { DecisionResult } from "@/lib/approvals/decision/types";
 import { requestPhrase } from "@/lib/approvals/words";
 import { formatMoney } from "@/lib/money";
-import { amountOf, movesMoney, type CardItem } from "./approval-card";
+import { amountOf, currencyOf, movesMoney, type CardItem } from "./approval-card";
 import { proveStepUp } from "@/components/step-up/step-up";
 import { PasswordProof } from "@/components/step-up/step-up-field";
 
@@ -30,7 +30,7 @@ const phraseOf = (item: CardItem, cents = amountOf(item)) =>
     toolName: item.toolName,
     orderId: item.orderId,
     amountCents: cents,
-    currency: item.preview.impact.currency,
+    currency: currencyOf(item),
   });
 
 /** Confirms a decision: restates what moves and to whom, narrows one refund's amount, takes the step-up, or asks why it is denied. */
@@ -55,7 +55,7 @@ export function DecideDialog({ mode, items, policy, hasPasskey, onDone, onClose 
   const stepUp =
     mode === "approve" && items.some((item) => movesMoney(item) && approvedCents(item) > policy.stepUpAboveCents);
   const total = items.filter(movesMoney).reduce((sum, item) => sum + approvedCents(item), 0);
-  const currency = items[0]?.preview.impact.currency ?? "USD";
+  const currency = items[0] ? currencyOf(items[0]) : "USD";
 
   async function confirm() {
     setError(null);

@@ -32,6 +32,7 @@ export function TopNav({
       {user?.role === "ADMIN" && <Link href="/admin/policy">Policy and keys</Link>}
       {user?.role === "ADMIN" && <Link href="/admin/rules">Rules</Link>}
       {user?.role === "ADMIN" && <Link href="/admin/chat">Slack and Teams</Link>}
+      {user?.role === "ADMIN" && <Link href="/admin/upstream">MCP servers</Link>}
       <span className="spacer" />
       {user ? (
         <>

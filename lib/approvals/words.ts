@@ -26,6 +26,8 @@ export function requestTitle(request: Omit<Described, "orderId">): string {
 
 /** "80.00 USD refund on ord_1004". */
 export function requestPhrase(request: Described): string {
+  // An upstream server's request names the server where an order would be (`upstream:<server>`).
+  if (request.orderId.startsWith("upstream:")) return `${request.toolName} call`;
   switch (request.toolName) {
     case "issue_refund":
       return `${formatMoney(request.amountCents, request.currency)} refund on ${request.orderId}`;

@@ -3,13 +3,14 @@ import { db } from "../db";
 import { newId } from "../ids";
 import { IdSchema } from "../security/input";
 import { findTool, TOOL_NAMES } from "../tools/registry";
+import { exposableTools, isUpstreamName } from "../upstream/exposure";
 import { scopesFor } from "../tools/scopes";
 import { customerExists, customerOrderExists, findAgentPermissions, insertConversation } from "./sql";
 
 export const OpenConversationSchema = z.strictObject({
   customer_id: IdSchema,
   order_id: IdSchema.optional(),
-  tools: z.array(z.string().min(1).max(100)).max(TOOL_NAMES.length).optional(),
+  tools: z.array(z.string().min(1).max(100)).max(100).optional(),
 });
 export type OpenConversation = z.infer<typeof OpenConversationSchema>;
 
@@ -33,10 +34,15 @@ export async function openConversation(
   if (!user || scopesFor(user).length === 0)
     return { ok: false, code: "agent.not-authorized", message: "only active agents open conversations" };
 
-  const unknown = (input.tools ?? []).filter((name) => !findTool(name));
+  // An upstream server's tool is exposed only when named, and only once an admin reviewed it.
+  const asked = input.tools ?? [];
+  const upstream = await exposableTools(agent.tenantId, asked.filter(isUpstreamName));
+  const unknown = asked.filter((name) => !findTool(name) && !upstream.includes(name));
   if (unknown.length > 0)
     return { ok: false, code: "tool.unknown", message: `unknown tools requested: ${unknown.length}` };
-  const tools = input.tools ? TOOL_NAMES.filter((name) => input.tools?.includes(name)) : [...TOOL_NAMES];
+  const tools = input.tools
+    ? [...TOOL_NAMES.filter((name) => input.tools?.includes(name)), ...upstream]
+    : [...TOOL_NAMES];
 
   if (!(await customerExists(db, agent.tenantId, input.customer_id)))
     return { ok: false, code: "customer.not-found", message: "no such customer" };

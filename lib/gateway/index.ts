@@ -12,3 +12,12 @@ export { recheckForApproval, recheckForResend } from "./decide/recheck";
 export { withdrawApproval, expireApproval, type ApprovalPreview } from "./outcome/approval";
 export { executeCall } from "./outcome/execute";
 export { appendDecision, recordLaterOutcome, recordLaterOutcomeWith } from "./outcome/record";
+
+// For the second kind of tool (lib/upstream/): the stages that apply to an upstream call, and its approval rows.
+export { parseEnvelope } from "./checks/parse";
+export { countAndLimitCall } from "./checks/rate";
+export { deriveCallKey, isCallKey } from "./context/idempotency";
+export { pendingOutcome } from "./outcome/approval";
+export { recordCall, UNKNOWN_TOOL } from "./outcome/record";
+export { findPendingApproval, insertApproval } from "./outcome/sql";
+export type { CallRecord } from "./types";

@@ -9,6 +9,7 @@ import { logError } from "../log";
 import { deliverOutbox } from "../mail/delivery";
 import { reconcileRefunds } from "../payments/reconcile/reconcile";
 import { env } from "../env";
+import { syncAllServers } from "../upstream/servers";
 
 // Background work of a running app instance. Every job is safe to run on several instances at once: the
 // outbox and the admin-change job claim rows with SKIP LOCKED, settling and expiry move only rows still in their old state, pruning
@@ -66,6 +67,7 @@ export function startJobs(): void {
       every(settings.WATCH_PRUNE_INTERVAL_MS, "watch-prune", () => pruneLiveWatches()),
       every(settings.SEAL_INTERVAL_MS, "seal", () => sealLogs()),
       every(settings.EXPOSURE_PRUNE_INTERVAL_MS, "exposure-prune", () => pruneAutoExposure(db)),
+      every(settings.UPSTREAM_SYNC_INTERVAL_MS, "upstream-sync", () => syncAllServers()),
     ],
   };
 }

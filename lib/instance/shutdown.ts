@@ -1,4 +1,5 @@
 import { closeDb } from "../db";
+import { closeUpstreams } from "../upstream/client";
 import { stopJobs } from "./jobs";
 import { stopLive } from "../live";
 import { logError, logInfo } from "../log";
@@ -57,7 +58,9 @@ function begin(signal: NodeJS.Signals): void {
     if (exiting) return;
     exiting = true;
     await jobsStopped;
-    await Promise.all([closeDb(), stopLive(), stopTracing()]).catch((error) => logError("shutdown.close", error));
+    await Promise.all([closeDb(), stopLive(), stopTracing(), closeUpstreams()]).catch((error) =>
+      logError("shutdown.close", error),
+    );
     logInfo("shutdown.done", { reason, code, ms: Date.now() - startedAt });
     exit(code);
   };

@@ -234,3 +234,58 @@ export async function outboundFetch(raw: string | URL, request: OutboundRequest 
     outgoing.end(request.body);
   });
 }
+
+/**
+ * `fetch` for a client library that talks to a server someone else chose (an upstream MCP server): the same checked
+ * addresses and no redirects as `outboundFetch`, but the answer streams (an MCP server may answer as server-sent
+ * events) and is cut at `maxBytes`. Times out through the caller's signal.
+ */
+export function guardedFetch(maxBytes: number) {
+  return async (input: string | URL, init: RequestInit = {}): Promise<Response> => {
+    const url = parseTarget(input);
+    refusePlainHttp(url, true);
+    if (isIP(hostOf(url))) await resolveChecked(url);
+    const client = url.protocol === "https:" ? https : http;
+    const headers = Object.fromEntries(new Headers(init.headers).entries());
+    return new Promise<Response>((resolve, reject) => {
+      const outgoing = client.request(
+        url,
+        {
+          method: init.method ?? "GET",
+          headers,
+          lookup: checkedLookup(url),
+          agent: false,
+          signal: init.signal ?? undefined,
+        },
+        (incoming) => {
+          let size = 0;
+          const body = new ReadableStream<Uint8Array>({
+            start(controller) {
+              incoming.on("data", (chunk: Buffer) => {
+                size += chunk.length;
+                if (size > maxBytes) {
+                  controller.error(new Error(`the answer from ${url.host} is larger than ${maxBytes} bytes`));
+                  outgoing.destroy();
+                  return;
+                }
+                controller.enqueue(new Uint8Array(chunk));
+              });
+              incoming.on("end", () => controller.close());
+              incoming.on("error", (error) => controller.error(error));
+            },
+            cancel() {
+              outgoing.destroy();
+            },
+          });
+          const answer = new Headers();
+          for (const [name, value] of Object.entries(incoming.headers))
+            if (value !== undefined) answer.set(name, Array.isArray(value) ? value.join(", ") : value);
+          const status = incoming.statusCode ?? 502;
+          resolve(new Response([101, 204, 205, 304].includes(status) ? null : body, { status, headers: answer }));
+        },
+      );
+      outgoing.on("error", (error: Error) => reject(error));
+      outgoing.end(typeof init.body === "string" ? init.body : undefined);
+    });
+  };
+}

@@ -13,7 +13,7 @@ export const defects: Defect[] = [
   {
     name: "pending confirmation",
     file: "lib/outcome.ts",
-    find: '      if (o.code === "refund.outcome-unknown") return { status: "pending_confirmation" };\n',
+    find: '      if (outcomeUnknown(o)) return { status: "pending_confirmation" };\n',
     replace: "",
     testFile: "tests/gateway/stages.test.ts",
     test: 'refund.outcome-unknown is shown to the model as {"status":"pending_confirmation"}',

@@ -45,6 +45,11 @@ describe("the SPEC outcome table and the model projection", () => {
     "approval.withdrawn": { status: "unavailable" },
     "refund.outcome-unknown": { status: "pending_confirmation" },
     "host.error": { status: "unavailable" },
+    "tool.denied": { status: "not_allowed" },
+    "upstream.outcome-unknown": { status: "pending_confirmation" },
+    "upstream.unreachable": { status: "unavailable" },
+    "upstream.definition-changed": { status: "unavailable" },
+    "upstream.resolved-not-done": { status: "unavailable" },
   };
   it.each(Object.entries(MODEL))("%s is shown to the model as %j", (code, model) => {
     expect(modelProjection(outcome(code as Code))).toEqual(model);
@@ -59,7 +64,9 @@ describe("the SPEC outcome table and the model projection", () => {
   });
 
   it("fixes kind and stage by code, for every code of the SPEC", () => {
-    expect(ALL_CODES).toHaveLength(39);
+    expect(ALL_CODES).toHaveLength(46);
+    expect(outcome("upstream.called")).toMatchObject({ kind: "executed", stage: "execute" });
+    expect(outcome("upstream.definition-changed")).toMatchObject({ kind: "unavailable", stage: "approval" });
     expect(outcome("rate.limited")).toEqual({ kind: "rejected", stage: "rate", code: "rate.limited" });
     expect(outcome("policy.rule-denied")).toMatchObject({ kind: "denied", stage: "policy" });
     expect(outcome("policy.rules-failed")).toMatchObject({ kind: "unavailable", stage: "policy" });
@@ -74,6 +81,8 @@ describe("the SPEC outcome table and the model projection", () => {
     expect(bindsCallKey(outcome("approval.required"))).toBe(true);
     expect(bindsCallKey(outcome("schema.invalid"))).toBe(true);
     expect(bindsCallKey(outcome("refund.outcome-unknown"))).toBe(true);
+    expect(bindsCallKey(outcome("upstream.outcome-unknown"))).toBe(true);
+    expect(bindsCallKey(outcome("upstream.unreachable"))).toBe(false);
     expect(bindsCallKey(outcome("order.changed"))).toBe(false);
     expect(bindsCallKey(outcome("host.error"))).toBe(false);
     expect(bindsCallKey(outcome("refund.in-progress"))).toBe(false);

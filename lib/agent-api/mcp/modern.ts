@@ -11,6 +11,7 @@ import {
   connectionTools,
   listedTools,
   mcpToolResult,
+  upstreamTools,
   proposeMcpCall,
   type Bound,
 } from "./server";
@@ -35,7 +36,11 @@ function buildModernServer(bound: Bound, headerKey: string | null, signal: Abort
   );
   const tasks = { agent: bound.agent, conversation: bound.conversation, signal };
   server.setRequestHandler("tools/list", async () => ({
-    tools: [...listedTools(bound.conversation, () => ({})), ...connectionTools(bound)],
+    tools: [
+      ...listedTools(bound.conversation, () => ({})),
+      ...(await upstreamTools(bound.conversation)),
+      ...connectionTools(bound),
+    ],
   }));
   server.setRequestHandler("tools/call", async (request, ctx) => {
     const { name, arguments: args, _meta: meta } = request.params;

@@ -6,6 +6,7 @@ import { type ConversationFacts, isPlainObject, type TenantPolicy } from "../../
 import { MODEL_STATUSES, modelProjection, type Outcome } from "../../outcome";
 import { proposeCall } from "../propose";
 import { exposedTools, providerDefinition } from "../../tools/registry";
+import { upstreamDefinitions } from "../../upstream/exposure";
 import { SWITCH_TOOL, switchAnswer, switchToolDefinition } from "./switch-tool";
 import { createCallTask, registerTaskHandlers, TASK_CAPABILITIES } from "./tasks";
 
@@ -64,6 +65,18 @@ export function listedTools(conversation: Pick<ConversationFacts, "tools">, extr
       openWorldHint: false,
     },
     ...extra(tool),
+  }));
+}
+
+/**
+ * The conversation's reviewed upstream tools as MCP lists them; their results come back in toolgate's projection
+ * like every call's (the upstream's own answer under `result`), so they carry toolgate's output schema.
+ */
+export async function upstreamTools(conversation: Pick<ConversationFacts, "tenantId" | "tools">) {
+  const tools = await upstreamDefinitions(conversation, "mcp");
+  return tools.map((tool) => ({
+    ...(tool as { name: string; description: string; inputSchema: { type: "object" } }),
+    outputSchema: MCP_OUTPUT_SCHEMA as unknown as { type: "object" },
   }));
 }
 
@@ -133,6 +146,7 @@ function buildServer(bound: Bound, keys: RequestKeys, signal: AbortSignal): Serv
         // Only a write can be held for approval, so only a write may run as a task; a read answers at once.
         tool.effect === "read" ? {} : { execution: { taskSupport: "optional" as const } },
       ),
+      ...(await upstreamTools(bound.conversation)),
       ...connectionTools(bound),
     ],
   }));

@@ -7,6 +7,8 @@ import { formatMoney } from "../../money";
 import { outcome } from "../../outcome";
 import { paymentPort } from "../../payments/port";
 import { findTool } from "../../tools/registry";
+import { sendApproved } from "../../upstream/approve";
+import { isUpstreamName } from "../../upstream/exposure";
 import type { ToolPorts } from "../../tools/types";
 import { updateInChat } from "../notify/chat";
 import { findDeskPolicy } from "../sql";
@@ -16,6 +18,7 @@ import { closeRequest } from "./close";
 import { explainRecheck } from "./explain";
 import { decideLocked, type LocatedRequest, type PendingDecision } from "./lock";
 import { addHeldReason, markFirstApproval, type LockedRequest } from "./sql";
+import { approveUpstreamRequest } from "./upstream";
 import type { Approver, DecisionResult } from "./types";
 
 const TOOL_PORTS: ToolPorts = { payments: paymentPort };
@@ -47,6 +50,7 @@ async function approve(
   proofId: string | null,
 ): Promise<DecisionResult> {
   const { request, refuse } = pending;
+  if (isUpstreamName(request.toolName)) return approveUpstreamRequest(tx, pending, edit);
   const binding = await checkBinding(tx, request);
   if (!binding) {
     logError("approval.binding-mismatch", new Error("approval request and its call disagree"), {
@@ -222,6 +226,8 @@ async function recordFirstApproval(
 
 /** As in the pipeline: the external half of an approved effect runs only after its local record commits. */
 async function completeExternalAfterCommit(result: DecisionResult, located: LocatedRequest): Promise<DecisionResult> {
+  if (result.ok && result.status === "approved" && result.outcome.code === "upstream.outcome-unknown")
+    return { ...result, outcome: await sendApproved(located.originCallId) };
   const tool = findTool(located.toolName);
   if (
     result.ok &&

@@ -1,5 +1,6 @@
 import { db } from "../../db";
 import { findTool, TOOL_NAMES } from "../../tools/registry";
+import { holdableToolNames } from "../../upstream/exposure";
 import { findDeskPolicy, type DeskPolicy } from "../sql";
 import type { QueueItem } from "./queue";
 import {
@@ -121,6 +122,6 @@ export async function deskPolicy(tenantId: string): Promise<DeskPolicy> {
 
 /** The queue's filter choices: the tenant's agents and the tools that have pending requests. */
 export async function queueChoices(tenantId: string) {
-  const agents = await findAgents(db, tenantId);
-  return { agents, tools: TOOL_NAMES.filter((name) => findTool(name)?.effect !== "read") };
+  const [agents, upstream] = await Promise.all([findAgents(db, tenantId), holdableToolNames(tenantId)]);
+  return { agents, tools: [...TOOL_NAMES.filter((name) => findTool(name)?.effect !== "read"), ...upstream] };
 }

@@ -56,7 +56,7 @@ const FiltersSchema = z.object({
     .catch(undefined),
   tool: z
     .string()
-    .regex(/^[a-z_]{1,60}$/)
+    .regex(/^[A-Za-z0-9_.-]{1,100}$/)
     .optional()
     .catch(undefined),
   min: Money.optional().catch(undefined),

@@ -1,6 +1,7 @@
 import { cache } from "react";
 import { db } from "../../db";
 import type { ApprovalPreview } from "../../gateway";
+import type { UpstreamPreview } from "../../upstream/preview";
 import type { QueueFilters, QueueSort } from "./filters";
 import { findEmails, findPendingPage, pendingNumbers } from "./sql";
 
@@ -12,7 +13,8 @@ export interface QueueItem {
   toolName: string;
   orderId: string;
   impactCents: number;
-  preview: ApprovalPreview;
+  /** An upstream tool's request has its own preview (lib/upstream/preview.ts). */
+  preview: ApprovalPreview | UpstreamPreview;
   conversationId: string;
   originCallId: string;
   /** The asking agent's email, or their id when they are gone. */

@@ -1,6 +1,7 @@
 import { notFound, withAgentConversation } from "@/lib/agent-api/http";
 import { errorResponse } from "@/lib/http";
 import { DEFINITION_FORMATS, exposedTools, providerDefinition, type DefinitionFormat } from "@/lib/tools/registry";
+import { upstreamDefinitions } from "@/lib/upstream/exposure";
 
 export async function GET(request: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
   const { id } = await params;
@@ -9,7 +10,10 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
     if (!DEFINITION_FORMATS.includes(format))
       return errorResponse(400, "format.unknown", `format must be one of ${DEFINITION_FORMATS.join(", ")}`);
     if (!found) return notFound("conversation");
-    const tools = exposedTools(found.conversation.tools).map((tool) => providerDefinition(tool, format));
+    const tools = [
+      ...exposedTools(found.conversation.tools).map((tool) => providerDefinition(tool, format)),
+      ...(await upstreamDefinitions(found.conversation, format)),
+    ];
     return Response.json({ tools });
   });
 }

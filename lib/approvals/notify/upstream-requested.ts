@@ -1,0 +1,61 @@
+import type { Db } from "../../db";
+import { queueMessages, type QueuedMessage } from "../../outbox";
+import type { UpstreamPreview } from "../../upstream/preview";
+import { findRequestAudience } from "./sql";
+
+/** How much of one argument a mail shows; the card on the desk shows it in full. */
+const ARGUMENT_CHARS = 200;
+
+const shortText = (value: unknown) => {
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  const characters = Array.from(text);
+  return characters.length <= ARGUMENT_CHARS ? text : `${characters.slice(0, ARGUMENT_CHARS - 1).join("")}…`;
+};
+
+/**
+ * Tells the tenant's supervisors that an upstream tool's call waits, through the outbox in the transaction that
+ * opened the request: an email to each (pointing to the desk, where the card shows the call in full) and the
+ * tenant's webhook when one is set. Built from the host's preview, never from anything the model wrote beside the
+ * checked arguments.
+ */
+export async function notifyUpstreamRequested(
+  client: Db,
+  approval: { id: string; tenantId: string; expiresAt: Date; preview: UpstreamPreview },
+): Promise<void> {
+  const { preview } = approval;
+  const tenant = await findRequestAudience(client, approval.tenantId, preview.customer_id);
+  if (!tenant) throw new Error(`tenant ${approval.tenantId} vanished during a call`);
+  const subject = `Approval needed: ${preview.tool} on ${preview.server}`;
+  const body = [
+    `An agent's call to ${preview.upstream_tool} on the MCP server ${preview.server} waits for your approval${tenant.customerEmail ? ` (for ${tenant.customerEmail})` : ""}.`,
+    ``,
+    ...preview.held.map((reason) => `Held because: ${reason.reason}`),
+    ...Object.entries(preview.arguments).map(([key, value]) => `${key}: ${shortText(value)}`),
+    `Decide before: ${approval.expiresAt.toISOString()}`,
+    `Request: ${approval.id}`,
+    ``,
+    `Open toolgate under Approvals: the card shows every argument in full.`,
+  ].join("\n");
+  const messages: QueuedMessage[] = tenant.supervisors.map((supervisor) => ({
+    kind: "approval_email",
+    recipient: supervisor.email,
+    subject,
+    body,
+  }));
+  if (tenant.webhookUrl) {
+    messages.push({
+      kind: "webhook",
+      recipient: tenant.webhookUrl,
+      subject: "approval.requested",
+      body: JSON.stringify({
+        type: "approval.requested",
+        approval_id: approval.id,
+        tool: preview.tool,
+        server: preview.server,
+        definition_hash: preview.definition_hash,
+        expires_at: approval.expiresAt.toISOString(),
+      }),
+    });
+  }
+  await queueMessages(client, { tenantId: approval.tenantId, orderId: null, toolCallId: null }, messages);
+}

@@ -1,0 +1,62 @@
+import { db } from "../db";
+import { namespaced, splitName, type PinnedDefinition } from "./definition";
+import { findTenantTools, type ToolWithServer } from "./sql";
+
+// Upstream tools reach agents only once reviewed, and only in conversations opened with them by name, beside the
+// built-in tools and under the same per-conversation exposure.
+
+export const isUpstreamName = (name: string) => splitName(name) !== null;
+
+/** Of the names a conversation is opened with, the upstream tools the tenant has reviewed and not denied. */
+export async function exposableTools(tenantId: string, names: string[]): Promise<string[]> {
+  if (names.length === 0) return [];
+  const tools = await findTenantTools(db, tenantId, names);
+  return tools.filter(exposable).map((tool) => namespaced(tool.server.name, tool.name));
+}
+
+const exposable = (tool: ToolWithServer) =>
+  tool.status === "reviewed" && tool.reviewedDefinition !== null && tool.verdict !== "deny";
+
+/** The tenant's reviewed upstream tools that can be held, by their namespaced names (the desk's tool filter). */
+export async function holdableToolNames(tenantId: string): Promise<string[]> {
+  const tools = await findTenantTools(db, tenantId);
+  return tools
+    .filter((tool) => exposable(tool) && tool.verdict === "hold")
+    .map((tool) => namespaced(tool.server.name, tool.name));
+}
+
+export type UpstreamFormat = "toolgate" | "openai" | "anthropic" | "mcp";
+
+/**
+ * The conversation's upstream tools as a provider or MCP lists them, from their reviewed definitions (never the
+ * server's current listing): the description in full, the pinned input schema, and for MCP the title, output
+ * schema and annotations the server declared.
+ */
+export async function upstreamDefinitions(
+  conversation: { tenantId: string; tools: string[] },
+  format: UpstreamFormat,
+): Promise<Record<string, unknown>[]> {
+  const names = conversation.tools.filter(isUpstreamName);
+  if (names.length === 0) return [];
+  const tools = (await findTenantTools(db, conversation.tenantId, names)).filter(exposable);
+  return tools.map((tool) => definitionAs(namespaced(tool.server.name, tool.name), tool.reviewedDefinition!, format));
+}
+
+function definitionAs(name: string, pinned: PinnedDefinition, format: UpstreamFormat): Record<string, unknown> {
+  const description = pinned.description ?? pinned.title ?? name;
+  switch (format) {
+    case "openai":
+      // Not strict mode: an upstream schema is the server's, not one toolgate closed.
+      return { type: "function", function: { name, description, parameters: pinned.inputSchema, strict: false } };
+    case "mcp":
+      return {
+        name,
+        ...(pinned.title ? { title: pinned.title } : {}),
+        description,
+        inputSchema: pinned.inputSchema,
+        ...(pinned.annotations ? { annotations: pinned.annotations } : {}),
+      };
+    default:
+      return { name, description, input_schema: pinned.inputSchema };
+  }
+}

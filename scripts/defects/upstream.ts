@@ -1,0 +1,38 @@
+import type { Defect } from "./defect";
+
+/** The seeded defects of lib/upstream/. */
+export const defects: Defect[] = [
+  {
+    name: "upstream pinning",
+    file: "lib/upstream/sync.ts",
+    find: 'pinned.reviewedHash === hash ? "reviewed" : pinned.reviewedHash === null ? "pending-review" : "quarantined";',
+    replace: '"reviewed";',
+    testFile: "tests/upstream/pinning.integration.test.ts",
+    test: "quarantines a reviewed tool whose description changed, and refuses the call held under the old one",
+  },
+  {
+    name: "upstream approval binds the definition",
+    file: "lib/upstream/approve.ts",
+    find: 'if (!tool || tool.status !== "reviewed" || tool.reviewedHash !== call.definitionHash) {',
+    replace: "if (!tool) {",
+    testFile: "tests/upstream/pinning.integration.test.ts",
+    test: "quarantines a reviewed tool whose description changed, and refuses the call held under the old one",
+  },
+  {
+    name: "upstream schema validation",
+    file: "lib/upstream/pipeline.ts",
+    find: 'if (issues.length > 0) return { ok: false, outcome: outcome("schema.invalid", { issues }) };',
+    replace: "",
+    testFile: "tests/upstream/filesystem.integration.test.ts",
+    test: "refuses arguments outside the pinned input schema before anything is held or sent",
+  },
+  {
+    name: "upstream forward once",
+    file: "lib/upstream/forward.ts",
+    find: "    if (!answered(error)) {",
+    replace:
+      "    const resent = await client.callTool({ name: target.tool, arguments: JSON.parse(call.argsCanonical) }).then(\n      () => false,\n      () => true,\n    );\n    if (!answered(error) && resent) {",
+    testFile: "tests/upstream/pinning.integration.test.ts",
+    test: "leaves a call whose connection was cut `unknown`, received once, never sent again; a supervisor resolves it",
+  },
+];
