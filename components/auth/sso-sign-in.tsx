@@ -2,7 +2,7 @@
 const SSO_ERRORS: Record<string, string> = {
   "sso.invalid-request": "Enter your work email to sign in through your company's identity provider.",
   "sso.not-configured": "Your company has not set up single sign-on here. Sign in with your password.",
-  "sso.no-attempt": "That sign-in was started in another browser or too long ago. Start it again here.",
+  "sso.no-attempt": "That sign-in was started in another browser or more than 10 minutes before. Start it again here.",
   "sso.provider-refused":
     "Your identity provider did not sign you in. Ask your administrator if your account is active.",
   "sso.invalid-response": "Your identity provider's answer did not check out. Start the sign-in again.",

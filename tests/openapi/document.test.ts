@@ -15,6 +15,8 @@ const INTERNAL: Record<string, Partial<Record<(typeof HTTP_METHODS)[number], str
     GET: "next-auth's sign-in machinery for the app's pages (CSRF, callbacks), not an API",
     POST: "next-auth's sign-in machinery for the app's pages (CSRF, callbacks), not an API",
   },
+  "app/api/sso/start/route.ts": { GET: "the sign-in page's redirect to the tenant's identity provider, for people" },
+  "app/api/sso/callback/route.ts": { GET: "where the identity provider sends a person back after sign-in, not an API" },
   "app/api/approvals/events/route.ts": { GET: "the approval desk page's live updates (server-sent events)" },
   "app/api/conversations/[id]/events/route.ts": { GET: "the conversation page's live updates (server-sent events)" },
   "app/api/oauth/authorize/route.ts": {
