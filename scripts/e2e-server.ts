@@ -25,11 +25,11 @@ const env = {
   SECRETS_KEY: process.env.SECRETS_KEY ?? Buffer.from("e2e-only-secrets-key-32-bytes!!!").toString("base64"),
   AUDIT_SEAL_KEY: process.env.AUDIT_SEAL_KEY ?? Buffer.from("e2e-only-audit-seal-key-32bytes!").toString("base64"),
   METRICS_TOKEN: process.env.METRICS_TOKEN ?? "e2e-only-metrics-token",
-  // The OpenID provider e2e/sso.spec.ts starts on this loopback port, listed so discovery may reach it over http.
+  // The OpenID provider e2e/auth/sso.spec.ts starts on this loopback port, listed so discovery may reach it over http.
   OUTBOUND_ALLOWED_HOSTS: [process.env.OUTBOUND_ALLOWED_HOSTS, `127.0.0.1:${process.env.E2E_OIDC_PORT ?? "3219"}`]
     .filter(Boolean)
     .join(","),
-  // The browser tests write the states a reconciliation pass leaves (e2e/investigations.spec.ts); no pass runs
+  // The browser tests write the states a reconciliation pass leaves (e2e/approvals/investigations.spec.ts); no pass runs
   // during them to change those states underneath.
   RECONCILE_INTERVAL_MS: "3600000",
 };
@@ -39,7 +39,7 @@ writeFileSync(
   path.join(".toolgate", "e2e-provider.json"),
   JSON.stringify({ url: externals.env.PAYMENT_PROVIDER_URL ?? process.env.PAYMENT_PROVIDER_URL }),
 );
-// A real MCP server from npm behind toolgate, over stdio in a folder of its own (e2e/upstream.spec.ts): the operator's
+// A real MCP server from npm behind toolgate, over stdio in a folder of its own (e2e/upstream/upstream.spec.ts): the operator's
 // file names it for the seeded tenant, and the sync job lists its tools every two seconds.
 const upstreamFolder = path.resolve(".toolgate", "e2e-files");
 mkdirSync(upstreamFolder, { recursive: true });

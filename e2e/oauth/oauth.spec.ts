@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
-import { database, SEEDED, signInAs } from "./support";
-import { expectUsable, shoot, VIEWPORTS } from "./fixtures";
+import { database, SEEDED, signInAs } from "../support";
+import { expectUsable, shoot, VIEWPORTS } from "../fixtures";
 
 // MCP authorization as people meet it: in a tenant that allows self-registered clients, an agent grants a client on
 // the consent page (unticking one permission), and the admin sees and revokes the connection.

@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
-import { database, openConversation, propose, refund, SEEDED, signInAs } from "./support";
-import { emailedLinkPath, expectUsable, freshOrder, refundsOf, VIEWPORTS } from "./fixtures";
+import { database, openConversation, propose, refund, SEEDED, signInAs } from "../support";
+import { emailedLinkPath, expectUsable, freshOrder, refundsOf, VIEWPORTS } from "../fixtures";
 
 async function linkState(approvalId: string) {
   const { rows } = await database().query<{ status: string; used: number }>(

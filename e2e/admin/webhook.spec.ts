@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
-import { database, SEEDED, signInAs } from "./support";
-import { expectUsable, shoot } from "./fixtures";
+import { database, SEEDED, signInAs } from "../support";
+import { expectUsable, shoot } from "../fixtures";
 
 // An admin in the browser points the approval webhook at what only the server can reach: refused in words that say
 // why and what to use, nothing stored.

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect as baseExpect, test, type Browser, type BrowserContext, type Page } from "@playwright/test";
-import { freePort } from "../scripts/pg-cluster";
+import { freePort } from "../../scripts/pg-cluster";
 
 // `next dev` compiles each page, route and server action the first time it is used: on a busy two-core machine that
 // takes longer than the suite's usual ten seconds, so this walk waits as long as a newcomer would.

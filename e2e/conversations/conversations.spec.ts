@@ -1,6 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
-import { database, propose, refund, SEEDED, signInAs } from "./support";
-import { expectUsable, freshOrder, VIEWPORTS } from "./fixtures";
+import { database, propose, refund, SEEDED, signInAs } from "../support";
+import { expectUsable, freshOrder, VIEWPORTS } from "../fixtures";
 
 /** Fails the test on any hydration mismatch or page error the browser reports. */
 function watchErrors(page: Page): string[] {

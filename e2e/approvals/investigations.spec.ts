@@ -1,6 +1,6 @@
 import { expect, test, type Browser } from "@playwright/test";
-import { expectUsable, freshOrder } from "./fixtures";
-import { apiKey, database, openConversation, propose, provider, refund, SEEDED, signInAs } from "./support";
+import { expectUsable, freshOrder } from "../fixtures";
+import { apiKey, database, openConversation, propose, provider, refund, SEEDED, signInAs } from "../support";
 
 const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === "1";
 

@@ -1,7 +1,7 @@
 import bcrypt from "bcryptjs";
 import { expect, test, type Page } from "@playwright/test";
-import { expectUsable, VIEWPORTS } from "./fixtures";
-import { database, SEEDED, signInAs } from "./support";
+import { expectUsable, VIEWPORTS } from "../fixtures";
+import { database, SEEDED, signInAs } from "../support";
 
 // The two-admin rule in the browser (docs/decisions/015): one admin raises the per-call limit, the change waits;
 // a second admin sees who proposed what (old → new), confirms it is them and approves; lowering it applies at once.

@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import { expect, test } from "@playwright/test";
-import { expectUsable, shoot } from "./fixtures";
-import { database, openConversation, propose, refund, SEEDED, signInAs } from "./support";
+import { expectUsable, shoot } from "../fixtures";
+import { database, openConversation, propose, refund, SEEDED, signInAs } from "../support";
 
 // Issue 26 in the browser: an admin checks a rule set (errors in words), publishes it as shadow, a burst of calls
 // runs, and the page shows exactly the calls the shadow rules would decide differently, with their amounts; replay

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { database, SEEDED, signInAs } from "./support";
+import { database, SEEDED, signInAs } from "../support";
 
 // Every page runs under the CSP (nonce, 'strict-dynamic', frame-ancestors 'none') with no console error: a
 // script or style the policy blocks shows up here. And the login page says when to try again after a lock,

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
-import { expectUsable, shoot } from "./fixtures";
-import { openConversation, propose, SEEDED, signInAs } from "./support";
+import { expectUsable, shoot } from "../fixtures";
+import { openConversation, propose, SEEDED, signInAs } from "../support";
 
 // server-filesystem from npm behind toolgate (scripts/e2e-server.ts starts it over stdio in .toolgate/e2e-files):
 // an admin reviews its tools on /admin/upstream, a held write_file is approved from its card and the file is

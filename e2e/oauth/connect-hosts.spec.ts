@@ -2,8 +2,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
-import { expectUsable, shoot } from "./fixtures";
-import { database, SEEDED, signInAs } from "./support";
+import { expectUsable, shoot } from "../fixtures";
+import { database, SEEDED, signInAs } from "../support";
 
 // The consent page each host's person meets (docs/CONNECT.md, issue 34): the host's own metadata document (the
 // fixtures in tests/fixtures/cimd), known to the server as a fetched document is, its own redirect URI, and the

@@ -1,6 +1,6 @@
 import { expect, test, type BrowserContext } from "@playwright/test";
-import { database, openConversation, propose, refund, SEEDED, signInAs, type SeededUser } from "./support";
-import { emailedLinkPath, expectUsable, freshOrder, shoot, VIEWPORTS } from "./fixtures";
+import { database, openConversation, propose, refund, SEEDED, signInAs, type SeededUser } from "../support";
+import { emailedLinkPath, expectUsable, freshOrder, shoot, VIEWPORTS } from "../fixtures";
 
 // Every page at desktop and 390 px: no sideways scrolling and no serious or critical axe violation; the
 // history's filters, search and paging by keyboard; the screenshots the README shows.

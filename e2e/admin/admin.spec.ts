@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
-import { database, SEEDED, signInAs } from "./support";
-import { expectUsable, VIEWPORTS } from "./fixtures";
+import { database, SEEDED, signInAs } from "../support";
+import { expectUsable, VIEWPORTS } from "../fixtures";
 
 async function auditCount() {
   const { rows } = await database().query<{ count: number }>(

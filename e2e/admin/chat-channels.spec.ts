@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
-import { database, SEEDED, signInAs } from "./support";
-import { expectUsable, shoot } from "./fixtures";
+import { database, SEEDED, signInAs } from "../support";
+import { expectUsable, shoot } from "../fixtures";
 
 // An admin in the browser on Admin → Slack and Teams: a Teams workflow URL at what only the server can reach is
 // refused in words that say why and what to use, and nothing is stored.

@@ -1,6 +1,6 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { freshOrder } from "./fixtures";
-import { apiKey, database, openConversation, propose, refund, SEEDED, signInAs, type SessionPerson } from "./support";
+import { freshOrder } from "../fixtures";
+import { apiKey, database, openConversation, propose, refund, SEEDED, signInAs, type SessionPerson } from "../support";
 
 // The approval desk as a supervisor uses it: cards that decide in seconds, narrowing edits, the two-person rule,
 // step-up with a password or a passkey (Chromium's virtual authenticator), triage and the phone width.

@@ -1,8 +1,8 @@
 import { expect, test } from "@playwright/test";
-import { encryptSecret } from "../lib/secrets";
-import { startTestProvider, type TestProvider } from "../tests/support/oidc-provider";
-import { expectUsable, freshOrder, shoot } from "./fixtures";
-import { database, openConversation, propose, refund, SEEDED, signInAs } from "./support";
+import { encryptSecret } from "../../lib/secrets";
+import { startTestProvider, type TestProvider } from "../../tests/support/oidc-provider";
+import { expectUsable, freshOrder, shoot } from "../fixtures";
+import { database, openConversation, propose, refund, SEEDED, signInAs } from "../support";
 
 // Single sign-on in the browser: a supervisor signs in through a real OpenID provider started here (oidc-provider,
 // its own login and consent pages), approves a held refund with a passkey (the provider proves who signed in, not

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
-import { expectUsable, shoot, VIEWPORTS } from "./fixtures";
-import { database, SEEDED, signInAs } from "./support";
+import { expectUsable, shoot, VIEWPORTS } from "../fixtures";
+import { database, SEEDED, signInAs } from "../support";
 
 // The Connections page (issue 40, decision 022): the support agent's Claude connection, the customer it works on,
 // and a switch in one click, by mouse at 1280 px and by keyboard on a phone; each switch lands in the audit log.

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { database, openConversation, propose, refund, SEEDED, signInAs } from "./support";
+import { database, openConversation, propose, refund, SEEDED, signInAs } from "../support";
 
 const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === "1";
 
@@ -163,7 +163,7 @@ test("expired: a request past its lifetime is shown as expired, can never execut
     }).toPass({ timeout: 40_000 });
 
     const current = await request.get(`/api/v1/tool-calls/${pending.id}`, {
-      headers: { authorization: `Bearer ${(await import("./support")).apiKey(SEEDED.globexAgent.email)}` },
+      headers: { authorization: `Bearer ${(await import("../support")).apiKey(SEEDED.globexAgent.email)}` },
     });
     expect(await current.json()).toMatchObject({ kind: "unavailable", stage: "approval", code: "approval.expired" });
     expect(await refundsOf("ord_2001")).toEqual({ count: 0, refunded: 0 });
