@@ -4,6 +4,7 @@ import { signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
 import { useState, useSyncExternalStore } from "react";
 import { absoluteTime, relativeTime } from "@/components/ui/time-words";
+import { Field } from "@/components/ui/field";
 
 /** What the person may do next; it never says whether the account exists. */
 function failureMessage(error: string | null): string {
@@ -58,20 +59,15 @@ export function LoginForm({ returnTo }: { returnTo: string }) {
       className="card"
       style={{ maxWidth: 360 }}
     >
-      <p>
-        <label>
-          Email
-          <br />
-          <input name="email" type="email" autoComplete="username" required style={{ width: "100%" }} />
-        </label>
-      </p>
-      <p>
-        <label>
-          Password
-          <br />
-          <input name="password" type="password" autoComplete="current-password" required style={{ width: "100%" }} />
-        </label>
-      </p>
+      <Field label="Email" name="email" type="email" autoComplete="username" required style={{ width: "100%" }} />
+      <Field
+        label="Password"
+        name="password"
+        type="password"
+        autoComplete="current-password"
+        required
+        style={{ width: "100%" }}
+      />
       {error && (
         <p className="error" role="alert">
           {error}

@@ -6,6 +6,7 @@ import { addUpstreamServerAction, reviewUpstreamToolAction, syncUpstreamServerAc
 import type { Verdict } from "@/lib/upstream/definition";
 import type { ToolReview, upstreamOverview } from "@/lib/upstream/overview";
 import { TimeAgo } from "@/components/ui/time-ago";
+import { Field } from "@/components/ui/field";
 
 type Overview = Awaited<ReturnType<typeof upstreamOverview>>;
 
@@ -129,20 +130,15 @@ function AddServer({
           <input name="name" value={name} onChange={(event) => setName(event.target.value)} required maxLength={30} />
         </label>
       </p>
-      <p>
-        <label>
-          URL
-          <br />
-          <input
-            name="url"
-            type="url"
-            value={url}
-            onChange={(event) => setUrl(event.target.value)}
-            required
-            style={{ width: "100%" }}
-          />
-        </label>
-      </p>
+      <Field
+        label="URL"
+        name="url"
+        type="url"
+        value={url}
+        onChange={(event) => setUrl(event.target.value)}
+        required
+        style={{ width: "100%" }}
+      />
       <p>
         <label>
           Header for the secret (<code>Authorization</code> sends it as a bearer token)

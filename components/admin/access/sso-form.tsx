@@ -4,6 +4,7 @@ import { useState, useTransition } from "react";
 import { useStepUp } from "@/components/step-up/step-up-field";
 import { inviteToSsoAction, removeSsoSettingsAction, saveSsoSettingsAction } from "@/lib/admin/access/actions";
 import type { SsoSettingsView } from "@/lib/auth/sso/settings";
+import { Field } from "@/components/ui/field";
 
 type Mapping = { group: string; role: "SUPERVISOR" | "ADMIN" };
 
@@ -88,20 +89,15 @@ export function SsoForm({ settings, hasPasskey }: { settings: SsoSettingsView | 
       {field("displayName", "Name on the sign-in button")}
       {field("issuer", "Issuer URL (https://)")}
       {field("clientId", "Client ID")}
-      <p>
-        <label>
-          Client secret
-          <br />
-          <input
-            name="sso-clientSecret"
-            type="password"
-            autoComplete="off"
-            value={form.clientSecret}
-            onChange={set("clientSecret")}
-            style={{ width: "100%" }}
-          />
-        </label>
-      </p>
+      <Field
+        label="Client secret"
+        name="sso-clientSecret"
+        type="password"
+        autoComplete="off"
+        value={form.clientSecret}
+        onChange={set("clientSecret")}
+        style={{ width: "100%" }}
+      />
       {field("emailDomain", "Email domain of your people (example.com)")}
       {field("groupsClaim", "Groups claim (optional, e.g. groups)")}
       <p>
@@ -173,31 +169,21 @@ function SsoInvite({ hasPasskey }: { hasPasskey: boolean }) {
   return (
     <fieldset>
       <legend>Invite a person by their ID at the provider</legend>
-      <p>
-        <label>
-          Their email here
-          <br />
-          <input
-            name="sso-invite-email"
-            type="email"
-            value={email}
-            onChange={(event) => setEmail(event.target.value)}
-            style={{ width: "100%" }}
-          />
-        </label>
-      </p>
-      <p>
-        <label>
-          Their ID at the provider (the sub claim)
-          <br />
-          <input
-            name="sso-invite-subject"
-            value={subject}
-            onChange={(event) => setSubject(event.target.value)}
-            style={{ width: "100%" }}
-          />
-        </label>
-      </p>
+      <Field
+        label="Their email here"
+        name="sso-invite-email"
+        type="email"
+        value={email}
+        onChange={(event) => setEmail(event.target.value)}
+        style={{ width: "100%" }}
+      />
+      <Field
+        label="Their ID at the provider (the sub claim)"
+        name="sso-invite-subject"
+        value={subject}
+        onChange={(event) => setSubject(event.target.value)}
+        style={{ width: "100%" }}
+      />
       {stepUp.field}
       <button type="button" disabled={pending || !email || !subject} onClick={invite}>
         Invite

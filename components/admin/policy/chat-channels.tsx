@@ -3,6 +3,7 @@
 import { useState, useTransition } from "react";
 import { connectChatChannelAction, disconnectChatChannelAction } from "@/lib/admin/policy/actions";
 import { useStepUp } from "@/components/step-up/step-up-field";
+import { Field } from "@/components/ui/field";
 
 type Provider = "slack" | "teams";
 
@@ -45,26 +46,20 @@ function SlackForm({ channel, hasPasskey }: { channel: string | null; hasPasskey
         Each held call is posted once, with a button that opens its card on the desk, and the same message is updated
         when it is decided, passed to a second supervisor, expires or is withdrawn.
       </p>
-      <p>
-        <label>
-          Channel id (C…, from the channel&apos;s details; invite the app to the channel)
-          <br />
-          <input name="slackChannel" value={channelId} onChange={(event) => setChannelId(event.target.value.trim())} />
-        </label>
-      </p>
-      <p>
-        <label>
-          Bot token (xoxb-…, needs the chat:write scope)
-          <br />
-          <input
-            name="slackToken"
-            type="password"
-            autoComplete="off"
-            value={token}
-            onChange={(event) => setToken(event.target.value)}
-          />
-        </label>
-      </p>
+      <Field
+        label={"Channel id (C\u2026, from the channel's details; invite the app to the channel)"}
+        name="slackChannel"
+        value={channelId}
+        onChange={(event) => setChannelId(event.target.value.trim())}
+      />
+      <Field
+        label="Bot token (xoxb-…, needs the chat:write scope)"
+        name="slackToken"
+        type="password"
+        autoComplete="off"
+        value={token}
+        onChange={(event) => setToken(event.target.value)}
+      />
       {save.field}
       <button
         type="button"
@@ -95,19 +90,14 @@ function TeamsForm({ host, hasPasskey }: { host: string | null; hasPasskey: bool
           : "Teams is not connected."}{" "}
         A workflow cannot change a card it posted, so each later change of the call follows as a new card.
       </p>
-      <p>
-        <label>
-          Workflow webhook URL (the &quot;When a Teams webhook request is received&quot; trigger)
-          <br />
-          <input
-            name="teamsUrl"
-            type="url"
-            value={url}
-            onChange={(event) => setUrl(event.target.value)}
-            style={{ width: "100%" }}
-          />
-        </label>
-      </p>
+      <Field
+        label={'Workflow webhook URL (the "When a Teams webhook request is received" trigger)'}
+        name="teamsUrl"
+        type="url"
+        value={url}
+        onChange={(event) => setUrl(event.target.value)}
+        style={{ width: "100%" }}
+      />
       {save.field}
       <button
         type="button"

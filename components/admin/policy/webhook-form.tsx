@@ -3,6 +3,7 @@
 import { useState, useTransition } from "react";
 import { setWebhookAction } from "@/lib/admin/policy/actions";
 import { useStepUp } from "@/components/step-up/step-up-field";
+import { Field } from "@/components/ui/field";
 
 /**
  * URL and secret are write-only: stored encrypted, never shown again. Setting them asks for the admin's step-up and
@@ -35,32 +36,22 @@ export function WebhookForm({ configured, hasPasskey }: { configured: boolean; h
           : "No webhook is set."}{" "}
         Each new approval request is posted there, signed with an HMAC of the secret.
       </p>
-      <p>
-        <label>
-          URL
-          <br />
-          <input
-            name="webhookUrl"
-            type="url"
-            value={url}
-            onChange={(event) => setUrl(event.target.value)}
-            style={{ width: "100%" }}
-          />
-        </label>
-      </p>
-      <p>
-        <label>
-          Signing secret (at least 16 characters)
-          <br />
-          <input
-            name="webhookSecret"
-            type="password"
-            autoComplete="off"
-            value={secret}
-            onChange={(event) => setSecret(event.target.value)}
-          />
-        </label>
-      </p>
+      <Field
+        label="URL"
+        name="webhookUrl"
+        type="url"
+        value={url}
+        onChange={(event) => setUrl(event.target.value)}
+        style={{ width: "100%" }}
+      />
+      <Field
+        label="Signing secret (at least 16 characters)"
+        name="webhookSecret"
+        type="password"
+        autoComplete="off"
+        value={secret}
+        onChange={(event) => setSecret(event.target.value)}
+      />
       {stepUp.field}
       <button
         type="button"
