@@ -336,18 +336,25 @@ export interface components {
         | "order.fraud-hold"
         | "policy.rule-denied"
         | "policy.rules-failed"
+        | "tool.denied"
         | "approval.required"
         | "approval.denied"
         | "approval.expired"
         | "approval.withdrawn"
+        | "upstream.definition-changed"
         | "order.changed"
         | "refund.outcome-unknown"
         | "host.error"
+        | "upstream.outcome-unknown"
+        | "upstream.unreachable"
+        | "upstream.resolved-not-done"
         | "refund.issued"
         | "address.updated"
         | "email.queued"
         | "order.read"
-        | "call.read";
+        | "call.read"
+        | "upstream.called"
+        | "upstream.resolved-done";
       /** @description the property paths that failed, never the values */
       issues?: {
         path: string;
