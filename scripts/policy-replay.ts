@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { replayRules } from "../lib/admin/rules/publish";
+import { replayRules } from "../lib/admin/rules/replay";
 import { reportText } from "../lib/policy-rules/replay";
 
 // `npm run policy:replay -- --tenant <id> --rules <file> [--days 7] [--json]`: a candidate rule set replayed over the

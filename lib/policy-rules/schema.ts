@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { TOOL_NAMES } from "../tools/registry";
 
 /**
@@ -20,6 +21,25 @@ export interface RuleFacts {
   /** The call's money impact and the conversation's running totals before it. */
   call: { amount_cents: number; conversation_writes: number; conversation_spent_cents: number };
 }
+
+const Count = z.int().min(0);
+
+/** The facts as data (a test case's, or a snapshot read back): the same shape as `RuleFacts`, checked. */
+export const RuleFactsSchema = z.strictObject({
+  tool: z.enum(TOOL_NAMES as [string, ...string[]]),
+  effect: z.enum(["read", "reversible", "irreversible"]),
+  agent: z.strictObject({ id: z.string().min(1), refunds_today: Count }),
+  customer: z.strictObject({ id: z.string().min(1), fraud_watch: z.boolean(), age_days: Count }),
+  order: z.strictObject({
+    id: z.string().min(1),
+    status: z.string(),
+    currency: z.string(),
+    total_cents: Count,
+    refunded_cents: Count,
+    age_days: Count,
+  }),
+  call: z.strictObject({ amount_cents: Count, conversation_writes: Count, conversation_spent_cents: Count }),
+}) satisfies z.ZodType<RuleFacts>;
 
 /** Every tool that acts on an order is an action a rule can name: `action == Action::"issue_refund"`. */
 export const RULE_ACTIONS: readonly string[] = TOOL_NAMES;

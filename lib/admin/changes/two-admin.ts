@@ -5,6 +5,8 @@ import { newId } from "../../ids";
 import { queueMessages } from "../../outbox";
 import type { PolicyNumbers } from "./loosening";
 import { POLICY_FIELDS, readableValue } from "../policy/fields";
+import type { RuleCase } from "../../policy-rules/cases";
+import { reviewRulesChange } from "../rules/review";
 import { putInForce } from "../rules/versions";
 import {
   closeAdminChange,
@@ -41,7 +43,7 @@ export type ChangeProposal =
     }
   | {
       kind: "rules";
-      change: { text: string; loosened: string[]; rules: number };
+      change: { text: string; cases: RuleCase[]; loosened: string[]; rules: number; restoresVersion: number | null };
       base: { liveRuleSetId: string | null };
     }
   | {
@@ -77,7 +79,11 @@ export function changeLines(kind: string, change: Record<string, unknown>, base:
   if (kind === "self-registration") return ["Clients that register themselves (names not verified): refused → allowed"];
   if (kind === "rules") {
     const loosened = (change.loosened as string[]).map((id) => `"${id}"`).join(", ");
-    return [`Live policy rules: a new set of ${String(change.rules)} rules that drops or rewrites ${loosened}`];
+    const rollback =
+      typeof change.restoresVersion === "number" ? ` (a rollback to version ${change.restoresVersion})` : "";
+    return [
+      `Live policy rules${rollback}: a new set of ${String(change.rules)} rules that drops or rewrites ${loosened}`,
+    ];
   }
   return [`New API key ${String(change.prefix)}… for ${String(change.email)}: works only once this change applies`];
 }
@@ -186,14 +192,18 @@ async function applyChange(tx: Tx, row: AdminChangeRow, actor: Person): Promise<
     const current = await lockRuleSets(tx, row.tenantId);
     if (current.liveRuleSetId !== (row.base.liveRuleSetId ?? null)) return "stale";
     const author = { id: row.proposedById, tenantId: row.tenantId };
+    const restores = row.change.restoresVersion;
     await putInForce(
       tx,
       author,
-      { text: String(row.change.text), status: "live" },
       {
-        changeId: row.id,
-        approvedById: actor.id,
+        text: String(row.change.text),
+        // A change held before cases were kept has none.
+        cases: (row.change.cases as RuleCase[] | undefined) ?? [],
+        status: "live",
+        restoresVersion: typeof restores === "number" ? restores : null,
       },
+      { changeId: row.id, approvedById: actor.id },
     );
     return "applied";
   }
@@ -366,10 +376,16 @@ export async function applyDueChanges(): Promise<number> {
   return applied;
 }
 
-/** The tenant's waiting changes for the admin page and the supervisors' queue, each described line by line. */
+/**
+ * The tenant's waiting changes for the admin page and the supervisors' queue, each described line by line; a rules
+ * change also with its full diff and the replay's verdict changes (lib/admin/rules/review.ts).
+ */
 export async function pendingChanges(tenantId: string) {
   const rows = await findPendingChanges(db, tenantId);
-  return rows.map((row) => ({
+  const reviews = await Promise.all(
+    rows.map((row) => (row.kind === "rules" ? reviewRulesChange(tenantId, row.change, row.base) : null)),
+  );
+  return rows.map((row, index) => ({
     id: row.id,
     digest: row.digest,
     kind: row.kind,
@@ -380,6 +396,7 @@ export async function pendingChanges(tenantId: string) {
     applyAt: row.applyAt?.toISOString() ?? null,
     expiresAt: row.expiresAt.toISOString(),
     lines: changeLines(row.kind, row.change, row.base),
+    rules: reviews[index],
   }));
 }
 export type PendingChange = Awaited<ReturnType<typeof pendingChanges>>[number];

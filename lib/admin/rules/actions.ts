@@ -3,45 +3,105 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { authedAction } from "@/lib/auth/guards";
-import { ruleSummary } from "@/lib/policy-rules/summary";
-import { validateRules } from "@/lib/policy-rules/validate";
+import { parseCases } from "@/lib/policy-rules/cases";
 import { heldWords } from "../changes/words";
-import { publishRules, replayRules, withdrawShadowRules } from "./publish";
+import {
+  checkDraft,
+  compareVersions,
+  publishRules,
+  rollbackRules,
+  withdrawShadowRules,
+  type PublishResult,
+} from "./publish";
+import { replayRules } from "./replay";
 import { ProofIdSchema } from "@/lib/auth/step-up/step-up";
 
 const RulesText = z.string().max(50_000);
+/** The test cases as the editor holds them: JSON text (lib/policy-rules/cases.ts). */
+const CasesText = z.string().max(200_000);
+const Version = z.number().int().min(1);
 
-/** Validates a draft against the schema: its errors in words, or what each rule does. */
-export const checkRulesAction = authedAction(z.strictObject({ text: RulesText }), ["ADMIN"], async (input) => {
-  const validated = validateRules(input.text);
-  if (!validated.ok) return { ok: false, code: "rules.invalid", message: validated.errors.join("\n") };
-  return { ok: true, data: { summaries: validated.rules.map((rule) => ({ id: rule.id, text: ruleSummary(rule) })) } };
-});
+/** Validates a draft against the schema and runs its cases: errors in words, or what each rule does and each case got. */
+export const checkRulesAction = authedAction(
+  z.strictObject({ text: RulesText, cases: CasesText.default("") }),
+  ["ADMIN"],
+  async (input) => {
+    const cases = parseCases(input.cases);
+    if (!cases.ok) return { ok: false, code: "rules.cases-invalid", message: cases.errors.join("\n") };
+    const checked = checkDraft(input.text, cases.cases);
+    if (!checked.ok) return { ok: false, code: checked.code, message: checked.errors.join("\n") };
+    return { ok: true, data: { summaries: checked.summaries, cases: checked.cases } };
+  },
+);
+
+/** A publish's answer in words; what is refused says what to do, and that nothing changed. */
+function publishAnswer(result: PublishResult) {
+  if (!result.ok && "errors" in result && result.code === "rules.invalid") {
+    return { ok: false as const, code: result.code, message: result.errors.join("\n") };
+  }
+  if (!result.ok && "errors" in result) {
+    return {
+      ok: false as const,
+      code: result.code,
+      message: [
+        "The set's own test cases fail, so it was not published; fix the rules or the cases and check again.",
+        ...result.errors,
+      ].join("\n"),
+    };
+  }
+  if (!result.ok) {
+    return {
+      ok: false as const,
+      code: result.code,
+      message: `These rules drop or rewrite rules in force (${result.loosened.join(", ")}), which loosens control. Nothing was changed.`,
+    };
+  }
+  revalidatePath("/admin/rules");
+  if ("held" in result) return { ok: true as const, data: { message: heldWords(result.held)! } };
+  const { version, status } = result.published;
+  return { ok: true as const, data: { message: `Published version ${version} as ${status}.` } };
+}
 
 export const publishRulesAction = authedAction(
   z.strictObject({
     text: RulesText,
+    cases: CasesText.default(""),
     status: z.enum(["live", "shadow"]),
     proofId: ProofIdSchema.optional(),
   }),
   ["ADMIN"],
   async (input, user, session) => {
+    const cases = parseCases(input.cases);
+    if (!cases.ok) return { ok: false, code: "rules.cases-invalid", message: cases.errors.join("\n") };
     const holder = { userId: user.id, sessionId: session.id, proofId: input.proofId };
-    const result = await publishRules(user, { text: input.text, status: input.status }, holder);
-    if (!result.ok && result.code === "rules.invalid") {
-      return { ok: false, code: result.code, message: result.errors.join("\n") };
-    }
-    if (!result.ok) {
-      return {
-        ok: false,
-        code: result.code,
-        message: `These rules drop or rewrite rules in force (${result.loosened.join(", ")}), which loosens control. Nothing was changed.`,
-      };
-    }
-    revalidatePath("/admin/rules");
-    if ("held" in result) return { ok: true, data: { message: heldWords(result.held)! } };
-    const { version, status } = result.published;
-    return { ok: true, data: { message: `Published version ${version} as ${status}.` } };
+    return publishAnswer(
+      await publishRules(user, { text: input.text, cases: cases.cases, status: input.status }, holder),
+    );
+  },
+);
+
+/** Publishes an old version's text and cases live again as a new version, classified like any publish. */
+export const rollbackRulesAction = authedAction(
+  z.strictObject({ version: Version, proofId: ProofIdSchema.optional() }),
+  ["ADMIN"],
+  async (input, user, session) => {
+    const holder = { userId: user.id, sessionId: session.id, proofId: input.proofId };
+    const result = await rollbackRules(user, input.version, holder);
+    if (!result)
+      return { ok: false, code: "not-found", message: `There is no version ${input.version}; reload the page.` };
+    return publishAnswer(result);
+  },
+);
+
+/** The line diff between two of the tenant's versions. */
+export const compareVersionsAction = authedAction(
+  z.strictObject({ from: Version, to: Version }),
+  ["ADMIN"],
+  async (input, user) => {
+    const compared = await compareVersions(user.tenantId, input.from, input.to);
+    if (!compared)
+      return { ok: false, code: "not-found", message: "One of these versions does not exist; reload the page." };
+    return { ok: true, data: compared };
   },
 );
 

@@ -1,4 +1,5 @@
 import type { Db, Tx } from "../../db";
+import { Prisma } from "../../generated/prisma/client";
 
 /** The tenant's rule sets in force, the tenant row locked until the transaction ends (publishing is one at a time). */
 export async function lockRuleSets(
@@ -14,14 +15,30 @@ export async function lockRuleSets(
   return row;
 }
 
-/** Stores a rule set as the tenant's next version and puts it in force as `status`; returns its version. */
+/**
+ * Stores a rule set as the tenant's next version, with its cases, the waiting change that made it (if any) and the
+ * version it restores (a rollback), and puts it in force as `status`; returns its version.
+ */
 export async function insertRuleSet(
   tx: Tx,
-  set: { id: string; tenantId: string; status: "live" | "shadow"; text: string; createdById: string },
+  set: {
+    id: string;
+    tenantId: string;
+    status: "live" | "shadow";
+    text: string;
+    cases: unknown[];
+    createdById: string;
+    changeId: string | null;
+    approvedById: string | null;
+    restoresVersion: number | null;
+  },
 ): Promise<number> {
   const [row] = await tx.$queryRaw<{ version: number }[]>`
-    INSERT INTO "PolicyRuleSet" ("id", "tenantId", "version", "status", "text", "createdById")
-    SELECT ${set.id}, ${set.tenantId}, COALESCE(MAX("version"), 0) + 1, ${set.status}, ${set.text}, ${set.createdById}
+    INSERT INTO "PolicyRuleSet" ("id", "tenantId", "version", "status", "text", "cases", "createdById", "changeId",
+      "approvedById", "restoresVersion")
+    SELECT ${set.id}, ${set.tenantId}, COALESCE(MAX("version"), 0) + 1, ${set.status}, ${set.text},
+      ${JSON.stringify(set.cases)}::jsonb, ${set.createdById}, ${set.changeId}, ${set.approvedById},
+      ${set.restoresVersion}::int
     FROM "PolicyRuleSet" WHERE "tenantId" = ${set.tenantId}
     RETURNING "version"`;
   await (set.status === "live"
@@ -42,17 +59,38 @@ export interface RuleSetVersion {
   version: number;
   status: string;
   text: string;
+  cases: unknown[];
   createdAt: Date;
   author: string;
+  changeId: string | null;
+  approvedBy: string | null;
+  restoresVersion: number | null;
 }
 
-/** The tenant's rule set versions, newest first, with who published each. */
+const VERSION_COLUMNS = Prisma.sql`r."id", r."version", r."status", r."text", r."cases", r."createdAt",
+  COALESCE(u."email", r."createdById") AS "author", r."changeId", COALESCE(a."email", r."approvedById") AS "approvedBy",
+  r."restoresVersion"
+  FROM "PolicyRuleSet" r LEFT JOIN "User" u ON u."id" = r."createdById" LEFT JOIN "User" a ON a."id" = r."approvedById"`;
+
+/** The tenant's rule set versions, newest first, with who published each and the change that made it. */
 export async function findRuleSetVersions(db: Db, tenantId: string, limit: number): Promise<RuleSetVersion[]> {
   return db.$queryRaw<RuleSetVersion[]>`
-    SELECT r."id", r."version", r."status", r."text", r."createdAt", COALESCE(u."email", r."createdById") AS "author"
-    FROM "PolicyRuleSet" r LEFT JOIN "User" u ON u."id" = r."createdById"
+    SELECT ${VERSION_COLUMNS}
     WHERE r."tenantId" = ${tenantId}
     ORDER BY r."version" DESC LIMIT ${limit}`;
+}
+
+/** One of the tenant's versions, by its number or by its id; null for a missing or foreign one. */
+export async function findRuleSetVersion(
+  db: Db,
+  tenantId: string,
+  which: { version: number } | { id: string },
+): Promise<RuleSetVersion | null> {
+  const where = "version" in which ? Prisma.sql`r."version" = ${which.version}` : Prisma.sql`r."id" = ${which.id}`;
+  const [row] = await db.$queryRaw<RuleSetVersion[]>`
+    SELECT ${VERSION_COLUMNS}
+    WHERE r."tenantId" = ${tenantId} AND ${where}`;
+  return row ?? null;
 }
 
 /** Decision-log rows since `since` that kept the facts their rules read, newest first, at most `limit`. */
