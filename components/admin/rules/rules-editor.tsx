@@ -3,18 +3,23 @@
 import { useState, useTransition } from "react";
 import { RuleReport } from "@/components/admin/rules/rule-report";
 import { useStepUp } from "@/components/step-up/step-up-field";
+import { rulesDigest } from "@/components/admin/rules/rules-digest";
 import { checkRulesAction, publishRulesAction, replayRulesAction } from "@/lib/admin/rules/actions";
+import type { CaseResult } from "@/lib/policy-rules/cases";
 import type { DifferenceReport } from "@/lib/policy-rules/replay";
 
-/** The digest a publish's step-up is made for: this exact text as live rules (lib/admin/rules/publish.ts `rulesItem`). */
-async function rulesDigest(text: string): Promise<string> {
-  const bytes = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`live\n${text}`));
-  return [...new Uint8Array(bytes)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-}
-
-export function RulesEditor({ initial, hasPasskey }: { initial: string; hasPasskey: boolean }) {
+/** The editor starts from the set in force (shadow first): its text and its test cases as JSON. */
+export function RulesEditor({
+  initial,
+  hasPasskey,
+}: {
+  initial: { text: string; cases: string } | null;
+  hasPasskey: boolean;
+}) {
   const stepUp = useStepUp(hasPasskey);
-  const [text, setText] = useState(initial);
+  const [text, setText] = useState(initial?.text ?? "");
+  const [cases, setCases] = useState(initial?.cases ?? "[]");
+  const [results, setResults] = useState<CaseResult[]>([]);
   const [errors, setErrors] = useState<string[]>([]);
   const [message, setMessage] = useState<string | null>(null);
   const [summaries, setSummaries] = useState<{ id: string; text: string }[]>([]);
@@ -22,7 +27,8 @@ export function RulesEditor({ initial, hasPasskey }: { initial: string; hasPassk
   const [pending, startTransition] = useTransition();
 
   const failed = (response: { message: string; code: string }) => {
-    if (response.code !== "rules.invalid") return setMessage(response.message);
+    if (!["rules.invalid", "rules.cases-invalid", "rules.cases-failed"].includes(response.code))
+      return setMessage(response.message);
     const errors = response.message.split("\n");
     // The engine names a fact it does not know in its own words; say where the known ones are listed.
     if (errors.some((error) => error.includes("not found")))
@@ -32,16 +38,21 @@ export function RulesEditor({ initial, hasPasskey }: { initial: string; hasPassk
   const reset = () => {
     setErrors([]);
     setMessage(null);
+    setResults([]);
   };
 
   function check() {
     startTransition(async () => {
       reset();
-      const response = await checkRulesAction({ text });
+      const response = await checkRulesAction({ text, cases });
       if (!response.ok) return failed(response);
-      setSummaries(response.data.summaries);
+      const { summaries, cases: ran } = response.data;
+      setSummaries(summaries);
+      setResults(ran);
+      const passed = ran.filter((result) => result.passed).length;
       setMessage(
-        `Valid: ${response.data.summaries.length} ${response.data.summaries.length === 1 ? "rule" : "rules"}.`,
+        `Valid: ${summaries.length} ${summaries.length === 1 ? "rule" : "rules"}.` +
+          (ran.length > 0 ? ` Test cases: ${passed} of ${ran.length} pass.` : ""),
       );
     });
   }
@@ -51,7 +62,7 @@ export function RulesEditor({ initial, hasPasskey }: { initial: string; hasPassk
       reset();
       const digest = await rulesDigest(text);
       const response = await stepUp.run({ kind: "admin.rules", digest }, (proofId) =>
-        publishRulesAction({ text, status, proofId }),
+        publishRulesAction({ text, cases, status, proofId }),
       );
       if (!response.ok) return failed(response);
       setMessage(response.data.message);
@@ -90,6 +101,29 @@ export function RulesEditor({ initial, hasPasskey }: { initial: string; hasPassk
           call, never allow one the limits stop.
         </span>
       </p>
+      <p>
+        <label>
+          Test cases (JSON)
+          <br />
+          <textarea
+            name="cases"
+            rows={8}
+            spellCheck={false}
+            value={cases}
+            onChange={(event) => setCases(event.target.value)}
+            style={{ width: "100%", fontFamily: "monospace" }}
+            aria-describedby="cases-help"
+          />
+        </label>
+        <br />
+        <span className="muted" id="cases-help">
+          Each case is <code>{`{"name": "…", "facts": {…}, "expect": {"verdict": "allow"}}`}</code>, or{" "}
+          <code>{`{"verdict": "hold", "reason": "…"}`}</code> or <code>{`{"verdict": "deny", "code": "…"}`}</code>
+          (optionally with <code>&quot;rule&quot;</code>). A case names only the facts it is about; the others read as a
+          refund of 0 by a new agent, for a new customer, on a new delivered order. Check runs them; a set whose cases
+          fail is not published.
+        </span>
+      </p>
       {stepUp.field}
       <div className="actions">
         <button type="button" className="primary" disabled={pending} onClick={check}>
@@ -116,6 +150,16 @@ export function RulesEditor({ initial, hasPasskey }: { initial: string; hasPassk
         <p role="status" data-testid="rules-message">
           {message}
         </p>
+      )}
+      {results.length > 0 && (
+        <ul data-testid="rules-case-results">
+          {results.map((result) => (
+            <li key={result.name} className={result.passed ? "ok" : "error"} data-testid="rules-case-result">
+              {result.passed ? "pass" : "FAIL"}: {result.name}
+              {!result.passed && ` (expected ${result.expected}, got ${result.got})`}
+            </li>
+          ))}
+        </ul>
       )}
       {summaries.length > 0 && (
         <ul data-testid="rules-draft-summary">

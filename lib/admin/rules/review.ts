@@ -5,15 +5,16 @@ import { replayRules } from "./replay";
 import { findRuleSetVersion } from "./sql";
 
 /** The days of recorded decisions a waiting rules change is replayed over for the admin who decides it. */
-export const REVIEW_DAYS = 7;
+const REVIEW_DAYS = 7;
 
 export interface RulesReview {
   /** The live version the change was proposed against (null: there were no live rules). */
   baseVersion: number | null;
   /** The line diff from that version's text to the proposed text. */
   diff: DiffLine[];
-  /** The recorded calls of the last `REVIEW_DAYS` days the proposed text would decide differently. */
+  /** The recorded calls of the last `days` days the proposed text would decide differently. */
   replay: DifferenceReport | null;
+  days: number;
   replayErrors: string[];
 }
 
@@ -34,6 +35,7 @@ export async function reviewRulesChange(
     baseVersion: before?.version ?? null,
     diff: lineDiff(before?.text ?? "", text),
     replay: replayed.ok ? replayed.report : null,
+    days: REVIEW_DAYS,
     replayErrors: replayed.ok ? [] : replayed.errors,
   };
 }
