@@ -31,10 +31,11 @@ const set = (name: string, count: number, toolOf: (index: number) => string): Ru
 
 const facts: RuleFacts = {
   ...SAMPLE_FACTS,
-  agent: { id: "agt_bench", refunds_today: 1 },
-  customer: { id: "cus_bench", fraud_watch: false, age_days: 400 },
+  agent: { id: "agt_bench", refunds_today: 1, role: "AGENT", age_days: 200, exposure_cents: 12_000 },
+  customer: { id: "cus_bench", fraud_watch: false, age_days: 400, refunds_7d: 1, refunded_cents_7d: 2500 },
   order: { ...SAMPLE_FACTS.order, id: "ord_bench", total_cents: 15000, age_days: 30 },
-  call: { amount_cents: 8000, conversation_writes: 1, conversation_spent_cents: 2000 },
+  call: { amount_cents: 8000, conversation_writes: 1, conversation_spent_cents: 2000, hour: 14, weekday: 3 },
+  args: { order_id: "ord_bench", amount_cents: 8000, currency: "USD", reason: "damaged" },
 };
 
 function measure(work: () => unknown, calls = ROUNDS) {

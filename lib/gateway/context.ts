@@ -31,6 +31,38 @@ export async function loadContext(
   return loaded.ok ? pass(loaded.value.order) : loaded;
 }
 
+/** The statement's row split into the order and the rules' facts read beside it. */
+function splitRuleFacts(row: OrderFacts & RuleFactsRow): { order: OrderFacts; ruleFacts: RuleFactsRow } {
+  const {
+    fraudWatch,
+    customerAgeDays,
+    orderAgeDays,
+    agentRefundsToday,
+    agentRole,
+    agentAgeDays,
+    agentExposureCents,
+    customerRefunds7d,
+    customerRefundedCents7d,
+    localHour,
+    localWeekday,
+    ...order
+  } = row;
+  const ruleFacts = {
+    fraudWatch,
+    customerAgeDays,
+    orderAgeDays,
+    agentRefundsToday,
+    agentRole,
+    agentAgeDays,
+    agentExposureCents,
+    customerRefunds7d,
+    customerRefundedCents7d,
+    localHour,
+    localWeekday,
+  };
+  return { order, ruleFacts };
+}
+
 /**
  * Stage 7 as a proposal runs it: the order, and in the same statement everything stages 8 and 10 read from the
  * database (the call key's stored call, the tool's earlier effects within the tenant's duplicate window, the rules'
@@ -58,11 +90,12 @@ export async function loadCallFacts(
     countRefunds: rules && tool.effect === "irreversible",
   });
   if (!row) return stop("order.not-found");
-  const { stored, recent: effects, fraudWatch, customerAgeDays, orderAgeDays, agentRefundsToday, ...order } = row;
+  const { stored, recent: effects, ...rest } = row;
+  const { order, ruleFacts } = splitRuleFacts(rest);
   return pass({
     order,
     stored: stored && { id: stored.id, argsHash: stored.argsHash, outcome: stored.outcome as StoredCall["outcome"] },
     recent: effects && effects.map((effect) => ({ ...effect, at: new Date(effect.at) })),
-    ruleFacts: rules ? { fraudWatch, customerAgeDays, orderAgeDays, agentRefundsToday } : null,
+    ruleFacts: rules ? ruleFacts : null,
   });
 }

@@ -283,7 +283,7 @@ async function checkAgainstData(
   if (duplicate) record.detail = { duplicate_guard: duplicate };
 
   let rules = await stage("rules", () =>
-    checkRules(client, tool, conversation, proposal.policy, order, call.impactCents, ruleFacts),
+    checkRules(client, tool, conversation, proposal.policy, order, call.impactCents, ruleFacts, call.args),
   );
   // The ceilings reserve last, only for a call nothing else holds: their locks are held from here to the commit.
   let ceilings =
@@ -294,7 +294,7 @@ async function checkAgainstData(
   // on its own is judged again on them as read under its locks, and that is the verdict kept (docs/decisions/023).
   if (ceilings?.ok && rules && readsMovingFacts(rules)) {
     rules = await stage("rules", () =>
-      recheckRules(client, tool, conversation, proposal.policy, order, call.impactCents),
+      recheckRules(client, tool, conversation, proposal.policy, order, call.impactCents, call.args),
     );
     if (rulesStop(rules) || ruleHolds(rules).length > 0) {
       await stage("ceilings", () => releaseCeilings(client, conversation, call.impactCents));

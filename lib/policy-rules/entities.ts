@@ -1,11 +1,11 @@
 import type { EntityJson, EntityUid } from "@cedar-policy/cedar-wasm/nodejs";
-import type { RuleFacts } from "./schema";
+import { ruleArgs, type RuleFacts } from "./schema";
 
 export interface RuleRequest {
   principal: EntityUid;
   action: EntityUid;
   resource: EntityUid;
-  context: Record<string, string | number>;
+  context: Record<string, string | number | Record<string, string | number | boolean>>;
   entities: EntityJson[];
 }
 
@@ -16,12 +16,26 @@ export function requestFor(facts: RuleFacts): RuleRequest {
     principal: { type: "Agent", id: facts.agent.id },
     action: { type: "Action", id: facts.tool },
     resource: { type: "Order", id: facts.order.id },
-    context: { effect: facts.effect, ...facts.call },
+    context: { effect: facts.effect, ...facts.call, args: facts.args },
     entities: [
-      { uid: { type: "Agent", id: facts.agent.id }, attrs: { refunds_today: facts.agent.refunds_today }, parents: [] },
+      {
+        uid: { type: "Agent", id: facts.agent.id },
+        attrs: {
+          refunds_today: facts.agent.refunds_today,
+          role: facts.agent.role,
+          age_days: facts.agent.age_days,
+          exposure_cents: facts.agent.exposure_cents,
+        },
+        parents: [],
+      },
       {
         uid: customer,
-        attrs: { fraud_watch: facts.customer.fraud_watch, age_days: facts.customer.age_days },
+        attrs: {
+          fraud_watch: facts.customer.fraud_watch,
+          age_days: facts.customer.age_days,
+          refunds_7d: facts.customer.refunds_7d,
+          refunded_cents_7d: facts.customer.refunded_cents_7d,
+        },
         parents: [],
       },
       {
@@ -44,8 +58,9 @@ export function requestFor(facts: RuleFacts): RuleRequest {
 export const SAMPLE_FACTS: RuleFacts = {
   tool: "issue_refund",
   effect: "irreversible",
-  agent: { id: "sample", refunds_today: 0 },
-  customer: { id: "sample", fraud_watch: false, age_days: 0 },
+  agent: { id: "sample", refunds_today: 0, role: "AGENT", age_days: 0, exposure_cents: 0 },
+  customer: { id: "sample", fraud_watch: false, age_days: 0, refunds_7d: 0, refunded_cents_7d: 0 },
   order: { id: "sample", status: "delivered", currency: "USD", total_cents: 0, refunded_cents: 0, age_days: 0 },
-  call: { amount_cents: 0, conversation_writes: 0, conversation_spent_cents: 0 },
+  call: { amount_cents: 0, conversation_writes: 0, conversation_spent_cents: 0, hour: 0, weekday: 1 },
+  args: ruleArgs("issue_refund", {}),
 };

@@ -50,6 +50,8 @@ export interface RuleGroup {
 
 export interface DifferenceReport {
   decisions: number;
+  /** Of the decisions, those recorded before the facts of issue 38: replayed with them read as `withMissingFacts`. */
+  olderFacts?: number;
   differences: Difference[];
   byRule: RuleGroup[];
 }
