@@ -1,12 +1,11 @@
 import { z } from "zod";
-import { SAMPLE_FACTS } from "./entities";
 import { compileDraft, evaluateRules, type RuleVerdict } from "./evaluate";
-import { RuleFactsSchema, type RuleFacts } from "./schema";
+import { ARG_TYPES, ruleArgs, RuleFactsSchema, type RuleFacts } from "./schema";
 import type { Rule } from "./validate";
 
 // A rule set's own tests (issue 38): each case is a call's facts and the verdict the rules must give it. A case
-// names only the facts it is about; every other fact reads as in the sample call (lib/policy-rules/entities.ts).
-// Cases test the rules alone: the numbers (limits, caps, ceilings) run in code before them and are not part of it.
+// names only the facts it is about; every other fact reads as in `CASE_BASE`, an unremarkable refund. Cases test
+// the rules alone: the numbers (limits, caps, ceilings) run in code before them and are not part of it.
 
 const Expected = z.discriminatedUnion("verdict", [
   z.strictObject({ verdict: z.literal("allow") }),
@@ -29,6 +28,21 @@ export const RuleCaseSchema = z.strictObject({
   expect: Expected,
 });
 export type RuleCase = z.infer<typeof RuleCaseSchema>;
+
+/**
+ * The call a case changes: a refund of 10.00 (reason "damaged") by an agent of a year with no refund today and
+ * nothing moved, for a customer of a year, not on fraud watch, not refunded this week, on a delivered order of 100.00
+ * placed 10 days ago, the conversation's first write, on a Wednesday at noon in the tenant's zone.
+ */
+export const CASE_BASE: RuleFacts = {
+  tool: "issue_refund",
+  effect: "irreversible",
+  agent: { id: "agent", refunds_today: 0, role: "AGENT", age_days: 365, exposure_cents: 0 },
+  customer: { id: "customer", fraud_watch: false, age_days: 365, refunds_7d: 0, refunded_cents_7d: 0 },
+  order: { id: "order", status: "delivered", currency: "USD", total_cents: 10_000, refunded_cents: 0, age_days: 10 },
+  call: { amount_cents: 1000, conversation_writes: 0, conversation_spent_cents: 0, hour: 12, weekday: 3 },
+  args: ruleArgs("issue_refund", { order_id: "order", amount_cents: 1000, currency: "USD", reason: "damaged" }),
+};
 
 export const MAX_CASES = 200;
 export const RuleCasesSchema = z.array(RuleCaseSchema).max(MAX_CASES);
@@ -72,9 +86,17 @@ export function overlay(base: unknown, patch: unknown): unknown {
   return merged;
 }
 
-/** The facts a case describes: the sample call with the case's facts laid over it, checked against the schema. */
+/**
+ * The facts a case describes: `CASE_BASE` with the case's facts laid over it (a case naming another tool starts from
+ * that tool's empty arguments), checked against the schema.
+ */
 export function caseFacts(ruleCase: RuleCase): { ok: true; facts: RuleFacts } | { ok: false; error: string } {
-  const parsed = RuleFactsSchema.safeParse(overlay(SAMPLE_FACTS, ruleCase.facts));
+  const tool = ruleCase.facts.tool;
+  const base =
+    typeof tool === "string" && tool !== CASE_BASE.tool && tool in ARG_TYPES
+      ? { ...CASE_BASE, args: ruleArgs(tool, {}) }
+      : CASE_BASE;
+  const parsed = RuleFactsSchema.safeParse(overlay(base, ruleCase.facts));
   if (parsed.success) return { ok: true, facts: parsed.data };
   const [issue] = parsed.error.issues;
   return { ok: false, error: `facts.${issue.path.join(".")}: ${issue.message}` };

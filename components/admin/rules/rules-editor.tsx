@@ -7,6 +7,7 @@ import { rulesDigest } from "@/components/admin/rules/rules-digest";
 import { checkRulesAction, publishRulesAction, replayRulesAction } from "@/lib/admin/rules/actions";
 import type { CaseResult } from "@/lib/policy-rules/cases";
 import type { DifferenceReport } from "@/lib/policy-rules/replay";
+import { RULE_TEMPLATES, type RuleTemplate } from "@/lib/policy-rules/templates";
 
 /** The editor starts from the set in force (shadow first): its text and its test cases as JSON. */
 export function RulesEditor({
@@ -57,6 +58,23 @@ export function RulesEditor({
     });
   }
 
+  /** Adds a template's rule to the text and its cases to the cases, for the admin to adapt. */
+  function startFrom(template: RuleTemplate) {
+    reset();
+    setText((current) => (current.trim() === "" ? template.text : `${current.trimEnd()}\n\n${template.text}`));
+    setCases((current) => {
+      let existing: unknown[] = [];
+      try {
+        const parsed: unknown = JSON.parse(current);
+        if (Array.isArray(parsed)) existing = parsed;
+      } catch {
+        return current;
+      }
+      return JSON.stringify([...existing, ...template.cases], null, 2);
+    });
+    setMessage(`Added "${template.title}" with its test cases: adapt the numbers and the reason, then Check.`);
+  }
+
   function publish(status: "live" | "shadow") {
     startTransition(async () => {
       reset();
@@ -80,6 +98,14 @@ export function RulesEditor({
 
   return (
     <div className="card">
+      <div className="actions" data-testid="rule-templates">
+        Start from a template:{" "}
+        {RULE_TEMPLATES.map((template) => (
+          <button key={template.id} type="button" disabled={pending} onClick={() => startFrom(template)}>
+            {template.title}
+          </button>
+        ))}
+      </div>
       <p>
         <label>
           Rule text (Cedar)
@@ -120,8 +146,8 @@ export function RulesEditor({
           Each case is <code>{`{"name": "…", "facts": {…}, "expect": {"verdict": "allow"}}`}</code>, or{" "}
           <code>{`{"verdict": "hold", "reason": "…"}`}</code> or <code>{`{"verdict": "deny", "code": "…"}`}</code>
           (optionally with <code>&quot;rule&quot;</code>). A case names only the facts it is about; the others read as a
-          refund of 0 by a new agent, for a new customer, on a new delivered order. Check runs them; a set whose cases
-          fail is not published.
+          refund of 10.00 by an agent of a year, for a customer of a year, on a delivered order of 10 days, on a
+          Wednesday at noon. Check runs them; a set whose cases fail is not published.
         </span>
       </p>
       {stepUp.field}

@@ -59,5 +59,5 @@ export async function replayRules(
   const draft = compileDraft(tenantId, validated.rules);
   if (!draft) return { ok: false, errors: ["the rule engine could not load this rule set"] };
   const report = differences(decisions, (decision) => evaluateRules(draft, decision.facts));
-  return { ok: true, report: { ...report, olderFacts } };
+  return { ok: true, report: { ...report, ...(olderFacts > 0 && { olderFacts }) } };
 }
