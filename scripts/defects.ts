@@ -1286,6 +1286,23 @@ const DEFECTS: Defect[] = [
     test: "a shadow set is recorded beside the live one, never enforced; replay over the same calls reports the same",
   },
   {
+    name: "publish refuses failing cases",
+    file: "lib/admin/rules/publish.ts",
+    find: 'if (failing.length > 0) return { ok: false, code: "rules.cases-failed", errors: failing };',
+    replace: "",
+    testFile: "tests/policy-rules/versions.integration.test.ts",
+    test: "a set whose own case fails is not published: refused in words, nothing written, the old rules stay",
+  },
+  {
+    name: "rollback classified",
+    file: "lib/admin/rules/publish.ts",
+    find: 'const kind = classifyAdminChange({ kind: "rules", status: rules.status, loosened });',
+    replace:
+      'const kind = rules.restoresVersion !== null ? "tightening" : classifyAdminChange({ kind: "rules", status: rules.status, loosened });',
+    testFile: "tests/policy-rules/versions.integration.test.ts",
+    test: "a rollback that drops a rule in force is loosening: step-up, then the second admin, who sees it is a rollback",
+  },
+  {
     name: "secret tag length",
     file: "lib/secrets.ts",
     find: '  if (parts.length !== 3 || iv.length !== NONCE_BYTES || tag.length !== TAG_BYTES)\n    throw new Error(\n      `${column} is not a value this server stored: it needs a ${NONCE_BYTES}-byte nonce and a ${TAG_BYTES}-byte tag; set it again`,\n    );\n  const decipher = createDecipheriv("aes-256-gcm", key(), iv, { authTagLength: TAG_BYTES })',

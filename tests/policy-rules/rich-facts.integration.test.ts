@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { publishRules } from "@/lib/admin/rules/publish";
 import { replayRules } from "@/lib/admin/rules/replay";
+import { setRulesTimeZone } from "@/lib/admin/rules/time-zone";
+import { approveChange } from "@/lib/admin/changes/two-admin";
 import { db } from "@/lib/db";
 import { RULE_TEMPLATES } from "@/lib/policy-rules/templates";
 import { conversationFor, newCallKey, propose } from "../support/api";
 import { expectNoEffect } from "../support/effects";
-import { noProof } from "../support/step-up";
-import { createWorld, moreOrders, type World } from "../support/world";
+import { noProof, provedFor } from "../support/step-up";
+import { addPerson, createWorld, moreOrders, type World } from "../support/world";
 import { ageWorld, refund } from "./support";
 
 // Issue 38's richer facts through the route: read in the call's one facts statement, kept in the decision's
@@ -103,5 +105,35 @@ describe("richer rule facts", () => {
       ok: true,
       report: { decisions: 1, olderFacts: 1, differences: [] },
     });
+  });
+
+  it("the tenant's time zone: an unknown name is refused; while live rules read the time a change waits for a second admin", async () => {
+    const world = await createWorld();
+    const admin = { id: world.users.admin, tenantId: world.tenantId };
+    const zone = async () => (await db.tenant.findUniqueOrThrow({ where: { id: world.tenantId } })).timeZone;
+    expect(await setRulesTimeZone(admin, "Mars/Olympus")).toMatchObject({ ok: false, code: "time-zone.unknown" });
+    expect(await setRulesTimeZone(admin, "Europe/Paris")).toEqual({ ok: true, set: "Europe/Paris" });
+    expect(await zone()).toBe("Europe/Paris");
+
+    const hours = template("large-refund-out-of-hours");
+    await publishRules(admin, { text: hours.text, status: "live", cases: hours.cases }, await noProof(admin.id));
+    const bea = `${world.users.admin}_bea`;
+    await addPerson(world, bea, "ADMIN", "Bea");
+    expect(await setRulesTimeZone(admin, "Pacific/Kiritimati")).toMatchObject({
+      ok: true,
+      held: { mode: "second-admin" },
+    });
+    expect(await zone()).toBe("Europe/Paris");
+    const change = await db.adminChange.findFirstOrThrow({ where: { tenantId: world.tenantId, kind: "time-zone" } });
+    const proof = await provedFor(bea, { kind: "admin.change-approved", changeId: change.id, digest: change.digest });
+    expect(await approveChange({ id: bea, tenantId: world.tenantId }, change.id, change.digest, proof)).toEqual({
+      ok: true,
+    });
+    expect(await zone()).toBe("Pacific/Kiritimati");
+    const audit = await db.auditLog.findMany({ where: { tenantId: world.tenantId, action: "rules.time-zone-set" } });
+    expect(audit.map((entry) => entry.detail)).toEqual([
+      { before: "UTC", after: "Europe/Paris" },
+      { before: "Europe/Paris", after: "Pacific/Kiritimati", changeId: change.id, approvedById: bea },
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 import { RuleReport } from "@/components/admin/rules/rule-report";
 import { RuleHistory } from "@/components/admin/rules/rule-history";
 import { RulesEditor } from "@/components/admin/rules/rules-editor";
+import { TimeZoneForm } from "@/components/admin/rules/time-zone-form";
 import { TimeAgo } from "@/components/ui/time-ago";
 import type { rulesOverview } from "@/lib/admin/rules/publish";
 import { FACT_WORDS, RULE_ACTIONS } from "@/lib/policy-rules/schema";
@@ -69,6 +70,7 @@ export function RulesDesk({
       <h2>Edit</h2>
       <RulesEditor initial={overview.shadow ?? overview.live} hasPasskey={hasPasskey} />
       <h3>What a rule can read</h3>
+      <TimeZoneForm current={overview.timeZone} />
       <dl data-testid="rule-facts">
         <dt>
           <code>action == Action::&quot;…&quot;</code>

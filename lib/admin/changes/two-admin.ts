@@ -21,7 +21,7 @@ import {
 import { findTenantAgent, releaseKey, revokeHeldKey, setCanRefund, setTenantSelfRegistration } from "../access/sql";
 import { insertAudit } from "../sql";
 import { lockPolicy, lockTenantWebhook, setTenantWebhook, updatePolicyValues } from "../policy/sql";
-import { lockRuleSets } from "../rules/sql";
+import { lockRuleSets, lockTimeZone, setTimeZone } from "../rules/sql";
 
 // A change the two-admin rule holds (docs/decisions/015): stored as the exact change and the state it was proposed
 // against, bound by a digest; a different admin approves it once before it expires, or, in a tenant with one admin,
@@ -52,7 +52,8 @@ export type ChangeProposal =
       change: { host: string; url: string; secret: string };
       base: { host: string | null; stored: string | null };
     }
-  | { kind: "self-registration"; change: { enabled: true }; base: { enabled: false } };
+  | { kind: "self-registration"; change: { enabled: true }; base: { enabled: false } }
+  | { kind: "time-zone"; change: { timeZone: string }; base: { timeZone: string } };
 
 export interface HeldChange {
   id: string;
@@ -77,6 +78,8 @@ export function changeLines(kind: string, change: Record<string, unknown>, base:
       `Approval webhook: ${String(base.host ?? "none")} → ${String(change.host)} (each new request is posted there)`,
     ];
   if (kind === "self-registration") return ["Clients that register themselves (names not verified): refused → allowed"];
+  if (kind === "time-zone")
+    return [`Time zone of the rules' time of day: ${String(base.timeZone)} → ${String(change.timeZone)}`];
   if (kind === "rules") {
     const loosened = (change.loosened as string[]).map((id) => `"${id}"`).join(", ");
     const rollback =
@@ -205,6 +208,18 @@ async function applyChange(tx: Tx, row: AdminChangeRow, actor: Person): Promise<
       },
       { changeId: row.id, approvedById: actor.id },
     );
+    return "applied";
+  }
+  if (row.kind === "time-zone") {
+    const current = await lockTimeZone(tx, row.tenantId);
+    if (current.timeZone !== row.base.timeZone) return "stale";
+    await setTimeZone(tx, row.tenantId, String(row.change.timeZone));
+    await insertAudit(tx, { id: row.proposedById, tenantId: row.tenantId }, "rules.time-zone-set", {
+      before: current.timeZone,
+      after: row.change.timeZone,
+      changeId: row.id,
+      approvedById: actor.id,
+    });
     return "applied";
   }
   if (row.kind === "webhook") {

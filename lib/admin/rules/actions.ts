@@ -14,6 +14,7 @@ import {
   type PublishResult,
 } from "./publish";
 import { replayRules } from "./replay";
+import { setRulesTimeZone } from "./time-zone";
 import { ProofIdSchema } from "@/lib/auth/step-up/step-up";
 
 const RulesText = z.string().max(50_000);
@@ -120,3 +121,16 @@ export const withdrawShadowAction = authedAction(z.strictObject({}), ["ADMIN"], 
   revalidatePath("/admin/rules");
   return { ok: true, data: { withdrawn } };
 });
+
+/** Sets the time zone the rules' time of day is read in; held for a second admin while the live rules read the time. */
+export const setTimeZoneAction = authedAction(
+  z.strictObject({ timeZone: z.string().trim().min(1).max(64) }),
+  ["ADMIN"],
+  async (input, user) => {
+    const result = await setRulesTimeZone(user, input.timeZone);
+    if (!result.ok) return result;
+    revalidatePath("/admin/rules");
+    if ("held" in result) return { ok: true, data: { message: heldWords(result.held)! } };
+    return { ok: true, data: { message: `The rules now read the time in ${result.set}.` } };
+  },
+);

@@ -14,6 +14,7 @@ import {
   findRuleSetVersion,
   findRuleSetVersions,
   findTenantRuleSets,
+  findTimeZone,
   lockRuleSets,
   type RuleSetVersion,
 } from "./sql";
@@ -141,10 +142,11 @@ function rulesOf(text: string): Rule[] {
 
 /** Everything the rules page shows, in one call: the sets in force with what each rule does, history, shadow report. */
 export async function rulesOverview(tenantId: string) {
-  const [sets, history, shadowReport] = await Promise.all([
+  const [sets, history, shadowReport, timeZone] = await Promise.all([
     findTenantRuleSets(db, tenantId),
     findRuleSetVersions(db, tenantId, 200),
     shadowDifferences(tenantId),
+    findTimeZone(db, tenantId),
   ]);
   const inForce = (id: string | null) => {
     const row = history.find((version) => version.id === id);
@@ -176,6 +178,7 @@ export async function rulesOverview(tenantId: string) {
       inForce: row.id === sets.liveRuleSetId ? "live" : row.id === sets.shadowRuleSetId ? "shadow" : null,
     })),
     shadowReport,
+    timeZone,
   };
 }
 

@@ -116,3 +116,29 @@ export async function findTenantRuleSets(
     SELECT "liveRuleSetId", "shadowRuleSetId" FROM "Tenant" WHERE "id" = ${tenantId}`;
   return row;
 }
+
+/** The tenant's time zone and live rule text, the tenant row locked until the transaction ends. */
+export async function lockTimeZone(tx: Tx, tenantId: string): Promise<{ timeZone: string; liveText: string | null }> {
+  const [row] = await tx.$queryRaw<{ timeZone: string; liveText: string | null }[]>`
+    SELECT t."timeZone", r."text" AS "liveText"
+    FROM "Tenant" t LEFT JOIN "PolicyRuleSet" r ON r."id" = t."liveRuleSetId"
+    WHERE t."id" = ${tenantId} FOR UPDATE OF t`;
+  return row;
+}
+
+/** Whether the database knows this IANA zone name (the facts statement reads the time in it). */
+export async function knowsTimeZone(db: Db, timeZone: string): Promise<boolean> {
+  const [row] = await db.$queryRaw<{ known: boolean }[]>`
+    SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE "name" = ${timeZone}) AS "known"`;
+  return row.known;
+}
+
+export async function setTimeZone(db: Db, tenantId: string, timeZone: string): Promise<void> {
+  await db.$executeRaw`UPDATE "Tenant" SET "timeZone" = ${timeZone} WHERE "id" = ${tenantId}`;
+}
+
+/** The tenant's time zone. */
+export async function findTimeZone(db: Db, tenantId: string): Promise<string> {
+  const [row] = await db.$queryRaw<{ timeZone: string }[]>`SELECT "timeZone" FROM "Tenant" WHERE "id" = ${tenantId}`;
+  return row.timeZone;
+}
