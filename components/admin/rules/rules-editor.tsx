@@ -4,7 +4,12 @@ import { useState, useTransition } from "react";
 import { RuleReport } from "@/components/admin/rules/rule-report";
 import { useStepUp } from "@/components/step-up/step-up-field";
 import { rulesDigest } from "@/components/admin/rules/rules-digest";
-import { checkRulesAction, publishRulesAction, replayRulesAction } from "@/lib/admin/rules/actions";
+import {
+  checkRulesAction,
+  publishRulesAction,
+  replayRulesAction,
+  shadowOneRuleAction,
+} from "@/lib/admin/rules/actions";
 import type { CaseResult } from "@/lib/policy-rules/cases";
 import type { DifferenceReport } from "@/lib/policy-rules/replay";
 import { RULE_TEMPLATES, type RuleTemplate } from "@/lib/policy-rules/templates";
@@ -87,6 +92,16 @@ export function RulesEditor({
     });
   }
 
+  /** The text, one rule, tried in shadow beside the live set (nothing to step up for: a shadow set enforces nothing). */
+  function shadowOne() {
+    startTransition(async () => {
+      reset();
+      const response = await shadowOneRuleAction({ text });
+      if (!response.ok) return failed(response);
+      setMessage(response.data.message);
+    });
+  }
+
   function replay() {
     startTransition(async () => {
       reset();
@@ -160,6 +175,9 @@ export function RulesEditor({
         </button>{" "}
         <button type="button" disabled={pending} onClick={() => publish("shadow")}>
           Publish as shadow
+        </button>{" "}
+        <button type="button" disabled={pending} onClick={shadowOne}>
+          Try this one rule in shadow beside the live rules
         </button>{" "}
         <button type="button" disabled={pending} onClick={replay}>
           Replay over the last 7 days

@@ -10,6 +10,7 @@ import {
   compareVersions,
   publishRules,
   rollbackRules,
+  shadowOneRule,
   withdrawShadowRules,
   type PublishResult,
 } from "./publish";
@@ -78,6 +79,16 @@ export const publishRulesAction = authedAction(
     return publishAnswer(
       await publishRules(user, { text: input.text, cases: cases.cases, status: input.status }, holder),
     );
+  },
+);
+
+/** Publishes the live set with one more rule as the shadow set: what that one rule would change, enforced nowhere. */
+export const shadowOneRuleAction = authedAction(
+  z.strictObject({ text: RulesText, proofId: ProofIdSchema.optional() }),
+  ["ADMIN"],
+  async (input, user, session) => {
+    const holder = { userId: user.id, sessionId: session.id, proofId: input.proofId };
+    return publishAnswer(await shadowOneRule(user, input.text, holder));
   },
 );
 

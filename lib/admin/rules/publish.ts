@@ -110,6 +110,26 @@ function storedCases(version: Pick<RuleSetVersion, "cases">): RuleCase[] {
   return parsed.success ? parsed.data : [];
 }
 
+/**
+ * One rule tried in shadow beside the live set: published as a shadow set of the live rules (and their cases) with
+ * this rule added, so the shadow report and metrics show exactly what this rule would change.
+ */
+export async function shadowOneRule(admin: Admin, ruleText: string, holder: StepUpHolder): Promise<PublishResult> {
+  const rule = validateRules(ruleText);
+  if (!rule.ok) return { ok: false, code: "rules.invalid", errors: rule.errors };
+  if (rule.rules.length !== 1) {
+    return {
+      ok: false,
+      code: "rules.invalid",
+      errors: [`to try one rule beside the live set, give exactly one rule; this text has ${rule.rules.length}`],
+    };
+  }
+  const { liveRuleSetId } = await findTenantRuleSets(db, admin.tenantId);
+  const live = liveRuleSetId ? await findRuleSetVersion(db, admin.tenantId, { id: liveRuleSetId }) : null;
+  const text = live ? `${live.text.trimEnd()}\n\n${ruleText.trim()}\n` : ruleText;
+  return publishRules(admin, { text, status: "shadow", cases: live ? storedCases(live) : [] }, holder);
+}
+
 /** Stops the shadow evaluation; the live rules are untouched. */
 export async function withdrawShadowRules(admin: Admin): Promise<boolean> {
   return transaction(async (tx) => {
