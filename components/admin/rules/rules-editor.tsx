@@ -7,11 +7,12 @@ import { rulesDigest } from "@/components/admin/rules/rules-digest";
 import {
   checkRulesAction,
   publishRulesAction,
-  replayRulesAction,
+  replayProgressAction,
   shadowOneRuleAction,
+  startReplayAction,
 } from "@/lib/admin/rules/actions";
 import type { CaseResult } from "@/lib/policy-rules/cases";
-import type { DifferenceReport } from "@/lib/policy-rules/replay";
+import { REPLAY_LIMITS, type DifferenceReport } from "@/lib/policy-rules/replay";
 import { RULE_TEMPLATES, type RuleTemplate } from "@/lib/policy-rules/templates";
 
 /** The editor starts from the set in force (shadow first): its text and its test cases as JSON. */
@@ -30,6 +31,8 @@ export function RulesEditor({
   const [message, setMessage] = useState<string | null>(null);
   const [summaries, setSummaries] = useState<{ id: string; text: string }[]>([]);
   const [report, setReport] = useState<DifferenceReport | null>(null);
+  /** When the last replay left older decisions unread: how many the next one may read. */
+  const [replayLimit, setReplayLimit] = useState<number | null>(null);
   const [pending, startTransition] = useTransition();
 
   const failed = (response: { message: string; code: string }) => {
@@ -102,12 +105,28 @@ export function RulesEditor({
     });
   }
 
-  function replay() {
+  /** Queues a replay in the job runner and follows its progress until it ends. */
+  function replay(limit: number = REPLAY_LIMITS.first) {
     startTransition(async () => {
       reset();
-      const response = await replayRulesAction({ text, days: 7 });
-      if (!response.ok) return failed(response);
-      setReport(response.data);
+      setReport(null);
+      const started = await startReplayAction({ text, days: 7, limit });
+      if (!started.ok) return failed(started);
+      for (;;) {
+        const progress = await replayProgressAction({ id: started.data.id });
+        if (!progress.ok) return setMessage(progress.message);
+        const { status, read, report: done, more, error } = progress.data;
+        if (status === "failed") return setMessage(`The replay stopped: ${error}`);
+        if (status === "done" && done) {
+          setReport(done);
+          setReplayLimit(more ? Math.min(limit * 10, REPLAY_LIMITS.max) : null);
+          return setMessage(
+            `Replayed ${read} recorded decisions${more ? `, the newest ${limit}: older ones remain` : ""}.`,
+          );
+        }
+        setMessage(status === "queued" ? "The replay waits for its turn…" : `Replaying: ${read} decisions read…`);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
     });
   }
 
@@ -179,7 +198,7 @@ export function RulesEditor({
         <button type="button" disabled={pending} onClick={shadowOne}>
           Try this one rule in shadow beside the live rules
         </button>{" "}
-        <button type="button" disabled={pending} onClick={replay}>
+        <button type="button" disabled={pending} onClick={() => replay()}>
           Replay over the last 7 days
         </button>
       </div>
@@ -215,6 +234,11 @@ export function RulesEditor({
         </ul>
       )}
       {report && <RuleReport report={report} over="recorded in the last 7 days" testId="replay" />}
+      {report && replayLimit && (
+        <button type="button" disabled={pending} onClick={() => replay(replayLimit)}>
+          Replay further: up to {replayLimit} decisions
+        </button>
+      )}
     </div>
   );
 }

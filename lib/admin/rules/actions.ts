@@ -14,7 +14,9 @@ import {
   withdrawShadowRules,
   type PublishResult,
 } from "./publish";
-import { replayRules } from "./replay";
+import { REPLAY_LIMITS } from "@/lib/policy-rules/replay";
+import { replayProgress, startReplay } from "./replay";
+import { IdSchema } from "@/lib/security/input";
 import { setRulesTimeZone } from "./time-zone";
 import { ProofIdSchema } from "@/lib/auth/step-up/step-up";
 
@@ -117,15 +119,26 @@ export const compareVersionsAction = authedAction(
   },
 );
 
-export const replayRulesAction = authedAction(
-  z.strictObject({ text: RulesText, days: z.number().int().min(1).max(90) }),
+/** Queues a replay of the draft for the job runner; the page polls its progress. */
+export const startReplayAction = authedAction(
+  z.strictObject({
+    text: RulesText,
+    days: z.number().int().min(1).max(90),
+    limit: z.number().int().min(1).max(REPLAY_LIMITS.max).default(REPLAY_LIMITS.first),
+  }),
   ["ADMIN"],
   async (input, user) => {
-    const replayed = await replayRules(user.tenantId, input.text, input.days);
-    if (!replayed.ok) return { ok: false, code: "rules.invalid", message: replayed.errors.join("\n") };
-    return { ok: true, data: replayed.report };
+    const started = await startReplay(user, input);
+    if (!started.ok) return { ok: false, code: "rules.invalid", message: started.errors.join("\n") };
+    return { ok: true, data: { id: started.id } };
   },
 );
+
+export const replayProgressAction = authedAction(z.strictObject({ id: IdSchema }), ["ADMIN"], async (input, user) => {
+  const progress = await replayProgress(user.tenantId, input.id);
+  if (!progress) return { ok: false, code: "not-found", message: "No such replay in your tenant; start it again." };
+  return { ok: true, data: progress };
+});
 
 export const withdrawShadowAction = authedAction(z.strictObject({}), ["ADMIN"], async (_input, user) => {
   const withdrawn = await withdrawShadowRules(user);

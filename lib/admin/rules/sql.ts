@@ -93,18 +93,79 @@ export async function findRuleSetVersion(
   return row ?? null;
 }
 
-/** Decision-log rows since `since` that kept the facts their rules read, newest first, at most `limit`. */
+/**
+ * Decision-log rows since `since` that kept the facts their rules read, newest first, at most `limit`, older than
+ * the row `before` when given (the previous page's last id).
+ */
 export async function findRuleDecisions(
   db: Db,
   tenantId: string,
   since: Date,
   limit: number,
-): Promise<{ callId: string; at: Date; rules: Record<string, unknown> }[]> {
+  before: bigint | null = null,
+): Promise<{ id: bigint; callId: string; at: Date; rules: Record<string, unknown> }[]> {
   return db.$queryRaw`
-    SELECT "toolCallId" AS "callId", "createdAt" AS "at", "detail"->'rules' AS "rules"
+    SELECT "id", "toolCallId" AS "callId", "createdAt" AS "at", "detail"->'rules' AS "rules"
     FROM "DecisionLog"
     WHERE "tenantId" = ${tenantId} AND "createdAt" >= ${since} AND "detail" ? 'rules' AND "toolCallId" IS NOT NULL
+      AND (${before}::bigint IS NULL OR "id" < ${before}::bigint)
     ORDER BY "id" DESC LIMIT ${limit}`;
+}
+
+export interface ReplayRow {
+  id: string;
+  tenantId: string;
+  text: string;
+  days: number;
+  limit: number;
+  status: "queued" | "running" | "done" | "failed";
+  read: number;
+  more: boolean;
+  report: Record<string, unknown> | null;
+  error: string | null;
+}
+
+const REPLAY_COLUMNS = Prisma.sql`"id", "tenantId", "text", "days", "limit", "status", "read", "more", "report", "error"`;
+
+export async function insertReplay(
+  db: Db,
+  row: { id: string; tenantId: string; text: string; days: number; limit: number; createdById: string },
+): Promise<void> {
+  await db.$executeRaw`
+    INSERT INTO "RuleReplay" ("id", "tenantId", "text", "days", "limit", "createdById")
+    VALUES (${row.id}, ${row.tenantId}, ${row.text}, ${row.days}, ${row.limit}, ${row.createdById})`;
+}
+
+/** Claims the oldest queued replay (skipping one another instance holds) and marks it running; null when none waits. */
+export async function claimReplay(db: Db): Promise<ReplayRow | null> {
+  const [row] = await db.$queryRaw<ReplayRow[]>`
+    UPDATE "RuleReplay" SET "status" = 'running', "updatedAt" = now()
+    WHERE "id" = (SELECT "id" FROM "RuleReplay" WHERE "status" = 'queued' ORDER BY "createdAt" LIMIT 1 FOR UPDATE SKIP LOCKED)
+    RETURNING ${REPLAY_COLUMNS}`;
+  return row ?? null;
+}
+
+/** A running replay's progress, or its end: done with its report, or failed with the reason. */
+export async function updateReplay(
+  db: Db,
+  id: string,
+  state: { read: number } & (
+    { status: "running" } | { status: "done"; more: boolean; report: unknown } | { status: "failed"; error: string }
+  ),
+): Promise<void> {
+  const report = state.status === "done" ? JSON.stringify(state.report) : null;
+  await db.$executeRaw`
+    UPDATE "RuleReplay" SET "status" = ${state.status}, "read" = ${state.read},
+      "more" = ${state.status === "done" && state.more}, "report" = ${report}::jsonb,
+      "error" = ${state.status === "failed" ? state.error : null}, "updatedAt" = now()
+    WHERE "id" = ${id}`;
+}
+
+/** One of the tenant's replays; null for a missing or foreign id. */
+export async function findReplay(db: Db, tenantId: string, id: string): Promise<ReplayRow | null> {
+  const [row] = await db.$queryRaw<ReplayRow[]>`
+    SELECT ${REPLAY_COLUMNS} FROM "RuleReplay" WHERE "id" = ${id} AND "tenantId" = ${tenantId}`;
+  return row ?? null;
 }
 
 /** The tenant's rule sets in force. */
