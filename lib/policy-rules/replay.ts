@@ -145,6 +145,9 @@ export const reportSummary = (report: DifferenceReport, over: string) =>
 export function reportText(report: DifferenceReport, over: string): string[] {
   return [
     reportSummary(report, over),
+    ...(report.more
+      ? [`  older decisions remain beyond the ${report.decisions} read: read further with a larger limit`]
+      : []),
     ...report.byRule.map((group) => `  ${group.rule}: ${callCount(group.calls)}, ${moneyOf(group.cents)}`),
     ...report.differences.map(
       (difference) =>
