@@ -105,7 +105,7 @@ export async function replayRules(
   tenantId: string,
   text: string,
   days: number,
-  limit = REPORT_LIMIT,
+  limit: number = REPORT_LIMIT,
 ): Promise<{ ok: true; report: DifferenceReport } | { ok: false; errors: string[] }> {
   const validated = validateRules(text);
   if (!validated.ok) return validated;
