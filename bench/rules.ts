@@ -14,11 +14,14 @@ const WARM_UP = rounds(2_000, 20);
 const TOOLS = ["issue_refund", "update_shipping_address", "send_status_email", "get_order"];
 
 function ruleText(index: number, tool: string): string {
-  const kind = index % 3;
+  const kind = index % 5;
   const condition = [
     `resource.age_days > ${90 + index} && context.amount_cents > ${index * 100}`,
     `principal.refunds_today == ${index} && resource.customer.age_days < ${30 + index}`,
     `resource.customer.fraud_watch && resource.total_cents > ${index * 1000}`,
+    // The facts of issue 38: the customer's week, the agent's exposure and age, the tenant's time of day.
+    `resource.customer.refunds_7d >= ${2 + index} && principal.exposure_cents > ${index * 1000}`,
+    `principal.age_days < ${index % 7} && (context.hour < 9 || context.weekday >= 6)`,
   ][kind];
   const says = kind === 2 ? `@deny("code-${index}")` : `@hold("reason ${index}")`;
   return `@id("rule-${index}") ${says}\nforbid (principal, action == Action::"${tool}", resource)\nwhen { ${condition} };`;
