@@ -126,7 +126,9 @@ export async function recheckRules(
     agentId: conversation.agentId,
     countRefunds: tool.effect === "irreversible",
   });
-  return checkRules(client, tool, conversation, policy, order, impactCents, row, args);
+  // The reservation already counts this call in the agent's exposure: the rules read it as before this call.
+  const before = row && { ...row, agentExposureCents: row.agentExposureCents - impactCents };
+  return checkRules(client, tool, conversation, policy, order, impactCents, before, args);
 }
 
 /** A published version is compiled once per process; one that no longer compiles fails closed. */

@@ -136,4 +136,22 @@ describe("richer rule facts", () => {
       { before: "Europe/Paris", after: "Pacific/Kiritimati", changeId: change.id, approvedById: bea },
     ]);
   });
+
+  it("the agent's exposure is read without the call's own reservation, also when judged again under its locks", async () => {
+    const world = await createWorld();
+    await ageWorld(world);
+    const admin = { id: world.users.admin, tenantId: world.tenantId };
+    const text = `@id("exposed-agent") @hold("The agent moved 30.00 or more on its own today")
+forbid (principal, action == Action::"issue_refund", resource) when { principal.exposure_cents >= 3000 };`;
+    await publishRules(admin, { text, status: "live" }, await noProof(admin.id));
+    const [a, b, c] = await moreOrders(world, 3);
+    expect((await refundOf(world, a, 2000)).json.code).toBe("refund.issued");
+    // 2000 before it: allowed, and judged again after reserving its 1000 on the same 2000.
+    const second = await refundOf(world, b, 1000);
+    expect(second.json.code).toBe("refund.issued");
+    expect((await recordedFacts(second.json.id)).agent.exposure_cents).toBe(2000);
+    const third = await refundOf(world, c, 500);
+    expect(third.json).toMatchObject({ code: "approval.required", model: { rules: ["exposed-agent"] } });
+    expect((await recordedFacts(third.json.id)).agent.exposure_cents).toBe(3000);
+  });
 });
