@@ -46,4 +46,29 @@ describe("replay in the job runner", () => {
     expect(await replayRules(world.tenantId, HOLD_EVERY_REFUND, 7)).toEqual({ ok: true, report: done!.report });
     expect(await db.ruleReplay.count({ where: { tenantId: world.tenantId, status: "done" } })).toBe(2);
   });
+
+  it("a replay longer than a run of the job pauses where it stopped and ends on a later run with the same report", async () => {
+    const world = await createWorld();
+    await ageWorld(world);
+    const admin = { id: world.users.admin, tenantId: world.tenantId };
+    for (const order of await moreOrders(world, 5)) {
+      const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+      await propose(world.keys.agent, conversation, refund(order, 1000), newCallKey());
+    }
+    const started = await startReplay(admin, { text: HOLD_EVERY_REFUND, days: 7, limit: 100 });
+    const id = started.ok ? started.id : "";
+    // Runs of a millisecond, two decisions a page: each run reads a page, then pauses.
+    const seen: number[] = [];
+    for (let run = 0; run < 10; run++) {
+      await runQueuedReplays({ sliceMs: 1, page: 2 });
+      const progress = (await replayProgress(world.tenantId, id))!;
+      seen.push(progress.read);
+      if (progress.status === "done") break;
+      expect(progress.status).toBe("queued");
+    }
+    expect(seen.slice(0, 2)).toEqual([2, 4]);
+    const done = (await replayProgress(world.tenantId, id))!;
+    expect(done).toMatchObject({ status: "done", read: 5, more: false });
+    expect(await replayRules(world.tenantId, HOLD_EVERY_REFUND, 7)).toEqual({ ok: true, report: done.report });
+  });
 });

@@ -124,7 +124,7 @@ export function RulesEditor({
             `Replayed ${read} recorded decisions${more ? `, the newest ${limit}: older ones remain` : ""}.`,
           );
         }
-        setMessage(status === "queued" ? "The replay waits for its turn…" : `Replaying: ${read} decisions read…`);
+        setMessage(read === 0 ? "The replay waits for its turn…" : `Replaying: ${read} decisions read…`);
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
     });

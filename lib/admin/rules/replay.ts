@@ -38,24 +38,31 @@ function recorded(row: { callId: string; at: Date; rules: Record<string, unknown
   };
 }
 
+/** Where a paged read stands: the last decision-log id read, the report so far and how many lacked the newer facts. */
+interface PageState {
+  before: bigint | null;
+  report: DifferenceReport;
+  olderFacts: number;
+}
+
+const START: PageState = { before: null, report: { decisions: 0, differences: [], byRule: [] }, olderFacts: 0 };
+
 /**
- * Reads the decisions of the last `days` days page by page, newest first, at most `limit`, handing each page to
- * `report` and awaiting `progress` after it; returns the merged report with how many lacked the newer facts and
- * whether older decisions remained.
+ * Reads the decisions of the last `days` days page by page, newest first, at most `limit` in all, from `from`,
+ * handing each page to `report` and awaiting `progress` after it. Done with the merged report, saying how many lacked
+ * the newer facts and whether older decisions remained; or, once past `until`, paused with where it stands.
  */
 async function overPages(
   tenantId: string,
   days: number,
   limit: number,
   report: (page: RecordedDecision[]) => DifferenceReport,
-  progress: (read: number) => Promise<void>,
-): Promise<DifferenceReport> {
+  options: { from?: PageState; until?: number; page?: number; progress?: (read: number) => Promise<void> } = {},
+): Promise<{ done: true; report: DifferenceReport } | { done: false; state: PageState }> {
   const since = new Date(Date.now() - days * DAY_MS);
-  let merged: DifferenceReport = { decisions: 0, differences: [], byRule: [] };
-  let olderFacts = 0;
-  let before: bigint | null = null;
+  let { before, report: merged, olderFacts } = options.from ?? START;
   for (;;) {
-    const wanted = Math.min(PAGE, limit - merged.decisions);
+    const wanted = Math.min(options.page ?? PAGE, limit - merged.decisions);
     const rows = await findRuleDecisions(db, tenantId, since, wanted + 1, before);
     const page = rows.slice(0, wanted);
     olderFacts += page.filter((row) => lacksNewerFacts(row.rules.facts as RecordedFacts)).length;
@@ -63,11 +70,21 @@ async function overPages(
     merged.differences = merged.differences.slice(0, LISTED);
     const more = rows.length > wanted;
     if (!more || merged.decisions >= limit) {
-      return { ...merged, ...(olderFacts > 0 && { olderFacts }), ...(more && { more: true }) };
+      const done = { ...merged, ...(olderFacts > 0 && { olderFacts }), ...(more && { more: true }) };
+      return { done: true, report: done };
     }
     before = page.at(-1)!.id;
-    await progress(merged.decisions);
+    if (options.until !== undefined && Date.now() >= options.until)
+      return { done: false, state: { before, report: merged, olderFacts } };
+    await options.progress?.(merged.decisions);
   }
+}
+
+/** A paged read that is never paused: its report. */
+async function wholly(read: ReturnType<typeof overPages>): Promise<DifferenceReport> {
+  const result = await read;
+  if (!result.done) throw new Error("a replay without a deadline paused");
+  return result.report;
 }
 
 /**
@@ -84,16 +101,13 @@ const againstCandidate = (tenantId: string, rules: Rule[]) => (page: RecordedDec
 export async function shadowDifferences(tenantId: string, days = 7): Promise<DifferenceReport | null> {
   const { shadowRuleSetId } = await findTenantRuleSets(db, tenantId);
   if (!shadowRuleSetId) return null;
-  return overPages(
-    tenantId,
-    days,
-    REPORT_LIMIT,
-    (page) =>
+  return wholly(
+    overPages(tenantId, days, REPORT_LIMIT, (page) =>
       differences(
         page.filter((decision) => decision.shadowId === shadowRuleSetId),
         (decision) => decision.shadow!,
       ),
-    async () => {},
+    ),
   );
 }
 
@@ -111,7 +125,7 @@ export async function replayRules(
   if (!validated.ok) return validated;
   if (!compileDraft(tenantId, validated.rules))
     return { ok: false, errors: ["the rule engine could not load this rule set"] };
-  const report = await overPages(tenantId, days, limit, againstCandidate(tenantId, validated.rules), async () => {});
+  const report = await wholly(overPages(tenantId, days, limit, againstCandidate(tenantId, validated.rules)));
   return { ok: true, report };
 }
 
@@ -142,28 +156,62 @@ export async function replayProgress(tenantId: string, id: string) {
 }
 
 /**
- * Background job: runs queued replays one at a time, storing progress after every page and yielding to the event
- * loop between pages, so calls are served while a replay reads a million decisions. Returns how many it ran.
+ * A job run's time: replays are read in slices of this long, so no run of the job lasts long enough for the
+ * instance's readiness check to call it stuck; a replay not finished is queued again where it stopped.
  */
-export async function runQueuedReplays(): Promise<number> {
-  let ran = 0;
-  for (let row = await claimReplay(db); row; row = await claimReplay(db)) {
-    const replay = row;
-    ran += 1;
-    const validated = validateRules(replay.text);
+const SLICE_MS = 20_000;
+
+/**
+ * Background job: runs queued replays for one slice of time, storing progress after every page and yielding to the
+ * event loop between pages, so calls are served while a replay reads a million decisions; a replay not finished in
+ * the slice is queued again with where it stopped. Returns how many replays it worked on.
+ */
+export async function runQueuedReplays({ sliceMs = SLICE_MS, page = PAGE } = {}): Promise<number> {
+  const until = Date.now() + sliceMs;
+  let worked = 0;
+  // At least one replay a run, however short the slice; then others while the slice lasts.
+  for (let replay = await claimReplay(db); replay; replay = Date.now() < until ? await claimReplay(db) : null) {
+    worked += 1;
     try {
+      const validated = validateRules(replay.text);
       if (!validated.ok) throw new Error(validated.errors.join("; "));
-      const report = await overPages(
+      const partial = replay.report as (DifferenceReport & { olderFacts?: number }) | null;
+      const from =
+        replay.cursor === null || !partial
+          ? undefined
+          : { before: replay.cursor, report: partial, olderFacts: partial.olderFacts ?? 0 };
+      const result = await overPages(
         replay.tenantId,
         replay.days,
         replay.limit,
         againstCandidate(`replay:${replay.tenantId}`, validated.rules),
-        async (read) => {
-          await updateReplay(db, replay.id, { status: "running", read });
-          await nextTurn();
+        {
+          from,
+          until,
+          page,
+          progress: async (read) => {
+            await updateReplay(db, replay.id, { status: "running", read });
+            await nextTurn();
+          },
         },
       );
-      await updateReplay(db, replay.id, { status: "done", read: report.decisions, more: Boolean(report.more), report });
+      if (result.done) {
+        const { report } = result;
+        await updateReplay(db, replay.id, {
+          status: "done",
+          read: report.decisions,
+          more: Boolean(report.more),
+          report,
+        });
+      } else {
+        const { before, report, olderFacts } = result.state;
+        await updateReplay(db, replay.id, {
+          status: "queued",
+          read: report.decisions,
+          cursor: before!,
+          report: { ...report, olderFacts },
+        });
+      }
     } catch (error) {
       await updateReplay(db, replay.id, {
         status: "failed",
@@ -172,5 +220,5 @@ export async function runQueuedReplays(): Promise<number> {
       });
     }
   }
-  return ran;
+  return worked;
 }

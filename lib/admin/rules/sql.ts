@@ -121,11 +121,12 @@ export interface ReplayRow {
   status: "queued" | "running" | "done" | "failed";
   read: number;
   more: boolean;
+  cursor: bigint | null;
   report: Record<string, unknown> | null;
   error: string | null;
 }
 
-const REPLAY_COLUMNS = Prisma.sql`"id", "tenantId", "text", "days", "limit", "status", "read", "more", "report", "error"`;
+const REPLAY_COLUMNS = Prisma.sql`"id", "tenantId", "text", "days", "limit", "status", "read", "more", "cursor", "report", "error"`;
 
 export async function insertReplay(
   db: Db,
@@ -145,18 +146,27 @@ export async function claimReplay(db: Db): Promise<ReplayRow | null> {
   return row ?? null;
 }
 
-/** A running replay's progress, or its end: done with its report, or failed with the reason. */
+/**
+ * A running replay's progress; a pause (queued again with where it stopped and its report so far, for the job's
+ * next run); or its end: done with its report, or failed with the reason.
+ */
 export async function updateReplay(
   db: Db,
   id: string,
   state: { read: number } & (
-    { status: "running" } | { status: "done"; more: boolean; report: unknown } | { status: "failed"; error: string }
+    | { status: "running" }
+    | { status: "queued"; cursor: bigint; report: unknown }
+    | { status: "done"; more: boolean; report: unknown }
+    | { status: "failed"; error: string }
   ),
 ): Promise<void> {
-  const report = state.status === "done" ? JSON.stringify(state.report) : null;
+  const report = state.status === "done" || state.status === "queued" ? JSON.stringify(state.report) : null;
+  const keepReport = state.status === "running";
   await db.$executeRaw`
     UPDATE "RuleReplay" SET "status" = ${state.status}, "read" = ${state.read},
-      "more" = ${state.status === "done" && state.more}, "report" = ${report}::jsonb,
+      "more" = ${state.status === "done" && state.more},
+      "cursor" = CASE WHEN ${keepReport} THEN "cursor" ELSE ${state.status === "queued" ? state.cursor : null}::bigint END,
+      "report" = CASE WHEN ${keepReport} THEN "report" ELSE ${report}::jsonb END,
       "error" = ${state.status === "failed" ? state.error : null}, "updatedAt" = now()
     WHERE "id" = ${id}`;
 }

@@ -23,6 +23,7 @@ CREATE TABLE "RuleReplay" (
     "status" TEXT NOT NULL DEFAULT 'queued',
     "read" INTEGER NOT NULL DEFAULT 0,
     "more" BOOLEAN NOT NULL DEFAULT false,
+    "cursor" BIGINT,
     "report" JSONB,
     "error" TEXT,
     "createdById" TEXT NOT NULL,
