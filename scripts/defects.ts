@@ -1303,6 +1303,22 @@ const DEFECTS: Defect[] = [
     test: "a rollback that drops a rule in force is loosening: step-up, then the second admin, who sees it is a rollback",
   },
   {
+    name: "exposure re-read without the reservation",
+    file: "lib/gateway/rules.ts",
+    find: "const before = row && { ...row, agentExposureCents: row.agentExposureCents - impactCents };",
+    replace: "const before = row;",
+    testFile: "tests/policy-rules/rich-facts.integration.test.ts",
+    test: "the agent's exposure is read without the call's own reservation, also when judged again under its locks",
+  },
+  {
+    name: "time zone change held",
+    file: "lib/admin/changes/loosening.ts",
+    find: 'return change.readsTime ? "needs-second-admin" : "tightening";',
+    replace: 'return "tightening";',
+    testFile: "tests/policy-rules/rich-facts.integration.test.ts",
+    test: "the tenant's time zone: an unknown name is refused; while live rules read the time a change waits for a second admin",
+  },
+  {
     name: "secret tag length",
     file: "lib/secrets.ts",
     find: '  if (parts.length !== 3 || iv.length !== NONCE_BYTES || tag.length !== TAG_BYTES)\n    throw new Error(\n      `${column} is not a value this server stored: it needs a ${NONCE_BYTES}-byte nonce and a ${TAG_BYTES}-byte tag; set it again`,\n    );\n  const decipher = createDecipheriv("aes-256-gcm", key(), iv, { authTagLength: TAG_BYTES })',
