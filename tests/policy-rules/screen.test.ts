@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { SAMPLE_FACTS } from "@/lib/policy-rules/entities";
+import { factsRead, SAMPLE_FACTS } from "@/lib/policy-rules/entities";
 import { compileRules, evaluateRules, unscreened } from "@/lib/policy-rules/evaluate";
-import { RULE_ACTIONS, ruleArgs, type RuleFacts } from "@/lib/policy-rules/schema";
+import { RULE_ACTIONS, ruleArgs, RULES_SCHEMA, type RuleFacts } from "@/lib/policy-rules/schema";
 import { validateRules } from "@/lib/policy-rules/validate";
 import { EXAMPLE_RULES } from "./examples";
 
@@ -74,12 +74,19 @@ describe("the screening policy", () => {
     expect([...screened.sets.values()].every((set) => set.screen !== null)).toBe(true);
     expect(refunds.screen).not.toBe(refunds.rules);
     const plain = unscreened(screened);
+    // The engine is handed only the facts the rules name; handed every fact (every name of the schema), it agrees.
+    const everyFact = {
+      ...plain,
+      sets: new Map([...plain.sets].map(([tool, set]) => [tool, { ...set, reads: factsRead([RULES_SCHEMA]) }])),
+    };
+    expect(refunds.reads.size).toBeLessThan(factsRead([RULES_SCHEMA]).size);
     const next = random(26);
     const seen = new Set<string>();
     for (let index = 0; index < 3000; index++) {
       const facts = someFacts(next);
       const verdict = evaluateRules(screened, facts);
       expect(verdict, JSON.stringify(facts)).toEqual(evaluateRules(plain, facts));
+      expect(verdict, JSON.stringify(facts)).toEqual(evaluateRules(everyFact, facts));
       seen.add(verdict.verdict);
     }
     // The cases reached every verdict, an evaluation error included.
