@@ -14,11 +14,14 @@ const WARM_UP = rounds(2_000, 20);
 const TOOLS = ["issue_refund", "update_shipping_address", "send_status_email", "get_order"];
 
 function ruleText(index: number, tool: string): string {
-  const kind = index % 3;
+  const kind = index % 5;
   const condition = [
     `resource.age_days > ${90 + index} && context.amount_cents > ${index * 100}`,
     `principal.refunds_today == ${index} && resource.customer.age_days < ${30 + index}`,
     `resource.customer.fraud_watch && resource.total_cents > ${index * 1000}`,
+    // The facts of issue 38: the customer's week, the agent's exposure and age, the tenant's time of day.
+    `resource.customer.refunds_7d >= ${2 + index} && principal.exposure_cents > ${index * 1000}`,
+    `principal.age_days < ${index % 7} && (context.hour < 9 || context.weekday >= 6)`,
   ][kind];
   const says = kind === 2 ? `@deny("code-${index}")` : `@hold("reason ${index}")`;
   return `@id("rule-${index}") ${says}\nforbid (principal, action == Action::"${tool}", resource)\nwhen { ${condition} };`;
@@ -31,10 +34,11 @@ const set = (name: string, count: number, toolOf: (index: number) => string): Ru
 
 const facts: RuleFacts = {
   ...SAMPLE_FACTS,
-  agent: { id: "agt_bench", refunds_today: 1 },
-  customer: { id: "cus_bench", fraud_watch: false, age_days: 400 },
+  agent: { id: "agt_bench", refunds_today: 1, role: "AGENT", age_days: 200, exposure_cents: 12_000 },
+  customer: { id: "cus_bench", fraud_watch: false, age_days: 400, refunds_7d: 1, refunded_cents_7d: 2500 },
   order: { ...SAMPLE_FACTS.order, id: "ord_bench", total_cents: 15000, age_days: 30 },
-  call: { amount_cents: 8000, conversation_writes: 1, conversation_spent_cents: 2000 },
+  call: { amount_cents: 8000, conversation_writes: 1, conversation_spent_cents: 2000, hour: 14, weekday: 3 },
+  args: { order_id: "ord_bench", amount_cents: 8000, currency: "USD", reason: "damaged" },
 };
 
 function measure(work: () => unknown, calls = ROUNDS) {

@@ -10,6 +10,7 @@ import { startSpan } from "./tracing";
 interface Metrics {
   registry: client.Registry;
   decisions: client.Counter<"tool" | "kind" | "stage" | "code">;
+  shadowVerdicts: client.Counter<"tool" | "rule" | "verdict">;
   gatewayLatency: client.Histogram<"tool">;
   approvalDecisionLatency: client.Histogram<"status">;
   providerLatency: client.Histogram<"operation">;
@@ -34,6 +35,12 @@ function create(): Metrics {
       name: "toolgate_decisions_total",
       help: "Decisions written to the decision log by this instance (gateway calls, replays, supervisors' decisions)",
       labelNames: ["tool", "kind", "stage", "code"],
+      registers: [registry],
+    }),
+    shadowVerdicts: new client.Counter({
+      name: "toolgate_rule_shadow_verdicts_total",
+      help: "Shadow rule verdicts on gateway calls, per rule that would hold or deny ((none) when it would allow, (failed) when it could not decide)",
+      labelNames: ["tool", "rule", "verdict"],
       registers: [registry],
     }),
     gatewayLatency: new client.Histogram({
@@ -119,6 +126,22 @@ export function countDecision(
   m.decisions.inc({ tool, kind: outcome.kind, stage: outcome.stage, code: outcome.code });
   if (latencyMs !== undefined) m.gatewayLatency.observe({ tool }, latencyMs / 1000);
   if (outcome.code === "rate.limited") m.rateLimited.inc({ limit: "call" });
+}
+
+/**
+ * The shadow rules' verdict on one call: one count per rule that would hold or deny it, else one for the allow or
+ * the failure. Rule ids are the tenants' own (at most 100 a set), so the labels stay bounded.
+ */
+export function countShadowVerdict(
+  tool: string,
+  verdict: { verdict: "allow" | "hold" | "deny" | "failed"; rules?: { id: string }[] },
+): void {
+  const m = metrics();
+  if (verdict.verdict === "allow" || verdict.verdict === "failed") {
+    m.shadowVerdicts.inc({ tool, rule: verdict.verdict === "allow" ? "(none)" : "(failed)", verdict: verdict.verdict });
+    return;
+  }
+  for (const rule of verdict.rules ?? []) m.shadowVerdicts.inc({ tool, rule: rule.id, verdict: verdict.verdict });
 }
 
 export function observeApprovalDecision(status: string, requestedAt: Date): void {

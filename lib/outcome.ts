@@ -113,6 +113,8 @@ export interface Outcome {
   approval?: ApprovalView;
   /** Why a decided call did not execute, in plain words the model may read (never an internal reason). */
   reason?: string;
+  /** The tenant's rules that hold the call for a person, by id (their reasons are `reason`). */
+  rules?: string[];
   /** A supervisor's narrowing edit: the arguments approved, when they differ from the proposal. */
   decision?: { approved_arguments: Record<string, unknown> };
   /** For `refund.in-progress`: the earlier call the model should wait on rather than propose the refund again. */
@@ -129,8 +131,10 @@ export interface ModelProjection {
    * refund the order already has in flight: to wait on that call instead of proposing it again.
    */
   message?: string;
-  /** Why a supervisor's decision or its re-check stopped the call. */
+  /** Why a supervisor's decision or its re-check stopped the call; or the tenant's rules' reason for a hold. */
   reason?: string;
+  /** The tenant's rules that hold the call, by id. */
+  rules?: string[];
   /** For a refund the order already has in flight: the call to wait on with `get_call_status`. */
   awaiting?: AwaitedCall;
 }
@@ -162,7 +166,9 @@ export const stop = (code: Code, extra?: Pick<Outcome, "issues" | "result" | "ap
 
 export function modelProjection(o: Outcome): ModelProjection {
   const shown = projectKind(o);
-  return o.reason === undefined ? shown : { ...shown, reason: o.reason };
+  // A rule that holds is named with its reason; one that denies is not (a deny's code can be an internal reason).
+  const rules = o.kind === "pending_approval" && o.rules ? { rules: o.rules } : {};
+  return o.reason === undefined ? shown : { ...shown, reason: o.reason, ...rules };
 }
 
 function projectKind(o: Outcome): ModelProjection {

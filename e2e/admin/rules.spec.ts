@@ -1,4 +1,5 @@
 import { randomInt } from "node:crypto";
+import bcrypt from "bcryptjs";
 import { expect, test } from "@playwright/test";
 import { expectUsable, shoot } from "../fixtures";
 import { database, openConversation, propose, refund, SEEDED, signInAs } from "../support";
@@ -108,5 +109,55 @@ test("a shadow rule set shows exactly the calls it would decide differently, and
   } finally {
     await database().query(`UPDATE "Tenant" SET "shadowRuleSetId" = NULL WHERE id = 'acme'`);
     await context.close();
+  }
+});
+
+// Issue 38 in the browser: an admin drops a rule in force; the second admin's page shows the full diff from the live
+// version (the dropped rule's lines marked removed) and the replay's verdict changes before they decide.
+test("the second admin sees the full diff and the replay of a waiting rules change", async ({ browser, baseURL }) => {
+  const bea = { id: "usr_acme_admin_bea", email: "bea@acme.test", role: "ADMIN", tenantId: "acme" } as const;
+  await database().query(
+    `INSERT INTO "User" (id, "tenantId", email, name, role, "passwordHash") VALUES ($1, 'acme', $2, 'Bea Admin', 'ADMIN', $3)
+     ON CONFLICT (id) DO UPDATE SET active = true`,
+    [bea.id, bea.email, bcrypt.hashSync("toolgate-demo", 4)],
+  );
+  const proposerContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const approverContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  try {
+    await signInAs(proposerContext, SEEDED.admin, baseURL!);
+    const proposer = await proposerContext.newPage();
+    await proposer.goto("/admin/rules");
+    const text = proposer.getByLabel("Rule text (Cedar)");
+    await text.fill(RULES);
+    await proposer.getByRole("button", { name: "Publish live" }).click();
+    await expect(proposer.getByTestId("rules-message")).toContainText("as live.");
+
+    await text.fill(RULES.split("\n\n")[1]);
+    await proposer.getByRole("button", { name: "Publish live" }).click();
+    await expect(proposer.getByTestId("rules-message")).toContainText("Enter your password below and try again.");
+    await proposer.getByLabel("Your password, to confirm it is you").fill("toolgate-demo");
+    await proposer.getByRole("button", { name: "Publish live" }).click();
+    await expect(proposer.getByTestId("rules-message")).toContainText("waits for another admin");
+
+    await signInAs(approverContext, bea, baseURL!);
+    const approver = await approverContext.newPage();
+    await approver.goto("/admin/policy");
+    const waiting = approver.getByTestId("pending-change").first();
+    await expect(waiting.getByTestId("pending-change-line")).toContainText(['drops or rewrites "old-orders-wait"']);
+    const review = waiting.getByTestId("pending-rules-review");
+    await expect(review.getByTestId("pending-rules-diff-removed")).toContainText([
+      '@id("old-orders-wait")',
+      "when { resource.age_days > 90 };",
+    ]);
+    await expect(review.getByTestId("pending-rules-diff-same")).toContainText(['@id("fraud-watch")']);
+    await expect(review.getByTestId("pending-rules-replay-summary")).toContainText("recorded in the last 7 days");
+    await expectUsable(approver);
+    await waiting.getByRole("button", { name: "Cancel" }).click();
+    await expect(approver.getByTestId("pending-change-message")).toHaveText("Cancelled.");
+  } finally {
+    await database().query(`UPDATE "Tenant" SET "liveRuleSetId" = NULL WHERE id = 'acme'`);
+    await database().query(`UPDATE "User" SET active = false WHERE id = $1`, [bea.id]);
+    await proposerContext.close();
+    await approverContext.close();
   }
 });

@@ -1,5 +1,6 @@
 import type { Db } from "../db";
 import type { DuplicateVerdict } from "../gateway";
+import type { RuleVerdict } from "../policy-rules/evaluate";
 
 export interface TimelineCall {
   id: string;
@@ -28,6 +29,8 @@ export interface DecisionRow {
   createdAt: Date;
   /** The duplicate-intent guard's verdict, when it looked at the call (`DuplicateVerdict`). */
   duplicateGuard: DuplicateVerdict | null;
+  /** The live and shadow rules' verdicts, when the rules looked at the call (`RuleVerdict`). */
+  ruleVerdicts: { live: RuleVerdict | null; shadow: RuleVerdict | null } | null;
 }
 
 /** The call's approval request, with the person who decided it ("Name (email)") if one did. */
@@ -73,7 +76,9 @@ export async function findTimelineCall(db: Db, tenantId: string, callId: string)
 export async function findCallDecisions(db: Db, tenantId: string, callId: string): Promise<DecisionRow[]> {
   return db.$queryRaw<DecisionRow[]>`
       SELECT d."id", d."kind", d."stage", d."code", u."name" || ' (' || u."email" || ')' AS "actor", d."replayed", d."createdAt",
-             d."detail" -> 'duplicate_guard' AS "duplicateGuard"
+             d."detail" -> 'duplicate_guard' AS "duplicateGuard",
+             CASE WHEN d."detail" ? 'rules' THEN json_build_object('live', d."detail" -> 'rules' -> 'live',
+               'shadow', d."detail" -> 'rules' -> 'shadow') END AS "ruleVerdicts"
       FROM "DecisionLog" d LEFT JOIN "User" u ON u."id" = d."actorId"
       WHERE d."toolCallId" = ${callId} AND d."tenantId" = ${tenantId}
       ORDER BY d."id"`;

@@ -10,6 +10,7 @@ import {
 } from "./sql";
 import { heldText } from "../approvals/words";
 import { heldFor, type DuplicateVerdict } from "../gateway";
+import type { RuleVerdict } from "../policy-rules/evaluate";
 import { outcomeTitle } from "./words";
 
 export interface TimelineEvent {
@@ -29,6 +30,31 @@ function guardText(verdict: DuplicateVerdict): string {
     return `Duplicate check: no refund of this order in the last ${verdict.window_hours} hours matches`;
   const hit = heldFor(verdict);
   return `Duplicate check: ${heldText(hit, hit.currency)}`;
+}
+
+/** A rule set's verdict as the timeline says it: which rule held or refused the call, and why. */
+function verdictText(verdict: RuleVerdict): string | null {
+  switch (verdict.verdict) {
+    case "allow":
+      return null;
+    case "failed":
+      return `the rules could not decide: ${verdict.message}`;
+    case "hold":
+      return verdict.rules.map((rule) => `held by rule "${rule.id}": ${rule.reason}`).join("; ");
+    case "deny":
+      return verdict.rules.map((rule) => `refused by rule "${rule.id}" (code ${rule.code})`).join("; ");
+  }
+}
+
+/** The rules' part of a decision: the live verdict, and what the shadow rules would have done when they differ. */
+function rulesText(verdicts: NonNullable<DecisionRow["ruleVerdicts"]>): string | null {
+  const live = verdicts.live && verdictText(verdicts.live);
+  const shadow = verdicts.shadow && (verdictText(verdicts.shadow) ?? "allowed");
+  const parts = [
+    live && `Rules: ${live}`,
+    shadow && shadow !== live && `Shadow rules: ${shadow === "allowed" ? "would allow" : `would be ${shadow}`}`,
+  ];
+  return parts.filter(Boolean).join(" · ") || null;
 }
 
 function decisionTitle(row: DecisionRow): string {
@@ -74,6 +100,7 @@ export async function callTimeline(
         [
           row.actor && approval?.note ? `Note: ${approval.note}` : null,
           row.duplicateGuard && guardText(row.duplicateGuard),
+          row.ruleVerdicts && rulesText(row.ruleVerdicts),
         ]
           .filter(Boolean)
           .join(" · ") || null,

@@ -2,7 +2,7 @@ import { canonicalJson, sha256Hex } from "../canonical";
 import { db, transaction, type Db } from "../db";
 import { newId } from "../ids";
 import { logError, withLogContext } from "../log";
-import { countDecision } from "../metrics";
+import { countDecision, countShadowVerdict } from "../metrics";
 import { span } from "../tracing";
 import type { ConversationWaiter } from "../live";
 import { readsCalls, type AnyTool, type ExecutedCall, type ToolDefinition, type ToolPorts } from "../tools/types";
@@ -283,7 +283,7 @@ async function checkAgainstData(
   if (duplicate) record.detail = { duplicate_guard: duplicate };
 
   let rules = await stage("rules", () =>
-    checkRules(client, tool, conversation, proposal.policy, order, call.impactCents, ruleFacts),
+    checkRules(client, tool, conversation, proposal.policy, order, call.impactCents, ruleFacts, call.args),
   );
   // The ceilings reserve last, only for a call nothing else holds: their locks are held from here to the commit.
   let ceilings =
@@ -294,7 +294,7 @@ async function checkAgainstData(
   // on its own is judged again on them as read under its locks, and that is the verdict kept (docs/decisions/023).
   if (ceilings?.ok && rules && readsMovingFacts(rules)) {
     rules = await stage("rules", () =>
-      recheckRules(client, tool, conversation, proposal.policy, order, call.impactCents),
+      recheckRules(client, tool, conversation, proposal.policy, order, call.impactCents, call.args),
     );
     if (rulesStop(rules) || ruleHolds(rules).length > 0) {
       await stage("ceilings", () => releaseCeilings(client, conversation, call.impactCents));
@@ -305,6 +305,7 @@ async function checkAgainstData(
   const held = ruleHolds(rules);
   const ceiling = ceilings && !ceilings.ok ? ceilings.ceiling : null;
   if (rules) record.detail = { ...record.detail, ...rulesDetail(rules, ceiling ? "approval" : numbers) };
+  if (rules?.shadow) countShadowVerdict(tool.name, rules.shadow);
   if (stopped) return finish(stopped);
   const consequence = held.length > 0 || ceiling ? "approval" : numbers;
 
@@ -326,9 +327,9 @@ async function checkAgainstData(
       ),
     );
     record.approvalId = pending.approvalId;
-    // A rule's reason is the tenant's own words for the model: why this call waits for a person.
+    // A rule's reason is the tenant's own words for the model: why this call waits for a person, and which rule.
     const reason = held.map((hold) => hold.reason).join(" ");
-    return finish(reason ? { ...pending.outcome, reason } : pending.outcome);
+    return finish(reason ? { ...pending.outcome, reason, rules: held.map((hold) => hold.id) } : pending.outcome);
   }
   const exposure = ceilings?.ok ? ceilings.reservation : null;
   const executable = { ...call, order, conversation, callId: id, exposure };

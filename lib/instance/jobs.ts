@@ -1,4 +1,5 @@
 import { applyDueChanges } from "../admin/changes/two-admin";
+import { runQueuedReplays } from "../admin/rules/replay";
 import { expireDue } from "../approvals/expiry/expire";
 import { warnExpiring } from "../approvals/expiry/warn";
 import { sealLogs } from "../audit/seal";
@@ -63,6 +64,7 @@ export function startJobs(): void {
       every(settings.EXPIRY_INTERVAL_MS, "expiry", () => expireDue()),
       every(settings.EXPIRY_INTERVAL_MS, "expiry-warning", () => warnExpiring()),
       every(settings.EXPIRY_INTERVAL_MS, "admin-changes", () => applyDueChanges()),
+      every(settings.EXPIRY_INTERVAL_MS, "rule-replays", () => runQueuedReplays()),
       every(settings.RATE_PRUNE_INTERVAL_MS, "rate-prune", () => pruneRateBuckets(db)),
       every(settings.WATCH_PRUNE_INTERVAL_MS, "watch-prune", () => pruneLiveWatches()),
       every(settings.SEAL_INTERVAL_MS, "seal", () => sealLogs()),

@@ -1,39 +1,73 @@
 import type { EntityJson, EntityUid } from "@cedar-policy/cedar-wasm/nodejs";
-import type { RuleFacts } from "./schema";
+import { ruleArgs, type RuleFacts } from "./schema";
 
 export interface RuleRequest {
   principal: EntityUid;
   action: EntityUid;
   resource: EntityUid;
-  context: Record<string, string | number>;
+  context: Record<string, string | number | Record<string, string | number | boolean>>;
   entities: EntityJson[];
 }
 
-/** The facts as the Cedar request and entities the schema describes. */
-export function requestFor(facts: RuleFacts): RuleRequest {
+/** Every attribute and context field a rule can read, by name (the names of `RULES_SCHEMA`). */
+const FACT_NAMES = [
+  "refunds_today",
+  "role",
+  "age_days",
+  "exposure_cents",
+  "fraud_watch",
+  "refunds_7d",
+  "refunded_cents_7d",
+  "customer",
+  "status",
+  "currency",
+  "total_cents",
+  "refunded_cents",
+  "effect",
+  "amount_cents",
+  "conversation_writes",
+  "conversation_spent_cents",
+  "hour",
+  "weekday",
+  "args",
+] as const;
+
+/**
+ * The facts a set of rules can read: every name that appears in their text as a word. Cedar reads an attribute only
+ * by its name (`.name` or `["name"]`), so this is never less than what they read; the engine then parses only
+ * these (each attribute it parses costs every call, most calls tripping no rule).
+ */
+export function factsRead(texts: readonly string[]): ReadonlySet<string> {
+  const text = texts.join("\n");
+  return new Set(FACT_NAMES.filter((name) => new RegExp(`\\b${name}\\b`).test(text)));
+}
+
+/** The fields of `record` whose names `reads` holds (all of them without `reads`). */
+function only<T extends Record<string, unknown>>(record: T, reads: ReadonlySet<string> | undefined): Partial<T> {
+  if (!reads) return record;
+  return Object.fromEntries(Object.entries(record).filter(([name]) => reads.has(name))) as Partial<T>;
+}
+
+/**
+ * The facts as the Cedar request and entities the schema describes; with `reads`, only the attributes named there
+ * (`factsRead` of the rules the request is evaluated against).
+ */
+export function requestFor(facts: RuleFacts, reads?: ReadonlySet<string>): RuleRequest {
   const customer = { type: "Customer", id: facts.customer.id };
+  const { id: agentId, ...agent } = facts.agent;
+  const { id: customerId, ...customerAttrs } = facts.customer;
+  const { id: orderId, ...order } = facts.order;
   return {
-    principal: { type: "Agent", id: facts.agent.id },
+    principal: { type: "Agent", id: agentId },
     action: { type: "Action", id: facts.tool },
-    resource: { type: "Order", id: facts.order.id },
-    context: { effect: facts.effect, ...facts.call },
+    resource: { type: "Order", id: orderId },
+    context: only({ effect: facts.effect, ...facts.call, args: facts.args }, reads) as RuleRequest["context"],
     entities: [
-      { uid: { type: "Agent", id: facts.agent.id }, attrs: { refunds_today: facts.agent.refunds_today }, parents: [] },
+      { uid: { type: "Agent", id: agentId }, attrs: only(agent, reads), parents: [] },
+      { uid: { type: "Customer", id: customerId }, attrs: only(customerAttrs, reads), parents: [] },
       {
-        uid: customer,
-        attrs: { fraud_watch: facts.customer.fraud_watch, age_days: facts.customer.age_days },
-        parents: [],
-      },
-      {
-        uid: { type: "Order", id: facts.order.id },
-        attrs: {
-          customer: { __entity: customer },
-          status: facts.order.status,
-          currency: facts.order.currency,
-          total_cents: facts.order.total_cents,
-          refunded_cents: facts.order.refunded_cents,
-          age_days: facts.order.age_days,
-        },
+        uid: { type: "Order", id: orderId },
+        attrs: only({ customer: { __entity: customer }, ...order }, reads),
         parents: [],
       },
     ],
@@ -44,8 +78,9 @@ export function requestFor(facts: RuleFacts): RuleRequest {
 export const SAMPLE_FACTS: RuleFacts = {
   tool: "issue_refund",
   effect: "irreversible",
-  agent: { id: "sample", refunds_today: 0 },
-  customer: { id: "sample", fraud_watch: false, age_days: 0 },
+  agent: { id: "sample", refunds_today: 0, role: "AGENT", age_days: 0, exposure_cents: 0 },
+  customer: { id: "sample", fraud_watch: false, age_days: 0, refunds_7d: 0, refunded_cents_7d: 0 },
   order: { id: "sample", status: "delivered", currency: "USD", total_cents: 0, refunded_cents: 0, age_days: 0 },
-  call: { amount_cents: 0, conversation_writes: 0, conversation_spent_cents: 0 },
+  call: { amount_cents: 0, conversation_writes: 0, conversation_spent_cents: 0, hour: 0, weekday: 1 },
+  args: ruleArgs("issue_refund", {}),
 };

@@ -1,5 +1,5 @@
 import { preparsePolicySet, statefulIsAuthorized } from "@cedar-policy/cedar-wasm/nodejs";
-import { requestFor } from "./entities";
+import { factsRead, requestFor } from "./entities";
 import { RULE_ACTIONS, type RuleFacts } from "./schema";
 import { screeningPolicy } from "./screen";
 import { BASE_POLICY, BASE_POLICY_ID, policiesOf, SCREEN_POLICY_ID, validateRules, type Rule } from "./validate";
@@ -12,7 +12,14 @@ export interface RuleSet {
    * The engine's pre-parsed sets for each tool that has rules (a tool without them has nothing to evaluate): its
    * rules folded into one screening policy (lib/policy-rules/screen.ts) where they fold exactly, and the rules.
    */
-  sets: Map<string, { screen: string | null; rules: string }>;
+  sets: Map<string, ToolSet>;
+}
+
+/** One tool's pre-parsed sets and the facts its rules can read (the only ones handed to the engine). */
+interface ToolSet {
+  screen: string | null;
+  rules: string;
+  reads: ReadonlySet<string>;
 }
 
 export type RuleVerdict =
@@ -51,13 +58,14 @@ export function compileDraft(slot: string, rules: Rule[]): RuleSet | null {
 function preparse(key: string, rules: Rule[]): RuleSet | null {
   const everyTool = rules.some((rule) => rule.actions.length === 0);
   const tools = everyTool ? RULE_ACTIONS : [...new Set(rules.flatMap((rule) => rule.actions))];
-  const sets = new Map<string, { screen: string | null; rules: string }>();
+  const sets = new Map<string, ToolSet>();
   for (const tool of tools) {
     const own = rules.filter((rule) => rule.actions.length === 0 || rule.actions.includes(tool));
     const id = `${key}:${tool}`;
     if (preparsePolicySet(id, { staticPolicies: policiesOf(own) }).type !== "success") return null;
     const screenId = `${id}:screen`;
-    sets.set(tool, { screen: preparseScreen(screenId, own) ? screenId : null, rules: id });
+    const reads = factsRead(own.map((rule) => rule.text));
+    sets.set(tool, { screen: preparseScreen(screenId, own) ? screenId : null, rules: id, reads });
   }
   return { key, rules, sets };
 }
@@ -87,9 +95,10 @@ function preparseScreen(id: string, rules: Rule[]): boolean {
 function ask(
   facts: RuleFacts,
   set: string,
+  reads: ReadonlySet<string>,
 ): ReturnType<typeof statefulIsAuthorized> | { type: "thrown"; message: string } {
   try {
-    return statefulIsAuthorized({ ...requestFor(facts), preparsedPolicySetId: set });
+    return statefulIsAuthorized({ ...requestFor(facts, reads), preparsedPolicySetId: set });
   } catch (error) {
     return { type: "thrown", message: error instanceof Error ? error.message : String(error) };
   }
@@ -103,14 +112,14 @@ function ask(
 export function evaluateRules(ruleSet: RuleSet, facts: RuleFacts): RuleVerdict {
   const set = ruleSet.sets.get(facts.tool);
   if (!set) return { verdict: "allow" };
-  const screened = set.screen === null ? null : ask(facts, set.screen);
+  const screened = set.screen === null ? null : ask(facts, set.screen, set.reads);
   if (
     screened?.type === "success" &&
     screened.response.decision === "allow" &&
     screened.response.diagnostics.errors.length === 0
   )
     return { verdict: "allow" };
-  const answer = ask(facts, set.rules);
+  const answer = ask(facts, set.rules, set.reads);
   if (answer.type === "thrown") return { verdict: "failed", message: answer.message };
   if (answer.type === "failure") return { verdict: "failed", message: answer.errors.map((e) => e.message).join("; ") };
   const { decision, diagnostics } = answer.response;

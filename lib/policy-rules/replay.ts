@@ -2,6 +2,9 @@ import { formatMoney } from "../money";
 import type { RuleVerdict } from "./evaluate";
 import type { RuleFacts } from "./schema";
 
+/** How many recorded decisions a replay reads: at first, and at most when asked to go further. */
+export const REPLAY_LIMITS = { first: 10_000, max: 1_000_000 } as const;
+
 /** How a call was, or would have been, decided: the numbers' consequence with a rule set's verdict on top. */
 export type Decided = "allow" | "hold" | "deny" | "fail";
 
@@ -50,6 +53,10 @@ export interface RuleGroup {
 
 export interface DifferenceReport {
   decisions: number;
+  /** Of the decisions, those recorded before the facts of issue 38: replayed with them read as `withMissingFacts`. */
+  olderFacts?: number;
+  /** Whether older decisions of the window remained beyond the most the replay read. */
+  more?: boolean;
   differences: Difference[];
   byRule: RuleGroup[];
 }
@@ -100,6 +107,25 @@ export function differences(
   };
 }
 
+/** Two reports over consecutive pages of decisions as one: counts added, differences in order, groups merged. */
+export function mergeReports(first: DifferenceReport, second: DifferenceReport): DifferenceReport {
+  const groups = new Map<string, RuleGroup>(
+    first.byRule.map((group) => [group.rule, { ...group, cents: { ...group.cents } }]),
+  );
+  for (const group of second.byRule) {
+    const merged = groups.get(group.rule) ?? { rule: group.rule, calls: 0, cents: {} };
+    merged.calls += group.calls;
+    for (const [currency, cents] of Object.entries(group.cents))
+      merged.cents[currency] = (merged.cents[currency] ?? 0) + cents;
+    groups.set(group.rule, merged);
+  }
+  return {
+    decisions: first.decisions + second.decisions,
+    differences: [...first.differences, ...second.differences],
+    byRule: [...groups.values()].sort((a, b) => b.calls - a.calls || a.rule.localeCompare(b.rule)),
+  };
+}
+
 /** Money per currency in words: "80.00 USD + 12.00 EUR", or "no money". */
 export const moneyOf = (cents: Record<string, number>) =>
   Object.entries(cents)
@@ -119,6 +145,9 @@ export const reportSummary = (report: DifferenceReport, over: string) =>
 export function reportText(report: DifferenceReport, over: string): string[] {
   return [
     reportSummary(report, over),
+    ...(report.more
+      ? [`  older decisions remain beyond the ${report.decisions} read: read further with a larger limit`]
+      : []),
     ...report.byRule.map((group) => `  ${group.rule}: ${callCount(group.calls)}, ${moneyOf(group.cents)}`),
     ...report.differences.map(
       (difference) =>

@@ -210,4 +210,29 @@ export const defects: Defect[] = [
     testFile: "tests/chat-notices/chat-notices.integration.test.ts",
     test: "refuses a Teams workflow URL at a loopback, private or metadata address, storing nothing",
   },
+  {
+    name: "publish refuses failing cases",
+    file: "lib/admin/rules/publish.ts",
+    find: 'if (failing.length > 0) return { ok: false, code: "rules.cases-failed", errors: failing };',
+    replace: "",
+    testFile: "tests/policy-rules/versions.integration.test.ts",
+    test: "a set whose own case fails is not published: refused in words, nothing written, the old rules stay",
+  },
+  {
+    name: "rollback classified",
+    file: "lib/admin/rules/publish.ts",
+    find: 'const kind = classifyAdminChange({ kind: "rules", status: rules.status, loosened });',
+    replace:
+      'const kind = rules.restoresVersion !== null ? "tightening" : classifyAdminChange({ kind: "rules", status: rules.status, loosened });',
+    testFile: "tests/policy-rules/versions.integration.test.ts",
+    test: "a rollback that drops a rule in force is loosening: step-up, then the second admin, who sees it is a rollback",
+  },
+  {
+    name: "time zone change held",
+    file: "lib/admin/changes/loosening.ts",
+    find: 'return change.readsTime ? "needs-second-admin" : "tightening";',
+    replace: 'return "tightening";',
+    testFile: "tests/policy-rules/rich-facts.integration.test.ts",
+    test: "the tenant's time zone: an unknown name is refused; while live rules read the time a change waits for a second admin",
+  },
 ];

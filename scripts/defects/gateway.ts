@@ -170,4 +170,12 @@ export const defects: Defect[] = [
     testFile: "tests/policy-rules/rules-route.integration.test.ts",
     test: "whoever approves: a customer put on fraud watch after the request stops its approval, nothing executes",
   },
+  {
+    name: "exposure re-read without the reservation",
+    file: "lib/gateway/decide/rules.ts",
+    find: "const before = row && { ...row, agentExposureCents: row.agentExposureCents - impactCents };",
+    replace: "const before = row;",
+    testFile: "tests/policy-rules/rich-facts.integration.test.ts",
+    test: "the agent's exposure is read without the call's own reservation, also when judged again under its locks",
+  },
 ];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { SAMPLE_FACTS } from "@/lib/policy-rules/entities";
+import { factsRead, SAMPLE_FACTS } from "@/lib/policy-rules/entities";
 import { compileRules, evaluateRules, unscreened } from "@/lib/policy-rules/evaluate";
-import { RULE_ACTIONS, type RuleFacts } from "@/lib/policy-rules/schema";
+import { RULE_ACTIONS, ruleArgs, RULES_SCHEMA, type RuleFacts } from "@/lib/policy-rules/schema";
 import { validateRules } from "@/lib/policy-rules/validate";
 import { EXAMPLE_RULES } from "./examples";
 
@@ -17,6 +17,8 @@ const SHAPES = `
 @id("overflows") @hold("huge") forbid (principal, action == Action::"issue_refund", resource) when { context.amount_cents * 1000000000000000 > 5 };
 @id("sets") @hold("currencies") forbid (principal, action, resource) when { ["EUR", "GBP"].contains(resource.currency) && context.conversation_writes >= 2 };
 @id("writes") @deny("too-many-writes") forbid (principal, action, resource) when { context.conversation_writes > 4 || context.conversation_spent_cents > 50000 };
+@id("new-facts") @hold("refunded often, out of hours") forbid (principal, action == Action::"issue_refund", resource) when { resource.customer.refunds_7d >= 2 && context.args.reason == "other" && (context.hour < 9 || context.hour >= 17) };
+@id("new-agent") @deny("new-agent") forbid (principal, action == Action::"issue_refund", resource) when { principal.age_days < 7 && principal.role == "AGENT" && principal.exposure_cents + context.args.amount_cents > 20000 };
 `;
 
 /** A deterministic stream of numbers in [0, 1), so a failure names a case that can be run again. */
@@ -27,11 +29,24 @@ function random(seed: number) {
 
 function someFacts(next: () => number): RuleFacts {
   const pick = <T>(values: readonly T[]) => values[Math.floor(next() * values.length)];
+  const tool = pick(RULE_ACTIONS);
   return {
-    tool: pick(RULE_ACTIONS),
+    tool,
     effect: "irreversible",
-    agent: { id: pick(["agt_1", "agt_2"]), refunds_today: pick([0, 1, 5]) },
-    customer: { id: pick(["cus_1", "cus_2"]), fraud_watch: next() < 0.2, age_days: pick([1, 29, 30, 400]) },
+    agent: {
+      id: pick(["agt_1", "agt_2"]),
+      refunds_today: pick([0, 1, 5]),
+      role: pick(["AGENT", "SUPERVISOR"]),
+      age_days: pick([0, 6, 7, 300]),
+      exposure_cents: pick([0, 20_000]),
+    },
+    customer: {
+      id: pick(["cus_1", "cus_2"]),
+      fraud_watch: next() < 0.2,
+      age_days: pick([1, 29, 30, 400]),
+      refunds_7d: pick([0, 1, 2, 3]),
+      refunded_cents_7d: pick([0, 5000, 30_000]),
+    },
     order: {
       ...SAMPLE_FACTS.order,
       id: pick(["ord_1", "ord_2", "ord_3"]),
@@ -44,7 +59,10 @@ function someFacts(next: () => number): RuleFacts {
       amount_cents: pick([0, 1, 2000, 4000, 10_000]),
       conversation_writes: pick([0, 2, 5]),
       conversation_spent_cents: pick([0, 60_000]),
+      hour: pick([0, 8, 17, 23]),
+      weekday: pick([1, 6, 7]),
     },
+    args: ruleArgs(tool, { amount_cents: pick([1, 4000]), reason: pick(["damaged", "other"]), currency: "USD" }),
   };
 }
 
@@ -56,12 +74,19 @@ describe("the screening policy", () => {
     expect([...screened.sets.values()].every((set) => set.screen !== null)).toBe(true);
     expect(refunds.screen).not.toBe(refunds.rules);
     const plain = unscreened(screened);
+    // The engine is handed only the facts the rules name; handed every fact (every name of the schema), it agrees.
+    const everyFact = {
+      ...plain,
+      sets: new Map([...plain.sets].map(([tool, set]) => [tool, { ...set, reads: factsRead([RULES_SCHEMA]) }])),
+    };
+    expect(refunds.reads.size).toBeLessThan(factsRead([RULES_SCHEMA]).size);
     const next = random(26);
     const seen = new Set<string>();
     for (let index = 0; index < 3000; index++) {
       const facts = someFacts(next);
       const verdict = evaluateRules(screened, facts);
       expect(verdict, JSON.stringify(facts)).toEqual(evaluateRules(plain, facts));
+      expect(verdict, JSON.stringify(facts)).toEqual(evaluateRules(everyFact, facts));
       seen.add(verdict.verdict);
     }
     // The cases reached every verdict, an evaluation error included.

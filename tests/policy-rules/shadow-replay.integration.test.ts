@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { replayRules, shadowDifferences } from "@/lib/admin/rules/publish";
+import { replayRules, shadowDifferences } from "@/lib/admin/rules/replay";
 import { db } from "@/lib/db";
 import { conversationFor, newCallKey, propose } from "../support/api";
 import { createWorld } from "../support/world";

@@ -5,6 +5,9 @@ import { TimeAgo } from "@/components/ui/time-ago";
 import { useStepUp } from "@/components/step-up/step-up-field";
 import { approveAdminChangeAction, cancelAdminChangeAction } from "@/lib/admin/changes/actions";
 import { Table } from "@/components/ui/table";
+import { RuleDiff } from "@/components/admin/rules/rule-diff";
+import { RuleReport } from "@/components/admin/rules/rule-report";
+import type { RulesReview } from "@/lib/admin/rules/review";
 
 interface Change {
   id: string;
@@ -16,6 +19,30 @@ interface Change {
   applyAt: string | null;
   expiresAt: string;
   lines: string[];
+  /** A rules change's full diff and replay (lib/admin/rules/review.ts); null for other kinds. */
+  rules: RulesReview | null;
+}
+
+/** What a rules change does, in full: the diff from the live version and the calls it would decide otherwise. */
+function RulesChangeReview({ review }: { review: RulesReview }) {
+  return (
+    <details open data-testid="pending-rules-review">
+      <summary>
+        The full change{" "}
+        {review.baseVersion === null ? "(there were no live rules)" : `from live version ${review.baseVersion}`}
+      </summary>
+      <RuleDiff lines={review.diff} testId="pending-rules-diff" />
+      {review.replay ? (
+        <RuleReport
+          report={review.replay}
+          over={`recorded in the last ${review.days} days`}
+          testId="pending-rules-replay"
+        />
+      ) : (
+        <p className="error">The proposed rules cannot be replayed: {review.replayErrors.join("; ")}</p>
+      )}
+    </details>
+  );
 }
 
 /**
@@ -76,12 +103,16 @@ export function PendingChanges({
             },
             {
               label: "Changes",
-              cell: (change) =>
-                change.lines.map((line) => (
-                  <div key={line} data-testid="pending-change-line">
-                    {line}
-                  </div>
-                )),
+              cell: (change) => (
+                <>
+                  {change.lines.map((line) => (
+                    <div key={line} data-testid="pending-change-line">
+                      {line}
+                    </div>
+                  ))}
+                  {change.rules && <RulesChangeReview review={change.rules} />}
+                </>
+              ),
             },
             {
               label: "When",

@@ -13,6 +13,18 @@ export function RuleReport({ report, over, testId }: { report: DifferenceReport;
   return (
     <div data-testid={testId}>
       <p data-testid={`${testId}-summary`}>{reportSummary(report, over)}</p>
+      {report.more && (
+        <p className="muted" data-testid={`${testId}-more`}>
+          Only the newest {report.decisions} recorded decisions were read; older ones remain.
+        </p>
+      )}
+      {Boolean(report.olderFacts) && (
+        <p className="muted" data-testid={`${testId}-older-facts`}>
+          {callCount(report.olderFacts!)} were recorded before the agent&apos;s role, age and exposure, the
+          customer&apos;s recent refunds, the tool&apos;s arguments and the time of day were kept: a rule reads those as
+          0, an empty text or false, at hour 0 of a Monday.
+        </p>
+      )}
       {report.byRule.length > 0 && (
         <Table
           columns={[

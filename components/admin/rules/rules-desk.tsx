@@ -1,6 +1,7 @@
 import { RuleReport } from "@/components/admin/rules/rule-report";
+import { RuleHistory } from "@/components/admin/rules/rule-history";
 import { RulesEditor } from "@/components/admin/rules/rules-editor";
-import { Table } from "@/components/ui/table";
+import { TimeZoneForm } from "@/components/admin/rules/time-zone-form";
 import { TimeAgo } from "@/components/ui/time-ago";
 import type { rulesOverview } from "@/lib/admin/rules/publish";
 import { FACT_WORDS, RULE_ACTIONS } from "@/lib/policy-rules/schema";
@@ -67,8 +68,9 @@ export function RulesDesk({
         </p>
       )}
       <h2>Edit</h2>
-      <RulesEditor initial={overview.shadow?.text ?? overview.live?.text ?? ""} hasPasskey={hasPasskey} />
+      <RulesEditor initial={overview.shadow ?? overview.live} hasPasskey={hasPasskey} />
       <h3>What a rule can read</h3>
+      <TimeZoneForm current={overview.timeZone} />
       <dl data-testid="rule-facts">
         <dt>
           <code>action == Action::&quot;…&quot;</code>
@@ -87,22 +89,7 @@ export function RulesDesk({
       {overview.history.length === 0 ? (
         <p className="muted">No versions yet. Every publish appears here with who made it.</p>
       ) : (
-        <Table
-          columns={[
-            {
-              label: "Version",
-              cell: (row) => `${row.version}${row.inForce ? ` (${row.inForce} now)` : ""}`,
-            },
-            { label: "Published as", cell: (row) => row.status },
-            { label: "Rules", cell: (row) => row.rules },
-            { label: "Who", cell: (row) => row.author },
-            { label: "When", cell: (row) => <TimeAgo iso={row.createdAt} /> },
-          ]}
-          rows={overview.history}
-          rowKey={(row) => row.id}
-          rowProps={() => ({ "data-testid": "rules-history-row" })}
-          testId="rules-history"
-        />
+        <RuleHistory history={overview.history} hasPasskey={hasPasskey} />
       )}
     </main>
   );

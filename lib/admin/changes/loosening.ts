@@ -41,7 +41,8 @@ export type AdminChangeKind =
   | { kind: "self-registration"; enabled: boolean }
   | { kind: "rules"; status: "live" | "shadow"; loosened: string[] }
   | { kind: "sso.set"; widensSignIn: boolean }
-  | { kind: "sso.invite" };
+  | { kind: "sso.invite" }
+  | { kind: "time-zone"; readsTime: boolean };
 
 export type Classification = "unchanged" | "tightening" | "loosening" | "needs-second-admin";
 
@@ -81,6 +82,9 @@ export function classifyAdminChange(change: AdminChangeKind): Classification {
     case "rules":
       // A shadow set enforces nothing; a live set that drops or rewrites a rule in force may let a call through.
       return change.status === "live" && change.loosened.length > 0 ? "needs-second-admin" : "tightening";
+    case "time-zone":
+      // Moving the zone moves every office-hours rule in force: a call held at night may then run on its own.
+      return change.readsTime ? "needs-second-admin" : "tightening";
     case "api-key.revoke":
     case "sessions.end":
     case "webhook.remove":

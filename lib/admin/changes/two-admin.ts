@@ -10,6 +10,8 @@ import { newId } from "../../ids";
 import { queueMessages } from "../../outbox";
 import type { PolicyNumbers } from "./loosening";
 import { POLICY_FIELDS, readableValue } from "../policy/fields";
+import type { RuleCase } from "../../policy-rules/cases";
+import { reviewRulesChange } from "../rules/review";
 import { putInForce } from "../rules/versions";
 import {
   closeAdminChange,
@@ -24,7 +26,7 @@ import {
 import { findTenantAgent, releaseKey, revokeHeldKey, setCanRefund, setTenantSelfRegistration } from "../access/sql";
 import { insertAudit } from "../sql";
 import { lockPolicy, lockTenantWebhook, setTenantWebhook, updatePolicyValues } from "../policy/sql";
-import { lockRuleSets } from "../rules/sql";
+import { lockRuleSets, lockTimeZone, setTimeZone } from "../rules/sql";
 
 // A change the two-admin rule holds (docs/decisions/015): stored as the exact change and the state it was proposed
 // against, bound by a digest; a different admin approves it once before it expires, or, in a tenant with one admin,
@@ -46,7 +48,7 @@ export type ChangeProposal =
     }
   | {
       kind: "rules";
-      change: { text: string; loosened: string[]; rules: number };
+      change: { text: string; cases: RuleCase[]; loosened: string[]; rules: number; restoresVersion: number | null };
       base: { liveRuleSetId: string | null };
     }
   | {
@@ -63,7 +65,8 @@ export type ChangeProposal =
     }
   | { kind: "self-registration"; change: { enabled: true }; base: { enabled: false } }
   | ({ kind: "sso" } & SsoProposal)
-  | { kind: "sso-invite"; change: SsoInvitation; base: Record<string, never> };
+  | { kind: "sso-invite"; change: SsoInvitation; base: Record<string, never> }
+  | { kind: "time-zone"; change: { timeZone: string }; base: { timeZone: string } };
 
 export interface HeldChange {
   id: string;
@@ -105,9 +108,15 @@ export function changeLines(kind: string, change: Record<string, unknown>, base:
       `Single sign-on: people of ${String(change.emailDomain)} sign in through ${String(change.issuer)}${roles.length ? ` (roles from groups: ${roles.join(", ")})` : ""}`,
     ];
   }
+  if (kind === "time-zone")
+    return [`Time zone of the rules' time of day: ${String(base.timeZone)} → ${String(change.timeZone)}`];
   if (kind === "rules") {
     const loosened = (change.loosened as string[]).map((id) => `"${id}"`).join(", ");
-    return [`Live policy rules: a new set of ${String(change.rules)} rules that drops or rewrites ${loosened}`];
+    const rollback =
+      typeof change.restoresVersion === "number" ? ` (a rollback to version ${change.restoresVersion})` : "";
+    return [
+      `Live policy rules${rollback}: a new set of ${String(change.rules)} rules that drops or rewrites ${loosened}`,
+    ];
   }
   return [`New API key ${String(change.prefix)}… for ${String(change.email)}: works only once this change applies`];
 }
@@ -223,15 +232,31 @@ async function applyChange(tx: Tx, row: AdminChangeRow, actor: Person): Promise<
     const current = await lockRuleSets(tx, row.tenantId);
     if (current.liveRuleSetId !== (row.base.liveRuleSetId ?? null)) return "stale";
     const author = { id: row.proposedById, tenantId: row.tenantId };
+    const restores = row.change.restoresVersion;
     await putInForce(
       tx,
       author,
-      { text: String(row.change.text), status: "live" },
       {
-        changeId: row.id,
-        approvedById: actor.id,
+        text: String(row.change.text),
+        // A change held before cases were kept has none.
+        cases: (row.change.cases as RuleCase[] | undefined) ?? [],
+        status: "live",
+        restoresVersion: typeof restores === "number" ? restores : null,
       },
+      { changeId: row.id, approvedById: actor.id },
     );
+    return "applied";
+  }
+  if (row.kind === "time-zone") {
+    const current = await lockTimeZone(tx, row.tenantId);
+    if (current.timeZone !== row.base.timeZone) return "stale";
+    await setTimeZone(tx, row.tenantId, String(row.change.timeZone));
+    await insertAudit(tx, { id: row.proposedById, tenantId: row.tenantId }, "rules.time-zone-set", {
+      before: current.timeZone,
+      after: row.change.timeZone,
+      changeId: row.id,
+      approvedById: actor.id,
+    });
     return "applied";
   }
   if (row.kind === "webhook") {
@@ -427,10 +452,16 @@ export async function applyDueChanges(): Promise<number> {
   return applied;
 }
 
-/** The tenant's waiting changes for the admin page and the supervisors' queue, each described line by line. */
+/**
+ * The tenant's waiting changes for the admin page and the supervisors' queue, each described line by line; a rules
+ * change also with its full diff and the replay's verdict changes (lib/admin/rules/review.ts).
+ */
 export async function pendingChanges(tenantId: string) {
   const rows = await findPendingChanges(db, tenantId);
-  return rows.map((row) => ({
+  const reviews = await Promise.all(
+    rows.map((row) => (row.kind === "rules" ? reviewRulesChange(tenantId, row.change, row.base) : null)),
+  );
+  return rows.map((row, index) => ({
     id: row.id,
     digest: row.digest,
     kind: row.kind,
@@ -441,6 +472,7 @@ export async function pendingChanges(tenantId: string) {
     applyAt: row.applyAt?.toISOString() ?? null,
     expiresAt: row.expiresAt.toISOString(),
     lines: changeLines(row.kind, row.change, row.base),
+    rules: reviews[index],
   }));
 }
 export type PendingChange = Awaited<ReturnType<typeof pendingChanges>>[number];

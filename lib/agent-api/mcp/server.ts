@@ -33,6 +33,7 @@ export const MCP_OUTPUT_SCHEMA = {
     paths: { type: "array", items: { type: "string" } },
     message: { type: "string" },
     reason: { type: "string" },
+    rules: { type: "array", items: { type: "string" } },
     awaiting: {
       type: "object",
       properties: { call_id: { type: "string" }, amount_cents: { type: "integer" }, currency: { type: "string" } },

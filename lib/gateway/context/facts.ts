@@ -3,7 +3,8 @@ import type { EarlierEffect, OrderFacts, ToolDefinition, ToolPorts } from "../..
 import { pass, stop, type StageResult } from "../../outcome";
 import { isCallKey, type StoredCall } from "./idempotency";
 import { readsRuleFacts } from "../decide/rules";
-import { findCallFacts, type RuleFactsRow } from "./sql";
+import { findCallFacts } from "./sql";
+import type { RuleFactsRow } from "../decide/sql";
 import type { ConversationFacts, TenantPolicy } from "../types";
 
 /** The order a call names and, read with it, what the later stages decide from. */
@@ -15,6 +16,38 @@ export interface CallFacts {
   recent: EarlierEffect[] | null;
   /** What the policy rules read beside the order (stage 10); null when no rules look at this call. */
   ruleFacts: RuleFactsRow | null;
+}
+
+/** The statement's row split into the order and the rules' facts read beside it. */
+function splitRuleFacts(row: OrderFacts & RuleFactsRow): { order: OrderFacts; ruleFacts: RuleFactsRow } {
+  const {
+    fraudWatch,
+    customerAgeDays,
+    orderAgeDays,
+    agentRefundsToday,
+    agentRole,
+    agentAgeDays,
+    agentExposureCents,
+    customerRefunds7d,
+    customerRefundedCents7d,
+    localHour,
+    localWeekday,
+    ...order
+  } = row;
+  const ruleFacts = {
+    fraudWatch,
+    customerAgeDays,
+    orderAgeDays,
+    agentRefundsToday,
+    agentRole,
+    agentAgeDays,
+    agentExposureCents,
+    customerRefunds7d,
+    customerRefundedCents7d,
+    localHour,
+    localWeekday,
+  };
+  return { order, ruleFacts };
 }
 
 /**
@@ -45,11 +78,12 @@ export async function loadCallFacts(
     countRefunds: rules && tool.effect === "irreversible",
   });
   if (!row) return stop("order.not-found");
-  const { stored, recent: effects, fraudWatch, customerAgeDays, orderAgeDays, agentRefundsToday, ...order } = row;
+  const { stored, recent: effects, ...rest } = row;
+  const { order, ruleFacts } = splitRuleFacts(rest);
   return pass({
     order,
     stored: stored && { id: stored.id, argsHash: stored.argsHash, outcome: stored.outcome as StoredCall["outcome"] },
     recent: effects && effects.map((effect) => ({ ...effect, at: new Date(effect.at) })),
-    ruleFacts: rules ? { fraudWatch, customerAgeDays, orderAgeDays, agentRefundsToday } : null,
+    ruleFacts: rules ? ruleFacts : null,
   });
 }

@@ -2,6 +2,7 @@ import type { Db } from "../../db";
 import { Prisma } from "../../generated/prisma/client";
 import { ORDER_FACTS } from "../../tools/sql";
 import type { EarlierEffect, OrderFacts } from "../../tools/types";
+import { ruleFactsColumns, type RuleFactsRow } from "../decide/sql";
 
 /** A conversation's budgets and its agent's permission row (null when the agent is gone). */
 export interface LockedConversationRow {
@@ -21,38 +22,10 @@ export async function lockConversationRow(db: Db, conversationId: string): Promi
   return row ?? null;
 }
 
-/** What the policy rules read beyond the order's facts: the customer's flag and ages, and the agent's refunds today. */
-export interface RuleFactsRow {
-  fraudWatch: boolean;
-  customerAgeDays: number;
-  orderAgeDays: number;
-  agentRefundsToday: number;
-}
-
-/** The agent's refunds today are counted up to this many: a busy tenant's day is never scanned whole for one call. */
-export const REFUNDS_TODAY_CAP = 100;
-
 /** Everything the checks of one call read, beside the order: see `findCallFacts`. */
 export interface CallFactsRow extends OrderFacts, RuleFactsRow {
   stored: { id: string; argsHash: string | null; outcome: unknown } | null;
   recent: (Omit<EarlierEffect, "at"> & { at: string })[] | null;
-}
-
-/** The columns of a `RuleFactsRow`, on the order `o` and its customer `cu`. */
-export function ruleFactsColumns(at: { tenantId: string; agentId: string; countRefunds: boolean }): Prisma.Sql {
-  return Prisma.sql`cu."fraudWatch",
-           floor(extract(epoch FROM now() - cu."createdAt") / 86400)::int AS "customerAgeDays",
-           floor(extract(epoch FROM now() - o."placedAt") / 86400)::int AS "orderAgeDays",
-           CASE WHEN ${at.countRefunds} THEN (
-             SELECT count(*)::int FROM (
-               SELECT 1 FROM "Refund" r
-               JOIN "ToolCall" tc ON tc."id" = r."toolCallId"
-               JOIN "Conversation" c ON c."id" = tc."conversationId"
-               WHERE r."tenantId" = ${at.tenantId} AND c."agentId" = ${at.agentId}
-                 AND r."createdAt" >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
-               LIMIT ${REFUNDS_TODAY_CAP}
-             ) today
-           ) ELSE 0 END AS "agentRefundsToday"`;
 }
 
 /**

@@ -34,7 +34,7 @@ export async function recheckForApproval(
   const allowed = checkPolicy(tool, conversation, policy, order, impactCents);
   if (!allowed.ok) return { ok: false, outcome: allowed.outcome, order };
   // A rule that denies now, or rules that cannot decide, stop the approval; a rule that holds is what a person decides.
-  const stopped = rulesStop(await checkRules(client, tool, conversation, policy, order, impactCents, ruleFacts));
+  const stopped = rulesStop(await checkRules(client, tool, conversation, policy, order, impactCents, ruleFacts, args));
   if (stopped) return { ok: false, outcome: stopped, order };
   const duplicate = checkDuplicate(conversation, policy, impactCents, recent);
   return { ok: true, order, duplicate };

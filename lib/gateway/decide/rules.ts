@@ -1,10 +1,9 @@
 import type { Db } from "../../db";
 import { outcome, type Outcome } from "../../outcome";
 import { compileRules, evaluateRules, knownRules, type RuleVerdict } from "../../policy-rules/evaluate";
-import type { RuleFacts } from "../../policy-rules/schema";
+import { ruleArgs, type RuleFacts } from "../../policy-rules/schema";
 import type { OrderFacts, ToolDefinition } from "../../tools/types";
-import { findRuleFacts, findRuleSetText } from "./sql";
-import { type RuleFactsRow } from "../context/sql";
+import { findRuleFacts, findRuleSetText, type RuleFactsRow } from "./sql";
 import type { ConversationFacts, TenantPolicy } from "../types";
 
 /** The tenant's rules on one call: the facts they read, the live verdict (enforced) and the shadow one (recorded). */
@@ -44,6 +43,7 @@ export async function checkRules(
   order: OrderFacts,
   impactCents: number,
   row: RuleFactsRow | null,
+  args: Record<string, unknown>,
 ): Promise<RulesCheck | null> {
   const live = policy.liveRuleSetId ?? null;
   const shadow = policy.shadowRuleSetId ?? null;
@@ -52,8 +52,20 @@ export async function checkRules(
   const facts: RuleFacts = {
     tool: tool.name,
     effect: tool.effect,
-    agent: { id: conversation.agentId, refunds_today: row.agentRefundsToday },
-    customer: { id: order.customerId, fraud_watch: row.fraudWatch, age_days: row.customerAgeDays },
+    agent: {
+      id: conversation.agentId,
+      refunds_today: row.agentRefundsToday,
+      role: row.agentRole ?? "",
+      age_days: row.agentAgeDays ?? 0,
+      exposure_cents: Math.max(0, row.agentExposureCents),
+    },
+    customer: {
+      id: order.customerId,
+      fraud_watch: row.fraudWatch,
+      age_days: row.customerAgeDays,
+      refunds_7d: row.customerRefunds7d,
+      refunded_cents_7d: row.customerRefundedCents7d,
+    },
     order: {
       id: order.id,
       status: order.status,
@@ -66,7 +78,10 @@ export async function checkRules(
       amount_cents: impactCents,
       conversation_writes: conversation.writesMade,
       conversation_spent_cents: conversation.irreversibleCents,
+      hour: row.localHour,
+      weekday: row.localWeekday,
     },
+    args: ruleArgs(tool.name, args),
   };
   return {
     facts,
@@ -78,7 +93,7 @@ export async function checkRules(
 }
 
 /** What other calls change while this one waits for the exposure reservation's locks: the rules that read it. */
-const MOVING_FACTS = /refunds_today|fraud_watch/;
+const MOVING_FACTS = /refunds_today|fraud_watch|exposure_cents|refunds_7d|refunded_cents_7d/;
 
 /**
  * Whether the live rules read a fact that another call can change while this one waits for the reservation's locks
@@ -103,6 +118,7 @@ export async function recheckRules(
   policy: TenantPolicy,
   order: OrderFacts,
   impactCents: number,
+  args: Record<string, unknown>,
 ): Promise<RulesCheck | null> {
   const row = await findRuleFacts(client, {
     orderId: order.id,
@@ -110,7 +126,9 @@ export async function recheckRules(
     agentId: conversation.agentId,
     countRefunds: tool.effect === "irreversible",
   });
-  return checkRules(client, tool, conversation, policy, order, impactCents, row);
+  // The reservation already counts this call in the agent's exposure: the rules read it as before this call.
+  const before = row && { ...row, agentExposureCents: row.agentExposureCents - impactCents };
+  return checkRules(client, tool, conversation, policy, order, impactCents, before, args);
 }
 
 /** A published version is compiled once per process; one that no longer compiles fails closed. */

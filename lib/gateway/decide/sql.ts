@@ -1,6 +1,5 @@
 import type { Db } from "../../db";
 import { Prisma } from "../../generated/prisma/client";
-import { type RuleFactsRow, ruleFactsColumns } from "../context/sql";
 
 /** A reservation against both ceilings: the running totals it left and the time it holds its place in them. */
 export interface ExposureReservation {
@@ -106,6 +105,67 @@ export async function deleteOldAutoExposure(db: Db): Promise<number> {
     )
     SELECT count(*)::int AS "count" FROM gone`;
   return gone.count;
+}
+
+/**
+ * What the policy rules read beyond the order's facts: the customer's flag, age and refunds of the last 7 days, the
+ * order's age, the agent's refunds today, role, age and automatic exposure, and the time in the tenant's zone.
+ */
+export interface RuleFactsRow {
+  fraudWatch: boolean;
+  customerAgeDays: number;
+  orderAgeDays: number;
+  agentRefundsToday: number;
+  agentRole: string;
+  agentAgeDays: number;
+  agentExposureCents: number;
+  customerRefunds7d: number;
+  customerRefundedCents7d: number;
+  localHour: number;
+  localWeekday: number;
+}
+
+/** The agent's refunds today are counted up to this many: a busy tenant's day is never scanned whole for one call. */
+export const REFUNDS_TODAY_CAP = 100;
+
+/** The customer's refunds of the last 7 days, capped like the agent's refunds today; `column` of them. */
+const customerRefunds7d = (tenantId: string, column: Prisma.Sql) => Prisma.sql`(
+             SELECT ${column} FROM (
+               SELECT r."amountCents" FROM "Order" ro JOIN "Refund" r ON r."orderId" = ro."id"
+               WHERE ro."tenantId" = ${tenantId} AND ro."customerId" = cu."id"
+                 AND r."createdAt" >= now() - interval '7 days'
+               LIMIT ${REFUNDS_TODAY_CAP}
+             ) recent)`;
+
+/**
+ * The columns of a `RuleFactsRow`, on the order `o` and its customer `cu`: scalar subqueries of the one statement
+ * that loads the call's order, so the richer facts cost no round trip.
+ */
+export function ruleFactsColumns(at: { tenantId: string; agentId: string; countRefunds: boolean }): Prisma.Sql {
+  return Prisma.sql`cu."fraudWatch",
+           (SELECT a."role"::text FROM "User" a WHERE a."id" = ${at.agentId}) AS "agentRole",
+           (SELECT floor(extract(epoch FROM now() - a."createdAt") / 86400)::int FROM "User" a
+             WHERE a."id" = ${at.agentId}) AS "agentAgeDays",
+           COALESCE((SELECT x."runningCents" - ${agentEdge(at.tenantId, at.agentId)} FROM "ExposureTotal" x
+             WHERE x."tenantId" = ${at.tenantId} AND x."agentId" = ${at.agentId}), 0)::float8 AS "agentExposureCents",
+           ${customerRefunds7d(at.tenantId, Prisma.sql`count(*)::int`)} AS "customerRefunds7d",
+           ${customerRefunds7d(at.tenantId, Prisma.sql`COALESCE(sum("amountCents"), 0)::float8`)} AS "customerRefundedCents7d",
+           (SELECT extract(hour FROM now() AT TIME ZONE t."timeZone")::int FROM "Tenant" t
+             WHERE t."id" = ${at.tenantId}) AS "localHour",
+           (SELECT extract(isodow FROM now() AT TIME ZONE t."timeZone")::int FROM "Tenant" t
+             WHERE t."id" = ${at.tenantId}) AS "localWeekday",
+           floor(extract(epoch FROM now() - cu."createdAt") / 86400)::int AS "customerAgeDays",
+           floor(extract(epoch FROM now() - o."placedAt") / 86400)::int AS "orderAgeDays",
+           CASE WHEN ${at.countRefunds} THEN (
+             SELECT count(*)::int FROM (
+               SELECT 1 FROM "Refund" r
+               JOIN "ToolCall" tc ON tc."id" = r."toolCallId"
+               JOIN "Conversation" c ON c."id" = tc."conversationId"
+               WHERE r."tenantId" = ${at.tenantId} AND c."agentId" = ${at.agentId}
+                 AND r."createdAt" >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
+               LIMIT ${REFUNDS_TODAY_CAP}
+             ) today
+           ) ELSE 0 END AS "agentRefundsToday"`;
 }
 
 /**

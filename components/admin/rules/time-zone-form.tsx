@@ -1,0 +1,32 @@
+"use client";
+
+import { useState, useTransition } from "react";
+import { setTimeZoneAction } from "@/lib/admin/rules/actions";
+
+/** The time zone the rules' `context.hour` and `context.weekday` are read in. */
+export function TimeZoneForm({ current }: { current: string }) {
+  const [timeZone, setTimeZone] = useState(current);
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const [pending, startTransition] = useTransition();
+  const save = () =>
+    startTransition(async () => {
+      const response = await setTimeZoneAction({ timeZone });
+      setMessage(response.ok ? { ok: true, text: response.data.message } : { ok: false, text: response.message });
+    });
+  return (
+    <div className="actions">
+      <label>
+        Time zone for the rules&apos; time of day{" "}
+        <input name="timeZone" value={timeZone} onChange={(event) => setTimeZone(event.target.value)} />
+      </label>{" "}
+      <button type="button" disabled={pending || timeZone === current} onClick={save}>
+        Save time zone
+      </button>
+      {message && (
+        <span role="status" className={message.ok ? "ok" : "error"} data-testid="time-zone-message">
+          {message.text}
+        </span>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { replayProgress, replayRules, runQueuedReplays, startReplay } from "@/lib/admin/rules/replay";
+import { db } from "@/lib/db";
+import { conversationFor, newCallKey, propose } from "../support/api";
+import { createWorld, moreOrders } from "../support/world";
+import { ageWorld, refund } from "./support";
+
+// Issue 38: the rules page's replay runs in the instance's job runner, off the request path, stores its progress,
+// and says how many decisions it read and whether older ones remain, instead of stopping silently at a limit.
+
+const HOLD_EVERY_REFUND = `@id("every-refund") @hold("every refund waits") forbid (principal, action == Action::"issue_refund", resource);`;
+
+describe("replay in the job runner", () => {
+  it("reads up to its limit, says older decisions remain, and reads them all when asked to go further", async () => {
+    const world = await createWorld();
+    await ageWorld(world);
+    const admin = { id: world.users.admin, tenantId: world.tenantId };
+    for (const order of await moreOrders(world, 5)) {
+      const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+      expect((await propose(world.keys.agent, conversation, refund(order, 1000), newCallKey())).json.code).toBe(
+        "refund.issued",
+      );
+    }
+
+    expect(await startReplay(admin, { text: "forbid (", days: 7, limit: 3 })).toMatchObject({ ok: false });
+    const first = await startReplay(admin, { text: HOLD_EVERY_REFUND, days: 7, limit: 3 });
+    expect(first.ok).toBe(true);
+    const firstId = first.ok ? first.id : "";
+    expect(await replayProgress(world.tenantId, firstId)).toMatchObject({ status: "queued", read: 0, report: null });
+    expect(await replayProgress(world.otherTenantId, firstId)).toBeNull();
+
+    expect(await runQueuedReplays()).toBeGreaterThanOrEqual(1);
+    expect(await replayProgress(world.tenantId, firstId)).toMatchObject({
+      status: "done",
+      read: 3,
+      more: true,
+      report: { decisions: 3, more: true, byRule: [{ rule: "every-refund", calls: 3 }] },
+    });
+
+    const further = await startReplay(admin, { text: HOLD_EVERY_REFUND, days: 7, limit: 30 });
+    await runQueuedReplays();
+    const done = await replayProgress(world.tenantId, further.ok ? further.id : "");
+    expect(done).toMatchObject({ status: "done", read: 5, more: false });
+    expect(done!.report).not.toHaveProperty("more");
+    // The same report the review and the command compute at once.
+    expect(await replayRules(world.tenantId, HOLD_EVERY_REFUND, 7)).toEqual({ ok: true, report: done!.report });
+    expect(await db.ruleReplay.count({ where: { tenantId: world.tenantId, status: "done" } })).toBe(2);
+  });
+
+  it("a replay longer than a run of the job pauses where it stopped and ends on a later run with the same report", async () => {
+    const world = await createWorld();
+    await ageWorld(world);
+    const admin = { id: world.users.admin, tenantId: world.tenantId };
+    for (const order of await moreOrders(world, 5)) {
+      const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+      await propose(world.keys.agent, conversation, refund(order, 1000), newCallKey());
+    }
+    const started = await startReplay(admin, { text: HOLD_EVERY_REFUND, days: 7, limit: 100 });
+    const id = started.ok ? started.id : "";
+    // Runs of a millisecond, two decisions a page: each run reads a page, then pauses.
+    const seen: number[] = [];
+    for (let run = 0; run < 10; run++) {
+      await runQueuedReplays({ sliceMs: 1, page: 2 });
+      const progress = (await replayProgress(world.tenantId, id))!;
+      seen.push(progress.read);
+      if (progress.status === "done") break;
+      expect(progress.status).toBe("queued");
+    }
+    expect(seen.slice(0, 2)).toEqual([2, 4]);
+    const done = (await replayProgress(world.tenantId, id))!;
+    expect(done).toMatchObject({ status: "done", read: 5, more: false });
+    expect(await replayRules(world.tenantId, HOLD_EVERY_REFUND, 7)).toEqual({ ok: true, report: done.report });
+  });
+});
