@@ -1,51 +1,15 @@
 "use client";
 
 import Link from "next/link";
-import type { CardFacts, DeskPolicy } from "@/lib/approvals/desk/cards";
-import type { QueueItem } from "@/lib/approvals/desk/queue";
 import type { ApprovalPreview } from "@/lib/gateway";
 import { argumentLabel, argumentValue, heldText, requestPhrase, requestTitle } from "@/lib/approvals/words";
 import { formatMoney } from "@/lib/money";
 import { isUpstreamPreview } from "@/lib/upstream/preview";
 import { TimeAgo, TimeLeft } from "@/components/ui/time-ago";
+import { amountOf, movesMoney, type CardProps } from "./card-item";
 import { UpstreamCard } from "./upstream-card";
 
-export type CardItem = Omit<QueueItem, "createdAt" | "expiresAt"> & {
-  createdAt: string;
-  expiresAt: string;
-  facts: CardFacts;
-};
-
-/** The amount an approval now approves: what the first of two approvers approved, else the proposal's. */
-export function amountOf(item: CardItem): number {
-  if (isUpstreamPreview(item.preview)) return 0;
-  return item.facts.firstApprover?.cents ?? item.preview.impact.amount_cents;
-}
-
-/** The request's currency; an upstream call moves no money. */
-export const currencyOf = (item: CardItem): string =>
-  isUpstreamPreview(item.preview) ? "USD" : item.preview.impact.currency;
-
-/** Whether approving this request moves money (and so is confirmed in a dialog). */
-export function movesMoney(item: CardItem): boolean {
-  return item.toolName === "issue_refund" && amountOf(item) > 0;
-}
-
-export interface Props {
-  item: CardItem;
-  policy: DeskPolicy;
-  me: string;
-  now: number | null;
-  focused: boolean;
-  selected: boolean;
-  busy: boolean;
-  onFocus(): void;
-  onToggle(): void;
-  onApprove(): void;
-  onDeny(): void;
-}
-
-export function ApprovalCard(props: Props) {
+export function ApprovalCard(props: CardProps) {
   const { preview } = props.item;
   if (isUpstreamPreview(preview)) return <UpstreamCard {...props} preview={preview} />;
   return <RefundCard {...props} preview={preview} />;
@@ -64,7 +28,7 @@ function RefundCard({
   onToggle,
   onApprove,
   onDeny,
-}: Props & { preview: ApprovalPreview }) {
+}: CardProps & { preview: ApprovalPreview }) {
   const { facts } = item;
   const currency = preview.impact.currency;
   const money = (cents: number) => formatMoney(cents, currency);

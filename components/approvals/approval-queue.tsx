@@ -6,7 +6,8 @@ import { decideApprovalsAction } from "@/lib/approvals/decision/actions";
 import type { DeskPolicy } from "@/lib/approvals/desk/cards";
 import type { DecisionResult } from "@/lib/approvals/decision/types";
 import { requestPhrase } from "@/lib/approvals/words";
-import { ApprovalCard, amountOf, currencyOf, movesMoney, type CardItem } from "./approval-card";
+import { ApprovalCard } from "./approval-card";
+import { amountOf, currencyOf, movesMoney, type CardItem } from "./card-item";
 import { DecideDialog } from "./decide-dialog";
 import { useNow } from "@/components/ui/time-ago";
 

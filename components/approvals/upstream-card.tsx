@@ -4,7 +4,7 @@ import Link from "next/link";
 import { argumentRows, claimWords, editDiffs, type ArgumentRow, type DiffLine } from "@/lib/upstream/card";
 import type { UpstreamPreview } from "@/lib/upstream/preview";
 import { TimeAgo, TimeLeft } from "@/components/ui/time-ago";
-import type { Props } from "./approval-card";
+import type { CardProps } from "./card-item";
 
 /**
  * A held call to an upstream server's tool, as its card shows it: the tool's description in full, every argument
@@ -22,7 +22,7 @@ export function UpstreamCard({
   onToggle,
   onApprove,
   onDeny,
-}: Props & { preview: UpstreamPreview }) {
+}: CardProps & { preview: UpstreamPreview }) {
   const { facts } = item;
   const expired = now !== null && new Date(item.expiresAt).getTime() <= now;
   const diffs = editDiffs(preview.arguments);
