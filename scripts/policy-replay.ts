@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { replayRules } from "../lib/admin/rules/replay";
-import { REPLAY_LIMITS, reportText } from "../lib/policy-rules/replay";
+import { REPLAY_LIMITS, reportText } from "../lib/policy-rules/replay/replay";
 
 // `npm run policy:replay -- --tenant <id> --rules <file> [--days 7] [--limit 10000] [--json]`: a candidate rule set replayed over the
 // tenant's recorded decisions of the last days, on the facts each was made on; nothing is published or changed.

@@ -2,11 +2,11 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { db } from "../lib/db";
 import { findRuleSetVersion, findTenantRuleSets } from "../lib/admin/rules/sql";
-import { parseCases, runCases } from "../lib/policy-rules/cases";
+import { parseCases, runCases } from "../lib/policy-rules/cases/cases";
 import { validateRules } from "../lib/policy-rules/validate";
 
 // `npm run policy:test -- --rules <file> [--cases <file>]` or `npm run policy:test -- --tenant <id> [--shadow]`:
-// runs a rule set's own test cases (lib/policy-rules/cases.ts), from files or as the tenant's live (or shadow)
+// runs a rule set's own test cases (lib/policy-rules/cases/cases.ts), from files or as the tenant's live (or shadow)
 // version stores them. Exit code 0 when every case passes, 1 when one fails, 2 when the input is refused.
 const { values } = parseArgs({
   options: {

@@ -6,7 +6,7 @@ import { formatQueueCursor, pendingQueue, renderedQueueStamp } from "@/lib/appro
 import { passkeysOf } from "@/lib/auth/step-up/passkeys";
 import { requireRole } from "@/lib/auth/guards";
 import { reconcileHealth, refundsToInvestigate } from "@/lib/payments/reconcile/reconcile";
-import { unknownCalls } from "@/lib/upstream/resolve";
+import { unknownCalls } from "@/lib/upstream/calls/resolve";
 
 export const metadata = { title: "Pending approvals" };
 

@@ -4,7 +4,7 @@ import Link from "next/link";
 import type { ApprovalPreview } from "@/lib/gateway";
 import { argumentLabel, argumentValue, heldText, requestPhrase, requestTitle } from "@/lib/approvals/words";
 import { formatMoney } from "@/lib/money";
-import { isUpstreamPreview } from "@/lib/upstream/preview";
+import { isUpstreamPreview } from "@/lib/upstream/calls/preview";
 import { TimeAgo, TimeLeft } from "@/components/ui/time-ago";
 import { amountOf, movesMoney, type CardProps } from "./card-item";
 import { UpstreamCard } from "./upstream-card";

@@ -1,6 +1,6 @@
 import type { CardFacts, DeskPolicy } from "@/lib/approvals/desk/cards";
 import type { QueueItem } from "@/lib/approvals/desk/queue";
-import { isUpstreamPreview } from "@/lib/upstream/preview";
+import { isUpstreamPreview } from "@/lib/upstream/calls/preview";
 
 // A request as the desk's cards and dialogs hold it, and what they read from it.
 

@@ -1,8 +1,8 @@
 "use client";
 
 import Link from "next/link";
-import { argumentRows, claimWords, editDiffs, type ArgumentRow, type DiffLine } from "@/lib/upstream/card";
-import type { UpstreamPreview } from "@/lib/upstream/preview";
+import { argumentRows, claimWords, editDiffs, type ArgumentRow, type DiffLine } from "@/lib/upstream/calls/card";
+import type { UpstreamPreview } from "@/lib/upstream/calls/preview";
 import { TimeAgo, TimeLeft } from "@/components/ui/time-ago";
 import type { CardProps } from "./card-item";
 

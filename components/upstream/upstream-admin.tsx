@@ -3,8 +3,8 @@
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { addUpstreamServerAction, reviewUpstreamToolAction, syncUpstreamServerAction } from "@/lib/upstream/actions";
-import type { Verdict } from "@/lib/upstream/definition";
-import type { ToolReview, upstreamOverview } from "@/lib/upstream/overview";
+import type { Verdict } from "@/lib/upstream/servers/definition";
+import type { ToolReview, upstreamOverview } from "@/lib/upstream/servers/overview";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { Field } from "@/components/ui/field";
 

@@ -3,7 +3,7 @@ import { db } from "../db";
 import { newId } from "../ids";
 import { IdSchema } from "../security/input";
 import { findTool, TOOL_NAMES } from "../tools/registry";
-import { exposableTools, isUpstreamName } from "../upstream/exposure";
+import { exposableTools, isUpstreamName } from "../upstream/calls/exposure";
 import { scopesFor } from "../tools/scopes";
 import { customerExists, customerOrderExists, findAgentPermissions, insertConversation } from "./sql";
 

@@ -10,7 +10,7 @@ import { logError } from "../log";
 import { deliverOutbox } from "../mail/delivery";
 import { reconcileRefunds } from "../payments/reconcile/reconcile";
 import { env } from "../env";
-import { syncAllServers } from "../upstream/servers";
+import { syncAllServers } from "../upstream/servers/servers";
 
 // Background work of a running app instance. Every job is safe to run on several instances at once: the
 // outbox and the admin-change job claim rows with SKIP LOCKED, settling and expiry move only rows still in their old state, pruning

@@ -1,5 +1,5 @@
 import { closeDb } from "../db";
-import { closeUpstreams } from "../upstream/client";
+import { closeUpstreams } from "../upstream/servers/client";
 import { stopJobs } from "./jobs";
 import { stopLive } from "../live";
 import { logError, logInfo } from "../log";

@@ -5,10 +5,10 @@ import { z } from "zod";
 import { authedAction } from "../auth/guards";
 import { db } from "../db";
 import { IdSchema } from "../security/input";
-import { resolveUnknownCall } from "./resolve";
-import { addRemoteServer, RemoteServerSchema, reviewTool, ReviewSchema } from "./servers";
+import { resolveUnknownCall } from "./calls/resolve";
+import { addRemoteServer, RemoteServerSchema, reviewTool, ReviewSchema } from "./servers/servers";
 import { findServer } from "./sql";
-import { syncServer } from "./sync";
+import { syncServer } from "./servers/sync";
 
 const person = (user: { id: string; tenantId: string; role: string }) => ({
   userId: user.id,

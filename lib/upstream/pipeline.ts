@@ -22,11 +22,11 @@ import {
   recordCall,
   UNKNOWN_TOOL,
 } from "../gateway";
-import { claimsReadOnly, namespaced, SEPARATOR, splitName, type PinnedDefinition } from "./definition";
-import { forwardCall, type Sending } from "./forward";
-import { isUpstreamPreview, upstreamPreview, type UpstreamNotifier } from "./preview";
+import { claimsReadOnly, namespaced, SEPARATOR, splitName, type PinnedDefinition } from "./servers/definition";
+import { forwardCall, type Sending } from "./calls/forward";
+import { isUpstreamPreview, upstreamPreview, type UpstreamNotifier } from "./calls/preview";
 import { findKeyedCall, findTool, insertUpstreamCall, type ServerRow, type ToolRow, type UpstreamCallRow } from "./sql";
-import { argumentIssues } from "./validate";
+import { argumentIssues } from "./calls/validate";
 
 // The second kind of tool: an upstream MCP server's, named `<server>__<tool>`. It goes through the gateway's stages
 // that apply to it (rate, the bounded strict parse, exposure, the agent's permission, its pinned schema, call keys

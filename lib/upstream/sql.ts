@@ -1,7 +1,7 @@
 import type { Db } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import type { Outcome } from "../outcome";
-import type { PinnedDefinition, ToolStatus, Verdict } from "./definition";
+import type { PinnedDefinition, ToolStatus, Verdict } from "./servers/definition";
 
 // Every statement of the upstream feature: its servers, their tools' pinned definitions and the calls forwarded.
 

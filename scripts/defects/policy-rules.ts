@@ -60,7 +60,7 @@ export const defects: Defect[] = [
   },
   {
     name: "replay compares the candidate",
-    file: "lib/policy-rules/replay.ts",
+    file: "lib/policy-rules/replay/replay.ts",
     find: "const would = decidedBy(decision.consequence, candidate);",
     replace: "const would = decidedBy(decision.consequence, decision.live);",
     testFile: "tests/policy-rules/shadow-replay.integration.test.ts",

@@ -4,7 +4,7 @@ import type { Defect } from "./defect";
 export const defects: Defect[] = [
   {
     name: "upstream pinning",
-    file: "lib/upstream/sync.ts",
+    file: "lib/upstream/servers/sync.ts",
     find: 'pinned.reviewedHash === hash ? "reviewed" : pinned.reviewedHash === null ? "pending-review" : "quarantined";',
     replace: '"reviewed";',
     testFile: "tests/upstream/pinning.integration.test.ts",
@@ -12,7 +12,7 @@ export const defects: Defect[] = [
   },
   {
     name: "upstream approval binds the definition",
-    file: "lib/upstream/approve.ts",
+    file: "lib/upstream/calls/approve.ts",
     find: 'if (!tool || tool.status !== "reviewed" || tool.reviewedHash !== call.definitionHash) {',
     replace: "if (!tool) {",
     testFile: "tests/upstream/pinning.integration.test.ts",
@@ -28,7 +28,7 @@ export const defects: Defect[] = [
   },
   {
     name: "upstream forward once",
-    file: "lib/upstream/forward.ts",
+    file: "lib/upstream/calls/forward.ts",
     find: "    if (!answered(error)) {",
     replace:
       "    const resent = await client.callTool({ name: target.tool, arguments: JSON.parse(call.argsCanonical) }).then(\n      () => false,\n      () => true,\n    );\n    if (!answered(error) && resent) {",

@@ -4,7 +4,7 @@ import { replayRules } from "@/lib/admin/rules/replay";
 import { setRulesTimeZone } from "@/lib/admin/rules/time-zone";
 import { approveChange } from "@/lib/admin/changes/two-admin";
 import { db } from "@/lib/db";
-import { RULE_TEMPLATES } from "@/lib/policy-rules/templates";
+import { RULE_TEMPLATES } from "@/lib/policy-rules/cases/templates";
 import { conversationFor, newCallKey, propose } from "../support/api";
 import { expectNoEffect } from "../support/effects";
 import { noProof, provedFor } from "../support/step-up";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { runCases } from "@/lib/policy-rules/cases";
-import { RULE_TEMPLATES } from "@/lib/policy-rules/templates";
+import { runCases } from "@/lib/policy-rules/cases/cases";
+import { RULE_TEMPLATES } from "@/lib/policy-rules/cases/templates";
 import { validateRules } from "@/lib/policy-rules/validate";
 
 describe("rule templates", () => {

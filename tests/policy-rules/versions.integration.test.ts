@@ -10,7 +10,7 @@ import {
   rulesItem,
   ruleSetHistory,
 } from "@/lib/admin/rules/publish";
-import { parseCases, type RuleCase } from "@/lib/policy-rules/cases";
+import { parseCases, type RuleCase } from "@/lib/policy-rules/cases/cases";
 import { db } from "@/lib/db";
 import { conversationFor, newCallKey, propose } from "../support/api";
 import { noProof, provedFor } from "../support/step-up";

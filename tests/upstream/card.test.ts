@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { argumentRows, claimWords, editDiffs, lineDiff } from "@/lib/upstream/card";
+import { argumentRows, claimWords, editDiffs, lineDiff } from "@/lib/upstream/calls/card";
 
 // The held upstream call's card, from the pinned schema: titles, numbered long text, edits as diffs, claims.
 

@@ -8,7 +8,7 @@ import { cardFacts, queueChoices } from "@/lib/approvals/desk/cards";
 import { parseQueueFilters } from "@/lib/approvals/desk/filters";
 import { pendingQueue } from "@/lib/approvals/desk/queue";
 import { db } from "@/lib/db";
-import { closeUpstreams } from "@/lib/upstream/client";
+import { closeUpstreams } from "@/lib/upstream/servers/client";
 import { conversationFor, getToolCall, getTools, newCallKey, propose } from "../support/api";
 import { supervisorOf } from "../support/calls";
 import { createWorld, type World } from "../support/world";

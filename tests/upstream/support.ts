@@ -1,11 +1,11 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { db } from "@/lib/db";
-import { registerLocalServers } from "@/lib/upstream/servers";
-import { reviewTool } from "@/lib/upstream/servers";
-import { syncServer } from "@/lib/upstream/sync";
+import { registerLocalServers } from "@/lib/upstream/servers/servers";
+import { reviewTool } from "@/lib/upstream/servers/servers";
+import { syncServer } from "@/lib/upstream/servers/sync";
 import { findServerTools, type ServerRow } from "@/lib/upstream/sql";
-import { defaultVerdict, type Verdict } from "@/lib/upstream/definition";
+import { defaultVerdict, type Verdict } from "@/lib/upstream/servers/definition";
 import type { World } from "../support/world";
 
 // The real MCP servers from npm the upstream tests put behind toolgate, started the way an operator would.

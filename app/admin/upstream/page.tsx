@@ -1,6 +1,6 @@
 import { UpstreamAdmin } from "@/components/upstream/upstream-admin";
 import { requireRole } from "@/lib/auth/guards";
-import { upstreamOverview } from "@/lib/upstream/overview";
+import { upstreamOverview } from "@/lib/upstream/servers/overview";
 
 export const metadata = { title: "MCP servers" };
 

@@ -1,7 +1,7 @@
 import { Table } from "@/components/ui/table";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { formatMoney } from "@/lib/money";
-import { callCount, moneyOf, reportSummary, type DifferenceReport } from "@/lib/policy-rules/replay";
+import { callCount, moneyOf, reportSummary, type DifferenceReport } from "@/lib/policy-rules/replay/replay";
 
 const WORDS = { allow: "allowed", hold: "held for a supervisor", deny: "refused", fail: "stopped (rules failed)" };
 

@@ -11,9 +11,9 @@ import {
   shadowOneRuleAction,
   startReplayAction,
 } from "@/lib/admin/rules/actions";
-import type { CaseResult } from "@/lib/policy-rules/cases";
-import { REPLAY_LIMITS, type DifferenceReport } from "@/lib/policy-rules/replay";
-import { RULE_TEMPLATES, type RuleTemplate } from "@/lib/policy-rules/templates";
+import type { CaseResult } from "@/lib/policy-rules/cases/cases";
+import { REPLAY_LIMITS, type DifferenceReport } from "@/lib/policy-rules/replay/replay";
+import { RULE_TEMPLATES, type RuleTemplate } from "@/lib/policy-rules/cases/templates";
 
 /** The editor starts from the set in force (shadow first): its text and its test cases as JSON. */
 export function RulesEditor({

@@ -10,7 +10,7 @@ import { newId } from "../../ids";
 import { queueMessages } from "../../outbox";
 import type { PolicyNumbers } from "./loosening";
 import { POLICY_FIELDS, readableValue } from "../policy/fields";
-import type { RuleCase } from "../../policy-rules/cases";
+import type { RuleCase } from "../../policy-rules/cases/cases";
 import { reviewRulesChange } from "../rules/review";
 import { putInForce } from "../rules/versions";
 import {

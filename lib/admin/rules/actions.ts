@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { authedAction } from "@/lib/auth/guards";
-import { parseCases } from "@/lib/policy-rules/cases";
+import { parseCases } from "@/lib/policy-rules/cases/cases";
 import { heldWords } from "../changes/words";
 import {
   checkDraft,
@@ -14,14 +14,14 @@ import {
   withdrawShadowRules,
   type PublishResult,
 } from "./publish";
-import { REPLAY_LIMITS } from "@/lib/policy-rules/replay";
+import { REPLAY_LIMITS } from "@/lib/policy-rules/replay/replay";
 import { replayProgress, startReplay } from "./replay";
 import { IdSchema } from "@/lib/security/input";
 import { setRulesTimeZone } from "./time-zone";
 import { ProofIdSchema } from "@/lib/auth/step-up/step-up";
 
 const RulesText = z.string().max(50_000);
-/** The test cases as the editor holds them: JSON text (lib/policy-rules/cases.ts). */
+/** The test cases as the editor holds them: JSON text (lib/policy-rules/cases/cases.ts). */
 const CasesText = z.string().max(200_000);
 const Version = z.number().int().min(1);
 

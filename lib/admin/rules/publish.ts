@@ -1,7 +1,13 @@
 import { consumeStepUpFor, type StepUpHolder } from "../../auth/step-up/step-up";
 import { sha256Hex } from "../../canonical";
 import { db, transaction } from "../../db";
-import { failureLines, RuleCasesSchema, runCases, type CaseResult, type RuleCase } from "../../policy-rules/cases";
+import {
+  failureLines,
+  RuleCasesSchema,
+  runCases,
+  type CaseResult,
+  type RuleCase,
+} from "../../policy-rules/cases/cases";
 import { lineDiff } from "../../policy-rules/diff";
 import { ruleSummary } from "../../policy-rules/summary";
 import { validateRules, type Rule } from "../../policy-rules/validate";

@@ -8,7 +8,7 @@ import {
   REPLAY_LIMITS,
   type DifferenceReport,
   type RecordedDecision,
-} from "../../policy-rules/replay";
+} from "../../policy-rules/replay/replay";
 import { lacksNewerFacts, withMissingFacts, type RecordedFacts } from "../../policy-rules/schema";
 import { validateRules, type Rule } from "../../policy-rules/validate";
 import { claimReplay, findReplay, findRuleDecisions, findTenantRuleSets, insertReplay, updateReplay } from "./sql";

@@ -1,6 +1,6 @@
 import { db } from "../../db";
 import { lineDiff, type DiffLine } from "../../policy-rules/diff";
-import type { DifferenceReport } from "../../policy-rules/replay";
+import type { DifferenceReport } from "../../policy-rules/replay/replay";
 import { replayRules } from "./replay";
 import { findRuleSetVersion } from "./sql";
 

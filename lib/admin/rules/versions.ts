@@ -1,6 +1,6 @@
 import type { Tx } from "../../db";
 import { newId } from "../../ids";
-import type { RuleCase } from "../../policy-rules/cases";
+import type { RuleCase } from "../../policy-rules/cases/cases";
 import { insertAudit } from "../sql";
 import { insertRuleSet } from "./sql";
 

@@ -6,7 +6,7 @@ import { type ConversationFacts, isPlainObject, type TenantPolicy } from "../../
 import { MODEL_STATUSES, modelProjection, type Outcome } from "../../outcome";
 import { proposeCall } from "../propose";
 import { exposedTools, providerDefinition } from "../../tools/registry";
-import { upstreamDefinitions } from "../../upstream/exposure";
+import { upstreamDefinitions } from "../../upstream/calls/exposure";
 import { SWITCH_TOOL, switchAnswer, switchToolDefinition } from "./switch-tool";
 import { createCallTask, registerTaskHandlers, TASK_CAPABILITIES } from "./tasks";
 

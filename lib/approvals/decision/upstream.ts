@@ -1,5 +1,5 @@
 import type { Tx } from "../../db";
-import { approveUpstream } from "../../upstream/approve";
+import { approveUpstream } from "../../upstream/calls/approve";
 import type { ApprovalEdit } from "./binding";
 import { closeRequest } from "./close";
 import type { PendingDecision } from "./lock";

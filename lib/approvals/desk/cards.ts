@@ -1,6 +1,6 @@
 import { db } from "../../db";
 import { findTool, TOOL_NAMES } from "../../tools/registry";
-import { holdableToolNames } from "../../upstream/exposure";
+import { holdableToolNames } from "../../upstream/calls/exposure";
 import { findDeskPolicy, type DeskPolicy } from "../sql";
 import type { QueueItem } from "./queue";
 import {

@@ -1,7 +1,7 @@
 import { cache } from "react";
 import { db } from "../../db";
 import type { ApprovalPreview } from "../../gateway";
-import type { UpstreamPreview } from "../../upstream/preview";
+import type { UpstreamPreview } from "../../upstream/calls/preview";
 import type { QueueFilters, QueueSort } from "./filters";
 import { findEmails, findPendingPage, pendingNumbers } from "./sql";
 
@@ -13,7 +13,7 @@ export interface QueueItem {
   toolName: string;
   orderId: string;
   impactCents: number;
-  /** An upstream tool's request has its own preview (lib/upstream/preview.ts). */
+  /** An upstream tool's request has its own preview (lib/upstream/calls/preview.ts). */
   preview: ApprovalPreview | UpstreamPreview;
   conversationId: string;
   originCallId: string;

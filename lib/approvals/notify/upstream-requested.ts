@@ -1,6 +1,6 @@
 import type { Db } from "../../db";
 import { queueMessages, type QueuedMessage } from "../../outbox";
-import type { UpstreamPreview } from "../../upstream/preview";
+import type { UpstreamPreview } from "../../upstream/calls/preview";
 import { findRequestAudience } from "./sql";
 
 /** How much of one argument a mail shows; the card on the desk shows it in full. */

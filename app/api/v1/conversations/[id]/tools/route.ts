@@ -1,7 +1,7 @@
 import { notFound, withAgentConversation } from "@/lib/agent-api/http";
 import { errorResponse } from "@/lib/http";
 import { DEFINITION_FORMATS, exposedTools, providerDefinition, type DefinitionFormat } from "@/lib/tools/registry";
-import { upstreamDefinitions } from "@/lib/upstream/exposure";
+import { upstreamDefinitions } from "@/lib/upstream/calls/exposure";
 
 export async function GET(request: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
   const { id } = await params;

@@ -3,13 +3,13 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { sha256Hex } from "../canonical";
-import { env } from "../env";
-import { logError } from "../log";
-import { decryptSecret } from "../secrets";
-import { guardedFetch } from "../security/outbound";
+import { sha256Hex } from "../../canonical";
+import { env } from "../../env";
+import { logError } from "../../log";
+import { decryptSecret } from "../../secrets";
+import { guardedFetch } from "../../security/outbound";
 import { localServer } from "./config";
-import type { ServerRow } from "./sql";
+import type { ServerRow } from "../sql";
 
 // One MCP client per upstream server, kept open between calls and opened again on the next use once its
 // connection closes (a stdio server that exited, a remote one that restarted). A remote server is reached only

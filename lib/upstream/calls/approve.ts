@@ -1,11 +1,11 @@
-import { canonicalJson, sha256Hex } from "../canonical";
-import type { Tx } from "../db";
-import type { AgentPermissions } from "../tools/scopes";
-import { logError } from "../log";
-import { outcome, type Outcome } from "../outcome";
-import { splitName } from "./definition";
+import { canonicalJson, sha256Hex } from "../../canonical";
+import type { Tx } from "../../db";
+import type { AgentPermissions } from "../../tools/scopes";
+import { logError } from "../../log";
+import { outcome, type Outcome } from "../../outcome";
+import { splitName } from "../servers/definition";
 import { forwardCall } from "./forward";
-import { findTool, findUpstreamCall, moveUpstreamCall } from "./sql";
+import { findTool, findUpstreamCall, moveUpstreamCall } from "../sql";
 
 /** The request as the approvals desk locked it. */
 export interface HeldRequest {

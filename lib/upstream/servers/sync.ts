@@ -1,9 +1,9 @@
-import { db } from "../db";
-import { env } from "../env";
-import { newId } from "../ids";
+import { db } from "../../db";
+import { env } from "../../env";
+import { newId } from "../../ids";
 import { dropUpstreamClient, upstreamClient } from "./client";
 import { defaultVerdict, isToolName, pinDefinition, type ListedTool, type ToolStatus } from "./definition";
-import { changeToolDefinition, findServerTools, insertTool, markServerSynced, type ServerRow } from "./sql";
+import { changeToolDefinition, findServerTools, insertTool, markServerSynced, type ServerRow } from "../sql";
 
 export interface SyncReport {
   added: string[];

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { compileDraft, evaluateRules, type RuleVerdict } from "./evaluate";
-import { ARG_TYPES, ruleArgs, RuleFactsSchema, type RuleFacts } from "./schema";
-import type { Rule } from "./validate";
+import { compileDraft, evaluateRules, type RuleVerdict } from "../evaluate";
+import { ARG_TYPES, ruleArgs, RuleFactsSchema, type RuleFacts } from "../schema";
+import type { Rule } from "../validate";
 
 // A rule set's own tests (issue 38): each case is a call's facts and the verdict the rules must give it. A case
 // names only the facts it is about; every other fact reads as in `CASE_BASE`, an unremarkable refund. Cases test

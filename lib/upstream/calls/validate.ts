@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import type { Issue } from "../outcome";
+import type { Issue } from "../../outcome";
 
 // Arguments are checked against the reviewed definition's input schema with a real JSON Schema validator
 // (docs/decisions/026-upstream-servers-behind-the-gateway.md): draft 2020-12 when the schema says so (the MCP default since

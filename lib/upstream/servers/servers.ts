@@ -1,13 +1,13 @@
 import { z } from "zod";
-import { db } from "../db";
-import { newId } from "../ids";
-import { logError } from "../log";
-import { encryptSecret } from "../secrets";
-import { checkOutboundUrl, OutboundRefused } from "../security/outbound";
+import { db } from "../../db";
+import { newId } from "../../ids";
+import { logError } from "../../log";
+import { encryptSecret } from "../../secrets";
+import { checkOutboundUrl, OutboundRefused } from "../../security/outbound";
 import { upstreamSecretContext } from "./client";
 import { localServers } from "./config";
 import { SERVER_NAME, VERDICTS, type Verdict } from "./definition";
-import { findAllServers, findServer, markReviewed, upsertServer, type ServerRow } from "./sql";
+import { findAllServers, findServer, markReviewed, upsertServer, type ServerRow } from "../sql";
 import { syncServer, type SyncReport } from "./sync";
 
 export interface Admin {

@@ -1,4 +1,4 @@
-import { canonicalJson, sha256Hex } from "../canonical";
+import { canonicalJson, sha256Hex } from "../../canonical";
 
 // An upstream tool's definition as toolgate pins it: what the model reads and what the supervisor's card and the
 // schema check rely on. A change to any of it (a rug pull or an honest upgrade) changes the hash and quarantines the

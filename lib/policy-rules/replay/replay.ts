@@ -1,6 +1,6 @@
-import { formatMoney } from "../money";
-import type { RuleVerdict } from "./evaluate";
-import type { RuleFacts } from "./schema";
+import { formatMoney } from "../../money";
+import type { RuleVerdict } from "../evaluate";
+import type { RuleFacts } from "../schema";
 
 /** How many recorded decisions a replay reads: at first, and at most when asked to go further. */
 export const REPLAY_LIMITS = { first: 10_000, max: 1_000_000 } as const;

@@ -1,8 +1,8 @@
-import { db } from "../db";
-import { lineDiff, claimWords, type DiffLine } from "./card";
+import { db } from "../../db";
+import { lineDiff, claimWords, type DiffLine } from "../calls/card";
 import type { PinnedDefinition, ToolStatus, Verdict } from "./definition";
 import { defaultVerdict } from "./definition";
-import { findServers, findTenantTools } from "./sql";
+import { findServers, findTenantTools } from "../sql";
 
 export interface ToolReview {
   id: string;

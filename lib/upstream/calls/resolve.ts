@@ -1,7 +1,7 @@
-import { db, transaction } from "../db";
-import { recordLaterOutcome } from "../gateway";
-import { outcome, type Outcome } from "../outcome";
-import { findUnknownCalls, moveUpstreamCall } from "./sql";
+import { db, transaction } from "../../db";
+import { recordLaterOutcome } from "../../gateway";
+import { outcome, type Outcome } from "../../outcome";
+import { findUnknownCalls, moveUpstreamCall } from "../sql";
 
 export interface Resolver {
   userId: string;

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import { z } from "zod";
-import { env } from "../env";
+import { env } from "../../env";
 import { SERVER_NAME } from "./definition";
 
 // Local (stdio) servers run a command on this host, so only the operator defines them, in UPSTREAM_SERVERS_FILE;

@@ -1,6 +1,6 @@
-import { db } from "../db";
-import { namespaced, splitName, type PinnedDefinition } from "./definition";
-import { findTenantTools, type ToolWithServer } from "./sql";
+import { db } from "../../db";
+import { namespaced, splitName, type PinnedDefinition } from "../servers/definition";
+import { findTenantTools, type ToolWithServer } from "../sql";
 
 // Upstream tools reach agents only once reviewed, and only in conversations opened with them by name, beside the
 // built-in tools and under the same per-conversation exposure.

@@ -1,12 +1,12 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { canonicalJson, sha256Hex } from "../canonical";
-import { db } from "../db";
-import { env } from "../env";
-import { recordLaterOutcomeWith } from "../gateway";
-import { logError } from "../log";
-import { outcome, type Outcome } from "../outcome";
-import { dropUpstreamClient, upstreamClient } from "./client";
-import { splitName } from "./definition";
+import { canonicalJson, sha256Hex } from "../../canonical";
+import { db } from "../../db";
+import { env } from "../../env";
+import { recordLaterOutcomeWith } from "../../gateway";
+import { logError } from "../../log";
+import { outcome, type Outcome } from "../../outcome";
+import { dropUpstreamClient, upstreamClient } from "../servers/client";
+import { splitName } from "../servers/definition";
 import {
   findServerById,
   findUpstreamCall,
@@ -14,7 +14,7 @@ import {
   settleSending,
   type ForwardedCall,
   type ServerRow,
-} from "./sql";
+} from "../sql";
 
 // Forwarded once: the call's row already says `upstream.outcome-unknown` (committed before anything is sent), so a
 // crash, a timeout or a cut connection leaves exactly that, for a person to resolve after checking upstream; nothing

@@ -1,5 +1,5 @@
-import type { Db } from "../db";
-import type { PinnedDefinition } from "./definition";
+import type { Db } from "../../db";
+import type { PinnedDefinition } from "../servers/definition";
 
 /**
  * What a supervisor's card shows for a held upstream call, built by the runtime from the reviewed definition and the
