@@ -78,10 +78,7 @@ export function upstreamSchema(actions: readonly UpstreamAction[]): SchemaJson<s
           args: {
             type: "Record" as const,
             attributes: Object.fromEntries(
-              [...typedProperties(tool.inputSchema)].map(([name, { type, required }]) => [
-                name,
-                { type, required },
-              ]),
+              [...typedProperties(tool.inputSchema)].map(([name, { type, required }]) => [name, { type, required }]),
             ),
           },
         },
