@@ -26,7 +26,7 @@ import {
 import { claimsReadOnly, namespaced, SEPARATOR, splitName, type PinnedDefinition } from "./definition";
 import { forwardCall, type Sending } from "./forward";
 import { isUpstreamPreview, upstreamPreview, type UpstreamNotifier } from "./preview";
-import { checkUpstreamRules, type UpstreamRulesCheck } from "./rules";
+import { checkUpstreamRules, rulesStop, type UpstreamRulesCheck } from "./rules";
 import { findKeyedCall, findTool, insertUpstreamCall, type ServerRow, type ToolRow, type UpstreamCallRow } from "./sql";
 import { argumentIssues } from "./validate";
 
@@ -111,13 +111,6 @@ async function run(
   const decided = await transaction((tx) => decideWrite(tx, proposal, notify, id, checked.call, startedAt));
   if (decided.send) return { id, outcome: await forwardCall(id, decided.sending), replayed: false };
   return decided.result;
-}
-
-/** The outcome that stops the call when the live rules deny it or cannot decide; null otherwise. */
-function rulesStop(rules: UpstreamRulesCheck | null): Outcome | null {
-  if (rules?.live.verdict === "deny") return outcome("policy.rule-denied");
-  if (rules?.live.verdict === "failed") return outcome("policy.rules-failed");
-  return null;
 }
 
 /** The live rules' reasons for holding the call for a supervisor; null when none holds it. */

@@ -1,5 +1,6 @@
 import { canonicalJson, sha256Hex } from "../canonical";
 import type { Db } from "../db";
+import { outcome, type Outcome } from "../outcome";
 import { findRuleSetText, type TenantPolicy } from "../gateway";
 import { compileRules, knownRules, type RuleVerdict } from "../policy-rules/evaluate";
 import {
@@ -62,6 +63,13 @@ export async function checkUpstreamRules(
     liveId,
     live: evaluateUpstreamRules(compiled, { agentId: call.agentId, tool, server: call.server, args: call.args }),
   };
+}
+
+/** The outcome that stops the call when the live rules deny it or cannot decide (fail closed); null otherwise. */
+export function rulesStop(rules: UpstreamRulesCheck | null, reason?: string): Outcome | null {
+  if (rules?.live.verdict === "deny") return outcome("policy.rule-denied", reason ? { reason } : {});
+  if (rules?.live.verdict === "failed") return outcome("policy.rules-failed", reason ? { reason } : {});
+  return null;
 }
 
 async function loadRules(client: Db, tenantId: string, id: string) {

@@ -51,4 +51,12 @@ export const defects: Defect[] = [
     testFile: "tests/upstream/rules.integration.test.ts",
     test: "holds a write under etc for a supervisor, with the rule's reason, and sends it once approved",
   },
+  {
+    name: "upstream rules at approval",
+    file: "lib/upstream/approve.ts",
+    find: '  if (stopped) return { ok: false, reason: "stopped", message, outcome: stopped };',
+    replace: "",
+    testFile: "tests/upstream/rules.integration.test.ts",
+    test: "re-checks the rules at approval: a deny rule published while the write waited refuses it, nothing sent",
+  },
 ];

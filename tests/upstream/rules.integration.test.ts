@@ -110,6 +110,22 @@ describe("Cedar rules on upstream calls", () => {
     });
   });
 
+  it("re-checks the rules at approval: a deny rule published while the write waited refuses it, nothing sent", async () => {
+    const target = path.join(folder, "etc", "motd");
+    const held = await write(target, "hello\n");
+    expect(held.json.code).toBe("approval.required");
+    const admin = { id: world.users.admin, tenantId: world.tenantId };
+    const tightened = `${rulesFor(path.join(folder, "etc"))}
+@id("files-motd") @deny("no-motd")
+forbid (principal, action == Action::"files__write_file", resource) when { context.args.path like "*/motd" };`;
+    const published = await publishRules(admin, { text: tightened, status: "live" }, await noProof(admin.id));
+    expect(published).toMatchObject({ ok: true, published: { status: "live" } });
+    const approved = await approveRequest(supervisorOf(world), held.json.approval!.id);
+    expect(approved).toMatchObject({ ok: false, code: "approval.recheck-failed" });
+    expect(existsSync(target)).toBe(false);
+    expect(await db.upstreamCall.findUnique({ where: { toolCallId: held.json.id } })).toMatchObject({ status: "held" });
+  });
+
   it("refuses a rule that names a built-in tool and an upstream one together", () => {
     const mixed = validateRules(
       '@id("m") @hold("x") forbid (principal, action in [Action::"files__write_file", Action::"issue_refund"], resource);',
