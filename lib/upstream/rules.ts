@@ -44,21 +44,18 @@ export async function checkUpstreamRules(
   if (!ruleSet) return { liveId, live: { verdict: "failed", message: `the rule set ${liveId} cannot be loaded` } };
   const rules = upstreamRulesFor(ruleSet.rules, name);
   if (rules.length === 0) return null;
-  const reviewed = await findTenantTools(client, call.tenantId, namedUpstreamTools(rules));
-  const actions: UpstreamAction[] = reviewed.flatMap((tool) =>
-    tool.status === "reviewed" && tool.reviewedDefinition && tool.reviewedHash
-      ? [
-          {
-            name: namespaced(tool.server.name, tool.name),
-            inputSchema: tool.reviewedDefinition.inputSchema,
-            hash: tool.reviewedHash,
-          },
-        ]
-      : [],
-  );
+  const tool = { name, inputSchema: call.definition.inputSchema, hash: call.hash };
+  const named = namedUpstreamTools(rules);
+  // The call's own tool is reviewed under `hash` (the caller checked); the others named are read as reviewed now.
+  const others = named.length === 1 ? [] : await findTenantTools(client, call.tenantId, named);
+  const actions: UpstreamAction[] = [tool];
+  for (const other of others) {
+    const otherName = namespaced(other.server.name, other.name);
+    if (otherName === name || other.status !== "reviewed" || !other.reviewedDefinition || !other.reviewedHash) continue;
+    actions.push({ name: otherName, inputSchema: other.reviewedDefinition.inputSchema, hash: other.reviewedHash });
+  }
   const key = `${liveId}:upstream:${name}:${sha256Hex(canonicalJson(actions.map((action) => [action.name, action.hash])))}`;
   const compiled = compileUpstreamRules(key, rules, actions);
-  const tool = { name, inputSchema: call.definition.inputSchema, hash: call.hash };
   return {
     liveId,
     live: evaluateUpstreamRules(compiled, { agentId: call.agentId, tool, server: call.server, args: call.args }),
