@@ -102,7 +102,7 @@ async function run(
   // The tenant's rules before the verdict: a rule denies or holds whatever the admin's verdict; one that cannot be
   // evaluated refuses the call (fail closed, as the built-in tools' rules do).
   const stopped = rulesStop(rules);
-  if (stopped) return early(stopped, {}, { rules });
+  if (stopped) return early(stopped, {}, { upstream: { rules } });
   // A read the admin lets run needs neither a call key nor the conversation's lock; it is still recorded before sent.
   if (tool.verdict === "allow" && !ruleHolds(rules) && claimsReadOnly(definition)) {
     const sending = await transaction((tx) => recordSending(tx, proposal, id, checked.call, null, startedAt));
@@ -301,9 +301,13 @@ function callRecord(proposal: Proposal, id: string, toolName: string, call: Chec
     approvalId: null,
     outcome: outcome("host.error"),
     latencyMs: performance.now() - startedAt,
+    // Under `upstream`, never a top-level `rules`: the rules page replays those as the built-in tools' facts.
     detail: {
-      upstream: { definition_hash: call.hash, verdict: call.tool.verdict },
-      ...(call.rules ? { rules: call.rules } : {}),
+      upstream: {
+        definition_hash: call.hash,
+        verdict: call.tool.verdict,
+        ...(call.rules ? { rules: call.rules } : {}),
+      },
     },
   };
 }

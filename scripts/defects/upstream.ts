@@ -38,7 +38,7 @@ export const defects: Defect[] = [
   {
     name: "upstream rules deny",
     file: "lib/upstream/pipeline.ts",
-    find: "  if (stopped) return early(stopped, {}, { rules });",
+    find: "  if (stopped) return early(stopped, {}, { upstream: { rules } });",
     replace: "",
     testFile: "tests/upstream/rules.integration.test.ts",
     test: "denies a write a rule forbids, and nothing reaches the server",

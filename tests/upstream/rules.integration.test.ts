@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync } from "
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { publishRules } from "@/lib/admin/rules/publish";
+import { publishRules, replayRules } from "@/lib/admin/rules/publish";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import { db } from "@/lib/db";
 import { validateRules } from "@/lib/policy-rules/validate";
@@ -91,7 +91,9 @@ describe("Cedar rules on upstream calls", () => {
     });
     expect(existsSync(target)).toBe(false);
     const [row] = await logged(held.json.id);
-    expect(row.detail).toMatchObject({ rules: { live: { verdict: "hold", rules: [{ id: "files-etc" }] } } });
+    expect(row.detail).toMatchObject({
+      upstream: { rules: { live: { verdict: "hold", rules: [{ id: "files-etc" }] } } },
+    });
     const approved = await approveRequest(supervisorOf(world), held.json.approval!.id);
     expect(approved).toMatchObject({ ok: true, outcome: { code: "upstream.called" } });
     expect(readFileSync(target, "utf8")).toBe("127.0.0.1 upstream\n");
@@ -106,8 +108,11 @@ describe("Cedar rules on upstream calls", () => {
     expect(await db.approvalRequest.count({ where: { originCallId: denied.json.id } })).toBe(0);
     const [row] = await logged(denied.json.id);
     expect(row.detail).toMatchObject({
-      rules: { live: { verdict: "deny", rules: [{ id: "files-secret", code: "no-secret-files" }] } },
+      upstream: { rules: { live: { verdict: "deny", rules: [{ id: "files-secret", code: "no-secret-files" }] } } },
     });
+    // The rules page replays recorded decisions of the built-in tools only: an upstream call's rules do not break it.
+    const replayed = await replayRules(world.tenantId, rulesFor(path.join(folder, "etc")), 7);
+    expect(replayed).toMatchObject({ ok: true, report: { decisions: 0, differences: [] } });
   });
 
   it("re-checks the rules at approval: a deny rule published while the write waited refuses it, nothing sent", async () => {
