@@ -17,6 +17,7 @@ export { appendDecision, recordLaterOutcome, recordLaterOutcomeWith } from "./ou
 export { parseEnvelope } from "./checks/parse";
 export { countAndLimitCall } from "./checks/rate";
 export { deriveCallKey, isCallKey } from "./context/idempotency";
+export { findRuleSetText } from "./decide/sql";
 export { pendingOutcome } from "./outcome/approval";
 export { recordCall, UNKNOWN_TOOL } from "./outcome/record";
 export { findPendingApproval, insertApproval } from "./outcome/sql";

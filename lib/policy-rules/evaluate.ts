@@ -2,7 +2,15 @@ import { preparsePolicySet, statefulIsAuthorized } from "@cedar-policy/cedar-was
 import { factsRead, requestFor } from "./entities";
 import { RULE_ACTIONS, type RuleFacts } from "./schema";
 import { screeningPolicy } from "./screen";
-import { BASE_POLICY, BASE_POLICY_ID, policiesOf, SCREEN_POLICY_ID, validateRules, type Rule } from "./validate";
+import {
+  BASE_POLICY,
+  BASE_POLICY_ID,
+  isUpstreamRule,
+  policiesOf,
+  SCREEN_POLICY_ID,
+  validateRules,
+  type Rule,
+} from "./validate";
 
 /** A rule set ready to evaluate: parsed once into the engine, one policy set per tool that any rule names. */
 export interface RuleSet {
@@ -57,7 +65,9 @@ export function compileDraft(slot: string, rules: Rule[]): RuleSet | null {
 
 function preparse(key: string, rules: Rule[]): RuleSet | null {
   const everyTool = rules.some((rule) => rule.actions.length === 0);
-  const tools = everyTool ? RULE_ACTIONS : [...new Set(rules.flatMap((rule) => rule.actions))];
+  // A rule for upstream tools is evaluated by ./upstream.ts, against the schema of the tenant's reviewed tools.
+  const builtIn = rules.filter((rule) => !isUpstreamRule(rule)).flatMap((rule) => rule.actions);
+  const tools = everyTool ? RULE_ACTIONS : [...new Set(builtIn)];
   const sets = new Map<string, ToolSet>();
   for (const tool of tools) {
     const own = rules.filter((rule) => rule.actions.length === 0 || rule.actions.includes(tool));
@@ -119,7 +129,14 @@ export function evaluateRules(ruleSet: RuleSet, facts: RuleFacts): RuleVerdict {
     screened.response.diagnostics.errors.length === 0
   )
     return { verdict: "allow" };
-  const answer = ask(facts, set.rules, set.reads);
+  return verdictOf(ruleSet.rules, ask(facts, set.rules, set.reads));
+}
+
+/** The engine's answer on a set of `rules` as a verdict; any error fails closed. */
+export function verdictOf(
+  rules: readonly Rule[],
+  answer: ReturnType<typeof statefulIsAuthorized> | { type: "thrown"; message: string },
+): RuleVerdict {
   if (answer.type === "thrown") return { verdict: "failed", message: answer.message };
   if (answer.type === "failure") return { verdict: "failed", message: answer.errors.map((e) => e.message).join("; ") };
   const { decision, diagnostics } = answer.response;
@@ -128,7 +145,7 @@ export function evaluateRules(ruleSet: RuleSet, facts: RuleFacts): RuleVerdict {
     return { verdict: "failed", message: `rule "${first.policyId}": ${first.error.message}` };
   }
   if (decision === "allow") return { verdict: "allow" };
-  const hit = ruleSet.rules.filter((rule) => diagnostics.reason.includes(rule.id));
+  const hit = rules.filter((rule) => diagnostics.reason.includes(rule.id));
   if (hit.length === 0) return { verdict: "failed", message: "the rules denied the call without naming a rule" };
   const denying = hit.filter((rule) => rule.effect === "deny");
   if (denying.length > 0) return { verdict: "deny", rules: denying.map((rule) => ({ id: rule.id, code: rule.says })) };

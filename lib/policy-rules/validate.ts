@@ -63,7 +63,8 @@ export function validateRules(text: string): Validated {
     else rules.push(checked.rule);
   });
   if (errors.length > 0) return { ok: false, errors };
-  const policies = policiesOf(rules);
+  // A rule for upstream tools is checked against the tenant's reviewed tools when a call reads it (./upstream.ts).
+  const policies = policiesOf(rules.filter((rule) => !isUpstreamRule(rule)));
   const validated = validate({
     schema: RULES_SCHEMA,
     policies: { staticPolicies: policies },
@@ -127,13 +128,23 @@ function checkRule(text: string, position: number): { ok: true; rule: Rule } | {
     return named("the @deny code must be lower-case letters, digits and dashes, at most 40");
   }
   const actions = actionsOf(action);
-  const unknown = actions.find((name) => !RULE_ACTIONS.includes(name));
+  const upstream = actions.filter(isUpstreamAction);
+  if (upstream.length > 0 && upstream.length < actions.length) {
+    return named("a rule names either built-in tools or upstream tools (server__tool), not both; split it in two");
+  }
+  const unknown = upstream.length > 0 ? undefined : actions.find((name) => !RULE_ACTIONS.includes(name));
   if (unknown) return named(`there is no tool "${unknown}"; the tools are ${RULE_ACTIONS.join(", ")}`);
   return {
     ok: true,
     rule: { id, effect: hold !== undefined ? "hold" : "deny", says: hold ?? deny!, actions, text },
   };
 }
+
+/** An upstream tool's name, `<server>__<tool>` (lib/upstream/definition.ts): no built-in tool has the separator. */
+const isUpstreamAction = (name: string) => /^[a-z][a-z0-9-]{0,29}__[A-Za-z0-9_.-]{1,64}$/.test(name);
+
+/** A rule for upstream tools: it names only tools of upstream servers, never one built in (nor every tool). */
+export const isUpstreamRule = (rule: Rule) => rule.actions.length > 0 && rule.actions.every(isUpstreamAction);
 
 function actionsOf(action: PolicyJson["action"]): string[] {
   if (action.op === "All") return [];

@@ -20,11 +20,13 @@ import {
   pendingOutcome,
   type Proposal,
   recordCall,
+  type TenantPolicy,
   UNKNOWN_TOOL,
 } from "../gateway";
 import { claimsReadOnly, namespaced, SEPARATOR, splitName, type PinnedDefinition } from "./servers/definition";
 import { forwardCall, type Sending } from "./calls/forward";
 import { isUpstreamPreview, upstreamPreview, type UpstreamNotifier } from "./calls/preview";
+import { checkUpstreamRules, rulesStop, type UpstreamRulesCheck } from "./rules";
 import { findKeyedCall, findTool, insertUpstreamCall, type ServerRow, type ToolRow, type UpstreamCallRow } from "./sql";
 import { argumentIssues } from "./calls/validate";
 
@@ -39,6 +41,8 @@ interface Checked {
   args: Record<string, unknown>;
   argsCanonical: string;
   argsHash: string;
+  /** The live rules' word on the call; null when no rule names the tool. */
+  rules: UpstreamRulesCheck | null;
 }
 
 /**
@@ -81,18 +85,26 @@ async function run(
   startedAt: number,
 ): Promise<CallResult> {
   const { conversation } = proposal;
-  const early = async (result: Outcome, extra: Partial<CallResult> = {}): Promise<CallResult> => {
-    await recordEarly(conversation, id, toolName, result, startedAt);
+  const early = async (
+    result: Outcome,
+    extra: Partial<CallResult> = {},
+    detail?: Record<string, unknown>,
+  ): Promise<CallResult> => {
+    await recordEarly(conversation, id, toolName, result, startedAt, detail);
     return { id, outcome: result, replayed: false, ...extra };
   };
   const rate = await countAndLimitCall(db, conversation, proposal.apiKeyId, proposal.policy, proposal.rateCounted);
   if (!rate.ok) return early(rate.outcome, { retryAfterSeconds: rate.retryAfterSeconds });
-  const checked = await check(conversation, toolName, rawArgs);
+  const checked = await check(conversation, toolName, rawArgs, proposal.policy);
   if (!checked.ok) return early(checked.outcome);
-  const { tool, definition } = checked.call;
+  const { tool, definition, rules } = checked.call;
   if (tool.verdict === "deny") return early(outcome("tool.denied"));
+  // The tenant's rules before the verdict: a rule denies or holds whatever the admin's verdict; one that cannot be
+  // evaluated refuses the call (fail closed, as the built-in tools' rules do).
+  const stopped = rulesStop(rules);
+  if (stopped) return early(stopped, {}, { upstream: { rules } });
   // A read the admin lets run needs neither a call key nor the conversation's lock; it is still recorded before sent.
-  if (tool.verdict === "allow" && claimsReadOnly(definition)) {
+  if (tool.verdict === "allow" && !ruleHolds(rules) && claimsReadOnly(definition)) {
     const sending = await transaction((tx) => recordSending(tx, proposal, id, checked.call, null, startedAt));
     return { id, outcome: await forwardCall(id, sending), replayed: false };
   }
@@ -101,11 +113,16 @@ async function run(
   return decided.result;
 }
 
-/** Exposure, the agent's permission now, the reviewed definition and its input schema. */
+/** The live rules' reasons for holding the call for a supervisor; null when none holds it. */
+const ruleHolds = (rules: UpstreamRulesCheck | null) =>
+  rules?.live.verdict === "hold" ? rules.live.rules.map((rule) => rule.reason) : null;
+
+/** Exposure, the agent's permission now, the reviewed definition and its input schema, then the tenant's rules. */
 async function check(
   conversation: ConversationFacts,
   toolName: string,
   rawArgs: Record<string, unknown>,
+  policy: TenantPolicy,
 ): Promise<{ ok: true; call: Checked } | { ok: false; outcome: Outcome }> {
   const target = splitName(toolName);
   if (!target) return { ok: false, outcome: outcome("tool.not-available") };
@@ -119,6 +136,16 @@ async function check(
   const issues = argumentIssues(tool.reviewedHash, definition.inputSchema, rawArgs);
   if (issues.length > 0) return { ok: false, outcome: outcome("schema.invalid", { issues }) };
   const argsCanonical = canonicalJson(rawArgs);
+  const rules = await checkUpstreamRules(db, {
+    tenantId: conversation.tenantId,
+    agentId: conversation.agentId,
+    policy,
+    server: tool.server.name,
+    tool: tool.name,
+    definition,
+    hash: tool.reviewedHash,
+    args: rawArgs,
+  });
   return {
     ok: true,
     call: {
@@ -128,6 +155,7 @@ async function check(
       args: rawArgs,
       argsCanonical,
       argsHash: sha256Hex(argsCanonical),
+      rules,
     },
   };
 }
@@ -168,7 +196,7 @@ async function decideWrite(
     });
     return { send: false, result: { id: stored.id, outcome: stored.outcome, replayed: true } };
   }
-  if (call.tool.verdict === "allow")
+  if (call.tool.verdict === "allow" && !ruleHolds(call.rules))
     return { send: true, sending: await recordSending(tx, proposal, id, call, callKey, startedAt) };
   const held = await hold(tx, proposal, notify, id, toolName, call);
   const keyed = bindsCallKey(held.outcome) ? callKey : null;
@@ -193,9 +221,11 @@ async function hold(
   if (open && same && open.expiresAt > new Date())
     return { outcome: pendingOutcome(open.id, open.expiresAt, open.preview), approvalId: open.id };
   if (open && open.expiresAt <= new Date()) await expireApproval(tx, open.id);
-  const reason = claimsReadOnly(call.definition)
-    ? "An admin set this tool to wait for a supervisor."
-    : "This tool may change something upstream: a supervisor approves each call.";
+  const reason =
+    ruleHolds(call.rules)?.join(" ") ??
+    (claimsReadOnly(call.definition)
+      ? "An admin set this tool to wait for a supervisor."
+      : "This tool may change something upstream: a supervisor approves each call.");
   const preview = upstreamPreview({
     tool: toolName,
     server: call.tool.server.name,
@@ -271,7 +301,14 @@ function callRecord(proposal: Proposal, id: string, toolName: string, call: Chec
     approvalId: null,
     outcome: outcome("host.error"),
     latencyMs: performance.now() - startedAt,
-    detail: { upstream: { definition_hash: call.hash, verdict: call.tool.verdict } },
+    // Under `upstream`, never a top-level `rules`: the rules page replays those as the built-in tools' facts.
+    detail: {
+      upstream: {
+        definition_hash: call.hash,
+        verdict: call.tool.verdict,
+        ...(call.rules ? { rules: call.rules } : {}),
+      },
+    },
   };
 }
 
@@ -299,6 +336,7 @@ async function recordEarly(
   toolName: string,
   result: Outcome,
   startedAt: number,
+  detail?: Record<string, unknown>,
 ): Promise<void> {
   await recordCall(db, {
     id,
@@ -312,5 +350,6 @@ async function recordEarly(
     approvalId: null,
     outcome: result,
     latencyMs: performance.now() - startedAt,
+    ...(detail ? { detail } : {}),
   });
 }

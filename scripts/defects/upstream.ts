@@ -35,4 +35,28 @@ export const defects: Defect[] = [
     testFile: "tests/upstream/pinning.integration.test.ts",
     test: "leaves a call whose connection was cut `unknown`, received once, never sent again; a supervisor resolves it",
   },
+  {
+    name: "upstream rules deny",
+    file: "lib/upstream/pipeline.ts",
+    find: "  if (stopped) return early(stopped, {}, { upstream: { rules } });",
+    replace: "",
+    testFile: "tests/upstream/rules.integration.test.ts",
+    test: "denies a write a rule forbids, and nothing reaches the server",
+  },
+  {
+    name: "upstream rules hold",
+    file: "lib/upstream/pipeline.ts",
+    find: '  if (call.tool.verdict === "allow" && !ruleHolds(call.rules))',
+    replace: '  if (call.tool.verdict === "allow")',
+    testFile: "tests/upstream/rules.integration.test.ts",
+    test: "holds a write under etc for a supervisor, with the rule's reason, and sends it once approved",
+  },
+  {
+    name: "upstream rules at approval",
+    file: "lib/upstream/approve.ts",
+    find: '  if (stopped) return { ok: false, reason: "stopped", message, outcome: stopped };',
+    replace: "",
+    testFile: "tests/upstream/rules.integration.test.ts",
+    test: "re-checks the rules at approval: a deny rule published while the write waited refuses it, nothing sent",
+  },
 ];

@@ -14,13 +14,16 @@ export async function approveUpstreamRequest(
   pending: PendingDecision,
   edit: ApprovalEdit | undefined,
 ): Promise<DecisionResult> {
-  const { request, refuse, approver, conversation } = pending;
+  const { request, refuse, approver, conversation, policy } = pending;
   if (edit)
     return refuse(
       "approval.edit-refused",
       "an upstream tool's arguments cannot be edited; nothing was sent, the request is still pending",
     );
-  const approved = await approveUpstream(tx, request, conversation.agent);
+  const approved = await approveUpstream(tx, request, conversation.agent, {
+    agentId: conversation.agentId,
+    policy,
+  });
   if (!approved.ok && approved.reason === "binding")
     return refuse(
       "approval.binding-mismatch",

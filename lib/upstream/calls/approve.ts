@@ -1,10 +1,12 @@
 import { canonicalJson, sha256Hex } from "../../canonical";
 import type { Tx } from "../../db";
+import type { TenantPolicy } from "../../gateway";
 import type { AgentPermissions } from "../../tools/scopes";
 import { logError } from "../../log";
 import { outcome, type Outcome } from "../../outcome";
 import { splitName } from "../servers/definition";
 import { forwardCall } from "./forward";
+import { checkUpstreamRules, rulesStop } from "../rules";
 import { findTool, findUpstreamCall, moveUpstreamCall } from "../sql";
 
 /** The request as the approvals desk locked it. */
@@ -23,14 +25,15 @@ export type UpstreamApproval =
 
 /**
  * A supervisor approves a held upstream call: it must still be the call that was held (tool, conversation,
- * canonical arguments), its tool must still be reviewed under the very definition the call was held with, and its
- * agent still allowed. Then the call is marked as being sent, with the outcome unknown, in the decision's own
+ * canonical arguments), its tool must still be reviewed under the very definition the call was held with, its
+ * agent still allowed, and the tenant's live rules must not deny it now (a rule's hold is what the approval answers). Then the call is marked as being sent, with the outcome unknown, in the decision's own
  * transaction; `sendApproved` sends it once after the commit.
  */
 export async function approveUpstream(
   tx: Tx,
   request: HeldRequest,
   agent: AgentPermissions | null,
+  now: { agentId: string; policy: TenantPolicy },
 ): Promise<UpstreamApproval> {
   const call = await findUpstreamCall(tx, request.originCallId);
   const target = splitName(request.toolName);
@@ -65,6 +68,22 @@ export async function approveUpstream(
     const message = "the agent that proposed this call may no longer act; nothing was sent";
     return { ok: false, reason: "stopped", message, outcome: outcome("agent.not-authorized", { reason: message }) };
   }
+  const rules = await checkUpstreamRules(tx, {
+    tenantId: request.tenantId,
+    agentId: now.agentId,
+    policy: now.policy,
+    server: target.server,
+    tool: target.tool,
+    definition: tool.reviewedDefinition!,
+    hash: call.definitionHash,
+    args,
+  });
+  const message =
+    rules?.live.verdict === "failed"
+      ? `the tenant's rules on ${request.toolName} cannot be evaluated (${rules.live.message}); nothing was sent`
+      : `the tenant's rules now refuse ${request.toolName} with these arguments; nothing was sent`;
+  const stopped = rulesStop(rules, message);
+  if (stopped) return { ok: false, reason: "stopped", message, outcome: stopped };
   if (!(await moveUpstreamCall(tx, call.toolCallId, "held", "sending"))) return { ok: false, reason: "binding" };
   return { ok: true, outcome: outcome("upstream.outcome-unknown"), args, definitionHash: call.definitionHash };
 }
