@@ -59,6 +59,28 @@ export const ARG_TYPES: Readonly<Record<string, Record<string, CedarType>>> = Ob
   RULE_ACTIONS.map((tool) => [tool, argTypesOf(tool)]),
 );
 
+/**
+ * Each tool's arguments the decision log may keep in a rules snapshot: numbers, booleans, a choice among fixed values
+ * and ids. Free text (an address, a reason) is personal data the log never holds; replay reads it as empty.
+ */
+const RECORDED_ARGS: Readonly<Record<string, ReadonlySet<string>>> = Object.fromEntries(
+  RULE_ACTIONS.map((tool) => {
+    const schema = z.toJSONSchema(findTool(tool)!.schema) as {
+      properties?: Record<string, { type?: string; enum?: unknown[] }>;
+    };
+    const kept = Object.entries(schema.properties ?? {}).filter(
+      ([name, property]) => property.type !== "string" || property.enum !== undefined || name.endsWith("_id"),
+    );
+    return [tool, new Set(kept.map(([name]) => name))];
+  }),
+);
+
+/** The facts as the decision log keeps them: the tool's free-text arguments left out. */
+export function recordedFacts(facts: RuleFacts): RuleFacts {
+  const kept = RECORDED_ARGS[facts.tool];
+  return { ...facts, args: Object.fromEntries(Object.entries(facts.args).filter(([name]) => kept?.has(name))) };
+}
+
 /** A tool's arguments as a rule reads them: only the typed ones, each of its type; a missing one reads as empty. */
 export function ruleArgs(tool: string, args: Record<string, unknown>): Record<string, ArgValue> {
   const empty = { String: "", Long: 0, Bool: false } as const;

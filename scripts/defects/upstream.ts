@@ -53,7 +53,7 @@ export const defects: Defect[] = [
   },
   {
     name: "upstream rules at approval",
-    file: "lib/upstream/approve.ts",
+    file: "lib/upstream/calls/approve.ts",
     find: '  if (stopped) return { ok: false, reason: "stopped", message, outcome: stopped };',
     replace: "",
     testFile: "tests/upstream/rules.integration.test.ts",

@@ -1,7 +1,7 @@
 import type { Db } from "../../db";
 import { outcome, type Outcome } from "../../outcome";
 import { compileRules, evaluateRules, knownRules, type RuleVerdict } from "../../policy-rules/evaluate";
-import { ruleArgs, type RuleFacts } from "../../policy-rules/schema";
+import { recordedFacts, ruleArgs, type RuleFacts } from "../../policy-rules/schema";
 import type { OrderFacts, ToolDefinition } from "../../tools/types";
 import { findRuleFacts, findRuleSetText, type RuleFactsRow } from "./sql";
 import type { ConversationFacts, TenantPolicy } from "../types";
@@ -157,5 +157,5 @@ export function ruleHolds(check: RulesCheck | null): RuleHold[] {
 /** What the decision log keeps of the rules: the facts, both verdicts, which sets gave them, the numbers' consequence. */
 export function rulesDetail(check: RulesCheck, consequence: "auto" | "approval"): Record<string, unknown> {
   const { facts, live, shadow, liveId, shadowId } = check;
-  return { rules: { facts, consequence, live, shadow, liveId, shadowId } };
+  return { rules: { facts: recordedFacts(facts), consequence, live, shadow, liveId, shadowId } };
 }
