@@ -28,6 +28,9 @@ const nextConfig: NextConfig = {
     "@cedar-policy/cedar-wasm",
   ],
   poweredByHeader: false,
+  // The dev server would print every server action's arguments to the terminal: passwords, step-up passwords, bot
+  // tokens and webhook secrets among them. No log of this app holds a secret.
+  logging: { serverFunctions: false },
   // A self-contained server in .next/standalone for the production image (docs/DEPLOY.md, Dockerfile).
   output: "standalone",
   experimental: { serverActions: { allowedOrigins } },

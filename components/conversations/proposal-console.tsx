@@ -27,21 +27,26 @@ export function ProposalConsole({ conversationId }: { conversationId: string }) 
         The raw envelope goes through the same sequence as the agent API. A write may carry a call key: send the same
         key again and you get the first answer back, never a second effect.
       </p>
-      <textarea
-        aria-label="envelope"
-        value={envelope}
-        onChange={(event) => setEnvelope(event.target.value)}
-        rows={5}
-        style={{ width: "100%", fontFamily: "ui-monospace, monospace" }}
-      />
+      <label>
+        Envelope (the tool call as JSON: its name and arguments)
+        <textarea
+          value={envelope}
+          onChange={(event) => setEnvelope(event.target.value)}
+          rows={5}
+          style={{ width: "100%", fontFamily: "ui-monospace, monospace" }}
+        />
+      </label>
       <p>
-        <input
-          aria-label="call key"
-          placeholder="Idempotency-Key (for writes)"
-          style={{ width: "min(100%, 22rem)" }}
-          value={callKey}
-          onChange={(event) => setCallKey(event.target.value)}
-        />{" "}
+        <label>
+          Call key (for writes; optional)
+          <br />
+          <input
+            placeholder="for example demo-1"
+            style={{ width: "min(100%, 22rem)" }}
+            value={callKey}
+            onChange={(event) => setCallKey(event.target.value)}
+          />
+        </label>{" "}
         <button type="button" className="primary" disabled={pending} onClick={submit}>
           {pending ? "Sending…" : "Propose"}
         </button>

@@ -68,7 +68,8 @@ export interface RuleSetVersion {
 }
 
 const VERSION_COLUMNS = Prisma.sql`r."id", r."version", r."status", r."text", r."cases", r."createdAt",
-  COALESCE(u."email", r."createdById") AS "author", r."changeId", COALESCE(a."email", r."approvedById") AS "approvedBy",
+  COALESCE(u."name" || ' (' || u."email" || ')', r."createdById") AS "author", r."changeId",
+  COALESCE(a."name" || ' (' || a."email" || ')', r."approvedById") AS "approvedBy",
   r."restoresVersion"
   FROM "PolicyRuleSet" r LEFT JOIN "User" u ON u."id" = r."createdById" LEFT JOIN "User" a ON a."id" = r."approvedById"`;
 

@@ -33,7 +33,7 @@ when { resource.customer.refunds_7d >= 2 };`,
     id: "large-refund-out-of-hours",
     title: "A large amount outside office hours",
     text: `@id("large-refund-out-of-hours")
-@hold("Refunds over 200.00 outside office hours (9:00 to 17:00, Monday to Friday) wait for a supervisor")
+@hold("Refunds over 200.00 USD outside office hours (9:00 to 17:00, Monday to Friday) wait for a supervisor")
 forbid (principal, action == Action::"issue_refund", resource)
 when { context.args.amount_cents > 20000 && (context.hour < 9 || context.hour >= 17 || context.weekday >= 6) };`,
     cases: [
