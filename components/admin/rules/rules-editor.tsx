@@ -133,7 +133,7 @@ export function RulesEditor({
   return (
     <div className="card">
       <div className="actions" data-testid="rule-templates">
-        Start from a template:{" "}
+        Add a rule from a template:{" "}
         {RULE_TEMPLATES.map((template) => (
           <button key={template.id} type="button" disabled={pending} onClick={() => startFrom(template)}>
             {template.title}
