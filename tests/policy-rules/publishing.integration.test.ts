@@ -49,7 +49,7 @@ describe("publishing policy rules", () => {
     expect(await refundCode(world)).toBe("policy.rule-denied");
     const history = await ruleSetHistory(world.tenantId);
     expect(history.map((row) => [row.version, row.status, row.author])).toEqual([
-      [1, "live", `admin-${world.tenantId.slice(2)}@acme.test`],
+      [1, "live", `Admin (admin-${world.tenantId.slice(2)}@acme.test)`],
     ]);
     expect(await db.auditLog.count({ where: { tenantId: world.tenantId, action: "rules.published" } })).toBe(1);
   });
