@@ -5,8 +5,9 @@ import type { ApprovalPreview } from "@/lib/gateway";
 import { argumentLabel, argumentValue, heldText, requestPhrase, requestTitle } from "@/lib/approvals/words";
 import { formatMoney } from "@/lib/money";
 import { isUpstreamPreview } from "@/lib/upstream/calls/preview";
-import { TimeAgo, TimeLeft } from "@/components/ui/time-ago";
+import { TimeAgo } from "@/components/ui/time-ago";
 import { amountOf, movesMoney, type CardProps } from "./card-item";
+import { CardWho } from "./card-who";
 import { UpstreamCard } from "./upstream-card";
 
 export function ApprovalCard(props: CardProps) {
@@ -70,12 +71,7 @@ function RefundCard({
           select
         </label>
       </header>
-      <p className="who" data-testid="card-who">
-        For <strong>{facts.customer?.email ?? preview.customer_id}</strong> · asked by{" "}
-        {facts.requester ? `${facts.requester.name} (${facts.requester.email})` : item.requestedBy}{" "}
-        <TimeAgo iso={item.createdAt} /> (<Link href={`/calls/${item.originCallId}`}>the call&apos;s timeline</Link>) ·{" "}
-        <TimeLeft expiresAt={item.expiresAt} now={now} />
-      </p>
+      <CardWho item={item} customerId={preview.customer_id} now={now} />
       <div className="why" data-testid="card-why">
         <strong>Held because</strong>{" "}
         {(preview.held ?? []).length === 0 ? (

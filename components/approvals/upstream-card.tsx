@@ -1,10 +1,9 @@
 "use client";
 
-import Link from "next/link";
 import { argumentRows, claimWords, editDiffs, type ArgumentRow, type DiffLine } from "@/lib/upstream/calls/card";
 import type { UpstreamPreview } from "@/lib/upstream/calls/preview";
-import { TimeAgo, TimeLeft } from "@/components/ui/time-ago";
 import type { CardProps } from "./card-item";
+import { CardWho } from "./card-who";
 
 /**
  * A held call to an upstream server's tool, as its card shows it: the tool's description in full, every argument
@@ -23,7 +22,6 @@ export function UpstreamCard({
   onApprove,
   onDeny,
 }: CardProps & { preview: UpstreamPreview }) {
-  const { facts } = item;
   const expired = now !== null && new Date(item.expiresAt).getTime() <= now;
   const diffs = editDiffs(preview.arguments);
   const claims = claimWords(preview.annotations_claimed);
@@ -48,12 +46,7 @@ export function UpstreamCard({
           select
         </label>
       </header>
-      <p className="who" data-testid="card-who">
-        For <strong>{facts.customer?.email ?? preview.customer_id}</strong> · asked by{" "}
-        {facts.requester ? `${facts.requester.name} (${facts.requester.email})` : item.requestedBy}{" "}
-        <TimeAgo iso={item.createdAt} /> (<Link href={`/calls/${item.originCallId}`}>the call&apos;s timeline</Link>) ·{" "}
-        <TimeLeft expiresAt={item.expiresAt} now={now} />
-      </p>
+      <CardWho item={item} customerId={preview.customer_id} now={now} />
       <div className="why" data-testid="card-why">
         <strong>Held because</strong>{" "}
         <ul>
