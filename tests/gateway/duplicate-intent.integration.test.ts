@@ -169,8 +169,9 @@ describe("a model that insists cannot refund twice", () => {
     await db.tenant.update({ where: { id: world.tenantId }, data: { duplicateWindowHours: 24 } });
     const later = await proposeAsAgent(world, conversation, refund(order, 1000));
     expect(later.json.code).toBe("refund.issued");
-    const [logged] = await db.decisionLog.findMany({ where: { toolCallId: later.json.id } });
-    expect((logged.detail as any).duplicate_guard).toEqual({ verdict: "clear", window_hours: 24 });
+    const logged = await db.decisionLog.findMany({ where: { toolCallId: later.json.id }, orderBy: { id: "asc" } });
+    // The first row is the pipeline's own, written before the provider is asked; the provider's answer follows it.
+    expect((logged[0].detail as any).duplicate_guard).toEqual({ verdict: "clear", window_hours: 24 });
   });
 
   it("at approval, a duplicate issued after the request was made stops the click once and joins the card; the next approval pays it", async () => {
