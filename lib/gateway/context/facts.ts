@@ -19,7 +19,10 @@ export interface CallFacts {
 }
 
 /** The statement's row split into the order and the rules' facts read beside it. */
-function splitRuleFacts(row: OrderFacts & RuleFactsRow): { order: OrderFacts; ruleFacts: RuleFactsRow } {
+function splitRuleFacts(row: OrderFacts & Partial<RuleFactsRow>): {
+  order: OrderFacts;
+  ruleFacts: Partial<RuleFactsRow>;
+} {
   const {
     fraudWatch,
     customerAgeDays,
@@ -75,7 +78,7 @@ export async function loadCallFacts(
     agentId: conversation.agentId,
     key: callKey ? { conversationId: conversation.id, toolName: tool.name, callKey } : null,
     recent,
-    countRefunds: rules && tool.effect === "irreversible",
+    rules: rules ? { countRefunds: tool.effect === "irreversible" } : null,
   });
   if (!row) return stop("order.not-found");
   const { stored, recent: effects, ...rest } = row;
@@ -84,6 +87,6 @@ export async function loadCallFacts(
     order,
     stored: stored && { id: stored.id, argsHash: stored.argsHash, outcome: stored.outcome as StoredCall["outcome"] },
     recent: effects && effects.map((effect) => ({ ...effect, at: new Date(effect.at) })),
-    ruleFacts: rules ? ruleFacts : null,
+    ruleFacts: rules ? (ruleFacts as RuleFactsRow) : null,
   });
 }

@@ -23,7 +23,7 @@ export async function lockConversationRow(db: Db, conversationId: string): Promi
 }
 
 /** Everything the checks of one call read, beside the order: see `findCallFacts`. */
-export interface CallFactsRow extends OrderFacts, RuleFactsRow {
+export interface CallFactsRow extends OrderFacts, Partial<RuleFactsRow> {
   stored: { id: string; argsHash: string | null; outcome: unknown } | null;
   recent: (Omit<EarlierEffect, "at"> & { at: string })[] | null;
 }
@@ -31,8 +31,9 @@ export interface CallFactsRow extends OrderFacts, RuleFactsRow {
 /**
  * In one statement, the order with this id only when it belongs to this tenant and customer, and beside it what the
  * later stages decide from: the call stored under this call key (stage 8), the order's earlier effects the tool
- * declares (`recent`, a scalar subquery on the order `o`; the duplicate-intent guard), and the facts the policy rules
- * read (counting the agent's refunds today only when `countRefunds`). Null when the order is not the customer's.
+ * declares (`recent`, a scalar subquery on the order `o`; the duplicate-intent guard), and, when `rules` is given, the
+ * facts the policy rules read (counting the agent's refunds today only when `countRefunds`): a read in a tenant
+ * without rules computes none of them. Null when the order is not the customer's.
  */
 export async function findCallFacts(
   db: Db,
@@ -43,7 +44,7 @@ export async function findCallFacts(
     agentId: string;
     key: { conversationId: string; toolName: string; callKey: string } | null;
     recent: Prisma.Sql | null;
-    countRefunds: boolean;
+    rules: { countRefunds: boolean } | null;
   },
 ): Promise<CallFactsRow | null> {
   const { key } = at;
@@ -55,8 +56,8 @@ export async function findCallFacts(
                   WHERE k."conversationId" = ${key.conversationId} AND k."toolName" = ${key.toolName} AND k."callKey" = ${key.callKey})`
                : Prisma.sql`NULL::json`
            } AS "stored",
-           ${at.recent ?? Prisma.sql`NULL::json`} AS "recent",
-           ${ruleFactsColumns(at)}
+           ${at.recent ?? Prisma.sql`NULL::json`} AS "recent"
+           ${at.rules ? Prisma.sql`, ${ruleFactsColumns({ ...at, ...at.rules })}` : Prisma.empty}
     FROM "Order" o JOIN "Customer" cu ON cu."id" = o."customerId"
     WHERE o."id" = ${at.orderId} AND o."tenantId" = ${at.tenantId} AND o."customerId" = ${at.customerId}`;
   return row ?? null;
