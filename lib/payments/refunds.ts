@@ -4,7 +4,7 @@ import { db, transaction, type Tx } from "../db";
 import { lockConversation, recordLaterOutcome, recordLaterOutcomeWith } from "../gateway";
 import { outcome, type Outcome } from "../outcome";
 import { newId } from "../ids";
-import type { RefundDecision } from "../tools/types";
+import type { RefundDecision, RefundParty } from "../tools/types";
 import { logError } from "../log";
 import { paymentProvider, type PaymentProvider, type ProviderAnswer } from "./provider/provider";
 import {
@@ -35,6 +35,7 @@ export function refundProviderKey(decision: RefundDecision): string {
 export function reserveRefund(
   decision: RefundDecision,
   toolCallId: string,
+  party: RefundParty,
 ): { refundId: string; providerKey: string; statement: Prisma.Sql } {
   const providerKey = refundProviderKey(decision);
   const refundId = newId("re");
@@ -47,6 +48,7 @@ export function reserveRefund(
     currency: decision.currency,
     reason: decision.reason,
     providerKey,
+    ...party,
   });
   return { refundId, providerKey, statement };
 }

@@ -15,10 +15,13 @@ export function insertReservedRefund(refund: {
   currency: string;
   reason: string;
   providerKey: string;
+  agentId: string;
+  customerId: string;
 }): Prisma.Sql {
   return Prisma.sql`
-    INSERT INTO "Refund" ("id", "tenantId", "orderId", "toolCallId", "amountCents", "currency", "reason", "status", "providerKey")
-    SELECT ${refund.id}, ${refund.tenantId}, ${refund.orderId}, ${refund.toolCallId}, ${refund.amountCents}::int, ${refund.currency}, ${refund.reason}, 'reserved', ${refund.providerKey}
+    INSERT INTO "Refund" ("id", "tenantId", "orderId", "toolCallId", "amountCents", "currency", "reason", "status", "providerKey", "agentId", "customerId")
+    SELECT ${refund.id}, ${refund.tenantId}, ${refund.orderId}, ${refund.toolCallId}, ${refund.amountCents}::int, ${refund.currency}, ${refund.reason}, 'reserved',
+           ${refund.providerKey}, ${refund.agentId}, ${refund.customerId}
     FROM moved`;
 }
 

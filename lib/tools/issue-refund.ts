@@ -45,8 +45,11 @@ export const issueRefund = defineTool<IssueRefund>({
   impactCents: (args) => args.amount_cents,
   // The reservation counts against the refundable balance at once; a refusal gives it back.
   orderChanges: (args) => ({ refundedCentsIncrement: args.amount_cents, refundPending: true }),
-  execute({ args, order, callId, tenantId, ports }) {
-    const refund = ports.payments.reserveRefund(decisionOf(args, order, tenantId), callId);
+  execute({ args, order, callId, tenantId, agentId, ports }) {
+    const refund = ports.payments.reserveRefund(decisionOf(args, order, tenantId), callId, {
+      agentId,
+      customerId: order.customerId,
+    });
     return {
       result: {
         order_id: order.id,

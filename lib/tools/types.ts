@@ -56,13 +56,23 @@ export interface RefundDecision {
   reason: string;
 }
 
+/** Who a refund concerns beside its order: kept on its row for the rules' facts, outside the decision and its key. */
+export interface RefundParty {
+  agentId: string;
+  customerId: string;
+}
+
 /** What moves money, handed to the tools by whoever runs them (lib/payments/port.ts): tools know no feature. */
 export interface PaymentPort {
   /**
    * Step 1 of a refund, in the call's transaction: the reservation under a key derived from the decision, as a
    * statement the gateway runs with the order's move (`ToolEffect`).
    */
-  reserveRefund(decision: RefundDecision, callId: string): { refundId: string; statement: Prisma.Sql };
+  reserveRefund(
+    decision: RefundDecision,
+    callId: string,
+    party: RefundParty,
+  ): { refundId: string; statement: Prisma.Sql };
   /** Step 2, after the call committed: the provider call and the settle. */
   completeRefundOfCall(callId: string): Promise<Outcome>;
   /** Step 2 by the process that just committed the call, from its decision: no read before the provider call. */
@@ -87,6 +97,8 @@ export interface ExecutionContext<A> {
   callId: string;
   tenantId: string;
   conversationId: string;
+  /** The agent of the call's conversation. */
+  agentId: string;
   ports: ToolPorts;
 }
 

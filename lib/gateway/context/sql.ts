@@ -2,7 +2,7 @@ import type { Db } from "../../db";
 import { Prisma } from "../../generated/prisma/client";
 import { ORDER_FACTS } from "../../tools/sql";
 import type { EarlierEffect, OrderFacts } from "../../tools/types";
-import { ruleFactsColumns, type RuleFactsRow } from "../decide/sql";
+import { customerRefunds7d, ruleFactsColumns, type RuleFactsRow } from "../decide/sql";
 
 /** A conversation's budgets and its agent's permission row (null when the agent is gone). */
 export interface LockedConversationRow {
@@ -58,7 +58,7 @@ export async function findCallFacts(
            } AS "stored",
            ${at.recent ?? Prisma.sql`NULL::json`} AS "recent"
            ${at.rules ? Prisma.sql`, ${ruleFactsColumns({ ...at, ...at.rules })}` : Prisma.empty}
-    FROM "Order" o JOIN "Customer" cu ON cu."id" = o."customerId"
+    FROM "Order" o JOIN "Customer" cu ON cu."id" = o."customerId" ${at.rules ? customerRefunds7d(at.tenantId) : Prisma.empty}
     WHERE o."id" = ${at.orderId} AND o."tenantId" = ${at.tenantId} AND o."customerId" = ${at.customerId}`;
   return row ?? null;
 }

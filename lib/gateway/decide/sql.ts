@@ -128,18 +128,20 @@ export interface RuleFactsRow {
 /** The agent's refunds today are counted up to this many: a busy tenant's day is never scanned whole for one call. */
 export const REFUNDS_TODAY_CAP = 100;
 
-/** The customer's refunds of the last 7 days, capped like the agent's refunds today; `column` of them. */
-const customerRefunds7d = (tenantId: string, column: Prisma.Sql) => Prisma.sql`(
-             SELECT ${column} FROM (
-               SELECT r."amountCents" FROM "Order" ro JOIN "Refund" r ON r."orderId" = ro."id"
-               WHERE ro."tenantId" = ${tenantId} AND ro."customerId" = cu."id"
-                 AND r."createdAt" >= now() - interval '7 days'
+/**
+ * The customer's refunds of the last 7 days, capped like the agent's refunds today, as the lateral `c7` (`count`,
+ * `cents`): one range of the refunds' (tenant, customer, time) index (docs/decisions/027).
+ */
+export const customerRefunds7d = (tenantId: string) => Prisma.sql`LEFT JOIN LATERAL (
+             SELECT count(*)::int AS "count", COALESCE(sum(recent."amountCents"), 0)::float8 AS "cents" FROM (
+               SELECT r."amountCents" FROM "Refund" r
+               WHERE r."tenantId" = ${tenantId} AND r."customerId" = cu."id" AND r."createdAt" >= now() - interval '7 days'
                LIMIT ${REFUNDS_TODAY_CAP}
-             ) recent)`;
+             ) recent) c7 ON true`;
 
 /**
- * The columns of a `RuleFactsRow`, on the order `o` and its customer `cu`: scalar subqueries of the one statement
- * that loads the call's order, so the richer facts cost no round trip.
+ * The columns of a `RuleFactsRow`, on the order `o`, its customer `cu` and the lateral `customerRefunds7d` (`c7`):
+ * scalar subqueries of the one statement that loads the call's order, so the richer facts cost no round trip.
  */
 export function ruleFactsColumns(at: { tenantId: string; agentId: string; countRefunds: boolean }): Prisma.Sql {
   return Prisma.sql`cu."fraudWatch",
@@ -148,8 +150,8 @@ export function ruleFactsColumns(at: { tenantId: string; agentId: string; countR
              WHERE a."id" = ${at.agentId}) AS "agentAgeDays",
            COALESCE((SELECT x."runningCents" - ${agentEdge(at.tenantId, at.agentId)} FROM "ExposureTotal" x
              WHERE x."tenantId" = ${at.tenantId} AND x."agentId" = ${at.agentId}), 0)::float8 AS "agentExposureCents",
-           ${customerRefunds7d(at.tenantId, Prisma.sql`count(*)::int`)} AS "customerRefunds7d",
-           ${customerRefunds7d(at.tenantId, Prisma.sql`COALESCE(sum("amountCents"), 0)::float8`)} AS "customerRefundedCents7d",
+           c7."count" AS "customerRefunds7d",
+           c7."cents" AS "customerRefundedCents7d",
            (SELECT extract(hour FROM now() AT TIME ZONE t."timeZone")::int FROM "Tenant" t
              WHERE t."id" = ${at.tenantId}) AS "localHour",
            (SELECT extract(isodow FROM now() AT TIME ZONE t."timeZone")::int FROM "Tenant" t
@@ -159,9 +161,7 @@ export function ruleFactsColumns(at: { tenantId: string; agentId: string; countR
            CASE WHEN ${at.countRefunds} THEN (
              SELECT count(*)::int FROM (
                SELECT 1 FROM "Refund" r
-               JOIN "ToolCall" tc ON tc."id" = r."toolCallId"
-               JOIN "Conversation" c ON c."id" = tc."conversationId"
-               WHERE r."tenantId" = ${at.tenantId} AND c."agentId" = ${at.agentId}
+               WHERE r."tenantId" = ${at.tenantId} AND r."agentId" = ${at.agentId}
                  AND r."createdAt" >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
                LIMIT ${REFUNDS_TODAY_CAP}
              ) today
@@ -178,7 +178,7 @@ export async function findRuleFacts(
 ): Promise<RuleFactsRow | null> {
   const [row] = await db.$queryRaw<RuleFactsRow[]>`
     SELECT ${ruleFactsColumns(at)}
-    FROM "Order" o JOIN "Customer" cu ON cu."id" = o."customerId"
+    FROM "Order" o JOIN "Customer" cu ON cu."id" = o."customerId" ${customerRefunds7d(at.tenantId)}
     WHERE o."id" = ${at.orderId} AND o."tenantId" = ${at.tenantId}`;
   return row ?? null;
 }

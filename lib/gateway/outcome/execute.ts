@@ -35,6 +35,7 @@ export async function executeCall(
     callId: call.callId,
     tenantId: conversation.tenantId,
     conversationId: conversation.id,
+    agentId: conversation.agentId,
     ports,
   });
   const executed = outcome(tool.external?.pendingCode ?? tool.executedCode, { result: effect.result });
