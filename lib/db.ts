@@ -148,21 +148,39 @@ function sqlOn(client: pg.Pool | pg.PoolClient, counted: Connection["counted"]):
   };
 }
 
+/** A parameter written into a statement's text: a string as an escaped literal, a finite number as itself. */
+function literal(value: unknown): string {
+  if (typeof value === "string") return pg.escapeLiteral(value);
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  throw new Error(`a statement sent with BEGIN takes strings and numbers only, not ${typeof value}`);
+}
+
 /**
  * Runs `work` in one transaction on one pooled connection: committed if it returns, rolled back if it throws.
  * A statement waits at most `statementTimeoutMs` (a lock held elsewhere included), like Prisma's transaction
- * timeout, so a stuck call cannot hold its locks indefinitely.
+ * timeout, so a stuck call cannot hold its locks indefinitely. `opening`, the transaction's first statement, is sent
+ * in BEGIN's own round trip (its parameters written in as literals: the simple protocol that carries several
+ * statements takes none) and `work` gets its rows.
  */
-export async function transaction<T>(work: (tx: Tx) => Promise<T>, { statementTimeoutMs = 15_000 } = {}): Promise<T> {
+export async function transaction<T, R = never>(
+  work: (tx: Tx, opened: R[]) => Promise<T>,
+  { statementTimeoutMs = 15_000, opening }: { statementTimeoutMs?: number; opening?: Prisma.Sql } = {},
+): Promise<T> {
   const { pool, counted } = connection();
   const client = await pool.connect();
   const tx = sqlOn(client, counted) as Tx;
   let broken = false;
   try {
     const begin = `BEGIN; SET LOCAL statement_timeout = ${Math.trunc(statementTimeoutMs)}`;
-    await traced(begin, () => client.query(begin));
+    const text = opening
+      ? `${begin}; ${opening.text.replace(/\$(\d+)/g, (_, n: string) => literal(opening.values[Number(n) - 1]))}`
+      : begin;
+    // The span names the statement without the values written into it.
+    const results = (await traced(opening ? `${begin}; ${opening.text}` : begin, () =>
+      client.query({ text, types }),
+    )) as unknown as pg.QueryResult[];
     if (counted) counted.statementCount++;
-    const result = await work(tx);
+    const result = await work(tx, opening ? (results.at(-1)!.rows as R[]) : []);
     await traced("COMMIT", () => client.query("COMMIT"));
     if (counted) counted.statementCount++;
     return result;

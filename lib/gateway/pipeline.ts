@@ -11,7 +11,7 @@ import { requestApproval, type ApprovalNotifier } from "./outcome/approval";
 import { releaseCeilings, reserveCeilings } from "./decide/ceilings";
 import { loadCallFacts } from "./context/facts";
 import { executeCall } from "./outcome/execute";
-import { lockConversation } from "./context/lock";
+import { conversationLock, lockedFacts, type LockedConversationRow } from "./context/lock";
 import { checkIdempotency, deriveCallKey } from "./context/idempotency";
 import { bindsCallKey, outcome, type Outcome } from "../outcome";
 import { parseEnvelope, type RawProposal } from "./checks/parse";
@@ -109,10 +109,23 @@ async function runSequence(
     }
     const { tool } = checked.call;
     seen.toolName = tool.name;
+    // A write's transaction opens with the conversation's lock, sent with BEGIN in one round trip.
     const committed =
       tool.effect === "read"
-        ? await checkAgainstData(db, proposal, ports, checked.call, id, startedAt)
-        : await transaction((tx) => checkAgainstData(tx, proposal, ports, checked.call, id, startedAt));
+        ? await checkAgainstData(db, proposal, proposal.conversation, ports, checked.call, id, startedAt)
+        : await transaction<CallResult & { executed?: ExecutedCall<Record<string, unknown>> }, LockedConversationRow>(
+            (tx, [locked]) =>
+              checkAgainstData(
+                tx,
+                proposal,
+                lockedFacts(proposal.conversation, locked),
+                ports,
+                checked.call,
+                id,
+                startedAt,
+              ),
+            { opening: conversationLock(proposal.conversation.id) },
+          );
     // The external half of the effect runs only once its local record has committed.
     const { executed, ...result } = committed;
     if (!readsCalls(tool) && tool.external && !result.replayed && result.outcome.code === tool.external.pendingCode) {
@@ -182,12 +195,13 @@ function validate(
 }
 
 /**
- * Stages 7-13 against data. A write runs inside one transaction that first locks the conversation row,
- * so its budgets and call keys are read and written by one call at a time.
+ * Stages 7-13 against data. A write runs inside one transaction that first locked the conversation row
+ * (`conversation` has what the lock read), so its budgets and call keys are read and written by one call at a time.
  */
 async function checkAgainstData(
   client: Db,
   proposal: Proposal,
+  conversation: ConversationFacts,
   ports: GatewayPorts,
   validCall: ValidCall,
   id: string,
@@ -217,10 +231,6 @@ async function checkAgainstData(
   }
   const call = { ...validCall, tool: anyTool };
   const { tool, args } = call;
-  const conversation =
-    tool.effect === "read"
-      ? proposal.conversation
-      : await stage("lock", () => lockConversation(client, proposal.conversation));
   const record: CallRecord = {
     id,
     tenantId: conversation.tenantId,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "@/lib/db";
+import { db, transaction } from "@/lib/db";
+import { Prisma } from "@/lib/generated/prisma/client";
 import { conversationFor, newCallKey, propose, type CallBody } from "../support/api";
 import { refund } from "../support/calls";
 import { ownExternals } from "../support/externals";
@@ -11,10 +12,10 @@ import { putRules } from "../policy-rules/support";
 // Every statement sent to PostgreSQL is a round trip on the call's path (docs/BENCHMARKS.md): a change that adds one
 // to an executed refund or to a read fails here. Counted through the route, key lookup and settle included, with the
 // duplicate guard, the exposure ceilings and the rules' facts all running as a tenant's defaults have them.
-const EXECUTED_REFUND = 8;
+const EXECUTED_REFUND = 7;
 // A live rule on what other calls change (the agent's refunds today, the customer's flag) is judged again on facts
 // read under the reservation's locks (docs/decisions/023): one statement more, only for such a tenant.
-const EXECUTED_REFUND_MOVING_RULE = 9;
+const EXECUTED_REFUND_MOVING_RULE = 8;
 const READ = 3;
 
 const externals = ownExternals();
@@ -70,5 +71,24 @@ describe("statements per call", () => {
     expect(body).toMatchObject({ code: "order.read", result: { order_id: world.orders.o1001 } });
     expect(await db.toolCall.count({ where: { conversationId: conversation, code: "order.read" } })).toBe(1);
     expect(sent).toBeLessThanOrEqual(READ);
+  });
+});
+
+describe("a statement sent with BEGIN", () => {
+  it("carries its values as literals that stay values, and refuses a value it cannot write safely", async () => {
+    const hostile = String.raw`x'); DROP TABLE "Tenant"; -- \' \\ é`;
+    const sent = await counter.statementsOf(async () => {
+      const [row] = await transaction<{ value: string; n: number }[], { value: string; n: number }>(
+        async (_tx, opened) => opened,
+        { opening: Prisma.sql`SELECT ${hostile}::text AS "value", ${-12.5}::float8 AS "n"` },
+      );
+      expect(row).toEqual({ value: hostile, n: -12.5 });
+    });
+    // BEGIN with its statement, then COMMIT.
+    expect(sent).toBe(2);
+    expect(await db.tenant.count()).toBeGreaterThan(0);
+    await expect(
+      transaction(async () => null, { opening: Prisma.sql`SELECT ${new Date()}::timestamptz` }),
+    ).rejects.toThrow(/strings and numbers only/);
   });
 });

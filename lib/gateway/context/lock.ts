@@ -1,6 +1,8 @@
 import type { Db } from "../../db";
 import { permissionsFrom, type AgentPermissions } from "../../tools/scopes";
-import { lockConversationRow } from "./sql";
+import { lockConversationRow, type LockedConversationRow } from "./sql";
+
+export { conversationLock, type LockedConversationRow } from "./sql";
 
 export interface LockedFacts {
   writesMade: number;
@@ -18,7 +20,14 @@ export async function lockConversation<T extends { id: string }>(
   client: Db,
   conversation: T,
 ): Promise<T & LockedFacts> {
-  const row = await lockConversationRow(client, conversation.id);
+  return lockedFacts(conversation, await lockConversationRow(client, conversation.id));
+}
+
+/** The conversation with what its lock read (`conversationLock`'s row, sent by whoever took the lock). */
+export function lockedFacts<T extends { id: string }>(
+  conversation: T,
+  row: LockedConversationRow | null | undefined,
+): T & LockedFacts {
   if (!row) throw new Error(`conversation ${conversation.id} vanished during a call`);
   return {
     ...conversation,

@@ -13,12 +13,17 @@ export interface LockedConversationRow {
   active: boolean | null;
 }
 
-/** The conversation's budgets and its agent's permission row, the conversation row locked until the transaction ends. */
-export async function lockConversationRow(db: Db, conversationId: string): Promise<LockedConversationRow | null> {
-  const [row] = await db.$queryRaw<LockedConversationRow[]>`
+/**
+ * The statement that locks the conversation's row until the transaction ends and returns its budgets and its agent's
+ * permission row (a `LockedConversationRow`, none when the conversation is gone).
+ */
+export const conversationLock = (conversationId: string) => Prisma.sql`
     SELECT c."writesMade", c."irreversibleCents", u."role"::text AS "role", u."canRefund", u."active"
     FROM "Conversation" c LEFT JOIN "User" u ON u."id" = c."agentId" AND u."tenantId" = c."tenantId"
     WHERE c."id" = ${conversationId} FOR UPDATE OF c`;
+
+export async function lockConversationRow(db: Db, conversationId: string): Promise<LockedConversationRow | null> {
+  const [row] = await db.$queryRaw<LockedConversationRow[]>(conversationLock(conversationId));
   return row ?? null;
 }
 
