@@ -79,6 +79,10 @@ describe("approve with edits, narrowing only", () => {
     expect(result).toMatchObject({ ok: true, status: "approved" });
     expect(await refundsOf(world.orders.o1004)).toEqual([6000]);
     expect((await db.order.findUniqueOrThrow({ where: { id: world.orders.o1004 } })).refundedCents).toBe(6000);
+    // The approved refund counts for its agent and its customer in the rules' facts, like one that ran on its own.
+    expect(
+      await db.refund.findMany({ where: { orderId: world.orders.o1004 }, select: { agentId: true, customerId: true } }),
+    ).toEqual([{ agentId: world.users.agent, customerId: world.customers.ana }]);
     const request = await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } });
     expect(request.approvedArgs).toMatchObject({ amount_cents: 6000 });
     const [decision] = await db.decisionLog.findMany({
