@@ -3,6 +3,14 @@ import type { Defect } from "./defect";
 /** The seeded defects of lib's ground (root files: secrets, the outbox, money, the database). */
 export const defects: Defect[] = [
   {
+    name: "a value sent with BEGIN stays a literal",
+    file: "lib/db.ts",
+    find: 'if (typeof value === "string") return pg.escapeLiteral(value);',
+    replace: "if (typeof value === \"string\") return `'${value}'`;",
+    testFile: "tests/gateway/statements.integration.test.ts",
+    test: "carries its values as literals that stay values, and refuses a value it cannot write safely",
+  },
+  {
     name: "app role grants",
     file: "lib/migrate.ts",
     find: `'REVOKE UPDATE, DELETE, TRUNCATE ON "DecisionLog", "AuditLog", "DecisionSeal" FROM {role}',`,

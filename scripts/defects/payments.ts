@@ -5,8 +5,8 @@ export const defects: Defect[] = [
   {
     name: "refund with its move",
     file: "lib/payments/sql.ts",
-    find: "'reserved', ${refund.providerKey}\n    FROM moved`;",
-    replace: "'reserved', ${refund.providerKey}`;",
+    find: "${refund.providerKey}, ${refund.agentId}, ${refund.customerId}\n    FROM moved`;",
+    replace: "${refund.providerKey}, ${refund.agentId}, ${refund.customerId}`;",
     testFile: "tests/stress/concurrency.integration.test.ts",
     test: "a write conditional on a version the order has moved past gives order.changed and changes nothing",
   },
