@@ -1,7 +1,8 @@
 import { randomInt } from "node:crypto";
 import { expect, type Page } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
-import { database } from "./support";
+import type { APIRequestContext } from "@playwright/test";
+import { database, openConversation, propose, refund, SEEDED } from "./support";
 
 // Fixtures of the approval-desk specs: rows of their own (so runs and specs never share an order's refunds),
 // the link an approval email carries, and the checks every page must pass at every width.
@@ -19,6 +20,31 @@ export async function freshOrder(customer: string, totalCents = 15000, tenantId 
     [id, tenantId, customer, totalCents],
   );
   return id;
+}
+
+/**
+ * A refund an agent asked for on a fresh order of `customer` in a conversation of its own: the order, the conversation
+ * and the gateway's answer (held for a supervisor when `amount` is above the tenant's automatic limit). Globex's agent
+ * asks for a globex customer.
+ */
+export async function askedRefund(
+  request: APIRequestContext,
+  { customer, amount, key, totalCents, tenant = "acme" }: RefundAsked,
+) {
+  const order = await freshOrder(customer, totalCents, tenant);
+  const agent = tenant === "globex" ? SEEDED.globexAgent : SEEDED.agent;
+  const conversation = await openConversation(request, agent.email, { customer_id: customer });
+  const answer = await propose(request, agent.email, conversation, refund(order, amount), `${key}-${order}`);
+  return { order, conversation, answer };
+}
+
+interface RefundAsked {
+  customer: string;
+  amount: number;
+  /** The call key's prefix; the order's id completes it. */
+  key: string;
+  totalCents?: number;
+  tenant?: "acme" | "globex";
 }
 
 /** The path of the link in the approval email queued for this recipient about this request. */

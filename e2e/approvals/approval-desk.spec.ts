@@ -1,5 +1,5 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { freshOrder } from "../fixtures";
+import { freshOrder, askedRefund } from "../fixtures";
 import { apiKey, database, openConversation, propose, refund, SEEDED, signInAs, type SessionPerson } from "../support";
 
 // The approval desk as a supervisor uses it: cards that decide in seconds, narrowing edits, the two-person rule,
@@ -138,9 +138,12 @@ test("a request that expires while open disables its buttons at once, without a 
   baseURL,
   request,
 }) => {
-  const order = await freshOrder("cu_ana", 20000);
-  const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
-  const pending = await propose(request, SEEDED.agent.email, conversation, refund(order, 7000), `desk-expire-${order}`);
+  const { order, answer: pending } = await askedRefund(request, {
+    customer: "cu_ana",
+    amount: 7000,
+    key: `desk-expire`,
+    totalCents: 20000,
+  });
   await database().query(`UPDATE "ApprovalRequest" SET "expiresAt" = now() + interval '2 minutes' WHERE id = $1`, [
     pending.approval!.id,
   ]);
@@ -200,9 +203,11 @@ test("approve with edits: the amount can only be lowered; the lower amount is wh
   baseURL,
   request,
 }) => {
-  const order = await freshOrder("cu_ana", 20000);
-  const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
-  const pending = await propose(request, SEEDED.agent.email, conversation, refund(order, 8000), `desk-narrow-${order}`);
+  const {
+    order,
+    conversation,
+    answer: pending,
+  } = await askedRefund(request, { customer: "cu_ana", amount: 8000, key: `desk-narrow`, totalCents: 20000 });
   const page = await asUser(browser, SEEDED.supervisor, baseURL!);
   await page.setViewportSize(PHONE);
   await page.goto(`/approvals?q=${order}`);
@@ -280,9 +285,12 @@ test("two-person rule: the first approval is recorded and shown, the same person
   );
   await database().query(`UPDATE "Tenant" SET "twoPersonAboveCents" = 7000 WHERE id = 'acme'`);
   try {
-    const order = await freshOrder("cu_ana", 20000);
-    const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
-    const pending = await propose(request, SEEDED.agent.email, conversation, refund(order, 8000), `desk-two-${order}`);
+    const { order, answer: pending } = await askedRefund(request, {
+      customer: "cu_ana",
+      amount: 8000,
+      key: `desk-two`,
+      totalCents: 20000,
+    });
     const page = await asUser(browser, SEEDED.supervisor, baseURL!);
     await page.goto(`/approvals?q=${order}`);
     const item = card(page, pending.approval!.id);
@@ -332,15 +340,13 @@ test("step-up: above the threshold a person without a passkey re-enters the pass
   await database().query(`UPDATE "Tenant" SET "stepUpAboveCents" = 1000 WHERE id = 'globex'`);
   await database().query(`DELETE FROM "Passkey" WHERE "userId" = $1`, [SEEDED.globexSupervisor.id]);
   try {
-    const order = await freshOrder("cu_gil", 50000, "globex");
-    const conversation = await openConversation(request, SEEDED.globexAgent.email, { customer_id: "cu_gil" });
-    const pending = await propose(
-      request,
-      SEEDED.globexAgent.email,
-      conversation,
-      refund(order, 6000),
-      `desk-password-${order}`,
-    );
+    const { order, answer: pending } = await askedRefund(request, {
+      customer: "cu_gil",
+      amount: 6000,
+      key: `desk-password`,
+      totalCents: 50000,
+      tenant: "globex",
+    });
     const page = await asUser(browser, SEEDED.globexSupervisor, baseURL!);
     await page.setViewportSize(PHONE);
     await page.goto(`/approvals?q=${order}`);
@@ -525,9 +531,12 @@ test("on a phone the filters fold under 'More filters' so the first card is on t
   baseURL,
   request,
 }) => {
-  const order = await freshOrder("cu_ana", 20000);
-  const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
-  await propose(request, SEEDED.agent.email, conversation, refund(order, 7000), `desk-fold-${order}`);
+  const { order } = await askedRefund(request, {
+    customer: "cu_ana",
+    amount: 7000,
+    key: `desk-fold`,
+    totalCents: 20000,
+  });
   const page = await asUser(browser, SEEDED.supervisor, baseURL!);
   await page.setViewportSize(PHONE);
   await page.goto(`/approvals?q=${order}`);

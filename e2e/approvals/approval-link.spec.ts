@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
-import { database, openConversation, propose, refund, SEEDED, signInAs } from "../support";
-import { emailedLinkPath, expectUsable, freshOrder, refundsOf, VIEWPORTS } from "../fixtures";
+import { database, SEEDED, signInAs } from "../support";
+import { emailedLinkPath, expectUsable, refundsOf, VIEWPORTS, askedRefund } from "../fixtures";
 
 async function linkState(approvalId: string) {
   const { rows } = await database().query<{ status: string; used: number }>(
@@ -19,15 +19,11 @@ for (const viewport of VIEWPORTS) {
       request,
       baseURL,
     }) => {
-      const order = await freshOrder("cu_ana");
-      const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
-      const held = await propose(
-        request,
-        SEEDED.agent.email,
-        conversation,
-        refund(order, 8000),
-        `e2e-link-${viewport.name}-${order}`,
-      );
+      const { order, answer: held } = await askedRefund(request, {
+        customer: "cu_ana",
+        amount: 8000,
+        key: `e2e-link-${viewport.name}`,
+      });
       expect(held.code).toBe("approval.required");
       const path = await emailedLinkPath(SEEDED.supervisor.email, held.approval!.id);
 
@@ -101,15 +97,11 @@ for (const viewport of VIEWPORTS) {
       request,
       baseURL,
     }) => {
-      const order = await freshOrder("cu_ben");
-      const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ben" });
-      const held = await propose(
-        request,
-        SEEDED.agent.email,
-        conversation,
-        refund(order, 9000),
-        `e2e-link-deny-${viewport.name}-${order}`,
-      );
+      const { order, answer: held } = await askedRefund(request, {
+        customer: "cu_ben",
+        amount: 9000,
+        key: `e2e-link-deny-${viewport.name}`,
+      });
       const path = await emailedLinkPath(SEEDED.supervisor.email, held.approval!.id);
 
       const foreign = await browser.newContext();
@@ -147,15 +139,11 @@ test("from the link, approving more than the step-up amount asks for the passwor
   request,
   baseURL,
 }) => {
-  const order = await freshOrder("cu_ana");
-  const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
-  const held = await propose(
-    request,
-    SEEDED.agent.email,
-    conversation,
-    refund(order, 12000),
-    `e2e-link-step-up-${order}`,
-  );
+  const { order, answer: held } = await askedRefund(request, {
+    customer: "cu_ana",
+    amount: 12000,
+    key: `e2e-link-step-up`,
+  });
   expect(held.code).toBe("approval.required");
   const path = await emailedLinkPath(SEEDED.supervisor.email, held.approval!.id);
   const context = await browser.newContext();

@@ -1,8 +1,8 @@
 import { expect, test } from "@playwright/test";
 import { encryptSecret } from "../../lib/secrets";
 import { startTestProvider, type TestProvider } from "../../tests/support/oidc-provider";
-import { expectUsable, freshOrder, shoot } from "../fixtures";
-import { database, openConversation, propose, refund, SEEDED, signInAs } from "../support";
+import { expectUsable, shoot, askedRefund } from "../fixtures";
+import { database, SEEDED, signInAs } from "../support";
 
 // Single sign-on in the browser: a supervisor signs in through a real OpenID provider started here (oidc-provider,
 // its own login and consent pages), approves a held refund with a passkey (the provider proves who signed in, not
@@ -93,9 +93,13 @@ test("a supervisor signs in through the company's OpenID provider, approves a he
   await page.getByRole("button", { name: "Add a passkey" }).click();
   await expect(page.getByTestId("passkeys")).toContainText("SSO laptop");
 
-  const order = await freshOrder("cu_gil", 50000, "globex");
-  const conversation = await openConversation(request, SEEDED.globexAgent.email, { customer_id: "cu_gil" });
-  const held = await propose(request, SEEDED.globexAgent.email, conversation, refund(order, 6000), `sso-${order}`);
+  const { order, answer: held } = await askedRefund(request, {
+    customer: "cu_gil",
+    amount: 6000,
+    key: `sso`,
+    totalCents: 50000,
+    tenant: "globex",
+  });
   expect(held.kind).toBe("pending_approval");
   await page.goto(`${local}/approvals?q=${order}`);
   await page

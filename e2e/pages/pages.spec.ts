@@ -1,6 +1,6 @@
 import { expect, test, type BrowserContext } from "@playwright/test";
 import { database, openConversation, propose, refund, SEEDED, signInAs, type SeededUser } from "../support";
-import { emailedLinkPath, expectUsable, freshOrder, shoot, VIEWPORTS } from "../fixtures";
+import { emailedLinkPath, expectUsable, freshOrder, shoot, VIEWPORTS, askedRefund } from "../fixtures";
 
 // Every page at desktop and 390 px: no sideways scrolling and no serious or critical axe violation; the
 // history's filters, search and paging by keyboard; the screenshots the README shows.
@@ -133,15 +133,11 @@ for (const viewport of VIEWPORTS) {
       const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
       await signInAs(context, SEEDED.supervisor, baseURL!);
       const page = await context.newPage();
-      const order = await freshOrder("cu_ben");
-      const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ben" });
-      const denied = await propose(
-        request,
-        SEEDED.agent.email,
+      const {
+        order,
         conversation,
-        refund(order, 9000),
-        `e2e-history-${order}`,
-      );
+        answer: denied,
+      } = await askedRefund(request, { customer: "cu_ben", amount: 9000, key: `e2e-history` });
       await page.goto(await emailedLinkPath(SEEDED.supervisor.email, denied.approval!.id));
       await page.getByLabel("Reason for denying (the agent reads it)").fill("customer withdrew");
       await page.getByRole("button", { name: "Deny" }).click();

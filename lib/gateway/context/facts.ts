@@ -18,39 +18,30 @@ export interface CallFacts {
   ruleFacts: RuleFactsRow | null;
 }
 
+/** Every column of a `RuleFactsRow`, once: the compiler checks the list against the type. */
+const RULE_FACT_COLUMNS = Object.keys({
+  fraudWatch: true,
+  customerAgeDays: true,
+  orderAgeDays: true,
+  agentRefundsToday: true,
+  agentRole: true,
+  agentAgeDays: true,
+  agentExposureCents: true,
+  customerRefunds7d: true,
+  customerRefundedCents7d: true,
+  localHour: true,
+  localWeekday: true,
+} satisfies Record<keyof RuleFactsRow, true>) as (keyof RuleFactsRow)[];
+
 /** The statement's row split into the order and the rules' facts read beside it. */
-function splitRuleFacts(row: OrderFacts & Partial<RuleFactsRow>): {
-  order: OrderFacts;
-  ruleFacts: Partial<RuleFactsRow>;
-} {
-  const {
-    fraudWatch,
-    customerAgeDays,
-    orderAgeDays,
-    agentRefundsToday,
-    agentRole,
-    agentAgeDays,
-    agentExposureCents,
-    customerRefunds7d,
-    customerRefundedCents7d,
-    localHour,
-    localWeekday,
-    ...order
-  } = row;
-  const ruleFacts = {
-    fraudWatch,
-    customerAgeDays,
-    orderAgeDays,
-    agentRefundsToday,
-    agentRole,
-    agentAgeDays,
-    agentExposureCents,
-    customerRefunds7d,
-    customerRefundedCents7d,
-    localHour,
-    localWeekday,
-  };
-  return { order, ruleFacts };
+function splitRuleFacts(row: OrderFacts & Partial<RuleFactsRow>): { order: OrderFacts; ruleFacts: RuleFactsRow } {
+  const order: Record<string, unknown> = { ...row };
+  const ruleFacts: Record<string, unknown> = {};
+  for (const column of RULE_FACT_COLUMNS) {
+    ruleFacts[column] = row[column];
+    delete order[column];
+  }
+  return { order: order as unknown as OrderFacts, ruleFacts: ruleFacts as unknown as RuleFactsRow };
 }
 
 /**
@@ -87,6 +78,6 @@ export async function loadCallFacts(
     order,
     stored: stored && { id: stored.id, argsHash: stored.argsHash, outcome: stored.outcome as StoredCall["outcome"] },
     recent: effects && effects.map((effect) => ({ ...effect, at: new Date(effect.at) })),
-    ruleFacts: rules ? (ruleFacts as RuleFactsRow) : null,
+    ruleFacts: rules ? ruleFacts : null,
   });
 }
