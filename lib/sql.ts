@@ -3,6 +3,20 @@ import { Prisma } from "./generated/prisma/client";
 
 // The statements of the shared plumbing at lib's root: live views, the outbox, rate buckets, metrics, readiness.
 
+/** A row type's column names, listed once as the keys of `columns`: the compiler checks the list against the type. */
+export const columnsOf = <T>(columns: Record<keyof T, true>) => Object.keys(columns) as (keyof T)[];
+
+/** A statement's row split in two: the `columns` given, and the rest. */
+export function splitRow<R extends object, K extends keyof R>(row: R, columns: readonly K[]): [Pick<R, K>, Omit<R, K>] {
+  const rest: Partial<R> = { ...row };
+  const picked: Partial<Pick<R, K>> = {};
+  for (const column of columns) {
+    picked[column] = row[column];
+    delete rest[column];
+  }
+  return [picked as Pick<R, K>, rest as Omit<R, K>];
+}
+
 /** The channel a change of a watched conversation's calls is announced on, with the conversation's id. */
 export const CALLS_CHANNEL = "toolgate_calls";
 

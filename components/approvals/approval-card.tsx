@@ -7,7 +7,7 @@ import { formatMoney } from "@/lib/money";
 import { isUpstreamPreview } from "@/lib/upstream/calls/preview";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { amountOf, movesMoney, type CardProps } from "./card-item";
-import { CardWho } from "./card-who";
+import { CardActions, CardWho } from "./card-who";
 import { UpstreamCard } from "./upstream-card";
 
 export function ApprovalCard(props: CardProps) {
@@ -175,18 +175,13 @@ function RefundCard({
           )}
         </p>
       )}
-      <p className="actions">
-        <button type="button" className="primary" disabled={busy || expired || iApprovedFirst} onClick={onApprove}>
-          Approve
-        </button>{" "}
-        <button type="button" className="danger" disabled={busy || expired} onClick={onDeny}>
-          Deny
-        </button>
-        <span className="muted small">
-          {" "}
-          request <code>{item.id}</code> · call <code>{item.originCallId}</code>
-        </span>
-      </p>
+      <CardActions
+        item={item}
+        approveDisabled={busy || expired || iApprovedFirst}
+        denyDisabled={busy || expired}
+        onApprove={onApprove}
+        onDeny={onDeny}
+      />
     </section>
   );
 }

@@ -14,3 +14,33 @@ export function CardWho({ item, customerId, now }: { item: CardItem; customerId:
     </p>
   );
 }
+
+/** A card's two decisions and the ids a supervisor may need to quote: the request's and the call's. */
+export function CardActions({
+  item,
+  approveDisabled,
+  denyDisabled,
+  onApprove,
+  onDeny,
+}: {
+  item: CardItem;
+  approveDisabled: boolean;
+  denyDisabled: boolean;
+  onApprove: () => void;
+  onDeny: () => void;
+}) {
+  return (
+    <p className="actions">
+      <button type="button" className="primary" disabled={approveDisabled} onClick={onApprove}>
+        Approve
+      </button>{" "}
+      <button type="button" className="danger" disabled={denyDisabled} onClick={onDeny}>
+        Deny
+      </button>
+      <span className="muted small">
+        {" "}
+        request <code>{item.id}</code> · call <code>{item.originCallId}</code>
+      </span>
+    </p>
+  );
+}

@@ -3,7 +3,7 @@
 import { argumentRows, claimWords, editDiffs, type ArgumentRow, type DiffLine } from "@/lib/upstream/calls/card";
 import type { UpstreamPreview } from "@/lib/upstream/calls/preview";
 import type { CardProps } from "./card-item";
-import { CardWho } from "./card-who";
+import { CardActions, CardWho } from "./card-who";
 
 /**
  * A held call to an upstream server's tool, as its card shows it: the tool's description in full, every argument
@@ -81,18 +81,13 @@ export function UpstreamCard({
           <span className="muted">(the server&apos;s own claim, not checked by toolgate)</span>
         </dd>
       </dl>
-      <p className="actions">
-        <button type="button" className="primary" disabled={busy || expired} onClick={onApprove}>
-          Approve
-        </button>{" "}
-        <button type="button" className="danger" disabled={busy || expired} onClick={onDeny}>
-          Deny
-        </button>
-        <span className="muted small">
-          {" "}
-          request <code>{item.id}</code> · call <code>{item.originCallId}</code>
-        </span>
-      </p>
+      <CardActions
+        item={item}
+        approveDisabled={busy || expired}
+        denyDisabled={busy || expired}
+        onApprove={onApprove}
+        onDeny={onDeny}
+      />
     </section>
   );
 }

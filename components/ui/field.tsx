@@ -12,3 +12,32 @@ export function Field({ label, ...input }: { label: string } & InputHTMLAttribut
     </p>
   );
 }
+
+/**
+ * What a form says back: a problem, announced at once, and a notice (a change held for a second admin, a change made),
+ * read when the reader gets there. Nothing when there is neither.
+ */
+export function FormMessages({
+  error,
+  notice,
+  noticeTestId,
+}: {
+  error: string | null;
+  notice?: string | null;
+  noticeTestId?: string;
+}) {
+  return (
+    <>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      {notice && (
+        <p className="notice" role="status" data-testid={noticeTestId}>
+          {notice}
+        </p>
+      )}
+    </>
+  );
+}

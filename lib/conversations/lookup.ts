@@ -2,6 +2,7 @@ import { db, type Db } from "../db";
 import type { ConversationFacts, TenantPolicy } from "../gateway";
 import { isWellFormedId } from "../security/input";
 import { permissionsFrom } from "../tools/scopes";
+import { columnsOf, splitRow } from "../sql";
 import { findConversationRow, type ConversationRow } from "./sql";
 
 export interface FoundConversation {
@@ -9,38 +10,28 @@ export interface FoundConversation {
   policy: TenantPolicy;
 }
 
+/** The columns of a `TenantPolicy`, read with the conversation. */
+const POLICY_COLUMNS = columnsOf<TenantPolicy>({
+  autoLimitCents: true,
+  sessionCapCents: true,
+  maxAutoWrites: true,
+  approvalTtlSeconds: true,
+  rateConversationPerMin: true,
+  rateKeyPerMin: true,
+  duplicateWindowHours: true,
+  liveRuleSetId: true,
+  shadowRuleSetId: true,
+});
+
 export function toFound(row: ConversationRow): FoundConversation {
-  const {
-    autoLimitCents,
-    sessionCapCents,
-    maxAutoWrites,
-    approvalTtlSeconds,
-    rateConversationPerMin,
-    rateKeyPerMin,
-    duplicateWindowHours,
-    liveRuleSetId,
-    shadowRuleSetId,
-    agentRole,
-    agentCanRefund,
-    agentActive,
-    ...facts
-  } = row;
+  const [policy, rest] = splitRow(row, POLICY_COLUMNS);
+  const { agentRole, agentCanRefund, agentActive, ...facts } = rest;
   return {
     conversation: {
       ...facts,
       agent: permissionsFrom({ role: agentRole, canRefund: agentCanRefund, active: agentActive }),
     },
-    policy: {
-      autoLimitCents,
-      sessionCapCents,
-      maxAutoWrites,
-      approvalTtlSeconds,
-      rateConversationPerMin,
-      rateKeyPerMin,
-      duplicateWindowHours,
-      liveRuleSetId,
-      shadowRuleSetId,
-    },
+    policy,
   };
 }
 

@@ -5,6 +5,7 @@ import { createKeyAction, revokeKeyAction } from "@/lib/admin/access/actions";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { useStepUp } from "@/components/step-up/step-up-field";
 import { Table } from "@/components/ui/table";
+import { FormMessages } from "@/components/ui/field";
 
 interface Agent {
   id: string;
@@ -50,11 +51,7 @@ export function ApiKeys({ agents, hasPasskey }: { agents: Agent[]; hasPasskey: b
           {shown.held && <span data-testid="new-key-held"> {shown.held}</span>}
         </p>
       )}
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormMessages error={error} />
       {stepUp.field}
       <Table
         rows={agents}

@@ -6,6 +6,7 @@ import { setSelfRegistrationAction } from "@/lib/admin/access/actions";
 import { revokeConnectionAction } from "@/lib/oauth/consent/actions";
 import { useStepUp } from "@/components/step-up/step-up-field";
 import { Table } from "@/components/ui/table";
+import { FormMessages } from "@/components/ui/field";
 
 export interface Connection {
   id: string;
@@ -48,16 +49,7 @@ export function Connections({
 
   return (
     <div>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
-      {held && (
-        <p className="notice" role="status" data-testid="self-registration-held">
-          {held}
-        </p>
-      )}
+      <FormMessages error={error} notice={held} noticeTestId="self-registration-held" />
       {stepUp.field}
       <label>
         <input

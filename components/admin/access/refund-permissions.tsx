@@ -4,6 +4,7 @@ import { useState, useTransition } from "react";
 import { setRefundPermissionAction } from "@/lib/admin/access/actions";
 import { useStepUp } from "@/components/step-up/step-up-field";
 import { Table } from "@/components/ui/table";
+import { FormMessages } from "@/components/ui/field";
 
 /**
  * Withdraw (at once) or grant (with the admin's step-up, once a second admin approves) each agent's refund
@@ -33,16 +34,7 @@ export function RefundPermissions({
     });
   return (
     <div>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
-      {held && (
-        <p className="notice" role="status" data-testid="refund-permission-held">
-          {held}
-        </p>
-      )}
+      <FormMessages error={error} notice={held} noticeTestId="refund-permission-held" />
       {stepUp.field}
       <Table
         rows={agents}

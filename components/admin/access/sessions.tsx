@@ -6,6 +6,7 @@ import { useStepUp } from "@/components/step-up/step-up-field";
 import { endSessionsAction } from "@/lib/admin/access/actions";
 import { removePersonPasskeysAction } from "@/lib/auth/step-up/passkey-actions";
 import { Table } from "@/components/ui/table";
+import { FormMessages } from "@/components/ui/field";
 
 interface Person {
   id: string;
@@ -44,12 +45,7 @@ export function PeopleSessions({ people, hasPasskey }: { people: Person[]; hasPa
 
   return (
     <div>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
-      {done && <p role="status">{done}</p>}
+      <FormMessages error={error} notice={done} />
       {stepUp.field}
       <Table
         rows={people}

@@ -11,6 +11,7 @@ import {
   insertCallTask,
   outcomeOf,
   readTask,
+  taskState,
   TASK_POLL_INTERVAL_MS,
   withdrawTaskCall,
   type TaskBinding,
@@ -71,12 +72,8 @@ function stateOf(outcome: Outcome) {
 }
 
 function taskOf(row: TaskRow) {
-  const updated = row.toolCall.updatedAt > row.createdAt ? row.toolCall.updatedAt : row.createdAt;
   return {
-    taskId: row.id,
-    ...stateOf(outcomeOf(row)),
-    createdAt: row.createdAt.toISOString(),
-    lastUpdatedAt: updated.toISOString(),
+    ...taskState(row, stateOf),
     // A task lives as long as its call's record, which is kept.
     ttlMs: null,
     pollIntervalMs: TASK_POLL_INTERVAL_MS,

@@ -78,13 +78,20 @@ function stateOf(o: Outcome): Pick<Task, "status" | "statusMessage"> {
 
 const terminal = (status: Task["status"]) => status === "completed" || status === "failed" || status === "cancelled";
 
-function taskOf(row: TaskRow): Task {
+/** A task's id, times and state as both task protocols name them; last updated when its call last changed. */
+export function taskState<S extends { status: string }>(row: TaskRow, stateOf: (outcome: Outcome) => S) {
   const updated = row.toolCall.updatedAt > row.createdAt ? row.toolCall.updatedAt : row.createdAt;
   return {
     taskId: row.id,
     ...stateOf(outcomeOf(row)),
     createdAt: row.createdAt.toISOString(),
     lastUpdatedAt: updated.toISOString(),
+  };
+}
+
+function taskOf(row: TaskRow): Task {
+  return {
+    ...taskState(row, stateOf),
     // A task lives as long as its call's record, which is kept: no requested ttl shortens it.
     ttl: null,
     pollInterval: TASK_POLL_INTERVAL_MS,

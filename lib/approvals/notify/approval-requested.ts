@@ -1,10 +1,11 @@
 import type { Db } from "../../db";
-import { queueMessages, type QueuedMessage } from "../../outbox";
+import { queueMessages } from "../../outbox";
 import { formatMoney } from "../../money";
 import type { ApprovalPreview } from "../../gateway";
 import { createApprovalLinks } from "../email-links/create";
 import { heldText, requestPhrase } from "../words";
 import { announceInChat, updateInChat } from "./chat";
+import { requestedMessages } from "./messages";
 import { findRequestAudience } from "./sql";
 
 /** "3 Dec 2026, 15:20 UTC": a time a person reads in a mail, where nothing converts it for them. */
@@ -53,28 +54,17 @@ export async function notifyApprovalRequested(
       ``,
       `Or open toolgate under Approvals.`,
     ].join("\n");
-  const messages: QueuedMessage[] = tenant.supervisors.map((supervisor) => ({
-    kind: "approval_email",
-    recipient: supervisor.email,
-    subject,
-    body: body(links.get(supervisor.id) ?? ""),
-  }));
-  if (tenant.webhookUrl) {
-    messages.push({
-      kind: "webhook",
-      recipient: tenant.webhookUrl,
-      subject: "approval.requested",
-      body: JSON.stringify({
-        type: "approval.requested",
-        approval_id: approval.id,
-        tool: preview.tool,
-        order_id: preview.order.order_id,
-        amount_cents: preview.impact.amount_cents,
-        currency: preview.impact.currency,
-        expires_at: approval.expiresAt.toISOString(),
-      }),
-    });
-  }
+  const messages = requestedMessages(
+    tenant,
+    approval,
+    { subject, bodyFor: (supervisorId) => body(links.get(supervisorId) ?? "") },
+    {
+      tool: preview.tool,
+      order_id: preview.order.order_id,
+      amount_cents: preview.impact.amount_cents,
+      currency: preview.impact.currency,
+    },
+  );
   await queueMessages(
     client,
     { tenantId: approval.tenantId, orderId: preview.order.order_id, toolCallId: null },

@@ -2,14 +2,19 @@
 import type { Db } from "../../db";
 import type { ApprovalPreview } from "../../gateway";
 
+/** Whom a new request is announced to. */
+export interface RequestAudience {
+  webhookUrl: string | null;
+  customerEmail: string | null;
+  supervisors: { id: string; email: string }[];
+}
+
 /**
  * Whom a new request is announced to: the tenant's webhook, the customer's email (when the customer is the
  * tenant's) and its active supervisors by email; null when there is no such tenant.
  */
 export async function findRequestAudience(db: Db, tenantId: string, customerId: string) {
-  const [tenant] = await db.$queryRaw<
-    { webhookUrl: string | null; customerEmail: string | null; supervisors: { id: string; email: string }[] }[]
-  >`
+  const [tenant] = await db.$queryRaw<RequestAudience[]>`
     SELECT t."webhookUrl",
            (SELECT cu."email" FROM "Customer" cu WHERE cu."id" = ${customerId} AND cu."tenantId" = t."id") AS "customerEmail",
            COALESCE((SELECT json_agg(json_build_object('id', u."id", 'email', u."email") ORDER BY u."email") FROM "User" u

@@ -1,6 +1,7 @@
 import type { Db } from "../../db";
-import { queueMessages, type QueuedMessage } from "../../outbox";
+import { queueMessages } from "../../outbox";
 import type { UpstreamPreview } from "../../upstream/calls/preview";
+import { requestedMessages } from "./messages";
 import { findRequestAudience } from "./sql";
 
 /** How much of one argument a mail shows; the card on the desk shows it in full. */
@@ -36,26 +37,11 @@ export async function notifyUpstreamRequested(
     ``,
     `Open toolgate under Approvals: the card shows every argument in full.`,
   ].join("\n");
-  const messages: QueuedMessage[] = tenant.supervisors.map((supervisor) => ({
-    kind: "approval_email",
-    recipient: supervisor.email,
-    subject,
-    body,
-  }));
-  if (tenant.webhookUrl) {
-    messages.push({
-      kind: "webhook",
-      recipient: tenant.webhookUrl,
-      subject: "approval.requested",
-      body: JSON.stringify({
-        type: "approval.requested",
-        approval_id: approval.id,
-        tool: preview.tool,
-        server: preview.server,
-        definition_hash: preview.definition_hash,
-        expires_at: approval.expiresAt.toISOString(),
-      }),
-    });
-  }
+  const messages = requestedMessages(
+    tenant,
+    approval,
+    { subject, bodyFor: () => body },
+    { tool: preview.tool, server: preview.server, definition_hash: preview.definition_hash },
+  );
   await queueMessages(client, { tenantId: approval.tenantId, orderId: null, toolCallId: null }, messages);
 }

@@ -3,6 +3,7 @@ import type { EarlierEffect, OrderFacts, ToolDefinition, ToolPorts } from "../..
 import { pass, stop, type StageResult } from "../../outcome";
 import { isCallKey, type StoredCall } from "./idempotency";
 import { readsRuleFacts } from "../decide/rules";
+import { columnsOf, splitRow } from "../../sql";
 import { findCallFacts } from "./sql";
 import type { RuleFactsRow } from "../decide/sql";
 import type { ConversationFacts, TenantPolicy } from "../types";
@@ -18,8 +19,8 @@ export interface CallFacts {
   ruleFacts: RuleFactsRow | null;
 }
 
-/** Every column of a `RuleFactsRow`, once: the compiler checks the list against the type. */
-const RULE_FACT_COLUMNS = Object.keys({
+/** The columns of a `RuleFactsRow`, read beside the order's. */
+const RULE_FACT_COLUMNS = columnsOf<RuleFactsRow>({
   fraudWatch: true,
   customerAgeDays: true,
   orderAgeDays: true,
@@ -31,18 +32,7 @@ const RULE_FACT_COLUMNS = Object.keys({
   customerRefundedCents7d: true,
   localHour: true,
   localWeekday: true,
-} satisfies Record<keyof RuleFactsRow, true>) as (keyof RuleFactsRow)[];
-
-/** The statement's row split into the order and the rules' facts read beside it. */
-function splitRuleFacts(row: OrderFacts & Partial<RuleFactsRow>): { order: OrderFacts; ruleFacts: RuleFactsRow } {
-  const order: Record<string, unknown> = { ...row };
-  const ruleFacts: Record<string, unknown> = {};
-  for (const column of RULE_FACT_COLUMNS) {
-    ruleFacts[column] = row[column];
-    delete order[column];
-  }
-  return { order: order as unknown as OrderFacts, ruleFacts: ruleFacts as unknown as RuleFactsRow };
-}
+});
 
 /**
  * Stage 7 as a proposal runs it: the order, and in the same statement everything stages 8 and 10 read from the
@@ -73,11 +63,11 @@ export async function loadCallFacts(
   });
   if (!row) return stop("order.not-found");
   const { stored, recent: effects, ...rest } = row;
-  const { order, ruleFacts } = splitRuleFacts(rest);
+  const [ruleFacts, order] = splitRow(rest, RULE_FACT_COLUMNS);
   return pass({
     order,
     stored: stored && { id: stored.id, argsHash: stored.argsHash, outcome: stored.outcome as StoredCall["outcome"] },
     recent: effects && effects.map((effect) => ({ ...effect, at: new Date(effect.at) })),
-    ruleFacts: rules ? ruleFacts : null,
+    ruleFacts: rules ? (ruleFacts as RuleFactsRow) : null,
   });
 }
