@@ -1,7 +1,7 @@
 import { cpus, loadavg } from "node:os";
 import { isAuthorized } from "@cedar-policy/cedar-wasm/nodejs";
-import { requestFor, SAMPLE_FACTS } from "../lib/policy-rules/entities";
-import { compileRules, evaluateRules, unscreened, type RuleSet } from "../lib/policy-rules/evaluate";
+import { requestFor, SAMPLE_FACTS } from "../lib/policy-rules/engine/entities";
+import { compileRules, evaluateRules, unscreened, type RuleSet } from "../lib/policy-rules/engine/evaluate";
 import type { RuleFacts } from "../lib/policy-rules/schema";
 import { policiesOf } from "../lib/policy-rules/validate";
 import { fail, rounds, summarize, writeSection } from "./common";
@@ -100,7 +100,7 @@ await writeSection(
 date ${new Date().toISOString()}; ${cpus().length} cores (${cpus()[0]?.model ?? "unknown CPU"}); Node ${process.version}; @cedar-policy/cedar-wasm 4.13.0; load average ${loadavg()[0].toFixed(1)} at the end.
 One call's evaluation as stage 5 runs it (facts to Cedar entities, the engine's answer, the verdict), after ${WARM_UP}
 warm-up calls, in one process. Goal: p99 under 0.2 ms for a 50-rule set. Each tool's rules are also folded into one
-screening policy (lib/policy-rules/screen.ts): a call that trips no rule costs one policy, not fifty; a call that
+screening policy (lib/policy-rules/engine/screen.ts): a call that trips no rule costs one policy, not fifty; a call that
 trips one pays for the screen and then the rules.
 
 ${table}`,

@@ -3,7 +3,7 @@ import { pendingChanges } from "@/lib/admin/changes/two-admin";
 import { cardFacts, deskPolicy, queueChoices } from "@/lib/approvals/desk/cards";
 import { parseQueueFilters, queueSearchParams } from "@/lib/approvals/desk/filters";
 import { formatQueueCursor, pendingQueue, renderedQueueStamp } from "@/lib/approvals/desk/queue";
-import { passkeysOf } from "@/lib/auth/step-up/passkeys";
+import { passkeysOf } from "@/lib/auth/step-up/passkeys/passkeys";
 import { requireRole } from "@/lib/auth/guards";
 import { reconcileHealth, refundsToInvestigate } from "@/lib/payments/reconcile/reconcile";
 import { unknownCalls } from "@/lib/upstream/calls/resolve";

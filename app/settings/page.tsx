@@ -1,5 +1,5 @@
 import { YourSettings } from "@/components/settings/your-settings";
-import { passkeysOf } from "@/lib/auth/step-up/passkeys";
+import { passkeysOf } from "@/lib/auth/step-up/passkeys/passkeys";
 import { EVERY_ROLE, requireRole } from "@/lib/auth/guards";
 import { MIN_PASSWORD_LENGTH } from "@/lib/auth/sign-in/password-change";
 import { ownConnections } from "@/lib/oauth/consent/connections";

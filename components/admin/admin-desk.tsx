@@ -14,7 +14,7 @@ import type { pendingChanges } from "@/lib/admin/changes/two-admin";
 import type { peopleSessions } from "@/lib/admin/access/people";
 import type { recentAudit } from "@/lib/admin/audit";
 import type { tenantPolicy } from "@/lib/admin/policy/numbers";
-import type { passkeysOf } from "@/lib/auth/step-up/passkeys";
+import type { passkeysOf } from "@/lib/auth/step-up/passkeys/passkeys";
 import type { tenantConnections } from "@/lib/oauth/consent/connections";
 import type { SsoSettingsView } from "@/lib/auth/sso/settings";
 

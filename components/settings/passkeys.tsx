@@ -7,7 +7,7 @@ import {
   passkeyRegistrationOptionsAction,
   registerPasskeyAction,
   removePasskeyAction,
-} from "@/lib/auth/step-up/passkey-actions";
+} from "@/lib/auth/step-up/passkeys/actions";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { passkeyFailure } from "@/components/step-up/passkey-words";
 import { proveStepUp } from "@/components/step-up/step-up";

@@ -1,7 +1,7 @@
 import { OwnConnections, type OwnConnection } from "./own-connections";
 import { PasskeyList } from "./passkeys";
 import { PasswordForm } from "./password-form";
-import type { passkeysOf } from "@/lib/auth/step-up/passkeys";
+import type { passkeysOf } from "@/lib/auth/step-up/passkeys/passkeys";
 
 /** A person's own settings: their passkeys (step-up for large approvals), their password, the clients acting as them. */
 export function YourSettings({

@@ -1,6 +1,6 @@
 import type { Db } from "../db";
 import type { DuplicateVerdict } from "../gateway";
-import type { RuleVerdict } from "../policy-rules/evaluate";
+import type { RuleVerdict } from "../policy-rules/engine/evaluate";
 
 export interface TimelineCall {
   id: string;

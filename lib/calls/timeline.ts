@@ -10,7 +10,7 @@ import {
 } from "./sql";
 import { heldText } from "../approvals/words";
 import { heldFor, type DuplicateVerdict } from "../gateway";
-import type { RuleVerdict } from "../policy-rules/evaluate";
+import type { RuleVerdict } from "../policy-rules/engine/evaluate";
 import { outcomeTitle } from "./words";
 
 export interface TimelineEvent {

@@ -5,7 +5,7 @@ import {
   type CedarValueJson,
   type SchemaJson,
 } from "@cedar-policy/cedar-wasm/nodejs";
-import { verdictOf, type RuleVerdict } from "./evaluate";
+import { verdictOf, type RuleVerdict } from "./engine/evaluate";
 import { isUpstreamRule, policiesOf, type Rule } from "./validate";
 
 // Rules for the tools of upstream MCP servers (docs/decisions/026, amendment): the rules of a tenant's set that name

@@ -6,8 +6,8 @@ import {
   type DetailedError,
   type PolicyJson,
 } from "@cedar-policy/cedar-wasm/nodejs";
-import { requestFor, SAMPLE_FACTS } from "./entities";
-import { ruleOverLimit, RULE_LIMITS, textOverLimit } from "./limits";
+import { requestFor, SAMPLE_FACTS } from "./engine/entities";
+import { ruleOverLimit, RULE_LIMITS, textOverLimit } from "./engine/limits";
 import { RULE_ACTIONS, RULES_SCHEMA } from "./schema";
 
 /** One rule of a set: it can only hold a call for a person or deny it, never allow what the code would stop. */
@@ -140,7 +140,7 @@ function checkRule(text: string, position: number): { ok: true; rule: Rule } | {
   };
 }
 
-/** An upstream tool's name, `<server>__<tool>` (lib/upstream/definition.ts): no built-in tool has the separator. */
+/** An upstream tool's name, `<server>__<tool>` (lib/upstream/servers/definition.ts): no built-in tool has the separator. */
 const isUpstreamAction = (name: string) => /^[a-z][a-z0-9-]{0,29}__[A-Za-z0-9_.-]{1,64}$/.test(name);
 
 /** A rule for upstream tools: it names only tools of upstream servers, never one built in (nor every tool). */

@@ -26,7 +26,7 @@ import {
 import { claimsReadOnly, namespaced, SEPARATOR, splitName, type PinnedDefinition } from "./servers/definition";
 import { forwardCall, type Sending } from "./calls/forward";
 import { isUpstreamPreview, upstreamPreview, type UpstreamNotifier } from "./calls/preview";
-import { checkUpstreamRules, rulesStop, type UpstreamRulesCheck } from "./rules";
+import { checkUpstreamRules, rulesStop, type UpstreamRulesCheck } from "./calls/rules";
 import { findKeyedCall, findTool, insertUpstreamCall, type ServerRow, type ToolRow, type UpstreamCallRow } from "./sql";
 import { argumentIssues } from "./calls/validate";
 

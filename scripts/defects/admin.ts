@@ -12,7 +12,7 @@ export const defects: Defect[] = [
   },
   {
     name: "policy loosened fields",
-    file: "lib/admin/changes/loosening.ts",
+    file: "lib/admin/changes/loosening/loosening.ts",
     find: 'return classification === "loosening" || classification === "needs-second-admin";',
     replace: "return false;",
     testFile: "tests/admin/admin-desk.integration.test.ts",
@@ -20,7 +20,7 @@ export const defects: Defect[] = [
   },
   {
     name: "connection idle lifetime raise",
-    file: "lib/admin/changes/loosening.ts",
+    file: "lib/admin/changes/loosening/loosening.ts",
     find: 'oauthRefreshIdleDays: "up",',
     replace: 'oauthRefreshIdleDays: "never",',
     testFile: "tests/oauth/oauth-connections.integration.test.ts",
@@ -44,7 +44,7 @@ export const defects: Defect[] = [
   },
   {
     name: "two-admin: loosening above the bound waits",
-    file: "lib/admin/changes/loosening.ts",
+    file: "lib/admin/changes/loosening/loosening.ts",
     find: 'return spec.unit !== "money" || change.after > change.bound ? "needs-second-admin" : "loosening";',
     replace: 'return "loosening";',
     testFile: "tests/admin/admin-changes.integration.test.ts",
@@ -52,7 +52,7 @@ export const defects: Defect[] = [
   },
   {
     name: "two-admin: the webhook waits",
-    file: "lib/admin/changes/loosening.ts",
+    file: "lib/admin/changes/loosening/loosening.ts",
     find: 'case "webhook.set":\n      return "needs-second-admin";',
     replace: 'case "webhook.set":\n      return "loosening";',
     testFile: "tests/admin/admin-changes.integration.test.ts",
@@ -76,7 +76,7 @@ export const defects: Defect[] = [
   },
   {
     name: "two-admin: self-registered clients wait",
-    file: "lib/admin/changes/loosening.ts",
+    file: "lib/admin/changes/loosening/loosening.ts",
     find: 'return change.enabled ? "needs-second-admin" : "tightening";',
     replace: 'return change.enabled ? "loosening" : "tightening";',
     testFile: "tests/admin/admin-changes.integration.test.ts",
@@ -148,7 +148,7 @@ export const defects: Defect[] = [
   },
   {
     name: "two-admin: refund grant waits",
-    file: "lib/admin/changes/loosening.ts",
+    file: "lib/admin/changes/loosening/loosening.ts",
     find: 'return change.canRefund ? "needs-second-admin" : "tightening";',
     replace: 'return change.canRefund ? "loosening" : "tightening";',
     testFile: "tests/admin/admin-changes.integration.test.ts",
@@ -164,7 +164,7 @@ export const defects: Defect[] = [
   },
   {
     name: "unreadable live rules loosen",
-    file: "lib/admin/changes/loosening.ts",
+    file: "lib/admin/changes/loosening/loosening.ts",
     find: "if (before === null) return [UNREADABLE_RULES];",
     replace: "if (before === null) return [];",
     testFile: "tests/policy-rules/publishing.integration.test.ts",
@@ -172,7 +172,7 @@ export const defects: Defect[] = [
   },
   {
     name: "rules loosening held",
-    file: "lib/admin/changes/loosening.ts",
+    file: "lib/admin/changes/loosening/loosening.ts",
     find: 'return change.status === "live" && change.loosened.length > 0 ? "needs-second-admin" : "tightening";',
     replace: 'return "tightening";',
     testFile: "tests/policy-rules/publishing.integration.test.ts",
@@ -180,7 +180,7 @@ export const defects: Defect[] = [
   },
   {
     name: "sso change held",
-    file: "lib/admin/changes/loosening.ts",
+    file: "lib/admin/changes/loosening/loosening.ts",
     find: 'return change.widensSignIn ? "needs-second-admin" : "loosening";',
     replace: 'return "loosening";',
     testFile: "tests/auth/sso.integration.test.ts",
@@ -188,7 +188,7 @@ export const defects: Defect[] = [
   },
   {
     name: "two-admin: a chat channel waits",
-    file: "lib/admin/changes/loosening.ts",
+    file: "lib/admin/changes/loosening/loosening.ts",
     find: '    case "chat.set":\n',
     replace: "",
     testFile: "tests/chat-notices/chat-notices.integration.test.ts",
@@ -212,7 +212,7 @@ export const defects: Defect[] = [
   },
   {
     name: "publish refuses failing cases",
-    file: "lib/admin/rules/publish.ts",
+    file: "lib/admin/rules/publishing/publish.ts",
     find: 'if (failing.length > 0) return { ok: false, code: "rules.cases-failed", errors: failing };',
     replace: "",
     testFile: "tests/policy-rules/versions.integration.test.ts",
@@ -220,7 +220,7 @@ export const defects: Defect[] = [
   },
   {
     name: "rollback classified",
-    file: "lib/admin/rules/publish.ts",
+    file: "lib/admin/rules/publishing/publish.ts",
     find: 'const kind = classifyAdminChange({ kind: "rules", status: rules.status, loosened });',
     replace:
       'const kind = rules.restoresVersion !== null ? "tightening" : classifyAdminChange({ kind: "rules", status: rules.status, loosened });',
@@ -229,7 +229,7 @@ export const defects: Defect[] = [
   },
   {
     name: "time zone change held",
-    file: "lib/admin/changes/loosening.ts",
+    file: "lib/admin/changes/loosening/loosening.ts",
     find: 'return change.readsTime ? "needs-second-admin" : "tightening";',
     replace: 'return "tightening";',
     testFile: "tests/policy-rules/rich-facts.integration.test.ts",

@@ -36,7 +36,7 @@ export const defects: Defect[] = [
   },
   {
     name: "mcp tasks methods gated",
-    file: "lib/agent-api/mcp/tasks-extension.ts",
+    file: "lib/agent-api/mcp/tasks/extension.ts",
     find: "if (!declaresTasks(ctx)) {",
     replace: "if (!declaresTasks(ctx) && false) {",
     testFile: "tests/agent-api/waits/mcp-2026.integration.test.ts",

@@ -44,7 +44,7 @@ export const defects: Defect[] = [
   },
   {
     name: "passkey enrol proof",
-    file: "lib/auth/step-up/passkeys.ts",
+    file: "lib/auth/step-up/passkeys/passkeys.ts",
     find: 'if (!(await hasStepUpItem(db, { userId: person.id, sessionId, proofId, kind: ENROL.kind, item: "enrol" })))',
     replace: "if (false)",
     testFile: "tests/auth/step-up.integration.test.ts",
@@ -52,7 +52,7 @@ export const defects: Defect[] = [
   },
   {
     name: "passkey removal proof",
-    file: "lib/auth/step-up/passkeys.ts",
+    file: "lib/auth/step-up/passkeys/passkeys.ts",
     find: 'const method = await consumeStepUpFor(tx, holder, { kind: "passkey.remove", passkeyId });',
     replace: 'const method = "password" as const;',
     testFile: "tests/auth/step-up.integration.test.ts",
@@ -60,7 +60,7 @@ export const defects: Defect[] = [
   },
   {
     name: "admin passkey removal proof",
-    file: "lib/auth/step-up/passkeys.ts",
+    file: "lib/auth/step-up/passkeys/passkeys.ts",
     find: 'const method = await consumeStepUpFor(tx, holder, { kind: "admin.passkeys-removed", userId });',
     replace: 'const method = "password" as const;',
     testFile: "tests/auth/step-up.integration.test.ts",
@@ -151,7 +151,7 @@ export const defects: Defect[] = [
   },
   {
     name: "sso state",
-    file: "lib/auth/sso/sign-in.ts",
+    file: "lib/auth/sso/sign-in/sign-in.ts",
     find: "oauth.validateAuthResponse(server, client, callbackUrl, attempt.state)",
     replace: "oauth.validateAuthResponse(server, client, callbackUrl, oauth.skipStateCheck)",
     testFile: "tests/auth/sso.integration.test.ts",

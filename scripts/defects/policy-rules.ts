@@ -4,7 +4,7 @@ import type { Defect } from "./defect";
 export const defects: Defect[] = [
   {
     name: "rule engine errors fail closed",
-    file: "lib/policy-rules/evaluate.ts",
+    file: "lib/policy-rules/engine/evaluate.ts",
     find: "if (diagnostics.errors.length > 0) {",
     replace: "if (diagnostics.errors.length < 0) {",
     testFile: "tests/policy-rules/rules-route.integration.test.ts",
@@ -12,7 +12,7 @@ export const defects: Defect[] = [
   },
   {
     name: "rule screen errors fail closed",
-    file: "lib/policy-rules/evaluate.ts",
+    file: "lib/policy-rules/engine/evaluate.ts",
     find: "screened.response.diagnostics.errors.length === 0",
     replace: "screened.response.diagnostics.errors.length >= 0",
     testFile: "tests/policy-rules/screen.test.ts",
@@ -20,7 +20,7 @@ export const defects: Defect[] = [
   },
   {
     name: "rule screen scopes",
-    file: "lib/policy-rules/screen.ts",
+    file: "lib/policy-rules/engine/screen.ts",
     find: '({ Value: "__entity" in uid ? uid : { __entity: uid } })',
     replace: "({ Value: uid })",
     testFile: "tests/policy-rules/screen.test.ts",
@@ -36,7 +36,7 @@ export const defects: Defect[] = [
   },
   {
     name: "rule nesting bound",
-    file: "lib/policy-rules/limits.ts",
+    file: "lib/policy-rules/engine/limits.ts",
     find: "if (depth > RULE_LIMITS.depth) {",
     replace: "if (depth > 100_000) {",
     testFile: "tests/policy-rules/engine.test.ts",
@@ -44,7 +44,7 @@ export const defects: Defect[] = [
   },
   {
     name: "rule operator chain bound",
-    file: "lib/policy-rules/limits.ts",
+    file: "lib/policy-rules/engine/limits.ts",
     find: "const overLimit = countsOverLimit(stretch);",
     replace: "const overLimit = null;",
     testFile: "tests/policy-rules/engine.test.ts",

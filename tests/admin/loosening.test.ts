@@ -6,7 +6,7 @@ import {
   splitPolicyChange,
   UNREADABLE_RULES,
   type PolicyNumbers,
-} from "@/lib/admin/changes/loosening";
+} from "@/lib/admin/changes/loosening/loosening";
 import { POLICY_FIELDS, type PolicyField } from "@/lib/admin/policy/fields";
 
 // Every field and every admin action through the one classifier (docs/decisions/015).

@@ -6,7 +6,7 @@ import { GET as ssoCallbackRoute } from "@/app/api/sso/callback/route";
 import { GET as ssoStartRoute } from "@/app/api/sso/start/route";
 import { authOptions } from "@/lib/auth/sign-in/auth";
 import { sessionUser } from "@/lib/auth/sessions";
-import { attemptCookieName, openAttempt, sealAttempt } from "@/lib/auth/sso/attempt";
+import { attemptCookieName, openAttempt, sealAttempt } from "@/lib/auth/sso/sign-in/attempt";
 import { approveChange } from "@/lib/admin/changes/two-admin";
 import { setSso } from "@/lib/admin/access/sso";
 import { inviteToSso } from "@/lib/admin/access/sso-invite";

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { createAgentKey } from "@/lib/admin/access/agent-keys";
-import { passkeyRegistrationOptions, removeOwnPasskey, removePersonPasskeys } from "@/lib/auth/step-up/passkeys";
+import {
+  passkeyRegistrationOptions,
+  removeOwnPasskey,
+  removePersonPasskeys,
+} from "@/lib/auth/step-up/passkeys/passkeys";
 import { db } from "@/lib/db";
 import { noProof, provedFor } from "../support/step-up";
 import { createWorld, type World } from "../support/world";

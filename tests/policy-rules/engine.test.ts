@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { compileRules, evaluateRules } from "@/lib/policy-rules/evaluate";
-import { SAMPLE_FACTS } from "@/lib/policy-rules/entities";
+import { compileRules, evaluateRules } from "@/lib/policy-rules/engine/evaluate";
+import { SAMPLE_FACTS } from "@/lib/policy-rules/engine/entities";
 import type { RuleFacts } from "@/lib/policy-rules/schema";
 import { validateRules } from "@/lib/policy-rules/validate";
 import { EXAMPLE_RULES, FRAUD_WATCH } from "./examples";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { UNREADABLE_RULES } from "@/lib/admin/changes/loosening";
+import { UNREADABLE_RULES } from "@/lib/admin/changes/loosening/loosening";
 import { approveChange } from "@/lib/admin/changes/two-admin";
-import { publishRules, rulesItem, ruleSetHistory, withdrawShadowRules } from "@/lib/admin/rules/publish";
+import { publishRules, rulesItem, ruleSetHistory, withdrawShadowRules } from "@/lib/admin/rules/publishing/publish";
 import { db } from "@/lib/db";
 import { conversationFor, newCallKey, propose } from "../support/api";
 import { noProof, provedFor } from "../support/step-up";

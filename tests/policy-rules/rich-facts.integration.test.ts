@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { publishRules } from "@/lib/admin/rules/publish";
+import { publishRules } from "@/lib/admin/rules/publishing/publish";
 import { replayRules } from "@/lib/admin/rules/replay";
 import { setRulesTimeZone } from "@/lib/admin/rules/time-zone";
 import { approveChange } from "@/lib/admin/changes/two-admin";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { GET as metricsRoute } from "@/app/api/metrics/route";
-import { publishRules, shadowOneRule } from "@/lib/admin/rules/publish";
+import { publishRules, shadowOneRule } from "@/lib/admin/rules/publishing/publish";
 import { callTimeline } from "@/lib/calls/timeline";
 import { db } from "@/lib/db";
 import { conversationFor, newCallKey, propose } from "../support/api";

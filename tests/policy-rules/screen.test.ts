@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { factsRead, SAMPLE_FACTS } from "@/lib/policy-rules/entities";
-import { compileRules, evaluateRules, unscreened } from "@/lib/policy-rules/evaluate";
+import { factsRead, SAMPLE_FACTS } from "@/lib/policy-rules/engine/entities";
+import { compileRules, evaluateRules, unscreened } from "@/lib/policy-rules/engine/evaluate";
 import { RULE_ACTIONS, ruleArgs, RULES_SCHEMA, type RuleFacts } from "@/lib/policy-rules/schema";
 import { validateRules } from "@/lib/policy-rules/validate";
 import { EXAMPLE_RULES } from "./examples";
 
-// The screening policy (lib/policy-rules/screen.ts) only decides when a call trips no rule and nothing errs; every
+// The screening policy (lib/policy-rules/engine/screen.ts) only decides when a call trips no rule and nothing errs; every
 // verdict must be the one the rules alone give. Checked over many random calls against the same set with the
 // screen taken away, for rules of every shape the language allows: scopes on principal and resource, `unless`,
 // `has`, sets, and conditions that overflow on some calls.
@@ -94,7 +94,7 @@ describe("the screening policy", () => {
   });
 
   it("a rule nested deeper than the engine's JSON form allows is not folded, and the engine keeps working", () => {
-    // Within the rule limits (lib/policy-rules/limits.ts): 98 chained `+`, past the 128 levels the engine reads.
+    // Within the rule limits (lib/policy-rules/engine/limits.ts): 98 chained `+`, past the 128 levels the engine reads.
     const chained = `context.amount_cents + ${Array.from({ length: 97 }, () => "1").join(" + ")} > 5`;
     const text = `${EXAMPLE_RULES}\n@id("chained") @hold("long sums") forbid (principal, action == Action::"issue_refund", resource) when { ${chained} };`;
     expect(validateRules(text).ok).toBe(true);

@@ -9,7 +9,7 @@ import {
   rollbackRules,
   rulesItem,
   ruleSetHistory,
-} from "@/lib/admin/rules/publish";
+} from "@/lib/admin/rules/publishing/publish";
 import { parseCases, type RuleCase } from "@/lib/policy-rules/cases/cases";
 import { db } from "@/lib/db";
 import { conversationFor, newCallKey, propose } from "../support/api";

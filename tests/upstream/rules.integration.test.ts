@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync } from "
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { publishRules } from "@/lib/admin/rules/publish";
+import { publishRules } from "@/lib/admin/rules/publishing/publish";
 import { replayRules } from "@/lib/admin/rules/replay";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import { db } from "@/lib/db";

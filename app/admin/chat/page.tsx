@@ -1,6 +1,6 @@
 import { ChatChannels } from "@/components/admin/policy/chat-channels";
 import { requireRole } from "@/lib/auth/guards";
-import { passkeysOf } from "@/lib/auth/step-up/passkeys";
+import { passkeysOf } from "@/lib/auth/step-up/passkeys/passkeys";
 import { chatChannelsOf } from "@/lib/chat-notices/channels";
 
 export const metadata = { title: "Slack and Teams" };

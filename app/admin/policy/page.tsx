@@ -6,7 +6,7 @@ import { peopleSessions } from "@/lib/admin/access/people";
 import { recentAudit } from "@/lib/admin/audit";
 import { tenantPolicy } from "@/lib/admin/policy/numbers";
 import { requireRole } from "@/lib/auth/guards";
-import { passkeysOf } from "@/lib/auth/step-up/passkeys";
+import { passkeysOf } from "@/lib/auth/step-up/passkeys/passkeys";
 import { tenantConnections } from "@/lib/oauth/consent/connections";
 import { ssoSettingsOf } from "@/lib/auth/sso/settings";
 

@@ -1,7 +1,7 @@
 import { RulesDesk } from "@/components/admin/rules/rules-desk";
-import { rulesOverview } from "@/lib/admin/rules/publish";
+import { rulesOverview } from "@/lib/admin/rules/publishing/publish";
 import { requireRole } from "@/lib/auth/guards";
-import { passkeysOf } from "@/lib/auth/step-up/passkeys";
+import { passkeysOf } from "@/lib/auth/step-up/passkeys/passkeys";
 
 export const metadata = { title: "Policy rules" };
 

@@ -3,7 +3,7 @@ import { OAuthConsent } from "@/components/oauth/consent";
 import { headers } from "next/headers";
 import { issuerFor } from "@/lib/auth/keys/access-tokens";
 import { currentUser } from "@/lib/auth/sign-in/auth";
-import { passkeysOf } from "@/lib/auth/step-up/passkeys";
+import { passkeysOf } from "@/lib/auth/step-up/passkeys/passkeys";
 import { checkAuthorizationRequest, consentingAgent, delegationDigest } from "@/lib/oauth/consent/authorize";
 import { fetchMetadataDocument } from "@/lib/oauth/clients/fetch-document";
 

@@ -4,7 +4,7 @@ import { useState, useTransition } from "react";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { useStepUp } from "@/components/step-up/step-up-field";
 import { endSessionsAction } from "@/lib/admin/access/actions";
-import { removePersonPasskeysAction } from "@/lib/auth/step-up/passkey-actions";
+import { removePersonPasskeysAction } from "@/lib/auth/step-up/passkeys/actions";
 import { Table } from "@/components/ui/table";
 import { FormMessages } from "@/components/ui/field";
 

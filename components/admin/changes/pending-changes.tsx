@@ -7,7 +7,7 @@ import { approveAdminChangeAction, cancelAdminChangeAction } from "@/lib/admin/c
 import { Table } from "@/components/ui/table";
 import { RuleDiff } from "@/components/admin/rules/rule-diff";
 import { RuleReport } from "@/components/admin/rules/rule-report";
-import type { RulesReview } from "@/lib/admin/rules/review";
+import type { RulesReview } from "@/lib/admin/rules/publishing/review";
 
 interface Change {
   id: string;
@@ -19,7 +19,7 @@ interface Change {
   applyAt: string | null;
   expiresAt: string;
   lines: string[];
-  /** A rules change's full diff and replay (lib/admin/rules/review.ts); null for other kinds. */
+  /** A rules change's full diff and replay (lib/admin/rules/publishing/review.ts); null for other kinds. */
   rules: RulesReview | null;
 }
 

@@ -3,7 +3,7 @@ import { RuleHistory } from "@/components/admin/rules/rule-history";
 import { RulesEditor } from "@/components/admin/rules/rules-editor";
 import { TimeZoneForm } from "@/components/admin/rules/time-zone-form";
 import { TimeAgo } from "@/components/ui/time-ago";
-import type { rulesOverview } from "@/lib/admin/rules/publish";
+import type { rulesOverview } from "@/lib/admin/rules/publishing/publish";
 import { FACT_WORDS, RULE_ACTIONS } from "@/lib/policy-rules/schema";
 
 type Overview = Awaited<ReturnType<typeof rulesOverview>>;

@@ -1,7 +1,7 @@
 import { createApiKey } from "../../auth/keys/api-keys";
 import { consumeStepUpFor, type StepUpHolder } from "../../auth/step-up/step-up";
 import { db, transaction } from "../../db";
-import { classifyAdminChange } from "../changes/loosening";
+import { classifyAdminChange } from "../changes/loosening/loosening";
 import { holdChange, type HeldChange } from "../changes/two-admin";
 import { findAgentsWithKeys, findTenantAgent, holdKey, revokeKey } from "./sql";
 import { insertAudit, type Admin } from "../sql";

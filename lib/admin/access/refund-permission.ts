@@ -1,6 +1,6 @@
 import { consumeStepUpFor, type StepUpHolder } from "../../auth/step-up/step-up";
 import { transaction } from "../../db";
-import { classifyAdminChange } from "../changes/loosening";
+import { classifyAdminChange } from "../changes/loosening/loosening";
 import { holdChange, type HeldChange } from "../changes/two-admin";
 import { findTenantAgent, setCanRefund } from "./sql";
 import { insertAudit, type Admin } from "../sql";

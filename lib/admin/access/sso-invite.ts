@@ -3,7 +3,7 @@ import { bindInvited, type SsoInvitation } from "../../auth/sso/binding";
 import { findSsoByTenant, findTenantPersonByEmail, subjectBound } from "../../auth/sso/sql";
 import { consumeStepUpFor, type StepUpHolder } from "../../auth/step-up/step-up";
 import { db, transaction } from "../../db";
-import { classifyAdminChange } from "../changes/loosening";
+import { classifyAdminChange } from "../changes/loosening/loosening";
 import { holdChange, type HeldChange } from "../changes/two-admin";
 import type { Admin } from "../sql";
 

@@ -1,6 +1,6 @@
 import { saveSsoSettings, type SsoSettingsInput } from "../../auth/sso/settings";
 import type { StepUpHolder } from "../../auth/step-up/step-up";
-import { classifyAdminChange } from "../changes/loosening";
+import { classifyAdminChange } from "../changes/loosening/loosening";
 import { holdChange } from "../changes/two-admin";
 import type { Admin } from "../sql";
 

@@ -8,11 +8,11 @@ import { lockChatChannel, setChatChannel, type ChatProvider } from "../../chat-n
 import { db, transaction, type Db, type Tx } from "../../db";
 import { newId } from "../../ids";
 import { queueMessages } from "../../outbox";
-import type { PolicyNumbers } from "./loosening";
+import type { PolicyNumbers } from "./loosening/loosening";
 import { POLICY_FIELDS, readableValue } from "../policy/fields";
 import type { RuleCase } from "../../policy-rules/cases/cases";
-import { reviewRulesChange } from "../rules/review";
-import { putInForce } from "../rules/versions";
+import { reviewRulesChange } from "../rules/publishing/review";
+import { putInForce } from "../rules/publishing/versions";
 import {
   closeAdminChange,
   expireAdminChanges,
@@ -454,7 +454,7 @@ export async function applyDueChanges(): Promise<number> {
 
 /**
  * The tenant's waiting changes for the admin page and the supervisors' queue, each described line by line; a rules
- * change also with its full diff and the replay's verdict changes (lib/admin/rules/review.ts).
+ * change also with its full diff and the replay's verdict changes (lib/admin/rules/publishing/review.ts).
  */
 export async function pendingChanges(tenantId: string) {
   const rows = await findPendingChanges(db, tenantId);

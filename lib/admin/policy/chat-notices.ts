@@ -4,7 +4,7 @@ import { lockChatChannel, setChatChannel, type ChatProvider } from "../../chat-n
 import { transaction } from "../../db";
 import { checkOutboundUrl, OutboundRefused } from "../../security/outbound";
 import { encryptSecret } from "../../secrets";
-import { classifyAdminChange } from "../changes/loosening";
+import { classifyAdminChange } from "../changes/loosening/loosening";
 import { holdChange, type HeldChange } from "../changes/two-admin";
 import { insertAudit, type Admin } from "../sql";
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { consumeStepUp, type StepUpHolder } from "../../auth/step-up/step-up";
 import { db, transaction } from "../../db";
-import { loosenedFields, splitPolicyChange } from "../changes/loosening";
+import { loosenedFields, splitPolicyChange } from "../changes/loosening/loosening";
 import { holdChange, type HeldChange } from "../changes/two-admin";
 import { parsePolicyValue, POLICY_FIELDS, policyDiff, type PolicyField } from "./fields";
 import { findPolicy, lockPolicy, updatePolicyValues } from "./sql";
@@ -79,7 +79,7 @@ export interface StepUpRequired {
 /**
  * Changes the tenant's policy numbers and records before and after, in one transaction; a save that changes
  * nothing writes nothing, so the audit list holds only real changes. A change that loosens control (the one
- * classifier: lib/admin/changes/loosening.ts) consumes the admin's step-up proof for exactly this form (`item`, from
+ * classifier: lib/admin/changes/loosening/loosening.ts) consumes the admin's step-up proof for exactly this form (`item`, from
  * `policyItem`), in the same transaction; without one nothing changes. Tightening needs no proof. Numbers the
  * two-admin rule holds (docs/decisions/015) wait as one change; the rest of the save applies at once.
  */

@@ -13,7 +13,7 @@ import {
   shadowOneRule,
   withdrawShadowRules,
   type PublishResult,
-} from "./publish";
+} from "./publishing/publish";
 import { REPLAY_LIMITS } from "@/lib/policy-rules/replay/replay";
 import { replayProgress, startReplay } from "./replay";
 import { IdSchema } from "@/lib/security/input";

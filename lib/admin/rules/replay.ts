@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { db } from "../../db";
 import { newId } from "../../ids";
-import { compileDraft, evaluateRules } from "../../policy-rules/evaluate";
+import { compileDraft, evaluateRules } from "../../policy-rules/engine/evaluate";
 import {
   differences,
   mergeReports,

@@ -1,5 +1,5 @@
 import { transaction } from "../../db";
-import { classifyAdminChange } from "../changes/loosening";
+import { classifyAdminChange } from "../changes/loosening/loosening";
 import { holdChange, type HeldChange } from "../changes/two-admin";
 import { insertAudit } from "../sql";
 import { knowsTimeZone, lockTimeZone, setTimeZone } from "./sql";

@@ -15,7 +15,7 @@ import {
   proposeMcpCall,
   type Bound,
 } from "./server";
-import { createHeldCallTask, declaresTasks, registerTasksExtension, TASKS_EXTENSION } from "./tasks-extension";
+import { createHeldCallTask, declaresTasks, registerTasksExtension, TASKS_EXTENSION } from "./tasks/extension";
 
 // Protocol revision 2026-07-28 on /api/mcp (decision 020), served by the v2 SDK's per-request handler: no
 // initialize and no session; each request carries its version and client capabilities in `_meta`, and its

@@ -8,7 +8,7 @@ import { proposeCall } from "../propose";
 import { exposedTools, providerDefinition } from "../../tools/registry";
 import { upstreamDefinitions } from "../../upstream/calls/exposure";
 import { SWITCH_TOOL, switchAnswer, switchToolDefinition } from "./switch-tool";
-import { createCallTask, registerTaskHandlers, TASK_CAPABILITIES } from "./tasks";
+import { createCallTask, registerTaskHandlers, TASK_CAPABILITIES } from "./tasks/tasks";
 
 // The MCP server for one agent and one conversation, over Streamable HTTP, stateless: a fresh server and
 // transport per HTTP request, so any app instance can answer any request. tools/call goes through the same

@@ -1,6 +1,6 @@
 import type { Db } from "../../db";
 import { outcome, type Outcome } from "../../outcome";
-import { compileRules, evaluateRules, knownRules, type RuleVerdict } from "../../policy-rules/evaluate";
+import { compileRules, evaluateRules, knownRules, type RuleVerdict } from "../../policy-rules/engine/evaluate";
 import { recordedFacts, ruleArgs, type RuleFacts } from "../../policy-rules/schema";
 import type { OrderFacts, ToolDefinition } from "../../tools/types";
 import { findRuleFacts, findRuleSetText, type RuleFactsRow } from "./sql";

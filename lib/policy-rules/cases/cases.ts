@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { compileDraft, evaluateRules, type RuleVerdict } from "../evaluate";
+import { compileDraft, evaluateRules, type RuleVerdict } from "../engine/evaluate";
 import { ARG_TYPES, ruleArgs, RuleFactsSchema, type RuleFacts } from "../schema";
 import type { Rule } from "../validate";
 

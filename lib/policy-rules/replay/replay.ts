@@ -1,5 +1,5 @@
 import { formatMoney } from "../../money";
-import type { RuleVerdict } from "../evaluate";
+import type { RuleVerdict } from "../engine/evaluate";
 import type { RuleFacts } from "../schema";
 
 /** How many recorded decisions a replay reads: at first, and at most when asked to go further. */

@@ -6,7 +6,7 @@ import { logError } from "../../log";
 import { outcome, type Outcome } from "../../outcome";
 import { splitName } from "../servers/definition";
 import { forwardCall } from "./forward";
-import { checkUpstreamRules, rulesStop } from "../rules";
+import { checkUpstreamRules, rulesStop } from "./rules";
 import { findTool, findUpstreamCall, moveUpstreamCall } from "../sql";
 
 /** The request as the approvals desk locked it. */

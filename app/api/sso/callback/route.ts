@@ -1,1 +1,1 @@
-export { ssoCallback as GET } from "@/lib/auth/sso/route";
+export { ssoCallback as GET } from "@/lib/auth/sso/sign-in/route";

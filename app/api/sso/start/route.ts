@@ -1,1 +1,1 @@
-export { ssoStart as GET } from "@/lib/auth/sso/route";
+export { ssoStart as GET } from "@/lib/auth/sso/sign-in/route";

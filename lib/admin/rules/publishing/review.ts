@@ -1,8 +1,8 @@
-import { db } from "../../db";
-import { lineDiff, type DiffLine } from "../../policy-rules/diff";
-import type { DifferenceReport } from "../../policy-rules/replay/replay";
-import { replayRules } from "./replay";
-import { findRuleSetVersion } from "./sql";
+import { db } from "../../../db";
+import { lineDiff, type DiffLine } from "../../../policy-rules/diff";
+import type { DifferenceReport } from "../../../policy-rules/replay/replay";
+import { replayRules } from "../replay";
+import { findRuleSetVersion } from "../sql";
 
 /** The days of recorded decisions a waiting rules change is replayed over for the admin who decides it. */
 const REVIEW_DAYS = 7;

@@ -1,17 +1,17 @@
-import { canonicalJson, sha256Hex } from "../canonical";
-import type { Db } from "../db";
-import { outcome, type Outcome } from "../outcome";
-import { findRuleSetText, type TenantPolicy } from "../gateway";
-import { compileRules, knownRules, type RuleVerdict } from "../policy-rules/evaluate";
+import { canonicalJson, sha256Hex } from "../../canonical";
+import type { Db } from "../../db";
+import { outcome, type Outcome } from "../../outcome";
+import { findRuleSetText, type TenantPolicy } from "../../gateway";
+import { compileRules, knownRules, type RuleVerdict } from "../../policy-rules/engine/evaluate";
 import {
   compileUpstreamRules,
   evaluateUpstreamRules,
   namedUpstreamTools,
   upstreamRulesFor,
   type UpstreamAction,
-} from "../policy-rules/upstream";
-import { namespaced, type PinnedDefinition } from "./servers/definition";
-import { findTenantTools } from "./sql";
+} from "../../policy-rules/upstream";
+import { namespaced, type PinnedDefinition } from "../servers/definition";
+import { findTenantTools } from "../sql";
 
 /** The live rules' word on one upstream call, and the version that gave it; null when no live rule names the tool. */
 export interface UpstreamRulesCheck {

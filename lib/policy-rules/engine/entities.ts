@@ -1,5 +1,5 @@
 import type { EntityJson, EntityUid } from "@cedar-policy/cedar-wasm/nodejs";
-import { ruleArgs, type RuleFacts } from "./schema";
+import { ruleArgs, type RuleFacts } from "../schema";
 
 export interface RuleRequest {
   principal: EntityUid;

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { env } from "../../env";
-import { logError } from "../../log";
-import { clientAddress } from "../../security/request";
-import { safeReturnPath } from "../guards";
+import { env } from "../../../env";
+import { logError } from "../../../log";
+import { clientAddress } from "../../../security/request";
+import { safeReturnPath } from "../../guards";
 import { ATTEMPT_SECONDS, attemptCookie, attemptCookieName, openAttempt } from "./attempt";
 import { beginSsoSignIn, finishSsoSignIn } from "./sign-in";
 

@@ -1,19 +1,19 @@
-import { consumeStepUpFor, type StepUpHolder } from "../../auth/step-up/step-up";
-import { sha256Hex } from "../../canonical";
-import { db, transaction } from "../../db";
+import { consumeStepUpFor, type StepUpHolder } from "../../../auth/step-up/step-up";
+import { sha256Hex } from "../../../canonical";
+import { db, transaction } from "../../../db";
 import {
   failureLines,
   RuleCasesSchema,
   runCases,
   type CaseResult,
   type RuleCase,
-} from "../../policy-rules/cases/cases";
-import { lineDiff } from "../../policy-rules/diff";
-import { ruleSummary } from "../../policy-rules/summary";
-import { validateRules, type Rule } from "../../policy-rules/validate";
-import { classifyAdminChange, loosenedRules } from "../changes/loosening";
-import { holdChange, type HeldChange } from "../changes/two-admin";
-import { shadowDifferences } from "./replay";
+} from "../../../policy-rules/cases/cases";
+import { lineDiff } from "../../../policy-rules/diff";
+import { ruleSummary } from "../../../policy-rules/summary";
+import { validateRules, type Rule } from "../../../policy-rules/validate";
+import { classifyAdminChange, loosenedRules } from "../../changes/loosening/loosening";
+import { holdChange, type HeldChange } from "../../changes/two-admin";
+import { shadowDifferences } from "../replay";
 import { putInForce, type RulesInput, type RulesStatus } from "./versions";
 import {
   clearShadowRuleSet,
@@ -23,8 +23,8 @@ import {
   findTimeZone,
   lockRuleSets,
   type RuleSetVersion,
-} from "./sql";
-import { insertAudit } from "../sql";
+} from "../sql";
+import { insertAudit } from "../../sql";
 
 // Publishing a tenant's policy rules (docs/decisions/019). Every publish is a new version; an invalid text, or one
 // whose own test cases fail, is refused with its errors in words and nothing changes. A shadow set enforces nothing

@@ -1,8 +1,8 @@
-import type { Tx } from "../../db";
-import { newId } from "../../ids";
-import type { RuleCase } from "../../policy-rules/cases/cases";
-import { insertAudit } from "../sql";
-import { insertRuleSet } from "./sql";
+import type { Tx } from "../../../db";
+import { newId } from "../../../ids";
+import type { RuleCase } from "../../../policy-rules/cases/cases";
+import { insertAudit } from "../../sql";
+import { insertRuleSet } from "../sql";
 
 export type RulesStatus = "live" | "shadow";
 

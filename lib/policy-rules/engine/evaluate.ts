@@ -1,6 +1,6 @@
 import { preparsePolicySet, statefulIsAuthorized } from "@cedar-policy/cedar-wasm/nodejs";
 import { factsRead, requestFor } from "./entities";
-import { RULE_ACTIONS, type RuleFacts } from "./schema";
+import { RULE_ACTIONS, type RuleFacts } from "../schema";
 import { screeningPolicy } from "./screen";
 import {
   BASE_POLICY,
@@ -10,7 +10,7 @@ import {
   SCREEN_POLICY_ID,
   validateRules,
   type Rule,
-} from "./validate";
+} from "../validate";
 
 /** A rule set ready to evaluate: parsed once into the engine, one policy set per tool that any rule names. */
 export interface RuleSet {
@@ -18,7 +18,7 @@ export interface RuleSet {
   rules: Rule[];
   /**
    * The engine's pre-parsed sets for each tool that has rules (a tool without them has nothing to evaluate): its
-   * rules folded into one screening policy (lib/policy-rules/screen.ts) where they fold exactly, and the rules.
+   * rules folded into one screening policy (lib/policy-rules/engine/screen.ts) where they fold exactly, and the rules.
    */
   sets: Map<string, ToolSet>;
 }

@@ -1,4 +1,4 @@
-import { POLICY_FIELDS, type PolicyField } from "../policy/fields";
+import { POLICY_FIELDS, type PolicyField } from "../../policy/fields";
 
 // The two-admin rule (docs/decisions/015) in one place: which admin changes loosen control over money, and which of
 // those need a second person. Loosening changes need step-up; above the tenant's bound they wait for a different

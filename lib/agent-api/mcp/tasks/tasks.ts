@@ -10,16 +10,16 @@ import {
   type CreateTaskResult,
   type Task,
 } from "@modelcontextprotocol/sdk/types.js";
-import { updateInChat } from "../../approvals/notify/chat";
-import type { AuthenticatedAgent } from "../../auth/keys/api-keys";
-import { db, transaction } from "../../db";
-import { type ConversationFacts, lockConversation, withdrawApproval } from "../../gateway";
-import { modelProjection, outcome, type Outcome } from "../../outcome";
-import { newId } from "../../ids";
-import { isWellFormedId } from "../../security/input";
-import { onDrain, shuttingDown } from "../../instance/shutdown";
-import { MAX_WAIT_SECONDS, waitForAgentToolCall } from "../tool-calls";
-import { findCallTask, findTask, findTasksPage, insertTask, type TaskRow } from "../sql";
+import { updateInChat } from "../../../approvals/notify/chat";
+import type { AuthenticatedAgent } from "../../../auth/keys/api-keys";
+import { db, transaction } from "../../../db";
+import { type ConversationFacts, lockConversation, withdrawApproval } from "../../../gateway";
+import { modelProjection, outcome, type Outcome } from "../../../outcome";
+import { newId } from "../../../ids";
+import { isWellFormedId } from "../../../security/input";
+import { onDrain, shuttingDown } from "../../../instance/shutdown";
+import { MAX_WAIT_SECONDS, waitForAgentToolCall } from "../../tool-calls";
+import { findCallTask, findTask, findTasksPage, insertTask, type TaskRow } from "../../sql";
 
 // MCP tasks (protocol revision 2025-11-25, the SDK's experimental task API) for a stateless server. A client that
 // augments tools/call with `task` gets a task instead of the result; the task is a handle on the call's row, so

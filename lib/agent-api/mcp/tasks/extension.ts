@@ -5,8 +5,8 @@ import {
   type Server,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import type { Outcome } from "../../outcome";
-import type { TaskRow } from "../sql";
+import type { Outcome } from "../../../outcome";
+import type { TaskRow } from "../../sql";
 import {
   insertCallTask,
   outcomeOf,

@@ -1,7 +1,7 @@
 import { encode } from "next-auth/jwt";
-import type { Role } from "../../generated/prisma/client";
-import { env, servedOverHttps } from "../../env";
-import { sessionCookieName } from "../sign-in/auth.config";
+import type { Role } from "../../../generated/prisma/client";
+import { env, servedOverHttps } from "../../../env";
+import { sessionCookieName } from "../../sign-in/auth.config";
 
 /**
  * The same session cookie a password sign-in gets from next-auth (a JWT naming the Session row), so everything after

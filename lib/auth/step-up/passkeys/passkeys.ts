@@ -4,10 +4,10 @@ import {
   type PublicKeyCredentialCreationOptionsJSON,
   type RegistrationResponseJSON,
 } from "@simplewebauthn/server";
-import { appendAuditLog } from "../../audit/sql";
-import { db, transaction, type Db } from "../../db";
-import { logError } from "../../log";
-import { queueMessages } from "../../outbox";
+import { appendAuditLog } from "../../../audit/sql";
+import { db, transaction, type Db } from "../../../db";
+import { logError } from "../../../log";
+import { queueMessages } from "../../../outbox";
 import {
   deletePasskey,
   deleteTenantPersonPasskeys,
@@ -18,8 +18,8 @@ import {
   listPasskeys,
   storeChallenge,
   takeChallenge,
-} from "./sql";
-import { consumeStepUpFor, relyingParty, type StepUpHolder } from "./step-up";
+} from "../sql";
+import { consumeStepUpFor, relyingParty, type StepUpHolder } from "../step-up";
 
 // A person's passkeys. Adding or removing one needs a fresh step-up with a factor they already have (the password,
 // or an existing passkey), made in the same session for exactly that change; the change is audited and the owner

@@ -3,8 +3,8 @@
 import type { RegistrationResponseJSON } from "@simplewebauthn/server";
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { IdSchema } from "../../security/input";
-import { authedAction, EVERY_ROLE, type ActionResult } from "../guards";
+import { IdSchema } from "../../../security/input";
+import { authedAction, EVERY_ROLE, type ActionResult } from "../../guards";
 import {
   passkeyRegistrationOptions,
   registerPasskey,
@@ -12,7 +12,7 @@ import {
   removePersonPasskeys,
   type PasskeyChange,
 } from "./passkeys";
-import { ProofIdSchema } from "./step-up";
+import { ProofIdSchema } from "../step-up";
 
 const STEP_UP_REQUIRED = {
   ok: false,

@@ -1,5 +1,5 @@
 import { policyToJson, type Expr, type PolicyJson } from "@cedar-policy/cedar-wasm/nodejs";
-import type { Rule } from "./validate";
+import type { Rule } from "../validate";
 
 // The engine's cost grows with the number of policies it visits (about 2 µs each in WebAssembly, a condition that
 // is plainly `false` included), and most calls trip no rule. So each tool's rules are also folded into one

@@ -1,13 +1,13 @@
 import * as oauth from "oauth4webapi";
-import { db } from "../../db";
-import { logError } from "../../log";
-import { startSession } from "../sessions";
+import { db } from "../../../db";
+import { logError } from "../../../log";
+import { startSession } from "../../sessions";
 import { ATTEMPT_SECONDS, sealAttempt, type Attempt } from "./attempt";
-import { bindSubject, type ProviderClaims, type SsoRefusal } from "./binding";
-import { discover, IssuerRefused, requestOptions } from "./issuer";
-import { openClientSecret } from "./settings";
+import { bindSubject, type ProviderClaims, type SsoRefusal } from "../binding";
+import { discover, IssuerRefused, requestOptions } from "../issuer";
+import { openClientSecret } from "../settings";
 import { sessionCookie } from "./session-cookie";
-import { findSsoByDomain, findSsoByTenant, insertSsoAudit, type SsoSettingsRow } from "./sql";
+import { findSsoByDomain, findSsoByTenant, insertSsoAudit, type SsoSettingsRow } from "../sql";
 
 // Sign-in through a tenant's OpenID provider: the authorization code flow with PKCE (S256), `state` and `nonce`
 // (oauth4webapi checks each), then the provider's subject bound to a toolgate person and a normal session started.
