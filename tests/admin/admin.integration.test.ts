@@ -35,26 +35,9 @@ describe("admin: policy and keys", () => {
       oauthRefreshIdleDays: "30",
       oauthRefreshMaxDays: "90",
     };
-    expect(
-      PolicySchema.safeParse({
-        autoLimitCents: 1,
-        sessionCapCents: 1,
-        maxAutoWrites: 1,
-        approvalTtlSeconds: 60,
-        ...ceilings,
-        tenantDailyCeilingCents: -1,
-      }).success,
-    ).toBe(false);
-    expect(
-      PolicySchema.safeParse({
-        autoLimitCents: 1,
-        sessionCapCents: 1,
-        maxAutoWrites: 1,
-        approvalTtlSeconds: 60,
-        ...ceilings,
-        rateOpenPerMin: 0,
-      }).success,
-    ).toBe(false);
+    const small = { autoLimitCents: 1, sessionCapCents: 1, maxAutoWrites: 1, approvalTtlSeconds: 60, ...ceilings };
+    expect(PolicySchema.safeParse({ ...small, tenantDailyCeilingCents: -1 }).success).toBe(false);
+    expect(PolicySchema.safeParse({ ...small, rateOpenPerMin: 0 }).success).toBe(false);
     const input = PolicySchema.parse({
       autoLimitCents: "2000",
       sessionCapCents: "6000",

@@ -24,7 +24,7 @@ import { conversationOver } from "../support/api-over-http";
 import { refundArguments } from "../support/calls";
 import { refundedOf } from "../support/effects";
 import { ownProvider } from "../support/externals";
-import { connectMcp } from "../support/mcp-client";
+import { connectMcp, DEFAULT_TOOL_NAMES, expectHeldResult } from "../support/mcp-client";
 import { ownInstances } from "../support/own-instances";
 import { createWorld, type World } from "../support/world";
 
@@ -92,13 +92,7 @@ describe("the MCP SDK client with one fixed header", () => {
     expect(await refundedOf(own.orders.o1001)).toBe(2500);
 
     const held = await client.callTool({ name: "issue_refund", arguments: refundArguments(own.orders.o1004, 8000) });
-    expect(held.isError).toBe(false);
-    const { call_id: callId } = held.structuredContent as { call_id: string };
-    expect(held.structuredContent).toEqual({
-      status: "needs_approval",
-      call_id: callId,
-      expires_at: expect.any(String),
-    });
+    const callId = expectHeldResult(held);
 
     // The client waits over MCP itself: get_call_status answers the moment the supervisor decides.
     const waiting = client.callTool({ name: "get_call_status", arguments: { call_id: callId, wait_seconds: 30 } });
@@ -209,13 +203,7 @@ describe("LangChain's MCP adapters", () => {
     });
     try {
       const tools = await client.getTools();
-      expect(tools.map((tool) => tool.name)).toEqual([
-        "get_order",
-        "issue_refund",
-        "update_shipping_address",
-        "send_status_email",
-        "get_call_status",
-      ]);
+      expect(tools.map((tool) => tool.name)).toEqual(DEFAULT_TOOL_NAMES);
       const refundTool = tools.find((tool) => tool.name === "issue_refund")!;
       const output = await refundTool.invoke(refundArguments(own.orders.o1004, 9000));
       const text = JSON.stringify(output);

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
 import { MCP_CALL_KEY_META } from "@/lib/agent-api/mcp/server";
 import { conversationOver } from "../support/api-over-http";
-import { connectMcp } from "../support/mcp-client";
+import { connectMcp, DEFAULT_TOOL_NAMES } from "../support/mcp-client";
 import { expectNoEffect } from "../support/effects";
 import { ownProvider } from "../support/externals";
 import { ownInstances } from "../support/own-instances";
@@ -26,13 +26,7 @@ describe("MCP server at /api/mcp", () => {
   it("lists only the conversation's tools, with the schemas the gateway enforces", async () => {
     const client = await connectMcp(instance.url, world.keys.agent, conversation);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual([
-      "get_order",
-      "issue_refund",
-      "update_shipping_address",
-      "send_status_email",
-      "get_call_status",
-    ]);
+    expect(tools.map((tool) => tool.name)).toEqual(DEFAULT_TOOL_NAMES);
     expect(tools[1].inputSchema).toMatchObject({
       type: "object",
       additionalProperties: false,

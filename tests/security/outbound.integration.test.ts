@@ -69,6 +69,28 @@ async function queueAndSend(world: Awaited<ReturnType<typeof createWorld>>) {
   return db.outboxMessage.findFirstOrThrow({ where: { tenantId: world.tenantId, kind: "webhook" } });
 }
 
+/** A local server that records the path of every request it gets and answers "ok". */
+async function recordingServer() {
+  const received: string[] = [];
+  const { server, port } = await listen((request, response) => {
+    received.push(request.url ?? "");
+    response.end("ok");
+  });
+  return { received, server, port };
+}
+
+/** The tenant's webhook queued and the sender run: refused before `received`'s server heard of it, unsent, saying why. */
+async function expectSendRefused(
+  world: Awaited<ReturnType<typeof createWorld>>,
+  received: string[],
+  why: string | RegExp,
+) {
+  const row = await queueAndSend(world);
+  expect(received).toEqual([]);
+  expect(row.status).not.toBe("sent");
+  expect(row.lastError).toMatch(why);
+}
+
 describe("webhook SSRF", () => {
   it("refuses to save a webhook at loopback, private, link-local, metadata or a name resolving to loopback, storing nothing", async () => {
     const world = await createWorld();
@@ -140,11 +162,7 @@ describe("webhook SSRF", () => {
   });
 
   it("refuses a plain http webhook in production, when saved and again when sent, and keeps https", async () => {
-    const received: string[] = [];
-    const { server, port } = await listen((request, response) => {
-      received.push(request.url ?? "");
-      response.end("ok");
-    });
+    const { received, server, port } = await recordingServer();
     try {
       const world = await createWorld();
       dnsAnswers.set("hooks.receiver.test", ["203.0.113.10"]);
@@ -167,10 +185,7 @@ describe("webhook SSRF", () => {
         data: { webhookUrl: encryptSecret(`http://127.0.0.1:${port}/hook`, webhookUrlContext(world.tenantId)) },
         select: { id: true },
       });
-      const row = await queueAndSend(world);
-      expect(received).toEqual([]);
-      expect(row.status).not.toBe("sent");
-      expect(row.lastError).toMatch(/plain http is refused in production/);
+      await expectSendRefused(world, received, /plain http is refused in production/);
     } finally {
       server.close();
     }
@@ -189,11 +204,7 @@ describe("webhook SSRF", () => {
   });
 
   it("refuses a send whose name now resolves to loopback (DNS rebinding) and records why, reaching nothing", async () => {
-    const received: string[] = [];
-    const { server, port } = await listen((request, response) => {
-      received.push(request.url ?? "");
-      response.end("ok");
-    });
+    const { received, server, port } = await recordingServer();
     try {
       const world = await createWorld();
       dnsAnswers.set("hooks.attacker.test", ["203.0.113.10"]);
@@ -204,21 +215,14 @@ describe("webhook SSRF", () => {
         }),
       ).toEqual({ ok: true, held: null });
       dnsAnswers.set("hooks.attacker.test", ["127.0.0.1"]);
-      const row = await queueAndSend(world);
-      expect(received).toEqual([]);
-      expect(row.status).not.toBe("sent");
-      expect(row.lastError).toContain("hooks.attacker.test resolves to 127.0.0.1");
+      await expectSendRefused(world, received, "hooks.attacker.test resolves to 127.0.0.1");
     } finally {
       server.close();
     }
   });
 
   it("refuses a send to a loopback address written straight into the database, past the save check", async () => {
-    const received: string[] = [];
-    const { server, port } = await listen((request, response) => {
-      received.push(request.url ?? "");
-      response.end("ok");
-    });
+    const { received, server, port } = await recordingServer();
     try {
       const world = await createWorld();
       await db.tenant.update({
@@ -229,10 +233,7 @@ describe("webhook SSRF", () => {
         },
         select: { id: true },
       });
-      const row = await queueAndSend(world);
-      expect(received).toEqual([]);
-      expect(row.status).not.toBe("sent");
-      expect(row.lastError).toContain("127.0.0.1 is a loopback, private or link-local address");
+      await expectSendRefused(world, received, "127.0.0.1 is a loopback, private or link-local address");
     } finally {
       server.close();
     }

@@ -1,3 +1,4 @@
+import { expect } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
@@ -18,4 +19,22 @@ export async function connectMcp(
   );
   await client.connect(transport);
   return client;
+}
+
+/** The tools a conversation opened with the defaults offers, in the registry's order: what `tools/list` answers. */
+export const DEFAULT_TOOL_NAMES = [
+  "get_order",
+  "issue_refund",
+  "update_shipping_address",
+  "send_status_email",
+  "get_call_status",
+];
+
+/** A held refund's MCP answer: not an error, the call to poll and when the request expires. Returns the call's id. */
+export function expectHeldResult(answer: object): string {
+  const held = answer as { isError?: unknown; structuredContent?: unknown };
+  expect(held.isError).toBe(false);
+  const { call_id: callId } = held.structuredContent as { call_id: string };
+  expect(held.structuredContent).toEqual({ status: "needs_approval", call_id: callId, expires_at: expect.any(String) });
+  return callId;
 }

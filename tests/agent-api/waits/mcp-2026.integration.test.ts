@@ -8,6 +8,7 @@ import { expectNoEffect } from "../../support/effects";
 import { ownExternals } from "../../support/externals";
 import { createWorld, type World } from "../../support/world";
 import { MCP_BASE, routeFetch } from "../../support/mcp-route";
+import { DEFAULT_TOOL_NAMES } from "../../support/mcp-client";
 
 // Protocol revision 2026-07-28 beside 2025-11-25 on /api/mcp (decision 020), through the real route handler:
 // the v2 SDK client pinned to the new revision, raw requests for what a client must not send, and the tasks
@@ -103,13 +104,7 @@ describe("protocol revision 2026-07-28 on /api/mcp", () => {
     const { world, conversation, key } = await setup();
     const client = await modernClient(key, conversation);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual([
-      "get_order",
-      "issue_refund",
-      "update_shipping_address",
-      "send_status_email",
-      "get_call_status",
-    ]);
+    expect(tools.map((tool) => tool.name)).toEqual(DEFAULT_TOOL_NAMES);
     const result = await client.callTool({ name: "get_order", arguments: { order_id: world.orders.o1004 } });
     expect(result).toMatchObject({ isError: false, structuredContent: { status: "ok" } });
     await client.close();
@@ -227,16 +222,20 @@ describe("hostile 2026-07-28 requests get a clear 400 and change nothing", () =>
   });
 });
 
+/** A refund above the automatic limit, called by a client that declared the tasks extension. */
+const heldRefundAsTask = (world: World, key: string, conversation: string) =>
+  raw(
+    key,
+    conversation,
+    "tools/call",
+    { name: "issue_refund", arguments: refund(world.orders.o1004, 8000) },
+    { meta: withTasks },
+  );
+
 describe("the tasks extension (io.modelcontextprotocol/tasks)", () => {
   it("answers a held refund with a task to a client that declared it; the task completes with the call's result once approved", async () => {
     const { world, conversation, key } = await setup();
-    const created = await raw(
-      key,
-      conversation,
-      "tools/call",
-      { name: "issue_refund", arguments: refund(world.orders.o1004, 8000) },
-      { meta: withTasks },
-    );
+    const created = await heldRefundAsTask(world, key, conversation);
     expect(created.status).toBe(200);
     const task = created.body.result;
     expect(task).toMatchObject({
@@ -286,13 +285,7 @@ describe("the tasks extension (io.modelcontextprotocol/tasks)", () => {
 
   it("tasks/cancel withdraws the held call's approval request; another conversation cannot see the task", async () => {
     const { world, conversation, key } = await setup();
-    const created = await raw(
-      key,
-      conversation,
-      "tools/call",
-      { name: "issue_refund", arguments: refund(world.orders.o1004, 8000) },
-      { meta: withTasks },
-    );
+    const created = await heldRefundAsTask(world, key, conversation);
     const { taskId } = created.body.result as { taskId: string };
     const other = await conversationFor(key, { customer_id: world.customers.ana });
     const foreign = await raw(key, other, "tasks/get", { taskId }, { meta: withTasks });

@@ -5,7 +5,7 @@ import { POST as mcpRoute } from "@/app/api/mcp/route";
 import { denyRequest } from "@/lib/approvals/decision/deny";
 import { db } from "@/lib/db";
 import { agentConversation, refundArguments } from "../../support/calls";
-import { connectMcp } from "../../support/mcp-client";
+import { connectMcp, expectHeldResult } from "../../support/mcp-client";
 import { createWorld, type World } from "../../support/world";
 import { MCP_BASE, routeFetch } from "../../support/mcp-route";
 
@@ -146,13 +146,7 @@ describe("an MCP client that sends nothing but its API key", () => {
     expect((await db.order.findUniqueOrThrow({ where: { id: own.orders.o1001 } })).refundedCents).toBe(1500);
 
     const held = await client.callTool({ name: "issue_refund", arguments: refundArguments(own.orders.o1004, 8000) });
-    expect(held.isError).toBe(false);
-    const { call_id: callId } = held.structuredContent as { call_id: string };
-    expect(held.structuredContent).toEqual({
-      status: "needs_approval",
-      call_id: callId,
-      expires_at: expect.any(String),
-    });
+    const callId = expectHeldResult(held);
     const waiting = await client.callTool({ name: "get_call_status", arguments: { call_id: callId } });
     expect(waiting.structuredContent).toMatchObject({
       status: "ok",
