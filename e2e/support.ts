@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import type { APIRequestContext, BrowserContext } from "@playwright/test";
+import type { APIRequestContext, Browser, BrowserContext, BrowserContextOptions, Page } from "@playwright/test";
 import { encode } from "next-auth/jwt";
 import pg from "pg";
 
@@ -78,6 +78,18 @@ let pool: pg.Pool | null = null;
 export function database(): pg.Pool {
   pool ??= new pg.Pool({ connectionString: process.env.E2E_DATABASE_URL, max: 2 });
   return pool;
+}
+
+/** A new browser context signed in as `person` (with `options`, a viewport say) and a page in it. */
+export async function signedInPage(
+  browser: Browser,
+  person: SessionPerson,
+  baseURL: string,
+  options?: BrowserContextOptions,
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext(options);
+  await signInAs(context, person, baseURL);
+  return { context, page: await context.newPage() };
 }
 
 export async function openConversation(

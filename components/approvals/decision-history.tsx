@@ -59,28 +59,20 @@ export function DecisionHistory({
             ))}
           </select>
         </label>
-        <label>
-          Decided by
-          <select name="decider" defaultValue={filter.decider ?? ""}>
-            <option value="">anyone</option>
-            {people.deciders.map((person) => (
-              <option key={person.id} value={person.id}>
-                {person.name} ({person.email})
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Requested by
-          <select name="agent" defaultValue={filter.agent ?? ""}>
-            <option value="">any agent</option>
-            {people.agents.map((person) => (
-              <option key={person.id} value={person.id}>
-                {person.name} ({person.email})
-              </option>
-            ))}
-          </select>
-        </label>
+        <PersonFilter
+          label="Decided by"
+          name="decider"
+          anyone="anyone"
+          people={people.deciders}
+          value={filter.decider}
+        />
+        <PersonFilter
+          label="Requested by"
+          name="agent"
+          anyone="any agent"
+          people={people.agents}
+          value={filter.agent}
+        />
         <label>
           Decided from
           <input name="from" type="date" defaultValue={filter.from ?? ""} />
@@ -180,5 +172,34 @@ export function DecisionHistory({
         </p>
       )}
     </main>
+  );
+}
+
+/** A filter on one person, named before the email; `anyone` is the choice that filters nothing. */
+function PersonFilter({
+  label,
+  name,
+  anyone,
+  people,
+  value,
+}: {
+  label: string;
+  name: string;
+  anyone: string;
+  people: { id: string; name: string; email: string }[];
+  value: string | null | undefined;
+}) {
+  return (
+    <label>
+      {label}
+      <select name={name} defaultValue={value ?? ""}>
+        <option value="">{anyone}</option>
+        {people.map((person) => (
+          <option key={person.id} value={person.id}>
+            {person.name} ({person.email})
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }

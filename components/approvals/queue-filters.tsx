@@ -66,26 +66,8 @@ export function QueueFilterForm({
             ))}
           </select>
         </label>
-        <label>
-          From
-          <input
-            name="min"
-            inputMode="decimal"
-            size={7}
-            defaultValue={filters.minCents !== undefined ? (filters.minCents / 100).toFixed(2) : ""}
-            placeholder="0.00"
-          />
-        </label>
-        <label>
-          To
-          <input
-            name="max"
-            inputMode="decimal"
-            size={7}
-            defaultValue={filters.maxCents !== undefined ? (filters.maxCents / 100).toFixed(2) : ""}
-            placeholder="1000.00"
-          />
-        </label>
+        <AmountFilter label="From" name="min" cents={filters.minCents} placeholder="0.00" />
+        <AmountFilter label="To" name="max" cents={filters.maxCents} placeholder="1000.00" />
         <label>
           Age
           <select
@@ -112,5 +94,31 @@ export function QueueFilterForm({
       </details>
       <button type="submit">Apply</button>
     </form>
+  );
+}
+
+/** One end of the amount range, typed as money ("80.00"), empty when unset. */
+function AmountFilter({
+  label,
+  name,
+  cents,
+  placeholder,
+}: {
+  label: string;
+  name: string;
+  cents: number | undefined;
+  placeholder: string;
+}) {
+  return (
+    <label>
+      {label}
+      <input
+        name={name}
+        inputMode="decimal"
+        size={7}
+        defaultValue={cents !== undefined ? (cents / 100).toFixed(2) : ""}
+        placeholder={placeholder}
+      />
+    </label>
   );
 }

@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { changePasswordAction } from "@/lib/auth/sign-in/actions";
+import { Field } from "@/components/ui/field";
 
 /** Change your own password: the current one, then the new one twice. Every session ends, this one included. */
 export function PasswordForm({ email, minLength }: { email: string; minLength: number }) {
@@ -43,46 +44,31 @@ export function PasswordForm({ email, minLength }: { email: string; minLength: n
         }}
       >
         <input type="email" name="username" autoComplete="username" value={email} readOnly hidden />
-        <p>
-          <label>
-            Current password
-            <br />
-            <input
-              type="password"
-              autoComplete="current-password"
-              required
-              value={current}
-              onChange={(event) => setCurrent(event.target.value)}
-            />
-          </label>
-        </p>
-        <p>
-          <label>
-            New password (at least {minLength} characters)
-            <br />
-            <input
-              type="password"
-              autoComplete="new-password"
-              required
-              minLength={minLength}
-              value={next}
-              onChange={(event) => setNext(event.target.value)}
-            />
-          </label>
-        </p>
-        <p>
-          <label>
-            New password again
-            <br />
-            <input
-              type="password"
-              autoComplete="new-password"
-              required
-              value={again}
-              onChange={(event) => setAgain(event.target.value)}
-            />
-          </label>
-        </p>
+        <Field
+          label="Current password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={current}
+          onChange={(event) => setCurrent(event.target.value)}
+        />
+        <Field
+          label={`New password (at least ${minLength} characters)`}
+          type="password"
+          autoComplete="new-password"
+          required
+          minLength={minLength}
+          value={next}
+          onChange={(event) => setNext(event.target.value)}
+        />
+        <Field
+          label="New password again"
+          type="password"
+          autoComplete="new-password"
+          required
+          value={again}
+          onChange={(event) => setAgain(event.target.value)}
+        />
         <p className="muted">Changing it signs you out everywhere, here included.</p>
         <div className="actions">
           <button type="submit" className="primary" disabled={pending}>

@@ -1,7 +1,7 @@
 import bcrypt from "bcryptjs";
 import { expect, test, type Page } from "@playwright/test";
 import { expectUsable, VIEWPORTS } from "../fixtures";
-import { database, SEEDED, signInAs } from "../support";
+import { database, SEEDED, signedInPage } from "../support";
 
 // The two-admin rule in the browser (docs/decisions/015): one admin raises the per-call limit, the change waits;
 // a second admin sees who proposed what (old → new), confirms it is them and approves; lowering it applies at once.
@@ -34,9 +34,9 @@ for (const viewport of VIEWPORTS) {
     );
     try {
       const size = { width: viewport.width, height: viewport.height };
-      const proposerContext = await browser.newContext({ viewport: size });
-      await signInAs(proposerContext, SEEDED.admin, baseURL!);
-      const proposer = await proposerContext.newPage();
+      const { context: proposerContext, page: proposer } = await signedInPage(browser, SEEDED.admin, baseURL!, {
+        viewport: size,
+      });
       await proposer.goto("/admin/policy");
       await proposer.getByLabel("Auto limit").fill("100000.00");
       await saveWithStepUp(proposer);
@@ -48,9 +48,12 @@ for (const viewport of VIEWPORTS) {
       await expect(row.locator("time").first()).toHaveAttribute("title", /UTC$/);
 
       // Every supervisor sees it on their queue too, with Cancel and no Approve.
-      const supervisorContext = await browser.newContext({ viewport: size });
-      await signInAs(supervisorContext, SEEDED.supervisor, baseURL!);
-      const supervisor = await supervisorContext.newPage();
+      const { context: supervisorContext, page: supervisor } = await signedInPage(
+        browser,
+        SEEDED.supervisor,
+        baseURL!,
+        { viewport: size },
+      );
       await supervisor.goto("/approvals");
       const seen = supervisor.getByTestId("pending-change").first();
       await expect(seen.getByTestId("pending-change-line")).toHaveText(["Auto limit: 50.00 USD → 100000.00 USD"]);
@@ -59,9 +62,9 @@ for (const viewport of VIEWPORTS) {
       await expectUsable(supervisor);
       await supervisorContext.close();
 
-      const approverContext = await browser.newContext({ viewport: size });
-      await signInAs(approverContext, BEA, baseURL!);
-      const approver = await approverContext.newPage();
+      const { context: approverContext, page: approver } = await signedInPage(browser, BEA, baseURL!, {
+        viewport: size,
+      });
       await approver.goto("/admin/policy");
       const waiting = approver.getByTestId("pending-change").first();
       await expect(waiting).toContainText("admin@acme.test");

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { database, SEEDED, signInAs } from "../support";
+import { database, SEEDED, signedInPage } from "../support";
 import { expectUsable, VIEWPORTS } from "../fixtures";
 
 async function auditCount() {
@@ -17,9 +17,9 @@ for (const viewport of VIEWPORTS) {
       browser,
       baseURL,
     }) => {
-      const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
-      await signInAs(context, SEEDED.admin, baseURL!);
-      const page = await context.newPage();
+      const { context, page } = await signedInPage(browser, SEEDED.admin, baseURL!, {
+        viewport: { width: viewport.width, height: viewport.height },
+      });
       await page.goto("/admin/policy");
       const autoLimit = page.getByLabel("Auto limit");
       await expect(autoLimit).toHaveValue("50.00");
@@ -67,9 +67,9 @@ for (const viewport of VIEWPORTS) {
       browser,
       baseURL,
     }) => {
-      const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
-      await signInAs(context, SEEDED.admin, baseURL!);
-      const page = await context.newPage();
+      const { context, page } = await signedInPage(browser, SEEDED.admin, baseURL!, {
+        viewport: { width: viewport.width, height: viewport.height },
+      });
       await page.goto("/admin/policy");
       const row = page.locator(`[data-testid="refund-permission"][data-user-id="${SEEDED.agent.id}"]`);
       await expect(row.getByTestId("refund-permission-state")).toHaveText("may issue refunds");

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { database, SEEDED, signInAs } from "../support";
+import { database, SEEDED, signedInPage } from "../support";
 import { expectUsable, shoot } from "../fixtures";
 
 // An admin in the browser on Admin → Slack and Teams: a Teams workflow URL at what only the server can reach is
@@ -9,9 +9,9 @@ test("a Teams workflow at the cloud metadata address is refused in words, and no
   browser,
   baseURL,
 }) => {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
-  await signInAs(context, SEEDED.admin, baseURL!);
-  const page = await context.newPage();
+  const { context, page } = await signedInPage(browser, SEEDED.admin, baseURL!, {
+    viewport: { width: 390, height: 844 },
+  });
   await page.goto("/admin/chat");
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Held calls in Slack and Teams");
   await expect(page.getByTestId("slack-channel")).toContainText("Slack is not connected.");

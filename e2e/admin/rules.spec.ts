@@ -2,7 +2,7 @@ import { randomInt } from "node:crypto";
 import bcrypt from "bcryptjs";
 import { expect, test } from "@playwright/test";
 import { expectUsable, shoot } from "../fixtures";
-import { database, openConversation, propose, refund, SEEDED, signInAs } from "../support";
+import { database, openConversation, propose, refund, SEEDED, signInAs, signedInPage } from "../support";
 
 // Issue 26 in the browser: an admin checks a rule set (errors in words), publishes it as shadow, a burst of calls
 // runs, and the page shows exactly the calls the shadow rules would decide differently, with their amounts; replay
@@ -48,9 +48,9 @@ test("a shadow rule set shows exactly the calls it would decide differently, and
   baseURL,
   request,
 }) => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  await signInAs(context, SEEDED.admin, baseURL!);
-  const page = await context.newPage();
+  const { context, page } = await signedInPage(browser, SEEDED.admin, baseURL!, {
+    viewport: { width: 1280, height: 800 },
+  });
   try {
     await page.goto("/admin/rules");
     const text = page.getByLabel("Rule text (Cedar)");

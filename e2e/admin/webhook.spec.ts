@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { database, SEEDED, signInAs } from "../support";
+import { database, SEEDED, signedInPage } from "../support";
 import { expectUsable, shoot } from "../fixtures";
 
 // An admin in the browser points the approval webhook at what only the server can reach: refused in words that say
@@ -9,9 +9,9 @@ test("a webhook at the cloud metadata address or loopback is refused in words, a
   browser,
   baseURL,
 }) => {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
-  await signInAs(context, SEEDED.admin, baseURL!);
-  const page = await context.newPage();
+  const { context, page } = await signedInPage(browser, SEEDED.admin, baseURL!, {
+    viewport: { width: 390, height: 844 },
+  });
   await page.goto("/admin/policy");
   const stored = async () =>
     (await database().query<{ url: string | null }>(`SELECT "webhookUrl" AS url FROM "Tenant" WHERE id = 'acme'`))

@@ -1,6 +1,16 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { freshOrder, askedRefund } from "../fixtures";
-import { apiKey, database, openConversation, propose, refund, SEEDED, signInAs, type SessionPerson } from "../support";
+import {
+  apiKey,
+  database,
+  openConversation,
+  propose,
+  refund,
+  SEEDED,
+  signInAs,
+  type SessionPerson,
+  signedInPage,
+} from "../support";
 
 // The approval desk as a supervisor uses it: cards that decide in seconds, narrowing edits, the two-person rule,
 // step-up with a password or a passkey (Chromium's virtual authenticator), triage and the phone width.
@@ -115,9 +125,9 @@ test("a card says why it was held, groups requests on one order, shows the order
   expect(problems.filter((text) => /hydrat|did not match/i.test(text))).toEqual([]);
 
   // The same page without JavaScript is what the server rendered: exact times, no countdown yet.
-  const context = await browser.newContext({ javaScriptEnabled: false });
-  await signInAs(context, SEEDED.supervisor, baseURL!);
-  const serverPage = await context.newPage();
+  const { context, page: serverPage } = await signedInPage(browser, SEEDED.supervisor, baseURL!, {
+    javaScriptEnabled: false,
+  });
   await serverPage.goto(`/approvals?q=${order}`);
   await expect(card(serverPage, large.approval!.id).getByTestId("time-left")).toHaveText(
     /^expires \d{4}-\d\d-\d\d \d\d:\d\d UTC$/,

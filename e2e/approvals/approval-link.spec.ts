@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { database, SEEDED, signInAs } from "../support";
+import { database, SEEDED, signInAs, signedInPage } from "../support";
 import { emailedLinkPath, expectUsable, refundsOf, VIEWPORTS, askedRefund } from "../fixtures";
 
 async function linkState(approvalId: string) {
@@ -104,16 +104,14 @@ for (const viewport of VIEWPORTS) {
       });
       const path = await emailedLinkPath(SEEDED.supervisor.email, held.approval!.id);
 
-      const foreign = await browser.newContext();
-      await signInAs(foreign, SEEDED.globexSupervisor, baseURL!);
-      const foreignPage = await foreign.newPage();
+      const { context: foreign, page: foreignPage } = await signedInPage(browser, SEEDED.globexSupervisor, baseURL!);
       await foreignPage.goto(path);
       await expect(foreignPage.getByTestId("link-problem")).toContainText("not valid");
       await expect(foreignPage.getByText(order)).toHaveCount(0);
 
-      const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
-      await signInAs(context, SEEDED.supervisor, baseURL!);
-      const page = await context.newPage();
+      const { context, page } = await signedInPage(browser, SEEDED.supervisor, baseURL!, {
+        viewport: { width: viewport.width, height: viewport.height },
+      });
       await page.goto(path);
       // Denying without a reason says what is missing, and denies nothing.
       await page.getByLabel("Reason for denying (the agent reads it)").fill("   ");
@@ -146,9 +144,7 @@ test("from the link, approving more than the step-up amount asks for the passwor
   });
   expect(held.code).toBe("approval.required");
   const path = await emailedLinkPath(SEEDED.supervisor.email, held.approval!.id);
-  const context = await browser.newContext();
-  await signInAs(context, SEEDED.supervisor, baseURL!);
-  const page = await context.newPage();
+  const { context, page } = await signedInPage(browser, SEEDED.supervisor, baseURL!);
   await page.goto(path);
   await page.getByRole("button", { name: "Approve…" }).click();
   await page.getByRole("button", { name: "Confirm approval" }).click();

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { database, openConversation, propose, refund, SEEDED, signInAs } from "../support";
+import { database, openConversation, propose, refund, SEEDED, signedInPage } from "../support";
 
 const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === "1";
 
@@ -24,9 +24,7 @@ test("approve: the agent's 8000-cent refund waits, the supervisor approves it, t
   const pending = await propose(request, SEEDED.agent.email, conversation, refund("ord_1004", 8000), "e2e-approve-1");
   expect(pending.code).toBe("approval.required");
 
-  const agentContext = await browser.newContext();
-  await signInAs(agentContext, SEEDED.agent, baseURL!);
-  const agentPage = await agentContext.newPage();
+  const { context: agentContext, page: agentPage } = await signedInPage(browser, SEEDED.agent, baseURL!);
   await agentPage.goto(`/conversations/${conversation}`);
   const row = await callRow(agentPage, pending.id);
   await expect(row.getByTestId("call-code")).toHaveText("approval.required");
@@ -83,9 +81,7 @@ test("deny: a refund proposed from the console form is denied with a note and ne
   request,
 }) => {
   const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ben" });
-  const agentContext = await browser.newContext();
-  await signInAs(agentContext, SEEDED.agent, baseURL!);
-  const agentPage = await agentContext.newPage();
+  const { context: agentContext, page: agentPage } = await signedInPage(browser, SEEDED.agent, baseURL!);
   await agentPage.goto(`/conversations/${conversation}`);
   await agentPage.getByLabel("envelope").fill(JSON.stringify(refund("ord_1002", 8000)));
   await agentPage.getByLabel("call key").fill("e2e-deny-1");
@@ -99,9 +95,7 @@ test("deny: a refund proposed from the console form is denied with a note and ne
   ]);
   const approvalId = rows[0].approvalId;
 
-  const supervisorContext = await browser.newContext();
-  await signInAs(supervisorContext, SEEDED.supervisor, baseURL!);
-  const supervisorPage = await supervisorContext.newPage();
+  const { context: supervisorContext, page: supervisorPage } = await signedInPage(browser, SEEDED.supervisor, baseURL!);
   await supervisorPage.goto("/approvals");
   const item = supervisorPage.locator(`[data-testid="approval-item"][data-approval-id="${approvalId}"]`);
   await item.getByRole("button", { name: "Deny", exact: true }).click();
@@ -145,9 +139,7 @@ test("expired: a request past its lifetime is shown as expired, can never execut
     expect(pending.code).toBe("approval.required");
     await new Promise((resolve) => setTimeout(resolve, 2500));
 
-    const supervisorContext = await browser.newContext();
-    await signInAs(supervisorContext, SEEDED.globexSupervisor, baseURL!);
-    const page = await supervisorContext.newPage();
+    const { context: supervisorContext, page } = await signedInPage(browser, SEEDED.globexSupervisor, baseURL!);
     await page.goto("/approvals");
     await expect(page.locator(`[data-approval-id="${pending.approval!.id}"]`)).toHaveCount(0);
     // Reading writes nothing: the expiry job (every 10 s) records the request as expired, and History shows it then.
@@ -183,9 +175,7 @@ test("an agent cannot open /approvals or call the approve action, so the request
   expect(pending.code).toBe("approval.required");
   const before = await refundsOf("ord_1004");
 
-  const agentContext = await browser.newContext();
-  await signInAs(agentContext, SEEDED.agent, baseURL!);
-  const agentPage = await agentContext.newPage();
+  const { context: agentContext, page: agentPage } = await signedInPage(browser, SEEDED.agent, baseURL!);
   await agentPage.goto("/approvals");
   await expect(agentPage).toHaveURL(/\/\?denied=1$/);
   await expect(agentPage.getByText("Your role cannot open that page")).toBeVisible();
@@ -193,9 +183,7 @@ test("an agent cannot open /approvals or call the approve action, so the request
 
   // Capture the real server-action request a supervisor's Approve click sends (without letting it through),
   // then send exactly that request with the requesting agent's session.
-  const supervisorContext = await browser.newContext();
-  await signInAs(supervisorContext, SEEDED.supervisor, baseURL!);
-  const supervisorPage = await supervisorContext.newPage();
+  const { context: supervisorContext, page: supervisorPage } = await signedInPage(browser, SEEDED.supervisor, baseURL!);
   await supervisorPage.goto("/approvals");
   let captured: { headers: Record<string, string>; body: string } | null = null;
   await supervisorPage.route("**/approvals", async (route) => {
@@ -232,9 +220,7 @@ test("a globex supervisor cannot see acme requests", async ({ browser, baseURL, 
   const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
   const pending = await propose(request, SEEDED.agent.email, conversation, refund("ord_1004", 5500), "e2e-tenant-1");
   expect(pending.code).toBe("approval.required");
-  const context = await browser.newContext();
-  await signInAs(context, SEEDED.globexSupervisor, baseURL!);
-  const page = await context.newPage();
+  const { context, page } = await signedInPage(browser, SEEDED.globexSupervisor, baseURL!);
   await page.goto("/approvals");
   await expect(page.getByRole("heading", { name: "Pending approvals" })).toBeVisible();
   await expect(page.locator(`[data-approval-id="${pending.approval!.id}"]`)).toHaveCount(0);
@@ -256,9 +242,7 @@ test("bulk: two requests approved together are re-checked one by one, and one fa
   expect([first.code, second.code]).toEqual(["approval.required", "approval.required"]);
   const before = await refundsOf("ord_1002");
 
-  const context = await browser.newContext();
-  await signInAs(context, SEEDED.supervisor, baseURL!);
-  const page = await context.newPage();
+  const { context, page } = await signedInPage(browser, SEEDED.supervisor, baseURL!);
   await page.goto("/approvals");
   await page
     .locator(`[data-approval-id="${first.approval!.id}"]`)

@@ -1,6 +1,16 @@
 import { expect, test, type Browser } from "@playwright/test";
 import { expectUsable, freshOrder } from "../fixtures";
-import { apiKey, database, openConversation, propose, provider, refund, SEEDED, signInAs } from "../support";
+import {
+  apiKey,
+  database,
+  openConversation,
+  propose,
+  provider,
+  refund,
+  SEEDED,
+  signInAs,
+  signedInPage,
+} from "../support";
 
 const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === "1";
 
@@ -142,9 +152,7 @@ test("the desk says when reconciliation is paused, why, and since when", async (
     [reachedAt],
   );
   try {
-    const context = await browser.newContext();
-    await signInAs(context, SEEDED.supervisor, baseURL!);
-    const page = await context.newPage();
+    const { context, page } = await signedInPage(browser, SEEDED.supervisor, baseURL!);
     await page.goto("/approvals");
     const banner = page.getByTestId("reconcile-paused");
     await expect(banner).toContainText("Reconciliation is paused");

@@ -2,7 +2,7 @@ import { expect, test } from "@playwright/test";
 import { encryptSecret } from "../../lib/secrets";
 import { startTestProvider, type TestProvider } from "../../tests/support/oidc-provider";
 import { expectUsable, shoot, askedRefund } from "../fixtures";
-import { database, SEEDED, signInAs } from "../support";
+import { database, SEEDED, signedInPage } from "../support";
 
 // Single sign-on in the browser: a supervisor signs in through a real OpenID provider started here (oidc-provider,
 // its own login and consent pages), approves a held refund with a passkey (the provider proves who signed in, not
@@ -135,9 +135,7 @@ test("an admin sees the tenant's provider, never its secret, and can invite a pe
     [provider.issuer, secret],
   );
   try {
-    const context = await browser.newContext();
-    await signInAs(context, SEEDED.admin, baseURL!);
-    const page = await context.newPage();
+    const { context, page } = await signedInPage(browser, SEEDED.admin, baseURL!);
     await page.goto("/admin/policy");
     await expect(page.getByLabel("Issuer URL (https://)")).toHaveValue(provider.issuer);
     await expect(page.getByLabel("Client secret")).toHaveValue("");

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { database, propose, refund, SEEDED, signInAs } from "../support";
+import { database, propose, refund, SEEDED, signedInPage } from "../support";
 import { expectUsable, freshOrder, VIEWPORTS } from "../fixtures";
 
 /** Fails the test on any hydration mismatch or page error the browser reports. */
@@ -22,9 +22,9 @@ for (const viewport of VIEWPORTS) {
       request,
     }) => {
       const order = await freshOrder("cu_ben", 20000);
-      const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
-      await signInAs(context, SEEDED.agent, baseURL!);
-      const page = await context.newPage();
+      const { context, page } = await signedInPage(browser, SEEDED.agent, baseURL!, {
+        viewport: { width: viewport.width, height: viewport.height },
+      });
       const errors = watchErrors(page);
       await page.goto("/conversations");
       await expectUsable(page);
@@ -72,9 +72,9 @@ for (const viewport of VIEWPORTS) {
     });
 
     test("the picker says when nobody matches and offers nothing of another tenant", async ({ browser, baseURL }) => {
-      const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
-      await signInAs(context, SEEDED.agent, baseURL!);
-      const page = await context.newPage();
+      const { context, page } = await signedInPage(browser, SEEDED.agent, baseURL!, {
+        viewport: { width: viewport.width, height: viewport.height },
+      });
       await page.goto("/conversations");
       await page.getByLabel("Find a customer").fill("gil");
       await expect(page.getByText("No customer matches “gil”")).toBeVisible();

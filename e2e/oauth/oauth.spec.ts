@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
-import { database, SEEDED, signInAs } from "../support";
+import { database, SEEDED, signedInPage } from "../support";
 import { expectUsable, shoot, VIEWPORTS } from "../fixtures";
 
 // MCP authorization as people meet it: in a tenant that allows self-registered clients, an agent grants a client on
@@ -36,9 +36,7 @@ for (const viewport of VIEWPORTS) {
     baseURL,
   }) => {
     const size = { viewport: { width: viewport.width, height: viewport.height } };
-    const admin = await browser.newContext(size);
-    await signInAs(admin, SEEDED.admin, baseURL!);
-    const adminPage = await admin.newPage();
+    const { context: admin, page: adminPage } = await signedInPage(browser, SEEDED.admin, baseURL!, size);
     // Allowing self-registered clients takes the admin's step-up and a second admin's approval (the two-admin rule,
     // tests/admin/admin-changes.integration.test.ts); here the tenant is as it is once that change applied.
     await database().query(`UPDATE "Tenant" SET "oauthDcrEnabled" = true WHERE "id" = 'acme'`);
@@ -50,9 +48,7 @@ for (const viewport of VIEWPORTS) {
     const verifier = randomBytes(32).toString("base64url");
     const challenge = createHash("sha256").update(verifier).digest("base64url");
 
-    const agent = await browser.newContext(size);
-    await signInAs(agent, SEEDED.agent, baseURL!);
-    const page = await agent.newPage();
+    const { context: agent, page } = await signedInPage(browser, SEEDED.agent, baseURL!, size);
     await page.route("http://127.0.0.1:4799/**", (route) => route.fulfill({ status: 200, body: "back in the client" }));
     await page.goto(authorizeUrl(baseURL!, clientId, challenge));
     await expect(page.getByRole("heading", { name: `Connect ${name} to toolgate` })).toBeVisible();

@@ -1,5 +1,14 @@
 import { expect, test, type BrowserContext } from "@playwright/test";
-import { database, openConversation, propose, refund, SEEDED, signInAs, type SeededUser } from "../support";
+import {
+  database,
+  openConversation,
+  propose,
+  refund,
+  SEEDED,
+  signInAs,
+  type SeededUser,
+  signedInPage,
+} from "../support";
 import { emailedLinkPath, expectUsable, freshOrder, shoot, VIEWPORTS, askedRefund } from "../fixtures";
 
 // Every page at desktop and 390 px: no sideways scrolling and no serious or critical axe violation; the
@@ -91,9 +100,9 @@ for (const viewport of VIEWPORTS) {
     });
 
     test("an address that leads nowhere says so in words, with the way back", async ({ browser, baseURL }) => {
-      const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
-      await signInAs(context, SEEDED.supervisor, baseURL!);
-      const page = await context.newPage();
+      const { context, page } = await signedInPage(browser, SEEDED.supervisor, baseURL!, {
+        viewport: { width: viewport.width, height: viewport.height },
+      });
       for (const address of ["/calls/call_does_not_exist", "/no-such-page"]) {
         const response = await page.goto(address);
         expect(response?.status()).toBe(404);
@@ -109,9 +118,9 @@ for (const viewport of VIEWPORTS) {
       browser,
       baseURL,
     }) => {
-      const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
-      await signInAs(context, SEEDED.supervisor, baseURL!);
-      const page = await context.newPage();
+      const { context, page } = await signedInPage(browser, SEEDED.supervisor, baseURL!, {
+        viewport: { width: viewport.width, height: viewport.height },
+      });
       for (const path of ["/approvals", "/approvals/history", "/settings"]) {
         await page.goto(path);
         await page.keyboard.press("Tab");
@@ -130,9 +139,9 @@ for (const viewport of VIEWPORTS) {
       baseURL,
       request,
     }) => {
-      const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
-      await signInAs(context, SEEDED.supervisor, baseURL!);
-      const page = await context.newPage();
+      const { context, page } = await signedInPage(browser, SEEDED.supervisor, baseURL!, {
+        viewport: { width: viewport.width, height: viewport.height },
+      });
       const {
         order,
         conversation,

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { expectUsable, shoot } from "../fixtures";
-import { openConversation, propose, SEEDED, signInAs } from "../support";
+import { openConversation, propose, SEEDED, signedInPage } from "../support";
 
 // server-filesystem from npm behind toolgate (scripts/e2e-server.ts starts it over stdio in .toolgate/e2e-files):
 // an admin reviews its tools on /admin/upstream, a held write_file is approved from its card and the file is
@@ -18,9 +18,7 @@ test("an admin reviews the server's tools; a held write is approved from its car
   const target = path.join(FOLDER, "from-the-card.txt");
   rmSync(target, { force: true });
 
-  const adminContext = await browser.newContext();
-  await signInAs(adminContext, SEEDED.admin, baseURL!);
-  const admin = await adminContext.newPage();
+  const { context: adminContext, page: admin } = await signedInPage(browser, SEEDED.admin, baseURL!);
   await expect(async () => {
     await admin.goto("/admin/upstream");
     await expect(admin.locator('[data-tool="files__write_file"]')).toBeVisible({ timeout: 1000 });
@@ -49,9 +47,7 @@ test("an admin reviews the server's tools; a held write is approved from its car
   expect(held.code).toBe("approval.required");
   expect(existsSync(target)).toBe(false);
 
-  const supervisorContext = await browser.newContext();
-  await signInAs(supervisorContext, SEEDED.supervisor, baseURL!);
-  const desk = await supervisorContext.newPage();
+  const { context: supervisorContext, page: desk } = await signedInPage(browser, SEEDED.supervisor, baseURL!);
   await desk.goto("/approvals");
   const card = desk.locator(`[data-testid="approval-item"][data-approval-id="${held.approval!.id}"]`);
   await expect(card.getByTestId("card-title")).toContainText("on files");
