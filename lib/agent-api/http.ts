@@ -108,17 +108,20 @@ export function withAgent(
  * `withAgent` for the routes of one conversation: the key and the agent's conversation are looked up in one
  * statement. With `tokenIssuer` (the MCP route only), an OAuth access token for that issuer's resource counts too. The handler gets `found` null for a missing or another agent's conversation (it answers 404
  * after its own request checks). With `countCall` (a route that proposes a call), that statement also counts
- * the call for the rate stage; the handler gets the buckets to hand to `proposeCall`.
+ * the call for the rate stage; the handler gets the buckets to hand to `proposeCall`. With `orderHint` (the order id
+ * the body names, read ahead), it also reads that order for the call (`found.hintedOrder`, decision 027).
  */
 export function withAgentConversation(
   request: Request,
   conversationId: string | null,
   handler: (agent: AuthenticatedAgent, found: FoundConversation | null, rateCounted?: RateCount[]) => Promise<Response>,
-  options: { countCall?: boolean; tokenIssuer?: string } = {},
+  options: { countCall?: boolean; tokenIssuer?: string; orderHint?: () => Promise<string | null> } = {},
 ): Promise<Response> {
   return answering(request, async () => {
     const authorization = request.headers.get("authorization");
-    const authenticated = await authenticateForConversation(authorization, conversationId, options);
+    // Only a request that presents a credential is read for its hint: one without is answered 401 unread.
+    const orderHint = authorization !== null && options.orderHint ? await options.orderHint() : null;
+    const authenticated = await authenticateForConversation(authorization, conversationId, { ...options, orderHint });
     if (authenticated) return handler(authenticated.agent, authenticated.found, authenticated.rateCounted);
     return options.tokenIssuer ? mcpUnauthorized(options.tokenIssuer, authorization !== null) : unauthorized();
   });

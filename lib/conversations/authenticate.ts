@@ -11,12 +11,13 @@ import { findKeyAndConversation } from "./sql";
  * (its person's choice, issue 40). Null for a key that does not authenticate (see
  * `authenticateApiKey`); `found` is null when the conversation is missing or another agent's. With
  * `countCall`, the same statement also counts one call of this key in this conversation for the rate stage
- * (`rateCounted`, for `proposeCall`), only when both were found.
+ * (`rateCounted`, for `proposeCall`), only when both were found. With `orderHint` (`orderHintOf` the body), the same
+ * statement reads that order for the call (`found.hintedOrder`, for `proposeCall`).
  */
 export async function authenticateForConversation(
   authorization: string | null,
   conversationId: string | null,
-  options: { countCall?: boolean; tokenIssuer?: string } = {},
+  options: { countCall?: boolean; tokenIssuer?: string; orderHint?: string | null } = {},
 ): Promise<{ agent: AuthenticatedAgent; found: FoundConversation | null; rateCounted?: RateCount[] } | null> {
   const bearer = await bearerOf(authorization, options.tokenIssuer ?? null);
   if (bearer === null) return null;
@@ -25,7 +26,7 @@ export async function authenticateForConversation(
   // Every conversation column is null when the conversation is not this agent's.
   const row = await findKeyAndConversation(db, bearer.credential, conversationId, options);
   if (!row) return null;
-  const { apiKeyId, userId, keyTenantId, rateCounted, ...conversation } = row;
+  const { apiKeyId, userId, keyTenantId, rateCounted, hintedOrder, ...conversation } = row;
   const agent: AuthenticatedAgent = {
     apiKeyId,
     userId,
@@ -34,6 +35,7 @@ export async function authenticateForConversation(
   };
   if (conversation.id === null) return { agent, found: null };
   const found = toFound(conversation);
+  if (options.orderHint) found.hintedOrder = { orderId: options.orderHint, facts: hintedOrder };
   // A connection holds at most the scopes its grant named: it narrows the conversation's, never widens them.
   if (bearer.connection) {
     const granted = bearer.connection.scopes;

@@ -1,5 +1,5 @@
 import { db, type Db } from "../db";
-import type { ConversationFacts, TenantPolicy } from "../gateway";
+import type { ConversationFacts, HintedOrder, TenantPolicy } from "../gateway";
 import { isWellFormedId } from "../security/input";
 import { permissionsFrom } from "../tools/scopes";
 import { columnsOf, splitRow } from "../sql";
@@ -8,6 +8,7 @@ import { findConversationRow, type ConversationRow } from "./sql";
 export interface FoundConversation {
   conversation: ConversationFacts;
   policy: TenantPolicy;
+  hintedOrder?: HintedOrder;
 }
 
 /** The columns of a `TenantPolicy`, read with the conversation. */

@@ -2,6 +2,8 @@ import { agentKeyRows, type KeyCredential } from "../auth/keys/sql";
 import type { Client, Db } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { countCall } from "../sql";
+import { ORDER_FACTS } from "../tools/sql";
+import type { OrderFacts } from "../tools/types";
 import type { ConversationFacts, RateCount, TenantPolicy } from "../gateway";
 
 export interface CustomerChoice {
@@ -100,23 +102,31 @@ type KeyConversationRow = {
   userId: string;
   keyTenantId: string;
   rateCounted?: RateCount[] | null;
+  hintedOrder: OrderFacts | null;
 } & (ConversationRow | { id: null });
 
 /**
  * The agent of the key with this hash and, in the same statement, that agent's conversation (every conversation
  * column null when it is not theirs); null when the key does not authenticate. A null `conversationId` names the
  * conversation the key's OAuth connection works on, as its person chose it (none for a pasted key). With `countCall`, also
- * counts one call of the key in the conversation when both were found (`rateCounted`).
+ * counts one call of the key in the conversation when both were found (`rateCounted`). With `orderHint`, also reads
+ * that order (`hintedOrder`, as `findCallFacts` reads it) only when it is the conversation's customer's in its tenant.
  */
 export async function findKeyAndConversation(
   db: Db,
   credential: KeyCredential,
   conversationId: string | null,
-  options: { countCall?: boolean },
+  options: { countCall?: boolean; orderHint?: string | null },
 ): Promise<KeyConversationRow | null> {
   const key = agentKeyRows(credential);
+  const hinted = options.orderHint
+    ? Prisma.sql`(SELECT row_to_json(h) FROM (
+        SELECT ${ORDER_FACTS} FROM "Order" o JOIN "Customer" cu ON cu."id" = o."customerId"
+        WHERE o."id" = ${options.orderHint} AND o."tenantId" = c."tenantId" AND o."customerId" = c."customerId") h)`
+    : Prisma.sql`NULL::json`;
   const lookup = Prisma.sql`
-    SELECT k."id" AS "apiKeyId", ku."id" AS "userId", k."tenantId" AS "keyTenantId", ${CONVERSATION_COLUMNS}
+    SELECT k."id" AS "apiKeyId", ku."id" AS "userId", k."tenantId" AS "keyTenantId", ${CONVERSATION_COLUMNS},
+           ${hinted} AS "hintedOrder"
     FROM ${key.from}
     LEFT JOIN "Conversation" c ON c."agentId" = ku."id" AND c."tenantId" = k."tenantId" AND c."id" = COALESCE(
       ${conversationId}::text,

@@ -23,7 +23,7 @@ import { checkSchema } from "./checks/schema";
 import { checkScope } from "./checks/scope";
 import { checkSemantics } from "./checks/semantic";
 import { checkState, explainState } from "./context/state";
-import type { CallRecord, ConversationFacts, RateCount, TenantPolicy } from "./types";
+import type { CallRecord, ConversationFacts, HintedOrder, RateCount, TenantPolicy } from "./types";
 
 export interface Proposal {
   conversation: ConversationFacts;
@@ -37,6 +37,8 @@ export interface Proposal {
   raw: RawProposal;
   /** The call's rate buckets when the request's key lookup already counted it (the agent API's route). */
   rateCounted?: RateCount[];
+  /** The order the body named, when the request's key lookup read it (the agent API's route). */
+  hintedOrder?: HintedOrder;
 }
 
 /** What the gateway hands out to the features above it, provided by whoever proposes the call. */
@@ -256,7 +258,12 @@ async function checkAgainstData(
   };
 
   const context = await stage("context", () =>
-    loadCallFacts(client, tool, args, conversation, { callKey, policy: proposal.policy, ports }),
+    loadCallFacts(client, tool, args, conversation, {
+      callKey,
+      policy: proposal.policy,
+      ports,
+      hinted: proposal.hintedOrder,
+    }),
   );
   if (!context.ok) return finish(context.outcome);
   const { order, stored, recent, ruleFacts } = context.value;

@@ -1,3 +1,4 @@
+import type { OrderFacts } from "../tools/types";
 import type { AgentPermissions } from "../tools/scopes";
 import type { Outcome } from "../outcome";
 
@@ -81,4 +82,13 @@ export interface LaterOutcome {
   approvalId: string | null;
   outcome: Outcome;
   decision: { actorId: string | null; latencyMs: number; detail?: Record<string, unknown> } | null;
+}
+
+/**
+ * The order a proposal's body named (`orderHintOf`), read with the key lookup before the stages ran: its facts when it
+ * is the conversation's customer's in its tenant, null when not. A read of that order needs no statement of its own.
+ */
+export interface HintedOrder {
+  orderId: string;
+  facts: OrderFacts | null;
 }

@@ -3,6 +3,14 @@ import type { Defect } from "./defect";
 /** The seeded defects of lib/conversations/. */
 export const defects: Defect[] = [
   {
+    name: "the order read with the key is the conversation's customer's",
+    file: "lib/conversations/sql.ts",
+    find: `WHERE o."id" = \${options.orderHint} AND o."tenantId" = c."tenantId" AND o."customerId" = c."customerId") h)`,
+    replace: `WHERE o."id" = \${options.orderHint}) h)`,
+    testFile: "tests/gateway/statements.integration.test.ts",
+    test: "the order a read's body names is read with the key, and only as the conversation's customer's",
+  },
+  {
     name: "well-formed ids",
     file: "lib/conversations/open.ts",
     find: "  customer_id: IdSchema,",

@@ -16,7 +16,7 @@ const EXECUTED_REFUND = 7;
 // A live rule on what other calls change (the agent's refunds today, the customer's flag) is judged again on facts
 // read under the reservation's locks (docs/decisions/023): one statement more, only for such a tenant.
 const EXECUTED_REFUND_MOVING_RULE = 8;
-const READ = 3;
+const READ = 2;
 
 const externals = ownExternals();
 let counter: StatementCounter;
@@ -71,6 +71,26 @@ describe("statements per call", () => {
     expect(body).toMatchObject({ code: "order.read", result: { order_id: world.orders.o1001 } });
     expect(await db.toolCall.count({ where: { conversationId: conversation, code: "order.read" } })).toBe(1);
     expect(sent).toBeLessThanOrEqual(READ);
+  });
+
+  it("the order a read's body names is read with the key, and only as the conversation's customer's", async () => {
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const other = await createWorld();
+    // Another customer's order in this tenant, and an order of another tenant: neither is found, and both cost no more.
+    for (const order_id of [world.orders.o2001, other.orders.o1001]) {
+      let body: CallBody | null = null;
+      const sent = await counter.statementsOf(async () => {
+        body = (await propose(world.keys.agent, conversation, { name: "get_order", arguments: { order_id } })).json;
+      });
+      expect(body).toMatchObject({ kind: "rejected", code: "order.not-found" });
+      expect(body).not.toHaveProperty("result");
+      expect(sent).toBeLessThanOrEqual(READ);
+    }
+    // A write's body names an order too: its facts are still read under the conversation's lock, the key's read unused.
+    const [order] = await moreOrders(world, 1);
+    const written = await propose(world.keys.agent, conversation, refund(order, 300), newCallKey());
+    expect(written.json.code).toBe("refund.issued");
+    expect(await db.order.findUniqueOrThrow({ where: { id: order } })).toMatchObject({ refundedCents: 300 });
   });
 });
 

@@ -1,6 +1,7 @@
 import type { BoundedBody } from "../../http";
 import { isStorableText } from "../../security/input";
 import { pass, stop, type StageResult } from "../../outcome";
+import { ORDER_ID } from "../../tools/types";
 
 export const MAX_ENVELOPE_BYTES = 16 * 1024;
 export const MAX_DEPTH = 8;
@@ -31,6 +32,18 @@ export function parseJsonText(raw: RawProposal): StageResult<unknown> {
     if (error instanceof ParseFailure) return stop(error.code);
     return stop("parse.malformed");
   }
+}
+
+/**
+ * The order id a proposal's body names in `arguments.order_id`, read ahead of the stages so the agent API's key lookup
+ * can read that order in its own statement (`HintedOrder`): a hint, never a decision. Null when the body is not an
+ * envelope naming one well-formed order id.
+ */
+export function orderHintOf(raw: RawProposal): string | null {
+  const parsed = parseJsonText(raw);
+  if (!parsed.ok || !isPlainObject(parsed.value) || !isPlainObject(parsed.value.arguments)) return null;
+  const orderId = parsed.value.arguments.order_id;
+  return typeof orderId === "string" && ORDER_ID.test(orderId) ? orderId : null;
 }
 
 /** Stage 2: raw bytes to an envelope, with limits JSON.parse does not have. Never throws. */

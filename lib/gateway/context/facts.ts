@@ -6,7 +6,7 @@ import { readsRuleFacts } from "../decide/rules";
 import { columnsOf, splitRow } from "../../sql";
 import { findCallFacts } from "./sql";
 import type { RuleFactsRow } from "../decide/sql";
-import type { ConversationFacts, TenantPolicy } from "../types";
+import type { ConversationFacts, HintedOrder, TenantPolicy } from "../types";
 
 /** The order a call names and, read with it, what the later stages decide from. */
 export interface CallFacts {
@@ -44,7 +44,7 @@ export async function loadCallFacts(
   tool: ToolDefinition,
   args: Record<string, unknown>,
   conversation: ConversationFacts,
-  reads: { callKey: string | null; policy: TenantPolicy; ports: ToolPorts } | null,
+  reads: { callKey: string | null; policy: TenantPolicy; ports: ToolPorts; hinted?: HintedOrder } | null,
 ): Promise<StageResult<CallFacts>> {
   const orderId = tool.orderId(args);
   if (conversation.orderId !== null && conversation.orderId !== orderId) return stop("order.not-found");
@@ -52,6 +52,13 @@ export async function loadCallFacts(
   const rules = reads !== null && readsRuleFacts(tool, reads.policy);
   const recent =
     reads && tool.earlierEffects ? tool.earlierEffects.recent(reads.policy.duplicateWindowHours, reads.ports) : null;
+  // A read with nothing else to read is answered from the order the key lookup read for it (decision 027).
+  const hinted = reads?.hinted;
+  if (tool.effect === "read" && !rules && !recent && hinted?.orderId === orderId) {
+    return hinted.facts
+      ? pass({ order: hinted.facts, stored: null, recent: null, ruleFacts: null })
+      : stop("order.not-found");
+  }
   const row = await findCallFacts(client, {
     orderId,
     tenantId: conversation.tenantId,

@@ -1,12 +1,14 @@
-import { MAX_ENVELOPE_BYTES } from "@/lib/gateway";
+import { MAX_ENVELOPE_BYTES, orderHintOf } from "@/lib/gateway";
 import { FORMATS, type Format } from "@/lib/agent-api/adapters/adapt";
 import { proposeBatch } from "@/lib/agent-api/batch";
 import { callResponse, notFound, withAgentConversation } from "@/lib/agent-api/http";
-import { errorResponse, readBoundedBody } from "@/lib/http";
+import { errorResponse, readBoundedBody, type BoundedBody } from "@/lib/http";
 import { proposeCall } from "@/lib/agent-api/propose";
 
 export async function POST(request: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
   const { id } = await params;
+  let read: BoundedBody | undefined;
+  const body = async () => (read ??= await readBoundedBody(request, MAX_ENVELOPE_BYTES));
   // The key lookup counts this request's first call for the rate stage (lib/agent-api/batch.ts says how the rest count).
   return withAgentConversation(
     request,
@@ -16,7 +18,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ id:
       if (!FORMATS.includes(format))
         return errorResponse(400, "format.unknown", `format must be one of ${FORMATS.join(", ")}`);
       if (!found) return notFound("conversation");
-      const raw = await readBoundedBody(request, MAX_ENVELOPE_BYTES);
+      const raw = await body();
       const callKey = request.headers.get("idempotency-key");
       const base = { ...found, apiKeyId: agent.apiKeyId };
       if (format === "toolgate") return callResponse(await proposeCall({ ...base, callKey, raw, rateCounted }));
@@ -24,6 +26,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ id:
         headers: { "Cache-Control": "no-store" },
       });
     },
-    { countCall: true },
+    // The key lookup also reads the order the body names, so a read costs no statement of its own (decision 027).
+    { countCall: true, orderHint: async () => orderHintOf(await body()) },
   );
 }
