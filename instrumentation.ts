@@ -8,7 +8,7 @@ export async function register() {
       console.error(`toolgate refuses to start: ${problems.join("; ")}`);
       process.exit(1);
     }
-    const { startTracing, tracingRequested } = await import("./lib/tracing");
+    const { startTracing, tracingRequested } = await import("./lib/observe/tracing");
     if (tracingRequested()) await startTracing();
     const { startJobs } = await import("./lib/instance/jobs");
     const { installGracefulShutdown } = await import("./lib/instance/shutdown");

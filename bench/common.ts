@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
-import { migrate } from "../lib/migrate";
+import { migrate } from "../lib/db/migrate";
 import { freePort, freshDatabase, startCluster, type Cluster } from "../scripts/pg-cluster";
 import { countStatements } from "../tests/support/statements";
 

@@ -54,7 +54,7 @@ export const importsPointDown = {
     }
     function reachesStatements(node, target) {
       if (!/^(app|components)\//.test(own)) return false;
-      if (!/^lib\/db(\.ts)?$/.test(target) && !/(^|\/)sql(\.ts)?$/.test(target)) return false;
+      if (!/^lib\/db(\/|\.ts|$)/.test(target) && !/(^|\/)sql(\.ts)?$/.test(target)) return false;
       report(node, `${own.split("/")[0]}/ runs no statement: call a function of the feature in lib/, not ${target}`);
       return true;
     }

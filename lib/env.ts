@@ -38,7 +38,7 @@ const EnvSchema = z.object({
   /** The public address people use; `https://` turns on HSTS and `__Host-` cookies. */
   NEXTAUTH_URL: z.preprocess((value) => (value === "" ? undefined : value), z.url().optional()),
   NEXTAUTH_SECRET: z.string().min(1).optional(),
-  /** 32 random bytes in base64 or hex: encrypts stored secrets (lib/secrets.ts checks the length). */
+  /** 32 random bytes in base64 or hex: encrypts stored secrets (lib/security/secrets.ts checks the length). */
   SECRETS_KEY: z.string().min(1).optional(),
   /**
    * 32 random bytes in base64 or hex: the key of the audit logs' seals (lib/audit/heads/keys.ts). The database never holds

@@ -4,7 +4,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
 import { startLocalExternals } from "./dev/external-services";
-import { migrate, roleOf } from "../lib/migrate";
+import { migrate, roleOf } from "../lib/db/migrate";
 import { removeEmbeddedDatabase, startEmbeddedDatabase, type EmbeddedDatabase } from "./embedded-database";
 import { assertPortFree, keptSecret, processRunning } from "./processes";
 

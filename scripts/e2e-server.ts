@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { startLocalExternals } from "./dev/external-services";
-import { migrate } from "../lib/migrate";
+import { migrate } from "../lib/db/migrate";
 
 // Playwright's webServer: the production build (`next start`) on a migrated, freshly seeded E2E database.
 

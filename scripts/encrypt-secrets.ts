@@ -1,5 +1,5 @@
 import { db } from "../lib/db";
-import { encryptSecret, isEncrypted, webhookSecretContext, webhookUrlContext } from "../lib/secrets";
+import { encryptSecret, isEncrypted, webhookSecretContext, webhookUrlContext } from "../lib/security/secrets";
 
 // `npm run secrets:encrypt`: encrypts under SECRETS_KEY every tenant webhook URL and secret (and every queued
 // webhook delivery's URL) still stored in plain text from before they were encrypted, then has PostgreSQL check

@@ -1,4 +1,4 @@
-import { migrate, roleOf } from "../lib/migrate";
+import { migrate, roleOf } from "../lib/db/migrate";
 
 // `npm run db:migrate`. With MIGRATION_DATABASE_URL, migrations run as that (owner) role and the role of
 // DATABASE_URL, the app's, is granted only what the app needs (docs/decisions/016); with DATABASE_URL alone they run

@@ -75,6 +75,12 @@ describe("the gateway has one door, and the pages reach no statement", { timeout
       expect.stringContaining("app/ runs no statement"),
     ]);
     expect(
+      await layerErrors(
+        "app/fixture/page.tsx",
+        'import { insertOutbox } from "@/lib/db/outbox";\nvoid insertOutbox;\n',
+      ),
+    ).toEqual([expect.stringContaining("app/ runs no statement")]);
+    expect(
       await layerErrors("components/admin/fixture.tsx", 'import type { AuditEntry } from "@/lib/admin/sql";\n'),
     ).toEqual([expect.stringContaining("components/ runs no statement")]);
     expect(

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { encryptSecret } from "../../lib/secrets";
+import { encryptSecret } from "../../lib/security/secrets";
 import { startTestProvider, type TestProvider } from "../../tests/support/oidc-provider";
 import { expectUsable, shoot, askedRefund } from "../fixtures";
 import { database, SEEDED, signedInPage } from "../support";

@@ -6,8 +6,8 @@ import type { FoundConversation } from "../conversations/lookup";
 import { modelProjection, type Outcome } from "../outcome";
 import type { CallResult, RateCount } from "../gateway";
 import { errorResponse, leftUnread } from "../http";
-import { logError, requestIdFrom, withLogContext } from "../log";
-import { span } from "../tracing";
+import { logError, requestIdFrom, withLogContext } from "../observe/log";
+import { span } from "../observe/tracing";
 
 export const unauthorized = () =>
   errorResponse(401, "auth.invalid-key", "a valid API key is required", {

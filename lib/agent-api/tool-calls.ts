@@ -39,7 +39,7 @@ export async function findAgentToolCall(agent: AgentRef, id: string): Promise<Fo
 
 /**
  * `findAgentToolCall`, but an undecided call is answered as soon as it is decided, or after `waitSeconds` with its
- * outcome then (lib/live.ts waits: told by the conversation's NOTIFY, not by polling the database).
+ * outcome then (lib/live/index.ts waits: told by the conversation's NOTIFY, not by polling the database).
  */
 export async function waitForAgentToolCall(
   agent: AgentRef,

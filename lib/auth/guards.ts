@@ -1,7 +1,7 @@
 import { redirect } from "next/navigation";
 import type { z } from "zod";
 import type { Role } from "../generated/prisma/client";
-import { logError } from "../log";
+import { logError } from "../observe/log";
 import { currentSession, currentUser, type SessionUser } from "./sign-in/auth";
 
 /**

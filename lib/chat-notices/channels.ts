@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { sha256Hex } from "../canonical";
 import { db } from "../db";
-import { decryptSecret } from "../secrets";
+import { decryptSecret } from "../security/secrets";
 import { findChatChannels, type ChatProvider, type StoredChannel } from "./sql";
 
 // A tenant's chat channels as an admin sets them: Slack (a bot token and a channel id) and Teams (a workflow

@@ -1,9 +1,9 @@
 import type { Db } from "../db";
-import { queueMessages } from "../outbox";
+import { queueMessages } from "../db/outbox";
 import type { ChatNotice } from "./notice";
 import { findChatChannels, findNoticedProviders, insertChatNotices, type ChatProvider } from "./sql";
 
-// Chat notices go through the outbox like every message (lib/outbox.ts): written in the transaction that opened,
+// Chat notices go through the outbox like every message (lib/db/outbox.ts): written in the transaction that opened,
 // decided, escalated or expired the call, delivered afterwards by lib/mail/delivery.ts, never on the request path.
 
 interface Owner {

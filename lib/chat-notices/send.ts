@@ -1,6 +1,6 @@
 import { WebAPIRateLimitedError } from "@slack/web-api";
 import { db } from "../db";
-import { decryptSecret } from "../secrets";
+import { decryptSecret } from "../security/secrets";
 import { outboundFetch } from "../security/outbound";
 import { chatSecretContext } from "./channels";
 import { ChatNoticeSchema, type ChatNotice } from "./notice";

@@ -7,7 +7,7 @@ import { searchCustomers } from "@/lib/conversations/console";
 import { openConversation, OpenConversationSchema } from "@/lib/conversations/open";
 import { workOnCustomer } from "@/lib/conversations/working-on";
 import { countConversationOpen } from "@/lib/gateway";
-import { countConversationOpenLimited } from "@/lib/metrics";
+import { countConversationOpenLimited } from "@/lib/observe/metrics";
 import { IdSchema } from "@/lib/security/input";
 
 export const openConversationAction = authedAction(OpenConversationSchema, ["AGENT"], async (input, user) => {

@@ -2,7 +2,7 @@ import { db, type Db } from "../db";
 import type { ConversationFacts, HintedOrder, TenantPolicy } from "../gateway";
 import { isWellFormedId } from "../security/input";
 import { permissionsFrom } from "../tools/scopes";
-import { columnsOf, splitRow } from "../sql";
+import { columnsOf, splitRow } from "../db/sql";
 import { findConversationRow, type ConversationRow } from "./sql";
 
 export interface FoundConversation {

@@ -1,7 +1,7 @@
 import { agentKeyRows, type KeyCredential } from "../auth/keys/sql";
 import type { Client, Db } from "../db";
 import { Prisma } from "../generated/prisma/client";
-import { countCall } from "../sql";
+import { countCall } from "../db/sql";
 import { ORDER_FACTS } from "../tools/sql";
 import type { OrderFacts } from "../tools/types";
 import type { ConversationFacts, RateCount, TenantPolicy } from "../gateway";

@@ -1,9 +1,9 @@
 import { canonicalJson, sha256Hex } from "../canonical";
 import { db, transaction, type Db } from "../db";
 import { newId } from "../ids";
-import { logError, withLogContext } from "../log";
-import { countDecision, countShadowVerdict } from "../metrics";
-import { span } from "../tracing";
+import { logError, withLogContext } from "../observe/log";
+import { countDecision, countShadowVerdict } from "../observe/metrics";
+import { span } from "../observe/tracing";
 import type { ConversationWaiter } from "../live";
 import { readsCalls, type AnyTool, type ExecutedCall, type ToolDefinition, type ToolPorts } from "../tools/types";
 import { checkAllowlist } from "./checks/allowlist";

@@ -1,4 +1,4 @@
-import { logError } from "../log";
+import { logError } from "../observe/log";
 import { onDrain } from "./shutdown";
 
 /** Sends one server-sent event with `data` as JSON; nothing once the stream has closed. */

@@ -1,9 +1,9 @@
 import { db } from "../db";
 import { jobsProblem } from "./jobs";
-import { logError } from "../log";
-import { pendingMigrations } from "../migrate";
+import { logError } from "../observe/log";
+import { pendingMigrations } from "../db/migrate";
 import { shuttingDown } from "./shutdown";
-import { findAppliedMigrations } from "../sql";
+import { findAppliedMigrations } from "./sql";
 
 // What GET /api/ready reports: whether this instance should be sent traffic. GET /api/health asks nothing of
 // this module: it answers as long as the process does.

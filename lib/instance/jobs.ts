@@ -6,7 +6,7 @@ import { sealLogs } from "../audit/seal";
 import { db } from "../db";
 import { pruneAutoExposure, pruneRateBuckets } from "../gateway";
 import { pruneLiveWatches } from "../live";
-import { logError } from "../log";
+import { logError } from "../observe/log";
 import { deliverOutbox } from "../mail/delivery";
 import { reconcileRefunds } from "../payments/reconcile/reconcile";
 import { env } from "../env";

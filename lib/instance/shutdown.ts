@@ -2,8 +2,8 @@ import { closeDb } from "../db";
 import { closeUpstreams } from "../upstream/servers/client";
 import { stopJobs } from "./jobs";
 import { stopLive } from "../live";
-import { logError, logInfo } from "../log";
-import { stopTracing } from "../tracing";
+import { logError, logInfo } from "../observe/log";
+import { stopTracing } from "../observe/tracing";
 import { env } from "../env";
 
 // Graceful shutdown of an app instance on SIGTERM (or SIGINT). Next.js's own handler stops accepting

@@ -1,8 +1,8 @@
 import { createHmac } from "node:crypto";
 import nodemailer, { type Transporter } from "nodemailer";
 import { db } from "../db";
-import { logError } from "../log";
-import { decryptSecret, webhookSecretContext, webhookUrlContext } from "../secrets";
+import { logError } from "../observe/log";
+import { decryptSecret, webhookSecretContext, webhookUrlContext } from "../security/secrets";
 import { isChatKind, RetryLater, sendChatNotice } from "../chat-notices/send";
 import { env } from "../env";
 import { outboundFetch, OutboundRefused } from "../security/outbound";

@@ -5,7 +5,7 @@ import { lockConversation, recordLaterOutcome, recordLaterOutcomeWith } from "..
 import { outcome, type Outcome } from "../outcome";
 import { newId } from "../ids";
 import type { RefundDecision, RefundParty } from "../tools/types";
-import { logError } from "../log";
+import { logError } from "../observe/log";
 import { paymentProvider, type PaymentProvider, type ProviderAnswer } from "./provider/provider";
 import {
   findCallOutcome,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { queueMessagesWith } from "../outbox";
+import { queueMessagesWith } from "../db/outbox";
 import { MOVED } from "./sql";
 import { defineTool, ORDER_ID } from "./types";
 

@@ -1,8 +1,8 @@
 import { canonicalJson, sha256Hex } from "../canonical";
 import { db, transaction, type Db } from "../db";
 import { newId } from "../ids";
-import { logError } from "../log";
-import { countDecision } from "../metrics";
+import { logError } from "../observe/log";
+import { countDecision } from "../observe/metrics";
 import { outcome, bindsCallKey, type Outcome } from "../outcome";
 import {
   appendDecision,

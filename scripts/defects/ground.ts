@@ -4,7 +4,7 @@ import type { Defect } from "./defect";
 export const defects: Defect[] = [
   {
     name: "a value sent with BEGIN stays a literal",
-    file: "lib/db.ts",
+    file: "lib/db/index.ts",
     find: 'if (typeof value === "string") return pg.escapeLiteral(value);',
     replace: "if (typeof value === \"string\") return `'${value}'`;",
     testFile: "tests/gateway/statements.integration.test.ts",
@@ -12,7 +12,7 @@ export const defects: Defect[] = [
   },
   {
     name: "app role grants",
-    file: "lib/migrate.ts",
+    file: "lib/db/migrate.ts",
     find: `'REVOKE UPDATE, DELETE, TRUNCATE ON "DecisionLog", "AuditLog", "DecisionSeal" FROM {role}',`,
     replace: '"SELECT 1",',
     testFile: "tests/audit/audit-insider.integration.test.ts",
@@ -28,7 +28,7 @@ export const defects: Defect[] = [
   },
   {
     name: "log masking",
-    file: "lib/log.ts",
+    file: "lib/observe/log.ts",
     find: "SECRETS.reduce((masked, [pattern, replacement]) => masked.replace(pattern, replacement), text)",
     replace: "text",
     testFile: "tests/ops/logs.integration.test.ts",
@@ -76,7 +76,7 @@ export const defects: Defect[] = [
   },
   {
     name: "secret tag length",
-    file: "lib/secrets.ts",
+    file: "lib/security/secrets.ts",
     find: '  if (parts.length !== 3 || iv.length !== NONCE_BYTES || tag.length !== TAG_BYTES)\n    throw new Error(\n      `${column} is not a value this server stored: it needs a ${NONCE_BYTES}-byte nonce and a ${TAG_BYTES}-byte tag; set it again`,\n    );\n  const decipher = createDecipheriv("aes-256-gcm", key(), iv, { authTagLength: TAG_BYTES })',
     replace: '  const decipher = createDecipheriv("aes-256-gcm", key(), iv)',
     testFile: "tests/security/secrets.integration.test.ts",

@@ -8,7 +8,7 @@ import { applyDueChanges } from "@/lib/admin/changes/two-admin";
 import { authenticateApiKey } from "@/lib/auth/keys/api-keys";
 import { policyItem } from "@/lib/auth/step-up/step-up";
 import { db } from "@/lib/db";
-import { decryptSecret, webhookUrlContext } from "@/lib/secrets";
+import { decryptSecret, webhookUrlContext } from "@/lib/security/secrets";
 import { INSTANCE_SECRET, sessionCookie } from "../support/app-instances";
 import { agentConversation, proposeAsAgent, refund } from "../support/calls";
 import { noProof, provedFor } from "../support/step-up";

@@ -9,7 +9,7 @@ import { updatePolicy } from "@/lib/admin/policy/numbers";
 import { canonicalJson, sha256Hex } from "@/lib/canonical";
 import { rowHash, sealLogs, verifyTenant } from "@/lib/audit/seal";
 import { closeDb, db } from "@/lib/db";
-import { migrate } from "@/lib/migrate";
+import { migrate } from "@/lib/db/migrate";
 import { propose } from "../support/api";
 import { agentConversation, proposeAsAgent, refund } from "../support/calls";
 import { noProof } from "../support/step-up";

@@ -14,7 +14,7 @@ import type { SsoSettingsInput } from "@/lib/auth/sso/settings";
 import { findSsoByTenant } from "@/lib/auth/sso/sql";
 import { hashPassword } from "@/lib/auth/password-hash";
 import { db } from "@/lib/db";
-import { encryptSecret } from "@/lib/secrets";
+import { encryptSecret } from "@/lib/security/secrets";
 import { signInAtProvider, startTestProvider, type TestProvider } from "../support/oidc-provider";
 import { provedFor } from "../support/step-up";
 

@@ -2,7 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import { db } from "@/lib/db";
-import { CALLS_CHANNEL } from "@/lib/sql";
+import { CALLS_CHANNEL } from "@/lib/live/sql";
 import { pruneLiveWatches, watchConversation } from "@/lib/live";
 import { propose } from "../support/api";
 import { agentConversation, proposeAsAgent, refund } from "../support/calls";

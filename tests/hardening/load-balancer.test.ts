@@ -1,7 +1,7 @@
 import bcrypt from "bcryptjs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { db } from "@/lib/db";
-import { migrate } from "@/lib/migrate";
+import { migrate } from "@/lib/db/migrate";
 import { httpPaymentProvider } from "@/lib/payments/provider/provider";
 import { reconcileRefunds } from "@/lib/payments/reconcile/reconcile";
 import { csrfOf } from "../support/api-over-http";

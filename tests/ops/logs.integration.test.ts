@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { redact } from "@/lib/log";
+import { redact } from "@/lib/observe/log";
 import { agentConversation, proposeAsAgent } from "../support/calls";
 import { createWorld } from "../support/world";
 

@@ -4,7 +4,7 @@ import { GET as metricsRoute } from "@/app/api/metrics/route";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import { db } from "@/lib/db";
 import { POST as authRoute } from "@/app/api/auth/[...nextauth]/route";
-import { metricsText } from "@/lib/metrics";
+import { instanceMetrics } from "@/lib/instance/metrics";
 import { httpPaymentProvider } from "@/lib/payments/provider/provider";
 import { openConversation } from "../support/api";
 import { agentConversation, proposeAsAgent, refund } from "../support/calls";
@@ -181,7 +181,7 @@ describe("GET /api/metrics", () => {
     await db
       .$transaction(
         async (tx) => {
-          const baseline = (await metricsText(tx)).body;
+          const baseline = (await instanceMetrics(tx)).body;
           const old = (seconds: number) => new Date(Date.now() - seconds * 1000);
           for (const [index, age] of [600, 30].entries()) {
             await tx.approvalRequest.create({
@@ -253,7 +253,7 @@ describe("GET /api/metrics", () => {
             ],
           });
 
-          const now = (await metricsText(tx)).body;
+          const now = (await instanceMetrics(tx)).body;
           const delta = (name: string) => gauge(now, name) - gauge(baseline, name);
           expect(delta("toolgate_approval_queue_depth")).toBe(2);
           expect(delta("toolgate_outbox_pending")).toBe(3);

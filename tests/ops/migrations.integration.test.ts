@@ -7,7 +7,7 @@ import pg from "pg";
 import { inject, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
 import { Prisma } from "@/lib/generated/prisma/client";
-import { migrate } from "@/lib/migrate";
+import { migrate } from "@/lib/db/migrate";
 import { freshDatabase } from "../../scripts/pg-cluster";
 
 // The migrations are hand-reviewed SQL (docs/decisions/001); these tests are what keeps them and

@@ -1,6 +1,6 @@
 import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { beforeAll, describe, expect, it } from "vitest";
-import { startTracing, tracingRequested } from "@/lib/tracing";
+import { startTracing, tracingRequested } from "@/lib/observe/tracing";
 import { agentConversation, proposeAsAgent } from "../support/calls";
 import { createWorld } from "../support/world";
 

@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import { db } from "@/lib/db";
-import { metricsText } from "@/lib/metrics";
+import { instanceMetrics } from "@/lib/instance/metrics";
 import { httpPaymentProvider } from "@/lib/payments/provider/provider";
 import { reconcileHealth, reconcileRefunds } from "@/lib/payments/reconcile/reconcile";
 import { getToolCall } from "../support/api";
@@ -112,7 +112,7 @@ describe("reconciliation cannot be fooled by configuration", () => {
       expect(report.paused).toBeTruthy();
       expect(await statuses(orders)).toEqual(["unknown", "unknown"]);
       expect(await reconcileHealth()).toMatchObject({ ok: false, reason: report.paused });
-      expect((await metricsText(db)).body).toMatch(/^toolgate_reconcile_provider_reachable 0$/m);
+      expect((await instanceMetrics(db)).body).toMatch(/^toolgate_reconcile_provider_reachable 0$/m);
 
       expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({
         examined: 2,
@@ -120,7 +120,7 @@ describe("reconciliation cannot be fooled by configuration", () => {
         released: 0,
       });
       expect(await reconcileHealth()).toMatchObject({ ok: true, reason: null });
-      expect((await metricsText(db)).body).toMatch(/^toolgate_reconcile_provider_reachable 1$/m);
+      expect((await instanceMetrics(db)).body).toMatch(/^toolgate_reconcile_provider_reachable 1$/m);
       await expectRefundInvariants(orders, (await externals.stats()).totalsByOrder);
     });
   }

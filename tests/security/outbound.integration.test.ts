@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { db } from "@/lib/db";
 import { deliverOutbox } from "@/lib/mail/delivery";
-import { encryptSecret, webhookSecretContext, webhookUrlContext } from "@/lib/secrets";
+import { encryptSecret, webhookSecretContext, webhookUrlContext } from "@/lib/security/secrets";
 import { METADATA_LIMITS } from "@/lib/oauth/clients/clients";
 import { fetchMetadataDocument } from "@/lib/oauth/clients/fetch-document";
 import { classifyAddress, outboundFetch, OutboundRefused } from "@/lib/security/outbound";

@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { setWebhook } from "@/lib/admin/policy/webhook";
 import { db } from "@/lib/db";
-import { decryptSecret, encryptSecret, webhookSecretContext, webhookUrlContext } from "@/lib/secrets";
+import { decryptSecret, encryptSecret, webhookSecretContext, webhookUrlContext } from "@/lib/security/secrets";
 import { setWebhookApproved } from "../support/admin-changes";
 import { noProof } from "../support/step-up";
 import { createWorld } from "../support/world";

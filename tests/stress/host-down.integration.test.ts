@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { migrate } from "@/lib/migrate";
+import { migrate } from "@/lib/db/migrate";
 import { startCluster, type Cluster } from "@/scripts/pg-cluster";
 
 // This file runs in its own worker with its own PostgreSQL, which it stops mid-test: a real outage.

@@ -1,6 +1,6 @@
 import type { TestProject } from "vitest/node";
 import { startLocalExternals } from "../../scripts/dev/external-services";
-import { migrate } from "../../lib/migrate";
+import { migrate } from "../../lib/db/migrate";
 import { startCluster } from "../../scripts/pg-cluster";
 
 declare module "vitest" {

@@ -2,7 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import { errorResponse } from "@/lib/http";
 import { env } from "@/lib/env";
 import { clientAddress } from "@/lib/security/request";
-import { metricsText } from "@/lib/metrics";
+import { instanceMetrics } from "@/lib/instance/metrics";
 
 export const dynamic = "force-dynamic";
 
@@ -24,6 +24,6 @@ export async function GET(request: Request): Promise<Response> {
       "WWW-Authenticate": 'Bearer realm="toolgate-metrics"',
     });
   }
-  const { contentType, body } = await metricsText();
+  const { contentType, body } = await instanceMetrics();
   return new Response(body, { headers: { "Content-Type": contentType, "Cache-Control": "no-store" } });
 }

@@ -7,7 +7,7 @@ import { channelWords, storedChannel } from "../../chat-notices/channels";
 import { lockChatChannel, setChatChannel, type ChatProvider } from "../../chat-notices/sql";
 import { db, transaction, type Db, type Tx } from "../../db";
 import { newId } from "../../ids";
-import { queueMessages } from "../../outbox";
+import { queueMessages } from "../../db/outbox";
 import type { PolicyNumbers } from "./loosening/loosening";
 import { POLICY_FIELDS, readableValue } from "../policy/fields";
 import type { RuleCase } from "../../policy-rules/cases/cases";

@@ -3,7 +3,7 @@ import { channelShown, chatSecretContext, storedChannel, type ChatChannelInput }
 import { lockChatChannel, setChatChannel, type ChatProvider } from "../../chat-notices/sql";
 import { transaction } from "../../db";
 import { checkOutboundUrl, OutboundRefused } from "../../security/outbound";
-import { encryptSecret } from "../../secrets";
+import { encryptSecret } from "../../security/secrets";
 import { classifyAdminChange } from "../changes/loosening/loosening";
 import { holdChange, type HeldChange } from "../changes/two-admin";
 import { insertAudit, type Admin } from "../sql";

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { consumeStepUpFor, type StepUpHolder } from "../../auth/step-up/step-up";
 import { db, transaction } from "../../db";
 import { checkOutboundUrl, OutboundRefused } from "../../security/outbound";
-import { decryptSecret, encryptSecret, webhookSecretContext, webhookUrlContext } from "../../secrets";
+import { decryptSecret, encryptSecret, webhookSecretContext, webhookUrlContext } from "../../security/secrets";
 import { classifyAdminChange } from "../changes/loosening/loosening";
 import { holdChange, storedWebhook, type HeldChange } from "../changes/two-admin";
 import { insertAudit, type Admin } from "../sql";

@@ -2,7 +2,7 @@ import { approvalItem, consumeStepUp, type StepUpMethod } from "../../auth/step-
 import { canonicalJson } from "../../canonical";
 import type { Tx } from "../../db";
 import { appendDecision, completeExternal, executeCall, heldFor, recheckForApproval } from "../../gateway";
-import { logError } from "../../log";
+import { logError } from "../../observe/log";
 import { formatMoney } from "../../money";
 import { outcome } from "../../outcome";
 import { paymentPort } from "../../payments/port";

@@ -1,7 +1,7 @@
 import type { StepUpMethod } from "../../auth/step-up/step-up";
 import type { Tx } from "../../db";
 import { recordLaterOutcome } from "../../gateway";
-import { observeApprovalDecision } from "../../metrics";
+import { observeApprovalDecision } from "../../observe/metrics";
 import type { Outcome } from "../../outcome";
 import { updateInChat } from "../notify/chat";
 import type { PendingDecision } from "./lock";

@@ -7,8 +7,8 @@ import {
   type LockedFacts,
   type TenantPolicy,
 } from "../../gateway";
-import { logError } from "../../log";
-import { countDecision } from "../../metrics";
+import { logError } from "../../observe/log";
+import { countDecision } from "../../observe/metrics";
 import { outcome, type Outcome } from "../../outcome";
 import { updateInChat } from "../notify/chat";
 import { locateRequest, lockRequest, type LockedRequest } from "./sql";

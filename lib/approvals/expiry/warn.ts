@@ -1,5 +1,5 @@
 import { transaction } from "../../db";
-import { queueMessages } from "../../outbox";
+import { queueMessages } from "../../db/outbox";
 import { requestPhrase } from "../words";
 import { findAdminEmails, markExpiryWarned } from "./sql";
 

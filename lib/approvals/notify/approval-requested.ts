@@ -1,5 +1,5 @@
 import type { Db } from "../../db";
-import { queueMessages } from "../../outbox";
+import { queueMessages } from "../../db/outbox";
 import { formatMoney } from "../../money";
 import type { ApprovalPreview } from "../../gateway";
 import { createApprovalLinks } from "../email-links/create";

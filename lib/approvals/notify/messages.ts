@@ -1,4 +1,4 @@
-import type { QueuedMessage } from "../../outbox";
+import type { QueuedMessage } from "../../db/outbox";
 import type { RequestAudience } from "./sql";
 
 /**

@@ -1,5 +1,5 @@
 import type { Db } from "../../db";
-import { queueMessages } from "../../outbox";
+import { queueMessages } from "../../db/outbox";
 import type { UpstreamPreview } from "../../upstream/calls/preview";
 import { requestedMessages } from "./messages";
 import { findRequestAudience } from "./sql";

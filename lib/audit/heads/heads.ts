@@ -3,7 +3,7 @@ import { appendFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { canonicalJson } from "../../canonical";
 import { env } from "../../env";
-import { logError, logInfo } from "../../log";
+import { logError, logInfo } from "../../observe/log";
 import { hmacHex, keyById, type SealKey } from "./keys";
 import type { SealedLog, StoredSeal } from "../sql";
 

@@ -6,7 +6,7 @@ import CredentialsProvider from "next-auth/providers/credentials";
 import { z } from "zod";
 import { db } from "../../db";
 import { env } from "../../env";
-import { logError } from "../../log";
+import { logError } from "../../observe/log";
 import { clientAddress } from "../../security/request";
 import { authConfig, sessionCookieName } from "./auth.config";
 import { hashPassword, verifyPassword } from "../password-hash";

@@ -2,7 +2,7 @@ import NextAuth from "next-auth";
 import { NextRequest } from "next/server";
 import { errorResponse, readBoundedBody } from "../../http";
 import { db } from "../../db";
-import { countSignInThrottled } from "../../metrics";
+import { countSignInThrottled } from "../../observe/metrics";
 import { clientAddress } from "../../security/request";
 import { authOptions, CredentialsSchema } from "./auth";
 import { sessionCookieName } from "./auth.config";

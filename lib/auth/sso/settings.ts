@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { canonicalJson, sha256Hex } from "../../canonical";
 import { db, transaction, type Tx } from "../../db";
-import { decryptSecret, encryptSecret } from "../../secrets";
+import { decryptSecret, encryptSecret } from "../../security/secrets";
 import { consumeStepUpFor, type StepUpHolder, type StepUpMethod } from "../step-up/step-up";
 import { discover, IssuerRefused } from "./issuer";
 import {

@@ -10,7 +10,7 @@ import { canonicalJson, sha256Hex } from "../../canonical";
 import { db, transaction, type Db } from "../../db";
 import { env } from "../../env";
 import { newId } from "../../ids";
-import { logError } from "../../log";
+import { logError } from "../../observe/log";
 import { IdSchema } from "../../security/input";
 import { verifyPassword } from "../password-hash";
 import {

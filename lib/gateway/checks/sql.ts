@@ -1,6 +1,6 @@
 import type { Db } from "../../db";
 import { Prisma } from "../../generated/prisma/client";
-import { countCall } from "../../sql";
+import { countCall } from "../../db/sql";
 import type { RateCount } from "../types";
 
 /** Counts one call in the conversation's bucket and the agent's (`countCall`); returns both as it left them. */

@@ -3,7 +3,7 @@ import type { EarlierEffect, OrderFacts, ToolDefinition, ToolPorts } from "../..
 import { pass, stop, type StageResult } from "../../outcome";
 import { isCallKey, type StoredCall } from "./idempotency";
 import { readsRuleFacts } from "../decide/rules";
-import { columnsOf, splitRow } from "../../sql";
+import { columnsOf, splitRow } from "../../db/sql";
 import { findCallFacts } from "./sql";
 import type { RuleFactsRow } from "../decide/sql";
 import type { ConversationFacts, HintedOrder, TenantPolicy } from "../types";

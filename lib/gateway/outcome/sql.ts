@@ -1,13 +1,13 @@
 import type { Db } from "../../db";
 import { Prisma } from "../../generated/prisma/client";
 import type { Outcome } from "../../outcome";
-import { CALLS_CHANNEL } from "../../sql";
+import { CALLS_CHANNEL } from "../../live/sql";
 import { moveOrderAtVersion } from "../../tools/sql";
 import type { OrderChange } from "../../tools/types";
 import type { CallRecord, DecisionRow, LaterOutcome } from "../types";
 import type { ExposureReservation } from "../decide/sql";
 
-// A change is announced only to conversations with an open live view (lib/live.ts): PostgreSQL serializes the
+// A change is announced only to conversations with an open live view (lib/live/index.ts): PostgreSQL serializes the
 // commits of all notifying transactions (docs/decisions/004-notify-only-watched-conversations.md).
 const watched = (conversationId: Prisma.Sql) =>
   Prisma.sql`EXISTS (SELECT 1 FROM "LiveWatch" w WHERE w."conversationId" = ${conversationId} AND w."expiresAt" > now())`;

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { sha256Hex } from "../../canonical";
 import { db } from "../../db";
 import { newId } from "../../ids";
-import { logInfo } from "../../log";
+import { logInfo } from "../../observe/log";
 import { acceptableRedirectUri } from "./redirects";
 import {
   countMetadataFetch,

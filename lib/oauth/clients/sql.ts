@@ -1,6 +1,6 @@
 import type { Db } from "../../db";
 import { Prisma } from "../../generated/prisma/client";
-import { countCall } from "../../sql";
+import { countCall } from "../../db/sql";
 
 export interface ClientRow {
   id: string;

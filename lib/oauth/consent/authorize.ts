@@ -7,7 +7,7 @@ import { appendAuditLog } from "../../audit/sql";
 import { canonicalJson, sha256Hex } from "../../canonical";
 import { db, transaction } from "../../db";
 import { newId } from "../../ids";
-import { queueMessages } from "../../outbox";
+import { queueMessages } from "../../db/outbox";
 import { scopesFor } from "../../tools/scopes";
 import type { Scope } from "../../tools/types";
 import { ALL_SCOPES } from "./authorize-scopes";

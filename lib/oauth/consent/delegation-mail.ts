@@ -1,4 +1,4 @@
-import type { QueuedMessage } from "../../outbox";
+import type { QueuedMessage } from "../../db/outbox";
 
 // The email a delegation of the refund permission sends, like a new key's: to the person whose permission it is
 // and to the tenant's admins, so a connection made from a stolen session does not go unnoticed.

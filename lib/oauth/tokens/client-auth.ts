@@ -3,7 +3,7 @@ import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify,
 import { z } from "zod";
 import { sha256Hex } from "../../canonical";
 import { db } from "../../db";
-import { logInfo } from "../../log";
+import { logInfo } from "../../observe/log";
 import { CACHE_SECONDS, METADATA_FETCH_LIMITS, type DocumentFetcher } from "../clients/clients";
 import {
   countKeySetFetch,

@@ -1,6 +1,6 @@
 import type { Db, Tx } from "../../db";
 import { Prisma } from "../../generated/prisma/client";
-import { countCall } from "../../sql";
+import { countCall } from "../../db/sql";
 
 /** How a client authenticates at the token endpoint, as stored when it registered or its document was fetched. */
 export interface ClientCredentials {

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import http from "node:http";
 import https from "node:https";
 import { SIGNATURE_HEADER, verifyAnswer } from "./signature";
-import { startProviderRequest } from "../../metrics";
+import { startProviderRequest } from "../../observe/metrics";
 import { env } from "../../env";
 
 /**

@@ -2,7 +2,7 @@ import { loadConversation } from "../../conversations/lookup";
 import { db, transaction, type Tx } from "../../db";
 import { outcome, type Code, type Outcome } from "../../outcome";
 import { recheckForResend } from "../../gateway";
-import { logError } from "../../log";
+import { logError } from "../../observe/log";
 import { issueRefund } from "../../tools/issue-refund";
 import { paymentProvider, type PaymentProvider, type ProviderProbe } from "../provider/provider";
 import { completeRefund, isUnsettled, lockRefund, releaseLocked, settleRefund } from "../refunds";

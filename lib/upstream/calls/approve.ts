@@ -2,7 +2,7 @@ import { canonicalJson, sha256Hex } from "../../canonical";
 import type { Tx } from "../../db";
 import type { TenantPolicy } from "../../gateway";
 import type { AgentPermissions } from "../../tools/scopes";
-import { logError } from "../../log";
+import { logError } from "../../observe/log";
 import { outcome, type Outcome } from "../../outcome";
 import { splitName } from "../servers/definition";
 import { forwardCall } from "./forward";

@@ -3,7 +3,7 @@ import { canonicalJson, sha256Hex } from "../../canonical";
 import { db } from "../../db";
 import { env } from "../../env";
 import { recordLaterOutcomeWith } from "../../gateway";
-import { logError } from "../../log";
+import { logError } from "../../observe/log";
 import { outcome, type Outcome } from "../../outcome";
 import { dropUpstreamClient, upstreamClient } from "../servers/client";
 import { splitName } from "../servers/definition";

@@ -5,8 +5,8 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { sha256Hex } from "../../canonical";
 import { env } from "../../env";
-import { logError } from "../../log";
-import { decryptSecret } from "../../secrets";
+import { logError } from "../../observe/log";
+import { decryptSecret } from "../../security/secrets";
 import { guardedFetch } from "../../security/outbound";
 import { localServer } from "./config";
 import type { ServerRow } from "../sql";

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { db } from "../../db";
 import { newId } from "../../ids";
-import { logError } from "../../log";
-import { encryptSecret } from "../../secrets";
+import { logError } from "../../observe/log";
+import { encryptSecret } from "../../security/secrets";
 import { checkOutboundUrl, OutboundRefused } from "../../security/outbound";
 import { upstreamSecretContext } from "./client";
 import { localServers } from "./config";

@@ -2,7 +2,7 @@ import { withAgent } from "@/lib/agent-api/http";
 import { errorResponse, readBoundedBody } from "@/lib/http";
 import { openConversation, OpenConversationSchema } from "@/lib/conversations/open";
 import { countConversationOpen } from "@/lib/gateway";
-import { countConversationOpenLimited } from "@/lib/metrics";
+import { countConversationOpenLimited } from "@/lib/observe/metrics";
 
 // Far above any real request (a customer, an order, a few tool names); read no further than this.
 const MAX_OPEN_BYTES = 16 * 1024;

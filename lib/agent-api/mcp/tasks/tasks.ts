@@ -26,7 +26,7 @@ import { findCallTask, findTask, findTasksPage, insertTask, type TaskRow } from 
 // every app instance answers tasks/get, tasks/result, tasks/list and tasks/cancel from PostgreSQL alone: the
 // McpTask row says which call and conversation, the call's outcome says the state. The SDK's own TaskStore path
 // is not used: its tasks/result polls a store on a timer and its tasks/cancel only marks a status, while here
-// tasks/result waits on the push channel (lib/live.ts) and tasks/cancel withdraws the approval request.
+// tasks/result waits on the push channel (lib/live/index.ts) and tasks/cancel withdraws the approval request.
 
 /** The server's `tasks` capability: tools/call may be augmented; tasks can be listed and cancelled. */
 export const TASK_CAPABILITIES = { list: {}, cancel: {}, requests: { tools: { call: {} } } };

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { servedOverHttps } from "../../../env";
-import { decryptSecret, encryptSecret } from "../../../secrets";
+import { decryptSecret, encryptSecret } from "../../../security/secrets";
 
 // A sign-in in progress lives in one encrypted, HttpOnly cookie of the browser that started it: the state, nonce and
 // PKCE verifier never leave this server readable, and a callback in another browser (a link someone was sent to

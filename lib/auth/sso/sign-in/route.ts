@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { env } from "../../../env";
-import { logError } from "../../../log";
+import { logError } from "../../../observe/log";
 import { clientAddress } from "../../../security/request";
 import { safeReturnPath } from "../../guards";
 import { ATTEMPT_SECONDS, attemptCookie, attemptCookieName, openAttempt } from "./attempt";

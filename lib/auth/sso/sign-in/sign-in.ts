@@ -1,6 +1,6 @@
 import * as oauth from "oauth4webapi";
 import { db } from "../../../db";
-import { logError } from "../../../log";
+import { logError } from "../../../observe/log";
 import { startSession } from "../../sessions";
 import { ATTEMPT_SECONDS, sealAttempt, type Attempt } from "./attempt";
 import { bindSubject, type ProviderClaims, type SsoRefusal } from "../binding";

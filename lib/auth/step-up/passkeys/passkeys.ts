@@ -6,8 +6,8 @@ import {
 } from "@simplewebauthn/server";
 import { appendAuditLog } from "../../../audit/sql";
 import { db, transaction, type Db } from "../../../db";
-import { logError } from "../../../log";
-import { queueMessages } from "../../../outbox";
+import { logError } from "../../../observe/log";
+import { queueMessages } from "../../../db/outbox";
 import {
   deletePasskey,
   deleteTenantPersonPasskeys,

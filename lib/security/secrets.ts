@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import { env, keyBytes } from "./env";
+import { env, keyBytes } from "../env";
 
 // Secrets the host must use again (a tenant's webhook URL and signing secret) are stored encrypted with
 // AES-256-GCM under SECRETS_KEY, never in plain text. Each value is bound to where it is stored (`context`, e.g.

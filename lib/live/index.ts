@@ -1,8 +1,8 @@
 import pg from "pg";
-import { db } from "./db";
-import { newId } from "./ids";
-import { logError } from "./log";
-import { env } from "./env";
+import { db } from "../db";
+import { newId } from "../ids";
+import { logError } from "../observe/log";
+import { env } from "../env";
 import { CALLS_CHANNEL, deleteExpiredLiveWatches, deleteLiveWatch, saveLiveWatch } from "./sql";
 
 type Listener = () => void;

@@ -1,6 +1,6 @@
-import type { Db } from "./db";
-import { newId } from "./ids";
-import type { Prisma } from "./generated/prisma/client";
+import type { Db } from "./index";
+import { newId } from "../ids";
+import type { Prisma } from "../generated/prisma/client";
 import { insertOutboxMessages, outboxInsert } from "./sql";
 
 export interface QueuedMessage {

@@ -1,11 +1,22 @@
 import client from "prom-client";
-import { db, type Db } from "./db";
-import { readDatabaseGauges, type DatabaseGauges } from "./sql";
 import { startSpan } from "./tracing";
 
 // Prometheus metrics of one app instance. The request path only increments counters and observes histograms
-// in memory; the gauges that describe the shared database (queues, outbox, unsettled refunds) are computed by
-// one SQL statement when /api/metrics is scraped, so they read the same on every instance.
+// in memory; the gauges that describe the shared database (queues, outbox, unsettled refunds) are read by one
+// statement when /api/metrics is scraped (lib/instance/metrics.ts hands them in), so they read the same on
+// every instance.
+
+/** The database's gauges, read by one statement at each scrape. */
+export interface DatabaseGauges {
+  approvalsPending: number;
+  approvalsOldestSeconds: number;
+  outboxPending: number;
+  outboxRetried: number;
+  outboxDead: number;
+  refundsUnknown: number;
+  refundsUnknownOldestSeconds: number;
+  reconcileProviderReachable: number;
+}
 
 interface Metrics {
   registry: client.Registry;
@@ -191,11 +202,13 @@ export function countSignInThrottled(): void {
   metrics().signInThrottled.inc();
 }
 
-/** The Prometheus text of this instance, the database gauges read now. */
-export async function metricsText(client: Db = db): Promise<{ contentType: string; body: string }> {
+/** The Prometheus text of this instance, with the database gauges `readGauges` reads now. */
+export async function metricsText(
+  readGauges: () => Promise<DatabaseGauges>,
+): Promise<{ contentType: string; body: string }> {
   const m = metrics();
   try {
-    const values = await readDatabaseGauges(client);
+    const values = await readGauges();
     for (const [name, gauge] of Object.entries(m.gauges)) gauge.set(values[name as keyof DatabaseGauges]);
     m.databaseUp.set(1);
   } catch {

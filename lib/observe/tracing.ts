@@ -1,7 +1,7 @@
 import { SpanStatusCode, trace, type Attributes, type Span } from "@opentelemetry/api";
 import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { redact } from "./log";
-import { env } from "./env";
+import { env } from "../env";
 
 // OpenTelemetry traces: off unless the standard variables ask for them (OTEL_EXPORTER_OTLP_ENDPOINT or
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or OTEL_TRACES_EXPORTER=otlp; OTEL_SDK_DISABLED=true wins). One trace per

@@ -5,10 +5,10 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
-import { Prisma, PrismaClient } from "./generated/prisma/client";
-import { logError } from "./log";
-import { span } from "./tracing";
-import { env } from "./env";
+import { Prisma, PrismaClient } from "../generated/prisma/client";
+import { logError } from "../observe/log";
+import { span } from "../observe/tracing";
+import { env } from "../env";
 
 /**
  * Where statements run: parameterized SQL written as tagged templates. `db` runs each on whichever pooled
