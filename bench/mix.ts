@@ -1,6 +1,11 @@
-import { db } from "../lib/db";
-import { newId } from "../lib/ids";
-import { createWorld, NO_CEILINGS, NO_DUPLICATE_GUARD, type World } from "../tests/support/world";
+import {
+  anaConversation,
+  createWorld,
+  moreOrders,
+  NO_CEILINGS,
+  NO_DUPLICATE_GUARD,
+  type World,
+} from "../tests/support/world";
 
 // The agent workload of the load benchmarks: 70% get_order, 20% rejected proposals (a string amount fails the
 // schema), 10% refunds within policy, spread over many conversations whose orders never run out of refundable
@@ -30,34 +35,13 @@ export async function createMix(conversationCount: number, firstOrderNumber: num
     // The duplicate-intent guard still runs its statement, looking back zero hours: every round refunds an order again.
     ...NO_DUPLICATE_GUARD,
   });
+  const orders = await moreOrders(world, conversationCount, 2_000_000_000, firstOrderNumber);
   const conversations: Mix["conversations"] = [];
-  for (let i = 0; i < conversationCount; i++) {
-    const order = `ord_${firstOrderNumber + i}`;
-    await db.order.create({
-      data: {
-        id: order,
-        tenantId: world.tenantId,
-        customerId: world.customers.ana,
-        totalCents: 2_000_000_000,
-        status: "delivered",
-        currency: "USD",
-        addressLine1: "1 Elm St",
-        postalCode: "94107",
-      },
+  for (const order of orders)
+    conversations.push({
+      id: await anaConversation(world, ["get_order", "issue_refund"], ["orders:read", "refunds:write"]),
+      order,
     });
-    const conversation = await db.conversation.create({
-      data: {
-        id: newId("conv"),
-        tenantId: world.tenantId,
-        agentId: world.users.agent,
-        customerId: world.customers.ana,
-        tools: ["get_order", "issue_refund"],
-        scopes: ["orders:read", "refunds:write"],
-      },
-      select: { id: true },
-    });
-    conversations.push({ id: conversation.id, order });
-  }
   return { world, conversations };
 }
 

@@ -9,7 +9,7 @@ import { startFakeProvider } from "../scripts/dev/fake-provider";
 import { proposeCall } from "../lib/agent-api/propose";
 import { newId } from "../lib/ids";
 import { paymentProvider } from "../lib/payments/provider/provider";
-import { createWorld, NO_CEILINGS, NO_DUPLICATE_GUARD } from "../tests/support/world";
+import { anaConversation, createWorld, moreOrders, NO_CEILINGS, NO_DUPLICATE_GUARD } from "../tests/support/world";
 import { benchDatabase, fail, machine, ms, rounds, summarize, tenantPolicy, writeSection } from "./common";
 
 // Overhead of the gateway against the effect alone: the same executed refund (a) through the full gateway
@@ -38,22 +38,7 @@ const world = await createWorld({
   // The duplicate-intent guard still runs its statement, looking back zero hours: every round refunds an order again.
   ...NO_DUPLICATE_GUARD,
 });
-const big = {
-  tenantId: world.tenantId,
-  customerId: world.customers.ana,
-  status: "delivered",
-  currency: "USD",
-  addressLine1: "1 Elm St",
-  postalCode: "94107",
-  totalCents: 2_000_000_000,
-};
-await db.order.createMany({
-  data: [
-    { id: "ord_90000001", ...big },
-    { id: "ord_90000002", ...big },
-    { id: "ord_90000003", ...big },
-  ],
-});
+const [gatewayOrder, directOrder, unknownOrder] = await moreOrders(world, 3, 2_000_000_000);
 // The refunds of a full run (two pairs, warm-up and rounds, 1.00 USD each, one conversation) must all execute:
 // checked in a smoke run too, so a policy change that would hold them for a supervisor fails the test command.
 const fullRunRefunds = 2 * (Number(process.env.BENCH_ROUNDS ?? 400) + 40) + 10;
@@ -65,18 +50,7 @@ if (
 )
   fail(`the benchmark's tenant would hold some of a full run's ${fullRunRefunds} refunds for a supervisor`);
 const agent = (await authenticateApiKey(`Bearer ${world.keys.agent}`))!;
-const conversationId = (
-  await db.conversation.create({
-    data: {
-      id: newId("conv"),
-      tenantId: world.tenantId,
-      agentId: world.users.agent,
-      customerId: world.customers.ana,
-      tools: ["get_order", "issue_refund"],
-      scopes: ["orders:read", "refunds:write"],
-    },
-  })
-).id;
+const conversationId = await anaConversation(world, ["get_order", "issue_refund"], ["orders:read", "refunds:write"]);
 const found = (await findAgentConversation(agent, conversationId))!;
 const encoder = new TextEncoder();
 let counter = 0;
@@ -87,7 +61,7 @@ async function gatewayRefund() {
     bytes: encoder.encode(
       JSON.stringify({
         name: "issue_refund",
-        arguments: { order_id: "ord_90000001", amount_cents: 100, currency: "USD", reason: "other" },
+        arguments: { order_id: gatewayOrder, amount_cents: 100, currency: "USD", reason: "other" },
       }),
     ),
     truncated: false,
@@ -130,15 +104,15 @@ async function directWrite(
 }
 
 async function directRefund() {
-  await directWrite("ord_90000002", "issued");
+  await directWrite(directOrder, "issued");
 }
 
 const payments = paymentProvider();
 /** The least any refund must do under SPEC 12: commit the write, then ask the provider, then record its answer. */
 async function directRefundWithProvider() {
-  const refund = await directWrite("ord_90000003", "reserved");
+  const refund = await directWrite(unknownOrder, "reserved");
   const answer = await payments.refund(refund.providerKey, {
-    order_id: "ord_90000003",
+    order_id: unknownOrder,
     amount_cents: 100,
     currency: "USD",
     reason: "other",
@@ -156,7 +130,7 @@ async function gatewayRejected() {
     bytes: encoder.encode(
       JSON.stringify({
         name: "issue_refund",
-        arguments: { order_id: "ord_90000001", amount_cents: "100", currency: "USD", reason: "other" },
+        arguments: { order_id: gatewayOrder, amount_cents: "100", currency: "USD", reason: "other" },
       }),
     ),
     truncated: false,

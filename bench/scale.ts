@@ -4,9 +4,8 @@ import { cardFacts } from "../lib/approvals/desk/cards";
 import { decisionHistory } from "../lib/approvals/desk/history";
 import { pendingQueue } from "../lib/approvals/desk/queue";
 import { db } from "../lib/db";
-import { newId } from "../lib/ids";
 import { sessionCookie, startInstance } from "../tests/support/app-instances";
-import { createWorld } from "../tests/support/world";
+import { anaConversation, createWorld } from "../tests/support/world";
 import { benchDatabase, benchPort, fail, machine, ms, rounds, summarize, tenantPolicy, writeSection } from "./common";
 
 // The supervisor's queue and the decision-log queries with 1,000,000 decision-log rows and 10,000 pending
@@ -21,16 +20,7 @@ const WARMUP = rounds(3, 1);
 
 const database = await benchDatabase().catch((error: Error) => fail(error.message));
 const world = await createWorld();
-const conversation = await db.conversation.create({
-  data: {
-    id: newId("conv"),
-    tenantId: world.tenantId,
-    agentId: world.users.agent,
-    customerId: world.customers.ana,
-    tools: ["issue_refund"],
-    scopes: ["refunds:write"],
-  },
-});
+const conversationId = await anaConversation(world, ["issue_refund"], ["refunds:write"]);
 const started = Date.now();
 // History spread over past times: the log's insert trigger would stamp every row with now(), so it is off here.
 await db.$transaction(
@@ -42,7 +32,7 @@ await db.$transaction(
             'rejected', 'schema', CASE WHEN g % 3 = 0 THEN 'schema.invalid' ELSE 'order.read' END, g % 40, now() - (g || ' seconds')::interval
      FROM generate_series(1, $3::int) AS g`,
       world.tenantId,
-      conversation.id,
+      conversationId,
       DECISIONS,
     );
   },
@@ -61,7 +51,7 @@ const preview = {
     currency: "USD",
     version: 1,
   },
-  conversation_id: conversation.id,
+  conversation_id: conversationId,
   customer_id: world.customers.ana,
 };
 // Decided requests are spread over two agents, two outcomes and one supervisor, decided a minute after they were made.
@@ -75,7 +65,7 @@ await db.$executeRawUnsafe(
           CASE WHEN g > $5::int THEN $8 END
    FROM generate_series(1, 2 * $5::int) AS g`,
   world.tenantId,
-  conversation.id,
+  conversationId,
   world.orders.o1004,
   JSON.stringify(preview),
   PENDING,

@@ -9,8 +9,7 @@ import { registerLocalServers, reviewTool } from "../lib/upstream/servers/server
 import { findServerTools } from "../lib/upstream/sql";
 import { syncServer } from "../lib/upstream/servers/sync";
 import { db } from "../lib/db";
-import { newId } from "../lib/ids";
-import { createWorld, NO_CEILINGS } from "../tests/support/world";
+import { anaConversation, createWorld, NO_CEILINGS } from "../tests/support/world";
 import { benchDatabase, fail, ms, rounds, summarize, writeSection } from "./common";
 
 // `npm run bench` (upstream): a read-only upstream call through toolgate against the same call made straight to the
@@ -44,18 +43,7 @@ const reviewed = await reviewTool(
   { tool_id: read.id, definition_hash: read.definitionHash, verdict: "allow" },
 );
 if (!reviewed.ok) fail(reviewed.message);
-const conversationId = (
-  await db.conversation.create({
-    data: {
-      id: newId("conv"),
-      tenantId: world.tenantId,
-      agentId: world.users.agent,
-      customerId: world.customers.ana,
-      tools: ["files__read_text_file"],
-      scopes: [],
-    },
-  })
-).id;
+const conversationId = await anaConversation(world, ["files__read_text_file"], []);
 
 const direct = new Client({ name: "bench-direct", version: "1.0.0" });
 await direct.connect(new StdioClientTransport({ command: process.execPath, args: [SERVER, folder], stderr: "ignore" }));

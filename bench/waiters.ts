@@ -6,9 +6,8 @@ import { loadConversation } from "../lib/conversations/lookup";
 import { db } from "../lib/db";
 import { startFakeProvider } from "../scripts/dev/fake-provider";
 import { proposeCall } from "../lib/agent-api/propose";
-import { newId } from "../lib/ids";
 import { startInstance } from "../tests/support/app-instances";
-import { createWorld } from "../tests/support/world";
+import { anaConversation, createWorld, moreOrders } from "../tests/support/world";
 import {
   benchDatabase,
   benchPort,
@@ -44,34 +43,12 @@ const world = await createWorld({
   rateKeyPerMin: 1_000_000,
   rateOpenPerMin: 100_000,
 });
-const order = "ord_90000001";
-await db.order.create({
-  data: {
-    id: order,
-    tenantId: world.tenantId,
-    customerId: world.customers.ana,
-    totalCents: 2_000_000_000,
-    status: "delivered",
-    currency: "USD",
-    addressLine1: "1 Elm St",
-    postalCode: "94107",
-  },
-});
+const [order] = await moreOrders(world, 1, 2_000_000_000);
 
 console.log(`holding ${WAITERS} refunds for approval`);
 const held: { callId: string; approvalId: string }[] = [];
 for (let i = 0; i < WAITERS; i++) {
-  const { id } = await db.conversation.create({
-    data: {
-      id: newId("conv"),
-      tenantId: world.tenantId,
-      agentId: world.users.agent,
-      customerId: world.customers.ana,
-      tools: ["issue_refund"],
-      scopes: ["refunds:write"],
-    },
-    select: { id: true },
-  });
+  const id = await anaConversation(world, ["issue_refund"], ["refunds:write"]);
   const found = (await loadConversation(db, id))!;
   const envelope = JSON.stringify({
     name: "issue_refund",

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { findTxidAtOffset } from "@/lib/audit/sql";
 import { db, transaction, type Tx } from "@/lib/db";
-import { createWorld } from "../support/world";
+import { anaConversation, createWorld } from "../support/world";
 
 // One sealing run seals at most about 5,000 rows (lib/audit/seal.ts): it cuts its range at the txid that many rows
 // in. The cut must count rows in txid order as numbers. Sorted as text, "10000000000000" comes before
@@ -15,16 +15,7 @@ const TXIDS = Array.from({ length: 10 }, (_, index) => AROUND - 5 + index);
 describe("the sealing job's batches", () => {
   it("cut the range at the row that many in, counting transaction ids as numbers across a power of ten", async () => {
     const world = await createWorld();
-    const conversation = await db.conversation.create({
-      data: {
-        id: `conv_batches_${world.tenantId}`,
-        tenantId: world.tenantId,
-        agentId: world.users.agent,
-        customerId: world.customers.ana,
-        tools: [],
-        scopes: [],
-      },
-    });
+    const conversationId = await anaConversation(world, [], [], `conv_batches_${world.tenantId}`);
     const asTest = async (work: (tx: Tx) => Promise<unknown>) =>
       transaction(async (tx) => {
         await tx.$executeRaw`SET LOCAL session_replication_role = replica`;
@@ -34,7 +25,7 @@ describe("the sealing job's batches", () => {
       for (const txid of TXIDS)
         await tx.$executeRaw`
           INSERT INTO "DecisionLog" ("tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "latencyMs", "txid")
-          VALUES (${world.tenantId}, ${conversation.id}, ${`call_${txid}`}, 'get_order', 'ord_1', 'rejected', 'schema', 'schema.invalid', 1, ${txid}::bigint)`;
+          VALUES (${world.tenantId}, ${conversationId}, ${`call_${txid}`}, 'get_order', 'ord_1', 'rejected', 'schema', 'schema.invalid', 1, ${txid}::bigint)`;
     });
     try {
       const range = { from: String(AROUND - 5), horizon: String(AROUND + 5) };

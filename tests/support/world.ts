@@ -2,6 +2,7 @@ import { randomBytes, randomInt } from "node:crypto";
 import { createApiKey } from "@/lib/auth/keys/api-keys";
 import { hashPassword } from "@/lib/auth/password-hash";
 import { db } from "@/lib/db";
+import { newId } from "@/lib/ids";
 import type { TenantPolicy } from "@/lib/gateway/types";
 
 // Each test builds its own tenants shaped like the SPEC seed, with fresh ids, so files can run in parallel
@@ -236,6 +237,15 @@ export async function moreOrders(
     postalCode: "94107",
   };
   return insertOrders(Array(count).fill(row), (attempt) => (attempt === 1 ? first : randomInt(90_000_000, 99_999_000)));
+}
+
+/** A conversation of the world's agent with ana, offering `tools` under `scopes`; returns its id. */
+export async function anaConversation(world: World, tools: string[], scopes: string[], id = newId("conv")) {
+  const conversation = await db.conversation.create({
+    data: { id, tenantId: world.tenantId, agentId: world.users.agent, customerId: world.customers.ana, tools, scopes },
+    select: { id: true },
+  });
+  return conversation.id;
 }
 
 /** The address a user of a world made by `createSignInWorld` signs in with, readable from the user's id. */
