@@ -88,3 +88,23 @@ export const shoot = (page: Page, name: string) =>
   process.env.UPDATE_SCREENSHOTS === "1"
     ? page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true })
     : Promise.resolve();
+
+/**
+ * A platform authenticator in `page`'s browser that answers every WebAuthn ceremony at once, as a laptop's
+ * fingerprint reader would; returns the CDP session and the authenticator's id, to read its credentials.
+ */
+export async function addVirtualPasskey(page: Page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  return { cdp, authenticatorId };
+}

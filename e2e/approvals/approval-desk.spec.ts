@@ -1,5 +1,5 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { freshOrder, askedRefund } from "../fixtures";
+import { addVirtualPasskey, askedRefund, freshOrder } from "../fixtures";
 import {
   apiKey,
   database,
@@ -401,18 +401,7 @@ test("step-up with a passkey: registered in settings with Chromium's virtual aut
     const context = await browser.newContext({ baseURL: local });
     await signInAs(context, SEEDED.globexSupervisor, local);
     const page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
-    await cdp.send("WebAuthn.enable");
-    const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
-      options: {
-        protocol: "ctap2",
-        transport: "internal",
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
+    const { cdp, authenticatorId } = await addVirtualPasskey(page);
 
     await page.goto("/settings");
     await expect(page.getByTestId("no-passkeys")).toBeVisible();

@@ -10,6 +10,12 @@ async function linkState(approvalId: string) {
   return rows[0];
 }
 
+/** The books of `order` and the approval's state with its links: nothing moves but what the person decided. */
+async function expectBooks(order: string, approvalId: string, refunded: number, link: "pending" | "approved") {
+  expect(await refundsOf(order)).toEqual({ count: refunded ? 1 : 0, refunded });
+  expect(await linkState(approvalId)).toEqual({ status: link, used: link === "approved" ? 1 : 0 });
+}
+
 for (const viewport of VIEWPORTS) {
   test.describe(`the approval email's link (${viewport.name})`, () => {
     test.use({ viewport: { width: viewport.width, height: viewport.height } });
@@ -40,8 +46,7 @@ for (const viewport of VIEWPORTS) {
         expect(opened.status()).toBe(200);
         expect(await opened.text()).toContain("80.00 USD refund on " + order);
       }
-      expect(await linkState(held.approval!.id)).toEqual({ status: "pending", used: 0 });
-      expect(await refundsOf(order)).toEqual({ count: 0, refunded: 0 });
+      await expectBooks(order, held.approval!.id, 0, "pending");
 
       // The supervisor clicks the link in the email, signs in, and is brought back to the request.
       const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
@@ -70,15 +75,13 @@ for (const viewport of VIEWPORTS) {
       await expect(page.getByTestId("link-status")).toContainText(
         "Already approved by Sue Supervisor (supervisor@acme.test)",
       );
-      expect(await refundsOf(order)).toEqual({ count: 1, refunded: 8000 });
-      expect(await linkState(held.approval!.id)).toEqual({ status: "approved", used: 1 });
+      await expectBooks(order, held.approval!.id, 8000, "approved");
 
       // The stale tab posts a second decision with the same link: refused, nothing changes.
       await stale.getByLabel("Reason for denying (the agent reads it)").fill("duplicate");
       await stale.getByRole("button", { name: "Deny" }).click();
       await expect(stale.getByTestId("link-result")).toContainText("already been used");
-      expect(await refundsOf(order)).toEqual({ count: 1, refunded: 8000 });
-      expect(await linkState(held.approval!.id)).toEqual({ status: "approved", used: 1 });
+      await expectBooks(order, held.approval!.id, 8000, "approved");
 
       // The timeline the page links to tells the whole story.
       await page.getByRole("link", { name: "timeline of the call" }).click();
@@ -151,16 +154,14 @@ test("from the link, approving more than the step-up amount asks for the passwor
   await expect(page.getByTestId("link-result")).toHaveText(
     "Confirm it is you: this amount needs your passkey, or your password if you have none.",
   );
-  expect(await refundsOf(order)).toEqual({ count: 0, refunded: 0 });
-  expect(await linkState(held.approval!.id)).toEqual({ status: "pending", used: 0 });
+  await expectBooks(order, held.approval!.id, 0, "pending");
   await page.getByLabel("Your password, to confirm it is you").fill("not-my-password");
   await page.getByRole("button", { name: "Confirm approval" }).click();
   await expect(page.getByTestId("link-result")).toHaveText("That password is not right.");
   await page.getByLabel("Your password, to confirm it is you").fill("toolgate-demo");
   await page.getByRole("button", { name: "Confirm approval" }).click();
   await expect(page.getByTestId("link-result")).toHaveText(`120.00 USD refund on ${order} approved; refund issued.`);
-  expect(await refundsOf(order)).toEqual({ count: 1, refunded: 12000 });
-  expect(await linkState(held.approval!.id)).toEqual({ status: "approved", used: 1 });
+  await expectBooks(order, held.approval!.id, 12000, "approved");
   const { rows } = await database().query<{ stepUpMethod: string }>(
     `SELECT "stepUpMethod" FROM "ApprovalRequest" WHERE id = $1`,
     [held.approval!.id],

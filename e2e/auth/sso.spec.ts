@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { encryptSecret } from "../../lib/security/secrets";
 import { startTestProvider, type TestProvider } from "../../tests/support/oidc-provider";
-import { expectUsable, shoot, askedRefund } from "../fixtures";
+import { addVirtualPasskey, askedRefund, expectUsable, shoot } from "../fixtures";
 import { database, SEEDED, signedInPage } from "../support";
 
 // Single sign-on in the browser: a supervisor signs in through a real OpenID provider started here (oidc-provider,
@@ -74,18 +74,7 @@ test("a supervisor signs in through the company's OpenID provider, approves a he
   const local = baseURL!.replace("127.0.0.1", "localhost");
   const [session] = (await context.cookies(baseURL)).filter((cookie) => cookie.name === "next-auth.session-token");
   await context.addCookies([{ name: session.name, value: session.value, url: local, httpOnly: true, sameSite: "Lax" }]);
-  const cdp = await context.newCDPSession(page);
-  await cdp.send("WebAuthn.enable");
-  await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: {
-      protocol: "ctap2",
-      transport: "internal",
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
+  await addVirtualPasskey(page);
   await page.goto(`${local}/settings`);
   await page.getByLabel("Name").fill("SSO laptop");
   await page.getByRole("button", { name: "Add a passkey" }).click();

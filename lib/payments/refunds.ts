@@ -163,6 +163,17 @@ export async function lockRefund(tx: Tx, refundId: string, conversationId: strin
 
 export const isUnsettled = (status: string) => UNSETTLED.includes(status);
 
+/** The refund's call ends with `final`, decided by `actorId` (a person) or by the provider's answer (null). */
+async function settleCall(tx: Tx, refund: LockedRefund, final: Outcome, actorId: string | null): Promise<Outcome> {
+  await recordLaterOutcome(tx, {
+    callId: refund.toolCallId,
+    approvalId: refund.approvalId,
+    outcome: final,
+    decision: { actorId, latencyMs: 0 },
+  });
+  return final;
+}
+
 /** The provider made the refund (or a supervisor says it did): the order is unblocked and the call executed. */
 export async function issueLocked(
   tx: Tx,
@@ -180,13 +191,7 @@ export async function issueLocked(
       refunded_cents: refundedCents,
     },
   });
-  await recordLaterOutcome(tx, {
-    callId: refund.toolCallId,
-    approvalId: refund.approvalId,
-    outcome: final,
-    decision: { actorId, latencyMs: 0 },
-  });
-  return final;
+  return settleCall(tx, refund, final, actorId);
 }
 
 /**
@@ -208,13 +213,7 @@ export async function releaseLocked(
   actorId: string | null,
 ): Promise<Outcome> {
   await markRefundReleased(tx, refund, reason, actorId);
-  await recordLaterOutcome(tx, {
-    callId: refund.toolCallId,
-    approvalId: refund.approvalId,
-    outcome: final,
-    decision: { actorId, latencyMs: 0 },
-  });
-  return final;
+  return settleCall(tx, refund, final, actorId);
 }
 
 /**

@@ -93,6 +93,17 @@ export function classifyAdminChange(change: AdminChangeKind): Classification {
   }
 }
 
+/** How changing one policy number from `before` to `after` is classified, against the bound as it was before. */
+function classifyPolicyField(field: PolicyField, before: PolicyNumbers, after: PolicyNumbers) {
+  return classifyAdminChange({
+    kind: "policy",
+    field,
+    before: before[field],
+    after: after[field],
+    bound: before.secondAdminAboveCents,
+  });
+}
+
 /**
  * A policy save split by the rule: the numbers that apply now (tightened, or loosened within the bound in force
  * before the save) and, when any number needs a second admin, the whole save as the change that waits.
@@ -104,14 +115,7 @@ export function splitPolicyChange(
   const now = { ...before };
   let waiting = false;
   for (const spec of POLICY_FIELDS) {
-    const classification = classifyAdminChange({
-      kind: "policy",
-      field: spec.name,
-      before: before[spec.name],
-      after: after[spec.name],
-      bound: before.secondAdminAboveCents,
-    });
-    if (classification === "needs-second-admin") waiting = true;
+    if (classifyPolicyField(spec.name, before, after) === "needs-second-admin") waiting = true;
     else now[spec.name] = after[spec.name];
   }
   return { now, waiting: waiting ? { ...after } : null };
@@ -120,13 +124,7 @@ export function splitPolicyChange(
 /** The labels of the policy numbers a save loosens (step-up needed, decision 014); empty when it loosens nothing. */
 export function loosenedFields(before: PolicyNumbers, after: PolicyNumbers): string[] {
   return POLICY_FIELDS.filter((spec) => {
-    const classification = classifyAdminChange({
-      kind: "policy",
-      field: spec.name,
-      before: before[spec.name],
-      after: after[spec.name],
-      bound: before.secondAdminAboveCents,
-    });
+    const classification = classifyPolicyField(spec.name, before, after);
     return classification === "loosening" || classification === "needs-second-admin";
   }).map((spec) => spec.label);
 }
