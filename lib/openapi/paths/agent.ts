@@ -7,6 +7,15 @@ import { AGENT, agentProblems, idParameter, json, jsonSchema, problem, ref, RETR
 
 // The agent API's paths in the OpenAPI document: conversations, tools, tool calls and batches, with an agent's key.
 
+/** The `format` query parameter: toolgate's own shape by default, or one of `formats`. */
+const formatParameter = (formats: readonly string[], description?: string) => ({
+  name: "format",
+  in: "query",
+  required: false,
+  ...(description ? { description } : {}),
+  schema: { type: "string", enum: [...formats], default: "toolgate" },
+});
+
 export function agentPaths(): Json {
   return {
     "/api/v1/conversations": {
@@ -46,13 +55,10 @@ export function agentPaths(): Json {
         security: AGENT,
         parameters: [
           idParameter("id", "the conversation"),
-          {
-            name: "format",
-            in: "query",
-            required: false,
-            description: "toolgate (one envelope, answered with one outcome) or a provider's payload (a batch)",
-            schema: { type: "string", enum: [...FORMATS], default: "toolgate" },
-          },
+          formatParameter(
+            FORMATS,
+            "toolgate (one envelope, answered with one outcome) or a provider's payload (a batch)",
+          ),
           {
             name: "Idempotency-Key",
             in: "header",
@@ -97,15 +103,7 @@ export function agentPaths(): Json {
         tags: ["Agent API"],
         summary: "The model-facing tool definitions of a conversation",
         security: AGENT,
-        parameters: [
-          idParameter("id", "the conversation"),
-          {
-            name: "format",
-            in: "query",
-            required: false,
-            schema: { type: "string", enum: [...DEFINITION_FORMATS], default: "toolgate" },
-          },
-        ],
+        parameters: [idParameter("id", "the conversation"), formatParameter(DEFINITION_FORMATS)],
         responses: {
           "200": {
             description: "the tools, generated from the schemas the gateway enforces",
