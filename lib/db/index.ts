@@ -148,6 +148,9 @@ function sqlOn(client: pg.Pool | pg.PoolClient, counted: Connection["counted"]):
   };
 }
 
+/** A parameter's `$n` in a statement's text, and the quoted strings and names it may stand inside (left as written). */
+const PLACEHOLDER = /'(?:[^']|'')*'|"(?:[^"]|"")*"|\$(\d+)/g;
+
 /** A parameter written into a statement's text: a string as an escaped literal, a finite number as itself. */
 function literal(value: unknown): string {
   if (typeof value === "string") return pg.escapeLiteral(value);
@@ -173,7 +176,7 @@ export async function transaction<T, R = never>(
   try {
     const begin = `BEGIN; SET LOCAL statement_timeout = ${Math.trunc(statementTimeoutMs)}`;
     const text = opening
-      ? `${begin}; ${opening.text.replace(/\$(\d+)/g, (_, n: string) => literal(opening.values[Number(n) - 1]))}`
+      ? `${begin}; ${opening.text.replace(PLACEHOLDER, (match, n?: string) => (n ? literal(opening.values[Number(n) - 1]) : match))}`
       : begin;
     // The span names the statement without the values written into it.
     const results = (await traced(opening ? `${begin}; ${opening.text}` : begin, () =>

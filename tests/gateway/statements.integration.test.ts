@@ -111,4 +111,12 @@ describe("a statement sent with BEGIN", () => {
       transaction(async () => null, { opening: Prisma.sql`SELECT ${new Date()}::timestamptz` }),
     ).rejects.toThrow(/strings and numbers only/);
   });
+
+  it("writes a value only where a parameter stands, not into a quoted string or name that reads like one", async () => {
+    type Row = { text: string; value: string; $1: string };
+    const [row] = await transaction<Row[], Row>(async (_tx, opened) => opened, {
+      opening: Prisma.sql`SELECT '$1 and ''$1''' AS "text", ${"it"}::text AS "value", 'name' AS "$1"`,
+    });
+    expect(row).toEqual({ text: "$1 and '$1'", value: "it", $1: "name" });
+  });
 });
