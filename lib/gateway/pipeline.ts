@@ -8,14 +8,14 @@ import type { ConversationWaiter } from "../live";
 import { readsCalls, type AnyTool, type ExecutedCall, type ToolDefinition, type ToolPorts } from "../tools/types";
 import { checkAllowlist } from "./checks/allowlist";
 import { requestApproval, type ApprovalNotifier } from "./outcome/approval";
-import { releaseCeilings, reserveCeilings } from "./decide/ceilings";
+import { ceilingPassed, releaseCeilings, reserveCeilings } from "./decide/ceilings";
 import { loadCallFacts } from "./context/facts";
 import { executeCall } from "./outcome/execute";
 import { conversationLock, lockedFacts, type LockedConversationRow } from "./context/lock";
 import { checkIdempotency, deriveCallKey } from "./context/idempotency";
 import { bindsCallKey, outcome, type Outcome } from "../outcome";
 import { parseEnvelope, type RawProposal } from "./checks/parse";
-import { decidePolicy, heldFor } from "./decide/policy";
+import { decidePolicy, heldFor, type CeilingHit } from "./decide/policy";
 import { countAndLimitCall } from "./checks/rate";
 import { checkRules, readsMovingFacts, recheckRules, ruleHolds, rulesDetail, rulesStop } from "./decide/rules";
 import { appendDecision, recordCall, UNKNOWN_TOOL, wholeMs } from "./outcome/record";
@@ -302,31 +302,35 @@ async function checkAgainstData(
   let rules = await stage("rules", () =>
     checkRules(client, tool, conversation, proposal.policy, order, call.impactCents, ruleFacts, call.args),
   );
-  // The ceilings reserve last, only for a call nothing else holds: their locks are held from here to the commit.
-  let ceilings =
-    meetsCeilings && !rulesStop(rules) && ruleHolds(rules).length === 0
+  const runsAlone = meetsCeilings && !rulesStop(rules) && ruleHolds(rules).length === 0;
+  // A call that would run without a person is reserved against the ceilings last. A live rule on what other calls
+  // change (the agent's refunds today, the customer's flag) is judged again on those facts read under the
+  // reservation's locks, so such a call reserves first, in a statement of its own (docs/decisions/023); any other
+  // call's effect reserves in its own statement, and the locks are held for that statement and the commit alone
+  // (docs/decisions/028).
+  let reserved =
+    runsAlone && rules && readsMovingFacts(rules)
       ? await stage("ceilings", () => reserveCeilings(client, conversation, call.impactCents))
       : null;
-  // The agent's refunds today and the customer's flag were read before the reservation's wait: a call about to run
-  // on its own is judged again on them as read under its locks, and that is the verdict kept (docs/decisions/023).
-  if (ceilings?.ok && rules && readsMovingFacts(rules)) {
+  if (reserved?.ok && rules) {
     rules = await stage("rules", () =>
       recheckRules(client, tool, conversation, proposal.policy, order, call.impactCents, call.args),
     );
     if (rulesStop(rules) || ruleHolds(rules).length > 0) {
       await stage("ceilings", () => releaseCeilings(client, conversation, call.impactCents));
-      ceilings = null;
+      reserved = null;
     }
   }
   const stopped = rulesStop(rules);
   const held = ruleHolds(rules);
-  const ceiling = ceilings && !ceilings.ok ? ceilings.ceiling : null;
-  if (rules) record.detail = { ...record.detail, ...rulesDetail(rules, ceiling ? "approval" : numbers) };
+  const noteRules = (consequence: "auto" | "approval") => {
+    if (rules) record.detail = { ...record.detail, ...rulesDetail(rules, consequence) };
+  };
+  noteRules(reserved && !reserved.ok ? "approval" : numbers);
   if (rules?.shadow) countShadowVerdict(tool.name, rules.shadow);
   if (stopped) return finish(stopped);
-  const consequence = held.length > 0 || ceiling ? "approval" : numbers;
 
-  if (consequence === "approval") {
+  const waitForPerson = async (ceiling: CeilingHit | null) => {
     const pending = await stage("approval", () =>
       requestApproval(
         client,
@@ -347,9 +351,11 @@ async function checkAgainstData(
     // A rule's reason is the tenant's own words for the model: why this call waits for a person, and which rule.
     const reason = held.map((hold) => hold.reason).join(" ");
     return finish(reason ? { ...pending.outcome, reason, rules: held.map((hold) => hold.id) } : pending.outcome);
-  }
-  const exposure = ceilings?.ok ? ceilings.reservation : null;
-  const executable = { ...call, order, conversation, callId: id, exposure };
+  };
+  if (reserved && !reserved.ok) return waitForPerson(reserved.ceiling);
+  if (held.length > 0 || numbers === "approval") return waitForPerson(null);
+
+  const executable = { ...call, order, conversation, callId: id, exposure: reserved?.ok ? reserved.reservation : null };
   if (tool.effect === "read") return finish(await stage("execute", () => executeCall(client, executable, ports)));
   // A write's effect and its record (stages 12 and 13) commit in one statement; a reservation whose order moved on
   // is given back in it.
@@ -359,8 +365,17 @@ async function checkAgainstData(
     callKey: bindsCallKey(result) ? callKey : null,
     latencyMs: wholeMs(performance.now() - startedAt),
   });
-  const executed = await stage("execute", () => executeCall(client, executable, ports, recordAs));
   const executedCall = { args, order, tenantId: conversation.tenantId, conversationId: conversation.id };
+  if (runsAlone && !reserved) {
+    const reserving = { ...executable, exposure: { reserveCents: call.impactCents } };
+    const executed = await stage("execute", () => executeCall(client, reserving, ports, recordAs));
+    if (executed) return { id, outcome: executed, replayed: false, executed: executedCall };
+    // A ceiling refused: nothing was written, and the call waits for a person with the numbers it would pass.
+    const ceiling = await stage("ceilings", () => ceilingPassed(client, conversation, call.impactCents));
+    noteRules("approval");
+    return waitForPerson(ceiling);
+  }
+  const executed = await stage("execute", () => executeCall(client, executable, ports, recordAs));
   return { id, outcome: executed, replayed: false, executed: executedCall };
 }
 

@@ -12,9 +12,14 @@ export const ORDER_FACTS = Prisma.sql`o."id", o."tenantId", o."customerId", cu."
 
 /**
  * The statement (for a `WITH moved AS (...)`) that applies `change` to the order and moves its version, only at
- * the version the checks saw; it returns the order's id when it moved and no row when the order had moved on.
+ * the version the checks saw (and when `onlyIf`, an `AND` condition, holds); it returns the order's id when it moved
+ * and no row when the order had moved on.
  */
-export function moveOrderAtVersion(order: { id: string; version: number }, change: OrderChange): Prisma.Sql {
+export function moveOrderAtVersion(
+  order: { id: string; version: number },
+  change: OrderChange,
+  onlyIf: Prisma.Sql = Prisma.empty,
+): Prisma.Sql {
   return Prisma.sql`
         UPDATE "Order" SET
           "refundedCents" = "refundedCents" + ${change.refundedCentsIncrement ?? 0}::int,
@@ -22,7 +27,7 @@ export function moveOrderAtVersion(order: { id: string; version: number }, chang
           "addressLine1" = COALESCE(${change.addressLine1 ?? null}::text, "addressLine1"),
           "postalCode" = COALESCE(${change.postalCode ?? null}::text, "postalCode"),
           "version" = "version" + 1, "updatedAt" = now()
-        WHERE "id" = ${order.id} AND "version" = ${order.version}
+        WHERE "id" = ${order.id} AND "version" = ${order.version} ${onlyIf}
         RETURNING "id"`;
 }
 

@@ -5,8 +5,8 @@ export const defects: Defect[] = [
   {
     name: "order version",
     file: "lib/tools/sql.ts",
-    find: 'WHERE "id" = ${order.id} AND "version" = ${order.version}\n',
-    replace: 'WHERE "id" = ${order.id}\n',
+    find: 'WHERE "id" = ${order.id} AND "version" = ${order.version} ${onlyIf}\n',
+    replace: 'WHERE "id" = ${order.id} ${onlyIf}\n',
     testFile: "tests/stress/concurrency.integration.test.ts",
     test: "a write conditional on a version the order has moved past gives order.changed and changes nothing",
   },

@@ -213,6 +213,34 @@ describe("exposure ceilings across conversations (rolling 24 hours, automatic ir
     expect(await autoExposure(world.tenantId)).toEqual({ cents: 1000, rows: 2 });
   });
 
+  it("a refund whose order moved on while it waited for the ceilings' locks gives its reservation back and pays nothing", async () => {
+    const world = await worldWith({ agentDailyCeilingCents: 12_000 });
+    const [first, order] = await moreOrders(world, 2);
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    expect((await proposeAsAgent(world, conversation, refund(first, 500))).json.code).toBe("refund.issued");
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => (held = resolve));
+    const holder = transaction(async (tx) => {
+      await tx.$queryRaw`SELECT 1 FROM "ExposureTotal" WHERE "tenantId" = ${world.tenantId} AND "agentId" = '' FOR NO KEY UPDATE`;
+      held();
+      await released;
+    });
+    await holding;
+    const proposal = propose(world.keys.agent, conversation, refund(order, 700), newCallKey());
+    // The refund's statement waits at the reservation; meanwhile the order moves on (another conversation's change).
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await db.order.update({ where: { id: order }, data: { postalCode: "94110", version: { increment: 1 } } });
+    release();
+    await holder;
+    expect((await proposal).json.code).toBe("order.changed");
+    expect(await runningTotals(world.tenantId)).toEqual({ tenant: 500, [world.users.agent]: 500 });
+    expect(await autoExposure(world.tenantId)).toEqual({ cents: 500, rows: 1 });
+    expect(await db.refund.count({ where: { orderId: order } })).toBe(0);
+    expect((await externals.stats()).totalsByOrder[order]).toBeUndefined();
+  });
+
   it("16 refunds of one tenant at once against a ceiling only 5 fit under: exactly 5 execute, the rest wait for a person", async () => {
     const world = await worldWith({ tenantDailyCeilingCents: 3500, agentDailyCeilingCents: 100_000 });
     const orders = await moreOrders(world, 16);

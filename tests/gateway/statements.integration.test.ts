@@ -12,9 +12,10 @@ import { putRules } from "../policy-rules/support";
 // Every statement sent to PostgreSQL is a round trip on the call's path (docs/BENCHMARKS.md): a change that adds one
 // to an executed refund or to a read fails here. Counted through the route, key lookup and settle included, with the
 // duplicate guard, the exposure ceilings and the rules' facts all running as a tenant's defaults have them.
-const EXECUTED_REFUND = 7;
+const EXECUTED_REFUND = 6;
 // A live rule on what other calls change (the agent's refunds today, the customer's flag) is judged again on facts
-// read under the reservation's locks (docs/decisions/023): one statement more, only for such a tenant.
+// read under the reservation's locks, so the reservation is a statement of its own (docs/decisions/023 and 028): two
+// statements more, only for such a tenant.
 const EXECUTED_REFUND_MOVING_RULE = 8;
 const READ = 2;
 

@@ -24,7 +24,7 @@ export async function reserveCeilings(
     };
   }
   if (reserved) await releaseExposure(client, { ...at, agentId: null });
-  return { ok: false, ceiling: await ceilingHit(client, conversation, impactCents) };
+  return { ok: false, ceiling: await ceilingPassed(client, conversation, impactCents) };
 }
 
 /** Gives back both parts of a reservation the call will not use (its transaction still holds their locks). */
@@ -33,7 +33,11 @@ export async function releaseCeilings(client: Db, conversation: ConversationFact
 }
 
 /** The ceiling a refused reservation would pass, the agent's first, with what it had used. */
-async function ceilingHit(client: Db, conversation: ConversationFacts, impactCents: number): Promise<CeilingHit> {
+export async function ceilingPassed(
+  client: Db,
+  conversation: ConversationFacts,
+  impactCents: number,
+): Promise<CeilingHit> {
   const used = await readExposure(client, conversation);
   if (used.agent + impactCents > used.agentCeilingCents) {
     return {

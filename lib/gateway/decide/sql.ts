@@ -9,6 +9,12 @@ export interface ExposureReservation {
   agentRunningCents: number;
 }
 
+/**
+ * The exposure an irreversible call executed without a person runs under: a reservation made before the effect (when
+ * rules are judged again under its locks), or `reserveCents` for the effect's own statement to reserve first.
+ */
+export type Exposure = ExposureReservation | { reserveCents: number };
+
 // The running total at the 24-hour edge: that of the last exposure row at or before it, else what the prune job
 // dropped (`baseCents`). Rows that old committed long before any statement that reads them (docs/decisions/021).
 const tenantEdge = (tenantId: string) => Prisma.sql`COALESCE((
@@ -21,18 +27,16 @@ const agentEdge = (tenantId: string, agentId: string) => Prisma.sql`COALESCE((
       ORDER BY e."createdAt" DESC, e."agentRunningCents" DESC LIMIT 1), x."baseCents")`;
 
 /**
- * Reserves `cents` against the tenant's and then the agent's rolling 24-hour ceiling, each by a conditional upsert of
- * its running total that PostgreSQL re-checks on the row's latest version once it holds the row's lock: the row
- * locks are the ceilings' serialization, from here to the commit. Null when the tenant's ceiling refuses (nothing
- * reserved); `agentRunningCents` null when only the agent's does (the tenant's part is reserved: release it).
+ * The reservation's statements, for a `WITH`: `tenant` reserves `cents` against the tenant's rolling 24-hour ceiling
+ * and then `agent` against the agent's, each by a conditional upsert of its running total that PostgreSQL re-checks
+ * on the row's latest version once it holds the row's lock: the row locks are the ceilings' serialization, from here
+ * to the commit. `tenant` returns no row when the tenant's ceiling refuses (nothing reserved), `agent` none when the
+ * agent's does (the tenant's part is reserved: give it back). Run alone (`reserveExposure`) or inside the effect's own
+ * statement (`moveOrderWithEffect`).
  */
-export async function reserveExposure(
-  db: Db,
-  at: { tenantId: string; agentId: string; cents: number },
-): Promise<{ at: Date; tenantRunningCents: number; agentRunningCents: number | null } | null> {
+export function reservationCtes(at: { tenantId: string; agentId: string; cents: number }): Prisma.Sql {
   const { tenantId, agentId, cents } = at;
-  const [reserved] = await db.$queryRaw<{ at: Date; tenantRunningCents: number; agentRunningCents: number | null }[]>`
-    WITH ceilings AS (
+  return Prisma.sql`ceilings AS (
       SELECT "agentDailyCeilingCents" AS "agent", "tenantDailyCeilingCents" AS "tenant" FROM "Tenant" WHERE "id" = ${tenantId}
     ), tenant AS (
       INSERT INTO "ExposureTotal" AS x ("tenantId", "agentId", "runningCents", "lastAt")
@@ -48,7 +52,20 @@ export async function reserveExposure(
         SET "runningCents" = x."runningCents" + EXCLUDED."runningCents", "lastAt" = EXCLUDED."lastAt"
         WHERE x."runningCents" + EXCLUDED."runningCents" - ${agentEdge(tenantId, agentId)} <= (SELECT "agent" FROM ceilings)
       RETURNING x."runningCents"
-    )
+    )`;
+}
+
+/**
+ * Reserves `cents` against both ceilings in a statement of its own (`reservationCtes`). Null when the tenant's
+ * ceiling refuses (nothing reserved); `agentRunningCents` null when only the agent's does (the tenant's part is
+ * reserved: release it).
+ */
+export async function reserveExposure(
+  db: Db,
+  at: { tenantId: string; agentId: string; cents: number },
+): Promise<{ at: Date; tenantRunningCents: number; agentRunningCents: number | null } | null> {
+  const [reserved] = await db.$queryRaw<{ at: Date; tenantRunningCents: number; agentRunningCents: number | null }[]>`
+    WITH ${reservationCtes(at)}
     SELECT tenant."lastAt" AS "at", tenant."runningCents"::float8 AS "tenantRunningCents",
            agent."runningCents"::float8 AS "agentRunningCents"
     FROM tenant LEFT JOIN agent ON true`;

@@ -2,7 +2,7 @@ import type { Db } from "../../db";
 import type { OrderFacts, ToolDefinition, ToolPorts } from "../../tools/types";
 import { outcome, type Outcome } from "../../outcome";
 import { moveOrderWithEffect } from "./sql";
-import { type ExposureReservation } from "../decide/sql";
+import type { Exposure } from "../decide/sql";
 import type { CallRecord, ConversationFacts } from "../types";
 
 export interface ExecutableCall {
@@ -12,22 +12,36 @@ export interface ExecutableCall {
   conversation: ConversationFacts;
   impactCents: number;
   callId: string;
-  /** The reservation against the exposure ceilings of an irreversible effect executed without approval. */
-  exposure?: ExposureReservation | null;
+  /** The exposure ceilings' claim of an irreversible effect executed without approval (`Exposure`). */
+  exposure?: Exposure | null;
 }
 
 /**
  * Stage 12. For a write, the caller's transaction holds the conversation lock; the order changes only if it is still
  * at the version every check saw, and the tool's writes, the budgets and the exposure land with it in one statement.
  * `recordAs` (the pipeline's) records the call in that statement too, with the outcome it gets: stages 12 and 13 in one
- * round trip; a caller that records the call its own way (an approval) leaves it out.
+ * round trip; a caller that records the call its own way (an approval) leaves it out. When the statement reserves the
+ * call's exposure itself (`reserveCents`) and a ceiling refuses, nothing is written and the answer is null: the
+ * call is for a person to decide.
  */
+export async function executeCall(
+  client: Db,
+  call: ExecutableCall & { exposure: { reserveCents: number } },
+  ports: ToolPorts,
+  recordAs: (result: Outcome) => CallRecord,
+): Promise<Outcome | null>;
+export async function executeCall(
+  client: Db,
+  call: ExecutableCall & { exposure?: Exclude<Exposure, { reserveCents: number }> | null },
+  ports: ToolPorts,
+  recordAs?: (result: Outcome) => CallRecord,
+): Promise<Outcome>;
 export async function executeCall(
   client: Db,
   call: ExecutableCall,
   ports: ToolPorts,
   recordAs?: (result: Outcome) => CallRecord,
-): Promise<Outcome> {
+): Promise<Outcome | null> {
   const { tool, order, conversation } = call;
   const effect = tool.execute({
     args: call.args,
@@ -51,5 +65,6 @@ export async function executeCall(
     writes: effect.writes ?? [],
     record: recordAs ? { moved: recordAs(executed), changed: recordAs(changed) } : null,
   });
-  return moved ? executed : changed;
+  if (moved === "refused") return null;
+  return moved === "moved" ? executed : changed;
 }

@@ -5,7 +5,7 @@ import { CALLS_CHANNEL } from "../../live/sql";
 import { moveOrderAtVersion } from "../../tools/sql";
 import type { OrderChange } from "../../tools/types";
 import type { CallRecord, DecisionRow, LaterOutcome } from "../types";
-import type { ExposureReservation } from "../decide/sql";
+import { releaseExposure, reservationCtes, type Exposure } from "../decide/sql";
 
 // A change is announced only to conversations with an open live view (lib/live/index.ts): PostgreSQL serializes the
 // commits of all notifying transactions (docs/decisions/004-notify-only-watched-conversations.md).
@@ -14,10 +14,13 @@ const watched = (conversationId: Prisma.Sql) =>
 
 /**
  * In one statement: the order moves (`moveOrderAtVersion`), and only with it the conversation's budgets (one write,
- * `irreversibleCents` more), the tool's own writes (`ToolEffect`, each reading `moved`) and, for a reservation against
- * the ceilings, its exposure row; without it, the reservation is given back. With `record`, the call's own row and its
- * decision-log row too: `record.moved` when the order moved, `record.changed` when it had moved on. Returns whether the
- * order moved.
+ * `irreversibleCents` more), the tool's own writes (`ToolEffect`, each reading `moved`) and, for an exposure against
+ * the ceilings, its exposure row. An exposure reserved before is given back in the statement when the order had moved
+ * on; `reserveCents` is reserved by the statement itself, first (`reservationCtes`), and the order moves only if both
+ * ceilings let it: its locks are then held for this statement and the commit alone. With `record`, the call's own row
+ * and its decision-log row too: `record.moved` when the order moved, `record.changed` when it had moved on (nothing
+ * when a ceiling refused). Returns which of the three happened; what a refused or unused reservation took is given
+ * back before it returns (its transaction still holds the rows' locks).
  */
 export async function moveOrderWithEffect(
   db: Db,
@@ -27,45 +30,73 @@ export async function moveOrderWithEffect(
     conversation: { id: string; tenantId: string; agentId: string };
     callId: string;
     irreversibleCents: number;
-    exposure: ExposureReservation | null;
+    exposure: Exposure | null;
     writes: Prisma.Sql[];
     record: { moved: CallRecord; changed: CallRecord } | null;
   },
-): Promise<boolean> {
+): Promise<"moved" | "changed" | "refused"> {
   const { conversation, irreversibleCents, exposure, record } = move;
-  const ctes = [
-    Prisma.sql`moved AS (${moveOrderAtVersion(move.order, move.change)})`,
+  const reserving = exposure && "reserveCents" in exposure ? exposure.reserveCents : null;
+  const before = exposure && !("reserveCents" in exposure) ? exposure : null;
+  const reserved = Prisma.sql`EXISTS (SELECT 1 FROM reserved)`;
+  const ctes =
+    reserving === null
+      ? []
+      : [
+          reservationCtes({ tenantId: conversation.tenantId, agentId: conversation.agentId, cents: reserving }),
+          Prisma.sql`reserved AS (
+        SELECT tenant."lastAt" AS "at", tenant."runningCents" AS "tenantRunningCents", agent."runningCents" AS "agentRunningCents"
+        FROM tenant JOIN agent ON true)`,
+        ];
+  ctes.push(
+    Prisma.sql`moved AS (${moveOrderAtVersion(move.order, move.change, reserving === null ? Prisma.empty : Prisma.sql`AND ${reserved}`)})`,
     Prisma.sql`budgets AS (
         UPDATE "Conversation" SET "writesMade" = "writesMade" + 1, "irreversibleCents" = "irreversibleCents" + ${irreversibleCents}::int
         WHERE "id" = ${conversation.id} AND EXISTS (SELECT 1 FROM moved))`,
     ...move.writes.map((write, index) => Prisma.sql`${Prisma.raw(`write_${index}`)} AS (${write})`),
-  ];
-  if (exposure) {
+  );
+  if (reserving !== null) {
+    ctes.push(Prisma.sql`exposure AS (
+        INSERT INTO "AutoExposure" ("tenantId", "agentId", "toolCallId", "amountCents", "createdAt", "tenantRunningCents", "agentRunningCents")
+        SELECT ${conversation.tenantId}, ${conversation.agentId}, ${move.callId}, ${reserving}::int, r."at", r."tenantRunningCents", r."agentRunningCents"
+        FROM moved, reserved r)`);
+  } else if (before) {
     ctes.push(
       Prisma.sql`exposure AS (
         INSERT INTO "AutoExposure" ("tenantId", "agentId", "toolCallId", "amountCents", "createdAt", "tenantRunningCents", "agentRunningCents")
-        SELECT ${conversation.tenantId}, ${conversation.agentId}, ${move.callId}, ${exposure.cents}::int, ${exposure.at}::timestamptz,
-               ${exposure.tenantRunningCents}::bigint, ${exposure.agentRunningCents}::bigint
+        SELECT ${conversation.tenantId}, ${conversation.agentId}, ${move.callId}, ${before.cents}::int, ${before.at}::timestamptz,
+               ${before.tenantRunningCents}::bigint, ${before.agentRunningCents}::bigint
         FROM moved)`,
       Prisma.sql`released AS (
-        UPDATE "ExposureTotal" SET "runningCents" = "runningCents" - ${exposure.cents}::bigint
+        UPDATE "ExposureTotal" SET "runningCents" = "runningCents" - ${before.cents}::bigint
         WHERE "tenantId" = ${conversation.tenantId} AND "agentId" IN ('', ${conversation.agentId}) AND NOT EXISTS (SELECT 1 FROM moved))`,
     );
   }
   if (record) {
+    const changed = reserving === null ? Prisma.empty : Prisma.sql` AND ${reserved}`;
     ctes.push(
       callRows(record.moved, "call_moved", Prisma.sql`EXISTS (SELECT 1 FROM moved)`),
-      callRows(record.changed, "call_changed", Prisma.sql`NOT EXISTS (SELECT 1 FROM moved)`),
+      callRows(record.changed, "call_changed", Prisma.sql`NOT EXISTS (SELECT 1 FROM moved)${changed}`),
     );
   }
   const notify = record
     ? Prisma.sql`(SELECT count(pg_notify(${CALLS_CHANNEL}, ${conversation.id})) FROM (SELECT 1 FROM call_moved UNION ALL SELECT 1 FROM call_changed) AS recorded
          WHERE ${watched(Prisma.sql`${conversation.id}`)})`
     : Prisma.sql`0`;
-  const [moved] = await db.$queryRaw<{ count: number }[]>`
+  const claims =
+    reserving === null
+      ? Prisma.sql`1 AS "tenant", 1 AS "agent"`
+      : Prisma.sql`(SELECT count(*)::int FROM tenant) AS "tenant", (SELECT count(*)::int FROM agent) AS "agent"`;
+  const [row] = await db.$queryRaw<{ count: number; tenant: number; agent: number }[]>`
       WITH ${Prisma.join(ctes, ",\n      ")}
-      SELECT (SELECT count(*)::int FROM moved) AS "count", ${notify} AS "notified"`;
-  return moved.count === 1;
+      SELECT (SELECT count(*)::int FROM moved) AS "count", ${claims}, ${notify} AS "notified"`;
+  if (row.count === 1) return "moved";
+  if (reserving !== null && row.tenant === 1) {
+    // The tenant's part was reserved and is not used: the agent's ceiling refused, or the order had moved on.
+    const agentId = row.agent === 1 ? conversation.agentId : null;
+    await releaseExposure(db, { tenantId: conversation.tenantId, agentId, cents: reserving });
+  }
+  return row.tenant === 1 && row.agent === 1 ? "changed" : "refused";
 }
 
 /** The pending request of this conversation for this tool and canonical arguments (expired or not), or null. */
