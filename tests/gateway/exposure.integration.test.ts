@@ -24,6 +24,18 @@ async function runningTotals(tenantId: string) {
   return Object.fromEntries(rows.map((row) => [row.agentId || "tenant", Number(row.runningCents)]));
 }
 
+/** Returns once a statement of this database that names `table` is waiting for a lock (at most 10 s). */
+async function waitForLockWaiter(table: string) {
+  for (let tries = 0; tries < 200; tries++) {
+    const [waiting] = await db.$queryRaw<{ count: number }[]>`
+      SELECT count(*)::int AS "count" FROM pg_stat_activity
+      WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE ${`%"${table}"%`}`;
+    if (waiting.count > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no statement waited for a lock on ${table}`);
+}
+
 async function worldWith(policy: WorldPolicy) {
   const world = await createWorld({ rateKeyPerMin: 10_000, ...policy });
   // A second agent of the same tenant who may refund, for the tenant-wide ceiling.
@@ -230,7 +242,7 @@ describe("exposure ceilings across conversations (rolling 24 hours, automatic ir
     await holding;
     const proposal = propose(world.keys.agent, conversation, refund(order, 700), newCallKey());
     // The refund's statement waits at the reservation; meanwhile the order moves on (another conversation's change).
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await waitForLockWaiter("ExposureTotal");
     await db.order.update({ where: { id: order }, data: { postalCode: "94110", version: { increment: 1 } } });
     release();
     await holder;
