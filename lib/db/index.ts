@@ -151,39 +151,49 @@ function sqlOn(client: pg.Pool | pg.PoolClient, counted: Connection["counted"]):
 /** A parameter's `$n` in a statement's text, and the quoted strings and names it may stand inside (left as written). */
 const PLACEHOLDER = /'(?:[^']|'')*'|"(?:[^"]|"")*"|\$(\d+)/g;
 
-/** A parameter written into a statement's text: a string as an escaped literal, a finite number as itself. */
+/**
+ * A parameter written into a statement's text: a string as an escaped literal, a finite number and a boolean as
+ * themselves, null as NULL; anything else is refused.
+ */
 function literal(value: unknown): string {
   if (typeof value === "string") return pg.escapeLiteral(value);
   if (typeof value === "number" && Number.isFinite(value)) return String(value);
-  throw new Error(`a statement sent with BEGIN takes strings and numbers only, not ${typeof value}`);
+  if (typeof value === "boolean") return value ? "TRUE" : "FALSE";
+  if (value === null) return "NULL";
+  throw new Error(`a statement sent with BEGIN takes strings, numbers, booleans and null only, not ${typeof value}`);
 }
+
+/** A statement's text with its parameters written in (`literal`), for a round trip that carries several. */
+const withLiterals = (statement: Prisma.Sql) =>
+  statement.text.replace(PLACEHOLDER, (match, n?: string) => (n ? literal(statement.values[Number(n) - 1]) : match));
 
 /**
  * Runs `work` in one transaction on one pooled connection: committed if it returns, rolled back if it throws.
  * A statement waits at most `statementTimeoutMs` (a lock held elsewhere included), like Prisma's transaction
- * timeout, so a stuck call cannot hold its locks indefinitely. `opening`, the transaction's first statement, is sent
- * in BEGIN's own round trip (its parameters written in as literals: the simple protocol that carries several
- * statements takes none) and `work` gets its rows.
+ * timeout, so a stuck call cannot hold its locks indefinitely. `opening`, the transaction's first statements, are
+ * sent in BEGIN's own round trip (their parameters written in as literals: the simple protocol that carries several
+ * statements takes none), each run as its own statement in order, and `work` gets the rows of each.
  */
-export async function transaction<T, R = never>(
-  work: (tx: Tx, opened: R[]) => Promise<T>,
-  { statementTimeoutMs = 15_000, opening }: { statementTimeoutMs?: number; opening?: Prisma.Sql } = {},
+export async function transaction<T>(
+  work: (tx: Tx, opened: unknown[][]) => Promise<T>,
+  { statementTimeoutMs = 15_000, opening = [] }: { statementTimeoutMs?: number; opening?: Prisma.Sql[] } = {},
 ): Promise<T> {
   const { pool, counted } = connection();
   const client = await pool.connect();
   const tx = sqlOn(client, counted) as Tx;
   let broken = false;
   try {
-    const begin = `BEGIN; SET LOCAL statement_timeout = ${Math.trunc(statementTimeoutMs)}`;
-    const text = opening
-      ? `${begin}; ${opening.text.replace(PLACEHOLDER, (match, n?: string) => (n ? literal(opening.values[Number(n) - 1]) : match))}`
-      : begin;
-    // The span names the statement without the values written into it.
-    const results = (await traced(opening ? `${begin}; ${opening.text}` : begin, () =>
+    const begin = [`BEGIN; SET LOCAL statement_timeout = ${Math.trunc(statementTimeoutMs)}`];
+    const text = begin.concat(opening.map(withLiterals)).join("; ");
+    // The span names the statements without the values written into them.
+    const results = (await traced(begin.concat(opening.map((statement) => statement.text)).join("; "), () =>
       client.query({ text, types }),
     )) as unknown as pg.QueryResult[];
     if (counted) counted.statementCount++;
-    const result = await work(tx, opening ? (results.at(-1)!.rows as R[]) : []);
+    const result = await work(
+      tx,
+      results.slice(2).map((opened) => opened.rows),
+    );
     await traced("COMMIT", () => client.query("COMMIT"));
     if (counted) counted.statementCount++;
     return result;

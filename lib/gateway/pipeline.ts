@@ -9,11 +9,12 @@ import { readsCalls, type AnyTool, type ExecutedCall, type ToolDefinition, type 
 import { checkAllowlist } from "./checks/allowlist";
 import { requestApproval, type ApprovalNotifier } from "./outcome/approval";
 import { ceilingPassed, releaseCeilings, reserveCeilings } from "./decide/ceilings";
-import { loadCallFacts } from "./context/facts";
+import { callFactsFrom, callFactsOf, loadCallFacts, planCallFacts, type CallFacts } from "./context/facts";
 import { executeCall } from "./outcome/execute";
 import { conversationLock, lockedFacts, type LockedConversationRow } from "./context/lock";
+import type { CallFactsRow } from "./context/sql";
 import { checkIdempotency, deriveCallKey } from "./context/idempotency";
-import { bindsCallKey, outcome, type Outcome } from "../outcome";
+import { bindsCallKey, outcome, type Outcome, type StageResult } from "../outcome";
 import { parseEnvelope, type RawProposal } from "./checks/parse";
 import { decidePolicy, heldFor, type CeilingHit } from "./decide/policy";
 import { countAndLimitCall } from "./checks/rate";
@@ -111,22 +112,27 @@ async function runSequence(
     }
     const { tool } = checked.call;
     seen.toolName = tool.name;
-    // A write's transaction opens with the conversation's lock, sent with BEGIN in one round trip.
+    const callKey = deriveCallKey(
+      { explicit: proposal.callKey, providerCallId: proposal.providerCallId },
+      checked.call.argsHash,
+    );
+    const along = { proposal, ports, call: checked.call, id, startedAt, callKey };
+    const reads = { callKey, policy: proposal.policy, ports, hinted: proposal.hintedOrder };
+    const plan = readsCalls(tool) ? null : planCallFacts(tool, checked.call.args, proposal.conversation, reads);
+    // A write's transaction opens with the conversation's lock and then the call's facts, sent with BEGIN in one
+    // round trip: each its own statement, so the facts are read after the lock is held (docs/decisions/028).
+    const reading = plan && "query" in plan ? plan : null;
     const committed =
       tool.effect === "read"
-        ? await checkAgainstData(db, proposal, proposal.conversation, ports, checked.call, id, startedAt)
-        : await transaction<CallResult & { executed?: ExecutedCall<Record<string, unknown>> }, LockedConversationRow>(
-            (tx, [locked]) =>
-              checkAgainstData(
-                tx,
-                proposal,
-                lockedFacts(proposal.conversation, locked),
-                ports,
-                checked.call,
-                id,
-                startedAt,
-              ),
-            { opening: conversationLock(proposal.conversation.id) },
+        ? await checkAgainstData(db, { ...along, conversation: proposal.conversation, facts: null })
+        : await transaction(
+            (tx, [[locked], factsRows]) =>
+              checkAgainstData(tx, {
+                ...along,
+                conversation: lockedFacts(proposal.conversation, locked as LockedConversationRow | undefined),
+                facts: reading ? callFactsFrom(reading, factsRows?.[0] as CallFactsRow | undefined) : null,
+              }),
+            { opening: [conversationLock(proposal.conversation.id), ...(reading ? [callFactsOf(reading)] : [])] },
           );
     // The external half of the effect runs only once its local record has committed.
     const { executed, ...result } = committed;
@@ -202,13 +208,19 @@ function validate(
  */
 async function checkAgainstData(
   client: Db,
-  proposal: Proposal,
-  conversation: ConversationFacts,
-  ports: GatewayPorts,
-  validCall: ValidCall,
-  id: string,
-  startedAt: number,
+  along: {
+    proposal: Proposal;
+    conversation: ConversationFacts;
+    ports: GatewayPorts;
+    call: ValidCall;
+    id: string;
+    startedAt: number;
+    callKey: string;
+    /** Stage 7's answer when the transaction's first round trip read it. */
+    facts: StageResult<CallFacts> | null;
+  },
 ): Promise<CallResult & { executed?: ExecutedCall<Record<string, unknown>> }> {
+  const { proposal, conversation, ports, call: validCall, id, startedAt, callKey } = along;
   const { tool: anyTool } = validCall;
   // A read of the conversation's own calls answers in place of the order stages; it is recorded like any call.
   if (readsCalls(anyTool)) {
@@ -246,7 +258,6 @@ async function checkAgainstData(
     outcome: outcome("host.error"),
     latencyMs: 0,
   };
-  const callKey = deriveCallKey({ explicit: proposal.callKey, providerCallId: proposal.providerCallId }, call.argsHash);
   // The key is bound only once the call owns it (past stage 8) and only by an outcome that is final.
   let ownsKey = false;
   const finish = async (result: Outcome): Promise<CallResult> => {
@@ -257,14 +268,16 @@ async function checkAgainstData(
     return { id, outcome: result, replayed: false };
   };
 
-  const context = await stage("context", () =>
-    loadCallFacts(client, tool, args, conversation, {
-      callKey,
-      policy: proposal.policy,
-      ports,
-      hinted: proposal.hintedOrder,
-    }),
-  );
+  const context =
+    along.facts ??
+    (await stage("context", () =>
+      loadCallFacts(client, tool, args, conversation, {
+        callKey,
+        policy: proposal.policy,
+        ports,
+        hinted: proposal.hintedOrder,
+      }),
+    ));
   if (!context.ok) return finish(context.outcome);
   const { order, stored, recent, ruleFacts } = context.value;
   record.orderId = order.id;

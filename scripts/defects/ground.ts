@@ -1,6 +1,6 @@
 import type { Defect } from "./defect";
 
-/** The seeded defects of lib's ground (root files: secrets, the outbox, money, the database). */
+/** The seeded defects of lib's ground (its root files, db/, observe/, security/: secrets, the outbox, money, the database). */
 export const defects: Defect[] = [
   {
     name: "a value sent with BEGIN stays a literal",
@@ -8,7 +8,7 @@ export const defects: Defect[] = [
     find: 'if (typeof value === "string") return pg.escapeLiteral(value);',
     replace: "if (typeof value === \"string\") return `'${value}'`;",
     testFile: "tests/gateway/statements.integration.test.ts",
-    test: "carries its values as literals that stay values, and refuses a value it cannot write safely",
+    test: "carry their values as literals that stay values, each its own statement, and refuse a value they cannot write safely",
   },
   {
     name: "app role grants",

@@ -12,7 +12,7 @@ import { putRules } from "../policy-rules/support";
 // Every statement sent to PostgreSQL is a round trip on the call's path (docs/BENCHMARKS.md): a change that adds one
 // to an executed refund or to a read fails here. Counted through the route, key lookup and settle included, with the
 // duplicate guard, the exposure ceilings and the rules' facts all running as a tenant's defaults have them.
-const EXECUTED_REFUND = 6;
+const EXECUTED_REFUND = 5;
 // A live rule on what other calls change (the agent's refunds today, the customer's flag) is judged again on facts
 // read under the reservation's locks, so the reservation is a statement of its own (docs/decisions/023 and 028): two
 // statements more, only for such a tenant.
@@ -95,28 +95,30 @@ describe("statements per call", () => {
   });
 });
 
-describe("a statement sent with BEGIN", () => {
-  it("carries its values as literals that stay values, and refuses a value it cannot write safely", async () => {
+describe("statements sent with BEGIN", () => {
+  it("carry their values as literals that stay values, each its own statement, and refuse a value they cannot write safely", async () => {
     const hostile = String.raw`x'); DROP TABLE "Tenant"; -- \' \\ é`;
     const sent = await counter.statementsOf(async () => {
-      const [row] = await transaction<{ value: string; n: number }[], { value: string; n: number }>(
-        async (_tx, opened) => opened,
-        { opening: Prisma.sql`SELECT ${hostile}::text AS "value", ${-12.5}::float8 AS "n"` },
-      );
-      expect(row).toEqual({ value: hostile, n: -12.5 });
+      const [first, second] = await transaction(async (_tx, opened) => opened, {
+        opening: [
+          Prisma.sql`SELECT ${hostile}::text AS "value", ${-12.5}::float8 AS "n"`,
+          Prisma.sql`SELECT ${true}::boolean AS "yes", ${null}::text AS "none", ${"two"}::text AS "value"`,
+        ],
+      });
+      expect(first).toEqual([{ value: hostile, n: -12.5 }]);
+      expect(second).toEqual([{ yes: true, none: null, value: "two" }]);
     });
-    // BEGIN with its statement, then COMMIT.
+    // BEGIN with its statements, then COMMIT.
     expect(sent).toBe(2);
     expect(await db.tenant.count()).toBeGreaterThan(0);
     await expect(
-      transaction(async () => null, { opening: Prisma.sql`SELECT ${new Date()}::timestamptz` }),
-    ).rejects.toThrow(/strings and numbers only/);
+      transaction(async () => null, { opening: [Prisma.sql`SELECT ${new Date()}::timestamptz`] }),
+    ).rejects.toThrow(/strings, numbers, booleans and null only/);
   });
 
-  it("writes a value only where a parameter stands, not into a quoted string or name that reads like one", async () => {
-    type Row = { text: string; value: string; $1: string };
-    const [row] = await transaction<Row[], Row>(async (_tx, opened) => opened, {
-      opening: Prisma.sql`SELECT '$1 and ''$1''' AS "text", ${"it"}::text AS "value", 'name' AS "$1"`,
+  it("write a value only where a parameter stands, not into a quoted string or name that reads like one", async () => {
+    const [[row]] = await transaction(async (_tx, opened) => opened, {
+      opening: [Prisma.sql`SELECT '$1 and ''$1''' AS "text", ${"it"}::text AS "value", 'name' AS "$1"`],
     });
     expect(row).toEqual({ text: "$1 and '$1'", value: "it", $1: "name" });
   });

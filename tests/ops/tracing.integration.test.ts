@@ -70,8 +70,8 @@ describe("OpenTelemetry traces", () => {
       "gateway.scope",
       "gateway.schema",
       "gateway.semantic",
-      // The conversation's lock is sent with BEGIN, in the transaction's first statement (docs/decisions/027).
-      "gateway.context",
+      // The conversation's lock and the call's facts (stage 7) are sent with BEGIN, in the transaction's first round
+      // trip (docs/decisions/027 and 028).
       "gateway.idempotency",
       "gateway.state",
       "gateway.policy",
@@ -86,9 +86,9 @@ describe("OpenTelemetry traces", () => {
     const statementParents = new Set(statements.map((span) => byId.get(parentOf(span)!)?.name));
     // The key lookup, before the call: a statement of the request itself.
     expect(statementParents).toContain(root.name);
-    for (const name of ["gateway.context", "gateway.execute"]) expect(statementParents).toContain(name);
+    expect(statementParents).toContain("gateway.execute");
     expect(statements.map((span) => span.attributes["db.query.text"])).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^BEGIN;[^]*FOR UPDATE OF c$/), "COMMIT"]),
+      expect.arrayContaining([expect.stringMatching(/^BEGIN;[^]*FOR UPDATE OF c;[^]*FROM "Order" o[^]*$/), "COMMIT"]),
     );
     const providerSpans = spans.filter((span) => span.name === "provider.refund");
     expect(providerSpans).toHaveLength(1);

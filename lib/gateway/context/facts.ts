@@ -4,7 +4,7 @@ import { pass, stop, type StageResult } from "../../outcome";
 import { isCallKey, type StoredCall } from "./idempotency";
 import { readsRuleFacts } from "../decide/rules";
 import { columnsOf, splitRow } from "../../db/sql";
-import { findCallFacts } from "./sql";
+import { callFactsStatement, findCallFacts, type CallFactsQuery, type CallFactsRow } from "./sql";
 import type { RuleFactsRow } from "../decide/sql";
 import type { ConversationFacts, HintedOrder, TenantPolicy } from "../types";
 
@@ -34,20 +34,33 @@ const RULE_FACT_COLUMNS = columnsOf<RuleFactsRow>({
   localWeekday: true,
 });
 
+/** What stage 7 reads for a call, decided before anything is read. */
+export type CallFactsPlan =
+  /** Nothing to read: the call stops, or a read is answered from the order the key lookup read. */
+  { ready: StageResult<CallFacts> } | { query: CallFactsQuery };
+
+/** What stage 7 needs beyond the call: the call key, the tenant's policy, the ports, the order the key lookup read. */
+export interface FactsReads {
+  callKey: string | null;
+  policy: TenantPolicy;
+  ports: ToolPorts;
+  hinted?: HintedOrder;
+}
+
 /**
- * Stage 7 as a proposal runs it: the order, and in the same statement everything stages 8 and 10 read from the
- * database (the call key's stored call, the tool's earlier effects within the tenant's duplicate window, the rules'
- * facts), so a call's checks cost one round trip after the conversation's lock. `reads` null loads the order alone.
+ * Stage 7's plan: the order, and in the same statement everything stages 8 and 10 read from the database (the call
+ * key's stored call, the tool's earlier effects within the tenant's duplicate window, the rules' facts), so a call's
+ * checks cost one statement; a write sends it with BEGIN, after the conversation's lock (docs/decisions/028).
+ * `reads` null reads the order alone.
  */
-export async function loadCallFacts(
-  client: Db,
+export function planCallFacts(
   tool: ToolDefinition,
   args: Record<string, unknown>,
-  conversation: ConversationFacts,
-  reads: { callKey: string | null; policy: TenantPolicy; ports: ToolPorts; hinted?: HintedOrder } | null,
-): Promise<StageResult<CallFacts>> {
+  conversation: Pick<ConversationFacts, "id" | "orderId" | "tenantId" | "customerId" | "agentId">,
+  reads: FactsReads | null,
+): CallFactsPlan {
   const orderId = tool.orderId(args);
-  if (conversation.orderId !== null && conversation.orderId !== orderId) return stop("order.not-found");
+  if (conversation.orderId !== null && conversation.orderId !== orderId) return { ready: stop("order.not-found") };
   const callKey = reads?.callKey && tool.effect !== "read" && isCallKey(reads.callKey) ? reads.callKey : null;
   const rules = reads !== null && readsRuleFacts(tool, reads.policy);
   const recent =
@@ -55,19 +68,33 @@ export async function loadCallFacts(
   // A read with nothing else to read is answered from the order the key lookup read for it (decision 027).
   const hinted = reads?.hinted;
   if (tool.effect === "read" && !rules && !recent && hinted?.orderId === orderId) {
-    return hinted.facts
-      ? pass({ order: hinted.facts, stored: null, recent: null, ruleFacts: null })
-      : stop("order.not-found");
+    return {
+      ready: hinted.facts
+        ? pass({ order: hinted.facts, stored: null, recent: null, ruleFacts: null })
+        : stop("order.not-found"),
+    };
   }
-  const row = await findCallFacts(client, {
-    orderId,
-    tenantId: conversation.tenantId,
-    customerId: conversation.customerId,
-    agentId: conversation.agentId,
-    key: callKey ? { conversationId: conversation.id, toolName: tool.name, callKey } : null,
-    recent,
-    rules: rules ? { countRefunds: tool.effect === "irreversible" } : null,
-  });
+  return {
+    query: {
+      orderId,
+      tenantId: conversation.tenantId,
+      customerId: conversation.customerId,
+      agentId: conversation.agentId,
+      key: callKey ? { conversationId: conversation.id, toolName: tool.name, callKey } : null,
+      recent,
+      rules: rules ? { countRefunds: tool.effect === "irreversible" } : null,
+    },
+  };
+}
+
+/** The statement of a plan that reads (`callFactsStatement`). */
+export const callFactsOf = (plan: { query: CallFactsQuery }) => callFactsStatement(plan.query);
+
+/** Stage 7's answer from the row its statement read: `order.not-found` when there is none. */
+export function callFactsFrom(
+  plan: { query: CallFactsQuery },
+  row: CallFactsRow | null | undefined,
+): StageResult<CallFacts> {
   if (!row) return stop("order.not-found");
   const { stored, recent: effects, ...rest } = row;
   const [ruleFacts, order] = splitRow(rest, RULE_FACT_COLUMNS);
@@ -75,6 +102,18 @@ export async function loadCallFacts(
     order,
     stored: stored && { id: stored.id, argsHash: stored.argsHash, outcome: stored.outcome as StoredCall["outcome"] },
     recent: effects && effects.map((effect) => ({ ...effect, at: new Date(effect.at) })),
-    ruleFacts: rules ? (ruleFacts as RuleFactsRow) : null,
+    ruleFacts: plan.query.rules ? (ruleFacts as RuleFactsRow) : null,
   });
+}
+
+/** Stage 7 in a statement of its own (`planCallFacts`), for a read, a recheck and a call whose BEGIN did not carry it. */
+export async function loadCallFacts(
+  client: Db,
+  tool: ToolDefinition,
+  args: Record<string, unknown>,
+  conversation: ConversationFacts,
+  reads: FactsReads | null,
+): Promise<StageResult<CallFacts>> {
+  const plan = planCallFacts(tool, args, conversation, reads);
+  return "ready" in plan ? plan.ready : callFactsFrom(plan, await findCallFacts(client, plan.query));
 }

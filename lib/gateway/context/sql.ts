@@ -33,27 +33,28 @@ export interface CallFactsRow extends OrderFacts, Partial<RuleFactsRow> {
   recent: (Omit<EarlierEffect, "at"> & { at: string })[] | null;
 }
 
+/** What one call's facts statement reads: see `callFactsStatement`. */
+export interface CallFactsQuery {
+  orderId: string;
+  tenantId: string;
+  customerId: string;
+  agentId: string;
+  key: { conversationId: string; toolName: string; callKey: string } | null;
+  recent: Prisma.Sql | null;
+  rules: { countRefunds: boolean } | null;
+}
+
 /**
  * In one statement, the order with this id only when it belongs to this tenant and customer, and beside it what the
  * later stages decide from: the call stored under this call key (stage 8), the order's earlier effects the tool
  * declares (`recent`, a scalar subquery on the order `o`; the duplicate-intent guard), and, when `rules` is given, the
  * facts the policy rules read (counting the agent's refunds today only when `countRefunds`): a read in a tenant
- * without rules computes none of them. Null when the order is not the customer's.
+ * without rules computes none of them. No row when the order is not the customer's. Run alone (`findCallFacts`) or
+ * sent with a write's BEGIN, after the conversation's lock.
  */
-export async function findCallFacts(
-  db: Db,
-  at: {
-    orderId: string;
-    tenantId: string;
-    customerId: string;
-    agentId: string;
-    key: { conversationId: string; toolName: string; callKey: string } | null;
-    recent: Prisma.Sql | null;
-    rules: { countRefunds: boolean } | null;
-  },
-): Promise<CallFactsRow | null> {
+export function callFactsStatement(at: CallFactsQuery): Prisma.Sql {
   const { key } = at;
-  const [row] = await db.$queryRaw<CallFactsRow[]>`
+  return Prisma.sql`
     SELECT ${ORDER_FACTS},
            ${
              key
@@ -65,5 +66,10 @@ export async function findCallFacts(
            ${at.rules ? Prisma.sql`, ${ruleFactsColumns({ ...at, ...at.rules })}` : Prisma.empty}
     FROM "Order" o JOIN "Customer" cu ON cu."id" = o."customerId" ${at.rules ? customerRefunds7d(at.tenantId) : Prisma.empty}
     WHERE o."id" = ${at.orderId} AND o."tenantId" = ${at.tenantId} AND o."customerId" = ${at.customerId}`;
+}
+
+/** The call's facts (`callFactsStatement`) in a statement of their own; null when the order is not the customer's. */
+export async function findCallFacts(db: Db, at: CallFactsQuery): Promise<CallFactsRow | null> {
+  const [row] = await db.$queryRaw<CallFactsRow[]>(callFactsStatement(at));
   return row ?? null;
 }
