@@ -9,10 +9,9 @@ import { readsCalls, type AnyTool, type ExecutedCall, type ToolDefinition, type 
 import { checkAllowlist } from "./checks/allowlist";
 import { requestApproval, type ApprovalNotifier } from "./outcome/approval";
 import { ceilingPassed, releaseCeilings, reserveCeilings } from "./decide/ceilings";
-import { callFactsFrom, callFactsOf, loadCallFacts, planCallFacts, type CallFacts } from "./context/facts";
+import { callFactsFrom, callFactsStatements, loadCallFacts, planCallFacts, type CallFacts } from "./context/facts";
 import { executeCall } from "./outcome/execute";
 import { conversationLock, lockedFacts, type LockedConversationRow } from "./context/lock";
-import type { CallFactsRow } from "./context/sql";
 import { checkIdempotency, deriveCallKey } from "./context/idempotency";
 import { bindsCallKey, outcome, type Outcome, type StageResult } from "../outcome";
 import { parseEnvelope, type RawProposal } from "./checks/parse";
@@ -117,23 +116,22 @@ async function runSequence(
       checked.call.argsHash,
     );
     const along = { proposal, ports, call: checked.call, id, startedAt, callKey };
-    const reads = { callKey, policy: proposal.policy, ports, hinted: proposal.hintedOrder };
-    const plan = readsCalls(tool) ? null : planCallFacts(tool, checked.call.args, proposal.conversation, reads);
+    if (tool.effect === "read") {
+      return await checkAgainstData(db, { ...along, conversation: proposal.conversation, facts: null });
+    }
     // A write's transaction opens with the conversation's lock and then the call's facts, sent with BEGIN in one
     // round trip: each its own statement, so the facts are read after the lock is held (docs/decisions/028).
-    const reading = plan && "query" in plan ? plan : null;
-    const committed =
-      tool.effect === "read"
-        ? await checkAgainstData(db, { ...along, conversation: proposal.conversation, facts: null })
-        : await transaction(
-            (tx, [[locked], factsRows]) =>
-              checkAgainstData(tx, {
-                ...along,
-                conversation: lockedFacts(proposal.conversation, locked as LockedConversationRow | undefined),
-                facts: reading ? callFactsFrom(reading, factsRows?.[0] as CallFactsRow | undefined) : null,
-              }),
-            { opening: [conversationLock(proposal.conversation.id), ...(reading ? [callFactsOf(reading)] : [])] },
-          );
+    const reads = { callKey, policy: proposal.policy, ports, hinted: proposal.hintedOrder };
+    const plan = readsCalls(tool) ? null : planCallFacts(tool, checked.call.args, proposal.conversation, reads);
+    const committed = await transaction(
+      (tx, [[locked], factsRows]) =>
+        checkAgainstData(tx, {
+          ...along,
+          conversation: lockedFacts(proposal.conversation, locked as LockedConversationRow | undefined),
+          facts: plan && callFactsFrom(plan, factsRows),
+        }),
+      { opening: [conversationLock(proposal.conversation.id), ...(plan ? callFactsStatements(plan) : [])] },
+    );
     // The external half of the effect runs only once its local record has committed.
     const { executed, ...result } = committed;
     if (!readsCalls(tool) && tool.external && !result.replayed && result.outcome.code === tool.external.pendingCode) {

@@ -87,14 +87,13 @@ export function planCallFacts(
   };
 }
 
-/** The statement of a plan that reads (`callFactsStatement`). */
-export const callFactsOf = (plan: { query: CallFactsQuery }) => callFactsStatement(plan.query);
+/** The statements a plan sends: its facts statement (`callFactsStatement`), or none when it needs no read. */
+export const callFactsStatements = (plan: CallFactsPlan) => ("query" in plan ? [callFactsStatement(plan.query)] : []);
 
-/** Stage 7's answer from the row its statement read: `order.not-found` when there is none. */
-export function callFactsFrom(
-  plan: { query: CallFactsQuery },
-  row: CallFactsRow | null | undefined,
-): StageResult<CallFacts> {
+/** Stage 7's answer from what the plan's statement read (`rows`, none when it needed no read). */
+export function callFactsFrom(plan: CallFactsPlan, rows: unknown[] | undefined): StageResult<CallFacts> {
+  if ("ready" in plan) return plan.ready;
+  const row = rows?.[0] as CallFactsRow | undefined;
   if (!row) return stop("order.not-found");
   const { stored, recent: effects, ...rest } = row;
   const [ruleFacts, order] = splitRow(rest, RULE_FACT_COLUMNS);
@@ -115,5 +114,7 @@ export async function loadCallFacts(
   reads: FactsReads | null,
 ): Promise<StageResult<CallFacts>> {
   const plan = planCallFacts(tool, args, conversation, reads);
-  return "ready" in plan ? plan.ready : callFactsFrom(plan, await findCallFacts(client, plan.query));
+  if ("ready" in plan) return plan.ready;
+  const row = await findCallFacts(client, plan.query);
+  return callFactsFrom(plan, row ? [row] : []);
 }
