@@ -148,12 +148,9 @@ function sqlOn(client: pg.Pool | pg.PoolClient, counted: Connection["counted"]):
   };
 }
 
-/** A parameter's `$n` in a statement's text, and the quoted strings and names it may stand inside (left as written). */
-const PLACEHOLDER = /'(?:[^']|'')*'|"(?:[^"]|"")*"|\$(\d+)/g;
-
 /**
- * A parameter written into a statement's text: a string as an escaped literal, a finite number and a boolean as
- * themselves, null as NULL; anything else is refused.
+ * A parameter written into `EXECUTE`'s argument list: a string as an escaped literal, a finite number and a boolean
+ * as themselves, null as NULL; anything else is refused.
  */
 function literal(value: unknown): string {
   if (typeof value === "string") return pg.escapeLiteral(value);
@@ -163,16 +160,19 @@ function literal(value: unknown): string {
   throw new Error(`a statement sent with BEGIN takes strings, numbers, booleans and null only, not ${typeof value}`);
 }
 
-/** A statement's text with its parameters written in (`literal`), for a round trip that carries several. */
-const withLiterals = (statement: Prisma.Sql) =>
-  statement.text.replace(PLACEHOLDER, (match, n?: string) => (n ? literal(statement.values[Number(n) - 1]) : match));
+// The statements sent with BEGIN, prepared by name on each connection the first time it sends them (PREPARE is
+// session state, so a connection remembers its own), in a namespace of their own beside the extended protocol's.
+const preparedForBegin = new WeakMap<pg.PoolClient, Set<string>>();
+const beginName = (text: string) => `tgb_${createHash("sha256").update(text).digest("hex").slice(0, 32)}`;
 
 /**
  * Runs `work` in one transaction on one pooled connection: committed if it returns, rolled back if it throws.
  * A statement waits at most `statementTimeoutMs` (a lock held elsewhere included), like Prisma's transaction
  * timeout, so a stuck call cannot hold its locks indefinitely. `opening`, the transaction's first statements, are
- * sent in BEGIN's own round trip (their parameters written in as literals: the simple protocol that carries several
- * statements takes none), each run as its own statement in order, and `work` gets the rows of each.
+ * sent in BEGIN's own round trip, each run as its own statement in order, and `work` gets the rows of each. The
+ * simple protocol that carries several statements takes no parameters: each is prepared on the connection once
+ * (`PREPARE`, planned as the extended protocol's named statements are) and run by `EXECUTE` with its values
+ * written in as literals.
  */
 export async function transaction<T>(
   work: (tx: Tx, opened: unknown[][]) => Promise<T>,
@@ -183,16 +183,37 @@ export async function transaction<T>(
   const tx = sqlOn(client, counted) as Tx;
   let broken = false;
   try {
-    const begin = [`BEGIN; SET LOCAL statement_timeout = ${Math.trunc(statementTimeoutMs)}`];
-    const text = begin.concat(opening.map(withLiterals)).join("; ");
-    // The span names the statements without the values written into them.
-    const results = (await traced(begin.concat(opening.map((statement) => statement.text)).join("; "), () =>
-      client.query({ text, types }),
+    const prepared = preparedForBegin.get(client) ?? new Set<string>();
+    preparedForBegin.set(client, prepared);
+    const parts = [`BEGIN; SET LOCAL statement_timeout = ${Math.trunc(statementTimeoutMs)}`];
+    const preparing: string[] = [];
+    const executes: number[] = [];
+    let sent = 2;
+    for (const statement of opening) {
+      const name = beginName(statement.text);
+      if (!prepared.has(name)) {
+        parts.push(`PREPARE ${name} AS ${statement.text}`);
+        preparing.push(name);
+        sent++;
+      }
+      const values = statement.values.map(literal).join(", ");
+      parts.push(values ? `EXECUTE ${name}(${values})` : `EXECUTE ${name}`);
+      executes.push(sent++);
+    }
+    // A PREPARE that ran stays on the connection whatever happens after it: a failed round trip leaves the
+    // connection's set of names unknown, so the connection is not reused.
+    if (preparing.length > 0) broken = true;
+    // The span names the statements, never the values written into them.
+    const named = [parts[0], ...opening.map((statement) => statement.text)].join("; ");
+    const results = (await traced(named, () =>
+      client.query({ text: parts.join("; "), types }),
     )) as unknown as pg.QueryResult[];
+    for (const name of preparing) prepared.add(name);
+    broken = false;
     if (counted) counted.statementCount++;
     const result = await work(
       tx,
-      results.slice(2).map((opened) => opened.rows),
+      executes.map((index) => results[index].rows),
     );
     await traced("COMMIT", () => client.query("COMMIT"));
     if (counted) counted.statementCount++;

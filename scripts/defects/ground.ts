@@ -11,6 +11,14 @@ export const defects: Defect[] = [
     test: "carry their values as literals that stay values, each its own statement, and refuse a value they cannot write safely",
   },
   {
+    name: "a connection that prepared and failed is not reused",
+    file: "lib/db/index.ts",
+    find: "if (preparing.length > 0) broken = true;",
+    replace: "if (preparing.length < 0) broken = true;",
+    testFile: "tests/gateway/statements.integration.test.ts",
+    test: "prepare each once per connection, and a connection whose round trip failed after preparing is not used again",
+  },
+  {
     name: "app role grants",
     file: "lib/db/migrate.ts",
     find: `'REVOKE UPDATE, DELETE, TRUNCATE ON "DecisionLog", "AuditLog", "DecisionSeal" FROM {role}',`,

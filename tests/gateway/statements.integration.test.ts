@@ -122,4 +122,13 @@ describe("statements sent with BEGIN", () => {
     });
     expect(row).toEqual({ text: "$1 and '$1'", value: "it", $1: "name" });
   });
+
+  it("prepare each once per connection, and a connection whose round trip failed after preparing is not used again", async () => {
+    const divide = (by: number) => Prisma.sql`SELECT 10 / ${by}::int AS "quotient"`;
+    await expect(transaction(async () => null, { opening: [divide(0)] })).rejects.toThrow(/division by zero/);
+    for (const by of [1, 2, 5, 10, 1, 2, 5, 10]) {
+      const [[row]] = await transaction(async (_tx, opened) => opened, { opening: [divide(by)] });
+      expect(row).toEqual({ quotient: 10 / by });
+    }
+  });
 });
