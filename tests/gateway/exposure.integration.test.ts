@@ -43,6 +43,28 @@ async function worldWith(policy: WorldPolicy) {
   return world;
 }
 
+/**
+ * A tenant with one refund made, a conversation and a fresh order, and another transaction holding the tenant's
+ * running total as another instance's refund does between its reservation and its commit, until `release()`.
+ */
+async function refundedOnceTotalHeld() {
+  const world = await worldWith({ agentDailyCeilingCents: 12_000 });
+  const [first, order] = await moreOrders(world, 2);
+  const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+  expect((await proposeAsAgent(world, conversation, refund(first, 500))).json.code).toBe("refund.issued");
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let held!: () => void;
+  const holding = new Promise<void>((resolve) => (held = resolve));
+  const holder = transaction(async (tx) => {
+    await tx.$queryRaw`SELECT 1 FROM "ExposureTotal" WHERE "tenantId" = ${world.tenantId} AND "agentId" = '' FOR NO KEY UPDATE`;
+    held();
+    await released;
+  });
+  await holding;
+  return { world, conversation, order, holder, release };
+}
+
 describe("exposure ceilings across conversations (rolling 24 hours, automatic irreversible impact only)", () => {
   it("an agent's refunds across conversations stop at the agent ceiling: the next waits, and its preview names the ceiling", async () => {
     const world = await worldWith({ agentDailyCeilingCents: 10_000 });
@@ -196,21 +218,7 @@ describe("exposure ceilings across conversations (rolling 24 hours, automatic ir
   });
 
   it("an automatic refund reserves under the tenant's running total: it waits while another transaction holds that row", async () => {
-    const world = await worldWith({ agentDailyCeilingCents: 12_000 });
-    const [first, order] = await moreOrders(world, 2);
-    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-    expect((await proposeAsAgent(world, conversation, refund(first, 500))).json.code).toBe("refund.issued");
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let held!: () => void;
-    const holding = new Promise<void>((resolve) => (held = resolve));
-    // Another instance's refund of the same tenant, between its reservation and its commit.
-    const holder = transaction(async (tx) => {
-      await tx.$queryRaw`SELECT 1 FROM "ExposureTotal" WHERE "tenantId" = ${world.tenantId} AND "agentId" = '' FOR NO KEY UPDATE`;
-      held();
-      await released;
-    });
-    await holding;
+    const { world, conversation, order, holder, release } = await refundedOnceTotalHeld();
     let answered = false;
     const proposal = propose(world.keys.agent, conversation, refund(order, 500), newCallKey()).then((response) => {
       answered = true;
@@ -226,20 +234,7 @@ describe("exposure ceilings across conversations (rolling 24 hours, automatic ir
   });
 
   it("a refund whose order moved on while it waited for the ceilings' locks gives its reservation back and pays nothing", async () => {
-    const world = await worldWith({ agentDailyCeilingCents: 12_000 });
-    const [first, order] = await moreOrders(world, 2);
-    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-    expect((await proposeAsAgent(world, conversation, refund(first, 500))).json.code).toBe("refund.issued");
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let held!: () => void;
-    const holding = new Promise<void>((resolve) => (held = resolve));
-    const holder = transaction(async (tx) => {
-      await tx.$queryRaw`SELECT 1 FROM "ExposureTotal" WHERE "tenantId" = ${world.tenantId} AND "agentId" = '' FOR NO KEY UPDATE`;
-      held();
-      await released;
-    });
-    await holding;
+    const { world, conversation, order, holder, release } = await refundedOnceTotalHeld();
     const proposal = propose(world.keys.agent, conversation, refund(order, 700), newCallKey());
     // The refund's statement waits at the reservation; meanwhile the order moves on (another conversation's change).
     await waitForLockWaiter("ExposureTotal");

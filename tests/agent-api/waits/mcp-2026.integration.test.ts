@@ -39,6 +39,19 @@ async function modernClient(key: string, conversation: string, tasks = false): P
   return client;
 }
 
+/** A JSON-RPC POST to the conversation's MCP endpoint with the agent's key, as a Streamable HTTP client sends it. */
+const postMcp = (key: string, conversation: string, body: unknown, headers: Record<string, string> = {}) =>
+  routeFetch(endpoint(conversation), {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${key}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+
 /** One raw 2026-07-28 request; `headers` and `meta` override what a conforming client would send. */
 async function raw(
   key: string,
@@ -48,18 +61,10 @@ async function raw(
   options: { headers?: Record<string, string>; meta?: Record<string, unknown>; omitName?: boolean } = {},
 ) {
   const name = options.omitName ? undefined : ((params.name ?? params.taskId) as string | undefined);
-  const response = await routeFetch(endpoint(conversation), {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${key}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": VERSION,
-      "mcp-method": method,
-      ...(name ? { "mcp-name": name } : {}),
-      ...options.headers,
-    },
-    body: JSON.stringify({
+  const response = await postMcp(
+    key,
+    conversation,
+    {
       jsonrpc: "2.0",
       id: 1,
       method,
@@ -72,8 +77,14 @@ async function raw(
           ...options.meta,
         },
       },
-    }),
-  });
+    },
+    {
+      "mcp-protocol-version": VERSION,
+      "mcp-method": method,
+      ...(name ? { "mcp-name": name } : {}),
+      ...options.headers,
+    },
+  );
   return { status: response.status, body: (await response.json()) as Record<string, any> };
 }
 
@@ -122,19 +133,11 @@ describe("protocol revision 2026-07-28 on /api/mcp", () => {
 
   it("still serves a 2025-11-25 client on the same address (initialize, then its session-less requests)", async () => {
     const { conversation, key } = await setup();
-    const response = await routeFetch(endpoint(conversation), {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${key}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "old", version: "1" } },
-      }),
+    const response = await postMcp(key, conversation, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "old", version: "1" } },
     });
     expect(response.status).toBe(200);
     expect(((await response.json()) as { result: { protocolVersion: string } }).result.protocolVersion).toBe(
@@ -197,22 +200,17 @@ describe("hostile 2026-07-28 requests get a clear 400 and change nothing", () =>
     });
     expect(oversized.status).toBe(400);
     expect(oversized.body.error.message).toBe("parse.too-large");
-    const response = await routeFetch(endpoint(conversation), {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${key}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2025-11-25",
-        "mcp-method": "tools/list",
-      },
-      body: JSON.stringify({
+    const response = await postMcp(
+      key,
+      conversation,
+      {
         jsonrpc: "2.0",
         id: 1,
         method: "tools/call",
         params: { name: "issue_refund", arguments: refund(world.orders.o1004, 500) },
-      }),
-    });
+      },
+      { "mcp-protocol-version": "2025-11-25", "mcp-method": "tools/list" },
+    );
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: { code: number; message: string } }).error).toMatchObject({
       code: -32020,
