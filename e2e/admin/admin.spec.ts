@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test, type Browser } from "@playwright/test";
 import { database, SEEDED, signedInPage } from "../support";
 import { expectUsable, VIEWPORTS } from "../fixtures";
 
@@ -12,14 +12,14 @@ async function auditCount() {
 for (const viewport of VIEWPORTS) {
   test.describe(`admin (${viewport.name})`, () => {
     test.use({ viewport: { width: viewport.width, height: viewport.height } });
+    const adminPage = (browser: Browser, baseURL: string) =>
+      signedInPage(browser, SEEDED.admin, baseURL, { viewport: { width: viewport.width, height: viewport.height } });
 
     test("policy in currency units: a bad value is named by its label, an unchanged save records nothing, a change shows actor and diff", async ({
       browser,
       baseURL,
     }) => {
-      const { context, page } = await signedInPage(browser, SEEDED.admin, baseURL!, {
-        viewport: { width: viewport.width, height: viewport.height },
-      });
+      const { context, page } = await adminPage(browser, baseURL!);
       await page.goto("/admin/policy");
       const autoLimit = page.getByLabel("Auto limit");
       await expect(autoLimit).toHaveValue("50.00");
@@ -67,9 +67,7 @@ for (const viewport of VIEWPORTS) {
       browser,
       baseURL,
     }) => {
-      const { context, page } = await signedInPage(browser, SEEDED.admin, baseURL!, {
-        viewport: { width: viewport.width, height: viewport.height },
-      });
+      const { context, page } = await adminPage(browser, baseURL!);
       await page.goto("/admin/policy");
       const row = page.locator(`[data-testid="refund-permission"][data-user-id="${SEEDED.agent.id}"]`);
       await expect(row.getByTestId("refund-permission-state")).toHaveText("may issue refunds");

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { database, SEEDED, signInAs, signedInPage } from "../support";
 import { emailedLinkPath, expectUsable, refundsOf, VIEWPORTS, askedRefund } from "../fixtures";
 
@@ -8,6 +8,12 @@ async function linkState(approvalId: string) {
     [approvalId],
   );
   return rows[0];
+}
+
+/** Presses "Confirm approval" on the link's page and checks what the page answers. */
+async function confirmSays(page: Page, answer: string) {
+  await page.getByRole("button", { name: "Confirm approval" }).click();
+  await expect(page.getByTestId("link-result")).toHaveText(answer);
 }
 
 /** The books of `order` and the approval's state with its links: nothing moves but what the person decided. */
@@ -70,8 +76,7 @@ for (const viewport of VIEWPORTS) {
       await expect(page.getByRole("group", { name: "Confirm approval" })).toContainText(
         `80.00 USD refund on ${order} for ana@example.test`,
       );
-      await page.getByRole("button", { name: "Confirm approval" }).click();
-      await expect(page.getByTestId("link-result")).toHaveText(`80.00 USD refund on ${order} approved; refund issued.`);
+      await confirmSays(page, `80.00 USD refund on ${order} approved; refund issued.`);
       await expect(page.getByTestId("link-status")).toContainText(
         "Already approved by Sue Supervisor (supervisor@acme.test)",
       );
@@ -150,17 +155,12 @@ test("from the link, approving more than the step-up amount asks for the passwor
   const { context, page } = await signedInPage(browser, SEEDED.supervisor, baseURL!);
   await page.goto(path);
   await page.getByRole("button", { name: "Approve…" }).click();
-  await page.getByRole("button", { name: "Confirm approval" }).click();
-  await expect(page.getByTestId("link-result")).toHaveText(
-    "Confirm it is you: this amount needs your passkey, or your password if you have none.",
-  );
+  await confirmSays(page, "Confirm it is you: this amount needs your passkey, or your password if you have none.");
   await expectBooks(order, held.approval!.id, 0, "pending");
   await page.getByLabel("Your password, to confirm it is you").fill("not-my-password");
-  await page.getByRole("button", { name: "Confirm approval" }).click();
-  await expect(page.getByTestId("link-result")).toHaveText("That password is not right.");
+  await confirmSays(page, "That password is not right.");
   await page.getByLabel("Your password, to confirm it is you").fill("toolgate-demo");
-  await page.getByRole("button", { name: "Confirm approval" }).click();
-  await expect(page.getByTestId("link-result")).toHaveText(`120.00 USD refund on ${order} approved; refund issued.`);
+  await confirmSays(page, `120.00 USD refund on ${order} approved; refund issued.`);
   await expectBooks(order, held.approval!.id, 12000, "approved");
   const { rows } = await database().query<{ stepUpMethod: string }>(
     `SELECT "stepUpMethod" FROM "ApprovalRequest" WHERE id = $1`,
