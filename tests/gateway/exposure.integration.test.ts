@@ -110,6 +110,8 @@ describe("exposure ceilings across conversations (rolling 24 hours, automatic ir
       used_cents: 4000,
       window_hours: 24,
     });
+    // The refused reservation took nothing: the running totals are the first refund's.
+    expect(await runningTotals(world.tenantId)).toEqual({ tenant: 4000, [world.users.agent]: 4000 });
     // Another tenant's spending is its own.
     const other = await conversationFor(world.keys.otherAgent, { customer_id: world.customers.gil });
     expect(

@@ -56,6 +56,10 @@ describe("statements per call", () => {
     });
     expect(code).toBe("refund.issued");
     expect(await db.refund.count({ where: { orderId: order, status: "issued" } })).toBe(1);
+    // Reserved before the effect, its exposure is recorded with it as on the one-statement path.
+    expect(await db.autoExposure.count({ where: { tenantId: ruled.tenantId, amountCents: 500 } })).toBe(1);
+    const totals = await db.exposureTotal.findMany({ where: { tenantId: ruled.tenantId } });
+    expect(totals.map((total) => Number(total.runningCents))).toEqual([500, 500]);
     expect(sent).toBeLessThanOrEqual(EXECUTED_REFUND_MOVING_RULE);
   });
 
