@@ -67,6 +67,14 @@ export const defects: Defect[] = [
     test: "an agent's refunds across conversations stop at the agent ceiling: the next waits, and its preview names the ceiling",
   },
   {
+    name: "exposure released by a reservation made alone",
+    file: "lib/gateway/decide/ceilings.ts",
+    find: "if (reserved) await releaseExposure(",
+    replace: "if (!reserved) await releaseExposure(",
+    testFile: "tests/gateway/exposure.integration.test.ts",
+    test: "under a rule on the agent's refunds today the reservation comes first, alone: a refusal gives the tenant's part back",
+  },
+  {
     name: "exposure released when the order moved on",
     file: "lib/gateway/outcome/sql.ts",
     find: "const agentId = row.agent === 1 ? conversation.agentId : null;",

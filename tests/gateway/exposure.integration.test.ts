@@ -7,6 +7,8 @@ import { agentConversation, proposeAsAgent, refund } from "../support/calls";
 import { expectNoEffect } from "../support/effects";
 import { ownExternals } from "../support/externals";
 import { createWorld, moreOrders, type WorldPolicy } from "../support/world";
+import { SECOND_REFUND_WAITS } from "../policy-rules/examples";
+import { putRules } from "../policy-rules/support";
 
 const externals = ownExternals();
 // Thirty refunds reach the provider at once in the parallel test; none of them should look lost.
@@ -94,6 +96,23 @@ describe("exposure ceilings across conversations (rolling 24 hours, automatic ir
     expect(await runningTotals(world.tenantId)).toEqual({ tenant: 8000, [world.users.agent]: 8000 });
     // Within the ceiling, a smaller refund still runs on its own.
     expect((await proposeAsAgent(world, conversation, refund(orders[2], 2000))).json.code).toBe("refund.issued");
+  });
+
+  it("under a rule on the agent's refunds today the reservation comes first, alone: a refusal gives the tenant's part back", async () => {
+    const world = await worldWith({ agentDailyCeilingCents: 1000 });
+    await putRules(world, SECOND_REFUND_WAITS);
+    const [order] = await moreOrders(world, 1);
+    const conversation = await agentConversation(world);
+    const held = await expectNoEffect(world, () => proposeAsAgent(world, conversation, refund(order, 2000)));
+    expect(held.json.code).toBe("approval.required");
+    expect(held.json.approval!.preview.ceiling).toEqual({
+      name: "agent_daily_ceiling_cents",
+      limit_cents: 1000,
+      used_cents: 0,
+      window_hours: 24,
+    });
+    expect(await autoExposure(world.tenantId)).toEqual({ cents: 0, rows: 0 });
+    expect(await runningTotals(world.tenantId)).toEqual({ tenant: 0 });
   });
 
   it("the tenant ceiling counts every agent of the tenant, and says so in the preview", async () => {
