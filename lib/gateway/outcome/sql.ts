@@ -55,22 +55,26 @@ export async function moveOrderWithEffect(
         WHERE "id" = ${conversation.id} AND EXISTS (SELECT 1 FROM moved))`,
     ...move.writes.map((write, index) => Prisma.sql`${Prisma.raw(`write_${index}`)} AS (${write})`),
   );
-  if (reserving !== null) {
+  // The exposure row keeps the reservation's time and running totals: this statement's own, or those made before.
+  const claim =
+    reserving !== null
+      ? {
+          cents: reserving,
+          totals: Prisma.sql`r."at", r."tenantRunningCents", r."agentRunningCents" FROM moved, reserved r`,
+        }
+      : before && {
+          cents: before.cents,
+          totals: Prisma.sql`${before.at}::timestamptz, ${before.tenantRunningCents}::bigint, ${before.agentRunningCents}::bigint FROM moved`,
+        };
+  if (claim) {
     ctes.push(Prisma.sql`exposure AS (
         INSERT INTO "AutoExposure" ("tenantId", "agentId", "toolCallId", "amountCents", "createdAt", "tenantRunningCents", "agentRunningCents")
-        SELECT ${conversation.tenantId}, ${conversation.agentId}, ${move.callId}, ${reserving}::int, r."at", r."tenantRunningCents", r."agentRunningCents"
-        FROM moved, reserved r)`);
-  } else if (before) {
-    ctes.push(
-      Prisma.sql`exposure AS (
-        INSERT INTO "AutoExposure" ("tenantId", "agentId", "toolCallId", "amountCents", "createdAt", "tenantRunningCents", "agentRunningCents")
-        SELECT ${conversation.tenantId}, ${conversation.agentId}, ${move.callId}, ${before.cents}::int, ${before.at}::timestamptz,
-               ${before.tenantRunningCents}::bigint, ${before.agentRunningCents}::bigint
-        FROM moved)`,
-      Prisma.sql`released AS (
+        SELECT ${conversation.tenantId}, ${conversation.agentId}, ${move.callId}, ${claim.cents}::int, ${claim.totals})`);
+  }
+  if (before) {
+    ctes.push(Prisma.sql`released AS (
         UPDATE "ExposureTotal" SET "runningCents" = "runningCents" - ${before.cents}::bigint
-        WHERE "tenantId" = ${conversation.tenantId} AND "agentId" IN ('', ${conversation.agentId}) AND NOT EXISTS (SELECT 1 FROM moved))`,
-    );
+        WHERE "tenantId" = ${conversation.tenantId} AND "agentId" IN ('', ${conversation.agentId}) AND NOT EXISTS (SELECT 1 FROM moved))`);
   }
   if (record) {
     const changed = reserving === null ? Prisma.empty : Prisma.sql` AND ${reserved}`;
