@@ -4,7 +4,7 @@ import { cardFacts } from "../lib/approvals/desk/cards";
 import { decisionHistory } from "../lib/approvals/desk/history";
 import { pendingQueue } from "../lib/approvals/desk/queue";
 import { db } from "../lib/db";
-import { sessionCookie, startInstance } from "../tests/support/app-instances";
+import { personCookie, startInstance } from "../tests/support/app-instances";
 import { anaConversation, createWorld } from "../tests/support/world";
 import { benchDatabase, benchPort, fail, machine, ms, rounds, summarize, tenantPolicy, writeSection } from "./common";
 
@@ -277,13 +277,7 @@ if (existsSync(".next/BUILD_ID")) {
     PAYMENT_PROVIDER_URL: "http://127.0.0.1:9",
     PAYMENT_PROVIDER_SECRET: "unused",
   });
-  const supervisor = await db.user.findUniqueOrThrow({ where: { id: world.users.supervisor } });
-  const cookie = await sessionCookie({
-    id: supervisor.id,
-    role: "SUPERVISOR",
-    tenantId: world.tenantId,
-    email: supervisor.email,
-  });
+  const cookie = await personCookie(world.users.supervisor);
   // A fresh server, warmed up as a running one is; enough requests for the p99 to be more than the slowest one.
   const page = await measure(
     async () => {

@@ -6,6 +6,7 @@ import type { DeskPolicy } from "@/lib/approvals/desk/cards";
 import type { DecisionResult } from "@/lib/approvals/decision/types";
 import { requestPhrase } from "@/lib/approvals/words";
 import { formatMoney } from "@/lib/money";
+import { FormMessages } from "@/components/ui/field";
 import { amountOf, currencyOf, movesMoney, type CardItem } from "./card-item";
 import { proveStepUp } from "@/components/step-up/step-up";
 import { PasswordProof } from "@/components/step-up/step-up-field";
@@ -160,11 +161,7 @@ export function DecideDialog({ mode, items, policy, hasPasskey, onDone, onClose 
               before={`Above ${formatMoney(policy.stepUpAboveCents, currency)}`}
             />
           ))}
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
+        <FormMessages error={error} />
         <p className="actions">
           <button type="submit" className={mode === "approve" ? "primary" : "danger"} disabled={busy}>
             {mode === "approve"

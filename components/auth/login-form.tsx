@@ -4,7 +4,7 @@ import { signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
 import { useState, useSyncExternalStore } from "react";
 import { absoluteTime, relativeTime } from "@/components/ui/time-words";
-import { Field } from "@/components/ui/field";
+import { Field, FormMessages } from "@/components/ui/field";
 
 /** What the person may do next; it never says whether the account exists. */
 function failureMessage(error: string | null): string {
@@ -68,11 +68,7 @@ export function LoginForm({ returnTo }: { returnTo: string }) {
         required
         style={{ width: "100%" }}
       />
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormMessages error={error} />
       <button className="primary" type="submit" disabled={pending || !hydrated}>
         {pending ? "Signing in…" : "Sign in"}
       </button>

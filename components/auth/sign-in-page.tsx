@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { FormMessages } from "@/components/ui/field";
 import { LoginForm } from "./login-form";
 import { ssoErrorWords, SsoSignIn } from "./sso-sign-in";
 
@@ -23,11 +24,7 @@ export function SignInPage({
           Your password is changed and every session of yours has ended. Sign in with the new password.
         </p>
       )}
-      {ssoError && (
-        <p className="error" role="alert">
-          {ssoError}
-        </p>
-      )}
+      <FormMessages error={ssoError} />
       {returnTo !== "/" && <p className="muted">Sign in to continue to the page you opened.</p>}
       {ssoTenant && <SsoSignIn returnTo={returnTo} tenant={ssoTenant} />}
       <LoginForm returnTo={returnTo} />

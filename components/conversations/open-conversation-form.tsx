@@ -2,6 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useId, useState, useTransition } from "react";
+import { FormMessages } from "@/components/ui/field";
 import { CustomerSearchField, useCustomerSearch } from "./customer-search";
 import { openConversationAction } from "@/lib/conversations/actions";
 import type { CustomerChoice } from "@/lib/conversations/console";
@@ -90,11 +91,7 @@ export function OpenConversationForm({ firstCustomers }: { firstCustomers: Custo
           {customer ? `Open conversation with ${customer.email}` : "Open conversation"}
         </button>
       </div>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormMessages error={error} />
     </section>
   );
 }

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useId, useTransition } from "react";
 import { TimeAgo } from "@/components/ui/time-ago";
+import { FormMessages } from "@/components/ui/field";
 import { CustomerSearchField, useCustomerSearch } from "./customer-search";
 import { workOnCustomerAction } from "@/lib/conversations/actions";
 import type { CustomerChoice } from "@/lib/conversations/console";
@@ -128,11 +129,7 @@ function ConnectionCard({
           ))
         )}
       </ul>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormMessages error={error} />
     </section>
   );
 }

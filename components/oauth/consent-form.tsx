@@ -3,6 +3,7 @@
 import { useRef, useState } from "react";
 import { PasswordProof } from "@/components/step-up/step-up-field";
 import { proveStepUp } from "@/components/step-up/step-up";
+import { FormMessages } from "@/components/ui/field";
 
 const DELEGATED = "refunds:write";
 
@@ -87,11 +88,7 @@ export function ConsentForm({
           (under Settings) and an admin can revoke this connection at any time.
         </p>
       </fieldset>
-      {problem ? (
-        <p className="error" role="alert">
-          {problem}
-        </p>
-      ) : null}
+      <FormMessages error={problem} />
       <div className="actions">
         <button type="submit" name="decision" value="grant" disabled={blocked}>
           Allow

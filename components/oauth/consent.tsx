@@ -1,6 +1,7 @@
 import type { SessionUser } from "@/lib/auth/sign-in/auth";
 import type { CheckedRequest, consentingAgent } from "@/lib/oauth/consent/authorize";
 import { SCOPE_WORDS } from "@/lib/oauth/consent/authorize-scopes";
+import { FormMessages } from "@/components/ui/field";
 import { ConsentForm } from "./consent-form";
 
 /**
@@ -74,11 +75,7 @@ export function OAuthConsent({
           </dd>
         </dl>
       </section>
-      {blocked ? (
-        <p className="error" role="alert">
-          {blocked}
-        </p>
-      ) : null}
+      <FormMessages error={blocked} />
       <ConsentForm
         params={params}
         offered={offered.map((scope) => ({ scope, words: SCOPE_WORDS[scope] }))}

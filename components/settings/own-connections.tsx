@@ -3,6 +3,7 @@
 import { useState, useTransition } from "react";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { revokeOwnConnectionAction } from "@/lib/oauth/consent/actions";
+import { FormMessages } from "@/components/ui/field";
 
 export interface OwnConnection {
   id: string;
@@ -30,11 +31,7 @@ export function OwnConnections({ connections }: { connections: OwnConnection[] }
       <h2 id="connections-title" style={{ marginTop: 0 }}>
         Connected clients
       </h2>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormMessages error={error} />
       {connections.length === 0 ? (
         <p className="muted">
           No client acts as you. When you connect Claude, ChatGPT, VS Code or Cursor on toolgate&apos;s consent page, it

@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { changePasswordAction } from "@/lib/auth/sign-in/actions";
-import { Field } from "@/components/ui/field";
+import { Field, FormMessages } from "@/components/ui/field";
 
 /** Change your own password: the current one, then the new one twice. Every session ends, this one included. */
 export function PasswordForm({ email, minLength }: { email: string; minLength: number }) {
@@ -75,11 +75,7 @@ export function PasswordForm({ email, minLength }: { email: string; minLength: n
             {pending ? "Changing…" : "Change password"}
           </button>
         </div>
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
+        <FormMessages error={error} />
       </form>
     </section>
   );

@@ -22,7 +22,7 @@ export function FormMessages({
   notice,
   noticeTestId,
 }: {
-  error: string | null;
+  error?: string | null;
   notice?: string | null;
   noticeTestId?: string;
 }) {

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { POST as openRoute } from "@/app/api/v1/conversations/route";
 import { db } from "@/lib/db";
-import { INSTANCE_SECRET, sessionCookie } from "../support/app-instances";
+import { INSTANCE_SECRET, personCookie } from "../support/app-instances";
 import { createWorld } from "../support/world";
 import { jar } from "../support/cookie-jar";
 
@@ -17,8 +17,7 @@ const { openConversationAction } = await import("@/lib/conversations/actions");
 describe("opening conversations", () => {
   it("holds the browser's open action to rateOpenPerMin per person, opening nothing past it", async () => {
     const world = await createWorld({ rateOpenPerMin: 2 });
-    const { email } = await db.user.findUniqueOrThrow({ where: { id: world.users.agent } });
-    jar.cookie = await sessionCookie({ id: world.users.agent, role: "AGENT", tenantId: world.tenantId, email });
+    jar.cookie = await personCookie(world.users.agent);
     const answers = [];
     for (let attempt = 0; attempt < 4; attempt++)
       answers.push(await openConversationAction({ customer_id: world.customers.ana }));

@@ -2,7 +2,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { endSessions } from "@/lib/admin/access/people";
 import { endSession } from "@/lib/auth/sessions";
 import { db } from "@/lib/db";
-import { INSTANCE_SECRET, sessionCookie } from "../support/app-instances";
+import { INSTANCE_SECRET, personCookie } from "../support/app-instances";
 import { agentConversation } from "../support/calls";
 import { createWorld, type World } from "../support/world";
 
@@ -30,8 +30,7 @@ beforeAll(async () => {
 afterEach(() => void (jar.cookie = ""));
 
 async function signedInAs(user: keyof World["users"], role: "AGENT" | "SUPERVISOR") {
-  const { email } = await db.user.findUniqueOrThrow({ where: { id: world.users[user] } });
-  jar.cookie = await sessionCookie({ id: world.users[user], role, tenantId: world.tenantId, email });
+  jar.cookie = await personCookie(world.users[user], role);
   const session = await db.session.findFirstOrThrow({
     where: { userId: world.users[user], endedAt: null },
     orderBy: { createdAt: "desc" },

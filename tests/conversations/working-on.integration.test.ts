@@ -5,7 +5,7 @@ import { approveRequest } from "@/lib/approvals/decision/approve";
 import { conversationCalls } from "@/lib/conversations/console";
 import { db } from "@/lib/db";
 import { delegationDigest } from "@/lib/oauth/consent/authorize";
-import { INSTANCE_SECRET, sessionCookie } from "../support/app-instances";
+import { INSTANCE_SECRET, personCookie } from "../support/app-instances";
 import { CIMD_URL, REDIRECT } from "../support/cimd-fetcher";
 import { agentConversation, supervisorOf } from "../support/calls";
 import { MCP_BASE } from "../support/mcp-route";
@@ -31,8 +31,7 @@ const transport = (provider: MemoryProvider, url = RESOURCE) =>
   new StreamableHTTPClientTransport(new URL(url), { authProvider: provider, fetch: oauthRouteFetch });
 
 async function signIn(w: World, who: "agent" | "agent2" | "otherAgent" = "agent") {
-  const user = await db.user.findUniqueOrThrow({ where: { id: w.users[who] } });
-  jar.cookie = await sessionCookie({ id: user.id, role: "AGENT", tenantId: user.tenantId, email: user.email });
+  jar.cookie = await personCookie(w.users[who], "AGENT");
 }
 
 /** The person adds the bare URL to their client and grants it on the consent page: one connection, no customer. */

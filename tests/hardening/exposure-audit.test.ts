@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
 import { openOver, proposeOver } from "../support/api-over-http";
-import { sessionCookie } from "../support/app-instances";
+import { personCookie } from "../support/app-instances";
 import { refund } from "../support/calls";
 import { ownProvider } from "../support/externals";
 import { expectRefundInvariants } from "../support/invariants";
@@ -90,12 +90,7 @@ describe("the decision-log export route behind the session", () => {
     );
     const rows = await db.decisionLog.count({ where: { tenantId: world.tenantId } });
     const cookie = (who: "supervisor" | "agent" | "otherSupervisor", role: "SUPERVISOR" | "AGENT") =>
-      sessionCookie({
-        id: world.users[who],
-        role,
-        tenantId: who === "otherSupervisor" ? world.otherTenantId : world.tenantId,
-        email: `${who}@example.test`,
-      });
+      personCookie(world.users[who], role);
     const day = new Date().toISOString().slice(0, 10);
     const tomorrow = new Date(Date.now() + 24 * 3600_000).toISOString().slice(0, 10);
     const url = (format: string) =>

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
 import { csrfOf } from "../support/api-over-http";
-import { callAction, INSTANCE_METRICS_TOKEN, sessionCookie, startInstance } from "../support/app-instances";
+import { callAction, INSTANCE_METRICS_TOKEN, personCookie, startInstance } from "../support/app-instances";
 import { freePort } from "../../scripts/pg-cluster";
 import { createWorld, type World } from "../support/world";
 import { ownInstances } from "../support/own-instances";
@@ -17,10 +17,8 @@ beforeAll(async () => {
   world = await createWorld({ rateOpenPerMin: 3 });
 });
 
-const person = async (user: keyof World["users"], role: "AGENT" | "SUPERVISOR" | "ADMIN") => {
-  const { email } = await db.user.findUniqueOrThrow({ where: { id: world.users[user] } });
-  return sessionCookie({ id: world.users[user], role, tenantId: world.tenantId, email });
-};
+const person = (user: keyof World["users"], role: "AGENT" | "SUPERVISOR" | "ADMIN") =>
+  personCookie(world.users[user], role);
 
 describe("webhook", () => {
   it("an admin's save of a webhook at an internal address is refused by the action, storing and auditing nothing", async () => {

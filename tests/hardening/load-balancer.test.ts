@@ -5,7 +5,7 @@ import { migrate } from "@/lib/db/migrate";
 import { httpPaymentProvider } from "@/lib/payments/provider/provider";
 import { reconcileRefunds } from "@/lib/payments/reconcile/reconcile";
 import { csrfOf } from "../support/api-over-http";
-import { callAction, sessionCookie } from "../support/app-instances";
+import { callAction, personCookie } from "../support/app-instances";
 import { freePort, freshDatabase } from "../../scripts/pg-cluster";
 import { refund } from "../support/calls";
 import { ownProvider } from "../support/externals";
@@ -153,17 +153,7 @@ describe("three instances behind HAProxy", () => {
       return { world, conversation: id, body, callKey: `lb-${index}` };
     });
 
-    const supervisorCookies = await Promise.all(
-      worlds.map(async (world) => {
-        const supervisor = await db.user.findUniqueOrThrow({ where: { id: world.users.supervisor } });
-        return sessionCookie({
-          id: supervisor.id,
-          role: "SUPERVISOR",
-          tenantId: world.tenantId,
-          email: supervisor.email,
-        });
-      }),
-    );
+    const supervisorCookies = await Promise.all(worlds.map((world) => personCookie(world.users.supervisor)));
     let decisions = 0;
     const decidePending = async () => {
       for (const [index, world] of worlds.entries()) {

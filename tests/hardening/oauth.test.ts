@@ -16,7 +16,7 @@ import { allowSelfRegistration } from "../support/admin-changes";
 import { hashPassword } from "@/lib/auth/password-hash";
 import { delegationDigest } from "@/lib/oauth/consent/authorize";
 import { conversationOver } from "../support/api-over-http";
-import { callAction, sessionCookie } from "../support/app-instances";
+import { callAction, personCookie } from "../support/app-instances";
 import { listToolsWith, MemoryProvider } from "../support/oauth";
 import { provedFor, STEP_UP_PASSWORD } from "../support/step-up";
 import { freePort } from "../../scripts/pg-cluster";
@@ -136,8 +136,7 @@ const transport = (base: string, conversation: string, provider: MemoryProvider)
  * address it came back to.
  */
 /** A real session of the world's agent, as the cookie a browser signed in as them holds. */
-const agentSessionCookie = (own: World) =>
-  sessionCookie({ id: own.users.agent, role: "AGENT", tenantId: own.tenantId, email: "agent" });
+const agentSessionCookie = (own: World) => personCookie(own.users.agent);
 
 /**
  * The consent form's grant of orders:read and refunds:write as the page posts it, with the step-up the page makes
@@ -221,12 +220,7 @@ describe("MCP authorization across two instances", () => {
     for (const instance of instances)
       expect((await listToolsWith(fetch, instance.url, conversation, accessToken)).status).toBe(200);
     const grant = await db.oAuthGrant.findFirstOrThrow({ where: { tenantId: world.tenantId } });
-    const adminCookie = await sessionCookie({
-      id: world.users.admin,
-      role: "ADMIN",
-      tenantId: world.tenantId,
-      email: "admin",
-    });
+    const adminCookie = await personCookie(world.users.admin);
     await callAction(instances[1].url, "/admin/policy", "revokeConnectionAction", [{ grantId: grant.id }], adminCookie);
     expect((await db.oAuthGrant.findUniqueOrThrow({ where: { id: grant.id } })).revokedAt).not.toBeNull();
     for (const instance of instances) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
 import { conversationOver, proposeOver } from "../support/api-over-http";
-import { callAction, sessionCookie } from "../support/app-instances";
+import { callAction, personCookie } from "../support/app-instances";
 import { refund } from "../support/calls";
 import { ownProvider } from "../support/externals";
 import { expectRefundInvariants } from "../support/invariants";
@@ -77,13 +77,7 @@ describe("two app instances, one PostgreSQL", () => {
       "held",
     );
     expect(pending.json.code).toBe("approval.required");
-    const supervisor = await db.user.findUniqueOrThrow({ where: { id: world.users.supervisor } });
-    const cookie = await sessionCookie({
-      id: supervisor.id,
-      role: "SUPERVISOR",
-      tenantId: world.tenantId,
-      email: supervisor.email,
-    });
+    const cookie = await personCookie(world.users.supervisor);
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, index) =>
         callAction(

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { UNREADABLE_RULES } from "@/lib/admin/changes/loosening/loosening";
-import { approveChange } from "@/lib/admin/changes/two-admin";
 import { publishRules, rulesItem, ruleSetHistory, withdrawShadowRules } from "@/lib/admin/rules/publishing/publish";
 import { db } from "@/lib/db";
+import { approveAs } from "../support/admin-changes";
 import { conversationFor, newCallKey, propose } from "../support/api";
 import { noProof, provedFor } from "../support/step-up";
 import { createWorld, type World } from "../support/world";
@@ -96,20 +96,8 @@ describe("publishing policy rules", () => {
 
     const [change] = await db.adminChange.findMany({ where: { tenantId: world.tenantId, kind: "rules" } });
     expect(change.status).toBe("pending");
-    expect(
-      await approveChange(
-        admin,
-        change.id,
-        change.digest,
-        await provedFor(admin.id, { kind: "admin.change-approved", changeId: change.id, digest: change.digest }),
-      ),
-    ).toMatchObject({ ok: false, code: "change.own" });
-    const approval = await provedFor(bea.id, {
-      kind: "admin.change-approved",
-      changeId: change.id,
-      digest: change.digest,
-    });
-    expect(await approveChange(bea, change.id, change.digest, approval)).toEqual({ ok: true });
+    expect(await approveAs(admin, change)).toMatchObject({ ok: false, code: "change.own" });
+    expect(await approveAs(bea, change)).toEqual({ ok: true });
     expect(await refundCode(world)).toBe("refund.issued");
     const [latest] = await ruleSetHistory(world.tenantId);
     expect(latest).toMatchObject({ version: 2, status: "live", text: OLD_ORDERS });
@@ -138,12 +126,7 @@ describe("publishing policy rules", () => {
     expect(await refundCode(world)).toBe("policy.rules-failed");
 
     const [change] = await db.adminChange.findMany({ where: { tenantId: world.tenantId, kind: "rules" } });
-    const approval = await provedFor(bea.id, {
-      kind: "admin.change-approved",
-      changeId: change.id,
-      digest: change.digest,
-    });
-    expect(await approveChange(bea, change.id, change.digest, approval)).toEqual({ ok: true });
+    expect(await approveAs(bea, change)).toEqual({ ok: true });
     expect(await refundCode(world)).toBe("refund.issued");
   });
 

@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import { publishRules } from "@/lib/admin/rules/publishing/publish";
 import { replayRules } from "@/lib/admin/rules/replay";
 import { setRulesTimeZone } from "@/lib/admin/rules/time-zone";
-import { approveChange } from "@/lib/admin/changes/two-admin";
 import { db } from "@/lib/db";
 import { RULE_TEMPLATES } from "@/lib/policy-rules/cases/templates";
+import { approveAs } from "../support/admin-changes";
 import { conversationFor, newCallKey, propose } from "../support/api";
 import { expectNoEffect } from "../support/effects";
-import { noProof, provedFor } from "../support/step-up";
+import { noProof } from "../support/step-up";
 import { addPerson, createWorld, moreOrders, type World } from "../support/world";
 import { ageWorld, refund } from "./support";
 
@@ -127,10 +127,7 @@ describe("richer rule facts", () => {
     });
     expect(await zone()).toBe("Europe/Paris");
     const change = await db.adminChange.findFirstOrThrow({ where: { tenantId: world.tenantId, kind: "time-zone" } });
-    const proof = await provedFor(bea, { kind: "admin.change-approved", changeId: change.id, digest: change.digest });
-    expect(await approveChange({ id: bea, tenantId: world.tenantId }, change.id, change.digest, proof)).toEqual({
-      ok: true,
-    });
+    expect(await approveAs({ id: bea, tenantId: world.tenantId }, change)).toEqual({ ok: true });
     expect(await zone()).toBe("Pacific/Kiritimati");
     const audit = await db.auditLog.findMany({ where: { tenantId: world.tenantId, action: "rules.time-zone-set" } });
     expect(audit.map((entry) => entry.detail)).toEqual([

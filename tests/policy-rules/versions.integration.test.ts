@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { approveChange, pendingChanges } from "@/lib/admin/changes/two-admin";
+import { pendingChanges } from "@/lib/admin/changes/two-admin";
 import {
   checkDraft,
   compareVersions,
@@ -12,6 +12,7 @@ import {
 } from "@/lib/admin/rules/publishing/publish";
 import { parseCases, type RuleCase } from "@/lib/policy-rules/cases/cases";
 import { db } from "@/lib/db";
+import { approveAs } from "../support/admin-changes";
 import { conversationFor, newCallKey, propose } from "../support/api";
 import { noProof, provedFor } from "../support/step-up";
 import { addPerson, createWorld, type World } from "../support/world";
@@ -43,12 +44,7 @@ async function approveAsSecond(world: World, second: { id: string; tenantId: str
   const [change] = await db.adminChange.findMany({
     where: { tenantId: world.tenantId, kind: "rules", status: "pending" },
   });
-  const proof = await provedFor(second.id, {
-    kind: "admin.change-approved",
-    changeId: change.id,
-    digest: change.digest,
-  });
-  expect(await approveChange(second, change.id, change.digest, proof)).toEqual({ ok: true });
+  expect(await approveAs(second, change)).toEqual({ ok: true });
   return change.id;
 }
 

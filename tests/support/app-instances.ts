@@ -104,6 +104,15 @@ export async function sessionCookie(user: {
   return `next-auth.session-token=${token}`;
 }
 
+/** The session cookie of one person in the database, with their own role unless another is given. */
+export async function personCookie(userId: string, role?: "AGENT" | "SUPERVISOR" | "ADMIN"): Promise<string> {
+  const person = await db.user.findUniqueOrThrow({
+    where: { id: userId },
+    select: { id: true, email: true, tenantId: true, role: true },
+  });
+  return sessionCookie({ ...person, role: role ?? person.role });
+}
+
 /** Calls a server action over HTTP exactly as the browser does, by its id in the build's manifest. */
 export async function callAction(
   base: string,

@@ -182,8 +182,7 @@ export type StepUpStart =
 export async function beginStepUp(person: Person, sessionId: string, purpose: StepUpPurpose): Promise<StepUpStart> {
   const keys = await findCredentials(db, person.id);
   if (keys.length === 0) return { method: "password" };
-  const items = purposeItems(purpose);
-  const digest = purposeDigest(purpose.kind, items);
+  const digest = purposeDigest(purpose.kind, purposeItems(purpose));
   const challenge = new Uint8Array(Buffer.concat([randomBytes(16), Buffer.from(digest, "hex")]));
   const options = await generateAuthenticationOptions({
     rpID: relyingParty().id,
@@ -191,20 +190,33 @@ export async function beginStepUp(person: Person, sessionId: string, purpose: St
     allowCredentials: keys.map((key) => ({ id: key.id, transports: key.transports as AuthenticatorTransportFuture[] })),
     userVerification: "required",
   });
-  const proofId = newId("sup");
+  const proofId = await recordProof(person, sessionId, purpose, { method: "passkey", challenge: options.challenge });
+  return { method: "passkey", proofId, options };
+}
+
+/** Writes a proof row for a purpose: a password's is proved as it is written, a passkey's when its assertion comes. */
+async function recordProof(
+  person: Person,
+  sessionId: string,
+  purpose: StepUpPurpose,
+  proof: { method: "passkey"; challenge: string } | { method: "password" },
+): Promise<string> {
+  const items = purposeItems(purpose);
+  const id = newId("sup");
+  const now = new Date();
   await insertStepUpProof(db, {
-    id: proofId,
+    id,
     userId: person.id,
     sessionId,
     kind: purpose.kind,
     items,
-    purposeDigest: digest,
-    method: "passkey",
-    challenge: options.challenge,
-    provedAt: null,
-    expiresAt: new Date(Date.now() + STEP_UP_PROOF_MS),
+    purposeDigest: purposeDigest(purpose.kind, items),
+    method: proof.method,
+    challenge: proof.method === "passkey" ? proof.challenge : null,
+    provedAt: proof.method === "password" ? now : null,
+    expiresAt: new Date(now.getTime() + STEP_UP_PROOF_MS),
   });
-  return { method: "passkey", proofId, options };
+  return id;
 }
 
 /** Completes a passkey ceremony: the assertion must answer this proof's challenge, once, from the same session. */
@@ -275,22 +287,7 @@ export async function proveWithPassword(
   if (!attempt.allowed) return { kind: "throttled", retryAfterSeconds: attempt.retryAfterSeconds };
   if (!(await verifyPassword(password, user.passwordHash)).matches) return { kind: "wrong" };
   await attemptSucceeded(keys);
-  const items = purposeItems(purpose);
-  const proofId = newId("sup");
-  const now = new Date();
-  await insertStepUpProof(db, {
-    id: proofId,
-    userId: person.id,
-    sessionId,
-    kind: purpose.kind,
-    items,
-    purposeDigest: purposeDigest(purpose.kind, items),
-    method: "password",
-    challenge: null,
-    provedAt: now,
-    expiresAt: new Date(now.getTime() + STEP_UP_PROOF_MS),
-  });
-  return { kind: "ok", proofId };
+  return { kind: "ok", proofId: await recordProof(person, sessionId, purpose, { method: "password" }) };
 }
 
 /**
