@@ -15,18 +15,8 @@ export async function tenantConnections(
 }
 
 /** Revokes a live connection of the admin's tenant; false when there is none such. Takes effect at the next call. */
-export async function revokeConnection(admin: { id: string; tenantId: string }, grantId: string): Promise<boolean> {
-  return transaction(async (tx) => {
-    const revoked = await revokeGrant(tx, admin.tenantId, grantId, "revoked-by-admin");
-    if (!revoked) return false;
-    await appendAuditLog(tx, {
-      tenantId: admin.tenantId,
-      actorId: admin.id,
-      action: "oauth.revoked",
-      detail: { grantId, agentId: revoked.agentId, clientId: revoked.clientId, reason: "revoked-by-admin" },
-    });
-    return true;
-  });
+export function revokeConnection(admin: { id: string; tenantId: string }, grantId: string): Promise<boolean> {
+  return revokeAudited(admin, grantId, "revoked-by-admin");
 }
 
 /** The person's own connections: the clients that act as them, live ones first. */
@@ -35,15 +25,25 @@ export async function ownConnections(person: { id: string; tenantId: string }): 
 }
 
 /** Revokes one of the person's own live connections; false when they have none such. Audited like an admin's. */
-export async function revokeOwnConnection(person: { id: string; tenantId: string }, grantId: string): Promise<boolean> {
+export function revokeOwnConnection(person: { id: string; tenantId: string }, grantId: string): Promise<boolean> {
+  return revokeAudited(person, grantId, "revoked-by-person", person.id);
+}
+
+/** Revokes a live grant of the actor's tenant (only one of `ownerId`'s when given) and audits who revoked it. */
+function revokeAudited(
+  actor: { id: string; tenantId: string },
+  grantId: string,
+  reason: "revoked-by-admin" | "revoked-by-person",
+  ownerId?: string,
+): Promise<boolean> {
   return transaction(async (tx) => {
-    const revoked = await revokeGrant(tx, person.tenantId, grantId, "revoked-by-person", person.id);
+    const revoked = await revokeGrant(tx, actor.tenantId, grantId, reason, ownerId);
     if (!revoked) return false;
     await appendAuditLog(tx, {
-      tenantId: person.tenantId,
-      actorId: person.id,
+      tenantId: actor.tenantId,
+      actorId: actor.id,
       action: "oauth.revoked",
-      detail: { grantId, agentId: person.id, clientId: revoked.clientId, reason: "revoked-by-person" },
+      detail: { grantId, agentId: revoked.agentId, clientId: revoked.clientId, reason },
     });
     return true;
   });
