@@ -26,6 +26,6 @@ export { countAndLimitCall } from "./checks/rate";
 export { deriveCallKey, isCallKey } from "./context/idempotency";
 export { findRuleSetText } from "./decide/sql";
 export { pendingOutcome } from "./outcome/approval";
-export { recordCall, UNKNOWN_TOOL } from "./outcome/record";
+export { newCallRecord, recordCall, UNKNOWN_TOOL } from "./outcome/record";
 export { findPendingApproval, insertApproval } from "./outcome/sql";
 export type { CallRecord } from "./types";

@@ -18,7 +18,7 @@ import { parseEnvelope, type RawProposal } from "./checks/parse";
 import { decidePolicy, heldFor, type CeilingHit } from "./decide/policy";
 import { countAndLimitCall } from "./checks/rate";
 import { checkRules, readsMovingFacts, recheckRules, ruleHolds, rulesDetail, rulesStop } from "./decide/rules";
-import { appendDecision, recordCall, UNKNOWN_TOOL, wholeMs } from "./outcome/record";
+import { appendDecision, newCallRecord, recordCall, UNKNOWN_TOOL, wholeMs } from "./outcome/record";
 import { checkSchema } from "./checks/schema";
 import { checkScope } from "./checks/scope";
 import { checkSemantics } from "./checks/semantic";
@@ -243,19 +243,7 @@ async function checkAgainstData(
   }
   const call = { ...validCall, tool: anyTool };
   const { tool, args } = call;
-  const record: CallRecord = {
-    id,
-    tenantId: conversation.tenantId,
-    conversationId: conversation.id,
-    toolName: tool.name,
-    callKey: null,
-    argsCanonical: call.argsCanonical,
-    argsHash: call.argsHash,
-    orderId: null,
-    approvalId: null,
-    outcome: outcome("host.error"),
-    latencyMs: 0,
-  };
+  const record = newCallRecord({ ...call, id, conversation, toolName: tool.name });
   // The key is bound only once the call owns it (past stage 8) and only by an outcome that is final.
   let ownsKey = false;
   const finish = async (result: Outcome): Promise<CallResult> => {

@@ -16,6 +16,7 @@ import {
   insertApproval,
   isCallKey,
   lockConversation,
+  newCallRecord,
   parseEnvelope,
   pendingOutcome,
   type Proposal,
@@ -290,16 +291,7 @@ async function recordSending(
 
 function callRecord(proposal: Proposal, id: string, toolName: string, call: Checked, startedAt: number): CallRecord {
   return {
-    id,
-    tenantId: proposal.conversation.tenantId,
-    conversationId: proposal.conversation.id,
-    toolName,
-    callKey: null,
-    argsCanonical: call.argsCanonical,
-    argsHash: call.argsHash,
-    orderId: null,
-    approvalId: null,
-    outcome: outcome("host.error"),
+    ...newCallRecord({ ...call, id, conversation: proposal.conversation, toolName }),
     latencyMs: performance.now() - startedAt,
     // Under `upstream`, never a top-level `rules`: the rules page replays those as the built-in tools' facts.
     detail: {

@@ -1,6 +1,6 @@
 import type { Db } from "../../db";
 import type { Prisma } from "../../generated/prisma/client";
-import type { Outcome } from "../../outcome";
+import { outcome, type Outcome } from "../../outcome";
 import { insertCall, insertDecision, updateLaterOutcome, updateLaterOutcomeWith } from "./sql";
 import type { CallRecord, DecisionRow, LaterOutcome } from "../types";
 
@@ -8,6 +8,32 @@ export const UNKNOWN_TOOL = "(unknown)";
 
 /** A latency as the log stores it: whole milliseconds, never negative. */
 export const wholeMs = (ms: number) => Math.max(0, Math.round(ms));
+
+/**
+ * A call's row before its outcome is known: a host error until the sequence decides, no call key, no order, no
+ * approval, as a failure anywhere after this point records it.
+ */
+export function newCallRecord(call: {
+  id: string;
+  conversation: { id: string; tenantId: string };
+  toolName: string;
+  argsCanonical: string;
+  argsHash: string;
+}): CallRecord {
+  return {
+    id: call.id,
+    tenantId: call.conversation.tenantId,
+    conversationId: call.conversation.id,
+    toolName: call.toolName,
+    callKey: null,
+    argsCanonical: call.argsCanonical,
+    argsHash: call.argsHash,
+    orderId: null,
+    approvalId: null,
+    outcome: outcome("host.error"),
+    latencyMs: 0,
+  };
+}
 
 /**
  * Stage 13, and the only writer of the decision log: names, ids and codes, never model text; only a supervisor's
