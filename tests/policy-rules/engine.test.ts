@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { compileRules, evaluateRules } from "@/lib/policy-rules/engine/evaluate";
 import { SAMPLE_FACTS } from "@/lib/policy-rules/engine/entities";
-import type { RuleFacts } from "@/lib/policy-rules/schema";
+import { RULE_ACTIONS, type RuleFacts } from "@/lib/policy-rules/schema";
 import { validateRules } from "@/lib/policy-rules/validate";
 import { EXAMPLE_RULES, FRAUD_WATCH } from "./examples";
 
@@ -128,6 +128,39 @@ describe("rule engine (Cedar)", () => {
         `rule 2: the id "${id}" is reserved: ids starting with "toolgate-" are toolgate's own; choose another`,
       ]);
     }
+  });
+
+  it("takes an id, a hold's reason and a deny's code up to their limits, and refuses each past them in words", () => {
+    const rule = (id: string, says: string) =>
+      `@id("${id}") ${says} forbid (principal, action == Action::"issue_refund", resource) when { false };`;
+    const accepted = validateRules(
+      [rule(`a${"-".repeat(59)}`, `@hold("${"r".repeat(200)}")`), rule("0-deny", `@deny("${"c".repeat(40)}")`)].join(
+        "\n",
+      ),
+    );
+    expect(accepted.ok && accepted.rules.map(({ id, effect, says }) => [id.length, effect, says.length])).toEqual([
+      [60, "hold", 200],
+      [6, "deny", 40],
+    ]);
+
+    const idRefused = 'rule 1: it needs @id("…"): lower-case letters, digits and dashes, at most 60';
+    for (const id of [`a${"-".repeat(60)}`, "Upper", "-dash-first", "under_score", "a b"])
+      expect(refusal(rule(id, '@hold("x")'))).toEqual([idRefused]);
+    for (const reason of ["", "   ", "r".repeat(201)])
+      expect(refusal(rule("long", `@hold("${reason}")`))).toEqual([
+        'rule "long": the @hold reason must be 1 to 200 characters',
+      ]);
+    for (const code of ["c".repeat(41), "Upper", "-dash-first", "under_score", ""])
+      expect(refusal(rule("coded", `@deny("${code}")`))).toEqual([
+        'rule "coded": the @deny code must be lower-case letters, digits and dashes, at most 40',
+      ]);
+  });
+
+  it("refuses an id used twice and a tool that does not exist, naming the rule and the tools there are", () => {
+    expect(refusal(`${FRAUD_WATCH}\n${FRAUD_WATCH}`)).toEqual(['rule 2: the id "fraud-watch" is used twice']);
+    expect(
+      refusal('@id("a") @hold("x") forbid (principal, action in [Action::"get_order", Action::"nope"], resource);'),
+    ).toEqual([`rule "a": there is no tool "nope"; the tools are ${RULE_ACTIONS.join(", ")}`]);
   });
 
   it("refuses a rule that fails when evaluated, and an engine error at call time fails closed", () => {
