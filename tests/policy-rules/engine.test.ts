@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { compileRules, evaluateRules } from "@/lib/policy-rules/engine/evaluate";
 import { SAMPLE_FACTS } from "@/lib/policy-rules/engine/entities";
+import { RULE_LIMITS } from "@/lib/policy-rules/engine/limits";
 import { RULE_ACTIONS, type RuleFacts } from "@/lib/policy-rules/schema";
 import { validateRules } from "@/lib/policy-rules/validate";
 import { EXAMPLE_RULES, FRAUD_WATCH } from "./examples";
@@ -119,6 +120,54 @@ describe("rule engine (Cedar)", () => {
     }
     expect(refusal(chains[3])[0]).toMatch(/^line 6: /);
     expect(validateRules(EXAMPLE_RULES).ok).toBe(true);
+  });
+
+  it("holds each bound exactly at its limit, counts no bracket or operator inside a string or a comment, and names the line", () => {
+    const when = (condition: string) =>
+      `@id("a") @hold("x") forbid (principal, action == Action::"issue_refund", resource) when { ${condition} };`;
+    // 20 brackets deep passes (the condition's brace is the first), 21 does not.
+    const nested = (depth: number) => when(`${"(".repeat(depth - 1)}true${")".repeat(depth - 1)}`);
+    expect(validateRules(nested(RULE_LIMITS.depth)).ok).toBe(true);
+    expect(refusal(`\n\n${nested(RULE_LIMITS.depth + 1)}`)).toEqual([
+      "line 3: brackets are nested more than 20 deep; split the condition into simpler rules",
+    ]);
+    // Brackets, operators and `if` in a reason, a string or a comment are text, and a reason's line breaks count.
+    const quoted = `@id("q") @hold("((((((((((((((((((((((( + + + if if\n\\" ))))")
+// (((((((((((((((((((((((( && && if
+forbid (principal, action == Action::"issue_refund", resource) when { context.args.reason == "${"(if ".repeat(120)}" };`;
+    expect(validateRules(quoted).ok).toBe(true);
+    expect(refusal(`${quoted}\n${nested(RULE_LIMITS.depth + 1)}`)[0]).toMatch(/^line 5: brackets are nested/);
+    // 100 operators and 20 `if`s in a rule pass; one more of either does not.
+    // The rule's own `==` (its tool), n - 2 `+` and one `>=`: n operators.
+    const operators = (n: number) =>
+      when(
+        `${Array(n - 1)
+          .fill("1")
+          .join(" + ")} >= 0`,
+      );
+    expect(validateRules(operators(RULE_LIMITS.operatorsPerRule)).ok).toBe(true);
+    expect(refusal(operators(RULE_LIMITS.operatorsPerRule + 1))[0]).toBe(
+      "line 1: the rule here has 101 operators; a rule may have at most 100",
+    );
+    const ifs = (count: number) => when(`${"if true then ".repeat(count)}true${" else false".repeat(count)}`);
+    expect(validateRules(ifs(RULE_LIMITS.ifsPerRule)).ok).toBe(true);
+    expect(refusal(ifs(RULE_LIMITS.ifsPerRule + 1))[0]).toBe(
+      "line 1: the rule here has 21 if-expressions; a rule may have at most 20",
+    );
+    // A rule of 2,000 characters passes, one of 2,001 does not; a set of 40,000 passes.
+    const sized = (length: number) => {
+      const text = `@id("s") @hold("") forbid (principal, action == Action::"issue_refund", resource);`;
+      return text.replace('@hold("")', `@hold("${"r".repeat(length - text.length)}")`);
+    };
+    expect(refusal(sized(RULE_LIMITS.ruleChars))).toEqual(['rule "s": the @hold reason must be 1 to 200 characters']);
+    expect(refusal(sized(RULE_LIMITS.ruleChars + 1))).toEqual([
+      "rule 1: it is 2001 characters long; a rule may have at most 2000",
+    ]);
+    const padded = `${FRAUD_WATCH}\n${"// padding\n".repeat(3500)}`;
+    expect(validateRules(padded.padEnd(RULE_LIMITS.textChars, " ")).ok).toBe(true);
+    expect(refusal(padded.padEnd(RULE_LIMITS.textChars + 1, " "))).toEqual([
+      "the rule set is 40001 characters long; at most 40000 are allowed",
+    ]);
   });
 
   it("refuses a rule under a built-in policy's id (it replaced the base permit)", () => {
