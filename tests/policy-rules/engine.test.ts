@@ -222,9 +222,30 @@ forbid (principal, action == Action::"issue_refund", resource) when { context.ar
         ruleSet,
         facts((f) => (f.call.amount_cents = 8000)),
       ),
-    ).toMatchObject({ verdict: "failed" });
+    ).toEqual({ verdict: "failed", message: expect.stringMatching(/^rule "overflow": .*overflow/) });
     expect(
       refusal('@id("a") @hold("x") forbid (principal, action, resource) when { 9223372036854775807 + 1 > 0 };')[0],
     ).toMatch(/fails to evaluate/);
+  });
+
+  it("a rule on every tool judges every tool, also those no other rule of the set names", () => {
+    const night =
+      '@id("night") @deny("closed-at-night") forbid (principal, action, resource) when { context.hour < 6 };';
+    const ruleSet = compileRules("engine-test:every-tool", `${FRAUD_WATCH}\n${night}`)!;
+    expect([...ruleSet.sets.keys()].sort()).toEqual([...RULE_ACTIONS].sort());
+    for (const tool of RULE_ACTIONS) {
+      const atNight = facts((f) => ((f.tool = tool), (f.call.hour = 3)));
+      expect(evaluateRules(ruleSet, atNight), tool).toEqual({
+        verdict: "deny",
+        rules: [{ id: "night", code: "closed-at-night" }],
+      });
+      const atNoon = facts((f) => ((f.tool = tool), (f.call.hour = 12)));
+      expect(evaluateRules(ruleSet, atNoon), tool).toEqual({ verdict: "allow" });
+    }
+    // The fraud rule names the refund only: another tool on a watched customer passes.
+    const watched = (tool: string) =>
+      facts((f) => ((f.tool = tool), (f.call.hour = 12), (f.customer.fraud_watch = true)));
+    expect(evaluateRules(ruleSet, watched("issue_refund"))).toMatchObject({ verdict: "deny" });
+    expect(evaluateRules(ruleSet, watched("get_order"))).toEqual({ verdict: "allow" });
   });
 });
