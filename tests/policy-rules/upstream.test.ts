@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   compileUpstreamRules,
   evaluateUpstreamRules,
+  namedUpstreamTools,
   typedArguments,
   upstreamRulesFor,
 } from "@/lib/policy-rules/upstream";
@@ -92,5 +93,72 @@ describe("rules on upstream tools", () => {
     );
     const set = compileUpstreamRules("test:merge:3", untyped, [merge]);
     expect(set).toMatchObject({ ok: false, message: expect.stringContaining("ratio") });
+  });
+
+  it("hands a rule only what matches the declared type: a wrong type, an unsafe integer or an untyped property is left out", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        name: { type: "string" },
+        count: { type: "integer" },
+        force: { type: "boolean" },
+        maybe: { type: ["string", "null"] },
+        bare: {},
+        empty: null,
+      },
+    };
+    expect(typedArguments(schema, { name: "a", count: 2, force: false, maybe: "x", bare: "y", empty: "z" })).toEqual({
+      name: "a",
+      count: 2,
+      force: false,
+    });
+    expect(typedArguments(schema, { name: 7, count: "2", force: "true" })).toEqual({});
+    expect(typedArguments(schema, { count: 1.5 })).toEqual({});
+    expect(typedArguments(schema, { count: 2 ** 60 })).toEqual({});
+    expect(typedArguments({ type: "object" }, { name: "a" })).toEqual({});
+    expect(typedArguments({ type: "object", properties: null }, { name: "a" })).toEqual({});
+  });
+
+  it("a required argument reads as it is; an optional one only behind `has`, and the rule that skips it fails closed", () => {
+    const rule = (id: string, condition: string) =>
+      `@id("${id}") @hold("x") forbid (principal, action == Action::"files__write_file", resource) when { ${condition} };`;
+    const facts = (args: Record<string, unknown>) => ({ agentId: "a", tool: write, server: "files", args });
+    const required = compileUpstreamRules(
+      "test:write:required",
+      upstreamRulesFor(rulesOf(rule("etc", 'context.args.path like "/etc/*"')), write.name),
+      [write],
+    );
+    expect(evaluateUpstreamRules(required, facts({ path: "/etc/passwd", content: "" }))).toEqual({
+      verdict: "hold",
+      rules: [{ id: "etc", reason: "x" }],
+    });
+    expect(evaluateUpstreamRules(required, facts({ path: "/tmp/a", content: "" }))).toEqual({ verdict: "allow" });
+
+    const guarded = compileUpstreamRules(
+      "test:write:guarded",
+      upstreamRulesFor(rulesOf(rule("mode", "context.args has mode && context.args.mode == 511")), write.name),
+      [write],
+    );
+    expect(evaluateUpstreamRules(guarded, facts({ path: "/a", content: "", mode: 511 }))).toMatchObject({
+      verdict: "hold",
+    });
+    expect(evaluateUpstreamRules(guarded, facts({ path: "/a", content: "" }))).toEqual({ verdict: "allow" });
+
+    const unguarded = compileUpstreamRules(
+      "test:write:unguarded",
+      upstreamRulesFor(rulesOf(rule("bare-mode", "context.args.mode == 511")), write.name),
+      [write],
+    );
+    expect(unguarded).toEqual({ ok: false, message: expect.stringMatching(/^rule "bare-mode": .*mode/) });
+    expect(evaluateUpstreamRules(unguarded, facts({ path: "/a", content: "", mode: 511 }))).toEqual({
+      verdict: "failed",
+      message: unguarded.ok ? "" : unguarded.message,
+    });
+  });
+
+  it("lists each upstream tool the rules name once, for the schema they are checked against", () => {
+    const rules = rulesOf(RULES).filter((rule) => rule.actions.every((action) => action.includes("__")));
+    expect(namedUpstreamTools(rules).sort()).toEqual([write.name, merge.name].sort());
+    expect(upstreamRulesFor(rulesOf(RULES), write.name).map((rule) => rule.id)).toEqual(["both"]);
   });
 });
