@@ -1,6 +1,7 @@
 "use client";
 
-import { argumentRows, claimWords, editDiffs, type ArgumentRow, type DiffLine } from "@/lib/upstream/calls/card";
+import type { DiffLine } from "@/lib/line-diff";
+import { argumentRows, claimWords, editDiffs, type ArgumentRow } from "@/lib/upstream/calls/card";
 import type { UpstreamPreview } from "@/lib/upstream/calls/preview";
 import type { CardProps } from "./card-item";
 import { CardActions, CardWho } from "./card-who";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { argumentRows, claimWords, editDiffs, lineDiff } from "@/lib/upstream/calls/card";
+import { argumentRows, claimWords, editDiffs } from "@/lib/upstream/calls/card";
 
 // The held upstream call's card, from the pinned schema: titles, numbered long text, edits as diffs, claims.
 
@@ -41,11 +41,6 @@ describe("the upstream card's words", () => {
     ]);
     expect(editDiffs({ old_string: "a", new_string: "b" })[0].where).toBe("the edit");
     expect(editDiffs({ path: "x" })).toEqual([]);
-  });
-
-  it("diffs whole texts", () => {
-    expect(lineDiff("a\nb", "a\nb\nc").map((line) => line.kind)).toEqual(["same", "same", "added"]);
-    expect(lineDiff("a\nb", "b").map((line) => line.kind)).toEqual(["removed", "same"]);
   });
 
   it("words the annotations as claims", () => {

@@ -1,4 +1,4 @@
-import type { DiffLine } from "@/lib/policy-rules/diff";
+import type { DiffLine } from "@/lib/line-diff";
 
 const MARK = { same: "  ", added: "+ ", removed: "- " } as const;
 

@@ -6,7 +6,7 @@ import { rulesDigest } from "@/components/admin/rules/rules-digest";
 import { useStepUp } from "@/components/step-up/step-up-field";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { compareVersionsAction, rollbackRulesAction } from "@/lib/admin/rules/actions";
-import type { DiffLine } from "@/lib/policy-rules/diff";
+import type { DiffLine } from "@/lib/line-diff";
 
 interface Version {
   id: string;

@@ -1,3 +1,4 @@
+import { lineDiff, type DiffLine } from "../../line-diff";
 import type { UpstreamPreview } from "./preview";
 
 // What a supervisor's card shows for a held upstream call, computed from the pinned schema and the arguments: every
@@ -43,42 +44,6 @@ export function argumentRows(preview: Pick<UpstreamPreview, "input_schema" | "ar
       numbered: lines.length > 1 || text.length > LONG,
     };
   });
-}
-
-export interface DiffLine {
-  kind: "same" | "removed" | "added";
-  text: string;
-}
-
-/** Past this many line pairs the diff shows the old lines, then the new ones, instead of matching them. */
-const MAX_PAIRS = 250_000;
-
-/** A line diff of `before` against `after` (longest common subsequence, for texts of bounded size). */
-export function lineDiff(before: string, after: string): DiffLine[] {
-  const a = before.split("\n");
-  const b = after.split("\n");
-  if (a.length * b.length > MAX_PAIRS)
-    return [
-      ...a.map((text) => ({ kind: "removed" as const, text })),
-      ...b.map((text) => ({ kind: "added" as const, text })),
-    ];
-  const common: number[][] = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
-  for (let i = a.length - 1; i >= 0; i--)
-    for (let j = b.length - 1; j >= 0; j--)
-      common[i][j] = a[i] === b[j] ? common[i + 1][j + 1] + 1 : Math.max(common[i + 1][j], common[i][j + 1]);
-  const lines: DiffLine[] = [];
-  let [i, j] = [0, 0];
-  while (i < a.length && j < b.length) {
-    if (a[i] === b[j]) {
-      lines.push({ kind: "same", text: a[i] });
-      i++;
-      j++;
-    } else if (common[i + 1][j] >= common[i][j + 1]) lines.push({ kind: "removed", text: a[i++] });
-    else lines.push({ kind: "added", text: b[j++] });
-  }
-  while (i < a.length) lines.push({ kind: "removed", text: a[i++] });
-  while (j < b.length) lines.push({ kind: "added", text: b[j++] });
-  return lines;
 }
 
 // The pairs edit tools use for the text they replace and its replacement.

@@ -1,5 +1,6 @@
 import { db } from "../../db";
-import { lineDiff, claimWords, type DiffLine } from "../calls/card";
+import { lineDiff, type DiffLine } from "../../line-diff";
+import { claimWords } from "../calls/card";
 import type { PinnedDefinition, ToolStatus, Verdict } from "./definition";
 import { defaultVerdict } from "./definition";
 import { findServers, findTenantTools } from "../sql";

@@ -8,7 +8,7 @@ import {
   type CaseResult,
   type RuleCase,
 } from "../../../policy-rules/cases/cases";
-import { lineDiff } from "../../../policy-rules/diff";
+import { lineDiff } from "../../../line-diff";
 import { ruleSummary } from "../../../policy-rules/summary";
 import { validateRules, type Rule } from "../../../policy-rules/validate";
 import { classifyAdminChange, loosenedRules } from "../../changes/loosening/loosening";

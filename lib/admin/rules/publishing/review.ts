@@ -1,5 +1,5 @@
 import { db } from "../../../db";
-import { lineDiff, type DiffLine } from "../../../policy-rules/diff";
+import { lineDiff, type DiffLine } from "../../../line-diff";
 import type { DifferenceReport } from "../../../policy-rules/replay/replay";
 import { replayRules } from "../replay";
 import { findRuleSetVersion } from "../sql";
