@@ -73,6 +73,20 @@ describe("rule engine (Cedar)", () => {
     expect(
       refusal('@id("a") @hold("x") forbid (principal, action, resource) when { resource.age_days > };')[0],
     ).toMatch(/^line 1: /);
+    expect(refusal(`${FRAUD_WATCH}\n\n@id("b") @hold("x") forbid (principal, action, resource) when { };`)[0]).toMatch(
+      /^line 6: /,
+    );
+  });
+
+  it("refuses a template (a rule with slots), and takes exactly as many rules as a set may have", () => {
+    expect(refusal('@id("t") @hold("x") forbid (principal == ?principal, action, resource);')).toEqual([
+      "templates (rules with ?principal or ?resource slots) are not supported",
+    ]);
+    const rules = Array.from(
+      { length: RULE_LIMITS.rules },
+      (_, index) => `@id("r${index}") @hold("x") forbid (principal, action, resource) when { false };`,
+    );
+    expect(validateRules(rules.join("\n")).ok).toBe(true);
   });
 
   it("refuses a permit, a rule without @id, and one with both or neither of @hold and @deny", () => {
