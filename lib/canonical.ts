@@ -13,3 +13,11 @@ export function canonicalJson(value: unknown): string {
 export function sha256Hex(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
+
+/** What a held change compares of a stored secret: the digest of its ciphertext (fresh at every save), or null. */
+export const storedDigest = (stored: string | null): string | null => (stored === null ? null : sha256Hex(stored));
+
+/** A JSON object: not null, not an array. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,7 +1,8 @@
 import Link from "next/link";
 import { formatDuration } from "@/components/ui/time-words";
 import { TimeAgo } from "@/components/ui/time-ago";
-import { approvedCentsOf, argumentWords, callSummary } from "@/components/ui/words";
+import { argumentWords, callSummary } from "@/components/ui/words";
+import { amountCentsOf } from "@/lib/money";
 import type { callTimeline } from "@/lib/calls/timeline";
 
 type Found = NonNullable<Awaited<ReturnType<typeof callTimeline>>>;
@@ -15,7 +16,7 @@ export function CallTimeline({ call, approval, events, ownConversation }: Found 
     orderId: call.orderId,
     impactCents: amount,
     currency: typeof args.currency === "string" ? args.currency : null,
-    approvedCents: approvedCentsOf(approval?.approvedArgs),
+    approvedCents: amountCentsOf(approval?.approvedArgs),
   });
   return (
     <main id="main">

@@ -3,7 +3,8 @@ import { LiveRefresh } from "./live-refresh";
 import { ProposalConsole } from "./proposal-console";
 import { Table } from "@/components/ui/table";
 import { TimeAgo } from "@/components/ui/time-ago";
-import { approvedCentsOf, callSummary, count, toolWords } from "@/components/ui/words";
+import { callSummary, count, toolWords } from "@/components/ui/words";
+import { amountCentsOf } from "@/lib/money";
 import { outcomeTitle } from "@/lib/calls/words";
 import type { conversationCalls } from "@/lib/conversations/console";
 import { formatMoney } from "@/lib/money";
@@ -62,7 +63,7 @@ export function ConversationCalls({ conversation, calls, switches }: Found) {
                     toolName: call.toolName,
                     orderId: call.orderId,
                     ...amountOf(call.argsCanonical),
-                    approvedCents: approvedCentsOf(call.approval?.approvedArgs),
+                    approvedCents: amountCentsOf(call.approval?.approvedArgs),
                   })}
                 </Link>
               ),

@@ -27,12 +27,6 @@ export function callSummary(call: {
   return `${money}${toolWords(call.toolName)}${call.orderId ? ` on ${call.orderId}` : ""}${was}`;
 }
 
-/** The amount a supervisor approved, when the approval narrowed it. */
-export function approvedCentsOf(approved: unknown): number | null {
-  const cents = (approved as { amount_cents?: unknown } | null)?.amount_cents;
-  return typeof cents === "number" ? cents : null;
-}
-
 const ARGUMENT_LABELS: Record<string, string> = {
   order_id: "Order",
   amount_cents: "Amount",

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { sha256Hex } from "../canonical";
 import { db } from "../db";
 import { decryptSecret } from "../security/secrets";
 import { findChatChannels, type ChatProvider, type StoredChannel } from "./sql";
@@ -47,11 +46,6 @@ export async function chatChannelsOf(tenantId: string): Promise<{ slack: string 
     return row ? channelShown(tenantId, row) : null;
   };
   return { slack: shown("slack"), teams: shown("teams") };
-}
-
-/** What a held change of a chat channel compares: the digest of the stored ciphertext (fresh at every save), or null. */
-export function storedChannel(stored: string | null): string | null {
-  return stored === null ? null : sha256Hex(stored);
 }
 
 /** Where a provider's notices go, as a person reads it: Slack's channel id or the Teams workflow's host. */

@@ -4,14 +4,7 @@
 export { proposeToolCall, completeExternal } from "./pipeline";
 export type { Proposal, CallResult, GatewayPorts } from "./pipeline";
 export type { ConversationFacts, HintedOrder, RateCount, TenantPolicy } from "./types";
-export {
-  MAX_DEPTH,
-  MAX_ENVELOPE_BYTES,
-  isPlainObject,
-  orderHintOf,
-  parseJsonText,
-  type RawProposal,
-} from "./checks/parse";
+export { MAX_DEPTH, MAX_ENVELOPE_BYTES, orderHintOf, parseJsonText, type RawProposal } from "./checks/parse";
 export { countConversationOpen, pruneRateBuckets } from "./checks/rate";
 export { lockConversation, type LockedFacts } from "./context/lock";
 export { heldFor, pruneAutoExposure, type DuplicateVerdict, type HeldReason } from "./decide/policy";

@@ -1,4 +1,5 @@
 import { readBoundedBody } from "../http";
+import { isPlainObject } from "../canonical";
 import { PUBLIC_CORS } from "./cors";
 
 // What the OAuth endpoints share on the wire: bounded bodies, RFC 6749 §5.2 error bodies, no caching, readable
@@ -25,9 +26,7 @@ export async function readJson(request: Request): Promise<Record<string, unknown
   if (body.truncated) return undefined;
   try {
     const value: unknown = JSON.parse(new TextDecoder().decode(body.bytes));
-    return value !== null && typeof value === "object" && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
+    return isPlainObject(value) ? value : undefined;
   } catch {
     return undefined;
   }

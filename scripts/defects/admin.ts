@@ -69,7 +69,7 @@ export const defects: Defect[] = [
   {
     name: "two-admin: the webhook as proposed",
     file: "lib/admin/changes/two-admin.ts",
-    find: 'if (storedWebhook(await lockTenantWebhook(tx, row.tenantId)) !== row.base.stored) return "stale";',
+    find: 'if (storedDigest(await lockTenantWebhook(tx, row.tenantId)) !== row.base.stored) return "stale";',
     replace: "",
     testFile: "tests/admin/admin-changes.integration.test.ts",
     test: "with a second admin, a new webhook waits for their approval: not the proposer's, and it goes stale if the webhook changed meanwhile",

@@ -5,7 +5,7 @@ export const defects: Defect[] = [
   {
     name: "metrics token",
     file: "app/api/metrics/route.ts",
-    find: "return given.length === expected.length && timingSafeEqual(given, expected);",
+    find: 'return sameSecret(request.headers.get("authorization") ?? "", `Bearer ${token}`);',
     replace: "return true;",
     testFile: "tests/ops/metrics.integration.test.ts",
     test: "wants the bearer token when METRICS_TOKEN is set",

@@ -165,8 +165,8 @@ export const defects: Defect[] = [
   {
     name: "oauth client secret",
     file: "lib/oauth/tokens/client-auth.ts",
-    find: "return given.length === expected.length && timingSafeEqual(given, expected)",
-    replace: "return given.length === expected.length",
+    find: 'return sameSecret(sha256Hex(secret), credentials.secretHash ?? "")',
+    replace: "return secret.length > 0",
     testFile: "tests/oauth/hosts.integration.test.ts",
     test: "claude.registration.json: client_secret_post gets a secret, stored hashed, required at the token endpoint",
   },

@@ -1,6 +1,6 @@
-import { timingSafeEqual } from "node:crypto";
 import { errorResponse } from "@/lib/http";
 import { env } from "@/lib/env";
+import { sameSecret } from "@/lib/security/equal";
 import { clientAddress } from "@/lib/security/request";
 import { instanceMetrics } from "@/lib/instance/metrics";
 
@@ -12,9 +12,7 @@ function authorized(request: Request): boolean {
   const { METRICS_TOKEN: token, NODE_ENV } = env();
   // Production does not start without a token (instrumentation.ts); development without one answers loopback only.
   if (!token) return NODE_ENV !== "production" && LOOPBACK.test(clientAddress(request.headers));
-  const expected = Buffer.from(`Bearer ${token}`);
-  const given = Buffer.from(request.headers.get("authorization") ?? "");
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return sameSecret(request.headers.get("authorization") ?? "", `Bearer ${token}`);
 }
 
 /** Prometheus text format, behind `Authorization: Bearer $METRICS_TOKEN`. */

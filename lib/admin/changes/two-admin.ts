@@ -2,8 +2,8 @@ import { applyHeldSso, ssoAuditDetail, type SsoProposal } from "../../auth/sso/s
 import { bindInvited, type SsoInvitation } from "../../auth/sso/binding";
 import type { SsoSettingsRow } from "../../auth/sso/sql";
 import { consumeStepUpFor, type StepUpHolder, type StepUpMethod } from "../../auth/step-up/step-up";
-import { canonicalJson, sha256Hex } from "../../canonical";
-import { channelWords, storedChannel } from "../../chat-notices/channels";
+import { canonicalJson, sha256Hex, storedDigest } from "../../canonical";
+import { channelWords } from "../../chat-notices/channels";
 import { lockChatChannel, setChatChannel, type ChatProvider } from "../../chat-notices/sql";
 import { db, transaction, type Db, type Tx } from "../../db";
 import { newId } from "../../ids";
@@ -209,11 +209,6 @@ export async function holdChange(
   return { id, mode, applyAt: row.applyAt, expiresAt: ends };
 }
 
-/** What a held webhook change compares: the digest of the stored ciphertext (fresh at every save), or null. */
-export function storedWebhook(stored: string | null): string | null {
-  return stored === null ? null : sha256Hex(stored);
-}
-
 /** Applies a held change if the state still matches its base; "stale" when something changed since. */
 async function applyChange(tx: Tx, row: AdminChangeRow, actor: Person): Promise<"applied" | "stale"> {
   if (row.kind === "policy") {
@@ -260,7 +255,7 @@ async function applyChange(tx: Tx, row: AdminChangeRow, actor: Person): Promise<
     return "applied";
   }
   if (row.kind === "webhook") {
-    if (storedWebhook(await lockTenantWebhook(tx, row.tenantId)) !== row.base.stored) return "stale";
+    if (storedDigest(await lockTenantWebhook(tx, row.tenantId)) !== row.base.stored) return "stale";
     await setTenantWebhook(tx, row.tenantId, {
       webhookUrl: String(row.change.url),
       webhookSecret: String(row.change.secret),
@@ -275,7 +270,7 @@ async function applyChange(tx: Tx, row: AdminChangeRow, actor: Person): Promise<
   if (row.kind === "chat") {
     const provider = row.change.provider as ChatProvider;
     const current = await lockChatChannel(tx, row.tenantId, provider);
-    if (storedChannel(current?.secret ?? null) !== row.base.stored) return "stale";
+    if (storedDigest(current?.secret ?? null) !== row.base.stored) return "stale";
     await setChatChannel(tx, row.tenantId, provider, {
       channel: (row.change.channel as string | null) ?? null,
       secret: String(row.change.secret),

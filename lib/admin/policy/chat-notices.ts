@@ -1,5 +1,6 @@
 import { consumeStepUpFor, type StepUpHolder } from "../../auth/step-up/step-up";
-import { channelShown, chatSecretContext, storedChannel, type ChatChannelInput } from "../../chat-notices/channels";
+import { storedDigest } from "../../canonical";
+import { channelShown, chatSecretContext, type ChatChannelInput } from "../../chat-notices/channels";
 import { lockChatChannel, setChatChannel, type ChatProvider } from "../../chat-notices/sql";
 import { transaction } from "../../db";
 import { checkOutboundUrl, OutboundRefused } from "../../security/outbound";
@@ -58,7 +59,7 @@ export async function connectChatChannel(
     };
     const base = {
       shown: stored === null ? null : channelShown(admin.tenantId, { provider: input.provider, ...stored }),
-      stored: storedChannel(stored?.secret ?? null),
+      stored: storedDigest(stored?.secret ?? null),
     };
     if (classifyAdminChange({ kind: "chat.set" }) === "needs-second-admin")
       return { ok: true, held: await holdChange(tx, admin, { kind: "chat", change, base }, stepUp) };

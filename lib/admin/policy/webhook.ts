@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { storedDigest } from "../../canonical";
 import { consumeStepUpFor, type StepUpHolder } from "../../auth/step-up/step-up";
 import { db, transaction } from "../../db";
 import { checkOutboundUrl, OutboundRefused } from "../../security/outbound";
 import { decryptSecret, encryptSecret, webhookSecretContext, webhookUrlContext } from "../../security/secrets";
 import { classifyAdminChange } from "../changes/loosening/loosening";
-import { holdChange, storedWebhook, type HeldChange } from "../changes/two-admin";
+import { holdChange, type HeldChange } from "../changes/two-admin";
 import { insertAudit, type Admin } from "../sql";
 import { lockTenantWebhook, setTenantWebhook, tenantHasWebhook } from "./sql";
 
@@ -64,7 +65,7 @@ export async function setWebhook(
     };
     const base = {
       host: stored === null ? null : new URL(decryptSecret(stored, webhookUrlContext(admin.tenantId))).host,
-      stored: storedWebhook(stored),
+      stored: storedDigest(stored),
     };
     if (classifyAdminChange({ kind: "webhook.set" }) === "needs-second-admin")
       return { ok: true, held: await holdChange(tx, admin, { kind: "webhook", change, base }, stepUp) };

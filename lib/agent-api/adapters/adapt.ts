@@ -1,5 +1,6 @@
 import { outcome } from "../../outcome";
-import { isPlainObject, parseJsonText, type RawProposal } from "../../gateway";
+import { isPlainObject } from "../../canonical";
+import { parseJsonText, type RawProposal } from "../../gateway";
 import { MAX_BATCH, type AdaptedCall, type AdapterResult } from "./types";
 
 // Provider payloads become toolgate envelopes here, at the edge, before stage 2. Only the tool's name and its

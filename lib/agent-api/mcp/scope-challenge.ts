@@ -1,4 +1,4 @@
-import { isPlainObject } from "../../gateway";
+import { isPlainObject } from "../../canonical";
 import { exposedTools } from "../../tools/registry";
 import { readsCalls } from "../../tools/types";
 import type { Bound } from "./server";

@@ -1,4 +1,5 @@
 import { db } from "../../db";
+import { amountCentsOf } from "../../money";
 import { findTool, TOOL_NAMES } from "../../tools/registry";
 import { holdableToolNames } from "../../upstream/calls/exposure";
 import { findDeskPolicy, type DeskPolicy } from "../sql";
@@ -35,11 +36,6 @@ export interface CardFacts {
   moreSiblingsCapped: boolean;
   /** The first of two approvals, with the amount it approved (a second approval approves that amount). */
   firstApprover: { name: string; email: string; at: string; cents: number | null } | null;
-}
-
-function approvedCents(args: unknown): number | null {
-  const cents = (args as { amount_cents?: unknown } | null)?.amount_cents;
-  return typeof cents === "number" ? cents : null;
 }
 
 /** How many other requests on the same order a card names; it counts the rest, up to "over 1,000". */
@@ -105,7 +101,7 @@ export async function cardFacts(tenantId: string, items: QueueItem[]): Promise<R
               name: first.name,
               email: first.email,
               at: request.firstApprovedAt.toISOString(),
-              cents: approvedCents(request.firstApprovedArgs),
+              cents: amountCentsOf(request.firstApprovedArgs),
             }
           : null,
     };

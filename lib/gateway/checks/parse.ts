@@ -1,3 +1,4 @@
+import { isPlainObject } from "../../canonical";
 import type { BoundedBody } from "../../http";
 import { isStorableText } from "../../security/input";
 import { pass, stop, type StageResult } from "../../outcome";
@@ -57,10 +58,6 @@ export function parseEnvelope(raw: RawProposal): StageResult<Envelope> {
   const { name, arguments: args } = value as Record<string, unknown>;
   if (typeof name !== "string" || !isPlainObject(args)) return stop("parse.envelope-invalid");
   return pass({ name, arguments: args });
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);

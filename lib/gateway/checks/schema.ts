@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { ToolFace } from "../../tools/types";
-import { isPlainObject } from "./parse";
+import { isPlainObject } from "../../canonical";
 import { pass, stop, type Code, type Issue, type StageResult } from "../../outcome";
 
 // Fields the host owns. Compared case- and separator-insensitively, so "Customer-ID" and "customerId" count too.

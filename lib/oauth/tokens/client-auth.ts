@@ -1,9 +1,9 @@
-import { timingSafeEqual } from "node:crypto";
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JSONWebKeySet } from "jose";
 import { z } from "zod";
 import { sha256Hex } from "../../canonical";
 import { db } from "../../db";
 import { logInfo } from "../../observe/log";
+import { sameSecret } from "../../security/equal";
 import { CACHE_SECONDS, METADATA_FETCH_LIMITS, type DocumentFetcher } from "../clients/clients";
 import {
   countKeySetFetch,
@@ -92,9 +92,7 @@ function unverifiedIssuer(assertion: string): string | undefined {
 function checkSecret(form: URLSearchParams, clientId: string, credentials: ClientCredentials): ClientAuthentication {
   const secret = form.get("client_secret");
   if (!secret) return refused("this client authenticates with client_secret_post: send client_secret in the body");
-  const given = Buffer.from(sha256Hex(secret));
-  const expected = Buffer.from(credentials.secretHash ?? "");
-  return given.length === expected.length && timingSafeEqual(given, expected)
+  return sameSecret(sha256Hex(secret), credentials.secretHash ?? "")
     ? { ok: true, clientId }
     : refused("client_secret is not this client's");
 }

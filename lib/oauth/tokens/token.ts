@@ -1,9 +1,9 @@
-import { timingSafeEqual } from "node:crypto";
 import { calculatePKCECodeChallenge } from "oauth4webapi";
 import { ACCESS_TOKEN_SECONDS, mcpResourceOf, signAccessToken } from "../../auth/keys/access-tokens";
 import { appendAuditLog } from "../../audit/sql";
 import { sha256Hex } from "../../canonical";
 import { transaction, type Tx } from "../../db";
+import { sameSecret } from "../../security/equal";
 import { authenticateClient } from "./client-auth";
 import type { DocumentFetcher } from "../clients/clients";
 import { OAUTH_PATHS } from "../metadata";
@@ -34,9 +34,7 @@ const refused = (error: string, description: string): TokenResult => ({ ok: fals
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
 async function pkceMatches(verifier: string, challenge: string): Promise<boolean> {
-  const computed = Buffer.from(await calculatePKCECodeChallenge(verifier));
-  const expected = Buffer.from(challenge);
-  return computed.length === expected.length && timingSafeEqual(computed, expected);
+  return sameSecret(await calculatePKCECodeChallenge(verifier), challenge);
 }
 
 async function issueTokens(

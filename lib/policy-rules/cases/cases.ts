@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isPlainObject } from "../../canonical";
 import { compileDraft, evaluateRules, type RuleVerdict } from "../engine/evaluate";
 import { ARG_TYPES, ruleArgs, RuleFactsSchema, type RuleFacts } from "../schema";
 import type { Rule } from "../validate";
@@ -75,12 +76,9 @@ export interface CaseResult {
   got: string;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
 /** `patch` laid over `base`, object by object: a case names only the facts it changes. */
 export function overlay(base: unknown, patch: unknown): unknown {
-  if (!isRecord(base) || !isRecord(patch)) return patch;
+  if (!isPlainObject(base) || !isPlainObject(patch)) return patch;
   const merged: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(patch)) merged[key] = key in base ? overlay(base[key], value) : value;
   return merged;
