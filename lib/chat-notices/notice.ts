@@ -32,10 +32,6 @@ export const ChatNoticeSchema = z.strictObject({
 });
 export type ChatNotice = z.infer<typeof ChatNoticeSchema>;
 
-/** "3 Dec 2026, 15:20 UTC": chat shows the text as it is, converting no time for its reader. */
-export const utcWords = (at: string) =>
-  `${new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }).format(new Date(at))} UTC`;
-
 /** The first line of a notice: what is asked, or what became of it and who decided. */
 export function headline(notice: ChatNotice): string {
   const { state, what } = notice;

@@ -1,5 +1,6 @@
 import type { ChatPostMessageArguments } from "@slack/web-api";
-import { headline, stillOpen, utcWords, type ChatNotice } from "./notice";
+import { shorten, utcWords } from "../words";
+import { headline, stillOpen, type ChatNotice } from "./notice";
 
 type SlackBlock = Extract<ChatPostMessageArguments, { blocks: unknown }>["blocks"][number];
 
@@ -8,9 +9,6 @@ type SlackBlock = Extract<ChatPostMessageArguments, { blocks: unknown }>["blocks
  * written into a notice is escaped, so it shows as written and pings or links nobody.
  */
 export const slackEscape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-
-/** Slack's limits on a block's text, cut with an ellipsis so a long name never makes Slack refuse the message. */
-const cut = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
 /**
  * The message as Block Kit: what is asked (or what became of it and who decided), the agent, the customer, the
@@ -24,9 +22,9 @@ export function slackMessage(notice: ChatNotice): { text: string; blocks: SlackB
     `*Customer*\n${slackEscape(notice.customer)}`,
     `*Amount*\n${slackEscape(notice.amount)}`,
     open ? `*Decide before*\n${utcWords(notice.expiresAt)}` : `*Closed*\n${utcWords(notice.state.at)}`,
-  ].map((text) => ({ type: "mrkdwn" as const, text: cut(text, 2000) }));
+  ].map((text) => ({ type: "mrkdwn" as const, text: shorten(text, 2000) }));
   const blocks: SlackBlock[] = [
-    { type: "header", text: { type: "plain_text", text: cut(headline(notice), 150) } },
+    { type: "header", text: { type: "plain_text", text: shorten(headline(notice), 150) } },
     { type: "section", fields },
   ];
   if (notice.reasons.length > 0)
@@ -34,7 +32,7 @@ export function slackMessage(notice: ChatNotice): { text: string; blocks: SlackB
       type: "section",
       text: {
         type: "mrkdwn",
-        text: cut(`*Held because*\n${notice.reasons.map((reason) => `• ${slackEscape(reason)}`).join("\n")}`, 3000),
+        text: shorten(`*Held because*\n${notice.reasons.map((reason) => `• ${slackEscape(reason)}`).join("\n")}`, 3000),
       },
     });
   blocks.push({

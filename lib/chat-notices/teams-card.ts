@@ -1,4 +1,5 @@
-import { headline, stillOpen, utcWords, type ChatNotice } from "./notice";
+import { utcWords } from "../words";
+import { headline, stillOpen, type ChatNotice } from "./notice";
 
 /**
  * Teams renders a subset of Markdown in a card's text and facts: in a name or an email written into a notice the

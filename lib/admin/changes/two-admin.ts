@@ -1,4 +1,5 @@
 import { applyHeldSso, ssoAuditDetail, type SsoProposal } from "../../auth/sso/settings";
+import { utcWords } from "../../words";
 import { bindInvited, type SsoInvitation } from "../../auth/sso/binding";
 import type { SsoSettingsRow } from "../../auth/sso/sql";
 import { consumeStepUpFor, type StepUpHolder, type StepUpMethod } from "../../auth/step-up/step-up";
@@ -74,9 +75,6 @@ export interface HeldChange {
   applyAt: Date | null;
   expiresAt: Date;
 }
-
-const utcWords = (at: Date) =>
-  `${new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }).format(at)} UTC`;
 
 /** What a change does, line by line, as a person reads it: "Auto limit: 50.00 USD → 100000.00 USD". */
 export function changeLines(kind: string, change: Record<string, unknown>, base: Record<string, unknown>): string[] {

@@ -1,4 +1,5 @@
 import type { Tx } from "../../db";
+import { shorten } from "../../words";
 import { outcome } from "../../outcome";
 import { closeRequest } from "./close";
 import { decideLocked, type PendingDecision } from "./lock";
@@ -30,6 +31,5 @@ function noteForModel(note: string): string {
     .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, " ")
     .replace(/\s+/g, " ")
     .trim();
-  const characters = Array.from(plain);
-  return characters.length <= MODEL_NOTE_MAX ? plain : `${characters.slice(0, MODEL_NOTE_MAX - 1).join("")}…`;
+  return shorten(plain, MODEL_NOTE_MAX);
 }

@@ -1,4 +1,5 @@
 import type { Db } from "../../db";
+import { utcWords } from "../../words";
 import { queueMessages } from "../../db/outbox";
 import { formatMoney } from "../../money";
 import type { ApprovalPreview } from "../../gateway";
@@ -9,9 +10,6 @@ import { requestedMessages } from "./messages";
 import { findRequestAudience } from "./sql";
 
 /** "3 Dec 2026, 15:20 UTC": a time a person reads in a mail, where nothing converts it for them. */
-const utcWords = (at: Date) =>
-  `${new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }).format(at)} UTC`;
-
 /**
  * Tells the tenant's supervisors that a request is waiting, through the outbox in the same transaction that
  * opened it: an email to each, the tenant's webhook when one is configured, and its Slack and Teams (./chat.ts).

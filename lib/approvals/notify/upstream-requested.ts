@@ -1,4 +1,5 @@
 import type { Db } from "../../db";
+import { shorten } from "../../words";
 import { queueMessages } from "../../db/outbox";
 import type { UpstreamPreview } from "../../upstream/calls/preview";
 import { requestedMessages } from "./messages";
@@ -7,11 +8,8 @@ import { findRequestAudience } from "./sql";
 /** How much of one argument a mail shows; the card on the desk shows it in full. */
 const ARGUMENT_CHARS = 200;
 
-const shortText = (value: unknown) => {
-  const text = typeof value === "string" ? value : JSON.stringify(value);
-  const characters = Array.from(text);
-  return characters.length <= ARGUMENT_CHARS ? text : `${characters.slice(0, ARGUMENT_CHARS - 1).join("")}…`;
-};
+const shortText = (value: unknown) =>
+  shorten(typeof value === "string" ? value : JSON.stringify(value), ARGUMENT_CHARS);
 
 /**
  * Tells the tenant's supervisors that an upstream tool's call waits, through the outbox in the transaction that
