@@ -5,7 +5,7 @@ import { decideApprovalsAction } from "@/lib/approvals/decision/actions";
 import type { DeskPolicy } from "@/lib/approvals/desk/cards";
 import type { DecisionResult } from "@/lib/approvals/decision/types";
 import { requestPhrase } from "@/lib/approvals/words";
-import { formatMoney } from "@/lib/money";
+import { centsOfTyped, formatMoney } from "@/lib/money";
 import { FormMessages } from "@/components/ui/field";
 import { amountOf, currencyOf, movesMoney, type CardItem } from "./card-item";
 import { proveStepUp } from "@/components/step-up/step-up";
@@ -18,12 +18,6 @@ interface Props {
   hasPasskey: boolean;
   onDone(results: DecisionResult[]): void;
   onClose(): void;
-}
-
-function toCents(text: string): number | null {
-  const match = /^\s*(\d{1,7})(?:[.,](\d{1,2}))?\s*$/.exec(text);
-  if (!match) return null;
-  return Number(match[1]) * 100 + Number((match[2] ?? "0").padEnd(2, "0"));
 }
 
 const phraseOf = (item: CardItem, cents = amountOf(item)) =>
@@ -51,7 +45,7 @@ export function DecideDialog({ mode, items, policy, hasPasskey, onDone, onClose 
     return () => element?.close();
   }, []);
 
-  const cents = editable ? toCents(amount) : null;
+  const cents = editable ? centsOfTyped(amount) : null;
   const approvedCents = (item: CardItem) => (editable && item === single && cents !== null ? cents : amountOf(item));
   const stepUp =
     mode === "approve" && items.some((item) => movesMoney(item) && approvedCents(item) > policy.stepUpAboveCents);

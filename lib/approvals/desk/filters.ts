@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { centsOfTyped } from "../../money";
 
 // What a person may ask the queue and the history for, as it travels in the address bar: money in currency units,
 // age in minutes, days as dates.
@@ -42,11 +43,11 @@ export const HistoryFilterSchema = z.object({
 });
 export type HistoryFilter = z.infer<typeof HistoryFilterSchema>;
 
-const Money = z
-  .string()
-  .trim()
-  .regex(/^\d{1,7}([.,]\d{1,2})?$/)
-  .transform((text) => Math.round(Number(text.replace(",", ".")) * 100));
+const Money = z.string().transform((text, context) => {
+  const cents = centsOfTyped(text);
+  if (cents === null) context.addIssue({ code: "custom", message: "not an amount" });
+  return cents ?? z.NEVER;
+});
 
 const FiltersSchema = z.object({
   agent: z
