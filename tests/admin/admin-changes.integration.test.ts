@@ -10,9 +10,10 @@ import { policyItem } from "@/lib/auth/step-up/step-up";
 import { db } from "@/lib/db";
 import { decryptSecret, webhookUrlContext } from "@/lib/security/secrets";
 import { INSTANCE_SECRET, sessionCookie } from "../support/app-instances";
+import { secondAdmin } from "../support/admin-changes";
 import { agentConversation, proposeAsAgent, refund } from "../support/calls";
 import { noProof, provedFor } from "../support/step-up";
-import { addPerson, createWorld, type World } from "../support/world";
+import { createWorld, type World } from "../support/world";
 import { jar } from "../support/cookie-jar";
 
 // Issue 23, route 4: one admin alone cannot switch human approval off (docs/decisions/015). Each attack is made
@@ -42,10 +43,6 @@ async function save(admin: Person, input: PolicyInput) {
 async function approve(admin: Person, change: { id: string; digest: string }, digest = change.digest) {
   const holder = await provedFor(admin.id, { kind: "admin.change-approved", changeId: change.id, digest });
   return approveChange(admin, change.id, digest, holder);
-}
-
-async function secondAdmin(world: World) {
-  return person(world, await addPerson(world, `${world.users.admin}_b`, "ADMIN", "Bea Admin"));
 }
 
 async function policyWith(world: World, changes: Partial<PolicyInput>): Promise<PolicyInput> {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { UNREADABLE_RULES } from "@/lib/admin/changes/loosening/loosening";
 import { publishRules, rulesItem, ruleSetHistory, withdrawShadowRules } from "@/lib/admin/rules/publishing/publish";
 import { db } from "@/lib/db";
-import { approveAs } from "../support/admin-changes";
+import { approveAs, secondAdmin } from "../support/admin-changes";
 import { conversationFor, newCallKey, propose } from "../support/api";
 import { noProof, provedFor } from "../support/step-up";
 import { createWorld, type World } from "../support/world";
@@ -12,14 +12,6 @@ import { ageWorld, putRules, refund } from "./support";
 // Publishing rules through the functions the rules page's actions call (docs/decisions/019, 015).
 
 const person = (world: World, id: string) => ({ id, tenantId: world.tenantId });
-
-async function secondAdmin(world: World) {
-  const id = `${world.users.admin}_b`;
-  await db.user.create({
-    data: { id, tenantId: world.tenantId, email: `b-${id}@acme.test`, name: "Bea", role: "ADMIN", passwordHash: "-" },
-  });
-  return person(world, id);
-}
 
 const tenantOf = (world: World) => db.tenant.findUniqueOrThrow({ where: { id: world.tenantId } });
 

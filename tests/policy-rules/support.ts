@@ -25,7 +25,4 @@ export async function ageWorld(world: World): Promise<void> {
   await db.order.updateMany({ where: { tenantId: world.tenantId }, data: { placedAt: daysAgo(10) } });
 }
 
-export const refund = (order: string, amount: number) => ({
-  name: "issue_refund",
-  arguments: { order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" },
-});
+export { refund } from "../support/calls";

@@ -11,7 +11,7 @@ import { addPerson, type World } from "./world";
 // it, held, then approved by a second admin with their own step-up. For tests whose subject comes after the change.
 
 /** The world's second admin (added once), so a held change waits for them rather than for the delay. */
-async function secondAdmin(world: World): Promise<{ id: string; tenantId: string }> {
+export async function secondAdmin(world: World): Promise<{ id: string; tenantId: string }> {
   const id = `${world.users.admin}_second`;
   if (!(await db.user.findUnique({ where: { id }, select: { id: true } })))
     await addPerson(world, id, "ADMIN", "Second Admin");
