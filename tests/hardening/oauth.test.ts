@@ -17,7 +17,7 @@ import { hashPassword } from "@/lib/auth/password-hash";
 import { delegationDigest } from "@/lib/oauth/consent/authorize";
 import { conversationOver } from "../support/api-over-http";
 import { callAction, personCookie } from "../support/app-instances";
-import { listToolsWith, MemoryProvider } from "../support/oauth";
+import { heldRefundApprovedAndReadBack, listToolsWith, MemoryProvider } from "../support/oauth";
 import { provedFor, STEP_UP_PASSWORD } from "../support/step-up";
 import { freePort } from "../../scripts/pg-cluster";
 import { createWorld, type World } from "../support/world";
@@ -334,23 +334,6 @@ async function mcpRemoteThroughConsent(
 }
 
 /** Proposes a refund through `client`, has a supervisor approve it, and reads it back as executed. */
-async function heldRefundApprovedAndReadBack(own: World, client: Client, amountCents: number) {
-  const held = await client.callTool({
-    name: "issue_refund",
-    arguments: { order_id: own.orders.o1004, amount_cents: amountCents, currency: "USD", reason: "damaged" },
-  });
-  const callId = (held.structuredContent as { call_id: string }).call_id;
-  expect(held.structuredContent).toMatchObject({ status: "needs_approval" });
-  const request = await db.approvalRequest.findFirstOrThrow({ where: { originCallId: callId } });
-  expect(
-    (await approveRequest({ userId: own.users.supervisor, tenantId: own.tenantId, role: "SUPERVISOR" }, request.id)).ok,
-  ).toBe(true);
-  const read = await client.callTool({ name: "get_call_status", arguments: { call_id: callId } });
-  expect(read.structuredContent).toMatchObject({ result: { status: "ok", disposition: "approved-executed" } });
-  const refunds = await db.refund.findMany({ where: { orderId: own.orders.o1004 } });
-  expect(refunds.map((refund) => refund.amountCents)).toEqual([amountCents]);
-}
-
 describe("mcp-remote with no pasted key", () => {
   it("registers itself, its browser step is done by Chromium through the consent page, and a held refund is approved and read back", async () => {
     const own = await createWorld();

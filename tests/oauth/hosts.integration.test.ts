@@ -4,16 +4,15 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { approveRequest } from "@/lib/approvals/decision/approve";
 import { db } from "@/lib/db";
 import type { DocumentFetcher } from "@/lib/oauth/clients/clients";
 
 import { allowSelfRegistration } from "../support/admin-changes";
 import { agentSession, delegationProof, postConsent } from "../support/oauth-grant";
 import { signedIn } from "../support/signed-in";
-import { agentConversation, supervisorOf } from "../support/calls";
+import { agentConversation } from "../support/calls";
 import { MCP_BASE, routeFetch } from "../support/mcp-route";
-import { oauthRouteFetch } from "../support/oauth";
+import { heldRefundApprovedAndReadBack, oauthRouteFetch } from "../support/oauth";
 import { createWorld, type World } from "../support/world";
 
 // The hosts as they really are (issue 34): each metadata document in tests/fixtures/cimd, served at its own URL by
@@ -131,7 +130,8 @@ const withAssertion = async (form: Record<string, string>, assertion: string | P
 });
 
 /** With the access token: a refund above the limit is held, a supervisor approves it, and it reads back executed. */
-async function heldRefundApprovedAndReadBack(w: World, accessToken: string) {
+/** A host's access token drives the held refund's round trip over MCP, as the host itself would. */
+async function heldRefundWithToken(w: World, accessToken: string) {
   const conversation = await agentConversation(w);
   const client = new Client({ name: "host", version: "1" });
   await client.connect(
@@ -141,17 +141,7 @@ async function heldRefundApprovedAndReadBack(w: World, accessToken: string) {
     }),
   );
   try {
-    const held = await client.callTool({
-      name: "issue_refund",
-      arguments: { order_id: w.orders.o1004, amount_cents: 8000, currency: "USD", reason: "damaged" },
-    });
-    expect(held.structuredContent).toMatchObject({ status: "needs_approval" });
-    const callId = (held.structuredContent as { call_id: string }).call_id;
-    const request = await db.approvalRequest.findFirstOrThrow({ where: { originCallId: callId } });
-    expect((await approveRequest(supervisorOf(w), request.id)).ok).toBe(true);
-    const read = await client.callTool({ name: "get_call_status", arguments: { call_id: callId } });
-    expect(read.structuredContent).toMatchObject({ result: { status: "ok", disposition: "approved-executed" } });
-    expect(await db.refund.count({ where: { orderId: w.orders.o1004 } })).toBe(1);
+    await heldRefundApprovedAndReadBack(w, client);
   } finally {
     await client.close();
   }
@@ -175,7 +165,7 @@ describe("the metadata documents the hosts publish", () => {
       const issued = await token(codeExchange(code, document.client_id, redirectUri));
       expect(issued.status).toBe(200);
       const body = (await issued.json()) as { access_token: string; refresh_token: string };
-      await heldRefundApprovedAndReadBack(w, body.access_token);
+      await heldRefundWithToken(w, body.access_token);
       const connection = await db.oAuthGrant.findFirstOrThrow({
         where: { tenantId: w.tenantId },
         include: { client: true },
@@ -222,7 +212,7 @@ describe("the metadata documents the hosts publish", () => {
     expect(((await replayed.json()) as { error_description: string }).error_description).toMatch(/jti/);
     const refreshed = await token(await withAssertion(refresh, chatgptAssertion()));
     expect(refreshed.status).toBe(200);
-    await heldRefundApprovedAndReadBack(w, ((await refreshed.json()) as { access_token: string }).access_token);
+    await heldRefundWithToken(w, ((await refreshed.json()) as { access_token: string }).access_token);
   });
 
   it("a document that cannot be used goes back to its own redirect URI as unauthorized_client; to any other address it is a page", async () => {
@@ -289,7 +279,7 @@ describe("hosts that register themselves", () => {
     expect(await unspentCodes(w)).toBe(1);
     const issued = await token({ ...exchange, client_secret: client.client_secret });
     expect(issued.status).toBe(200);
-    await heldRefundApprovedAndReadBack(w, ((await issued.json()) as { access_token: string }).access_token);
+    await heldRefundWithToken(w, ((await issued.json()) as { access_token: string }).access_token);
   });
 
   it("cursor.registration.json: a public client with its documented redirect URIs, grant types it does not need dropped", async () => {
@@ -307,7 +297,7 @@ describe("hosts that register themselves", () => {
     const code = await grantedCode(w, client.client_id, redirectUri);
     const issued = await token(codeExchange(code, client.client_id, redirectUri));
     expect(issued.status).toBe(200);
-    await heldRefundApprovedAndReadBack(w, ((await issued.json()) as { access_token: string }).access_token);
+    await heldRefundWithToken(w, ((await issued.json()) as { access_token: string }).access_token);
   });
 
   it("refuses what it cannot honour with an RFC 7591 error saying what to send instead", async () => {

@@ -5,14 +5,13 @@ import { hkdfSync } from "node:crypto";
 import { SignJWT } from "jose";
 import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { POST as authorizeRoute } from "@/app/api/oauth/authorize/route";
-import { approveRequest } from "@/lib/approvals/decision/approve";
 import { db } from "@/lib/db";
 import type { DocumentFetcher } from "@/lib/oauth/clients/clients";
 import { revokeConnection } from "@/lib/oauth/consent/connections";
 import { allowSelfRegistration } from "../support/admin-changes";
 import { agentConversation } from "../support/calls";
 import { MCP_BASE } from "../support/mcp-route";
-import { listToolsWith, MemoryProvider, oauthRouteFetch } from "../support/oauth";
+import { heldRefundApprovedAndReadBack, listToolsWith, MemoryProvider, oauthRouteFetch } from "../support/oauth";
 import { agentSession, delegationProof } from "../support/oauth-grant";
 import { signedIn } from "../support/signed-in";
 import { createWorld, type World } from "../support/world";
@@ -114,26 +113,6 @@ async function connectWithOAuth(w: World, conversation: string, provider: Memory
   return { client, authorizationUrl: url };
 }
 
-async function refundHeldApprovedAndRead(w: World, client: Client) {
-  const held = await client.callTool({
-    name: "issue_refund",
-    arguments: { order_id: w.orders.o1004, amount_cents: 8000, currency: "USD", reason: "damaged" },
-  });
-  const structured = held.structuredContent as { status: string; call_id: string };
-  expect(structured.status).toBe("needs_approval");
-  const request = await db.approvalRequest.findFirstOrThrow({
-    where: { originCallId: structured.call_id, status: "pending" },
-  });
-  const approved = await approveRequest(
-    { userId: w.users.supervisor, tenantId: w.tenantId, role: "SUPERVISOR" },
-    request.id,
-  );
-  expect(approved.ok).toBe(true);
-  const read = await client.callTool({ name: "get_call_status", arguments: { call_id: structured.call_id } });
-  expect((read.structuredContent as { result: { status: string } }).result.status).toBe("ok");
-  return structured.call_id;
-}
-
 describe("discovery", () => {
   it("publishes protected resource and authorization server metadata, and a 401 points at them", async () => {
     const prm = await (await oauthRouteFetch(`${ISSUER}/.well-known/oauth-protected-resource/api/mcp`)).json();
@@ -204,7 +183,7 @@ describe("a real client's OAuth flow, no pasted key", () => {
     await allowSelfRegistration(w);
     const { client } = await connectWithOAuth(w, conversation, provider);
     expect(provider.saved?.refresh_token).toBeDefined();
-    const callId = await refundHeldApprovedAndRead(w, client);
+    const callId = await heldRefundApprovedAndReadBack(w, client);
     const grant = await db.oAuthGrant.findFirstOrThrow({ where: { tenantId: w.tenantId } });
     expect(grant).toMatchObject({
       agentId: w.users.agent,
@@ -232,7 +211,7 @@ describe("a real client's OAuth flow, no pasted key", () => {
       "refunds:write",
     ]);
     expect(authorizationUrl.searchParams.get("client_id")).toBe(CIMD_URL);
-    await refundHeldApprovedAndRead(w, client);
+    await heldRefundApprovedAndReadBack(w, client);
     // The connection holds no email:send, so the conversation's scope narrows for it: a scope challenge (403
     // insufficient_scope, tests/oauth/oauth-scopes…), which this SDK answers with a refresh and then gives up on.
     const mail = await client

@@ -10,7 +10,13 @@ import { GET as prmSuffixed } from "@/app/.well-known/oauth-protected-resource/[
 import { GET as otherWellKnown } from "@/app/.well-known/[...path]/route";
 import { POST as register } from "@/app/api/oauth/register/route";
 import { POST as token } from "@/app/api/oauth/token/route";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { expect } from "vitest";
+import { approveRequest } from "@/lib/approvals/decision/approve";
+import { db } from "@/lib/db";
+import { supervisorOf } from "./calls";
 import { routeFetch } from "./mcp-route";
+import type { World } from "./world";
 
 /** fetch for an OAuth-speaking client: the discovery, registration and token routes in process, else /api/mcp. */
 export const oauthRouteFetch = (async (input: string | URL | Request, init?: RequestInit) => {
@@ -83,4 +89,29 @@ export class MemoryProvider implements OAuthClientProvider {
   codeVerifier() {
     return this.verifier;
   }
+}
+
+/**
+ * An agent's client over MCP proposes a refund that is held; the world's supervisor approves it; the client reads it
+ * back as executed. The order gets exactly that refund. Returns the call's id.
+ */
+export async function heldRefundApprovedAndReadBack(w: World, client: Client, amountCents = 8000): Promise<string> {
+  const order = w.orders.o1004;
+  const amountsOf = async () =>
+    (await db.refund.findMany({ where: { orderId: order }, orderBy: { createdAt: "asc" } })).map(
+      (refund) => refund.amountCents,
+    );
+  const before = await amountsOf();
+  const held = await client.callTool({
+    name: "issue_refund",
+    arguments: { order_id: order, amount_cents: amountCents, currency: "USD", reason: "damaged" },
+  });
+  expect(held.structuredContent).toMatchObject({ status: "needs_approval" });
+  const callId = (held.structuredContent as { call_id: string }).call_id;
+  const request = await db.approvalRequest.findFirstOrThrow({ where: { originCallId: callId, status: "pending" } });
+  expect((await approveRequest(supervisorOf(w), request.id)).ok).toBe(true);
+  const read = await client.callTool({ name: "get_call_status", arguments: { call_id: callId } });
+  expect(read.structuredContent).toMatchObject({ result: { status: "ok", disposition: "approved-executed" } });
+  expect(await amountsOf()).toEqual([...before, amountCents]);
+  return callId;
 }
