@@ -1,15 +1,8 @@
 import { expect, test, type Page } from "@playwright/test";
+import { refundsOf } from "../fixtures";
 import { database, openConversation, propose, refund, SEEDED, signedInPage } from "../support";
 
 const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === "1";
-
-async function refundsOf(order: string) {
-  const { rows } = await database().query<{ count: string; refunded: number }>(
-    `SELECT (SELECT count(*) FROM "Refund" WHERE "orderId" = $1) AS count, "refundedCents" AS refunded FROM "Order" WHERE id = $1`,
-    [order],
-  );
-  return { count: Number(rows[0].count), refunded: rows[0].refunded };
-}
 
 async function callRow(page: Page, callId: string) {
   return page.locator(`[data-testid="call-row"][data-call-id="${callId}"]`);

@@ -1,4 +1,5 @@
 import { db } from "../db";
+import { likeEscaped } from "../db/sql";
 import { isWellFormedId } from "../security/input";
 import {
   findAgentConversationDetail,
@@ -25,8 +26,7 @@ export async function listAgentConversations(agent: {
 /** Customers of the agent's tenant for the picker: by the start of the email (or any part of it) or the exact id. */
 export async function searchCustomers(tenantId: string, query: string): Promise<CustomerChoice[]> {
   const q = query.trim().toLowerCase().slice(0, 100);
-  const escaped = q.replace(/[\\%_]/g, (char) => `\\${char}`);
-  return findCustomers(db, tenantId, q, escaped);
+  return findCustomers(db, tenantId, q, likeEscaped(q));
 }
 
 /** Whether the conversation is this agent's own (false for a malformed id, another agent's or another tenant's). */

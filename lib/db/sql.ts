@@ -57,3 +57,6 @@ export function outboxInsert(
     SELECT message."id", ${owner.tenantId}, ${owner.orderId}::text, ${owner.toolCallId}::text, message."kind", message."recipient", message."subject", message."body"
     FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS message("id" text, "kind" text, "recipient" text, "subject" text, "body" text)${from}`;
 }
+
+/** `text` for a LIKE pattern, its wildcards and the escape character taken literally (LIKE's default escape `\\`). */
+export const likeEscaped = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);

@@ -5,7 +5,7 @@ import { KEY_SET_FETCH_LIMITS } from "@/lib/oauth/tokens/client-auth";
 import { METADATA_FETCH_LIMITS, resolveClient, type DocumentFetcher } from "@/lib/oauth/clients/clients";
 import { fetchMetadataDocument } from "@/lib/oauth/clients/fetch-document";
 import { MCP_BASE } from "../support/mcp-route";
-import { oauthRouteFetch } from "../support/oauth";
+import { freshWindow, oauthRouteFetch } from "../support/oauth";
 
 // A private_key_jwt client's key set at the token endpoint, which anyone may post to without a session: an
 // assertion that is wrong on its face fetches nothing; the key set is kept per client as its cache headers say and
@@ -118,12 +118,6 @@ const keySetCache = async (clientId: string) => {
     SELECT "jwks", "jwksCacheUntil" FROM "OAuthClient" WHERE "id" = ${clientId}`;
   return row;
 };
-
-/** Waits for a fresh rate window (PostgreSQL's minute) when less than 30 seconds of this one are left. */
-async function freshWindow(): Promise<void> {
-  const [{ second }] = await db.$queryRaw<{ second: number }[]>`SELECT EXTRACT(SECOND FROM now())::float AS second`;
-  if (second > 30) await new Promise((resolve) => setTimeout(resolve, (60.5 - second) * 1000));
-}
 
 describe("a private_key_jwt client's key set at the token endpoint", () => {
   it("refuses an assertion that is wrong on its face before fetching any key set, saying what was wrong", async () => {

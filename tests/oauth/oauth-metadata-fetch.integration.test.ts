@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { METADATA_FETCH_LIMITS, METADATA_LIMITS, resolveClient } from "@/lib/oauth/clients/clients";
 import { fetchMetadataDocument } from "@/lib/oauth/clients/fetch-document";
 import { db } from "@/lib/db";
+import { freshWindow } from "../support/oauth";
 import { postConsent } from "../support/oauth-grant";
 import { signedIn } from "../support/signed-in";
 import { createWorld } from "../support/world";
@@ -55,12 +56,6 @@ async function target(): Promise<{ host: string; port: number; connections: () =
       listener.close();
     },
   };
-}
-
-/** Waits for a fresh rate window (PostgreSQL's minute) when less than 30 seconds of this one are left. */
-async function freshWindow(): Promise<void> {
-  const [{ second }] = await db.$queryRaw<{ second: number }[]>`SELECT EXTRACT(SECOND FROM now())::float AS second`;
-  if (second > 30) await new Promise((resolve) => setTimeout(resolve, (60.5 - second) * 1000));
 }
 
 /** The consent form's post for this client_id, by the signed-in person `userId`. */

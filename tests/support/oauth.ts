@@ -115,3 +115,9 @@ export async function heldRefundApprovedAndReadBack(w: World, client: Client, am
   expect(await amountsOf()).toEqual([...before, amountCents]);
   return callId;
 }
+
+/** Waits for a fresh rate window (PostgreSQL's minute) when less than 30 seconds of this one are left. */
+export async function freshWindow(): Promise<void> {
+  const [{ second }] = await db.$queryRaw<{ second: number }[]>`SELECT EXTRACT(SECOND FROM now())::float AS second`;
+  if (second > 30) await new Promise((resolve) => setTimeout(resolve, (60.5 - second) * 1000));
+}

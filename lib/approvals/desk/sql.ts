@@ -1,5 +1,6 @@
 // The statements of the approval desk: the queue, the facts on its cards and the history.
 import type { Client, Db } from "../../db";
+import { likeEscaped } from "../../db/sql";
 import { Prisma } from "../../generated/prisma/client";
 import type { HistoryFilter, QueueFilters, QueueSort } from "./filters";
 
@@ -224,7 +225,7 @@ export async function findDecidedHistory(
   if (filter.from) where.push(Prisma.sql`a."decidedAt" >= ${`${filter.from}T00:00:00Z`}::timestamptz`);
   if (filter.to) where.push(Prisma.sql`a."decidedAt" < ${`${filter.to}T00:00:00Z`}::timestamptz + interval '1 day'`);
   if (filter.q) {
-    const escaped = filter.q.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`);
+    const escaped = likeEscaped(filter.q.toLowerCase());
     where.push(
       Prisma.sql`(a."orderId" = ${filter.q} OR a."originCallId" = ${filter.q} OR a."id" = ${filter.q} OR lower(cu."email") LIKE ${`${escaped}%`})`,
     );
