@@ -155,6 +155,13 @@ export function outcome(
   return { kind, stage, code, ...extra };
 }
 
+/**
+ * A call's outcome as a read shows it: one still waiting on an approval that has `lapsed` reads as `approval.expired`,
+ * the outcome the expiry job records for it. Reading writes nothing.
+ */
+export const outcomeAsRead = (recorded: Outcome, lapsed: boolean): Outcome =>
+  lapsed && recorded.kind === "pending_approval" ? outcome("approval.expired") : recorded;
+
 /** A stage either hands a value to the next stage or ends the sequence with an outcome. */
 export type StageResult<T> = { ok: true; value: T } | { ok: false; outcome: Outcome };
 

@@ -1,5 +1,5 @@
 import { db } from "../db";
-import { isFinal, outcome, type Outcome } from "../outcome";
+import { isFinal, outcomeAsRead, type Outcome } from "../outcome";
 import { waitForConversation } from "../live";
 import { isWellFormedId } from "../security/input";
 import { findAgentToolCallRow } from "./sql";
@@ -28,11 +28,10 @@ export async function findAgentToolCall(agent: AgentRef, id: string): Promise<Fo
   const call = await findAgentToolCallRow(db, agent, id);
   if (!call) return null;
   const lapsesAt = call.approval?.status === "pending" ? call.approval.expiresAt : null;
-  const lapsed = lapsesAt !== null && lapsesAt <= new Date();
   return {
     id: call.id,
     conversationId: call.conversationId,
-    outcome: lapsed ? outcome("approval.expired") : call.outcome,
+    outcome: outcomeAsRead(call.outcome, lapsesAt !== null && lapsesAt <= new Date()),
     lapsesAt,
   };
 }

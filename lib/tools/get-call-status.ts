@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isFinal, modelProjection, outcome, type Outcome } from "../outcome";
+import { isFinal, modelProjection, outcome, outcomeAsRead, type Outcome } from "../outcome";
 import { findConversationCall } from "./sql";
 import { defineCallsTool } from "./types";
 
@@ -65,8 +65,7 @@ export const getCallStatus = defineCallsTool<z.infer<typeof GetCallStatusSchema>
       const call = await findConversationCall(client, args.call_id, conversationId);
       if (!call) return { done: true, value: outcome("call.not-found") };
       // A request past its expiry can never execute; the expiry job records it, a read only says so.
-      const current =
-        call.lapsed && call.outcome.kind === "pending_approval" ? outcome("approval.expired") : call.outcome;
+      const current = outcomeAsRead(call.outcome, call.lapsed);
       return {
         done: isFinal(current),
         value: outcome("call.read", { result: shown(call.id, current) }),

@@ -14,7 +14,7 @@ import { updateInChat } from "../../../approvals/notify/chat";
 import type { AuthenticatedAgent } from "../../../auth/keys/api-keys";
 import { db, transaction } from "../../../db";
 import { type ConversationFacts, lockConversation, withdrawApproval } from "../../../gateway";
-import { modelProjection, outcome, type Outcome } from "../../../outcome";
+import { modelProjection, outcomeAsRead, type Outcome } from "../../../outcome";
 import { newId } from "../../../ids";
 import { isWellFormedId } from "../../../security/input";
 import { onDrain, shuttingDown } from "../../../instance/shutdown";
@@ -50,9 +50,8 @@ const notFound = () => protocolError(ErrorCode.InvalidParams, "Failed to retriev
 /** The call's outcome; one whose approval lapsed reads as `approval.expired`, which the expiry job records for it. */
 export function outcomeOf(row: TaskRow): Outcome {
   const approval = row.toolCall.approval;
-  if (row.toolCall.approvalId && approval?.status === "pending" && approval.expiresAt <= new Date())
-    return outcome("approval.expired");
-  return row.toolCall.outcome as Outcome;
+  const lapsed = Boolean(row.toolCall.approvalId) && approval?.status === "pending" && approval.expiresAt <= new Date();
+  return outcomeAsRead(row.toolCall.outcome as Outcome, lapsed);
 }
 
 /** Working while a supervisor or the payment provider has yet to answer; then the call's end, as the spec maps it. */
