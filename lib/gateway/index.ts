@@ -17,7 +17,7 @@ export { appendDecision, recordLaterOutcome, recordLaterOutcomeWith } from "./ou
 export { parseEnvelope } from "./checks/parse";
 export { countAndLimitCall } from "./checks/rate";
 export { deriveCallKey, isCallKey } from "./context/idempotency";
-export { findRuleSetText } from "./decide/sql";
+export { publishedRules, verdictStop } from "./decide/rules";
 export { pendingOutcome } from "./outcome/approval";
 export { newCallRecord, recordCall, UNKNOWN_TOOL } from "./outcome/record";
 export { findPendingApproval, insertApproval } from "./outcome/sql";

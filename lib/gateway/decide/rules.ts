@@ -1,6 +1,12 @@
 import type { Db } from "../../db";
 import { outcome, type Outcome } from "../../outcome";
-import { compileRules, evaluateRules, knownRules, type RuleVerdict } from "../../policy-rules/engine/evaluate";
+import {
+  compileRules,
+  evaluateRules,
+  knownRules,
+  type RuleSet,
+  type RuleVerdict,
+} from "../../policy-rules/engine/evaluate";
 import { recordedFacts, ruleArgs, type RuleFacts } from "../../policy-rules/schema";
 import type { OrderFacts, ToolDefinition } from "../../tools/types";
 import { findRuleFacts, findRuleSetText, type RuleFactsRow } from "./sql";
@@ -131,22 +137,34 @@ export async function recheckRules(
   return checkRules(client, tool, conversation, policy, order, impactCents, before, args);
 }
 
-/** A published version is compiled once per process; one that no longer compiles fails closed. */
-async function verdictOf(client: Db, tenantId: string, id: string, facts: RuleFacts): Promise<RuleVerdict> {
+/** A published version, compiled once per process (a known one reads no text); null when it no longer compiles. */
+export async function publishedRules(client: Db, tenantId: string, id: string): Promise<RuleSet | null> {
   const known = knownRules(id);
-  if (known) return evaluateRules(known, facts);
+  if (known) return known;
   const text = await findRuleSetText(client, tenantId, id);
-  const ruleSet = text === undefined ? null : compileRules(id, text);
+  return text === undefined ? null : compileRules(id, text);
+}
+
+/** A published version's verdict on the facts; one that cannot be loaded fails closed. */
+async function verdictOf(client: Db, tenantId: string, id: string, facts: RuleFacts): Promise<RuleVerdict> {
+  const ruleSet = await publishedRules(client, tenantId, id);
   if (!ruleSet) return { verdict: "failed", message: `the rule set ${id} cannot be loaded` };
   return evaluateRules(ruleSet, facts);
 }
 
-/** The outcome that stops the call when the live rules deny it or cannot decide (fail closed); null otherwise. */
-export function rulesStop(check: RulesCheck | null): Outcome | null {
-  if (check?.live.verdict === "deny") return outcome("policy.rule-denied");
-  if (check?.live.verdict === "failed") return outcome("policy.rules-failed");
+/**
+ * The outcome that stops a call when the live verdict denies it or cannot decide (fail closed); null otherwise.
+ * `reason`: words for the model, when a re-check at approval stops it.
+ */
+export function verdictStop(live: RuleVerdict | undefined, reason?: string): Outcome | null {
+  const extra = reason ? { reason } : {};
+  if (live?.verdict === "deny") return outcome("policy.rule-denied", extra);
+  if (live?.verdict === "failed") return outcome("policy.rules-failed", extra);
   return null;
 }
+
+/** The outcome that stops the call when the live rules deny it or cannot decide (fail closed); null otherwise. */
+export const rulesStop = (check: RulesCheck | null): Outcome | null => verdictStop(check?.live);
 
 /** The live rules that hold the call for a person. */
 export function ruleHolds(check: RulesCheck | null): RuleHold[] {

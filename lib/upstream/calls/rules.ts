@@ -1,8 +1,8 @@
 import { canonicalJson, sha256Hex } from "../../canonical";
 import type { Db } from "../../db";
-import { outcome, type Outcome } from "../../outcome";
-import { findRuleSetText, type TenantPolicy } from "../../gateway";
-import { compileRules, knownRules, type RuleVerdict } from "../../policy-rules/engine/evaluate";
+import type { Outcome } from "../../outcome";
+import { publishedRules, verdictStop, type TenantPolicy } from "../../gateway";
+import type { RuleVerdict } from "../../policy-rules/engine/evaluate";
 import {
   compileUpstreamRules,
   evaluateUpstreamRules,
@@ -40,7 +40,7 @@ export async function checkUpstreamRules(
   const liveId = call.policy.liveRuleSetId;
   if (!liveId) return null;
   const name = namespaced(call.server, call.tool);
-  const ruleSet = knownRules(liveId) ?? (await loadRules(client, call.tenantId, liveId));
+  const ruleSet = await publishedRules(client, call.tenantId, liveId);
   if (!ruleSet) return { liveId, live: { verdict: "failed", message: `the rule set ${liveId} cannot be loaded` } };
   const rules = upstreamRulesFor(ruleSet.rules, name);
   if (rules.length === 0) return null;
@@ -63,13 +63,5 @@ export async function checkUpstreamRules(
 }
 
 /** The outcome that stops the call when the live rules deny it or cannot decide (fail closed); null otherwise. */
-export function rulesStop(rules: UpstreamRulesCheck | null, reason?: string): Outcome | null {
-  if (rules?.live.verdict === "deny") return outcome("policy.rule-denied", reason ? { reason } : {});
-  if (rules?.live.verdict === "failed") return outcome("policy.rules-failed", reason ? { reason } : {});
-  return null;
-}
-
-async function loadRules(client: Db, tenantId: string, id: string) {
-  const text = await findRuleSetText(client, tenantId, id);
-  return text === undefined ? null : compileRules(id, text);
-}
+export const rulesStop = (rules: UpstreamRulesCheck | null, reason?: string): Outcome | null =>
+  verdictStop(rules?.live, reason);
