@@ -181,7 +181,7 @@ export const defects: Defect[] = [
   {
     name: "rule deny",
     file: "lib/gateway/decide/rules.ts",
-    find: 'if (check?.live.verdict === "deny") return outcome("policy.rule-denied");',
+    find: 'if (live?.verdict === "deny") return outcome("policy.rule-denied", extra);',
     replace: "",
     testFile: "tests/policy-rules/rules-route.integration.test.ts",
     test: "a refund to a customer on fraud watch is denied with a stable code, no effect, and the model is not told why",
