@@ -1,3 +1,4 @@
+import { argumentLabel, argumentValue } from "@/lib/approvals/words";
 import { formatMoney } from "@/lib/money";
 
 const TOOL_WORDS: Record<string, string> = {
@@ -27,29 +28,17 @@ export function callSummary(call: {
   return `${money}${toolWords(call.toolName)}${call.orderId ? ` on ${call.orderId}` : ""}${was}`;
 }
 
-const ARGUMENT_LABELS: Record<string, string> = {
-  order_id: "Order",
-  amount_cents: "Amount",
-  currency: "Currency",
-  reason: "Reason",
-  line1: "Address line",
-  postal_code: "Postal code",
-};
-
-/** Arguments as labelled words: money formatted, reasons without underscores. */
+/**
+ * Arguments as labelled words, in the approval card's words (`argumentLabel`, `argumentValue`) with the label
+ * capitalized for a list: money formatted (its currency then goes unsaid), reasons without underscores.
+ */
 export function argumentWords(args: Record<string, unknown>): [string, string][] {
   const currency = typeof args.currency === "string" ? args.currency : "";
   return Object.keys(args)
     .filter((key) => key !== "currency" || typeof args.amount_cents !== "number")
     .map((key) => {
-      const value = args[key];
-      const text =
-        key === "amount_cents" && typeof value === "number"
-          ? formatMoney(value, currency)
-          : key === "reason" && typeof value === "string"
-            ? value.replaceAll("_", " ")
-            : String(value);
-      return [ARGUMENT_LABELS[key] ?? key, text];
+      const label = argumentLabel(key);
+      return [`${label.charAt(0).toUpperCase()}${label.slice(1)}`, argumentValue(key, args[key], currency)];
     });
 }
 
