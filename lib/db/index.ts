@@ -162,7 +162,12 @@ function literal(value: unknown): string {
 
 // The statements sent with BEGIN, prepared by name on each connection the first time it sends them (PREPARE is
 // session state, so a connection remembers its own), in a namespace of their own beside the extended protocol's.
-const preparedForBegin = new WeakMap<pg.PoolClient, Set<string>>();
+// The names are kept on the connection under a registered symbol, as the client's own state is (CONNECTION): every
+// copy of this module Next.js loads (a route's bundle, a server action's) shares the pool, so a module-level map
+// would not know what another copy prepared, and PREPARE again fails ("already exists").
+const PREPARED_FOR_BEGIN = Symbol.for("toolgate.db.preparedForBegin");
+type PreparingClient = pg.PoolClient & { [PREPARED_FOR_BEGIN]?: Set<string> };
+const preparedOn = (client: PreparingClient) => (client[PREPARED_FOR_BEGIN] ??= new Set<string>());
 const beginName = (text: string) => `tgb_${createHash("sha256").update(text).digest("hex").slice(0, 32)}`;
 
 /**
@@ -183,8 +188,7 @@ export async function transaction<T>(
   const tx = sqlOn(client, counted) as Tx;
   let broken = false;
   try {
-    const prepared = preparedForBegin.get(client) ?? new Set<string>();
-    preparedForBegin.set(client, prepared);
+    const prepared = preparedOn(client);
     const parts = [`BEGIN; SET LOCAL statement_timeout = ${Math.trunc(statementTimeoutMs)}`];
     const preparing: string[] = [];
     const executes: number[] = [];

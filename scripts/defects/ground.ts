@@ -11,6 +11,14 @@ export const defects: Defect[] = [
     test: "carry their values as literals that stay values, each its own statement, and refuse a value they cannot write safely",
   },
   {
+    name: "what BEGIN's statements prepared is known to every copy of the module",
+    file: "lib/db/index.ts",
+    find: 'const PREPARED_FOR_BEGIN = Symbol.for("toolgate.db.preparedForBegin");',
+    replace: 'const PREPARED_FOR_BEGIN = Symbol("toolgate.db.preparedForBegin");',
+    testFile: "tests/gateway/statements.integration.test.ts",
+    test: "are prepared once per connection by every copy of the module, as Next.js loads one per bundle on one pool",
+  },
+  {
     name: "a connection that prepared and failed is not reused",
     file: "lib/db/index.ts",
     find: "if (preparing.length > 0) broken = true;",

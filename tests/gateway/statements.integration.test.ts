@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { db, transaction } from "@/lib/db";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { conversationFor, newCallKey, propose, type CallBody } from "../support/api";
@@ -126,6 +126,18 @@ describe("statements sent with BEGIN", () => {
       opening: [Prisma.sql`SELECT '$1 and ''$1''' AS "text", ${"it"}::text AS "value", 'name' AS "$1"`],
     });
     expect(row).toEqual({ text: "$1 and '$1'", value: "it", $1: "name" });
+  });
+
+  it("are prepared once per connection by every copy of the module, as Next.js loads one per bundle on one pool", async () => {
+    const opening = [Prisma.sql`SELECT ${"copies"}::text AS "shared"`];
+    // The pool hands back the connection it was last given, so the second copy meets a connection the first prepared.
+    for (let round = 0; round < 3; round++)
+      expect(await transaction(async (_tx, opened) => opened, { opening })).toEqual([[{ shared: "copies" }]]);
+    vi.resetModules();
+    const copy = await import("@/lib/db");
+    expect(copy.transaction).not.toBe(transaction);
+    for (let round = 0; round < 3; round++)
+      expect(await copy.transaction(async (_tx, opened) => opened, { opening })).toEqual([[{ shared: "copies" }]]);
   });
 
   it("prepare each once per connection, and a connection whose round trip failed after preparing is not used again", async () => {
