@@ -4,10 +4,9 @@ import { ProposalConsole } from "./proposal-console";
 import { Table } from "@/components/ui/table";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { callSummary, count, toolWords } from "@/components/ui/words";
-import { amountCentsOf } from "@/lib/money";
 import { outcomeTitle } from "@/lib/calls/words";
 import type { conversationCalls } from "@/lib/conversations/console";
-import { formatMoney } from "@/lib/money";
+import { amountCentsOf, formatMoney } from "@/lib/money";
 import type { Outcome } from "@/lib/outcome";
 
 type Found = NonNullable<Awaited<ReturnType<typeof conversationCalls>>>;

@@ -1,5 +1,4 @@
 import { applyHeldSso, ssoAuditDetail, type SsoProposal } from "../../auth/sso/settings";
-import { utcWords } from "../../words";
 import { bindInvited, type SsoInvitation } from "../../auth/sso/binding";
 import type { SsoSettingsRow } from "../../auth/sso/sql";
 import { consumeStepUpFor, type StepUpHolder, type StepUpMethod } from "../../auth/step-up/step-up";
@@ -9,6 +8,7 @@ import { lockChatChannel, setChatChannel, type ChatProvider } from "../../chat-n
 import { db, transaction, type Db, type Tx } from "../../db";
 import { newId } from "../../ids";
 import { queueMessages } from "../../db/outbox";
+import { utcWords } from "../../words";
 import type { PolicyNumbers } from "./loosening/loosening";
 import { POLICY_FIELDS, readableValue } from "../policy/fields";
 import type { RuleCase } from "../../policy-rules/cases/cases";

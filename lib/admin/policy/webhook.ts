@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { storedDigest } from "../../canonical";
 import { consumeStepUpFor, type StepUpHolder } from "../../auth/step-up/step-up";
+import { storedDigest } from "../../canonical";
 import { db, transaction } from "../../db";
 import { checkOutboundUrl, OutboundRefused } from "../../security/outbound";
 import { decryptSecret, encryptSecret, webhookSecretContext, webhookUrlContext } from "../../security/secrets";

@@ -1,6 +1,6 @@
 import type { Tx } from "../../db";
-import { shorten } from "../../words";
 import { outcome } from "../../outcome";
+import { shorten } from "../../words";
 import { closeRequest } from "./close";
 import { decideLocked, type PendingDecision } from "./lock";
 import type { Approver, DecisionResult } from "./types";

@@ -1,15 +1,14 @@
 import type { Db } from "../../db";
-import { utcWords } from "../../words";
 import { queueMessages } from "../../db/outbox";
 import { formatMoney } from "../../money";
 import type { ApprovalPreview } from "../../gateway";
+import { utcWords } from "../../words";
 import { createApprovalLinks } from "../email-links/create";
 import { heldText, requestPhrase } from "../words";
 import { announceInChat, updateInChat } from "./chat";
 import { requestedMessages } from "./messages";
 import { findRequestAudience } from "./sql";
 
-/** "3 Dec 2026, 15:20 UTC": a time a person reads in a mail, where nothing converts it for them. */
 /**
  * Tells the tenant's supervisors that a request is waiting, through the outbox in the same transaction that
  * opened it: an email to each, the tenant's webhook when one is configured, and its Slack and Teams (./chat.ts).

@@ -1,7 +1,7 @@
 import type { Db } from "../../db";
-import { shorten } from "../../words";
 import { queueMessages } from "../../db/outbox";
 import type { UpstreamPreview } from "../../upstream/calls/preview";
+import { shorten } from "../../words";
 import { requestedMessages } from "./messages";
 import { findRequestAudience } from "./sql";
 
