@@ -1,10 +1,10 @@
 import Link from "next/link";
 import { DecisionLogExport } from "@/components/audit/decision-log-export";
 import { TimeAgo } from "@/components/ui/time-ago";
-import { callSummary } from "@/components/ui/words";
 import { formatDuration } from "@/components/ui/time-words";
 import { HISTORY_OUTCOMES, type HistoryFilter } from "@/lib/approvals/desk/filters";
 import type { HistoryPage, historyPeople } from "@/lib/approvals/desk/history";
+import { requestPhrase } from "@/lib/approvals/words";
 import { outcomeTitle } from "@/lib/calls/words";
 import { Table } from "@/components/ui/table";
 
@@ -109,7 +109,7 @@ export function DecisionHistory({
               cell: (item) => (
                 <>
                   <Link href={`/calls/${item.originCallId}`} data-testid="history-timeline">
-                    {callSummary(item)}
+                    {requestPhrase({ ...item, amountCents: item.impactCents })}
                   </Link>
                   <div className="muted">
                     for {item.customerEmail ?? "—"}, requested by{" "}

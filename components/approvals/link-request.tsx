@@ -1,8 +1,9 @@
 import Link from "next/link";
 import { LinkDecisionForm } from "./link-decision-form";
 import { TimeAgo } from "@/components/ui/time-ago";
-import { argumentWords, callSummary } from "@/components/ui/words";
+import { argumentWords } from "@/components/ui/words";
 import type { LinkView } from "@/lib/approvals/email-links/open";
+import { requestPhrase } from "@/lib/approvals/words";
 import { outcomeTitle } from "@/lib/calls/words";
 import { formatMoney } from "@/lib/money";
 
@@ -30,7 +31,7 @@ export function LinkRequest({ token, view }: { token: string; view: LinkView }) 
     );
   }
   const { request } = view;
-  const summary = callSummary({ ...request, currency: request.currency });
+  const summary = requestPhrase({ ...request, amountCents: request.impactCents });
   const customer = request.customerEmail ?? "the customer";
   return (
     <main id="main">

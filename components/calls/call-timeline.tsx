@@ -1,7 +1,8 @@
 import Link from "next/link";
 import { formatDuration } from "@/components/ui/time-words";
 import { TimeAgo } from "@/components/ui/time-ago";
-import { argumentWords, callSummary } from "@/components/ui/words";
+import { argumentWords } from "@/components/ui/words";
+import { requestPhrase } from "@/lib/approvals/words";
 import { amountCentsOf } from "@/lib/money";
 import type { callTimeline } from "@/lib/calls/timeline";
 
@@ -11,10 +12,10 @@ type Found = NonNullable<Awaited<ReturnType<typeof callTimeline>>>;
 export function CallTimeline({ call, approval, events, ownConversation }: Found & { ownConversation: boolean }) {
   const args = call.argsCanonical ? (JSON.parse(call.argsCanonical) as Record<string, unknown>) : {};
   const amount = typeof args.amount_cents === "number" ? args.amount_cents : null;
-  const summary = callSummary({
+  const summary = requestPhrase({
     toolName: call.toolName,
     orderId: call.orderId,
-    impactCents: amount,
+    amountCents: amount,
     currency: typeof args.currency === "string" ? args.currency : null,
     approvedCents: amountCentsOf(approval?.approvedArgs),
   });

@@ -3,7 +3,8 @@ import { LiveRefresh } from "./live-refresh";
 import { ProposalConsole } from "./proposal-console";
 import { Table } from "@/components/ui/table";
 import { TimeAgo } from "@/components/ui/time-ago";
-import { callSummary, count, toolWords } from "@/components/ui/words";
+import { count } from "@/components/ui/words";
+import { requestPhrase, toolWords } from "@/lib/approvals/words";
 import { outcomeTitle } from "@/lib/calls/words";
 import type { conversationCalls } from "@/lib/conversations/console";
 import { amountCentsOf, formatMoney } from "@/lib/money";
@@ -11,10 +12,10 @@ import type { Outcome } from "@/lib/outcome";
 
 type Found = NonNullable<Awaited<ReturnType<typeof conversationCalls>>>;
 
-function amountOf(argsCanonical: string | null): { impactCents: number | null; currency: string | null } {
+function amountOf(argsCanonical: string | null): { amountCents: number | null; currency: string | null } {
   const args = argsCanonical ? (JSON.parse(argsCanonical) as Record<string, unknown>) : {};
   return {
-    impactCents: typeof args.amount_cents === "number" ? args.amount_cents : null,
+    amountCents: typeof args.amount_cents === "number" ? args.amount_cents : null,
     currency: typeof args.currency === "string" ? args.currency : null,
   };
 }
@@ -58,7 +59,7 @@ export function ConversationCalls({ conversation, calls, switches }: Found) {
               label: "Call",
               cell: (call) => (
                 <Link href={`/calls/${call.id}`} data-testid="call-timeline">
-                  {callSummary({
+                  {requestPhrase({
                     toolName: call.toolName,
                     orderId: call.orderId,
                     ...amountOf(call.argsCanonical),

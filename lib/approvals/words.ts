@@ -3,15 +3,14 @@ import { formatMoney } from "../money";
 
 // Requests and decisions as a supervisor says them; shared by the queue's cards, dialogs and toasts.
 
-interface Described {
+interface Titled {
   toolName: string;
-  orderId: string;
   amountCents: number;
   currency: string;
 }
 
 /** "Refund 80.00 USD", "Change the shipping address", "Send a status email". */
-export function requestTitle(request: Omit<Described, "orderId">): string {
+export function requestTitle(request: Titled): string {
   switch (request.toolName) {
     case "issue_refund":
       return `Refund ${formatMoney(request.amountCents, request.currency)}`;
@@ -24,20 +23,37 @@ export function requestTitle(request: Omit<Described, "orderId">): string {
   }
 }
 
-/** "80.00 USD refund on ord_1004". */
-export function requestPhrase(request: Described): string {
+const TOOL_WORDS: Record<string, string> = {
+  issue_refund: "refund",
+  update_shipping_address: "address change",
+  send_status_email: "status email",
+  get_order: "order lookup",
+};
+
+/** "refund" for `issue_refund`; a tool without words of its own by its name. */
+export const toolWords = (toolName: string) => TOOL_WORDS[toolName] ?? toolName;
+
+/**
+ * A request or a call in a phrase: "80.00 USD refund on ord_1004", "70.00 USD refund on ord_1004 (lowered from
+ * 80.00 USD)" when a supervisor approved less, "address change on ord_1003" for a call that moves no money, and
+ * "read_file call" for an upstream server's tool.
+ */
+export function requestPhrase(request: {
+  toolName: string;
+  orderId: string | null;
+  amountCents?: number | null;
+  currency?: string | null;
+  /** What the supervisor approved, when the approval is known. */
+  approvedCents?: number | null;
+}): string {
   // An upstream server's request names the server where an order would be (`upstream:<server>`).
-  if (request.orderId.startsWith("upstream:")) return `${request.toolName} call`;
-  switch (request.toolName) {
-    case "issue_refund":
-      return `${formatMoney(request.amountCents, request.currency)} refund on ${request.orderId}`;
-    case "update_shipping_address":
-      return `address change on ${request.orderId}`;
-    case "send_status_email":
-      return `status email on ${request.orderId}`;
-    default:
-      return `${request.toolName} on ${request.orderId}`;
-  }
+  if (request.orderId?.startsWith("upstream:")) return `${request.toolName} call`;
+  const { amountCents, approvedCents, currency } = request;
+  const lowered = approvedCents != null && amountCents != null && approvedCents !== amountCents;
+  const cents = lowered ? approvedCents : amountCents;
+  const money = cents && currency ? `${formatMoney(cents, currency)} ` : "";
+  const was = lowered && currency ? ` (lowered from ${formatMoney(amountCents, currency)})` : "";
+  return `${money}${toolWords(request.toolName)}${request.orderId ? ` on ${request.orderId}` : ""}${was}`;
 }
 
 const EARLIER_STATUS = {
