@@ -37,8 +37,8 @@ export const defects: Defect[] = [
   {
     name: "session cap",
     file: "lib/gateway/decide/policy.ts",
-    find: " || conversation.irreversibleCents + impactCents > policy.sessionCapCents",
-    replace: "",
+    find: 'tool.effect === "irreversible" && conversation.irreversibleCents + impactCents > policy.sessionCapCents',
+    replace: "false",
     testFile: "tests/gateway/policy.integration.test.ts",
     test: "three 4000-cent refunds on ord_1004: two execute, the third crosses the session cap and waits",
   },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { checkAllowlist } from "@/lib/gateway/checks/allowlist";
 import { ALL_CODES, bindsCallKey, modelProjection, outcome, type Code } from "@/lib/outcome";
-import { needsApproval } from "@/lib/gateway/decide/policy";
+import { heldBecause, needsApproval } from "@/lib/gateway/decide/policy";
 import { checkSchema } from "@/lib/gateway/checks/schema";
 import { checkScope } from "@/lib/gateway/checks/scope";
 import { checkSemantics } from "@/lib/gateway/checks/semantic";
@@ -235,5 +235,22 @@ describe("consequence policy at its boundaries (auto 5000, cap 10000, 3 writes)"
   });
   it("reads never", () => {
     expect(needsApproval(read, budget(1000, 1_000_000), policy, 0)).toBe(false);
+  });
+  it("names every limit a held call passes, with the numbers the supervisor's card shows", () => {
+    expect(heldBecause(address, budget(2, 0), policy, 0)).toEqual([]);
+    expect(heldBecause(address, budget(3, 0), policy, 0)).toEqual([
+      { rule: "max_auto_writes", limit: 3, writes_made: 3 },
+    ]);
+    expect(heldBecause(address, budget(4, 0), policy, 0)).toEqual([
+      { rule: "max_auto_writes", limit: 3, writes_made: 4 },
+    ]);
+    // Writes count only against reversible tools; a refund is held by money alone.
+    expect(heldBecause(refund, budget(99, 5000), policy, 5000)).toEqual([]);
+    expect(heldBecause(refund, budget(0, 6000), policy, 5001)).toEqual([
+      { rule: "auto_limit_cents", limit_cents: 5000, amount_cents: 5001 },
+      { rule: "session_cap_cents", cap_cents: 10000, spent_cents: 6000, amount_cents: 5001 },
+    ]);
+    expect(heldBecause(email, budget(99, 10000), policy, 0)).toEqual([]);
+    expect(heldBecause(read, budget(1000, 1_000_000), policy, 0)).toEqual([]);
   });
 });

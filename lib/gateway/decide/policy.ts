@@ -152,22 +152,14 @@ export function heldBecause(
   return reasons;
 }
 
+/** Whether the tenant's limits hold the call for a person: any reason `heldBecause` gives. */
 export function needsApproval(
   tool: ToolDefinition,
   conversation: Pick<ConversationFacts, "writesMade" | "irreversibleCents">,
   policy: TenantPolicy,
   impactCents: number,
 ): boolean {
-  switch (tool.effect) {
-    case "read":
-      return false;
-    case "reversible":
-      return conversation.writesMade >= policy.maxAutoWrites;
-    case "irreversible":
-      return (
-        impactCents > policy.autoLimitCents || conversation.irreversibleCents + impactCents > policy.sessionCapCents
-      );
-  }
+  return heldBecause(tool, conversation, policy, impactCents).length > 0;
 }
 
 /** Drops exposure rows past every window that could still count them (the job keeps the table to about a day). */

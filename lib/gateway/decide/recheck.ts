@@ -42,8 +42,9 @@ export async function recheckForApproval(
 
 /**
  * Stages 7, 9 and 10's permission and fraud checks again, for a reserved effect payments is about to send once more
- * (decision 006): the order and the conversation as they would be without this reservation, since the re-send is
- * this effect, not another one. Returns the code that stops it, or null.
+ * (decision 006): the order as it would be without this reservation, since the re-send is this effect, not another
+ * one. The money limits are not judged again (the call passed them or a person approved it). Returns the code that
+ * stops it, or null.
  */
 export async function recheckForResend(
   client: Db,
@@ -61,10 +62,6 @@ export async function recheckForResend(
   };
   const state = checkState(tool, args, order);
   if (!state.ok) return state.outcome.code;
-  const conversation = {
-    ...found.conversation,
-    irreversibleCents: Math.max(0, found.conversation.irreversibleCents - reservedCents),
-  };
-  const allowed = checkPolicy(tool, conversation, found.policy, order, reservedCents);
+  const allowed = checkPolicy(tool, found.conversation, found.policy, order, reservedCents);
   return allowed.ok ? null : allowed.outcome.code;
 }
