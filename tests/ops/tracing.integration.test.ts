@@ -1,8 +1,11 @@
 import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { beforeAll, describe, expect, it } from "vitest";
 import { startTracing, tracingRequested } from "@/lib/observe/tracing";
-import { agentConversation, proposeAsAgent } from "../support/calls";
-import { createWorld } from "../support/world";
+import { newCallKey, propose } from "../support/api";
+import { agentConversation, proposeAsAgent, refund } from "../support/calls";
+import { createWorld, moreOrders } from "../support/world";
+import { SECOND_REFUND_WAITS } from "../policy-rules/examples";
+import { putRules } from "../policy-rules/support";
 
 // The trace of one refund through the real route, exported to memory by the same provider setup the app uses
 // with the OTLP exporter.
@@ -14,6 +17,19 @@ beforeAll(async () => {
 });
 
 const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
+
+/** The stages of the one call proposed since the last reset, in the order they ran. */
+function stagesOfTheCall(): string[] {
+  const spans = exporter.getFinishedSpans();
+  const calls = spans.filter((span) => span.name === "gateway.propose");
+  expect(calls).toHaveLength(1);
+  return spans
+    .filter((span) => span.name.startsWith("gateway.") && parentOf(span) === calls[0].spanContext().spanId)
+    .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1])
+    .map((span) => span.name.slice("gateway.".length));
+}
+
+const CHECKS = ["rate", "parse", "allowlist", "scope", "schema", "semantic", "idempotency", "state", "policy", "rules"];
 
 describe("OpenTelemetry traces", () => {
   it("are off unless the standard variables ask for them", () => {
@@ -104,6 +120,54 @@ describe("OpenTelemetry traces", () => {
       spans.map((span) => ({ name: span.name, attributes: span.attributes, events: span.events })),
     );
     for (const value of [world.orders.o1001, "1237", "wrong_item", world.keys.agent]) expect(text).not.toContain(value);
+  });
+
+  it("names the stages each path takes: a read, a held call, a ceiling's refusal, a rule read under the reservation, a replay", async () => {
+    const world = await createWorld({ agentDailyCeilingCents: 3000 });
+    const [first, second] = await moreOrders(world, 2);
+    const conversation = await agentConversation(world);
+    const run = async (call: unknown, key?: string) => {
+      exporter.reset();
+      const response = await propose(world.keys.agent, conversation, call, key);
+      return { code: response.json.code, stages: stagesOfTheCall() };
+    };
+
+    expect(await run({ name: "get_order", arguments: { order_id: first } })).toEqual({
+      code: "order.read",
+      // A read runs outside a transaction: its facts are a statement of their own, and so is its record.
+      stages: [...CHECKS.slice(0, 6), "context", ...CHECKS.slice(6), "execute", "record"],
+    });
+    expect(await run(refund(first, 9000))).toEqual({
+      code: "approval.required",
+      stages: [...CHECKS, "approval", "record"],
+    });
+    // The effect's own statement reserves first; a ceiling that refuses leaves it without a write, and the call waits.
+    expect(await run(refund(first, 2000))).toEqual({
+      code: "refund.issued",
+      stages: [...CHECKS, "execute", "external"],
+    });
+    expect(await run(refund(second, 2000))).toEqual({
+      code: "approval.required",
+      stages: [...CHECKS, "execute", "ceilings", "approval", "record"],
+    });
+
+    // Under a rule on the agent's refunds today, the reservation comes first and the rules are judged again under it.
+    const fresh = await createWorld();
+    await putRules(fresh, SECOND_REFUND_WAITS);
+    const [order] = await moreOrders(fresh, 1);
+    const theirs = await agentConversation(fresh);
+    exporter.reset();
+    const ruled = await propose(fresh.keys.agent, theirs, refund(order, 1000), newCallKey());
+    expect(ruled.json.code).toBe("refund.issued");
+    expect(stagesOfTheCall()).toEqual([...CHECKS, "ceilings", "rules", "execute", "external"]);
+
+    // The same call key again is a replay: the decision log records it, and nothing runs.
+    const key = newCallKey();
+    await propose(world.keys.agent, conversation, { name: "send_status_email", arguments: { order_id: first } }, key);
+    expect(await run({ name: "send_status_email", arguments: { order_id: first } }, key)).toEqual({
+      code: "email.queued",
+      stages: ["rate", "parse", "allowlist", "scope", "schema", "semantic", "idempotency", "record"],
+    });
   });
 });
 
