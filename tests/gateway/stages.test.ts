@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { checkAllowlist } from "@/lib/gateway/checks/allowlist";
 import { ALL_CODES, bindsCallKey, modelProjection, outcome, type Code } from "@/lib/outcome";
 import { heldBecause, needsApproval } from "@/lib/gateway/decide/policy";
@@ -10,7 +11,7 @@ import type { TenantPolicy } from "@/lib/gateway/types";
 import { getOrder } from "@/lib/tools/get-order";
 import { issueRefund } from "@/lib/tools/issue-refund";
 import { sendStatusEmail } from "@/lib/tools/send-status-email";
-import type { OrderFacts, ToolDefinition } from "@/lib/tools/types";
+import type { OrderFacts, ToolDefinition, ToolFace } from "@/lib/tools/types";
 import { updateShippingAddress } from "@/lib/tools/update-shipping-address";
 
 // The stages as pure functions: the decisions they make without data, pinned down case by case.
@@ -123,6 +124,41 @@ describe("schema: normalization, host-owned fields, strict types, and what the e
     });
     const listed = checkSchema(refund, { ...valid, list: [{ approval_id: 1 }] });
     expect(listed).toMatchObject({ ok: false, outcome: { issues: [{ path: "list[0].approval_id" }] } });
+  });
+
+  it("words a number's range without characters, and names the whole arguments or any other rule plainly", () => {
+    // An upstream server's tool declares numbers, arrays and unions the built-in tools do not have.
+    const counted: ToolFace = {
+      name: "count_things",
+      description: "Counts things",
+      effect: "read",
+      schema: z.strictObject({
+        count: z.int().min(1).max(10),
+        step: z.number().multipleOf(5),
+        mode: z.union([z.literal("fast"), z.literal("slow")]),
+      }),
+      semanticCodes: { count: "amount.invalid" },
+    };
+    const problems = (args: unknown, tool: ToolFace = counted) => {
+      const result = checkSchema(tool, args as Record<string, unknown>);
+      return result.ok ? result.value.semanticFailures : result.outcome.issues;
+    };
+    expect(problems({ count: 3, step: 7, mode: "fast" })).toEqual([
+      { path: "step", problem: "must be a multiple of 5" },
+    ]);
+    expect(problems({ count: 3, step: 5, mode: "other" })).toEqual([{ path: "mode", problem: "is invalid" }]);
+    const uncoded = { ...counted, semanticCodes: {} };
+    expect(problems({ count: 0, step: 5, mode: "fast" }, uncoded)).toEqual([
+      { path: "count", problem: "must be at least 1" },
+    ]);
+    expect(problems({ count: 11, step: 5, mode: "fast" }, uncoded)).toEqual([
+      { path: "count", problem: "must be at most 10" },
+    ]);
+    // A field with a semantic code leaves its range to the semantic stage.
+    expect(problems({ count: 0, step: 5, mode: "fast" })).toEqual(["amount.invalid"]);
+    const listed: ToolFace = { ...counted, schema: z.array(z.string()) };
+    expect(problems([1], listed)).toEqual([{ path: "[0]", problem: "expected string" }]);
+    expect(problems({}, listed)).toEqual([{ path: "(arguments)", problem: "expected array" }]);
   });
 
   it("describes each problem by path and rule, never by value", () => {

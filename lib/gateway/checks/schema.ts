@@ -119,6 +119,8 @@ function describe(issue: z.core.$ZodIssue): Issue[] {
       ];
     case "invalid_format":
       return [{ path: formatPath(issue.path), problem: "has an invalid format" }];
+    case "not_multiple_of":
+      return [{ path: formatPath(issue.path), problem: `must be a multiple of ${issue.divisor}` }];
     case "invalid_value":
       return [
         {
