@@ -6,7 +6,7 @@ import { refund } from "../support/calls";
 import { ownExternals } from "../support/externals";
 import { countStatements, type StatementCounter } from "../support/statements";
 import { createWorld, moreOrders, type World } from "../support/world";
-import { SECOND_REFUND_WAITS } from "../policy-rules/examples";
+import { OLD_ORDERS, SECOND_REFUND_WAITS } from "../policy-rules/examples";
 import { putRules } from "../policy-rules/support";
 
 // Every round trip to PostgreSQL is time on the call's path (docs/BENCHMARKS.md): a change that adds one to an
@@ -61,6 +61,20 @@ describe("statements per call", () => {
     const totals = await db.exposureTotal.findMany({ where: { tenantId: ruled.tenantId } });
     expect(totals.map((total) => Number(total.runningCents))).toEqual([500, 500]);
     expect(sent).toBeLessThanOrEqual(EXECUTED_REFUND_MOVING_RULE);
+  });
+
+  it(`with live rules that read nothing another call changes, an executed refund still sends at most ${EXECUTED_REFUND}`, async () => {
+    const ruled = await createWorld();
+    await putRules(ruled, OLD_ORDERS);
+    const [order] = await moreOrders(ruled, 1);
+    const conversation = await conversationFor(ruled.keys.agent, { customer_id: ruled.customers.ana });
+    await propose(ruled.keys.agent, conversation, { name: "get_order", arguments: { order_id: order } });
+    let code: unknown;
+    const sent = await counter.statementsOf(async () => {
+      code = (await propose(ruled.keys.agent, conversation, refund(order, 500), newCallKey())).json.code;
+    });
+    expect(code).toBe("refund.issued");
+    expect(sent).toBeLessThanOrEqual(EXECUTED_REFUND);
   });
 
   it(`a read sends at most ${READ} statements`, async () => {

@@ -4,7 +4,7 @@ import { startTracing, tracingRequested } from "@/lib/observe/tracing";
 import { newCallKey, propose } from "../support/api";
 import { agentConversation, proposeAsAgent, refund } from "../support/calls";
 import { createWorld, moreOrders } from "../support/world";
-import { SECOND_REFUND_WAITS } from "../policy-rules/examples";
+import { OLD_ORDERS, SECOND_REFUND_WAITS } from "../policy-rules/examples";
 import { putRules } from "../policy-rules/support";
 
 // The trace of one refund through the real route, exported to memory by the same provider setup the app uses
@@ -151,9 +151,10 @@ describe("OpenTelemetry traces", () => {
       stages: [...CHECKS, "execute", "ceilings", "approval", "record"],
     });
 
-    // Under a rule on the agent's refunds today, the reservation comes first and the rules are judged again under it.
+    // When one of the live rules reads the agent's refunds today, the reservation comes first and the rules are judged
+    // again under it.
     const fresh = await createWorld();
-    await putRules(fresh, SECOND_REFUND_WAITS);
+    await putRules(fresh, `${OLD_ORDERS}\n\n${SECOND_REFUND_WAITS}`);
     const [order] = await moreOrders(fresh, 1);
     const theirs = await agentConversation(fresh);
     exporter.reset();
