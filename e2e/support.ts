@@ -2,8 +2,8 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { APIRequestContext, Browser, BrowserContext, BrowserContextOptions, Page } from "@playwright/test";
-import { encode } from "next-auth/jwt";
 import pg from "pg";
+import { mintSession, type SessionPerson } from "../tests/support/session-token";
 
 // Fixtures for the browser tests: a real session cookie minted with the server's secret (no clicking through
 // a login form in every test), the seeded API keys, and a direct database handle for asserting effects.
@@ -22,28 +22,23 @@ export const SEEDED = {
 } as const;
 
 export type SeededUser = (typeof SEEDED)[keyof typeof SEEDED];
-export type SessionPerson = { id: string; email: string; role: SeededUser["role"]; tenantId: string };
+export type { SessionPerson };
 
 /** A real session: its row in the database and the cookie that stands for it, as a sign-in makes them. */
 export async function signInAs(context: BrowserContext, user: SessionPerson, baseURL: string): Promise<void> {
-  const sid = `ses_e2e_${randomBytes(12).toString("base64url")}`;
-  await database().query(`INSERT INTO "Session" ("id", "userId", "tenantId") VALUES ($1, $2, $3)`, [
-    sid,
-    user.id,
-    user.tenantId,
-  ]);
-  const token = await encode({
-    secret: process.env.E2E_NEXTAUTH_SECRET ?? "e2e-only-secret-not-for-production",
-    token: {
-      sub: user.id,
-      uid: user.id,
-      role: user.role,
-      tenantId: user.tenantId,
-      email: user.email,
-      name: user.email,
-      sid,
+  const token = await mintSession(
+    { ...user, name: user.email },
+    {
+      secret: process.env.E2E_NEXTAUTH_SECRET ?? "e2e-only-secret-not-for-production",
+      sessionId: `ses_e2e_${randomBytes(12).toString("base64url")}`,
+      saveRow: ({ id, userId, tenantId }) =>
+        database().query(`INSERT INTO "Session" ("id", "userId", "tenantId") VALUES ($1, $2, $3)`, [
+          id,
+          userId,
+          tenantId,
+        ]),
     },
-  });
+  );
   await context.addCookies([
     { name: "next-auth.session-token", value: token, url: baseURL, httpOnly: true, sameSite: "Lax" },
   ]);

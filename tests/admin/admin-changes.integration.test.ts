@@ -9,7 +9,7 @@ import { authenticateApiKey } from "@/lib/auth/keys/api-keys";
 import { policyItem } from "@/lib/auth/step-up/step-up";
 import { db } from "@/lib/db";
 import { decryptSecret, webhookUrlContext } from "@/lib/security/secrets";
-import { INSTANCE_SECRET, sessionCookie } from "../support/app-instances";
+import { INSTANCE_SECRET, personCookie } from "../support/app-instances";
 import { secondAdmin } from "../support/admin-changes";
 import { agentConversation, proposeAsAgent, refund } from "../support/calls";
 import { noProof, provedFor } from "../support/step-up";
@@ -295,12 +295,8 @@ describe("the two-admin rule: the webhook and self-registered clients, through t
 
   /** Signs a person in as the browser is (the cookie in the jar) and gives them a password to step up with. */
   async function signInAs(id: string, role: "ADMIN" | "SUPERVISOR") {
-    const person = await db.user.update({
-      where: { id },
-      data: { passwordHash: bcrypt.hashSync(PASSWORD, 4) },
-      select: { id: true, email: true, tenantId: true },
-    });
-    jar.cookie = await sessionCookie({ ...person, role });
+    await db.user.update({ where: { id }, data: { passwordHash: bcrypt.hashSync(PASSWORD, 4) }, select: { id: true } });
+    jar.cookie = await personCookie(id, role);
   }
 
   /** A proof made through the ceremony's own action, in the signed-in session. */

@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import { POST as authRoute } from "@/app/api/auth/[...nextauth]/route";
 import { beginAttempt, signInKeys } from "@/lib/auth/throttle";
 import { db } from "@/lib/db";
-import { INSTANCE_SECRET, sessionCookie } from "../support/app-instances";
+import { INSTANCE_SECRET, personCookie } from "../support/app-instances";
 import { holdRefund } from "../support/calls";
 import { createWorld, type World } from "../support/world";
 import { jar } from "../support/cookie-jar";
@@ -47,9 +47,9 @@ async function signedInSupervisor(world: World) {
   const person = await db.user.update({
     where: { id: world.users.supervisor },
     data: { passwordHash: bcrypt.hashSync(PASSWORD, 4) },
-    select: { id: true, email: true, tenantId: true },
+    select: { id: true, email: true },
   });
-  jar.cookie = await sessionCookie({ ...person, role: "SUPERVISOR" });
+  jar.cookie = await personCookie(person.id, "SUPERVISOR");
   const session = await db.session.findFirstOrThrow({
     where: { userId: person.id, endedAt: null },
     orderBy: { createdAt: "desc" },

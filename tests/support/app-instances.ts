@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { encode } from "next-auth/jwt";
 import { db } from "@/lib/db";
 import { newId } from "@/lib/ids";
+import { mintSession, type SessionPerson } from "./session-token";
 
 // Real `next start` instances of the production build, for tests that need several app processes sharing
 // one PostgreSQL. `next build` must have run (the test command builds before these tests).
@@ -89,23 +89,17 @@ export async function startInstance(
 }
 
 /** A real session: its row in the database and the cookie that stands for it, as a sign-in makes them. */
-export async function sessionCookie(user: {
-  id: string;
-  role: "AGENT" | "SUPERVISOR" | "ADMIN";
-  tenantId: string;
-  email: string;
-}): Promise<string> {
-  const sid = newId("ses");
-  await db.session.create({ data: { id: sid, userId: user.id, tenantId: user.tenantId }, select: { id: true } });
-  const token = await encode({
+export async function sessionCookie(user: SessionPerson): Promise<string> {
+  const token = await mintSession(user, {
     secret: INSTANCE_SECRET,
-    token: { sub: user.id, uid: user.id, role: user.role, tenantId: user.tenantId, email: user.email, sid },
+    sessionId: newId("ses"),
+    saveRow: (row) => db.session.create({ data: row, select: { id: true } }),
   });
   return `next-auth.session-token=${token}`;
 }
 
 /** The session cookie of one person in the database, with their own role unless another is given. */
-export async function personCookie(userId: string, role?: "AGENT" | "SUPERVISOR" | "ADMIN"): Promise<string> {
+export async function personCookie(userId: string, role?: SessionPerson["role"]): Promise<string> {
   const person = await db.user.findUniqueOrThrow({
     where: { id: userId },
     select: { id: true, email: true, tenantId: true, role: true },
