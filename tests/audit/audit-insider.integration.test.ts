@@ -7,11 +7,12 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { updatePolicy } from "@/lib/admin/policy/numbers";
 import { canonicalJson, sha256Hex } from "@/lib/canonical";
-import { rowHash, sealLogs, verifyTenant } from "@/lib/audit/seal";
+import { rowHash, verifyTenant } from "@/lib/audit/seal";
 import { closeDb, db } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { propose } from "../support/api";
 import { agentConversation, proposeAsAgent, refund } from "../support/calls";
+import { sealAll } from "../support/seal";
 import { noProof } from "../support/step-up";
 import { createWorld, type World } from "../support/world";
 
@@ -98,19 +99,8 @@ async function sealedWorld(): Promise<World> {
     // Lowering a limit tightens control: it needs no proof.
     { holder: await noProof(admin.id), item: "" },
   );
-  await sealAll(world.tenantId);
+  await sealAll(world.tenantId, { audit: true });
   return world;
-}
-
-/** Runs the sealing job (as the app) until both of the tenant's logs are sealed. */
-async function sealAll(tenantId: string) {
-  for (let round = 0; round < 100; round++) {
-    await sealLogs();
-    const [decision, audit] = await Promise.all([verifyTenant(tenantId), verifyTenant(tenantId, { log: "audit" })]);
-    if (decision.rowsNotYetSealed === 0 && audit.rowsNotYetSealed === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error("the logs were not sealed");
 }
 
 /** The superuser's way around the triggers, for one transaction. */
@@ -301,7 +291,7 @@ describe("an insider with the database", () => {
     const world = await sealedWorld();
     const conversation = await agentConversation(world, "ben");
     await proposeAsAgent(world, conversation, refund(world.orders.o1003, 1500));
-    await sealAll(world.tenantId);
+    await sealAll(world.tenantId, { audit: true });
     const seq = await deleteLastDecisionSeal(world, readFileSync(headFile, "utf8"));
     // The chain that is left is consistent in itself: only the head kept outside the database shows the loss.
     expect((await verifyTenant(world.tenantId)).problem).toBeNull();
@@ -322,7 +312,7 @@ describe("an insider with the database", () => {
     expect(run.output).not.toMatch(/WARNING/);
     // Refunds after the deletion are sealed in the deleted seal's place: still not the head that was published.
     await proposeAsAgent(world, conversation, refund(world.orders.o1003, 500));
-    await sealAll(world.tenantId);
+    await sealAll(world.tenantId, { audit: true });
     const again = auditVerify("--head", headFile, world.tenantId);
     expect(again.status).toBe(1);
     expect(again.output).toMatch(
@@ -339,7 +329,7 @@ describe("an insider with the database", () => {
       const world = await sealedWorld();
       const conversation = await agentConversation(world, "ben");
       await proposeAsAgent(world, conversation, refund(world.orders.o1003, 1500));
-      await sealAll(world.tenantId);
+      await sealAll(world.tenantId, { audit: true });
       const files = readdirSync(heads);
       expect(files.length).toBeGreaterThanOrEqual(2);
       for (const file of files) expect(file).toMatch(/^heads-[0-9T-]+Z-[0-9a-f]{8}\.jsonl$/);
@@ -354,7 +344,7 @@ describe("an insider with the database", () => {
       expect(run.output).toMatch(new RegExp(`decision log ${world.tenantId}: FAILED at seal ${seq}: head-missing: `));
       // The rebuilt seal is published in a file of its own: the folder is read as one record.
       await proposeAsAgent(world, conversation, refund(world.orders.o1003, 500));
-      await sealAll(world.tenantId);
+      await sealAll(world.tenantId, { audit: true });
       const again = auditVerify("--head", heads, world.tenantId);
       expect(again.status).toBe(1);
       expect(again.output).toMatch(
@@ -396,7 +386,7 @@ describe("an insider with the database", () => {
     ).rows;
     expect(Date.now() - asApp.createdAt.getTime()).toBeLessThan(60_000);
     expect(asApp.txid).not.toBe(sealed.fromTxid);
-    await sealAll(world.tenantId);
+    await sealAll(world.tenantId, { audit: true });
     const [last] = (
       await superuser.query<{ rowIds: string[]; position: string }>(
         `SELECT "rowIds"::text[] AS "rowIds", "position"::text AS "position" FROM "DecisionSeal" WHERE "log" = 'decision' AND "tenantId" = $1 ORDER BY "seq" DESC LIMIT 1`,
@@ -417,7 +407,7 @@ describe("an insider with the database", () => {
       )
     ).rows;
     await superuser.query("COMMIT");
-    await sealAll(world.tenantId);
+    await sealAll(world.tenantId, { audit: true });
     const run = auditVerify("--head", headFile, world.tenantId);
     expect(run.status).toBe(1);
     expect(run.output).toMatch(
@@ -457,7 +447,7 @@ describe("a database sealed before seals were keyed", () => {
       [old.tenantId, old.toTxid, old.rowIds, old.rowHashes, old.prevHash, sha256Hex(canonicalJson(old))],
     );
     await proposeAsAgent(world, conversation, refund(world.orders.o1002, 1000));
-    await sealAll(world.tenantId);
+    await sealAll(world.tenantId, { audit: true });
     const total = await db.decisionLog.count({ where: { tenantId: world.tenantId } });
     const [keyed] = (
       await superuser.query<{ keyId: string; position: string }>(

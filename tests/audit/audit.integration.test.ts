@@ -7,6 +7,7 @@ import { GENESIS, sealLogs, verifyTenant } from "@/lib/audit/seal";
 import { db, transaction } from "@/lib/db";
 import { propose } from "../support/api";
 import { agentConversation, proposeAsAgent, refund, supervisorOf } from "../support/calls";
+import { sealAll } from "../support/seal";
 import { createWorld, type World } from "../support/world";
 
 /** A few decisions of every kind: executed read and refund, a held refund, a rejected proposal. */
@@ -16,17 +17,6 @@ async function someDecisions(world: World) {
   await proposeAsAgent(world, conversation, refund(world.orders.o1001, 1000));
   await proposeAsAgent(world, conversation, refund(world.orders.o1004, 8000));
   await propose(world.keys.agent, conversation, { name: "get_order", arguments: { order_id: 7 } });
-}
-
-/** Runs the sealing job until every row of the tenant is sealed (other test files append meanwhile). */
-async function sealAll(tenantId: string) {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    await sealLogs();
-    const result = await verifyTenant(tenantId);
-    if (result.rowsNotYetSealed === 0 || Date.now() > deadline) return result;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** What someone with database access could do: triggers off for this one transaction. */
