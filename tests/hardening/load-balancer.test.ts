@@ -4,7 +4,7 @@ import { db } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { httpPaymentProvider } from "@/lib/payments/provider/provider";
 import { reconcileRefunds } from "@/lib/payments/reconcile/reconcile";
-import { csrfOf } from "../support/api-over-http";
+import { signInOver } from "../support/api-over-http";
 import { callAction, personCookie } from "../support/app-instances";
 import { freePort, freshDatabase } from "../../scripts/pg-cluster";
 import { refund } from "../support/calls";
@@ -91,17 +91,6 @@ async function proposeUntilAnswered(
   throw new Error(`${callKey} got no answer: ${failures.join("; ")}`);
 }
 
-async function signIn(email: string, password: string): Promise<number> {
-  const { csrfToken, cookie } = await csrfOf(balancer.url);
-  const response = await fetch(`${balancer.url}/api/auth/callback/credentials`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie },
-    body: new URLSearchParams({ email, password, csrfToken, json: "true" }),
-    redirect: "manual",
-  });
-  return response.status;
-}
-
 describe("three instances behind HAProxy", () => {
   it("a mixed load with approvals decided in between and one instance SIGKILLed: no effect twice, one outcome each, books equal the provider", async () => {
     const policy = {
@@ -117,8 +106,8 @@ describe("three instances behind HAProxy", () => {
       where: { id: worlds[0].users.agent },
       data: { passwordHash: await bcrypt.hash(PASSWORD, 4) },
     });
-    expect(await signIn(agentEmail, PASSWORD)).toBe(200);
-    expect(await signIn(agentEmail, `${PASSWORD}-wrong`)).toBe(401);
+    expect((await signInOver(balancer.url, agentEmail, PASSWORD)).status).toBe(200);
+    expect((await signInOver(balancer.url, agentEmail, `${PASSWORD}-wrong`)).status).toBe(401);
 
     const conversations = await Promise.all(
       worlds.flatMap((world) =>

@@ -1,7 +1,7 @@
 import bcrypt from "bcryptjs";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
-import { conversationOver, csrfOf, proposeOver } from "../support/api-over-http";
+import { conversationOver, csrfOf, proposeOver, signInOver, type SignInAnswer } from "../support/api-over-http";
 import { callAction, sessionCookie } from "../support/app-instances";
 import { refund } from "../support/calls";
 import { createSignInWorld, signInEmail, type World } from "../support/world";
@@ -26,36 +26,6 @@ beforeEach(async () => {
   await db.signInThrottle.deleteMany({ where: { key: { startsWith: "address:" } } });
 });
 
-interface SignIn {
-  status: number;
-  retryAfter: string | null;
-  cookie: string | null;
-  body: string;
-}
-
-/** The browser's sign-in: a CSRF token from next-auth, then the credentials form. */
-async function signIn(
-  base: string,
-  address: string,
-  password: string,
-  headers: Record<string, string> = {},
-): Promise<SignIn> {
-  const { csrfToken, cookie: csrfCookie } = await csrfOf(base);
-  const response = await fetch(`${base}/api/auth/callback/credentials`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie: csrfCookie, ...headers },
-    body: new URLSearchParams({ csrfToken, email: address, password, json: "true" }),
-  });
-  const session = response.headers.getSetCookie().find((cookie) => /^next-auth\.session-token=[^;]/.test(cookie));
-  return {
-    status: response.status,
-    retryAfter: response.headers.get("retry-after"),
-    cookie: session?.split(";")[0] ?? null,
-    body: await response.text(),
-  };
-}
-
 async function signOut(base: string, cookie: string): Promise<void> {
   const { csrfToken, cookie: withCsrf } = await csrfOf(base, cookie);
   const response = await fetch(`${base}/api/auth/signout`, {
@@ -73,10 +43,11 @@ const opensApprovals = async (base: string, cookie: string) =>
 describe("sign-in throttling", () => {
   it("locks an account after three failures, across instances, answers 429 with Retry-After even to the right password, audits it, and a later success resets", async () => {
     const who = signInEmail(world.users.supervisor);
-    const answers: SignIn[] = [];
-    for (let attempt = 0; attempt < 4; attempt++) answers.push(await signIn(instances[attempt % 2].url, who, "wrong"));
+    const answers: SignInAnswer[] = [];
+    for (let attempt = 0; attempt < 4; attempt++)
+      answers.push(await signInOver(instances[attempt % 2].url, who, "wrong"));
     expect(answers.map((answer) => [answer.status, answer.cookie])).toEqual(Array(4).fill([401, null]));
-    const locked = await signIn(instances[1].url, who, PASSWORD);
+    const locked = await signInOver(instances[1].url, who, PASSWORD);
     expect(locked.status).toBe(429);
     expect(Number(locked.retryAfter)).toBeGreaterThan(0);
     expect(locked.cookie).toBeNull();
@@ -88,10 +59,10 @@ describe("sign-in throttling", () => {
     expect(audit.map((row) => (row.detail as { scope: string }).scope)).toEqual(["account"]);
 
     await new Promise((resolve) => setTimeout(resolve, Number(locked.retryAfter) * 1000 + 200));
-    const success = await signIn(instances[0].url, who, PASSWORD);
+    const success = await signInOver(instances[0].url, who, PASSWORD);
     expect([success.status, Boolean(success.cookie)]).toEqual([200, true]);
     expect(await db.signInThrottle.findUnique({ where: { key: `account:${who}` } })).toBeNull();
-    expect((await signIn(instances[1].url, who, "wrong")).status).toBe(401);
+    expect((await signInOver(instances[1].url, who, "wrong")).status).toBe(401);
   }, 60_000);
 
   it("answers an unknown account exactly as a known one, so the page cannot tell whether it exists", async () => {
@@ -100,7 +71,7 @@ describe("sign-in throttling", () => {
     const statuses = async (address: string) => {
       const seen: number[] = [];
       for (let attempt = 0; attempt < 5; attempt++)
-        seen.push((await signIn(instances[0].url, address, "wrong")).status);
+        seen.push((await signInOver(instances[0].url, address, "wrong")).status);
       return seen;
     };
     expect(await statuses(unknown)).toEqual(await statuses(known));
@@ -111,7 +82,7 @@ describe("sign-in throttling", () => {
     const statuses: number[] = [];
     for (let attempt = 0; attempt < 22; attempt++)
       statuses.push(
-        (await signIn(instances[0].url, `spray-${attempt}-${world.tenantId}@acme.test`, "wrong", forged(attempt)))
+        (await signInOver(instances[0].url, `spray-${attempt}-${world.tenantId}@acme.test`, "wrong", forged(attempt)))
           .status,
       );
     expect(statuses.slice(0, 21)).toEqual(Array(21).fill(401));
@@ -125,7 +96,7 @@ describe("sign-in throttling", () => {
     const behind: number[] = [];
     for (let attempt = 0; attempt < 22; attempt++)
       behind.push(
-        (await signIn(behindProxy.url, `spread-${attempt}-${world.tenantId}@acme.test`, "wrong", forged(attempt)))
+        (await signInOver(behindProxy.url, `spread-${attempt}-${world.tenantId}@acme.test`, "wrong", forged(attempt)))
           .status,
       );
     expect(behind).toEqual(Array(22).fill(401));
@@ -140,11 +111,11 @@ describe("password hashes", () => {
       data: { passwordHash: await bcrypt.hash(PASSWORD, 10) },
       select: { id: true },
     });
-    const first = await signIn(instances[0].url, signInEmail(id), PASSWORD);
+    const first = await signInOver(instances[0].url, signInEmail(id), PASSWORD);
     expect([first.status, Boolean(first.cookie)]).toEqual([200, true]);
     const { passwordHash } = await db.user.findUniqueOrThrow({ where: { id } });
     expect(passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
-    expect((await signIn(instances[1].url, signInEmail(id), PASSWORD)).status).toBe(200);
+    expect((await signInOver(instances[1].url, signInEmail(id), PASSWORD)).status).toBe(200);
   });
 });
 
@@ -160,7 +131,7 @@ describe("sessions are rows", () => {
     );
     const approvalId = proposed.json.approval!.id;
 
-    const { cookie } = await signIn(instances[0].url, signInEmail(world.users.supervisor), PASSWORD);
+    const { cookie } = await signInOver(instances[0].url, signInEmail(world.users.supervisor), PASSWORD);
     expect(await opensApprovals(instances[1].url, cookie!)).toBe(true);
     await signOut(instances[0].url, cookie!);
     for (const instance of instances) {

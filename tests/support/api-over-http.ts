@@ -54,3 +54,33 @@ export async function csrfOf(base: string, cookie?: string): Promise<{ csrfToken
     .join("; ");
   return { csrfToken, cookie: cookie ? `${cookie}; ${own}` : own };
 }
+
+export interface SignInAnswer {
+  status: number;
+  retryAfter: string | null;
+  cookie: string | null;
+  body: string;
+}
+
+/** The browser's password sign-in: a CSRF token from next-auth, then the credentials form; `cookie` is the session's. */
+export async function signInOver(
+  base: string,
+  email: string,
+  password: string,
+  headers: Record<string, string> = {},
+): Promise<SignInAnswer> {
+  const { csrfToken, cookie: csrfCookie } = await csrfOf(base);
+  const response = await fetch(`${base}/api/auth/callback/credentials`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: csrfCookie, ...headers },
+    body: new URLSearchParams({ csrfToken, email, password, json: "true" }),
+  });
+  const session = response.headers.getSetCookie().find((cookie) => /^next-auth\.session-token=[^;]/.test(cookie));
+  return {
+    status: response.status,
+    retryAfter: response.headers.get("retry-after"),
+    cookie: session?.split(";")[0] ?? null,
+    body: await response.text(),
+  };
+}
