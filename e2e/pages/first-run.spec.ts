@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect as baseExpect, test, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { freePort } from "../../scripts/pg-cluster";
+import { untilAnswers } from "../../tests/support/until-ready";
 
 // `next dev` compiles each page, route and server action the first time it is used: on a busy two-core machine that
 // takes longer than the suite's usual ten seconds, so this walk waits as long as a newcomer would.
@@ -53,17 +54,13 @@ async function startDev(): Promise<DevRun> {
   child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const baseURL = `http://127.0.0.1:${ports.app}`;
-  const deadline = Date.now() + 240_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`npm run dev exited early:\n${output}`);
-    const answered = await fetch(`${baseURL}/login`).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (answered) break;
-    if (Date.now() > deadline) throw new Error(`npm run dev did not answer within 4 minutes:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
+  await untilAnswers(`${baseURL}/login`, {
+    child,
+    name: "npm run dev",
+    timeoutMs: 240_000,
+    intervalMs: 500,
+    output: () => output,
+  });
   return { child, output: () => output, baseURL };
 }
 

@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { INSTANCE_SECRET } from "../support/app-instances";
 import { freePort } from "../../scripts/pg-cluster";
+import { untilAnswers } from "../support/until-ready";
 import { createWorld } from "../support/world";
 
 // The production image without Docker (which cannot run here): the runtime stage of the Dockerfile is read, its
@@ -81,14 +82,13 @@ describe("the standalone server, started as the Dockerfile starts it", () => {
     const exited = new Promise<number | null>((resolve) => server.once("exit", (code) => resolve(code)));
 
     const base = `http://127.0.0.1:${PORT}`;
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const health = await fetch(`${base}/api/health`).catch(() => null);
-      if (health?.ok) break;
-      if (server.exitCode !== null) throw new Error(`the server exited: ${output}`);
-      if (Date.now() > deadline) throw new Error(`the server did not answer: ${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    await untilAnswers(`${base}/api/health`, {
+      child: server,
+      name: "the server",
+      timeoutMs: 60_000,
+      intervalMs: 250,
+      output: () => output,
+    });
     const [check, ...checkArgs] = stage.healthcheck;
     const healthcheck = spawnSync(check === "node" ? process.execPath : check, checkArgs, { env, encoding: "utf8" });
     expect(healthcheck.status).toBe(0);

@@ -4,6 +4,7 @@ import path from "node:path";
 import { db } from "@/lib/db";
 import { newId } from "@/lib/ids";
 import { mintSession, type SessionPerson } from "./session-token";
+import { untilAnswers } from "./until-ready";
 
 // Real `next start` instances of the production build, for tests that need several app processes sharing
 // one PostgreSQL. `next build` must have run (the test command builds before these tests).
@@ -65,17 +66,13 @@ export async function startInstance(
     child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown")),
   );
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      if ((await fetch(`${url}/login`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (child.exitCode !== null) throw new Error(`next start exited with ${child.exitCode}: ${output}`);
-    if (Date.now() > deadline) throw new Error("next start did not become ready");
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  await untilAnswers(`${url}/login`, {
+    child,
+    name: "next start",
+    timeoutMs: 60_000,
+    intervalMs: 200,
+    output: () => output,
+  });
   return {
     url,
     pid: child.pid!,

@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { untilReady } from "./until-ready";
 
 // A real HAProxy (Debian's package; .ci/run installs it) in front of app instances: round robin, health checks on
 // /api/ready, a request id per request, and a retry on another instance only when a connection could not be made
@@ -66,17 +67,13 @@ frontend stats
       .filter((fields) => fields[0] === "instances" && fields[1].startsWith("app") && fields[17]?.startsWith("UP"))
       .map((fields) => fields[1]);
   };
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      if ((await up()).length === backends.length) break;
-    } catch {
-      // not listening yet
-    }
-    if (child.exitCode !== null) throw new Error(`haproxy exited with ${child.exitCode}`);
-    if (Date.now() > deadline) throw new Error("haproxy did not see every backend up");
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  // Ready once haproxy sees every backend up (before it listens, a refused fetch reads as not yet).
+  await untilReady(async () => (await up()).length === backends.length, {
+    child,
+    name: "haproxy",
+    timeoutMs: 30_000,
+    intervalMs: 200,
+  });
   return {
     url: `http://127.0.0.1:${port}`,
     up,
