@@ -1,10 +1,9 @@
 import pg from "pg";
-import { authenticateForConversation } from "../lib/conversations/authenticate";
 import { db } from "../lib/db";
 import { startFakeProvider } from "../scripts/dev/fake-provider";
-import { proposeCall } from "../lib/agent-api/propose";
 import { watchConversation, type Watch } from "../lib/live";
 import { benchDatabase, fail, machine, ms, rounds, SMOKE, summarize, tenantPolicy, writeSection } from "./common";
+import { callAsRoute, refundAsRoute } from "./in-process";
 import { createMix, mixCall, type Mix } from "./mix";
 
 // The gateway on PostgreSQL that writes to disk as a deployment's does (fsync and synchronous commit on). First
@@ -78,26 +77,11 @@ console.log(
   `commits/s from ${CALLERS} connections: plain ${ceiling.plain.toFixed(0)}, with pg_notify ${ceiling.notify.toFixed(0)}`,
 );
 
-const encoder = new TextEncoder();
 let sequence = 0;
 /** The `i`th call of the mix, as the route runs it: the key and conversation lookup, then the gateway. */
 async function call(i = sequence++): Promise<void> {
   const next = mixCall(mix, i, "durable");
-  const authenticated = await authenticateForConversation(`Bearer ${world.keys.agent}`, next.conversationId, {
-    countCall: true,
-  });
-  const found = authenticated?.found;
-  if (!authenticated || !found) throw new Error("the benchmark's key or conversation did not authenticate");
-  const raw = { bytes: encoder.encode(next.body), truncated: false };
-  const result = await proposeCall({
-    ...found,
-    apiKeyId: authenticated.agent.apiKeyId,
-    callKey: next.callKey,
-    raw,
-    rateCounted: authenticated.rateCounted,
-  });
-  if (result.outcome.code !== next.expected)
-    throw new Error(`a call answered ${result.outcome.code}, expected ${next.expected}`);
+  await callAsRoute({ key: world.keys.agent, ...next });
 }
 /** Every tenth call of the mix is a get_order. */
 const read = () => call(10 * sequence++);
@@ -105,22 +89,7 @@ const read = () => call(10 * sequence++);
 /** An executed refund of 1.00 USD in the `caller`th conversation of `of`, as the route runs it. */
 async function refund(of: Mix, caller: number): Promise<void> {
   const conversation = of.conversations[caller % of.conversations.length];
-  const authenticated = await authenticateForConversation(`Bearer ${of.world.keys.agent}`, conversation.id, {
-    countCall: true,
-  });
-  if (!authenticated?.found) throw new Error("the benchmark's key or conversation did not authenticate");
-  const body = JSON.stringify({
-    name: "issue_refund",
-    arguments: { order_id: conversation.order, amount_cents: 100, currency: "USD", reason: "late" },
-  });
-  const result = await proposeCall({
-    ...authenticated.found,
-    apiKeyId: authenticated.agent.apiKeyId,
-    callKey: `refund-${sequence++}`,
-    raw: { bytes: encoder.encode(body), truncated: false },
-    rateCounted: authenticated.rateCounted,
-  });
-  if (result.outcome.code !== "refund.issued") throw new Error(`a refund answered ${result.outcome.code}`);
+  await refundAsRoute(of.world.keys.agent, conversation.id, conversation.order, `refund-${sequence++}`, "late");
 }
 
 /** Sets the rate buckets' persistence for a phase; returns what puts the shipped one back. */

@@ -1,7 +1,6 @@
 import { POST as proposeRoute } from "../app/api/v1/conversations/[id]/tool-calls/route";
 import { withAgent } from "../lib/agent-api/http";
 import { authenticateApiKey } from "../lib/auth/keys/api-keys";
-import { authenticateForConversation } from "../lib/conversations/authenticate";
 import { findAgentConversation } from "../lib/conversations/lookup";
 import { db, transaction } from "../lib/db";
 import { reserveExposure } from "../lib/gateway/decide/sql";
@@ -10,6 +9,7 @@ import { proposeCall } from "../lib/agent-api/propose";
 import { newId } from "../lib/ids";
 import { paymentProvider } from "../lib/payments/provider/provider";
 import { anaConversation, createWorld, moreOrders, NO_CEILINGS, NO_DUPLICATE_GUARD } from "../tests/support/world";
+import { refundAsRoute } from "./in-process";
 import { benchDatabase, fail, machine, ms, rounds, summarize, tenantPolicy, writeSection } from "./common";
 
 // Overhead of the gateway against the effect alone: the same executed refund (a) through the full gateway
@@ -56,24 +56,7 @@ const encoder = new TextEncoder();
 let counter = 0;
 
 /** The refund as the route runs it: the key and conversation lookup, then the gateway function. */
-async function gatewayRefund() {
-  const raw = {
-    bytes: encoder.encode(
-      JSON.stringify({
-        name: "issue_refund",
-        arguments: { order_id: gatewayOrder, amount_cents: 100, currency: "USD", reason: "other" },
-      }),
-    ),
-    truncated: false,
-  };
-  const { found: current, rateCounted } = (await authenticateForConversation(
-    `Bearer ${world.keys.agent}`,
-    conversationId,
-    { countCall: true },
-  ))!;
-  const call = await proposeCall({ ...current!, apiKeyId: agent.apiKeyId, callKey: `k${counter++}`, raw, rateCounted });
-  if (call.outcome.code !== "refund.issued") throw new Error(`gateway refund answered ${call.outcome.code}`);
-}
+const gatewayRefund = () => refundAsRoute(world.keys.agent, conversationId, gatewayOrder, `k${counter++}`, "other");
 
 async function directWrite(
   orderId: string,
