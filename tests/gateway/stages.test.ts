@@ -156,9 +156,12 @@ describe("schema: normalization, host-owned fields, strict types, and what the e
     ]);
     // A field with a semantic code leaves its range to the semantic stage.
     expect(problems({ count: 0, step: 5, mode: "fast" })).toEqual(["amount.invalid"]);
-    const listed: ToolFace = { ...counted, schema: z.array(z.string()) };
-    expect(problems([1], listed)).toEqual([{ path: "[0]", problem: "expected string" }]);
-    expect(problems({}, listed)).toEqual([{ path: "(arguments)", problem: "expected array" }]);
+    // A rule on the arguments as a whole (an upstream schema's `minProperties`, say) is named by "(arguments)".
+    const either: ToolFace = {
+      ...counted,
+      schema: z.strictObject({ a: z.string().optional(), b: z.string().optional() }).refine((v) => v.a || v.b),
+    };
+    expect(problems({}, either)).toEqual([{ path: "(arguments)", problem: "is invalid" }]);
   });
 
   it("describes each problem by path and rule, never by value", () => {
