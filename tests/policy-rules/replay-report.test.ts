@@ -5,6 +5,7 @@ import {
   decidedBy,
   differences,
   mergeReports,
+  moneyOf,
   reportText,
   type RecordedDecision,
 } from "@/lib/policy-rules/replay/replay";
@@ -123,5 +124,10 @@ describe("a replay's difference report", () => {
     expect(reportText(differences([], verdict), "seen")).toEqual([
       "0 calls of the 0 seen would be decided differently.",
     ]);
+  });
+
+  it("a group whose calls moved no money reads so", () => {
+    expect(moneyOf({})).toBe("no money");
+    expect(moneyOf({ USD: 0 })).toBe("0.00 USD");
   });
 });

@@ -113,6 +113,8 @@ describe("rules on upstream tools", () => {
       force: false,
     });
     expect(typedArguments(schema, { name: 7, count: "2", force: "true" })).toEqual({});
+    expect(typedArguments(schema, { name: true, count: false })).toEqual({});
+    expect(typedArguments({ properties: { path: { type: ["string"] } } }, { path: "/etc" })).toEqual({});
     expect(typedArguments(schema, { count: 1.5 })).toEqual({});
     expect(typedArguments(schema, { count: 2 ** 60 })).toEqual({});
     expect(typedArguments({ type: "object" }, { name: "a" })).toEqual({});
@@ -160,5 +162,43 @@ describe("rules on upstream tools", () => {
     const rules = rulesOf(RULES).filter((rule) => rule.actions.every((action) => action.includes("__")));
     expect(namedUpstreamTools(rules).sort()).toEqual([write.name, merge.name].sort());
     expect(upstreamRulesFor(rulesOf(RULES), write.name).map((rule) => rule.id)).toEqual(["both"]);
+  });
+
+  it("names every rule that reads an argument the tool does not have, one after the other", () => {
+    const rules = upstreamRulesFor(
+      rulesOf(`
+@id("reads-owner") @deny("owner") forbid (principal, action == Action::"files__write_file", resource) when { context.args.owner == "root" };
+@id("reads-size") @deny("size") forbid (principal, action == Action::"files__write_file", resource) when { context.args.size > 10 };`),
+      write.name,
+    );
+    const set = compileUpstreamRules("test:write:two-unknown", rules, [write]);
+    expect(set.ok).toBe(false);
+    expect(set.ok ? [] : set.message.split("; ").sort()).toEqual([
+      expect.stringMatching(/^rule "reads-owner": .*`args\.owner`/),
+      expect.stringMatching(/^rule "reads-size": .*`args\.size`/),
+    ]);
+  });
+
+  it("a call the engine throws on is failed with the engine's message, never thrown into the gateway", () => {
+    const set = compileUpstreamRules(
+      "test:write:throws",
+      upstreamRulesFor(
+        rulesOf(
+          '@id("etc") @hold("x") forbid (principal, action == Action::"files__write_file", resource) when { context.args.path like "/etc/*" };',
+        ),
+        write.name,
+      ),
+      [write],
+    );
+    const bigint = {
+      agentId: "a",
+      tool: write,
+      server: 10n as unknown as string,
+      args: { path: "/etc/x", content: "" },
+    };
+    expect(evaluateUpstreamRules(set, bigint)).toEqual({
+      verdict: "failed",
+      message: expect.stringMatching(/unwrap_throw/),
+    });
   });
 });
