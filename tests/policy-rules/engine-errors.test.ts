@@ -1,3 +1,4 @@
+import type { AuthorizationAnswer } from "@cedar-policy/cedar-wasm/nodejs";
 import { describe, expect, it } from "vitest";
 import { requestFor, SAMPLE_FACTS } from "@/lib/policy-rules/engine/entities";
 import { compileDraft, compileRules, evaluateRules, verdictOf } from "@/lib/policy-rules/engine/evaluate";
@@ -52,12 +53,11 @@ describe("the engine's error paths fail closed", () => {
 
   it("a deny that names no rule of the set is failed, never a hold without a reason", () => {
     const rules = rulesOf(FRAUD_WATCH);
-    const answer = (reason: string[]) =>
-      ({
-        type: "success",
-        response: { decision: "deny", diagnostics: { reason, errors: [] } },
-        warnings: [],
-      }) as const;
+    const answer = (reason: string[]): AuthorizationAnswer => ({
+      type: "success",
+      response: { decision: "deny", diagnostics: { reason, errors: [] } },
+      warnings: [],
+    });
     expect(verdictOf(rules, answer(["some-other-rule"]))).toEqual({
       verdict: "failed",
       message: "the rules denied the call without naming a rule",
