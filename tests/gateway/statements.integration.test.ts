@@ -29,6 +29,21 @@ beforeAll(async () => {
 });
 afterAll(() => counter.stop());
 
+/** A refund of 5.00 USD in a new tenant whose live rules are `rules`, and the statements it sent. */
+async function refundUnder(rules: string) {
+  const ruled = await createWorld();
+  await putRules(ruled, rules);
+  const [order] = await moreOrders(ruled, 1);
+  const conversation = await conversationFor(ruled.keys.agent, { customer_id: ruled.customers.ana });
+  // The process reads a rule set's text once: a read compiles it first.
+  await propose(ruled.keys.agent, conversation, { name: "get_order", arguments: { order_id: order } });
+  let code: unknown;
+  const sent = await counter.statementsOf(async () => {
+    code = (await propose(ruled.keys.agent, conversation, refund(order, 500), newCallKey())).json.code;
+  });
+  return { ruled, order, code, sent };
+}
+
 describe("statements per call", () => {
   it(`an executed refund sends at most ${EXECUTED_REFUND} statements, BEGIN, COMMIT and the settle included`, async () => {
     const [order] = await moreOrders(world, 1);
@@ -44,16 +59,7 @@ describe("statements per call", () => {
   });
 
   it(`with a live rule on the agent's refunds today, an executed refund sends at most ${EXECUTED_REFUND_MOVING_RULE}`, async () => {
-    const ruled = await createWorld();
-    await putRules(ruled, SECOND_REFUND_WAITS);
-    const [order] = await moreOrders(ruled, 1);
-    const conversation = await conversationFor(ruled.keys.agent, { customer_id: ruled.customers.ana });
-    // The process reads a rule set's text once: a read compiles it first.
-    await propose(ruled.keys.agent, conversation, { name: "get_order", arguments: { order_id: order } });
-    let code: unknown;
-    const sent = await counter.statementsOf(async () => {
-      code = (await propose(ruled.keys.agent, conversation, refund(order, 500), newCallKey())).json.code;
-    });
+    const { ruled, order, code, sent } = await refundUnder(SECOND_REFUND_WAITS);
     expect(code).toBe("refund.issued");
     expect(await db.refund.count({ where: { orderId: order, status: "issued" } })).toBe(1);
     // Reserved before the effect, its exposure is recorded with it as on the one-statement path.
@@ -64,15 +70,7 @@ describe("statements per call", () => {
   });
 
   it(`with live rules that read nothing another call changes, an executed refund still sends at most ${EXECUTED_REFUND}`, async () => {
-    const ruled = await createWorld();
-    await putRules(ruled, OLD_ORDERS);
-    const [order] = await moreOrders(ruled, 1);
-    const conversation = await conversationFor(ruled.keys.agent, { customer_id: ruled.customers.ana });
-    await propose(ruled.keys.agent, conversation, { name: "get_order", arguments: { order_id: order } });
-    let code: unknown;
-    const sent = await counter.statementsOf(async () => {
-      code = (await propose(ruled.keys.agent, conversation, refund(order, 500), newCallKey())).json.code;
-    });
+    const { code, sent } = await refundUnder(OLD_ORDERS);
     expect(code).toBe("refund.issued");
     expect(sent).toBeLessThanOrEqual(EXECUTED_REFUND);
   });
