@@ -25,6 +25,13 @@ declare const inTransaction: unique symbol;
 /** One transaction, from `transaction(work)`: its statements commit together and its locks hold until then. */
 export interface Tx extends Db {
   readonly [inTransaction]: true;
+  /**
+   * Runs `statement` as the transaction's last and commits in the same round trip, so the locks it takes are held
+   * for it and the commit alone. It is prepared on the connection once and run by `EXECUTE` with its values written
+   * in (strings, numbers, booleans and null only), as the opening statements are. If it fails nothing commits and
+   * `work` should throw; once it has run, the transaction takes no more statements.
+   */
+  $queryThenCommit<T = unknown>(statement: Prisma.Sql): Promise<T>;
 }
 
 /**
@@ -130,8 +137,9 @@ const types = {
 const traced = <T>(text: string, send: () => Promise<T>): Promise<T> =>
   span("db.query", { "db.system.name": "postgresql", "db.query.text": text }, send);
 
-function sqlOn(client: pg.Pool | pg.PoolClient, counted: Connection["counted"]): Db {
+function sqlOn(client: pg.Pool | pg.PoolClient, counted: Connection["counted"], open = () => true): Db {
   const run = (query: TemplateStringsArray | Prisma.Sql, values: unknown[]) => {
+    if (!open()) throw new Error("the transaction has committed: a statement after it would run on its own");
     const statement = query instanceof Prisma.Sql ? query : new Prisma.Sql(query, values as Prisma.Sql[]);
     if (counted) counted.statementCount++;
     return traced(statement.text, () =>
@@ -160,7 +168,7 @@ function literal(value: unknown): string {
   throw new Error(`a statement sent with BEGIN takes strings, numbers, booleans and null only, not ${typeof value}`);
 }
 
-// The statements sent with BEGIN, prepared by name on each connection the first time it sends them (PREPARE is
+// The statements sent with BEGIN or COMMIT, prepared by name on each connection the first time it sends them (PREPARE is
 // session state, so a connection remembers its own), in a namespace of their own beside the extended protocol's.
 // The names are kept on the connection under a registered symbol, as the client's own state is (CONNECTION): every
 // copy of this module Next.js loads (a route's bundle, a server action's) shares the pool, so a module-level map
@@ -169,6 +177,15 @@ const PREPARED_FOR_BEGIN = Symbol.for("toolgate.db.preparedForBegin");
 type PreparingClient = pg.PoolClient & { [PREPARED_FOR_BEGIN]?: Set<string> };
 const preparedOn = (client: PreparingClient) => (client[PREPARED_FOR_BEGIN] ??= new Set<string>());
 const beginName = (text: string) => `tgb_${createHash("sha256").update(text).digest("hex").slice(0, 32)}`;
+
+/** `statement` for the simple protocol: `EXECUTE` of its prepared name, after its `PREPARE` if `prepared` lacks it. */
+function executeParts(prepared: Set<string>, statement: Prisma.Sql): { parts: string[]; preparing: string | null } {
+  const name = beginName(statement.text);
+  const values = statement.values.map(literal).join(", ");
+  const execute = values ? `EXECUTE ${name}(${values})` : `EXECUTE ${name}`;
+  if (prepared.has(name)) return { parts: [execute], preparing: null };
+  return { parts: [`PREPARE ${name} AS ${statement.text}`, execute], preparing: name };
+}
 
 /**
  * Runs `work` in one transaction on one pooled connection: committed if it returns, rolled back if it throws.
@@ -185,42 +202,53 @@ export async function transaction<T>(
 ): Promise<T> {
   const { pool, counted } = connection();
   const client = await pool.connect();
-  const tx = sqlOn(client, counted) as Tx;
+  const prepared = preparedOn(client);
   let broken = false;
-  try {
-    const prepared = preparedOn(client);
-    const parts = [`BEGIN; SET LOCAL statement_timeout = ${Math.trunc(statementTimeoutMs)}`];
-    const preparing: string[] = [];
-    const executes: number[] = [];
-    let sent = 2;
-    for (const statement of opening) {
-      const name = beginName(statement.text);
-      if (!prepared.has(name)) {
-        parts.push(`PREPARE ${name} AS ${statement.text}`);
-        preparing.push(name);
-        sent++;
-      }
-      const values = statement.values.map(literal).join(", ");
-      parts.push(values ? `EXECUTE ${name}(${values})` : `EXECUTE ${name}`);
-      executes.push(sent++);
-    }
-    // A PREPARE that ran stays on the connection whatever happens after it: a failed round trip leaves the
-    // connection's set of names unknown, so the connection is not reused.
+  let committed = false;
+  /**
+   * Sends `parts` in one round trip of the simple protocol. A PREPARE that ran stays on the connection whatever
+   * happens after it: a failed round trip leaves the connection's set of names unknown, so it is not reused.
+   */
+  const send = async (parts: string[], preparing: string[], named: string) => {
     if (preparing.length > 0) broken = true;
     // The span names the statements, never the values written into them.
-    const named = [parts[0], ...opening.map((statement) => statement.text)].join("; ");
     const results = (await traced(named, () =>
       client.query({ text: parts.join("; "), types }),
     )) as unknown as pg.QueryResult[];
     for (const name of preparing) prepared.add(name);
     broken = false;
     if (counted) counted.statementCount++;
+    return results;
+  };
+  const tx = Object.assign(sqlOn(client, counted, () => !committed), {
+    async $queryThenCommit<R>(statement: Prisma.Sql): Promise<R> {
+      const { parts, preparing } = executeParts(prepared, statement);
+      const results = await send([...parts, "COMMIT"], preparing ? [preparing] : [], `${statement.text}; COMMIT`);
+      committed = true;
+      return results[parts.length - 1].rows as R;
+    },
+  }) as unknown as Tx;
+  try {
+    const parts = [`BEGIN; SET LOCAL statement_timeout = ${Math.trunc(statementTimeoutMs)}`];
+    const preparing: string[] = [];
+    const executes: number[] = [];
+    for (const statement of opening) {
+      const sent = executeParts(prepared, statement);
+      if (sent.preparing) preparing.push(sent.preparing);
+      parts.push(...sent.parts);
+      // BEGIN and SET LOCAL are two results, then one per part.
+      executes.push(parts.length);
+    }
+    const named = [parts[0], ...opening.map((statement) => statement.text)].join("; ");
+    const results = await send(parts, preparing, named);
     const result = await work(
       tx,
       executes.map((index) => results[index].rows),
     );
-    await traced("COMMIT", () => client.query("COMMIT"));
-    if (counted) counted.statementCount++;
+    if (!committed) {
+      await traced("COMMIT", () => client.query("COMMIT"));
+      if (counted) counted.statementCount++;
+    }
     return result;
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {

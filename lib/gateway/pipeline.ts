@@ -1,5 +1,5 @@
 import { canonicalJson, sha256Hex } from "../canonical";
-import { db, transaction, type Db } from "../db";
+import { db, transaction, type Db, type Tx } from "../db";
 import { newId } from "../ids";
 import { logError, withLogContext } from "../observe/log";
 import { countDecision, countShadowVerdict } from "../observe/metrics";
@@ -11,6 +11,7 @@ import { requestApproval, type ApprovalNotifier } from "./outcome/approval";
 import { ceilingPassed, releaseCeilings, reserveCeilings } from "./decide/ceilings";
 import { callFactsFrom, callFactsStatements, loadCallFacts, planCallFacts, type CallFacts } from "./context/facts";
 import { executeCall } from "./outcome/execute";
+import { effectNotMoved } from "./outcome/sql";
 import { conversationLock, lockedFacts, type LockedConversationRow } from "./context/lock";
 import { checkIdempotency, deriveCallKey } from "./context/idempotency";
 import { bindsCallKey, outcome, type Outcome, type StageResult } from "../outcome";
@@ -117,21 +118,29 @@ async function runSequence(
     );
     const along = { proposal, ports, call: checked.call, id, startedAt, callKey };
     if (tool.effect === "read") {
-      return await checkAgainstData(db, { ...along, conversation: proposal.conversation, facts: null });
+      return await checkAgainstData(db, { ...along, conversation: proposal.conversation, facts: null, commit: null });
     }
     // A write's transaction opens with the conversation's lock and then the call's facts, sent with BEGIN in one
     // round trip: each its own statement, so the facts are read after the lock is held (docs/decisions/028).
     const reads = { callKey, policy: proposal.policy, ports, hinted: proposal.hintedOrder };
     const plan = readsCalls(tool) ? null : planCallFacts(tool, checked.call.args, proposal.conversation, reads);
-    const committed = await transaction(
-      (tx, [[locked], factsRows]) =>
-        checkAgainstData(tx, {
-          ...along,
-          conversation: lockedFacts(proposal.conversation, locked as LockedConversationRow | undefined),
-          facts: plan && callFactsFrom(plan, factsRows),
-        }),
-      { opening: [conversationLock(proposal.conversation.id), ...(plan ? callFactsStatements(plan) : [])] },
-    );
+    // An automatic refund's effect commits in its own round trip; when its order does not move, nothing commits and
+    // the call runs again in a transaction that commits on its own (docs/decisions/029).
+    const checkInTransaction = (effectCommits: boolean) =>
+      transaction(
+        (tx, [[locked], factsRows]) =>
+          checkAgainstData(tx, {
+            ...along,
+            conversation: lockedFacts(proposal.conversation, locked as LockedConversationRow | undefined),
+            facts: plan && callFactsFrom(plan, factsRows),
+            commit: effectCommits ? tx : null,
+          }),
+        { opening: [conversationLock(proposal.conversation.id), ...(plan ? callFactsStatements(plan) : [])] },
+      );
+    const committed = await checkInTransaction(true).catch((error: unknown) => {
+      if (effectNotMoved(error)) return checkInTransaction(false);
+      throw error;
+    });
     // The external half of the effect runs only once its local record has committed.
     const { executed, ...result } = committed;
     if (!readsCalls(tool) && tool.external && !result.replayed && result.outcome.code === tool.external.pendingCode) {
@@ -216,6 +225,8 @@ async function checkAgainstData(
     callKey: string;
     /** Stage 7's answer when the transaction's first round trip read it. */
     facts: StageResult<CallFacts> | null;
+    /** The transaction an automatic irreversible effect commits with its statement (`executeCall`), or null. */
+    commit: Tx | null;
   },
 ): Promise<CallResult & { executed?: ExecutedCall<Record<string, unknown>> }> {
   const { proposal, conversation, ports, call: validCall, id, startedAt, callKey } = along;
@@ -366,7 +377,7 @@ async function checkAgainstData(
   });
   const executedCall = { args, order, tenantId: conversation.tenantId, conversationId: conversation.id };
   if (runsAlone && !reserved) {
-    const reserving = { ...executable, exposure: { reserveCents: call.impactCents } };
+    const reserving = { ...executable, exposure: { reserveCents: call.impactCents }, commit: along.commit };
     const executed = await stage("execute", () => executeCall(client, reserving, ports, recordAs));
     if (executed) return { id, outcome: executed, replayed: false, executed: executedCall };
     // A ceiling refused: nothing was written, and the call waits for a person with the numbers it would pass.

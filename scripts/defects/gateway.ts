@@ -80,7 +80,15 @@ export const defects: Defect[] = [
     find: "const agentId = row.agent === 1 ? conversation.agentId : null;",
     replace: "const agentId = null;",
     testFile: "tests/gateway/exposure.integration.test.ts",
-    test: "a refund whose order moved on while it waited for the ceilings' locks gives its reservation back and pays nothing",
+    test: "an effect that reserves in a transaction committing on its own gives its reservation back when the order moved on",
+  },
+  {
+    name: "an effect commits with its statement only when its order moved",
+    file: "lib/gateway/outcome/sql.ts",
+    find: "THEN 1 ELSE toolgate_effect_not_moved() END",
+    replace: "THEN 1 ELSE 0 END",
+    testFile: "tests/gateway/exposure.integration.test.ts",
+    test: "a refund whose order moved on while it waited for the ceilings' locks commits nothing, and is checked again on the order as it is",
   },
   {
     name: "the order moves only under its reservation",

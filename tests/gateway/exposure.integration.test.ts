@@ -1,6 +1,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { approveRequest } from "@/lib/approvals/decision/approve";
+import { canonicalJson, sha256Hex } from "@/lib/canonical";
+import { findAgentConversation } from "@/lib/conversations/lookup";
 import { db, transaction } from "@/lib/db";
+import { newCallRecord } from "@/lib/gateway";
+import { loadCallFacts } from "@/lib/gateway/context/facts";
+import { executeCall } from "@/lib/gateway/outcome/execute";
+import { paymentPort } from "@/lib/payments/port";
+import { issueRefund } from "@/lib/tools/issue-refund";
 import { pruneAutoExposure } from "@/lib/gateway/decide/policy";
 import { conversationFor, newCallKey, openConversation, propose } from "../support/api";
 import { agentConversation, proposeAsAgent, refund } from "../support/calls";
@@ -26,16 +33,20 @@ async function runningTotals(tenantId: string) {
   return Object.fromEntries(rows.map((row) => [row.agentId || "tenant", Number(row.runningCents)]));
 }
 
-/** Returns once a statement of this database that names `table` is waiting for a lock (at most 10 s). */
-async function waitForLockWaiter(table: string) {
+/**
+ * Returns once a statement of this database waits for a lock on a running total (at most 10 s): an automatic
+ * refund's effect statement, sent by its prepared name (`EXECUTE`) or with its text the first time.
+ */
+async function waitForLockWaiter() {
   for (let tries = 0; tries < 200; tries++) {
     const [waiting] = await db.$queryRaw<{ count: number }[]>`
       SELECT count(*)::int AS "count" FROM pg_stat_activity
-      WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE ${`%"${table}"%`}`;
+      WHERE datname = current_database() AND wait_event_type = 'Lock'
+        AND (query LIKE '%"ExposureTotal"%' OR query LIKE 'EXECUTE tgb\_%')`;
     if (waiting.count > 0) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`no statement waited for a lock on ${table}`);
+  throw new Error("no statement waited for a lock on a running total");
 }
 
 async function worldWith(policy: WorldPolicy) {
@@ -254,19 +265,76 @@ describe("exposure ceilings across conversations (rolling 24 hours, automatic ir
     expect(await autoExposure(world.tenantId)).toEqual({ cents: 1000, rows: 2 });
   });
 
-  it("a refund whose order moved on while it waited for the ceilings' locks gives its reservation back and pays nothing", async () => {
+  it("a refund whose order moved on while it waited for the ceilings' locks commits nothing, and is checked again on the order as it is", async () => {
     const { world, conversation, order, holder, release } = await refundedOnceTotalHeld();
     const proposal = propose(world.keys.agent, conversation, refund(order, 700), newCallKey());
-    // The refund's statement waits at the reservation; meanwhile the order moves on (another conversation's change).
-    await waitForLockWaiter("ExposureTotal");
-    await db.order.update({ where: { id: order }, data: { postalCode: "94110", version: { increment: 1 } } });
+    // The refund's statement waits at the reservation; meanwhile another refund takes all the order has left.
+    await waitForLockWaiter();
+    await db.order.update({ where: { id: order }, data: { refundedCents: 10_000, version: { increment: 1 } } });
     release();
     await holder;
-    expect((await proposal).json.code).toBe("order.changed");
+    expect((await proposal).json.code).toBe("amount.exceeds-refundable");
     expect(await runningTotals(world.tenantId)).toEqual({ tenant: 500, [world.users.agent]: 500 });
     expect(await autoExposure(world.tenantId)).toEqual({ cents: 500, rows: 1 });
     expect(await db.refund.count({ where: { orderId: order } })).toBe(0);
     expect((await externals.stats()).totalsByOrder[order]).toBeUndefined();
+  });
+
+  it("a refund whose order moved on in a way that still allows it runs once, reserved once, on the order as it now is", async () => {
+    const { world, conversation, order, holder, release } = await refundedOnceTotalHeld();
+    const proposal = propose(world.keys.agent, conversation, refund(order, 700), newCallKey());
+    await waitForLockWaiter();
+    await db.order.update({ where: { id: order }, data: { postalCode: "94110", version: { increment: 1 } } });
+    release();
+    await holder;
+    expect((await proposal).json.code).toBe("refund.issued");
+    expect(await runningTotals(world.tenantId)).toEqual({ tenant: 1200, [world.users.agent]: 1200 });
+    expect(await autoExposure(world.tenantId)).toEqual({ cents: 1200, rows: 2 });
+    expect(await db.refund.count({ where: { orderId: order, status: "issued" } })).toBe(1);
+    expect((await externals.stats()).totalsByOrder[order]).toBe(700);
+  });
+
+  it("an effect that reserves in a transaction committing on its own gives its reservation back when the order moved on", async () => {
+    // The path a refund's second try takes (docs/decisions/029), with the order moving on once more before its statement.
+    const world = await worldWith({ agentDailyCeilingCents: 12_000 });
+    const [order] = await moreOrders(world, 1);
+    const id = await agentConversation(world);
+    const { conversation } = (await findAgentConversation(
+      { userId: world.users.agent, tenantId: world.tenantId },
+      id,
+    ))!;
+    const args = refund(order, 700).arguments;
+    const context = await loadCallFacts(db, issueRefund as never, args, conversation, null);
+    if (!context.ok) throw new Error("the order should load");
+    await db.order.update({ where: { id: order }, data: { version: { increment: 1 } } });
+    const argsCanonical = canonicalJson(args);
+    const record = newCallRecord({
+      id: "call_stale",
+      conversation,
+      toolName: "issue_refund",
+      argsCanonical,
+      argsHash: sha256Hex(argsCanonical),
+    });
+    const result = await transaction((tx) =>
+      executeCall(
+        tx,
+        {
+          tool: issueRefund as never,
+          args,
+          order: context.value.order,
+          conversation,
+          impactCents: 700,
+          callId: "call_stale",
+          exposure: { reserveCents: 700 },
+        },
+        { payments: paymentPort },
+        (outcome) => ({ ...record, outcome }),
+      ),
+    );
+    expect(result).toMatchObject({ code: "order.changed" });
+    expect(await runningTotals(world.tenantId)).toEqual({ tenant: 0, [world.users.agent]: 0 });
+    expect(await autoExposure(world.tenantId)).toEqual({ cents: 0, rows: 0 });
+    expect(await db.refund.count({ where: { orderId: order } })).toBe(0);
   });
 
   it("16 refunds of one tenant at once against a ceiling only 5 fit under: exactly 5 execute, the rest wait for a person", async () => {

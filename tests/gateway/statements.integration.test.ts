@@ -11,12 +11,12 @@ import { putRules } from "../policy-rules/support";
 
 // Every round trip to PostgreSQL is time on the call's path (docs/BENCHMARKS.md): a change that adds one to an
 // executed refund or to a read fails here. Counted through the route, key lookup and settle included (BEGIN with the
-// statements it carries is one), with the duplicate guard, the exposure ceilings and the rules' facts all running as
-// a tenant's defaults have them.
-const EXECUTED_REFUND = 5;
+// statements it carries is one, and so is the effect's statement with the COMMIT sent with it, docs/decisions/029),
+// with the duplicate guard, the exposure ceilings and the rules' facts all running as a tenant's defaults have them.
+const EXECUTED_REFUND = 4;
 // A live rule on what other calls change (the agent's refunds today, the customer's flag) is judged again on facts
 // read under the reservation's locks, so the reservation and the rules' second read are statements of their own
-// (docs/decisions/023 and 028): two more, only for such a tenant.
+// (docs/decisions/023 and 028), and the effect's statement commits on its own: three more, only for such a tenant.
 const EXECUTED_REFUND_MOVING_RULE = 7;
 const READ = 2;
 
@@ -159,5 +159,40 @@ describe("statements sent with BEGIN", () => {
       const [[row]] = await transaction(async (_tx, opened) => opened, { opening: [divide(by)] });
       expect(row).toEqual({ quotient: 10 / by });
     }
+  });
+});
+
+describe("a statement sent with COMMIT", () => {
+  it("commits in its own round trip with its values as literals, and the transaction takes nothing after it", async () => {
+    const world = await createWorld();
+    const name = String.raw`Shop'); DROP TABLE "Tenant"; -- \' é`;
+    const sent = await counter.statementsOf(async () => {
+      await transaction(async (tx) => {
+        const [row] = await tx.$queryThenCommit<{ name: string }[]>(
+          Prisma.sql`UPDATE "Tenant" SET "name" = ${name} WHERE "id" = ${world.tenantId} RETURNING "name"`,
+        );
+        expect(row).toEqual({ name });
+        await expect(tx.$queryRaw`SELECT 1`).rejects.toThrow(/the transaction has committed/);
+      });
+    });
+    // BEGIN, then the statement with COMMIT.
+    expect(sent).toBe(2);
+    expect(await db.tenant.findUniqueOrThrow({ where: { id: world.tenantId } })).toMatchObject({ name });
+  });
+
+  it("commits nothing when it fails, and the connection it prepared on is not used again", async () => {
+    const world = await createWorld();
+    const before = await db.tenant.findUniqueOrThrow({ where: { id: world.tenantId } });
+    const rename = (by: number) =>
+      Prisma.sql`UPDATE "Tenant" SET "name" = 'renamed' WHERE "id" = ${world.tenantId} AND 10 / ${by}::int > 0 RETURNING "name"`;
+    await expect(
+      transaction(async (tx) => {
+        await tx.$executeRaw`UPDATE "Tenant" SET "name" = 'first' WHERE "id" = ${world.tenantId}`;
+        return tx.$queryThenCommit(rename(0));
+      }),
+    ).rejects.toThrow(/division by zero/);
+    expect(await db.tenant.findUniqueOrThrow({ where: { id: world.tenantId } })).toMatchObject({ name: before.name });
+    for (let round = 0; round < 4; round++) await transaction((tx) => tx.$queryThenCommit(rename(round + 1)));
+    expect(await db.tenant.findUniqueOrThrow({ where: { id: world.tenantId } })).toMatchObject({ name: "renamed" });
   });
 });

@@ -1,4 +1,4 @@
-import type { Db } from "../../db";
+import type { Db, Tx } from "../../db";
 import type { OrderFacts, ToolDefinition, ToolPorts } from "../../tools/types";
 import { outcome, type Outcome } from "../../outcome";
 import { moveOrderWithEffect } from "./sql";
@@ -14,6 +14,8 @@ export interface ExecutableCall {
   callId: string;
   /** The exposure ceilings' claim of an irreversible effect executed without approval (`Exposure`). */
   exposure?: Exposure | null;
+  /** The transaction the effect's statement commits in its own round trip, if it moves the order (`moveOrderWithEffect`). */
+  commit?: Tx | null;
 }
 
 /**
@@ -64,6 +66,7 @@ export async function executeCall(
     exposure: call.exposure ?? null,
     writes: effect.writes ?? [],
     record: recordAs ? { moved: recordAs(executed), changed: recordAs(changed) } : null,
+    commit: call.commit ?? null,
   });
   if (moved === "refused") return null;
   return moved === "moved" ? executed : changed;

@@ -1,4 +1,4 @@
-import type { Db } from "../../db";
+import type { Db, Tx } from "../../db";
 import { Prisma } from "../../generated/prisma/client";
 import type { Outcome } from "../../outcome";
 import { CALLS_CHANNEL } from "../../live/sql";
@@ -6,6 +6,13 @@ import { moveOrderAtVersion } from "../../tools/sql";
 import type { OrderChange } from "../../tools/types";
 import type { CallRecord, DecisionRow, LaterOutcome } from "../types";
 import { releaseExposure, reservationCtes, type Exposure } from "../decide/sql";
+
+/** The SQLSTATE of `toolgate_effect_not_moved()` (prisma/migrations/20261209100000_effect_not_moved). */
+const EFFECT_NOT_MOVED = "TG001";
+
+/** Whether `error` is an effect statement's refusal to commit an order that did not move (`commit` below). */
+export const effectNotMoved = (error: unknown) =>
+  typeof error === "object" && error !== null && (error as { code?: unknown }).code === EFFECT_NOT_MOVED;
 
 // A change is announced only to conversations with an open live view (lib/live/index.ts): PostgreSQL serializes the
 // commits of all notifying transactions (docs/decisions/004-notify-only-watched-conversations.md).
@@ -33,6 +40,12 @@ export async function moveOrderWithEffect(
     exposure: Exposure | null;
     writes: Prisma.Sql[];
     record: { moved: CallRecord; changed: CallRecord } | null;
+    /**
+     * The transaction the statement commits in its own round trip (`Tx.$queryThenCommit`), or null. Only the order's
+     * move may then commit: any other end raises `EFFECT_NOT_MOVED` instead, nothing commits, and the caller runs
+     * the call again in a transaction that commits on its own (docs/decisions/029).
+     */
+    commit: Tx | null;
   },
 ): Promise<"moved" | "changed" | "refused"> {
   const { conversation, irreversibleCents, exposure, record } = move;
@@ -91,9 +104,16 @@ export async function moveOrderWithEffect(
     reserving === null
       ? Prisma.sql`1 AS "tenant", 1 AS "agent"`
       : Prisma.sql`(SELECT count(*)::int FROM tenant) AS "tenant", (SELECT count(*)::int FROM agent) AS "agent"`;
-  const [row] = await db.$queryRaw<{ count: number; tenant: number; agent: number }[]>`
+  const count = move.commit
+    ? Prisma.sql`CASE WHEN EXISTS (SELECT 1 FROM moved) THEN 1 ELSE toolgate_effect_not_moved() END`
+    : Prisma.sql`(SELECT count(*)::int FROM moved)`;
+  const statement = Prisma.sql`
       WITH ${Prisma.join(ctes, ",\n      ")}
-      SELECT (SELECT count(*)::int FROM moved) AS "count", ${claims}, ${notify} AS "notified"`;
+      SELECT ${count} AS "count", ${claims}, ${notify} AS "notified"`;
+  type Row = { count: number; tenant: number; agent: number };
+  const [row] = move.commit
+    ? await move.commit.$queryThenCommit<Row[]>(statement)
+    : await db.$queryRaw<Row[]>(statement);
   if (row.count === 1) return "moved";
   if (reserving !== null && row.tenant === 1) {
     // The tenant's part was reserved and is not used: the agent's ceiling refused, or the order had moved on.
