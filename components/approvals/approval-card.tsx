@@ -2,7 +2,8 @@
 
 import Link from "next/link";
 import type { ApprovalPreview } from "@/lib/gateway";
-import { argumentLabel, argumentValue, heldText, requestPhrase, requestTitle } from "@/lib/approvals/words";
+import { heldText, requestPhrase, requestTitle } from "@/lib/approvals/words";
+import { argumentWords } from "@/components/ui/words";
 import { formatMoney } from "@/lib/money";
 import { isUpstreamPreview } from "@/lib/upstream/calls/preview";
 import { TimeAgo } from "@/components/ui/time-ago";
@@ -95,10 +96,10 @@ function RefundCard({
       <dl className="facts">
         <dt>Details</dt>
         <dd data-testid="preview-arguments">
-          {Object.keys(preview.arguments)
-            .filter((key) => key !== "order_id")
-            .sort()
-            .map((key) => `${argumentLabel(key)}: ${argumentValue(key, preview.arguments[key], currency)}`)
+          {argumentWords(preview.arguments)
+            .filter(({ key }) => key !== "order_id")
+            .sort((a, b) => a.key.localeCompare(b.key))
+            .map(({ label, value }) => `${label}: ${value}`)
             .join(" · ")}
         </dd>
         <dt>Order {changed ? "when checked" : ""}</dt>

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { LinkDecisionForm } from "./link-decision-form";
 import { TimeAgo } from "@/components/ui/time-ago";
-import { argumentWords } from "@/components/ui/words";
+import { argumentWords, capitalized } from "@/components/ui/words";
 import type { LinkView } from "@/lib/approvals/email-links/open";
 import { requestPhrase } from "@/lib/approvals/words";
 import { outcomeTitle } from "@/lib/calls/words";
@@ -32,10 +32,11 @@ export function LinkRequest({ token, view }: { token: string; view: LinkView }) 
   }
   const { request } = view;
   const summary = requestPhrase({ ...request, amountCents: request.impactCents });
+  const decided = requestPhrase({ ...request, amountCents: request.impactCents, approvedCents: request.approvedCents });
   const customer = request.customerEmail ?? "the customer";
   return (
     <main id="main">
-      <h1 data-testid="link-title">{summary.charAt(0).toUpperCase() + summary.slice(1)}</h1>
+      <h1 data-testid="link-title">{capitalized(decided)}</h1>
       <section className="card">
         <dl className="facts">
           <dt>Customer</dt>
@@ -45,11 +46,11 @@ export function LinkRequest({ token, view }: { token: string; view: LinkView }) 
             {request.orderId}: {request.orderStatus}, total {formatMoney(request.orderTotalCents, request.currency)},
             refunded {formatMoney(request.orderRefundedCents, request.currency)}
           </dd>
-          {argumentWords(request.arguments)
-            .filter(([label]) => label !== "Order")
-            .map(([label, value]) => (
-              <div key={label} style={{ display: "contents" }}>
-                <dt>{label}</dt>
+          {argumentWords(request.arguments, request.approvedCents)
+            .filter(({ key }) => key !== "order_id")
+            .map(({ key, label, value }) => (
+              <div key={key} style={{ display: "contents" }}>
+                <dt>{capitalized(label)}</dt>
                 <dd>{value}</dd>
               </div>
             ))}

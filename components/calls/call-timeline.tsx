@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { formatDuration } from "@/components/ui/time-words";
 import { TimeAgo } from "@/components/ui/time-ago";
-import { argumentWords } from "@/components/ui/words";
+import { argumentWords, capitalized } from "@/components/ui/words";
 import { requestPhrase } from "@/lib/approvals/words";
 import { amountCentsOf } from "@/lib/money";
 import type { callTimeline } from "@/lib/calls/timeline";
@@ -12,12 +12,13 @@ type Found = NonNullable<Awaited<ReturnType<typeof callTimeline>>>;
 export function CallTimeline({ call, approval, events, ownConversation }: Found & { ownConversation: boolean }) {
   const args = call.argsCanonical ? (JSON.parse(call.argsCanonical) as Record<string, unknown>) : {};
   const amount = typeof args.amount_cents === "number" ? args.amount_cents : null;
+  const approvedCents = amountCentsOf(approval?.approvedArgs);
   const summary = requestPhrase({
     toolName: call.toolName,
     orderId: call.orderId,
     amountCents: amount,
     currency: typeof args.currency === "string" ? args.currency : null,
-    approvedCents: amountCentsOf(approval?.approvedArgs),
+    approvedCents,
   });
   return (
     <main id="main">
@@ -43,9 +44,9 @@ export function CallTimeline({ call, approval, events, ownConversation }: Found 
               <code>{call.conversationId}</code>
             )}
           </dd>
-          {argumentWords(args).map(([label, value]) => (
-            <div key={label} style={{ display: "contents" }}>
-              <dt>{label}</dt>
+          {argumentWords(args, approvedCents).map(({ key, label, value }) => (
+            <div key={key} style={{ display: "contents" }}>
+              <dt>{capitalized(label)}</dt>
               <dd>{value}</dd>
             </div>
           ))}

@@ -1,18 +1,30 @@
 import { argumentLabel, argumentValue } from "@/lib/approvals/words";
 
 /**
- * Arguments as labelled words, in the approval card's words (`argumentLabel`, `argumentValue`) with the label
- * capitalized for a list: money formatted (its currency then goes unsaid), reasons without underscores.
+ * Arguments as labelled words, in the approval card's words (`argumentLabel`, `argumentValue`): money formatted (its
+ * currency then goes unsaid), reasons without underscores. An amount a supervisor lowered reads as approved, with
+ * the proposal's beside it: "50.00 USD (lowered from 55.00 USD)".
  */
-export function argumentWords(args: Record<string, unknown>): [string, string][] {
+export function argumentWords(
+  args: Record<string, unknown>,
+  approvedCents: number | null = null,
+): { key: string; label: string; value: string }[] {
   const currency = typeof args.currency === "string" ? args.currency : "";
   return Object.keys(args)
     .filter((key) => key !== "currency" || typeof args.amount_cents !== "number")
     .map((key) => {
-      const label = argumentLabel(key);
-      return [`${label.charAt(0).toUpperCase()}${label.slice(1)}`, argumentValue(key, args[key], currency)];
+      const value = argumentValue(key, args[key], currency);
+      const lowered = key === "amount_cents" && approvedCents != null && approvedCents !== args[key];
+      return {
+        key,
+        label: argumentLabel(key),
+        value: lowered ? `${argumentValue(key, approvedCents, currency)} (lowered from ${value})` : value,
+      };
     });
 }
+
+/** "Postal code" for a list's label. */
+export const capitalized = (label: string) => `${label.charAt(0).toUpperCase()}${label.slice(1)}`;
 
 /** "1 write", "3 writes". */
 export const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;

@@ -270,6 +270,7 @@ test("approve with edits: the amount can only be lowered; the lower amount is wh
   const lowered = `60.00 USD refund on ${order} (lowered from 80.00 USD)`;
   await page.goto(`/calls/${pending.id}`);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(`Timeline: ${lowered}`);
+  await expect(page.getByText("60.00 USD (lowered from 80.00 USD)", { exact: true })).toBeVisible();
   await page.goto(`/approvals/history?q=${order}`);
   await expect(page.getByTestId("history-timeline")).toHaveText(lowered);
   const agentPage = await asUser(browser, SEEDED.agent, baseURL!);

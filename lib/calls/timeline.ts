@@ -59,7 +59,7 @@ function rulesText(verdicts: NonNullable<DecisionRow["ruleVerdicts"]>): string |
 
 function decisionTitle(row: DecisionRow): string {
   if (row.actor && row.code === "approval.denied") return "Denied";
-  if (row.actor) return `Approved; ${(outcomeTitle(row.code) ?? row.code).toLowerCase()}`;
+  if (row.actor) return "Approved";
   if (row.replayed) return `Replayed the stored outcome (${row.code})`;
   return outcomeTitle(row.code) ?? `${row.kind.replace("_", " ")} at ${row.stage}`;
 }
@@ -92,12 +92,14 @@ export async function callTimeline(
       at: row.createdAt,
       title: decisionTitle(row),
       by: row.actor,
-      // An approved refund is unknown only until the provider answers; once it settled, that step is no warning.
-      ...(row.actor && row.code === "refund.outcome-unknown" && refunds.some((refund) => refund.settledAt)
+      // A refund is unknown only until the provider answers; once it settled, that step is no warning.
+      ...(row.code === "refund.outcome-unknown" && refunds.some((refund) => refund.settledAt)
         ? { code: null, kind: null }
         : { code: row.code, kind: row.kind }),
       detail:
         [
+          // What the approval did next, after the words of who approved: "Refund reserved and sent to …".
+          row.actor && row.code !== "approval.denied" ? (outcomeTitle(row.code) ?? row.code) : null,
           row.actor && approval?.note ? `Note: ${approval.note}` : null,
           row.duplicateGuard && guardText(row.duplicateGuard),
           row.ruleVerdicts && rulesText(row.ruleVerdicts),

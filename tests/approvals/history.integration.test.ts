@@ -6,7 +6,7 @@ import { HistoryFilterSchema } from "@/lib/approvals/desk/filters";
 import { decisionHistory } from "@/lib/approvals/desk/history";
 import { callTimeline } from "@/lib/calls/timeline";
 import { db } from "@/lib/db";
-import { holdRefund, supervisorOf } from "../support/calls";
+import { agentConversation, holdRefund, proposeAsAgent, refund, supervisorOf } from "../support/calls";
 import { createWorld, type World } from "../support/world";
 
 // The history page's and the timeline page's loaders, against real decisions made through the real routes.
@@ -100,10 +100,15 @@ describe("a call's timeline", () => {
     expect(timeline?.events.map((event) => [event.title, event.by])).toEqual([
       ["Proposed", expect.stringMatching(/^Agent \(agent-.*\)$/)],
       ["Held for a supervisor's approval", null],
-      ["Approved; refund reserved and sent to the payment provider", supervisor],
+      ["Approved", supervisor],
       ["Refund issued", null],
       ["Settled with the payment provider", null],
     ]);
+    // Who approved is the event's own words; what the approval then did is said after, never as the person's act.
+    expect(timeline?.events[2]).toMatchObject({
+      code: null,
+      detail: expect.stringMatching(/^Refund reserved and sent to the payment provider · Duplicate check: /),
+    });
     const deniedTimeline = await callTimeline(world.tenantId, denied.callId);
     expect(deniedTimeline?.events.map((event) => [event.title, event.by, event.detail])).toEqual([
       ["Proposed", expect.stringContaining("agent-"), expect.stringContaining('"amount_cents":9000')],
@@ -117,5 +122,21 @@ describe("a call's timeline", () => {
     ]);
     expect(await callTimeline(world.otherTenantId, approved.callId)).toBeNull();
     expect(await callTimeline(world.tenantId, "call_missing")).toBeNull();
+  });
+
+  it("an automatic refund that settled shows no unknown outcome: the code is for a refund the provider has not answered", async () => {
+    const world = await createWorld();
+    const executed = await proposeAsAgent(world, await agentConversation(world), refund(world.orders.o1001, 1500));
+    expect(executed.json).toMatchObject({ kind: "executed", code: "refund.issued" });
+    const timeline = await callTimeline(world.tenantId, executed.json.id);
+    const sent = timeline?.events.find((event) => event.title === "Refund reserved and sent to the payment provider");
+    expect(sent).toMatchObject({ by: null, code: null });
+    expect(timeline?.events.at(-1)?.title).toBe("Settled with the payment provider");
+
+    await db.refund.updateMany({ where: { toolCallId: executed.json.id }, data: { settledAt: null } });
+    const unsettled = await callTimeline(world.tenantId, executed.json.id);
+    expect(
+      unsettled?.events.find((event) => event.title === "Refund reserved and sent to the payment provider"),
+    ).toMatchObject({ code: "refund.outcome-unknown" });
   });
 });

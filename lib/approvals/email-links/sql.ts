@@ -18,6 +18,8 @@ export interface LinkedRequest {
   impactCents: number;
   /** What approving now approves: the first of two approvers' amount, else the proposal's. */
   approvingCents: number;
+  /** The amount approved, once the request is: lower than the proposal's when a supervisor lowered it. */
+  approvedCents: number | null;
   currency: string;
   arguments: Record<string, unknown>;
   orderStatus: string;
@@ -78,6 +80,7 @@ export async function findLinkedRequest(db: Db, tenantId: string, approvalId: st
   const [request] = await db.$queryRaw<LinkedRequest[]>`
     SELECT a."id", a."status", a."toolName", a."orderId", a."impactCents",
            coalesce((a."firstApprovedArgs"->>'amount_cents')::int, (a."preview"->'impact'->>'amount_cents')::int, a."impactCents") AS "approvingCents",
+           (a."approvedArgs"->>'amount_cents')::int AS "approvedCents",
            a."preview"->'impact'->>'currency' AS "currency",
            a."preview"->'arguments' AS "arguments", o."status" AS "orderStatus", o."totalCents" AS "orderTotalCents",
            o."refundedCents" AS "orderRefundedCents", a."conversationId", a."originCallId", cu."email" AS "customerEmail",
