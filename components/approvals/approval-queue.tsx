@@ -67,6 +67,8 @@ export function ApprovalQueue({
   const [pending, startTransition] = useTransition();
   const nextToast = useRef(1);
   const known = useRef(new Map<string, CardItem>());
+  // Where keyboard focus goes once decided requests leave the queue: the request that took the first one's place.
+  const refocus = useRef<{ index: number; gone: string[] } | null>(null);
   // Requests seen on this page, so a toast can still name one after it left the queue.
   useEffect(() => {
     for (const item of items) known.current.set(item.id, item);
@@ -77,18 +79,38 @@ export function ApprovalQueue({
   const live = selected.filter((id) => items.some((item) => item.id === id && !expired(item)));
 
   // The decision's action revalidates the desk, so its answer brings the fresh cards: no refresh of our own.
-  const showResults = useCallback((results: DecisionResult[]) => {
-    const added = results.map((result) => ({
-      id: nextToast.current++,
-      ok: result.ok,
-      text: toastText(result, known.current.get(result.approvalId)),
-    }));
-    setToasts((current) => [...current, ...added].slice(-5));
-    for (const toast of added)
-      setTimeout(() => setToasts((current) => current.filter((other) => other.id !== toast.id)), 8000);
-    setSelected([]);
-    setDialog(null);
-  }, []);
+  const showResults = useCallback(
+    (results: DecisionResult[]) => {
+      const gone = results.filter((result) => result.ok).map((result) => result.approvalId);
+      const first = items.findIndex((item) => gone.includes(item.id));
+      refocus.current = gone.length > 0 ? { index: Math.max(0, first), gone } : null;
+      // Nothing left the queue (every decision refused): focus stays on the request the dialog was about.
+      if (gone.length === 0)
+        requestAnimationFrame(() => document.getElementById(`request-${results[0]?.approvalId}`)?.focus());
+      const added = results.map((result) => ({
+        id: nextToast.current++,
+        ok: result.ok,
+        text: toastText(result, known.current.get(result.approvalId)),
+      }));
+      setToasts((current) => [...current, ...added].slice(-5));
+      for (const toast of added)
+        setTimeout(() => setToasts((current) => current.filter((other) => other.id !== toast.id)), 8000);
+      setSelected([]);
+      setDialog(null);
+    },
+    [items],
+  );
+
+  // After a decision the page's focus would fall to the top of the page with the card it was in; it goes on to the
+  // next request instead (or to the queue's words when none is left), once the decided ones have left the queue.
+  useEffect(() => {
+    const next = refocus.current;
+    if (!next || dialog || items.some((item) => next.gone.includes(item.id))) return;
+    refocus.current = null;
+    const index = Math.min(next.index, items.length - 1);
+    setFocus(Math.max(0, index));
+    document.getElementById(index >= 0 ? `request-${items[index]!.id}` : "queue-empty")?.focus();
+  }, [items, dialog]);
 
   const open = useCallback(
     (mode: "approve" | "deny", ids: string[]) => {
@@ -167,7 +189,7 @@ export function ApprovalQueue({
         </div>
       )}
       {visible.length === 0 ? (
-        <p className="muted" data-testid="queue-empty">
+        <p className="muted" data-testid="queue-empty" id="queue-empty" tabIndex={-1}>
           {filtered ? (
             <>
               No pending request matches these filters. <Link href="/approvals">Clear filters</Link> to see every

@@ -604,6 +604,8 @@ test("triage: search, filters, sort and keyboard (j/k, x, a, d, ?) with visible 
   await dialog.getByRole("button", { name: "Deny", exact: true }).click();
   await expect(page.getByTestId("toast")).toHaveText(`55.00 USD refund on ${order} denied`);
   await expect(page.getByTestId("approval-item")).toHaveCount(1);
+  // Focus goes on to the next request, not back to the top of the page with the card that left.
+  await expect(card(page, big.approval!.id)).toBeFocused();
   const denied = await database().query(`SELECT status, note FROM "ApprovalRequest" WHERE id = $1`, [
     small.approval!.id,
   ]);
