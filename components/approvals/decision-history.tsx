@@ -44,7 +44,7 @@ export function DecisionHistory({
             name="q"
             type="search"
             defaultValue={filter.q ?? ""}
-            placeholder="order, call or request id, customer email"
+            placeholder="order, call or request id, or email"
             size={30}
           />
         </label>

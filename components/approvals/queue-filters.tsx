@@ -66,8 +66,8 @@ export function QueueFilterForm({
             ))}
           </select>
         </label>
-        <AmountFilter label="From" name="min" cents={filters.minCents} placeholder="0.00" />
-        <AmountFilter label="To" name="max" cents={filters.maxCents} placeholder="1000.00" />
+        <AmountFilter label="Amount from" name="min" cents={filters.minCents} placeholder="0.00" />
+        <AmountFilter label="Amount up to" name="max" cents={filters.maxCents} placeholder="1000.00" />
         <label>
           Age
           <select

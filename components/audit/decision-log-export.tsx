@@ -12,14 +12,14 @@ export function DecisionLogExport({ tenantId }: { tenantId: string }) {
     >
       <strong>Export the decision log</strong>
       <p className="muted">
-        Every decision from the first day up to the second (not included), each row with its own hash for checking
+        Every decision made on or after the From day and before the To day, each row with its own hash for checking
         against the seals.
       </p>
       <label>
         From <input type="date" name="from" defaultValue={monthAgo} max={today} required />
       </label>{" "}
       <label>
-        to <input type="date" name="to" defaultValue={tomorrow} required />
+        To <input type="date" name="to" defaultValue={tomorrow} required />
       </label>{" "}
       <label>
         as{" "}

@@ -21,7 +21,7 @@ export function ProposalConsole({ conversationId }: { conversationId: string }) 
   }
 
   return (
-    <div className="card">
+    <div className="card console">
       <h2 style={{ marginTop: 0 }}>Propose a tool call</h2>
       <p className="muted">
         The raw envelope goes through the same sequence as the agent API. A write may carry a call key: send the same
