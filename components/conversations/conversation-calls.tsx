@@ -12,17 +12,23 @@ import type { Outcome } from "@/lib/outcome";
 
 type Found = NonNullable<Awaited<ReturnType<typeof conversationCalls>>>;
 
-function amountOf(argsCanonical: string | null): { amountCents: number | null; currency: string | null } {
+/** What a call asked for, from its arguments: the amount and currency, and the order it named (found or not). */
+function askedOf(argsCanonical: string | null): {
+  amountCents: number | null;
+  currency: string | null;
+  orderId: string | null;
+} {
   const args = argsCanonical ? (JSON.parse(argsCanonical) as Record<string, unknown>) : {};
   return {
     amountCents: typeof args.amount_cents === "number" ? args.amount_cents : null,
     currency: typeof args.currency === "string" ? args.currency : null,
+    orderId: typeof args.order_id === "string" ? args.order_id : null,
   };
 }
 
 /** One conversation as its agent sees it: the customer, what it has spent, every call and its outcome, and the console. */
 export function ConversationCalls({ conversation, calls, switches }: Found) {
-  const currency = calls.map((call) => amountOf(call.argsCanonical).currency).find(Boolean) ?? "USD";
+  const currency = calls.map((call) => askedOf(call.argsCanonical).currency).find(Boolean) ?? "USD";
   return (
     <main id="main">
       <h1>
@@ -61,8 +67,9 @@ export function ConversationCalls({ conversation, calls, switches }: Found) {
                 <Link href={`/calls/${call.id}`} data-testid="call-timeline">
                   {requestPhrase({
                     toolName: call.toolName,
-                    orderId: call.orderId,
-                    ...amountOf(call.argsCanonical),
+                    ...askedOf(call.argsCanonical),
+                    // The order the call was checked against; one that was not found, as the call named it.
+                    ...(call.orderId ? { orderId: call.orderId } : {}),
                     approvedCents: amountCentsOf(call.approval?.approvedArgs),
                   })}
                 </Link>

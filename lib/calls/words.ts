@@ -12,6 +12,18 @@ const OUTCOME_TITLES: Record<string, string> = {
   "email.queued": "Status email queued",
   "order.read": "Order read",
   "host.error": "Failed on the host's side",
+  "order.not-found": "No such order for this conversation's customer",
+  "order.not-delivered": "The order is not delivered yet",
+  "order.already-shipped": "The order has already shipped",
+  "amount.exceeds-refundable": "More than the order has left to refund",
+  "currency.mismatch": "Not the order's currency",
+  "refund.in-progress": "Another refund of this order is still with the payment provider",
+  "schema.invalid": "The arguments do not fit the tool",
+  "tool.unknown": "No such tool",
+  "agent.not-authorized": "This agent may not do this",
+  "policy.rule-denied": "Refused by one of the tenant's rules",
+  "call-key.reused": "This call key was used for other arguments",
+  "rate.limited": "Too many calls; sent again later it may pass",
 };
 
 /** "Refund issued" for `refund.issued`; null for a code without words of its own. */

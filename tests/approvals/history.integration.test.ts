@@ -124,7 +124,7 @@ describe("a call's timeline", () => {
     expect(await callTimeline(world.tenantId, "call_missing")).toBeNull();
   });
 
-  it("an automatic refund that settled shows no unknown outcome: the code is for a refund the provider has not answered", async () => {
+  it("an automatic refund that settled shows no unknown outcome (the code is for a refund the provider has not answered); a refused call says why", async () => {
     const world = await createWorld();
     const executed = await proposeAsAgent(world, await agentConversation(world), refund(world.orders.o1001, 1500));
     expect(executed.json).toMatchObject({ kind: "executed", code: "refund.issued" });
@@ -132,6 +132,14 @@ describe("a call's timeline", () => {
     const sent = timeline?.events.find((event) => event.title === "Refund reserved and sent to the payment provider");
     expect(sent).toMatchObject({ by: null, code: null });
     expect(timeline?.events.at(-1)?.title).toBe("Settled with the payment provider");
+
+    // A refused call says why in words too, not only as its kind and stage.
+    const refused = await proposeAsAgent(world, await agentConversation(world), refund(world.orders.o1003, 1500));
+    expect(refused.json).toMatchObject({ kind: "rejected", code: "order.not-delivered" });
+    expect((await callTimeline(world.tenantId, refused.json.id))?.events.map((event) => event.title)).toEqual([
+      "Proposed",
+      "The order is not delivered yet",
+    ]);
 
     await db.refund.updateMany({ where: { toolCallId: executed.json.id }, data: { settledAt: null } });
     const unsettled = await callTimeline(world.tenantId, executed.json.id);
