@@ -158,7 +158,7 @@ export function DecisionHistory({
               cell: (item) => formatDuration(item.decidedAt.getTime() - item.createdAt.getTime()),
             },
             {
-              label: "Note",
+              label: "Why denied",
               cell: (item) => item.note ?? "",
             },
           ]}

@@ -79,9 +79,12 @@ export function ConversationCalls({ conversation, calls, switches }: Found) {
               label: "Outcome",
               cell: (call) => {
                 const outcome = call.outcome as unknown as Outcome;
+                // The code's words, unless they only repeat the kind shown beside it ("Denied", denied).
+                const title = outcomeTitle(call.code);
+                const words = title?.toLowerCase() === call.kind.replace("_", " ") ? null : title;
                 return (
                   <>
-                    {outcomeTitle(call.code) && <div>{outcomeTitle(call.code)}</div>}
+                    {words && <div>{words}</div>}
                     <span className={`kind-${call.kind}`} data-testid="call-kind">
                       {call.kind.replace("_", " ")}
                     </span>{" "}

@@ -100,7 +100,7 @@ export async function callTimeline(
         [
           // What the approval did next, after the words of who approved: "Refund reserved and sent to …".
           row.actor && row.code !== "approval.denied" ? (outcomeTitle(row.code) ?? row.code) : null,
-          row.actor && approval?.note ? `Note: ${approval.note}` : null,
+          row.actor && approval?.note ? `Why: ${approval.note}` : null,
           row.duplicateGuard && guardText(row.duplicateGuard),
           row.ruleVerdicts && rulesText(row.ruleVerdicts),
         ]

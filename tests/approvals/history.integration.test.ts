@@ -118,7 +118,7 @@ describe("a call's timeline", () => {
         null,
         "Duplicate check: no refund of this order in the last 24 hours matches",
       ],
-      ["Denied", supervisor, "Note: already refunded"],
+      ["Denied", supervisor, "Why: already refunded"],
     ]);
     expect(await callTimeline(world.otherTenantId, approved.callId)).toBeNull();
     expect(await callTimeline(world.tenantId, "call_missing")).toBeNull();
