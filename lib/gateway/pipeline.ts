@@ -25,6 +25,7 @@ import { checkScope } from "./checks/scope";
 import { checkSemantics } from "./checks/semantic";
 import { checkState, explainState } from "./context/state";
 import type { CallRecord, ConversationFacts, HintedOrder, RateCount, TenantPolicy } from "./types";
+import type { RuleVerdict } from "../policy-rules/engine/evaluate";
 
 export interface Proposal {
   conversation: ConversationFacts;
@@ -68,10 +69,11 @@ interface ValidCall {
 export async function proposeToolCall(proposal: Proposal, ports: GatewayPorts): Promise<CallResult> {
   const startedAt = performance.now();
   const id = newId("call");
-  const seen = { toolName: UNKNOWN_TOOL };
+  const seen: Seen = { toolName: UNKNOWN_TOOL, shadow: null };
   return span("gateway.propose", { "toolgate.call_id": id }, async (active) => {
     const result = await withLogContext({ callId: id }, () => runSequence(proposal, ports, id, startedAt, seen));
     countDecision(seen.toolName, result.outcome, performance.now() - startedAt);
+    if (seen.shadow) countShadowVerdict(seen.toolName, seen.shadow);
     active?.setAttributes({
       "toolgate.tool": seen.toolName,
       "toolgate.decision.kind": result.outcome.kind,
@@ -86,13 +88,21 @@ export async function proposeToolCall(proposal: Proposal, ports: GatewayPorts): 
 /** A stage of the sequence as a span of the call's trace (nothing while tracing is off). */
 const stage = <T>(name: string, work: () => T): T => span(`gateway.${name}`, {}, work);
 
-/** `seen.toolName` is the registry's name once the allowlist stage found the tool. */
+/**
+ * What the sequence learnt on the way that the call's metrics count once it is decided: the registry's name once the
+ * allowlist stage found the tool, and the shadow rules' verdict, the last try's when a call is checked twice.
+ */
+interface Seen {
+  toolName: string;
+  shadow: RuleVerdict | null;
+}
+
 async function runSequence(
   proposal: Proposal,
   ports: GatewayPorts,
   id: string,
   startedAt: number,
-  seen: { toolName: string },
+  seen: Seen,
 ): Promise<CallResult> {
   const { conversation } = proposal;
   const base = { id, tenantId: conversation.tenantId, conversationId: conversation.id, approvalId: null };
@@ -116,7 +126,7 @@ async function runSequence(
       { explicit: proposal.callKey, providerCallId: proposal.providerCallId },
       checked.call.argsHash,
     );
-    const along = { proposal, ports, call: checked.call, id, startedAt, callKey };
+    const along = { proposal, ports, call: checked.call, id, startedAt, callKey, seen };
     if (tool.effect === "read") {
       return await checkAgainstData(db, { ...along, conversation: proposal.conversation, facts: null, commit: null });
     }
@@ -227,10 +237,13 @@ async function checkAgainstData(
     facts: StageResult<CallFacts> | null;
     /** The transaction an automatic irreversible effect commits with its statement (`executeCall`), or null. */
     commit: Tx | null;
+    seen: Seen;
   },
 ): Promise<CallResult & { executed?: ExecutedCall<Record<string, unknown>> }> {
   const { proposal, conversation, ports, call: validCall, id, startedAt, callKey } = along;
   const { tool: anyTool } = validCall;
+  // A try counts only the shadow verdict it reached itself.
+  along.seen.shadow = null;
   // A read of the conversation's own calls answers in place of the order stages; it is recorded like any call.
   if (readsCalls(anyTool)) {
     const read = await anyTool.readCalls({
@@ -337,7 +350,7 @@ async function checkAgainstData(
     if (rules) record.detail = { ...record.detail, ...rulesDetail(rules, consequence) };
   };
   noteRules(reserved && !reserved.ok ? "approval" : numbers);
-  if (rules?.shadow) countShadowVerdict(tool.name, rules.shadow);
+  along.seen.shadow = rules?.shadow ?? null;
   if (stopped) return finish(stopped);
 
   const waitForPerson = async (ceiling: CeilingHit | null) => {

@@ -88,4 +88,14 @@ describe("saying why", () => {
       'Shadow rules: would be held by rule "old-orders-wait": Refunds on orders older than 90 days wait for a supervisor',
     );
   });
+
+  it("a call checked twice (its effect's statement found a ceiling passed, decision 029) counts its shadow verdict once", async () => {
+    const { world: w, admin } = await world(OLD_ORDERS);
+    expect(await shadowOneRule(admin, FRAUD_WATCH, await noProof(admin.id))).toMatchObject({ ok: true });
+    await db.tenant.update({ where: { id: w.tenantId }, data: { agentDailyCeilingCents: 1000 } });
+    const before = await shadowSample("issue_refund", "(none)", "allow");
+    const held = await refundNow(w, 2000);
+    expect(held.json.approval?.preview.ceiling).toMatchObject({ name: "agent_daily_ceiling_cents" });
+    expect(await shadowSample("issue_refund", "(none)", "allow")).toBe(before + 1);
+  });
 });
