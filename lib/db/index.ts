@@ -220,14 +220,17 @@ export async function transaction<T>(
     if (counted) counted.statementCount++;
     return results;
   };
-  const tx = Object.assign(sqlOn(client, counted, () => !committed), {
-    async $queryThenCommit<R>(statement: Prisma.Sql): Promise<R> {
-      const { parts, preparing } = executeParts(prepared, statement);
-      const results = await send([...parts, "COMMIT"], preparing ? [preparing] : [], `${statement.text}; COMMIT`);
-      committed = true;
-      return results[parts.length - 1].rows as R;
+  const tx = Object.assign(
+    sqlOn(client, counted, () => !committed),
+    {
+      async $queryThenCommit<R>(statement: Prisma.Sql): Promise<R> {
+        const { parts, preparing } = executeParts(prepared, statement);
+        const results = await send([...parts, "COMMIT"], preparing ? [preparing] : [], `${statement.text}; COMMIT`);
+        committed = true;
+        return results[parts.length - 1].rows as R;
+      },
     },
-  }) as unknown as Tx;
+  ) as unknown as Tx;
   try {
     const parts = [`BEGIN; SET LOCAL statement_timeout = ${Math.trunc(statementTimeoutMs)}`];
     const preparing: string[] = [];
