@@ -1,17 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { approveRequest } from "@/lib/approvals/decision/approve";
-import { canonicalJson, sha256Hex } from "@/lib/canonical";
-import { findAgentConversation } from "@/lib/conversations/lookup";
 import { db, transaction } from "@/lib/db";
-import { newCallRecord } from "@/lib/gateway";
-import { loadCallFacts } from "@/lib/gateway/context/facts";
-import { executeCall } from "@/lib/gateway/outcome/execute";
-import { paymentPort } from "@/lib/payments/port";
-import { issueRefund } from "@/lib/tools/issue-refund";
 import { pruneAutoExposure } from "@/lib/gateway/decide/policy";
 import { conversationFor, newCallKey, openConversation, propose } from "../support/api";
 import { agentConversation, proposeAsAgent, refund } from "../support/calls";
 import { expectNoEffect } from "../support/effects";
+import { refundOnMovedOrder } from "../support/moved-order";
 import { ownExternals } from "../support/externals";
 import { createWorld, moreOrders, type WorldPolicy } from "../support/world";
 import { SECOND_REFUND_WAITS } from "../policy-rules/examples";
@@ -298,39 +292,7 @@ describe("exposure ceilings across conversations (rolling 24 hours, automatic ir
     // The path a refund's second try takes (docs/decisions/029), with the order moving on once more before its statement.
     const world = await worldWith({ agentDailyCeilingCents: 12_000 });
     const [order] = await moreOrders(world, 1);
-    const id = await agentConversation(world);
-    const { conversation } = (await findAgentConversation(
-      { userId: world.users.agent, tenantId: world.tenantId },
-      id,
-    ))!;
-    const args = refund(order, 700).arguments;
-    const context = await loadCallFacts(db, issueRefund as never, args, conversation, null);
-    if (!context.ok) throw new Error("the order should load");
-    await db.order.update({ where: { id: order }, data: { version: { increment: 1 } } });
-    const argsCanonical = canonicalJson(args);
-    const record = newCallRecord({
-      id: "call_stale",
-      conversation,
-      toolName: "issue_refund",
-      argsCanonical,
-      argsHash: sha256Hex(argsCanonical),
-    });
-    const result = await transaction((tx) =>
-      executeCall(
-        tx,
-        {
-          tool: issueRefund as never,
-          args,
-          order: context.value.order,
-          conversation,
-          impactCents: 700,
-          callId: "call_stale",
-          exposure: { reserveCents: 700 },
-        },
-        { payments: paymentPort },
-        (outcome) => ({ ...record, outcome }),
-      ),
-    );
+    const { result } = await refundOnMovedOrder(world, order, 700, { reserve: true });
     expect(result).toMatchObject({ code: "order.changed" });
     expect(await runningTotals(world.tenantId)).toEqual({ tenant: 0, [world.users.agent]: 0 });
     expect(await autoExposure(world.tenantId)).toEqual({ cents: 0, rows: 0 });

@@ -1,13 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
-import { loadCallFacts } from "@/lib/gateway/context/facts";
-import { executeCall } from "@/lib/gateway/outcome/execute";
-import { findAgentConversation } from "@/lib/conversations/lookup";
-import { paymentPort } from "@/lib/payments/port";
-import { issueRefund } from "@/lib/tools/issue-refund";
 import { newCallKey, propose } from "../support/api";
 import { agentConversation, proposeAsAgent, refund } from "../support/calls";
 import { createWorld } from "../support/world";
+import { refundOnMovedOrder } from "../support/moved-order";
 
 describe("concurrency on one PostgreSQL", () => {
   it("100 concurrent identical proposals with one call key execute exactly once", async () => {
@@ -63,29 +59,7 @@ describe("concurrency on one PostgreSQL", () => {
 
   it("a write conditional on a version the order has moved past gives order.changed and changes nothing", async () => {
     const world = await createWorld();
-    const id = await agentConversation(world);
-    const { conversation } = (await findAgentConversation(
-      { userId: world.users.agent, tenantId: world.tenantId },
-      id,
-    ))!;
-    const args = refund(world.orders.o1004, 1000).arguments;
-    const context = await loadCallFacts(db, issueRefund as never, args, conversation, null);
-    if (!context.ok) throw new Error("order should load");
-    await db.order.update({ where: { id: world.orders.o1004 }, data: { version: { increment: 1 } } });
-    const result = await db.$transaction((tx) =>
-      executeCall(
-        tx,
-        {
-          tool: issueRefund as never,
-          args,
-          order: context.value.order,
-          conversation,
-          impactCents: 1000,
-          callId: "call_stale",
-        },
-        { payments: paymentPort },
-      ),
-    );
+    const { conversationId: id, result } = await refundOnMovedOrder(world, world.orders.o1004, 1000);
     expect(result).toMatchObject({ kind: "unavailable", stage: "execute", code: "order.changed" });
     expect(await db.refund.count({ where: { orderId: world.orders.o1004 } })).toBe(0);
     expect((await db.order.findUniqueOrThrow({ where: { id: world.orders.o1004 } })).refundedCents).toBe(0);
