@@ -36,6 +36,9 @@ function toastText(result: DecisionResult, item: CardItem | undefined): string {
   return `${what} approved`;
 }
 
+/** Moves keyboard focus to a request's card (each card's element id is `request-<id>`). */
+const focusRequest = (id: string | undefined) => document.getElementById(`request-${id}`)?.focus();
+
 const HELP: [string, string][] = [
   ["j / k", "next / previous request"],
   ["a", "approve the focused request"],
@@ -85,8 +88,7 @@ export function ApprovalQueue({
       const first = items.findIndex((item) => gone.includes(item.id));
       refocus.current = gone.length > 0 ? { index: Math.max(0, first), gone } : null;
       // Nothing left the queue (every decision refused): focus stays on the request the dialog was about.
-      if (gone.length === 0)
-        requestAnimationFrame(() => document.getElementById(`request-${results[0]?.approvalId}`)?.focus());
+      if (gone.length === 0) requestAnimationFrame(() => focusRequest(results[0]?.approvalId));
       const added = results.map((result) => ({
         id: nextToast.current++,
         ok: result.ok,
@@ -109,7 +111,8 @@ export function ApprovalQueue({
     refocus.current = null;
     const index = Math.min(next.index, items.length - 1);
     setFocus(Math.max(0, index));
-    document.getElementById(index >= 0 ? `request-${items[index]!.id}` : "queue-empty")?.focus();
+    if (index >= 0) focusRequest(items[index]!.id);
+    else document.getElementById("queue-empty")?.focus();
   }, [items, dialog]);
 
   const open = useCallback(
@@ -147,7 +150,7 @@ export function ApprovalQueue({
       const move = (to: number) => {
         const index = Math.max(0, Math.min(visible.length - 1, to));
         setFocus(index);
-        document.getElementById(`request-${visible[index]?.id}`)?.focus();
+        focusRequest(visible[index]?.id);
       };
       if (event.key === "j") move(focus + 1);
       else if (event.key === "k") move(focus - 1);
@@ -244,9 +247,9 @@ export function ApprovalQueue({
           onDone={showResults}
           onClose={() => {
             // Keyboard focus goes back to the request the dialog was about, not to the top of the page.
-            const card = document.getElementById(`request-${dialog.ids[0]}`);
+            const about = dialog.ids[0];
             setDialog(null);
-            requestAnimationFrame(() => card?.focus());
+            requestAnimationFrame(() => focusRequest(about));
           }}
         />
       )}

@@ -5,7 +5,7 @@ import { formatDuration } from "@/components/ui/time-words";
 import { HISTORY_OUTCOMES, type HistoryFilter } from "@/lib/approvals/desk/filters";
 import type { HistoryPage, historyPeople } from "@/lib/approvals/desk/history";
 import { requestPhrase } from "@/lib/approvals/words";
-import { outcomeTitle } from "@/lib/calls/words";
+import { outcomeTitleBeside } from "@/lib/calls/words";
 import { Table } from "@/components/ui/table";
 
 const OUTCOME_WORDS: Record<string, string> = {
@@ -122,13 +122,13 @@ export function DecisionHistory({
               label: "Outcome",
               cell: (item) => {
                 const status = OUTCOME_WORDS[item.status] ?? item.status;
-                const result = item.resultCode ? outcomeTitle(item.resultCode) : null;
+                const result = item.resultCode ? outcomeTitleBeside(item.resultCode, status) : null;
                 return (
                   <>
                     <span data-testid="history-status">{status}</span>
                     {item.resultCode && (
                       <div className="muted">
-                        {result && result.toLowerCase() !== status ? `${result} ` : null}
+                        {result ? `${result} ` : null}
                         <code>{item.resultCode}</code>
                       </div>
                     )}

@@ -11,12 +11,11 @@ type Found = NonNullable<Awaited<ReturnType<typeof callTimeline>>>;
 /** One call from proposal to its last event; the conversation links through only for the agent who owns it. */
 export function CallTimeline({ call, approval, events, ownConversation }: Found & { ownConversation: boolean }) {
   const args = call.argsCanonical ? (JSON.parse(call.argsCanonical) as Record<string, unknown>) : {};
-  const amount = typeof args.amount_cents === "number" ? args.amount_cents : null;
   const approvedCents = amountCentsOf(approval?.approvedArgs);
   const summary = requestPhrase({
     toolName: call.toolName,
     orderId: call.orderId,
-    amountCents: amount,
+    amountCents: amountCentsOf(args),
     currency: typeof args.currency === "string" ? args.currency : null,
     approvedCents,
   });

@@ -5,7 +5,7 @@ import { Table } from "@/components/ui/table";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { count } from "@/components/ui/words";
 import { requestPhrase, toolWords } from "@/lib/approvals/words";
-import { outcomeTitle } from "@/lib/calls/words";
+import { outcomeTitleBeside } from "@/lib/calls/words";
 import type { conversationCalls } from "@/lib/conversations/console";
 import { amountCentsOf, formatMoney } from "@/lib/money";
 import type { Outcome } from "@/lib/outcome";
@@ -20,7 +20,7 @@ function askedOf(argsCanonical: string | null): {
 } {
   const args = argsCanonical ? (JSON.parse(argsCanonical) as Record<string, unknown>) : {};
   return {
-    amountCents: typeof args.amount_cents === "number" ? args.amount_cents : null,
+    amountCents: amountCentsOf(args),
     currency: typeof args.currency === "string" ? args.currency : null,
     orderId: typeof args.order_id === "string" ? args.order_id : null,
   };
@@ -79,9 +79,7 @@ export function ConversationCalls({ conversation, calls, switches }: Found) {
               label: "Outcome",
               cell: (call) => {
                 const outcome = call.outcome as unknown as Outcome;
-                // The code's words, unless they only repeat the kind shown beside it ("Denied", denied).
-                const title = outcomeTitle(call.code);
-                const words = title?.toLowerCase() === call.kind.replace("_", " ") ? null : title;
+                const words = outcomeTitleBeside(call.code, call.kind.replace("_", " "));
                 return (
                   <>
                     {words && <div>{words}</div>}

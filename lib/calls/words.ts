@@ -30,3 +30,9 @@ const OUTCOME_TITLES: Record<string, string> = {
 export function outcomeTitle(code: string): string | null {
   return OUTCOME_TITLES[code] ?? null;
 }
+
+/** A code's words beside the status a page already shows, or null when they would only repeat it ("Denied", denied). */
+export function outcomeTitleBeside(code: string, shown: string): string | null {
+  const title = outcomeTitle(code);
+  return title?.toLowerCase() === shown.toLowerCase() ? null : title;
+}
