@@ -2,7 +2,7 @@ import { agentKeyRows, type KeyCredential } from "../auth/keys/sql";
 import type { Client, Db } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { countCall } from "../db/sql";
-import { ORDER_FACTS } from "../tools/sql";
+import { ORDER_FACTS, orderById } from "../tools/sql";
 import type { OrderFacts } from "../tools/types";
 import type { ConversationFacts, RateCount, TenantPolicy } from "../gateway";
 
@@ -121,8 +121,8 @@ export async function findKeyAndConversation(
   const key = agentKeyRows(credential);
   const hinted = options.orderHint
     ? Prisma.sql`(SELECT row_to_json(h) FROM (
-        SELECT ${ORDER_FACTS} FROM "Order" o JOIN "Customer" cu ON cu."id" = o."customerId"
-        WHERE o."id" = ${options.orderHint} AND o."tenantId" = c."tenantId" AND o."customerId" = c."customerId") h)`
+        SELECT ${ORDER_FACTS} FROM ${orderById(options.orderHint)} JOIN "Customer" cu ON cu."id" = o."customerId"
+        WHERE o."tenantId" = c."tenantId" AND o."customerId" = c."customerId") h)`
     : Prisma.sql`NULL::json`;
   const lookup = Prisma.sql`
     SELECT k."id" AS "apiKeyId", ku."id" AS "userId", k."tenantId" AS "keyTenantId", ${CONVERSATION_COLUMNS},

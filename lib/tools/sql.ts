@@ -11,6 +11,13 @@ export const ORDER_FACTS = Prisma.sql`o."id", o."tenantId", o."customerId", cu."
            o."status", o."addressLine1", o."postalCode", o."fraudHold", o."refundPending", o."version"`;
 
 /**
+ * The order with this id as `o`, for a FROM clause whose WHERE then checks its tenant and customer. The fence
+ * (`OFFSET 0`) keeps the lookup on the primary key: left to choose, the planner may take the (tenant, customer)
+ * index and read every order of the customer to find one.
+ */
+export const orderById = (orderId: string) => Prisma.sql`(SELECT * FROM "Order" WHERE "id" = ${orderId} OFFSET 0) o`;
+
+/**
  * The statement (for a `WITH moved AS (...)`) that applies `change` to the order and moves its version, only at
  * the version the checks saw (and when `onlyIf`, an `AND` condition, holds); it returns the order's id when it moved
  * and no row when the order had moved on.

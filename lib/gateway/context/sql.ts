@@ -1,6 +1,6 @@
 import type { Db } from "../../db";
 import { Prisma } from "../../generated/prisma/client";
-import { ORDER_FACTS } from "../../tools/sql";
+import { ORDER_FACTS, orderById } from "../../tools/sql";
 import type { EarlierEffect, OrderFacts } from "../../tools/types";
 import { customerRefunds7d, ruleFactsColumns, type RuleFactsRow } from "../decide/sql";
 
@@ -64,8 +64,8 @@ export function callFactsStatement(at: CallFactsQuery): Prisma.Sql {
            } AS "stored",
            ${at.recent ?? Prisma.sql`NULL::json`} AS "recent"
            ${at.rules ? Prisma.sql`, ${ruleFactsColumns({ ...at, ...at.rules })}` : Prisma.empty}
-    FROM "Order" o JOIN "Customer" cu ON cu."id" = o."customerId" ${at.rules ? customerRefunds7d(at.tenantId) : Prisma.empty}
-    WHERE o."id" = ${at.orderId} AND o."tenantId" = ${at.tenantId} AND o."customerId" = ${at.customerId}`;
+    FROM ${orderById(at.orderId)} JOIN "Customer" cu ON cu."id" = o."customerId" ${at.rules ? customerRefunds7d(at.tenantId) : Prisma.empty}
+    WHERE o."tenantId" = ${at.tenantId} AND o."customerId" = ${at.customerId}`;
 }
 
 /** The call's facts (`callFactsStatement`) in a statement of their own; null when the order is not the customer's. */
