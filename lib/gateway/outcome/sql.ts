@@ -233,24 +233,38 @@ export async function updateLaterOutcomeWith(db: Db, later: LaterOutcome, final:
   return row.outcome;
 }
 
+// What is absent (a call id, an approval, a decision to log) leaves its condition or its statement out rather than
+// passing a null for the statement to test: PostgreSQL would plan such a prepared statement anew on every execution,
+// its plan for each null always cheaper than one plan for all, and the settle of every refund pays that planning.
 function laterOutcome(later: LaterOutcome, final: Prisma.Sql): Prisma.Sql {
   const { kind, stage, code } = later.outcome;
   const { decision } = later;
+  const targets = [
+    ...(later.callId !== null ? [Prisma.sql`"id" = ${later.callId}::text`] : []),
+    ...(later.approvalId !== null ? [Prisma.sql`"approvalId" = ${later.approvalId}::text`] : []),
+  ];
+  const approval =
+    later.approvalId !== null
+      ? Prisma.sql`, approval AS (
+      UPDATE "ApprovalRequest" SET "resultCode" = ${code}
+      WHERE "id" = ${later.approvalId}::text AND "status" = 'approved' AND EXISTS (SELECT 1 FROM final)
+    )`
+      : Prisma.empty;
+  const logged =
+    decision !== null
+      ? Prisma.sql`, logged AS (
+      INSERT INTO "DecisionLog" ("tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "actorId", "latencyMs", "detail")
+      SELECT call."tenantId", call."conversationId", call."id", call."toolName", call."orderId", ${kind}, ${stage}, ${code},
+             ${decision.actorId}::text, ${decision.latencyMs}::int, ${decision.detail ? JSON.stringify(decision.detail) : null}::jsonb
+      FROM call
+    )`
+      : Prisma.empty;
   return Prisma.sql`
     WITH ${final}, call AS (
       UPDATE "ToolCall" SET "kind" = ${kind}, "stage" = ${stage}, "code" = ${code}, "outcome" = (SELECT "outcome" FROM final), "updatedAt" = now()
-      WHERE ("id" = ${later.callId}::text OR "approvalId" = ${later.approvalId}::text) AND EXISTS (SELECT 1 FROM final)
+      WHERE (${targets.length > 0 ? Prisma.join(targets, " OR ") : Prisma.sql`false`}) AND EXISTS (SELECT 1 FROM final)
       RETURNING "id", "tenantId", "conversationId", "toolName", "orderId"
-    ), approval AS (
-      UPDATE "ApprovalRequest" SET "resultCode" = ${code}
-      WHERE "id" = ${later.approvalId}::text AND "status" = 'approved' AND EXISTS (SELECT 1 FROM final)
-    ), logged AS (
-      INSERT INTO "DecisionLog" ("tenantId", "conversationId", "toolCallId", "toolName", "orderId", "kind", "stage", "code", "actorId", "latencyMs", "detail")
-      SELECT call."tenantId", call."conversationId", call."id", call."toolName", call."orderId", ${kind}, ${stage}, ${code},
-             ${decision?.actorId ?? null}::text, ${decision?.latencyMs ?? 0}::int,
-             ${decision?.detail ? JSON.stringify(decision.detail) : null}::jsonb
-      FROM call WHERE ${decision !== null}::boolean
-    ), notified AS (
+    )${approval}${logged}, notified AS (
       SELECT pg_notify(${CALLS_CHANNEL}, changed."conversationId") FROM (SELECT DISTINCT "conversationId" FROM call) AS changed
       WHERE ${watched(Prisma.raw(`changed."conversationId"`))}
     )
