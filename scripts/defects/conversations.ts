@@ -5,8 +5,8 @@ export const defects: Defect[] = [
   {
     name: "the order read with the key is the conversation's customer's",
     file: "lib/conversations/sql.ts",
-    find: `WHERE o."id" = \${options.orderHint} AND o."tenantId" = c."tenantId" AND o."customerId" = c."customerId") h)`,
-    replace: `WHERE o."id" = \${options.orderHint}) h)`,
+    find: `WHERE o."tenantId" = c."tenantId" AND o."customerId" = c."customerId") h)`,
+    replace: `WHERE true) h)`,
     testFile: "tests/gateway/statements.integration.test.ts",
     test: "the order a read's body names is read with the key, and only as the conversation's customer's",
   },

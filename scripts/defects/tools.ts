@@ -3,6 +3,14 @@ import type { Defect } from "./defect";
 /** The seeded defects of lib/tools/. */
 export const defects: Defect[] = [
   {
+    name: "order by its key",
+    file: "lib/tools/sql.ts",
+    find: 'WHERE "id" = ${orderId} OFFSET 0) o`;',
+    replace: 'WHERE "id" = ${orderId}) o`;',
+    testFile: "tests/gateway/order-lookup.integration.test.ts",
+    test: "is read by its key however many orders its customer has",
+  },
+  {
     name: "order version",
     file: "lib/tools/sql.ts",
     find: 'WHERE "id" = ${order.id} AND "version" = ${order.version} ${onlyIf}\n',
