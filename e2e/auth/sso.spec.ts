@@ -4,9 +4,10 @@ import { startTestProvider, type TestProvider } from "../../tests/support/oidc-p
 import { addVirtualPasskey, askedRefund, expectUsable, shoot } from "../fixtures";
 import { database, SEEDED, signedInPage } from "../support";
 
-// Single sign-on in the browser: a supervisor signs in through a real OpenID provider started here (oidc-provider,
-// its own login and consent pages), approves a held refund with a passkey (the provider proves who signed in, not
-// who approves this refund now), and signs out, which ends the toolgate session.
+// Single sign-on in the browser: a supervisor of a tenant that requires it signs in through a real OpenID provider
+// started here (oidc-provider, its own login and consent pages), is told their password cannot confirm a large
+// approval, adds a first passkey from that fresh sign-in, approves the held refund with it (the provider proves who
+// signed in, not who approves this refund now), and signs out, which ends the toolgate session.
 
 const OIDC_PORT = Number(process.env.E2E_OIDC_PORT ?? "3219");
 // The key scripts/e2e-server.ts gives the server, so the client secret stored here opens there.
@@ -20,8 +21,8 @@ test.beforeAll(async ({ baseURL }) => {
   process.env.SECRETS_KEY = SECRETS_KEY;
   const secret = encryptSecret(provider.clientSecret, "TenantSso.clientSecret:globex");
   await database().query(
-    `INSERT INTO "TenantSso" ("tenantId", "displayName", "issuer", "clientId", "clientSecret", "emailDomain")
-     VALUES ('globex', 'Globex ID', $1, $2, $3, 'globex.test')`,
+    `INSERT INTO "TenantSso" ("tenantId", "displayName", "issuer", "clientId", "clientSecret", "emailDomain", "required")
+     VALUES ('globex', 'Globex ID', $1, $2, $3, 'globex.test', true)`,
     [provider.issuer, provider.clientId, secret],
   );
   await database().query(`UPDATE "Tenant" SET "stepUpAboveCents" = 1000 WHERE id = 'globex'`);
@@ -68,20 +69,14 @@ test("a supervisor signs in through the company's OpenID provider, approves a he
     [SEEDED.globexSupervisor.id],
   );
   const sessionId = sessions.rows[0].id;
+  const via = await database().query(`SELECT "signedInVia" FROM "Session" WHERE id = $1`, [sessionId]);
+  expect(via.rows).toEqual([{ signedInVia: "sso" }]);
 
   // WebAuthn refuses an IP address as the relying party: the app names itself localhost on the loopback address, so
   // the session this sign-in made is carried there (the same cookie, for the other name of the same server).
   const local = baseURL!.replace("127.0.0.1", "localhost");
   const [session] = (await context.cookies(baseURL)).filter((cookie) => cookie.name === "next-auth.session-token");
   await context.addCookies([{ name: session.name, value: session.value, url: local, httpOnly: true, sameSite: "Lax" }]);
-  await addVirtualPasskey(page);
-  await page.goto(`${local}/settings`);
-  await page.getByLabel("Name").fill("SSO laptop");
-  await page.getByRole("button", { name: "Add a passkey" }).click();
-  await page.getByTestId("passkey-password").fill("toolgate-demo");
-  await page.getByRole("button", { name: "Add a passkey" }).click();
-  await expect(page.getByTestId("passkeys")).toContainText("SSO laptop");
-
   const { order, answer: held } = await askedRefund(request, {
     customer: "cu_gil",
     amount: 6000,
@@ -90,12 +85,27 @@ test("a supervisor signs in through the company's OpenID provider, approves a he
     tenant: "globex",
   });
   expect(held.kind).toBe("pending_approval");
-  await page.goto(`${local}/approvals?q=${order}`);
-  await page
-    .locator(`[data-testid="approval-item"][data-approval-id="${held.approval!.id}"]`)
-    .getByRole("button", { name: "Approve", exact: true })
-    .click();
+  const card = page.locator(`[data-testid="approval-item"][data-approval-id="${held.approval!.id}"]`);
   const dialog = page.getByTestId("decide-dialog");
+  // Without a passkey the dialog asks for the password, which this tenant no longer takes as proof: it says what to do.
+  await page.goto(`${local}/approvals?q=${order}`);
+  await card.getByRole("button", { name: "Approve", exact: true }).click();
+  await dialog.getByLabel("your password, to confirm it is you").fill("toolgate-demo");
+  await dialog.getByRole("button", { name: "Confirm approval" }).click();
+  await expect(dialog).toContainText("Add a passkey under Settings, then confirm with it.");
+  await shoot(page, "sso-password-refused");
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+
+  await addVirtualPasskey(page);
+  await page.goto(`${local}/settings`);
+  await page.getByLabel("Name").fill("SSO laptop");
+  await page.getByRole("button", { name: "Add a passkey" }).click();
+  await page.getByTestId("passkey-password").fill("toolgate-demo");
+  await page.getByRole("button", { name: "Add a passkey" }).click();
+  await expect(page.getByTestId("passkeys")).toContainText("SSO laptop");
+
+  await page.goto(`${local}/approvals?q=${order}`);
+  await card.getByRole("button", { name: "Approve", exact: true }).click();
   await dialog.getByRole("button", { name: "Confirm with passkey and approve" }).click();
   await expect(page.getByTestId("toast")).toHaveText(`60.00 USD refund on ${order} approved`);
   const decided = await database().query(

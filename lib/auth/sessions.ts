@@ -3,7 +3,7 @@ import { env } from "../env";
 import type { Role } from "../generated/prisma/client";
 import { newId } from "../ids";
 import { isWellFormedId } from "../security/input";
-import { findLiveSessions, findSessionUser, insertSession, markSessionEnded } from "./sql";
+import { findLiveSessions, findSessionUser, insertSession, markSessionEnded, type SignedInVia } from "./sql";
 
 // Sessions are rows: the cookie (a next-auth JWT) carries the row's id and is checked against it on every
 // request, so ending the row ends the session everywhere its cookie is presented.
@@ -23,6 +23,7 @@ const TOUCH_EVERY_SECONDS = 60;
 export async function startSession(
   user: { id: string; tenantId: string },
   browser: { address: string; userAgent: string },
+  signedInVia: SignedInVia = "password",
 ): Promise<string> {
   const id = newId("ses");
   await insertSession(db, {
@@ -31,6 +32,7 @@ export async function startSession(
     tenantId: user.tenantId,
     address: browser.address,
     userAgent: browser.userAgent.slice(0, 300),
+    signedInVia,
   });
   return id;
 }

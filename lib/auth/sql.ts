@@ -1,12 +1,22 @@
 import type { Client, Db, Tx } from "../db";
 import type { Role } from "../generated/prisma/client";
 
+/** How the sign-in that started a session was proved. */
+export type SignedInVia = "password" | "sso";
+
 // The auth module's statements: API keys, people signing in, their sessions, the sign-in throttle, passkeys and
 // step-up proofs.
 
 export async function insertSession(
   db: Client,
-  session: { id: string; userId: string; tenantId: string; address: string; userAgent: string },
+  session: {
+    id: string;
+    userId: string;
+    tenantId: string;
+    address: string;
+    userAgent: string;
+    signedInVia: SignedInVia;
+  },
 ): Promise<void> {
   await db.session.create({ data: session, select: { id: true } });
 }

@@ -3,6 +3,22 @@ import type { Defect } from "./defect";
 /** The seeded defects of lib/auth/. */
 export const defects: Defect[] = [
   {
+    name: "password step-up in a tenant that requires single sign-on",
+    file: "lib/auth/step-up/step-up.ts",
+    find: 'if (!facts.ssoRequired || facts.role === "ADMIN") return null;',
+    replace: "return null;",
+    testFile: "tests/auth/sso.integration.test.ts",
+    test: "takes no supervisor's password as a step-up, but their first passkey's within 10 minutes of a sign-in through the provider",
+  },
+  {
+    name: "a first passkey only from a fresh sign-in through the provider",
+    file: "lib/auth/step-up/step-up.ts",
+    find: 'facts.signedInVia === "sso" &&',
+    replace: "facts.signedInVia !== null &&",
+    testFile: "tests/auth/sso.integration.test.ts",
+    test: "takes no supervisor's password as a step-up, but their first passkey's within 10 minutes of a sign-in through the provider",
+  },
+  {
     name: "step-up session",
     file: "lib/auth/step-up/sql.ts",
     find: 'AND "sessionId" = ${use.sessionId}',

@@ -16,7 +16,8 @@ import { hashPassword } from "@/lib/auth/password-hash";
 import { db } from "@/lib/db";
 import { encryptSecret } from "@/lib/security/secrets";
 import { signInAtProvider, startTestProvider, type TestProvider } from "../support/oidc-provider";
-import { provedFor } from "../support/step-up";
+import { proveWithPassword, type StepUpPurpose } from "@/lib/auth/step-up/step-up";
+import { provedFor, sessionOf } from "../support/step-up";
 
 // Single sign-on through a real OpenID provider (oidc-provider) and toolgate's own routes: the start route sends the
 // browser to the provider, the test signs in on the provider's pages, and the callback route must bind, refuse or
@@ -35,6 +36,7 @@ const people = {
   invited: { id: `usr_ssoinv_${suffix}`, email: `invited@${domain}`, role: "SUPERVISOR" as const },
   admin: { id: `usr_ssoadm_${suffix}`, email: `admin@${domain}`, role: "ADMIN" as const },
   admin2: { id: `usr_ssoadm2_${suffix}`, email: `admin2@${domain}`, role: "ADMIN" as const },
+  passkeyless: { id: `usr_ssopk_${suffix}`, email: `pk@${domain}`, role: "SUPERVISOR" as const },
 };
 
 beforeAll(async () => {
@@ -84,6 +86,17 @@ async function signIn(sub: string, email: string) {
   return callback(await signInAtProvider(location, sub, APP), cookie);
 }
 
+/** The session a callback's cookie signs in. */
+async function sessionIdOf(response: Response): Promise<string> {
+  const cookie = response.headers
+    .getSetCookie()
+    .find((line) => line.startsWith("next-auth.session-token="))!
+    .split(";")[0]
+    .split("=")[1];
+  const token = await decode({ token: cookie, secret: "sso-tests-only-secret" });
+  return token!.sid as string;
+}
+
 const refusedWith = (response: Response) => new URL(response.headers.get("location")!).searchParams.get("error");
 const liveSessions = (userId: string) => db.session.count({ where: { userId, endedAt: null } });
 const identities = (userId: string) => db.ssoIdentity.findMany({ where: { userId } });
@@ -94,13 +107,8 @@ describe("single sign-on through a real OpenID provider", () => {
     const response = await signIn(`sub-sup-${suffix}`, people.supervisor.email);
     expect(response.status).toBe(303);
     expect(response.headers.get("location")).toBe(`${APP}/approvals`);
-    const session = response.headers
-      .getSetCookie()
-      .find((line) => line.startsWith("next-auth.session-token="))!
-      .split(";")[0]
-      .split("=")[1];
-    const token = await decode({ token: session, secret: "sso-tests-only-secret" });
-    expect(await sessionUser(token?.sid)).toMatchObject({ id: people.supervisor.id, role: "SUPERVISOR", tenantId });
+    const sid = await sessionIdOf(response);
+    expect(await sessionUser(sid)).toMatchObject({ id: people.supervisor.id, role: "SUPERVISOR", tenantId });
     expect(await identities(people.supervisor.id)).toMatchObject([
       { subject: `sub-sup-${suffix}`, issuer: provider.issuer, boundBy: "verified-email" },
     ]);
@@ -317,5 +325,40 @@ describe("a tenant that requires single sign-on", () => {
     expect(
       await db.auditLog.count({ where: { tenantId, actorId: people.admin.id, action: "sign-in.break-glass" } }),
     ).toBe(1);
+  });
+
+  it("takes no supervisor's password as a step-up, but their first passkey's within 10 minutes of a sign-in through the provider", async () => {
+    await db.tenantSso.update({ where: { tenantId }, data: { required: true } });
+    const person = { id: people.passkeyless.id, email: people.passkeyless.email };
+    provider.accounts.set(`sub-pk-${suffix}`, { email: person.email, emailVerified: true });
+    const viaProvider = await sessionIdOf(await signIn(`sub-pk-${suffix}`, person.email));
+    const approve: StepUpPurpose = { kind: "approve", items: [{ id: `apr_sso_${suffix}`, cents: 50_000 }] };
+    const enrol: StepUpPurpose = { kind: "passkey.enrol" };
+    const proofs = () => db.stepUpProof.count({ where: { userId: person.id } });
+
+    // The right password, in the session the provider just signed in: an approval still wants a passkey.
+    expect(await proveWithPassword(person, viaProvider, approve, PASSWORD)).toEqual({ kind: "sso-required" });
+    // A first passkey from a session the password started (as a stolen cookie's might be): sign in through the provider.
+    const byPassword = await sessionOf(person.id);
+    expect(await proveWithPassword(person, byPassword, enrol, PASSWORD)).toEqual({ kind: "sso-sign-in-again" });
+    expect(await proofs()).toBe(0);
+
+    // From the provider's fresh session, the password proves the enrolment, and only it.
+    expect(await proveWithPassword(person, viaProvider, enrol, "not-the-password")).toEqual({ kind: "wrong" });
+    expect(await proveWithPassword(person, viaProvider, enrol, PASSWORD)).toMatchObject({ kind: "ok" });
+    expect(await proofs()).toBe(1);
+    // Older than 10 minutes, the same session must sign in through the provider again.
+    await db.session.update({ where: { id: viaProvider }, data: { createdAt: new Date(Date.now() - 11 * 60_000) } });
+    expect(await proveWithPassword(person, viaProvider, enrol, PASSWORD)).toEqual({ kind: "sso-sign-in-again" });
+    expect(await proofs()).toBe(1);
+
+    // An admin keeps the password, as at sign-in (break-glass).
+    const admin = { id: people.admin.id, email: people.admin.email };
+    await db.user.update({ where: { id: admin.id }, data: { passwordHash: await hashPassword(PASSWORD) } });
+    expect(await proveWithPassword(admin, await sessionOf(admin.id), approve, PASSWORD)).toMatchObject({ kind: "ok" });
+
+    // The tenant no longer requiring it, the supervisor's password proves an approval again.
+    await db.tenantSso.update({ where: { tenantId }, data: { required: false } });
+    expect(await proveWithPassword(person, byPassword, approve, PASSWORD)).toMatchObject({ kind: "ok" });
   });
 });

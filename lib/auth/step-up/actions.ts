@@ -41,6 +41,20 @@ export const passwordStepUpAction = authedAction(
     const proved = await proveWithPassword(user, session.id, input.purpose, input.password);
     if (proved.kind === "use-passkey")
       return { ok: false, code: "step-up.use-passkey", message: "You have a passkey: confirm with it instead." };
+    if (proved.kind === "sso-required")
+      return {
+        ok: false,
+        code: "step-up.sso-required",
+        message:
+          "Your organization signs you in through single sign-on, so your password cannot confirm this. Add a passkey under Settings, then confirm with it.",
+      };
+    if (proved.kind === "sso-sign-in-again")
+      return {
+        ok: false,
+        code: "step-up.sso-sign-in-again",
+        message:
+          "To add your first passkey, sign out and sign in again through single sign-on, then add it within 10 minutes.",
+      };
     if (proved.kind === "wrong") return { ok: false, code: "step-up.refused", message: "That password is not right." };
     if (proved.kind === "throttled") {
       return {

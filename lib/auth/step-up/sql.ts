@@ -1,5 +1,6 @@
 import type { Client, Db } from "../../db";
-import { Prisma } from "../../generated/prisma/client";
+import { Prisma, type Role } from "../../generated/prisma/client";
+import type { SignedInVia } from "../sql";
 
 /** Opens a WebAuthn registration challenge for a person, replacing any open one. */
 export async function storeChallenge(db: Client, userId: string, challenge: string): Promise<void> {
@@ -21,11 +22,29 @@ export async function takeChallenge(db: Db, userId: string) {
 }
 
 /** A person's password hash and how many passkeys they have; null when there is no such person. */
-export async function findPasswordProof(db: Client, userId: string) {
-  return db.user.findUnique({
-    where: { id: userId },
-    select: { passwordHash: true, _count: { select: { passkeys: true } } },
-  });
+export interface PasswordProofFacts {
+  passwordHash: string;
+  passkeys: number;
+  role: Role;
+  ssoRequired: boolean;
+  /** Null when the session is not this person's. */
+  signedInVia: SignedInVia | null;
+  signedInAt: Date | null;
+}
+
+/**
+ * What a password step-up of this person in this session depends on: the hash, whether they have a passkey, and, in a
+ * tenant that requires single sign-on, their role and how and when this session was signed in.
+ */
+export async function findPasswordProof(db: Db, userId: string, sessionId: string): Promise<PasswordProofFacts | null> {
+  const [row] = await db.$queryRaw<PasswordProofFacts[]>`
+    SELECT u."passwordHash", u."role",
+           (SELECT count(*)::int FROM "Passkey" p WHERE p."userId" = u."id") AS "passkeys",
+           EXISTS (SELECT 1 FROM "TenantSso" t WHERE t."tenantId" = u."tenantId" AND t."required") AS "ssoRequired",
+           s."signedInVia", s."createdAt" AS "signedInAt"
+    FROM "User" u LEFT JOIN "Session" s ON s."id" = ${sessionId} AND s."userId" = u."id"
+    WHERE u."id" = ${userId}`;
+  return row ?? null;
 }
 
 /** A person's passkeys, oldest first, as their settings list them. */

@@ -22,6 +22,7 @@ import {
   markPasskeyUsed,
   markProofProved,
   takeProofChallenge,
+  type PasswordProofFacts,
 } from "./sql";
 import { attemptSucceeded, beginAttempt, inSessionKeys } from "../throttle";
 
@@ -265,10 +266,31 @@ export type PasswordProof =
   | { kind: "ok"; proofId: string }
   | { kind: "wrong" }
   | { kind: "use-passkey" }
+  | { kind: "sso-required" }
+  | { kind: "sso-sign-in-again" }
   | { kind: "throttled"; retryAfterSeconds: number };
 
+/** How recent a sign-in through the tenant's provider must be for a person's first passkey in a tenant requiring it. */
+export const FRESH_SSO_SIGN_IN_MS = 10 * 60_000;
+
 /**
- * The password again, for a person without a passkey; someone with a passkey must use it. Each try counts toward
+ * In a tenant that requires single sign-on, what a non-admin's password may prove: nothing, since the tenant no longer
+ * accepts it at sign-in, except their first passkey, and that only with a sign-in through the provider in this session
+ * within the last 10 minutes. Admins keep their password as they do at sign-in (break-glass). Null when it may.
+ */
+function ssoRefusal(facts: PasswordProofFacts, purpose: StepUpPurpose): PasswordProof | null {
+  if (!facts.ssoRequired || facts.role === "ADMIN") return null;
+  if (purpose.kind !== "passkey.enrol") return { kind: "sso-required" };
+  const fresh =
+    facts.signedInVia === "sso" &&
+    facts.signedInAt !== null &&
+    Date.now() - facts.signedInAt.getTime() <= FRESH_SSO_SIGN_IN_MS;
+  return fresh ? null : { kind: "sso-sign-in-again" };
+}
+
+/**
+ * The password again, for a person without a passkey; someone with a passkey must use it, and in a tenant that requires
+ * single sign-on only an admin may use it, or a person adding their first passkey (`ssoRefusal`). Each try counts toward
  * the in-session throttle of this session and this person, not the sign-in form's: failed sign-ins from outside
  * cannot lock a signed-in person's step-up, and a stolen session still guesses no faster than at sign-in.
  * The proof row carries the purpose's digest and items, as a passkey's does.
@@ -279,9 +301,11 @@ export async function proveWithPassword(
   purpose: StepUpPurpose,
   password: string,
 ): Promise<PasswordProof> {
-  const user = await findPasswordProof(db, person.id);
+  const user = await findPasswordProof(db, person.id, sessionId);
   if (!user) return { kind: "wrong" };
-  if (user._count.passkeys > 0) return { kind: "use-passkey" };
+  if (user.passkeys > 0) return { kind: "use-passkey" };
+  const refused = ssoRefusal(user, purpose);
+  if (refused) return refused;
   const keys = inSessionKeys({ userId: person.id, sessionId });
   const attempt = await beginAttempt(keys);
   if (!attempt.allowed) return { kind: "throttled", retryAfterSeconds: attempt.retryAfterSeconds };

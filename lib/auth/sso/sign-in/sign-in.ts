@@ -93,7 +93,7 @@ export async function finishSsoSignIn(
   const bound = await bindSubject(settings, claims);
   if (!bound.ok) return refuse(settings, bound.code, claims.sub);
   const { person } = bound;
-  const sessionId = await startSession(person, browser);
+  const sessionId = await startSession(person, browser, "sso");
   await insertSsoAudit(db, {
     tenantId: person.tenantId,
     actorId: person.id,
