@@ -3,8 +3,9 @@ import { pendingChanges } from "@/lib/admin/changes/two-admin";
 import { cardFacts, deskPolicy, queueChoices } from "@/lib/approvals/desk/cards";
 import { parseQueueFilters, queueSearchParams } from "@/lib/approvals/desk/filters";
 import { formatQueueCursor, pendingQueue, renderedQueueStamp } from "@/lib/approvals/desk/queue";
-import { passkeysOf } from "@/lib/auth/step-up/passkeys/passkeys";
+import { stepUpWayOf } from "@/lib/auth/step-up/step-up";
 import { requireRole } from "@/lib/auth/guards";
+import { currentSession } from "@/lib/auth/sign-in/auth";
 import { reconcileHealth, refundsToInvestigate } from "@/lib/payments/reconcile/reconcile";
 import { unknownCalls } from "@/lib/upstream/calls/resolve";
 
@@ -27,13 +28,14 @@ export default async function ApprovalsPage({
   const user = await requireRole(["SUPERVISOR"], query ? `/approvals?${query}` : undefined);
   // Taken before the cards: a change in between makes the live stream's next stamp differ, so the desk refreshes.
   const shown = await renderedQueueStamp(user.tenantId);
-  const [items, investigations, health, policy, choices, passkeys, adminChanges, lost] = await Promise.all([
+  const session = (await currentSession())!;
+  const [items, investigations, health, policy, choices, stepUp, adminChanges, lost] = await Promise.all([
     pendingQueue(user.tenantId, { cursor, limit: PAGE, filters }),
     refundsToInvestigate(user.tenantId),
     reconcileHealth(),
     deskPolicy(user.tenantId),
     queueChoices(user.tenantId),
-    passkeysOf(user.id),
+    stepUpWayOf(user.id, session.sessionId),
     pendingChanges(user.tenantId),
     unknownCalls(user.tenantId),
   ]);
@@ -47,7 +49,7 @@ export default async function ApprovalsPage({
       filters={filters}
       choices={choices}
       policy={policy}
-      hasPasskey={passkeys.length > 0}
+      stepUp={stepUp}
       investigations={investigations}
       health={health}
       adminChanges={adminChanges}

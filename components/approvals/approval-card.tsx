@@ -11,6 +11,13 @@ import { amountOf, movesMoney, type CardProps } from "./card-item";
 import { CardActions, CardWho } from "./card-who";
 import { UpstreamCard } from "./upstream-card";
 
+// What approving above the step-up amount will ask of this viewer.
+const STEP_UP_ASKS: Record<CardProps["way"]["with"], string> = {
+  passkey: "approving asks for one touch of your passkey.",
+  password: "approving asks for your password again (a passkey, once you add one under Settings).",
+  "passkey-needed": "approving needs a passkey, not your password: add one under Settings.",
+};
+
 export function ApprovalCard(props: CardProps) {
   const { preview } = props.item;
   if (isUpstreamPreview(preview)) return <UpstreamCard {...props} preview={preview} />;
@@ -21,6 +28,7 @@ function RefundCard({
   item,
   preview,
   policy,
+  way,
   me,
   now,
   focused,
@@ -160,7 +168,7 @@ function RefundCard({
       </dl>
       {movesMoney(item) && amount > policy.stepUpAboveCents && (
         <p className="muted" data-testid="card-step-up">
-          Above {money(policy.stepUpAboveCents)}: approving asks for your passkey, or your password if you have none.
+          Above {money(policy.stepUpAboveCents)}: {STEP_UP_ASKS[way.with]}
         </p>
       )}
       {twoPerson && (

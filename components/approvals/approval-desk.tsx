@@ -1,4 +1,5 @@
 import Link from "next/link";
+import type { StepUpWay } from "@/lib/auth/step-up/step-up";
 import { ApprovalQueue } from "./approval-queue";
 import { QueueFilterForm } from "./queue-filters";
 import { QueueLive } from "./queue-live";
@@ -24,7 +25,7 @@ export function ApprovalDesk({
   filters,
   choices,
   policy,
-  hasPasskey,
+  stepUp,
   investigations,
   health,
   adminChanges,
@@ -39,7 +40,7 @@ export function ApprovalDesk({
   filters: QueueFilters;
   choices: Awaited<ReturnType<typeof queueChoices>>;
   policy: DeskPolicy;
-  hasPasskey: boolean;
+  stepUp: StepUpWay;
   investigations: Awaited<ReturnType<typeof refundsToInvestigate>>;
   health: Awaited<ReturnType<typeof reconcileHealth>>;
   adminChanges: Awaited<ReturnType<typeof pendingChanges>>;
@@ -47,6 +48,7 @@ export function ApprovalDesk({
   firstPage: string | null;
   nextPage: string | null;
 }) {
+  const hasPasskey = stepUp.with === "passkey";
   const cards = items.map((item) => ({
     ...item,
     createdAt: item.createdAt.toISOString(),
@@ -85,7 +87,7 @@ export function ApprovalDesk({
         items={cards}
         policy={policy}
         me={me.email}
-        hasPasskey={hasPasskey}
+        stepUp={stepUp}
         filtered={[
           filters.agentId,
           filters.tool,

@@ -10,6 +10,7 @@ import { ApprovalCard } from "./approval-card";
 import { amountOf, currencyOf, movesMoney, type CardItem } from "./card-item";
 import { DecideDialog } from "./decide-dialog";
 import { useNow } from "@/components/ui/time-ago";
+import type { StepUpWay } from "@/lib/auth/step-up/step-up";
 
 interface Toast {
   id: number;
@@ -51,13 +52,13 @@ export function ApprovalQueue({
   items,
   policy,
   me,
-  hasPasskey,
+  stepUp,
   filtered,
 }: {
   items: CardItem[];
   policy: DeskPolicy;
   me: string;
-  hasPasskey: boolean;
+  stepUp: StepUpWay;
   /** Whether the address narrows the queue, so an empty page says so instead of "no pending requests". */
   filtered: boolean;
 }) {
@@ -225,6 +226,7 @@ export function ApprovalQueue({
           key={item.id}
           item={item}
           policy={policy}
+          way={stepUp}
           me={me}
           now={now}
           focused={index === focus}
@@ -243,7 +245,7 @@ export function ApprovalQueue({
             .map((id) => items.find((item) => item.id === id))
             .filter((item): item is CardItem => item !== undefined)}
           policy={policy}
-          hasPasskey={hasPasskey}
+          way={stepUp}
           onDone={showResults}
           onClose={() => {
             // Keyboard focus goes back to the request the dialog was about, not to the top of the page.

@@ -1,6 +1,7 @@
 import type { CardFacts, DeskPolicy } from "@/lib/approvals/desk/cards";
 import type { QueueItem } from "@/lib/approvals/desk/queue";
 import { isUpstreamPreview } from "@/lib/upstream/calls/preview";
+import type { StepUpWay } from "@/lib/auth/step-up/step-up";
 
 // A request as the desk's cards and dialogs hold it, and what they read from it.
 
@@ -28,6 +29,8 @@ export function movesMoney(item: CardItem): boolean {
 export interface CardProps {
   item: CardItem;
   policy: DeskPolicy;
+  /** How the viewer proves a step-up (`stepUpWayOf`): the card says what approving it will ask. */
+  way: StepUpWay;
   me: string;
   now: number | null;
   focused: boolean;

@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
 import { decideApprovalsAction } from "@/lib/approvals/decision/actions";
 import type { DeskPolicy } from "@/lib/approvals/desk/cards";
@@ -10,12 +11,14 @@ import { FormMessages } from "@/components/ui/field";
 import { amountOf, currencyOf, movesMoney, type CardItem } from "./card-item";
 import { proveStepUp } from "@/components/step-up/step-up";
 import { PasswordProof } from "@/components/step-up/step-up-field";
+import type { StepUpWay } from "@/lib/auth/step-up/step-up";
 
 interface Props {
   mode: "approve" | "deny";
   items: CardItem[];
   policy: DeskPolicy;
-  hasPasskey: boolean;
+  /** How the approver proves a step-up in this session (`stepUpWayOf`). */
+  way: StepUpWay;
   onDone(results: DecisionResult[]): void;
   onClose(): void;
 }
@@ -29,7 +32,8 @@ const phraseOf = (item: CardItem, cents = amountOf(item)) =>
   });
 
 /** Confirms a decision: restates what moves and to whom, narrows one refund's amount, takes the step-up, or asks why it is denied. */
-export function DecideDialog({ mode, items, policy, hasPasskey, onDone, onClose }: Props) {
+export function DecideDialog({ mode, items, policy, way, onDone, onClose }: Props) {
+  const hasPasskey = way.with === "passkey";
   const dialog = useRef<HTMLDialogElement>(null);
   const single = items.length === 1 ? items[0] : null;
   const editable = mode === "approve" && single !== null && movesMoney(single);
@@ -49,6 +53,8 @@ export function DecideDialog({ mode, items, policy, hasPasskey, onDone, onClose 
   const approvedCents = (item: CardItem) => (editable && item === single && cents !== null ? cents : amountOf(item));
   const stepUp =
     mode === "approve" && items.some((item) => movesMoney(item) && approvedCents(item) > policy.stepUpAboveCents);
+  // A tenant that requires single sign-on takes no password: the approver is told so before typing one.
+  const passkeyNeeded = stepUp && way.with === "passkey-needed";
   const total = items.filter(movesMoney).reduce((sum, item) => sum + approvedCents(item), 0);
   const currency = items[0] ? currencyOf(items[0]) : "USD";
 
@@ -148,6 +154,12 @@ export function DecideDialog({ mode, items, policy, hasPasskey, onDone, onClose 
               Above {formatMoney(policy.stepUpAboveCents, currency)}: one touch of your passkey signs this decision
               {items.length > 1 ? ` (${items.length} requests, ${formatMoney(total, currency)} in total)` : ""}.
             </p>
+          ) : way.with === "passkey-needed" ? (
+            <p className="notice" data-testid="step-up-passkey-needed">
+              Above {formatMoney(policy.stepUpAboveCents, currency)}: your organization signs you in through{" "}
+              {way.provider.name}, so a passkey confirms this, not your password.{" "}
+              <Link href="/settings">Add a passkey under Settings</Link>, then approve here.
+            </p>
           ) : (
             <PasswordProof
               value={password}
@@ -157,7 +169,7 @@ export function DecideDialog({ mode, items, policy, hasPasskey, onDone, onClose 
           ))}
         <FormMessages error={error} />
         <p className="actions">
-          <button type="submit" className={mode === "approve" ? "primary" : "danger"} disabled={busy}>
+          <button type="submit" className={mode === "approve" ? "primary" : "danger"} disabled={busy || passkeyNeeded}>
             {mode === "approve"
               ? stepUp && hasPasskey
                 ? "Confirm with passkey and approve"

@@ -12,6 +12,7 @@ import { TimeAgo } from "@/components/ui/time-ago";
 import { passkeyFailure } from "@/components/step-up/passkey-words";
 import { proveStepUp } from "@/components/step-up/step-up";
 import { PasswordProof } from "@/components/step-up/step-up-field";
+import type { StepUpWay } from "@/lib/auth/step-up/step-up";
 
 interface Passkey {
   id: string;
@@ -23,11 +24,14 @@ interface Passkey {
 /**
  * A person's own passkeys: approving large refunds asks for one (step-up); without one, the password is asked again.
  * Adding or removing one first asks for a factor they already have (an existing passkey, else the password), and
- * the owner is emailed either way.
+ * the owner is emailed either way. In a tenant that requires single sign-on the password proves only the first
+ * passkey, within 10 minutes of a sign-in through the provider (`stepUp`).
  */
-export function PasskeyList({ passkeys }: { passkeys: Passkey[] }) {
+export function PasskeyList({ passkeys, stepUp }: { passkeys: Passkey[]; stepUp: StepUpWay }) {
   const router = useRouter();
   const hasPasskey = passkeys.length > 0;
+  const sso = !hasPasskey && stepUp.with === "passkey-needed" ? stepUp : null;
+  const signInAgain = sso?.firstPasskey === "sign-in-again";
   const [name, setName] = useState("");
   const [password, setPassword] = useState("");
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
@@ -82,10 +86,17 @@ export function PasskeyList({ passkeys }: { passkeys: Passkey[] }) {
       <h2 id="passkeys-title" style={{ marginTop: 0 }}>
         Passkeys
       </h2>
-      <p className="muted">
-        Approving a refund above your tenant&apos;s step-up amount asks for a passkey; without one, for your password
-        again. Adding or removing a passkey asks for {hasPasskey ? "one of your passkeys" : "your password"} first.
-      </p>
+      {sso ? (
+        <p className="muted">
+          Your organization signs you in through {sso.provider.name}: approving a refund above your tenant&apos;s
+          step-up amount asks for a passkey, not your password. Add your first one here.
+        </p>
+      ) : (
+        <p className="muted">
+          Approving a refund above your tenant&apos;s step-up amount asks for a passkey; without one, for your password
+          again. Adding or removing a passkey asks for {hasPasskey ? "one of your passkeys" : "your password"} first.
+        </p>
+      )}
       {passkeys.length === 0 ? (
         <p data-testid="no-passkeys">No passkeys yet.</p>
       ) : (
@@ -113,13 +124,22 @@ export function PasskeyList({ passkeys }: { passkeys: Passkey[] }) {
           ))}
         </ul>
       )}
-      {!hasPasskey && <PasswordProof value={password} onChange={setPassword} testId="passkey-password" />}
+      {signInAgain ? (
+        <p className="notice" data-testid="passkey-sign-in-again">
+          To add your first passkey, sign in again through {sso.provider.name}, then add it here within 10 minutes.{" "}
+          <a href={`/api/sso/start?tenant=${encodeURIComponent(sso.provider.tenantId)}&next=/settings`}>
+            Sign in again through {sso.provider.name}
+          </a>
+        </p>
+      ) : (
+        !hasPasskey && <PasswordProof value={password} onChange={setPassword} testId="passkey-password" />
+      )}
       <p>
         <label>
           Name{" "}
           <input value={name} onChange={(event) => setName(event.target.value)} maxLength={60} placeholder="Laptop" />
         </label>{" "}
-        <button type="button" className="primary" onClick={() => void register()} disabled={busy}>
+        <button type="button" className="primary" onClick={() => void register()} disabled={busy || signInAgain}>
           Add a passkey
         </button>
       </p>

@@ -362,7 +362,7 @@ test("step-up: above the threshold a person without a passkey re-enters the pass
     await page.setViewportSize(PHONE);
     await page.goto(`/approvals?q=${order}`);
     await expect(card(page, pending.approval!.id).getByTestId("card-step-up")).toHaveText(
-      "Above 10.00 USD: approving asks for your passkey, or your password if you have none.",
+      "Above 10.00 USD: approving asks for your password again (a passkey, once you add one under Settings).",
     );
     await card(page, pending.approval!.id).getByRole("button", { name: "Approve", exact: true }).click();
     const dialog = page.getByTestId("decide-dialog");

@@ -87,14 +87,27 @@ test("a supervisor signs in through the company's OpenID provider, approves a he
   expect(held.kind).toBe("pending_approval");
   const card = page.locator(`[data-testid="approval-item"][data-approval-id="${held.approval!.id}"]`);
   const dialog = page.getByTestId("decide-dialog");
-  // Without a passkey the dialog asks for the password, which this tenant no longer takes as proof: it says what to do.
+  // Without a passkey the dialog says what confirms a large approval here, rather than asking for the password.
   await page.goto(`${local}/approvals?q=${order}`);
   await card.getByRole("button", { name: "Approve", exact: true }).click();
-  await dialog.getByLabel("your password, to confirm it is you").fill("toolgate-demo");
-  await dialog.getByRole("button", { name: "Confirm approval" }).click();
-  await expect(dialog).toContainText("Add a passkey under Settings, then confirm with it.");
-  await shoot(page, "sso-password-refused");
+  await expect(dialog.getByTestId("step-up-passkey-needed")).toContainText(
+    "your organization signs you in through Globex ID, so a passkey confirms this, not your password.",
+  );
+  await expect(dialog.getByRole("button", { name: "Confirm approval" })).toBeDisabled();
+  await shoot(page, "sso-passkey-needed");
   await dialog.getByRole("button", { name: "Cancel" }).click();
+
+  // A first passkey only within 10 minutes of a sign-in through the provider: an older session is sent back to it.
+  await database().query(`UPDATE "Session" SET "createdAt" = now() - interval '11 minutes' WHERE id = $1`, [sessionId]);
+  await page.goto(`${local}/settings`);
+  await expect(page.getByTestId("passkey-sign-in-again")).toContainText("sign in again through Globex ID");
+  await expect(page.getByRole("link", { name: "Sign in again through Globex ID" })).toHaveAttribute(
+    "href",
+    "/api/sso/start?tenant=globex&next=/settings",
+  );
+  await expect(page.getByRole("button", { name: "Add a passkey" })).toBeDisabled();
+  await expectUsable(page, "Your settings");
+  await database().query(`UPDATE "Session" SET "createdAt" = now() WHERE id = $1`, [sessionId]);
 
   await addVirtualPasskey(page);
   await page.goto(`${local}/settings`);

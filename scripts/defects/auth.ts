@@ -5,8 +5,8 @@ export const defects: Defect[] = [
   {
     name: "password step-up in a tenant that requires single sign-on",
     file: "lib/auth/step-up/step-up.ts",
-    find: 'if (!facts.ssoRequired || facts.role === "ADMIN") return null;',
-    replace: "return null;",
+    find: 'facts.ssoRequiredBy !== null && facts.role !== "ADMIN";',
+    replace: "false;",
     testFile: "tests/auth/sso.integration.test.ts",
     test: "takes no supervisor's password as a step-up, but their first passkey's within 10 minutes of a sign-in through the provider",
   },

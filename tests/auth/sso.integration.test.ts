@@ -16,7 +16,7 @@ import { hashPassword } from "@/lib/auth/password-hash";
 import { db } from "@/lib/db";
 import { encryptSecret } from "@/lib/security/secrets";
 import { signInAtProvider, startTestProvider, type TestProvider } from "../support/oidc-provider";
-import { proveWithPassword, type StepUpPurpose } from "@/lib/auth/step-up/step-up";
+import { proveWithPassword, stepUpWayOf, type StepUpPurpose } from "@/lib/auth/step-up/step-up";
 import { provedFor, sessionOf } from "../support/step-up";
 
 // Single sign-on through a real OpenID provider (oidc-provider) and toolgate's own routes: the start route sends the
@@ -336,11 +336,15 @@ describe("a tenant that requires single sign-on", () => {
     const enrol: StepUpPurpose = { kind: "passkey.enrol" };
     const proofs = () => db.stepUpProof.count({ where: { userId: person.id } });
 
+    // The pages say so before anyone types: a passkey is needed, and the first one can be added now from this session.
+    const needed = { with: "passkey-needed", provider: { tenantId, name: "Acme ID" } };
+    expect(await stepUpWayOf(person.id, viaProvider)).toEqual({ ...needed, firstPasskey: "now" });
     // The right password, in the session the provider just signed in: an approval still wants a passkey.
     expect(await proveWithPassword(person, viaProvider, approve, PASSWORD)).toEqual({ kind: "sso-required" });
     // A first passkey from a session the password started (as a stolen cookie's might be): sign in through the provider.
     const byPassword = await sessionOf(person.id);
     expect(await proveWithPassword(person, byPassword, enrol, PASSWORD)).toEqual({ kind: "sso-sign-in-again" });
+    expect(await stepUpWayOf(person.id, byPassword)).toEqual({ ...needed, firstPasskey: "sign-in-again" });
     expect(await proofs()).toBe(0);
 
     // From the provider's fresh session, the password proves the enrolment, and only it.
@@ -350,15 +354,19 @@ describe("a tenant that requires single sign-on", () => {
     // Older than 10 minutes, the same session must sign in through the provider again.
     await db.session.update({ where: { id: viaProvider }, data: { createdAt: new Date(Date.now() - 11 * 60_000) } });
     expect(await proveWithPassword(person, viaProvider, enrol, PASSWORD)).toEqual({ kind: "sso-sign-in-again" });
+    expect(await stepUpWayOf(person.id, viaProvider)).toEqual({ ...needed, firstPasskey: "sign-in-again" });
     expect(await proofs()).toBe(1);
 
     // An admin keeps the password, as at sign-in (break-glass).
     const admin = { id: people.admin.id, email: people.admin.email };
     await db.user.update({ where: { id: admin.id }, data: { passwordHash: await hashPassword(PASSWORD) } });
-    expect(await proveWithPassword(admin, await sessionOf(admin.id), approve, PASSWORD)).toMatchObject({ kind: "ok" });
+    const adminSession = await sessionOf(admin.id);
+    expect(await stepUpWayOf(admin.id, adminSession)).toEqual({ with: "password" });
+    expect(await proveWithPassword(admin, adminSession, approve, PASSWORD)).toMatchObject({ kind: "ok" });
 
     // The tenant no longer requiring it, the supervisor's password proves an approval again.
     await db.tenantSso.update({ where: { tenantId }, data: { required: false } });
+    expect(await stepUpWayOf(person.id, byPassword)).toEqual({ with: "password" });
     expect(await proveWithPassword(person, byPassword, approve, PASSWORD)).toMatchObject({ kind: "ok" });
   });
 });

@@ -26,7 +26,9 @@ export interface PasswordProofFacts {
   passwordHash: string;
   passkeys: number;
   role: Role;
-  ssoRequired: boolean;
+  tenantId: string;
+  /** The provider's name when the person's tenant requires single sign-on, else null. */
+  ssoRequiredBy: string | null;
   /** Null when the session is not this person's. */
   signedInVia: SignedInVia | null;
   signedInAt: Date | null;
@@ -38,9 +40,9 @@ export interface PasswordProofFacts {
  */
 export async function findPasswordProof(db: Db, userId: string, sessionId: string): Promise<PasswordProofFacts | null> {
   const [row] = await db.$queryRaw<PasswordProofFacts[]>`
-    SELECT u."passwordHash", u."role",
+    SELECT u."passwordHash", u."role", u."tenantId",
            (SELECT count(*)::int FROM "Passkey" p WHERE p."userId" = u."id") AS "passkeys",
-           EXISTS (SELECT 1 FROM "TenantSso" t WHERE t."tenantId" = u."tenantId" AND t."required") AS "ssoRequired",
+           (SELECT t."displayName" FROM "TenantSso" t WHERE t."tenantId" = u."tenantId" AND t."required") AS "ssoRequiredBy",
            s."signedInVia", s."createdAt" AS "signedInAt"
     FROM "User" u LEFT JOIN "Session" s ON s."id" = ${sessionId} AND s."userId" = u."id"
     WHERE u."id" = ${userId}`;

@@ -274,23 +274,42 @@ export type PasswordProof =
 export const FRESH_SSO_SIGN_IN_MS = 10 * 60_000;
 
 /**
- * In a tenant that requires single sign-on, what a non-admin's password may prove: nothing, since the tenant no longer
- * accepts it at sign-in, except their first passkey, and that only with a sign-in through the provider in this session
- * within the last 10 minutes. Admins keep their password as they do at sign-in (break-glass). Null when it may.
+ * In a tenant that requires single sign-on, a non-admin's password proves nothing, since the tenant no longer accepts
+ * it at sign-in, except their first passkey (`freshSsoSignIn`). Admins keep their password as they do at sign-in
+ * (break-glass).
  */
-function ssoRefusal(facts: PasswordProofFacts, purpose: StepUpPurpose): PasswordProof | null {
-  if (!facts.ssoRequired || facts.role === "ADMIN") return null;
-  if (purpose.kind !== "passkey.enrol") return { kind: "sso-required" };
-  const fresh =
-    facts.signedInVia === "sso" &&
-    facts.signedInAt !== null &&
-    Date.now() - facts.signedInAt.getTime() <= FRESH_SSO_SIGN_IN_MS;
-  return fresh ? null : { kind: "sso-sign-in-again" };
+const passwordRefusedBySso = (facts: PasswordProofFacts) => facts.ssoRequiredBy !== null && facts.role !== "ADMIN";
+
+/** Whether this session was signed in through the tenant's provider within the last 10 minutes. */
+const freshSsoSignIn = (facts: PasswordProofFacts) =>
+  facts.signedInVia === "sso" &&
+  facts.signedInAt !== null &&
+  Date.now() - facts.signedInAt.getTime() <= FRESH_SSO_SIGN_IN_MS;
+
+/** How a person proves a step-up in this session, for the pages that ask before they try. */
+export type StepUpWay =
+  | { with: "passkey" }
+  | { with: "password" }
+  /**
+   * A tenant that requires single sign-on: a passkey only. The first one is added with the password now (`now`: the
+   * provider signed this session in within 10 minutes), or after signing in through the provider again.
+   */
+  | { with: "passkey-needed"; firstPasskey: "now" | "sign-in-again"; provider: { tenantId: string; name: string } };
+
+export async function stepUpWayOf(userId: string, sessionId: string): Promise<StepUpWay> {
+  const facts = await findPasswordProof(db, userId, sessionId);
+  if (facts && facts.passkeys > 0) return { with: "passkey" };
+  if (!facts || !passwordRefusedBySso(facts)) return { with: "password" };
+  return {
+    with: "passkey-needed",
+    firstPasskey: freshSsoSignIn(facts) ? "now" : "sign-in-again",
+    provider: { tenantId: facts.tenantId, name: facts.ssoRequiredBy! },
+  };
 }
 
 /**
  * The password again, for a person without a passkey; someone with a passkey must use it, and in a tenant that requires
- * single sign-on only an admin may use it, or a person adding their first passkey (`ssoRefusal`). Each try counts toward
+ * single sign-on only an admin may use it, or a person adding their first passkey (`passwordRefusedBySso`). Each try counts toward
  * the in-session throttle of this session and this person, not the sign-in form's: failed sign-ins from outside
  * cannot lock a signed-in person's step-up, and a stolen session still guesses no faster than at sign-in.
  * The proof row carries the purpose's digest and items, as a passkey's does.
@@ -304,8 +323,10 @@ export async function proveWithPassword(
   const user = await findPasswordProof(db, person.id, sessionId);
   if (!user) return { kind: "wrong" };
   if (user.passkeys > 0) return { kind: "use-passkey" };
-  const refused = ssoRefusal(user, purpose);
-  if (refused) return refused;
+  if (passwordRefusedBySso(user)) {
+    if (purpose.kind !== "passkey.enrol") return { kind: "sso-required" };
+    if (!freshSsoSignIn(user)) return { kind: "sso-sign-in-again" };
+  }
   const keys = inSessionKeys({ userId: person.id, sessionId });
   const attempt = await beginAttempt(keys);
   if (!attempt.allowed) return { kind: "throttled", retryAfterSeconds: attempt.retryAfterSeconds };
