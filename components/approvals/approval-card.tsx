@@ -89,7 +89,7 @@ function RefundCard({
           <ul>
             {preview.held.map((reason, index) => (
               <li key={`${reason.rule}-${index}`} data-rule={reason.rule}>
-                {heldText(reason, currency)}
+                {heldText(reason, currency, { earlierCall: false })}
                 {reason.rule === "possible_duplicate" && (
                   <>
                     {" "}

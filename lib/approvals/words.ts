@@ -62,8 +62,11 @@ const EARLIER_STATUS = {
   in_progress: "is being refunded",
 } as const;
 
-/** Why the checks held the call, with the limit's numbers. */
-export function heldText(reason: HeldReason, currency: string): string {
+/**
+ * Why the checks held the call, with the limit's numbers. A possible duplicate names the earlier call last, by id,
+ * unless the caller links it (`earlierCall: false`).
+ */
+export function heldText(reason: HeldReason, currency: string, { earlierCall = true } = {}): string {
   const money = (cents: number) => formatMoney(cents, currency);
   switch (reason.rule) {
     case "auto_limit_cents":
@@ -80,7 +83,7 @@ export function heldText(reason: HeldReason, currency: string): string {
     case "policy_rule":
       return `the tenant's rule "${reason.id}": ${reason.reason}`;
     case "possible_duplicate":
-      return `possible duplicate of ${reason.of_call_id}: ${money(reason.amount_cents)} ${EARLIER_STATUS[reason.status]} on this order within the last ${reason.window_hours} ${reason.window_hours === 1 ? "hour" : "hours"}`;
+      return `possible duplicate: ${money(reason.amount_cents)} ${EARLIER_STATUS[reason.status]} on this order within the last ${reason.window_hours} ${reason.window_hours === 1 ? "hour" : "hours"}${earlierCall ? ` (earlier call ${reason.of_call_id})` : ""}`;
   }
 }
 

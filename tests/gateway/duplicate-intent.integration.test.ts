@@ -92,7 +92,7 @@ async function insist() {
   });
   const timeline = await callTimeline(world.tenantId, again.json.id);
   expect(timeline!.events.map((event) => event.detail).join("\n")).toContain(
-    `Duplicate check: possible duplicate of ${first.json.id}: 40.00 USD was already refunded on this order`,
+    `Duplicate check: possible duplicate: 40.00 USD was already refunded on this order within the last 24 hours (earlier call ${first.json.id})`,
   );
   return { world, conversation, order, first, again, approvalId: again.json.approval!.id as string };
 }
@@ -195,7 +195,9 @@ describe("a model that insists cannot refund twice", () => {
     const stopped = await approveRequest(supervisorOf(world), two.approval!.id);
     expect(stopped).toMatchObject({ ok: false, code: "approval.retry" });
     if (stopped.ok) throw new Error("approved");
-    expect(stopped.message).toContain(`possible duplicate of ${one.id}`);
+    expect(stopped.message).toContain(
+      `this is a possible duplicate: 60.00 USD was already refunded on this order within the last 24 hours (earlier call ${one.id});`,
+    );
     expect(await providerTotal(order)).toBe(6000);
     const request = await db.approvalRequest.findUniqueOrThrow({ where: { id: two.approval!.id } });
     expect(request.status).toBe("pending");
