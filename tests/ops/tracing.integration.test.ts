@@ -105,7 +105,8 @@ describe("OpenTelemetry traces", () => {
     expect(statementParents).toContain("gateway.execute");
     expect(statements.map((span) => span.attributes["db.query.text"])).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/^BEGIN;[^]*FOR UPDATE OF c;[^]*FROM "Order" o[^]*$/),
+        // The call's facts, its order read by its key (orderById), after the conversation's lock.
+        expect.stringMatching(/^BEGIN;[^]*FOR UPDATE OF c;[^]*FROM \(SELECT \* FROM "Order" WHERE "id" = [^]*$/),
         // The effect's statement, with the COMMIT sent in its round trip (docs/decisions/029).
         expect.stringMatching(/"ExposureTotal"[^]*; COMMIT$/),
       ]),
