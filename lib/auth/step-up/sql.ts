@@ -21,7 +21,7 @@ export async function takeChallenge(db: Db, userId: string) {
   return row;
 }
 
-/** A person's password hash and how many passkeys they have; null when there is no such person. */
+/** What `findPasswordProof` reads; null from it when there is no such person. */
 export interface PasswordProofFacts {
   passwordHash: string;
   passkeys: number;

@@ -296,6 +296,7 @@ export type StepUpWay =
    */
   | { with: "passkey-needed"; firstPasskey: "now" | "sign-in-again"; provider: { tenantId: string; name: string } };
 
+/** How this person proves a step-up in this session: what `proveWithPassword` and the passkey ceremony will take. */
 export async function stepUpWayOf(userId: string, sessionId: string): Promise<StepUpWay> {
   const facts = await findPasswordProof(db, userId, sessionId);
   if (facts && facts.passkeys > 0) return { with: "passkey" };
@@ -308,10 +309,11 @@ export async function stepUpWayOf(userId: string, sessionId: string): Promise<St
 }
 
 /**
- * The password again, for a person without a passkey; someone with a passkey must use it, and in a tenant that requires
- * single sign-on only an admin may use it, or a person adding their first passkey (`passwordRefusedBySso`). Each try counts toward
- * the in-session throttle of this session and this person, not the sign-in form's: failed sign-ins from outside
- * cannot lock a signed-in person's step-up, and a stolen session still guesses no faster than at sign-in.
+ * The password again, for a person without a passkey; someone with a passkey must use it, and in a tenant that
+ * requires single sign-on only an admin may use it, or a person adding their first passkey (`passwordRefusedBySso`).
+ * Each try counts toward the in-session throttle of this session and this person, not the sign-in form's: failed
+ * sign-ins from outside cannot lock a signed-in person's step-up, and a stolen session still guesses no faster than
+ * at sign-in.
  * The proof row carries the purpose's digest and items, as a passkey's does.
  */
 export async function proveWithPassword(
