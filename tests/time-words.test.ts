@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { absoluteTime, formatDuration, relativeTime } from "@/components/ui/time-words";
+import { absoluteTime, exactTime, formatDuration, relativeTime } from "@/components/ui/time-words";
 
 const now = Date.parse("2026-12-04T12:00:00Z");
 const at = (seconds: number) => new Date(now + seconds * 1000).toISOString();
@@ -29,8 +29,9 @@ describe("relative times", () => {
     expect(relativeTime(at(3 * 86_400 + 13 * 3600), now)).toBe("in 4 days");
   });
 
-  it("shows the exact time in UTC to the minute, the same on server and client", () => {
+  it("writes a time in UTC to the minute and gives it to the second on hover, the same on server and client", () => {
     expect(absoluteTime("2026-12-04T09:05:59.123Z")).toBe("2026-12-04 09:05 UTC");
+    expect(exactTime("2026-12-04T09:05:59.123Z")).toBe("2026-12-04 09:05:59 UTC");
   });
 });
 

@@ -1,7 +1,7 @@
 "use client";
 
 import { useSyncExternalStore } from "react";
-import { absoluteTime, formatDuration, relativeTime } from "./time-words";
+import { absoluteTime, exactTime, formatDuration, relativeTime } from "./time-words";
 
 // One clock for every time shown relative to now. The server's "now" is not the browser's, so the server render and
 // hydration see null (pages show the exact time) and the browser's clock takes over right after, ticking each second.
@@ -38,10 +38,9 @@ export function useNow(): number | null {
 /** A time as people read it: relative ("5 minutes ago"), the exact time on hover (and until the page is hydrated). */
 export function TimeAgo({ iso }: { iso: string }) {
   const now = useNow();
-  const exact = absoluteTime(iso);
   return (
-    <time dateTime={iso} title={exact}>
-      {now === null ? exact : relativeTime(iso, now)}
+    <time dateTime={iso} title={exactTime(iso)}>
+      {now === null ? absoluteTime(iso) : relativeTime(iso, now)}
     </time>
   );
 }
@@ -53,7 +52,7 @@ export function TimeAgo({ iso }: { iso: string }) {
 export function TimeLeft({ expiresAt, now }: { expiresAt: string; now: number | null }) {
   if (now === null) {
     return (
-      <time dateTime={expiresAt} title={absoluteTime(expiresAt)} data-testid="time-left">
+      <time dateTime={expiresAt} title={exactTime(expiresAt)} data-testid="time-left">
         expires {absoluteTime(expiresAt)}
       </time>
     );
@@ -62,7 +61,7 @@ export function TimeLeft({ expiresAt, now }: { expiresAt: string; now: number | 
   return (
     <time
       dateTime={expiresAt}
-      title={absoluteTime(expiresAt)}
+      title={exactTime(expiresAt)}
       data-testid="time-left"
       className={seconds === 0 ? "error" : seconds < 120 ? "warn" : ""}
     >

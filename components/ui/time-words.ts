@@ -9,9 +9,14 @@ const UNITS = [
   ["second", 1],
 ] as const;
 
-/** The exact time, the same on server and client: UTC, to the minute. */
+/** The time as a page writes it, the same on server and client: UTC, to the minute. */
 export function absoluteTime(iso: string): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
+/** The exact time on hover: UTC, to the second, so events a few seconds apart can be told apart. */
+export function exactTime(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
 }
 
 /** The one relative form of a time: "12 seconds ago", "3 minutes ago", "in 2 hours", each to the nearest unit. */

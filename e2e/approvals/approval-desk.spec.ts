@@ -121,7 +121,7 @@ test("a card says why it was held, groups requests on one order, shows the order
   // Relative times after mount, the exact time on hover.
   const asked = largeCard.getByTestId("card-who").locator("time").first();
   await expect(asked).toHaveText(/^(just now|\d+ seconds? ago)$/);
-  await expect(asked).toHaveAttribute("title", /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+  await expect(asked).toHaveAttribute("title", /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
   expect(problems.filter((text) => /hydrat|did not match/i.test(text))).toEqual([]);
 
   // The same page without JavaScript is what the server rendered: exact times, no countdown yet.

@@ -49,7 +49,7 @@ for (const viewport of VIEWPORTS) {
       const row = page.getByTestId("call-row").first();
       await expect(row.getByTestId("call-timeline")).toHaveText(`80.00 USD refund on ${order}`);
       const time = row.locator("time").first();
-      await expect(time).toHaveAttribute("title", /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+      await expect(time).toHaveAttribute("title", /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
       await expect(time).toHaveText(/just now|second|minute/);
       await expectUsable(page);
 
