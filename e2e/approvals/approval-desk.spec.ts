@@ -271,6 +271,10 @@ test("approve with edits: the amount can only be lowered; the lower amount is wh
   await page.goto(`/calls/${pending.id}`);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(`Timeline: ${lowered}`);
   await expect(page.getByText("60.00 USD (lowered from 80.00 USD)", { exact: true })).toBeVisible();
+  // The approval's own line says who lowered it and by how much.
+  await expect(page.getByTestId("timeline-event").filter({ hasText: "Approved by Sue Supervisor" })).toContainText(
+    "Lowered from 80.00 USD to 60.00 USD",
+  );
   await page.goto(`/approvals/history?q=${order}`);
   await expect(page.getByTestId("history-timeline")).toHaveText(lowered);
   const agentPage = await asUser(browser, SEEDED.agent, baseURL!);

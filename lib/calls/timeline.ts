@@ -12,6 +12,7 @@ import { heldText } from "../approvals/words";
 import { heldFor, type DuplicateVerdict } from "../gateway";
 import type { RuleVerdict } from "../policy-rules/engine/evaluate";
 import { outcomeTitle } from "./words";
+import { amountCentsOf, formatMoney } from "../money";
 
 export interface TimelineEvent {
   at: Date;
@@ -57,6 +58,14 @@ function rulesText(verdicts: NonNullable<DecisionRow["ruleVerdicts"]>): string |
   return parts.filter(Boolean).join(" · ") || null;
 }
 
+/** "Lowered from 80.00 USD to 60.00 USD" when the approver approved less than was proposed, else null. */
+function loweredText(approval: ApprovalRow | null): string | null {
+  const approved = amountCentsOf(approval?.approvedArgs);
+  const currency = (approval?.approvedArgs as { currency?: unknown } | null)?.currency;
+  if (!approval || approved === null || approved === approval.impactCents || typeof currency !== "string") return null;
+  return `Lowered from ${formatMoney(approval.impactCents, currency)} to ${formatMoney(approved, currency)}`;
+}
+
 function decisionTitle(row: DecisionRow): string {
   if (row.actor && row.code === "approval.denied") return "Denied";
   if (row.actor) return "Approved";
@@ -100,6 +109,7 @@ export async function callTimeline(
         [
           // What the approval did next, after the words of who approved: "Refund reserved and sent to …".
           row.actor && row.code !== "approval.denied" ? (outcomeTitle(row.code) ?? row.code) : null,
+          row.actor && row.code !== "approval.denied" ? loweredText(approval) : null,
           row.actor && approval?.note ? `Why: ${approval.note}` : null,
           row.duplicateGuard && guardText(row.duplicateGuard),
           row.ruleVerdicts && rulesText(row.ruleVerdicts),
