@@ -160,7 +160,7 @@ test("the desk says when reconciliation is paused, why, and since when", async (
     await expect(banner).toContainText("last reached 2 hours ago");
     await expect(banner.locator("time").last()).toHaveAttribute(
       "title",
-      `${reachedAt.toISOString().slice(0, 10)} ${reachedAt.toISOString().slice(11, 16)} UTC`,
+      `${reachedAt.toISOString().slice(0, 10)} ${reachedAt.toISOString().slice(11, 19)} UTC`,
     );
     await page.setViewportSize({ width: 390, height: 844 });
     await expectUsable(page);
