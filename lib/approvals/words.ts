@@ -63,6 +63,20 @@ const EARLIER_STATUS = {
 } as const;
 
 /**
+ * What the duplicate-intent guard matched: "41.00 USD was already refunded on this order within the last 24 hours",
+ * naming the earlier call last, by id, unless the caller links it (`earlierCall: false`).
+ */
+export function duplicateText(
+  reason: Extract<HeldReason, { rule: "possible_duplicate" }>,
+  currency: string,
+  { earlierCall = true } = {},
+): string {
+  const hours = `${reason.window_hours} ${reason.window_hours === 1 ? "hour" : "hours"}`;
+  const which = earlierCall ? ` (earlier call ${reason.of_call_id})` : "";
+  return `${formatMoney(reason.amount_cents, currency)} ${EARLIER_STATUS[reason.status]} on this order within the last ${hours}${which}`;
+}
+
+/**
  * Why the checks held the call, with the limit's numbers. A possible duplicate names the earlier call last, by id,
  * unless the caller links it (`earlierCall: false`).
  */
@@ -83,7 +97,7 @@ export function heldText(reason: HeldReason, currency: string, { earlierCall = t
     case "policy_rule":
       return `the tenant's rule "${reason.id}": ${reason.reason}`;
     case "possible_duplicate":
-      return `possible duplicate: ${money(reason.amount_cents)} ${EARLIER_STATUS[reason.status]} on this order within the last ${reason.window_hours} ${reason.window_hours === 1 ? "hour" : "hours"}${earlierCall ? ` (earlier call ${reason.of_call_id})` : ""}`;
+      return `possible duplicate: ${duplicateText(reason, currency, { earlierCall })}`;
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Db } from "../db";
-import type { DuplicateVerdict } from "../gateway";
+import type { DuplicateVerdict, HeldReason } from "../gateway";
 import type { RuleVerdict } from "../policy-rules/engine/evaluate";
 
 export interface TimelineCall {
@@ -46,6 +46,8 @@ export interface ApprovalRow {
   impactCents: number;
   /** What the supervisor approved when it was less than proposed. */
   approvedArgs: unknown;
+  /** Why the call was held (the card's reasons) and the currency they are in; null for a request without them. */
+  held: { reasons: HeldReason[]; currency: string } | null;
 }
 
 export interface RefundRow {
@@ -91,7 +93,10 @@ export async function findCallApproval(
   approvalId: string | null,
 ): Promise<ApprovalRow | null> {
   const [approval] = await db.$queryRaw<ApprovalRow[]>`
-      SELECT a."id", a."status", a."createdAt", a."expiresAt", a."decidedAt", u."name" || ' (' || u."email" || ')' AS "decidedBy", a."note", a."resultCode", a."impactCents", a."approvedArgs"
+      SELECT a."id", a."status", a."createdAt", a."expiresAt", a."decidedAt", u."name" || ' (' || u."email" || ')' AS "decidedBy", a."note", a."resultCode", a."impactCents", a."approvedArgs",
+             CASE WHEN jsonb_typeof(a."preview"->'held') = 'array'
+                  THEN json_build_object('reasons', a."preview"->'held', 'currency', COALESCE(a."preview"->'impact'->>'currency', ''))
+             END AS "held"
       FROM "ApprovalRequest" a LEFT JOIN "User" u ON u."id" = a."decidedById"
       WHERE a."id" = ${approvalId} AND a."tenantId" = ${tenantId}`;
   return approval ?? null;

@@ -8,7 +8,7 @@ import {
   type DecisionRow,
   type TimelineCall,
 } from "./sql";
-import { heldText } from "../approvals/words";
+import { duplicateText, heldText } from "../approvals/words";
 import { heldFor, type DuplicateVerdict } from "../gateway";
 import type { RuleVerdict } from "../policy-rules/engine/evaluate";
 import { outcomeTitle } from "./words";
@@ -30,7 +30,17 @@ function guardText(verdict: DuplicateVerdict): string {
   if (verdict.verdict === "clear")
     return `Duplicate check: no refund of this order in the last ${verdict.window_hours} hours matches`;
   const hit = heldFor(verdict);
-  return `Duplicate check: ${heldText(hit, hit.currency)}`;
+  return `Duplicate check: ${duplicateText(hit, hit.currency)}`;
+}
+
+/**
+ * Why the call was held, as its card says it: "Held because 80.00 USD is above the 50.00 USD limit …". A possible
+ * duplicate is left to the duplicate check's own words beside it.
+ */
+function heldBecause(held: ApprovalRow["held"] | undefined): string | null {
+  const reasons = held?.reasons.filter((reason) => reason.rule !== "possible_duplicate") ?? [];
+  if (!held || reasons.length === 0) return null;
+  return `Held because ${reasons.map((reason) => heldText(reason, held.currency)).join("; ")}`;
 }
 
 /** A rule set's verdict as the timeline says it: which rule held or refused the call, and why. */
@@ -110,6 +120,7 @@ export async function callTimeline(
           // What the approval did next, after the words of who approved: "Refund reserved and sent to …".
           row.actor && row.code !== "approval.denied" ? (outcomeTitle(row.code) ?? row.code) : null,
           row.actor && row.code !== "approval.denied" ? loweredText(approval) : null,
+          row.code === "approval.required" ? heldBecause(approval?.held) : null,
           row.actor && approval?.note ? `Why: ${approval.note}` : null,
           row.duplicateGuard && guardText(row.duplicateGuard),
           row.ruleVerdicts && rulesText(row.ruleVerdicts),

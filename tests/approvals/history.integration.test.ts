@@ -112,11 +112,11 @@ describe("a call's timeline", () => {
     const deniedTimeline = await callTimeline(world.tenantId, denied.callId);
     expect(deniedTimeline?.events.map((event) => [event.title, event.by, event.detail])).toEqual([
       ["Proposed", expect.stringContaining("agent-"), expect.stringContaining('"amount_cents":9000')],
-      // The duplicate-intent guard's verdict: no earlier refund of the order matched.
+      // Why it was held, as the card said it, then the duplicate-intent guard's verdict: no earlier refund matched.
       [
         "Held for a supervisor's approval",
         null,
-        "Duplicate check: no refund of this order in the last 24 hours matches",
+        "Held because 90.00 USD is above the 50.00 USD limit for refunds without approval · Duplicate check: no refund of this order in the last 24 hours matches",
       ],
       ["Denied", supervisor, "Why: already refunded"],
     ]);

@@ -92,7 +92,7 @@ async function insist() {
   });
   const timeline = await callTimeline(world.tenantId, again.json.id);
   expect(timeline!.events.map((event) => event.detail).join("\n")).toContain(
-    `Duplicate check: possible duplicate: 40.00 USD was already refunded on this order within the last 24 hours (earlier call ${first.json.id})`,
+    `Duplicate check: 40.00 USD was already refunded on this order within the last 24 hours (earlier call ${first.json.id})`,
   );
   return { world, conversation, order, first, again, approvalId: again.json.approval!.id as string };
 }
