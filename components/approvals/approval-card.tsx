@@ -1,14 +1,14 @@
 "use client";
 
-import Link from "next/link";
 import type { ApprovalPreview } from "@/lib/gateway";
-import { heldText, requestPhrase, requestTitle } from "@/lib/approvals/words";
+import { requestPhrase, requestTitle } from "@/lib/approvals/words";
 import { argumentWords } from "@/components/ui/words";
 import { formatMoney } from "@/lib/money";
 import { isUpstreamPreview } from "@/lib/upstream/calls/preview";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { amountOf, movesMoney, type CardProps } from "./card-item";
 import { CardActions, CardWho } from "./card-who";
+import { HeldReasons } from "./held-reasons";
 import { UpstreamCard } from "./upstream-card";
 
 // What approving above the step-up amount will ask of this viewer.
@@ -86,19 +86,7 @@ function RefundCard({
         {(preview.held ?? []).length === 0 ? (
           <span>this call needs a supervisor&apos;s approval</span>
         ) : (
-          <ul>
-            {preview.held.map((reason, index) => (
-              <li key={`${reason.rule}-${index}`} data-rule={reason.rule}>
-                {heldText(reason, currency, { earlierCall: false })}
-                {reason.rule === "possible_duplicate" && (
-                  <>
-                    {" "}
-                    (<Link href={`/calls/${reason.of_call_id}`}>the earlier call&apos;s timeline</Link>)
-                  </>
-                )}
-              </li>
-            ))}
-          </ul>
+          <HeldReasons reasons={preview.held} currency={currency} />
         )}
       </div>
       <dl className="facts">

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { HeldReasons } from "./held-reasons";
 import { LinkDecisionForm } from "./link-decision-form";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { argumentWords, capitalized } from "@/components/ui/words";
@@ -46,6 +47,14 @@ export function LinkRequest({ token, view }: { token: string; view: LinkView }) 
             {request.orderId}: {request.orderStatus}, total {formatMoney(request.orderTotalCents, request.currency)},
             refunded {formatMoney(request.orderRefundedCents, request.currency)}
           </dd>
+          {request.held.length > 0 && (
+            <>
+              <dt>Held because</dt>
+              <dd data-testid="link-held">
+                <HeldReasons reasons={request.held} currency={request.currency} />
+              </dd>
+            </>
+          )}
           {argumentWords(request.arguments, request.approvedCents)
             .filter(({ key }) => key !== "order_id")
             .map(({ key, label, value }) => (

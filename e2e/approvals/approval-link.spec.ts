@@ -65,6 +65,10 @@ for (const viewport of VIEWPORTS) {
       await expect(page).toHaveURL(new RegExp(`${path}$`));
       await expect(page.getByTestId("link-title")).toHaveText(`80.00 USD refund on ${order}`);
       await expect(page.getByText("ana@example.test")).toBeVisible();
+      // Why it was held, as the desk's card says it.
+      await expect(page.getByTestId("link-held")).toHaveText(
+        "80.00 USD is above the 50.00 USD limit for refunds without approval",
+      );
       await expectUsable(page);
 
       // A second tab of the same link, left open.

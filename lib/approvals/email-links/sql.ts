@@ -1,5 +1,6 @@
 // The statements of the links in approval emails: one per recipient, claimed once, and the request a link shows.
 import type { Db } from "../../db";
+import type { HeldReason } from "../../gateway";
 
 /** A link as its page and its post check it. */
 export interface LinkRow {
@@ -22,6 +23,8 @@ export interface LinkedRequest {
   approvedCents: number | null;
   currency: string;
   arguments: Record<string, unknown>;
+  /** Why the call was held, as its card says it (the preview's reasons; none for a request without them). */
+  held: HeldReason[];
   orderStatus: string;
   orderTotalCents: number;
   orderRefundedCents: number;
@@ -82,7 +85,9 @@ export async function findLinkedRequest(db: Db, tenantId: string, approvalId: st
            coalesce((a."firstApprovedArgs"->>'amount_cents')::int, (a."preview"->'impact'->>'amount_cents')::int, a."impactCents") AS "approvingCents",
            (a."approvedArgs"->>'amount_cents')::int AS "approvedCents",
            a."preview"->'impact'->>'currency' AS "currency",
-           a."preview"->'arguments' AS "arguments", o."status" AS "orderStatus", o."totalCents" AS "orderTotalCents",
+           a."preview"->'arguments' AS "arguments",
+           CASE WHEN jsonb_typeof(a."preview"->'held') = 'array' THEN a."preview"->'held' ELSE '[]'::jsonb END AS "held",
+           o."status" AS "orderStatus", o."totalCents" AS "orderTotalCents",
            o."refundedCents" AS "orderRefundedCents", a."conversationId", a."originCallId", cu."email" AS "customerEmail",
            requester."name" || ' (' || requester."email" || ')' AS "requestedBy",
            decider."name" || ' (' || decider."email" || ')' AS "decidedBy", a."decidedAt", a."resultCode", a."note",
