@@ -49,8 +49,11 @@ export function DecideDialog({ mode, items, policy, way, onDone, onClose }: Prop
     return () => element?.close();
   }, []);
 
-  const cents = editable ? centsOfTyped(amount) : null;
-  const approvedCents = (item: CardItem) => (editable && item === single && cents !== null ? cents : amountOf(item));
+  const typed = editable ? centsOfTyped(amount) : null;
+  // Only an amount the approval may take (0.01 up to the proposal) changes what the dialog says and signs; confirm()
+  // says what is wrong with any other.
+  const cents = single && typed !== null && typed >= 1 && typed <= amountOf(single) ? typed : null;
+  const approvedCents = (item: CardItem) => (item === single && cents !== null ? cents : amountOf(item));
   const stepUp =
     mode === "approve" && items.some((item) => movesMoney(item) && approvedCents(item) > policy.stepUpAboveCents);
   // A tenant that requires single sign-on takes no password: the approver is told so before typing one.
@@ -61,7 +64,7 @@ export function DecideDialog({ mode, items, policy, way, onDone, onClose }: Prop
   async function confirm() {
     setError(null);
     if (mode === "deny" && !reason.trim()) return setError("Say why: the agent reads this reason.");
-    if (editable && single && (cents === null || cents < 1 || cents > amountOf(single))) {
+    if (editable && single && cents === null) {
       return setError(
         `Enter an amount from 0.01 up to ${formatMoney(amountOf(single), currency)}; an approval can only lower it.`,
       );

@@ -229,6 +229,8 @@ test("approve with edits: the amount can only be lowered; the lower amount is wh
   await expect(dialog.getByRole("alert")).toHaveText(
     "Enter an amount from 0.01 up to 80.00 USD; an approval can only lower it.",
   );
+  // An amount the approval cannot take never becomes what the dialog asks to approve.
+  await expect(dialog.getByRole("heading")).toHaveText(`Approve 80.00 USD refund on ${order}?`);
   expect(await refundsOn(order)).toEqual([]);
   await amount.fill("60.00");
   await expect(dialog.getByRole("heading")).toHaveText(`Approve 60.00 USD refund on ${order}?`);
