@@ -131,7 +131,11 @@ export function DecideDialog({ mode, items, policy, way, onDone, onClose }: Prop
             <input
               inputMode="decimal"
               value={amount}
-              onChange={(event) => setAmount(event.target.value)}
+              onChange={(event) => {
+                // A new amount is a new try: the last one's complaint no longer applies.
+                setAmount(event.target.value);
+                setError(null);
+              }}
               aria-describedby="narrow-help"
             />
             <span id="narrow-help" className="muted small">

@@ -234,6 +234,7 @@ test("approve with edits: the amount can only be lowered; the lower amount is wh
   expect(await refundsOn(order)).toEqual([]);
   await amount.fill("60.00");
   await expect(dialog.getByRole("heading")).toHaveText(`Approve 60.00 USD refund on ${order}?`);
+  await expect(dialog.getByRole("alert")).toHaveCount(0);
   await noSidewaysScroll(page);
   await page.screenshot({ path: "test-results/approval-desk-narrow-phone.png" });
   await dialog.getByRole("button", { name: "Confirm approval" }).click();
