@@ -4,8 +4,7 @@ import { cardFacts, deskPolicy, queueChoices } from "@/lib/approvals/desk/cards"
 import { parseQueueFilters, queueSearchParams } from "@/lib/approvals/desk/filters";
 import { formatQueueCursor, pendingQueue, renderedQueueStamp } from "@/lib/approvals/desk/queue";
 import { stepUpWayOf } from "@/lib/auth/step-up/step-up";
-import { requireRole } from "@/lib/auth/guards";
-import { currentSession } from "@/lib/auth/sign-in/auth";
+import { requireSession } from "@/lib/auth/guards";
 import { reconcileHealth, refundsToInvestigate } from "@/lib/payments/reconcile/reconcile";
 import { unknownCalls } from "@/lib/upstream/calls/resolve";
 
@@ -25,17 +24,16 @@ export default async function ApprovalsPage({
   const cursor = typeof params.after === "string" ? params.after : undefined;
   // A link to one card (a chat notice's button) leads back to it after sign-in.
   const query = queueSearchParams(filters, cursor ?? null);
-  const user = await requireRole(["SUPERVISOR"], query ? `/approvals?${query}` : undefined);
+  const { user, sessionId } = await requireSession(["SUPERVISOR"], query ? `/approvals?${query}` : undefined);
   // Taken before the cards: a change in between makes the live stream's next stamp differ, so the desk refreshes.
   const shown = await renderedQueueStamp(user.tenantId);
-  const session = (await currentSession())!;
   const [items, investigations, health, policy, choices, stepUp, adminChanges, lost] = await Promise.all([
     pendingQueue(user.tenantId, { cursor, limit: PAGE, filters }),
     refundsToInvestigate(user.tenantId),
     reconcileHealth(),
     deskPolicy(user.tenantId),
     queueChoices(user.tenantId),
-    stepUpWayOf(user.id, session.sessionId),
+    stepUpWayOf(user.id, sessionId),
     pendingChanges(user.tenantId),
     unknownCalls(user.tenantId),
   ]);

@@ -1,8 +1,7 @@
 import { YourSettings } from "@/components/settings/your-settings";
 import { passkeysOf } from "@/lib/auth/step-up/passkeys/passkeys";
 import { stepUpWayOf } from "@/lib/auth/step-up/step-up";
-import { currentSession } from "@/lib/auth/sign-in/auth";
-import { EVERY_ROLE, requireRole } from "@/lib/auth/guards";
+import { EVERY_ROLE, requireSession } from "@/lib/auth/guards";
 import { MIN_PASSWORD_LENGTH } from "@/lib/auth/sign-in/password-change";
 import { ownConnections } from "@/lib/oauth/consent/connections";
 
@@ -11,13 +10,12 @@ export const metadata = { title: "Your settings" };
 export const dynamic = "force-dynamic";
 
 export default async function SettingsPage() {
-  const user = await requireRole(EVERY_ROLE);
-  const session = (await currentSession())!;
+  const { user, sessionId } = await requireSession(EVERY_ROLE);
   return (
     <YourSettings
       person={{ name: user.name, email: user.email }}
       passkeys={await passkeysOf(user.id)}
-      stepUp={await stepUpWayOf(user.id, session.sessionId)}
+      stepUp={await stepUpWayOf(user.id, sessionId)}
       minPasswordLength={MIN_PASSWORD_LENGTH}
       connections={(await ownConnections(user)).map((row) => ({
         id: row.id,

@@ -2,17 +2,25 @@ import { redirect } from "next/navigation";
 import type { z } from "zod";
 import type { Role } from "../generated/prisma/client";
 import { logError } from "../observe/log";
-import { currentSession, currentUser, type SessionUser } from "./sign-in/auth";
+import { currentSession, type SessionUser } from "./sign-in/auth";
 
 /**
  * For pages: the signed-in user with one of these roles, else off to sign-in (and back to `returnTo` after it),
  * or home for a wrong role.
  */
 export async function requireRole(roles: readonly Role[], returnTo?: string): Promise<SessionUser> {
-  const user = await currentUser();
-  if (!user) redirect(returnTo ? `/login?next=${encodeURIComponent(returnTo)}` : "/login");
-  if (!roles.includes(user.role)) redirect("/?denied=1");
-  return user;
+  return (await requireSession(roles, returnTo)).user;
+}
+
+/** `requireRole` with the id of the session the person is signed in through (what a step-up proof is bound to). */
+export async function requireSession(
+  roles: readonly Role[],
+  returnTo?: string,
+): Promise<{ user: SessionUser; sessionId: string }> {
+  const signedIn = await currentSession();
+  if (!signedIn) redirect(returnTo ? `/login?next=${encodeURIComponent(returnTo)}` : "/login");
+  if (!roles.includes(signedIn.user.role)) redirect("/?denied=1");
+  return signedIn;
 }
 
 /** Every role: for what anyone signed in may do. */
