@@ -108,3 +108,30 @@ export async function addVirtualPasskey(page: Page) {
   });
   return { cdp, authenticatorId };
 }
+
+/** Where the e2e OAuth clients say they return (nothing listens: specs read where the browser was sent). */
+export const CALLBACK = "http://127.0.0.1:4799/callback";
+
+/** A client that registers itself (RFC 7591); the tenant must allow such clients. */
+export async function registerClient(baseURL: string, name: string): Promise<string> {
+  const response = await fetch(`${baseURL}/api/oauth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ client_name: name, redirect_uris: [CALLBACK], token_endpoint_auth_method: "none" }),
+  });
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { client_id: string }).client_id;
+}
+
+/** The consent page's address for `clientId`, as an MCP client sends a person there. */
+export function authorizeUrl(baseURL: string, clientId: string, challenge: string) {
+  return `/oauth/authorize?${new URLSearchParams({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: CALLBACK,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    state: "e2e-state",
+    resource: `${baseURL}/api/mcp`,
+  })}`;
+}

@@ -1,6 +1,5 @@
 "use client";
 
-import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
 import { decideApprovalsAction } from "@/lib/approvals/decision/actions";
 import type { DeskPolicy } from "@/lib/approvals/desk/cards";
@@ -10,7 +9,7 @@ import { centsOfTyped, formatMoney } from "@/lib/money";
 import { FormMessages } from "@/components/ui/field";
 import { amountOf, currencyOf, movesMoney, type CardItem } from "./card-item";
 import { proveStepUp } from "@/components/step-up/step-up";
-import { PasswordProof } from "@/components/step-up/step-up-field";
+import { PasskeyNeeded, PasswordProof } from "@/components/step-up/step-up-field";
 import type { StepUpWay } from "@/lib/auth/step-up/step-up";
 
 interface Props {
@@ -162,11 +161,12 @@ export function DecideDialog({ mode, items, policy, way, onDone, onClose }: Prop
               {items.length > 1 ? ` (${items.length} requests, ${formatMoney(total, currency)} in total)` : ""}.
             </p>
           ) : way.with === "passkey-needed" ? (
-            <p className="notice" data-testid="step-up-passkey-needed">
-              Above {formatMoney(policy.stepUpAboveCents, currency)}: your organization signs you in through{" "}
-              {way.provider.name}, so a passkey confirms this, not your password.{" "}
-              <Link href="/settings">Add a passkey under Settings</Link>, then approve here.
-            </p>
+            <PasskeyNeeded
+              way={way}
+              before={`Above ${formatMoney(policy.stepUpAboveCents, currency)}`}
+              then="approve here"
+              testId="step-up-passkey-needed"
+            />
           ) : (
             <PasswordProof
               value={password}

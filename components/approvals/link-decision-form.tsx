@@ -4,8 +4,9 @@ import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { decideFromLinkAction } from "@/lib/approvals/email-links/actions";
 import { proveStepUp } from "@/components/step-up/step-up";
-import { PasswordProof } from "@/components/step-up/step-up-field";
+import { PasskeyNeeded, PasswordProof } from "@/components/step-up/step-up-field";
 import type { DecisionResult } from "@/lib/approvals/decision/types";
+import type { StepUpWay } from "@/lib/auth/step-up/step-up";
 import { outcomeTitle } from "@/lib/calls/words";
 
 /** What happened, in words: "80.00 USD refund on ord_1004 approved; refund issued." */
@@ -17,10 +18,18 @@ function decidedText(summary: string, result: Extract<DecisionResult, { ok: true
   return `${summary} approved${done ? `; ${done.toLowerCase()}` : ""}.`;
 }
 
+/** What the step-up asks of this approver, once the server has said this amount needs one. */
+const STEP_UP_ASKS: Record<StepUpWay["with"], string | null> = {
+  passkey: "Confirm it is you: this amount needs one touch of your passkey.",
+  password: "Confirm it is you: this amount needs your password.",
+  // The notice in place of the field says it.
+  "passkey-needed": null,
+};
+
 /**
  * Approve or deny the one request behind an email link. Approving confirms first, restating what moves and
- * to whom, and above the tenant's step-up amount asks for the approver's passkey or password; denying needs a
- * reason, which reaches the agent. Rendered also once the request is closed, so the
+ * to whom, and above the tenant's step-up amount asks for the approver's passkey, or password (`way`); denying needs
+ * a reason, which reaches the agent. Rendered also once the request is closed, so the
  * result of this page's own decision stays in view after the page refreshes.
  */
 export function LinkDecisionForm({
@@ -28,12 +37,15 @@ export function LinkDecisionForm({
   summary,
   customer,
   open,
+  way,
   approval,
 }: {
   token: string;
   summary: string;
   customer: string;
   open: boolean;
+  /** How this approver proves a step-up in this session (`stepUpWayOf`). */
+  way: StepUpWay;
   /** The request and the amount a step-up proof signs for. */
   approval: { id: string; cents: number };
 }) {
@@ -71,10 +83,8 @@ export function LinkDecisionForm({
       }
       const result = response.data;
       if (!result.ok && result.code === "approval.step-up-required") {
-        setMessage({
-          ok: false,
-          text: "Confirm it is you: this amount needs your passkey, or your password if you have none.",
-        });
+        const asks = STEP_UP_ASKS[way.with];
+        setMessage(asks ? { ok: false, text: asks } : null);
         setStep("step-up");
         return;
       }
@@ -102,17 +112,29 @@ export function LinkDecisionForm({
           aria-label="Confirm it is you"
           onSubmit={(event) => {
             event.preventDefault();
-            proveThenApprove({ passkey: false, password });
+            proveThenApprove(way.with === "passkey" ? { passkey: true } : { passkey: false, password });
           }}
         >
-          <PasswordProof value={password} onChange={setPassword} />
+          {way.with === "password" ? (
+            <PasswordProof value={password} onChange={setPassword} />
+          ) : way.with === "passkey-needed" ? (
+            <PasskeyNeeded
+              way={way}
+              before="This amount needs you to confirm it is you"
+              then="open this link again"
+              testId="link-passkey-needed"
+            />
+          ) : null}
           <div className="actions">
-            <button type="submit" className="primary" disabled={pending}>
-              {pending ? "Approving…" : "Confirm approval"}
-            </button>
-            <button type="button" disabled={pending} onClick={() => proveThenApprove({ passkey: true })}>
-              Use my passkey
-            </button>
+            {way.with === "passkey-needed" ? null : (
+              <button type="submit" className="primary" disabled={pending}>
+                {pending
+                  ? "Approving…"
+                  : way.with === "passkey"
+                    ? "Confirm with passkey and approve"
+                    : "Confirm approval"}
+              </button>
+            )}
             <button type="button" disabled={pending} onClick={() => setStep("choose")}>
               Cancel
             </button>

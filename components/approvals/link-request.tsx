@@ -4,6 +4,7 @@ import { LinkDecisionForm } from "./link-decision-form";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { argumentWords, capitalized } from "@/components/ui/words";
 import type { LinkView } from "@/lib/approvals/email-links/open";
+import type { StepUpWay } from "@/lib/auth/step-up/step-up";
 import { requestPhrase } from "@/lib/approvals/words";
 import { outcomeTitle } from "@/lib/calls/words";
 import { formatMoney } from "@/lib/money";
@@ -17,7 +18,7 @@ const STATUS_WORDS: Record<string, string> = {
 };
 
 /** The page an emailed approval link opens: the request in words, and approve or deny while it can still be decided. */
-export function LinkRequest({ token, view }: { token: string; view: LinkView }) {
+export function LinkRequest({ token, view, way }: { token: string; view: LinkView; way: StepUpWay }) {
   if (!view.ok) {
     return (
       <main id="main">
@@ -83,6 +84,7 @@ export function LinkRequest({ token, view }: { token: string; view: LinkView }) 
         summary={summary}
         customer={customer}
         open={view.usable}
+        way={way}
         approval={{ id: request.id, cents: request.approvingCents }}
       />
       {request.status !== "pending" ? (

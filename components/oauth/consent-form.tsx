@@ -1,28 +1,31 @@
 "use client";
 
 import { useRef, useState } from "react";
-import { PasswordProof } from "@/components/step-up/step-up-field";
+import { PasskeyNeeded, PasswordProof } from "@/components/step-up/step-up-field";
 import { proveStepUp } from "@/components/step-up/step-up";
 import { FormMessages } from "@/components/ui/field";
+import type { StepUpWay } from "@/lib/auth/step-up/step-up";
 
 const DELEGATED = "refunds:write";
 
 /**
  * The consent form. Passing the refund permission on takes a fresh step-up for exactly this request (decision 014):
- * one passkey touch, or the password for a person without one; the proof goes with the form, and without it the
- * server grants everything chosen but refunds.
+ * one passkey touch, or the password for a person without one (`way`); the proof goes with the form, and without it
+ * the server grants everything chosen but refunds. Where the tenant requires single sign-on and the person has no
+ * passkey yet, nothing can prove it: they are told to add a passkey, or to allow the rest without refunds.
  */
 export function ConsentForm({
   params,
   offered,
   blocked,
-  hasPasskey,
+  way,
   delegationDigest,
 }: {
   params: Record<string, string | undefined>;
   offered: { scope: string; words: string }[];
   blocked: boolean;
-  hasPasskey: boolean;
+  /** How this person proves a step-up in this session (`stepUpWayOf`). */
+  way: StepUpWay;
   delegationDigest: string;
 }) {
   const proofRef = useRef<HTMLInputElement>(null);
@@ -36,12 +39,16 @@ export function ConsentForm({
     const submitter = (event.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
     if (submitter?.value !== "grant" || !refunds || proofRef.current?.value) return;
     event.preventDefault();
+    if (way.with === "passkey-needed") {
+      setProblem('Add a passkey under Settings first, or untick "Propose refunds" to allow the rest without it.');
+      return;
+    }
     if (proving.current) return;
     const form = event.currentTarget;
     proving.current = true;
     const proved = await proveStepUp(
       { kind: "oauth.refunds-delegated", digest: delegationDigest },
-      hasPasskey ? { passkey: true } : { passkey: false, password },
+      way.with === "passkey" ? { passkey: true } : { passkey: false, password },
     );
     proving.current = false;
     if (!proved.ok) {
@@ -76,11 +83,22 @@ export function ConsentForm({
         ))}
         {refunds ? (
           <div data-testid="consent-step-up">
-            <p className="muted small">
-              Letting it propose refunds passes your refund permission on: confirm it is you
-              {hasPasskey ? " with your passkey when you allow." : "."}
-            </p>
-            {hasPasskey ? null : <PasswordProof value={password} onChange={setPassword} testId="consent-password" />}
+            {way.with === "passkey-needed" ? (
+              <PasskeyNeeded
+                way={way}
+                before="Letting it propose refunds passes your refund permission on, so confirm it is you"
+                then="connect the client again"
+                testId="consent-passkey-needed"
+              />
+            ) : (
+              <p className="muted small">
+                Letting it propose refunds passes your refund permission on: confirm it is you
+                {way.with === "passkey" ? " with your passkey when you allow." : "."}
+              </p>
+            )}
+            {way.with === "password" ? (
+              <PasswordProof value={password} onChange={setPassword} testId="consent-password" />
+            ) : null}
           </div>
         ) : null}
         <p className="muted small">

@@ -1,4 +1,5 @@
 import type { SessionUser } from "@/lib/auth/sign-in/auth";
+import type { StepUpWay } from "@/lib/auth/step-up/step-up";
 import type { CheckedRequest, consentingAgent } from "@/lib/oauth/consent/authorize";
 import { SCOPE_WORDS } from "@/lib/oauth/consent/authorize-scopes";
 import { FormMessages } from "@/components/ui/field";
@@ -13,7 +14,7 @@ export function OAuthConsent({
   agent,
   user,
   params,
-  hasPasskey,
+  way,
   delegationDigest,
 }: {
   /** A fault with a redirect URI never gets here: the page sends it back to the client. */
@@ -21,7 +22,8 @@ export function OAuthConsent({
   agent: Awaited<ReturnType<typeof consentingAgent>>;
   user: SessionUser;
   params: Record<string, string | undefined>;
-  hasPasskey: boolean;
+  /** How this person proves a step-up in this session (`stepUpWayOf`). */
+  way: StepUpWay;
   /** What the step-up for passing the refund permission on covers: this client's request. */
   delegationDigest: string;
 }) {
@@ -80,7 +82,7 @@ export function OAuthConsent({
         params={params}
         offered={offered.map((scope) => ({ scope, words: SCOPE_WORDS[scope] }))}
         blocked={blocked !== null}
-        hasPasskey={hasPasskey}
+        way={way}
         delegationDigest={delegationDigest}
       />
     </main>

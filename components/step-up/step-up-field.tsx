@@ -1,7 +1,8 @@
 "use client";
 
+import Link from "next/link";
 import { useState } from "react";
-import type { StepUpPurpose } from "@/lib/auth/step-up/step-up";
+import type { StepUpPurpose, StepUpWay } from "@/lib/auth/step-up/step-up";
 import { proveStepUp } from "./step-up";
 
 type Result<T> = { ok: true; data: T } | { ok: false; code: string; message: string };
@@ -68,5 +69,28 @@ export function PasswordProof({
         data-testid={testId}
       />
     </label>
+  );
+}
+
+/**
+ * In place of the password field where the tenant requires single sign-on and this person has no passkey yet: what
+ * confirms it instead, and where to add one. `before` names what asks for it, `then` what to do once it is added.
+ */
+export function PasskeyNeeded({
+  way,
+  before,
+  then,
+  testId,
+}: {
+  way: Extract<StepUpWay, { with: "passkey-needed" }>;
+  before: string;
+  then: string;
+  testId: string;
+}) {
+  return (
+    <p className="notice" data-testid={testId}>
+      {before}: your organization signs you in through {way.provider.name}, so a passkey confirms this, not your
+      password. <Link href="/settings">Add a passkey under Settings</Link>, then {then}.
+    </p>
   );
 }

@@ -159,7 +159,7 @@ test("from the link, approving more than the step-up amount asks for the passwor
   const { context, page } = await signedInPage(browser, SEEDED.supervisor, baseURL!);
   await page.goto(path);
   await page.getByRole("button", { name: "Approve…" }).click();
-  await confirmSays(page, "Confirm it is you: this amount needs your passkey, or your password if you have none.");
+  await confirmSays(page, "Confirm it is you: this amount needs your password.");
   await expectBooks(order, held.approval!.id, 0, "pending");
   await page.getByLabel("Your password, to confirm it is you").fill("not-my-password");
   await confirmSays(page, "That password is not right.");

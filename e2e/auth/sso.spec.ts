@@ -1,7 +1,16 @@
 import { expect, test } from "@playwright/test";
 import { encryptSecret } from "../../lib/security/secrets";
 import { startTestProvider, type TestProvider } from "../../tests/support/oidc-provider";
-import { addVirtualPasskey, askedRefund, expectUsable, shoot } from "../fixtures";
+import { createHash, randomBytes } from "node:crypto";
+import {
+  addVirtualPasskey,
+  askedRefund,
+  authorizeUrl,
+  emailedLinkPath,
+  expectUsable,
+  registerClient,
+  shoot,
+} from "../fixtures";
 import { database, SEEDED, signedInPage } from "../support";
 
 // Single sign-on in the browser: a supervisor of a tenant that requires it signs in through a real OpenID provider
@@ -96,6 +105,20 @@ test("a supervisor signs in through the company's OpenID provider, approves a he
   await expect(dialog.getByRole("button", { name: "Confirm approval" })).toBeDisabled();
   await shoot(page, "sso-passkey-needed");
   await dialog.getByRole("button", { name: "Cancel" }).click();
+  // The emailed link's page says the same once the server asks for the step-up, and offers nothing to type.
+  const link = `${local}${await emailedLinkPath(SEEDED.globexSupervisor.email, held.approval!.id)}`;
+  await page.goto(link);
+  await page.getByRole("button", { name: "Approve…" }).click();
+  await page.getByRole("button", { name: "Confirm approval" }).click();
+  await expect(page.getByTestId("link-passkey-needed")).toContainText(
+    "your organization signs you in through Globex ID, so a passkey confirms this, not your password.",
+  );
+  await expect(page.getByLabel("Your password, to confirm it is you")).toHaveCount(0);
+  await expect(page.getByRole("button", { name: /^Confirm/ })).toHaveCount(0);
+  await expectUsable(page);
+  await shoot(page, "sso-link-passkey-needed");
+  const pending = await database().query(`SELECT status FROM "ApprovalRequest" WHERE id = $1`, [held.approval!.id]);
+  expect(pending.rows).toEqual([{ status: "pending" }]);
 
   // A first passkey only within 10 minutes of a sign-in through the provider: an older session is sent back to it.
   await database().query(`UPDATE "Session" SET "createdAt" = now() - interval '11 minutes' WHERE id = $1`, [sessionId]);
@@ -117,15 +140,37 @@ test("a supervisor signs in through the company's OpenID provider, approves a he
   await page.getByRole("button", { name: "Add a passkey" }).click();
   await expect(page.getByTestId("passkeys")).toContainText("SSO laptop");
 
-  await page.goto(`${local}/approvals?q=${order}`);
-  await card.getByRole("button", { name: "Approve", exact: true }).click();
-  await dialog.getByRole("button", { name: "Confirm with passkey and approve" }).click();
-  await expect(page.getByTestId("toast")).toHaveText(`60.00 USD refund on ${order} approved`);
-  const decided = await database().query(
-    `SELECT status, "stepUpMethod", "decidedById" FROM "ApprovalRequest" WHERE id = $1`,
-    [held.approval!.id],
+  // With it, the link's page asks for one touch and approves.
+  await page.goto(link);
+  await page.getByRole("button", { name: "Approve…" }).click();
+  await page.getByRole("button", { name: "Confirm approval" }).click();
+  await expect(page.getByTestId("link-result")).toHaveText(
+    "Confirm it is you: this amount needs one touch of your passkey.",
   );
-  expect(decided.rows[0]).toMatchObject({ stepUpMethod: "passkey", decidedById: SEEDED.globexSupervisor.id });
+  await page.getByRole("button", { name: "Confirm with passkey and approve" }).click();
+  await expect(page.getByTestId("link-result")).toHaveText(`60.00 USD refund on ${order} approved; refund issued.`);
+  // And the desk's dialog signs with it.
+  const second = await askedRefund(request, {
+    customer: "cu_gil",
+    amount: 6000,
+    key: `sso-desk`,
+    totalCents: 50000,
+    tenant: "globex",
+  });
+  await page.goto(`${local}/approvals?q=${second.order}`);
+  await page
+    .locator(`[data-testid="approval-item"][data-approval-id="${second.answer.approval!.id}"]`)
+    .getByRole("button", { name: "Approve", exact: true })
+    .click();
+  await dialog.getByRole("button", { name: "Confirm with passkey and approve" }).click();
+  await expect(page.getByTestId("toast")).toHaveText(`60.00 USD refund on ${second.order} approved`);
+  const decided = await database().query(
+    `SELECT status, "stepUpMethod", "decidedById" FROM "ApprovalRequest" WHERE id = ANY($1) ORDER BY "createdAt"`,
+    [[held.approval!.id, second.answer.approval!.id]],
+  );
+  expect(decided.rows).toEqual(
+    [1, 2].map(() => ({ status: "approved", stepUpMethod: "passkey", decidedById: SEEDED.globexSupervisor.id })),
+  );
 
   await page.getByRole("button", { name: "Sign out" }).click();
   await expect(page).toHaveURL(/\/login/);
@@ -134,6 +179,44 @@ test("a supervisor signs in through the company's OpenID provider, approves a he
   await page.goto(`${baseURL}/approvals`);
   await expect(page).toHaveURL(/\/login/);
   await context.close();
+});
+
+test("an agent of the tenant is told a passkey, not the password, passes refunds on, and can allow the rest", async ({
+  browser,
+  baseURL,
+}) => {
+  await database().query(`UPDATE "Tenant" SET "oauthDcrEnabled" = true WHERE id = 'globex'`);
+  try {
+    const clientId = await registerClient(baseURL!, `Globex desk ${randomBytes(3).toString("hex")}`);
+    const challenge = createHash("sha256").update(randomBytes(32).toString("base64url")).digest("base64url");
+    const { context, page } = await signedInPage(browser, SEEDED.globexAgent, baseURL!);
+    await page.route("http://127.0.0.1:4799/**", (route) => route.fulfill({ status: 200, body: "back in the client" }));
+    await page.goto(authorizeUrl(baseURL!, clientId, challenge));
+    await expect(page.getByTestId("consent-passkey-needed")).toContainText(
+      "your organization signs you in through Globex ID, so a passkey confirms this, not your password.",
+    );
+    await expect(page.getByTestId("consent-password")).toHaveCount(0);
+    await expectUsable(page);
+    await shoot(page, "sso-consent-passkey-needed");
+    await page.getByRole("button", { name: "Allow" }).click();
+    await expect(page.getByText("Add a passkey under Settings first", { exact: false })).toHaveText(
+      'Add a passkey under Settings first, or untick "Propose refunds" to allow the rest without it.',
+    );
+    await page.getByLabel("Propose refunds", { exact: false }).uncheck();
+    await expect(page.getByTestId("consent-passkey-needed")).toHaveCount(0);
+    const sent = page.waitForRequest(/127\.0\.0\.1:4799\/callback/);
+    await page.getByRole("button", { name: "Allow" }).click();
+    expect(new URL((await sent).url()).searchParams.get("code")).toBeTruthy();
+    const { rows } = await database().query<{ scopes: string[] }>(
+      `SELECT "scopes" FROM "OAuthGrant" WHERE "clientId" = $1`,
+      [clientId],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0].scopes).not.toContain("refunds:write");
+    await context.close();
+  } finally {
+    await database().query(`UPDATE "Tenant" SET "oauthDcrEnabled" = false WHERE id = 'globex'`);
+  }
 });
 
 test("an admin sees the tenant's provider, never its secret, and can invite a person by their ID there", async ({

@@ -1,34 +1,10 @@
 import { createHash, randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
 import { database, SEEDED, signedInPage } from "../support";
-import { expectUsable, shoot, VIEWPORTS } from "../fixtures";
+import { authorizeUrl, expectUsable, registerClient, shoot, VIEWPORTS } from "../fixtures";
 
 // MCP authorization as people meet it: in a tenant that allows self-registered clients, an agent grants a client on
 // the consent page (unticking one permission), and the admin sees and revokes the connection.
-
-const CALLBACK = "http://127.0.0.1:4799/callback";
-
-async function registerClient(baseURL: string, name: string): Promise<string> {
-  const response = await fetch(`${baseURL}/api/oauth/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ client_name: name, redirect_uris: [CALLBACK], token_endpoint_auth_method: "none" }),
-  });
-  expect(response.status).toBe(201);
-  return ((await response.json()) as { client_id: string }).client_id;
-}
-
-function authorizeUrl(baseURL: string, clientId: string, challenge: string) {
-  return `/oauth/authorize?${new URLSearchParams({
-    response_type: "code",
-    client_id: clientId,
-    redirect_uri: CALLBACK,
-    code_challenge: challenge,
-    code_challenge_method: "S256",
-    state: "e2e-state",
-    resource: `${baseURL}/api/mcp`,
-  })}`;
-}
 
 for (const viewport of VIEWPORTS) {
   test(`an agent connects a client on the consent page and an admin revokes it (${viewport.name})`, async ({

@@ -2,8 +2,8 @@ import { redirect } from "next/navigation";
 import { OAuthConsent } from "@/components/oauth/consent";
 import { headers } from "next/headers";
 import { issuerFor } from "@/lib/auth/keys/access-tokens";
-import { currentUser } from "@/lib/auth/sign-in/auth";
-import { passkeysOf } from "@/lib/auth/step-up/passkeys/passkeys";
+import { currentSession } from "@/lib/auth/sign-in/auth";
+import { stepUpWayOf } from "@/lib/auth/step-up/step-up";
 import { checkAuthorizationRequest, consentingAgent, delegationDigest } from "@/lib/oauth/consent/authorize";
 import { fetchMetadataDocument } from "@/lib/oauth/clients/fetch-document";
 
@@ -36,9 +36,10 @@ export default async function AuthorizePage({
   const query = new URLSearchParams(
     Object.entries(params).filter((entry): entry is [string, string] => entry[1] !== undefined),
   ).toString();
-  const user = await currentUser();
-  if (!user) redirect(`/login?next=${encodeURIComponent(`/oauth/authorize?${query}`)}`);
+  const signedIn = await currentSession();
+  if (!signedIn) redirect(`/login?next=${encodeURIComponent(`/oauth/authorize?${query}`)}`);
 
+  const { user, sessionId } = signedIn;
   const issuer = issuerFor((await headers()).get("host"));
   const checked = await checkAuthorizationRequest(params, issuer, fetchMetadataDocument, user.id);
   // RFC 6749 §4.1.2.1: a fault the client can be told of goes back to it, not to a page it never sees.
@@ -51,7 +52,7 @@ export default async function AuthorizePage({
       agent={agent}
       user={user}
       params={params}
-      hasPasskey={checked.ok && (await passkeysOf(user.id)).length > 0}
+      way={await stepUpWayOf(user.id, sessionId)}
       delegationDigest={digest}
     />
   );

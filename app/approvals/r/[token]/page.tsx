@@ -1,6 +1,7 @@
 import { LinkRequest } from "@/components/approvals/link-request";
 import { openApprovalLink } from "@/lib/approvals/email-links/open";
-import { requireRole } from "@/lib/auth/guards";
+import { requireSession } from "@/lib/auth/guards";
+import { stepUpWayOf } from "@/lib/auth/step-up/step-up";
 
 export const dynamic = "force-dynamic";
 // The token is in this page's address: never send it on to another site.
@@ -8,6 +9,7 @@ export const metadata = { title: "Approval request", referrer: "no-referrer" };
 
 export default async function ApprovalLinkPage({ params }: { params: Promise<{ token: string }> }) {
   const { token } = await params;
-  const user = await requireRole(["SUPERVISOR"], `/approvals/r/${token}`);
-  return <LinkRequest token={token} view={await openApprovalLink(user, token)} />;
+  const { user, sessionId } = await requireSession(["SUPERVISOR"], `/approvals/r/${token}`);
+  const [view, way] = await Promise.all([openApprovalLink(user, token), stepUpWayOf(user.id, sessionId)]);
+  return <LinkRequest token={token} view={view} way={way} />;
 }
