@@ -2,14 +2,14 @@
 
 import { startRegistration } from "@simplewebauthn/browser";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useState, useSyncExternalStore } from "react";
 import {
   passkeyRegistrationOptionsAction,
   registerPasskeyAction,
   removePasskeyAction,
 } from "@/lib/auth/step-up/passkeys/actions";
 import { TimeAgo } from "@/components/ui/time-ago";
-import { passkeyFailure } from "@/components/step-up/passkey-words";
+import { passkeyFailure, passkeysNeedAName } from "@/components/step-up/passkey-words";
 import { proveStepUp } from "@/components/step-up/step-up";
 import { PasswordProof } from "@/components/step-up/step-up-field";
 import type { StepUpWay } from "@/lib/auth/step-up/step-up";
@@ -20,6 +20,9 @@ interface Passkey {
   createdAt: string;
   lastUsedAt: string | null;
 }
+
+/** The page's address does not change under it: nothing to subscribe to. */
+const noChanges = () => () => {};
 
 /**
  * A person's own passkeys: approving large refunds asks for one (step-up); without one, the password is asked again.
@@ -32,6 +35,12 @@ export function PasskeyList({ passkeys, stepUp }: { passkeys: Passkey[]; stepUp:
   const hasPasskey = passkeys.length > 0;
   const sso = !hasPasskey && stepUp.with === "passkey-needed" ? stepUp : null;
   const signInAgain = sso?.firstPasskey === "sign-in-again";
+  // Said before the first try: browsers refuse a passkey on the address the app is first opened at.
+  const needsAName = useSyncExternalStore(
+    noChanges,
+    () => passkeysNeedAName(window.location),
+    () => null,
+  );
   const [name, setName] = useState("");
   const [password, setPassword] = useState("");
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
@@ -134,14 +143,28 @@ export function PasskeyList({ passkeys, stepUp }: { passkeys: Passkey[]; stepUp:
       ) : (
         !hasPasskey && <PasswordProof value={password} onChange={setPassword} testId="passkey-password" />
       )}
+      {needsAName && (
+        <p className="notice" data-testid="passkey-needs-a-name">
+          {needsAName}
+        </p>
+      )}
       <p>
         <label>
-          Name{" "}
-          <input value={name} onChange={(event) => setName(event.target.value)} maxLength={60} placeholder="Laptop" />
+          Name of the new passkey{" "}
+          <input
+            value={name}
+            onChange={(event) => setName(event.target.value)}
+            maxLength={60}
+            placeholder="Work laptop"
+            aria-describedby="passkey-name-help"
+          />
         </label>{" "}
         <button type="button" className="primary" onClick={() => void register()} disabled={busy || signInAgain}>
           Add a passkey
         </button>
+      </p>
+      <p id="passkey-name-help" className="muted small">
+        Name it after the device or security key it lives on, so you know later which one to remove.
       </p>
       {message && (
         <p className={message.ok ? "" : "error"} role={message.ok ? "status" : "alert"} data-testid="passkey-message">

@@ -406,6 +406,14 @@ test("step-up with a passkey: registered in settings with Chromium's virtual aut
   await database().query(`UPDATE "Tenant" SET "stepUpAboveCents" = 1000 WHERE id = 'globex'`);
   await database().query(`DELETE FROM "Passkey" WHERE "userId" = $1`, [SEEDED.globexSupervisor.id]);
   try {
+    // On the address the app is first opened at, Settings says where passkeys work before anyone tries.
+    const { context: onAddress, page: addressPage } = await signedInPage(browser, SEEDED.globexSupervisor, baseURL!);
+    await addressPage.goto("/settings");
+    await expect(addressPage.getByTestId("passkey-needs-a-name")).toHaveText(
+      `Passkeys need the app's name, not an IP address: open ${local}/settings and try there.`,
+    );
+    await onAddress.close();
+
     const context = await browser.newContext({ baseURL: local });
     await signInAs(context, SEEDED.globexSupervisor, local);
     const page = await context.newPage();
@@ -413,7 +421,8 @@ test("step-up with a passkey: registered in settings with Chromium's virtual aut
 
     await page.goto("/settings");
     await expect(page.getByTestId("no-passkeys")).toBeVisible();
-    await page.getByLabel("Name").fill("Test laptop");
+    await expect(page.getByTestId("passkey-needs-a-name")).toHaveCount(0);
+    await page.getByLabel("Name of the new passkey").fill("Test laptop");
     // Enrolling asks for a factor the person already has: without a passkey, the password.
     await page.getByRole("button", { name: "Add a passkey" }).click();
     await expect(page.getByTestId("passkey-message")).toHaveText("Enter your password to confirm it is you.");

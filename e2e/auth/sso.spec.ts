@@ -134,7 +134,7 @@ test("a supervisor signs in through the company's OpenID provider, approves a he
 
   await addVirtualPasskey(page);
   await page.goto(`${local}/settings`);
-  await page.getByLabel("Name").fill("SSO laptop");
+  await page.getByLabel("Name of the new passkey").fill("SSO laptop");
   await page.getByRole("button", { name: "Add a passkey" }).click();
   await page.getByTestId("passkey-password").fill("toolgate-demo");
   await page.getByRole("button", { name: "Add a passkey" }).click();
