@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { HeldReasons } from "./held-reasons";
 import { LinkDecisionForm } from "./link-decision-form";
-import { TimeAgo } from "@/components/ui/time-ago";
+import { Countdown, TimeAgo } from "@/components/ui/time-ago";
 import { argumentWords, capitalized } from "@/components/ui/words";
 import type { LinkView } from "@/lib/approvals/email-links/open";
 import type { StepUpWay } from "@/lib/auth/step-up/step-up";
@@ -71,9 +71,9 @@ export function LinkRequest({ token, view, way }: { token: string; view: LinkVie
           </dd>
           {request.status === "pending" && (
             <>
-              <dt>Expires</dt>
+              <dt>Time left</dt>
               <dd>
-                <TimeAgo iso={request.expiresAt.toISOString()} />
+                <Countdown expiresAt={request.expiresAt.toISOString()} />
               </dd>
             </>
           )}

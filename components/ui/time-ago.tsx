@@ -69,3 +69,8 @@ export function TimeLeft({ expiresAt, now }: { expiresAt: string; now: number | 
     </time>
   );
 }
+
+/** `TimeLeft` on the browser's own clock, for a page that shows one deadline. */
+export function Countdown({ expiresAt }: { expiresAt: string }) {
+  return <TimeLeft expiresAt={expiresAt} now={useNow()} />;
+}

@@ -158,6 +158,8 @@ test("from the link, approving more than the step-up amount asks for the passwor
   const path = await emailedLinkPath(SEEDED.supervisor.email, held.approval!.id);
   const { context, page } = await signedInPage(browser, SEEDED.supervisor, baseURL!);
   await page.goto(path);
+  // The deadline counts down as on the desk.
+  await expect(page.getByTestId("time-left")).toHaveText(/^1[45] minutes( \d+ seconds?)? left$/);
   await page.getByRole("button", { name: "Approve…" }).click();
   await confirmSays(page, "Confirm it is you: this amount needs your password.");
   await expectBooks(order, held.approval!.id, 0, "pending");
