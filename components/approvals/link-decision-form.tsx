@@ -7,7 +7,9 @@ import { proveStepUp } from "@/components/step-up/step-up";
 import { PasskeyNeeded, PasswordProof } from "@/components/step-up/step-up-field";
 import type { DecisionResult } from "@/lib/approvals/decision/types";
 import type { StepUpWay } from "@/lib/auth/step-up/step-up";
+import { requestPhrase } from "@/lib/approvals/words";
 import { outcomeTitle } from "@/lib/calls/words";
+import { centsOfTyped, formatMoney } from "@/lib/money";
 
 /** What happened, in words: "80.00 USD refund on ord_1004 approved; refund issued." */
 function decidedText(summary: string, result: Extract<DecisionResult, { ok: true }>): string {
@@ -28,37 +30,53 @@ const STEP_UP_ASKS: Record<StepUpWay["with"], string | null> = {
 
 /**
  * Approve or deny the one request behind an email link. Approving confirms first, restating what moves and
- * to whom, and above the tenant's step-up amount asks for the approver's passkey, or password (`way`); denying needs
- * a reason, which reaches the agent. Rendered also once the request is closed, so the
- * result of this page's own decision stays in view after the page refreshes.
+ * to whom, and lets a refund's amount be lowered as the desk's dialog does; above the tenant's step-up amount it asks
+ * for the approver's passkey, or password (`way`); denying needs a reason, which reaches the agent. Rendered also
+ * once the request is closed, so the result of this page's own decision stays in view after the page refreshes.
  */
 export function LinkDecisionForm({
   token,
-  summary,
   customer,
   open,
   way,
-  approval,
+  request,
 }: {
   token: string;
-  summary: string;
   customer: string;
   open: boolean;
   /** How this approver proves a step-up in this session (`stepUpWayOf`). */
   way: StepUpWay;
-  /** The request and the amount a step-up proof signs for. */
-  approval: { id: string; cents: number };
+  /** The request, with what approving it now approves (`cents`: at most this, for a refund). */
+  request: {
+    id: string;
+    toolName: string;
+    orderId: string;
+    currency: string;
+    arguments: Record<string, unknown>;
+    cents: number;
+  };
 }) {
   const router = useRouter();
   const [step, setStep] = useState<"choose" | "confirm-approve" | "step-up">("choose");
+  const [amount, setAmount] = useState((request.cents / 100).toFixed(2));
   const [password, setPassword] = useState("");
   const [reason, setReason] = useState("");
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
   const [pending, startTransition] = useTransition();
 
+  const lowerable = request.toolName === "issue_refund" && request.cents > 0;
+  const typed = lowerable ? centsOfTyped(amount) : null;
+  // Only an amount the approval may take (0.01 up to what approving approves) changes what the page says and signs.
+  const chosen = typed !== null && typed >= 1 && typed <= request.cents ? typed : request.cents;
+  const amountProblem =
+    lowerable && chosen !== typed
+      ? `Enter an amount from 0.01 up to ${formatMoney(request.cents, request.currency)}; an approval can only lower it.`
+      : null;
+  const phrase = (cents: number) => requestPhrase({ ...request, amountCents: cents });
+
   function proveThenApprove(method: { passkey: true } | { passkey: false; password: string }) {
     startTransition(async () => {
-      const proved = await proveStepUp({ kind: "approve", items: [approval] }, method);
+      const proved = await proveStepUp({ kind: "approve", items: [{ id: request.id, cents: chosen }] }, method);
       if (!proved.ok) {
         setMessage({ ok: false, text: proved.message });
         return;
@@ -76,6 +94,10 @@ export function LinkDecisionForm({
         decision,
         note: decision === "deny" ? reason : undefined,
         proofId,
+        edit:
+          decision === "approve" && chosen !== request.cents
+            ? { tool: request.toolName, arguments: { ...request.arguments, amount_cents: chosen } }
+            : undefined,
       });
       if (!response.ok) {
         setMessage({ ok: false, text: response.message });
@@ -89,7 +111,7 @@ export function LinkDecisionForm({
         return;
       }
       if (result.ok) {
-        setMessage({ ok: true, text: decidedText(summary, result) });
+        setMessage({ ok: true, text: decidedText(phrase(decision === "approve" ? chosen : request.cents), result) });
       } else {
         setMessage({ ok: false, text: result.message });
       }
@@ -141,19 +163,45 @@ export function LinkDecisionForm({
           </div>
         </form>
       ) : step === "confirm-approve" ? (
-        <div role="group" aria-label="Confirm approval">
-          <p>
-            Approve <strong>{summary}</strong> for <strong>{customer}</strong>? It executes now and cannot be undone.
+        <form
+          aria-label="Confirm approval"
+          onSubmit={(event) => {
+            event.preventDefault();
+            if (amountProblem) setMessage({ ok: false, text: amountProblem });
+            else decide("approve");
+          }}
+        >
+          <p data-testid="link-confirm">
+            Approve <strong>{phrase(chosen)}</strong> for <strong>{customer}</strong>? It executes now and cannot be
+            undone.
           </p>
+          {lowerable && (
+            <label className="field">
+              Amount to refund ({request.currency}, at most {formatMoney(request.cents, request.currency)})
+              <input
+                inputMode="decimal"
+                value={amount}
+                onChange={(event) => {
+                  // A new amount is a new try: the last one's complaint no longer applies.
+                  setAmount(event.target.value);
+                  setMessage(null);
+                }}
+                aria-describedby="link-lower-help"
+              />
+              <span id="link-lower-help" className="muted small">
+                You may lower the amount; order, customer, currency and reason stay as proposed.
+              </span>
+            </label>
+          )}
           <div className="actions">
-            <button type="button" className="primary" disabled={pending} onClick={() => decide("approve")}>
+            <button type="submit" className="primary" disabled={pending}>
               {pending ? "Approving…" : "Confirm approval"}
             </button>
             <button type="button" disabled={pending} onClick={() => setStep("choose")}>
               Cancel
             </button>
           </div>
-        </div>
+        </form>
       ) : (
         <form
           onSubmit={(event) => {

@@ -33,7 +33,6 @@ export function LinkRequest({ token, view, way }: { token: string; view: LinkVie
     );
   }
   const { request } = view;
-  const summary = requestPhrase({ ...request, amountCents: request.impactCents });
   const decided = requestPhrase({ ...request, amountCents: request.impactCents, approvedCents: request.approvedCents });
   const customer = request.customerEmail ?? "the customer";
   return (
@@ -81,11 +80,17 @@ export function LinkRequest({ token, view, way }: { token: string; view: LinkVie
       </section>
       <LinkDecisionForm
         token={token}
-        summary={summary}
         customer={customer}
         open={view.usable}
         way={way}
-        approval={{ id: request.id, cents: request.approvingCents }}
+        request={{
+          id: request.id,
+          toolName: request.toolName,
+          orderId: request.orderId,
+          currency: request.currency,
+          arguments: request.arguments,
+          cents: request.approvingCents,
+        }}
       />
       {request.status !== "pending" ? (
         <p className="notice" data-testid="link-status">

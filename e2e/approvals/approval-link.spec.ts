@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { database, SEEDED, signInAs, signedInPage } from "../support";
+import { database, provider, SEEDED, signInAs, signedInPage } from "../support";
 import { emailedLinkPath, expectUsable, refundsOf, VIEWPORTS, askedRefund } from "../fixtures";
 
 async function linkState(approvalId: string) {
@@ -77,7 +77,7 @@ for (const viewport of VIEWPORTS) {
       await expect(stale.getByRole("button", { name: "Approve…" })).toBeEnabled();
 
       await page.getByRole("button", { name: "Approve…" }).click();
-      await expect(page.getByRole("group", { name: "Confirm approval" })).toContainText(
+      await expect(page.getByRole("form", { name: "Confirm approval" })).toContainText(
         `80.00 USD refund on ${order} for ana@example.test`,
       );
       await confirmSays(page, `80.00 USD refund on ${order} approved; refund issued.`);
@@ -173,5 +173,41 @@ test("from the link, approving more than the step-up amount asks for the passwor
     [held.approval!.id],
   );
   expect(rows[0].stepUpMethod).toBe("password");
+  await context.close();
+});
+
+test("on a phone, the link's page lowers a refund before approving it: the page, the books and the provider agree", async ({
+  browser,
+  request,
+  baseURL,
+}) => {
+  const { order, answer: held } = await askedRefund(request, {
+    customer: "cu_ana",
+    amount: 8000,
+    key: `e2e-link-lower`,
+  });
+  expect(held.code).toBe("approval.required");
+  const path = await emailedLinkPath(SEEDED.supervisor.email, held.approval!.id);
+  const { context, page } = await signedInPage(browser, SEEDED.supervisor, baseURL!, {
+    viewport: { width: 390, height: 844 },
+  });
+  await page.goto(path);
+  await page.getByRole("button", { name: "Approve…" }).click();
+  const amount = page.getByLabel("Amount to refund (USD, at most 80.00 USD)");
+  await expect(amount).toHaveValue("80.00");
+  await amount.fill("90.00");
+  // The confirmation keeps what may be approved, and says what is wrong with the rest.
+  await expect(page.getByTestId("link-confirm")).toContainText(`Approve 80.00 USD refund on ${order} for`);
+  await confirmSays(page, "Enter an amount from 0.01 up to 80.00 USD; an approval can only lower it.");
+  await expectBooks(order, held.approval!.id, 0, "pending");
+  await amount.fill("50");
+  await expect(page.getByTestId("link-result")).toHaveCount(0);
+  await expect(page.getByTestId("link-confirm")).toContainText(`Approve 50.00 USD refund on ${order} for`);
+  await expectUsable(page);
+  await amount.press("Enter");
+  await expect(page.getByTestId("link-result")).toHaveText(`50.00 USD refund on ${order} approved; refund issued.`);
+  await expectBooks(order, held.approval!.id, 5000, "approved");
+  expect((await provider.totalsByOrder())[order]).toBe(5000);
+  await expect(page.getByTestId("link-title")).toHaveText(`50.00 USD refund on ${order} (lowered from 80.00 USD)`);
   await context.close();
 });

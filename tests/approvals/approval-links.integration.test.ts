@@ -59,6 +59,48 @@ describe("deciding from the approval email's link", () => {
     expect(JSON.stringify(links)).not.toContain(token);
   });
 
+  it("approving from the link may lower a refund, as the desk may: a raise or another field is refused and leaves the link usable", async () => {
+    const world = await createWorld();
+    const { approvalId } = await holdRefund(world);
+    const token = await emailedToken(world);
+    const view = await openApprovalLink(supervisorUser(world), token);
+    if (!view.ok) throw new Error(view.message);
+    const edit = (changes: Record<string, unknown>) => ({
+      tool: "issue_refund",
+      arguments: { ...view.request.arguments, ...changes },
+    });
+
+    for (const [changes, message] of [
+      [{ amount_cents: 9000 }, "an approval can only lower amount_cents (at most 8000)"],
+      [{ order_id: world.orders.o1001 }, "an approval cannot change order_id"],
+    ] as const) {
+      expect(await decideFromLink(supervisorOf(world), token, "approve", null, { edit: edit(changes) })).toMatchObject({
+        ok: false,
+        message: expect.stringContaining(message),
+      });
+      expect(await effects(world, approvalId)).toMatchObject({
+        order: { refundedCents: 0 },
+        refunds: 0,
+        request: { status: "pending" },
+        links: [{ usedAt: null }],
+        provider: 0,
+      });
+    }
+
+    const lowered = await decideFromLink(supervisorOf(world), token, "approve", null, {
+      edit: edit({ amount_cents: 5000 }),
+    });
+    expect(lowered).toMatchObject({ ok: true, status: "approved", outcome: { code: "refund.issued" } });
+    expect(await effects(world, approvalId)).toMatchObject({
+      order: { refundedCents: 5000 },
+      refunds: 1,
+      request: { status: "approved", decidedById: world.users.supervisor },
+      provider: 5000,
+    });
+    const request = await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } });
+    expect(request.approvedArgs).toMatchObject({ amount_cents: 5000, order_id: world.orders.o1004 });
+  });
+
   it("a mail scanner opening the link twice decides nothing; the supervisor's one post executes once; a second post is refused", async () => {
     const world = await createWorld();
     const { callId, approvalId } = await holdRefund(world);

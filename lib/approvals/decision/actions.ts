@@ -3,6 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { approveRequest } from "@/lib/approvals/decision/approve";
+import { ApprovalEditSchema } from "@/lib/approvals/decision/binding";
 import { denyRequest } from "@/lib/approvals/decision/deny";
 import type { DecisionResult } from "@/lib/approvals/decision/types";
 import { authedAction } from "@/lib/auth/guards";
@@ -12,13 +13,11 @@ import { ProofIdSchema } from "@/lib/auth/step-up/step-up";
 const ApprovalId = IdSchema;
 const Reason = TextSchema(500).min(1, "say why");
 
-const EditSchema = z.strictObject({ tool: IdSchema, arguments: z.record(z.string().max(100), z.unknown()) });
-
 const DecideSchema = z.discriminatedUnion("decision", [
   z.strictObject({
     decision: z.literal("approve"),
     ids: z.array(ApprovalId).min(1).max(100),
-    edit: EditSchema.optional(),
+    edit: ApprovalEditSchema.optional(),
     /** The step-up proof made in this session for these requests at these amounts (decision 014). */
     proofId: ProofIdSchema.optional(),
   }),

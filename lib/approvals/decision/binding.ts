@@ -1,5 +1,7 @@
+import { z } from "zod";
 import { canonicalJson, sha256Hex } from "../../canonical";
 import type { Db } from "../../db";
+import { IdSchema } from "../../security/input";
 import { findTool } from "../../tools/registry";
 import type { ToolDefinition } from "../../tools/types";
 import { findOriginCall, type LockedRequest, type OriginCall } from "./sql";
@@ -31,10 +33,11 @@ export async function checkBinding(db: Db, request: LockedRequest): Promise<Bind
 }
 
 /** What a supervisor approves when it differs from the proposal: the same tool, with narrowed arguments. */
-export interface ApprovalEdit {
-  tool: string;
-  arguments: Record<string, unknown>;
-}
+export const ApprovalEditSchema = z.strictObject({
+  tool: IdSchema,
+  arguments: z.record(z.string().max(100), z.unknown()),
+});
+export type ApprovalEdit = z.infer<typeof ApprovalEditSchema>;
 
 /**
  * The arguments an approval binds: the proposal (or what the first approver approved) narrowed by the edit. Only

@@ -1,6 +1,7 @@
 import { db } from "../../db";
 import { approveRequest } from "../decision/approve";
 import { denyRequest } from "../decision/deny";
+import type { ApprovalEdit } from "../decision/binding";
 import type { Approver, DecisionResult } from "../decision/types";
 import { findLink, PROBLEM_TEXT, problemOf, type LinkProblem } from "./open";
 import { claimLink, releaseLink } from "./sql";
@@ -9,14 +10,15 @@ export type LinkDecision = DecisionResult | { ok: false; approvalId: null; code:
 
 /**
  * A decision posted from the link's page: the link is claimed first, in one conditional statement, so two
- * posts of the same link decide at most once; then the ordinary decision runs (locks, binding, re-check).
+ * posts of the same link decide at most once; then the ordinary decision runs (locks, binding, re-check, and a
+ * lowered amount narrowed as on the desk).
  */
 export async function decideFromLink(
   approver: Approver,
   token: string,
   decision: "approve" | "deny",
   note: string | null,
-  proofId: string | null = null,
+  options: { proofId?: string | null; edit?: ApprovalEdit } = {},
 ): Promise<LinkDecision> {
   const link = await findLink(approver.tenantId, token);
   const refuse = (code: LinkProblem): LinkDecision => ({
@@ -32,7 +34,7 @@ export async function decideFromLink(
     return refuse(problemOf(link, approver.userId) === "link.expired" ? "link.expired" : "link.used");
   const result =
     decision === "approve"
-      ? await approveRequest(approver, link.approvalId, { proofId })
+      ? await approveRequest(approver, link.approvalId, options)
       : await denyRequest(approver, link.approvalId, note);
   // A decision that left the request pending (a retry, a host failure, a missing reason or step-up) gives the link
   // back for another try.
