@@ -135,11 +135,12 @@ function RefundCard({
                   <a href={`#request-${sibling.id}`}>
                     {requestPhrase({
                       toolName: sibling.toolName,
-                      orderId: item.orderId,
+                      orderId: null,
                       amountCents: sibling.impactCents,
                       currency,
                     })}
-                  </a>
+                  </a>{" "}
+                  asked by {sibling.requester ?? "an agent"} <TimeAgo iso={sibling.createdAt} />
                 </span>
               ))}
               {facts.moreSiblings > 0 &&

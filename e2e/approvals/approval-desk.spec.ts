@@ -95,7 +95,10 @@ test("a card says why it was held, groups requests on one order, shows the order
   await expect(cappedCard.getByTestId("card-why")).toHaveText(
     "Held because 81.00 USD already moved in this conversation plus 45.00 USD passes its 100.00 USD cap",
   );
-  await expect(cappedCard.getByTestId("card-siblings")).toHaveText(`60.00 USD refund on ${order}`);
+  // The other request on the order, with who asked and when: two on one order may read alike.
+  await expect(cappedCard.getByTestId("card-siblings")).toHaveText(
+    /^60\.00 USD refund asked by Ada Agent (just now|\d+ seconds? ago)$/,
+  );
   await expect(cappedCard.getByTestId("card-siblings").getByRole("link")).toHaveAttribute(
     "href",
     `#request-${large.approval!.id}`,

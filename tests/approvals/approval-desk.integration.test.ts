@@ -355,6 +355,9 @@ describe("the cards beside the queue", () => {
     const oldest = facts[onOne[0].approvalId];
     expect(oldest.siblings.map((other) => other.id)).toEqual(onOne.slice(1, 6).map((made) => made.approvalId));
     expect(oldest.siblings.map((other) => other.impactCents)).toEqual([6001, 6002, 6003, 6004, 6005]);
+    // Who asked each and when, since two on one order may read alike.
+    const asked = await db.approvalRequest.findUniqueOrThrow({ where: { id: onOne[1].approvalId } });
+    expect(oldest.siblings[0]).toMatchObject({ requester: "Agent", createdAt: asked.createdAt.toISOString() });
     expect(oldest.moreSiblings).toBe(2);
     const newest = facts[onOne[7].approvalId];
     expect(newest.siblings.map((other) => other.id)).toEqual(onOne.slice(0, 5).map((made) => made.approvalId));

@@ -29,8 +29,11 @@ export interface CardFacts {
     fraudHold: boolean;
   } | null;
   refunds: { id: string; amountCents: number; currency: string; status: string; createdAt: string }[];
-  /** Other pending requests on the same order (the oldest few), so they are read and decided together. */
-  siblings: { id: string; impactCents: number; toolName: string }[];
+  /**
+   * Other pending requests on the same order (the oldest few), so they are read and decided together; each with who
+   * asked and when, since two may read alike.
+   */
+  siblings: { id: string; impactCents: number; toolName: string; requester: string | null; createdAt: string }[];
   /** How many more are pending on the same order beyond `siblings` (at least this many when capped). */
   moreSiblings: number;
   moreSiblingsCapped: boolean;
@@ -47,13 +50,20 @@ const COUNT_UP_TO = SIBLINGS_COUNTED + SIBLINGS_SHOWN + 2;
 /** The other requests on `item`'s order that its card names, and how many more there are. */
 function siblingsOf(
   item: QueueItem,
-  pending: { id: string; orderId: string; impactCents: number; toolName: string; onOrder: number }[],
+  pending: Awaited<ReturnType<typeof findPendingOnOrders>>,
+  people: Map<string, { name: string }>,
 ): Pick<CardFacts, "siblings" | "moreSiblings" | "moreSiblingsCapped"> {
   const onOrder = pending.filter((other) => other.orderId === item.orderId);
   const shown = onOrder
     .filter((other) => other.id !== item.id)
     .slice(0, SIBLINGS_SHOWN)
-    .map(({ id, impactCents, toolName }) => ({ id, impactCents, toolName }));
+    .map(({ id, impactCents, toolName, requestedById, createdAt }) => ({
+      id,
+      impactCents,
+      toolName,
+      requester: people.get(requestedById)?.name ?? null,
+      createdAt: createdAt.toISOString(),
+    }));
   // The order's count includes this request while it is pending.
   const counted = onOrder[0]?.onOrder ?? 0;
   const others = counted - 1;
@@ -76,9 +86,10 @@ export async function cardFacts(tenantId: string, items: QueueItem[]): Promise<R
   ]);
   const peopleIds = [
     ...new Set(
-      requests.flatMap((request) =>
-        [request.requestedById, request.firstApproverId].filter((id): id is string => id !== null),
-      ),
+      requests
+        .flatMap((request) => [request.requestedById, request.firstApproverId])
+        .concat(siblings.map((sibling) => sibling.requestedById))
+        .filter((id): id is string => id !== null),
     ),
   ];
   const people = new Map((await findTenantPeople(db, tenantId, peopleIds)).map((user) => [user.id, user]));
@@ -94,7 +105,7 @@ export async function cardFacts(tenantId: string, items: QueueItem[]): Promise<R
       refunds: refunds
         .filter((refund) => refund.orderId === item.orderId)
         .map(({ orderId: _order, createdAt, ...refund }) => ({ ...refund, createdAt: createdAt.toISOString() })),
-      ...siblingsOf(item, siblings),
+      ...siblingsOf(item, siblings, people),
       firstApprover:
         first && request.firstApprovedAt
           ? {

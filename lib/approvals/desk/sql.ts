@@ -152,15 +152,25 @@ export async function findPendingOnOrders(
   countUpTo: number,
 ) {
   const onOrder = Prisma.sql`"tenantId" = ${tenantId} AND "orderId" = o."orderId" AND "status" = 'pending' AND "expiresAt" > now()`;
-  return db.$queryRaw<{ id: string; orderId: string; impactCents: number; toolName: string; onOrder: number }[]>`
-    SELECT r."id", r."orderId", r."impactCents", r."toolName", n."onOrder"
+  return db.$queryRaw<
+    {
+      id: string;
+      orderId: string;
+      impactCents: number;
+      toolName: string;
+      requestedById: string;
+      createdAt: Date;
+      onOrder: number;
+    }[]
+  >`
+    SELECT r."id", r."orderId", r."impactCents", r."toolName", r."requestedById", r."createdAt", n."onOrder"
     FROM unnest(${orderIds}::text[]) AS o("orderId")
     CROSS JOIN LATERAL (
       SELECT count(*)::int AS "onOrder"
       FROM (SELECT 1 FROM "ApprovalRequest" WHERE ${onOrder} LIMIT ${countUpTo}::int) counted
     ) n
     CROSS JOIN LATERAL (
-      SELECT "id", "orderId", "impactCents", "toolName" FROM "ApprovalRequest" WHERE ${onOrder}
+      SELECT "id", "orderId", "impactCents", "toolName", "requestedById", "createdAt" FROM "ApprovalRequest" WHERE ${onOrder}
       ORDER BY "createdAt", "id" LIMIT ${perOrder}::int
     ) r`;
 }
