@@ -70,6 +70,8 @@ export function ApprovalQueue({
   const [help, setHelp] = useState(false);
   const [pending, startTransition] = useTransition();
   const nextToast = useRef(1);
+  // What had focus when the dialog opened (a card's Approve button, or the card itself for the keys): it gets it back.
+  const opener = useRef<HTMLElement | null>(null);
   const known = useRef(new Map<string, CardItem>());
   // Where keyboard focus goes once decided requests leave the queue: the request that took the first one's place.
   const refocus = useRef<{ index: number; gone: string[] } | null>(null);
@@ -131,6 +133,7 @@ export function ApprovalQueue({
         });
         return;
       }
+      opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
       setDialog({ mode, ids });
     },
     [items, showResults],
@@ -248,10 +251,14 @@ export function ApprovalQueue({
           way={stepUp}
           onDone={showResults}
           onClose={() => {
-            // Keyboard focus goes back to the request the dialog was about, not to the top of the page.
+            // Focus goes back to what opened the dialog in the request's card (its button, or the card for the keys),
+            // else to the card, never to the page's top.
             const about = dialog.ids[0];
+            const back = opener.current;
             setDialog(null);
-            requestAnimationFrame(() => focusRequest(about));
+            requestAnimationFrame(() =>
+              back?.isConnected && back.closest(`#request-${about}`) ? back.focus() : focusRequest(about),
+            );
           }}
         />
       )}

@@ -639,6 +639,14 @@ test("triage: search, filters, sort and keyboard (j/k, x, a, d, ?) with visible 
   await expect(dialog.getByRole("heading")).toHaveText(`Approve 95.00 USD refund on ${order}?`);
   await dialog.getByRole("button", { name: "Cancel" }).click();
   await expect(dialog).toHaveCount(0);
+  // Opened by its key, the dialog gives focus back to the card; opened by a button, to that button (Escape too).
+  await expect(card(page, big.approval!.id)).toBeFocused();
+  const approve = card(page, big.approval!.id).getByRole("button", { name: "Approve", exact: true });
+  await approve.click();
+  await expect(dialog).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(dialog).toHaveCount(0);
+  await expect(approve).toBeFocused();
   expect(await refundsOn(order)).toEqual([]);
   await page.context().close();
 });
