@@ -75,7 +75,17 @@ export function CallTimeline({ call, approval, events, ownConversation }: Found 
                 <code className="muted">{event.code}</code>
               </>
             )}
-            {event.detail && <div className="muted detail">{event.detail}</div>}
+            {(event.detail || event.earlierCallId) && (
+              <div className="muted detail">
+                {event.detail}
+                {event.earlierCallId && (
+                  <>
+                    {" "}
+                    (<Link href={`/calls/${event.earlierCallId}`}>the earlier call&apos;s timeline</Link>)
+                  </>
+                )}
+              </div>
+            )}
           </li>
         ))}
       </ol>

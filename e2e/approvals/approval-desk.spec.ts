@@ -112,6 +112,16 @@ test("a card says why it was held, groups requests on one order, shows the order
     "possible duplicate: 41.00 USD was already refunded on this order within the last 24 hours (the earlier call's timeline)",
   );
   await expect(duplicate.getByRole("link")).toHaveAttribute("href", `/calls/${issued[1].id}`);
+  // The held call's timeline links the earlier call the same way, and the link lands on it.
+  const timeline = await page.context().newPage();
+  await timeline.goto(`/calls/${large.id}`);
+  const checked = timeline.getByTestId("timeline-event").filter({ hasText: "Duplicate check:" });
+  await expect(checked).toContainText(
+    "Duplicate check: 41.00 USD was already refunded on this order within the last 24 hours (the earlier call's timeline)",
+  );
+  await checked.getByRole("link", { name: "the earlier call's timeline" }).click();
+  await expect(timeline).toHaveURL(new RegExp(`/calls/${issued[1].id}$`));
+  await timeline.close();
   await expect(largeCard.getByTestId("preview-order")).toHaveText(
     "delivered · total 300.00 USD · refunded 81.00 USD · refundable 219.00 USD",
   );

@@ -23,6 +23,8 @@ export interface TimelineEvent {
   code: string | null;
   kind: string | null;
   detail: string | null;
+  /** The earlier call a possible duplicate matched, whose timeline the event links. */
+  earlierCallId?: string;
 }
 
 /** The duplicate-intent guard's verdict on a call, as its timeline says it. */
@@ -30,7 +32,7 @@ function guardText(verdict: DuplicateVerdict): string {
   if (verdict.verdict === "clear")
     return `Duplicate check: no refund of this order in the last ${verdict.window_hours} hours matches`;
   const hit = heldFor(verdict);
-  return `Duplicate check: ${duplicateText(hit, hit.currency)}`;
+  return `Duplicate check: ${duplicateText(hit, hit.currency, { earlierCall: false })}`;
 }
 
 /**
@@ -127,6 +129,7 @@ export async function callTimeline(
         ]
           .filter(Boolean)
           .join(" · ") || null,
+      ...(row.duplicateGuard?.verdict === "held" ? { earlierCallId: row.duplicateGuard.of_call_id } : {}),
     })),
     ...refunds
       .filter((refund) => refund.settledAt)

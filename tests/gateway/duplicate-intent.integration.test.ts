@@ -91,8 +91,10 @@ async function insist() {
     detail: { duplicate_guard: { verdict: "held", of_call_id: first.json.id, amount_cents: 4000 } },
   });
   const timeline = await callTimeline(world.tenantId, again.json.id);
-  expect(timeline!.events.map((event) => event.detail).join("\n")).toContain(
-    `Duplicate check: 40.00 USD was already refunded on this order within the last 24 hours (earlier call ${first.json.id})`,
+  const checked = timeline!.events.find((event) => event.detail?.includes("Duplicate check:"));
+  expect(checked).toMatchObject({ earlierCallId: first.json.id });
+  expect(checked!.detail).toContain(
+    "Duplicate check: 40.00 USD was already refunded on this order within the last 24 hours",
   );
   return { world, conversation, order, first, again, approvalId: again.json.approval!.id as string };
 }
