@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { updatePolicy } from "@/lib/admin/policy/numbers";
 import { canonicalJson, sha256Hex } from "@/lib/canonical";
 import { rowHash, verifyTenant } from "@/lib/audit/seal";
@@ -354,6 +354,33 @@ describe("an insider with the database", () => {
       );
     } finally {
       process.env.AUDIT_HEAD_FILE = headFile;
+    }
+  });
+
+  it("logs each head as an audit.head line too, except under next dev with a head file, whose console it would flood", async () => {
+    const world = await sealedWorld();
+    const conversation = await agentConversation(world, "ben");
+    const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const heads = () =>
+      logged.mock.calls
+        .map(([line]) => String(line))
+        .filter((line) => line.includes('"event":"audit.head"') && line.includes(world.tenantId));
+    const node = process.env.NODE_ENV;
+    try {
+      await proposeAsAgent(world, conversation, refund(world.orders.o1003, 700));
+      await sealAll(world.tenantId);
+      expect(heads()).not.toEqual([]);
+      const before = readFileSync(headFile, "utf8").length;
+      logged.mockClear();
+      vi.stubEnv("NODE_ENV", "development");
+      await proposeAsAgent(world, conversation, refund(world.orders.o1003, 800));
+      await sealAll(world.tenantId);
+      expect(heads()).toEqual([]);
+      expect(readFileSync(headFile, "utf8").slice(before)).toContain(world.tenantId);
+    } finally {
+      vi.unstubAllEnvs();
+      logged.mockRestore();
+      expect(process.env.NODE_ENV).toBe(node);
     }
   });
 

@@ -47,11 +47,15 @@ export function headOf(seal: StoredSeal, key: SealKey): Head {
   return { ...head, sig: sign(head, key) };
 }
 
-/** Publishes the heads a sealing pass made; a head file that cannot be written is logged, the seals stand. */
+/**
+ * Publishes the heads a sealing pass made; a head file that cannot be written is logged, the seals stand. Under
+ * `next dev` with a head file (as `npm run dev` sets one) the lines go to the file only, not to a developer's console
+ * every pass.
+ */
 export async function publishHeads(heads: Head[]): Promise<void> {
   if (heads.length === 0) return;
-  for (const head of heads) logInfo("audit.head", { ...head });
   const target = env().AUDIT_HEAD_FILE;
+  if (!(target && process.env.NODE_ENV === "development")) for (const head of heads) logInfo("audit.head", { ...head });
   if (!target) return;
   const lines = heads.map((head) => `${JSON.stringify(head)}\n`).join("");
   const file = target.endsWith("/") ? path.join(target, headFileName(new Date())) : target;
