@@ -161,3 +161,39 @@ test("the second admin sees the full diff and the replay of a waiting rules chan
     await approverContext.close();
   }
 });
+
+test("a set in force that no longer passes the checks is named on the rules page with what is wrong", async ({
+  browser,
+  baseURL,
+}) => {
+  const id = `prs_e2e_${randomInt(10_000_000, 99_999_999)}`;
+  const [{ shadow }] = (
+    await database().query<{ shadow: string | null }>(
+      `SELECT "shadowRuleSetId" AS shadow FROM "Tenant" WHERE id = 'acme'`,
+    )
+  ).rows;
+  // As a release that changed what rules may read would leave it: stored, in force, and refused by today's checks.
+  await database().query(
+    `INSERT INTO "PolicyRuleSet" (id, "tenantId", version, status, text, "createdById")
+     VALUES ($1, 'acme', (SELECT COALESCE(max(version), 0) + 1 FROM "PolicyRuleSet" WHERE "tenantId" = 'acme'), 'shadow', $2, $3)`,
+    [
+      id,
+      '@id("colour") @hold("red ones") forbid (principal, action, resource) when { resource.colour == "red" };',
+      SEEDED.admin.id,
+    ],
+  );
+  await database().query(`UPDATE "Tenant" SET "shadowRuleSetId" = $1 WHERE id = 'acme'`, [id]);
+  const { context, page } = await signedInPage(browser, SEEDED.admin, baseURL!);
+  try {
+    await page.goto("/admin/rules");
+    const problems = page.getByTestId("shadow-rules-problems");
+    await expect(problems).toContainText(
+      "This set no longer passes this version of toolgate's checks, so its verdicts are recorded as failed",
+    );
+    await expect(problems.getByRole("listitem")).toContainText(["colour"]);
+    await expectUsable(page);
+  } finally {
+    await database().query(`UPDATE "Tenant" SET "shadowRuleSetId" = $1 WHERE id = 'acme'`, [shadow]);
+    await context.close();
+  }
+});

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { UNREADABLE_RULES } from "@/lib/admin/changes/loosening/loosening";
-import { publishRules, rulesItem, ruleSetHistory, withdrawShadowRules } from "@/lib/admin/rules/publishing/publish";
+import {
+  publishRules,
+  rulesItem,
+  rulesOverview,
+  ruleSetHistory,
+  withdrawShadowRules,
+} from "@/lib/admin/rules/publishing/publish";
 import { db } from "@/lib/db";
 import { approveAs, secondAdmin } from "../support/admin-changes";
 import { conversationFor, newCallKey, propose } from "../support/api";
@@ -132,5 +138,21 @@ describe("publishing policy rules", () => {
     expect(await refundCode(world)).toBe("refund.issued");
     expect(await withdrawShadowRules(admin)).toBe(true);
     expect((await tenantOf(world)).shadowRuleSetId).toBeNull();
+  });
+});
+
+describe("a set in force that no longer passes the checks (a later release changed what rules may read)", () => {
+  it("refuses the calls it judges as unavailable, and the rules page says so with the checks' words", async () => {
+    const world = await fraudWatchWorld();
+    await putRules(
+      world,
+      '@id("colour") @hold("red ones") forbid (principal, action, resource) when { resource.colour == "red" };',
+    );
+    expect(await refundCode(world)).toBe("policy.rules-failed");
+    const overview = await rulesOverview(world.tenantId);
+    expect(overview.live).toMatchObject({ summaries: [] });
+    expect(overview.live!.problems.join("\n")).toMatch(/colour/);
+    await putRules(world, FRAUD_WATCH);
+    expect((await rulesOverview(world.tenantId)).live).toMatchObject({ problems: [] });
   });
 });

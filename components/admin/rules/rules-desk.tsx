@@ -9,12 +9,32 @@ import { FACT_WORDS, RULE_ACTIONS } from "@/lib/policy-rules/schema";
 type Overview = Awaited<ReturnType<typeof rulesOverview>>;
 type InForce = Overview["live"];
 
-function RuleSet({ set, testId }: { set: NonNullable<InForce>; testId: string }) {
+/** What a set that no longer passes the checks does to calls, by where it is in force. */
+const BROKEN_SET_DOES = {
+  "live-rules":
+    "calls it judges are refused as unavailable (policy.rules-failed) until a set that passes is published live",
+  "shadow-rules": "its verdicts are recorded as failed until a set that passes is published as shadow",
+} as const;
+
+function RuleSet({ set, testId }: { set: NonNullable<InForce>; testId: keyof typeof BROKEN_SET_DOES }) {
   return (
     <div className="card" data-testid={testId}>
       <p className="muted">
         Version {set.version}, published by {set.author} <TimeAgo iso={set.createdAt} />
       </p>
+      {set.problems.length > 0 && (
+        <div className="error" role="alert" data-testid={`${testId}-problems`}>
+          <p>
+            This set no longer passes this version of toolgate&apos;s checks, so {BROKEN_SET_DOES[testId]}. Correct it
+            in the editor below and publish it again:
+          </p>
+          <ul>
+            {set.problems.map((problem) => (
+              <li key={problem}>{problem}</li>
+            ))}
+          </ul>
+        </div>
+      )}
       <ul>
         {set.summaries.map((summary) => (
           <li key={summary.id} data-testid={`${testId}-rule`}>

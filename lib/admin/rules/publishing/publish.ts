@@ -177,13 +177,16 @@ export async function rulesOverview(tenantId: string) {
   const inForce = (id: string | null) => {
     const row = history.find((version) => version.id === id);
     if (!row) return null;
+    // A set passed these checks when it was published; a later release's schema may refuse it, and the page says so.
+    const validated = validateRules(row.text);
     return {
       version: row.version,
       text: row.text,
       cases: JSON.stringify(storedCases(row), null, 2),
       author: row.author,
       createdAt: row.createdAt.toISOString(),
-      summaries: rulesOf(row.text).map((rule) => ({ id: rule.id, text: ruleSummary(rule) })),
+      summaries: validated.ok ? validated.rules.map((rule) => ({ id: rule.id, text: ruleSummary(rule) })) : [],
+      problems: validated.ok ? [] : validated.errors,
     };
   };
   return {
