@@ -159,11 +159,17 @@ export type Env = z.infer<typeof EnvSchema>;
 const NAMES = Object.keys(EnvSchema.shape);
 let parsed: { raw: string; settings: Readonly<Env> } | null = null;
 
+// A production server (`next start`) reads its settings once: nothing changes its environment after the start, and
+// reading every variable again on each of a request's calls showed in the agent API's profile. `next dev` reloads
+// .env files under a running server, and tests change variables between cases.
+const FIXED_ENVIRONMENT = process.env.NEXT_RUNTIME === "nodejs" && process.env.NODE_ENV === "production";
+
 /**
  * The settings as the environment gives them; a bad value throws, naming the variable and what it accepts. Parsed
- * once and kept while the variables it reads hold the same text (tests change them between cases).
+ * once and kept while the variables it reads hold the same text, or for good in a production server.
  */
 export function env(): Readonly<Env> {
+  if (parsed && FIXED_ENVIRONMENT) return parsed.settings;
   let raw = "";
   for (const name of NAMES) {
     const value = process.env[name];
