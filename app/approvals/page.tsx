@@ -42,6 +42,7 @@ export default async function ApprovalsPage({
     <ApprovalDesk
       me={{ id: user.id, email: user.email }}
       stamp={shown.stamp}
+      pendingCount={shown.pending}
       items={items}
       facts={facts}
       filters={filters}

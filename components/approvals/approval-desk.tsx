@@ -20,6 +20,7 @@ import type { reconcileHealth, refundsToInvestigate } from "@/lib/payments/recon
 export function ApprovalDesk({
   me,
   stamp,
+  pendingCount,
   items,
   facts,
   filters,
@@ -35,6 +36,8 @@ export function ApprovalDesk({
 }: {
   me: { id: string; email: string };
   stamp: string;
+  /** How many requests are pending in the tenant, read with `stamp`. */
+  pendingCount: number;
   items: QueueItem[];
   facts: Record<string, CardFacts>;
   filters: QueueFilters;
@@ -77,7 +80,7 @@ export function ApprovalDesk({
       <UnknownUpstreamCalls calls={unknownUpstream} />
       <div className="title-row">
         <h1>Pending approvals</h1>
-        <QueueLive shownStamp={stamp} />
+        <QueueLive shownStamp={stamp} shownPending={pendingCount} />
       </div>
       <p className="muted">
         Each approval covers exactly the call shown and is re-checked against current data when you approve.

@@ -633,6 +633,12 @@ test("triage: search, filters, sort and keyboard (j/k, x, a, d, ?) with visible 
   await dialog.getByRole("button", { name: "Deny", exact: true }).click();
   await expect(page.getByTestId("toast")).toHaveText(`55.00 USD refund on ${order} denied`);
   await expect(page.getByTestId("approval-item")).toHaveCount(1);
+  // The desk's pending count is the fresh page's, rendered with the list that lost the card, not the live stream's
+  // last (which can be up to one poll old).
+  const left = await database().query<{ count: number }>(
+    `SELECT count(*)::int AS count FROM "ApprovalRequest" WHERE "tenantId" = 'acme' AND status = 'pending' AND "expiresAt" > now()`,
+  );
+  await expect(page.getByTestId("queue-live")).toContainText(`· ${left.rows[0].count} pending`, { timeout: 500 });
   // Focus goes on to the next request, not back to the top of the page with the card that left.
   await expect(card(page, big.approval!.id)).toBeFocused();
   const denied = await database().query(`SELECT status, note FROM "ApprovalRequest" WHERE id = $1`, [
