@@ -62,6 +62,8 @@ export function LinkDecisionForm({
   const [password, setPassword] = useState("");
   const [reason, setReason] = useState("");
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  // Said beside the amount field once a confirmation was tried with an amount the approval cannot take.
+  const [amountTried, setAmountTried] = useState(false);
   const [pending, startTransition] = useTransition();
 
   const lowerable = request.toolName === "issue_refund" && request.cents > 0;
@@ -167,7 +169,7 @@ export function LinkDecisionForm({
           aria-label="Confirm approval"
           onSubmit={(event) => {
             event.preventDefault();
-            if (amountProblem) setMessage({ ok: false, text: amountProblem });
+            if (amountProblem) setAmountTried(true);
             else decide("approve");
           }}
         >
@@ -184,10 +186,17 @@ export function LinkDecisionForm({
                 onChange={(event) => {
                   // A new amount is a new try: the last one's complaint no longer applies.
                   setAmount(event.target.value);
+                  setAmountTried(false);
                   setMessage(null);
                 }}
                 aria-describedby="link-lower-help"
+                aria-invalid={amountTried && amountProblem !== null}
               />
+              {amountTried && amountProblem && (
+                <span className="error" role="alert" data-testid="link-amount-problem">
+                  {amountProblem}
+                </span>
+              )}
               <span id="link-lower-help" className="muted small">
                 You may lower the amount; order, customer, currency and reason stay as proposed.
               </span>

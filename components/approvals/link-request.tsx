@@ -17,8 +17,26 @@ const STATUS_WORDS: Record<string, string> = {
   withdrawn: "withdrawn by the agent",
 };
 
+/** The same, for a request the viewer decided themselves. */
+const OWN_WORDS: Record<string, string> = {
+  approved: "You approved it",
+  denied: "You denied it",
+  failed: "You approved it and its re-check stopped it",
+};
+
 /** The page an emailed approval link opens: the request in words, and approve or deny while it can still be decided. */
-export function LinkRequest({ token, view, way }: { token: string; view: LinkView; way: StepUpWay }) {
+export function LinkRequest({
+  token,
+  view,
+  way,
+  viewerId,
+}: {
+  token: string;
+  view: LinkView;
+  way: StepUpWay;
+  /** The signed-in supervisor: a request they decided themselves reads "You approved it", not "Already approved by". */
+  viewerId: string;
+}) {
   if (!view.ok) {
     return (
       <main id="main">
@@ -94,8 +112,9 @@ export function LinkRequest({ token, view, way }: { token: string; view: LinkVie
       />
       {request.status !== "pending" ? (
         <p className="notice" data-testid="link-status">
-          Already {STATUS_WORDS[request.status] ?? request.status}
-          {request.decidedBy ? ` by ${request.decidedBy}` : ""}
+          {request.decidedById === viewerId && OWN_WORDS[request.status]
+            ? OWN_WORDS[request.status]
+            : `Already ${STATUS_WORDS[request.status] ?? request.status}${request.decidedBy ? ` by ${request.decidedBy}` : ""}`}
           {request.decidedAt ? (
             <>
               {" "}

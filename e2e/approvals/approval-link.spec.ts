@@ -81,9 +81,8 @@ for (const viewport of VIEWPORTS) {
         `80.00 USD refund on ${order} for ana@example.test`,
       );
       await confirmSays(page, `80.00 USD refund on ${order} approved; refund issued.`);
-      await expect(page.getByTestId("link-status")).toContainText(
-        "Already approved by Sue Supervisor (supervisor@acme.test)",
-      );
+      // Decided here by this supervisor: the page says so in their words, not as someone else's decision.
+      await expect(page.getByTestId("link-status")).toContainText("You approved it");
       await expectBooks(order, held.approval!.id, 8000, "approved");
 
       // The stale tab posts a second decision with the same link: refused, nothing changes.
@@ -198,10 +197,14 @@ test("on a phone, the link's page lowers a refund before approving it: the page,
   await amount.fill("90.00");
   // The confirmation keeps what may be approved, and says what is wrong with the rest.
   await expect(page.getByTestId("link-confirm")).toContainText(`Approve 80.00 USD refund on ${order} for`);
-  await confirmSays(page, "Enter an amount from 0.01 up to 80.00 USD; an approval can only lower it.");
+  // What is wrong is said beside the field.
+  await page.getByRole("button", { name: "Confirm approval" }).click();
+  await expect(page.getByTestId("link-amount-problem")).toHaveText(
+    "Enter an amount from 0.01 up to 80.00 USD; an approval can only lower it.",
+  );
   await expectBooks(order, held.approval!.id, 0, "pending");
   await amount.fill("50");
-  await expect(page.getByTestId("link-result")).toHaveCount(0);
+  await expect(page.getByTestId("link-amount-problem")).toHaveCount(0);
   await expect(page.getByTestId("link-confirm")).toContainText(`Approve 50.00 USD refund on ${order} for`);
   await expectUsable(page);
   await amount.press("Enter");

@@ -33,6 +33,7 @@ export interface LinkedRequest {
   customerEmail: string | null;
   requestedBy: string;
   decidedBy: string | null;
+  decidedById: string | null;
   decidedAt: Date | null;
   resultCode: string | null;
   note: string | null;
@@ -90,7 +91,7 @@ export async function findLinkedRequest(db: Db, tenantId: string, approvalId: st
            o."status" AS "orderStatus", o."totalCents" AS "orderTotalCents",
            o."refundedCents" AS "orderRefundedCents", a."conversationId", a."originCallId", cu."email" AS "customerEmail",
            requester."name" || ' (' || requester."email" || ')' AS "requestedBy",
-           decider."name" || ' (' || decider."email" || ')' AS "decidedBy", a."decidedAt", a."resultCode", a."note",
+           decider."name" || ' (' || decider."email" || ')' AS "decidedBy", a."decidedById", a."decidedAt", a."resultCode", a."note",
            a."createdAt", a."expiresAt"
     FROM "ApprovalRequest" a
     JOIN "Order" o ON o."id" = a."orderId" AND o."tenantId" = a."tenantId"

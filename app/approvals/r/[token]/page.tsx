@@ -11,5 +11,5 @@ export default async function ApprovalLinkPage({ params }: { params: Promise<{ t
   const { token } = await params;
   const { user, sessionId } = await requireSession(["SUPERVISOR"], `/approvals/r/${token}`);
   const [view, way] = await Promise.all([openApprovalLink(user, token), stepUpWayOf(user.id, sessionId)]);
-  return <LinkRequest token={token} view={view} way={way} />;
+  return <LinkRequest token={token} view={view} way={way} viewerId={user.id} />;
 }
