@@ -1,19 +1,22 @@
 "use client";
 
-import { useState, useTransition } from "react";
+import { useRef, useState, useTransition } from "react";
 import { proposeAction } from "@/lib/agent-api/actions";
 
 const EXAMPLE = '{"name":"get_order","arguments":{"order_id":"ord_1001"}}';
 
 export function ProposalConsole({ conversationId }: { conversationId: string }) {
-  const [envelope, setEnvelope] = useState(EXAMPLE);
-  const [callKey, setCallKey] = useState("");
+  // Uncontrolled: what a person types before the page has hydrated stays as typed (a controlled field was merged
+  // with the example when hydration caught up), and is read when they press Propose.
+  const envelope = useRef<HTMLTextAreaElement>(null);
+  const callKey = useRef<HTMLInputElement>(null);
   const [answer, setAnswer] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
 
   function submit() {
+    const sent = { conversationId, envelope: envelope.current?.value ?? "", callKey: callKey.current?.value ?? "" };
     startTransition(async () => {
-      const response = await proposeAction({ conversationId, envelope, callKey });
+      const response = await proposeAction(sent);
       setAnswer(
         JSON.stringify(response.ok ? response.data : { error: response.code, message: response.message }, null, 2),
       );
@@ -30,8 +33,8 @@ export function ProposalConsole({ conversationId }: { conversationId: string }) 
       <label>
         Envelope (the tool call as JSON: its name and arguments)
         <textarea
-          value={envelope}
-          onChange={(event) => setEnvelope(event.target.value)}
+          ref={envelope}
+          defaultValue={EXAMPLE}
           rows={5}
           style={{ width: "100%", fontFamily: "ui-monospace, monospace" }}
         />
@@ -40,12 +43,7 @@ export function ProposalConsole({ conversationId }: { conversationId: string }) 
         <label>
           Call key (for writes; optional)
           <br />
-          <input
-            placeholder="for example demo-1"
-            style={{ width: "min(100%, 22rem)" }}
-            value={callKey}
-            onChange={(event) => setCallKey(event.target.value)}
-          />
+          <input placeholder="for example demo-1" style={{ width: "min(100%, 22rem)" }} ref={callKey} />
         </label>{" "}
         <button type="button" className="primary" disabled={pending} onClick={submit}>
           {pending ? "Sending…" : "Propose"}
