@@ -9,7 +9,7 @@ import {
   removePasskeyAction,
 } from "@/lib/auth/step-up/passkeys/actions";
 import { TimeAgo } from "@/components/ui/time-ago";
-import { passkeyFailure, passkeysNeedAName } from "@/components/step-up/passkey-words";
+import { namedAddress, passkeyFailure } from "@/components/step-up/passkey-words";
 import { proveStepUp } from "@/components/step-up/step-up";
 import { PasswordProof } from "@/components/step-up/step-up-field";
 import type { StepUpWay } from "@/lib/auth/step-up/step-up";
@@ -36,9 +36,9 @@ export function PasskeyList({ passkeys, stepUp }: { passkeys: Passkey[]; stepUp:
   const sso = !hasPasskey && stepUp.with === "passkey-needed" ? stepUp : null;
   const signInAgain = sso?.firstPasskey === "sign-in-again";
   // Said before the first try: browsers refuse a passkey on the address the app is first opened at.
-  const needsAName = useSyncExternalStore(
+  const named = useSyncExternalStore(
     noChanges,
-    () => passkeysNeedAName(window.location),
+    () => namedAddress(window.location),
     () => null,
   );
   const [name, setName] = useState("");
@@ -143,9 +143,9 @@ export function PasskeyList({ passkeys, stepUp }: { passkeys: Passkey[]; stepUp:
       ) : (
         !hasPasskey && <PasswordProof value={password} onChange={setPassword} testId="passkey-password" />
       )}
-      {needsAName && (
+      {named && (
         <p className="notice" data-testid="passkey-needs-a-name">
-          {needsAName}
+          Passkeys need the app&apos;s name, not an IP address: open <a href={named}>{named}</a> and try there.
         </p>
       )}
       <p>

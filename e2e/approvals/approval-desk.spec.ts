@@ -425,6 +425,10 @@ test("step-up with a passkey: registered in settings with Chromium's virtual aut
     await expect(addressPage.getByTestId("passkey-needs-a-name")).toHaveText(
       `Passkeys need the app's name, not an IP address: open ${local}/settings and try there.`,
     );
+    await expect(addressPage.getByRole("link", { name: `${local}/settings` })).toHaveAttribute(
+      "href",
+      `${local}/settings`,
+    );
     await onAddress.close();
 
     const context = await browser.newContext({ baseURL: local });
