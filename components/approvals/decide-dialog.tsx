@@ -5,8 +5,9 @@ import { decideApprovalsAction } from "@/lib/approvals/decision/actions";
 import type { DeskPolicy } from "@/lib/approvals/desk/cards";
 import type { DecisionResult } from "@/lib/approvals/decision/types";
 import { requestPhrase } from "@/lib/approvals/words";
-import { centsOfTyped, formatMoney } from "@/lib/money";
+import { formatMoney } from "@/lib/money";
 import { FormMessages } from "@/components/ui/field";
+import { AmountToRefund, loweredAmount } from "./amount-field";
 import { amountOf, currencyOf, movesMoney, type CardItem } from "./card-item";
 import { proveStepUp } from "@/components/step-up/step-up";
 import { PasskeyNeeded, PasswordProof } from "@/components/step-up/step-up-field";
@@ -48,26 +49,22 @@ export function DecideDialog({ mode, items, policy, way, onDone, onClose }: Prop
     return () => element?.close();
   }, []);
 
-  const typed = editable ? centsOfTyped(amount) : null;
+  const currency = items[0] ? currencyOf(items[0]) : "USD";
   // Only an amount the approval may take (0.01 up to the proposal) changes what the dialog says and signs; confirm()
   // says what is wrong with any other.
-  const cents = single && typed !== null && typed >= 1 && typed <= amountOf(single) ? typed : null;
+  const lowered = editable && single ? loweredAmount(amount, amountOf(single), currency) : null;
+  const cents = lowered?.cents ?? null;
   const approvedCents = (item: CardItem) => (item === single && cents !== null ? cents : amountOf(item));
   const stepUp =
     mode === "approve" && items.some((item) => movesMoney(item) && approvedCents(item) > policy.stepUpAboveCents);
   // A tenant that requires single sign-on takes no password: the approver is told so before typing one.
   const passkeyNeeded = stepUp && way.with === "passkey-needed";
   const total = items.filter(movesMoney).reduce((sum, item) => sum + approvedCents(item), 0);
-  const currency = items[0] ? currencyOf(items[0]) : "USD";
 
   async function confirm() {
     setError(null);
     if (mode === "deny" && !reason.trim()) return setError("Say why: the agent reads this reason.");
-    if (editable && single && cents === null) {
-      return setError(
-        `Enter an amount from 0.01 up to ${formatMoney(amountOf(single), currency)}; an approval can only lower it.`,
-      );
-    }
+    if (lowered?.problem) return setError(lowered.problem);
     setBusy(true);
     try {
       const ids = items.map((item) => item.id);
@@ -125,22 +122,15 @@ export function DecideDialog({ mode, items, policy, way, onDone, onClose }: Prop
         </ul>
         {mode === "approve" && total > 0 && items.length > 1 && <p>Total: {formatMoney(total, currency)}</p>}
         {editable && single && (
-          <label className="field">
-            Amount to refund ({currency}, at most {formatMoney(amountOf(single), currency)})
-            <input
-              inputMode="decimal"
-              value={amount}
-              onChange={(event) => {
-                // A new amount is a new try: the last one's complaint no longer applies.
-                setAmount(event.target.value);
-                setError(null);
-              }}
-              aria-describedby="narrow-help"
-            />
-            <span id="narrow-help" className="muted small">
-              You may lower the amount; order, customer, currency and reason stay as proposed.
-            </span>
-          </label>
+          <AmountToRefund
+            currency={currency}
+            maxCents={amountOf(single)}
+            value={amount}
+            onChange={(value) => {
+              setAmount(value);
+              setError(null);
+            }}
+          />
         )}
         {mode === "deny" && (
           <label className="field">

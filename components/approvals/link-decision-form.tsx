@@ -9,7 +9,7 @@ import type { DecisionResult } from "@/lib/approvals/decision/types";
 import type { StepUpWay } from "@/lib/auth/step-up/step-up";
 import { requestPhrase } from "@/lib/approvals/words";
 import { outcomeTitle } from "@/lib/calls/words";
-import { centsOfTyped, formatMoney } from "@/lib/money";
+import { AmountToRefund, loweredAmount } from "./amount-field";
 
 /** What happened, in words: "80.00 USD refund on ord_1004 approved; refund issued." */
 function decidedText(summary: string, result: Extract<DecisionResult, { ok: true }>): string {
@@ -67,13 +67,10 @@ export function LinkDecisionForm({
   const [pending, startTransition] = useTransition();
 
   const lowerable = request.toolName === "issue_refund" && request.cents > 0;
-  const typed = lowerable ? centsOfTyped(amount) : null;
   // Only an amount the approval may take (0.01 up to what approving approves) changes what the page says and signs.
-  const chosen = typed !== null && typed >= 1 && typed <= request.cents ? typed : request.cents;
-  const amountProblem =
-    lowerable && chosen !== typed
-      ? `Enter an amount from 0.01 up to ${formatMoney(request.cents, request.currency)}; an approval can only lower it.`
-      : null;
+  const lowered = lowerable ? loweredAmount(amount, request.cents, request.currency) : null;
+  const chosen = lowered?.cents ?? request.cents;
+  const amountProblem = lowered?.problem ?? null;
   const phrase = (cents: number) => requestPhrase({ ...request, amountCents: cents });
 
   function proveThenApprove(method: { passkey: true } | { passkey: false; password: string }) {
@@ -178,29 +175,17 @@ export function LinkDecisionForm({
             undone.
           </p>
           {lowerable && (
-            <label className="field">
-              Amount to refund ({request.currency}, at most {formatMoney(request.cents, request.currency)})
-              <input
-                inputMode="decimal"
-                value={amount}
-                onChange={(event) => {
-                  // A new amount is a new try: the last one's complaint no longer applies.
-                  setAmount(event.target.value);
-                  setAmountTried(false);
-                  setMessage(null);
-                }}
-                aria-describedby="link-lower-help"
-                aria-invalid={amountTried && amountProblem !== null}
-              />
-              {amountTried && amountProblem && (
-                <span className="error" role="alert" data-testid="link-amount-problem">
-                  {amountProblem}
-                </span>
-              )}
-              <span id="link-lower-help" className="muted small">
-                You may lower the amount; order, customer, currency and reason stay as proposed.
-              </span>
-            </label>
+            <AmountToRefund
+              currency={request.currency}
+              maxCents={request.cents}
+              value={amount}
+              onChange={(value) => {
+                setAmount(value);
+                setAmountTried(false);
+                setMessage(null);
+              }}
+              problem={amountTried ? amountProblem : null}
+            />
           )}
           <div className="actions">
             <button type="submit" className="primary" disabled={pending}>
