@@ -9,14 +9,19 @@ export function HeldReasons({ reasons, currency }: { reasons: HeldReason[]; curr
       {reasons.map((reason, index) => (
         <li key={`${reason.rule}-${index}`} data-rule={reason.rule}>
           {heldText(reason, currency, { earlierCall: false })}
-          {reason.rule === "possible_duplicate" && (
-            <>
-              {" "}
-              (<Link href={`/calls/${reason.of_call_id}`}>the earlier call&apos;s timeline</Link>)
-            </>
-          )}
+          {reason.rule === "possible_duplicate" && <EarlierCallLink callId={reason.of_call_id} />}
         </li>
       ))}
     </ul>
+  );
+}
+
+/** After a possible duplicate's words: " (the earlier call's timeline)", linking the call it matched. */
+export function EarlierCallLink({ callId }: { callId: string }) {
+  return (
+    <>
+      {" "}
+      (<Link href={`/calls/${callId}`}>the earlier call&apos;s timeline</Link>)
+    </>
   );
 }

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { formatDuration } from "@/components/ui/time-words";
 import { TimeAgo } from "@/components/ui/time-ago";
+import { EarlierCallLink } from "@/components/approvals/held-reasons";
 import { argumentWords, capitalized } from "@/components/ui/words";
 import { requestPhrase } from "@/lib/approvals/words";
 import { amountCentsOf } from "@/lib/money";
@@ -78,12 +79,7 @@ export function CallTimeline({ call, approval, events, ownConversation }: Found 
             {(event.detail || event.earlierCallId) && (
               <div className="muted detail">
                 {event.detail}
-                {event.earlierCallId && (
-                  <>
-                    {" "}
-                    (<Link href={`/calls/${event.earlierCallId}`}>the earlier call&apos;s timeline</Link>)
-                  </>
-                )}
+                {event.earlierCallId && <EarlierCallLink callId={event.earlierCallId} />}
               </div>
             )}
           </li>
