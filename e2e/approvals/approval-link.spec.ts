@@ -1,4 +1,4 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { database, provider, SEEDED, signInAs, signedInPage } from "../support";
 import { emailedLinkPath, expectUsable, refundsOf, VIEWPORTS, askedRefund } from "../fixtures";
 
@@ -22,6 +22,13 @@ async function expectBooks(order: string, approvalId: string, refunded: number, 
   expect(await linkState(approvalId)).toEqual({ status: link, used: link === "approved" ? 1 : 0 });
 }
 
+/** A refund held for a supervisor on a fresh order of `customer`, and the path of the link its email carries. */
+async function heldWithLink(request: APIRequestContext, ask: { customer: string; amount: number; key: string }) {
+  const { order, answer: held } = await askedRefund(request, ask);
+  expect(held.code).toBe("approval.required");
+  return { order, held, path: await emailedLinkPath(SEEDED.supervisor.email, held.approval!.id) };
+}
+
 for (const viewport of VIEWPORTS) {
   test.describe(`the approval email's link (${viewport.name})`, () => {
     test.use({ viewport: { width: viewport.width, height: viewport.height } });
@@ -31,13 +38,11 @@ for (const viewport of VIEWPORTS) {
       request,
       baseURL,
     }) => {
-      const { order, answer: held } = await askedRefund(request, {
+      const { order, held, path } = await heldWithLink(request, {
         customer: "cu_ana",
         amount: 8000,
         key: `e2e-link-${viewport.name}`,
       });
-      expect(held.code).toBe("approval.required");
-      const path = await emailedLinkPath(SEEDED.supervisor.email, held.approval!.id);
 
       // A mail scanner: no session, follows nothing, opens twice. Then one with a session (a preview pane).
       for (let round = 0; round < 2; round++) {
@@ -108,12 +113,11 @@ for (const viewport of VIEWPORTS) {
       request,
       baseURL,
     }) => {
-      const { order, answer: held } = await askedRefund(request, {
+      const { order, held, path } = await heldWithLink(request, {
         customer: "cu_ben",
         amount: 9000,
         key: `e2e-link-deny-${viewport.name}`,
       });
-      const path = await emailedLinkPath(SEEDED.supervisor.email, held.approval!.id);
 
       const { context: foreign, page: foreignPage } = await signedInPage(browser, SEEDED.globexSupervisor, baseURL!);
       await foreignPage.goto(path);
@@ -148,13 +152,11 @@ test("from the link, approving more than the step-up amount asks for the passwor
   request,
   baseURL,
 }) => {
-  const { order, answer: held } = await askedRefund(request, {
+  const { order, held, path } = await heldWithLink(request, {
     customer: "cu_ana",
     amount: 12000,
     key: `e2e-link-step-up`,
   });
-  expect(held.code).toBe("approval.required");
-  const path = await emailedLinkPath(SEEDED.supervisor.email, held.approval!.id);
   const { context, page } = await signedInPage(browser, SEEDED.supervisor, baseURL!);
   await page.goto(path);
   // The deadline counts down as on the desk.
@@ -180,13 +182,11 @@ test("on a phone, the link's page lowers a refund before approving it: the page,
   request,
   baseURL,
 }) => {
-  const { order, answer: held } = await askedRefund(request, {
+  const { order, held, path } = await heldWithLink(request, {
     customer: "cu_ana",
     amount: 8000,
     key: `e2e-link-lower`,
   });
-  expect(held.code).toBe("approval.required");
-  const path = await emailedLinkPath(SEEDED.supervisor.email, held.approval!.id);
   const { context, page } = await signedInPage(browser, SEEDED.supervisor, baseURL!, {
     viewport: { width: 390, height: 844 },
   });
@@ -199,12 +199,12 @@ test("on a phone, the link's page lowers a refund before approving it: the page,
   await expect(page.getByTestId("link-confirm")).toContainText(`Approve 80.00 USD refund on ${order} for`);
   // What is wrong is said beside the field.
   await page.getByRole("button", { name: "Confirm approval" }).click();
-  await expect(page.getByTestId("link-amount-problem")).toHaveText(
+  await expect(page.getByTestId("amount-problem")).toHaveText(
     "Enter an amount from 0.01 up to 80.00 USD; an approval can only lower it.",
   );
   await expectBooks(order, held.approval!.id, 0, "pending");
   await amount.fill("50");
-  await expect(page.getByTestId("link-amount-problem")).toHaveCount(0);
+  await expect(page.getByTestId("amount-problem")).toHaveCount(0);
   await expect(page.getByTestId("link-confirm")).toContainText(`Approve 50.00 USD refund on ${order} for`);
   await expectUsable(page);
   await amount.press("Enter");
