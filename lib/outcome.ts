@@ -127,8 +127,9 @@ export interface ModelProjection {
   paths?: string[];
   result?: unknown;
   /**
-   * For a fault of the client rather than of the arguments: what to change before sending the call again; for a
-   * refund the order already has in flight: to wait on that call instead of proposing it again.
+   * For a fault of the client rather than of the arguments, or a proposal that is no envelope of a call (the parse
+   * stage): what to change before sending the call again; for a refund the order already has in flight: to wait on
+   * that call instead of proposing it again.
    */
   message?: string;
   /** Why a supervisor's decision or its re-check stopped the call; or the tenant's rules' reason for a hold. */
@@ -145,6 +146,18 @@ const CLIENT_FAULTS: Partial<Record<Code, string>> = {
     "The call key must be 1 to 200 printable ASCII characters. Fix the Idempotency-Key header (or _meta io.toolgate/idempotency-key), or send none: toolgate then keys the call by its content.",
   "call-key.reused":
     "This call key was already used for a call with other arguments. Send this call with a new call key, or with none: toolgate then keys it by its content, so an identical retry is answered with the first outcome.",
+};
+
+/** A proposal that never became a call of a tool (the parse stage) has no argument to point at: what to send instead. */
+const ENVELOPE_FAULTS: Partial<Record<Code, string>> = {
+  "parse.too-large": "The proposal is over 16 KiB (16,384 bytes of JSON). Send the call with shorter arguments.",
+  "parse.too-deep":
+    "The proposal nests objects and arrays more than 8 levels deep. Send the call with flatter arguments.",
+  "parse.malformed":
+    'The proposal is not valid JSON text (or a string in it holds a NUL or an unpaired surrogate). Send one JSON object: {"name": "<tool>", "arguments": {...}}.',
+  "parse.duplicate-key": "The proposal names one key twice in the same object. Send each key once.",
+  "parse.envelope-invalid":
+    'The proposal is not the envelope of a call. Send one JSON object with exactly two keys: "name" (the tool\'s name, a string) and "arguments" (an object of its arguments).',
 };
 
 export function outcome(
@@ -194,7 +207,8 @@ function projectKind(o: Outcome): ModelProjection {
       return { status: "not_allowed" };
     case "rejected":
       if (o.code === "order.not-found" || o.code === "call.not-found") return { status: "not_found" };
-      if (o.stage === "parse" || o.stage === "schema" || o.stage === "semantic") {
+      if (o.stage === "parse") return { status: "invalid_arguments", paths: [], message: ENVELOPE_FAULTS[o.code] };
+      if (o.stage === "schema" || o.stage === "semantic") {
         return { status: "invalid_arguments", paths: (o.issues ?? []).map((issue) => issue.path) };
       }
       if (o.stage === "idempotency") return { status: "invalid_request", message: CLIENT_FAULTS[o.code] };

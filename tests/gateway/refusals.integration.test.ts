@@ -27,6 +27,13 @@ async function refused(
   );
   expect(response.status).toBe(200);
   expect({ kind: response.json.kind, stage: response.json.stage, code: response.json.code }).toEqual(expected);
+  // A proposal that is no call has no argument path to point at: the model is told in words what to send instead.
+  if (expected.stage === "parse")
+    expect(response.json.model).toEqual({
+      status: "invalid_arguments",
+      paths: [],
+      message: expect.stringMatching(/^The proposal .+ Send /),
+    });
   const logged = await db.decisionLog.findMany({ where: { toolCallId: response.json.id } });
   expect(logged.map((row) => row.code)).toEqual([expected.code]);
   return response.json;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { checkAllowlist } from "@/lib/gateway/checks/allowlist";
+import { MAX_DEPTH, MAX_ENVELOPE_BYTES } from "@/lib/gateway/checks/parse";
 import { ALL_CODES, bindsCallKey, modelProjection, outcome, type Code } from "@/lib/outcome";
 import { heldBecause, needsApproval } from "@/lib/gateway/decide/policy";
 import { checkSchema } from "@/lib/gateway/checks/schema";
@@ -24,7 +25,23 @@ const email = sendStatusEmail as unknown as ToolDefinition;
 describe("the SPEC outcome table and the model projection", () => {
   const MODEL: Record<string, { status: string; paths?: string[]; message?: unknown }> = {
     "rate.limited": { status: "unavailable" },
-    "parse.too-large": { status: "invalid_arguments", paths: [] },
+    "parse.too-large": {
+      status: "invalid_arguments",
+      paths: [],
+      message: expect.stringContaining(`${MAX_ENVELOPE_BYTES.toLocaleString("en-US")} bytes`),
+    },
+    "parse.too-deep": {
+      status: "invalid_arguments",
+      paths: [],
+      message: expect.stringContaining(`${MAX_DEPTH} levels`),
+    },
+    "parse.malformed": { status: "invalid_arguments", paths: [], message: expect.stringContaining("not valid JSON") },
+    "parse.duplicate-key": { status: "invalid_arguments", paths: [], message: expect.stringContaining("key twice") },
+    "parse.envelope-invalid": {
+      status: "invalid_arguments",
+      paths: [],
+      message: expect.stringContaining('exactly two keys: "name"'),
+    },
     "tool.unknown": { status: "not_allowed" },
     "tool.not-available": { status: "not_allowed" },
     "scope.missing": { status: "not_allowed" },
