@@ -11,40 +11,31 @@ import { deliverOutbox } from "../mail/delivery";
 import { reconcileRefunds } from "../payments/reconcile/reconcile";
 import { env } from "../env";
 import { syncAllServers } from "../upstream/servers/servers";
+import { globalForJobs, type Job } from "../job-registry";
 
 // Background work of a running app instance. Every job is safe to run on several instances at once: the
 // outbox and the admin-change job claim rows with SKIP LOCKED, settling and expiry move only rows still in their old state, pruning
 // drops only ended rate windows, expired live-view watches and exposure past its 24-hour window; one sealer at a
 // time holds an advisory lock and seals only rows whose transactions have finished.
 
-interface Job {
-  name: string;
-  intervalMs: number;
-  timer: NodeJS.Timeout;
-  /** The run in progress, if any. */
-  running: Promise<unknown> | null;
-  runningSince: number | null;
-}
-
-interface Jobs {
-  list: Job[];
-  stopped: boolean;
-}
-
-const globalForJobs = globalThis as unknown as { toolgateJobs?: Jobs };
-
 function every(intervalMs: number, name: string, work: () => Promise<unknown>): Job {
-  const state: Omit<Job, "timer"> = { name, intervalMs, running: null, runningSince: null };
-  const timer = setInterval(() => {
-    if (state.running) return;
-    state.runningSince = Date.now();
-    state.running = work()
-      .catch((error) => logError(`job.${name}`, error))
-      .finally(() => {
-        state.running = null;
-        state.runningSince = null;
-      });
-  }, intervalMs);
+  const state: Omit<Job, "timer"> = {
+    name,
+    intervalMs,
+    running: null,
+    runningSince: null,
+    run() {
+      if (state.running) return;
+      state.runningSince = Date.now();
+      state.running = work()
+        .catch((error) => logError(`job.${name}`, error))
+        .finally(() => {
+          state.running = null;
+          state.runningSince = null;
+        });
+    },
+  };
+  const timer = setInterval(() => state.run(), intervalMs);
   timer.unref();
   return Object.assign(state, { timer });
 }

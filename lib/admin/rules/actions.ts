@@ -15,6 +15,7 @@ import {
   type PublishResult,
 } from "./publishing/publish";
 import { REPLAY_LIMITS } from "@/lib/policy-rules/replay/replay";
+import { runJobNow } from "@/lib/job-registry";
 import { replayProgress, startReplay } from "./replay";
 import { IdSchema } from "@/lib/security/input";
 import { setRulesTimeZone } from "./time-zone";
@@ -119,7 +120,7 @@ export const compareVersionsAction = authedAction(
   },
 );
 
-/** Queues a replay of the draft for the job runner; the page polls its progress. */
+/** Queues a replay of the draft and starts this instance's job runner on it; the page polls its progress. */
 export const startReplayAction = authedAction(
   z.strictObject({
     text: RulesText,
@@ -130,6 +131,7 @@ export const startReplayAction = authedAction(
   async (input, user) => {
     const started = await startReplay(user, input);
     if (!started.ok) return { ok: false, code: "rules.invalid", message: started.errors.join("\n") };
+    runJobNow("rule-replays");
     return { ok: true, data: { id: started.id } };
   },
 );
