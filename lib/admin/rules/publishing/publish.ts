@@ -10,7 +10,7 @@ import {
 } from "../../../policy-rules/cases/cases";
 import { lineDiff } from "../../../line-diff";
 import { ruleSummary } from "../../../policy-rules/summary";
-import { validateRules, type Rule } from "../../../policy-rules/validate";
+import { validateRules } from "../../../policy-rules/validate";
 import { classifyAdminChange, loosenedRules } from "../../changes/loosening/loosening";
 import { holdChange, type HeldChange } from "../../changes/two-admin";
 import { shadowDifferences } from "../replay";
@@ -160,12 +160,6 @@ export async function compareVersions(tenantId: string, from: number, to: number
   return { from, to, lines: lineDiff(before.text, after.text) };
 }
 
-/** A stored text's rules, as the page lists them; a text that no longer validates lists none. */
-function rulesOf(text: string): Rule[] {
-  const validated = validateRules(text);
-  return validated.ok ? validated.rules : [];
-}
-
 /** Everything the rules page shows, in one call: the sets in force with what each rule does, history, shadow report. */
 export async function rulesOverview(tenantId: string) {
   const [sets, history, shadowReport, timeZone] = await Promise.all([
@@ -174,11 +168,19 @@ export async function rulesOverview(tenantId: string) {
     shadowDifferences(tenantId),
     findTimeZone(db, tenantId),
   ]);
+  // Each stored text is checked once per page, however many places show it (its card and its history row).
+  const checked = new Map<string, ReturnType<typeof validateRules>>();
+  const validatedOnce = (text: string) => checked.get(text) ?? checked.set(text, validateRules(text)).get(text)!;
+  // A text that no longer validates lists no rules.
+  const ruleCount = (text: string) => {
+    const validated = validatedOnce(text);
+    return validated.ok ? validated.rules.length : 0;
+  };
   const inForce = (id: string | null) => {
     const row = history.find((version) => version.id === id);
     if (!row) return null;
     // A set passed these checks when it was published; a later release's schema may refuse it, and the page says so.
-    const validated = validateRules(row.text);
+    const validated = validatedOnce(row.text);
     return {
       version: row.version,
       text: row.text,
@@ -203,7 +205,7 @@ export async function rulesOverview(tenantId: string) {
       changeId: row.changeId,
       approvedBy: row.approvedBy,
       restoresVersion: row.restoresVersion,
-      rules: rulesOf(row.text).length,
+      rules: ruleCount(row.text),
       inForce: row.id === sets.liveRuleSetId ? "live" : row.id === sets.shadowRuleSetId ? "shadow" : null,
     })),
     shadowReport,
