@@ -11,13 +11,18 @@ export const dynamic = "force-dynamic";
 
 export default async function SettingsPage() {
   const { user, sessionId } = await requireSession(EVERY_ROLE);
+  const [passkeys, stepUp, connections] = await Promise.all([
+    passkeysOf(user.id),
+    stepUpWayOf(user.id, sessionId),
+    ownConnections(user),
+  ]);
   return (
     <YourSettings
       person={{ name: user.name, email: user.email }}
-      passkeys={await passkeysOf(user.id)}
-      stepUp={await stepUpWayOf(user.id, sessionId)}
+      passkeys={passkeys}
+      stepUp={stepUp}
       minPasswordLength={MIN_PASSWORD_LENGTH}
-      connections={(await ownConnections(user)).map((row) => ({
+      connections={connections.map((row) => ({
         id: row.id,
         clientId: row.clientId,
         clientName: row.clientName,
