@@ -1,4 +1,5 @@
-import { transaction } from "../db";
+import { appendAuditLog } from "../audit/sql";
+import { db, transaction } from "../db";
 import { deleteThrottle, lockThrottle, setThrottleFailures, takeBackFailure } from "./sql";
 
 // Password throttling counted in PostgreSQL, so it holds across instances. Every attempt counts as a failure
@@ -31,6 +32,33 @@ export function inSessionKeys({ userId, sessionId }: { userId: string; sessionId
     ["session", `session:${sessionId}`],
     ["person", `person:${userId}`],
   ];
+}
+
+/**
+ * `beginAttempt` on the in-session budget. Each lock it sets is an audit-log row `action` in the person's tenant, as a
+ * sign-in's lock is: wrong passwords typed in a signed-in session may be a stolen cookie guessing.
+ */
+export async function beginInSessionAttempt(
+  who: { userId: string; tenantId: string; sessionId: string },
+  action: "step-up.throttled" | "password.throttled",
+  detail: Record<string, string> = {},
+): Promise<{ attempt: Attempt; keys: ThrottleKeys }> {
+  const keys = inSessionKeys(who);
+  const attempt = await beginAttempt(keys);
+  for (const lock of attempt.locked ?? [])
+    await appendAuditLog(db, {
+      tenantId: who.tenantId,
+      actorId: who.userId,
+      action,
+      detail: {
+        scope: lock.scope,
+        session_id: who.sessionId,
+        ...detail,
+        failures: lock.failures,
+        locked_seconds: lock.seconds,
+      },
+    });
+  return { attempt, keys };
 }
 
 /** Seconds a key is locked after this many failures in a row: 0 within the free ones, then 2, 4, 8 ... 900. */

@@ -55,5 +55,10 @@ describe("changing one's own password", () => {
     // Locked: even the right password waits, and nothing changed.
     expect((await changeOwnPassword(person, stolen, PASSWORD, "a-much-longer-secret")).kind).toBe("throttled");
     expect((await db.user.findUniqueOrThrow({ where: { id: person.id } })).passwordHash).toBe(person.passwordHash);
+    // The lock is evidence in the tenant's audit log, with the session it was guessed in.
+    const locks = await db.auditLog.findMany({ where: { tenantId: world.tenantId, action: "password.throttled" } });
+    expect(locks.map((row) => [row.actorId, row.detail])).toEqual([
+      [person.id, { scope: "session", session_id: stolen, failures: 4, locked_seconds: 2 }],
+    ]);
   });
 });

@@ -122,6 +122,14 @@ describe("failed sign-ins from outside and the signed-in person's step-up", () =
       failures: 4,
     });
     expect(await db.signInThrottle.findUnique({ where: { key: `account:${email}` } })).toBeNull();
+    // The lock is in the tenant's audit log, as a sign-in's is: the session, what it was for, how long.
+    const locks = await db.auditLog.findMany({ where: { tenantId: world.tenantId, action: "step-up.throttled" } });
+    expect(locks.map((row) => [row.actorId, row.detail])).toEqual([
+      [
+        world.users.supervisor,
+        { scope: "session", session_id: sessionId, purpose: "approve", failures: 4, locked_seconds: 2 },
+      ],
+    ]);
 
     // Guessing from many sessions of the person still meets the person's budget.
     await db.signInThrottle.update({ where: { key: `person:${world.users.supervisor}` }, data: { failures: 10 } });
