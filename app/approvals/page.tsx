@@ -24,7 +24,7 @@ export default async function ApprovalsPage({
   const cursor = typeof params.after === "string" ? params.after : undefined;
   // A link to one card (a chat notice's button) leads back to it after sign-in.
   const query = queueSearchParams(filters, cursor ?? null);
-  const { user, sessionId } = await requireSession(["SUPERVISOR"], query ? `/approvals?${query}` : undefined);
+  const { user, sessionId } = await requireSession(["SUPERVISOR"], query ? `/approvals?${query}` : "/approvals");
   // Taken before the cards: a change in between makes the live stream's next stamp differ, so the desk refreshes.
   const shown = await renderedQueueStamp(user.tenantId);
   const [items, investigations, health, policy, choices, stepUp, adminChanges, lost] = await Promise.all([

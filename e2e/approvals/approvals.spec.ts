@@ -170,8 +170,15 @@ test("an agent cannot open /approvals or call the approve action, so the request
 
   const { context: agentContext, page: agentPage } = await signedInPage(browser, SEEDED.agent, baseURL!);
   await agentPage.goto("/approvals");
-  await expect(agentPage).toHaveURL(/\/\?denied=1$/);
-  await expect(agentPage.getByText("Your role cannot open that page")).toBeVisible();
+  await expect(agentPage).toHaveURL(/\/\?denied=%2Fapprovals&for=SUPERVISOR$/);
+  const notice = agentPage.getByRole("main").getByRole("alert");
+  await expect(notice).toHaveText(
+    "Your role, agent, cannot open /approvals: it is for supervisors. Your own pages start at the link below.",
+  );
+  await expect(agentPage).toHaveTitle("Not a page for your role · toolgate");
+  // A crafted link puts no words of its own on the front door: only a path of this site and known roles are named.
+  await agentPage.goto("/?denied=https%3A%2F%2Fevil.example%2Fpay&for=OWNER,toString");
+  await expect(notice).toHaveText("Your role, agent, cannot open that page. Your own pages start at the link below.");
   await expect(agentPage.getByTestId("approval-item")).toHaveCount(0);
 
   // Capture the real server-action request a supervisor's Approve click sends (without letting it through),

@@ -6,7 +6,7 @@ import { currentSession, type SessionUser } from "./sign-in/auth";
 
 /**
  * For pages: the signed-in user with one of these roles, else off to sign-in (and back to `returnTo` after it),
- * or home for a wrong role.
+ * or home for a wrong role, which names the page and whose it is.
  */
 export async function requireRole(roles: readonly Role[], returnTo?: string): Promise<SessionUser> {
   return (await requireSession(roles, returnTo)).user;
@@ -19,7 +19,10 @@ export async function requireSession(
 ): Promise<{ user: SessionUser; sessionId: string }> {
   const signedIn = await currentSession();
   if (!signedIn) redirect(returnTo ? `/login?next=${encodeURIComponent(returnTo)}` : "/login");
-  if (!roles.includes(signedIn.user.role)) redirect("/?denied=1");
+  if (!roles.includes(signedIn.user.role)) {
+    const page = returnTo ? `denied=${encodeURIComponent(returnTo.split("?")[0])}&` : "denied=1&";
+    redirect(`/?${page}for=${roles.join(",")}`);
+  }
   return signedIn;
 }
 
