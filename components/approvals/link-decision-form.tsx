@@ -9,6 +9,7 @@ import type { DecisionResult } from "@/lib/approvals/decision/types";
 import type { StepUpWay } from "@/lib/auth/step-up/step-up";
 import { requestPhrase } from "@/lib/approvals/words";
 import { outcomeTitle } from "@/lib/calls/words";
+import { formatMoney } from "@/lib/money";
 import { AmountToRefund, loweredAmount } from "./amount-field";
 
 /** What happened, in words: "80.00 USD refund on ord_1004 approved; refund issued." */
@@ -20,7 +21,10 @@ function decidedText(summary: string, result: Extract<DecisionResult, { ok: true
   return `${summary} approved${done ? `; ${done.toLowerCase()}` : ""}.`;
 }
 
-/** What the step-up asks of this approver, once the server has said this amount needs one. */
+/**
+ * What the step-up asks of this approver when the server says this amount needs one though the page did not (the
+ * tenant's step-up amount changed after the page was opened).
+ */
 const STEP_UP_ASKS: Record<StepUpWay["with"], string | null> = {
   passkey: "Confirm it is you: this amount needs one touch of your passkey.",
   password: "Confirm it is you: this amount needs your password.",
@@ -30,8 +34,9 @@ const STEP_UP_ASKS: Record<StepUpWay["with"], string | null> = {
 
 /**
  * Approve or deny the one request behind an email link. Approving confirms first, restating what moves and
- * to whom, and lets a refund's amount be lowered as the desk's dialog does; above the tenant's step-up amount it asks
- * for the approver's passkey, or password (`way`); denying needs a reason, which reaches the agent. Rendered also
+ * to whom, and lets a refund's amount be lowered as the desk's dialog does; above the tenant's step-up amount
+ * (`stepUpAboveCents`) the same confirmation asks for the approver's passkey, or password (`way`), so one press
+ * approves; denying needs a reason, which reaches the agent. Rendered also
  * once the request is closed, so the result of this page's own decision stays in view after the page refreshes.
  */
 export function LinkDecisionForm({
@@ -39,6 +44,7 @@ export function LinkDecisionForm({
   customer,
   open,
   way,
+  stepUpAboveCents,
   request,
 }: {
   token: string;
@@ -46,6 +52,8 @@ export function LinkDecisionForm({
   open: boolean;
   /** How this approver proves a step-up in this session (`stepUpWayOf`). */
   way: StepUpWay;
+  /** The tenant's step-up amount: approving more money than this needs the approver's proof. */
+  stepUpAboveCents: number;
   /** The request, with what approving it now approves (`cents`: at most this, for a refund). */
   request: {
     id: string;
@@ -72,6 +80,9 @@ export function LinkDecisionForm({
   const chosen = lowered?.cents ?? request.cents;
   const amountProblem = lowered?.problem ?? null;
   const phrase = (cents: number) => requestPhrase({ ...request, amountCents: cents });
+  // As the server decides it: only money approved above the tenant's step-up amount asks for a proof.
+  const stepUp = request.cents > 0 && chosen > stepUpAboveCents;
+  const above = `Above ${formatMoney(stepUpAboveCents, request.currency)}`;
 
   function proveThenApprove(method: { passkey: true } | { passkey: false; password: string }) {
     startTransition(async () => {
@@ -167,6 +178,8 @@ export function LinkDecisionForm({
           onSubmit={(event) => {
             event.preventDefault();
             if (amountProblem) setAmountTried(true);
+            else if (stepUp)
+              proveThenApprove(way.with === "passkey" ? { passkey: true } : { passkey: false, password });
             else decide("approve");
           }}
         >
@@ -187,10 +200,26 @@ export function LinkDecisionForm({
               problem={amountTried ? amountProblem : null}
             />
           )}
+          {stepUp &&
+            (way.with === "passkey" ? (
+              <p className="notice" data-testid="step-up-passkey">
+                {above}: one touch of your passkey signs this approval.
+              </p>
+            ) : way.with === "password" ? (
+              <PasswordProof value={password} onChange={setPassword} before={above} />
+            ) : (
+              <PasskeyNeeded way={way} before={above} then="open this link again" testId="link-passkey-needed" />
+            ))}
           <div className="actions">
-            <button type="submit" className="primary" disabled={pending}>
-              {pending ? "Approving…" : "Confirm approval"}
-            </button>
+            {stepUp && way.with === "passkey-needed" ? null : (
+              <button type="submit" className="primary" disabled={pending}>
+                {pending
+                  ? "Approving…"
+                  : stepUp && way.with === "passkey"
+                    ? "Confirm with passkey and approve"
+                    : "Confirm approval"}
+              </button>
+            )}
             <button type="button" disabled={pending} onClick={() => setStep("choose")}>
               Cancel
             </button>

@@ -29,11 +29,14 @@ export function LinkRequest({
   token,
   view,
   way,
+  stepUpAboveCents,
   viewerId,
 }: {
   token: string;
   view: LinkView;
   way: StepUpWay;
+  /** The tenant's step-up amount (`deskPolicy`). */
+  stepUpAboveCents: number;
   /** The signed-in supervisor: a request they decided themselves reads "You approved it", not "Already approved by". */
   viewerId: string;
 }) {
@@ -101,6 +104,7 @@ export function LinkRequest({
         customer={customer}
         open={view.usable}
         way={way}
+        stepUpAboveCents={stepUpAboveCents}
         request={{
           id: request.id,
           toolName: request.toolName,

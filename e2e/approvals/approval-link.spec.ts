@@ -162,11 +162,13 @@ test("from the link, approving more than the step-up amount asks for the passwor
   // The deadline counts down as on the desk.
   await expect(page.getByTestId("time-left")).toHaveText(/^1[45] minutes( \d+ seconds?)? left$/);
   await page.getByRole("button", { name: "Approve…" }).click();
-  await confirmSays(page, "Confirm it is you: this amount needs your password.");
+  // The confirmation asks for the password at once: one press approves, as on the desk.
+  const password = page.getByLabel("Above 100.00 USD: your password, to confirm it is you");
+  await expect(password).toBeVisible();
   await expectBooks(order, held.approval!.id, 0, "pending");
-  await page.getByLabel("Your password, to confirm it is you").fill("not-my-password");
+  await password.fill("not-my-password");
   await confirmSays(page, "That password is not right.");
-  await page.getByLabel("Your password, to confirm it is you").fill("toolgate-demo");
+  await password.fill("toolgate-demo");
   await confirmSays(page, `120.00 USD refund on ${order} approved; refund issued.`);
   await expectBooks(order, held.approval!.id, 12000, "approved");
   const { rows } = await database().query<{ stepUpMethod: string }>(

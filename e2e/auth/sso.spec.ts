@@ -105,11 +105,10 @@ test("a supervisor signs in through the company's OpenID provider, approves a he
   await expect(dialog.getByRole("button", { name: "Confirm approval" })).toBeDisabled();
   await shoot(page, "sso-passkey-needed");
   await dialog.getByRole("button", { name: "Cancel" }).click();
-  // The emailed link's page says the same once the server asks for the step-up, and offers nothing to type.
+  // The emailed link's page says the same in its confirmation, and offers nothing to type.
   const link = `${local}${await emailedLinkPath(SEEDED.globexSupervisor.email, held.approval!.id)}`;
   await page.goto(link);
   await page.getByRole("button", { name: "Approve…" }).click();
-  await page.getByRole("button", { name: "Confirm approval" }).click();
   await expect(page.getByTestId("link-passkey-needed")).toContainText(
     "your organization signs you in through Globex ID, so a passkey confirms this, not your password.",
   );
@@ -143,9 +142,8 @@ test("a supervisor signs in through the company's OpenID provider, approves a he
   // With it, the link's page asks for one touch and approves.
   await page.goto(link);
   await page.getByRole("button", { name: "Approve…" }).click();
-  await page.getByRole("button", { name: "Confirm approval" }).click();
-  await expect(page.getByTestId("link-result")).toHaveText(
-    "Confirm it is you: this amount needs one touch of your passkey.",
+  await expect(page.getByTestId("step-up-passkey")).toHaveText(
+    "Above 10.00 USD: one touch of your passkey signs this approval.",
   );
   await page.getByRole("button", { name: "Confirm with passkey and approve" }).click();
   await expect(page.getByTestId("link-result")).toHaveText(`60.00 USD refund on ${order} approved; refund issued.`);
