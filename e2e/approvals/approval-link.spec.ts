@@ -1,6 +1,6 @@
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { database, provider, SEEDED, signInAs, signedInPage } from "../support";
-import { emailedLinkPath, expectUsable, refundsOf, VIEWPORTS, askedRefund } from "../fixtures";
+import { emailedLinkPath, expectUsable, refundsOf, shoot, VIEWPORTS, askedRefund } from "../fixtures";
 
 async function linkState(approvalId: string) {
   const { rows } = await database().query<{ status: string; used: number }>(
@@ -165,6 +165,7 @@ test("from the link, approving more than the step-up amount asks for the passwor
   // The confirmation asks for the password at once: one press approves, as on the desk.
   const password = page.getByLabel("Above 100.00 USD: your password, to confirm it is you");
   await expect(password).toBeVisible();
+  await shoot(page, "link-step-up");
   await expectBooks(order, held.approval!.id, 0, "pending");
   await password.fill("not-my-password");
   await confirmSays(page, "That password is not right.");

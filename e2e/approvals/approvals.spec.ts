@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { refundsOf } from "../fixtures";
+import { refundsOf, shoot } from "../fixtures";
 import { database, openConversation, propose, refund, SEEDED, signedInPage } from "../support";
 
 const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === "1";
@@ -176,6 +176,7 @@ test("an agent cannot open /approvals or call the approve action, so the request
     "Your role, agent, cannot open /approvals: it is for supervisors. Your own pages start at the link below.",
   );
   await expect(agentPage).toHaveTitle("Not a page for your role · toolgate");
+  await shoot(agentPage, "home-denied");
   // A crafted link puts no words of its own on the front door: only a path of this site and known roles are named.
   await agentPage.goto("/?denied=https%3A%2F%2Fevil.example%2Fpay&for=OWNER,toString");
   await expect(notice).toHaveText("Your role, agent, cannot open that page. Your own pages start at the link below.");
