@@ -4,7 +4,7 @@ import { sha256Hex } from "../../canonical";
 import { db } from "../../db";
 import { logInfo } from "../../observe/log";
 import { sameSecret } from "../../security/equal";
-import { CACHE_SECONDS, METADATA_FETCH_LIMITS, type DocumentFetcher } from "../clients/clients";
+import { CACHE_SECONDS, type DocumentFetcher } from "../clients/clients";
 import {
   countKeySetFetch,
   findClientCredentials,
@@ -37,10 +37,11 @@ const MAX_ASSERTION_SECONDS = 600;
 const CLOCK_TOLERANCE_SECONDS = 30;
 export const JWKS_LIMITS = { maxBytes: 64 * 1024, timeoutMs: 5000 } as const;
 /**
- * Key set fetches a minute per client; they count in the metadata documents' per-host bucket too. Anyone may post
- * to the token endpoint, so without a limit it would make this server fetch a client's jwks_uri as often as asked.
+ * Key set fetches a minute per client and per host (a bucket apart from the metadata documents', so neither can use
+ * up the other's). Anyone may post to the token endpoint, so without a limit it would make this server fetch a
+ * client's jwks_uri as often as asked.
  */
-export const KEY_SET_FETCH_LIMITS = { perClient: 5 } as const;
+export const KEY_SET_FETCH_LIMITS = { perClient: 5, perHost: 30 } as const;
 /** What the caller is told when the key set could not be had or did not verify: the detail is for the log only. */
 const UNVERIFIED_ASSERTION =
   "client_assertion refused: the client's key set could not be fetched from its jwks_uri or holds no key that verifies this assertion";
@@ -183,7 +184,7 @@ async function clientKeys(
   const jwksUri = new URL(credentials.jwksUri!);
   const counted = await countKeySetFetch(db, { clientId, host: jwksUri.hostname });
   const over = counted.find(
-    (row) => row.count > (row.key.startsWith("k:c:") ? KEY_SET_FETCH_LIMITS.perClient : METADATA_FETCH_LIMITS.perHost),
+    (row) => row.count > (row.key.startsWith("k:c:") ? KEY_SET_FETCH_LIMITS.perClient : KEY_SET_FETCH_LIMITS.perHost),
   );
   if (over) {
     logInfo("oauth.client-keys-fetch-limited", { clientId, bucket: over.key });

@@ -113,11 +113,12 @@ export async function insertRefreshToken(tx: Tx, token: { hash: string; grantId:
 
 /**
  * Counts one fetch of a client's key set (its `jwks_uri`) in this minute's buckets of the client ("k:c:" and its id)
- * and of the host it goes to, the bucket metadata document fetches count in ("m:h:" and the host name).
+ * and of the host it goes to ("k:h:" and the host name): a bucket of key sets' own, so metadata document fetches a
+ * stranger can cause (their "m:h:" bucket) never use up the fetches that authenticate clients.
  */
 export async function countKeySetFetch(
   db: Db,
   fetch: { clientId: string; host: string },
 ): Promise<{ key: string; count: number; retryAfter: number }[]> {
-  return db.$queryRaw(countCall(Prisma.sql`ARRAY[${`k:c:${fetch.clientId}`}::text, ${`m:h:${fetch.host}`}::text]`));
+  return db.$queryRaw(countCall(Prisma.sql`ARRAY[${`k:c:${fetch.clientId}`}::text, ${`k:h:${fetch.host}`}::text]`));
 }
