@@ -158,6 +158,18 @@ describe("what ends a connection", () => {
     await db.user.update({ where: { id: w.users.agent }, data: { active: false } });
     expect((await grantsOf(w)).map((grant) => grant.revokedReason)).toEqual(["refunds-withdrawn", "deactivated"]);
     expect((await refreshWith(reads.refresh_token)).status).toBe(400);
+    // Each is in the tenant's audit log as a revocation is, whatever path changed the person.
+    const grants = await grantsOf(w);
+    const audited = await db.auditLog.findMany({
+      where: { tenantId: w.tenantId, action: "oauth.revoked" },
+      orderBy: { id: "asc" },
+    });
+    expect(audited.map((row) => [row.actorId, row.detail])).toEqual(
+      grants.map((grant) => [
+        "(change to the person)",
+        { grantId: grant.id, agentId: w.users.agent, clientId: grant.clientId, reason: grant.revokedReason },
+      ]),
+    );
   });
 
   it("a refresh token unused past the tenant's idle lifetime, or a connection past its absolute one, no longer refreshes", async () => {
