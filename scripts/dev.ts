@@ -4,6 +4,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
 import { startLocalExternals } from "./dev/external-services";
+import { warmUp } from "./dev/warm-up";
 import { migrate, roleOf } from "../lib/db/migrate";
 import { removeEmbeddedDatabase, startEmbeddedDatabase, type EmbeddedDatabase } from "./embedded-database";
 import { assertPortFree, keptSecret, processRunning } from "./processes";
@@ -137,9 +138,24 @@ try {
   // A production start refuses to run without a metrics token (development answers loopback without one).
   if (production) env.METRICS_TOKEN ??= await keptSecret(path.join(stateDir, "metrics-token"), 24);
   const next = path.join(root, "node_modules", "next", "dist", "bin", "next");
-  code = stopping
-    ? 0
-    : await runChild(process.execPath, [next, production ? "start" : "dev", "-H", host, "-p", String(port)], env);
+  if (!stopping) {
+    const running = runChild(
+      process.execPath,
+      [next, production ? "start" : "dev", "-H", host, "-p", String(port)],
+      env,
+    );
+    if (!production) {
+      const started = Date.now();
+      void warmUp(`http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}`, () => stopping || !child).then(
+        (warm) =>
+          warm &&
+          console.log(
+            `the first pages are compiled (${Math.round((Date.now() - started) / 1000)} s): open ${env.NEXTAUTH_URL}`,
+          ),
+      );
+    }
+    code = await running;
+  }
   if (stopping) code = 0;
 } catch (error) {
   console.error(`\ntoolgate could not start: ${(error as Error).message}`);
