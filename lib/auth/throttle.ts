@@ -35,30 +35,22 @@ export function inSessionKeys({ userId, sessionId }: { userId: string; sessionId
 }
 
 /**
- * `beginAttempt` on the in-session budget. Each lock it sets is an audit-log row `action` in the person's tenant, as a
- * sign-in's lock is: wrong passwords typed in a signed-in session may be a stolen cookie guessing.
+ * `beginAttempt` whose locks are evidence: each lock it sets is an audit-log row `action` (the in-session budget's,
+ * as a sign-in's lock is: wrong passwords typed in a signed-in session may be a stolen cookie guessing).
  */
-export async function beginInSessionAttempt(
-  who: { userId: string; tenantId: string; sessionId: string },
-  action: "step-up.throttled" | "password.throttled",
-  detail: Record<string, string> = {},
-): Promise<{ attempt: Attempt; keys: ThrottleKeys }> {
-  const keys = inSessionKeys(who);
+export async function beginAuditedAttempt(
+  keys: ThrottleKeys,
+  audit: { tenantId: string; actorId: string; action: "step-up.throttled" | "password.throttled"; detail: object },
+): Promise<Attempt> {
   const attempt = await beginAttempt(keys);
   for (const lock of attempt.locked ?? [])
     await appendAuditLog(db, {
-      tenantId: who.tenantId,
-      actorId: who.userId,
-      action,
-      detail: {
-        scope: lock.scope,
-        session_id: who.sessionId,
-        ...detail,
-        failures: lock.failures,
-        locked_seconds: lock.seconds,
-      },
+      tenantId: audit.tenantId,
+      actorId: audit.actorId,
+      action: audit.action,
+      detail: { scope: lock.scope, ...audit.detail, failures: lock.failures, locked_seconds: lock.seconds },
     });
-  return { attempt, keys };
+  return attempt;
 }
 
 /** Seconds a key is locked after this many failures in a row: 0 within the free ones, then 2, 4, 8 ... 900. */

@@ -1,7 +1,7 @@
 import { db } from "../../db";
 import { hashPassword, verifyPassword } from "../password-hash";
 import { findPasswordHash, setPasswordHash } from "./sql";
-import { attemptSucceeded, beginInSessionAttempt } from "../throttle";
+import { attemptSucceeded, beginAuditedAttempt, inSessionKeys } from "../throttle";
 
 /** Long enough that a guessed password needs more tries than the throttle ever allows. */
 export const MIN_PASSWORD_LENGTH = 12;
@@ -32,10 +32,13 @@ export async function changeOwnPassword(
     return { kind: "weak", message: `The new password may have at most ${MAX_PASSWORD_LENGTH} characters.` };
   if (next === current) return { kind: "weak", message: "The new password must differ from the current one." };
   const passwordHash = await findPasswordHash(db, person.id);
-  const { attempt, keys } = await beginInSessionAttempt(
-    { userId: person.id, tenantId: person.tenantId, sessionId },
-    "password.throttled",
-  );
+  const keys = inSessionKeys({ userId: person.id, sessionId });
+  const attempt = await beginAuditedAttempt(keys, {
+    tenantId: person.tenantId,
+    actorId: person.id,
+    action: "password.throttled",
+    detail: { session_id: sessionId },
+  });
   if (!attempt.allowed) return { kind: "throttled", retryAfterSeconds: attempt.retryAfterSeconds };
   if (!(await verifyPassword(current, passwordHash)).matches) return { kind: "wrong" };
   await attemptSucceeded(keys);

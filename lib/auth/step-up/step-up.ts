@@ -24,7 +24,7 @@ import {
   takeProofChallenge,
   type PasswordProofFacts,
 } from "./sql";
-import { attemptSucceeded, beginInSessionAttempt } from "../throttle";
+import { attemptSucceeded, beginAuditedAttempt, inSessionKeys } from "../throttle";
 
 // One step-up primitive (decision 014). A proof is made by one ceremony for one purpose, from one session:
 // - a passkey assertion over a challenge that is a random nonce followed by the purpose's digest, so the
@@ -329,11 +329,13 @@ export async function proveWithPassword(
     if (purpose.kind !== "passkey.enrol") return { kind: "sso-required" };
     if (!freshSsoSignIn(user)) return { kind: "sso-sign-in-again" };
   }
-  const { attempt, keys } = await beginInSessionAttempt(
-    { userId: person.id, tenantId: user.tenantId, sessionId },
-    "step-up.throttled",
-    { purpose: purpose.kind },
-  );
+  const keys = inSessionKeys({ userId: person.id, sessionId });
+  const attempt = await beginAuditedAttempt(keys, {
+    tenantId: user.tenantId,
+    actorId: person.id,
+    action: "step-up.throttled",
+    detail: { session_id: sessionId, purpose: purpose.kind },
+  });
   if (!attempt.allowed) return { kind: "throttled", retryAfterSeconds: attempt.retryAfterSeconds };
   if (!(await verifyPassword(password, user.passwordHash)).matches) return { kind: "wrong" };
   await attemptSucceeded(keys);
