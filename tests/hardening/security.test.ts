@@ -140,7 +140,7 @@ describe("hostile requests", () => {
       expect([cookie.slice(0, 30), page.status, page.headers.get("location")]).toEqual([
         cookie.slice(0, 30),
         307,
-        "/login",
+        "/login?next=%2Fapprovals",
       ]);
     }
     expect(logged(app).slice(before)).toEqual([]);
