@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { useEffect, useRef, useState, useTransition } from "react";
 import { decideFromLinkAction } from "@/lib/approvals/email-links/actions";
 import { proveStepUp } from "@/components/step-up/step-up";
 import { PasskeyNeeded, PasswordProof } from "@/components/step-up/step-up-field";
@@ -73,6 +73,21 @@ export function LinkDecisionForm({
   // Said beside the amount field once a confirmation was tried with an amount the approval cannot take.
   const [amountTried, setAmountTried] = useState(false);
   const [pending, startTransition] = useTransition();
+  // Focus follows the steps, as in the desk's dialog: into a confirmation (its password field when it asks for one,
+  // else the form, read with what it restates), back to "Approve…" on Cancel, and to the password again after a
+  // refusal; a button that disables itself while the server answers would otherwise leave focus nowhere.
+  const stepForm = useRef<HTMLFormElement>(null);
+  const approveButton = useRef<HTMLButtonElement>(null);
+  const passwordInput = useRef<HTMLInputElement>(null);
+  const [focusAgain, setFocusAgain] = useState(0);
+  // What focus was last moved for: nothing on the page's first render (nor when an effect runs again unchanged).
+  const focusedFor = useRef({ step, focusAgain });
+  useEffect(() => {
+    if (focusedFor.current.step === step && focusedFor.current.focusAgain === focusAgain) return;
+    focusedFor.current = { step, focusAgain };
+    if (step === "choose") approveButton.current?.focus();
+    else (passwordInput.current ?? stepForm.current)?.focus();
+  }, [step, focusAgain]);
 
   const lowerable = request.toolName === "issue_refund" && request.cents > 0;
   // Only an amount the approval may take (0.01 up to what approving approves) changes what the page says and signs.
@@ -89,6 +104,7 @@ export function LinkDecisionForm({
       const proved = await proveStepUp({ kind: "approve", items: [{ id: request.id, cents: chosen }] }, method);
       if (!proved.ok) {
         setMessage({ ok: false, text: proved.message });
+        setFocusAgain((count) => count + 1);
         return;
       }
       setPassword("");
@@ -111,6 +127,7 @@ export function LinkDecisionForm({
       });
       if (!response.ok) {
         setMessage({ ok: false, text: response.message });
+        setFocusAgain((count) => count + 1);
         return;
       }
       const result = response.data;
@@ -141,6 +158,8 @@ export function LinkDecisionForm({
       {result}
       {step === "step-up" ? (
         <form
+          ref={stepForm}
+          tabIndex={-1}
           aria-label="Confirm it is you"
           onSubmit={(event) => {
             event.preventDefault();
@@ -148,7 +167,7 @@ export function LinkDecisionForm({
           }}
         >
           {way.with === "password" ? (
-            <PasswordProof value={password} onChange={setPassword} />
+            <PasswordProof value={password} onChange={setPassword} inputRef={passwordInput} />
           ) : way.with === "passkey-needed" ? (
             <PasskeyNeeded
               way={way}
@@ -174,7 +193,10 @@ export function LinkDecisionForm({
         </form>
       ) : step === "confirm-approve" ? (
         <form
+          ref={stepForm}
+          tabIndex={-1}
           aria-label="Confirm approval"
+          aria-describedby="link-confirm"
           onSubmit={(event) => {
             event.preventDefault();
             if (amountProblem) setAmountTried(true);
@@ -183,7 +205,7 @@ export function LinkDecisionForm({
             else decide("approve");
           }}
         >
-          <p data-testid="link-confirm">
+          <p id="link-confirm" data-testid="link-confirm">
             Approve <strong>{phrase(chosen)}</strong> for <strong>{customer}</strong>? It executes now and cannot be
             undone.
           </p>
@@ -206,7 +228,7 @@ export function LinkDecisionForm({
                 {above}: one touch of your passkey signs this approval.
               </p>
             ) : way.with === "password" ? (
-              <PasswordProof value={password} onChange={setPassword} before={above} />
+              <PasswordProof value={password} onChange={setPassword} before={above} inputRef={passwordInput} />
             ) : (
               <PasskeyNeeded way={way} before={above} then="open this link again" testId="link-passkey-needed" />
             ))}
@@ -234,7 +256,13 @@ export function LinkDecisionForm({
           }}
         >
           <div className="actions">
-            <button type="button" className="primary" disabled={pending} onClick={() => setStep("confirm-approve")}>
+            <button
+              ref={approveButton}
+              type="button"
+              className="primary"
+              disabled={pending}
+              onClick={() => setStep("confirm-approve")}
+            >
               Approve…
             </button>
           </div>

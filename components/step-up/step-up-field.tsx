@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useState } from "react";
+import { useState, type Ref } from "react";
 import type { StepUpPurpose, StepUpWay } from "@/lib/auth/step-up/step-up";
 import { proveStepUp } from "./step-up";
 
@@ -52,16 +52,20 @@ export function PasswordProof({
   onChange,
   before,
   testId,
+  inputRef,
 }: {
   value: string;
   onChange: (value: string) => void;
   before?: string;
   testId?: string;
+  /** For a form that moves focus to the field (a wrong password, a step that asks for it). */
+  inputRef?: Ref<HTMLInputElement>;
 }) {
   return (
     <label className="field">
       {before ? `${before}: your password, to confirm it is you` : "Your password, to confirm it is you"}
       <input
+        ref={inputRef}
         type="password"
         autoComplete="current-password"
         value={value}

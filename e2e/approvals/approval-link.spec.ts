@@ -164,11 +164,13 @@ test("from the link, approving more than the step-up amount asks for the passwor
   await page.getByRole("button", { name: "Approve…" }).click();
   // The confirmation asks for the password at once: one press approves, as on the desk.
   const password = page.getByLabel("Above 100.00 USD: your password, to confirm it is you");
-  await expect(password).toBeVisible();
+  await expect(password).toBeFocused();
   await shoot(page, "link-step-up");
   await expectBooks(order, held.approval!.id, 0, "pending");
   await password.fill("not-my-password");
   await confirmSays(page, "That password is not right.");
+  // Focus goes back to the field to type it again, not to the page.
+  await expect(password).toBeFocused();
   await password.fill("toolgate-demo");
   await confirmSays(page, `120.00 USD refund on ${order} approved; refund issued.`);
   await expectBooks(order, held.approval!.id, 12000, "approved");
@@ -194,7 +196,16 @@ test("on a phone, the link's page lowers a refund before approving it: the page,
     viewport: { width: 390, height: 844 },
   });
   await page.goto(path);
-  await page.getByRole("button", { name: "Approve…" }).click();
+  // By keyboard: focus moves into the confirmation (read with what it restates), and back to "Approve…" on Cancel.
+  const approve = page.getByRole("button", { name: "Approve…" });
+  await approve.focus();
+  await page.keyboard.press("Enter");
+  const confirmation = page.getByRole("form", { name: "Confirm approval" });
+  await expect(confirmation).toBeFocused();
+  await expect(confirmation).toHaveAccessibleDescription(/^Approve 80\.00 USD refund on .+\? It executes now/);
+  await page.getByRole("button", { name: "Cancel" }).click();
+  await expect(approve).toBeFocused();
+  await approve.click();
   const amount = page.getByLabel("Amount to refund (USD, at most 80.00 USD)");
   await expect(amount).toHaveValue("80.00");
   await amount.fill("90.00");
