@@ -27,6 +27,9 @@ function toastText(result: DecisionResult, item: CardItem | undefined): string {
         currency: currencyOf(item),
       })
     : "request";
+  // Approved, then stopped: the request is closed (History says "stopped by re-check"), not left undecided.
+  if (!result.ok && result.code === "approval.recheck-failed")
+    return `${what} stopped by its re-check: ${result.message}`;
   if (!result.ok) return `${what} not decided: ${result.message}`;
   if (result.status === "partial") return `${what}: your approval is recorded; a second supervisor must approve`;
   if (result.status === "denied") return `${what} denied`;

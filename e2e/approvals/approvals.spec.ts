@@ -263,7 +263,7 @@ test("bulk: two requests approved together are re-checked one by one, and one fa
   const refundable = 15900 - before.refunded - 9000;
   await expect(page.getByTestId("toast")).toHaveText([
     "90.00 USD refund on ord_1002 approved",
-    `80.00 USD refund on ord_1002 not decided: only ${(refundable / 100).toFixed(2)} USD (${refundable} cents) is refundable now, the request was for 80.00 USD (8000 cents); nothing was executed`,
+    `80.00 USD refund on ord_1002 stopped by its re-check: only ${(refundable / 100).toFixed(2)} USD (${refundable} cents) is refundable now, the request was for 80.00 USD (8000 cents); nothing was executed`,
   ]);
   expect(await refundsOf("ord_1002")).toEqual({ count: before.count + 1, refunded: before.refunded + 9000 });
   await context.close();
