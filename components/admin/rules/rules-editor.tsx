@@ -178,7 +178,7 @@ export function RulesEditor({
         <br />
         <span className="muted" id="cases-help">
           Each case is <code>{`{"name": "…", "facts": {…}, "expect": {"verdict": "allow"}}`}</code>, or{" "}
-          <code>{`{"verdict": "hold", "reason": "…"}`}</code> or <code>{`{"verdict": "deny", "code": "…"}`}</code>
+          <code>{`{"verdict": "hold", "reason": "…"}`}</code> or <code>{`{"verdict": "deny", "code": "…"}`}</code>{" "}
           (optionally with <code>&quot;rule&quot;</code>). A case names only the facts it is about; the others read as a
           refund of 10.00 by an agent of a year, for a customer of a year, on a delivered order of 10 days, on a
           Wednesday at noon. Check runs them; a set whose cases fail is not published.
