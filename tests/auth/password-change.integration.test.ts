@@ -42,6 +42,9 @@ describe("changing one's own password", () => {
     expect(await db.session.findUniqueOrThrow({ where: { id: here } })).toMatchObject({
       endedReason: "password-changed",
     });
+    // The change is evidence in the tenant's audit log, with the session it was made in.
+    const audited = await db.auditLog.findMany({ where: { tenantId: world.tenantId, action: "password.changed" } });
+    expect(audited.map((row) => [row.actorId, row.detail])).toEqual([[person.id, { session_id: here }]]);
   });
 
   it("a stolen cookie guesses the current password no faster than the sign-in form lets anyone", async () => {

@@ -12,7 +12,7 @@ import { authConfig, sessionCookieName } from "./auth.config";
 import { hashPassword, verifyPassword } from "../password-hash";
 import { endSession, sessionUser, startSession, type SessionUser } from "../sessions";
 import { passwordSignInAllowed, SSO_REQUIRED } from "../sso/password-policy";
-import { findUserByEmail, setPasswordHash } from "./sql";
+import { findUserByEmail, rehashPassword } from "./sql";
 
 export type { SessionUser } from "../sessions";
 
@@ -62,7 +62,7 @@ export const authOptions: NextAuthOptions = {
         // Told only to someone who knew the password: their tenant signs in through its identity provider.
         if (!(await passwordSignInAllowed(user, clientAddress(headers)))) throw new Error(SSO_REQUIRED);
         if (verified.needsUpgrade) {
-          await setPasswordHash(db, user.id, await hashPassword(parsed.data.password), { changed: false });
+          await rehashPassword(db, user.id, await hashPassword(parsed.data.password));
         }
         const sessionId = await startSession(user, {
           address: clientAddress(headers),

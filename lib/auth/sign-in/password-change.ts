@@ -1,6 +1,6 @@
 import { db } from "../../db";
 import { hashPassword, verifyPassword } from "../password-hash";
-import { findPasswordHash, setPasswordHash } from "./sql";
+import { changePasswordAudited, findPasswordHash } from "./sql";
 import { attemptSucceeded, beginAuditedAttempt, inSessionKeys } from "../throttle";
 
 /** Long enough that a guessed password needs more tries than the throttle ever allows. */
@@ -42,6 +42,6 @@ export async function changeOwnPassword(
   if (!attempt.allowed) return { kind: "throttled", retryAfterSeconds: attempt.retryAfterSeconds };
   if (!(await verifyPassword(current, passwordHash)).matches) return { kind: "wrong" };
   await attemptSucceeded(keys);
-  await setPasswordHash(db, person.id, await hashPassword(next), { changed: true });
+  await changePasswordAudited(db, { userId: person.id, passwordHash: await hashPassword(next), sessionId });
   return { kind: "changed" };
 }

@@ -1,4 +1,4 @@
-import type { Client } from "../../db";
+import type { Client, Db } from "../../db";
 import { Prisma } from "../../generated/prisma/client";
 
 /** The person with this email, with what signing in needs (password hash, active), or null. */
@@ -15,21 +15,27 @@ export async function findPasswordHash(db: Client, userId: string): Promise<stri
   return user?.passwordHash ?? null;
 }
 
+/** Stores a stronger hash of the same password (a bcrypt hash replaced at sign-in): no change to the person. */
+export async function rehashPassword(db: Client, userId: string, passwordHash: string): Promise<void> {
+  await db.user.update({ where: { id: userId }, data: { passwordHash }, select: { id: true } });
+}
+
 /**
- * Stores a new hash of the person's password. `changed` marks a new password (which ends the person's sessions,
- * by trigger); a rehash of the same password in a stronger form leaves it unset.
+ * A person's new password, in one statement with its audit row ("password.changed", the session it was changed in):
+ * setting `passwordChangedAt` ends the person's sessions and connections (by trigger), each audited there too.
  */
-export async function setPasswordHash(
-  db: Client,
-  userId: string,
-  passwordHash: string,
-  { changed }: { changed: boolean },
+export async function changePasswordAudited(
+  db: Db,
+  change: { userId: string; passwordHash: string; sessionId: string },
 ): Promise<void> {
-  await db.user.update({
-    where: { id: userId },
-    data: changed ? { passwordHash, passwordChangedAt: new Date() } : { passwordHash },
-    select: { id: true },
-  });
+  await db.$executeRaw`
+    WITH changed AS (
+      UPDATE "User" SET "passwordHash" = ${change.passwordHash}, "passwordChangedAt" = CURRENT_TIMESTAMP
+      WHERE "id" = ${change.userId}
+      RETURNING "id", "tenantId")
+    INSERT INTO "AuditLog" ("tenantId", "actorId", "action", "detail")
+    SELECT "tenantId", "id", 'password.changed', jsonb_build_object('session_id', ${change.sessionId}::text)
+    FROM changed`;
 }
 
 export async function insertAuditLogs(
