@@ -34,19 +34,32 @@ export function inSessionKeys({ userId, sessionId }: { userId: string; sessionId
   ];
 }
 
+/** Whose a throttled budget is, for its audit rows. */
+export interface ThrottledPerson {
+  tenantId: string;
+  actorId: string;
+}
+
 /**
- * `beginAttempt` whose locks are evidence: each lock it sets is an audit-log row `action` (the in-session budget's,
- * as a sign-in's lock is: wrong passwords typed in a signed-in session may be a stolen cookie guessing).
+ * `beginAttempt` whose locks are evidence: each lock it sets is an audit-log row `action` with the key's scope, the
+ * failures and the seconds locked besides `detail` (a sign-in's lock, and the in-session budget's: wrong passwords
+ * typed in a signed-in session may be a stolen cookie guessing). `who` is asked only when a key locks.
  */
 export async function beginAuditedAttempt(
   keys: ThrottleKeys,
-  audit: { tenantId: string; actorId: string; action: "step-up.throttled" | "password.throttled"; detail: object },
+  audit: {
+    action: "sign-in.throttled" | "step-up.throttled" | "password.throttled";
+    detail: object;
+    who: () => ThrottledPerson | Promise<ThrottledPerson>;
+  },
 ): Promise<Attempt> {
   const attempt = await beginAttempt(keys);
-  for (const lock of attempt.locked ?? [])
+  if (!attempt.locked?.length) return attempt;
+  const { tenantId, actorId } = await audit.who();
+  for (const lock of attempt.locked)
     await appendAuditLog(db, {
-      tenantId: audit.tenantId,
-      actorId: audit.actorId,
+      tenantId,
+      actorId,
       action: audit.action,
       detail: { scope: lock.scope, ...audit.detail, failures: lock.failures, locked_seconds: lock.seconds },
     });
@@ -60,7 +73,7 @@ export function lockSeconds(scope: Scope, failures: number): number {
 }
 
 export type Attempt = { allowed: true } | { allowed: false; retryAfterSeconds: number; scope: Scope };
-export interface Locked {
+interface Locked {
   scope: Scope;
   failures: number;
   seconds: number;

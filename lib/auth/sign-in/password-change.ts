@@ -34,10 +34,9 @@ export async function changeOwnPassword(
   const passwordHash = await findPasswordHash(db, person.id);
   const keys = inSessionKeys({ userId: person.id, sessionId });
   const attempt = await beginAuditedAttempt(keys, {
-    tenantId: person.tenantId,
-    actorId: person.id,
     action: "password.throttled",
     detail: { session_id: sessionId },
+    who: () => ({ tenantId: person.tenantId, actorId: person.id }),
   });
   if (!attempt.allowed) return { kind: "throttled", retryAfterSeconds: attempt.retryAfterSeconds };
   if (!(await verifyPassword(current, passwordHash)).matches) return { kind: "wrong" };

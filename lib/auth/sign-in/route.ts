@@ -6,8 +6,8 @@ import { countSignInThrottled } from "../../observe/metrics";
 import { clientAddress } from "../../security/request";
 import { authOptions, CredentialsSchema } from "./auth";
 import { sessionCookieName } from "./auth.config";
-import { findUserByEmail, insertAuditLogs } from "./sql";
-import { attemptSucceeded, beginAttempt, signInKeys, type Locked } from "../throttle";
+import { findUserByEmail } from "./sql";
+import { attemptSucceeded, beginAuditedAttempt, signInKeys } from "../throttle";
 
 const nextAuth = NextAuth(authOptions) as (request: NextRequest, context: AuthContext) => Promise<Response>;
 
@@ -61,8 +61,15 @@ async function throttledSignIn(request: NextRequest, context: AuthContext, form:
   const parsed = CredentialsSchema.shape.email.safeParse(form.get("email") ?? "");
   const tried = { email: parsed.success ? parsed.data : "(invalid)", address: clientAddress(request.headers) };
   const keys = signInKeys(tried);
-  const attempt = await beginAttempt(keys);
-  if (attempt.locked?.length) await auditLocks(tried, attempt.locked);
+  const attempt = await beginAuditedAttempt(keys, {
+    action: "sign-in.throttled",
+    detail: tried,
+    // In the account's tenant when the email is a person's, else in the "(none)" tenant.
+    who: async () => {
+      const user = await findUserByEmail(db, tried.email);
+      return { tenantId: user?.tenantId ?? "(none)", actorId: user?.id ?? "(anonymous)" };
+    },
+  });
   if (!attempt.allowed) {
     countSignInThrottled();
     const seconds = attempt.retryAfterSeconds;
@@ -86,24 +93,4 @@ async function throttledSignIn(request: NextRequest, context: AuthContext, form:
     .some((cookie) => cookie.startsWith(`${sessionCookieName()}=`) && !cookie.startsWith(`${sessionCookieName()}=;`));
   if (signedIn) await attemptSucceeded(keys);
   return response;
-}
-
-/** Each lock is evidence: in the account's tenant when the email is a person's, else in the "(none)" tenant. */
-async function auditLocks(keys: { email: string; address: string }, locked: Locked[]): Promise<void> {
-  const user = await findUserByEmail(db, keys.email);
-  await insertAuditLogs(
-    db,
-    locked.map((lock) => ({
-      tenantId: user?.tenantId ?? "(none)",
-      actorId: user?.id ?? "(anonymous)",
-      action: "sign-in.throttled",
-      detail: {
-        scope: lock.scope,
-        email: keys.email,
-        address: keys.address,
-        failures: lock.failures,
-        locked_seconds: lock.seconds,
-      },
-    })),
-  );
 }

@@ -1,5 +1,4 @@
 import type { Client, Db } from "../../db";
-import { Prisma } from "../../generated/prisma/client";
 
 /** The person with this email, with what signing in needs (password hash, active), or null. */
 export async function findUserByEmail(db: Client, email: string) {
@@ -36,11 +35,4 @@ export async function changePasswordAudited(
     INSERT INTO "AuditLog" ("tenantId", "actorId", "action", "detail")
     SELECT "tenantId", "id", 'password.changed', jsonb_build_object('session_id', ${change.sessionId}::text)
     FROM changed`;
-}
-
-export async function insertAuditLogs(
-  db: Client,
-  rows: { tenantId: string; actorId: string; action: string; detail: Prisma.InputJsonValue }[],
-): Promise<void> {
-  await db.auditLog.createMany({ data: rows });
 }

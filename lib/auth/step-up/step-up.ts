@@ -331,10 +331,9 @@ export async function proveWithPassword(
   }
   const keys = inSessionKeys({ userId: person.id, sessionId });
   const attempt = await beginAuditedAttempt(keys, {
-    tenantId: user.tenantId,
-    actorId: person.id,
     action: "step-up.throttled",
     detail: { session_id: sessionId, purpose: purpose.kind },
+    who: () => ({ tenantId: user.tenantId, actorId: person.id }),
   });
   if (!attempt.allowed) return { kind: "throttled", retryAfterSeconds: attempt.retryAfterSeconds };
   if (!(await verifyPassword(password, user.passwordHash)).matches) return { kind: "wrong" };
