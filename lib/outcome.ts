@@ -127,8 +127,9 @@ export interface ModelProjection {
   paths?: string[];
   result?: unknown;
   /**
-   * For a fault of the client rather than of the arguments, or a proposal that is no envelope of a call (the parse
-   * stage): what to change before sending the call again; for a refund the order already has in flight: to wait on
+   * For arguments to fix (the schema and semantic stages): each path with what it must be; for a fault of the client
+   * rather than of the arguments, or a proposal that is no envelope of a call (the parse stage): what to change
+   * before sending the call again; for a refund the order already has in flight: to wait on
    * that call instead of proposing it again.
    */
   message?: string;
@@ -209,13 +210,22 @@ function projectKind(o: Outcome): ModelProjection {
       if (o.code === "order.not-found" || o.code === "call.not-found") return { status: "not_found" };
       if (o.stage === "parse") return { status: "invalid_arguments", paths: [], message: ENVELOPE_FAULTS[o.code] };
       if (o.stage === "schema" || o.stage === "semantic") {
-        return { status: "invalid_arguments", paths: (o.issues ?? []).map((issue) => issue.path) };
+        const issues = o.issues ?? [];
+        return {
+          status: "invalid_arguments",
+          paths: issues.map((issue) => issue.path),
+          ...(issues.length > 0 ? { message: argumentsToFix(issues) } : {}),
+        };
       }
       if (o.stage === "idempotency") return { status: "invalid_request", message: CLIENT_FAULTS[o.code] };
       if (o.code === "rate.limited") return { status: "unavailable" };
       return { status: "not_allowed" };
   }
 }
+
+/** The arguments to change, in words: each path with what it must be (never the value sent). */
+const argumentsToFix = (issues: Issue[]) =>
+  `Fix these arguments, then propose the call again. ${issues.map((issue) => `${issue.path}: ${issue.problem}`).join("; ")}.`;
 
 /** `refund.in-progress` as the model reads it: never "unavailable", which would invite it to try again later. */
 function awaitingProjection(awaiting: AwaitedCall | undefined): ModelProjection {

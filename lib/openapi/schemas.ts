@@ -45,7 +45,12 @@ const ModelProjectionSchema = z
     status: z.enum(MODEL_STATUSES),
     paths: z.array(z.string()).optional().describe("the argument paths to fix (invalid_arguments)"),
     result: z.unknown().optional(),
-    message: z.string().optional().describe("what the calling runtime must change, or which call to wait on"),
+    message: z
+      .string()
+      .optional()
+      .describe(
+        "what to change before sending the call again (the arguments to fix, a fault of the runtime), or which call to wait on",
+      ),
     reason: z.string().optional().describe("why a supervisor's decision or its re-check stopped the call"),
     awaiting: AwaitedCallSchema.optional(),
   })

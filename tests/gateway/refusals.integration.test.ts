@@ -134,7 +134,11 @@ describe("schema and semantic", () => {
         refund(world.orders.o1004, 1000, { [field]: "x" }),
         rejected("schema", "argument.host-owned"),
       );
-      expect(body.model).toEqual({ status: "invalid_arguments", paths: [field] });
+      expect(body.model).toEqual({
+        status: "invalid_arguments",
+        paths: [field],
+        message: `Fix these arguments, then propose the call again. ${field}: set by the host: leave it out.`,
+      });
     }
   });
   it("schema.invalid: unknown fields and missing fields, naming paths but never values", async () => {
@@ -155,15 +159,39 @@ describe("schema and semantic", () => {
     const hostOwned = await refused(refund(world.orders.o1004, 1000, owned), rejected("schema", "argument.host-owned"));
     expect(hostOwned.issues).toHaveLength(10);
   });
+  // The model reads which argument to fix and what it must be, never the value it sent.
+  const toFix = (problem: string) => `Fix these arguments, then propose the call again. ${problem}.`;
   it("amount.invalid: outside 1..100000", async () => {
-    await refused(refund(world.orders.o1004, 1000, { amount_cents: 0 }), rejected("semantic", "amount.invalid"));
-    await refused(refund(world.orders.o1004, 1000, { amount_cents: 100001 }), rejected("semantic", "amount.invalid"));
+    const zero = await refused(
+      refund(world.orders.o1004, 1000, { amount_cents: 0 }),
+      rejected("semantic", "amount.invalid"),
+    );
+    expect(zero.model).toEqual({
+      status: "invalid_arguments",
+      paths: ["amount_cents"],
+      message: toFix("amount_cents: must be at least 1"),
+    });
+    const large = await refused(
+      refund(world.orders.o1004, 1000, { amount_cents: 100001 }),
+      rejected("semantic", "amount.invalid"),
+    );
+    expect(large.model.message).toBe(toFix("amount_cents: must be at most 100000"));
   });
   it("currency.invalid: not three uppercase ASCII letters", async () => {
-    await refused(refund(world.orders.o1004, 1000, { currency: "usd" }), rejected("semantic", "currency.invalid"));
+    const body = await refused(
+      refund(world.orders.o1004, 1000, { currency: "usd" }),
+      rejected("semantic", "currency.invalid"),
+    );
+    expect(body.model.message).toBe(toFix("currency: has an invalid format"));
   });
   it("reason.invalid: not one of the reasons", async () => {
-    await refused(refund(world.orders.o1004, 1000, { reason: "because" }), rejected("semantic", "reason.invalid"));
+    const body = await refused(
+      refund(world.orders.o1004, 1000, { reason: "because" }),
+      rejected("semantic", "reason.invalid"),
+    );
+    expect(body.model.paths).toEqual(["reason"]);
+    expect(body.model.message).toMatch(/^Fix these arguments, then propose the call again\. reason: must be one of "/);
+    expect(JSON.stringify(body)).not.toContain("because");
   });
 });
 

@@ -73,11 +73,17 @@ describe("the SPEC outcome table and the model projection", () => {
     expect(modelProjection(outcome(code as Code))).toEqual(model);
   });
 
-  it("executed outcomes carry their result to the model; paths come from the issues", () => {
+  it("executed outcomes carry their result to the model; paths and the words of what to fix come from the issues", () => {
     expect(modelProjection(outcome("order.read", { result: { a: 1 } }))).toEqual({ status: "ok", result: { a: 1 } });
-    expect(modelProjection(outcome("schema.invalid", { issues: [{ path: "x", problem: "p" }] }))).toEqual({
+    const issues = [
+      { path: "amount_cents", problem: "must be at least 1" },
+      { path: "note", problem: "unknown field" },
+    ];
+    expect(modelProjection(outcome("schema.invalid", { issues }))).toEqual({
       status: "invalid_arguments",
-      paths: ["x"],
+      paths: ["amount_cents", "note"],
+      message:
+        "Fix these arguments, then propose the call again. amount_cents: must be at least 1; note: unknown field.",
     });
   });
 
@@ -136,7 +142,7 @@ describe("schema: normalization, host-owned fields, strict types, and what the e
       ok: false,
       outcome: {
         code: "argument.host-owned",
-        issues: [{ path: "meta.Tenant_Id", problem: "set by the host, not by the model" }],
+        issues: [{ path: "meta.Tenant_Id", problem: "set by the host: leave it out" }],
       },
     });
     const listed = checkSchema(refund, { ...valid, list: [{ approval_id: 1 }] });
@@ -158,7 +164,7 @@ describe("schema: normalization, host-owned fields, strict types, and what the e
     };
     const problems = (args: unknown, tool: ToolFace = counted) => {
       const result = checkSchema(tool, args as Record<string, unknown>);
-      return result.ok ? result.value.semanticFailures : result.outcome.issues;
+      return result.ok ? result.value.semanticFailures.map((failure) => failure.issue) : result.outcome.issues;
     };
     expect(problems({ count: 3, step: 7, mode: "fast" })).toEqual([
       { path: "step", problem: "must be a multiple of 5" },
@@ -172,7 +178,10 @@ describe("schema: normalization, host-owned fields, strict types, and what the e
       { path: "count", problem: "must be at most 10" },
     ]);
     // A field with a semantic code leaves its range to the semantic stage.
-    expect(problems({ count: 0, step: 5, mode: "fast" })).toEqual(["amount.invalid"]);
+    expect(checkSchema(counted, { count: 0, step: 5, mode: "fast" })).toMatchObject({
+      ok: true,
+      value: { semanticFailures: [{ code: "amount.invalid" }] },
+    });
     // A rule on the arguments as a whole (an upstream schema's `minProperties`, say) is named by "(arguments)".
     const either: ToolFace = {
       ...counted,
@@ -186,11 +195,15 @@ describe("schema: normalization, host-owned fields, strict types, and what the e
       const result = checkSchema(tool, args);
       return result.ok ? [] : result.outcome.issues;
     };
-    expect(problems({ ...valid, amount_cents: "100" })).toEqual([{ path: "amount_cents", problem: "expected number" }]);
-    expect(problems({ ...valid, amount_cents: 1.5 })).toEqual([{ path: "amount_cents", problem: "expected int" }]);
+    expect(problems({ ...valid, amount_cents: "100" })).toEqual([
+      { path: "amount_cents", problem: "must be a number" },
+    ]);
+    expect(problems({ ...valid, amount_cents: 1.5 })).toEqual([
+      { path: "amount_cents", problem: "must be an integer" },
+    ]);
     expect(problems({ ...valid, extra: "SECRET" })).toEqual([{ path: "extra", problem: "unknown field" }]);
     expect(problems({ order_id: "ord_1003", line1: "", postal_code: "94107" }, address)).toEqual([
-      { path: "line1", problem: "must be at least 1 characters" },
+      { path: "line1", problem: "must not be empty" },
       { path: "line1", problem: "has an invalid format" },
     ]);
     expect(problems({ order_id: "ord_1003", line1: "x".repeat(81), postal_code: "94107" }, address)).toEqual([
@@ -210,17 +223,26 @@ describe("schema: normalization, host-owned fields, strict types, and what the e
     const result = checkSchema(refund, { ...valid, amount_cents: 0, currency: "usd" });
     expect(result).toEqual({
       ok: true,
-      value: expect.objectContaining({ semanticFailures: ["amount.invalid", "currency.invalid"] }),
+      value: expect.objectContaining({
+        semanticFailures: [
+          { code: "amount.invalid", issue: { path: "amount_cents", problem: "must be at least 1" } },
+          { code: "currency.invalid", issue: { path: "currency", problem: "has an invalid format" } },
+        ],
+      }),
     });
     if (!result.ok) throw new Error("unreachable");
     expect(checkSemantics(result.value)).toMatchObject({
       ok: false,
-      outcome: { code: "amount.invalid", stage: "semantic" },
+      outcome: {
+        code: "amount.invalid",
+        stage: "semantic",
+        issues: [{ path: "amount_cents", problem: "must be at least 1" }],
+      },
     });
-    const upper = checkSchema(refund, { ...valid, amount_cents: 100001 });
-    expect(upper.ok && upper.value.semanticFailures).toEqual(["amount.invalid"]);
-    const reason = checkSchema(refund, { ...valid, reason: "because" });
-    expect(reason.ok && reason.value.semanticFailures).toEqual(["reason.invalid"]);
+    const codes = (checked: ReturnType<typeof checkSchema>) =>
+      checked.ok && checked.value.semanticFailures.map((failure) => failure.code);
+    expect(codes(checkSchema(refund, { ...valid, amount_cents: 100001 }))).toEqual(["amount.invalid"]);
+    expect(codes(checkSchema(refund, { ...valid, reason: "because" }))).toEqual(["reason.invalid"]);
     const clean = checkSchema(refund, valid);
     expect(clean.ok && checkSemantics(clean.value)).toEqual({ ok: true, value: valid });
   });

@@ -377,7 +377,7 @@ export interface components {
         /** @description the argument paths to fix (invalid_arguments) */
         paths?: string[];
         result?: unknown;
-        /** @description what the calling runtime must change, or which call to wait on */
+        /** @description what to change before sending the call again (the arguments to fix, a fault of the runtime), or which call to wait on */
         message?: string;
         /** @description why a supervisor's decision or its re-check stopped the call */
         reason?: string;

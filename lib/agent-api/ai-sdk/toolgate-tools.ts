@@ -3,7 +3,7 @@ import { jsonSchema, tool, type ToolSet } from "ai";
 // Vercel AI SDK tools for one toolgate conversation. The model sees the definitions toolgate generates from
 // its own schemas; every `execute` goes through toolgate's HTTP API, so the same sequence decides. What comes
 // back to the model is toolgate's `model` projection: `ok` with the result, `needs_approval` (the call is
-// held, not executed), `invalid_arguments` with the paths to fix, `invalid_request` with what to change,
+// held, not executed), `invalid_arguments` with the paths to fix and what each must be, `invalid_request` with what to change,
 // `not_found`, `not_allowed` (with the supervisor's `reason` when one was given), `pending_confirmation` (a refund
 // that may have happened: do not retry, check later), `unavailable`.
 //

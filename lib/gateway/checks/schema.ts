@@ -20,10 +20,15 @@ const VALUE_PROBLEMS = new Set(["too_small", "too_big", "invalid_format", "inval
 const MAX_ISSUES = 10;
 const MAX_SEGMENT = 64;
 
+export interface SemanticFailure {
+  code: Code;
+  issue: Issue;
+}
+
 export interface SchemaChecked {
   args: Record<string, unknown>;
-  /** Value-level failures on fields that carry a semantic code; the semantic stage reports the first. */
-  semanticFailures: Code[];
+  /** Value-level failures on fields that carry a semantic code, with what is wrong; the semantic stage reports the first. */
+  semanticFailures: SemanticFailure[];
 }
 
 /** Stage 5: normalize strings once, refuse host-owned fields, then strict types with no coercion. */
@@ -33,7 +38,7 @@ export function checkSchema(tool: ToolFace, raw: Record<string, unknown>): Stage
   const hostOwned = hostOwnedPaths(args, []);
   if (hostOwned.length > 0) {
     return stop("argument.host-owned", {
-      issues: hostOwned.slice(0, MAX_ISSUES).map((path) => ({ path, problem: "set by the host, not by the model" })),
+      issues: hostOwned.slice(0, MAX_ISSUES).map((path) => ({ path, problem: "set by the host: leave it out" })),
     });
   }
 
@@ -41,10 +46,10 @@ export function checkSchema(tool: ToolFace, raw: Record<string, unknown>): Stage
   if (parsed.success) return pass({ args: parsed.data as Record<string, unknown>, semanticFailures: [] });
 
   const schemaIssues: Issue[] = [];
-  const semanticFailures: Code[] = [];
+  const semanticFailures: SemanticFailure[] = [];
   for (const issue of parsed.error.issues) {
     const semantic = semanticCode(tool, issue, args);
-    if (semantic) semanticFailures.push(semantic);
+    if (semantic) semanticFailures.push({ code: semantic, issue: describe(issue)[0] });
     else schemaIssues.push(...describe(issue));
   }
   if (schemaIssues.length > 0) return stop("schema.invalid", { issues: schemaIssues.slice(0, MAX_ISSUES) });
@@ -96,27 +101,45 @@ function semanticCode(tool: ToolFace, issue: z.core.$ZodIssue, args: Record<stri
   return code;
 }
 
+const TYPE_NAMES: Record<string, string> = {
+  string: "a string",
+  number: "a number",
+  int: "an integer",
+  boolean: "true or false",
+  object: "an object",
+  array: "an array",
+};
+
+/** A bound as the model reads it: a string's in characters, an array's in items, a number's bare. */
+function sized(bound: number | bigint, origin: string): string {
+  const unit = origin === "string" ? "character" : origin === "array" ? "item" : null;
+  return unit ? `${bound} ${unit}${Number(bound) === 1 ? "" : "s"}` : String(bound);
+}
+
 /** Paths and the rule broken, never the value sent. */
 function describe(issue: z.core.$ZodIssue): Issue[] {
   switch (issue.code) {
     case "unrecognized_keys":
       return issue.keys.map((key) => ({ path: formatPath([...issue.path, key]), problem: "unknown field" }));
     case "invalid_type":
-      return [{ path: formatPath(issue.path), problem: `expected ${issue.expected}` }];
+      return [
+        {
+          path: formatPath(issue.path),
+          problem: `must be ${TYPE_NAMES[issue.expected] ?? `of type ${issue.expected}`}`,
+        },
+      ];
     case "too_small":
       return [
         {
           path: formatPath(issue.path),
-          problem: `must be at least ${issue.minimum}${issue.origin === "string" ? " characters" : ""}`,
+          problem:
+            issue.origin === "string" && Number(issue.minimum) === 1
+              ? "must not be empty"
+              : `must be at least ${sized(issue.minimum, issue.origin)}`,
         },
       ];
     case "too_big":
-      return [
-        {
-          path: formatPath(issue.path),
-          problem: `must be at most ${issue.maximum}${issue.origin === "string" ? " characters" : ""}`,
-        },
-      ];
+      return [{ path: formatPath(issue.path), problem: `must be at most ${sized(issue.maximum, issue.origin)}` }];
     case "invalid_format":
       return [{ path: formatPath(issue.path), problem: "has an invalid format" }];
     case "not_multiple_of":
