@@ -205,6 +205,13 @@ export async function transaction<T>(
   const prepared = preparedOn(client);
   let broken = false;
   let committed = false;
+  // A connection lost while it is checked out (the server restarted, its backend was ended) fails the statement
+  // running on it; the client's error event, which nothing else listens to now, must not end the process.
+  const lost = (error: Error) => {
+    broken = true;
+    logError("db.connection-lost", error);
+  };
+  client.on("error", lost);
   /**
    * Sends `parts` in one round trip of the simple protocol. A PREPARE that ran stays on the connection whatever
    * happens after it: a failed round trip leaves the connection's set of names unknown, so it is not reused.
@@ -259,6 +266,7 @@ export async function transaction<T>(
     });
     throw error;
   } finally {
+    client.removeListener("error", lost);
     client.release(broken);
   }
 }
