@@ -201,6 +201,47 @@ describe("deciding from the approval email's link", () => {
     });
   });
 
+  it("claims the link inside the decision's transaction: a host that dies mid-decision leaves the link unused", async () => {
+    const world = await createWorld();
+    const { approvalId } = await holdRefund(world);
+    const token = await emailedToken(world);
+    // A trigger holds the decision at its write of the request, after the link's claim; meanwhile the decision's
+    // connection is ended, as it is when the process dies.
+    const hold = `hold_${approvalId.toLowerCase().replace(/[^a-z0-9]/g, "")}`;
+    await db.$executeRawUnsafe(
+      `CREATE FUNCTION ${hold}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(30); RETURN NEW; END $$`,
+    );
+    await db.$executeRawUnsafe(
+      `CREATE TRIGGER ${hold} BEFORE UPDATE ON "ApprovalRequest" FOR EACH ROW WHEN (OLD."id" = '${approvalId}') EXECUTE FUNCTION ${hold}()`,
+    );
+    try {
+      const deciding = decideFromLink(supervisorOf(world), token, "deny", "refunded by phone");
+      let held: { pid: number }[] = [];
+      for (let tries = 0; held.length === 0 && tries < 100; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        held = await db.$queryRawUnsafe<{ pid: number }[]>(
+          `SELECT pid FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND query LIKE '%UPDATE "ApprovalRequest"%'`,
+        );
+      }
+      expect(held).toHaveLength(1);
+      // Seen from outside while the decision is held: the link is not used yet.
+      expect((await effects(world, approvalId)).links).toEqual([{ usedAt: null }]);
+      await db.$queryRawUnsafe(`SELECT pg_terminate_backend(${held[0].pid})`);
+      expect(await deciding).toMatchObject({ ok: false, code: "host.error" });
+    } finally {
+      await db.$executeRawUnsafe(`DROP TRIGGER IF EXISTS ${hold} ON "ApprovalRequest"`);
+      await db.$executeRawUnsafe(`DROP FUNCTION IF EXISTS ${hold}()`);
+    }
+    expect(await effects(world, approvalId)).toMatchObject({
+      request: { status: "pending" },
+      links: [{ usedAt: null }],
+    });
+    expect(await decideFromLink(supervisorOf(world), token, "deny", "refunded by phone")).toMatchObject({
+      ok: true,
+      status: "denied",
+    });
+  });
+
   it("refuses an expired link, another person's link, another tenant's and a made-up token, and changes nothing", async () => {
     const world = await createWorld();
     const { approvalId } = await holdRefund(world);

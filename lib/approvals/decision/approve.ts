@@ -16,7 +16,7 @@ import { heldText } from "../words";
 import { checkBinding, narrowArguments, type ApprovalEdit, type Binding } from "./binding";
 import { closeRequest } from "./close";
 import { explainRecheck } from "./explain";
-import { decideLocked, type LocatedRequest, type PendingDecision } from "./lock";
+import { decideLocked, type DecisionClaim, type LocatedRequest, type PendingDecision } from "./lock";
 import { addHeldReason, markFirstApproval, type LockedRequest } from "./sql";
 import { approveUpstreamRequest } from "./upstream";
 import type { Approver, DecisionResult } from "./types";
@@ -32,7 +32,7 @@ const TOOL_PORTS: ToolPorts = { payments: paymentPort };
 export async function approveRequest(
   approver: Approver,
   approvalId: string,
-  options: { edit?: ApprovalEdit; proofId?: string | null } = {},
+  options: { edit?: ApprovalEdit; proofId?: string | null; claim?: DecisionClaim } = {},
 ): Promise<DecisionResult> {
   return decideLocked(
     approver,
@@ -40,6 +40,7 @@ export async function approveRequest(
     "approve",
     (tx, pending) => approve(tx, pending, options.edit, options.proofId ?? null),
     completeExternalAfterCommit,
+    options.claim,
   );
 }
 

@@ -2,7 +2,7 @@ import type { Tx } from "../../db";
 import { outcome } from "../../outcome";
 import { shorten } from "../../words";
 import { closeRequest } from "./close";
-import { decideLocked, type PendingDecision } from "./lock";
+import { decideLocked, type DecisionClaim, type PendingDecision } from "./lock";
 import type { Approver, DecisionResult } from "./types";
 
 /** Denies one pending request with the reason the agent will read; every call waiting on it becomes approval.denied. */
@@ -10,8 +10,9 @@ export async function denyRequest(
   approver: Approver,
   approvalId: string,
   reason: string | null,
+  claim?: DecisionClaim,
 ): Promise<DecisionResult> {
-  return decideLocked(approver, approvalId, "deny", (tx, pending) => deny(tx, pending, reason));
+  return decideLocked(approver, approvalId, "deny", (tx, pending) => deny(tx, pending, reason), undefined, claim);
 }
 
 async function deny(tx: Tx, pending: PendingDecision, note: string | null): Promise<DecisionResult> {

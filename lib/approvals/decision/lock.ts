@@ -34,10 +34,22 @@ export interface LocatedRequest {
 const DECISION_TRANSACTION = { statementTimeoutMs: 15_000 };
 
 /**
+ * A claim the decision is made under (an emailed link's, used once), taken first in the decision's transaction so
+ * that a decision that does not happen, a refusal or a host failure alike, never leaves it taken.
+ */
+export interface DecisionClaim {
+  /** Takes the claim; false when it is no longer there to take. */
+  take(tx: Tx): Promise<boolean>;
+  /** Gives it back in the same transaction when the decision is refused. */
+  giveBack(tx: Tx): Promise<void>;
+}
+
+/**
  * Runs one decision on a tenant's request. In one transaction it locks the conversation, then the request (the
  * order every writer takes them in), refuses a request nobody may decide now (the requester's own, one already
  * decided, one past its expiry, which it expires) and hands the rest to `decide`. `afterCommit` sees the
- * committed result. An unexpected failure is logged and answered as host.error: nothing was executed.
+ * committed result. An unexpected failure is logged and answered as host.error: nothing was executed. With a
+ * `claim` that cannot be taken, nothing is decided (`approval.claim-taken`).
  */
 export async function decideLocked(
   approver: Approver,
@@ -45,6 +57,7 @@ export async function decideLocked(
   action: "approve" | "deny",
   decide: (tx: Tx, pending: PendingDecision) => Promise<DecisionResult>,
   afterCommit: (result: DecisionResult, located: LocatedRequest) => Promise<DecisionResult> = async (result) => result,
+  claim?: DecisionClaim,
 ): Promise<DecisionResult> {
   const startedAt = performance.now();
   const refuse = (code: DecisionFailure, message: string, failed?: Outcome): DecisionResult => ({
@@ -60,7 +73,7 @@ export async function decideLocked(
     const located = await locateRequest(db, approvalId, approver.tenantId);
     if (!located) return refuse("approval.not-found", "no such approval request");
 
-    const committed = await transaction(async (tx) => {
+    const decideUnderLocks = async (tx: Tx): Promise<DecisionResult> => {
       const facts = await loadConversation(tx, located.conversationId);
       if (!facts) return refuse("approval.not-found", "the request's conversation no longer exists");
       const conversation = await lockConversation(tx, facts.conversation);
@@ -79,6 +92,12 @@ export async function decideLocked(
         );
       }
       return decide(tx, { approver, request, conversation, policy: facts.policy, startedAt, refuse });
+    };
+    const committed = await transaction(async (tx) => {
+      if (claim && !(await claim.take(tx))) return refuse("approval.claim-taken", "the claim was already taken");
+      const result = await decideUnderLocks(tx);
+      if (!result.ok && claim) await claim.giveBack(tx);
+      return result;
     }, DECISION_TRANSACTION);
     const final = await afterCommit(committed, located);
     if ("outcome" in final && final.outcome) countDecision(located.toolName, final.outcome);

@@ -21,6 +21,7 @@ export type DecisionFailure =
   | "approval.step-up-required"
   | "approval.same-approver"
   | "approval.reason-required"
+  | "approval.claim-taken"
   | "host.error";
 
 export type DecisionResult =

@@ -1,4 +1,4 @@
-import { db } from "../../db";
+import type { Tx } from "../../db";
 import { approveRequest } from "../decision/approve";
 import { denyRequest } from "../decision/deny";
 import type { ApprovalEdit } from "../decision/binding";
@@ -9,9 +9,10 @@ import { claimLink, releaseLink } from "./sql";
 export type LinkDecision = DecisionResult | { ok: false; approvalId: null; code: LinkProblem; message: string };
 
 /**
- * A decision posted from the link's page: the link is claimed first, in one conditional statement, so two
- * posts of the same link decide at most once; then the ordinary decision runs (locks, binding, re-check, and a
- * lowered amount narrowed as on the desk).
+ * A decision posted from the link's page: the link is claimed first in the decision's transaction, by one
+ * conditional statement, so two posts of the same link decide at most once; then the ordinary decision runs
+ * (locks, binding, re-check, and a lowered amount narrowed as on the desk). A decision that leaves the request
+ * pending (a retry, a missing reason or step-up, a host failure, the process ending midway) leaves the link unused.
  */
 export async function decideFromLink(
   approver: Approver,
@@ -29,15 +30,17 @@ export async function decideFromLink(
   });
   if (!link) return refuse("link.not-found");
   if (link.recipientId !== approver.userId) return refuse("link.other-recipient");
-  // Used or expired is decided by this one statement alone, never by the read above, which a racing post may have outdated.
-  if (!(await claimLink(db, link.linkId)))
-    return refuse(problemOf(link, approver.userId) === "link.expired" ? "link.expired" : "link.used");
+  // Used or expired is decided by the claim's statement alone, never by the read above, which a racing post may
+  // have outdated.
+  const claim = {
+    take: (tx: Tx) => claimLink(tx, link.linkId),
+    giveBack: (tx: Tx) => releaseLink(tx, link.linkId, link.approvalId),
+  };
   const result =
     decision === "approve"
-      ? await approveRequest(approver, link.approvalId, options)
-      : await denyRequest(approver, link.approvalId, note);
-  // A decision that left the request pending (a retry, a host failure, a missing reason or step-up) gives the link
-  // back for another try.
-  if (!result.ok) await releaseLink(db, link.linkId, link.approvalId);
+      ? await approveRequest(approver, link.approvalId, { ...options, claim })
+      : await denyRequest(approver, link.approvalId, note, claim);
+  if (!result.ok && result.code === "approval.claim-taken")
+    return refuse(problemOf(link, approver.userId) === "link.expired" ? "link.expired" : "link.used");
   return result;
 }
