@@ -1,6 +1,8 @@
 import Link from "next/link";
 import { ProblemPage } from "@/components/layout/problem-page";
 
+export const metadata = { title: "Nothing here" };
+
 export default function NotFound() {
   return (
     <ProblemPage title="Nothing here" actions={<Link href="/">Go to your workspace</Link>}>

@@ -109,6 +109,7 @@ for (const viewport of VIEWPORTS) {
         await expect(page.getByRole("heading", { level: 1 })).toHaveText("Nothing here");
         await expectUsable(page);
       }
+      await expect(page).toHaveTitle("Nothing here · toolgate");
       await page.getByRole("link", { name: "Go to your workspace" }).click();
       await expect(page).toHaveURL(new RegExp(`${baseURL}/?$`));
       await context.close();
