@@ -6,7 +6,7 @@ import { argumentWords } from "@/components/ui/words";
 import { formatMoney } from "@/lib/money";
 import { isUpstreamPreview } from "@/lib/upstream/calls/preview";
 import { TimeAgo } from "@/components/ui/time-ago";
-import { amountOf, movesMoney, type CardProps } from "./card-item";
+import { amountOf, movesMoney, refundableNowOf, type CardProps } from "./card-item";
 import { CardActions, CardWho } from "./card-who";
 import { HeldReasons } from "./held-reasons";
 import { UpstreamCard } from "./upstream-card";
@@ -49,7 +49,7 @@ function RefundCard({
   const checked = preview.order;
   const current = facts.orderNow;
   const changed = current !== null && current.version !== checked.version;
-  const refundable = current ? current.totalCents - current.refundedCents : checked.refundable_cents;
+  const refundable = refundableNowOf(item) ?? 0;
   // Refunds waiting together on one order may ask more than it has left: approving one can leave another unpayable.
   const askedTogether = movesMoney(item)
     ? facts.siblings.reduce((sum, other) => sum + (other.toolName === item.toolName ? other.impactCents : 0), amount)
@@ -110,7 +110,7 @@ function RefundCard({
               {current.status}
               {current.fraudHold ? " · fraud hold" : ""}
               {current.refundPending ? " · a refund is settling" : ""} · refunded {money(current.refundedCents)} ·
-              refundable {money(current.totalCents - current.refundedCents)} (changed since it was checked)
+              refundable {money(refundable)} (changed since it was checked)
             </dd>
           </>
         )}

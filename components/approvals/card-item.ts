@@ -17,6 +17,13 @@ export function amountOf(item: CardItem): number {
   return item.facts.firstApprover?.cents ?? item.preview.impact.amount_cents;
 }
 
+/** What the order has left to refund: as the desk read it now, else as it was when the request was checked. */
+export function refundableNowOf(item: CardItem): number | null {
+  if (isUpstreamPreview(item.preview)) return null;
+  const now = item.facts.orderNow;
+  return now ? now.totalCents - now.refundedCents : item.preview.order.refundable_cents;
+}
+
 /** The request's currency; an upstream call moves no money. */
 export const currencyOf = (item: CardItem): string =>
   isUpstreamPreview(item.preview) ? "USD" : item.preview.impact.currency;

@@ -8,7 +8,7 @@ import { requestPhrase } from "@/lib/approvals/words";
 import { formatMoney } from "@/lib/money";
 import { FormMessages } from "@/components/ui/field";
 import { AmountToRefund, loweredAmount } from "./amount-field";
-import { amountOf, currencyOf, movesMoney, type CardItem } from "./card-item";
+import { amountOf, currencyOf, movesMoney, refundableNowOf, type CardItem } from "./card-item";
 import { proveStepUp } from "@/components/step-up/step-up";
 import { PasskeyNeeded, PasswordProof } from "@/components/step-up/step-up-field";
 import type { StepUpWay } from "@/lib/auth/step-up/step-up";
@@ -37,7 +37,12 @@ export function DecideDialog({ mode, items, policy, way, onDone, onClose }: Prop
   const dialog = useRef<HTMLDialogElement>(null);
   const single = items.length === 1 ? items[0] : null;
   const editable = mode === "approve" && single !== null && movesMoney(single);
-  const [amount, setAmount] = useState(single ? (amountOf(single) / 100).toFixed(2) : "");
+  // A refund larger than what its order has left would be stopped by the re-check: the field starts at what is left.
+  const refundable = editable && single ? refundableNowOf(single) : null;
+  const short = refundable !== null && single !== null && refundable < amountOf(single) ? refundable : null;
+  const [amount, setAmount] = useState(
+    single ? ((short !== null && short > 0 ? short : amountOf(single)) / 100).toFixed(2) : "",
+  );
   const [reason, setReason] = useState("");
   const [password, setPassword] = useState("");
   const [error, setError] = useState<string | null>(null);
@@ -121,6 +126,13 @@ export function DecideDialog({ mode, items, policy, way, onDone, onClose }: Prop
           ))}
         </ul>
         {mode === "approve" && total > 0 && items.length > 1 && <p>Total: {formatMoney(total, currency)}</p>}
+        {short !== null && single && (
+          <p className="notice" data-testid="decide-short">
+            {short > 0
+              ? `Only ${formatMoney(short, currency)} of ${single.orderId} is refundable now, so the amount starts there: the proposed ${formatMoney(amountOf(single), currency)} would be stopped by its re-check.`
+              : `${single.orderId} has nothing left to refund now: an approval would be stopped by its re-check. Deny it instead.`}
+          </p>
+        )}
         {editable && single && (
           <AmountToRefund
             currency={currency}
