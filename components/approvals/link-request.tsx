@@ -54,7 +54,9 @@ export function LinkRequest({
     );
   }
   const { request } = view;
-  const decided = requestPhrase({ ...request, amountCents: request.impactCents, approvedCents: request.approvedCents });
+  // The amount approving approves: once approved, what was; while a second approver is awaited, the first one's.
+  const shownCents = request.approvedCents ?? request.approvingCents;
+  const decided = requestPhrase({ ...request, amountCents: request.impactCents, approvedCents: shownCents });
   const customer = request.customerEmail ?? "the customer";
   return (
     <main id="main">
@@ -76,7 +78,7 @@ export function LinkRequest({
               </dd>
             </>
           )}
-          {argumentWords(request.arguments, request.approvedCents)
+          {argumentWords(request.arguments, shownCents)
             .filter(({ key }) => key !== "order_id")
             .map(({ key, label, value }) => (
               <div key={key} style={{ display: "contents" }}>
@@ -89,6 +91,21 @@ export function LinkRequest({
             {request.requestedBy} <TimeAgo iso={request.createdAt.toISOString()} /> ·{" "}
             <Link href={`/calls/${request.originCallId}`}>timeline of the call</Link>
           </dd>
+          {request.status === "pending" && request.firstApprovedBy && (
+            <>
+              <dt>First approval</dt>
+              <dd data-testid="link-first-approval">
+                {request.firstApprovedBy}
+                {request.firstApprovedAt ? (
+                  <>
+                    {" "}
+                    <TimeAgo iso={request.firstApprovedAt.toISOString()} />
+                  </>
+                ) : null}
+                , at {formatMoney(request.approvingCents, request.currency)}; a second supervisor must approve.
+              </dd>
+            </>
+          )}
           {request.status === "pending" && (
             <>
               <dt>Time left</dt>
@@ -125,8 +142,14 @@ export function LinkRequest({
               <TimeAgo iso={request.decidedAt.toISOString()} />
             </>
           ) : null}
-          {request.resultCode ? `: ${(outcomeTitle(request.resultCode) ?? request.resultCode).toLowerCase()}` : ""}.
-          Nothing more can be decided here.
+          {request.status === "denied" && request.note ? (
+            <>, saying “{request.note}”</>
+          ) : request.resultCode && (request.status === "approved" || request.status === "failed") ? (
+            `: ${(outcomeTitle(request.resultCode) ?? request.resultCode).toLowerCase()}`
+          ) : (
+            ""
+          )}
+          . Nothing more can be decided here.
         </p>
       ) : view.message ? (
         <p className="notice" role="alert" data-testid="link-problem">

@@ -1,5 +1,5 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { addVirtualPasskey, askedRefund, freshOrder } from "../fixtures";
+import { addVirtualPasskey, askedRefund, emailedLinkPath, freshOrder } from "../fixtures";
 import {
   apiKey,
   database,
@@ -218,6 +218,22 @@ test("refunds waiting together that ask more than the order has left say so on e
   // What is left is one request larger than the order's remainder: its card shows the order now, not a sum.
   await expect(larger.getByTestId("order-now")).toContainText("refundable 40.00 USD");
   await expect(larger.getByTestId("card-over-asked")).toHaveCount(0);
+  // Approving it starts from what the order has left, not from an amount its re-check would stop.
+  await larger.getByRole("button", { name: "Approve", exact: true }).click();
+  const dialog = page.getByTestId("decide-dialog");
+  await expect(dialog.getByTestId("decide-short")).toHaveText(
+    `Only 40.00 USD of ${order} is refundable now, so the amount starts there: the proposed 70.00 USD would be stopped by its re-check.`,
+  );
+  await expect(dialog.getByLabel(/Amount to refund/)).toHaveValue("40.00");
+  await expect(dialog.getByRole("heading")).toHaveText(`Approve 40.00 USD refund on ${order}?`);
+  await dialog.getByRole("button", { name: "Confirm approval" }).click();
+  // The first refund of the order, just paid, makes it a possible duplicate: the first click only says so.
+  await expect(page.getByTestId("toast").last()).toContainText("possible duplicate");
+  await larger.getByRole("button", { name: "Approve", exact: true }).click();
+  await expect(dialog.getByLabel(/Amount to refund/)).toHaveValue("40.00");
+  await dialog.getByRole("button", { name: "Confirm approval" }).click();
+  await expect(page.getByTestId("toast").last()).toHaveText(`40.00 USD refund on ${order} approved (lowered)`);
+  expect(await refundsOn(order)).toEqual([6000, 4000]);
   await page.context().close();
 });
 
@@ -329,9 +345,13 @@ test("two-person rule: the first approval is recorded and shown, the same person
       "Above 70.00 USD: two supervisors must approve. No approval yet.",
     );
     await item.getByRole("button", { name: "Approve", exact: true }).click();
+    await page
+      .getByTestId("decide-dialog")
+      .getByLabel(/Amount to refund/)
+      .fill("75.00");
     await page.getByTestId("decide-dialog").getByRole("button", { name: "Confirm approval" }).click();
-    await expect(page.getByTestId("toast")).toHaveText(
-      `80.00 USD refund on ${order}: your approval is recorded; a second supervisor must approve`,
+    await expect(page.getByTestId("toast")).toContainText(
+      `refund on ${order}: your approval is recorded; a second supervisor must approve`,
     );
     await expect(item.getByTestId("card-two-person")).toContainText(
       "Approved by Sue Supervisor (supervisor@acme.test)",
@@ -342,6 +362,12 @@ test("two-person rule: the first approval is recorded and shown, the same person
 
     const other = await asUser(browser, second, baseURL!);
     await other.setViewportSize(PHONE);
+    // The second supervisor's emailed link shows the amount the first approved, and who approved it.
+    await other.goto(await emailedLinkPath(second.email, pending.approval!.id));
+    await expect(other.getByTestId("link-title")).toHaveText(`75.00 USD refund on ${order} (lowered from 80.00 USD)`);
+    await expect(other.getByTestId("link-first-approval")).toHaveText(
+      /^Sue Supervisor \(supervisor@acme\.test\) (just now|\d+ seconds? ago), at 75\.00 USD; a second supervisor must approve\.$/,
+    );
     await other.goto(`/approvals?q=${order}`);
     await expect(card(other, pending.approval!.id).getByTestId("card-two-person")).toContainText(
       "Approved by Sue Supervisor",
@@ -349,8 +375,8 @@ test("two-person rule: the first approval is recorded and shown, the same person
     await noSidewaysScroll(other);
     await card(other, pending.approval!.id).getByRole("button", { name: "Approve", exact: true }).click();
     await other.getByTestId("decide-dialog").getByRole("button", { name: "Confirm approval" }).click();
-    await expect(other.getByTestId("toast")).toHaveText(`80.00 USD refund on ${order} approved`);
-    expect(await refundsOn(order)).toEqual([8000]);
+    await expect(other.getByTestId("toast")).toContainText(`75.00 USD refund on ${order} approved`);
+    expect(await refundsOn(order)).toEqual([7500]);
     const { rows } = await database().query(
       `SELECT status, "firstApproverId", "decidedById" FROM "ApprovalRequest" WHERE id = $1`,
       [pending.approval!.id],

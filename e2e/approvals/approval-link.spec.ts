@@ -141,6 +141,11 @@ for (const viewport of VIEWPORTS) {
       ]);
       expect(rows[0]).toEqual({ status: "denied", note: "refunded by phone" });
       expect(await refundsOf(order)).toEqual({ count: 0, refunded: 0 });
+      // Opened again, the link says who denied it and why, once.
+      await page.reload();
+      await expect(page.getByTestId("link-status")).toHaveText(
+        /^You denied it (just now|\d+ seconds? ago), saying “refunded by phone”\. Nothing more can be decided here\.$/,
+      );
       await foreign.close();
       await context.close();
     });

@@ -32,6 +32,9 @@ export interface LinkedRequest {
   originCallId: string;
   customerEmail: string | null;
   requestedBy: string;
+  /** The first of two approvers, while the request waits for the second: who, and when. */
+  firstApprovedBy: string | null;
+  firstApprovedAt: Date | null;
   decidedBy: string | null;
   decidedById: string | null;
   decidedAt: Date | null;
@@ -91,12 +94,14 @@ export async function findLinkedRequest(db: Db, tenantId: string, approvalId: st
            o."status" AS "orderStatus", o."totalCents" AS "orderTotalCents",
            o."refundedCents" AS "orderRefundedCents", a."conversationId", a."originCallId", cu."email" AS "customerEmail",
            requester."name" || ' (' || requester."email" || ')' AS "requestedBy",
+           approver1."name" || ' (' || approver1."email" || ')' AS "firstApprovedBy", a."firstApprovedAt",
            decider."name" || ' (' || decider."email" || ')' AS "decidedBy", a."decidedById", a."decidedAt", a."resultCode", a."note",
            a."createdAt", a."expiresAt"
     FROM "ApprovalRequest" a
     JOIN "Order" o ON o."id" = a."orderId" AND o."tenantId" = a."tenantId"
     LEFT JOIN "Customer" cu ON cu."id" = o."customerId"
     LEFT JOIN "User" requester ON requester."id" = a."requestedById"
+    LEFT JOIN "User" approver1 ON approver1."id" = a."firstApproverId"
     LEFT JOIN "User" decider ON decider."id" = a."decidedById"
     WHERE a."id" = ${approvalId} AND a."tenantId" = ${tenantId}`;
   return request ?? null;
