@@ -161,36 +161,45 @@ export function withMissingFacts(recorded: RecordedFacts): RuleFacts {
 /** Whether a recorded decision's facts predate the facts of issue 38 (its replay reads them as `withMissingFacts`). */
 export const lacksNewerFacts = (recorded: RecordedFacts) => recorded.args === undefined;
 
-const cedarRecord = (types: Record<string, CedarType>) =>
+const cedarRecord = (types: Record<string, string>) =>
   `{ ${Object.entries(types)
     .map(([name, type]) => `${name}: ${type}`)
     .join(", ")} }`;
 
+/** Each entity type's attributes, as rules read them (`principal.age_days`, `resource.customer.fraud_watch`). */
+export const ENTITY_ATTRIBUTES: Readonly<Record<string, Record<string, string>>> = {
+  Agent: { refunds_today: "Long", role: "String", age_days: "Long", exposure_cents: "Long" },
+  Customer: { fraud_watch: "Bool", age_days: "Long", refunds_7d: "Long", refunded_cents_7d: "Long" },
+  Order: {
+    customer: "Customer",
+    status: "String",
+    currency: "String",
+    total_cents: "Long",
+    refunded_cents: "Long",
+    age_days: "Long",
+  },
+};
+
+/** What `context` holds for every tool, beside the tool's own `args`. */
+export const CONTEXT_ATTRIBUTES: Readonly<Record<string, CedarType>> = {
+  effect: "String",
+  amount_cents: "Long",
+  conversation_writes: "Long",
+  conversation_spent_cents: "Long",
+  hour: "Long",
+  weekday: "Long",
+};
+
 /** The Cedar schema every rule set is validated against (strict mode): the entities stage 5 resolves. */
 export const RULES_SCHEMA = `
-entity Agent = { refunds_today: Long, role: String, age_days: Long, exposure_cents: Long };
-entity Customer = { fraud_watch: Bool, age_days: Long, refunds_7d: Long, refunded_cents_7d: Long };
-entity Order = {
-  customer: Customer,
-  status: String,
-  currency: String,
-  total_cents: Long,
-  refunded_cents: Long,
-  age_days: Long,
-};
+${Object.entries(ENTITY_ATTRIBUTES)
+  .map(([type, attributes]) => `entity ${type} = ${cedarRecord(attributes)};`)
+  .join("\n")}
 ${RULE_ACTIONS.map(
   (tool) => `action ${JSON.stringify(tool)} appliesTo {
   principal: Agent,
   resource: Order,
-  context: {
-    effect: String,
-    amount_cents: Long,
-    conversation_writes: Long,
-    conversation_spent_cents: Long,
-    hour: Long,
-    weekday: Long,
-    args: ${cedarRecord(ARG_TYPES[tool])},
-  },
+  context: ${cedarRecord({ ...CONTEXT_ATTRIBUTES, args: cedarRecord(ARG_TYPES[tool]) })},
 };`,
 ).join("\n")}
 `;

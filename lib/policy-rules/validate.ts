@@ -8,7 +8,7 @@ import {
 } from "@cedar-policy/cedar-wasm/nodejs";
 import { requestFor, SAMPLE_FACTS } from "./engine/entities";
 import { ruleOverLimit, RULE_LIMITS, textOverLimit } from "./engine/limits";
-import { RULE_ACTIONS, RULES_SCHEMA } from "./schema";
+import { ARG_TYPES, CONTEXT_ATTRIBUTES, ENTITY_ATTRIBUTES, RULE_ACTIONS, RULES_SCHEMA } from "./schema";
 
 /** One rule of a set: it can only hold a call for a person or deny it, never allow what the code would stop. */
 export interface Rule {
@@ -74,7 +74,9 @@ export function validateRules(text: string): Validated {
   if (validated.validationErrors.length > 0) {
     return {
       ok: false,
-      errors: validated.validationErrors.map(({ policyId, error }) => `rule "${policyId}": ${sentence(error)}`),
+      errors: validated.validationErrors.map(
+        ({ policyId, error }) => `rule "${policyId}": ${missingAttribute(error.message) ?? sentence(error)}`,
+      ),
     };
   }
   const trial = isAuthorized({ ...requestFor(SAMPLE_FACTS), policies: { staticPolicies: policies } });
@@ -87,6 +89,31 @@ export function validateRules(text: string): Validated {
     };
   }
   return { ok: true, rules };
+}
+
+/** How a rule reaches each entity type. */
+const REACHED_AS: Record<string, string> = { Agent: "principal", Order: "resource", Customer: "resource.customer" };
+const ATTRIBUTE_NOT_FOUND =
+  /attribute `([^`]+)` (?:in context for Action::"([^"]+)"|on entity type `([^`]+)`) not found/;
+
+/**
+ * An attribute a rule reads that is not there, with what is there and the one it most likely meant (the one its
+ * name is part of: `amount` → `amount_cents`); Cedar's own guess goes by spelling alone (`amount` → `hour`).
+ */
+function missingAttribute(message: string): string | null {
+  const found = ATTRIBUTE_NOT_FOUND.exec(message);
+  if (!found) return null;
+  const [, path, tool, entity] = found;
+  const inArgs = tool !== undefined && path.startsWith("args.");
+  const name = inArgs ? path.slice("args.".length) : path;
+  const where = entity ? (REACHED_AS[entity] ?? entity) : inArgs ? `context.args of ${tool}` : "context";
+  const names = entity
+    ? Object.keys(ENTITY_ATTRIBUTES[entity] ?? {})
+    : inArgs
+      ? Object.keys(ARG_TYPES[tool] ?? {})
+      : [...Object.keys(CONTEXT_ATTRIBUTES), "args"];
+  const meant = names.find((candidate) => candidate.includes(name.toLowerCase()));
+  return `${where} has no attribute "${name}"${meant ? `: did you mean "${meant}"?` : "."} Its attributes are ${names.join(", ")}.`;
 }
 
 /** The rules with the base policy, keyed by id, as Cedar takes them. */

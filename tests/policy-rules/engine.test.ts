@@ -108,6 +108,25 @@ describe("rule engine (Cedar)", () => {
     );
   });
 
+  it("names a missing attribute with the ones there are and the one it meant by name, not by spelling", () => {
+    const refund = (condition: string) =>
+      refusal(
+        `@id("a") @hold("x") forbid (principal, action == Action::"issue_refund", resource) when { ${condition} };`,
+      )[0];
+    expect(refund("context.amount > 100")).toBe(
+      'rule "a": context has no attribute "amount": did you mean "amount_cents"? Its attributes are effect, amount_cents, conversation_writes, conversation_spent_cents, hour, weekday, args.',
+    );
+    expect(refund("context.args.amount > 100")).toBe(
+      'rule "a": context.args of issue_refund has no attribute "amount": did you mean "amount_cents"? Its attributes are order_id, amount_cents, currency, reason.',
+    );
+    expect(refund("resource.customer.fraud")).toMatch(
+      /^rule "a": resource\.customer has no attribute "fraud": did you mean "fraud_watch"\?/,
+    );
+    expect(refund('principal.team == "x"')).toBe(
+      'rule "a": principal has no attribute "team". Its attributes are refunds_today, role, age_days, exposure_cents.',
+    );
+  });
+
   it("refuses oversized and deeply nested sets before the parser sees them (the wasm parser would overflow)", () => {
     const deep = `@id("a") @hold("x") forbid (principal, action, resource) when { ${"(".repeat(1000)}true${")".repeat(1000)} };`;
     expect(refusal(deep)[0]).toMatch(/nested more than 20 deep/);
