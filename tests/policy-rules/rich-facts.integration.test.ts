@@ -136,6 +136,30 @@ describe("richer rule facts", () => {
     ]);
   });
 
+  it("rules that spell an attribute another way (brackets, an escape, a comment) read it all the same", async () => {
+    const world = await createWorld();
+    await ageWorld(world);
+    const admin = { id: world.users.admin, tenantId: world.tenantId };
+    const text = `@id("large-out-of-hours") @hold("A large refund out of office hours")
+forbid (principal, action == Action::"issue_refund", resource)
+when { context["amount\\u{5f}cents"] >= 1000 && (context["hour"] >= 0 || context // the day of the week
+  .weekday >= 1) };`;
+    expect(await publishRules(admin, { text, status: "live" }, await noProof(admin.id))).toMatchObject({ ok: true });
+    // The rule is enforced, not failed for a fact left out of the request.
+    const [order] = await moreOrders(world, 1);
+    expect((await refundOf(world, order, 2000)).json).toMatchObject({
+      code: "approval.required",
+      model: { rules: ["large-out-of-hours"] },
+    });
+    // And it reads the time, so moving the time zone waits for a second admin.
+    await addPerson(world, `${world.users.admin}_bea`, "ADMIN", "Bea");
+    expect(await setRulesTimeZone(admin, "Pacific/Kiritimati")).toMatchObject({
+      ok: true,
+      held: { mode: "second-admin" },
+    });
+    expect((await db.tenant.findUniqueOrThrow({ where: { id: world.tenantId } })).timeZone).toBe("UTC");
+  });
+
   it("the agent's exposure is read without the call's own reservation, also when judged again under its locks", async () => {
     const world = await createWorld();
     await ageWorld(world);

@@ -1,4 +1,5 @@
 import { transaction } from "../../db";
+import { attributesAccessed } from "../../policy-rules/engine/entities";
 import { classifyAdminChange } from "../changes/loosening/loosening";
 import { holdChange, type HeldChange } from "../changes/two-admin";
 import { insertAudit } from "../sql";
@@ -13,8 +14,9 @@ interface Admin {
   tenantId: string;
 }
 
-/** Whether a rule text reads the time of day or the day of the week. */
-export const readsTime = (text: string | null) => text !== null && /\bcontext\s*\.\s*(?:hour|weekday)\b/.test(text);
+/** Whether a rule set's text reads the time of day or the day of the week, however it spells the access. */
+export const readsTime = (text: string | null) =>
+  text !== null && attributesAccessed(text).some((name) => name === "hour" || name === "weekday");
 
 export type TimeZoneResult =
   | { ok: true; set: string }

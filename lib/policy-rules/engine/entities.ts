@@ -1,4 +1,4 @@
-import type { EntityJson, EntityUid } from "@cedar-policy/cedar-wasm/nodejs";
+import { policySetTextToParts, policyToJson, type EntityJson, type EntityUid } from "@cedar-policy/cedar-wasm/nodejs";
 import { ruleArgs, type RuleFacts } from "../schema";
 
 export interface RuleRequest {
@@ -33,13 +33,45 @@ const FACT_NAMES = [
 ] as const;
 
 /**
- * The facts a set of rules can read: every name that appears in their text as a word. Cedar reads an attribute only
- * by its name (`.name` or `["name"]`), so this is never less than what they read; the engine then parses only
+ * The facts a set of rules can read: every attribute they access, as Cedar parses them; the engine then parses only
  * these (each attribute it parses costs every call, most calls tripping no rule).
  */
 export function factsRead(texts: readonly string[]): ReadonlySet<string> {
-  const text = texts.join("\n");
-  return new Set(FACT_NAMES.filter((name) => new RegExp(`\\b${name}\\b`).test(text)));
+  const accessed = new Set(texts.flatMap(attributesAccessed));
+  return new Set(FACT_NAMES.filter((name) => accessed.has(name)));
+}
+
+/**
+ * Every attribute name a rule set's text accesses (`.name`, `["name"]` or `has name`), read from Cedar's own parse,
+ * so no spelling (an escape, a comment, spaces) hides one. A text Cedar cannot parse, or one that uses `context`
+ * other than by an attribute (compared whole), counts as accessing every fact.
+ */
+export function attributesAccessed(text: string): string[] {
+  const parts = policySetTextToParts(text);
+  if (parts.type === "failure") return [...FACT_NAMES];
+  const names: string[] = [];
+  let whole = false;
+  const walk = (value: unknown, underAccess: boolean): void => {
+    if (Array.isArray(value)) return value.forEach((inner) => walk(inner, false));
+    if (typeof value !== "object" || value === null) return;
+    for (const [key, inner] of Object.entries(value)) {
+      if (key === "Var" && inner === "context" && !underAccess) whole = true;
+      const access = (key === "." || key === "has") && typeof inner === "object" && inner !== null;
+      if (access && typeof (inner as { attr?: unknown }).attr === "string")
+        names.push((inner as { attr: string }).attr);
+      if (access) {
+        const { left, ...rest } = inner as { left?: unknown };
+        walk(left, true);
+        walk(rest, false);
+      } else walk(inner, false);
+    }
+  };
+  for (const policy of parts.policies) {
+    const parsed = policyToJson(policy);
+    if (parsed.type === "failure") return [...FACT_NAMES];
+    walk(parsed.json.conditions, false);
+  }
+  return whole ? [...FACT_NAMES] : names;
 }
 
 /** The fields of `record` whose names `reads` holds (all of them without `reads`). */
