@@ -9,6 +9,8 @@ const SSO_ERRORS: Record<string, string> = {
   "sso.provider-unreachable": "Your identity provider could not be reached. Try again in a moment.",
   "sso.unverified-email":
     "Your identity provider has not verified your email, so it cannot be matched to your account. Ask your administrator to verify it or to invite you.",
+  "sso.email-mismatch":
+    "Your identity provider gave two different email addresses for you, so it cannot be matched to your account. Ask your administrator to correct your email at the provider.",
   "sso.unknown-person": "No account here matches your email. Ask your administrator to add you.",
   "sso.deactivated": "Your account here is deactivated. Ask your administrator.",
   "sso.failed": "Something went wrong on our side; nothing was signed in. Try again.",

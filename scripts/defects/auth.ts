@@ -158,6 +158,14 @@ export const defects: Defect[] = [
     test: "never binds an unverified email to an existing person",
   },
   {
+    name: "sso one email source",
+    file: "lib/auth/sso/sign-in/claims.ts",
+    find: 'if (contradicts("email") || contradicts("email_verified")) return "sso.email-mismatch";',
+    replace: "",
+    testFile: "tests/auth/sso.integration.test.ts",
+    test: "never lets the ID token's verified address vouch for another address userinfo sends",
+  },
+  {
     name: "sso required refuses passwords",
     file: "lib/auth/sso/password-policy.ts",
     find: 'if (person.role !== "ADMIN") return false;',

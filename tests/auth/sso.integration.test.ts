@@ -37,6 +37,7 @@ const people = {
   admin: { id: `usr_ssoadm_${suffix}`, email: `admin@${domain}`, role: "ADMIN" as const },
   admin2: { id: `usr_ssoadm2_${suffix}`, email: `admin2@${domain}`, role: "ADMIN" as const },
   passkeyless: { id: `usr_ssopk_${suffix}`, email: `pk@${domain}`, role: "SUPERVISOR" as const },
+  mixed: { id: `usr_ssomix_${suffix}`, email: `mixed@${domain}`, role: "SUPERVISOR" as const },
 };
 
 beforeAll(async () => {
@@ -131,6 +132,41 @@ describe("single sign-on through a real OpenID provider", () => {
     expect(response.headers.getSetCookie().some((line) => line.startsWith("next-auth.session-token="))).toBe(false);
     expect(await identities(people.other.id)).toEqual([]);
     expect(await liveSessions(people.other.id)).toBe(0);
+  });
+
+  it("never lets the ID token's verified address vouch for another address userinfo sends", async () => {
+    const refusals = () => db.auditLog.count({ where: { tenantId, action: "sso.refused" } });
+    const before = await refusals();
+    // The address the provider verified is the account holder's own; the one in the profile they typed is a person's.
+    provider.accounts.set(`sub-mix-${suffix}`, {
+      email: `own-${suffix}@elsewhere.test`,
+      emailVerified: true,
+      userinfo: { email: people.mixed.email },
+    });
+    const response = await signIn(`sub-mix-${suffix}`, people.mixed.email);
+    expect(refusedWith(response)).toBe("sso.email-mismatch");
+    // Userinfo claiming the person's address verified does not outvote the ID token either.
+    provider.accounts.get(`sub-mix-${suffix}`)!.userinfo = { email: people.mixed.email, emailVerified: true };
+    expect(refusedWith(await signIn(`sub-mix-${suffix}`, people.mixed.email))).toBe("sso.email-mismatch");
+    expect(response.headers.getSetCookie().some((line) => line.startsWith("next-auth.session-token="))).toBe(false);
+    expect(await identities(people.mixed.id)).toEqual([]);
+    expect(await db.ssoIdentity.count({ where: { tenantId, subject: `sub-mix-${suffix}` } })).toBe(0);
+    expect(await liveSessions(people.mixed.id)).toBe(0);
+    expect(await refusals()).toBe(before + 2);
+    expect(
+      await db.auditLog.count({
+        where: { tenantId, action: "sso.refused", detail: { path: ["code"], equals: "sso.email-mismatch" } },
+      }),
+    ).toBe(2);
+
+    // Userinfo that carries the same address (and says it is verified) agrees: the sign-in binds as usual.
+    provider.accounts.set(`sub-mix-${suffix}`, {
+      email: people.mixed.email,
+      emailVerified: true,
+      userinfo: { email: people.mixed.email.toUpperCase(), emailVerified: true },
+    });
+    expect((await signIn(`sub-mix-${suffix}`, people.mixed.email)).headers.get("location")).toBe(`${APP}/approvals`);
+    expect(await identities(people.mixed.id)).toMatchObject([{ subject: `sub-mix-${suffix}` }]);
   });
 
   it("refuses a callback whose state, PKCE verifier or nonce is not the attempt's, or that has no attempt", async () => {

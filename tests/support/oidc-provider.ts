@@ -4,7 +4,9 @@ import Provider from "oidc-provider";
 
 // A real OpenID Connect provider (oidc-provider, with its development login and consent pages) for the single
 // sign-on tests: people are accounts named by their `sub`, each with an email that is verified or not and groups,
-// and an account marked disabled is one the provider refuses to sign in (and no longer issues anything for).
+// and an account marked disabled is one the provider refuses to sign in (and no longer issues anything for). The
+// ID token carries the same claims as userinfo (as Google's and Entra's do), unless an account's `userinfo` says
+// what its userinfo answers differently.
 
 export interface Account {
   email: string;
@@ -12,6 +14,8 @@ export interface Account {
   name?: string;
   groups?: string[];
   disabled?: boolean;
+  /** What the userinfo endpoint says instead of the ID token; a claim left out (undefined) is not sent there. */
+  userinfo?: { email?: string; emailVerified?: boolean };
 }
 
 export interface TestProvider {
@@ -49,6 +53,7 @@ export async function startTestProvider(options: {
       },
     ],
     pkce: { required: () => true },
+    conformIdTokenClaims: false,
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name", "groups"] },
     cookies: { keys: ["test-provider-cookie-key"] },
     features: { devInteractions: { enabled: true } },
@@ -57,10 +62,11 @@ export async function startTestProvider(options: {
       if (!account || account.disabled) return undefined;
       return {
         accountId: sub,
-        claims: async () => ({
+        claims: async (use: string) => ({
           sub,
-          email: account.email,
-          email_verified: account.emailVerified,
+          ...(use === "userinfo" && account.userinfo
+            ? { email: account.userinfo.email, email_verified: account.userinfo.emailVerified }
+            : { email: account.email, email_verified: account.emailVerified }),
           name: account.name ?? sub,
           groups: account.groups ?? [],
         }),

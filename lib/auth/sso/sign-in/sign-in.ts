@@ -6,6 +6,7 @@ import { ATTEMPT_SECONDS, sealAttempt, type Attempt } from "./attempt";
 import { bindSubject, type ProviderClaims, type SsoRefusal } from "../binding";
 import { discover, IssuerRefused, requestOptions } from "../issuer";
 import { openClientSecret } from "../settings";
+import { combineClaims } from "./claims";
 import { sessionCookie } from "./session-cookie";
 import { findSsoByDomain, findSsoByTenant, insertSsoAudit, type SsoSettingsRow } from "../sql";
 
@@ -16,6 +17,7 @@ export const callbackPath = "/api/sso/callback";
 
 export type SsoFailure =
   | SsoRefusal
+  | "sso.email-mismatch"
   | "sso.not-configured"
   | "sso.no-attempt"
   | "sso.provider-refused"
@@ -118,7 +120,7 @@ async function refuse(settings: SsoSettingsRow, code: SsoFailure, subject?: stri
   return { ok: false, code, tenantId: settings.tenantId };
 }
 
-/** The ID token's claims, with the userinfo endpoint's for the same subject; or why the provider's answer fails. */
+/** The ID token's claims, combined with the userinfo endpoint's for the same subject; or why the answer fails. */
 async function providerClaims(
   settings: SsoSettingsRow,
   attempt: Attempt,
@@ -151,14 +153,14 @@ async function providerClaims(
       requireIdToken: true,
     });
     const idToken = oauth.getValidatedIdTokenClaims(tokens)!;
-    if (!server.userinfo_endpoint) return { ...idToken };
+    if (!server.userinfo_endpoint) return combineClaims(idToken, null);
     const info = await oauth.processUserInfoResponse(
       server,
       client,
       idToken.sub,
       await oauth.userInfoRequest(server, client, tokens.access_token, options),
     );
-    return { ...idToken, ...info, sub: idToken.sub };
+    return combineClaims(idToken, info);
   } catch (error) {
     if (error instanceof oauth.AuthorizationResponseError) return "sso.provider-refused";
     if (error instanceof oauth.ResponseBodyError && error.error === "invalid_grant") return "sso.provider-refused";
