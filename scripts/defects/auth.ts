@@ -152,8 +152,8 @@ export const defects: Defect[] = [
   {
     name: "sso verified email",
     file: "lib/auth/sso/binding.ts",
-    find: 'if (!email || claims.email_verified !== true) return "sso.unverified-email" as const;',
-    replace: 'if (!email) return "sso.unverified-email" as const;',
+    find: 'if (!email || claims.email_verified !== true) return { ok: false, code: "sso.unverified-email" };',
+    replace: 'if (!email) return { ok: false, code: "sso.unverified-email" };',
     testFile: "tests/auth/sso.integration.test.ts",
     test: "never binds an unverified email to an existing person",
   },

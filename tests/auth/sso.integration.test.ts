@@ -38,6 +38,8 @@ const people = {
   admin2: { id: `usr_ssoadm2_${suffix}`, email: `admin2@${domain}`, role: "ADMIN" as const },
   passkeyless: { id: `usr_ssopk_${suffix}`, email: `pk@${domain}`, role: "SUPERVISOR" as const },
   mixed: { id: `usr_ssomix_${suffix}`, email: `mixed@${domain}`, role: "SUPERVISOR" as const },
+  inactive: { id: `usr_ssoina_${suffix}`, email: `inactive@${domain}`, role: "SUPERVISOR" as const },
+  unmapped: { id: `usr_ssounm_${suffix}`, email: `unmapped@${domain}`, role: "SUPERVISOR" as const },
 };
 
 beforeAll(async () => {
@@ -214,6 +216,23 @@ describe("single sign-on through a real OpenID provider", () => {
     expect(refusedWith(await signIn(`sub-gone-${suffix}`, people.gone.email))).toBe("sso.deactivated");
     expect(await liveSessions(people.gone.id)).toBe(0);
   });
+
+  it("refuses a deactivated person's first sign-in by a verified email before binding anything", async () => {
+    await db.user.update({ where: { id: people.inactive.id }, data: { active: false } });
+    provider.accounts.set(`sub-inactive-${suffix}`, { email: people.inactive.email, emailVerified: true });
+    expect(refusedWith(await signIn(`sub-inactive-${suffix}`, people.inactive.email))).toBe("sso.deactivated");
+    expect(await db.ssoIdentity.count({ where: { tenantId, subject: `sub-inactive-${suffix}` } })).toBe(0);
+    expect(await identities(people.inactive.id)).toEqual([]);
+    expect(await db.auditLog.count({ where: { tenantId, actorId: people.inactive.id, action: "sso.bound" } })).toBe(0);
+    expect(await liveSessions(people.inactive.id)).toBe(0);
+
+    // Active again, the same subject binds at its next sign-in: the refusal left nothing in the way.
+    await db.user.update({ where: { id: people.inactive.id }, data: { active: true } });
+    expect((await signIn(`sub-inactive-${suffix}`, people.inactive.email)).headers.get("location")).toBe(
+      `${APP}/approvals`,
+    );
+    expect(await identities(people.inactive.id)).toHaveLength(1);
+  });
 });
 
 /**
@@ -290,6 +309,12 @@ describe("an admin's single sign-on settings", () => {
     // The provider's groups now decide the role: none mapped is refused, a mapped one sets it on the person.
     provider.accounts.set(`sub-sup-${suffix}`, { email: people.supervisor.email, emailVerified: true, groups: [] });
     expect(refusedWith(await signIn(`sub-sup-${suffix}`, people.supervisor.email))).toBe("sso.no-role");
+    // A first sign-in refused for its groups binds nothing either.
+    provider.accounts.set(`sub-unmapped-${suffix}`, { email: people.unmapped.email, emailVerified: true, groups: [] });
+    expect(refusedWith(await signIn(`sub-unmapped-${suffix}`, people.unmapped.email))).toBe("sso.no-role");
+    expect(await identities(people.unmapped.id)).toEqual([]);
+    expect(await db.auditLog.count({ where: { tenantId, actorId: people.unmapped.id } })).toBe(0);
+    expect(await liveSessions(people.unmapped.id)).toBe(0);
     provider.accounts.get(`sub-sup-${suffix}`)!.groups = ["everyone", "toolgate-admins"];
     expect((await signIn(`sub-sup-${suffix}`, people.supervisor.email)).headers.get("location")).toBe(
       `${APP}/approvals`,

@@ -2,11 +2,12 @@ import type { Role } from "../../generated/prisma/client";
 import { transaction, type Tx } from "../../db";
 import { newId } from "../../ids";
 import {
-  findBoundPerson,
   insertIdentity,
   insertSsoAudit,
+  lockBoundPerson,
   lockSso,
   lockUnboundPersonByEmail,
+  markBindingUsed,
   setPersonRole,
   subjectBound,
   type SsoPerson,
@@ -28,39 +29,56 @@ export type Bound = { ok: true; person: SsoPerson } | { ok: false; code: SsoRefu
 /**
  * The toolgate person the provider's subject stands for. A subject seen before keeps its person. A new one is bound
  * to the tenant's person with that email only when the provider says the email is verified: an unverified email is
- * whatever the person typed at the provider, so binding by it would hand them someone else's account.
+ * whatever the person typed at the provider, so binding by it would hand them someone else's account. A deactivated
+ * person, or one whose groups map to no role, is refused before anything is bound or changed.
  */
 export async function bindSubject(settings: SsoSettingsRow, claims: ProviderClaims): Promise<Bound> {
   const binding = { tenantId: settings.tenantId, issuer: settings.issuer, subject: claims.sub };
   const email = typeof claims.email === "string" ? claims.email.trim().toLowerCase() : null;
-  const person = await transaction(async (tx) => {
-    const bound = await findBoundPerson(tx, binding);
-    if (bound) return bound;
-    if (!email || claims.email_verified !== true) return "sso.unverified-email" as const;
-    const found = await lockUnboundPersonByEmail(tx, { tenantId: settings.tenantId, issuer: settings.issuer, email });
-    if (!found) return "sso.unknown-person" as const;
-    await insertIdentity(tx, { id: newId("sso"), ...binding, userId: found.id, boundBy: "verified-email" });
+  const mapped = mappedRole(settings, claims);
+  return transaction(async (tx): Promise<Bound> => {
+    const bound = await lockBoundPerson(tx, binding);
+    let person = bound;
+    if (!person) {
+      if (!email || claims.email_verified !== true) return { ok: false, code: "sso.unverified-email" };
+      person = await lockUnboundPersonByEmail(tx, { ...binding, email });
+      if (!person) return { ok: false, code: "sso.unknown-person" };
+    }
+    if (!person.active) return { ok: false, code: "sso.deactivated" };
+    if (mapped === "sso.no-role") return { ok: false, code: "sso.no-role" };
+    if (bound) await markBindingUsed(tx, binding);
+    else {
+      await insertIdentity(tx, { id: newId("sso"), ...binding, userId: person.id, boundBy: "verified-email" });
+      await insertSsoAudit(tx, {
+        tenantId: settings.tenantId,
+        actorId: person.id,
+        action: "sso.bound",
+        detail: { issuer: settings.issuer, subject: claims.sub, by: "verified-email" },
+      });
+    }
+    if (!mapped || mapped.role === person.role) return { ok: true, person };
+    await setPersonRole(tx, person.tenantId, person.id, mapped.role);
     await insertSsoAudit(tx, {
-      tenantId: settings.tenantId,
-      actorId: found.id,
-      action: "sso.bound",
-      detail: { issuer: settings.issuer, subject: claims.sub, by: "verified-email" },
+      tenantId: person.tenantId,
+      actorId: person.id,
+      action: "sso.role-mapped",
+      detail: { from: person.role, to: mapped.role, groups: mapped.groups },
     });
-    return found;
+    return { ok: true, person: { ...person, role: mapped.role } };
   });
-  if (typeof person === "string") return { ok: false, code: person };
-  if (!person.active) return { ok: false, code: "sso.deactivated" };
-  return applyMappedRole(settings, claims, person);
 }
 
 const RANK: Record<Role, number> = { AGENT: 0, SUPERVISOR: 1, ADMIN: 2 };
 
 /**
  * With a groups claim and a mapping, the provider's groups decide the role (the highest mapped one) and a person
- * whose groups map to none is refused; without them the role is as set in toolgate.
+ * whose groups map to none is refused; without them (null) the role is as set in toolgate.
  */
-async function applyMappedRole(settings: SsoSettingsRow, claims: ProviderClaims, person: SsoPerson): Promise<Bound> {
-  if (!settings.groupsClaim || Object.keys(settings.roleMap).length === 0) return { ok: true, person };
+function mappedRole(
+  settings: SsoSettingsRow,
+  claims: ProviderClaims,
+): { role: Role; groups: string[] } | "sso.no-role" | null {
+  if (!settings.groupsClaim || Object.keys(settings.roleMap).length === 0) return null;
   const raw = claims[settings.groupsClaim];
   const groups = Array.isArray(raw)
     ? raw.filter((group) => typeof group === "string")
@@ -68,19 +86,8 @@ async function applyMappedRole(settings: SsoSettingsRow, claims: ProviderClaims,
       ? [raw]
       : [];
   const roles = groups.map((group) => settings.roleMap[group]).filter((role): role is Role => role !== undefined);
-  if (roles.length === 0) return { ok: false, code: "sso.no-role" };
-  const role = roles.reduce((best, each) => (RANK[each] > RANK[best] ? each : best));
-  if (role === person.role) return { ok: true, person };
-  await transaction(async (tx) => {
-    await setPersonRole(tx, person.tenantId, person.id, role);
-    await insertSsoAudit(tx, {
-      tenantId: person.tenantId,
-      actorId: person.id,
-      action: "sso.role-mapped",
-      detail: { from: person.role, to: role, groups },
-    });
-  });
-  return { ok: true, person: { ...person, role } };
+  if (roles.length === 0) return "sso.no-role";
+  return { role: roles.reduce((best, each) => (RANK[each] > RANK[best] ? each : best)), groups };
 }
 
 /** An admin's invitation: a person of the tenant bound to a subject of the tenant's provider before they sign in. */

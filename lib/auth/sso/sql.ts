@@ -83,17 +83,26 @@ export interface SsoPerson {
 
 const PERSON = Prisma.raw(`u."id", u."email", u."name", u."role"::text AS "role", u."tenantId", u."active"`);
 
-/** The person this provider subject is bound to in this tenant; marks the binding used. */
-export async function findBoundPerson(
+/** The person this provider subject is bound to in this tenant, the binding locked. */
+export async function lockBoundPerson(
   tx: Tx,
   binding: { tenantId: string; issuer: string; subject: string },
 ): Promise<SsoPerson | null> {
   const [row = null] = await tx.$queryRaw<SsoPerson[]>`
-    UPDATE "SsoIdentity" i SET "lastSignInAt" = CURRENT_TIMESTAMP FROM "User" u
-    WHERE u."id" = i."userId" AND u."tenantId" = i."tenantId"
-      AND i."tenantId" = ${binding.tenantId} AND i."issuer" = ${binding.issuer} AND i."subject" = ${binding.subject}
-    RETURNING ${PERSON}`;
+    SELECT ${PERSON} FROM "SsoIdentity" i JOIN "User" u ON u."id" = i."userId" AND u."tenantId" = i."tenantId"
+    WHERE i."tenantId" = ${binding.tenantId} AND i."issuer" = ${binding.issuer} AND i."subject" = ${binding.subject}
+    FOR UPDATE OF i`;
   return row;
+}
+
+/** Marks the subject's binding used by a sign-in. */
+export async function markBindingUsed(
+  tx: Tx,
+  binding: { tenantId: string; issuer: string; subject: string },
+): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE "SsoIdentity" SET "lastSignInAt" = CURRENT_TIMESTAMP
+    WHERE "tenantId" = ${binding.tenantId} AND "issuer" = ${binding.issuer} AND "subject" = ${binding.subject}`;
 }
 
 /** The tenant's person with this email who is not yet bound to any subject of this provider, locked. */
