@@ -47,11 +47,11 @@ export async function lockAdminChange(tx: Tx, tenantId: string, id: string): Pro
   return row ?? null;
 }
 
-/** Locks delayed changes whose delay has passed (skipping rows another instance holds). */
-export async function lockDueDelayedChanges(tx: Tx, limit: number): Promise<AdminChangeRow[]> {
+/** Locks delayed changes whose delay has passed (skipping rows another instance holds, and those named). */
+export async function lockDueDelayedChanges(tx: Tx, limit: number, skipping: string[]): Promise<AdminChangeRow[]> {
   return tx.$queryRaw<AdminChangeRow[]>`
     SELECT ${CHANGE_COLUMNS} FROM "AdminChange"
-    WHERE "status" = 'pending' AND "mode" = 'delay' AND "applyAt" <= now()
+    WHERE "status" = 'pending' AND "mode" = 'delay' AND "applyAt" <= now() AND NOT ("id" = ANY(${skipping}::text[]))
     ORDER BY "applyAt" LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
 }
 

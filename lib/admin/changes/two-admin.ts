@@ -1,4 +1,4 @@
-import { applyHeldSso, ssoAuditDetail, type SsoProposal } from "../../auth/sso/settings";
+import { applyHeldSso, ssoAuditDetail, type SsoDomainRefusal, type SsoProposal } from "../../auth/sso/settings";
 import { bindInvited, type SsoInvitation } from "../../auth/sso/binding";
 import type { SsoSettingsRow } from "../../auth/sso/sql";
 import { consumeStepUpFor, type StepUpHolder, type StepUpMethod } from "../../auth/step-up/step-up";
@@ -7,6 +7,7 @@ import { channelWords } from "../../chat-notices/channels";
 import { lockChatChannel, setChatChannel, type ChatProvider } from "../../chat-notices/sql";
 import { db, transaction, type Db, type Tx } from "../../db";
 import { newId } from "../../ids";
+import { logError } from "../../observe/log";
 import { queueMessages } from "../../db/outbox";
 import { utcWords } from "../../words";
 import type { PolicyNumbers } from "./loosening/loosening";
@@ -207,8 +208,26 @@ export async function holdChange(
   return { id, mode, applyAt: row.applyAt, expiresAt: ends };
 }
 
-/** Applies a held change if the state still matches its base; "stale" when something changed since. */
-async function applyChange(tx: Tx, row: AdminChangeRow, actor: Person): Promise<"applied" | "stale"> {
+/** Why a held change did not apply: the state changed since it was proposed, or another tenant took its domain. */
+type NotApplied = "stale" | SsoDomainRefusal;
+
+/** What the approver reads when a change can no longer apply. */
+const NOT_APPLIED_WORDS: Record<NotApplied, string> = {
+  stale: "Something changed since this was proposed, so it no longer applies; propose it again if needed.",
+  "sso.domain-taken":
+    "Another tenant signs in people of this email domain since this was proposed, so it can never apply; propose your own domain.",
+  "sso.domain-in-use":
+    "People of another tenant have email addresses at this domain since this was proposed, so it can never apply; propose a domain only your own people have.",
+};
+
+/** Closes a change that can no longer apply, as superseded, audited with why when it is not plain staleness. */
+async function supersede(tx: Tx, row: AdminChangeRow, actor: Person, by: Person | null, why: NotApplied) {
+  await endChange(tx, row, "superseded", by);
+  await insertAudit(tx, actor, "change.superseded", { changeId: row.id, ...(why === "stale" ? {} : { reason: why }) });
+}
+
+/** Applies a held change if the state still matches its base; why not when something changed since. */
+async function applyChange(tx: Tx, row: AdminChangeRow, actor: Person): Promise<"applied" | NotApplied> {
   if (row.kind === "policy") {
     const current = await lockPolicy(tx, row.tenantId);
     if (canonicalJson(current) !== canonicalJson(row.base)) return "stale";
@@ -387,14 +406,10 @@ export async function approveChange(
         code: "step-up.required",
         message: "Approving a change needs you to confirm it is you first. Nothing was changed.",
       };
-    if ((await applyChange(tx, row, admin)) === "stale") {
-      await endChange(tx, row, "superseded", admin);
-      await insertAudit(tx, admin, "change.superseded", { changeId: row.id });
-      return {
-        ok: false,
-        code: "change.stale",
-        message: "Something changed since this was proposed, so it no longer applies; propose it again if needed.",
-      };
+    const outcome = await applyChange(tx, row, admin);
+    if (outcome !== "applied") {
+      await supersede(tx, row, admin, admin, outcome);
+      return { ok: false, code: "change.stale", message: NOT_APPLIED_WORDS[outcome] };
     }
     await closeAdminChange(tx, row.id, "applied", admin.id);
     await insertAudit(tx, admin, "change.approved", { changeId: row.id, kind: row.kind, stepUp });
@@ -415,23 +430,32 @@ export async function cancelChange(person: Person, changeId: string): Promise<bo
 
 /**
  * Background job: applies delayed changes whose delay passed (one transaction each, safe on several instances) and
- * expires changes no second admin approved in time. Returns how many it applied.
+ * expires changes no second admin approved in time. A change whose transaction fails is logged and left for the next
+ * run, skipped in this one: it never stops the other tenants' changes or the expiry. Returns how many it applied.
  */
 export async function applyDueChanges(): Promise<number> {
   let applied = 0;
+  const failed: string[] = [];
   for (;;) {
+    const tried: { row?: AdminChangeRow } = {};
     const done = await transaction(async (tx) => {
-      const [row] = await lockDueDelayedChanges(tx, 1);
+      const [row] = await lockDueDelayedChanges(tx, 1, failed);
       if (!row) return false;
+      tried.row = row;
       const proposer = { id: row.proposedById, tenantId: row.tenantId };
-      if ((await applyChange(tx, row, proposer)) === "applied") {
-        await closeAdminChange(tx, row.id, "applied", null);
-        await insertAudit(tx, proposer, "change.applied-after-delay", { changeId: row.id, kind: row.kind });
-        applied++;
-      } else {
-        await endChange(tx, row, "superseded", null);
-        await insertAudit(tx, proposer, "change.superseded", { changeId: row.id });
+      const outcome = await applyChange(tx, row, proposer);
+      if (outcome !== "applied") {
+        await supersede(tx, row, proposer, null, outcome);
+        return true;
       }
+      await closeAdminChange(tx, row.id, "applied", null);
+      await insertAudit(tx, proposer, "change.applied-after-delay", { changeId: row.id, kind: row.kind });
+      applied++;
+      return true;
+    }).catch((error: unknown) => {
+      if (!tried.row) throw error;
+      logError("admin-changes.apply", error, { changeId: tried.row.id, tenantId: tried.row.tenantId });
+      failed.push(tried.row.id);
       return true;
     });
     if (!done) break;

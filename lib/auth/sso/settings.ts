@@ -6,10 +6,11 @@ import { consumeStepUpFor, type StepUpHolder, type StepUpMethod } from "../step-
 import { discover, IssuerRefused } from "./issuer";
 import {
   deleteSso,
-  domainTakenElsewhere,
+  domainClaimElsewhere,
   findSsoByDomain,
   findSsoByTenant,
   insertSsoAudit,
+  lockEmailDomain,
   lockSso,
   upsertSso,
   type SsoSettingsRow,
@@ -47,7 +48,7 @@ export type SsoSettingsResult<Held> =
   | { ok: true; held: Held | null }
   | {
       ok: false;
-      code: "sso.issuer-refused" | "sso.domain-taken" | "sso.secret-missing" | "step-up.required";
+      code: "sso.issuer-refused" | SsoDomainRefusal | "sso.secret-missing" | "step-up.required";
       message: string;
     };
 
@@ -55,6 +56,27 @@ interface Admin {
   id: string;
   tenantId: string;
 }
+
+export type SsoDomainRefusal = "sso.domain-taken" | "sso.domain-in-use";
+
+/**
+ * Whether the tenant may newly claim this email domain, in the caller's transaction with the domain locked until it
+ * ends (so two tenants claiming one domain at once are answered one after the other): not while another tenant signs
+ * in by it or has a change for it waiting (`sso.domain-taken`), nor while another tenant has people with an email at
+ * it (`sso.domain-in-use`), whose sign-in by email would otherwise be sent to this tenant's provider.
+ */
+async function claimDomain(tx: Tx, tenantId: string, emailDomain: string): Promise<SsoDomainRefusal | null> {
+  await lockEmailDomain(tx, emailDomain);
+  const claim = await domainClaimElsewhere(tx, tenantId, emailDomain);
+  return claim === null ? null : claim === "people" ? "sso.domain-in-use" : "sso.domain-taken";
+}
+
+const DOMAIN_WORDS: Record<SsoDomainRefusal, (domain: string) => string> = {
+  "sso.domain-taken": (domain) =>
+    `Another tenant already signs in people of ${domain}, or has a change for it waiting. Use your own email domain.`,
+  "sso.domain-in-use": (domain) =>
+    `People of another tenant have email addresses at ${domain}, so they would be sent to your provider. Use an email domain only your own people have.`,
+};
 
 /** A change as the two-admin rule holds it: the row to store, and the digest of the row it replaces (or null). */
 export interface SsoProposal {
@@ -105,14 +127,11 @@ export async function saveSsoSettings<Held>(
     if (!(error instanceof IssuerRefused)) throw error;
     return { ok: false, code: "sso.issuer-refused", message: `The issuer cannot be used: ${error.message}.` };
   }
-  if (await domainTakenElsewhere(db, admin.tenantId, input.emailDomain))
-    return {
-      ok: false,
-      code: "sso.domain-taken",
-      message: `Another tenant already signs in people of ${input.emailDomain}. Use your own email domain.`,
-    };
-  return transaction(async (tx) => {
+  return transaction(async (tx): Promise<SsoSettingsResult<Held>> => {
+    const refused = await claimDomain(tx, admin.tenantId, input.emailDomain);
     const stored = await lockSso(tx, admin.tenantId);
+    if (refused && stored?.emailDomain !== input.emailDomain)
+      return { ok: false, code: refused, message: DOMAIN_WORDS[refused](input.emailDomain) };
     if (!input.clientSecret && !stored)
       return { ok: false, code: "sso.secret-missing", message: "Enter the client secret the provider gave you." };
     const stepUp = await consumeStepUpFor(tx, holder, {
@@ -166,15 +185,18 @@ export function ssoAuditDetail(row: SsoSettingsRow) {
 
 /**
  * Applies a held change once a second admin approved it (or its delay passed), in their transaction: only over the
- * settings it was proposed against, else "stale".
+ * settings it was proposed against, else "stale"; and only while no other tenant took its email domain meanwhile,
+ * else why not (the change can never apply).
  */
 export async function applyHeldSso(
   tx: Tx,
   proposal: SsoProposal,
   by: { proposedById: string; changeId: string; approvedById: string },
-): Promise<"applied" | "stale"> {
+): Promise<"applied" | "stale" | SsoDomainRefusal> {
+  const refused = await claimDomain(tx, proposal.change.tenantId, proposal.change.emailDomain);
   const stored = await lockSso(tx, proposal.change.tenantId);
   if (storedDigest(stored) !== proposal.base.stored) return "stale";
+  if (refused && stored?.emailDomain !== proposal.change.emailDomain) return refused;
   await upsertSso(tx, proposal.change);
   await insertSsoAudit(tx, {
     tenantId: proposal.change.tenantId,

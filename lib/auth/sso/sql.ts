@@ -41,11 +41,35 @@ export async function lockSso(tx: Tx, tenantId: string): Promise<SsoSettingsRow 
   return row;
 }
 
-/** Whether another tenant already signs in people of this email domain. */
-export async function domainTakenElsewhere(db: Db, tenantId: string, emailDomain: string): Promise<boolean> {
-  const [row] = await db.$queryRaw<{ taken: boolean }[]>`
-    SELECT EXISTS (SELECT 1 FROM "TenantSso" WHERE "emailDomain" = ${emailDomain} AND "tenantId" <> ${tenantId}) AS "taken"`;
-  return row.taken;
+// Any constant no other advisory lock in the project uses: with the domain's hash, one claim of a domain at a time.
+const DOMAIN_LOCK = 7_100_116;
+
+/** Locks the email domain until the transaction ends: a save or a held change checks and claims it alone. */
+export async function lockEmailDomain(tx: Tx, emailDomain: string): Promise<void> {
+  await tx.$queryRaw`SELECT pg_advisory_xact_lock(${DOMAIN_LOCK}::int, hashtext(${emailDomain})) IS NULL AS "locked"`;
+}
+
+/**
+ * Who else holds this email domain: another tenant signs its people in by it ("settings"), proposed it in a change
+ * still waiting ("held"), or has people whose email is at it ("people"); null when none does.
+ */
+export async function domainClaimElsewhere(
+  db: Db,
+  tenantId: string,
+  emailDomain: string,
+): Promise<"settings" | "held" | "people" | null> {
+  const [row] = await db.$queryRaw<{ claim: "settings" | "held" | "people" | null }[]>`
+    SELECT CASE
+      WHEN EXISTS (SELECT 1 FROM "TenantSso" WHERE "emailDomain" = ${emailDomain} AND "tenantId" <> ${tenantId})
+        THEN 'settings'
+      WHEN EXISTS (SELECT 1 FROM "AdminChange" WHERE "kind" = 'sso' AND "status" = 'pending'
+                   AND "change"->>'emailDomain' = ${emailDomain} AND "tenantId" <> ${tenantId})
+        THEN 'held'
+      WHEN EXISTS (SELECT 1 FROM "User" WHERE lower(split_part("email", '@', 2)) = ${emailDomain}
+                   AND "tenantId" <> ${tenantId})
+        THEN 'people'
+    END AS "claim"`;
+  return row.claim;
 }
 
 export async function upsertSso(tx: Tx, row: SsoSettingsRow): Promise<void> {
