@@ -31,14 +31,22 @@ export interface TaskRow {
   };
 }
 
+/** The tasks a caller may see: the conversation's, of calls of the tools it could call itself. */
+interface TaskScope {
+  tenantId: string;
+  id: string;
+  tools: string[];
+}
+
 /** The conversation's task with this id, or null. */
-export async function findTask(
-  db: Client,
-  conversation: { tenantId: string; id: string },
-  taskId: string,
-): Promise<TaskRow | null> {
+export async function findTask(db: Client, conversation: TaskScope, taskId: string): Promise<TaskRow | null> {
   return db.mcpTask.findFirst({
-    where: { id: taskId, tenantId: conversation.tenantId, conversationId: conversation.id },
+    where: {
+      id: taskId,
+      tenantId: conversation.tenantId,
+      conversationId: conversation.id,
+      toolCall: { toolName: { in: conversation.tools } },
+    },
     select: TASK_SELECT,
   });
 }
@@ -65,7 +73,7 @@ export async function findCallTask(db: Client, conversationId: string, toolCallI
  */
 export async function findTasksPage(
   db: Client,
-  conversation: { tenantId: string; id: string },
+  conversation: TaskScope,
   after: { createdAt: Date; id: string } | null,
   take: number,
 ): Promise<TaskRow[]> {
@@ -73,6 +81,7 @@ export async function findTasksPage(
     where: {
       tenantId: conversation.tenantId,
       conversationId: conversation.id,
+      toolCall: { toolName: { in: conversation.tools } },
       ...(after
         ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }
         : {}),

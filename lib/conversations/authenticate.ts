@@ -2,6 +2,7 @@ import { bearerOf, type AuthenticatedAgent } from "../auth/keys/api-keys";
 import { db } from "../db";
 import type { RateCount } from "../gateway";
 import { isWellFormedId } from "../security/input";
+import { isUpstreamName } from "../upstream/calls/exposure";
 import { toFound, type FoundConversation } from "./lookup";
 import { findKeyAndConversation } from "./sql";
 
@@ -36,14 +37,16 @@ export async function authenticateForConversation(
   if (conversation.id === null) return { agent, found: null };
   const found = toFound(conversation);
   if (options.orderHint) found.hintedOrder = { orderId: options.orderHint, facts: hintedOrder };
-  // A connection holds at most the scopes its grant named: it narrows the conversation's, never widens them.
+  // A connection holds at most the scopes its grant named: it narrows the conversation's, never widens them. An
+  // upstream server's tool has no scope of its own and may write anywhere, so a connection granted less than the
+  // conversation holds (a read-only one, say) is not offered those tools at all.
   if (bearer.connection) {
     const granted = bearer.connection.scopes;
-    agent.connection = {
-      ...bearer.connection,
-      withheld: found.conversation.scopes.filter((scope) => !granted.includes(scope)),
-    };
+    const withheld = found.conversation.scopes.filter((scope) => !granted.includes(scope));
+    agent.connection = { ...bearer.connection, withheld };
     found.conversation.scopes = found.conversation.scopes.filter((scope) => granted.includes(scope));
+    if (withheld.length > 0)
+      found.conversation.tools = found.conversation.tools.filter((name) => !isUpstreamName(name));
   }
   return { agent, found, ...(rateCounted ? { rateCounted } : {}) };
 }

@@ -16,6 +16,8 @@ import { db, transaction } from "../../../db";
 import { type ConversationFacts, lockConversation, withdrawApproval } from "../../../gateway";
 import { modelProjection, outcomeAsRead, type Outcome } from "../../../outcome";
 import { newId } from "../../../ids";
+import { findTool } from "../../../tools/registry";
+import { isUpstreamName } from "../../../upstream/calls/exposure";
 import { isWellFormedId } from "../../../security/input";
 import { onDrain, shuttingDown } from "../../../instance/shutdown";
 import { MAX_WAIT_SECONDS, waitForAgentToolCall } from "../../tool-calls";
@@ -97,10 +99,22 @@ function taskOf(row: TaskRow): Task {
   };
 }
 
-/** One task of the bound conversation, or null. */
+/**
+ * Whose tasks the binding sees: the conversation's, of the tools it could call itself, so a connection granted less
+ * (a read-only one) neither reads nor cancels the refund another key or connection of the agent proposed.
+ */
+function taskScope(bound: TaskBinding) {
+  const callable = bound.conversation.tools.filter((name) => {
+    const tool = findTool(name);
+    return tool ? bound.conversation.scopes.includes(tool.scope) : isUpstreamName(name);
+  });
+  return { tenantId: bound.agent.tenantId, id: bound.conversation.id, tools: callable };
+}
+
+/** One task of the bound conversation that the binding may see, or null. */
 export async function readTask(bound: TaskBinding, taskId: string): Promise<TaskRow | null> {
   if (!isWellFormedId(taskId)) return null;
-  return findTask(db, { tenantId: bound.agent.tenantId, id: bound.conversation.id }, taskId);
+  return findTask(db, taskScope(bound), taskId);
 }
 
 /** The call's task, stored before it is answered: one per call, so a replayed call gets its task again. */
@@ -222,12 +236,7 @@ export function registerTaskHandlers(server: Server, bound: TaskBinding, toolRes
   server.setRequestHandler(ListTasksRequestSchema, async (request) => {
     const cursor = request.params?.cursor;
     const after = cursor === undefined ? null : decodeCursor(cursor);
-    const rows = await findTasksPage(
-      db,
-      { tenantId: bound.agent.tenantId, id: bound.conversation.id },
-      after,
-      LIST_PAGE + 1,
-    );
+    const rows = await findTasksPage(db, taskScope(bound), after, LIST_PAGE + 1);
     const page = rows.slice(0, LIST_PAGE);
     return {
       tasks: page.map(taskOf),
