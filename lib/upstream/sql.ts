@@ -189,32 +189,40 @@ export async function findUpstreamCall(db: Db, toolCallId: string): Promise<Forw
 }
 
 /** Moves the call from one status to the next; false when it was no longer in `from` (someone else moved it). */
-export async function moveUpstreamCall(
-  db: Db,
-  toolCallId: string,
-  from: CallStatus,
-  to: CallStatus,
-  extra: { resultDigest?: string; resolvedById?: string; tenantId?: string } = {},
-): Promise<boolean> {
+export async function moveUpstreamCall(db: Db, toolCallId: string, from: CallStatus, to: CallStatus): Promise<boolean> {
   const changed = await db.$executeRaw`
-    UPDATE "UpstreamCall" SET "status" = ${to},
-      "sentAt" = CASE WHEN ${to} = 'sending' THEN now() ELSE "sentAt" END,
-      "answeredAt" = CASE WHEN ${to} = 'answered' THEN now() ELSE "answeredAt" END,
-      "resultDigest" = COALESCE(${extra.resultDigest ?? null}::text, "resultDigest"),
-      "resolvedById" = COALESCE(${extra.resolvedById ?? null}::text, "resolvedById"),
-      "resolvedAt" = CASE WHEN ${to} = 'resolved' THEN now() ELSE "resolvedAt" END
-    WHERE "toolCallId" = ${toolCallId} AND "status" = ${from} AND (${extra.tenantId ?? null}::text IS NULL OR "tenantId" = ${extra.tenantId ?? null}::text)`;
+    UPDATE "UpstreamCall" SET "status" = ${to}, "sentAt" = CASE WHEN ${to} = 'sending' THEN now() ELSE "sentAt" END
+    WHERE "toolCallId" = ${toolCallId} AND "status" = ${from}`;
   return changed === 1;
 }
 
+/**
+ * A call whose answer was lost: `unknown`, or still `sending` though sent before `lostBefore` (the process that sent
+ * it died, or could not record the answer).
+ */
+const lost = (lostBefore: Date) =>
+  Prisma.sql`("status" = 'unknown' OR ("status" = 'sending' AND "sentAt" < ${lostBefore}))`;
+
 /** The tenant's calls whose answer was lost, for a person to resolve, oldest first. */
-export async function findUnknownCalls(
+export async function findLostCalls(
   db: Db,
   tenantId: string,
+  lostBefore: Date,
 ): Promise<{ toolCallId: string; toolName: string; sentAt: Date | null; idempotencyKey: string }[]> {
   return db.$queryRaw`
     SELECT "toolCallId", "toolName", "sentAt", "idempotencyKey" FROM "UpstreamCall"
-    WHERE "tenantId" = ${tenantId} AND "status" = 'unknown' ORDER BY "createdAt" LIMIT 100`;
+    WHERE "tenantId" = ${tenantId} AND ${lost(lostBefore)} ORDER BY "createdAt" LIMIT 100`;
+}
+
+/** A person's word on a lost call of their tenant; false when it is not (or no longer) lost. */
+export async function resolveLostCall(
+  db: Db,
+  call: { toolCallId: string; tenantId: string; resolvedById: string; lostBefore: Date },
+): Promise<boolean> {
+  const changed = await db.$executeRaw`
+    UPDATE "UpstreamCall" SET "status" = 'resolved', "resolvedById" = ${call.resolvedById}, "resolvedAt" = now()
+    WHERE "toolCallId" = ${call.toolCallId} AND "tenantId" = ${call.tenantId} AND ${lost(call.lostBefore)}`;
+  return changed === 1;
 }
 
 /** The tenant's servers as the admin page lists them: never the secret, only whether there is one. */

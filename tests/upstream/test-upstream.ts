@@ -2,10 +2,11 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 
 // A small MCP server of the test's own, over Streamable HTTP behind a bearer secret: its description can change
-// after review (a rug pull) and it can cut the connection in the middle of a call, after receiving it.
+// after review (a rug pull), it can cut the connection in the middle of a call, after receiving it, and it can list
+// tools and answer calls as a hostile server would.
 
 export interface TestUpstream {
   url: string;
@@ -16,6 +17,10 @@ export interface TestUpstream {
     /** Never answer a call from now on, after recording it (the connection stays open). */
     hang: boolean;
     received: { name: string; arguments: unknown; meta: Record<string, unknown> | undefined }[];
+    /** Listed after its own two tools. */
+    tools: Tool[];
+    /** What every call is answered with from now on, after recording it, instead of the ticket's number. */
+    answer: Record<string, unknown> | null;
   };
   close(): Promise<void>;
 }
@@ -32,6 +37,8 @@ export async function startTestUpstream(secret: string): Promise<TestUpstream> {
     drop: false,
     hang: false,
     received: [],
+    tools: [],
+    answer: null,
   };
   const server = http.createServer(async (request, response) => {
     if (request.headers.authorization !== `Bearer ${secret}`) return void response.writeHead(401).end();
@@ -57,6 +64,7 @@ export async function startTestUpstream(secret: string): Promise<TestUpstream> {
           inputSchema: { type: "object", properties: {} },
           annotations: { readOnlyHint: true },
         },
+        ...state.tools,
       ],
     }));
     mcp.setRequestHandler(CallToolRequestSchema, async (call) => {
@@ -66,7 +74,7 @@ export async function startTestUpstream(secret: string): Promise<TestUpstream> {
         response.socket?.destroy();
         return new Promise<never>(() => undefined);
       }
-      return { content: [{ type: "text", text: `ticket ${state.received.length}` }] };
+      return state.answer ?? { content: [{ type: "text", text: `ticket ${state.received.length}` }] };
     });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await mcp.connect(transport);

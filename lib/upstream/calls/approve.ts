@@ -2,7 +2,6 @@ import { canonicalJson, sha256Hex } from "../../canonical";
 import type { Tx } from "../../db";
 import type { TenantPolicy } from "../../gateway";
 import type { AgentPermissions } from "../../tools/scopes";
-import { logError } from "../../observe/log";
 import { outcome, type Outcome } from "../../outcome";
 import { splitName } from "../servers/definition";
 import { forwardCall } from "./forward";
@@ -88,12 +87,5 @@ export async function approveUpstream(
   return { ok: true, outcome: outcome("upstream.outcome-unknown"), args, definitionHash: call.definitionHash };
 }
 
-/** After the approval committed: the one send. A failure before the answer leaves the call's outcome unknown. */
-export async function sendApproved(toolCallId: string): Promise<Outcome> {
-  try {
-    return await forwardCall(toolCallId);
-  } catch (error) {
-    logError("upstream.forward-failed", error, { callId: toolCallId });
-    return outcome("upstream.outcome-unknown");
-  }
-}
+/** After the approval committed: the one send. A failure before the answer is recorded leaves the outcome unknown. */
+export const sendApproved = (toolCallId: string): Promise<Outcome> => forwardCall(toolCallId);

@@ -7,6 +7,7 @@ import { logError } from "../../observe/log";
 import { outcome, type Outcome } from "../../outcome";
 import { dropUpstreamClient, upstreamClient } from "../servers/client";
 import { splitName } from "../servers/definition";
+import { MAX_STORED_DEPTH, storable } from "./storable";
 import {
   findServerById,
   findUpstreamCall,
@@ -35,9 +36,23 @@ export interface Sending {
 
 /**
  * Sends the committed call `toolCallId` (status `sending`) once and records what came back; `known` is the call as
- * the process that just committed it has it (otherwise it is read).
+ * the process that just committed it has it (otherwise it is read). Never throws: once the call is committed, any
+ * failure to send it or to record its answer leaves it `upstream.outcome-unknown` (moved to `unknown` if it can be,
+ * otherwise the desk lists it once it has been `sending` for `LOST_AFTER_TIMEOUT_MS` past its timeout).
  */
 export async function forwardCall(toolCallId: string, known?: Sending): Promise<Outcome> {
+  try {
+    return await forwardOnce(toolCallId, known);
+  } catch (error) {
+    logError("upstream.forward-failed", error, { callId: toolCallId });
+    await moveUpstreamCall(db, toolCallId, "sending", "unknown").catch((moveError) =>
+      logError("upstream.record-failed", moveError, { callId: toolCallId }),
+    );
+    return outcome("upstream.outcome-unknown");
+  }
+}
+
+async function forwardOnce(toolCallId: string, known?: Sending): Promise<Outcome> {
   const startedAt = performance.now();
   const { call, server } = known ?? (await readSending(toolCallId));
   const target = splitName(call.toolName);
@@ -92,12 +107,23 @@ function answered(error: unknown): boolean {
   );
 }
 
-/** The answer as the agent receives it (content, structured content, isError) within `MAX_RESULT_BYTES`. */
+/**
+ * The answer as the agent receives it (content, structured content, isError) within `MAX_RESULT_BYTES`, in text
+ * PostgreSQL stores (see `storable`).
+ */
 export function bounded(answer: Record<string, unknown>): { result: unknown; digest: string; excerpt: string } {
-  const whole = {
+  const whole = storable({
     content: answer.content ?? [],
     ...(answer.structuredContent === undefined ? {} : { structuredContent: answer.structuredContent }),
     isError: answer.isError === true,
+  }) ?? {
+    content: [
+      {
+        type: "text",
+        text: `the upstream's answer was nested more than ${MAX_STORED_DEPTH} levels deep, deeper than toolgate passes on`,
+      },
+    ],
+    isError: true,
   };
   const text = canonicalJson(whole);
   const digest = `sha256:${sha256Hex(text)}`;

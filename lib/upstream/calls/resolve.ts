@@ -1,7 +1,8 @@
 import { db, transaction } from "../../db";
+import { env } from "../../env";
 import { recordLaterOutcome } from "../../gateway";
 import { outcome, type Outcome } from "../../outcome";
-import { findUnknownCalls, moveUpstreamCall } from "../sql";
+import { findLostCalls, resolveLostCall } from "../sql";
 
 export interface Resolver {
   userId: string;
@@ -10,8 +11,16 @@ export interface Resolver {
 }
 
 /**
+ * How long past `UPSTREAM_TIMEOUT_MS` a call may stay `sending` before its answer counts as lost: by then the process
+ * that sent it has recorded the answer or moved it to `unknown`, unless it died or could not write.
+ */
+export const LOST_AFTER_TIMEOUT_MS = 60_000;
+
+const lostBefore = () => new Date(Date.now() - env().UPSTREAM_TIMEOUT_MS - LOST_AFTER_TIMEOUT_MS);
+
+/**
  * A supervisor, having checked the upstream system, says whether a call whose answer was lost happened (`done`) or
- * not. Only a call still `unknown` of the supervisor's own tenant can be resolved, once; nothing is sent again.
+ * not. Only a lost call of the supervisor's own tenant can be resolved, once; nothing is sent again.
  */
 export async function resolveUnknownCall(
   resolver: Resolver,
@@ -28,13 +37,8 @@ export async function resolveUnknownCall(
         reason: "A supervisor checked the upstream system: the call was not carried out. It may be proposed again.",
       });
   const moved = await transaction(async (tx) => {
-    if (
-      !(await moveUpstreamCall(tx, toolCallId, "unknown", "resolved", {
-        resolvedById: resolver.userId,
-        tenantId: resolver.tenantId,
-      }))
-    )
-      return false;
+    const call = { toolCallId, tenantId: resolver.tenantId, resolvedById: resolver.userId, lostBefore: lostBefore() };
+    if (!(await resolveLostCall(tx, call))) return false;
     await recordLaterOutcome(tx, {
       callId: toolCallId,
       approvalId: null,
@@ -50,5 +54,5 @@ export async function resolveUnknownCall(
 
 /** The tenant's calls whose answer was lost, for the desk: oldest first. */
 export function unknownCalls(tenantId: string) {
-  return findUnknownCalls(db, tenantId);
+  return findLostCalls(db, tenantId, lostBefore());
 }
