@@ -56,7 +56,7 @@ export function typedArguments(
 ): Record<string, CedarValueJson> {
   const typed: Record<string, CedarValueJson> = {};
   for (const [name, { type }] of typedProperties(inputSchema)) {
-    const value = args[name];
+    const value = Object.hasOwn(args, name) ? args[name] : undefined;
     if (type === "String" && typeof value === "string") typed[name] = value;
     if (type === "Long" && Number.isSafeInteger(value)) typed[name] = value as number;
     if (type === "Boolean" && typeof value === "boolean") typed[name] = value;

@@ -23,6 +23,24 @@ describe("the upstream card's words", () => {
     expect(long[0]).toMatchObject({ numbered: true, lines: ["x".repeat(200)] });
   });
 
+  it("reads only the schema's and the arguments' own keys, whatever names an upstream's schema uses", () => {
+    const schema = { properties: { title: { type: "string" }, constructor: { description: "Optional override" } } };
+    expect(argumentRows({ input_schema: schema, arguments: { title: "x" } })).toEqual([
+      { key: "title", label: "title", description: null, lines: ["x"], numbered: false },
+    ]);
+    expect(
+      argumentRows({ input_schema: schema, arguments: { constructor: "c", toString: "t", title: "x" } }).map((row) => [
+        row.key,
+        row.description,
+        row.lines,
+      ]),
+    ).toEqual([
+      ["title", null, ["x"]],
+      ["constructor", "Optional override", ["c"]],
+      ["toString", null, ["t"]],
+    ]);
+  });
+
   it("shows server-filesystem's edit_file edits as line diffs", () => {
     const diffs = editDiffs({
       path: "/tmp/a.txt",

@@ -26,14 +26,15 @@ export function argumentRows(preview: Pick<UpstreamPreview, "input_schema" | "ar
     string,
     { title?: unknown; description?: unknown }
   >;
+  // Own properties only: an upstream's schema may name `constructor` or `toString`, which every object inherits.
   const keys = [
-    ...Object.keys(properties).filter((key) => key in preview.arguments),
+    ...Object.keys(properties).filter((key) => Object.hasOwn(preview.arguments, key)),
     ...Object.keys(preview.arguments)
-      .filter((key) => !(key in properties))
+      .filter((key) => !Object.hasOwn(properties, key))
       .sort(),
   ];
   return keys.map((key) => {
-    const schema = properties[key] ?? {};
+    const schema = (Object.hasOwn(properties, key) ? properties[key] : null) ?? {};
     const text = textOf(preview.arguments[key]);
     const lines = text.split("\n");
     return {

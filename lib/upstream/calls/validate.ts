@@ -6,8 +6,9 @@ import type { Issue } from "../../outcome";
 // (docs/decisions/026-upstream-servers-behind-the-gateway.md): draft 2020-12 when the schema says so (the MCP default since
 // 2025-11-25), draft-07 otherwise. A schema the validator cannot compile refuses every call: nothing unchecked is sent.
 
-const draft7 = new Ajv({ strict: false, allErrors: true, validateFormats: false });
-const draft2020 = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+// Own properties only: a schema may name `constructor` or `toString`, which every arguments object inherits.
+const draft7 = new Ajv({ strict: false, allErrors: true, validateFormats: false, ownProperties: true });
+const draft2020 = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, ownProperties: true });
 
 const compiled = new Map<string, ValidateFunction | null>();
 const MAX_ISSUES = 20;

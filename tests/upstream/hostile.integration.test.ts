@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cardFacts } from "@/lib/approvals/desk/cards";
+import { pendingQueue } from "@/lib/approvals/desk/queue";
+import { db } from "@/lib/db";
+import { argumentRows } from "@/lib/upstream/calls/card";
+import { isUpstreamPreview } from "@/lib/upstream/calls/preview";
+import { closeUpstreams } from "@/lib/upstream/servers/client";
+import { addRemoteServer } from "@/lib/upstream/servers/servers";
+import { findServer } from "@/lib/upstream/sql";
+import { conversationFor, newCallKey, propose } from "../support/api";
+import { createWorld, type World } from "../support/world";
+import { adminOf, reviewAll } from "./support";
+import { startTestUpstream, type TestUpstream } from "./test-upstream";
+
+// Held calls of a server whose tools are named and described to break what reads them: the desk, the mail.
+
+let world: World;
+let upstream: TestUpstream;
+const SECRET = "hostile-bearer-secret";
+const TOOLS = ["tickets__create_ticket", "tickets__configure"];
+
+beforeAll(async () => {
+  process.env.OUTBOUND_ALLOWED_HOSTS = "127.0.0.1";
+  world = await createWorld();
+  upstream = await startTestUpstream(SECRET);
+  upstream.state.tools.push({
+    name: "configure",
+    description: "Sets a configuration key.",
+    inputSchema: {
+      type: "object",
+      properties: { key: { type: "string" }, constructor: { type: "string", description: "Optional override." } },
+      required: ["key"],
+    },
+  });
+  const added = await addRemoteServer(adminOf(world), {
+    name: "tickets",
+    url: upstream.url,
+    header_name: "Authorization",
+    secret: SECRET,
+  });
+  expect(added.ok).toBe(true);
+  await reviewAll(world, (await findServer(db, world.tenantId, "tickets"))!, {
+    create_ticket: "hold",
+    configure: "hold",
+  });
+});
+
+afterAll(async () => {
+  await closeUpstreams();
+  await upstream.close();
+});
+
+const hold = async (name: string, args: Record<string, unknown>) => {
+  const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana, tools: TOOLS });
+  const held = await propose(world.keys.agent, conversation, { name, arguments: args }, newCallKey());
+  expect(held.json.code).toBe("approval.required");
+  return { conversation, held };
+};
+
+describe("the approvals desk", () => {
+  it("shows a held call whose schema names an optional `constructor`, with or without it", async () => {
+    const without = await hold("tickets__configure", { key: "mode" });
+    const withIt = await hold("tickets__configure", { key: "mode", constructor: "theirs" });
+    const items = await pendingQueue(world.tenantId);
+    await cardFacts(world.tenantId, items);
+    const rows = (approvalId: string) => {
+      const preview = items.find((item) => item.id === approvalId)?.preview;
+      if (!isUpstreamPreview(preview)) throw new Error(`no upstream card for ${approvalId}`);
+      return argumentRows(preview).map((row) => [row.key, row.lines]);
+    };
+    expect(rows(without.held.json.approval!.id)).toEqual([["key", ["mode"]]]);
+    expect(rows(withIt.held.json.approval!.id)).toEqual([
+      ["key", ["mode"]],
+      ["constructor", ["theirs"]],
+    ]);
+  });
+});
