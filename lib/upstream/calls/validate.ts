@@ -1,14 +1,41 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { RE2JS } from "re2js";
 import type { Issue } from "../../outcome";
 
 // Arguments are checked against the reviewed definition's input schema with a real JSON Schema validator
 // (docs/decisions/026-upstream-servers-behind-the-gateway.md): draft 2020-12 when the schema says so (the MCP default since
 // 2025-11-25), draft-07 otherwise. A schema the validator cannot compile refuses every call: nothing unchecked is sent.
 
+/** JavaScript's `\uXXXX` and `\u{X}` as RE2 spells them; an escaped backslash is kept as it is. */
+const re2Syntax = (pattern: string) =>
+  pattern.replace(/\\(\\|u\{([0-9a-fA-F]+)\}|u([0-9a-fA-F]{4}))/g, (escape, _, braced?: string, four?: string) =>
+    braced || four ? `\\x{${braced ?? four}}` : escape,
+  );
+
+/**
+ * An upstream's `pattern` runs on RE2, in time linear in the text: `^(a+)+$` cannot stall the event loop. A pattern
+ * RE2 does not know (lookaround, backreferences) makes the schema one that cannot be compiled.
+ */
+const linearRegExp = Object.assign(
+  (pattern: string) => {
+    const compiled = RE2JS.compile(re2Syntax(pattern));
+    // ajv keeps one compiled pattern per `toString()`, as it does a RegExp's.
+    return { test: (text: string) => compiled.test(text), toString: () => `/${pattern}/` };
+  },
+  { code: "linearRegExp" },
+);
+
 // Own properties only: a schema may name `constructor` or `toString`, which every arguments object inherits.
-const draft7 = new Ajv({ strict: false, allErrors: true, validateFormats: false, ownProperties: true });
-const draft2020 = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, ownProperties: true });
+const options = {
+  strict: false,
+  allErrors: true,
+  validateFormats: false,
+  ownProperties: true,
+  code: { regExp: linearRegExp },
+} as const;
+const draft7 = new Ajv(options);
+const draft2020 = new Ajv2020(options);
 
 const compiled = new Map<string, ValidateFunction | null>();
 const MAX_ISSUES = 20;
