@@ -23,6 +23,7 @@ import {
   recordCall,
   type TenantPolicy,
   UNKNOWN_TOOL,
+  withdrawApproval,
 } from "../gateway";
 import { claimsReadOnly, namespaced, SEPARATOR, splitName, type PinnedDefinition } from "./servers/definition";
 import { forwardCall, type Sending } from "./calls/forward";
@@ -222,6 +223,9 @@ async function hold(
   if (open && same && open.expiresAt > new Date())
     return { outcome: pendingOutcome(open.id, open.expiresAt, open.preview), approvalId: open.id };
   if (open && open.expiresAt <= new Date()) await expireApproval(tx, open.id);
+  // One held under a definition since re-reviewed can never be approved: the agent's proposal under the reviewed one
+  // takes its place, and the calls waiting on it read approval.withdrawn.
+  else if (open) await withdrawApproval(tx, open.id, 0);
   const reason =
     ruleHolds(call.rules)?.join(" ") ??
     (claimsReadOnly(call.definition)

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { approveRequest } from "@/lib/approvals/decision/approve";
 import { cardFacts } from "@/lib/approvals/desk/cards";
 import { pendingQueue } from "@/lib/approvals/desk/queue";
 import { db } from "@/lib/db";
@@ -8,11 +9,13 @@ import { closeUpstreams } from "@/lib/upstream/servers/client";
 import { addRemoteServer } from "@/lib/upstream/servers/servers";
 import { findServer } from "@/lib/upstream/sql";
 import { conversationFor, newCallKey, propose } from "../support/api";
+import { supervisorOf } from "../support/calls";
 import { createWorld, type World } from "../support/world";
 import { adminOf, reviewAll } from "./support";
 import { startTestUpstream, type TestUpstream } from "./test-upstream";
 
-// Held calls of a server whose tools are named and described to break what reads them: the desk, the mail.
+// Held calls of a server whose tools are named and described to break what reads them (the desk, the mail), and
+// held calls that outlive their tool's definition.
 
 let world: World;
 let upstream: TestUpstream;
@@ -72,6 +75,41 @@ describe("the approvals desk", () => {
     expect(rows(withIt.held.json.approval!.id)).toEqual([
       ["key", ["mode"]],
       ["constructor", ["theirs"]],
+    ]);
+  });
+});
+
+describe("a held call proposed again after its tool was re-reviewed", () => {
+  it("withdraws the request held under the old definition and holds the call anew under the reviewed one", async () => {
+    const args = { title: "Held across a re-review" };
+    const first = await hold("tickets__create_ticket", args);
+    upstream.state.description = "Creates a ticket in the team's tracker (v2).";
+    await reviewAll(world, (await findServer(db, world.tenantId, "tickets"))!, { create_ticket: "hold" });
+
+    const again = await propose(
+      world.keys.agent,
+      first.conversation,
+      { name: "tickets__create_ticket", arguments: args },
+      newCallKey(),
+    );
+    expect(again.json).toMatchObject({ code: "approval.required", model: { status: "needs_approval" } });
+    expect(again.json.approval!.id).not.toBe(first.held.json.approval!.id);
+    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: first.held.json.approval!.id } })).toMatchObject({
+      status: "withdrawn",
+      resultCode: "approval.withdrawn",
+    });
+    expect((await db.toolCall.findUniqueOrThrow({ where: { id: first.held.json.id } })).code).toBe(
+      "approval.withdrawn",
+    );
+    const pending = await db.approvalRequest.findMany({
+      where: { conversationId: first.conversation, toolName: "tickets__create_ticket", status: "pending" },
+    });
+    expect(pending.map((request) => request.id)).toEqual([again.json.approval!.id]);
+
+    const approved = await approveRequest(supervisorOf(world), again.json.approval!.id);
+    expect(approved).toMatchObject({ ok: true, outcome: { code: "upstream.called" } });
+    expect(upstream.state.received.filter((call) => call.name === "create_ticket")).toEqual([
+      expect.objectContaining({ arguments: args }),
     ]);
   });
 });
