@@ -196,6 +196,30 @@ describe("a private_key_jwt client's key set at the token endpoint", () => {
     expect(served.asked).toEqual([jwksUri, jwksUri, jwksUri]);
   });
 
+  it("a stranger naming keys the kept set lacks fetches from a budget of its own: the client's keys still work", async () => {
+    await freshWindow();
+    const jwksUri = `https://keys-${crypto.randomUUID()}.example/jwks.json`;
+    const first = await keyPair("k1");
+    const clientId = await client(jwksUri, first.keySet);
+    expect(await tokenRequest(clientId, assertion(clientId, first.privateKey, "k1"))).toEqual(AUTHENTICATED);
+    // The client publishes its next key beside the first, as a rotation does before signing with it.
+    const next = await keyPair("k2");
+    const both = { keys: [...JSON.parse(first.keySet).keys, ...JSON.parse(next.keySet).keys] };
+    served.byUrl.set(jwksUri, { body: JSON.stringify(both) });
+    served.asked = [];
+    // Anyone can post assertions naming made-up keys, signed by any key, before a signature is checked.
+    for (let index = 0; index < 10; index++)
+      expect(await tokenRequest(clientId, assertion(clientId, otherKey, `made-up-${index}`))).toMatchObject({
+        status: 401,
+      });
+    expect(served.asked).toHaveLength(KEY_SET_FETCH_LIMITS.unknownKey);
+    // Its fetches took in the published key, and its burst used none of the client's own fetches.
+    expect(await tokenRequest(clientId, assertion(clientId, next.privateKey, "k2"))).toEqual(AUTHENTICATED);
+    await db.$executeRaw`UPDATE "OAuthClient" SET "jwksCacheUntil" = now() - interval '1 second' WHERE "id" = ${clientId}`;
+    expect(await tokenRequest(clientId, assertion(clientId, first.privateKey, "k1"))).toEqual(AUTHENTICATED);
+    expect(served.asked).toHaveLength(KEY_SET_FETCH_LIMITS.unknownKey + 1);
+  });
+
   it("says one sentence whatever the fetch met (internal address, loopback name, no such name, 404, not a key set); the log says which", async () => {
     const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
     const notKeys = `https://keys-${crypto.randomUUID()}.example/jwks.json`;
@@ -232,9 +256,9 @@ describe("a private_key_jwt client's key set at the token endpoint", () => {
   it("limits key set fetches a minute per client and per host, and then fetches nothing, telling the client to wait", async () => {
     vi.spyOn(console, "error").mockImplementation(() => undefined);
     await freshWindow();
-    // A key set that never verifies (its kid is never there), so every request would fetch again.
+    // A key set that is never one (so never kept): every request would fetch again.
     const oneHost = `keys-${crypto.randomUUID()}.example`;
-    const { keySet } = await keyPair("served");
+    const keySet = JSON.stringify({ keys: "none" });
     const clientId = await client(`https://${oneHost}/a.json`, keySet);
     for (let index = 0; index < KEY_SET_FETCH_LIMITS.perClient; index++)
       expect(await tokenRequest(clientId, assertion(clientId, signingKey, `k${index}`))).toMatchObject({

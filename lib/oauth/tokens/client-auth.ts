@@ -41,7 +41,7 @@ export const JWKS_LIMITS = { maxBytes: 64 * 1024, timeoutMs: 5000 } as const;
  * up the other's). Anyone may post to the token endpoint, so without a limit it would make this server fetch a
  * client's jwks_uri as often as asked.
  */
-export const KEY_SET_FETCH_LIMITS = { perClient: 5, perHost: 30 } as const;
+export const KEY_SET_FETCH_LIMITS = { perClient: 5, perHost: 30, unknownKey: 2 } as const;
 /** What the caller is told when the key set could not be had or did not verify: the detail is for the log only. */
 const UNVERIFIED_ASSERTION =
   "client_assertion refused: the client's key set could not be fetched from its jwks_uri or holds no key that verifies this assertion";
@@ -166,6 +166,9 @@ async function checkAssertion(
 /**
  * The client's key set: the one kept from its last fetch while it is fresh and holds the key the assertion names
  * (`kid`); else fetched once (a stale set, or a rotated key), counted per client and per host before it is made.
+ * Anyone can send an assertion naming a key the kept set lacks, before any signature is checked, so those fetches
+ * count in a small bucket of their own and never use up the client's: a stranger's burst cannot stop a stale set
+ * from being fetched, and each of its fetches takes in whatever key the client has published since.
  */
 async function clientKeys(
   clientId: string,
@@ -174,18 +177,13 @@ async function clientKeys(
   fetcher: DocumentFetcher,
 ): Promise<{ ok: true; keySet: JSONWebKeySet } | Refusal> {
   const kept = KeySetSchema.safeParse(credentials.jwks);
-  if (
-    kept.success &&
-    credentials.jwksCacheUntil &&
-    Date.now() < credentials.jwksCacheUntil.getTime() &&
-    (kid === undefined || kept.data.keys.some((key) => key.kid === kid))
-  )
+  const fresh =
+    kept.success && credentials.jwksCacheUntil !== null && Date.now() < credentials.jwksCacheUntil.getTime();
+  if (fresh && (kid === undefined || kept.data.keys.some((key) => key.kid === kid)))
     return { ok: true, keySet: kept.data as JSONWebKeySet };
   const jwksUri = new URL(credentials.jwksUri!);
-  const counted = await countKeySetFetch(db, { clientId, host: jwksUri.hostname });
-  const over = counted.find(
-    (row) => row.count > (row.key.startsWith("k:c:") ? KEY_SET_FETCH_LIMITS.perClient : KEY_SET_FETCH_LIMITS.perHost),
-  );
+  const counted = await countKeySetFetch(db, { clientId, host: jwksUri.hostname, unknownKey: fresh });
+  const over = counted.find((row) => row.count > KEY_SET_FETCH_LIMITS[bucketOf(row.key)]);
   if (over) {
     logInfo("oauth.client-keys-fetch-limited", { clientId, bucket: over.key });
     return refused(
@@ -206,6 +204,9 @@ async function clientKeys(
   });
   return { ok: true, keySet: fetched.keySet };
 }
+
+const bucketOf = (key: string) =>
+  key.startsWith("k:c:") ? "perClient" : key.startsWith("k:u:") ? "unknownKey" : "perHost";
 
 /** The key set a `jwks_uri` answered, or why it is none (for the log only: it can say what a scan wants). */
 function readKeySet(

@@ -112,13 +112,15 @@ export async function insertRefreshToken(tx: Tx, token: { hash: string; grantId:
 }
 
 /**
- * Counts one fetch of a client's key set (its `jwks_uri`) in this minute's buckets of the client ("k:c:" and its id)
- * and of the host it goes to ("k:h:" and the host name): a bucket of key sets' own, so metadata document fetches a
- * stranger can cause (their "m:h:" bucket) never use up the fetches that authenticate clients.
+ * Counts one fetch of a client's key set (its `jwks_uri`) in this minute's buckets of the client ("k:c:" and its id,
+ * or "k:u:" for a fetch of a key the kept set lacks, which anyone can cause) and of the host it goes to ("k:h:" and
+ * the host name): a bucket of key sets' own, so metadata document fetches a stranger can cause (their "m:h:" bucket)
+ * never use up the fetches that authenticate clients.
  */
 export async function countKeySetFetch(
   db: Db,
-  fetch: { clientId: string; host: string },
+  fetch: { clientId: string; host: string; unknownKey: boolean },
 ): Promise<{ key: string; count: number; retryAfter: number }[]> {
-  return db.$queryRaw(countCall(Prisma.sql`ARRAY[${`k:c:${fetch.clientId}`}::text, ${`k:h:${fetch.host}`}::text]`));
+  const client = `${fetch.unknownKey ? "k:u:" : "k:c:"}${fetch.clientId}`;
+  return db.$queryRaw(countCall(Prisma.sql`ARRAY[${client}::text, ${`k:h:${fetch.host}`}::text]`));
 }
