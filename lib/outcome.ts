@@ -219,9 +219,14 @@ function projectKind(o: Outcome): ModelProjection {
       }
       if (o.stage === "idempotency") return { status: "invalid_request", message: CLIENT_FAULTS[o.code] };
       if (o.code === "rate.limited") return { status: "unavailable" };
+      if (o.code === "tool.unknown" || o.code === "tool.not-available")
+        return { status: "not_allowed", message: NO_SUCH_TOOL };
       return { status: "not_allowed" };
   }
 }
+
+const NO_SUCH_TOOL =
+  "No tool of that name is offered in this conversation. Call only the tools listed for it, by their exact names.";
 
 /** The arguments to change, in words: each path with what it must be (never the value sent). */
 const argumentsToFix = (issues: Issue[]) =>

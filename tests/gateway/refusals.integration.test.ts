@@ -107,10 +107,16 @@ describe("parse", () => {
 
 describe("allowlist and scope", () => {
   it("tool.unknown: names are exact and case-sensitive; prototype names are not tools", async () => {
-    await refused(
+    const misspelled = await refused(
       { name: "Get_Order", arguments: { order_id: world.orders.o1001 } },
       rejected("allowlist", "tool.unknown"),
     );
+    // The model is told to call the conversation's tools by their exact names; the name it sent is not echoed.
+    expect(misspelled.model).toEqual({
+      status: "not_allowed",
+      message:
+        "No tool of that name is offered in this conversation. Call only the tools listed for it, by their exact names.",
+    });
     await refused({ name: "constructor", arguments: {} }, rejected("allowlist", "tool.unknown"));
   });
   it("tool.not-available: a registered tool this conversation does not expose", async () => {
@@ -182,7 +188,7 @@ describe("schema and semantic", () => {
       refund(world.orders.o1004, 1000, { currency: "usd" }),
       rejected("semantic", "currency.invalid"),
     );
-    expect(body.model.message).toBe(toFix("currency: has an invalid format"));
+    expect(body.model.message).toBe(toFix("currency: must match the pattern ^[A-Z]{3}$"));
   });
   it("reason.invalid: not one of the reasons", async () => {
     const body = await refused(

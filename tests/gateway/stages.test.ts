@@ -42,8 +42,8 @@ describe("the SPEC outcome table and the model projection", () => {
       paths: [],
       message: expect.stringContaining('exactly two keys: "name"'),
     },
-    "tool.unknown": { status: "not_allowed" },
-    "tool.not-available": { status: "not_allowed" },
+    "tool.unknown": { status: "not_allowed", message: expect.stringContaining("No tool of that name") },
+    "tool.not-available": { status: "not_allowed", message: expect.stringContaining("No tool of that name") },
     "scope.missing": { status: "not_allowed" },
     "schema.invalid": { status: "invalid_arguments", paths: [] },
     "amount.invalid": { status: "invalid_arguments", paths: [] },
@@ -196,15 +196,19 @@ describe("schema: normalization, host-owned fields, strict types, and what the e
       return result.ok ? [] : result.outcome.issues;
     };
     expect(problems({ ...valid, amount_cents: "100" })).toEqual([
-      { path: "amount_cents", problem: "must be a number" },
+      { path: "amount_cents", problem: "must be a number, not a string" },
     ]);
     expect(problems({ ...valid, amount_cents: 1.5 })).toEqual([
-      { path: "amount_cents", problem: "must be an integer" },
+      { path: "amount_cents", problem: "must be an integer, not a number with a fraction" },
     ]);
-    expect(problems({ ...valid, extra: "SECRET" })).toEqual([{ path: "extra", problem: "unknown field" }]);
+    expect(problems({ ...valid, extra: "SECRET" })).toEqual([
+      { path: "extra", problem: "unknown field: leave it out" },
+    ]);
+    const { amount_cents: _omitted, ...missing } = valid;
+    expect(problems(missing)).toEqual([{ path: "amount_cents", problem: "is required: a number" }]);
     expect(problems({ order_id: "ord_1003", line1: "", postal_code: "94107" }, address)).toEqual([
       { path: "line1", problem: "must not be empty" },
-      { path: "line1", problem: "has an invalid format" },
+      { path: "line1", problem: "must match the pattern ^[^\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}]+$" },
     ]);
     expect(problems({ order_id: "ord_1003", line1: "x".repeat(81), postal_code: "94107" }, address)).toEqual([
       { path: "line1", problem: "must be at most 80 characters" },
@@ -226,7 +230,7 @@ describe("schema: normalization, host-owned fields, strict types, and what the e
       value: expect.objectContaining({
         semanticFailures: [
           { code: "amount.invalid", issue: { path: "amount_cents", problem: "must be at least 1" } },
-          { code: "currency.invalid", issue: { path: "currency", problem: "has an invalid format" } },
+          { code: "currency.invalid", issue: { path: "currency", problem: "must match the pattern ^[A-Z]{3}$" } },
         ],
       }),
     });
@@ -236,7 +240,10 @@ describe("schema: normalization, host-owned fields, strict types, and what the e
       outcome: {
         code: "amount.invalid",
         stage: "semantic",
-        issues: [{ path: "amount_cents", problem: "must be at least 1" }],
+        issues: [
+          { path: "amount_cents", problem: "must be at least 1" },
+          { path: "currency", problem: "must match the pattern ^[A-Z]{3}$" },
+        ],
       },
     });
     const codes = (checked: ReturnType<typeof checkSchema>) =>

@@ -49,8 +49,8 @@ export function checkSchema(tool: ToolFace, raw: Record<string, unknown>): Stage
   const semanticFailures: SemanticFailure[] = [];
   for (const issue of parsed.error.issues) {
     const semantic = semanticCode(tool, issue, args);
-    if (semantic) semanticFailures.push({ code: semantic, issue: describe(issue)[0] });
-    else schemaIssues.push(...describe(issue));
+    if (semantic) semanticFailures.push({ code: semantic, issue: describe(issue, args)[0] });
+    else schemaIssues.push(...describe(issue, args));
   }
   if (schemaIssues.length > 0) return stop("schema.invalid", { issues: schemaIssues.slice(0, MAX_ISSUES) });
   return pass({ args, semanticFailures });
@@ -116,18 +116,42 @@ function sized(bound: number | bigint, origin: string): string {
   return unit ? `${bound} ${unit}${Number(bound) === 1 ? "" : "s"}` : String(bound);
 }
 
-/** Paths and the rule broken, never the value sent. */
-function describe(issue: z.core.$ZodIssue): Issue[] {
+/** The value at `path` of the arguments, or undefined when there is none. */
+function valueAt(args: unknown, path: readonly PropertyKey[]): unknown {
+  let value = args;
+  for (const segment of path) {
+    if (typeof value !== "object" || value === null || !Object.hasOwn(value, segment)) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[segment];
+  }
+  return value;
+}
+
+/** What a value is, in the words of `TYPE_NAMES` ("a string"), never what it says. */
+function kindOf(value: unknown): string {
+  if (Array.isArray(value)) return "an array";
+  if (value === null) return "null";
+  if (typeof value === "number") return Number.isInteger(value) ? "an integer" : "a number with a fraction";
+  return TYPE_NAMES[typeof value] ?? typeof value;
+}
+
+/** Paths and the rule broken, and at most the kind of the value sent (a string, an array), never the value. */
+function describe(issue: z.core.$ZodIssue, args: Record<string, unknown>): Issue[] {
   switch (issue.code) {
     case "unrecognized_keys":
-      return issue.keys.map((key) => ({ path: formatPath([...issue.path, key]), problem: "unknown field" }));
-    case "invalid_type":
+      return issue.keys.map((key) => ({
+        path: formatPath([...issue.path, key]),
+        problem: "unknown field: leave it out",
+      }));
+    case "invalid_type": {
+      const expected = TYPE_NAMES[issue.expected] ?? `of type ${issue.expected}`;
+      const sent = valueAt(args, issue.path);
       return [
         {
           path: formatPath(issue.path),
-          problem: `must be ${TYPE_NAMES[issue.expected] ?? `of type ${issue.expected}`}`,
+          problem: sent === undefined ? `is required: ${expected}` : `must be ${expected}, not ${kindOf(sent)}`,
         },
       ];
+    }
     case "too_small":
       return [
         {
@@ -141,7 +165,15 @@ function describe(issue: z.core.$ZodIssue): Issue[] {
     case "too_big":
       return [{ path: formatPath(issue.path), problem: `must be at most ${sized(issue.maximum, issue.origin)}` }];
     case "invalid_format":
-      return [{ path: formatPath(issue.path), problem: "has an invalid format" }];
+      return [
+        {
+          path: formatPath(issue.path),
+          problem:
+            issue.format === "regex" && "pattern" in issue && typeof issue.pattern === "string"
+              ? `must match the pattern ${issue.pattern.replace(/^\/(.*)\/[a-z]*$/, "$1")}`
+              : `must be a valid ${issue.format}`,
+        },
+      ];
     case "not_multiple_of":
       return [{ path: formatPath(issue.path), problem: `must be a multiple of ${issue.divisor}` }];
     case "invalid_value":
