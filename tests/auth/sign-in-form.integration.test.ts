@@ -1,5 +1,5 @@
 import { NextRequest } from "next/server";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { POST as authRoute } from "@/app/api/auth/[...nextauth]/route";
 import { db } from "@/lib/db";
 
@@ -65,5 +65,20 @@ describe("sign-in form reading", () => {
     const response = await post("/api/auth/callback/credentials", `email=${unique()}&password=${"x".repeat(20_000)}`);
     expect(response.status).toBe(413);
     expect(await response.json()).toMatchObject({ error: { code: "request.too-large" } });
+  });
+
+  it("takes a browser's log report without writing a stranger's words into the operators' log", async () => {
+    const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const written = vi.spyOn(process.stdout, "write");
+    const response = await post(
+      "/api/auth/_log",
+      new URLSearchParams({ code: "ADMIN_PASSWORD_LEAKED", level: "error", message: "call +1 555 0100" }).toString(),
+    );
+    expect(response.status).toBe(204);
+    const lines = [...logged.mock.calls, ...written.mock.calls].map(([line]) => String(line)).join("\n");
+    expect(lines).not.toContain("admin_password_leaked");
+    expect(lines).not.toContain("555 0100");
+    logged.mockRestore();
+    written.mockRestore();
   });
 });

@@ -45,6 +45,9 @@ export async function authPost(request: NextRequest, context: AuthContext): Prom
   if (!segments.every((segment) => SEGMENT.test(segment))) {
     return errorResponse(404, "not-found", "no such sign-in route");
   }
+  // next-auth's browser client reports its own failed fetches here, and anyone can post any code and text as one:
+  // they would be error lines of a stranger's wording in the operators' log (and said no more than "[object Object]").
+  if (segments[0] === "_log") return new Response(null, { status: 204 });
   const headers = new Headers(request.headers);
   headers.set("content-type", "application/x-www-form-urlencoded");
   headers.delete("content-length");
