@@ -68,7 +68,8 @@ export function LinkRequest({
           <dt>Order</dt>
           <dd data-testid="link-order">
             {request.orderId}: {request.orderStatus}, total {formatMoney(request.orderTotalCents, request.currency)},
-            refunded {formatMoney(request.orderRefundedCents, request.currency)}
+            refunded {formatMoney(request.orderRefundedCents, request.currency)}, refundable{" "}
+            {formatMoney(request.orderTotalCents - request.orderRefundedCents, request.currency)}
           </dd>
           {request.held.length > 0 && (
             <>

@@ -70,6 +70,10 @@ for (const viewport of VIEWPORTS) {
       await expect(page).toHaveURL(new RegExp(`${path}$`));
       await expect(page.getByTestId("link-title")).toHaveText(`80.00 USD refund on ${order}`);
       await expect(page.getByText("ana@example.test")).toBeVisible();
+      // The order as the desk's card shows it, with what is left to refund.
+      await expect(page.getByTestId("link-order")).toHaveText(
+        new RegExp(`^${order}: delivered, total [0-9,.]+ USD, refunded 0\\.00 USD, refundable [0-9,.]+ USD$`),
+      );
       // Why it was held, as the desk's card says it.
       await expect(page.getByTestId("link-held")).toHaveText(
         "80.00 USD is above the 50.00 USD limit for refunds without approval",
