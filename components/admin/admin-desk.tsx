@@ -62,6 +62,7 @@ export function AdminDesk({
       <h1>Policy for {tenant}</h1>
       <h2>Changes waiting</h2>
       <PendingChanges changes={waiting} viewerId={viewerId} canApprove hasPasskey={hasPasskey} />
+      <h2>Limits and approvals</h2>
       <PolicyForm policy={policy} hasPasskey={hasPasskey} />
       <h2>Approval webhook</h2>
       <WebhookForm configured={webhook} hasPasskey={hasPasskey} />

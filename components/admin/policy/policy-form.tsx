@@ -7,10 +7,6 @@ import { useStepUp } from "@/components/step-up/step-up-field";
 
 type Policy = Record<PolicyField, number>;
 
-/**
- * Money in currency units, each field with its allowed range; the server names a bad field by its label. A change
- * that loosens control (a limit, ceiling, threshold or the approval lifetime raised) asks for the admin's step-up.
- */
 /** The stored numbers as the form shows them (money in currency units). */
 function formValues(policy: Policy): Record<PolicyField, string> {
   return Object.fromEntries(POLICY_FIELDS.map((spec) => [spec.name, displayValue(spec, policy[spec.name])])) as Record<
@@ -19,6 +15,10 @@ function formValues(policy: Policy): Record<PolicyField, string> {
   >;
 }
 
+/**
+ * Money in currency units, each field with its allowed range; the server names a bad field by its label. A change
+ * that loosens control (a limit, ceiling, threshold or the approval lifetime raised) asks for the admin's step-up.
+ */
 export function PolicyForm({ policy, hasPasskey }: { policy: Policy; hasPasskey: boolean }) {
   const stepUp = useStepUp(hasPasskey);
   const [values, setValues] = useState(() => formValues(policy));
