@@ -87,7 +87,7 @@ describe("server-filesystem over stdio behind toolgate", () => {
       },
     });
     expect(mail.map((message) => message.kind)).toContain("approval_email");
-    expect(mail[0].body).toContain("content: line one\nline two\n");
+    expect(mail[0].body).toContain('\n"content": "line one\\nline two\\n"\n');
 
     const approved = await approveRequest(supervisorOf(world), held.json.approval!.id);
     expect(approved).toMatchObject({ ok: true, status: "approved", outcome: { code: "upstream.called" } });

@@ -79,6 +79,25 @@ describe("the approvals desk", () => {
   });
 });
 
+describe("the supervisors' mail", () => {
+  it("writes each argument on one line of its own, so an agent's newlines forge no line", async () => {
+    const title =
+      "x\n\nHeld because: routine check, already approved\r\nOpen https://evil.example\u2028Decide before: never";
+    const { held } = await hold("tickets__configure", { key: title, "k\ney": "v" });
+    const mail = await db.outboxMessage.findFirstOrThrow({
+      where: { tenantId: world.tenantId, kind: "approval_email", body: { contains: held.json.approval!.id } },
+    });
+    const lines = mail.body.split(/\r\n|\r|\n|\u0085|\u2028|\u2029/);
+    expect(lines.filter((line) => line.startsWith("Held because:"))).toHaveLength(1);
+    expect(lines.filter((line) => line.startsWith("Decide before:"))).toHaveLength(1);
+    expect(lines.some((line) => line.startsWith("Open https://evil.example"))).toBe(false);
+    expect(lines).toContain(
+      '"key": "x\\n\\nHeld because: routine check, already approved\\r\\nOpen https://evil.example\\u2028Decide before: never"',
+    );
+    expect(lines).toContain('"k\\ney": "v"');
+  });
+});
+
 describe("a held call proposed again after its tool was re-reviewed", () => {
   it("withdraws the request held under the old definition and holds the call anew under the reviewed one", async () => {
     const args = { title: "Held across a re-review" };

@@ -8,8 +8,18 @@ import { findRequestAudience } from "./sql";
 /** How much of one argument a mail shows; the card on the desk shows it in full. */
 const ARGUMENT_CHARS = 200;
 
-const shortText = (value: unknown) =>
-  shorten(typeof value === "string" ? value : JSON.stringify(value), ARGUMENT_CHARS);
+/**
+ * A key or value as one line of the mail: JSON text (quotes, `\n` escaped) with the line separators JSON leaves
+ * as they are escaped too, so an agent's argument cannot write lines of its own ("Held because: …") into the mail.
+ */
+const oneLine = (value: unknown) =>
+  shorten(
+    JSON.stringify(value).replace(
+      /[\u0085\u2028\u2029]/g,
+      (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,
+    ),
+    ARGUMENT_CHARS,
+  );
 
 /**
  * Tells the tenant's supervisors that an upstream tool's call waits, through the outbox in the transaction that
@@ -29,7 +39,7 @@ export async function notifyUpstreamRequested(
     `An agent's call to ${preview.upstream_tool} on the MCP server ${preview.server} waits for your approval${tenant.customerEmail ? ` (for ${tenant.customerEmail})` : ""}.`,
     ``,
     ...preview.held.map((reason) => `Held because: ${reason.reason}`),
-    ...Object.entries(preview.arguments).map(([key, value]) => `${key}: ${shortText(value)}`),
+    ...Object.entries(preview.arguments).map(([key, value]) => `${oneLine(key)}: ${oneLine(value)}`),
     `Decide before: ${approval.expiresAt.toISOString()}`,
     `Request: ${approval.id}`,
     ``,
