@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import { cardFacts } from "@/lib/approvals/desk/cards";
@@ -11,11 +14,11 @@ import { findServer } from "@/lib/upstream/sql";
 import { conversationFor, newCallKey, propose } from "../support/api";
 import { supervisorOf } from "../support/calls";
 import { createWorld, type World } from "../support/world";
-import { adminOf, reviewAll } from "./support";
+import { adminOf, FILESYSTEM_SERVER, reviewAll, useLocalServers } from "./support";
 import { startTestUpstream, type TestUpstream } from "./test-upstream";
 
 // Held calls of a server whose tools are named and described to break what reads them (the desk, the mail), and
-// held calls that outlive their tool's definition.
+// held calls that outlive their tool's definition, and an operator's file that names a tenant's remote server.
 
 let world: World;
 let upstream: TestUpstream;
@@ -130,5 +133,24 @@ describe("a held call proposed again after its tool was re-reviewed", () => {
     expect(upstream.state.received.filter((call) => call.name === "create_ticket")).toEqual([
       expect.objectContaining({ arguments: args }),
     ]);
+  });
+});
+
+describe("the operator's file naming a tenant's remote server", () => {
+  it("leaves that one out and registers the others", async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), "toolgate-hostile-"));
+    const command = { command: process.execPath, args: [FILESYSTEM_SERVER, folder] };
+    try {
+      const rows = await useLocalServers(folder, [
+        { tenant: world.tenantId, name: "tickets", ...command },
+        { tenant: "t_no_such_tenant", name: "notes", ...command },
+        { tenant: world.tenantId, name: "notes", ...command },
+      ]);
+      expect(rows.map((row) => [row.tenantId, row.name, row.transport])).toEqual([[world.tenantId, "notes", "stdio"]]);
+      expect(await findServer(db, world.tenantId, "tickets")).toMatchObject({ transport: "http", url: upstream.url });
+    } finally {
+      delete process.env.UPSTREAM_SERVERS_FILE;
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });

@@ -81,26 +81,38 @@ export async function addRemoteServer(admin: Admin, input: unknown): Promise<Res
   }
 }
 
-/** The operator's local servers (UPSTREAM_SERVERS_FILE) as rows, so their tools can be pinned and reviewed. */
+/**
+ * The operator's local servers (UPSTREAM_SERVERS_FILE) as rows, so their tools can be pinned and reviewed. Each on
+ * its own: one named like a tenant's remote server, or that cannot be saved, is logged and left out.
+ */
 export async function registerLocalServers(): Promise<ServerRow[]> {
   const rows: ServerRow[] = [];
   for (const local of localServers()) {
-    const existing = await findServer(db, local.tenant, local.name);
-    if (existing && existing.transport !== "stdio")
-      throw new Error(
-        `UPSTREAM_SERVERS_FILE names ${local.name}, which tenant ${local.tenant} already has as a remote server`,
+    const fields = { tenantId: local.tenant, server: local.name };
+    try {
+      const existing = await findServer(db, local.tenant, local.name);
+      if (existing && existing.transport !== "stdio") {
+        logError(
+          "upstream.local-name-taken",
+          `UPSTREAM_SERVERS_FILE names ${local.name}, which tenant ${local.tenant} already has as a remote server; the local one is left out`,
+          fields,
+        );
+        continue;
+      }
+      rows.push(
+        await upsertServer(db, {
+          id: existing?.id ?? newId("ups"),
+          tenantId: local.tenant,
+          name: local.name,
+          transport: "stdio",
+          url: null,
+          headerName: null,
+          secret: null,
+        }),
       );
-    rows.push(
-      await upsertServer(db, {
-        id: existing?.id ?? newId("ups"),
-        tenantId: local.tenant,
-        name: local.name,
-        transport: "stdio",
-        url: null,
-        headerName: null,
-        secret: null,
-      }),
-    );
+    } catch (error) {
+      logError("upstream.local-register-failed", error, fields);
+    }
   }
   return rows;
 }
@@ -141,10 +153,10 @@ export async function reviewTool(admin: Admin, input: unknown): Promise<Result<n
 /**
  * The background sync: the operator's local servers registered, then every server's tools listed again, so a
  * definition that changed upstream is quarantined within one interval even if no admin looks. One server that
- * cannot be reached does not stop the others.
+ * cannot be registered or reached, or an operator's file that cannot be read, does not stop the others.
  */
 export async function syncAllServers(): Promise<void> {
-  await registerLocalServers();
+  await registerLocalServers().catch((error) => logError("upstream.local-servers-failed", error));
   for (const server of await findAllServers(db)) {
     await syncServer(server).catch((error) => logError("upstream.sync-failed", error, { server: server.name }));
   }
