@@ -147,7 +147,7 @@ function refusePlainHttp(url: URL, signed: boolean | undefined): void {
   if (signed && url.protocol === "http:" && env().NODE_ENV === "production")
     throw new OutboundRefused(
       "outbound.plain-http",
-      "plain http is refused in production, since the signed deliveries would cross the network readable and replayable",
+      "plain http is refused in production, since what toolgate sends there (signed deliveries, tool calls, secrets) would cross the network readable and replayable",
     );
 }
 

@@ -154,3 +154,24 @@ describe("the operator's file naming a tenant's remote server", () => {
     }
   });
 });
+
+describe("a remote server's URL", () => {
+  it("is refused as plain http in production, with or without a secret, and nothing is saved", async () => {
+    const before = process.env.NODE_ENV;
+    (process.env as Record<string, string>).NODE_ENV = "production";
+    try {
+      for (const input of [
+        { name: "plain", url: upstream.url },
+        { name: "plain", url: upstream.url, header_name: "Authorization", secret: SECRET },
+      ])
+        expect(await addRemoteServer(adminOf(world), input)).toMatchObject({
+          ok: false,
+          code: "outbound.plain-http",
+          message: expect.stringContaining("plain http is refused in production"),
+        });
+    } finally {
+      (process.env as Record<string, string | undefined>).NODE_ENV = before;
+    }
+    expect(await findServer(db, world.tenantId, "plain")).toBeNull();
+  });
+});
