@@ -65,6 +65,11 @@ export function UpstreamAdmin({ overview }: { overview: Overview }) {
               {server.transport === "stdio" ? "local (operator's file)" : <code>{server.url}</code>}
               {server.hasSecret ? " · with a secret header" : ""} · listed{" "}
               {server.syncedAt ? <TimeAgo iso={server.syncedAt} /> : "never"}{" "}
+              {server.listingRefused && (
+                <span className="error" data-testid="listing-refused">
+                  · its last listing was not taken: {server.listingRefused}{" "}
+                </span>
+              )}
               <button
                 type="button"
                 disabled={pending}

@@ -8,7 +8,7 @@ import { IdSchema } from "../security/input";
 import { resolveUnknownCall } from "./calls/resolve";
 import { addRemoteServer, RemoteServerSchema, reviewTool, ReviewSchema } from "./servers/servers";
 import { findServer } from "./sql";
-import { syncServer } from "./servers/sync";
+import { ListingRefused, syncServer } from "./servers/sync";
 
 const person = (user: { id: string; tenantId: string; role: string }) => ({
   userId: user.id,
@@ -50,6 +50,8 @@ export const syncUpstreamServerAction = authedAction(
     const server = await findServer(db, user.tenantId, input.name);
     if (!server) return { ok: false, code: "server.not-found", message: "no such server" };
     const report = await syncServer(server).catch((error: Error) => error);
+    if (report instanceof ListingRefused)
+      return { ok: false, code: report.code, message: `${input.name}'s tools were not taken: ${report.message}` };
     if (report instanceof Error)
       return { ok: false, code: "server.unreachable", message: `${input.name} could not be listed: ${report.message}` };
     revalidatePath("/admin/upstream");

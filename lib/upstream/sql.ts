@@ -48,7 +48,12 @@ export async function findAllServers(db: Db): Promise<ServerRow[]> {
 }
 
 export async function markServerSynced(db: Db, id: string): Promise<void> {
-  await db.$executeRaw`UPDATE "UpstreamServer" SET "syncedAt" = now() WHERE "id" = ${id}`;
+  await db.$executeRaw`UPDATE "UpstreamServer" SET "syncedAt" = now(), "listingRefused" = NULL WHERE "id" = ${id}`;
+}
+
+/** Why the server's listing was not taken, for the admin page; its tools stay as they were. */
+export async function markListingRefused(db: Db, id: string, reason: string): Promise<void> {
+  await db.$executeRaw`UPDATE "UpstreamServer" SET "listingRefused" = ${reason} WHERE "id" = ${id}`;
 }
 
 export interface ToolRow {
@@ -230,10 +235,18 @@ export async function findServers(
   db: Db,
   tenantId: string,
 ): Promise<
-  { id: string; name: string; transport: string; url: string | null; hasSecret: boolean; syncedAt: Date | null }[]
+  {
+    id: string;
+    name: string;
+    transport: string;
+    url: string | null;
+    hasSecret: boolean;
+    syncedAt: Date | null;
+    listingRefused: string | null;
+  }[]
 > {
   return db.$queryRaw`
-    SELECT "id", "name", "transport", "url", "secret" IS NOT NULL AS "hasSecret", "syncedAt"
+    SELECT "id", "name", "transport", "url", "secret" IS NOT NULL AS "hasSecret", "syncedAt", "listingRefused"
     FROM "UpstreamServer" WHERE "tenantId" = ${tenantId} ORDER BY "name"`;
 }
 

@@ -10,6 +10,8 @@ import { argumentRows } from "@/lib/upstream/calls/card";
 import { isUpstreamPreview } from "@/lib/upstream/calls/preview";
 import { closeUpstreams } from "@/lib/upstream/servers/client";
 import { addRemoteServer } from "@/lib/upstream/servers/servers";
+import { upstreamOverview } from "@/lib/upstream/servers/overview";
+import { ListingRefused, MAX_DESCRIPTION_CHARS, MAX_TOOLS, syncServer } from "@/lib/upstream/servers/sync";
 import { findServer } from "@/lib/upstream/sql";
 import { conversationFor, newCallKey, propose } from "../support/api";
 import { supervisorOf } from "../support/calls";
@@ -18,7 +20,8 @@ import { adminOf, FILESYSTEM_SERVER, reviewAll, useLocalServers } from "./suppor
 import { startTestUpstream, type TestUpstream } from "./test-upstream";
 
 // Held calls of a server whose tools are named and described to break what reads them (the desk, the mail), and
-// held calls that outlive their tool's definition, and an operator's file that names a tenant's remote server.
+// held calls that outlive their tool's definition, an operator's file that names a tenant's remote server, and
+// listings toolgate does not take.
 
 let world: World;
 let upstream: TestUpstream;
@@ -173,5 +176,52 @@ describe("a remote server's URL", () => {
       (process.env as Record<string, string | undefined>).NODE_ENV = before;
     }
     expect(await findServer(db, world.tenantId, "plain")).toBeNull();
+  });
+});
+
+describe("a listing toolgate does not take", () => {
+  it("is refused whole with its reason kept on the server: a name twice, too many tools, a description too long", async () => {
+    const other = await startTestUpstream("listing-secret");
+    const tool = (name: string, description = "Does a thing.") => ({
+      name,
+      description,
+      inputSchema: { type: "object" as const, properties: {} },
+    });
+    try {
+      other.state.tools = [tool("first_new"), tool("count_tickets")];
+      const added = await addRemoteServer(adminOf(world), {
+        name: "listing",
+        url: other.url,
+        header_name: "Authorization",
+        secret: "listing-secret",
+      });
+      expect(added).toMatchObject({
+        ok: false,
+        code: "server.listing-refused",
+        message: expect.stringContaining('lists a tool named "count_tickets" more than once'),
+      });
+      const server = (await findServer(db, world.tenantId, "listing"))!;
+      const tools = () => db.upstreamTool.findMany({ where: { serverId: server.id }, orderBy: { name: "asc" } });
+      const refusedWith = async () =>
+        (await upstreamOverview(world.tenantId)).servers.find((row) => row.name === "listing")?.listingRefused;
+      expect(await tools()).toEqual([]);
+      expect(await refusedWith()).toContain("more than once");
+
+      other.state.tools = [];
+      expect((await syncServer(server)).added).toEqual(["create_ticket", "count_tickets"]);
+      expect(await refusedWith()).toBeNull();
+
+      for (const [listed, reason] of [
+        [Array.from({ length: MAX_TOOLS - 1 }, (_, index) => tool(`t${index}`)), `more than the ${MAX_TOOLS} toolgate`],
+        [[tool("wordy", "x".repeat(MAX_DESCRIPTION_CHARS + 1))], `longer than the ${MAX_DESCRIPTION_CHARS} characters`],
+      ] as const) {
+        other.state.tools = [...listed];
+        await expect(syncServer(server)).rejects.toThrow(ListingRefused);
+        expect(await refusedWith()).toContain(reason);
+        expect((await tools()).map((row) => row.name)).toEqual(["count_tickets", "create_ticket"]);
+      }
+    } finally {
+      await other.close();
+    }
   });
 });

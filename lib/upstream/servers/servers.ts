@@ -8,7 +8,7 @@ import { upstreamSecretContext } from "./client";
 import { localServers } from "./config";
 import { SERVER_NAME, VERDICTS, type Verdict } from "./definition";
 import { findAllServers, findServer, markReviewed, upsertServer, type ServerRow } from "../sql";
-import { syncServer, type SyncReport } from "./sync";
+import { ListingRefused, syncServer, type SyncReport } from "./sync";
 
 export interface Admin {
   userId: string;
@@ -74,6 +74,12 @@ export async function addRemoteServer(admin: Admin, input: unknown): Promise<Res
   try {
     return { ok: true, data: await syncServer(server) };
   } catch (error) {
+    if (error instanceof ListingRefused)
+      return {
+        ok: false,
+        code: error.code,
+        message: `${name} is saved, but its tools were not taken: ${error.message}; fix the server, then list its tools again`,
+      };
     return {
       ok: false,
       code: "server.unreachable",
