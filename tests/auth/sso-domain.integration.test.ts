@@ -219,16 +219,20 @@ describe("a held change whose domain another tenant took meanwhile", () => {
     const change = { ...(row.change as Record<string, unknown>) };
     delete change.displayName;
     await db.adminChange.update({ where: { id: heldBroken }, data: { change: change as object } });
-    await dueNow(heldBroken, 120_000);
-    await dueNow(heldAfter, 60_000);
+    try {
+      await dueNow(heldBroken, 120_000);
+      await dueNow(heldAfter, 60_000);
 
-    expect(await applyDueChanges()).toBeGreaterThanOrEqual(1);
-    expect(await statusOf(heldBroken)).toBe("pending");
-    expect(await findSsoByTenant(db, broken.tenantId)).toBeNull();
-    expect(await statusOf(heldAfter)).toBe("applied");
-    await applyDueChanges();
-    expect(await statusOf(heldBroken)).toBe("pending");
-    // Not left for the other files' runs of the job.
-    await db.adminChange.update({ where: { id: heldBroken }, data: { status: "cancelled" } });
+      expect(await applyDueChanges()).toBeGreaterThanOrEqual(1);
+      expect(await statusOf(heldBroken)).toBe("pending");
+      expect(await findSsoByTenant(db, broken.tenantId)).toBeNull();
+      expect(await statusOf(heldAfter)).toBe("applied");
+      await applyDueChanges();
+      expect(await statusOf(heldBroken)).toBe("pending");
+    } finally {
+      // Never left for other runs of the job on this database (another file's, or a later suite's instances),
+      // even when an assertion above failed.
+      await db.adminChange.update({ where: { id: heldBroken }, data: { status: "cancelled" } });
+    }
   });
 });
