@@ -37,12 +37,12 @@ export function DecideDialog({ mode, items, policy, way, onDone, onClose }: Prop
   const dialog = useRef<HTMLDialogElement>(null);
   const single = items.length === 1 ? items[0] : null;
   const editable = mode === "approve" && single !== null && movesMoney(single);
-  // A refund larger than what its order has left would be stopped by the re-check: the field starts at what is left.
+  // A refund larger than what its order has left would be stopped by the re-check: the field starts at what is left
+  // and takes no more.
   const refundable = editable && single ? refundableNowOf(single) : null;
   const short = refundable !== null && single !== null && refundable < amountOf(single) ? refundable : null;
-  const [amount, setAmount] = useState(
-    single ? ((short !== null && short > 0 ? short : amountOf(single)) / 100).toFixed(2) : "",
-  );
+  const maxCents = single ? (short !== null && short > 0 ? short : amountOf(single)) : 0;
+  const [amount, setAmount] = useState(single ? (maxCents / 100).toFixed(2) : "");
   const [reason, setReason] = useState("");
   const [password, setPassword] = useState("");
   const [error, setError] = useState<string | null>(null);
@@ -57,7 +57,7 @@ export function DecideDialog({ mode, items, policy, way, onDone, onClose }: Prop
   const currency = items[0] ? currencyOf(items[0]) : "USD";
   // Only an amount the approval may take (0.01 up to the proposal) changes what the dialog says and signs; confirm()
   // says what is wrong with any other.
-  const lowered = editable && single ? loweredAmount(amount, amountOf(single), currency) : null;
+  const lowered = editable && single ? loweredAmount(amount, maxCents, currency) : null;
   const cents = lowered?.cents ?? null;
   const approvedCents = (item: CardItem) => (item === single && cents !== null ? cents : amountOf(item));
   const stepUp =
@@ -136,7 +136,7 @@ export function DecideDialog({ mode, items, policy, way, onDone, onClose }: Prop
         {editable && single && (
           <AmountToRefund
             currency={currency}
-            maxCents={amountOf(single)}
+            maxCents={maxCents}
             value={amount}
             onChange={(value) => {
               setAmount(value);

@@ -224,7 +224,7 @@ test("refunds waiting together that ask more than the order has left say so on e
   await expect(dialog.getByTestId("decide-short")).toHaveText(
     `Only 40.00 USD of ${order} is refundable now, so the amount starts there: the proposed 70.00 USD would be stopped by its re-check.`,
   );
-  await expect(dialog.getByLabel(/Amount to refund/)).toHaveValue("40.00");
+  await expect(dialog.getByLabel("Amount to refund (USD, at most 40.00 USD)")).toHaveValue("40.00");
   await expect(dialog.getByRole("heading")).toHaveText(`Approve 40.00 USD refund on ${order}?`);
   await dialog.getByRole("button", { name: "Confirm approval" }).click();
   // The first refund of the order, just paid, makes it a possible duplicate: the first click only says so.
