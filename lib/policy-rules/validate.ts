@@ -74,9 +74,14 @@ export function validateRules(text: string): Validated {
   if (validated.validationErrors.length > 0) {
     return {
       ok: false,
-      errors: validated.validationErrors.map(
-        ({ policyId, error }) => `rule "${policyId}": ${missingAttribute(error.message) ?? sentence(error)}`,
-      ),
+      // Cedar reports a rule for every tool it applies to; the same words once each.
+      errors: [
+        ...new Set(
+          validated.validationErrors.map(
+            ({ policyId, error }) => `rule "${policyId}": ${missingAttribute(error.message) ?? sentence(error)}`,
+          ),
+        ),
+      ],
     };
   }
   const trial = isAuthorized({ ...requestFor(SAMPLE_FACTS), policies: { staticPolicies: policies } });

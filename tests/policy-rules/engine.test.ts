@@ -109,6 +109,10 @@ describe("rule engine (Cedar)", () => {
   });
 
   it("names a missing attribute with the ones there are and the one it meant by name, not by spelling", () => {
+    // Once, though Cedar reports it for every tool the rule applies to.
+    expect(refusal('@id("a") @hold("x") forbid (principal, action, resource) when { context.amount > 1 };')).toEqual([
+      'rule "a": context has no attribute "amount": did you mean "amount_cents"? Its attributes are effect, amount_cents, conversation_writes, conversation_spent_cents, hour, weekday, args.',
+    ]);
     const refund = (condition: string) =>
       refusal(
         `@id("a") @hold("x") forbid (principal, action == Action::"issue_refund", resource) when { ${condition} };`,
