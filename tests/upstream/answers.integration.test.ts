@@ -2,14 +2,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import { db } from "@/lib/db";
 import { closeUpstreams } from "@/lib/upstream/servers/client";
-import { addRemoteServer } from "@/lib/upstream/servers/servers";
-import { findServer } from "@/lib/upstream/sql";
 import { resolveUnknownCall, unknownCalls } from "@/lib/upstream/calls/resolve";
 import { MAX_STORED_DEPTH } from "@/lib/upstream/calls/storable";
 import { conversationFor, newCallKey, propose } from "../support/api";
 import { supervisorOf } from "../support/calls";
 import { createWorld, type World } from "../support/world";
-import { adminOf, reviewAll } from "./support";
+import { addTicketsServer } from "./support";
 import { startTestUpstream, type TestUpstream } from "./test-upstream";
 
 // What a call that ran upstream leaves when its answer is hostile or cannot be recorded: never "nothing happened".
@@ -42,14 +40,7 @@ beforeAll(async () => {
   process.env.OUTBOUND_ALLOWED_HOSTS = "127.0.0.1";
   world = await createWorld();
   upstream = await startTestUpstream(SECRET);
-  const added = await addRemoteServer(adminOf(world), {
-    name: "tickets",
-    url: upstream.url,
-    header_name: "Authorization",
-    secret: SECRET,
-  });
-  expect(added.ok).toBe(true);
-  await reviewAll(world, (await findServer(db, world.tenantId, "tickets"))!, {
+  await addTicketsServer(world, upstream, SECRET, {
     create_ticket: "hold",
     count_tickets: "allow",
   });

@@ -16,7 +16,7 @@ import { findServer } from "@/lib/upstream/sql";
 import { conversationFor, newCallKey, propose } from "../support/api";
 import { supervisorOf } from "../support/calls";
 import { createWorld, type World } from "../support/world";
-import { adminOf, FILESYSTEM_SERVER, reviewAll, useLocalServers } from "./support";
+import { addTicketsServer, adminOf, FILESYSTEM_SERVER, reviewAll, useLocalServers } from "./support";
 import { startTestUpstream, type TestUpstream } from "./test-upstream";
 
 // Held calls of a server whose tools are named and described to break what reads them (the desk, the mail), and
@@ -41,14 +41,7 @@ beforeAll(async () => {
       required: ["key"],
     },
   });
-  const added = await addRemoteServer(adminOf(world), {
-    name: "tickets",
-    url: upstream.url,
-    header_name: "Authorization",
-    secret: SECRET,
-  });
-  expect(added.ok).toBe(true);
-  await reviewAll(world, (await findServer(db, world.tenantId, "tickets"))!, {
+  await addTicketsServer(world, upstream, SECRET, {
     create_ticket: "hold",
     configure: "hold",
   });

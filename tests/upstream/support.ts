@@ -1,12 +1,14 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { db } from "@/lib/db";
-import { registerLocalServers } from "@/lib/upstream/servers/servers";
+import { expect } from "vitest";
+import { addRemoteServer, registerLocalServers } from "@/lib/upstream/servers/servers";
 import { reviewTool } from "@/lib/upstream/servers/servers";
 import { syncServer } from "@/lib/upstream/servers/sync";
-import { findServerTools, type ServerRow } from "@/lib/upstream/sql";
+import { findServer, findServerTools, type ServerRow } from "@/lib/upstream/sql";
 import { defaultVerdict, type Verdict } from "@/lib/upstream/servers/definition";
 import type { World } from "../support/world";
+import type { TestUpstream } from "./test-upstream";
 
 // The real MCP servers from npm the upstream tests put behind toolgate, started the way an operator would.
 
@@ -49,4 +51,21 @@ export async function reviewAll(
     });
     if (!reviewed.ok) throw new Error(reviewed.message);
   }
+}
+
+/** The test server added as the tenant's remote server "tickets" behind `secret`, its tools reviewed with `verdicts`. */
+export async function addTicketsServer(
+  world: World,
+  upstream: TestUpstream,
+  secret: string,
+  verdicts: Record<string, Verdict | "default">,
+): Promise<void> {
+  const added = await addRemoteServer(adminOf(world), {
+    name: "tickets",
+    url: upstream.url,
+    header_name: "Authorization",
+    secret,
+  });
+  expect(added.ok).toBe(true);
+  await reviewAll(world, (await findServer(db, world.tenantId, "tickets"))!, verdicts);
 }
