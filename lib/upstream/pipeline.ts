@@ -25,7 +25,14 @@ import {
   UNKNOWN_TOOL,
   withdrawApproval,
 } from "../gateway";
-import { claimsReadOnly, namespaced, SEPARATOR, splitName, type PinnedDefinition } from "./servers/definition";
+import {
+  claimsReadOnly,
+  namespaced,
+  resolveOffered,
+  SEPARATOR,
+  splitName,
+  type PinnedDefinition,
+} from "./servers/definition";
 import { forwardCall, type Sending } from "./calls/forward";
 import { isUpstreamPreview, upstreamPreview, type UpstreamNotifier } from "./calls/preview";
 import { checkUpstreamRules, rulesStop, type UpstreamRulesCheck } from "./calls/rules";
@@ -64,8 +71,8 @@ export async function proposeUpstreamCall(proposal: Proposal, notify: UpstreamNo
   const startedAt = performance.now();
   const id = newId("call");
   // As in the gateway, a name is logged and counted only once it is one of the conversation's tools (a bounded set),
-  // never as the caller spelled an unknown one.
-  const toolName = proposal.conversation.tools.includes(envelope.value.name) ? envelope.value.name : UNKNOWN_TOOL;
+  // never as the caller spelled an unknown one; a provider's name for one of them is that tool.
+  const toolName = resolveOffered(proposal.conversation.tools, envelope.value.name) ?? UNKNOWN_TOOL;
   const result = await run(proposal, notify, id, toolName, envelope.value.arguments, startedAt).catch(async (error) => {
     logError("upstream.host-error", error, { callId: id, toolName });
     const failed = outcome("host.error");

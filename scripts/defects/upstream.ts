@@ -59,4 +59,20 @@ export const defects: Defect[] = [
     testFile: "tests/upstream/rules.integration.test.ts",
     test: "re-checks the rules at approval: a deny rule published while the write waited refuses it, nothing sent",
   },
+  {
+    name: "upstream provider names",
+    file: "lib/upstream/calls/exposure.ts",
+    find: 'offered: format === "toolgate" ? name : providerName(name)',
+    replace: "offered: name",
+    testFile: "tests/upstream/provider-names.integration.test.ts",
+    test: "is listed under a name OpenAI, Anthropic and MCP hosts take, and under its own in toolgate's format",
+  },
+  {
+    name: "upstream provider name taken",
+    file: "lib/upstream/calls/exposure.ts",
+    find: "  return tools.filter((tool) => !taken(tool)).map(",
+    replace: "  return tools.filter((tool) => taken === taken).map(",
+    testFile: "tests/upstream/provider-names.integration.test.ts",
+    test: "is not listed when another tool of its server is named as it would be offered, and that tool runs",
+  },
 ];

@@ -1,5 +1,5 @@
 import { db } from "../../db";
-import { namespaced, splitName, type PinnedDefinition } from "../servers/definition";
+import { namespaced, providerName, splitName, type PinnedDefinition } from "../servers/definition";
 import { findTenantTools, type ToolWithServer } from "../sql";
 
 // Upstream tools reach agents only once reviewed, and only in conversations opened with them by name, beside the
@@ -30,7 +30,8 @@ export type UpstreamFormat = "toolgate" | "openai" | "anthropic" | "mcp";
 /**
  * The conversation's upstream tools as a provider or MCP lists them, from their reviewed definitions (never the
  * server's current listing): the description in full, the pinned input schema, and for MCP the title, output
- * schema and annotations the server declared.
+ * schema and annotations the server declared. Outside toolgate's own format each is named as a provider takes it
+ * (`providerName`); a tool whose provider name another tool already has is left out, since a call could not say which.
  */
 export async function upstreamDefinitions(
   conversation: { tenantId: string; tools: string[] },
@@ -38,8 +39,13 @@ export async function upstreamDefinitions(
 ): Promise<Record<string, unknown>[]> {
   const names = conversation.tools.filter(isUpstreamName);
   if (names.length === 0) return [];
-  const tools = (await findTenantTools(db, conversation.tenantId, names)).filter(exposable);
-  return tools.map((tool) => definitionAs(namespaced(tool.server.name, tool.name), tool.reviewedDefinition!, format));
+  const tools = (await findTenantTools(db, conversation.tenantId, names)).filter(exposable).map((tool) => {
+    const name = namespaced(tool.server.name, tool.name);
+    return { name, offered: format === "toolgate" ? name : providerName(name), definition: tool.reviewedDefinition! };
+  });
+  const taken = (tool: (typeof tools)[number]) =>
+    tool.offered !== tool.name && tools.some((other) => other !== tool && other.offered === tool.offered);
+  return tools.filter((tool) => !taken(tool)).map((tool) => definitionAs(tool.offered, tool.definition, format));
 }
 
 function definitionAs(name: string, pinned: PinnedDefinition, format: UpstreamFormat): Record<string, unknown> {

@@ -59,6 +59,36 @@ export const defaultVerdict = (definition: PinnedDefinition): Verdict =>
 
 export const namespaced = (server: string, tool: string) => `${server}${SEPARATOR}${tool}`;
 
+/** What OpenAI's and Anthropic's APIs take as a function's name (MCP hosts pass tool names on to them). */
+const PROVIDER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const HASH_CHARS = 12;
+
+/**
+ * The name a model is offered for a namespaced tool: the name itself when a provider takes it, otherwise (a `.`, or
+ * longer than 64 characters) its server's prefix, the rest with each other character as `_`, cut to fit, and 12 hex
+ * characters of the whole name's hash. It keeps the prefix, so no other server's tool can be named by it.
+ */
+export function providerName(name: string): string {
+  if (PROVIDER_NAME.test(name)) return name;
+  const at = name.indexOf(SEPARATOR) + SEPARATOR.length;
+  const hash = sha256Hex(name).slice(0, HASH_CHARS);
+  const rest = name
+    .slice(at)
+    .replace(/[^A-Za-z0-9_-]/g, "_")
+    .slice(0, 64 - at - HASH_CHARS - 1);
+  return `${name.slice(0, at)}${rest}_${hash}`;
+}
+
+/**
+ * Which of `names` a model meant by `called`: the name itself, else the one offered as `called` (a provider name),
+ * when exactly one is; null when none (or, by a hash collision, more than one) is.
+ */
+export function resolveOffered(names: readonly string[], called: string): string | null {
+  if (names.includes(called)) return called;
+  const offeredAs = names.filter((name) => providerName(name) === called);
+  return offeredAs.length === 1 ? offeredAs[0] : null;
+}
+
 /** `files__write_file` as its server's and its tool's names; null for a name no upstream tool can have. */
 export function splitName(name: string): { server: string; tool: string } | null {
   const at = name.indexOf(SEPARATOR);

@@ -1,0 +1,174 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { db } from "@/lib/db";
+import { closeUpstreams } from "@/lib/upstream/servers/client";
+import { providerName } from "@/lib/upstream/servers/definition";
+import { addRemoteServer } from "@/lib/upstream/servers/servers";
+import { findServer } from "@/lib/upstream/sql";
+import { conversationFor, getTools, getToolsAs, newCallKey, propose, proposeAs } from "../support/api";
+import { connectMcp } from "../support/mcp-client";
+import { MCP_BASE, routeFetch } from "../support/mcp-route";
+import { createWorld, type World } from "../support/world";
+import { addTicketsServer, adminOf, reviewAll } from "./support";
+import { startTestUpstream, type TestUpstream } from "./test-upstream";
+
+// MCP lets a server name a tool with `.` and 64 characters, so its namespaced name can reach 96; OpenAI's and
+// Anthropic's APIs (and the MCP hosts that pass names on to them) refuse any name outside ^[A-Za-z0-9_-]{1,64}$.
+// Such a tool is offered under a name they take, and a call by that name runs the tool it stands for.
+
+let world: World;
+let upstream: TestUpstream;
+const others: TestUpstream[] = [];
+const SECRET = "provider-names-bearer-secret";
+const DOTTED = "search.open_tickets";
+const LONG = "close_ticket_and_notify_the_reporter_with_a_summary_of_the_fix";
+const TOOLS = ["tickets__create_ticket", `tickets__${DOTTED}`, `tickets__${LONG}`];
+const PROVIDER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+beforeAll(async () => {
+  process.env.OUTBOUND_ALLOWED_HOSTS = "127.0.0.1";
+  world = await createWorld();
+  upstream = await startTestUpstream(SECRET);
+  upstream.state.tools.push(
+    {
+      name: DOTTED,
+      description: "Searches the open tickets.",
+      inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+      annotations: { readOnlyHint: true },
+    },
+    {
+      name: LONG,
+      description: "Closes a ticket and tells its reporter.",
+      inputSchema: { type: "object", properties: { ticket: { type: "integer" } }, required: ["ticket"] },
+    },
+  );
+  await addTicketsServer(world, upstream, SECRET, { create_ticket: "hold", [DOTTED]: "allow", [LONG]: "hold" });
+});
+
+afterAll(async () => {
+  await closeUpstreams();
+  await upstream.close();
+  for (const other of others) await other.close();
+});
+
+const open = (tools = TOOLS) => conversationFor(world.keys.agent, { customer_id: world.customers.ana, tools });
+
+/** The names a provider format lists, in listing order, for the conversation's upstream tools. */
+async function offered(conversation: string, format: "openai" | "anthropic" | "mcp"): Promise<string[]> {
+  const listed = (await getToolsAs(world.keys.agent, conversation, format)).json.tools;
+  const names = listed.map((tool) => (format === "openai" ? tool.function.name : tool.name) as string);
+  return names.filter((name) => name.startsWith("tickets__"));
+}
+
+describe("an upstream tool whose name a model provider refuses", () => {
+  it("is listed under a name OpenAI, Anthropic and MCP hosts take, and under its own in toolgate's format", async () => {
+    const conversation = await open();
+    const own = (await getTools(world.keys.agent, conversation)).json.tools as { name: string }[];
+    expect(own.map((tool) => tool.name)).toEqual(expect.arrayContaining(TOOLS));
+    for (const format of ["openai", "anthropic", "mcp"] as const) {
+      const names = await offered(conversation, format);
+      expect(names).toHaveLength(3);
+      expect(new Set(names).size).toBe(3);
+      for (const name of names) expect(name).toMatch(PROVIDER_NAME);
+      // A name a provider takes is left as it is; the others keep their server's prefix and read like the original.
+      expect(names).toContain("tickets__create_ticket");
+      expect(names).toContainEqual(expect.stringMatching(/^tickets__search_open_tickets_[0-9a-f]{12}$/));
+      expect(names).toContainEqual(
+        expect.stringMatching(/^tickets__close_ticket_and_notify_the_reporter_with__[0-9a-f]{12}$/),
+      );
+    }
+    expect(await offered(conversation, "openai")).toEqual(await offered(conversation, "mcp"));
+  });
+
+  it("runs the tool it stands for when an OpenAI model calls it by that name, logged under the tool's own", async () => {
+    const conversation = await open();
+    const name = (await offered(conversation, "openai")).find((offer) => offer.includes("search"))!;
+    const sent = upstream.state.received.length;
+    const answer = await proposeAs(world.keys.agent, conversation, "openai-chat", {
+      role: "assistant",
+      tool_calls: [{ id: "call_search", type: "function", function: { name, arguments: '{"text":"refund"}' } }],
+    });
+    expect(answer.json.results[0]).toMatchObject({ code: "upstream.called", ref: "call_search" });
+    expect(upstream.state.received.slice(sent)).toEqual([
+      expect.objectContaining({ name: DOTTED, arguments: { text: "refund" } }),
+    ]);
+    const call = await db.toolCall.findUniqueOrThrow({ where: { id: answer.json.results[0].id } });
+    expect(call.toolName).toBe(`tickets__${DOTTED}`);
+  });
+
+  it("holds the tool it stands for when an Anthropic model calls it, for the supervisor under the tool's own name", async () => {
+    const conversation = await open();
+    const name = (await offered(conversation, "anthropic")).find((offer) => offer.includes("close"))!;
+    const sent = upstream.state.received.length;
+    const answer = await proposeAs(
+      world.keys.agent,
+      conversation,
+      "anthropic",
+      { role: "assistant", content: [{ type: "tool_use", id: "toolu_close", name, input: { ticket: 7 } }] },
+      newCallKey(),
+    );
+    expect(answer.json.results[0]).toMatchObject({ code: "approval.required", ref: "toolu_close" });
+    expect(upstream.state.received.length).toBe(sent);
+    const request = await db.approvalRequest.findUniqueOrThrow({ where: { id: answer.json.results[0].approval!.id } });
+    expect(request.toolName).toBe(`tickets__${LONG}`);
+  });
+
+  it("is not a way into a tool the conversation was not opened with", async () => {
+    const wide = await open();
+    const name = (await offered(wide, "openai")).find((offer) => offer.includes("search"))!;
+    const narrow = await open(["tickets__create_ticket"]);
+    const sent = upstream.state.received.length;
+    const refused = await propose(world.keys.agent, narrow, { name, arguments: { text: "x" } }, newCallKey());
+    expect(refused.json.code).toBe("tool.not-available");
+    expect(upstream.state.received.length).toBe(sent);
+    expect(await offered(narrow, "openai")).toEqual(["tickets__create_ticket"]);
+  });
+
+  it("is listed and called by that name through toolgate's MCP endpoint with the SDK's client", async () => {
+    const conversation = await open();
+    let client: Client | null = null;
+    try {
+      client = await connectMcp(MCP_BASE, world.keys.agent, conversation, routeFetch);
+      const { tools } = await client.listTools();
+      for (const tool of tools) expect(tool.name).toMatch(PROVIDER_NAME);
+      const name = tools.map((tool) => tool.name).find((offer) => offer.startsWith("tickets__search"))!;
+      const answer = await client.callTool({ name, arguments: { text: "via mcp" } });
+      expect(answer.isError).toBeFalsy();
+      expect(upstream.state.received.at(-1)).toMatchObject({ name: DOTTED, arguments: { text: "via mcp" } });
+    } finally {
+      await client?.close();
+    }
+  });
+
+  it("is not listed when another tool of its server is named as it would be offered, and that tool runs", async () => {
+    const other = await startTestUpstream("impostor-bearer-secret");
+    others.push(other);
+    const impostor = providerName(`impostor__${DOTTED}`).slice("impostor__".length);
+    const readOnly = { type: "object", properties: { text: { type: "string" } } };
+    other.state.tools.push(
+      { name: DOTTED, description: "Searches.", inputSchema: readOnly, annotations: { readOnlyHint: true } },
+      { name: impostor, description: "Also searches.", inputSchema: readOnly, annotations: { readOnlyHint: true } },
+    );
+    const added = await addRemoteServer(adminOf(world), {
+      name: "impostor",
+      url: other.url,
+      header_name: "Authorization",
+      secret: "impostor-bearer-secret",
+    });
+    expect(added.ok).toBe(true);
+    await reviewAll(world, (await findServer(db, world.tenantId, "impostor"))!, {
+      [DOTTED]: "allow",
+      [impostor]: "allow",
+    });
+    const conversation = await conversationFor(world.keys.agent, {
+      customer_id: world.customers.ana,
+      tools: [`impostor__${DOTTED}`, `impostor__${impostor}`],
+    });
+    const listed = (await getToolsAs(world.keys.agent, conversation, "openai")).json.tools;
+    const names = listed.map((tool) => tool.function.name as string).filter((name) => name.startsWith("impostor__"));
+    expect(names).toEqual([`impostor__${impostor}`]);
+    const answer = await propose(world.keys.agent, conversation, { name: names[0], arguments: { text: "x" } });
+    expect(answer.json.code).toBe("upstream.called");
+    expect(other.state.received).toEqual([expect.objectContaining({ name: impostor })]);
+  });
+});
