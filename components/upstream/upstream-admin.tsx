@@ -205,6 +205,15 @@ function ToolCard({ tool, busy, onReview }: { tool: ToolReview; busy: boolean; o
             <pre className="diff">{JSON.stringify(tool.definition.inputSchema, null, 2)}</pre>
           </details>
         </dd>
+        {tool.schemaProblem && (
+          <>
+            <dt className="warn">Cannot be checked</dt>
+            <dd data-testid="upstream-schema-problem">
+              toolgate cannot check calls against this input schema: {tool.schemaProblem}. No call to this tool could be
+              sent, so it can only be denied until the server&apos;s owner changes the schema.
+            </dd>
+          </>
+        )}
         {tool.change && (
           <>
             <dt className="warn">Changed since reviewed</dt>
@@ -230,7 +239,7 @@ function ToolCard({ tool, busy, onReview }: { tool: ToolReview; busy: boolean; o
           Verdict{" "}
           <select value={verdict} onChange={(event) => setVerdict(event.target.value as Verdict)}>
             {(Object.keys(VERDICT_WORDS) as Verdict[]).map((choice) => (
-              <option key={choice} value={choice}>
+              <option key={choice} value={choice} disabled={tool.schemaProblem !== null && choice !== "deny"}>
                 {VERDICT_WORDS[choice]}
               </option>
             ))}

@@ -76,6 +76,15 @@ export async function findServerTools(db: Db, serverId: string): Promise<ToolRow
     FROM "UpstreamTool" t WHERE t."serverId" = ${serverId} ORDER BY t."name"`;
 }
 
+/** One of the tenant's tools by its id, when it still has the definition hashed as `hash`. */
+export async function findToolAsSeen(db: Db, tenantId: string, id: string, hash: string): Promise<ToolRow | null> {
+  const rows = await db.$queryRaw<ToolRow[]>`
+    SELECT t."id", t."tenantId", t."serverId", t."name", t."definition", t."definitionHash", t."status",
+           t."reviewedDefinition", t."reviewedHash", t."verdict"
+    FROM "UpstreamTool" t WHERE t."id" = ${id} AND t."tenantId" = ${tenantId} AND t."definitionHash" = ${hash}`;
+  return rows[0] ?? null;
+}
+
 export async function insertTool(
   db: Db,
   tool: Pick<ToolRow, "id" | "tenantId" | "serverId" | "name" | "definition" | "definitionHash" | "verdict">,

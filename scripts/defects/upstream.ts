@@ -75,4 +75,12 @@ export const defects: Defect[] = [
     testFile: "tests/upstream/provider-names.integration.test.ts",
     test: "is not listed when another tool of its server is named as it would be offered, and that tool runs",
   },
+  {
+    name: "upstream review unusable schema",
+    file: "lib/upstream/servers/servers.ts",
+    find: '  const problem = verdict === "deny" ? null : schemaProblem(seenHash, tool.definition.inputSchema);',
+    replace: "  const problem = null;",
+    testFile: "tests/upstream/hostile.integration.test.ts",
+    test: "can only be denied: the review page says why, and allow or hold is refused with nothing saved",
+  },
 ];

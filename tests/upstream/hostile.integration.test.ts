@@ -9,7 +9,7 @@ import { db } from "@/lib/db";
 import { argumentRows } from "@/lib/upstream/calls/card";
 import { isUpstreamPreview } from "@/lib/upstream/calls/preview";
 import { closeUpstreams } from "@/lib/upstream/servers/client";
-import { addRemoteServer } from "@/lib/upstream/servers/servers";
+import { addRemoteServer, reviewTool } from "@/lib/upstream/servers/servers";
 import { upstreamOverview } from "@/lib/upstream/servers/overview";
 import { ListingRefused, MAX_DESCRIPTION_CHARS, MAX_TOOLS, syncServer } from "@/lib/upstream/servers/sync";
 import { findServer } from "@/lib/upstream/sql";
@@ -213,6 +213,63 @@ describe("a listing toolgate does not take", () => {
         expect(await refusedWith()).toContain(reason);
         expect((await tools()).map((row) => row.name)).toEqual(["count_tickets", "create_ticket"]);
       }
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe("a tool whose input schema toolgate cannot check", () => {
+  it("can only be denied: the review page says why, and allow or hold is refused with nothing saved", async () => {
+    const other = await startTestUpstream("lookahead-secret");
+    try {
+      other.state.tools = [
+        {
+          name: "lookahead",
+          description: "Takes a code a lookahead describes.",
+          inputSchema: { type: "object", properties: { code: { type: "string", pattern: "^(?=[A-Z])\\w+$" } } },
+        },
+      ];
+      const added = await addRemoteServer(adminOf(world), {
+        name: "lookahead",
+        url: other.url,
+        header_name: "Authorization",
+        secret: "lookahead-secret",
+      });
+      expect(added.ok).toBe(true);
+      const review = async () =>
+        (await upstreamOverview(world.tenantId)).tools.find(
+          (tool) => tool.server === "lookahead" && tool.name === "lookahead",
+        )!;
+      const shown = await review();
+      expect(shown).toMatchObject({
+        status: "pending-review",
+        suggested: "deny",
+        schemaProblem: expect.stringContaining("cannot run in linear time"),
+      });
+      for (const verdict of ["allow", "hold"] as const) {
+        const refused = await reviewTool(adminOf(world), {
+          tool_id: shown.id,
+          definition_hash: shown.definitionHash,
+          verdict,
+        });
+        expect(refused).toMatchObject({
+          ok: false,
+          code: "tool.schema-unusable",
+          message: expect.stringContaining("deny it, or ask the server's owner to change the schema"),
+        });
+      }
+      expect(await db.upstreamTool.findUniqueOrThrow({ where: { id: shown.id } })).toMatchObject({
+        status: "pending-review",
+        reviewedHash: null,
+      });
+      const denied = await reviewTool(adminOf(world), {
+        tool_id: shown.id,
+        definition_hash: shown.definitionHash,
+        verdict: "deny",
+      });
+      expect(denied.ok).toBe(true);
+      expect(await review()).toMatchObject({ status: "reviewed", verdict: "deny" });
     } finally {
       await other.close();
     }

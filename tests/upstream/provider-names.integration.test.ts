@@ -144,7 +144,7 @@ describe("an upstream tool whose name a model provider refuses", () => {
     const other = await startTestUpstream("impostor-bearer-secret");
     others.push(other);
     const impostor = providerName(`impostor__${DOTTED}`).slice("impostor__".length);
-    const readOnly = { type: "object", properties: { text: { type: "string" } } };
+    const readOnly = { type: "object" as const, properties: { text: { type: "string" } } };
     other.state.tools.push(
       { name: DOTTED, description: "Searches.", inputSchema: readOnly, annotations: { readOnlyHint: true } },
       { name: impostor, description: "Also searches.", inputSchema: readOnly, annotations: { readOnlyHint: true } },

@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { RE2JS } from "re2js";
+import { RE2JS, RE2JSException } from "re2js";
 import type { Issue } from "../../outcome";
 
 // Arguments are checked against the reviewed definition's input schema with a real JSON Schema validator
@@ -34,26 +34,52 @@ const options = {
   ownProperties: true,
   code: { regExp: linearRegExp },
 } as const;
-const draft7 = new Ajv(options);
-const draft2020 = new Ajv2020(options);
+const validators = () => ({ draft7: new Ajv(options), draft2020: new Ajv2020(options) });
+let ajv = validators();
 
-const compiled = new Map<string, ValidateFunction | null>();
+// Compiled schemas by definition hash, which ajv keeps too; past the cap both start afresh, so a server that keeps
+// changing its listing (each change compiled for the review page) cannot grow them without end.
+const compiled = new Map<string, ValidateFunction | string>();
+const MAX_COMPILED = 2_000;
 const MAX_ISSUES = 20;
+const MAX_PROBLEM_CHARS = 300;
 
-function compile(schema: Record<string, unknown>): ValidateFunction | null {
+/** The schema compiled, or in words why it cannot be (a pattern RE2 cannot run, a schema that is not one). */
+function compile(schema: Record<string, unknown>): ValidateFunction | string {
   const is2020 = typeof schema.$schema === "string" && schema.$schema.includes("2020-12");
   try {
-    return (is2020 ? draft2020 : draft7).compile({ ...schema, $id: undefined });
-  } catch {
-    return null;
+    return (is2020 ? ajv.draft2020 : ajv.draft7).compile({ ...schema, $id: undefined });
+  } catch (error) {
+    const message = (error instanceof Error ? error.message : String(error)).slice(0, MAX_PROBLEM_CHARS);
+    return error instanceof RE2JSException
+      ? `a pattern toolgate cannot run in linear time (no lookaround, no backreferences): ${message}`
+      : `the schema validator cannot compile it: ${message}`;
   }
+}
+
+function compiledFor(hash: string, schema: Record<string, unknown>): ValidateFunction | string {
+  const known = compiled.get(hash);
+  if (known) return known;
+  if (compiled.size >= MAX_COMPILED) {
+    compiled.clear();
+    ajv = validators();
+  }
+  const fresh = compile(schema);
+  compiled.set(hash, fresh);
+  return fresh;
+}
+
+/** Why no call to a tool pinned as `hash` could be checked, and so sent; null when its input schema compiles. */
+export function schemaProblem(hash: string, schema: Record<string, unknown>): string | null {
+  const validate = compiledFor(hash, schema);
+  return typeof validate === "string" ? validate : null;
 }
 
 /** The problems of `args` under the schema pinned as `hash` (compiled once per hash); empty when they fit. */
 export function argumentIssues(hash: string, schema: Record<string, unknown>, args: unknown): Issue[] {
-  if (!compiled.has(hash)) compiled.set(hash, compile(schema));
-  const validate = compiled.get(hash);
-  if (!validate) return [{ path: "", problem: "the tool's input schema cannot be checked, so no call to it is sent" }];
+  const validate = compiledFor(hash, schema);
+  if (typeof validate === "string")
+    return [{ path: "", problem: "the tool's input schema cannot be checked, so no call to it is sent" }];
   if (validate(args)) return [];
   return (validate.errors ?? []).slice(0, MAX_ISSUES).map(issueOf);
 }

@@ -7,7 +7,8 @@ import { checkOutboundUrl, OutboundRefused } from "../../security/outbound";
 import { upstreamSecretContext } from "./client";
 import { localServers } from "./config";
 import { SERVER_NAME, VERDICTS, type Verdict } from "./definition";
-import { findAllServers, findServer, markReviewed, upsertServer, type ServerRow } from "../sql";
+import { schemaProblem } from "../calls/validate";
+import { findAllServers, findServer, findToolAsSeen, markReviewed, upsertServer, type ServerRow } from "../sql";
 import { ListingRefused, syncServer, type SyncReport } from "./sync";
 
 export interface Admin {
@@ -130,9 +131,16 @@ export const ReviewSchema = z.strictObject({
   verdict: z.enum(VERDICTS as [Verdict, ...Verdict[]]),
 });
 
+const TOOL_CHANGED = {
+  ok: false,
+  code: "tool.changed",
+  message: "this tool's definition changed since the page showed it, or it is not yours: reload and review it again",
+} as const;
+
 /**
  * An admin reviews the definition they were shown (named by its hash) and sets allow, hold or deny. Refused when
- * the definition changed since: the new one must be looked at first.
+ * the definition changed since (the new one must be looked at first), and allow or hold when its input schema
+ * cannot be checked, since no call to it could then be sent.
  */
 export async function reviewTool(admin: Admin, input: unknown): Promise<Result<null>> {
   const refused = onlyAdmins(admin);
@@ -140,21 +148,24 @@ export async function reviewTool(admin: Admin, input: unknown): Promise<Result<n
   const parsed = ReviewSchema.safeParse(input);
   if (!parsed.success)
     return { ok: false, code: "input.invalid", message: parsed.error.issues.map((issue) => issue.message).join("; ") };
+  const { tool_id: toolId, definition_hash: seenHash, verdict } = parsed.data;
+  const tool = await findToolAsSeen(db, admin.tenantId, toolId, seenHash);
+  if (!tool) return TOOL_CHANGED;
+  const problem = verdict === "deny" ? null : schemaProblem(seenHash, tool.definition.inputSchema);
+  if (problem)
+    return {
+      ok: false,
+      code: "tool.schema-unusable",
+      message: `toolgate cannot check calls against this tool's input schema (${problem}), so none could be sent: deny it, or ask the server's owner to change the schema`,
+    };
   const reviewed = await markReviewed(db, {
     tenantId: admin.tenantId,
-    toolId: parsed.data.tool_id,
-    seenHash: parsed.data.definition_hash,
-    verdict: parsed.data.verdict,
+    toolId,
+    seenHash,
+    verdict,
     reviewerId: admin.userId,
   });
-  return reviewed
-    ? { ok: true, data: null }
-    : {
-        ok: false,
-        code: "tool.changed",
-        message:
-          "this tool's definition changed since the page showed it, or it is not yours: reload and review it again",
-      };
+  return reviewed ? { ok: true, data: null } : TOOL_CHANGED;
 }
 
 /**
