@@ -225,6 +225,25 @@ function projectKind(o: Outcome): ModelProjection {
   }
 }
 
+/**
+ * For a call the model must come back to (held for a supervisor, or sent with its outcome not yet known, never an
+ * earlier refund it waits on): the call's id, a held call's expiry, and what to do meanwhile. Empty for any other.
+ */
+export function waitingOn(callId: string, o: Outcome): { call_id?: string; expires_at?: string; message?: string } {
+  if (o.kind === "pending_approval")
+    return {
+      call_id: callId,
+      ...(o.approval ? { expires_at: o.approval.expires_at } : {}),
+      message: `A supervisor must approve this call before it runs; it has not run. Do not propose it again. Tell the user it waits for a supervisor, and read its outcome with get_call_status (call_id ${callId}, wait_seconds up to 30).`,
+    };
+  if (o.kind === "unavailable" && outcomeUnknown(o))
+    return {
+      call_id: callId,
+      message: `This call was sent and its outcome is not confirmed yet: it may have happened. Do not propose it again. Read its outcome later with get_call_status (call_id ${callId}, wait_seconds up to 30).`,
+    };
+  return {};
+}
+
 const NO_SUCH_TOOL =
   "No tool of that name is offered in this conversation. Call only the tools listed for it, by their exact names.";
 

@@ -3,7 +3,7 @@ import { ALL_SCOPES } from "../oauth/consent/authorize-scopes";
 import { canonicalJson } from "../canonical";
 import { authenticateForConversation } from "../conversations/authenticate";
 import type { FoundConversation } from "../conversations/lookup";
-import { modelProjection, type Outcome } from "../outcome";
+import { modelProjection, waitingOn, type Outcome } from "../outcome";
 import type { CallResult, RateCount } from "../gateway";
 import { errorResponse, leftUnread } from "../http";
 import { logError, requestIdFrom, withLogContext } from "../observe/log";
@@ -143,7 +143,7 @@ export function callBody(id: string, outcome: Outcome, replayed = false): Record
     code: outcome.code,
     ...(outcome.issues ? { issues: outcome.issues } : {}),
     ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
-    model: modelProjection({ ...outcome, result }),
+    model: { ...modelProjection({ ...outcome, result }), ...waitingOn(id, outcome) },
     ...(result !== undefined ? { result } : {}),
     ...(outcome.approval ? { approval: canonical(outcome.approval) } : {}),
     ...(outcome.decision ? { decision: canonical(outcome.decision) } : {}),

@@ -49,8 +49,13 @@ const ModelProjectionSchema = z
       .string()
       .optional()
       .describe(
-        "what to change before sending the call again (the arguments to fix, a fault of the runtime), or which call to wait on",
+        "what to change before sending the call again (the arguments to fix, a fault of the runtime), which call to wait on, or, for a call held or not yet confirmed, what to do meanwhile",
       ),
+    call_id: z
+      .string()
+      .optional()
+      .describe("this call's id, for get_call_status, when it is held for a supervisor or not yet confirmed"),
+    expires_at: z.string().optional().describe("when a held call's approval request expires"),
     reason: z.string().optional().describe("why a supervisor's decision or its re-check stopped the call"),
     awaiting: AwaitedCallSchema.optional(),
   })

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isFinal, modelProjection, outcome, outcomeAsRead, type Outcome } from "../outcome";
+import { isFinal, modelProjection, outcome, outcomeAsRead, waitingOn, type Outcome } from "../outcome";
 import { findConversationCall } from "./sql";
 import { defineCallsTool } from "./types";
 
@@ -48,7 +48,7 @@ function shown(callId: string, current: Outcome): Record<string, unknown> {
   return {
     call_id: callId,
     ...modelProjection(current),
-    ...(current.kind === "pending_approval" && current.approval ? { expires_at: current.approval.expires_at } : {}),
+    ...waitingOn(callId, current),
     disposition: dispositionOf(current),
     ...(isFinal(current) ? {} : { poll_after_seconds: POLL_AFTER_SECONDS }),
   };

@@ -33,6 +33,7 @@ describe("get_call_status", () => {
         call_id: callId,
         status: "needs_approval",
         expires_at: expiresAt,
+        message: expect.stringContaining(`read its outcome with get_call_status (call_id ${callId}`),
         disposition: "pending-approval",
         poll_after_seconds: 5,
       },

@@ -123,6 +123,11 @@ describe("the AI SDK tool set", () => {
         prompt: "Refund 90.",
       }),
     );
-    expect(result.steps[0].toolResults[0].output).toEqual({ status: "needs_approval" });
+    expect(result.steps[0].toolResults[0].output).toEqual({
+      status: "needs_approval",
+      call_id: expect.stringMatching(/^call_/),
+      expires_at: expect.any(String),
+      message: expect.stringContaining("Do not propose it again. Tell the user it waits for a supervisor"),
+    });
   });
 });

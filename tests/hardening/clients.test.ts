@@ -176,6 +176,7 @@ describe("the OpenAI Agents SDK", () => {
         status: "needs_approval",
         call_id: expect.stringMatching(/^call_/),
         expires_at: expect.any(String),
+        message: expect.stringContaining("read its outcome with get_call_status"),
       });
       expect(result.finalOutput).toBe("Refunded: 8000 cents in total.");
       expect(await refundedOf(world.orders.o1004)).toBe(8000);

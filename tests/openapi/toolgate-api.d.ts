@@ -377,8 +377,12 @@ export interface components {
         /** @description the argument paths to fix (invalid_arguments) */
         paths?: string[];
         result?: unknown;
-        /** @description what to change before sending the call again (the arguments to fix, a fault of the runtime), or which call to wait on */
+        /** @description what to change before sending the call again (the arguments to fix, a fault of the runtime), which call to wait on, or, for a call held or not yet confirmed, what to do meanwhile */
         message?: string;
+        /** @description this call's id, for get_call_status, when it is held for a supervisor or not yet confirmed */
+        call_id?: string;
+        /** @description when a held call's approval request expires */
+        expires_at?: string;
         /** @description why a supervisor's decision or its re-check stopped the call */
         reason?: string;
         /** @description the earlier refund of the order still awaiting the payment provider (refund.in-progress) */

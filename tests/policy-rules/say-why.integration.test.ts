@@ -52,6 +52,9 @@ describe("saying why", () => {
       status: "needs_approval",
       reason: "Refunds on orders older than 90 days wait for a supervisor",
       rules: ["old-orders-wait"],
+      call_id: held.json.id,
+      expires_at: held.json.approval!.expires_at,
+      message: expect.stringContaining("A supervisor must approve this call before it runs; it has not run."),
     });
     expect(await timelineDetails(w, held.json.id)).toContain(
       'Rules: held by rule "old-orders-wait": Refunds on orders older than 90 days wait for a supervisor',

@@ -35,6 +35,11 @@ export function expectHeldResult(answer: object): string {
   const held = answer as { isError?: unknown; structuredContent?: unknown };
   expect(held.isError).toBe(false);
   const { call_id: callId } = held.structuredContent as { call_id: string };
-  expect(held.structuredContent).toEqual({ status: "needs_approval", call_id: callId, expires_at: expect.any(String) });
+  expect(held.structuredContent).toEqual({
+    status: "needs_approval",
+    call_id: callId,
+    expires_at: expect.any(String),
+    message: `A supervisor must approve this call before it runs; it has not run. Do not propose it again. Tell the user it waits for a supervisor, and read its outcome with get_call_status (call_id ${callId}, wait_seconds up to 30).`,
+  });
   return callId;
 }

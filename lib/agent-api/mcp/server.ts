@@ -4,7 +4,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@model
 import type { AuthenticatedAgent } from "../../auth/keys/api-keys";
 import { isPlainObject } from "../../canonical";
 import { type ConversationFacts, type TenantPolicy } from "../../gateway";
-import { MODEL_STATUSES, modelProjection, type Outcome } from "../../outcome";
+import { MODEL_STATUSES, modelProjection, waitingOn, type Outcome } from "../../outcome";
 import { proposeCall } from "../propose";
 import { exposedTools, providerDefinition } from "../../tools/registry";
 import { upstreamDefinitions } from "../../upstream/calls/exposure";
@@ -122,7 +122,7 @@ export function mcpToolResult(callId: string, result: Outcome, replayed: boolean
   const structured = {
     ...modelProjection(result),
     call_id: callId,
-    ...(result.approval && result.kind === "pending_approval" ? { expires_at: result.approval.expires_at } : {}),
+    ...waitingOn(callId, result),
     ...(replayed ? { replayed: true } : {}),
   };
   return {

@@ -29,7 +29,11 @@ describe("an MCP client meets a refund whose outcome is not known yet", () => {
       arguments: { order_id: world.orders.o1001, amount_cents: 4000, currency: "USD", reason: "damaged" },
     });
     const { call_id: callId } = uncertain.structuredContent as { call_id: string };
-    expect(uncertain.structuredContent).toEqual({ status: "pending_confirmation", call_id: callId });
+    expect(uncertain.structuredContent).toEqual({
+      status: "pending_confirmation",
+      call_id: callId,
+      message: `This call was sent and its outcome is not confirmed yet: it may have happened. Do not propose it again. Read its outcome later with get_call_status (call_id ${callId}, wait_seconds up to 30).`,
+    });
     expect(JSON.stringify(uncertain.content)).toContain("pending_confirmation");
 
     const pending = await client.callTool({ name: "get_call_status", arguments: { call_id: callId } });
