@@ -50,4 +50,12 @@ export const defects: Defect[] = [
     testFile: "tests/agent-api/mcp-cors.integration.test.ts",
     test: "refuses a preflight from a foreign origin with the DNS-rebinding guard's 403 and no CORS headers",
   },
+  {
+    name: "held call says what to do",
+    file: "lib/agent-api/http.ts",
+    find: "    model: { ...modelProjection({ ...outcome, result }), ...waitingOn(id, outcome) },",
+    replace: "    model: modelProjection({ ...outcome, result }),",
+    testFile: "tests/policy-rules/say-why.integration.test.ts",
+    test: "a held call's model answer and its page name the rule; a refused call's page names it, the model is not told",
+  },
 ];
