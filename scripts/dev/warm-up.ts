@@ -3,10 +3,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 // `next dev` compiles a page (and a route) the first time someone asks for it, which on two cores takes seconds. Once
 // the server answers, `npm run dev` asks for what a newcomer opens first, one after another, so their first clicks
 // find it compiled: the README's walk (its pages, then the agent API its curl lines call), then the other pages.
-// Signed out, each answers with the sign-in page, a redirect to it, a 401 or a 404: compiled all the same.
+// Signed out, each answers with the sign-in page, a redirect to it, a 401 or a 405: compiled all the same.
 const FIRST_PAGES = [
   "/login",
+  "/api/auth/providers",
+  "/",
   "/approvals",
+  "/api/approvals/events",
   "/conversations",
   "/conversations/warm-up",
   "/calls/warm-up",
