@@ -11,6 +11,7 @@ import { amountOf, currencyOf, movesMoney, type CardItem } from "./card-item";
 import { DecideDialog } from "./decide-dialog";
 import { useNow } from "@/components/ui/time-ago";
 import type { StepUpWay } from "@/lib/auth/step-up/step-up";
+import { BusyButton } from "@/components/ui/busy-button";
 
 interface Toast {
   id: number;
@@ -211,17 +212,18 @@ export function ApprovalQueue({
         </p>
       ) : (
         <p className="bulk">
-          <button type="button" disabled={pending || live.length === 0} onClick={() => open("approve", live)}>
+          <BusyButton type="button" busy={pending} disabled={live.length === 0} onClick={() => open("approve", live)}>
             Approve selected ({live.length})
-          </button>{" "}
-          <button
+          </BusyButton>{" "}
+          <BusyButton
             type="button"
             className="danger"
-            disabled={pending || live.length === 0}
+            busy={pending}
+            disabled={live.length === 0}
             onClick={() => open("deny", live)}
           >
             Deny selected ({live.length})
-          </button>{" "}
+          </BusyButton>{" "}
           <button type="button" className="link" onClick={() => setHelp((shown) => !shown)} aria-expanded={help}>
             Keyboard: ?
           </button>

@@ -12,6 +12,7 @@ import { amountOf, currencyOf, movesMoney, refundableNowOf, type CardItem } from
 import { proveStepUp } from "@/components/step-up/step-up";
 import { PasskeyNeeded, PasswordProof } from "@/components/step-up/step-up-field";
 import type { StepUpWay } from "@/lib/auth/step-up/step-up";
+import { BusyButton } from "@/components/ui/busy-button";
 
 interface Props {
   mode: "approve" | "deny";
@@ -178,16 +179,21 @@ export function DecideDialog({ mode, items, policy, way, onDone, onClose }: Prop
           ))}
         <FormMessages error={error} />
         <p className="actions">
-          <button type="submit" className={mode === "approve" ? "primary" : "danger"} disabled={busy || passkeyNeeded}>
+          <BusyButton
+            type="submit"
+            className={mode === "approve" ? "primary" : "danger"}
+            busy={busy}
+            disabled={passkeyNeeded}
+          >
             {mode === "approve"
               ? stepUp && hasPasskey
                 ? "Confirm with passkey and approve"
                 : "Confirm approval"
               : "Deny"}
-          </button>{" "}
-          <button type="button" onClick={onClose} disabled={busy}>
+          </BusyButton>{" "}
+          <BusyButton type="button" onClick={onClose} busy={busy}>
             Cancel
-          </button>
+          </BusyButton>
         </p>
       </form>
     </dialog>

@@ -11,6 +11,7 @@ import { requestPhrase } from "@/lib/approvals/words";
 import { outcomeTitle } from "@/lib/calls/words";
 import { formatMoney } from "@/lib/money";
 import { AmountToRefund, loweredAmount } from "./amount-field";
+import { BusyButton } from "@/components/ui/busy-button";
 
 /** What happened, in words: "80.00 USD refund on ord_1004 approved; refund issued." */
 function decidedText(summary: string, result: Extract<DecisionResult, { ok: true }>): string {
@@ -178,17 +179,17 @@ export function LinkDecisionForm({
           ) : null}
           <div className="actions">
             {way.with === "passkey-needed" ? null : (
-              <button type="submit" className="primary" disabled={pending}>
+              <BusyButton type="submit" className="primary" busy={pending}>
                 {pending
                   ? "Approving…"
                   : way.with === "passkey"
                     ? "Confirm with passkey and approve"
                     : "Confirm approval"}
-              </button>
+              </BusyButton>
             )}
-            <button type="button" disabled={pending} onClick={() => setStep("choose")}>
+            <BusyButton type="button" busy={pending} onClick={() => setStep("choose")}>
               Cancel
-            </button>
+            </BusyButton>
           </div>
         </form>
       ) : step === "confirm-approve" ? (
@@ -234,17 +235,17 @@ export function LinkDecisionForm({
             ))}
           <div className="actions">
             {stepUp && way.with === "passkey-needed" ? null : (
-              <button type="submit" className="primary" disabled={pending}>
+              <BusyButton type="submit" className="primary" busy={pending}>
                 {pending
                   ? "Approving…"
                   : stepUp && way.with === "passkey"
                     ? "Confirm with passkey and approve"
                     : "Confirm approval"}
-              </button>
+              </BusyButton>
             )}
-            <button type="button" disabled={pending} onClick={() => setStep("choose")}>
+            <BusyButton type="button" busy={pending} onClick={() => setStep("choose")}>
               Cancel
-            </button>
+            </BusyButton>
           </div>
         </form>
       ) : (
@@ -256,15 +257,15 @@ export function LinkDecisionForm({
           }}
         >
           <div className="actions">
-            <button
+            <BusyButton
               ref={approveButton}
               type="button"
               className="primary"
-              disabled={pending}
+              busy={pending}
               onClick={() => setStep("confirm-approve")}
             >
               Approve…
-            </button>
+            </BusyButton>
           </div>
           <p>
             <label>
@@ -280,9 +281,9 @@ export function LinkDecisionForm({
               />
             </label>
           </p>
-          <button type="submit" className="danger" disabled={pending}>
+          <BusyButton type="submit" className="danger" busy={pending}>
             {pending ? "Denying…" : "Deny"}
-          </button>
+          </BusyButton>
         </form>
       )}
     </div>

@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { useState, useSyncExternalStore } from "react";
 import { absoluteTime, relativeTime } from "@/components/ui/time-words";
 import { Field, FormMessages } from "@/components/ui/field";
+import { BusyButton } from "@/components/ui/busy-button";
 
 /** What the person may do next; it never says whether the account exists. */
 function failureMessage(error: string | null): string {
@@ -69,9 +70,9 @@ export function LoginForm({ returnTo }: { returnTo: string }) {
         style={{ width: "100%" }}
       />
       <FormMessages error={error} />
-      <button className="primary" type="submit" disabled={pending || !hydrated}>
+      <BusyButton className="primary" type="submit" busy={pending} disabled={!hydrated}>
         {pending ? "Signing in…" : "Sign in"}
-      </button>
+      </BusyButton>
     </form>
   );
 }

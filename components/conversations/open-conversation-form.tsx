@@ -7,6 +7,7 @@ import { CustomerSearchField, useCustomerSearch } from "./customer-search";
 import { openConversationAction } from "@/lib/conversations/actions";
 import type { CustomerChoice } from "@/lib/conversations/console";
 import { formatMoney } from "@/lib/money";
+import { BusyButton } from "@/components/ui/busy-button";
 
 /**
  * Find a customer by email (or id), pick one, optionally bind one of their orders, open the conversation. The page
@@ -87,9 +88,9 @@ export function OpenConversationForm({ firstCustomers }: { firstCustomers: Custo
         </p>
       )}
       <div className="actions">
-        <button type="button" className="primary" disabled={pending || !customer} onClick={submit}>
+        <BusyButton type="button" className="primary" busy={pending} disabled={!customer} onClick={submit}>
           {customer ? `Open conversation with ${customer.email}` : "Open conversation"}
-        </button>
+        </BusyButton>
       </div>
       <FormMessages error={error} />
     </section>

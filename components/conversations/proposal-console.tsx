@@ -2,6 +2,7 @@
 
 import { useRef, useState, useTransition } from "react";
 import { proposeAction } from "@/lib/agent-api/actions";
+import { BusyButton } from "@/components/ui/busy-button";
 
 const EXAMPLE = '{"name":"get_order","arguments":{"order_id":"ord_1001"}}';
 
@@ -45,9 +46,9 @@ export function ProposalConsole({ conversationId }: { conversationId: string }) 
           <br />
           <input placeholder="for example demo-1" style={{ width: "min(100%, 22rem)" }} ref={callKey} />
         </label>{" "}
-        <button type="button" className="primary" disabled={pending} onClick={submit}>
+        <BusyButton type="button" className="primary" busy={pending} onClick={submit}>
           {pending ? "Sending…" : "Propose"}
-        </button>
+        </BusyButton>
       </p>
       {answer && (
         <>

@@ -9,6 +9,7 @@ import { CustomerSearchField, useCustomerSearch } from "./customer-search";
 import { workOnCustomerAction } from "@/lib/conversations/actions";
 import type { CustomerChoice } from "@/lib/conversations/console";
 import type { WorkingConnection } from "@/lib/conversations/working-on";
+import { BusyButton } from "@/components/ui/busy-button";
 
 /**
  * The person's MCP connections (Claude, ChatGPT, VS Code…), each with the customer it works on and a search to
@@ -118,13 +119,14 @@ function ConnectionCard({
         ) : (
           shown.choices.map((choice) => (
             <li key={choice.id}>
-              <button
+              <BusyButton
                 type="button"
-                disabled={pending || choice.id === connection.customerId}
+                busy={pending}
+                disabled={choice.id === connection.customerId}
                 onClick={() => switchTo(choice)}
               >
                 {choice.id === connection.customerId ? `Working on ${choice.email}` : `Work on ${choice.email}`}
-              </button>
+              </BusyButton>
             </li>
           ))
         )}

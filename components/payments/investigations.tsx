@@ -6,6 +6,7 @@ import { resolveInvestigationAction } from "@/lib/payments/reconcile/actions";
 import { formatMoney } from "@/lib/money";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { useStepUp } from "@/components/step-up/step-up-field";
+import { BusyButton } from "@/components/ui/busy-button";
 
 export interface Investigation {
   id: string;
@@ -76,9 +77,9 @@ function Resolve({ item, hasPasskey }: { item: Investigation; hasPasskey: boolea
             maxLength={100}
           />
         </label>{" "}
-        <button type="submit" disabled={pending || reference.trim().length < 3}>
+        <BusyButton type="submit" busy={pending} disabled={reference.trim().length < 3}>
           Close as issued
-        </button>
+        </BusyButton>
       </form>
       <form
         style={{ marginTop: "0.5rem" }}
@@ -98,9 +99,9 @@ function Resolve({ item, hasPasskey }: { item: Investigation; hasPasskey: boolea
             maxLength={500}
           />
         </label>{" "}
-        <button type="submit" className="danger" disabled={pending || note.trim().length < 3}>
+        <BusyButton type="submit" className="danger" busy={pending} disabled={note.trim().length < 3}>
           Release
-        </button>
+        </BusyButton>
         {stepUp.field}
       </form>
       {message && (

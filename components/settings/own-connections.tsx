@@ -4,6 +4,7 @@ import { useState, useTransition } from "react";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { revokeOwnConnectionAction } from "@/lib/oauth/consent/actions";
 import { FormMessages } from "@/components/ui/field";
+import { BusyButton } from "@/components/ui/busy-button";
 
 export interface OwnConnection {
   id: string;
@@ -54,9 +55,9 @@ export function OwnConnections({ connections }: { connections: OwnConnection[] }
                   revoked <TimeAgo iso={connection.revokedAt} />
                 </span>
               ) : (
-                <button type="button" disabled={pending} onClick={() => revoke(connection.id)}>
+                <BusyButton type="button" busy={pending} onClick={() => revoke(connection.id)}>
                   Revoke {connection.clientName}
-                </button>
+                </BusyButton>
               )}
             </li>
           ))}

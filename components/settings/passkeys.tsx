@@ -13,6 +13,7 @@ import { namedAddress, passkeyFailure } from "@/components/step-up/passkey-words
 import { proveStepUp } from "@/components/step-up/step-up";
 import { PasswordProof } from "@/components/step-up/step-up-field";
 import type { StepUpWay } from "@/lib/auth/step-up/step-up";
+import { BusyButton } from "@/components/ui/busy-button";
 
 interface Passkey {
   id: string;
@@ -120,15 +121,15 @@ export function PasskeyList({ passkeys, stepUp }: { passkeys: Passkey[]; stepUp:
               ) : (
                 "never used"
               )}{" "}
-              <button
+              <BusyButton
                 type="button"
                 className="danger"
                 onClick={() => void remove(key)}
-                disabled={busy}
+                busy={busy}
                 aria-label={`Remove passkey ${key.name}`}
               >
                 Remove
-              </button>
+              </BusyButton>
             </li>
           ))}
         </ul>
@@ -159,9 +160,15 @@ export function PasskeyList({ passkeys, stepUp }: { passkeys: Passkey[]; stepUp:
             aria-describedby="passkey-name-help"
           />
         </label>{" "}
-        <button type="button" className="primary" onClick={() => void register()} disabled={busy || signInAgain}>
+        <BusyButton
+          type="button"
+          className="primary"
+          onClick={() => void register()}
+          busy={busy}
+          disabled={signInAgain}
+        >
           Add a passkey
-        </button>
+        </BusyButton>
       </p>
       <p id="passkey-name-help" className="muted small">
         Name it after the device or security key it lives on, so you know later which one to remove.

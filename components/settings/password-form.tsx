@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { changePasswordAction } from "@/lib/auth/sign-in/actions";
 import { Field, FormMessages } from "@/components/ui/field";
+import { BusyButton } from "@/components/ui/busy-button";
 
 /** Change your own password: the current one, then the new one twice. Every session ends, this one included. */
 export function PasswordForm({ email, minLength }: { email: string; minLength: number }) {
@@ -71,9 +72,9 @@ export function PasswordForm({ email, minLength }: { email: string; minLength: n
         />
         <p className="muted">Changing it signs you out everywhere, here included.</p>
         <div className="actions">
-          <button type="submit" className="primary" disabled={pending}>
+          <BusyButton type="submit" className="primary" busy={pending}>
             {pending ? "Changing…" : "Change password"}
-          </button>
+          </BusyButton>
         </div>
         <FormMessages error={error} />
       </form>

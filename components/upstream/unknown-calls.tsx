@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { resolveUpstreamCallAction } from "@/lib/upstream/actions";
 import { TimeAgo } from "@/components/ui/time-ago";
+import { BusyButton } from "@/components/ui/busy-button";
 
 export interface UnknownCall {
   toolCallId: string;
@@ -47,12 +48,12 @@ export function UnknownUpstreamCalls({ calls }: { calls: UnknownCall[] }) {
             <strong>{call.toolName}</strong> sent {call.sentAt ? <TimeAgo iso={call.sentAt} /> : "at an unknown time"} ·
             key <code>{call.idempotencyKey.slice(0, 16)}</code> · call <code>{call.toolCallId}</code>
             <p className="actions">
-              <button type="button" disabled={pending} onClick={() => resolve(call, true)}>
+              <BusyButton type="button" busy={pending} onClick={() => resolve(call, true)}>
                 It happened
-              </button>
-              <button type="button" disabled={pending} onClick={() => resolve(call, false)}>
+              </BusyButton>
+              <BusyButton type="button" busy={pending} onClick={() => resolve(call, false)}>
                 It did not happen
-              </button>
+              </BusyButton>
             </p>
           </li>
         ))}

@@ -7,6 +7,7 @@ import type { Verdict } from "@/lib/upstream/servers/definition";
 import type { ToolReview, upstreamOverview } from "@/lib/upstream/servers/overview";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { Field } from "@/components/ui/field";
+import { BusyButton } from "@/components/ui/busy-button";
 
 type Overview = Awaited<ReturnType<typeof upstreamOverview>>;
 
@@ -70,15 +71,15 @@ export function UpstreamAdmin({ overview }: { overview: Overview }) {
                   · its last listing was not taken: {server.listingRefused}{" "}
                 </span>
               )}
-              <button
+              <BusyButton
                 type="button"
-                disabled={pending}
+                busy={pending}
                 onClick={() =>
                   run(() => syncUpstreamServerAction({ name: server.name }), `${server.name} listed again.`)
                 }
               >
                 List its tools again
-              </button>
+              </BusyButton>
             </li>
           ))}
         </ul>
@@ -163,9 +164,9 @@ function AddServer({
         </label>
       </p>
       <p className="actions">
-        <button type="submit" className="primary" disabled={busy}>
+        <BusyButton type="submit" className="primary" busy={busy}>
           Add and list its tools
-        </button>
+        </BusyButton>
       </p>
     </form>
   );
@@ -245,9 +246,9 @@ function ToolCard({ tool, busy, onReview }: { tool: ToolReview; busy: boolean; o
             ))}
           </select>
         </label>
-        <button type="button" className="primary" disabled={busy} onClick={() => onReview(verdict)}>
+        <BusyButton type="button" className="primary" busy={busy} onClick={() => onReview(verdict)}>
           {tool.status === "reviewed" ? "Save the verdict" : "Review this definition"}
-        </button>
+        </BusyButton>
       </p>
     </section>
   );

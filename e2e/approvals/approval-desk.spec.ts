@@ -416,6 +416,8 @@ test("step-up: above the threshold a person without a passkey re-enters the pass
     await password.fill("not-the-password");
     await dialog.getByRole("button", { name: "Confirm approval" }).click();
     await expect(dialog.getByRole("alert")).toHaveText("That password is not right.");
+    // The button kept keyboard focus while the dialog waited for the server.
+    await expect(dialog.getByRole("button", { name: "Confirm approval" })).toBeFocused();
     await noSidewaysScroll(page);
     await page.screenshot({ path: "test-results/approval-desk-step-up-phone.png" });
     expect(await refundsOn(order)).toEqual([]);

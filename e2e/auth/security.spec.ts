@@ -79,6 +79,8 @@ test("after a lock the login page says when to try again, for a real account and
       await page.getByRole("button", { name: "Sign in" }).click();
       await answered;
       await expect(page.getByRole("button", { name: "Sign in" })).toBeEnabled();
+      // Busy, the button kept keyboard focus: Enter tries again from where the person was.
+      await expect(page.getByRole("button", { name: "Sign in" })).toBeFocused();
       text = (await alert.textContent()) ?? "";
     }
     expect(text).toMatch(

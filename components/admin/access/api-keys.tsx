@@ -6,6 +6,7 @@ import { TimeAgo } from "@/components/ui/time-ago";
 import { useStepUp } from "@/components/step-up/step-up-field";
 import { Table } from "@/components/ui/table";
 import { FormMessages } from "@/components/ui/field";
+import { BusyButton } from "@/components/ui/busy-button";
 
 interface Agent {
   id: string;
@@ -80,9 +81,9 @@ export function ApiKeys({ agents, hasPasskey }: { agents: Agent[]; hasPasskey: b
                   {key.revokedAt ? (
                     <span className="muted">revoked</span>
                   ) : (
-                    <button type="button" className="danger" disabled={pending} onClick={() => revoke(key.id)}>
+                    <BusyButton type="button" className="danger" busy={pending} onClick={() => revoke(key.id)}>
                       Revoke
-                    </button>
+                    </BusyButton>
                   )}
                 </div>
               )),
@@ -90,9 +91,9 @@ export function ApiKeys({ agents, hasPasskey }: { agents: Agent[]; hasPasskey: b
           {
             label: "New key",
             cell: (agent) => (
-              <button type="button" disabled={pending} onClick={() => create(agent)}>
+              <BusyButton type="button" busy={pending} onClick={() => create(agent)}>
                 New key
-              </button>
+              </BusyButton>
             ),
           },
         ]}

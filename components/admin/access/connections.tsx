@@ -7,6 +7,7 @@ import { revokeConnectionAction } from "@/lib/oauth/consent/actions";
 import { useStepUp } from "@/components/step-up/step-up-field";
 import { Table } from "@/components/ui/table";
 import { FormMessages } from "@/components/ui/field";
+import { BusyButton } from "@/components/ui/busy-button";
 
 export interface Connection {
   id: string;
@@ -125,13 +126,13 @@ export function Connections({
                     revoked <TimeAgo iso={connection.revokedAt} />
                   </span>
                 ) : (
-                  <button
+                  <BusyButton
                     type="button"
-                    disabled={pending}
+                    busy={pending}
                     onClick={() => run(() => revokeConnectionAction({ grantId: connection.id }))}
                   >
                     Revoke {connection.clientName} for {connection.agentName}
-                  </button>
+                  </BusyButton>
                 ),
             },
           ]}

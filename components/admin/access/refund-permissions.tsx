@@ -5,6 +5,7 @@ import { setRefundPermissionAction } from "@/lib/admin/access/actions";
 import { useStepUp } from "@/components/step-up/step-up-field";
 import { Table } from "@/components/ui/table";
 import { FormMessages } from "@/components/ui/field";
+import { BusyButton } from "@/components/ui/busy-button";
 
 /**
  * Withdraw (at once) or grant (with the admin's step-up, once a second admin approves) each agent's refund
@@ -59,13 +60,13 @@ export function RefundPermissions({
             label: "Change",
             cell: (agent) =>
               agent.canRefund ? (
-                <button type="button" className="danger" disabled={pending} onClick={() => set(agent.id, false)}>
+                <BusyButton type="button" className="danger" busy={pending} onClick={() => set(agent.id, false)}>
                   Withdraw refunds from {agent.name}
-                </button>
+                </BusyButton>
               ) : (
-                <button type="button" disabled={pending} onClick={() => set(agent.id, true)}>
+                <BusyButton type="button" busy={pending} onClick={() => set(agent.id, true)}>
                   Grant refunds to {agent.name}
-                </button>
+                </BusyButton>
               ),
           },
         ]}

@@ -7,6 +7,7 @@ import { endSessionsAction } from "@/lib/admin/access/actions";
 import { removePersonPasskeysAction } from "@/lib/auth/step-up/passkeys/actions";
 import { Table } from "@/components/ui/table";
 import { FormMessages } from "@/components/ui/field";
+import { BusyButton } from "@/components/ui/busy-button";
 
 interface Person {
   id: string;
@@ -76,9 +77,9 @@ export function PeopleSessions({ people, hasPasskey }: { people: Person[]; hasPa
                       signed in <TimeAgo iso={session.createdAt} />, seen <TimeAgo iso={session.lastSeenAt} />, from{" "}
                       {session.address ?? "an unknown address"}
                     </span>{" "}
-                    <button type="button" disabled={pending} onClick={() => end({ sessionId: session.id })}>
+                    <BusyButton type="button" busy={pending} onClick={() => end({ sessionId: session.id })}>
                       End
-                    </button>
+                    </BusyButton>
                   </div>
                 ))}
               </>
@@ -88,23 +89,24 @@ export function PeopleSessions({ people, hasPasskey }: { people: Person[]; hasPa
             label: "End sessions",
             cell: (person) => (
               <>
-                <button
+                <BusyButton
                   type="button"
-                  disabled={pending || person.sessions.length === 0}
+                  busy={pending}
+                  disabled={person.sessions.length === 0}
                   onClick={() => end({ userId: person.id })}
                 >
                   End all
-                </button>{" "}
+                </BusyButton>{" "}
                 {person.passkeys > 0 && (
-                  <button
+                  <BusyButton
                     type="button"
                     className="danger"
-                    disabled={pending}
+                    busy={pending}
                     onClick={() => removePasskeys(person)}
                     aria-label={`Remove ${person.name}'s passkeys`}
                   >
                     Remove passkeys
-                  </button>
+                  </BusyButton>
                 )}
               </>
             ),

@@ -5,6 +5,7 @@ import { useStepUp } from "@/components/step-up/step-up-field";
 import { inviteToSsoAction, removeSsoSettingsAction, saveSsoSettingsAction } from "@/lib/admin/access/actions";
 import type { SsoSettingsView } from "@/lib/auth/sso/settings";
 import { Field } from "@/components/ui/field";
+import { BusyButton } from "@/components/ui/busy-button";
 
 type Mapping = { group: string; role: "SUPERVISOR" | "ADMIN" };
 
@@ -126,18 +127,19 @@ export function SsoForm({ settings, hasPasskey }: { settings: SsoSettingsView | 
         </label>
       </p>
       {stepUp.field}
-      <button
+      <BusyButton
         type="button"
         className="primary"
-        disabled={pending || !form.issuer || !form.clientId || !form.emailDomain || !form.displayName}
+        busy={pending}
+        disabled={!form.issuer || !form.clientId || !form.emailDomain || !form.displayName}
         onClick={save}
       >
         Save single sign-on
-      </button>{" "}
+      </BusyButton>{" "}
       {settings && (
-        <button type="button" className="danger" disabled={pending} onClick={remove}>
+        <BusyButton type="button" className="danger" busy={pending} onClick={remove}>
           Remove single sign-on
-        </button>
+        </BusyButton>
       )}{" "}
       {message && <span role="status">{message}</span>}
       {settings && <SsoInvite hasPasskey={hasPasskey} />}
@@ -185,9 +187,9 @@ function SsoInvite({ hasPasskey }: { hasPasskey: boolean }) {
         style={{ width: "100%" }}
       />
       {stepUp.field}
-      <button type="button" disabled={pending || !email || !subject} onClick={invite}>
+      <BusyButton type="button" busy={pending} disabled={!email || !subject} onClick={invite}>
         Invite
-      </button>{" "}
+      </BusyButton>{" "}
       {message && <span role="status">{message}</span>}
     </fieldset>
   );

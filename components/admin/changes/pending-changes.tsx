@@ -8,6 +8,7 @@ import { Table } from "@/components/ui/table";
 import { RuleDiff } from "@/components/admin/rules/rule-diff";
 import { RuleReport } from "@/components/admin/rules/rule-report";
 import type { RulesReview } from "@/lib/admin/rules/publishing/review";
+import { BusyButton } from "@/components/ui/busy-button";
 
 interface Change {
   id: string;
@@ -135,10 +136,11 @@ export function PendingChanges({
                   <>
                     <div className="actions">
                       {canApprove && (
-                        <button
+                        <BusyButton
                           type="button"
                           className="primary"
-                          disabled={pending || own}
+                          busy={pending}
+                          disabled={own}
                           title={own ? "You proposed this; a different admin must approve it." : undefined}
                           onClick={() =>
                             act(
@@ -153,16 +155,16 @@ export function PendingChanges({
                           }
                         >
                           Approve
-                        </button>
+                        </BusyButton>
                       )}
-                      <button
+                      <BusyButton
                         type="button"
                         className="danger"
-                        disabled={pending}
+                        busy={pending}
                         onClick={() => act(() => cancelAdminChangeAction({ changeId: change.id }), "Cancelled.")}
                       >
                         Cancel
-                      </button>
+                      </BusyButton>
                     </div>
                     {canApprove && own && (
                       <div className="muted">

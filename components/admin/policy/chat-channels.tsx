@@ -4,6 +4,7 @@ import { useState, useTransition } from "react";
 import { connectChatChannelAction, disconnectChatChannelAction } from "@/lib/admin/policy/actions";
 import { useStepUp } from "@/components/step-up/step-up-field";
 import { Field } from "@/components/ui/field";
+import { BusyButton } from "@/components/ui/busy-button";
 
 type Provider = "slack" | "teams";
 
@@ -61,18 +62,19 @@ function SlackForm({ channel, hasPasskey }: { channel: string | null; hasPasskey
         onChange={(event) => setToken(event.target.value)}
       />
       {save.field}
-      <button
+      <BusyButton
         type="button"
         className="primary"
-        disabled={save.pending || !channelId || !token}
+        busy={save.pending}
+        disabled={!channelId || !token}
         onClick={() => save.connect(channelId, { provider: "slack", channel: channelId, token }, () => setToken(""))}
       >
         Connect Slack
-      </button>{" "}
+      </BusyButton>{" "}
       {channel && (
-        <button type="button" className="danger" disabled={save.pending} onClick={save.disconnect}>
+        <BusyButton type="button" className="danger" busy={save.pending} onClick={save.disconnect}>
           Disconnect Slack
-        </button>
+        </BusyButton>
       )}{" "}
       {save.message && <span role="status">{save.message}</span>}
     </div>
@@ -99,18 +101,19 @@ function TeamsForm({ host, hasPasskey }: { host: string | null; hasPasskey: bool
         style={{ width: "100%" }}
       />
       {save.field}
-      <button
+      <BusyButton
         type="button"
         className="primary"
-        disabled={save.pending || !url}
+        busy={save.pending}
+        disabled={!url}
         onClick={() => save.connect(url, { provider: "teams", url }, () => setUrl(""))}
       >
         Connect Teams
-      </button>{" "}
+      </BusyButton>{" "}
       {host && (
-        <button type="button" className="danger" disabled={save.pending} onClick={save.disconnect}>
+        <BusyButton type="button" className="danger" busy={save.pending} onClick={save.disconnect}>
           Disconnect Teams
-        </button>
+        </BusyButton>
       )}{" "}
       {save.message && <span role="status">{save.message}</span>}
     </div>

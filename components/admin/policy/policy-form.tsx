@@ -4,6 +4,7 @@ import { useState, useTransition } from "react";
 import { updatePolicyAction } from "@/lib/admin/policy/actions";
 import { displayValue, POLICY_FIELDS, type PolicyField, rangeText } from "@/lib/admin/policy/fields";
 import { useStepUp } from "@/components/step-up/step-up-field";
+import { BusyButton } from "@/components/ui/busy-button";
 
 type Policy = Record<PolicyField, number>;
 
@@ -70,9 +71,9 @@ export function PolicyForm({ policy, hasPasskey }: { policy: Policy; hasPasskey:
       ))}
       {stepUp.field}
       <div className="actions">
-        <button type="submit" className="primary" disabled={pending}>
+        <BusyButton type="submit" className="primary" busy={pending}>
           Save policy
-        </button>
+        </BusyButton>
         {message && (
           <span role="status" className={message.ok ? "ok" : "error"} data-testid="policy-message">
             {message.text}

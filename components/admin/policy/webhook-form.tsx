@@ -4,6 +4,7 @@ import { useState, useTransition } from "react";
 import { setWebhookAction } from "@/lib/admin/policy/actions";
 import { useStepUp } from "@/components/step-up/step-up-field";
 import { Field } from "@/components/ui/field";
+import { BusyButton } from "@/components/ui/busy-button";
 
 /**
  * URL and secret are write-only: stored encrypted, never shown again. Setting them asks for the admin's step-up and
@@ -53,18 +54,19 @@ export function WebhookForm({ configured, hasPasskey }: { configured: boolean; h
         onChange={(event) => setSecret(event.target.value)}
       />
       {stepUp.field}
-      <button
+      <BusyButton
         type="button"
         className="primary"
-        disabled={pending || !url || secret.length < 16}
+        busy={pending}
+        disabled={!url || secret.length < 16}
         onClick={() => save({ url, secret })}
       >
         Save webhook
-      </button>{" "}
+      </BusyButton>{" "}
       {configured && (
-        <button type="button" className="danger" disabled={pending} onClick={() => save(null)}>
+        <BusyButton type="button" className="danger" busy={pending} onClick={() => save(null)}>
           Remove webhook
-        </button>
+        </BusyButton>
       )}{" "}
       {message && <span role="status">{message}</span>}
     </div>

@@ -7,6 +7,7 @@ import { useStepUp } from "@/components/step-up/step-up-field";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { compareVersionsAction, rollbackRulesAction } from "@/lib/admin/rules/actions";
 import type { DiffLine } from "@/lib/line-diff";
+import { BusyButton } from "@/components/ui/busy-button";
 
 interface Version {
   id: string;
@@ -86,9 +87,9 @@ export function RuleHistory({ history, hasPasskey }: { history: Version[]; hasPa
       )}
       <div className="actions">
         {choose("Compare", from, setFrom)} {choose("with", to, setTo)}{" "}
-        <button type="button" disabled={pending} onClick={compare}>
+        <BusyButton type="button" busy={pending} onClick={compare}>
           Show the differences
-        </button>
+        </BusyButton>
       </div>
       {diff && (
         <>
@@ -112,9 +113,9 @@ export function RuleHistory({ history, hasPasskey }: { history: Version[]; hasPa
                 {version.text}
               </pre>
               {version.inForce !== "live" && (
-                <button type="button" disabled={pending} onClick={() => rollback(version)}>
+                <BusyButton type="button" busy={pending} onClick={() => rollback(version)}>
                   Roll back to version {version.version}
-                </button>
+                </BusyButton>
               )}
             </details>
           </li>

@@ -14,6 +14,7 @@ import {
 import type { CaseResult } from "@/lib/policy-rules/cases/cases";
 import { REPLAY_LIMITS, type DifferenceReport } from "@/lib/policy-rules/replay/replay";
 import { RULE_TEMPLATES, type RuleTemplate } from "@/lib/policy-rules/cases/templates";
+import { BusyButton } from "@/components/ui/busy-button";
 
 /** The editor starts from the set in force (shadow first): its text and its test cases as JSON. */
 export function RulesEditor({
@@ -135,9 +136,9 @@ export function RulesEditor({
       <div className="actions" data-testid="rule-templates">
         Add a rule from a template:{" "}
         {RULE_TEMPLATES.map((template) => (
-          <button key={template.id} type="button" disabled={pending} onClick={() => startFrom(template)}>
+          <BusyButton key={template.id} type="button" busy={pending} onClick={() => startFrom(template)}>
             {template.title}
-          </button>
+          </BusyButton>
         ))}
       </div>
       <p>
@@ -186,21 +187,21 @@ export function RulesEditor({
       </p>
       {stepUp.field}
       <div className="actions">
-        <button type="button" className="primary" disabled={pending} onClick={check}>
+        <BusyButton type="button" className="primary" busy={pending} onClick={check}>
           Check
-        </button>{" "}
-        <button type="button" disabled={pending} onClick={() => publish("live")}>
+        </BusyButton>{" "}
+        <BusyButton type="button" busy={pending} onClick={() => publish("live")}>
           Publish live
-        </button>{" "}
-        <button type="button" disabled={pending} onClick={() => publish("shadow")}>
+        </BusyButton>{" "}
+        <BusyButton type="button" busy={pending} onClick={() => publish("shadow")}>
           Publish as shadow
-        </button>{" "}
-        <button type="button" disabled={pending} onClick={shadowOne}>
+        </BusyButton>{" "}
+        <BusyButton type="button" busy={pending} onClick={shadowOne}>
           Try this one rule in shadow beside the live rules
-        </button>{" "}
-        <button type="button" disabled={pending} onClick={() => replay()}>
+        </BusyButton>{" "}
+        <BusyButton type="button" busy={pending} onClick={() => replay()}>
           Replay over the last 7 days
-        </button>
+        </BusyButton>
       </div>
       {errors.length > 0 && (
         <ul role="alert" data-testid="rules-errors">
@@ -235,9 +236,9 @@ export function RulesEditor({
       )}
       {report && <RuleReport report={report} over="recorded in the last 7 days" testId="replay" />}
       {report && replayLimit && (
-        <button type="button" disabled={pending} onClick={() => replay(replayLimit)}>
+        <BusyButton type="button" busy={pending} onClick={() => replay(replayLimit)}>
           Replay further: up to {replayLimit} decisions
-        </button>
+        </BusyButton>
       )}
     </div>
   );

@@ -2,6 +2,7 @@
 
 import { useState, useTransition } from "react";
 import { setTimeZoneAction } from "@/lib/admin/rules/actions";
+import { BusyButton } from "@/components/ui/busy-button";
 
 /** The time zone the rules' `context.hour` and `context.weekday` are read in. */
 export function TimeZoneForm({ current }: { current: string }) {
@@ -19,9 +20,9 @@ export function TimeZoneForm({ current }: { current: string }) {
         Time zone for the rules&apos; time of day{" "}
         <input name="timeZone" value={timeZone} onChange={(event) => setTimeZone(event.target.value)} />
       </label>{" "}
-      <button type="button" disabled={pending || timeZone === current} onClick={save}>
+      <BusyButton type="button" busy={pending} disabled={timeZone === current} onClick={save}>
         Save time zone
-      </button>
+      </BusyButton>
       {message && (
         <span role="status" className={message.ok ? "ok" : "error"} data-testid="time-zone-message">
           {message.text}
