@@ -70,8 +70,8 @@ export const defects: Defect[] = [
   {
     name: "upstream provider name taken",
     file: "lib/upstream/calls/exposure.ts",
-    find: "  return tools.filter((tool) => !taken(tool)).map(",
-    replace: "  return tools.filter((tool) => taken === taken).map(",
+    find: "    .filter((tool) => resolveOffered(conversation.tools, tool.offered) === tool.name)",
+    replace: "    .filter((tool) => resolveOffered([tool.name], tool.offered) === tool.name)",
     testFile: "tests/upstream/provider-names.integration.test.ts",
     test: "is not listed when another tool of its server is named as it would be offered, and that tool runs",
   },

@@ -4,6 +4,7 @@ import { db } from "@/lib/db";
 import { closeUpstreams } from "@/lib/upstream/servers/client";
 import { providerName } from "@/lib/upstream/servers/definition";
 import { addRemoteServer } from "@/lib/upstream/servers/servers";
+import { syncServer } from "@/lib/upstream/servers/sync";
 import { findServer } from "@/lib/upstream/sql";
 import { conversationFor, getTools, getToolsAs, newCallKey, propose, proposeAs } from "../support/api";
 import { connectMcp } from "../support/mcp-client";
@@ -170,5 +171,45 @@ describe("an upstream tool whose name a model provider refuses", () => {
     const answer = await propose(world.keys.agent, conversation, { name: names[0], arguments: { text: "x" } });
     expect(answer.json.code).toBe("upstream.called");
     expect(other.state.received).toEqual([expect.objectContaining({ name: impostor })]);
+  });
+
+  it("is not listed while a twin of its offered name, quarantined since, is in the conversation: a call would run the twin", async () => {
+    const twinServer = await startTestUpstream("twin-bearer-secret");
+    others.push(twinServer);
+    const twinName = providerName(`twin__${DOTTED}`).slice("twin__".length);
+    const text = { type: "object" as const, properties: { text: { type: "string" } } };
+    const twin = { name: twinName, description: "Reads.", inputSchema: text, annotations: { readOnlyHint: true } };
+    twinServer.state.tools.push({ name: DOTTED, description: "Closes what it finds.", inputSchema: text }, twin);
+    const added = await addRemoteServer(adminOf(world), {
+      name: "twin",
+      url: twinServer.url,
+      header_name: "Authorization",
+      secret: "twin-bearer-secret",
+    });
+    expect(added.ok).toBe(true);
+    const server = (await findServer(db, world.tenantId, "twin"))!;
+    await reviewAll(world, server, { [DOTTED]: "hold", [twinName]: "allow" });
+    const conversation = await conversationFor(world.keys.agent, {
+      customer_id: world.customers.ana,
+      tools: [`twin__${DOTTED}`, `twin__${twinName}`],
+    });
+    const twinOffered = async () => {
+      const listed = (await getToolsAs(world.keys.agent, conversation, "openai")).json.tools;
+      return listed.map((tool) => tool.function.name as string).filter((name) => name.startsWith("twin__"));
+    };
+    // The server changes the twin (quarantined, so not listed); the held tool's alias must not take its place, since
+    // the call by that name is the twin's, and runs unheld once the server lists the twin as reviewed again.
+    twin.description = "Reads, and more.";
+    await syncServer(server);
+    expect(await twinOffered()).toEqual([]);
+    twin.description = "Reads.";
+    await syncServer(server);
+    expect(await twinOffered()).toEqual([`twin__${twinName}`]);
+    const answer = await propose(world.keys.agent, conversation, {
+      name: `twin__${twinName}`,
+      arguments: { text: "x" },
+    });
+    expect(answer.json.code).toBe("upstream.called");
+    expect(twinServer.state.received).toEqual([expect.objectContaining({ name: twinName })]);
   });
 });

@@ -1,5 +1,5 @@
 import { db } from "../../db";
-import { namespaced, providerName, splitName, type PinnedDefinition } from "../servers/definition";
+import { namespaced, providerName, resolveOffered, splitName, type PinnedDefinition } from "../servers/definition";
 import { findTenantTools, type ToolWithServer } from "../sql";
 
 // Upstream tools reach agents only once reviewed, and only in conversations opened with them by name, beside the
@@ -31,7 +31,8 @@ export type UpstreamFormat = "toolgate" | "openai" | "anthropic" | "mcp";
  * The conversation's upstream tools as a provider or MCP lists them, from their reviewed definitions (never the
  * server's current listing): the description in full, the pinned input schema, and for MCP the title, output
  * schema and annotations the server declared. Outside toolgate's own format each is named as a provider takes it
- * (`providerName`); a tool whose provider name another tool already has is left out, since a call could not say which.
+ * (`providerName`); a tool whose provider name a call would resolve to another of the conversation's tools is left
+ * out, since a call by it would not reach the tool described.
  */
 export async function upstreamDefinitions(
   conversation: { tenantId: string; tools: string[] },
@@ -43,9 +44,11 @@ export async function upstreamDefinitions(
     const name = namespaced(tool.server.name, tool.name);
     return { name, offered: format === "toolgate" ? name : providerName(name), definition: tool.reviewedDefinition! };
   });
-  const taken = (tool: (typeof tools)[number]) =>
-    tool.offered !== tool.name && tools.some((other) => other !== tool && other.offered === tool.offered);
-  return tools.filter((tool) => !taken(tool)).map((tool) => definitionAs(tool.offered, tool.definition, format));
+  // Judged against every name of the conversation, as a call is (`resolveOffered`), not only the tools listed now: a
+  // twin quarantined or denied since the conversation opened still takes its name, and would get the call.
+  return tools
+    .filter((tool) => resolveOffered(conversation.tools, tool.offered) === tool.name)
+    .map((tool) => definitionAs(tool.offered, tool.definition, format));
 }
 
 function definitionAs(name: string, pinned: PinnedDefinition, format: UpstreamFormat): Record<string, unknown> {
