@@ -41,4 +41,23 @@ describe("an upstream tool's arguments against its reviewed schema", () => {
       { path: "", problem: "the tool's input schema cannot be checked, so no call to it is sent" },
     ]);
   });
+
+  it("checks a schema that names no draft under 2020-12 and draft-07 alike, so neither draft's keywords are ignored", () => {
+    // 2020-12's unevaluatedProperties, which draft-07 would skip as an unknown keyword.
+    const closed = { type: "object", properties: { a: { type: "string" } }, unevaluatedProperties: false };
+    expect(argumentIssues("either-1", closed, { a: "x" })).toEqual([]);
+    expect(argumentIssues("either-1", closed, { a: "x", evil: 1 })).toEqual([
+      { path: "", problem: "must NOT have unevaluated properties" },
+    ]);
+    // draft-07's dependencies, which 2020-12 would skip.
+    const paired = { type: "object", dependencies: { card: ["expiry"] } };
+    expect(argumentIssues("either-2", paired, { card: "4242" })).toEqual([
+      { path: "", problem: "must have property expiry when property card is present" },
+    ]);
+    // A failure both drafts see is said once; a draft-07 tuple, which 2020-12 cannot compile, is still checked.
+    expect(argumentIssues("either-1", closed, { a: 5 })).toEqual([{ path: "a", problem: "must be string" }]);
+    const tuple = { type: "array", items: [{ type: "string" }, { type: "integer" }] };
+    expect(argumentIssues("either-3", tuple, ["x", 1])).toEqual([]);
+    expect(argumentIssues("either-3", tuple, ["x", "y"])).toEqual([{ path: "1", problem: "must be integer" }]);
+  });
 });

@@ -4,8 +4,11 @@ import { RE2JS, RE2JSException } from "re2js";
 import type { Issue } from "../../outcome";
 
 // Arguments are checked against the reviewed definition's input schema with a real JSON Schema validator
-// (docs/decisions/026-upstream-servers-behind-the-gateway.md): draft 2020-12 when the schema says so (the MCP default since
-// 2025-11-25), draft-07 otherwise. A schema the validator cannot compile refuses every call: nothing unchecked is sent.
+// (docs/decisions/026-upstream-servers-behind-the-gateway.md), in the draft its `$schema` names. A schema that names
+// none (draft 2020-12 is the MCP default since 2025-11-25; servers still write draft-07) is checked under both, and
+// arguments must pass each that compiles: each draft ignores the other's keywords, so a reviewer who read
+// `unevaluatedProperties: false` or `dependencies` finds it enforced either way. A schema neither draft compiles
+// refuses every call: nothing unchecked is sent.
 
 /** JavaScript's `\uXXXX` and `\u{X}` as RE2 spells them; an escaped backslash is kept as it is. */
 const re2Syntax = (pattern: string) =>
@@ -39,25 +42,37 @@ let ajv = validators();
 
 // Compiled schemas by definition hash, which ajv keeps too; past the cap both start afresh, so a server that keeps
 // changing its listing (each change compiled for the review page) cannot grow them without end.
-const compiled = new Map<string, ValidateFunction | string>();
+const compiled = new Map<string, ValidateFunction[] | string>();
 const MAX_COMPILED = 2_000;
 const MAX_ISSUES = 20;
 const MAX_PROBLEM_CHARS = 300;
 
-/** The schema compiled, or in words why it cannot be (a pattern RE2 cannot run, a schema that is not one). */
-function compile(schema: Record<string, unknown>): ValidateFunction | string {
-  const is2020 = typeof schema.$schema === "string" && schema.$schema.includes("2020-12");
-  try {
-    return (is2020 ? ajv.draft2020 : ajv.draft7).compile({ ...schema, $id: undefined });
-  } catch (error) {
-    const message = (error instanceof Error ? error.message : String(error)).slice(0, MAX_PROBLEM_CHARS);
-    return error instanceof RE2JSException
-      ? `a pattern toolgate cannot run in linear time (no lookaround, no backreferences): ${message}`
-      : `the schema validator cannot compile it: ${message}`;
-  }
+/** In words why a draft's validator could not compile the schema (a pattern RE2 cannot run, a schema that is not one). */
+function problemOf(error: unknown): string {
+  const message = (error instanceof Error ? error.message : String(error)).slice(0, MAX_PROBLEM_CHARS);
+  return error instanceof RE2JSException
+    ? `a pattern toolgate cannot run in linear time (no lookaround, no backreferences): ${message}`
+    : `the schema validator cannot compile it: ${message}`;
 }
 
-function compiledFor(hash: string, schema: Record<string, unknown>): ValidateFunction | string {
+/** The schema compiled under each draft it is checked in, or why none compiles it (the first draft's reason). */
+function compile(schema: Record<string, unknown>): ValidateFunction[] | string {
+  const named = typeof schema.$schema === "string" ? schema.$schema : null;
+  const drafts =
+    named === null ? [ajv.draft2020, ajv.draft7] : [named.includes("2020-12") ? ajv.draft2020 : ajv.draft7];
+  const validators: ValidateFunction[] = [];
+  let problem: string | null = null;
+  for (const draft of drafts) {
+    try {
+      validators.push(draft.compile({ ...schema, $id: undefined }));
+    } catch (error) {
+      problem ??= problemOf(error);
+    }
+  }
+  return validators.length > 0 ? validators : problem!;
+}
+
+function compiledFor(hash: string, schema: Record<string, unknown>): ValidateFunction[] | string {
   const known = compiled.get(hash);
   if (known) return known;
   if (compiled.size >= MAX_COMPILED) {
@@ -80,8 +95,12 @@ export function argumentIssues(hash: string, schema: Record<string, unknown>, ar
   const validate = compiledFor(hash, schema);
   if (typeof validate === "string")
     return [{ path: "", problem: "the tool's input schema cannot be checked, so no call to it is sent" }];
-  if (validate(args)) return [];
-  return (validate.errors ?? []).slice(0, MAX_ISSUES).map(issueOf);
+  const issues = new Map<string, Issue>();
+  for (const draft of validate) {
+    if (draft(args)) continue;
+    for (const issue of (draft.errors ?? []).map(issueOf)) issues.set(`${issue.path}\n${issue.problem}`, issue);
+  }
+  return [...issues.values()].slice(0, MAX_ISSUES);
 }
 
 const issueOf = (error: ErrorObject): Issue => ({
