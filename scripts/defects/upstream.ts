@@ -83,4 +83,12 @@ export const defects: Defect[] = [
     testFile: "tests/upstream/hostile.integration.test.ts",
     test: "can only be denied: the review page says why, and allow or hold is refused with nothing saved",
   },
+  {
+    name: "upstream schema one draft",
+    file: "lib/upstream/calls/validate.ts",
+    find: "    named === null ? [ajv.draft2020, ajv.draft7] :",
+    replace: "    named === null ? [ajv.draft7] :",
+    testFile: "tests/upstream/validate.test.ts",
+    test: "checks a schema that names no draft under 2020-12 and draft-07 alike, so neither draft's keywords are ignored",
+  },
 ];
