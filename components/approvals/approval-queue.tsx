@@ -124,6 +124,8 @@ export function ApprovalQueue({
 
   const open = useCallback(
     (mode: "approve" | "deny", ids: string[]) => {
+      // While a one-click approval is in flight, neither a button nor a shortcut decides again.
+      if (pending) return;
       const chosen = ids
         .map((id) => items.find((item) => item.id === id))
         .filter((item): item is CardItem => item !== undefined);
@@ -140,7 +142,7 @@ export function ApprovalQueue({
       opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
       setDialog({ mode, ids });
     },
-    [items, showResults],
+    [items, pending, showResults],
   );
 
   const toggle = useCallback(
