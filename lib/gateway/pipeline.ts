@@ -5,6 +5,7 @@ import { logError, withLogContext } from "../observe/log";
 import { countDecision, countShadowVerdict } from "../observe/metrics";
 import { span } from "../observe/tracing";
 import type { ConversationWaiter } from "../live";
+import { callableTools } from "../tools/registry";
 import { readsCalls, type AnyTool, type ExecutedCall, type ToolDefinition, type ToolPorts } from "../tools/types";
 import { checkAllowlist } from "./checks/allowlist";
 import { requestApproval, type ApprovalNotifier } from "./outcome/approval";
@@ -250,6 +251,7 @@ async function checkAgainstData(
       client,
       args: validCall.args,
       conversationId: proposal.conversation.id,
+      callable: callableTools(proposal.conversation),
       waitForChange: ports.waitForChange,
     });
     await recordEarly(

@@ -60,9 +60,9 @@ export const getCallStatus = defineCallsTool<z.infer<typeof GetCallStatusSchema>
     "Look up the current outcome of an earlier tool call of this conversation by its call_id, for example a refund that waits for a supervisor: needs_approval while it waits, then ok, not_allowed (with the supervisor's reason) or unavailable; pending_confirmation means the payment provider has not confirmed a refund yet: it may have happened, so never propose it again, look later. With wait_seconds it answers as soon as the call is decided.",
   schema: GetCallStatusSchema,
   effect: "read",
-  async readCalls({ client, args, conversationId, waitForChange }) {
+  async readCalls({ client, args, conversationId, callable, waitForChange }) {
     const look = async () => {
-      const call = await findConversationCall(client, args.call_id, conversationId);
+      const call = await findConversationCall(client, args.call_id, conversationId, callable);
       if (!call) return { done: true, value: outcome("call.not-found") };
       // A request past its expiry can never execute; the expiry job records it, a read only says so.
       const current = outcomeAsRead(call.outcome, call.lapsed);

@@ -26,6 +26,18 @@ export function findAnyTool(name: string): AnyTool | undefined {
   return BY_NAME.get(name);
 }
 
+/**
+ * Of a conversation's tools, the ones its caller can call itself, whose calls it may therefore read back: each of the
+ * registry's whose scope the conversation holds (narrowed to a connection's grant), and each upstream server's (the
+ * only other names a conversation is opened with; they have no scope, and a connection granted less is not given them).
+ */
+export function callableTools(conversation: { tools: readonly string[]; scopes: readonly string[] }): string[] {
+  return conversation.tools.filter((name) => {
+    const tool = findTool(name);
+    return tool ? conversation.scopes.includes(tool.scope) : true;
+  });
+}
+
 /** The tools a conversation exposes: the ones it was opened with, then the ones every conversation has. */
 export function exposedTools(names: readonly string[]): AnyTool[] {
   return [...TOOLS.filter((tool) => names.includes(tool.name)), ...CALLS_TOOLS];

@@ -69,15 +69,17 @@ export interface ConversationCall {
   lapsesAt: Date | null;
 }
 
+/** The conversation's call with this id, only when it is a call of one of the `callable` tools; else null. */
 export async function findConversationCall(
   db: Db,
   callId: string,
   conversationId: string,
+  callable: readonly string[],
 ): Promise<ConversationCall | null> {
   const [call] = await db.$queryRaw<ConversationCall[]>`
         SELECT c."id", c."outcome", (a."status" = 'pending' AND a."expiresAt" <= now()) IS TRUE AS "lapsed",
                CASE WHEN a."status" = 'pending' THEN a."expiresAt" END AS "lapsesAt"
         FROM "ToolCall" c LEFT JOIN "ApprovalRequest" a ON a."id" = c."approvalId"
-        WHERE c."id" = ${callId} AND c."conversationId" = ${conversationId}`;
+        WHERE c."id" = ${callId} AND c."conversationId" = ${conversationId} AND c."toolName" = ANY(${callable}::text[])`;
   return call ?? null;
 }

@@ -175,6 +175,8 @@ export interface CallsContext<A> {
   client: Db;
   args: A;
   conversationId: string;
+  /** The tools whose calls the caller may read: those it can call itself (`callableTools`). */
+  callable: readonly string[];
   /** Present when the caller can wait for the conversation to change. */
   waitForChange?: ConversationWaiter;
 }

@@ -26,4 +26,12 @@ export const defects: Defect[] = [
     testFile: "tests/payments/provider-faults.integration.test.ts",
     test: "timeout after acting: unknown (never executed, never failed), then reconcile finds it issued, one provider refund",
   },
+  {
+    name: "call status beyond the caller's tools",
+    file: "lib/tools/sql.ts",
+    find: ' AND c."toolName" = ANY(${callable}::text[])',
+    replace: "",
+    testFile: "tests/oauth/oauth-connection-reach.integration.test.ts",
+    test: "reads back with get_call_status none of the refund calls the agent's key made, as with their tasks",
+  },
 ];

@@ -12,8 +12,8 @@ import { createWorld, type World } from "../support/world";
 import { FILESYSTEM_SERVER, reviewAll, useLocalServers } from "../upstream/support";
 
 // What an OAuth connection granted less than its conversation holds (a read-only one) can reach through /api/mcp:
-// none of the upstream servers' tools, which have no scope of their own and may write anywhere, and none of the
-// tasks of calls it could not make itself, though the agent's key or another connection made them.
+// none of the upstream servers' tools, which have no scope of their own and may write anywhere, and neither the
+// tasks nor the statuses of calls it could not make itself, though the agent's key or another connection made them.
 
 vi.mock("@/lib/auth/sign-in/auth", async () => (await import("../support/signed-in")).signedInMock());
 vi.mock("@/lib/oauth/clients/fetch-document", async () => (await import("../support/cimd-fetcher")).cimdFetcherMock());
@@ -102,5 +102,44 @@ describe("an OAuth connection granted less than its conversation", () => {
       result: { tasks: { taskId: string }[] };
     };
     expect(own.result.tasks.map((task) => task.taskId)).toEqual([taskId]);
+  });
+
+  it("reads back with get_call_status none of the refund calls the agent's key made, as with their tasks", async () => {
+    const held = await mcpRequest(
+      conversation,
+      world.keys.agent,
+      rpc(6, "tools/call", { name: "issue_refund", arguments: refundArguments(world.orders.o1004, 9000) }),
+    );
+    const callId = ((await held.json()) as { result: { structuredContent: { call_id: string } } }).result
+      .structuredContent.call_id;
+    const refundsBefore = await db.refund.count({ where: { orderId: world.orders.o1004 } });
+
+    signedIn.user = agentSession(world);
+    const readOnly = await connect(["orders:read"]);
+    const status = (token: string) =>
+      mcpRequest(
+        conversation,
+        token,
+        rpc(7, "tools/call", { name: "get_call_status", arguments: { call_id: callId } }),
+      );
+    const read = (await (await status(readOnly.access_token)).json()) as {
+      result: { isError: boolean; structuredContent: Record<string, unknown> };
+    };
+    expect(read.result.isError).toBe(true);
+    expect(read.result.structuredContent).toMatchObject({ status: "not_found" });
+    expect(JSON.stringify(read)).not.toContain("needs_approval");
+    // The read is logged as a miss; the refund is untouched, still held.
+    const readCall = await db.toolCall.findUniqueOrThrow({
+      where: { id: read.result.structuredContent.call_id as string },
+    });
+    expect(readCall).toMatchObject({ toolName: "get_call_status", code: "call.not-found" });
+    expect((await db.toolCall.findUniqueOrThrow({ where: { id: callId } })).code).toBe("approval.required");
+    expect(await db.refund.count({ where: { orderId: world.orders.o1004 } })).toBe(refundsBefore);
+
+    // The key that proposed it, and a connection granted the refund scope, still read it.
+    for (const token of [world.keys.agent, (await connect(["orders:read", "refunds:write"])).access_token]) {
+      const own = (await (await status(token)).json()) as { result: { structuredContent: Record<string, unknown> } };
+      expect(own.result.structuredContent).toMatchObject({ status: "ok", result: { status: "needs_approval" } });
+    }
   });
 });

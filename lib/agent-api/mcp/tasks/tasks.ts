@@ -16,8 +16,7 @@ import { db, transaction } from "../../../db";
 import { type ConversationFacts, lockConversation, withdrawApproval } from "../../../gateway";
 import { modelProjection, outcomeAsRead, type Outcome } from "../../../outcome";
 import { newId } from "../../../ids";
-import { findTool } from "../../../tools/registry";
-import { isUpstreamName } from "../../../upstream/calls/exposure";
+import { callableTools } from "../../../tools/registry";
 import { isWellFormedId } from "../../../security/input";
 import { onDrain, shuttingDown } from "../../../instance/shutdown";
 import { MAX_WAIT_SECONDS, waitForAgentToolCall } from "../../tool-calls";
@@ -104,11 +103,7 @@ function taskOf(row: TaskRow): Task {
  * (a read-only one) neither reads nor cancels the refund another key or connection of the agent proposed.
  */
 function taskScope(bound: TaskBinding) {
-  const callable = bound.conversation.tools.filter((name) => {
-    const tool = findTool(name);
-    return tool ? bound.conversation.scopes.includes(tool.scope) : isUpstreamName(name);
-  });
-  return { tenantId: bound.agent.tenantId, id: bound.conversation.id, tools: callable };
+  return { tenantId: bound.agent.tenantId, id: bound.conversation.id, tools: callableTools(bound.conversation) };
 }
 
 /** One task of the bound conversation that the binding may see, or null. */
