@@ -58,4 +58,12 @@ export const defects: Defect[] = [
     testFile: "tests/policy-rules/say-why.integration.test.ts",
     test: "a held call's model answer and its page name the rule; a refused call's page names it, the model is not told",
   },
+  {
+    name: "task wait outlives revocation",
+    file: "lib/agent-api/mcp/tasks/tasks.ts",
+    find: "        if (!(await keyAuthenticates(db, bound.agent.apiKeyId)))",
+    replace: "        if (!(await keyAuthenticates(db, bound.agent.apiKeyId)) && false)",
+    testFile: "tests/oauth/oauth-connections.integration.test.ts",
+    test: "gets no outcome from its open tasks/result, though the supervisor's approval stands",
+  },
 ];

@@ -12,7 +12,8 @@ import {
   tenantConnections,
 } from "@/lib/oauth/consent/connections";
 import { propose } from "../support/api";
-import { agentConversation } from "../support/calls";
+import { approveRequest } from "@/lib/approvals/decision/approve";
+import { agentConversation, refundArguments, supervisorOf } from "../support/calls";
 import { listToolsWith, oauthRouteFetch } from "../support/oauth";
 import {
   agentSession,
@@ -316,5 +317,51 @@ describe("rate limits per agent", () => {
     expect(await viaMcp(two.access_token)).toBe("unavailable");
     expect((await propose(w.keys.agent, conversation, read)).status).toBe(429);
     expect(await db.rateBucket.findUniqueOrThrow({ where: { key: `a:${w.users.agent}` } })).toMatchObject({ count: 5 });
+  });
+});
+
+describe("a connection revoked while a request of it waits", () => {
+  it("gets no outcome from its open tasks/result, though the supervisor's approval stands", async () => {
+    const w = await createWorld();
+    const conversation = await agentConversation(w, "ana");
+    signedIn.user = agentSession(w);
+    const tokens = await connect(["orders:read", "refunds:write"]);
+    const grant = await db.oAuthGrant.findFirstOrThrow({ where: { tenantId: w.tenantId, agentId: w.users.agent } });
+    const rpc = (id: number, method: string, params: Record<string, unknown>) => ({
+      jsonrpc: "2.0",
+      id,
+      method,
+      params,
+    });
+    const created = await mcpRequest(
+      conversation,
+      tokens.access_token,
+      rpc(1, "tools/call", {
+        name: "issue_refund",
+        arguments: refundArguments(w.orders.o1004, 8000),
+        task: { ttl: 600_000 },
+      }),
+    );
+    const { taskId } = ((await created.json()) as { result: { task: { taskId: string } } }).result.task;
+    const request = await db.approvalRequest.findFirstOrThrow({ where: { tenantId: w.tenantId, status: "pending" } });
+
+    // tasks/result waits for the decision; meanwhile the person revokes the connection, then a supervisor approves.
+    const waiting = mcpRequest(conversation, tokens.access_token, rpc(2, "tasks/result", { taskId }));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await revokeOwnConnection({ id: w.users.agent, tenantId: w.tenantId }, grant.id)).toBe(true);
+    expect(await approveRequest(supervisorOf(w), request.id)).toMatchObject({ ok: true, status: "approved" });
+
+    const answer = await waiting;
+    const text = await answer.text();
+    expect(JSON.parse(text)).toMatchObject({
+      id: 2,
+      error: { message: "this connection or key was revoked while it waited" },
+    });
+    expect(text).not.toContain("refund_id");
+    // The decision was the supervisor's, made on a call proposed while the connection was live: it executed.
+    expect(await db.refund.count({ where: { orderId: w.orders.o1004 } })).toBe(1);
+    expect(
+      (await db.mcpTask.findUniqueOrThrow({ where: { id: taskId }, include: { toolCall: true } })).toolCall.kind,
+    ).toBe("executed");
   });
 });

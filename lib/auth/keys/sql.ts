@@ -38,6 +38,14 @@ export async function findAgentByKeyHash(
   return row ?? null;
 }
 
+/** Whether the key row still authenticates its agent: not revoked, not held, of an active agent. */
+export async function keyAuthenticates(db: Db, keyId: string): Promise<boolean> {
+  const key = agentKeyRows({ keyId });
+  const [row] = await db.$queryRaw<{ apiKeyId: string }[]>`
+    SELECT k."id" AS "apiKeyId" FROM ${key.from} WHERE ${key.where}`;
+  return row !== undefined;
+}
+
 /** Marks an OAuth connection used now, at most once a minute so busy connections do not write on every call. */
 export async function touchConnection(db: Db, grantId: string): Promise<void> {
   await db.$executeRaw`

@@ -12,6 +12,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { updateInChat } from "../../../approvals/notify/chat";
 import type { AuthenticatedAgent } from "../../../auth/keys/api-keys";
+import { keyAuthenticates } from "../../../auth/keys/sql";
 import { db, transaction } from "../../../db";
 import { type ConversationFacts, lockConversation, withdrawApproval } from "../../../gateway";
 import { modelProjection, outcomeAsRead, type Outcome } from "../../../outcome";
@@ -146,7 +147,13 @@ async function waitForTerminal(bound: TaskBinding, taskId: string): Promise<Task
     for (;;) {
       const row = await readTask(bound, taskId);
       if (!row) throw notFound();
-      if (terminal(stateOf(outcomeOf(row)).status)) return row;
+      if (terminal(stateOf(outcomeOf(row)).status)) {
+        // The wait outlives the request's authentication: a connection revoked (or an agent deactivated) meanwhile
+        // gets no outcome from it, as its next request would get none.
+        if (!(await keyAuthenticates(db, bound.agent.apiKeyId)))
+          throw protocolError(ErrorCode.InvalidRequest, "this connection or key was revoked while it waited");
+        return row;
+      }
       if (signal.aborted || shuttingDown()) {
         throw protocolError(
           ErrorCode.InternalError,
