@@ -7,11 +7,11 @@ import { instanceMetrics } from "@/lib/instance/metrics";
 import { httpPaymentProvider } from "@/lib/payments/provider/provider";
 import { reconcileHealth, reconcileRefunds } from "@/lib/payments/reconcile/reconcile";
 import { getToolCall } from "../support/api";
-import { agentConversation, proposeAsAgent, refund } from "../support/calls";
+import { agentConversation, holdRefund, proposeAsAgent, refund, supervisorOf } from "../support/calls";
 import { ownExternals } from "../support/externals";
 import { ownFaultProxy, type ProxyFault } from "../support/fault-proxy";
 import { expectBooksAndVisibleBlocks, expectRefundInvariants } from "../support/invariants";
-import { createWorld, moreOrders, type World } from "../support/world";
+import { createWorld, moreOrders, NO_DUPLICATE_GUARD, type World } from "../support/world";
 
 // Money moves once: the app talks to the provider through a TCP proxy that cuts, resets, delays and rewrites,
 // and every scenario ends by comparing the provider's totals with the books.
@@ -197,6 +197,40 @@ describe("re-sending is bounded and re-checked", () => {
     expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({ released: 1 });
     expect((await externals.stats()).refundRequests).toBe(before.refundRequests);
     expect((await getToolCall(world.keys.agent, pending.json.id)).json.code).toBe("approval.expired");
+    await expectRefundInvariants([world.orders.o1004], (await externals.stats()).totalsByOrder);
+  });
+
+  it("a never-seen refund a supervisor narrowed is re-checked and re-sent at the approved amount, not the proposed one", async () => {
+    const world = await createWorld({ autoLimitCents: 1000, ...NO_DUPLICATE_GUARD });
+    // ord_1004 is 150.00: the agent asks 90.00, another 80.00 is paid meanwhile, and the supervisor approves the 70.00
+    // left. The proposal no longer fits the order; the approved amount does, and it is what was reserved.
+    const { approvalId, callId } = await holdRefund(world, { amount: 9000 });
+    const other = await holdRefund(world, { amount: 8000, conversation: await agentConversation(world) });
+    expect(await approveRequest(supervisorOf(world), other.approvalId)).toMatchObject({ ok: true, status: "approved" });
+    proxy.faults([{ mode: "reset" }, { mode: "reset" }, { mode: "reset" }]);
+    const approved = await approveRequest(supervisorOf(world), approvalId, {
+      edit: { tool: "issue_refund", arguments: refund(world.orders.o1004, 7000).arguments },
+    });
+    expect(approved).toMatchObject({ ok: true, status: "approved", outcome: { code: "refund.outcome-unknown" } });
+    const before = await externals.stats();
+
+    expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({
+      examined: 1,
+      issued: 1,
+      released: 0,
+    });
+    expect((await externals.stats()).refundRequests).toBe(before.refundRequests + 1);
+    const row = await db.refund.findFirstOrThrow({ where: { toolCallId: callId } });
+    expect(row).toMatchObject({ status: "issued", amountCents: 7000 });
+    expect(row.resentAt).not.toBeNull();
+    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({
+      code: "refund.issued",
+      result: { amount_cents: 7000, refunded_cents: 15000 },
+    });
+    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({
+      status: "approved",
+      approvedArgs: { amount_cents: 7000 },
+    });
     await expectRefundInvariants([world.orders.o1004], (await externals.stats()).totalsByOrder);
   });
 

@@ -9,7 +9,7 @@ import { completeRefund, isUnsettled, lockRefund, releaseLocked, settleRefund } 
 import {
   claimNextRefund,
   deferRefundCheck,
-  findCallArgs,
+  findExecutedArgs,
   findProviderStatus,
   findRefundConversationId,
   findRefundsToInvestigate,
@@ -169,9 +169,9 @@ async function markResend(refundId: string): Promise<{ ok: true } | { ok: false;
 
 async function recheck(tx: Tx, refund: LockedRefund): Promise<Code | null> {
   const found = await loadConversation(tx, refund.conversationId);
-  const argsCanonical = await findCallArgs(tx, refund.toolCallId);
-  if (!found || !argsCanonical) return "order.not-found";
-  const args = JSON.parse(argsCanonical) as Record<string, unknown>;
+  const executed = await findExecutedArgs(tx, refund.toolCallId);
+  if (!found || !executed) return "order.not-found";
+  const args = JSON.parse(executed) as Record<string, unknown>;
   const refusal = await recheckForResend(tx, issueRefund, args, found, refund.amountCents);
   if (refusal) return refusal;
   if (refund.approvalId && !(await isApprovalValid(tx, refund.approvalId))) return "approval.expired";

@@ -9,12 +9,16 @@ export async function findRefundConversationId(
   return refund?.toolCall.conversationId ?? null;
 }
 
-/** The call's arguments as canonical JSON, or null when the call has none or is gone. */
-export async function findCallArgs(tx: Tx, callId: string): Promise<string | null> {
-  const [call] = await tx.$queryRaw<
-    { argsCanonical: string | null }[]
-  >`SELECT "argsCanonical" FROM "ToolCall" WHERE "id" = ${callId}`;
-  return call?.argsCanonical ?? null;
+/**
+ * The arguments the call's refund was reserved with, as JSON: what its supervisor approved when one did (a narrowed
+ * amount is what was reserved and what a re-send sends), else the call's own; null when there are none or it is gone.
+ */
+export async function findExecutedArgs(tx: Tx, callId: string): Promise<string | null> {
+  const [call] = await tx.$queryRaw<{ args: string | null }[]>`
+    SELECT coalesce(a."approvedArgs"::text, c."argsCanonical") AS "args"
+    FROM "ToolCall" c LEFT JOIN "ApprovalRequest" a ON a."id" = c."approvalId"
+    WHERE c."id" = ${callId}`;
+  return call?.args ?? null;
 }
 
 /** Whether the approval is approved and not yet expired (false when it is gone). */
