@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { decideFromLink } from "@/lib/approvals/email-links/decide";
 import { openApprovalLink } from "@/lib/approvals/email-links/open";
 import { sha256Hex } from "@/lib/canonical";
@@ -8,9 +8,16 @@ import { getToolCall } from "../support/api";
 import { holdRefund, supervisorOf } from "../support/calls";
 import { ownExternals, sinkTransport } from "../support/externals";
 import { createWorld, type World } from "../support/world";
+import { INSTANCE_SECRET, personCookie } from "../support/app-instances";
+import { jar } from "../support/cookie-jar";
 
 // The link in an approval email: read from what the SMTP sink received, opened with the same functions the
 // link's page and its decide action call.
+
+vi.mock("next/headers", async () => (await import("../support/cookie-jar")).nextHeadersMock());
+vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
+process.env.NEXTAUTH_SECRET = INSTANCE_SECRET;
+const { decideFromLinkAction } = await import("@/lib/approvals/email-links/actions");
 
 const externals = ownExternals();
 
@@ -174,6 +181,29 @@ describe("deciding from the approval email's link", () => {
       code: "approval.denied",
     });
     expect(await effects(world, approvalId)).toMatchObject({ refunds: 0, order: { refundedCents: 0 }, provider: 0 });
+  });
+
+  it("a reason the database cannot store is the action's input.invalid, as on the desk: nothing decided, the link unused", async () => {
+    const world = await createWorld();
+    const { callId, approvalId } = await holdRefund(world);
+    const token = await emailedToken(world);
+    jar.cookie = await personCookie(world.users.supervisor);
+    for (const note of ["refunded\u0000by phone", "refunded \ud800 by phone"]) {
+      expect(await decideFromLinkAction({ token, decision: "deny", note })).toMatchObject({
+        ok: false,
+        code: "input.invalid",
+      });
+    }
+    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({
+      status: "pending",
+      decidedById: null,
+    });
+    expect((await getToolCall(world.keys.agent, callId)).json.code).toBe("approval.required");
+    expect(await effects(world, approvalId)).toMatchObject({ refunds: 0, links: [{ usedAt: null }] });
+    expect(await decideFromLinkAction({ token, decision: "deny", note: "refunded by phone" })).toMatchObject({
+      ok: true,
+      data: { ok: true, status: "denied" },
+    });
   });
 
   it("a decision the request refuses (a denial without a reason, an approval that needs step-up) gives the link back", async () => {
