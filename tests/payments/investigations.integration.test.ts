@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { db } from "@/lib/db";
 import { resolveInvestigation } from "@/lib/payments/reconcile/investigations";
 import { reconcileRefunds, refundsToInvestigate } from "@/lib/payments/reconcile/reconcile";
@@ -9,8 +9,15 @@ import { ownFaultProxy } from "../support/fault-proxy";
 import { expectBooksAndVisibleBlocks, expectRefundInvariants } from "../support/invariants";
 import { provedFor } from "../support/step-up";
 import { createWorld } from "../support/world";
+import { INSTANCE_SECRET, personCookie } from "../support/app-instances";
+import { jar } from "../support/cookie-jar";
 
 // A supervisor closes what reconciliation could not: the same function the Approvals page's action calls.
+
+vi.mock("next/headers", async () => (await import("../support/cookie-jar")).nextHeadersMock());
+vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
+process.env.NEXTAUTH_SECRET = INSTANCE_SECRET;
+const { resolveInvestigationAction } = await import("@/lib/payments/reconcile/actions");
 
 const externals = ownExternals();
 const proxy = ownFaultProxy(externals);
@@ -119,6 +126,21 @@ describe("investigations are decided by people", () => {
       arguments: { order_id: world.orders.o1004, amount_cents: 3000, currency: "USD", reason: "damaged" },
     });
     expect(again.json.code).toBe("refund.issued");
+  });
+
+  it("a note or refund id the database cannot store is the action's input.invalid: nothing closed, nothing audited", async () => {
+    const { world, refundId } = await investigated(false);
+    jar.cookie = await personCookie(world.users.supervisor);
+    for (const input of [
+      { refundId, resolution: "released" as const, note: "checked\u0000 twice" },
+      { refundId, resolution: "released" as const, note: "checked \udc00 twice" },
+      { refundId: `${refundId}\u0000`, resolution: "released" as const, note: "checked twice" },
+    ]) {
+      expect(await resolveInvestigationAction(input)).toMatchObject({ ok: false, code: "input.invalid" });
+    }
+    expect((await db.refund.findUniqueOrThrow({ where: { id: refundId } })).status).toBe("investigate");
+    expect(await db.auditLog.count({ where: { tenantId: world.tenantId } })).toBe(0);
+    await expectBooksAndVisibleBlocks([world.orders.o1004], (await externals.stats()).totalsByOrder);
   });
 
   it("only a supervisor of the refund's tenant decides, once; a refused decision changes nothing", async () => {

@@ -3,6 +3,7 @@ import { db, transaction } from "../../db";
 import type { Outcome } from "../../outcome";
 import { appendAuditLog } from "../../audit/sql";
 import { consumeStepUpFor, ProofIdSchema } from "../../auth/step-up/step-up";
+import { TextSchema } from "../../security/input";
 import { issueLocked, lockRefund, notMade, releaseLocked } from "../refunds";
 import { findRefundConversationId } from "./sql";
 
@@ -10,7 +11,7 @@ import { findRefundConversationId } from "./sql";
 // provider's reference for the refund it found) or released (a note saying why nothing was refunded). The
 // decision is audited, the order is unblocked, and the agent's call takes the final outcome.
 
-const RefundId = z.string().trim().min(1).max(100);
+const RefundId = TextSchema(100).min(1);
 
 export const ResolveInvestigationSchema = z.discriminatedUnion("resolution", [
   z.strictObject({
@@ -24,7 +25,7 @@ export const ResolveInvestigationSchema = z.discriminatedUnion("resolution", [
   z.strictObject({
     refundId: RefundId,
     resolution: z.literal("released"),
-    note: z.string().trim().min(3).max(500),
+    note: TextSchema(500).min(3),
     /** The supervisor's step-up proof for releasing this refund, made in this session (decision 014). */
     proofId: ProofIdSchema.optional(),
   }),
