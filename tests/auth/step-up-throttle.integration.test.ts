@@ -19,7 +19,7 @@ import { jar } from "../support/cookie-jar";
 vi.mock("next/headers", async () => (await import("../support/cookie-jar")).nextHeadersMock());
 vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
 process.env.NEXTAUTH_SECRET = INSTANCE_SECRET;
-const { passwordStepUpAction } = await import("@/lib/auth/step-up/actions");
+const { passkeyStepUpAction, passwordStepUpAction } = await import("@/lib/auth/step-up/actions");
 const { decideApprovalsAction } = await import("@/lib/approvals/decision/actions");
 
 const PASSWORD = "the-supervisors-password";
@@ -139,5 +139,34 @@ describe("failed sign-ins from outside and the signed-in person's step-up", () =
     expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({
       status: "pending",
     });
+  });
+});
+
+describe("a proof id that is no id", () => {
+  it("is the action's input.invalid, before any statement: nothing decided, no proof used, no error for operators", async () => {
+    const world = await createWorld();
+    await db.tenant.update({ where: { id: world.tenantId }, data: { stepUpAboveCents: 5000 } });
+    const { approvalId, callId } = await holdRefund(world, { amount: 8000 });
+    await signedInSupervisor(world);
+    const proved = await passwordStepUpAction({ purpose: approve(approvalId, 8000), password: PASSWORD });
+    if (!proved.ok) throw new Error(`step-up refused: ${proved.code} ${proved.message}`);
+
+    for (const proofId of [`${proved.data.proofId}\u0000`, "sup_\ud800", "sup one"]) {
+      expect(await decideApprovalsAction({ decision: "approve", ids: [approvalId], proofId })).toMatchObject({
+        ok: false,
+        code: "input.invalid",
+      });
+      expect(
+        await passkeyStepUpAction({ proofId, response: { id: "pk", rawId: "pk", type: "public-key", response: {} } }),
+      ).toMatchObject({ ok: false, code: "input.invalid" });
+    }
+    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({
+      status: "pending",
+    });
+    expect(await db.refund.count({ where: { toolCallId: callId } })).toBe(0);
+    expect((await db.stepUpProof.findUniqueOrThrow({ where: { id: proved.data.proofId } })).usedFor).toEqual([]);
+    expect(
+      await decideApprovalsAction({ decision: "approve", ids: [approvalId], proofId: proved.data.proofId }),
+    ).toMatchObject({ ok: true, data: [{ ok: true, status: "approved" }] });
   });
 });

@@ -41,8 +41,8 @@ export const STEP_UP_PROOF_MS = 2 * 60_000;
 const Cents = z.number().int().min(0).max(1_000_000_000);
 
 /** What a proof approves. The client names it; the action that consumes it checks it against what it does. */
-/** The id of a step-up proof an action consumes, as every action takes it. */
-export const ProofIdSchema = z.string().min(1).max(100);
+/** The id of a step-up proof an action consumes, as every action takes it: one `newId` made. */
+export const ProofIdSchema = IdSchema;
 
 export const StepUpPurposeSchema = z.discriminatedUnion("kind", [
   z.strictObject({
