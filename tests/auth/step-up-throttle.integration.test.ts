@@ -21,6 +21,7 @@ vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
 process.env.NEXTAUTH_SECRET = INSTANCE_SECRET;
 const { passkeyStepUpAction, passwordStepUpAction } = await import("@/lib/auth/step-up/actions");
 const { decideApprovalsAction } = await import("@/lib/approvals/decision/actions");
+const { removePasskeyAction } = await import("@/lib/auth/step-up/passkeys/actions");
 
 const PASSWORD = "the-supervisors-password";
 
@@ -168,5 +169,38 @@ describe("a proof id that is no id", () => {
     expect(
       await decideApprovalsAction({ decision: "approve", ids: [approvalId], proofId: proved.data.proofId }),
     ).toMatchObject({ ok: true, data: [{ ok: true, status: "approved" }] });
+  });
+});
+
+describe("ids in a step-up's purpose, or beside it, that are no ids", () => {
+  it("are the action's input.invalid: no proof made, no passkey removed, no error for operators", async () => {
+    const world = await createWorld();
+    await signedInSupervisor(world);
+    const passkeyId = `pk_${world.users.supervisor}`;
+    const purposes = [
+      { kind: "passkey.remove" as const, passkeyId: `${passkeyId}\u0000` },
+      { kind: "investigation.release" as const, refundId: "re_\ud800" },
+    ];
+    for (const purpose of purposes) {
+      expect(await passwordStepUpAction({ purpose, password: PASSWORD })).toMatchObject({
+        ok: false,
+        code: "input.invalid",
+      });
+    }
+    // With no passkey the password proves; with one, the passkey actions are what take its id.
+    await db.passkey.create({
+      data: { id: passkeyId, userId: world.users.supervisor, publicKey: Buffer.from([1, 2, 3]), name: "Laptop" },
+    });
+    expect(await removePasskeyAction({ proofId: "sup_none", passkeyId: `${passkeyId}\u0000` })).toMatchObject({
+      ok: false,
+      code: "input.invalid",
+    });
+    const assertion = { id: `${passkeyId}\u0000`, rawId: passkeyId, type: "public-key" as const, response: {} };
+    expect(await passkeyStepUpAction({ proofId: "sup_none", response: assertion })).toMatchObject({
+      ok: false,
+      code: "input.invalid",
+    });
+    expect(await db.stepUpProof.count({ where: { userId: world.users.supervisor } })).toBe(0);
+    expect(await db.passkey.count({ where: { userId: world.users.supervisor } })).toBe(1);
   });
 });

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { authedAction, EVERY_ROLE } from "../guards";
 import {
   beginStepUp,
+  PasskeyIdSchema,
   ProofIdSchema,
   proveWithPasskey,
   proveWithPassword,
@@ -23,7 +24,7 @@ export const beginStepUpAction = authedAction(
 );
 
 const AssertionSchema = z.looseObject({
-  id: z.string().min(1).max(1000),
+  id: PasskeyIdSchema,
   rawId: z.string().max(1000),
   type: z.literal("public-key"),
   response: z.looseObject({}),

@@ -40,6 +40,9 @@ export const STEP_UP_PROOF_MS = 2 * 60_000;
 
 const Cents = z.number().int().min(0).max(1_000_000_000);
 
+/** A passkey's credential id as WebAuthn's JSON carries it: base64url. */
+export const PasskeyIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,1000}$/, "not a passkey id");
+
 /** What a proof approves. The client names it; the action that consumes it checks it against what it does. */
 /** The id of a step-up proof an action consumes, as every action takes it: one `newId` made. */
 export const ProofIdSchema = IdSchema;
@@ -53,8 +56,8 @@ export const StepUpPurposeSchema = z.discriminatedUnion("kind", [
       .max(100),
   }),
   z.strictObject({ kind: z.literal("passkey.enrol") }),
-  z.strictObject({ kind: z.literal("passkey.remove"), passkeyId: z.string().min(1).max(1000) }),
-  z.strictObject({ kind: z.literal("investigation.release"), refundId: z.string().trim().min(1).max(100) }),
+  z.strictObject({ kind: z.literal("passkey.remove"), passkeyId: PasskeyIdSchema }),
+  z.strictObject({ kind: z.literal("investigation.release"), refundId: IdSchema }),
   z.strictObject({ kind: z.literal("admin.policy"), values: z.record(z.string().max(60), z.string().max(30)) }),
   z.strictObject({ kind: z.literal("admin.refunds-granted"), userId: IdSchema }),
   z.strictObject({ kind: z.literal("admin.key-created"), userId: IdSchema }),

@@ -12,7 +12,7 @@ import {
   removePersonPasskeys,
   type PasskeyChange,
 } from "./passkeys";
-import { ProofIdSchema } from "../step-up";
+import { PasskeyIdSchema, ProofIdSchema } from "../step-up";
 
 const STEP_UP_REQUIRED = {
   ok: false,
@@ -60,7 +60,7 @@ export const registerPasskeyAction = authedAction(
 );
 
 export const removePasskeyAction = authedAction(
-  z.strictObject({ proofId: ProofIdSchema, passkeyId: z.string().min(1).max(1000) }),
+  z.strictObject({ proofId: ProofIdSchema, passkeyId: PasskeyIdSchema }),
   EVERY_ROLE,
   async (input, user, session) => {
     const holder = { userId: user.id, sessionId: session.id, proofId: input.proofId };
