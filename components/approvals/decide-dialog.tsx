@@ -65,7 +65,11 @@ export function DecideDialog({ mode, items, policy, way, onDone, onClose }: Prop
     mode === "approve" && items.some((item) => movesMoney(item) && approvedCents(item) > policy.stepUpAboveCents);
   // A tenant that requires single sign-on takes no password: the approver is told so before typing one.
   const passkeyNeeded = stepUp && way.with === "passkey-needed";
-  const total = items.filter(movesMoney).reduce((sum, item) => sum + approvedCents(item), 0);
+  // A batch may hold orders in several currencies: each is totalled apart ("80.00 USD + 50.00 EUR"), never added up.
+  const totals = new Map<string, number>();
+  for (const item of items.filter(movesMoney))
+    totals.set(currencyOf(item), (totals.get(currencyOf(item)) ?? 0) + approvedCents(item));
+  const total = [...totals].map(([code, sum]) => formatMoney(sum, code)).join(" + ");
 
   async function confirm() {
     setError(null);
@@ -126,7 +130,7 @@ export function DecideDialog({ mode, items, policy, way, onDone, onClose }: Prop
             </li>
           ))}
         </ul>
-        {mode === "approve" && total > 0 && items.length > 1 && <p>Total: {formatMoney(total, currency)}</p>}
+        {mode === "approve" && totals.size > 0 && items.length > 1 && <p>Total: {total}</p>}
         {short !== null && single && (
           <p className="notice" data-testid="decide-short">
             {short > 0
@@ -161,7 +165,7 @@ export function DecideDialog({ mode, items, policy, way, onDone, onClose }: Prop
           (hasPasskey ? (
             <p className="notice" data-testid="step-up-passkey">
               Above {formatMoney(policy.stepUpAboveCents, currency)}: one touch of your passkey signs this decision
-              {items.length > 1 ? ` (${items.length} requests, ${formatMoney(total, currency)} in total)` : ""}.
+              {items.length > 1 ? ` (${items.length} requests, ${total} in total)` : ""}.
             </p>
           ) : way.with === "passkey-needed" ? (
             <PasskeyNeeded
