@@ -262,6 +262,30 @@ describe("step-up to move money", () => {
     expect(await approveRequest(approver, small)).toMatchObject({ ok: true, status: "approved" });
   });
 
+  it("a second approval by the first approver is refused before its proof is used, so the proof stays good", async () => {
+    const world = await createWorld();
+    await db.tenant.update({
+      where: { id: world.tenantId },
+      data: { stepUpAboveCents: 5000, twoPersonAboveCents: 5000 },
+    });
+    const { person, session } = await steppingSupervisor(world);
+    const mine = await session();
+    const { approvalId } = await holdRefund(world, { amount: 8000 });
+    const approver = { ...supervisorOf(world), sessionId: mine };
+    const purpose = { kind: "approve" as const, items: [{ id: approvalId, cents: 8000 }] };
+    const first = await proveWithPassword(person, mine, purpose, "right-password");
+    assert(first.kind === "ok");
+    expect(await approveRequest(approver, approvalId, { proofId: first.proofId })).toMatchObject({ status: "partial" });
+
+    const again = await proveWithPassword(person, mine, purpose, "right-password");
+    assert(again.kind === "ok");
+    expect(
+      await expectNoEffect(world, () => approveRequest(approver, approvalId, { proofId: again.proofId })),
+    ).toMatchObject({ ok: false, code: "approval.same-approver" });
+    expect((await db.stepUpProof.findUniqueOrThrow({ where: { id: again.proofId } })).usedFor).toEqual([]);
+    expect(await statusOf(approvalId)).toBe("pending");
+  });
+
   it("a person with a passkey cannot step up with the password", async () => {
     const world = await createWorld();
     const { person, session } = await steppingSupervisor(world);

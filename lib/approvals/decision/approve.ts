@@ -94,6 +94,17 @@ async function proveApprover(
   if (!desk) throw new Error(`tenant ${approver.tenantId} vanished during a decision`);
   const movesMoney = tool.effect === "irreversible" && impactCents > 0;
   const needsStepUp = movesMoney && impactCents > desk.stepUpAboveCents;
+  // Before any proof is used: a refusal that no proof could lift leaves the approver's proof good for later.
+  const twoPerson = movesMoney && impactCents > desk.twoPersonAboveCents;
+  if (twoPerson && request.firstApproverId === approver.userId) {
+    return {
+      proved: false,
+      refusal: refuse(
+        "approval.same-approver",
+        "you already approved this request; a second supervisor must approve it",
+      ),
+    };
+  }
   const stepUp = needsStepUp
     ? await consumeStepUp(
         tx,
@@ -108,16 +119,6 @@ async function proveApprover(
       refusal: refuse(
         "approval.step-up-required",
         `approving more than ${formatMoney(desk.stepUpAboveCents, String(args.currency ?? ""))} needs your passkey or password, confirmed for this request and amount; the request is still pending`,
-      ),
-    };
-  }
-  const twoPerson = movesMoney && impactCents > desk.twoPersonAboveCents;
-  if (twoPerson && request.firstApproverId === approver.userId) {
-    return {
-      proved: false,
-      refusal: refuse(
-        "approval.same-approver",
-        "you already approved this request; a second supervisor must approve it",
       ),
     };
   }
