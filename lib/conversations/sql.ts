@@ -248,8 +248,15 @@ export interface WorkingConnection {
   customerEmail: string | null;
 }
 
-/** The agent's live OAuth connections, newest first, each with the conversation and customer it works on. */
-export async function findWorkingConnections(db: Db, agent: Agent): Promise<WorkingConnection[]> {
+/**
+ * The agent's live OAuth connections, newest first, each with the conversation and customer it works on: the 50
+ * newest, or only the one named by `grantId` (however old).
+ */
+export async function findWorkingConnections(
+  db: Db,
+  agent: Agent,
+  grantId: string | null = null,
+): Promise<WorkingConnection[]> {
   return db.$queryRaw<WorkingConnection[]>`
     SELECT g."id", cl."name" AS "clientName", g."scopes", g."createdAt", g."lastUsedAt",
            c."id" AS "conversationId", cu."id" AS "customerId", cu."email" AS "customerEmail"
@@ -258,6 +265,7 @@ export async function findWorkingConnections(db: Db, agent: Agent): Promise<Work
     LEFT JOIN "Conversation" c ON c."id" = g."workingConversationId" AND c."agentId" = g."agentId"
     LEFT JOIN "Customer" cu ON cu."id" = c."customerId"
     WHERE g."agentId" = ${agent.userId} AND g."tenantId" = ${agent.tenantId} AND g."revokedAt" IS NULL
+      AND (${grantId}::text IS NULL OR g."id" = ${grantId})
     ORDER BY g."createdAt" DESC, g."id" DESC
     LIMIT 50`;
 }

@@ -40,7 +40,7 @@ export async function workingConnections(person: Person): Promise<WorkingConnect
  * the sealed audit log with who made it, the connection and the conversations before and after.
  */
 export async function workOnCustomer(person: Person, grantId: string, customerId: string): Promise<SwitchResult> {
-  const known = (await workingConnections(person)).find((connection) => connection.id === grantId);
+  const [known] = await findWorkingConnections(db, person, grantId);
   if (!known)
     return { ok: false, code: "connection.not-found", message: "That connection is not yours, or was revoked." };
   if (!(await customerExists(db, person.tenantId, customerId)))

@@ -206,6 +206,36 @@ describe("one connection, many customers", () => {
     await client.close();
   });
 
+  it("a person with more live connections than the page lists still switches the oldest", async () => {
+    const w = await createWorld();
+    const { client, grantId } = await connect(w);
+    const oldest = await db.oAuthGrant.findUniqueOrThrow({ where: { id: grantId } });
+    for (let i = 0; i < 50; i++) {
+      const key = await db.apiKey.create({
+        data: {
+          id: `key_many_${i}`,
+          tenantId: w.tenantId,
+          userId: w.users.agent,
+          prefix: "tg_many",
+          hash: `many-${i}`,
+        },
+      });
+      await db.oAuthGrant.create({
+        data: {
+          ...oldest,
+          id: `grant_many_${i}`,
+          apiKeyId: key.id,
+          scopes: oldest.scopes,
+          createdAt: new Date(oldest.createdAt.getTime() + 1000 * (i + 1)),
+          workingConversationId: null,
+        },
+      });
+    }
+    expect(await workOnCustomerAction({ grant_id: grantId, customer_id: w.customers.ben })).toMatchObject({ ok: true });
+    expect(await workingOn(grantId)).not.toBeNull();
+    await client.close();
+  });
+
   it("the old URL form keeps working for a connection, and a pasted key still names its conversation", async () => {
     const w = await createWorld();
     const { provider } = await connect(w);
