@@ -82,6 +82,7 @@ describe("MCP server at /api/mcp", () => {
       status: "needs_approval",
       call_id: expect.stringMatching(/^call_/),
       expires_at: expect.any(String),
+      message: expect.stringContaining("A supervisor must approve this call before it runs"),
     });
     expect(await db.approvalRequest.count({ where: { conversationId: conversation, status: "pending" } })).toBe(1);
     await client.close();
