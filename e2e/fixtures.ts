@@ -12,12 +12,17 @@ export const VIEWPORTS = [
   { name: "phone", width: 390, height: 844 },
 ] as const;
 
-/** A new delivered USD order of a customer (acme's unless told), so a test's refunds never meet another test's. */
-export async function freshOrder(customer: string, totalCents = 15000, tenantId = "acme"): Promise<string> {
+/** A new delivered order of a customer (in USD, of acme, unless told), so a test's refunds never meet another test's. */
+export async function freshOrder(
+  customer: string,
+  totalCents = 15000,
+  tenantId = "acme",
+  currency = "USD",
+): Promise<string> {
   const id = `ord_${randomInt(10_000_000, 99_999_999)}`;
   await database().query(
-    `INSERT INTO "Order" (id, "tenantId", "customerId", "totalCents", currency, status, "addressLine1", "postalCode") VALUES ($1, $2, $3, $4, 'USD', 'delivered', '1 Elm St', '94107')`,
-    [id, tenantId, customer, totalCents],
+    `INSERT INTO "Order" (id, "tenantId", "customerId", "totalCents", currency, status, "addressLine1", "postalCode") VALUES ($1, $2, $3, $4, $5, 'delivered', '1 Elm St', '94107')`,
+    [id, tenantId, customer, totalCents, currency],
   );
   return id;
 }

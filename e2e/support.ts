@@ -118,7 +118,7 @@ export async function propose(
   return (await response.json()) as { id: string; kind: string; code: string; approval?: { id: string } };
 }
 
-export const refund = (order: string, amount: number) => ({
+export const refund = (order: string, amount: number, currency = "USD") => ({
   name: "issue_refund",
-  arguments: { order_id: order, amount_cents: amount, currency: "USD", reason: "damaged" },
+  arguments: { order_id: order, amount_cents: amount, currency, reason: "damaged" },
 });

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { refundsOf, shoot } from "../fixtures";
+import { freshOrder, refundsOf, shoot } from "../fixtures";
 import { database, openConversation, propose, refund, SEEDED, signedInPage } from "../support";
 
 const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === "1";
@@ -266,5 +266,28 @@ test("bulk: two requests approved together are re-checked one by one, and one fa
     `80.00 USD refund on ord_1002 stopped by its re-check: only ${(refundable / 100).toFixed(2)} USD (${refundable} cents) is refundable now, the request was for 80.00 USD (8000 cents); nothing was executed`,
   ]);
   expect(await refundsOf("ord_1002")).toEqual({ count: before.count + 1, refunded: before.refunded + 9000 });
+  await context.close();
+});
+
+test("bulk: refunds in two currencies are totalled apart in the dialog, never added up in one", async ({
+  browser,
+  baseURL,
+  request,
+}) => {
+  const [usd, eur] = [await freshOrder("cu_ben", 20000), await freshOrder("cu_ben", 20000, "acme", "EUR")];
+  const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ben" });
+  const first = await propose(request, SEEDED.agent.email, conversation, refund(usd, 9000), `e2e-mixed-${usd}`);
+  const second = await propose(request, SEEDED.agent.email, conversation, refund(eur, 8000, "EUR"), `e2e-mixed-${eur}`);
+  expect([first.code, second.code]).toEqual(["approval.required", "approval.required"]);
+
+  const { context, page } = await signedInPage(browser, SEEDED.supervisor, baseURL!);
+  await page.goto("/approvals?sort=newest");
+  await page.getByRole("checkbox", { name: `select 90.00 USD refund on ${usd}` }).check();
+  await page.getByRole("checkbox", { name: `select 80.00 EUR refund on ${eur}` }).check();
+  await page.getByRole("button", { name: "Approve selected (2)" }).click();
+  const dialog = page.getByTestId("decide-dialog");
+  await expect(dialog).toContainText("Total: 90.00 USD + 80.00 EUR");
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await expect(dialog).toHaveCount(0);
   await context.close();
 });
