@@ -23,7 +23,7 @@ for (const viewport of VIEWPORTS) {
       await page.goto("/admin/policy");
       const autoLimit = page.getByLabel("Auto limit");
       await expect(autoLimit).toHaveValue("50.00");
-      await expect(page.getByText("Allowed: 0.00 to 100000.00, in currency units.").first()).toBeVisible();
+      await expect(page.getByText("Allowed: 0.00 to 100,000.00, in currency units.").first()).toBeVisible();
       await expectUsable(page);
 
       const before = await auditCount();
@@ -34,7 +34,7 @@ for (const viewport of VIEWPORTS) {
       await page.getByLabel("Approval lifetime (seconds)").fill("5");
       await page.getByRole("button", { name: "Save policy" }).click();
       await expect(page.getByTestId("policy-message")).toHaveText(
-        "Approval lifetime (seconds) must be from 30 to 604800.",
+        "Approval lifetime (seconds) must be from 30 to 604,800.",
       );
       expect(await auditCount()).toBe(before);
 

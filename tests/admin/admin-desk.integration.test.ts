@@ -57,16 +57,16 @@ describe("admin: the policy form in currency units", () => {
     });
     expect(parsePolicyForm(typed({ autoLimitCents: "-1" }))).toEqual({
       ok: false,
-      message: "Auto limit must be an amount such as 50.00, from 0.00 to 100000.00.",
+      message: "Auto limit must be an amount such as 50.00, from 0.00 to 100,000.00.",
     });
     expect(parsePolicyForm(typed({ sessionCapCents: "100000.01" }))).toEqual({
       ok: false,
-      message: "Session cap must be from 0.00 to 100000.00.",
+      message: "Session cap must be from 0.00 to 100,000.00.",
     });
     expect(parsePolicyForm(typed({ approvalTtlSeconds: "5", maxAutoWrites: "2.5" }))).toEqual({
       ok: false,
       message:
-        "Max automatic writes must be a whole number, from 0 to 1000. Approval lifetime (seconds) must be from 30 to 604800.",
+        "Max automatic writes must be a whole number, from 0 to 1,000. Approval lifetime (seconds) must be from 30 to 604,800.",
     });
     expect(parsePolicyForm(typed({ autoLimitCents: "50.001" })).ok).toBe(false);
     for (const spec of POLICY_FIELDS)

@@ -152,11 +152,13 @@ export const POLICY_FIELDS: PolicyFieldSpec[] = [
   },
 ];
 
-const plain = (cents: number) => formatMoney(cents, "").trim();
+// Thousands grouped with commas, which the parse below drops again: "100,000.00" reads at a glance, "100000.00" not.
+const grouped = new Intl.NumberFormat("en-US", { useGrouping: true, maximumFractionDigits: 2 });
+const groupedMoney = new Intl.NumberFormat("en-US", { useGrouping: true, minimumFractionDigits: 2 });
 
-/** A stored value as the form shows it: money in currency units ("50.00"), counts and seconds as they are. */
+/** A stored value as the form shows it: money in currency units ("50.00", "100,000.00"), counts and seconds grouped. */
 export function displayValue(spec: PolicyFieldSpec, value: number): string {
-  return spec.unit === "money" ? plain(value) : String(value);
+  return spec.unit === "money" ? groupedMoney.format(value / 100) : grouped.format(value);
 }
 
 export function rangeText(spec: PolicyFieldSpec): string {
