@@ -189,6 +189,36 @@ for (const format of Object.keys(FORMATS)) {
   });
 }
 
+describe("a read later in a batch", () => {
+  it.each(["openai-chat", "openai-responses", "anthropic"])(
+    "%s: sees the batch's earlier refund, even when the payload also names the order in a top-level arguments",
+    async (format) => {
+      const conversation = await agentConversation(world);
+      const order = world.orders.o1004;
+      const before = await db.order.findUniqueOrThrow({ where: { id: order }, select: { refundedCents: true } });
+      const payload = FORMATS[format]([
+        {
+          name: "issue_refund",
+          args: { order_id: order, amount_cents: 100, currency: "USD", reason: "late" },
+        },
+        { name: "get_order", args: { order_id: order } },
+      ]) as Record<string, unknown>;
+      const response = await proposeAs(
+        world.keys.agent,
+        conversation,
+        format,
+        { ...payload, arguments: { order_id: order } },
+        newCallKey(),
+      );
+      const [refunded, read] = response.json.results;
+      expect([refunded.code, read.code]).toEqual(["refund.issued", "order.read"]);
+      const after = await db.order.findUniqueOrThrow({ where: { id: order }, select: { refundedCents: true } });
+      expect(after.refundedCents).toBe(before.refundedCents + 100);
+      expect(read.result).toMatchObject({ order_id: order, refunded_cents: after.refundedCents });
+    },
+  );
+});
+
 describe("tool definitions per provider, from the same zod schemas", () => {
   it.each(["openai", "anthropic", "mcp"])("%s definitions match their reviewed snapshot", async (format) => {
     const conversation = await agentConversation(world);

@@ -9,12 +9,12 @@ export async function POST(request: Request, { params }: { params: Promise<{ id:
   const { id } = await params;
   let read: BoundedBody | undefined;
   const body = async () => (read ??= await readBoundedBody(request, MAX_ENVELOPE_BYTES));
+  const format = (new URL(request.url).searchParams.get("format") ?? "toolgate") as Format;
   // The key lookup counts this request's first call for the rate stage (lib/agent-api/batch.ts says how the rest count).
   return withAgentConversation(
     request,
     id,
     async (agent, found, rateCounted) => {
-      const format = (new URL(request.url).searchParams.get("format") ?? "toolgate") as Format;
       if (!FORMATS.includes(format))
         return errorResponse(400, "format.unknown", `format must be one of ${FORMATS.join(", ")}`);
       if (!found) return notFound("conversation");
@@ -27,6 +27,8 @@ export async function POST(request: Request, { params }: { params: Promise<{ id:
       });
     },
     // The key lookup also reads the order the body names, so a read costs no statement of its own (decision 027).
-    { countCall: true, orderHint: async () => orderHintOf(await body()) },
+    // Only an envelope names one: a provider's payload has no `arguments` of its own, and a read later in its batch
+    // must not be answered from the order as it was before the batch's earlier calls.
+    { countCall: true, ...(format === "toolgate" ? { orderHint: async () => orderHintOf(await body()) } : {}) },
   );
 }
