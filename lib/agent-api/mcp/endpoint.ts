@@ -2,6 +2,7 @@ import { isLegacyRequest } from "@modelcontextprotocol/server";
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { issuerOf } from "../../auth/keys/access-tokens";
 import { parseJsonText, type RawProposal } from "../../gateway";
+import { MAX_BATCH } from "../adapters/types";
 import { mcpInsufficientScope } from "../http";
 import { HEADER_MISMATCH, headerMismatch } from "./headers";
 import { scopeToAskFor } from "./scope-challenge";
@@ -27,6 +28,10 @@ export async function handleMcpRequest(request: Request, target: Bound | Unbound
     return rpcError(405, ErrorCode.InvalidRequest, "this stateless server answers POST only", { Allow: "POST" });
   const parsed = parseJsonText(raw);
   if (!parsed.ok) return rpcError(400, ErrorCode.ParseError, parsed.outcome.code);
+  // Every call of a batch is proposed and recorded, a rate-limited one too, so a batch holds no more calls than a
+  // provider's payload may (lib/agent-api/adapters): not the SDK's 100 rows of the log per request.
+  if (Array.isArray(parsed.value) && parsed.value.length > MAX_BATCH)
+    return rpcError(400, ErrorCode.InvalidRequest, `a JSON-RPC batch holds at most ${MAX_BATCH} messages`);
   if ("conversation" in target) {
     const ask = scopeToAskFor(target, parsed.value);
     if (ask) return mcpInsufficientScope(issuerOf(request), ask.scopes, ask.tool);

@@ -127,6 +127,37 @@ describe("protocol hygiene on /api/mcp", () => {
     });
     expect(keys.map((row) => row.callKey)).toEqual(["fixed:1", "fixed:2"]);
   });
+
+  it("refuses a JSON-RPC batch of more than 16 messages whole: nothing proposed, nothing recorded", async () => {
+    const own = await createWorld({ rateConversationPerMin: 2 });
+    const conversation = await agentConversation(own);
+    const read = (id: number) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "get_order", arguments: { order_id: own.orders.o1001 } },
+    });
+    const auth = { authorization: `Bearer ${own.keys.agent}` };
+    const response = await post(
+      conversation,
+      auth,
+      Array.from({ length: 17 }, (_, index) => read(index + 1)),
+    );
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: { code: -32600, message: expect.stringContaining("16") } });
+    expect(await db.toolCall.count({ where: { conversationId: conversation } })).toBe(0);
+    expect(await db.decisionLog.count({ where: { conversationId: conversation } })).toBe(0);
+    // Sixteen are a batch like any other: each call counted, the ones past the limit refused and recorded.
+    const answers = (await (
+      await post(
+        conversation,
+        auth,
+        Array.from({ length: 16 }, (_, index) => read(index + 1)),
+      )
+    ).json()) as { result: { structuredContent: { status: string } } }[];
+    expect(answers.filter((answer) => answer.result.structuredContent.status === "ok")).toHaveLength(2);
+    expect(await db.toolCall.count({ where: { conversationId: conversation } })).toBe(16);
+  });
 });
 
 describe("an MCP client that sends nothing but its API key", () => {
