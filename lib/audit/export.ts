@@ -6,7 +6,11 @@ import { appendAuditLog, findLogPage, type LogRow } from "./sql";
 // Supervisors and admins take their tenant's decision log away as CSV or JSON Lines, for a date range: every row
 // with its own hash, so a copy can be checked against the seals later.
 
-const Instant = z.union([z.iso.date(), z.iso.datetime({ offset: true })]).transform((text) => new Date(text));
+// PostgreSQL has no year 0, which ISO 8601 and zod do have: such a bound would fail the first page of a 200.
+const Instant = z
+  .union([z.iso.date(), z.iso.datetime({ offset: true })])
+  .transform((text) => new Date(text))
+  .refine((date) => date.getUTCFullYear() >= 1, "must be in year 1 or later");
 export const ExportQuerySchema = z
   .strictObject({ from: Instant, to: Instant, format: z.enum(["csv", "jsonl"]) })
   .refine((query) => query.from < query.to, { message: "from must be before to", path: ["to"] })
