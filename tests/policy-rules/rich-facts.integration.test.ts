@@ -7,7 +7,7 @@ import { RULE_TEMPLATES } from "@/lib/policy-rules/cases/templates";
 import { approveAs } from "../support/admin-changes";
 import { conversationFor, newCallKey, propose } from "../support/api";
 import { expectNoEffect } from "../support/effects";
-import { noProof } from "../support/step-up";
+import { noProof, provedFor } from "../support/step-up";
 import { addPerson, createWorld, moreOrders, type World } from "../support/world";
 import { ageWorld, refund } from "./support";
 
@@ -109,22 +109,42 @@ describe("richer rule facts", () => {
     });
   });
 
-  it("the tenant's time zone: an unknown name is refused; while live rules read the time a change waits for a second admin", async () => {
+  it("the tenant's time zone: an unknown name is refused; while live rules read the time a change needs step-up and waits for a second admin", async () => {
     const world = await createWorld();
     const admin = { id: world.users.admin, tenantId: world.tenantId };
     const zone = async () => (await db.tenant.findUniqueOrThrow({ where: { id: world.tenantId } })).timeZone;
-    expect(await setRulesTimeZone(admin, "Mars/Olympus")).toMatchObject({ ok: false, code: "time-zone.unknown" });
-    expect(await setRulesTimeZone(admin, "Europe/Paris")).toEqual({ ok: true, set: "Europe/Paris" });
+    expect(await setRulesTimeZone(admin, "Mars/Olympus", await noProof(admin.id))).toMatchObject({
+      ok: false,
+      code: "time-zone.unknown",
+    });
+    expect(await setRulesTimeZone(admin, "Europe/Paris", await noProof(admin.id))).toEqual({
+      ok: true,
+      set: "Europe/Paris",
+    });
     expect(await zone()).toBe("Europe/Paris");
 
     const hours = template("large-refund-out-of-hours");
     await publishRules(admin, { text: hours.text, status: "live", cases: hours.cases }, await noProof(admin.id));
     const bea = `${world.users.admin}_bea`;
     await addPerson(world, bea, "ADMIN", "Bea");
-    expect(await setRulesTimeZone(admin, "Pacific/Kiritimati")).toMatchObject({
+    // A stolen session alone proposes nothing; a proof made for another zone does not count for this one.
+    for (const holder of [
+      await noProof(admin.id),
+      await provedFor(admin.id, { kind: "admin.time-zone", timeZone: "Asia/Tokyo" }),
+    ]) {
+      expect(await setRulesTimeZone(admin, "Pacific/Kiritimati", holder)).toMatchObject({
+        ok: false,
+        code: "step-up.required",
+      });
+    }
+    expect(await db.adminChange.count({ where: { tenantId: world.tenantId } })).toBe(0);
+    const proof = await provedFor(admin.id, { kind: "admin.time-zone", timeZone: "Pacific/Kiritimati" });
+    expect(await setRulesTimeZone(admin, "Pacific/Kiritimati", proof)).toMatchObject({
       ok: true,
       held: { mode: "second-admin" },
     });
+    const [proposed] = await db.auditLog.findMany({ where: { tenantId: world.tenantId, action: "change.proposed" } });
+    expect(proposed.detail).toMatchObject({ kind: "time-zone", stepUp: "password" });
     expect(await zone()).toBe("Europe/Paris");
     const change = await db.adminChange.findFirstOrThrow({ where: { tenantId: world.tenantId, kind: "time-zone" } });
     expect(await approveAs({ id: bea, tenantId: world.tenantId }, change)).toEqual({ ok: true });
@@ -153,7 +173,8 @@ when { context["amount\\u{5f}cents"] >= 1000 && (context["hour"] >= 0 || context
     });
     // And it reads the time, so moving the time zone waits for a second admin.
     await addPerson(world, `${world.users.admin}_bea`, "ADMIN", "Bea");
-    expect(await setRulesTimeZone(admin, "Pacific/Kiritimati")).toMatchObject({
+    const proof = await provedFor(admin.id, { kind: "admin.time-zone", timeZone: "Pacific/Kiritimati" });
+    expect(await setRulesTimeZone(admin, "Pacific/Kiritimati", proof)).toMatchObject({
       ok: true,
       held: { mode: "second-admin" },
     });

@@ -90,7 +90,7 @@ export function RulesDesk({
       <h2>Edit</h2>
       <RulesEditor initial={overview.shadow ?? overview.live} hasPasskey={hasPasskey} />
       <h3>What a rule can read</h3>
-      <TimeZoneForm current={overview.timeZone} />
+      <TimeZoneForm current={overview.timeZone} hasPasskey={hasPasskey} />
       <dl data-testid="rule-facts">
         <dt>
           <code>action == Action::&quot;…&quot;</code>

@@ -2,16 +2,23 @@
 
 import { useState, useTransition } from "react";
 import { setTimeZoneAction } from "@/lib/admin/rules/actions";
+import { useStepUp } from "@/components/step-up/step-up-field";
 import { BusyButton } from "@/components/ui/busy-button";
 
-/** The time zone the rules' `context.hour` and `context.weekday` are read in. */
-export function TimeZoneForm({ current }: { current: string }) {
+/**
+ * The time zone the rules' `context.hour` and `context.weekday` are read in; while the live rules read the time, a
+ * change asks for the admin's step-up and waits for a second admin.
+ */
+export function TimeZoneForm({ current, hasPasskey }: { current: string; hasPasskey: boolean }) {
+  const stepUp = useStepUp(hasPasskey);
   const [timeZone, setTimeZone] = useState(current);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
   const [pending, startTransition] = useTransition();
   const save = () =>
     startTransition(async () => {
-      const response = await setTimeZoneAction({ timeZone });
+      const response = await stepUp.run({ kind: "admin.time-zone", timeZone: timeZone.trim() }, (proofId) =>
+        setTimeZoneAction({ timeZone, proofId }),
+      );
       setMessage(response.ok ? { ok: true, text: response.data.message } : { ok: false, text: response.message });
     });
   return (
@@ -20,6 +27,7 @@ export function TimeZoneForm({ current }: { current: string }) {
         Time zone for the rules&apos; time of day{" "}
         <input name="timeZone" value={timeZone} onChange={(event) => setTimeZone(event.target.value)} />
       </label>{" "}
+      {stepUp.field}
       <BusyButton type="button" busy={pending} disabled={timeZone === current} onClick={save}>
         Save time zone
       </BusyButton>

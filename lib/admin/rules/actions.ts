@@ -148,12 +148,16 @@ export const withdrawShadowAction = authedAction(z.strictObject({}), ["ADMIN"], 
   return { ok: true, data: { withdrawn } };
 });
 
-/** Sets the time zone the rules' time of day is read in; held for a second admin while the live rules read the time. */
+/**
+ * Sets the time zone the rules' time of day is read in; while the live rules read the time, needs the admin's
+ * step-up for that zone and is held for a second admin.
+ */
 export const setTimeZoneAction = authedAction(
-  z.strictObject({ timeZone: z.string().trim().min(1).max(64) }),
+  z.strictObject({ timeZone: z.string().trim().min(1).max(64), proofId: ProofIdSchema.optional() }),
   ["ADMIN"],
-  async (input, user) => {
-    const result = await setRulesTimeZone(user, input.timeZone);
+  async (input, user, session) => {
+    const holder = { userId: user.id, sessionId: session.id, proofId: input.proofId };
+    const result = await setRulesTimeZone(user, input.timeZone, holder);
     if (!result.ok) return result;
     revalidatePath("/admin/rules");
     if ("held" in result) return { ok: true, data: { message: heldWords(result.held)! } };

@@ -1,3 +1,4 @@
+import { consumeStepUpFor, type StepUpHolder } from "../../auth/step-up/step-up";
 import { transaction } from "../../db";
 import { attributesAccessed } from "../../policy-rules/engine/entities";
 import { classifyAdminChange } from "../changes/loosening/loosening";
@@ -6,8 +7,9 @@ import { insertAudit } from "../sql";
 import { knowsTimeZone, lockTimeZone, setTimeZone } from "./sql";
 
 // The tenant's time zone: the one the rules' `context.hour` and `context.weekday` are read in. Moving it moves
-// every "office hours" rule, so while the live rules read the time a change waits for a second admin
-// (docs/decisions/015); otherwise it applies at once. Either way it is audited.
+// every "office hours" rule, so while the live rules read the time a change needs the admin's step-up for exactly
+// that zone and then waits for a second admin (docs/decisions/015), like every other held change; otherwise it
+// applies at once. Either way it is audited.
 
 interface Admin {
   id: string;
@@ -21,9 +23,9 @@ export const readsTime = (text: string | null) =>
 export type TimeZoneResult =
   | { ok: true; set: string }
   | { ok: true; held: HeldChange }
-  | { ok: false; code: "time-zone.unknown"; message: string };
+  | { ok: false; code: "time-zone.unknown" | "step-up.required"; message: string };
 
-export async function setRulesTimeZone(admin: Admin, timeZone: string): Promise<TimeZoneResult> {
+export async function setRulesTimeZone(admin: Admin, timeZone: string, holder: StepUpHolder): Promise<TimeZoneResult> {
   return transaction(async (tx) => {
     if (!(await knowsTimeZone(tx, timeZone)))
       return {
@@ -34,11 +36,19 @@ export async function setRulesTimeZone(admin: Admin, timeZone: string): Promise<
     const current = await lockTimeZone(tx, admin.tenantId);
     const change = { kind: "time-zone" as const, readsTime: readsTime(current.liveText) };
     if (current.timeZone !== timeZone && classifyAdminChange(change) === "needs-second-admin") {
+      const stepUp = await consumeStepUpFor(tx, holder, { kind: "admin.time-zone", timeZone });
+      if (!stepUp)
+        return {
+          ok: false,
+          code: "step-up.required",
+          message:
+            "The live rules read the time, so moving their time zone needs you to confirm it is you first. Nothing was changed.",
+        };
       const held = await holdChange(
         tx,
         admin,
         { kind: "time-zone", change: { timeZone }, base: { timeZone: current.timeZone } },
-        null,
+        stepUp,
       );
       return { ok: true, held };
     }

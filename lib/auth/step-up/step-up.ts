@@ -64,6 +64,7 @@ export const StepUpPurposeSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("admin.passkeys-removed"), userId: IdSchema }),
   z.strictObject({ kind: z.literal("admin.rules"), digest: z.string().regex(/^[0-9a-f]{64}$/) }),
   z.strictObject({ kind: z.literal("admin.webhook"), url: z.string().min(1).max(2000) }),
+  z.strictObject({ kind: z.literal("admin.time-zone"), timeZone: z.string().min(1).max(64) }),
   z.strictObject({
     kind: z.literal("admin.chat"),
     provider: z.enum(["slack", "teams"]),
@@ -117,6 +118,8 @@ export function purposeItems(purpose: StepUpPurpose): string[] {
       return [purpose.digest];
     case "admin.webhook":
       return [webhookItem(purpose.url)];
+    case "admin.time-zone":
+      return [purpose.timeZone];
     case "admin.chat":
       return [chatItem(purpose.provider, purpose.target)];
     case "admin.self-registration":
