@@ -24,7 +24,8 @@ import { ProofIdSchema } from "@/lib/auth/step-up/step-up";
 const RulesText = z.string().max(50_000);
 /** The test cases as the editor holds them: JSON text (lib/policy-rules/cases/cases.ts). */
 const CasesText = z.string().max(200_000);
-const Version = z.number().int().min(1);
+/** A version number as the database stores it (a 4-byte integer): a larger one would reach the query and fail there. */
+const Version = z.number().int().min(1).max(2_147_483_647);
 
 /** Validates a draft against the schema and runs its cases: errors in words, or what each rule does and each case got. */
 export const checkRulesAction = authedAction(
