@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { pendingChanges } from "@/lib/admin/changes/two-admin";
+import { applyDueChanges, pendingChanges } from "@/lib/admin/changes/two-admin";
 import {
   checkDraft,
   compareVersions,
@@ -161,6 +161,34 @@ describe("rule versions, rollback and the second admin's review", () => {
       orderBy: { id: "asc" },
     });
     expect(audit.at(-1)!.detail).toMatchObject({ version: 3, restoresVersion: 1, approvedById: bea.id });
+  });
+
+  it("a loosening change of a lone admin that applies after its delay names no approver, not its proposer", async () => {
+    const world = await createWorld();
+    const admin = person(world, world.users.admin);
+    await publishRules(admin, { text: BOTH, status: "live" }, await noProof(admin.id));
+    const proof = await provedFor(admin.id, { kind: "admin.rules", digest: rulesItem(FRAUD_WATCH) });
+    expect(await publishRules(admin, { text: FRAUD_WATCH, status: "live" }, proof)).toMatchObject({
+      ok: true,
+      held: { mode: "delay" },
+    });
+    const change = await db.adminChange.findFirstOrThrow({ where: { tenantId: world.tenantId, kind: "rules" } });
+    await db.adminChange.update({ where: { id: change.id }, data: { applyAt: new Date(Date.now() - 1000) } });
+    expect(await applyDueChanges()).toBeGreaterThanOrEqual(1);
+
+    const [applied] = await ruleSetHistory(world.tenantId);
+    expect(applied).toMatchObject({ version: 2, text: FRAUD_WATCH, changeId: change.id, approvedBy: null });
+    expect(await db.policyRuleSet.findFirstOrThrow({ where: { tenantId: world.tenantId, version: 2 } })).toMatchObject({
+      createdById: admin.id,
+      approvedById: null,
+    });
+    const audit = await db.auditLog.findMany({ where: { tenantId: world.tenantId }, orderBy: { id: "asc" } });
+    expect(audit.map((entry) => entry.action).slice(-2)).toEqual(["rules.published", "change.applied-after-delay"]);
+    expect(audit.at(-2)!.detail).toMatchObject({ version: 2, changeId: change.id, approvedById: null });
+    expect(await db.adminChange.findUniqueOrThrow({ where: { id: change.id } })).toMatchObject({
+      status: "applied",
+      decidedById: null,
+    });
   });
 });
 

@@ -24,11 +24,16 @@ interface Version {
   inForce: string | null;
 }
 
-/** How a version came to be, in words: published at once, or approved by a second admin, and what it restores. */
+/**
+ * How a version came to be, in words: published at once, approved by a second admin, or applied when its delay
+ * passed with no one cancelling it (a tenant with one admin); and what it restores.
+ */
 function provenance(version: Version): string {
-  const made = version.changeId
-    ? `approved by ${version.approvedBy ?? "a second admin"} (change ${version.changeId})`
-    : "applied at once";
+  const made = !version.changeId
+    ? "applied at once"
+    : version.approvedBy
+      ? `approved by ${version.approvedBy} (change ${version.changeId})`
+      : `applied when its delay passed, no one having cancelled it (change ${version.changeId})`;
   return version.restoresVersion === null ? made : `${made}; a rollback to version ${version.restoresVersion}`;
 }
 

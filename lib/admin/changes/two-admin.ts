@@ -226,8 +226,13 @@ async function supersede(tx: Tx, row: AdminChangeRow, actor: Person, by: Person 
   await insertAudit(tx, actor, "change.superseded", { changeId: row.id, ...(why === "stale" ? {} : { reason: why }) });
 }
 
-/** Applies a held change if the state still matches its base; why not when something changed since. */
-async function applyChange(tx: Tx, row: AdminChangeRow, actor: Person): Promise<"applied" | NotApplied> {
+/**
+ * Applies a held change if the state still matches its base; why not when something changed since. `approver` is
+ * the second admin who approved it, null when it applies because its delay passed: no one approved it then, so the
+ * records name no approver rather than the proposer.
+ */
+async function applyChange(tx: Tx, row: AdminChangeRow, approver: Person | null): Promise<"applied" | NotApplied> {
+  const approvedById = approver?.id ?? null;
   if (row.kind === "policy") {
     const current = await lockPolicy(tx, row.tenantId);
     if (canonicalJson(current) !== canonicalJson(row.base)) return "stale";
@@ -236,7 +241,7 @@ async function applyChange(tx: Tx, row: AdminChangeRow, actor: Person): Promise<
       before: current,
       after,
       changeId: row.id,
-      approvedById: actor.id,
+      approvedById,
     });
     return "applied";
   }
@@ -255,7 +260,7 @@ async function applyChange(tx: Tx, row: AdminChangeRow, actor: Person): Promise<
         status: "live",
         restoresVersion: typeof restores === "number" ? restores : null,
       },
-      { changeId: row.id, approvedById: actor.id },
+      { changeId: row.id, approvedById },
     );
     return "applied";
   }
@@ -267,7 +272,7 @@ async function applyChange(tx: Tx, row: AdminChangeRow, actor: Person): Promise<
       before: current.timeZone,
       after: row.change.timeZone,
       changeId: row.id,
-      approvedById: actor.id,
+      approvedById,
     });
     return "applied";
   }
@@ -280,7 +285,7 @@ async function applyChange(tx: Tx, row: AdminChangeRow, actor: Person): Promise<
     await insertAudit(tx, { id: row.proposedById, tenantId: row.tenantId }, "webhook.set", {
       host: row.change.host,
       changeId: row.id,
-      approvedById: actor.id,
+      approvedById,
     });
     return "applied";
   }
@@ -296,23 +301,23 @@ async function applyChange(tx: Tx, row: AdminChangeRow, actor: Person): Promise<
       provider,
       shown: row.change.shown,
       changeId: row.id,
-      approvedById: actor.id,
+      approvedById,
     });
     return "applied";
   }
   if (row.kind === "sso-invite") {
-    const by = { proposedById: row.proposedById, changeId: row.id, approvedById: actor.id };
+    const by = { proposedById: row.proposedById, changeId: row.id, approvedById };
     return bindInvited(tx, row.tenantId, row.change as SsoInvitation, by);
   }
   if (row.kind === "sso") {
     const proposal = { change: row.change as unknown as SsoSettingsRow, base: row.base as SsoProposal["base"] };
-    return applyHeldSso(tx, proposal, { proposedById: row.proposedById, changeId: row.id, approvedById: actor.id });
+    return applyHeldSso(tx, proposal, { proposedById: row.proposedById, changeId: row.id, approvedById });
   }
   if (row.kind === "self-registration") {
     if ((await setTenantSelfRegistration(tx, row.tenantId, true)) === 0) return "stale";
     await insertAudit(tx, { id: row.proposedById, tenantId: row.tenantId }, "oauth.registration-allowed", {
       changeId: row.id,
-      approvedById: actor.id,
+      approvedById,
     });
     return "applied";
   }
@@ -327,7 +332,7 @@ async function applyChange(tx: Tx, row: AdminChangeRow, actor: Person): Promise<
       before: false,
       after: true,
       changeId: row.id,
-      approvedById: actor.id,
+      approvedById,
     });
     return "applied";
   }
@@ -336,7 +341,7 @@ async function applyChange(tx: Tx, row: AdminChangeRow, actor: Person): Promise<
     keyId: row.change.keyId,
     userId,
     changeId: row.id,
-    approvedById: actor.id,
+    approvedById,
   });
   return "applied";
 }
@@ -443,7 +448,7 @@ export async function applyDueChanges(): Promise<number> {
       if (!row) return false;
       tried.row = row;
       const proposer = { id: row.proposedById, tenantId: row.tenantId };
-      const outcome = await applyChange(tx, row, proposer);
+      const outcome = await applyChange(tx, row, null);
       if (outcome !== "applied") {
         await supersede(tx, row, proposer, null, outcome);
         return true;

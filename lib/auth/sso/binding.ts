@@ -106,7 +106,7 @@ export async function bindInvited(
   tx: Tx,
   tenantId: string,
   invitation: SsoInvitation,
-  by: { proposedById: string; changeId: string; approvedById: string },
+  by: { proposedById: string; changeId: string; approvedById: string | null },
 ): Promise<"applied" | "stale"> {
   const settings = await lockSso(tx, tenantId);
   if (settings?.issuer !== invitation.issuer) return "stale";

@@ -191,7 +191,7 @@ export function ssoAuditDetail(row: SsoSettingsRow) {
 export async function applyHeldSso(
   tx: Tx,
   proposal: SsoProposal,
-  by: { proposedById: string; changeId: string; approvedById: string },
+  by: { proposedById: string; changeId: string; approvedById: string | null },
 ): Promise<"applied" | "stale" | SsoDomainRefusal> {
   const refused = await claimDomain(tx, proposal.change.tenantId, proposal.change.emailDomain);
   const stored = await lockSso(tx, proposal.change.tenantId);

@@ -19,7 +19,7 @@ export async function putInForce(
   tx: Tx,
   author: { id: string; tenantId: string },
   input: RulesInput,
-  approval: { changeId?: string; approvedById?: string },
+  approval: { changeId?: string; approvedById?: string | null },
 ): Promise<{ id: string; version: number; status: RulesStatus }> {
   const id = newId("prs");
   const version = await insertRuleSet(tx, {
