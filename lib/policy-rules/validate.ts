@@ -34,6 +34,12 @@ export const BASE_POLICY = "permit (principal, action, resource);";
 const ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,59}$/;
 const CODE_PATTERN = /^[a-z0-9][a-z0-9-]{0,39}$/;
 const MAX_REASON = 200;
+/**
+ * Bidirectional embeddings, overrides and isolates: in a comment or a string they reorder how the rest of the line is
+ * shown ("Trojan Source"), so a rule would read, on the rules page and in the second admin's diff, differently than
+ * Cedar parses it. Right-to-left text itself (a reason in Hebrew or Arabic) needs none of them.
+ */
+const DIRECTION_CONTROL = /[\u202A-\u202E\u2066-\u2069]/;
 
 /**
  * Parses and checks a rule set: its size and nesting before the parser sees it, then each rule's form (a `forbid`
@@ -43,6 +49,17 @@ const MAX_REASON = 200;
 export function validateRules(text: string): Validated {
   const overLimit = textOverLimit(text);
   if (overLimit) return { ok: false, errors: [overLimit] };
+  const control = DIRECTION_CONTROL.exec(text);
+  if (control) {
+    const code = control[0].codePointAt(0)!.toString(16).toUpperCase();
+    const line = text.slice(0, control.index).split("\n").length;
+    return {
+      ok: false,
+      errors: [
+        `line ${line}: the invisible character U+${code} changes the order the text is shown in, so the rule would read differently than it works; remove it`,
+      ],
+    };
+  }
   const parts = policySetTextToParts(text);
   if (parts.type === "failure") return { ok: false, errors: parts.errors.map((error) => inWords(error, text)) };
   if (parts.policy_templates.length > 0)

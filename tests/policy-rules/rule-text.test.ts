@@ -88,3 +88,20 @@ when{   context.amount_cents>3000 &&
     );
   });
 });
+
+describe("text that reads differently than it works", () => {
+  it("a direction control in a string or comment is refused, naming its line; right-to-left words are not", () => {
+    // Shown as `resource.status != "delivered" // not yet`, parsed as a string that no order's status equals.
+    const stretched = `@id("undelivered") @hold("Undelivered orders wait")
+forbid (principal, action == Action::"issue_refund", resource)
+when { resource.status != "delivered\u202E \u2066// not yet\u2069 \u2066" };`;
+    expect(refusal(stretched)).toEqual([
+      "line 3: the invisible character U+202E changes the order the text is shown in, so the rule would read differently than it works; remove it",
+    ]);
+    expect(refusal(`${FRAUD_WATCH}\n// \u2067note`)).toEqual([
+      expect.stringMatching(/^line 5: the invisible character U\+2067 /),
+    ]);
+    const hebrew = `@id("large") @hold("החזר גדול ממתין") forbid (principal, action, resource) when { context.amount_cents > 1000 };`;
+    expect(rulesOf(hebrew).map((rule) => rule.says)).toEqual(["החזר גדול ממתין"]);
+  });
+});
