@@ -43,7 +43,7 @@ for (const viewport of VIEWPORTS) {
       await expect(proposer.getByTestId("policy-message")).toContainText("waits for another admin to approve it");
       expect(await autoLimit()).toBe(5000);
       const row = proposer.getByTestId("pending-change").first();
-      await expect(row.getByTestId("pending-change-line")).toHaveText(["Auto limit: 50.00 USD → 100000.00 USD"]);
+      await expect(row.getByTestId("pending-change-line")).toHaveText(["Auto limit: 50.00 USD → 100,000.00 USD"]);
       await expect(row.getByRole("button", { name: "Approve" })).toBeDisabled();
       await expect(row.locator("time").first()).toHaveAttribute("title", /UTC$/);
 
@@ -56,7 +56,7 @@ for (const viewport of VIEWPORTS) {
       );
       await supervisor.goto("/approvals");
       const seen = supervisor.getByTestId("pending-change").first();
-      await expect(seen.getByTestId("pending-change-line")).toHaveText(["Auto limit: 50.00 USD → 100000.00 USD"]);
+      await expect(seen.getByTestId("pending-change-line")).toHaveText(["Auto limit: 50.00 USD → 100,000.00 USD"]);
       await expect(seen.getByRole("button", { name: "Cancel" })).toBeEnabled();
       await expect(seen.getByRole("button", { name: "Approve" })).toHaveCount(0);
       await expectUsable(supervisor);
@@ -68,7 +68,7 @@ for (const viewport of VIEWPORTS) {
       await approver.goto("/admin/policy");
       const waiting = approver.getByTestId("pending-change").first();
       await expect(waiting).toContainText("admin@acme.test");
-      await expect(waiting.getByTestId("pending-change-line")).toHaveText(["Auto limit: 50.00 USD → 100000.00 USD"]);
+      await expect(waiting.getByTestId("pending-change-line")).toHaveText(["Auto limit: 50.00 USD → 100,000.00 USD"]);
       await expectUsable(approver);
       await approver.screenshot({ path: `docs/screenshots/admin-changes-${viewport.name}.png`, fullPage: false });
       await waiting.getByRole("button", { name: "Approve" }).click();

@@ -78,7 +78,7 @@ describe("the two-admin rule: one admin alone cannot switch human approval off",
     const supervisorEmail = (await db.user.findUniqueOrThrow({ where: { id: world.users.supervisor } })).email;
     const mails = await db.outboxMessage.findMany({ where: { tenantId: world.tenantId, kind: "admin_change_email" } });
     expect(mails.map((mail) => mail.recipient)).toEqual([supervisorEmail]);
-    expect(mails[0].body).toContain("Auto limit: 50.00 USD → 100000.00 USD");
+    expect(mails[0].body).toContain("Auto limit: 50.00 USD → 100,000.00 USD");
 
     const conversation = await agentConversation(world);
     expect((await proposeAsAgent(world, conversation, refund(world.orders.o1004, 6000))).json).toMatchObject({

@@ -1,5 +1,3 @@
-import { formatMoney } from "../../money";
-
 // The tenant policy as an admin reads and types it: labels, units and allowed ranges, shared by the form (which
 // shows them), the server (which checks against them and names the field by its label) and the audit list.
 
@@ -182,8 +180,8 @@ export function parsePolicyValue(
 
 /** A stored value as a person reads it in a list of changes: money as "80.00 USD", seconds with their unit. */
 export function readableValue(spec: PolicyFieldSpec, value: number): string {
-  if (spec.unit === "money") return formatMoney(value, "USD");
-  return spec.unit === "seconds" ? `${value} s` : String(value);
+  if (spec.unit === "money") return `${displayValue(spec, value)} USD`;
+  return spec.unit === "seconds" ? `${displayValue(spec, value)} s` : displayValue(spec, value);
 }
 
 /** The fields that differ between two policies, as "label: before → after" in the form's units. */
