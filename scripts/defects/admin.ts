@@ -233,6 +233,6 @@ export const defects: Defect[] = [
     find: 'return change.readsTime ? "needs-second-admin" : "tightening";',
     replace: 'return "tightening";',
     testFile: "tests/policy-rules/rich-facts.integration.test.ts",
-    test: "the tenant's time zone: an unknown name is refused; while live rules read the time a change waits for a second admin",
+    test: "the tenant's time zone: an unknown name is refused; while live rules read the time a change needs step-up and waits for a second admin",
   },
 ];
