@@ -221,6 +221,7 @@ function projectKind(o: Outcome): ModelProjection {
       if (o.code === "rate.limited") return { status: "unavailable" };
       if (o.code === "tool.unknown" || o.code === "tool.not-available")
         return { status: "not_allowed", message: NO_SUCH_TOOL };
+      if (o.code === "amount.exceeds-refundable") return { status: "not_allowed", message: OVER_REFUNDABLE };
       return { status: "not_allowed" };
   }
 }
@@ -243,6 +244,10 @@ export function waitingOn(callId: string, o: Outcome): { call_id?: string; expir
     };
   return {};
 }
+
+// Nothing the model cannot read itself: get_order answers the order's total and what was refunded so far.
+const OVER_REFUNDABLE =
+  "The amount is more than this order has left to refund. Read the order with get_order (total_cents less refunded_cents is what is left) and propose at most that, or tell the user.";
 
 const NO_SUCH_TOOL =
   "No tool of that name is offered in this conversation. Call only the tools listed for it, by their exact names.";

@@ -150,7 +150,9 @@ function AddServer({
           Header for the secret (<code>Authorization</code> sends it as a bearer token)
           <br />
           <input name="headerName" value={headerName} onChange={(event) => setHeaderName(event.target.value)} />
-        </label>{" "}
+        </label>
+      </p>
+      <p>
         <label>
           Secret (stored encrypted, never shown again; leave empty for none)
           <br />

@@ -121,6 +121,7 @@ describe("reasons reach the agent", () => {
     expect(call.json.code).toBe("amount.exceeds-refundable");
     expect(call.json.model).toEqual({
       status: "not_allowed",
+      message: expect.stringContaining("Read the order with get_order"),
       reason: expect.stringContaining(
         "only 50.00 USD (5000 cents) is refundable now, the request was for 80.00 USD (8000 cents)",
       ),

@@ -240,11 +240,16 @@ describe("context, idempotency and state", () => {
   it("currency.mismatch: a currency other than the order's", async () => {
     await refused(refund(world.orders.o1004, 1000, { currency: "EUR" }), rejected("state", "currency.mismatch"));
   });
-  it("amount.exceeds-refundable: more than is left to refund", async () => {
-    await refused(
+  it("amount.exceeds-refundable: more than is left to refund, and the model is told to read the order and ask less", async () => {
+    const body = await refused(
       refund(world.orders.o1001, 1000, { amount_cents: 4201 }),
       rejected("state", "amount.exceeds-refundable"),
     );
+    expect(body.model).toEqual({
+      status: "not_allowed",
+      message:
+        "The amount is more than this order has left to refund. Read the order with get_order (total_cents less refunded_cents is what is left) and propose at most that, or tell the user.",
+    });
   });
   it("refund.in-progress: an order with an unsettled refund", async () => {
     const held = await createWorld();

@@ -54,6 +54,10 @@ describe("the SPEC outcome table and the model projection", () => {
       message: expect.stringContaining("Send this call with a new call key, or with none"),
     },
     "order.not-delivered": { status: "not_allowed" },
+    "amount.exceeds-refundable": {
+      status: "not_allowed",
+      message: expect.stringContaining("more than this order has left to refund"),
+    },
     "refund.in-progress": { status: "pending_confirmation", message: expect.stringContaining("Do not propose") },
     "agent.not-authorized": { status: "not_allowed" },
     "order.fraud-hold": { status: "not_allowed" },
