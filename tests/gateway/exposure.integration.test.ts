@@ -31,12 +31,14 @@ async function runningTotals(tenantId: string) {
  * Returns once a statement of this database waits for a lock on a running total (at most 10 s): an automatic
  * refund's effect statement, sent by its prepared name (`EXECUTE`) or with its text the first time.
  */
-async function waitForLockWaiter() {
+/**
+ * Until a statement waits for the lock `holderPid` holds. Only one blocked by this test's holder counts: test files
+ * share the database, so another file's waiter on its own running total must not end the wait early.
+ */
+async function waitForLockWaiter(holderPid: number) {
   for (let tries = 0; tries < 200; tries++) {
     const [waiting] = await db.$queryRaw<{ count: number }[]>`
-      SELECT count(*)::int AS "count" FROM pg_stat_activity
-      WHERE datname = current_database() AND wait_event_type = 'Lock'
-        AND (query LIKE '%"ExposureTotal"%' OR query LIKE 'EXECUTE tgb\_%')`;
+      SELECT count(*)::int AS "count" FROM pg_stat_activity WHERE ${holderPid}::int = ANY(pg_blocking_pids(pid))`;
     if (waiting.count > 0) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -61,15 +63,17 @@ async function refundedOnceTotalHeld() {
   expect((await proposeAsAgent(world, conversation, refund(first, 500))).json.code).toBe("refund.issued");
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
-  let held!: () => void;
-  const holding = new Promise<void>((resolve) => (held = resolve));
+  let held!: (pid: number) => void;
+  const holding = new Promise<number>((resolve) => (held = resolve));
   const holder = transaction(async (tx) => {
-    await tx.$queryRaw`SELECT 1 FROM "ExposureTotal" WHERE "tenantId" = ${world.tenantId} AND "agentId" = '' FOR NO KEY UPDATE`;
-    held();
+    const [row] = await tx.$queryRaw<{ pid: number }[]>`
+      SELECT pg_backend_pid() AS "pid" FROM "ExposureTotal"
+      WHERE "tenantId" = ${world.tenantId} AND "agentId" = '' FOR NO KEY UPDATE`;
+    held(row.pid);
     await released;
   });
-  await holding;
-  return { world, conversation, order, holder, release };
+  const holderPid = await holding;
+  return { world, conversation, order, holder, holderPid, release };
 }
 
 describe("exposure ceilings across conversations (rolling 24 hours, automatic irreversible impact only)", () => {
@@ -260,10 +264,10 @@ describe("exposure ceilings across conversations (rolling 24 hours, automatic ir
   });
 
   it("a refund whose order moved on while it waited for the ceilings' locks commits nothing, and is checked again on the order as it is", async () => {
-    const { world, conversation, order, holder, release } = await refundedOnceTotalHeld();
+    const { world, conversation, order, holder, holderPid, release } = await refundedOnceTotalHeld();
     const proposal = propose(world.keys.agent, conversation, refund(order, 700), newCallKey());
     // The refund's statement waits at the reservation; meanwhile another refund takes all the order has left.
-    await waitForLockWaiter();
+    await waitForLockWaiter(holderPid);
     await db.order.update({ where: { id: order }, data: { refundedCents: 10_000, version: { increment: 1 } } });
     release();
     await holder;
@@ -275,9 +279,9 @@ describe("exposure ceilings across conversations (rolling 24 hours, automatic ir
   });
 
   it("a refund whose order moved on in a way that still allows it runs once, reserved once, on the order as it now is", async () => {
-    const { world, conversation, order, holder, release } = await refundedOnceTotalHeld();
+    const { world, conversation, order, holder, holderPid, release } = await refundedOnceTotalHeld();
     const proposal = propose(world.keys.agent, conversation, refund(order, 700), newCallKey());
-    await waitForLockWaiter();
+    await waitForLockWaiter(holderPid);
     await db.order.update({ where: { id: order }, data: { postalCode: "94110", version: { increment: 1 } } });
     release();
     await holder;
