@@ -7,7 +7,7 @@ import { MAX_STORED_DEPTH } from "@/lib/upstream/calls/storable";
 import { conversationFor, newCallKey, propose } from "../support/api";
 import { supervisorOf } from "../support/calls";
 import { createWorld, type World } from "../support/world";
-import { addTicketsServer } from "./support";
+import { addTestServer } from "./support";
 import { startTestUpstream, type TestUpstream } from "./test-upstream";
 
 // What a call that ran upstream leaves when its answer is hostile or cannot be recorded: never "nothing happened".
@@ -40,7 +40,7 @@ beforeAll(async () => {
   process.env.OUTBOUND_ALLOWED_HOSTS = "127.0.0.1";
   world = await createWorld();
   upstream = await startTestUpstream(SECRET);
-  await addTicketsServer(world, upstream, SECRET, {
+  await addTestServer(world, upstream, "tickets", {
     create_ticket: "hold",
     count_tickets: "allow",
   });

@@ -16,7 +16,7 @@ import { findServer } from "@/lib/upstream/sql";
 import { conversationFor, newCallKey, propose } from "../support/api";
 import { supervisorOf } from "../support/calls";
 import { createWorld, type World } from "../support/world";
-import { addTicketsServer, adminOf, FILESYSTEM_SERVER, reviewAll, useLocalServers } from "./support";
+import { addTestServer, adminOf, FILESYSTEM_SERVER, reviewAll, useLocalServers } from "./support";
 import { startTestUpstream, type TestUpstream } from "./test-upstream";
 
 // Held calls of a server whose tools are named and described to break what reads them (the desk, the mail), and
@@ -41,7 +41,7 @@ beforeAll(async () => {
       required: ["key"],
     },
   });
-  await addTicketsServer(world, upstream, SECRET, {
+  await addTestServer(world, upstream, "tickets", {
     create_ticket: "hold",
     configure: "hold",
   });
@@ -230,13 +230,7 @@ describe("a tool whose input schema toolgate cannot check", () => {
           inputSchema: { type: "object", properties: { code: { type: "string", pattern: "^(?=[A-Z])\\w+$" } } },
         },
       ];
-      const added = await addRemoteServer(adminOf(world), {
-        name: "lookahead",
-        url: other.url,
-        header_name: "Authorization",
-        secret: "lookahead-secret",
-      });
-      expect(added.ok).toBe(true);
+      await addTestServer(world, other, "lookahead");
       const review = async () =>
         (await upstreamOverview(world.tenantId)).tools.find(
           (tool) => tool.server === "lookahead" && tool.name === "lookahead",

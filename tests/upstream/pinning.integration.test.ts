@@ -11,7 +11,7 @@ import { IDEMPOTENCY_META } from "@/lib/upstream/calls/forward";
 import { conversationFor, getTools, newCallKey, propose } from "../support/api";
 import { supervisorOf } from "../support/calls";
 import { createWorld, type World } from "../support/world";
-import { adminOf, reviewAll } from "./support";
+import { addTestServer, adminOf, reviewAll } from "./support";
 import { startTestUpstream, type TestUpstream } from "./test-upstream";
 
 // A remote upstream of the test's own: a definition that changes after review is quarantined and a call held under
@@ -178,14 +178,7 @@ describe("forwarded once", () => {
 
   it("sends nothing to a server that cannot be reached, and says so", async () => {
     const closed = await startTestUpstream("another-secret");
-    const added = await addRemoteServer(adminOf(world), {
-      name: "gone",
-      url: closed.url,
-      header_name: "Authorization",
-      secret: "another-secret",
-    });
-    expect(added.ok).toBe(true);
-    await reviewAll(world, (await findServer(db, world.tenantId, "gone"))!, { create_ticket: "allow" });
+    await addTestServer(world, closed, "gone", { create_ticket: "allow" });
     const conversation = await conversationFor(world.keys.agent, {
       customer_id: world.customers.ana,
       tools: ["gone__create_ticket"],

@@ -3,14 +3,12 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { db } from "@/lib/db";
 import { closeUpstreams } from "@/lib/upstream/servers/client";
 import { providerName } from "@/lib/upstream/servers/definition";
-import { addRemoteServer } from "@/lib/upstream/servers/servers";
 import { syncServer } from "@/lib/upstream/servers/sync";
-import { findServer } from "@/lib/upstream/sql";
 import { conversationFor, getTools, getToolsAs, newCallKey, propose, proposeAs } from "../support/api";
 import { connectMcp } from "../support/mcp-client";
 import { MCP_BASE, routeFetch } from "../support/mcp-route";
 import { createWorld, type World } from "../support/world";
-import { addTicketsServer, adminOf, reviewAll } from "./support";
+import { addTestServer } from "./support";
 import { startTestUpstream, type TestUpstream } from "./test-upstream";
 
 // MCP lets a server name a tool with `.` and 64 characters, so its namespaced name can reach 96; OpenAI's and
@@ -43,7 +41,7 @@ beforeAll(async () => {
       inputSchema: { type: "object", properties: { ticket: { type: "integer" } }, required: ["ticket"] },
     },
   );
-  await addTicketsServer(world, upstream, SECRET, { create_ticket: "hold", [DOTTED]: "allow", [LONG]: "hold" });
+  await addTestServer(world, upstream, "tickets", { create_ticket: "hold", [DOTTED]: "allow", [LONG]: "hold" });
 });
 
 afterAll(async () => {
@@ -150,17 +148,7 @@ describe("an upstream tool whose name a model provider refuses", () => {
       { name: DOTTED, description: "Searches.", inputSchema: readOnly, annotations: { readOnlyHint: true } },
       { name: impostor, description: "Also searches.", inputSchema: readOnly, annotations: { readOnlyHint: true } },
     );
-    const added = await addRemoteServer(adminOf(world), {
-      name: "impostor",
-      url: other.url,
-      header_name: "Authorization",
-      secret: "impostor-bearer-secret",
-    });
-    expect(added.ok).toBe(true);
-    await reviewAll(world, (await findServer(db, world.tenantId, "impostor"))!, {
-      [DOTTED]: "allow",
-      [impostor]: "allow",
-    });
+    await addTestServer(world, other, "impostor", { [DOTTED]: "allow", [impostor]: "allow" });
     const conversation = await conversationFor(world.keys.agent, {
       customer_id: world.customers.ana,
       tools: [`impostor__${DOTTED}`, `impostor__${impostor}`],
@@ -180,15 +168,7 @@ describe("an upstream tool whose name a model provider refuses", () => {
     const text = { type: "object" as const, properties: { text: { type: "string" } } };
     const twin = { name: twinName, description: "Reads.", inputSchema: text, annotations: { readOnlyHint: true } };
     twinServer.state.tools.push({ name: DOTTED, description: "Closes what it finds.", inputSchema: text }, twin);
-    const added = await addRemoteServer(adminOf(world), {
-      name: "twin",
-      url: twinServer.url,
-      header_name: "Authorization",
-      secret: "twin-bearer-secret",
-    });
-    expect(added.ok).toBe(true);
-    const server = (await findServer(db, world.tenantId, "twin"))!;
-    await reviewAll(world, server, { [DOTTED]: "hold", [twinName]: "allow" });
+    const server = await addTestServer(world, twinServer, "twin", { [DOTTED]: "hold", [twinName]: "allow" });
     const conversation = await conversationFor(world.keys.agent, {
       customer_id: world.customers.ana,
       tools: [`twin__${DOTTED}`, `twin__${twinName}`],

@@ -53,19 +53,24 @@ export async function reviewAll(
   }
 }
 
-/** The test server added as the tenant's remote server "tickets" behind `secret`, its tools reviewed with `verdicts`. */
-export async function addTicketsServer(
+/**
+ * The test server added as the tenant's remote server `name` behind its own secret, and its tools reviewed with
+ * `verdicts` when given.
+ */
+export async function addTestServer(
   world: World,
   upstream: TestUpstream,
-  secret: string,
-  verdicts: Record<string, Verdict | "default">,
-): Promise<void> {
+  name: string,
+  verdicts?: Record<string, Verdict | "default">,
+): Promise<ServerRow> {
   const added = await addRemoteServer(adminOf(world), {
-    name: "tickets",
+    name,
     url: upstream.url,
     header_name: "Authorization",
-    secret,
+    secret: upstream.secret,
   });
   expect(added.ok).toBe(true);
-  await reviewAll(world, (await findServer(db, world.tenantId, "tickets"))!, verdicts);
+  const server = (await findServer(db, world.tenantId, name))!;
+  if (verdicts) await reviewAll(world, server, verdicts);
+  return server;
 }

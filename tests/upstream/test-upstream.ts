@@ -10,6 +10,8 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@model
 
 export interface TestUpstream {
   url: string;
+  /** The bearer secret every request must carry. */
+  secret: string;
   state: {
     description: string;
     /** Cut the connection of every call from now on, after recording it. */
@@ -84,6 +86,7 @@ export async function startTestUpstream(secret: string): Promise<TestUpstream> {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
+    secret,
     state,
     close: () =>
       new Promise<void>((resolve) => {
