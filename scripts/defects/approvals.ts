@@ -27,6 +27,14 @@ export const defects: Defect[] = [
     test: "above the threshold an approval consumes a proof made in this session for this request at this amount; the decision records how",
   },
   {
+    name: "step-up kept by a stopped approval",
+    file: "lib/approvals/decision/approve.ts",
+    find: "if (!result.ok && proof.stepUp)",
+    replace: "if (false)",
+    testFile: "tests/approvals/approval-desk.integration.test.ts",
+    test: "an approval stopped by its re-check uses none of its batch's proof, and the same proof approves the request again",
+  },
+  {
     name: "narrowing only",
     file: "lib/approvals/decision/binding.ts",
     find: "after > before",

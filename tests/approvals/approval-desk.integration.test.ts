@@ -13,6 +13,7 @@ import { newId } from "@/lib/ids";
 import { getToolCall } from "../support/api";
 import { agentConversation, holdRefund, proposeAsAgent, refund, supervisorOf } from "../support/calls";
 import { expectNoEffect } from "../support/effects";
+import { provedFor } from "../support/step-up";
 import { addPerson, createWorld, type World } from "../support/world";
 
 async function secondSupervisor(world: World): Promise<Approver> {
@@ -22,6 +23,12 @@ async function secondSupervisor(world: World): Promise<Approver> {
 
 const statusOf = async (approvalId: string) =>
   (await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).status;
+/** A 10.00 refund of o1004 the agent makes in a new conversation: a possible duplicate of any request held on it. */
+async function refundElsewhere(world: World) {
+  const made = await proposeAsAgent(world, await agentConversation(world), refund(world.orders.o1004, 1000));
+  expect(made.json.code).toBe("refund.issued");
+}
+
 const refundsOf = async (order: string) =>
   (await db.refund.findMany({ where: { orderId: order }, orderBy: { createdAt: "asc" } })).map(
     (row) => row.amountCents,
@@ -284,6 +291,117 @@ describe("step-up to move money", () => {
     ).toMatchObject({ ok: false, code: "approval.same-approver" });
     expect((await db.stepUpProof.findUniqueOrThrow({ where: { id: again.proofId } })).usedFor).toEqual([]);
     expect(await statusOf(approvalId)).toBe("pending");
+  });
+
+  it("an approval stopped by its re-check uses none of its batch's proof, and the same proof approves the request again", async () => {
+    const world = await createWorld();
+    await db.tenant.update({ where: { id: world.tenantId }, data: { stepUpAboveCents: 5000 } });
+    const retried = await holdRefund(world, { amount: 8000 });
+    const failing = await holdRefund(world, { amount: 8000, order: world.orders.o1002 });
+    const proof = await provedFor(world.users.supervisor, {
+      kind: "approve",
+      items: [
+        { id: retried.approvalId, cents: 8000 },
+        { id: failing.approvalId, cents: 8000 },
+      ],
+    });
+    const approver = { ...supervisorOf(world), sessionId: proof.sessionId };
+    const approve = (approvalId: string) => approveRequest(approver, approvalId, { proofId: proof.proofId });
+    const usedFor = async () => (await db.stepUpProof.findUniqueOrThrow({ where: { id: proof.proofId } })).usedFor;
+    // Since the requests were made: a refund of the first order from another conversation (a possible duplicate),
+    // and the second order refunded down to 10.00.
+    await refundElsewhere(world);
+    await db.order.update({
+      where: { id: world.orders.o1002 },
+      data: { refundedCents: 14900, version: { increment: 1 } },
+    });
+
+    // The batch as the desk sends it: each request decided on its own, with the one proof.
+    expect(await approve(retried.approvalId)).toMatchObject({ ok: false, code: "approval.retry" });
+    expect(await approve(failing.approvalId)).toMatchObject({ ok: false, code: "approval.recheck-failed" });
+    expect(await usedFor()).toEqual([]);
+    expect(await statusOf(retried.approvalId)).toBe("pending");
+    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: failing.approvalId } })).toMatchObject({
+      status: "failed",
+      stepUpMethod: null,
+    });
+
+    expect(await approve(retried.approvalId)).toMatchObject({ ok: true, status: "approved" });
+    expect(await usedFor()).toEqual([`${retried.approvalId}:8000`]);
+    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: retried.approvalId } })).toMatchObject({
+      status: "approved",
+      stepUpMethod: "password",
+    });
+    expect(await refundsOf(world.orders.o1004)).toEqual([1000, 8000]);
+    expect(await refundsOf(world.orders.o1002)).toEqual([]);
+    const logged = async (callId: string) =>
+      (await db.decisionLog.findMany({ where: { toolCallId: callId }, orderBy: { id: "asc" } })).map((row) => [
+        row.code,
+        row.actorId,
+      ]);
+    expect(await logged(retried.callId)).toEqual([
+      ["approval.required", null],
+      ["refund.outcome-unknown", world.users.supervisor],
+      ["refund.issued", null],
+    ]);
+    expect(await logged(failing.callId)).toEqual([
+      ["approval.required", null],
+      ["amount.exceeds-refundable", world.users.supervisor],
+    ]);
+  });
+
+  it("the second approver's proof sent from three tabs at once: the one stopped for a retry keeps it, the one that executes uses it once", async () => {
+    const world = await createWorld();
+    await db.tenant.update({
+      where: { id: world.tenantId },
+      data: { stepUpAboveCents: 5000, twoPersonAboveCents: 5000 },
+    });
+    const { callId, approvalId } = await holdRefund(world, { amount: 8000 });
+    const purpose = { kind: "approve" as const, items: [{ id: approvalId, cents: 8000 }] };
+    const usedFor = async (proofId: string) =>
+      (await db.stepUpProof.findUniqueOrThrow({ where: { id: proofId } })).usedFor;
+    const first = await provedFor(world.users.supervisor, purpose);
+    expect(
+      await approveRequest({ ...supervisorOf(world), sessionId: first.sessionId }, approvalId, {
+        proofId: first.proofId,
+      }),
+    ).toMatchObject({ ok: true, status: "partial" });
+    expect(await usedFor(first.proofId)).toEqual([`${approvalId}:8000`]);
+
+    const other = await secondSupervisor(world);
+    const second = await provedFor(other.userId, purpose);
+    // A refund of the order from another conversation since the first approval: a possible duplicate.
+    await refundElsewhere(world);
+    const tabs = await Promise.all(
+      Array.from({ length: 3 }, () =>
+        approveRequest({ ...other, sessionId: second.sessionId }, approvalId, { proofId: second.proofId }),
+      ),
+    );
+    expect(tabs.map((tab) => (tab.ok ? tab.status : tab.code)).sort()).toEqual([
+      "approval.already-decided",
+      "approval.retry",
+      "approved",
+    ]);
+    expect(await usedFor(second.proofId)).toEqual([`${approvalId}:8000`]);
+    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({
+      status: "approved",
+      firstApproverId: world.users.supervisor,
+      decidedById: other.userId,
+    });
+    expect(await refundsOf(world.orders.o1004)).toEqual([1000, 8000]);
+    const decisions = await db.decisionLog.findMany({ where: { toolCallId: callId }, orderBy: { id: "asc" } });
+    expect(decisions.map((row) => [row.code, row.actorId])).toEqual([
+      ["approval.required", null],
+      ["approval.required", world.users.supervisor],
+      ["refund.outcome-unknown", other.userId],
+      ["refund.issued", null],
+    ]);
+    expect(decisions[2].detail).toMatchObject({
+      approvers: [
+        { user_id: world.users.supervisor, step_up: "password" },
+        { user_id: other.userId, step_up: "password" },
+      ],
+    });
   });
 
   it("a person with a passkey cannot step up with the password", async () => {

@@ -1,4 +1,10 @@
-import { approvalItem, consumeStepUp, type StepUpMethod } from "../../auth/step-up/step-up";
+import {
+  approvalItem,
+  consumeStepUp,
+  returnStepUp,
+  type StepUpHolder,
+  type StepUpMethod,
+} from "../../auth/step-up/step-up";
 import { canonicalJson } from "../../canonical";
 import type { Tx } from "../../db";
 import { appendDecision, completeExternal, executeCall, heldFor, recheckForApproval } from "../../gateway";
@@ -50,7 +56,7 @@ async function approve(
   edit: ApprovalEdit | undefined,
   proofId: string | null,
 ): Promise<DecisionResult> {
-  const { request, refuse } = pending;
+  const { approver, request, refuse } = pending;
   if (isUpstreamName(request.toolName)) return approveUpstreamRequest(tx, pending, edit);
   const binding = await checkBinding(tx, request);
   if (!binding) {
@@ -66,9 +72,14 @@ async function approve(
   const narrowed = narrowArguments(binding.tool, base, edit);
   if (!narrowed.ok)
     return refuse("approval.edit-refused", `${narrowed.message}; nothing was executed, the request is still pending`);
-  const proof = await proveApprover(tx, pending, binding, narrowed.args, proofId);
+  const holder = { userId: approver.userId, sessionId: approver.sessionId ?? null, proofId };
+  const proof = await proveApprover(tx, pending, binding, narrowed.args, holder);
   if (!proof.proved) return proof.refusal;
-  return carryOut(tx, pending, binding, narrowed.args, proof);
+  const result = await carryOut(tx, pending, binding, narrowed.args, proof);
+  // A proof is used by the approval taking effect: one that stops (its re-check, a duplicate, a changed order) leaves
+  // the proof as it was, good for the retry.
+  if (!result.ok && proof.stepUp) await returnStepUp(tx, holder, approvalItem(request.id, proof.impactCents));
+  return result;
 }
 
 type Proof =
@@ -77,15 +88,16 @@ type Proof =
 
 /**
  * Whether this supervisor may approve this amount now. Above the step-up threshold the approval consumes one item
- * of a proof made in this session for this request at exactly this amount (decision 014); below it no proof is
- * asked for and none is used. Above the two-person threshold the second approval must be another supervisor's.
+ * of a proof made in this session for this request at exactly this amount (decision 014), given back if the
+ * approval then stops short; below it no proof is asked for and none is used. Above the two-person threshold the
+ * second approval must be another supervisor's.
  */
 async function proveApprover(
   tx: Tx,
   pending: PendingDecision,
   binding: Binding,
   approved: Record<string, unknown>,
-  proofId: string | null,
+  holder: StepUpHolder,
 ): Promise<Proof> {
   const { approver, request, refuse } = pending;
   const { tool, args } = binding;
@@ -105,14 +117,7 @@ async function proveApprover(
       ),
     };
   }
-  const stepUp = needsStepUp
-    ? await consumeStepUp(
-        tx,
-        { userId: approver.userId, sessionId: approver.sessionId ?? null, proofId },
-        "approve",
-        approvalItem(request.id, impactCents),
-      )
-    : null;
+  const stepUp = needsStepUp ? await consumeStepUp(tx, holder, "approve", approvalItem(request.id, impactCents)) : null;
   if (needsStepUp && !stepUp) {
     return {
       proved: false,

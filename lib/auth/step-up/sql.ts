@@ -182,6 +182,15 @@ export async function consumeStepUpItem(db: Db, use: ProofUse): Promise<string |
   return row?.method;
 }
 
+/**
+ * Takes one item back out of a proof's `usedFor`, in the transaction whose `consumeStepUpItem` put it there: that
+ * statement's row lock is still held, so no other use saw the item taken.
+ */
+export async function returnStepUpItem(db: Db, proofId: string, item: string): Promise<void> {
+  await db.$executeRaw`
+    UPDATE "StepUpProof" SET "usedFor" = array_remove("usedFor", ${item}) WHERE "id" = ${proofId}`;
+}
+
 /** Whether a usable proof covers this item (checked, not consumed). */
 export async function hasStepUpItem(db: Db, use: ProofUse): Promise<boolean> {
   const [row] = await db.$queryRaw<{ found: boolean }[]>`

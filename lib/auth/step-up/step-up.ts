@@ -21,6 +21,7 @@ import {
   insertStepUpProof,
   markPasskeyUsed,
   markProofProved,
+  returnStepUpItem,
   takeProofChallenge,
   type PasswordProofFacts,
 } from "./sql";
@@ -31,7 +32,8 @@ import { attemptSucceeded, beginAuditedAttempt, inSessionKeys } from "../throttl
 //   authenticator signs over what it approves; or, for a person with no passkey, the password typed again;
 // - it counts only from the session that made it and only for STEP_UP_PROOF_MS after it was made;
 // - each item of its purpose (one approval request at one amount, one passkey, one admin change) is consumed
-//   once, by the statement that does the thing, inside that thing's transaction.
+//   once, by the statement that does the thing, inside that thing's transaction; a thing that then stops short
+//   (an approval whose re-check fails) gives its item back in that transaction.
 
 export type StepUpMethod = "passkey" | "password";
 
@@ -367,6 +369,14 @@ export async function consumeStepUp(
     item,
   });
   return method === "passkey" || method === "password" ? method : null;
+}
+
+/**
+ * Gives back an item `consumeStepUp` consumed earlier in the same transaction, for a thing that then stopped short of
+ * happening, so the proof stays good for the retry: an item is used only by what takes effect.
+ */
+export async function returnStepUp(tx: Db, holder: StepUpHolder, item: string): Promise<void> {
+  if (holder.proofId) await returnStepUpItem(tx, holder.proofId, item);
 }
 
 /** Consumes a single-item purpose (everything but a batch of approvals). */
