@@ -150,7 +150,7 @@ const EnvSchema = z.object({
   EXPOSURE_PRUNE_INTERVAL_MS: Millis(600_000),
   SHUTDOWN_TIMEOUT_MS: Millis(25_000),
   OTEL_SERVICE_NAME: z.string().min(1).default("toolgate"),
-  /** The bearer token /api/metrics wants; required in production (see `startupProblems`). */
+  /** The bearer token /api/metrics wants, and /api/ready's detail; required in production (see `startupProblems`). */
   METRICS_TOKEN: z.preprocess((value) => (value === "" ? undefined : value), z.string().min(16).optional()),
 });
 

@@ -1,12 +1,13 @@
 import { db } from "../db";
 import { jobsProblem } from "./jobs";
-import { logError } from "../observe/log";
+import { logError, logInfo } from "../observe/log";
 import { pendingMigrations } from "../db/migrate";
 import { shuttingDown } from "./shutdown";
 import { findAppliedMigrations } from "./sql";
 
 // What GET /api/ready reports: whether this instance should be sent traffic. GET /api/health asks nothing of
-// this module: it answers as long as the process does.
+// this module: it answers as long as the process does. What fails is always logged, as the route shows it to
+// operators only.
 
 export type Check = "database" | "migrations" | "jobs" | "shutdown";
 
@@ -46,7 +47,7 @@ export async function readiness(): Promise<Readiness> {
     // A database without the migrations table answers, so the failing part is the migrations, not the database.
     if (/_prisma_migrations/.test(text)) checks.migrations = "no migration has been applied";
     else {
-      // The driver's words name hosts, users and ports: operators read them in the log, anyone may read this.
+      // The driver's words name hosts, users and ports: they go to the log, never into an answer.
       logError("ready.database-unreachable", error);
       checks.database = "database unreachable";
       checks.migrations = NOT_CHECKED;
@@ -56,5 +57,6 @@ export async function readiness(): Promise<Readiness> {
   if (jobs) checks.jobs = jobs;
   if (shuttingDown()) checks.shutdown = "draining: this instance is shutting down";
   const failing = (Object.keys(checks) as Check[]).filter((check) => !passing.has(checks[check]));
+  if (failing.length) logInfo("ready.not-ready", { failing, checks });
   return { ready: failing.length === 0, checks, failing };
 }

@@ -174,6 +174,9 @@ export const HealthSchema = z.object({ status: z.literal("ok") });
 
 export const ReadinessSchema = z.object({
   status: z.enum(["ready", "not-ready"]),
-  checks: z.record(z.string(), z.string()).describe("each part: ok, off, or what is wrong with it"),
-  failing: z.array(z.string()).optional(),
+  checks: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe("with the metrics token only: each part, ok, off, or what is wrong with it"),
+  failing: z.array(z.string()).optional().describe("with the metrics token only, when not ready: the parts that fail"),
 });

@@ -3,20 +3,12 @@ import type { Defect } from "./defect";
 /** The seeded defects of the routes and pages (app/). */
 export const defects: Defect[] = [
   {
-    name: "metrics token",
-    file: "app/api/metrics/route.ts",
-    find: 'return sameSecret(request.headers.get("authorization") ?? "", `Bearer ${token}`);',
-    replace: "return true;",
-    testFile: "tests/ops/metrics.integration.test.ts",
-    test: "wants the bearer token when METRICS_TOKEN is set",
-  },
-  {
-    name: "metrics loopback only",
-    file: "app/api/metrics/route.ts",
-    find: 'if (!token) return NODE_ENV !== "production" && LOOPBACK.test(clientAddress(request.headers));',
-    replace: "if (!token) return true;",
-    testFile: "tests/ops/metrics.integration.test.ts",
-    test: "outside production without METRICS_TOKEN answers loopback only",
+    name: "ready detail for operators only",
+    file: "app/api/ready/route.ts",
+    find: "const body = !fromOperator(request) ? { status } : ready",
+    replace: "const body = ready",
+    testFile: "tests/ops/health.integration.test.ts",
+    test: "tells anyone without the metrics token only whether it is ready, and logs what is not",
   },
   {
     name: "open body bound",

@@ -19,6 +19,14 @@ export const defects: Defect[] = [
     test: "names the migrations when one in the build is not applied, with its name",
   },
   {
+    name: "ready logs what fails",
+    file: "lib/instance/health.ts",
+    find: 'if (failing.length) logInfo("ready.not-ready", { failing, checks });',
+    replace: "void logInfo;",
+    testFile: "tests/ops/health.integration.test.ts",
+    test: "tells anyone without the metrics token only whether it is ready, and logs what is not",
+  },
+  {
     name: "ready hides driver error",
     file: "lib/instance/health.ts",
     find: 'checks.database = "database unreachable";',

@@ -3,6 +3,22 @@ import type { Defect } from "./defect";
 /** The seeded defects of lib/security/. */
 export const defects: Defect[] = [
   {
+    name: "metrics token",
+    file: "lib/security/operator.ts",
+    find: 'return sameSecret(request.headers.get("authorization") ?? "", `Bearer ${token}`);',
+    replace: "return true;",
+    testFile: "tests/ops/metrics.integration.test.ts",
+    test: "wants the bearer token when METRICS_TOKEN is set",
+  },
+  {
+    name: "metrics loopback only",
+    file: "lib/security/operator.ts",
+    find: 'if (!token) return NODE_ENV !== "production" && LOOPBACK.test(clientAddress(request.headers));',
+    replace: "if (!token) return true;",
+    testFile: "tests/ops/metrics.integration.test.ts",
+    test: "outside production without METRICS_TOKEN answers loopback only",
+  },
+  {
     name: "outbound resolved check",
     file: "lib/security/outbound.ts",
     find: "for (const answer of answers) refuseUnlessAllowed(answer.address, host, allowed);",

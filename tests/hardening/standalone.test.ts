@@ -94,11 +94,13 @@ describe("the standalone server, started as the Dockerfile starts it", () => {
     expect(healthcheck.status).toBe(0);
 
     const ready = await fetch(`${base}/api/ready`);
-    expect(await ready.json()).toEqual({
+    expect(await ready.json()).toEqual({ status: "ready" });
+    expect(ready.status).toBe(200);
+    const checked = await fetch(`${base}/api/ready`, { headers: { authorization: "Bearer image-metrics-token" } });
+    expect(await checked.json()).toEqual({
       status: "ready",
       checks: { database: "ok", migrations: "ok", jobs: "ok", shutdown: "ok" },
     });
-    expect(ready.status).toBe(200);
     expect((await fetch(`${base}/api/metrics`)).status).toBe(401);
     expect(
       await (await fetch(`${base}/api/metrics`, { headers: { authorization: "Bearer image-metrics-token" } })).text(),

@@ -229,7 +229,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Readiness: whether this instance should get traffic */
+    /**
+     * Readiness: whether this instance should get traffic
+     * @description Anyone gets the status; the metrics token's holder also gets the checks.
+     */
     get: operations["ready"];
     put?: never;
     post?: never;
@@ -1978,15 +1981,16 @@ export interface operations {
           "application/json": {
             /** @enum {string} */
             status: "ready" | "not-ready";
-            /** @description each part: ok, off, or what is wrong with it */
-            checks: {
+            /** @description with the metrics token only: each part, ok, off, or what is wrong with it */
+            checks?: {
               [key: string]: string;
             };
+            /** @description with the metrics token only, when not ready: the parts that fail */
             failing?: string[];
           };
         };
       };
-      /** @description not ready: failing names the parts */
+      /** @description not ready: with the metrics token, failing names the parts */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1995,10 +1999,11 @@ export interface operations {
           "application/json": {
             /** @enum {string} */
             status: "ready" | "not-ready";
-            /** @description each part: ok, off, or what is wrong with it */
-            checks: {
+            /** @description with the metrics token only: each part, ok, off, or what is wrong with it */
+            checks?: {
               [key: string]: string;
             };
+            /** @description with the metrics token only, when not ready: the parts that fail */
             failing?: string[];
           };
         };

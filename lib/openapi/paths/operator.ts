@@ -46,11 +46,12 @@ export function operatorPaths(): Json {
         operationId: "ready",
         tags: ["Operations"],
         summary: "Readiness: whether this instance should get traffic",
-        security: [],
+        description: "Anyone gets the status; the metrics token's holder also gets the checks.",
+        security: [{}, { metricsToken: [] }],
         responses: {
           "200": { description: "ready", content: json(jsonSchema(ReadinessSchema, "output")) },
           "503": {
-            description: "not ready: failing names the parts",
+            description: "not ready: with the metrics token, failing names the parts",
             content: json(jsonSchema(ReadinessSchema, "output")),
           },
         },
