@@ -5,7 +5,13 @@ import { IdSchema } from "../security/input";
 import { findTool, TOOL_NAMES } from "../tools/registry";
 import { exposableTools, isUpstreamName } from "../upstream/calls/exposure";
 import { scopesFor } from "../tools/scopes";
-import { customerExists, customerOrderExists, findAgentPermissions, insertConversation } from "./sql";
+import {
+  customerExists,
+  customerOrderExists,
+  findAgentPermissions,
+  insertConversation,
+  type NewConversation,
+} from "./sql";
 
 export const OpenConversationSchema = z.strictObject({
   customer_id: IdSchema,
@@ -14,13 +20,15 @@ export const OpenConversationSchema = z.strictObject({
 });
 export type OpenConversation = z.infer<typeof OpenConversationSchema>;
 
-export type OpenResult =
-  | { ok: true; conversation: { id: string; tools: string[]; scopes: string[] } }
-  | {
-      ok: false;
-      code: "customer.not-found" | "order.not-found" | "tool.unknown" | "agent.not-authorized";
-      message: string;
-    };
+type OpenRefusal = {
+  ok: false;
+  code: "customer.not-found" | "order.not-found" | "tool.unknown" | "agent.not-authorized";
+  message: string;
+};
+
+export type OpenResult = { ok: true; conversation: { id: string; tools: string[]; scopes: string[] } } | OpenRefusal;
+
+export type PlanResult = { ok: true; conversation: NewConversation } | OpenRefusal;
 
 /**
  * Opens a conversation for one authenticated agent and one customer of the agent's tenant. Scopes come from
@@ -30,6 +38,19 @@ export async function openConversation(
   agent: { userId: string; tenantId: string },
   input: OpenConversation,
 ): Promise<OpenResult> {
+  const planned = await planConversation(agent, input);
+  if (!planned.ok) return planned;
+  return { ok: true, conversation: await insertConversation(db, planned.conversation) };
+}
+
+/**
+ * The conversation `openConversation` would store, checked and not yet stored: for a caller that stores it in a
+ * transaction of its own.
+ */
+export async function planConversation(
+  agent: { userId: string; tenantId: string },
+  input: OpenConversation,
+): Promise<PlanResult> {
   const user = await findAgentPermissions(db, agent);
   if (!user || scopesFor(user).length === 0)
     return { ok: false, code: "agent.not-authorized", message: "only active agents open conversations" };
@@ -54,14 +75,16 @@ export async function openConversation(
 
   const needed = new Set(tools.map((name) => findTool(name)?.scope));
   const scopes = scopesFor(user).filter((scope) => needed.has(scope));
-  const conversation = await insertConversation(db, {
-    id: newId("conv"),
-    tenantId: agent.tenantId,
-    agentId: agent.userId,
-    customerId: input.customer_id,
-    orderId: input.order_id ?? null,
-    tools,
-    scopes,
-  });
-  return { ok: true, conversation };
+  return {
+    ok: true,
+    conversation: {
+      id: newId("conv"),
+      tenantId: agent.tenantId,
+      agentId: agent.userId,
+      customerId: input.customer_id,
+      orderId: input.order_id ?? null,
+      tools,
+      scopes,
+    },
+  };
 }

@@ -1,5 +1,5 @@
 import { agentKeyRows, type KeyCredential } from "../auth/keys/sql";
-import type { Client, Db } from "../db";
+import type { Client, Db, Tx } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { countCall } from "../db/sql";
 import { ORDER_FACTS, orderById } from "../tools/sql";
@@ -69,12 +69,23 @@ export async function customerOrderExists(
   return order !== null;
 }
 
+/** A conversation to store: who opens it, about whom, and what it may do. */
+export type NewConversation = Pick<
+  ConversationFacts,
+  "id" | "tenantId" | "agentId" | "customerId" | "orderId" | "tools" | "scopes"
+>;
+
 /** Stores a new conversation; returns its id, tools and scopes. */
 export async function insertConversation(
-  db: Client,
-  conversation: Pick<ConversationFacts, "id" | "tenantId" | "agentId" | "customerId" | "orderId" | "tools" | "scopes">,
-) {
-  return db.conversation.create({ data: conversation, select: { id: true, tools: true, scopes: true } });
+  db: Db,
+  conversation: NewConversation,
+): Promise<{ id: string; tools: string[]; scopes: string[] }> {
+  const { id, tenantId, agentId, customerId, orderId, tools, scopes } = conversation;
+  const [row] = await db.$queryRaw<{ id: string; tools: string[]; scopes: string[] }[]>`
+    INSERT INTO "Conversation" ("id", "tenantId", "agentId", "customerId", "orderId", "tools", "scopes")
+    VALUES (${id}, ${tenantId}, ${agentId}, ${customerId}, ${orderId}, ${tools}, ${scopes})
+    RETURNING "id", "tools", "scopes"`;
+  return row;
 }
 
 /**
@@ -285,22 +296,25 @@ export async function findResumableConversation(db: Db, agent: Agent, customerId
 }
 
 /**
- * Points the agent's live connection at one of the agent's conversations; the previous choice and the client, or
- * null when the connection is not this agent's or is revoked.
+ * Locks the agent's live connection until the transaction ends, so a revocation either committed before (and the
+ * connection is not found) or waits for it; the client and its current choice, or null when the connection is not
+ * this agent's or is revoked.
  */
-export async function setWorkingConversation(
-  db: Db,
+export async function lockLiveConnection(
+  tx: Tx,
   agent: Agent,
   grantId: string,
-  conversationId: string,
 ): Promise<{ clientId: string; previousConversationId: string | null } | null> {
-  const [row] = await db.$queryRaw<{ clientId: string; previousConversationId: string | null }[]>`
-    UPDATE "OAuthGrant" g SET "workingConversationId" = ${conversationId}
-    FROM (SELECT "id", "workingConversationId" FROM "OAuthGrant" WHERE "id" = ${grantId} FOR UPDATE) old
-    WHERE g."id" = old."id" AND g."agentId" = ${agent.userId} AND g."tenantId" = ${agent.tenantId}
-      AND g."revokedAt" IS NULL
-    RETURNING g."clientId", old."workingConversationId" AS "previousConversationId"`;
+  const [row] = await tx.$queryRaw<{ clientId: string; previousConversationId: string | null }[]>`
+    SELECT "clientId", "workingConversationId" AS "previousConversationId" FROM "OAuthGrant"
+    WHERE "id" = ${grantId} AND "agentId" = ${agent.userId} AND "tenantId" = ${agent.tenantId}
+      AND "revokedAt" IS NULL FOR NO KEY UPDATE`;
   return row ?? null;
+}
+
+/** Points a connection that `lockLiveConnection` locked at one of its agent's conversations. */
+export async function setWorkingConversation(tx: Tx, grantId: string, conversationId: string): Promise<void> {
+  await tx.$executeRaw`UPDATE "OAuthGrant" SET "workingConversationId" = ${conversationId} WHERE "id" = ${grantId}`;
 }
 
 /** A connection's switch to or away from a conversation, as the audit log keeps it. */

@@ -1,12 +1,15 @@
 import { appendAuditLog } from "../audit/sql";
 import { db, transaction } from "../db";
 import { countConversationOpen } from "../gateway";
-import { openConversation } from "./open";
+import { planConversation } from "./open";
 import {
   customerExists,
   findResumableConversation,
   findWorkingConnections,
+  insertConversation,
+  lockLiveConnection,
   setWorkingConversation,
+  type NewConversation,
   type WorkingConnection,
 } from "./sql";
 
@@ -47,7 +50,7 @@ export async function workOnCustomer(person: Person, grantId: string, customerId
     return { ok: false, code: "customer.not-found", message: "No such customer: search again by email." };
 
   let conversationId = await findResumableConversation(db, person, customerId);
-  const opened = conversationId === null;
+  let fresh: NewConversation | null = null;
   if (conversationId === null) {
     const rate = await countConversationOpen(person);
     if (!rate.ok)
@@ -56,27 +59,33 @@ export async function workOnCustomer(person: Person, grantId: string, customerId
         code: "rate.limited",
         message: `You opened too many conversations this minute; try again in ${rate.retryAfterSeconds} s.`,
       };
-    const conversation = await openConversation(person, { customer_id: customerId });
-    if (!conversation.ok)
-      return conversation.code === "agent.not-authorized"
+    const planned = await planConversation(person, { customer_id: customerId });
+    if (!planned.ok)
+      return planned.code === "agent.not-authorized"
         ? { ok: false, code: "agent.not-authorized", message: "Only an active agent works on customers." }
         : { ok: false, code: "customer.not-found", message: "No such customer: search again by email." };
-    conversationId = conversation.conversation.id;
+    fresh = planned.conversation;
+    conversationId = fresh.id;
   }
+  const opened = fresh !== null;
 
+  // The connection may have been revoked since it was read: it is read again under its lock before anything is
+  // written, so a revoked one gets neither a new conversation nor a pointer.
   const switched = await transaction(async (tx) => {
-    const set = await setWorkingConversation(tx, person, grantId, conversationId);
-    if (!set) return false;
+    const live = await lockLiveConnection(tx, person, grantId);
+    if (!live) return false;
+    if (fresh) await insertConversation(tx, fresh);
+    await setWorkingConversation(tx, grantId, conversationId);
     await appendAuditLog(tx, {
       tenantId: person.tenantId,
       actorId: person.userId,
       action: "connection.customer-switched",
       detail: {
         grantId,
-        clientId: set.clientId,
+        clientId: live.clientId,
         customerId,
         conversationId,
-        previousConversationId: set.previousConversationId,
+        previousConversationId: live.previousConversationId,
         opened,
       },
     });

@@ -43,6 +43,14 @@ export const defects: Defect[] = [
     test: "the person switches to A and the model refunds A's order; to B and it reads B's order; A's order is not found while B is chosen",
   },
   {
+    name: "a switch re-reads its connection under lock",
+    file: "lib/conversations/sql.ts",
+    find: 'AND "revokedAt" IS NULL FOR NO KEY UPDATE',
+    replace: "FOR NO KEY UPDATE",
+    testFile: "tests/conversations/working-on.integration.test.ts",
+    test: "a revocation that lands while a switch opens a conversation leaves no conversation and no pointer",
+  },
+  {
     name: "a switch is audited",
     file: "lib/conversations/working-on.ts",
     find: 'action: "connection.customer-switched",',

@@ -3,8 +3,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { describe, expect, it, vi } from "vitest";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import { conversationCalls } from "@/lib/conversations/console";
-import { db } from "@/lib/db";
+import { db, transaction } from "@/lib/db";
 import { delegationDigest } from "@/lib/oauth/consent/authorize";
+import { revokeGrant } from "@/lib/oauth/consent/sql";
 import { INSTANCE_SECRET, personCookie } from "../support/app-instances";
 import { CIMD_URL, REDIRECT } from "../support/cimd-fetcher";
 import { agentConversation, supervisorOf } from "../support/calls";
@@ -70,6 +71,17 @@ const workingOn = async (grantId: string) =>
   (await db.oAuthGrant.findUniqueOrThrow({ where: { id: grantId } })).workingConversationId;
 const customerOf = async (conversationId: string | null) =>
   conversationId ? (await db.conversation.findUniqueOrThrow({ where: { id: conversationId } })).customerId : null;
+
+/** Until a statement waits for a lock `holderPid` holds; only this holder counts, as test files share the database. */
+async function waitForLockWaiter(holderPid: number) {
+  for (let tries = 0; tries < 200; tries++) {
+    const [waiting] = await db.$queryRaw<{ count: number }[]>`
+      SELECT count(*)::int AS "count" FROM pg_stat_activity WHERE ${holderPid}::int = ANY(pg_blocking_pids(pid))`;
+    if (waiting.count > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error("no statement waited for the revocation's lock");
+}
 
 describe("one connection, many customers", () => {
   it("the person switches to A and the model refunds A's order; to B and it reads B's order; A's order is not found while B is chosen", async () => {
@@ -202,6 +214,42 @@ describe("one connection, many customers", () => {
     expect(await workingOn(grantId)).toBe(chosen);
     expect(await db.auditLog.count({ where: { tenantId: w.tenantId, action: "connection.customer-switched" } })).toBe(
       1,
+    );
+    await client.close();
+  });
+
+  it("a revocation that lands while a switch opens a conversation leaves no conversation and no pointer", async () => {
+    const w = await createWorld();
+    const { client, grantId } = await connect(w);
+    const conversationsBefore = await db.conversation.count({ where: { agentId: w.users.agent } });
+
+    // The person revokes the connection on another tab: the revocation has written and not yet committed.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held!: (pid: number) => void;
+    const holding = new Promise<number>((resolve) => (held = resolve));
+    const revoking = transaction(async (tx) => {
+      expect(await revokeGrant(tx, w.tenantId, grantId, "revoked-by-person", w.users.agent)).toBeDefined();
+      const [row] = await tx.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS "pid"`;
+      held(row.pid);
+      await released;
+    });
+    const holderPid = await holding;
+
+    // The switch to ana starts before the revocation commits, found the connection live, and waits for its row.
+    const switching = workOnCustomerAction({ grant_id: grantId, customer_id: w.customers.ana });
+    await waitForLockWaiter(holderPid);
+    release();
+    await revoking;
+
+    expect(await switching).toMatchObject({ ok: false, code: "connection.not-found" });
+    expect(await db.conversation.count({ where: { agentId: w.users.agent } })).toBe(conversationsBefore);
+    expect(await db.oAuthGrant.findUniqueOrThrow({ where: { id: grantId } })).toMatchObject({
+      workingConversationId: null,
+      revokedReason: "revoked-by-person",
+    });
+    expect(await db.auditLog.count({ where: { tenantId: w.tenantId, action: "connection.customer-switched" } })).toBe(
+      0,
     );
     await client.close();
   });
