@@ -15,6 +15,7 @@ import { postConsent } from "../support/oauth-grant";
 import { provedFor } from "../support/step-up";
 import { createWorld, type World } from "../support/world";
 import { jar } from "../support/cookie-jar";
+import { waitForLockWaiter } from "../support/locks";
 
 // One connection, many customers (issue 40, decision 022), through the MCP SDK client's own OAuth flow against the
 // route handlers: the person adds the bare /api/mcp URL once; they choose the customer on the Connections page (the
@@ -71,17 +72,6 @@ const workingOn = async (grantId: string) =>
   (await db.oAuthGrant.findUniqueOrThrow({ where: { id: grantId } })).workingConversationId;
 const customerOf = async (conversationId: string | null) =>
   conversationId ? (await db.conversation.findUniqueOrThrow({ where: { id: conversationId } })).customerId : null;
-
-/** Until a statement waits for a lock `holderPid` holds; only this holder counts, as test files share the database. */
-async function waitForLockWaiter(holderPid: number) {
-  for (let tries = 0; tries < 200; tries++) {
-    const [waiting] = await db.$queryRaw<{ count: number }[]>`
-      SELECT count(*)::int AS "count" FROM pg_stat_activity WHERE ${holderPid}::int = ANY(pg_blocking_pids(pid))`;
-    if (waiting.count > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error("no statement waited for the revocation's lock");
-}
 
 describe("one connection, many customers", () => {
   it("the person switches to A and the model refunds A's order; to B and it reads B's order; A's order is not found while B is chosen", async () => {
@@ -238,7 +228,7 @@ describe("one connection, many customers", () => {
 
     // The switch to ana starts before the revocation commits, found the connection live, and waits for its row.
     const switching = workOnCustomerAction({ grant_id: grantId, customer_id: w.customers.ana });
-    await waitForLockWaiter(holderPid);
+    await waitForLockWaiter(holderPid, "the revocation's lock");
     release();
     await revoking;
 

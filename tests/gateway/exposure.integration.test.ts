@@ -10,6 +10,7 @@ import { ownExternals } from "../support/externals";
 import { createWorld, moreOrders, type WorldPolicy } from "../support/world";
 import { SECOND_REFUND_WAITS } from "../policy-rules/examples";
 import { putRules } from "../policy-rules/support";
+import { waitForLockWaiter } from "../support/locks";
 
 const externals = ownExternals();
 // Thirty refunds reach the provider at once in the parallel test; none of them should look lost.
@@ -25,24 +26,6 @@ async function autoExposure(tenantId: string) {
 async function runningTotals(tenantId: string) {
   const rows = await db.exposureTotal.findMany({ where: { tenantId } });
   return Object.fromEntries(rows.map((row) => [row.agentId || "tenant", Number(row.runningCents)]));
-}
-
-/**
- * Returns once a statement of this database waits for a lock on a running total (at most 10 s): an automatic
- * refund's effect statement, sent by its prepared name (`EXECUTE`) or with its text the first time.
- */
-/**
- * Until a statement waits for the lock `holderPid` holds. Only one blocked by this test's holder counts: test files
- * share the database, so another file's waiter on its own running total must not end the wait early.
- */
-async function waitForLockWaiter(holderPid: number) {
-  for (let tries = 0; tries < 200; tries++) {
-    const [waiting] = await db.$queryRaw<{ count: number }[]>`
-      SELECT count(*)::int AS "count" FROM pg_stat_activity WHERE ${holderPid}::int = ANY(pg_blocking_pids(pid))`;
-    if (waiting.count > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error("no statement waited for a lock on a running total");
 }
 
 async function worldWith(policy: WorldPolicy) {
@@ -267,7 +250,7 @@ describe("exposure ceilings across conversations (rolling 24 hours, automatic ir
     const { world, conversation, order, holder, holderPid, release } = await refundedOnceTotalHeld();
     const proposal = propose(world.keys.agent, conversation, refund(order, 700), newCallKey());
     // The refund's statement waits at the reservation; meanwhile another refund takes all the order has left.
-    await waitForLockWaiter(holderPid);
+    await waitForLockWaiter(holderPid, "a lock on a running total");
     await db.order.update({ where: { id: order }, data: { refundedCents: 10_000, version: { increment: 1 } } });
     release();
     await holder;
@@ -281,7 +264,7 @@ describe("exposure ceilings across conversations (rolling 24 hours, automatic ir
   it("a refund whose order moved on in a way that still allows it runs once, reserved once, on the order as it now is", async () => {
     const { world, conversation, order, holder, holderPid, release } = await refundedOnceTotalHeld();
     const proposal = propose(world.keys.agent, conversation, refund(order, 700), newCallKey());
-    await waitForLockWaiter(holderPid);
+    await waitForLockWaiter(holderPid, "a lock on a running total");
     await db.order.update({ where: { id: order }, data: { postalCode: "94110", version: { increment: 1 } } });
     release();
     await holder;
