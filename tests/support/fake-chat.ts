@@ -1,8 +1,9 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 
 // A fake Slack Web API and a fake Teams workflow webhook: real HTTP servers on loopback that record every request,
-// for the tests of the chat notices (lib/chat-notices/). Slack's methods answer as Slack does (200 with `ok`); either
-// can be taken down (every request answered 500) and brought back.
+// for the tests of the chat notices (lib/chat-notices/). Slack's methods answer as Slack does (200 with `ok`) and
+// keep the channel's messages (posted, updated, read back with their metadata); either can be taken down (every
+// request answered 500) and brought back, and Slack can take a message and lose its answer.
 
 export interface SlackCall {
   method: string;
@@ -11,9 +12,30 @@ export interface SlackCall {
   form: Record<string, string>;
 }
 
+export interface SlackMessage {
+  channel: string;
+  ts: string;
+  text: string;
+  blocks: string;
+  metadata: { event_type: string; event_payload: Record<string, unknown> } | null;
+}
+
 export interface FakeChat {
-  /** `down`: every request answered 500; `retryAfter`: answered 429 with that Retry-After (seconds). */
-  slack: { url: string; host: string; calls: SlackCall[]; down: boolean; retryAfter: number | null };
+  /**
+   * `down`: every request answered 500; `retryAfter`: answered 429 with that Retry-After (seconds); `refuse`: a
+   * method answered `ok: false` with that error (`missing_scope`); `loseNextPost`: the next chat.postMessage is
+   * posted, then answered never (the client times out) or its connection cut.
+   */
+  slack: {
+    url: string;
+    host: string;
+    calls: SlackCall[];
+    messages: SlackMessage[];
+    down: boolean;
+    retryAfter: number | null;
+    refuse: Record<string, string>;
+    loseNextPost: "late" | "cut" | null;
+  };
   teams: { url: string; host: string; posts: { body: unknown }[]; down: boolean };
   close(): Promise<void>;
 }
@@ -33,7 +55,16 @@ const listen = (server: Server) =>
 
 export async function startFakeChat(): Promise<FakeChat> {
   let sequence = 0;
-  const slack: FakeChat["slack"] = { url: "", host: "", calls: [], down: false, retryAfter: null };
+  const slack: FakeChat["slack"] = {
+    url: "",
+    host: "",
+    calls: [],
+    messages: [],
+    down: false,
+    retryAfter: null,
+    refuse: {},
+    loseNextPost: null,
+  };
   const teams: FakeChat["teams"] = { url: "", host: "", posts: [], down: false };
   const slackServer = createServer(async (request, response) => {
     const form = Object.fromEntries(new URLSearchParams(await readBody(request)));
@@ -47,15 +78,47 @@ export async function startFakeChat(): Promise<FakeChat> {
       response.writeHead(500, { "content-type": "text/plain" }).end("internal error");
       return;
     }
+    const refusal = slack.refuse[method];
+    if (refusal) {
+      response
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ ok: false, error: refusal }));
+      return;
+    }
     response.writeHead(200, { "content-type": "application/json" });
     if (method === "chat.postMessage") {
       sequence++;
-      response.end(
-        JSON.stringify({ ok: true, channel: form.channel, ts: `1765000000.${String(sequence).padStart(6, "0")}` }),
-      );
-    } else if (method === "chat.update")
+      // Slack's ts is the time it took the message, unique in the channel.
+      const ts = `${Math.floor(Date.now() / 1000)}.${String(sequence).padStart(6, "0")}`;
+      const metadata = form.metadata ? (JSON.parse(form.metadata) as SlackMessage["metadata"]) : null;
+      slack.messages.push({ channel: form.channel, ts, text: form.text, blocks: form.blocks, metadata });
+      const lost = slack.loseNextPost;
+      slack.loseNextPost = null;
+      if (lost === "cut") request.socket.destroy();
+      else if (lost !== "late") response.end(JSON.stringify({ ok: true, channel: form.channel, ts }));
+    } else if (method === "chat.update") {
+      const message = slack.messages.find((kept) => kept.channel === form.channel && kept.ts === form.ts);
+      if (!message) {
+        response.end(JSON.stringify({ ok: false, error: "message_not_found" }));
+        return;
+      }
+      Object.assign(message, { text: form.text, blocks: form.blocks });
       response.end(JSON.stringify({ ok: true, channel: form.channel, ts: form.ts, text: form.text }));
-    else response.end(JSON.stringify({ ok: false, error: "unknown_method" }));
+    } else if (method === "conversations.history") {
+      // Newest first, after `oldest`, at most `limit`; metadata only when asked for.
+      const messages = slack.messages
+        .filter((kept) => kept.channel === form.channel && Number(kept.ts) > Number(form.oldest ?? 0))
+        .reverse()
+        .slice(0, Number(form.limit ?? 100))
+        .map(({ ts, text, blocks, metadata }) => ({
+          type: "message",
+          ts,
+          text,
+          blocks: JSON.parse(blocks) as unknown,
+          ...(form.include_all_metadata === "true" && metadata ? { metadata } : {}),
+        }));
+      response.end(JSON.stringify({ ok: true, messages, has_more: false }));
+    } else response.end(JSON.stringify({ ok: false, error: "unknown_method" }));
   });
   const teamsServer = createServer(async (request, response) => {
     const body = await readBody(request);
@@ -72,6 +135,7 @@ export async function startFakeChat(): Promise<FakeChat> {
     slack,
     teams,
     close: async () => {
+      slackServer.closeAllConnections();
       await new Promise((resolve) => slackServer.close(resolve));
       await new Promise((resolve) => teamsServer.close(resolve));
     },
