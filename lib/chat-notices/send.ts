@@ -1,5 +1,7 @@
-import { WebAPIRateLimitedError } from "@slack/web-api";
+import { WebAPIPlatformError, WebAPIRateLimitedError, type WebClient } from "@slack/web-api";
+import { z } from "zod";
 import { db } from "../db";
+import { logInfo } from "../observe/log";
 import { decryptSecret } from "../security/secrets";
 import { outboundFetch } from "../security/outbound";
 import { chatSecretContext } from "./channels";
@@ -9,7 +11,8 @@ import { slackMessage } from "./slack-message";
 import { findChatChannel, findSlackMessage, markSlackPosted, markSlackShown, type ChatProvider } from "./sql";
 import { teamsMessage } from "./teams-card";
 
-// The outbox's sender for chat (lib/mail/delivery.ts hands it these rows): a held call is posted once, and each
+// The outbox's sender for chat (lib/mail/delivery.ts hands it these rows): a held call is posted once (a retried
+// post first looks in the channel for the message an earlier send may have posted without hearing back), and each
 // later change updates the Slack message it made, or follows the Teams card with another. Everything it needs is
 // read at send time: the tenant's current token, channel and URL (a removed channel is sent nothing), and the
 // Slack message's channel and ts as stored when it was posted. Any failure throws, and the outbox retries.
@@ -59,9 +62,15 @@ async function slackCall<T>(call: () => Promise<T>): Promise<T> {
 
 export const isChatKind = (kind: string): kind is ChatKind => (CHAT_KINDS as readonly string[]).includes(kind);
 
-export async function sendChatNotice(row: { tenantId: string; kind: ChatKind; body: string }): Promise<void> {
+/** `attempts` counts this one: past 1, an earlier send of the row may have reached Slack and lost its answer. */
+export async function sendChatNotice(row: {
+  tenantId: string;
+  kind: ChatKind;
+  body: string;
+  attempts: number;
+}): Promise<void> {
   const notice = ChatNoticeSchema.parse(JSON.parse(row.body));
-  if (row.kind === "slack_notice") return postToSlack(row.tenantId, notice);
+  if (row.kind === "slack_notice") return postToSlack(row.tenantId, notice, row.attempts > 1);
   if (row.kind === "slack_update") return updateInSlack(row.tenantId, notice);
   return postToTeams(row.tenantId, notice, row.kind === "teams_update");
 }
@@ -72,21 +81,85 @@ async function connected(tenantId: string, provider: ChatProvider) {
   return { channel: channel.channel, secret: decryptSecret(channel.secret, chatSecretContext(tenantId, provider)) };
 }
 
-async function postToSlack(tenantId: string, notice: ChatNotice): Promise<void> {
+/** Marks each posted message with its request, so a retry can find the message an earlier send posted. */
+const SLACK_EVENT_TYPE = "toolgate_approval";
+
+const PostedMetadataSchema = z.object({
+  event_type: z.literal(SLACK_EVENT_TYPE),
+  event_payload: z.object({ approval_id: z.string() }),
+});
+
+/** How far back a retry reads the channel: its newest messages since the notice was queued, at most this many. */
+const HISTORY_LIMIT = 200;
+/** Slack's clock, not ours, stamps the message: a minute's leeway for skew. */
+const HISTORY_SKEW_MS = 60_000;
+
+/**
+ * Slack refusing the bot the channel's history: no `channels:history` (`groups:history` for a private channel), or a
+ * bot that posts with `chat:write.public` to a channel it never joined.
+ */
+const HISTORY_REFUSALS = ["missing_scope", "not_in_channel"];
+
+async function postToSlack(tenantId: string, notice: ChatNotice, retry: boolean): Promise<void> {
+  const stored = await findSlackMessage(db, notice.approvalId);
   // A send whose claim lapsed after Slack took the message: it is there, and posting again would make two.
-  if ((await findSlackMessage(db, notice.approvalId))?.ts) return;
+  if (stored?.ts) return;
   const slack = await connected(tenantId, "slack");
   if (!slack.channel) throw new Error("the tenant's Slack connection has no channel");
   const channel = slack.channel;
+  const api = slackClient(slack.secret);
+  const shownAt = new Date(notice.state.at);
+  // chat.postMessage takes no idempotency key: a retry looks for the message an earlier send may have posted.
+  const earlier =
+    retry && stored ? await findPostedTs(api, { tenantId, channel, notice, since: stored.queuedAt }) : null;
+  if (earlier) {
+    await markSlackPosted(db, notice.approvalId, { channel, ts: earlier, shownAt });
+    return;
+  }
   const posted = await slackCall(() =>
-    slackClient(slack.secret).chat.postMessage({ channel, ...slackMessage(notice) }),
+    api.chat.postMessage({
+      channel,
+      ...slackMessage(notice),
+      metadata: { event_type: SLACK_EVENT_TYPE, event_payload: { approval_id: notice.approvalId } },
+    }),
   );
   if (!posted.channel || !posted.ts) throw new Error("Slack answered without the message's channel and ts");
-  await markSlackPosted(db, notice.approvalId, {
-    channel: posted.channel,
-    ts: posted.ts,
-    shownAt: new Date(notice.state.at),
-  });
+  await markSlackPosted(db, notice.approvalId, { channel: posted.channel, ts: posted.ts, shownAt });
+}
+
+/**
+ * The ts of the request's message among the channel's newest since the notice was queued; null when there is none,
+ * or when the bot may not read the channel's history (the notice is then posted anyway, and the log says so).
+ */
+async function findPostedTs(
+  api: WebClient,
+  search: { tenantId: string; channel: string; notice: ChatNotice; since: Date },
+): Promise<string | null> {
+  const { tenantId, channel, notice, since } = search;
+  let history;
+  try {
+    history = await slackCall(() =>
+      api.conversations.history({
+        channel,
+        oldest: ((since.getTime() - HISTORY_SKEW_MS) / 1000).toFixed(6),
+        limit: HISTORY_LIMIT,
+        include_all_metadata: true,
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof WebAPIPlatformError) || !HISTORY_REFUSALS.includes(error.data.error)) throw error;
+    logInfo("chat.slack-history-refused", {
+      tenantId,
+      approvalId: notice.approvalId,
+      reason: error.data.error,
+      effect: "posting without looking for an earlier send's message: the channel may show it twice",
+    });
+    return null;
+  }
+  const found = (history.messages ?? []).find(
+    (message) => PostedMetadataSchema.safeParse(message.metadata).data?.event_payload.approval_id === notice.approvalId,
+  );
+  return found?.ts ?? null;
 }
 
 async function updateInSlack(tenantId: string, notice: ChatNotice): Promise<void> {

@@ -26,4 +26,28 @@ export const defects: Defect[] = [
     testFile: "tests/chat-notices/chat-notices.integration.test.ts",
     test: "a name with Slack or Markdown markup shows as written: it pings nobody and links nothing",
   },
+  {
+    name: "chat: a retried post looks for its message",
+    file: "lib/chat-notices/send.ts",
+    find: "postToSlack(row.tenantId, notice, row.attempts > 1)",
+    replace: "postToSlack(row.tenantId, notice, false)",
+    testFile: "tests/chat-notices/chat-notices.integration.test.ts",
+    test: "a post Slack took but whose answer was lost (cut) is found on the retry: one message, stored, then updated",
+  },
+  {
+    name: "chat: a first post reads no history",
+    file: "lib/chat-notices/send.ts",
+    find: "postToSlack(row.tenantId, notice, row.attempts > 1)",
+    replace: "postToSlack(row.tenantId, notice, true)",
+    testFile: "tests/chat-notices/chat-notices.integration.test.ts",
+    test: "a first post carries the request's id in its metadata and reads no history",
+  },
+  {
+    name: "chat: no history scope, still posted",
+    file: "lib/chat-notices/send.ts",
+    find: "!HISTORY_REFUSALS.includes(error.data.error)",
+    replace: "true",
+    testFile: "tests/chat-notices/chat-notices.integration.test.ts",
+    test: "a retry whose bot may not read the channel (missing_scope) posts anyway and says so once in the log",
+  },
 ];

@@ -1,7 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { approveChange, pendingChanges } from "@/lib/admin/changes/two-admin";
 import { connectChatChannel, disconnectChatChannel } from "@/lib/admin/policy/chat-notices";
 import { approveRequest } from "@/lib/approvals/decision/approve";
@@ -78,6 +78,17 @@ function readSlack(call: SlackCall) {
   const buttons = blocks.filter((block) => block.type === "actions").flatMap((block) => block.elements ?? []);
   return { text: texts.join("\n"), buttons: buttons.map((button) => button.url) };
 }
+
+/** The messages the fake Slack channel holds for one request, whatever the sender recorded. */
+const channelMessages = (approvalId: string) =>
+  chat.slack.messages.filter((message) => message.blocks.includes(approvalId));
+
+/** The Slack calls of one method made since `mark` (the length of the calls list then). */
+const callsSince = (mark: number, method: string) =>
+  chat.slack.calls.slice(mark).filter((call) => call.method === method);
+
+const storedMessage = (approvalId: string) =>
+  db.chatNotice.findUniqueOrThrow({ where: { approvalId_provider: { approvalId, provider: "slack" } } });
 
 const deskLink = (approvalId: string) => `/approvals?q=${approvalId}#request-${approvalId}`;
 
@@ -196,6 +207,7 @@ describe("held calls in Slack and Teams, through the outbox", () => {
     await connectChatApproved(world, SLACK);
     chat.slack.down = true;
     try {
+      const mark = chat.slack.calls.length;
       const held = await holdRefund(world);
       for (let attempt = 1; attempt <= env().OUTBOX_MAX_ATTEMPTS; attempt++) {
         await due(world);
@@ -204,13 +216,98 @@ describe("held calls in Slack and Teams, through the outbox", () => {
         expect(notice.attempts).toBe(attempt);
         expect(notice.status).toBe(attempt < env().OUTBOX_MAX_ATTEMPTS ? "pending" : "dead");
       }
-      expect(slackCalls(held.approvalId, "chat.postMessage")).toHaveLength(env().OUTBOX_MAX_ATTEMPTS);
+      // Each retry first looks for a message the failed post may have left, and finds Slack still down.
+      expect(slackCalls(held.approvalId, "chat.postMessage")).toHaveLength(1);
+      expect(callsSince(mark, "conversations.history")).toHaveLength(env().OUTBOX_MAX_ATTEMPTS - 1);
       const decided = await approveRequest(supervisorOf(world), held.approvalId);
       expect(decided).toMatchObject({ ok: true, status: "approved" });
     } finally {
       chat.slack.down = false;
     }
   });
+
+  it("a first post carries the request's id in its metadata and reads no history", async () => {
+    const world = await createWorld();
+    await connectChatApproved(world, SLACK);
+    const mark = chat.slack.calls.length;
+    const held = await holdRefund(world);
+    await deliver(world);
+    const [post] = slackCalls(held.approvalId, "chat.postMessage");
+    expect(JSON.parse(post.form.metadata)).toEqual({
+      event_type: "toolgate_approval",
+      event_payload: { approval_id: held.approvalId },
+    });
+    expect(callsSince(mark, "conversations.history")).toHaveLength(0);
+    expect((await chatRows(world))[0]).toMatchObject({ status: "sent", attempts: 1 });
+  });
+
+  it.each(["late", "cut"] as const)(
+    "a post Slack took but whose answer was lost (%s) is found on the retry: one message, stored, then updated",
+    async (lost) => {
+      const world = await createWorld();
+      await connectChatApproved(world, SLACK);
+      const mark = chat.slack.calls.length;
+      chat.slack.loseNextPost = lost;
+      const held = await holdRefund(world);
+      await deliver(world);
+      const [notice] = await chatRows(world);
+      expect(notice).toMatchObject({ kind: "slack_notice", status: "pending", attempts: 1 });
+      const [message] = channelMessages(held.approvalId);
+      expect(message).toBeDefined();
+      expect((await storedMessage(held.approvalId)).ts).toBeNull();
+
+      await due(world);
+      await deliver(world);
+      expect(channelMessages(held.approvalId)).toHaveLength(1);
+      expect(slackCalls(held.approvalId, "chat.postMessage")).toHaveLength(1);
+      const [history] = callsSince(mark, "conversations.history");
+      expect(history.form).toMatchObject({ channel: SLACK.channel, include_all_metadata: "true", limit: "200" });
+      const queuedAt = (await storedMessage(held.approvalId)).queuedAt.getTime() / 1000;
+      expect(Number(history.form.oldest)).toBeLessThan(queuedAt);
+      expect((await chatRows(world))[0]).toMatchObject({ status: "sent", attempts: 2 });
+      expect(await storedMessage(held.approvalId)).toMatchObject({ channel: SLACK.channel, ts: message.ts });
+
+      expect(await approveRequest(supervisorOf(world), held.approvalId)).toMatchObject({ ok: true });
+      await deliver(world);
+      expect(slackCalls(held.approvalId, "chat.update")).toHaveLength(1);
+      expect(channelMessages(held.approvalId)).toEqual([
+        expect.objectContaining({ ts: message.ts, text: expect.stringContaining("Approved by Supervisor") }),
+      ]);
+    },
+  );
+
+  it.each(["missing_scope", "not_in_channel"])(
+    "a retry whose bot may not read the channel (%s) posts anyway and says so once in the log",
+    async (refusal) => {
+      const world = await createWorld();
+      await connectChatApproved(world, SLACK);
+      const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
+      chat.slack.refuse["conversations.history"] = refusal;
+      try {
+        const mark = chat.slack.calls.length;
+        chat.slack.loseNextPost = "cut";
+        const held = await holdRefund(world);
+        await deliver(world);
+        await due(world);
+        await deliver(world);
+        expect(callsSince(mark, "conversations.history")).toHaveLength(1);
+        // It could not look, so it posted again: the second message is the one kept and updated.
+        const posted = channelMessages(held.approvalId);
+        expect(posted).toHaveLength(2);
+        expect((await chatRows(world))[0]).toMatchObject({ status: "sent", attempts: 2 });
+        expect(await storedMessage(held.approvalId)).toMatchObject({ ts: posted[1].ts });
+        const lines = logged.mock.calls
+          .map(([line]) => String(line))
+          .filter((line) => line.includes("chat.slack-history-refused"));
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toContain(held.approvalId);
+        expect(lines[0]).toContain(refusal);
+      } finally {
+        delete chat.slack.refuse["conversations.history"];
+        logged.mockRestore();
+      }
+    },
+  );
 
   it("the same call proposed again after its request expired closes the old message as expired and posts the new one", async () => {
     const world = await createWorld();
