@@ -54,7 +54,7 @@ function SlackForm({ channel, hasPasskey }: { channel: string | null; hasPasskey
         onChange={(event) => setChannelId(event.target.value.trim())}
       />
       <Field
-        label="Bot token (xoxb-…, needs the chat:write scope)"
+        label="Bot token (xoxb-…, needs the chat:write and channels:history scopes)"
         name="slackToken"
         type="password"
         autoComplete="off"
