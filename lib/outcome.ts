@@ -119,6 +119,8 @@ export interface Outcome {
   decision?: { approved_arguments: Record<string, unknown> };
   /** For `refund.in-progress`: the earlier call the model should wait on rather than propose the refund again. */
   awaiting?: AwaitedCall;
+  /** For a tool name the conversation does not offer: the name of its own tool the model most likely meant. */
+  nearest?: string;
 }
 
 /** What the agent runtime should show the model: never internal reasons such as a fraud hold. */
@@ -130,7 +132,8 @@ export interface ModelProjection {
    * For arguments to fix (the schema and semantic stages): each path with what it must be; for a fault of the client
    * rather than of the arguments, or a proposal that is no envelope of a call (the parse stage): what to change
    * before sending the call again; for a refund the order already has in flight: to wait on
-   * that call instead of proposing it again.
+   * that call instead of proposing it again; for a tool name the conversation does not offer: to call only its listed
+   * tools, and which of them it most likely meant, when one is near.
    */
   message?: string;
   /** Why a supervisor's decision or its re-check stopped the call; or the tenant's rules' reason for a hold. */
@@ -163,7 +166,7 @@ const ENVELOPE_FAULTS: Partial<Record<Code, string>> = {
 
 export function outcome(
   code: Code,
-  extra: Pick<Outcome, "issues" | "result" | "approval" | "reason" | "decision" | "awaiting"> = {},
+  extra: Pick<Outcome, "issues" | "result" | "approval" | "reason" | "decision" | "awaiting" | "nearest"> = {},
 ): Outcome {
   const [kind, stage] = CODES[code];
   return { kind, stage, code, ...extra };
@@ -220,7 +223,10 @@ function projectKind(o: Outcome): ModelProjection {
       if (o.stage === "idempotency") return { status: "invalid_request", message: CLIENT_FAULTS[o.code] };
       if (o.code === "rate.limited") return { status: "unavailable" };
       if (o.code === "tool.unknown" || o.code === "tool.not-available")
-        return { status: "not_allowed", message: NO_SUCH_TOOL };
+        return {
+          status: "not_allowed",
+          message: o.nearest ? `${NO_SUCH_TOOL} Did you mean ${o.nearest}?` : NO_SUCH_TOOL,
+        };
       if (o.code === "amount.exceeds-refundable") return { status: "not_allowed", message: OVER_REFUNDABLE };
       return { status: "not_allowed" };
   }

@@ -14,7 +14,7 @@ export { executeCall } from "./outcome/execute";
 export { appendDecision, recordLaterOutcome, recordLaterOutcomeWith } from "./outcome/record";
 
 // For the second kind of tool (lib/upstream/): the stages that apply to an upstream call, and its approval rows.
-export { parseEnvelope } from "./checks/parse";
+export { parseEnvelope, type Envelope } from "./checks/parse";
 export { countAndLimitCall } from "./checks/rate";
 export { deriveCallKey, isCallKey } from "./context/idempotency";
 export { publishedRules, verdictStop } from "./decide/rules";

@@ -49,6 +49,11 @@ export interface GatewayPorts extends ToolPorts {
   notifyApprovalRequested: ApprovalNotifier;
   /** Lets a read of the conversation's calls wait for them to change (`get_call_status` with `wait_seconds`). */
   waitForChange?: ConversationWaiter;
+  /**
+   * The conversation's tool a model most likely meant by a name no tool has (`tool.unknown`), among the tools the
+   * conversation can call (upstream ones too); null when none is near.
+   */
+  nearestTool: (conversation: ConversationFacts, called: string) => Promise<string | null>;
 }
 
 export interface CallResult {
@@ -118,8 +123,11 @@ async function runSequence(
     const checked = validate(proposal);
     if (!checked.ok) {
       seen.toolName = checked.toolName;
-      await recordEarly({ ...base, toolName: seen.toolName, outcome: checked.outcome }, startedAt);
-      return { id, outcome: checked.outcome, replayed: false };
+      // Looked up on this refusal alone: a call of a tool the conversation has costs nothing more.
+      const nearest = checked.unknown === undefined ? null : await ports.nearestTool(conversation, checked.unknown);
+      const refused = nearest ? { ...checked.outcome, nearest } : checked.outcome;
+      await recordEarly({ ...base, toolName: seen.toolName, outcome: refused }, startedAt);
+      return { id, outcome: refused, replayed: false };
     }
     const { tool } = checked.call;
     seen.toolName = tool.name;
@@ -191,14 +199,18 @@ export async function completeExternal(
   }
 }
 
-/** Stages 2-6: everything that needs no data. */
+/** Stages 2-6: everything that needs no data. `unknown`: the name proposed, when no tool has it (`tool.unknown`). */
 function validate(
   proposal: Proposal,
-): { ok: true; call: ValidCall } | { ok: false; outcome: Outcome; toolName: string } {
+): { ok: true; call: ValidCall } | { ok: false; outcome: Outcome; toolName: string; unknown?: string } {
   const envelope = stage("parse", () => parseEnvelope(proposal.raw));
   if (!envelope.ok) return { ok: false, outcome: envelope.outcome, toolName: UNKNOWN_TOOL };
-  const allowed = stage("allowlist", () => checkAllowlist(envelope.value.name, proposal.conversation.tools));
-  if (!allowed.ok) return { ok: false, outcome: allowed.outcome, toolName: UNKNOWN_TOOL };
+  const { name } = envelope.value;
+  const allowed = stage("allowlist", () => checkAllowlist(name, proposal.conversation.tools));
+  if (!allowed.ok) {
+    const unknown = allowed.outcome.code === "tool.unknown" ? { unknown: name } : {};
+    return { ok: false, outcome: allowed.outcome, toolName: UNKNOWN_TOOL, ...unknown };
+  }
   const tool = allowed.value;
   const scoped = stage("scope", () => checkScope(tool, proposal.conversation.scopes));
   if (!scoped.ok) return { ok: false, outcome: scoped.outcome, toolName: tool.name };

@@ -38,6 +38,11 @@ export function callableTools(conversation: { tools: readonly string[]; scopes: 
   });
 }
 
+/** The registry's tools a conversation's caller can call: its own whose scope it holds, then those every one has. */
+export function callableRegistryTools(conversation: { tools: readonly string[]; scopes: readonly string[] }): string[] {
+  return [...callableTools(conversation).filter((name) => findTool(name)), ...CALLS_TOOLS.map((tool) => tool.name)];
+}
+
 /** The tools a conversation exposes: the ones it was opened with, then the ones every conversation has. */
 export function exposedTools(names: readonly string[]): AnyTool[] {
   return [...TOOLS.filter((tool) => names.includes(tool.name)), ...CALLS_TOOLS];

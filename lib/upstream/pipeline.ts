@@ -11,6 +11,7 @@ import {
   type ConversationFacts,
   countAndLimitCall,
   deriveCallKey,
+  type Envelope,
   expireApproval,
   findPendingApproval,
   insertApproval,
@@ -33,6 +34,7 @@ import {
   splitName,
   type PinnedDefinition,
 } from "./servers/definition";
+import { nearestOffered } from "./calls/exposure";
 import { forwardCall, type Sending } from "./calls/forward";
 import { isUpstreamPreview, upstreamPreview, type UpstreamNotifier } from "./calls/preview";
 import { checkUpstreamRules, rulesStop, type UpstreamRulesCheck } from "./calls/rules";
@@ -73,7 +75,7 @@ export async function proposeUpstreamCall(proposal: Proposal, notify: UpstreamNo
   // As in the gateway, a name is logged and counted only once it is one of the conversation's tools (a bounded set),
   // never as the caller spelled an unknown one; a provider's name for one of them is that tool.
   const toolName = resolveOffered(proposal.conversation.tools, envelope.value.name) ?? UNKNOWN_TOOL;
-  const result = await run(proposal, notify, id, toolName, envelope.value.arguments, startedAt).catch(async (error) => {
+  const result = await run(proposal, notify, id, toolName, envelope.value, startedAt).catch(async (error) => {
     logError("upstream.host-error", error, { callId: id, toolName });
     const failed = outcome("host.error");
     await recordEarly(proposal.conversation, id, toolName, failed, startedAt).catch((recordError) =>
@@ -90,7 +92,7 @@ async function run(
   notify: UpstreamNotifier,
   id: string,
   toolName: string,
-  rawArgs: Record<string, unknown>,
+  envelope: Envelope,
   startedAt: number,
 ): Promise<CallResult> {
   const { conversation } = proposal;
@@ -104,7 +106,7 @@ async function run(
   };
   const rate = await countAndLimitCall(db, conversation, proposal.apiKeyId, proposal.policy, proposal.rateCounted);
   if (!rate.ok) return early(rate.outcome, { retryAfterSeconds: rate.retryAfterSeconds });
-  const checked = await check(conversation, toolName, rawArgs, proposal.policy);
+  const checked = await check(conversation, toolName, envelope, proposal.policy);
   if (!checked.ok) return early(checked.outcome);
   const { tool, definition, rules } = checked.call;
   if (tool.verdict === "deny") return early(outcome("tool.denied"));
@@ -130,11 +132,15 @@ const ruleHolds = (rules: UpstreamRulesCheck | null) =>
 async function check(
   conversation: ConversationFacts,
   toolName: string,
-  rawArgs: Record<string, unknown>,
+  { name: called, arguments: rawArgs }: Envelope,
   policy: TenantPolicy,
 ): Promise<{ ok: true; call: Checked } | { ok: false; outcome: Outcome }> {
   const target = splitName(toolName);
-  if (!target) return { ok: false, outcome: outcome("tool.not-available") };
+  // A name none of the conversation's tools has is told the nearest it has, looked up on this refusal alone.
+  if (!target) {
+    const nearest = await nearestOffered(conversation, called);
+    return { ok: false, outcome: outcome("tool.not-available", nearest ? { nearest } : {}) };
+  }
   const tool = await findTool(db, conversation.tenantId, target.server, target.tool);
   // A tool waiting for review or quarantined after a change is not there for agents.
   if (!tool || tool.status !== "reviewed" || !tool.reviewedDefinition || !tool.reviewedHash)

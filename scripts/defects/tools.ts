@@ -34,4 +34,12 @@ export const defects: Defect[] = [
     testFile: "tests/oauth/oauth-connection-reach.integration.test.ts",
     test: "reads back with get_call_status none of the refund calls the agent's key made, as with their tasks",
   },
+  {
+    name: "nearest tool beyond the conversation's",
+    file: "lib/tools/registry.ts",
+    find: "  return [...callableTools(conversation).filter((name) => findTool(name)), ...CALLS_TOOLS.map((tool) => tool.name)];",
+    replace: "  return [...TOOL_NAMES, ...CALLS_TOOLS.map((tool) => tool.name)];",
+    testFile: "tests/gateway/refusals.integration.test.ts",
+    test: "tool.unknown: a misspelling of a tool the conversation cannot call is answered as any unknown name is",
+  },
 ];

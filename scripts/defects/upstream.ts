@@ -91,4 +91,12 @@ export const defects: Defect[] = [
     testFile: "tests/upstream/validate.test.ts",
     test: "checks a schema that names no draft under 2020-12 and draft-07 alike, so neither draft's keywords are ignored",
   },
+  {
+    name: "nearest upstream tool not listed",
+    file: "lib/upstream/calls/exposure.ts",
+    find: "  return nearestName(called, [...callableRegistryTools(conversation), ...upstream]);",
+    replace: "  return nearestName(called, [...callableRegistryTools(conversation), ...conversation.tools]);",
+    testFile: "tests/upstream/provider-names.integration.test.ts",
+    test: "is told nothing of a tool the conversation was not opened with, nor of one denied since it opened",
+  },
 ];

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { db } from "@/lib/db";
 import { pruneRateBuckets } from "@/lib/gateway/checks/rate";
 import { getOrder } from "@/lib/tools/get-order";
-import { conversationFor, getTools, newCallKey, propose, proposeAs, type CallBody } from "../support/api";
+import { conversationFor, getToolCall, getTools, newCallKey, propose, proposeAs, type CallBody } from "../support/api";
 import { agentConversation, proposeAsAgent, refund } from "../support/calls";
 import { expectNoEffect } from "../support/effects";
 import { createWorld, type World } from "../support/world";
@@ -105,19 +105,88 @@ describe("parse", () => {
   });
 });
 
+const NO_SUCH_TOOL =
+  "No tool of that name is offered in this conversation. Call only the tools listed for it, by their exact names.";
+
+/** The call's own row, as a later read of the call answers from it. */
+const callRow = (id: string) => db.toolCall.findUniqueOrThrow({ where: { id } });
+
 describe("allowlist and scope", () => {
   it("tool.unknown: names are exact and case-sensitive; prototype names are not tools", async () => {
     const misspelled = await refused(
       { name: "Get_Order", arguments: { order_id: world.orders.o1001 } },
       rejected("allowlist", "tool.unknown"),
     );
-    // The model is told to call the conversation's tools by their exact names; the name it sent is not echoed.
-    expect(misspelled.model).toEqual({
-      status: "not_allowed",
-      message:
-        "No tool of that name is offered in this conversation. Call only the tools listed for it, by their exact names.",
-    });
+    // The model is told to call the conversation's tools by their exact names, and which it meant; the name it sent
+    // is not echoed.
+    expect(misspelled.model).toEqual({ status: "not_allowed", message: `${NO_SUCH_TOOL} Did you mean get_order?` });
     await refused({ name: "constructor", arguments: {} }, rejected("allowlist", "tool.unknown"));
+  });
+  it("tool.unknown: a misspelling of one of the conversation's tools is told that tool's name, and the call keeps it", async () => {
+    for (const [called, meant] of [
+      ["get_ordr", "get_order"],
+      ["issueRefund", "issue_refund"],
+      ["issue-refund", "issue_refund"],
+      ["get_call_stats", "get_call_status"],
+    ]) {
+      const body = await refused({ name: called, arguments: {} }, rejected("allowlist", "tool.unknown"));
+      expect(body.model).toEqual({ status: "not_allowed", message: `${NO_SUCH_TOOL} Did you mean ${meant}?` });
+      const row = await callRow(body.id);
+      expect([row.toolName, row.code]).toEqual(["(unknown)", "tool.unknown"]);
+      expect((await getToolCall(world.keys.agent, body.id)).json.model).toEqual(body.model);
+    }
+  });
+  it("tool.unknown: a provider's payload is told the name too, each call of it on its own", async () => {
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    const openai = await proposeAs(world.keys.agent, conversation, "openai-chat", {
+      role: "assistant",
+      tool_calls: [
+        { id: "call_typo", type: "function", function: { name: "get_ordr", arguments: "{}" } },
+        { id: "call_none", type: "function", function: { name: "drop_tables", arguments: "{}" } },
+      ],
+    });
+    const anthropic = await proposeAs(world.keys.agent, conversation, "anthropic", {
+      role: "assistant",
+      content: [{ type: "tool_use", id: "toolu_typo", name: "issueRefund", input: {} }],
+    });
+    const mcp = await proposeAs(world.keys.agent, conversation, "mcp", {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "send-status-email", arguments: {} },
+    });
+    const results = [...openai.json.results, ...anthropic.json.results, ...mcp.json.results];
+    expect(results.map((result) => [result.code, result.model.message])).toEqual([
+      ["tool.unknown", `${NO_SUCH_TOOL} Did you mean get_order?`],
+      ["tool.unknown", NO_SUCH_TOOL],
+      ["tool.unknown", `${NO_SUCH_TOOL} Did you mean issue_refund?`],
+      ["tool.unknown", `${NO_SUCH_TOOL} Did you mean send_status_email?`],
+    ]);
+    const logged = await db.decisionLog.findMany({ where: { toolCallId: { in: results.map((result) => result.id) } } });
+    expect(logged.map((row) => [row.toolName, row.code])).toEqual(Array(4).fill(["(unknown)", "tool.unknown"]));
+  });
+  it("tool.unknown: a misspelling of a tool the conversation cannot call is answered as any unknown name is", async () => {
+    const narrow = { customer_id: world.customers.ana, tools: ["get_order"] };
+    const unknown = rejected("allowlist", "tool.unknown");
+    const random = await refused({ name: "drop_tables", arguments: {} }, unknown, { conversation: narrow });
+    expect(random.model).toEqual({ status: "not_allowed", message: NO_SUCH_TOOL });
+    const randomRow = await callRow(random.id);
+    const answers = [];
+    for (const called of ["issue_refnd", "issueRefund", "send_status_mail", "update-shipping-address"])
+      answers.push(await refused({ name: called, arguments: {} }, unknown, { conversation: narrow }));
+    // Nor a tool the conversation has but may not call: the second agent holds no refund scope.
+    answers.push(await refused({ name: "issueRefund", arguments: {} }, unknown, { key: world.keys.agent2 }));
+    for (const answer of answers) {
+      expect(answer.model).toEqual(random.model);
+      const row = await callRow(answer.id);
+      expect([row.toolName, row.code, row.outcome]).toEqual([randomRow.toolName, randomRow.code, randomRow.outcome]);
+    }
+  });
+  it("tool.unknown: a name near none of the conversation's tools is told none", async () => {
+    for (const called of ["drop_tables", "refund", "get_status", "delete_order", "get_orders_and_refunds"]) {
+      const body = await refused({ name: called, arguments: {} }, rejected("allowlist", "tool.unknown"));
+      expect(body.model).toEqual({ status: "not_allowed", message: NO_SUCH_TOOL });
+    }
   });
   it("tool.not-available: a registered tool this conversation does not expose", async () => {
     await refused(refund(world.orders.o1004, 1000), rejected("allowlist", "tool.not-available"), {

@@ -193,3 +193,86 @@ describe("an upstream tool whose name a model provider refuses", () => {
     expect(twinServer.state.received).toEqual([expect.objectContaining({ name: twinName })]);
   });
 });
+
+describe("a misspelled upstream tool's name", () => {
+  const NO_SUCH_TOOL =
+    "No tool of that name is offered in this conversation. Call only the tools listed for it, by their exact names.";
+  const hinted = (name: string) => `${NO_SUCH_TOOL} Did you mean ${name}?`;
+
+  /** Proposes `name` in toolgate's format: its code and model message, and the code and tool its row recorded. */
+  async function misspelled(conversation: string, name: string) {
+    const sent = upstream.state.received.length;
+    const answer = await propose(world.keys.agent, conversation, { name, arguments: {} }, newCallKey());
+    expect(upstream.state.received.length).toBe(sent);
+    const row = await db.toolCall.findUniqueOrThrow({ where: { id: answer.json.id } });
+    const logged = await db.decisionLog.findMany({ where: { toolCallId: answer.json.id } });
+    expect(logged.map((entry) => [entry.toolName, entry.code])).toEqual([[row.toolName, row.code]]);
+    return { code: answer.json.code, message: answer.json.model.message, row: [row.toolName, row.code] };
+  }
+
+  it("is told the tool's name, for a typo, a wrong server prefix or a single underscore", async () => {
+    const conversation = await open();
+    expect(await misspelled(conversation, "tickets__create_tiket")).toEqual({
+      code: "tool.not-available",
+      message: hinted("tickets__create_ticket"),
+      row: ["(unknown)", "tool.not-available"],
+    });
+    expect(await misspelled(conversation, "ticket__create_ticket")).toMatchObject({
+      code: "tool.not-available",
+      message: hinted("tickets__create_ticket"),
+    });
+    // No upstream name without `__`: the gateway refuses it as unknown, and names the upstream tool all the same.
+    expect(await misspelled(conversation, "tickets_create-ticket")).toEqual({
+      code: "tool.unknown",
+      message: hinted("tickets__create_ticket"),
+      row: ["(unknown)", "tool.unknown"],
+    });
+    expect(await misspelled(conversation, `tickets__${DOTTED.replace("open", "opne")}`)).toMatchObject({
+      message: hinted(`tickets__${DOTTED}`),
+    });
+  });
+
+  it("is told the name a provider was offered, when that is the one misspelled, also over MCP with the SDK's client", async () => {
+    const conversation = await open();
+    const alias = (await offered(conversation, "openai")).find((offer) => offer.includes("search"))!;
+    const typo = alias.replace("search", "serch");
+    const answer = await proposeAs(world.keys.agent, conversation, "openai-chat", {
+      role: "assistant",
+      tool_calls: [{ id: "call_typo", type: "function", function: { name: typo, arguments: '{"text":"x"}' } }],
+    });
+    expect(answer.json.results[0]).toMatchObject({ code: "tool.not-available", model: { message: hinted(alias) } });
+    let client: Client | null = null;
+    try {
+      client = await connectMcp(MCP_BASE, world.keys.agent, conversation, routeFetch);
+      const failure = await client.callTool({ name: typo, arguments: { text: "x" } }).catch((error: Error) => error);
+      expect((failure as Error).message).toBe(`MCP error -32602: unknown tool: ${typo}; did you mean ${alias}?`);
+    } finally {
+      await client?.close();
+    }
+    const rows = await db.toolCall.findMany({ where: { conversationId: conversation }, orderBy: { createdAt: "asc" } });
+    expect(rows.map((row) => [row.toolName, row.code])).toEqual(Array(2).fill(["(unknown)", "tool.not-available"]));
+  });
+
+  it("is told nothing of a tool the conversation was not opened with, nor of one denied since it opened", async () => {
+    const narrow = await open(["tickets__create_ticket"]);
+    const random = await misspelled(narrow, "tickets__close_everything");
+    expect(random).toEqual({
+      code: "tool.not-available",
+      message: NO_SUCH_TOOL,
+      row: ["(unknown)", "tool.not-available"],
+    });
+    expect(await misspelled(narrow, `tickets__${DOTTED.replace("open", "opne")}`)).toEqual(random);
+    expect(await misspelled(narrow, "tickets_search-open_tickets")).toMatchObject({
+      code: "tool.unknown",
+      message: NO_SUCH_TOOL,
+    });
+
+    const server = (await findServer(db, world.tenantId, "tickets"))!;
+    await reviewAll(world, server, { create_ticket: "deny" });
+    try {
+      expect(await misspelled(narrow, "tickets__create_tiket")).toEqual(random);
+    } finally {
+      await reviewAll(world, server, { create_ticket: "hold" });
+    }
+  });
+});

@@ -47,7 +47,7 @@ function buildModernServer(bound: Bound, headerKey: string | null, signal: Abort
     const switching = answerSwitch(bound, name);
     if (switching) return switching;
     const call = await proposeMcpCall(bound, name, args, callKeyOf(meta, headerKey));
-    if (!call) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool: ${name.slice(0, 64)}`);
+    if (typeof call === "string") throw new ProtocolError(ProtocolErrorCode.InvalidParams, call);
     // The server decides when a task helps: only a call held for a supervisor, and only for a client that said so.
     // The SDK types tools/call without the extension's task result; its encoder passes `resultType: "task"` on.
     if (call.outcome.kind === "pending_approval" && declaresTasks(ctx))

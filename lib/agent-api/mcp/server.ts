@@ -3,7 +3,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthenticatedAgent } from "../../auth/keys/api-keys";
 import { isPlainObject } from "../../canonical";
-import { type ConversationFacts, type TenantPolicy } from "../../gateway";
+import { type CallResult, type ConversationFacts, type TenantPolicy } from "../../gateway";
 import { MODEL_STATUSES, modelProjection, waitingOn, type Outcome } from "../../outcome";
 import { proposeCall } from "../propose";
 import { exposedTools, providerDefinition } from "../../tools/registry";
@@ -98,8 +98,16 @@ export function callKeyOf(meta: Record<string, unknown> | undefined, headerKey: 
   return typeof metaKey === "string" ? metaKey : headerKey;
 }
 
-/** tools/call through the same gateway function as the HTTP API; null for a tool the conversation does not expose. */
-export async function proposeMcpCall(bound: Bound, name: string, args: unknown, callKey: string | null) {
+/**
+ * tools/call through the same gateway function as the HTTP API; for a tool the conversation does not expose, the
+ * message of the protocol error it is instead, naming the conversation's tool nearest the one called, when one is near.
+ */
+export async function proposeMcpCall(
+  bound: Bound,
+  name: string,
+  args: unknown,
+  callKey: string | null,
+): Promise<CallResult | string> {
   const envelope = `{"name":${JSON.stringify(name)},"arguments":${JSON.stringify(args ?? {})}}`;
   const call = await proposeCall({
     conversation: bound.conversation,
@@ -108,7 +116,9 @@ export async function proposeMcpCall(bound: Bound, name: string, args: unknown, 
     callKey,
     raw: { bytes: new TextEncoder().encode(envelope), truncated: false },
   });
-  return call.outcome.code === "tool.unknown" || call.outcome.code === "tool.not-available" ? null : call;
+  const { code, nearest } = call.outcome;
+  if (code !== "tool.unknown" && code !== "tool.not-available") return call;
+  return `unknown tool: ${name.slice(0, 64)}${nearest ? `; did you mean ${nearest}?` : ""}`;
 }
 
 /** The explicit keys of one HTTP request: a header key is one call's key, so each call of a batch gets its own. */
@@ -162,7 +172,7 @@ function buildServer(bound: Bound, keys: RequestKeys, signal: AbortSignal): Serv
     const headerKey =
       keys.header === null ? null : keys.batch ? `${keys.header}:${String(extra.requestId)}` : keys.header;
     const call = await proposeMcpCall(bound, name, args, callKeyOf(meta, headerKey));
-    if (!call) throw protocolError(ErrorCode.InvalidParams, `unknown tool: ${name.slice(0, 64)}`);
+    if (typeof call === "string") throw protocolError(ErrorCode.InvalidParams, call);
     const result = mcpToolResult(call.id, call.outcome, call.replayed);
     return task ? createCallTask(tasks, call.id, result) : result;
   });

@@ -1,4 +1,6 @@
 import { db } from "../../db";
+import { nearestName } from "../../nearest-name";
+import { callableRegistryTools } from "../../tools/registry";
 import { namespaced, providerName, resolveOffered, splitName, type PinnedDefinition } from "../servers/definition";
 import { findTenantTools, type ToolWithServer } from "../sql";
 
@@ -35,12 +37,10 @@ export type UpstreamFormat = "toolgate" | "openai" | "anthropic" | "mcp";
  * out, since a call by it would not reach the tool described.
  */
 export async function upstreamDefinitions(
-  conversation: { tenantId: string; tools: string[] },
+  conversation: { tenantId: string; tools: readonly string[] },
   format: UpstreamFormat,
 ): Promise<Record<string, unknown>[]> {
-  const names = conversation.tools.filter(isUpstreamName);
-  if (names.length === 0) return [];
-  const tools = (await findTenantTools(db, conversation.tenantId, names)).filter(exposable).map((tool) => {
+  const tools = (await listedUpstream(conversation)).map((tool) => {
     const name = namespaced(tool.server.name, tool.name);
     return { name, offered: format === "toolgate" ? name : providerName(name), definition: tool.reviewedDefinition! };
   });
@@ -49,6 +49,30 @@ export async function upstreamDefinitions(
   return tools
     .filter((tool) => resolveOffered(conversation.tools, tool.offered) === tool.name)
     .map((tool) => definitionAs(tool.offered, tool.definition, format));
+}
+
+/** The conversation's upstream tools its listing offers: those it was opened with, reviewed and not denied now. */
+async function listedUpstream(conversation: { tenantId: string; tools: readonly string[] }): Promise<ToolWithServer[]> {
+  const names = conversation.tools.filter(isUpstreamName);
+  if (names.length === 0) return [];
+  return (await findTenantTools(db, conversation.tenantId, names)).filter(exposable);
+}
+
+/**
+ * The conversation's tool a model most likely meant by `called`, a name it is not offered, under a name a listing gives
+ * it (toolgate's own, or a provider's); null when none is near. Only the tools the conversation can call are looked at,
+ * so a misspelling tells nothing of a tool it was not given. Read on that refusal alone, never for a call that runs.
+ */
+export async function nearestOffered(
+  conversation: { tenantId: string; tools: readonly string[]; scopes: readonly string[] },
+  called: string,
+): Promise<string | null> {
+  const upstream = (await listedUpstream(conversation)).flatMap((tool) => {
+    const name = namespaced(tool.server.name, tool.name);
+    const offered = providerName(name);
+    return offered !== name && resolveOffered(conversation.tools, offered) === name ? [name, offered] : [name];
+  });
+  return nearestName(called, [...callableRegistryTools(conversation), ...upstream]);
 }
 
 function definitionAs(name: string, pinned: PinnedDefinition, format: UpstreamFormat): Record<string, unknown> {

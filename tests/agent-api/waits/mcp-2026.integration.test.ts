@@ -131,6 +131,15 @@ describe("protocol revision 2026-07-28 on /api/mcp", () => {
     expect(discovered.body.result.capabilities.tasks).toBeUndefined();
   });
 
+  it("answers a misspelled tool with -32602 naming the conversation's tool it meant", async () => {
+    const { conversation, calls, key } = await setup();
+    const client = await modernClient(key, conversation);
+    const failure = await client.callTool({ name: "issue-refund", arguments: {} }).catch((error: Error) => error);
+    await client.close();
+    expect(failure).toMatchObject({ code: -32602, message: expect.stringMatching(/did you mean issue_refund\?$/) });
+    expect(await calls()).toBe(1);
+  });
+
   it("still serves a 2025-11-25 client on the same address (initialize, then its session-less requests)", async () => {
     const { conversation, key } = await setup();
     const response = await postMcp(key, conversation, {

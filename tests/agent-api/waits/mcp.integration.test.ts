@@ -4,6 +4,7 @@ import { GET as underMcp } from "@/app/api/mcp/[...path]/route";
 import { POST as mcpRoute } from "@/app/api/mcp/route";
 import { denyRequest } from "@/lib/approvals/decision/deny";
 import { db } from "@/lib/db";
+import { conversationFor } from "../../support/api";
 import { agentConversation, refundArguments } from "../../support/calls";
 import { connectMcp, expectHeldResult } from "../../support/mcp-client";
 import { createWorld, type World } from "../../support/world";
@@ -101,6 +102,41 @@ describe("protocol hygiene on /api/mcp", () => {
     const failure = await client.callTool({ name: "drop_tables", arguments: {} }).catch((error: Error) => error);
     expect((failure as Error).message).toBe("MCP error -32602: unknown tool: drop_tables");
     await client.close();
+  });
+
+  it("an unknown tool's error names the conversation's tool a misspelling meant, never one it was not given", async () => {
+    const wide = await agentConversation(world);
+    const narrow = await conversationFor(world.keys.agent, { customer_id: world.customers.ana, tools: ["get_order"] });
+    const failures: string[] = [];
+    for (const [conversation, name] of [
+      [wide, "get_ordr"],
+      [wide, "issueRefund"],
+      [narrow, "issueRefund"],
+      [narrow, "drop_tables"],
+    ]) {
+      const client = await connectMcp(MCP_BASE, world.keys.agent, conversation, routeFetch);
+      const failure = await client.callTool({ name, arguments: {} }).catch((error: Error) => error);
+      failures.push((failure as Error).message);
+      await client.close();
+    }
+    expect(failures).toEqual([
+      "MCP error -32602: unknown tool: get_ordr; did you mean get_order?",
+      "MCP error -32602: unknown tool: issueRefund; did you mean issue_refund?",
+      "MCP error -32602: unknown tool: issueRefund",
+      "MCP error -32602: unknown tool: drop_tables",
+    ]);
+    const rows = await db.toolCall.findMany({
+      where: { conversationId: { in: [wide, narrow] } },
+      orderBy: { createdAt: "asc" },
+    });
+    expect(rows.map((row) => [row.toolName, row.code, (row.outcome as { nearest?: string }).nearest])).toEqual([
+      ["(unknown)", "tool.unknown", "get_order"],
+      ["(unknown)", "tool.unknown", "issue_refund"],
+      ["(unknown)", "tool.unknown", undefined],
+      ["(unknown)", "tool.unknown", undefined],
+    ]);
+    const logged = await db.decisionLog.findMany({ where: { toolCallId: { in: rows.map((row) => row.id) } } });
+    expect(logged.map((row) => row.code)).toEqual(Array(4).fill("tool.unknown"));
   });
 
   it("gives each call of a JSON-RPC batch its own key under one Idempotency-Key header", async () => {
