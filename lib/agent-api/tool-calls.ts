@@ -1,3 +1,5 @@
+import type { AuthenticatedAgent } from "../auth/keys/api-keys";
+import { keyAuthenticates } from "../auth/keys/sql";
 import { db } from "../db";
 import { isFinal, outcomeAsRead, type Outcome } from "../outcome";
 import { waitForConversation } from "../live";
@@ -57,4 +59,20 @@ export async function waitForAgentToolCall(
     },
     signal,
   );
+}
+
+/**
+ * What GET /api/v1/tool-calls/{id} answers: `waitForAgentToolCall`, then, for a read that asked to wait, the key asked
+ * again, as the wait outlives the request's authentication: a key revoked (or an agent deactivated) meanwhile gets
+ * `revoked`, nothing of the call.
+ */
+export async function readAgentToolCall(
+  agent: AuthenticatedAgent,
+  id: string,
+  waitSeconds: number,
+  signal?: AbortSignal,
+): Promise<FoundCall | "revoked" | null> {
+  const call = await waitForAgentToolCall(agent, id, waitSeconds, signal);
+  if (waitSeconds > 0 && !(await keyAuthenticates(db, agent.apiKeyId))) return "revoked";
+  return call;
 }

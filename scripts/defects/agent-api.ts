@@ -66,4 +66,12 @@ export const defects: Defect[] = [
     testFile: "tests/oauth/oauth-connections.integration.test.ts",
     test: "gets no outcome from its open tasks/result, though the supervisor's approval stands",
   },
+  {
+    name: "tool-call wait outlives revocation",
+    file: "lib/agent-api/tool-calls.ts",
+    find: 'if (waitSeconds > 0 && !(await keyAuthenticates(db, agent.apiKeyId))) return "revoked";',
+    replace: 'if (waitSeconds > 0 && !(await keyAuthenticates(db, agent.apiKeyId)) && false) return "revoked";',
+    testFile: "tests/agent-api/waits/wait.integration.test.ts",
+    test: "GET ?wait is answered as any revoked key, with nothing of the call, though the supervisor's approval stands",
+  },
 ];

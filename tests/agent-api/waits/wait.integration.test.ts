@@ -1,13 +1,16 @@
 import { describe, expect, it } from "vitest";
+import { revokeAgentKey } from "@/lib/admin/access/agent-keys";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import { denyRequest } from "@/lib/approvals/decision/deny";
 import { expireDue } from "@/lib/approvals/expiry/expire";
+import { createApiKey } from "@/lib/auth/keys/api-keys";
 import { db } from "@/lib/db";
-import { getToolCall } from "../../support/api";
+import { getToolCall, type ApiResponse } from "../../support/api";
 import { holdRefund, supervisorOf } from "../../support/calls";
-import { createWorld } from "../../support/world";
+import { createWorld, type World } from "../../support/world";
 
 // GET /api/v1/tool-calls/{id}?wait=N: a held call is answered as soon as a supervisor decides it, pushed by NOTIFY.
+// When the wait ends it asks for the key again.
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -92,5 +95,38 @@ describe("waiting for a decision", () => {
     const started = Date.now();
     expect((await getToolCall(world.keys.agent2, callId, "?wait=10")).status).toBe(404);
     expect(Date.now() - started).toBeLessThan(1000);
+  });
+});
+
+describe("a key revoked while a request of it waits", () => {
+  /** Another key of the world's refund-permitted agent, and its revocation by the tenant's admin. */
+  async function revocableKey(world: World) {
+    const { id, key } = await createApiKey(db, { id: world.users.agent, tenantId: world.tenantId });
+    return { key, revoke: () => revokeAgentKey({ id: world.users.admin, tenantId: world.tenantId }, id) };
+  }
+
+  /** The answer is the route's to any revoked key, word for word, and names nothing of the call. */
+  function expectRevokedAnswer(answer: ApiResponse<unknown>, unauthenticated: ApiResponse<unknown>, callId: string) {
+    expect(answer.status).toBe(401);
+    expect(answer.json).toEqual({ error: { code: "auth.invalid-key", message: "a valid API key is required" } });
+    expect([answer.status, answer.text, answer.headers.get("www-authenticate")]).toEqual([
+      unauthenticated.status,
+      unauthenticated.text,
+      unauthenticated.headers.get("www-authenticate"),
+    ]);
+    expect(answer.text).not.toContain(callId);
+  }
+
+  it("GET ?wait is answered as any revoked key, with nothing of the call, though the supervisor's approval stands", async () => {
+    const world = await createWorld();
+    const { callId, approvalId } = await holdRefund(world);
+    const { key, revoke } = await revocableKey(world);
+    const waiting = getToolCall(key, callId, "?wait=20");
+    await sleep(500);
+    expect(await revoke()).toBe(true);
+    expect((await approveRequest(supervisorOf(world), approvalId)).ok).toBe(true);
+    expectRevokedAnswer(await waiting, await getToolCall(key, callId), callId);
+    // The decision was the supervisor's, on a call proposed while the key was live: it executed.
+    expect(await db.refund.count({ where: { orderId: world.orders.o1004 } })).toBe(1);
   });
 });
