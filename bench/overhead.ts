@@ -119,7 +119,8 @@ async function gatewayRejected() {
     truncated: false,
   };
   const call = await proposeCall({ ...found, apiKeyId: agent.apiKeyId, callKey: `k${counter++}`, raw });
-  if (call.outcome.code !== "schema.invalid") throw new Error(`rejected call answered ${call.outcome.code}`);
+  const code = call === "revoked" ? call : call.outcome.code;
+  if (code !== "schema.invalid") throw new Error(`rejected call answered ${code}`);
 }
 
 async function routeRead() {

@@ -167,7 +167,7 @@ describe("a write decides on its conversation as the lock reads it, not as its r
     expect(found.conversation.irreversibleCents).toBe(0);
     await db.conversation.update({ where: { id: conversation }, data: { irreversibleCents: 9500 } });
     const held = await expectNoEffect(world, () => proposeAsFound(refund(world.orders.o1004, 1000)));
-    expect(held.outcome).toMatchObject({ kind: "pending_approval", code: "approval.required" });
+    expect(held).toMatchObject({ outcome: { kind: "pending_approval", code: "approval.required" } });
   });
 
   it("a permission revoked after the lookup denies the refund", async () => {
@@ -175,7 +175,7 @@ describe("a write decides on its conversation as the lock reads it, not as its r
     expect(found.conversation.agent?.canRefund).toBe(true);
     await db.user.update({ where: { id: world.users.agent }, data: { canRefund: false } });
     const denied = await expectNoEffect(world, () => proposeAsFound(refund(world.orders.o1004, 1000)));
-    expect(denied.outcome).toMatchObject({ kind: "denied", stage: "policy", code: "agent.not-authorized" });
+    expect(denied).toMatchObject({ outcome: { kind: "denied", stage: "policy", code: "agent.not-authorized" } });
   });
 });
 

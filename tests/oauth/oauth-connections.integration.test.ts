@@ -364,4 +364,42 @@ describe("a connection revoked while a request of it waits", () => {
       (await db.mcpTask.findUniqueOrThrow({ where: { id: taskId }, include: { toolCall: true } })).toolCall.kind,
     ).toBe("executed");
   });
+
+  it("gets the MCP route's 401 from its get_call_status wait, and nothing of the call", async () => {
+    const w = await createWorld();
+    const conversation = await agentConversation(w, "ana");
+    signedIn.user = agentSession(w);
+    const tokens = await connect(["orders:read", "refunds:write"]);
+    const grant = await db.oAuthGrant.findFirstOrThrow({ where: { tenantId: w.tenantId, agentId: w.users.agent } });
+    const callTool = (id: number, name: string, args: Record<string, unknown>) =>
+      mcpRequest(conversation, tokens.access_token, {
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name, arguments: args },
+      });
+    const held = await callTool(1, "issue_refund", refundArguments(w.orders.o1004, 8000));
+    const { call_id: callId } = ((await held.json()) as { result: { structuredContent: { call_id: string } } }).result
+      .structuredContent;
+    const request = await db.approvalRequest.findFirstOrThrow({ where: { tenantId: w.tenantId, status: "pending" } });
+
+    const read = { call_id: callId, wait_seconds: 20 };
+    const waiting = callTool(2, "get_call_status", read);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await revokeOwnConnection({ id: w.users.agent, tenantId: w.tenantId }, grant.id)).toBe(true);
+    expect(await approveRequest(supervisorOf(w), request.id)).toMatchObject({ ok: true, status: "approved" });
+
+    const answer = await waiting;
+    const text = await answer.text();
+    // Word for word what the route answers a request of the revoked connection.
+    const unauthenticated = await callTool(3, "get_call_status", read);
+    expect([answer.status, text, answer.headers.get("www-authenticate")]).toEqual([
+      401,
+      await unauthenticated.text(),
+      unauthenticated.headers.get("www-authenticate"),
+    ]);
+    expect(JSON.parse(text)).toMatchObject({ error: { code: "auth.invalid-token" } });
+    expect(text).not.toContain(callId);
+    expect(await db.refund.count({ where: { orderId: w.orders.o1004 } })).toBe(1);
+  });
 });

@@ -3,7 +3,7 @@ import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { issuerOf } from "../../auth/keys/access-tokens";
 import { parseJsonText, type RawProposal } from "../../gateway";
 import { MAX_BATCH } from "../adapters/types";
-import { mcpInsufficientScope } from "../http";
+import { mcpInsufficientScope, mcpUnauthorized } from "../http";
 import { HEADER_MISMATCH, headerMismatch } from "./headers";
 import { scopeToAskFor } from "./scope-challenge";
 import { serveModern } from "./modern";
@@ -42,5 +42,11 @@ export async function handleMcpRequest(request: Request, target: Bound | Unbound
     if (mismatch) return rpcError(400, HEADER_MISMATCH, mismatch);
   }
   if (!("conversation" in target)) return serveUnbound(request, target, parsed.value, modern);
-  return modern ? serveModern(request, target, parsed.value) : serveLegacy(request, target, parsed.value);
+  // A call that waited (get_call_status) asks for the credential again; one revoked meanwhile gets the route's 401, as
+  // any request with a revoked credential does, and nothing of the request's calls.
+  const credential = { revoked: false };
+  const response = modern
+    ? await serveModern(request, target, parsed.value, credential)
+    : await serveLegacy(request, target, parsed.value, credential);
+  return credential.revoked ? mcpUnauthorized(issuerOf(request), true) : response;
 }

@@ -14,6 +14,7 @@ import {
   upstreamTools,
   proposeMcpCall,
   type Bound,
+  type Credential,
 } from "./server";
 import { createHeldCallTask, declaresTasks, registerTasksExtension, TASKS_EXTENSION } from "./tasks/extension";
 
@@ -29,7 +30,12 @@ const INSTRUCTIONS =
   "toolgate's tools for one support conversation. A refund may be held for a supervisor: then the call answers " +
   "pending_approval (or a task, when the request declares the tasks extension) and get_call_status reads it back.";
 
-function buildModernServer(bound: Bound, headerKey: string | null, signal: AbortSignal): Server {
+function buildModernServer(
+  bound: Bound,
+  headerKey: string | null,
+  credential: Credential,
+  signal: AbortSignal,
+): Server {
   const server = new Server(
     { name: "toolgate", version: "0.1.0" },
     { capabilities: { tools: {}, extensions: { [TASKS_EXTENSION]: {} } }, instructions: INSTRUCTIONS },
@@ -46,7 +52,7 @@ function buildModernServer(bound: Bound, headerKey: string | null, signal: Abort
     const { name, arguments: args, _meta: meta } = request.params;
     const switching = answerSwitch(bound, name);
     if (switching) return switching;
-    const call = await proposeMcpCall(bound, name, args, callKeyOf(meta, headerKey));
+    const call = await proposeMcpCall(bound, name, args, callKeyOf(meta, headerKey), credential);
     if (typeof call === "string") throw new ProtocolError(ProtocolErrorCode.InvalidParams, call);
     // The server decides when a task helps: only a call held for a supervisor, and only for a client that said so.
     // The SDK types tools/call without the extension's task result; its encoder passes `resultType: "task"` on.
@@ -59,9 +65,14 @@ function buildModernServer(bound: Bound, headerKey: string | null, signal: Abort
 }
 
 /** Answers one 2026-07-28 request (or a malformed claim to be one: the SDK answers it with the spec's 400). */
-export async function serveModern(request: Request, bound: Bound, body: unknown): Promise<Response> {
+export async function serveModern(
+  request: Request,
+  bound: Bound,
+  body: unknown,
+  credential: Credential,
+): Promise<Response> {
   const handler = createMcpHandler(
-    () => buildModernServer(bound, request.headers.get("idempotency-key"), request.signal),
+    () => buildModernServer(bound, request.headers.get("idempotency-key"), credential, request.signal),
     { legacy: "reject" },
   );
   try {

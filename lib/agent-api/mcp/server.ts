@@ -98,15 +98,23 @@ export function callKeyOf(meta: Record<string, unknown> | undefined, headerKey: 
   return typeof metaKey === "string" ? metaKey : headerKey;
 }
 
+/** Whether a call of the request found its key or connection revoked while it waited (`get_call_status`). */
+export interface Credential {
+  revoked: boolean;
+}
+
 /**
  * tools/call through the same gateway function as the HTTP API; for a tool the conversation does not expose, the
  * message of the protocol error it is instead, naming the conversation's tool nearest the one called, when one is near.
+ * A call whose credential was revoked while it waited answers nothing: it marks `credential` and throws, and
+ * endpoint.ts answers the whole request as one with a revoked credential.
  */
 export async function proposeMcpCall(
   bound: Bound,
   name: string,
   args: unknown,
   callKey: string | null,
+  credential: Credential,
 ): Promise<CallResult | string> {
   const envelope = `{"name":${JSON.stringify(name)},"arguments":${JSON.stringify(args ?? {})}}`;
   const call = await proposeCall({
@@ -116,6 +124,10 @@ export async function proposeMcpCall(
     callKey,
     raw: { bytes: new TextEncoder().encode(envelope), truncated: false },
   });
+  if (call === "revoked") {
+    credential.revoked = true;
+    throw protocolError(ErrorCode.InvalidRequest, "this connection or key was revoked while it waited");
+  }
   const { code, nearest } = call.outcome;
   if (code !== "tool.unknown" && code !== "tool.not-available") return call;
   return `unknown tool: ${name.slice(0, 64)}${nearest ? `; did you mean ${nearest}?` : ""}`;
@@ -146,7 +158,7 @@ export function mcpToolResult(callId: string, result: Outcome, replayed: boolean
 // that the client's McpError prefixes again.
 const protocolError = (code: number, message: string) => Object.assign(new Error(message), { code });
 
-function buildServer(bound: Bound, keys: RequestKeys, signal: AbortSignal): Server {
+function buildServer(bound: Bound, keys: RequestKeys, credential: Credential, signal: AbortSignal): Server {
   const server = new Server(
     { name: "toolgate", version: "0.1.0" },
     { capabilities: { tools: {}, tasks: TASK_CAPABILITIES } },
@@ -171,7 +183,7 @@ function buildServer(bound: Bound, keys: RequestKeys, signal: AbortSignal): Serv
     if (asked?.effect === "read") throw protocolError(ErrorCode.MethodNotFound, `${name} does not run as a task`);
     const headerKey =
       keys.header === null ? null : keys.batch ? `${keys.header}:${String(extra.requestId)}` : keys.header;
-    const call = await proposeMcpCall(bound, name, args, callKeyOf(meta, headerKey));
+    const call = await proposeMcpCall(bound, name, args, callKeyOf(meta, headerKey), credential);
     if (typeof call === "string") throw protocolError(ErrorCode.InvalidParams, call);
     const result = mcpToolResult(call.id, call.outcome, call.replayed);
     return task ? createCallTask(tasks, call.id, result) : result;
@@ -184,7 +196,12 @@ function buildServer(bound: Bound, keys: RequestKeys, signal: AbortSignal): Serv
  * Answers one request of revisions 2025-03-26 to 2025-11-25 (an `initialize`-era request, endpoint.ts decides),
  * whose body has already passed the envelope limits.
  */
-export async function serveLegacy(request: Request, bound: Bound, body: unknown): Promise<Response> {
+export async function serveLegacy(
+  request: Request,
+  bound: Bound,
+  body: unknown,
+  credential: Credential,
+): Promise<Response> {
   const batch =
     Array.isArray(body) &&
     body.filter((message) => isPlainObject(message) && message.method === "tools/call").length > 1;
@@ -192,7 +209,12 @@ export async function serveLegacy(request: Request, bound: Bound, body: unknown)
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
   });
-  const server = buildServer(bound, { header: request.headers.get("idempotency-key"), batch }, request.signal);
+  const server = buildServer(
+    bound,
+    { header: request.headers.get("idempotency-key"), batch },
+    credential,
+    request.signal,
+  );
   await server.connect(transport);
   try {
     return await transport.handleRequest(request, { parsedBody: body });

@@ -1,7 +1,9 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
+import { revokeAgentKey } from "@/lib/admin/access/agent-keys";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import type { Approver } from "@/lib/approvals/decision/types";
+import { createApiKey } from "@/lib/auth/keys/api-keys";
 import { db } from "@/lib/db";
 import { conversationFor } from "../../support/api";
 import { expectNoEffect } from "../../support/effects";
@@ -238,6 +240,27 @@ const heldRefundAsTask = (world: World, key: string, conversation: string) =>
     { name: "issue_refund", arguments: refund(world.orders.o1004, 8000) },
     { meta: withTasks },
   );
+
+describe("a key revoked while a request of it waits", () => {
+  it("a get_call_status wait that runs out gets the route's 401, and nothing of the call", async () => {
+    const { world, conversation } = await setup();
+    const { id, key } = await createApiKey(db, { id: world.users.agent, tenantId: world.tenantId });
+    const held = await raw(key, conversation, "tools/call", {
+      name: "issue_refund",
+      arguments: refund(world.orders.o1004, 8000),
+    });
+    const callId = held.body.result.structuredContent.call_id as string;
+    const read = { name: "get_call_status", arguments: { call_id: callId, wait_seconds: 2 } };
+    const waiting = raw(key, conversation, "tools/call", read);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await revokeAgentKey({ id: world.users.admin, tenantId: world.tenantId }, id)).toBe(true);
+    const answer = await waiting;
+    // Word for word what the route answers a request with the revoked key.
+    expect(answer).toEqual(await raw(key, conversation, "tools/call", read));
+    expect(answer).toMatchObject({ status: 401, body: { error: { code: "auth.invalid-token" } } });
+    expect(JSON.stringify(answer.body)).not.toContain(callId);
+  });
+});
 
 describe("the tasks extension (io.modelcontextprotocol/tasks)", () => {
   it("answers a held refund with a task to a client that declared it; the task completes with the call's result once approved", async () => {

@@ -5,12 +5,12 @@ import { denyRequest } from "@/lib/approvals/decision/deny";
 import { expireDue } from "@/lib/approvals/expiry/expire";
 import { createApiKey } from "@/lib/auth/keys/api-keys";
 import { db } from "@/lib/db";
-import { getToolCall, type ApiResponse } from "../../support/api";
+import { getToolCall, propose, proposeAs, type ApiResponse } from "../../support/api";
 import { holdRefund, supervisorOf } from "../../support/calls";
 import { createWorld, type World } from "../../support/world";
 
 // GET /api/v1/tool-calls/{id}?wait=N: a held call is answered as soon as a supervisor decides it, pushed by NOTIFY.
-// When the wait ends it asks for the key again.
+// Both it and get_call_status's wait_seconds ask for the key again when the wait ends.
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -128,5 +128,42 @@ describe("a key revoked while a request of it waits", () => {
     expectRevokedAnswer(await waiting, await getToolCall(key, callId), callId);
     // The decision was the supervisor's, on a call proposed while the key was live: it executed.
     expect(await db.refund.count({ where: { orderId: world.orders.o1004 } })).toBe(1);
+  });
+
+  it("get_call_status's wait_seconds that runs out is answered as any revoked key, with nothing of the call", async () => {
+    const world = await createWorld();
+    const { conversation, callId } = await holdRefund(world);
+    const { key, revoke } = await revocableKey(world);
+    const read = { name: "get_call_status", arguments: { call_id: callId, wait_seconds: 2 } };
+    const waiting = propose(key, conversation, read);
+    await sleep(500);
+    expect(await revoke()).toBe(true);
+    expectRevokedAnswer(await waiting, await propose(key, conversation, read), callId);
+  });
+
+  it("a batch whose get_call_status waits is answered as any revoked key, and proposes none of its later calls", async () => {
+    const world = await createWorld();
+    const { conversation, callId, approvalId } = await holdRefund(world);
+    const { key, revoke } = await revocableKey(world);
+    const call = (id: string, name: string, args: unknown) => ({
+      id,
+      type: "function",
+      function: { name, arguments: JSON.stringify(args) },
+    });
+    const payload = {
+      role: "assistant",
+      tool_calls: [
+        call("call_0", "get_call_status", { call_id: callId, wait_seconds: 20 }),
+        call("call_1", "get_order", { order_id: world.orders.o1004 }),
+      ],
+    };
+    const waiting = proposeAs(key, conversation, "openai-chat", payload);
+    await sleep(500);
+    expect(await revoke()).toBe(true);
+    await denyRequest(supervisorOf(world), approvalId, "not this one");
+    const answer = await waiting;
+    expectRevokedAnswer(answer, await proposeAs(key, conversation, "openai-chat", payload), callId);
+    expect(answer.text).not.toContain("not this one");
+    expect(await db.toolCall.count({ where: { conversationId: conversation, toolName: "get_order" } })).toBe(0);
   });
 });

@@ -1,7 +1,7 @@
 import { MAX_ENVELOPE_BYTES, orderHintOf } from "@/lib/gateway";
 import { FORMATS, type Format } from "@/lib/agent-api/adapters/adapt";
 import { proposeBatch } from "@/lib/agent-api/batch";
-import { callResponse, notFound, withAgentConversation } from "@/lib/agent-api/http";
+import { callResponse, notFound, unauthorized, withAgentConversation } from "@/lib/agent-api/http";
 import { errorResponse, readBoundedBody, type BoundedBody } from "@/lib/http";
 import { proposeCall } from "@/lib/agent-api/propose";
 
@@ -21,10 +21,14 @@ export async function POST(request: Request, { params }: { params: Promise<{ id:
       const raw = await body();
       const callKey = request.headers.get("idempotency-key");
       const base = { ...found, apiKeyId: agent.apiKeyId };
-      if (format === "toolgate") return callResponse(await proposeCall({ ...base, callKey, raw, rateCounted }));
-      return Response.json(await proposeBatch(format, base, raw, callKey, rateCounted), {
-        headers: { "Cache-Control": "no-store" },
-      });
+      // "revoked": the key was revoked while a call waited (get_call_status), answered as any revoked key.
+      if (format === "toolgate") {
+        const call = await proposeCall({ ...base, callKey, raw, rateCounted });
+        return call === "revoked" ? unauthorized() : callResponse(call);
+      }
+      const batch = await proposeBatch(format, base, raw, callKey, rateCounted);
+      if (batch === "revoked") return unauthorized();
+      return Response.json(batch, { headers: { "Cache-Control": "no-store" } });
     },
     // The key lookup also reads the order the body names, so a read costs no statement of its own (decision 027).
     // Only an envelope names one: a provider's payload has no `arguments` of its own, and a read later in its batch
