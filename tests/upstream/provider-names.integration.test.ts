@@ -3,12 +3,13 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { db } from "@/lib/db";
 import { closeUpstreams } from "@/lib/upstream/servers/client";
 import { providerName } from "@/lib/upstream/servers/definition";
+import { findServer } from "@/lib/upstream/sql";
 import { syncServer } from "@/lib/upstream/servers/sync";
 import { conversationFor, getTools, getToolsAs, newCallKey, propose, proposeAs } from "../support/api";
 import { connectMcp } from "../support/mcp-client";
 import { MCP_BASE, routeFetch } from "../support/mcp-route";
 import { createWorld, type World } from "../support/world";
-import { addTestServer } from "./support";
+import { addTestServer, reviewAll } from "./support";
 import { startTestUpstream, type TestUpstream } from "./test-upstream";
 
 // MCP lets a server name a tool with `.` and 64 characters, so its namespaced name can reach 96; OpenAI's and
