@@ -235,4 +235,20 @@ export const defects: Defect[] = [
     testFile: "tests/policy-rules/rich-facts.integration.test.ts",
     test: "the tenant's time zone: an unknown name is refused; while live rules read the time a change needs step-up and waits for a second admin",
   },
+  {
+    name: "replay cap per tenant",
+    file: "lib/admin/rules/sql.ts",
+    find: "'1 minute'))) < ${perTenant}`;",
+    replace: "'1 minute'))) < ${perTenant} + 100`;",
+    testFile: "tests/policy-rules/replay-job.integration.test.ts",
+    test: "a tenant has at most 5 replays waiting or running: a burst past them is refused with nothing queued, and a replay is taken again once one ends",
+  },
+  {
+    name: "replay cap counted under the tenant's lock",
+    file: "lib/admin/rules/sql.ts",
+    find: "await tx.$queryRaw`SELECT pg_advisory_xact_lock(${REPLAY_QUEUE_LOCK}::int, hashtext(${row.tenantId}))",
+    replace: "await tx.$queryRaw`SELECT pg_advisory_xact_lock(${REPLAY_QUEUE_LOCK}::int, hashtext(${row.id}))",
+    testFile: "tests/policy-rules/replay-job.integration.test.ts",
+    test: "a tenant has at most 5 replays waiting or running: a burst past them is refused with nothing queued, and a replay is taken again once one ends",
+  },
 ];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { replayProgress, replayRules, runQueuedReplays, startReplay } from "@/lib/admin/rules/replay";
 import { db } from "@/lib/db";
+import { REPLAY_LIMITS } from "@/lib/policy-rules/replay/replay";
 import { conversationFor, newCallKey, propose } from "../support/api";
 import { createWorld, moreOrders } from "../support/world";
 import { ageWorld, refund } from "./support";
@@ -70,5 +71,52 @@ describe("replay in the job runner", () => {
     const done = (await replayProgress(world.tenantId, id))!;
     expect(done).toMatchObject({ status: "done", read: 5, more: false });
     expect(await replayRules(world.tenantId, HOLD_EVERY_REFUND, 7)).toEqual({ ok: true, report: done.report });
+  });
+
+  it("a tenant has at most 5 replays waiting or running: a burst past them is refused with nothing queued, and a replay is taken again once one ends", async () => {
+    const world = await createWorld();
+    const admin = { id: world.users.admin, tenantId: world.tenantId };
+    const input = { text: HOLD_EVERY_REFUND, days: 7, limit: 10 };
+    const replays = () =>
+      db.ruleReplay.findMany({ where: { tenantId: world.tenantId }, orderBy: { createdAt: "asc" } });
+
+    // Bursts of requests at once, each answered by its own transaction: in every one, exactly 5 are queued.
+    expect(REPLAY_LIMITS.perTenant).toBe(5);
+    for (let round = 0; round < 5; round++) {
+      const burst = await Promise.all(Array.from({ length: 12 }, () => startReplay(admin, input)));
+      expect(burst.filter((started) => started.ok)).toHaveLength(5);
+      const refused = burst.filter((started) => !started.ok);
+      expect(refused).toHaveLength(7);
+      for (const answer of refused)
+        expect(answer).toEqual({
+          ok: false,
+          code: "rules.too-many-replays",
+          message: expect.stringContaining("Wait for one of them to finish, then replay again; nothing was queued."),
+        });
+      const waiting = await db.ruleReplay.findMany({ where: { tenantId: world.tenantId, status: "queued" } });
+      expect(waiting).toHaveLength(5);
+      expect(await replays()).toHaveLength(5 * (round + 1));
+      if (round < 4) await db.ruleReplay.updateMany({ where: { tenantId: world.tenantId }, data: { status: "done" } });
+    }
+    const queued = (await replays()).filter((row) => row.status === "queued");
+
+    // Another tenant's admin is not held up by this one's replays.
+    expect(await startReplay({ id: world.users.otherSupervisor, tenantId: world.otherTenantId }, input)).toMatchObject({
+      ok: true,
+    });
+
+    // A replay the runner holds still counts; one an instance left running ten minutes ago counts no more.
+    await db.ruleReplay.update({ where: { id: queued[0].id }, data: { status: "running" } });
+    expect(await startReplay(admin, input)).toMatchObject({ ok: false, code: "rules.too-many-replays" });
+    expect(await replays()).toHaveLength(25);
+    await db.ruleReplay.update({ where: { id: queued[0].id }, data: { updatedAt: new Date(Date.now() - 600_000) } });
+    expect(await startReplay(admin, input)).toMatchObject({ ok: true });
+    expect(await startReplay(admin, input)).toMatchObject({ ok: false, code: "rules.too-many-replays" });
+    expect(await replays()).toHaveLength(26);
+
+    await runQueuedReplays();
+    expect((await replays()).filter((row) => row.status !== "done").map((row) => row.id)).toEqual([queued[0].id]);
+    expect(await startReplay(admin, input)).toMatchObject({ ok: true });
+    await runQueuedReplays();
   });
 });

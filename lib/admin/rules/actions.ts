@@ -131,7 +131,7 @@ export const startReplayAction = authedAction(
   ["ADMIN"],
   async (input, user) => {
     const started = await startReplay(user, input);
-    if (!started.ok) return { ok: false, code: "rules.invalid", message: started.errors.join("\n") };
+    if (!started.ok) return started;
     runJobNow("rule-replays");
     return { ok: true, data: { id: started.id } };
   },

@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { db } from "../../db";
+import { db, transaction } from "../../db";
 import { newId } from "../../ids";
 import { compileDraft, evaluateRules } from "../../policy-rules/engine/evaluate";
 import {
@@ -11,7 +11,14 @@ import {
 } from "../../policy-rules/replay/replay";
 import { lacksNewerFacts, withMissingFacts, type RecordedFacts } from "../../policy-rules/schema";
 import { validateRules, type Rule } from "../../policy-rules/validate";
-import { claimReplay, findReplay, findRuleDecisions, findTenantRuleSets, insertReplay, updateReplay } from "./sql";
+import {
+  claimReplay,
+  findReplay,
+  findRuleDecisions,
+  findTenantRuleSets,
+  insertReplayUnderCap,
+  updateReplay,
+} from "./sql";
 
 // Replay over recorded decisions (docs/decisions/019). Decisions are read in pages, newest first, up to a limit; a
 // report says how many it read and whether older ones remained (`more`), never stopping silently. The rules page's
@@ -129,15 +136,26 @@ export async function replayRules(
   return { ok: true, report };
 }
 
-/** Queues a replay for the job runner; the candidate is checked first, so a queued replay always runs. */
+/**
+ * Queues a replay for the job runner; the candidate is checked first, so a queued replay always runs. Refused, with
+ * nothing queued, while the tenant has `REPLAY_LIMITS.perTenant` replays waiting or running.
+ */
 export async function startReplay(
   admin: { id: string; tenantId: string },
   input: { text: string; days: number; limit: number },
-): Promise<{ ok: true; id: string } | { ok: false; errors: string[] }> {
+): Promise<
+  { ok: true; id: string } | { ok: false; code: "rules.invalid" | "rules.too-many-replays"; message: string }
+> {
   const validated = validateRules(input.text);
-  if (!validated.ok) return validated;
+  if (!validated.ok) return { ok: false, code: "rules.invalid", message: validated.errors.join("\n") };
   const id = newId("rpl");
-  await insertReplay(db, { id, tenantId: admin.tenantId, createdById: admin.id, ...input });
+  const row = { id, tenantId: admin.tenantId, createdById: admin.id, ...input };
+  if (!(await transaction((tx) => insertReplayUnderCap(tx, row, REPLAY_LIMITS.perTenant))))
+    return {
+      ok: false,
+      code: "rules.too-many-replays",
+      message: `Your tenant already has ${REPLAY_LIMITS.perTenant} replays waiting or running, the most at once. Wait for one of them to finish, then replay again; nothing was queued.`,
+    };
   return { ok: true, id };
 }
 

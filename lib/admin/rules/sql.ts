@@ -129,13 +129,28 @@ export interface ReplayRow {
 
 const REPLAY_COLUMNS = Prisma.sql`"id", "tenantId", "text", "days", "limit", "status", "read", "more", "cursor", "report", "error"`;
 
-export async function insertReplay(
-  db: Db,
+// Any constant no other advisory lock in the project uses: with the tenant's hash, one of its replays queued at a time.
+const REPLAY_QUEUE_LOCK = 7_100_117;
+
+/**
+ * Queues a replay unless the tenant already has `perTenant` waiting or running; false when refused, nothing written.
+ * The tenant's lock, held to the commit, makes the count and the insert one step, so two requests cannot both take
+ * the last place. A replay running stores its progress after every page of decisions, so one untouched for a minute
+ * was left by an instance that stopped and counts no more.
+ */
+export async function insertReplayUnderCap(
+  tx: Tx,
   row: { id: string; tenantId: string; text: string; days: number; limit: number; createdById: string },
-): Promise<void> {
-  await db.$executeRaw`
+  perTenant: number,
+): Promise<boolean> {
+  await tx.$queryRaw`SELECT pg_advisory_xact_lock(${REPLAY_QUEUE_LOCK}::int, hashtext(${row.tenantId})) IS NULL AS "locked"`;
+  const inserted = await tx.$executeRaw`
     INSERT INTO "RuleReplay" ("id", "tenantId", "text", "days", "limit", "createdById")
-    VALUES (${row.id}, ${row.tenantId}, ${row.text}, ${row.days}, ${row.limit}, ${row.createdById})`;
+    SELECT ${row.id}, ${row.tenantId}, ${row.text}, ${row.days}, ${row.limit}, ${row.createdById}
+    WHERE (SELECT count(*) FROM "RuleReplay"
+           WHERE "tenantId" = ${row.tenantId}
+             AND ("status" = 'queued' OR ("status" = 'running' AND "updatedAt" > now() - interval '1 minute'))) < ${perTenant}`;
+  return inserted > 0;
 }
 
 /** Claims the oldest queued replay (skipping one another instance holds) and marks it running; null when none waits. */

@@ -2,8 +2,11 @@ import { formatMoney } from "../../money";
 import type { RuleVerdict } from "../engine/evaluate";
 import type { RuleFacts } from "../schema";
 
-/** How many recorded decisions a replay reads: at first, and at most when asked to go further. */
-export const REPLAY_LIMITS = { first: 10_000, max: 1_000_000 } as const;
+/**
+ * How many recorded decisions a replay reads: at first, and at most when asked to go further; and how many of a
+ * tenant's replays may wait or run at once (`perTenant`), so that no tenant keeps the job runner from the others.
+ */
+export const REPLAY_LIMITS = { first: 10_000, max: 1_000_000, perTenant: 5 } as const;
 
 /** How a call was, or would have been, decided: the numbers' consequence with a rule set's verdict on top. */
 export type Decided = "allow" | "hold" | "deny" | "fail";
