@@ -251,4 +251,20 @@ export const defects: Defect[] = [
     testFile: "tests/policy-rules/replay-job.integration.test.ts",
     test: "a tenant has at most 5 replays waiting or running: a burst past them is refused with nothing queued, and a replay is taken again once one ends",
   },
+  {
+    name: "review replay kept",
+    file: "lib/admin/rules/publishing/review.ts",
+    find: "if (stored) return stored;",
+    replace: "void stored;",
+    testFile: "tests/policy-rules/versions.integration.test.ts",
+    test: "the review's replay is made once for each live version: later page loads read it kept, a new live version makes it again",
+  },
+  {
+    name: "review replay made again for a new live version",
+    file: "lib/admin/rules/sql.ts",
+    find: 's."liveRuleSetId" IS NOT DISTINCT FROM t."liveRuleSetId"',
+    replace: "TRUE",
+    testFile: "tests/policy-rules/versions.integration.test.ts",
+    test: "the review's replay is made once for each live version: later page loads read it kept, a new live version makes it again",
+  },
 ];

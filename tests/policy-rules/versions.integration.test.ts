@@ -17,7 +17,7 @@ import { conversationFor, newCallKey, propose } from "../support/api";
 import { noProof, provedFor } from "../support/step-up";
 import { addPerson, createWorld, type World } from "../support/world";
 import { FRAUD_WATCH, OLD_ORDERS } from "./examples";
-import { ageWorld, daysAgo, refund } from "./support";
+import { ageWorld, daysAgo, putRules, refund } from "./support";
 
 // Issue 38 through the functions the rules page's actions call: versions an admin can read and compare, the waiting
 // change that shows the second admin its diff and replay, rollback classified like any publish, and the set's own
@@ -104,6 +104,43 @@ describe("rule versions, rollback and the second admin's review", () => {
       FRAUD_WATCH.split("\n"),
     );
     expect(await compareVersions(world.tenantId, 1, 9)).toBeNull();
+  });
+
+  it("the review's replay is made once for each live version: later page loads read it kept, a new live version makes it again", async () => {
+    const { world, admin } = await worldWithTwoAdmins();
+    await publishRules(admin, { text: BOTH, status: "live" }, await noProof(admin.id));
+    const proof = await provedFor(admin.id, { kind: "admin.rules", digest: rulesItem(FRAUD_WATCH) });
+    expect(await publishRules(admin, { text: FRAUD_WATCH, status: "live" }, proof)).toMatchObject({ held: {} });
+    const { liveRuleSetId } = await db.tenant.findUniqueOrThrow({ where: { id: world.tenantId } });
+    const kept = (changeId: string) => db.ruleChangeReplay.findMany({ where: { changeId } });
+    const dropped = { was: "hold", would: "allow", rules: ["old-orders-wait (dropped)"] };
+
+    expect(await refundOnOrderOfAge(world, 120)).toBe("approval.required");
+    const [first] = await pendingChanges(world.tenantId);
+    expect(first.rules!.replay).toMatchObject({ decisions: 1, differences: [dropped] });
+
+    // A call recorded since: the admin page and the Approvals page show the replay kept, not the decisions read again.
+    expect(await refundOnOrderOfAge(world, 121)).toBe("approval.required");
+    const [again] = await pendingChanges(world.tenantId);
+    expect(again).toEqual(first);
+    expect(await kept(first.id)).toEqual([
+      { changeId: first.id, liveRuleSetId, report: first.rules!.replay, errors: [], replayedAt: expect.any(Date) },
+    ]);
+
+    // Another live version is another input: the replay is made again, over both calls, and kept instead.
+    const next = await putRules(world, BOTH);
+    const [replayed] = await pendingChanges(world.tenantId);
+    expect(replayed.rules!.replay).toMatchObject({ decisions: 2, differences: [dropped, dropped] });
+    expect({ ...replayed, rules: { ...replayed.rules, replay: first.rules!.replay } }).toEqual(first);
+    expect(await kept(first.id)).toEqual([
+      {
+        changeId: first.id,
+        liveRuleSetId: next,
+        report: replayed.rules!.replay,
+        errors: [],
+        replayedAt: expect.any(Date),
+      },
+    ]);
   });
 
   it("a rollback that restores a dropped rule applies at once, brings back its verdicts and is audited", async () => {

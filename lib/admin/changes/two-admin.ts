@@ -476,12 +476,13 @@ export async function applyDueChanges(): Promise<number> {
 
 /**
  * The tenant's waiting changes for the admin page and the supervisors' queue, each described line by line; a rules
- * change also with its full diff and the replay's verdict changes (lib/admin/rules/publishing/review.ts).
+ * change also with its full diff and the replay's verdict changes, the replay made once and kept
+ * (lib/admin/rules/publishing/review.ts).
  */
 export async function pendingChanges(tenantId: string) {
   const rows = await findPendingChanges(db, tenantId);
   const reviews = await Promise.all(
-    rows.map((row) => (row.kind === "rules" ? reviewRulesChange(tenantId, row.change, row.base) : null)),
+    rows.map((row) => (row.kind === "rules" ? reviewRulesChange(tenantId, row.id, row.change, row.base) : null)),
   );
   return rows.map((row, index) => ({
     id: row.id,

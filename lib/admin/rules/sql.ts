@@ -1,5 +1,6 @@
 import type { Db, Tx } from "../../db";
 import { Prisma } from "../../generated/prisma/client";
+import type { DifferenceReport } from "../../policy-rules/replay/replay";
 
 /** The tenant's rule sets in force, the tenant row locked until the transaction ends (publishing is one at a time). */
 export async function lockRuleSets(
@@ -202,6 +203,48 @@ export async function findTenantRuleSets(
   const [row] = await db.$queryRaw<{ liveRuleSetId: string | null; shadowRuleSetId: string | null }[]>`
     SELECT "liveRuleSetId", "shadowRuleSetId" FROM "Tenant" WHERE "id" = ${tenantId}`;
   return row;
+}
+
+/** A replay of a waiting rules change as kept for its review: the report, or why the rules cannot be replayed. */
+export interface StoredReviewReplay {
+  report: DifferenceReport | null;
+  errors: string[];
+}
+
+/**
+ * The tenant's live rule set and the change's kept replay when it was made while that set was live; `stored` is null
+ * when there is none or the live set changed since.
+ */
+export async function findReviewReplay(
+  db: Db,
+  tenantId: string,
+  changeId: string,
+): Promise<{ liveRuleSetId: string | null; stored: StoredReviewReplay | null }> {
+  const [row] = await db.$queryRaw<
+    { liveRuleSetId: string | null; kept: boolean; report: DifferenceReport | null; errors: string[] | null }[]
+  >`
+    SELECT t."liveRuleSetId", s."changeId" IS NOT NULL AS "kept", s."report", s."errors"
+    FROM "Tenant" t
+    LEFT JOIN "RuleChangeReplay" s
+      ON s."changeId" = ${changeId} AND s."liveRuleSetId" IS NOT DISTINCT FROM t."liveRuleSetId"
+    WHERE t."id" = ${tenantId}`;
+  return {
+    liveRuleSetId: row.liveRuleSetId,
+    stored: row.kept ? { report: row.report, errors: row.errors ?? [] } : null,
+  };
+}
+
+/** Keeps the change's replay made while `liveRuleSetId` was live, in place of one made against another set. */
+export async function storeReviewReplay(
+  db: Db,
+  row: { changeId: string; liveRuleSetId: string | null } & StoredReviewReplay,
+): Promise<void> {
+  await db.$executeRaw`
+    INSERT INTO "RuleChangeReplay" ("changeId", "liveRuleSetId", "report", "errors")
+    VALUES (${row.changeId}, ${row.liveRuleSetId}, ${row.report === null ? null : JSON.stringify(row.report)}::jsonb,
+      ${row.errors}::text[])
+    ON CONFLICT ("changeId") DO UPDATE SET "liveRuleSetId" = EXCLUDED."liveRuleSetId", "report" = EXCLUDED."report",
+      "errors" = EXCLUDED."errors", "replayedAt" = now()`;
 }
 
 /** The tenant's time zone and live rule text, the tenant row locked until the transaction ends. */
