@@ -257,7 +257,7 @@ export const defects: Defect[] = [
     find: "if (stored) return stored;",
     replace: "void stored;",
     testFile: "tests/policy-rules/versions.integration.test.ts",
-    test: "the review's replay is made once for each live version: later page loads read it kept, a new live version makes it again",
+    test: "the review's replay is made once for each live version and hour: later page loads read it kept, an hour later or a new live version makes it again",
   },
   {
     name: "review replay made again for a new live version",
@@ -265,6 +265,14 @@ export const defects: Defect[] = [
     find: 's."liveRuleSetId" IS NOT DISTINCT FROM t."liveRuleSetId"',
     replace: "TRUE",
     testFile: "tests/policy-rules/versions.integration.test.ts",
-    test: "the review's replay is made once for each live version: later page loads read it kept, a new live version makes it again",
+    test: "the review's replay is made once for each live version and hour: later page loads read it kept, an hour later or a new live version makes it again",
+  },
+  {
+    name: "review replay made again after an hour",
+    file: "lib/admin/rules/sql.ts",
+    find: `s."replayedAt" > now() - interval '1 hour'`,
+    replace: "TRUE",
+    testFile: "tests/policy-rules/versions.integration.test.ts",
+    test: "the review's replay is made once for each live version and hour: later page loads read it kept, an hour later or a new live version makes it again",
   },
 ];

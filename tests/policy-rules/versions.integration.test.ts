@@ -106,7 +106,7 @@ describe("rule versions, rollback and the second admin's review", () => {
     expect(await compareVersions(world.tenantId, 1, 9)).toBeNull();
   });
 
-  it("the review's replay is made once for each live version: later page loads read it kept, a new live version makes it again", async () => {
+  it("the review's replay is made once for each live version and hour: later page loads read it kept, an hour later or a new live version makes it again", async () => {
     const { world, admin } = await worldWithTwoAdmins();
     await publishRules(admin, { text: BOTH, status: "live" }, await noProof(admin.id));
     const proof = await provedFor(admin.id, { kind: "admin.rules", digest: rulesItem(FRAUD_WATCH) });
@@ -126,6 +126,15 @@ describe("rule versions, rollback and the second admin's review", () => {
     expect(await kept(first.id)).toEqual([
       { changeId: first.id, liveRuleSetId, report: first.rules!.replay, errors: [], replayedAt: expect.any(Date) },
     ]);
+
+    // A replay kept for over an hour is made again: the review shows the days up to now, and a change waits 30 days.
+    await db.ruleChangeReplay.update({
+      where: { changeId: first.id },
+      data: { replayedAt: new Date(Date.now() - 61 * 60_000) },
+    });
+    const [aged] = await pendingChanges(world.tenantId);
+    expect(aged.rules!.replay).toMatchObject({ decisions: 2, differences: [dropped, dropped] });
+    expect(await pendingChanges(world.tenantId)).toEqual([aged]);
 
     // Another live version is another input: the replay is made again, over both calls, and kept instead.
     const next = await putRules(world, BOTH);

@@ -212,8 +212,9 @@ export interface StoredReviewReplay {
 }
 
 /**
- * The tenant's live rule set and the change's kept replay when it was made while that set was live; `stored` is null
- * when there is none or the live set changed since.
+ * The tenant's live rule set and the change's kept replay when it was made while that set was live, within the last
+ * hour; `stored` is null when there is none, the live set changed since, or it is older (a change waits up to 30 days,
+ * and its review shows the days up to now).
  */
 export async function findReviewReplay(
   db: Db,
@@ -227,6 +228,7 @@ export async function findReviewReplay(
     FROM "Tenant" t
     LEFT JOIN "RuleChangeReplay" s
       ON s."changeId" = ${changeId} AND s."liveRuleSetId" IS NOT DISTINCT FROM t."liveRuleSetId"
+        AND s."replayedAt" > now() - interval '1 hour'
     WHERE t."id" = ${tenantId}`;
   return {
     liveRuleSetId: row.liveRuleSetId,
