@@ -16,3 +16,6 @@ export function shorten(text: string, max: number): string {
   }
   return `${kept}…`;
 }
+
+/** "1 call", "3 calls": `n` and its noun, plural as given or with an s. */
+export const count = (n: number, noun: string, plural = `${noun}s`) => `${n} ${n === 1 ? noun : plural}`;

@@ -3,7 +3,7 @@ import { LiveRefresh } from "./live-refresh";
 import { ProposalConsole } from "./proposal-console";
 import { Table } from "@/components/ui/table";
 import { TimeAgo } from "@/components/ui/time-ago";
-import { count } from "@/components/ui/words";
+import { count } from "@/lib/words";
 import { requestPhrase, toolWords } from "@/lib/approvals/words";
 import { outcomeTitleBeside } from "@/lib/calls/words";
 import type { conversationCalls } from "@/lib/conversations/console";

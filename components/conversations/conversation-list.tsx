@@ -2,7 +2,7 @@ import Link from "next/link";
 import { OpenConversationForm } from "./open-conversation-form";
 import { Table } from "@/components/ui/table";
 import { TimeAgo } from "@/components/ui/time-ago";
-import { count } from "@/components/ui/words";
+import { count } from "@/lib/words";
 import type { ConversationListItem, CustomerChoice } from "@/lib/conversations/console";
 
 /** An agent's conversations, newest activity first, under the form that opens a new one. */

@@ -8,6 +8,7 @@ import { openConversationAction } from "@/lib/conversations/actions";
 import type { CustomerChoice } from "@/lib/conversations/console";
 import { formatMoney } from "@/lib/money";
 import { BusyButton } from "@/components/ui/busy-button";
+import { count } from "@/lib/words";
 
 /**
  * Find a customer by email (or id), pick one, optionally bind one of their orders, open the conversation. The page
@@ -63,10 +64,7 @@ export function OpenConversationForm({ firstCustomers }: { firstCustomers: Custo
                   setOrder("");
                 }}
               />{" "}
-              {choice.email}{" "}
-              <span className="muted">
-                · {choice.orders.length === 1 ? "1 order" : `${choice.orders.length} orders`}
-              </span>
+              {choice.email} <span className="muted">· {count(choice.orders.length, "order")}</span>
             </label>
           ))
         )}

@@ -7,6 +7,7 @@ import { formatMoney } from "@/lib/money";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { useStepUp } from "@/components/step-up/step-up-field";
 import { BusyButton } from "@/components/ui/busy-button";
+import { count } from "@/lib/words";
 
 export interface Investigation {
   id: string;
@@ -157,8 +158,8 @@ export function Investigations({
                 reserved <TimeAgo iso={item.createdAt} />
               </p>
               <p className="muted">
-                Provider key <code style={{ overflowWrap: "anywhere" }}>{item.providerKey}</code> · {item.attempts}{" "}
-                {item.attempts === 1 ? "attempt" : "attempts"}
+                Provider key <code style={{ overflowWrap: "anywhere" }}>{item.providerKey}</code> ·{" "}
+                {count(item.attempts, "attempt")}
                 {item.lastError ? ` · last: ${item.lastError}` : ""}
               </p>
               <Resolve item={item} hasPasskey={hasPasskey} />

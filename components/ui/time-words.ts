@@ -1,4 +1,4 @@
-import { count } from "./words";
+import { count } from "@/lib/words";
 
 // Every span of time on a page is written with these words, whole units spelt out ("3 minutes", never "3 min"), so
 // the desk never shows one time in two forms.

@@ -25,6 +25,3 @@ export function argumentWords(
 
 /** "Postal code" for a list's label. */
 export const capitalized = (label: string) => `${label.charAt(0).toUpperCase()}${label.slice(1)}`;
-
-/** "1 write", "3 writes". */
-export const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;

@@ -1,5 +1,6 @@
 import type { HeldReason } from "../gateway";
 import { formatMoney } from "../money";
+import { count } from "../words";
 
 // Requests and decisions as a supervisor says them; shared by the queue's cards, dialogs and toasts.
 
@@ -71,7 +72,7 @@ export function duplicateText(
   currency: string,
   { earlierCall = true } = {},
 ): string {
-  const hours = `${reason.window_hours} ${reason.window_hours === 1 ? "hour" : "hours"}`;
+  const hours = count(reason.window_hours, "hour");
   const which = earlierCall ? ` (earlier call ${reason.of_call_id})` : "";
   return `${formatMoney(reason.amount_cents, currency)} ${EARLIER_STATUS[reason.status]} on this order within the last ${hours}${which}`;
 }
@@ -90,7 +91,7 @@ export function heldText(reason: HeldReason, currency: string, { earlierCall = t
         return `${money(reason.amount_cents)} passes this conversation's ${money(reason.cap_cents)} cap`;
       return `${money(reason.spent_cents)} already moved in this conversation plus ${money(reason.amount_cents)} passes its ${money(reason.cap_cents)} cap`;
     case "max_auto_writes":
-      return `this conversation already made ${reason.writes_made} ${reason.writes_made === 1 ? "change" : "changes"}; only ${reason.limit} go through without approval`;
+      return `this conversation already made ${count(reason.writes_made, "change")}; only ${reason.limit} go through without approval`;
     case "agent_daily_ceiling_cents":
     case "tenant_daily_ceiling_cents":
       return `${money(reason.used_cents)} already moved without approval in the last 24 hours ${reason.rule === "agent_daily_ceiling_cents" ? "by this agent" : "in this tenant"} plus ${money(reason.amount_cents)} passes the ${money(reason.limit_cents)} daily ceiling`;

@@ -13,6 +13,7 @@ import { heldFor, type DuplicateVerdict } from "../gateway";
 import type { RuleVerdict } from "../policy-rules/engine/evaluate";
 import { outcomeTitle } from "./words";
 import { amountCentsOf, formatMoney } from "../money";
+import { count } from "../words";
 
 export interface TimelineEvent {
   at: Date;
@@ -142,7 +143,7 @@ export async function callTimeline(
         by: null,
         code: null,
         kind: null,
-        detail: `${refund.providerRefundId ? `provider refund ${refund.providerRefundId}, ` : ""}${refund.attempts} attempt${refund.attempts === 1 ? "" : "s"}`,
+        detail: `${refund.providerRefundId ? `provider refund ${refund.providerRefundId}, ` : ""}${count(refund.attempts, "attempt")}`,
       })),
   ];
   events.sort((a, b) => a.at.getTime() - b.at.getTime());

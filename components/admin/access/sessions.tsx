@@ -8,6 +8,7 @@ import { removePersonPasskeysAction } from "@/lib/auth/step-up/passkeys/actions"
 import { Table } from "@/components/ui/table";
 import { FormMessages } from "@/components/ui/field";
 import { BusyButton } from "@/components/ui/busy-button";
+import { count } from "@/lib/words";
 
 interface Person {
   id: string;
@@ -60,8 +61,7 @@ export function PeopleSessions({ people, hasPasskey }: { people: Person[]; hasPa
                 {person.name}
                 <div className="muted">
                   {person.email} · {person.role.toLowerCase()}
-                  {person.active ? "" : " · inactive"} ·{" "}
-                  {person.passkeys === 1 ? "1 passkey" : `${person.passkeys} passkeys`}
+                  {person.active ? "" : " · inactive"} · {count(person.passkeys, "passkey")}
                 </div>
               </>
             ),

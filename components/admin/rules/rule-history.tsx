@@ -8,6 +8,7 @@ import { TimeAgo } from "@/components/ui/time-ago";
 import { compareVersionsAction, rollbackRulesAction } from "@/lib/admin/rules/actions";
 import type { DiffLine } from "@/lib/line-diff";
 import { BusyButton } from "@/components/ui/busy-button";
+import { count } from "@/lib/words";
 
 interface Version {
   id: string;
@@ -111,8 +112,8 @@ export function RuleHistory({ history, hasPasskey }: { history: Version[]; hasPa
               <summary>
                 Version {version.version}
                 {version.inForce ? ` (${version.inForce} now)` : ""}, published as {version.status} by {version.author}{" "}
-                <TimeAgo iso={version.createdAt} />: {version.rules} {version.rules === 1 ? "rule" : "rules"},{" "}
-                {version.cases} test {version.cases === 1 ? "case" : "cases"}; {provenance(version)}
+                <TimeAgo iso={version.createdAt} />: {count(version.rules, "rule")}, {count(version.cases, "test case")}
+                ; {provenance(version)}
               </summary>
               <pre className="rule-diff" data-testid="rules-version-text">
                 {version.text}

@@ -1,7 +1,8 @@
 import { Table } from "@/components/ui/table";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { formatMoney } from "@/lib/money";
-import { callCount, moneyOf, reportSummary, type DifferenceReport } from "@/lib/policy-rules/replay/replay";
+import { moneyOf, reportSummary, type DifferenceReport } from "@/lib/policy-rules/replay/replay";
+import { count } from "@/lib/words";
 
 const WORDS = { allow: "allowed", hold: "held for a supervisor", deny: "refused", fail: "stopped (rules failed)" };
 
@@ -20,7 +21,7 @@ export function RuleReport({ report, over, testId }: { report: DifferenceReport;
       )}
       {Boolean(report.olderFacts) && (
         <p className="muted" data-testid={`${testId}-older-facts`}>
-          {callCount(report.olderFacts!)} were recorded before the agent&apos;s role, age and exposure, the
+          {count(report.olderFacts!, "call")} were recorded before the agent&apos;s role, age and exposure, the
           customer&apos;s recent refunds, the tool&apos;s arguments and the time of day were kept: a rule reads those as
           0, an empty text or false, at hour 0 of a Monday.
         </p>
@@ -29,7 +30,7 @@ export function RuleReport({ report, over, testId }: { report: DifferenceReport;
         <Table
           columns={[
             { label: "Rule", cell: (group) => group.rule },
-            { label: "Calls", cell: (group) => callCount(group.calls) },
+            { label: "Calls", cell: (group) => count(group.calls, "call") },
             { label: "Money", cell: (group) => moneyOf(group.cents) },
           ]}
           rows={report.byRule}

@@ -15,6 +15,7 @@ import type { CaseResult } from "@/lib/policy-rules/cases/cases";
 import { REPLAY_LIMITS, type DifferenceReport } from "@/lib/policy-rules/replay/replay";
 import { RULE_TEMPLATES, type RuleTemplate } from "@/lib/policy-rules/cases/templates";
 import { BusyButton } from "@/components/ui/busy-button";
+import { count } from "@/lib/words";
 
 /** The editor starts from the set in force (shadow first): its text and its test cases as JSON. */
 export function RulesEditor({
@@ -61,7 +62,7 @@ export function RulesEditor({
       setResults(ran);
       const passed = ran.filter((result) => result.passed).length;
       setMessage(
-        `Valid: ${summaries.length} ${summaries.length === 1 ? "rule" : "rules"}.` +
+        `Valid: ${count(summaries.length, "rule")}.` +
           (ran.length > 0 ? ` Test cases: ${passed} of ${ran.length} pass.` : ""),
       );
     });

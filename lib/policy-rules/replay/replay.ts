@@ -1,6 +1,7 @@
 import { formatMoney } from "../../money";
 import type { RuleVerdict } from "../engine/evaluate";
 import type { RuleFacts } from "../schema";
+import { count } from "../../words";
 
 /**
  * How many recorded decisions a replay reads: at first, and at most when asked to go further; and how many of a
@@ -135,14 +136,12 @@ export const moneyOf = (cents: Record<string, number>) =>
     .map(([currency, amount]) => formatMoney(amount, currency))
     .join(" + ") || "no money";
 
-export const callCount = (count: number) => `${count} ${count === 1 ? "call" : "calls"}`;
-
 /**
  * The report's first line. `over` says which calls were compared, since a shadow report counts only the calls its
  * shadow set saw and a replay every call of the window: "2 calls of the 5 recorded in the last 7 days …".
  */
 export const reportSummary = (report: DifferenceReport, over: string) =>
-  `${callCount(report.differences.length)} of the ${report.decisions} ${over} would be decided differently.`;
+  `${count(report.differences.length, "call")} of the ${report.decisions} ${over} would be decided differently.`;
 
 /** The report in lines of text, as `npm run policy:replay` prints it. */
 export function reportText(report: DifferenceReport, over: string): string[] {
@@ -151,7 +150,7 @@ export function reportText(report: DifferenceReport, over: string): string[] {
     ...(report.more
       ? [`  older decisions remain beyond the ${report.decisions} read: read further with a larger limit`]
       : []),
-    ...report.byRule.map((group) => `  ${group.rule}: ${callCount(group.calls)}, ${moneyOf(group.cents)}`),
+    ...report.byRule.map((group) => `  ${group.rule}: ${count(group.calls, "call")}, ${moneyOf(group.cents)}`),
     ...report.differences.map(
       (difference) =>
         `  ${difference.at} ${difference.callId} ${difference.tool} ${formatMoney(difference.amountCents, difference.currency)}: ${difference.was} -> ${difference.would} (${difference.rules.join(", ") || "the numbers"})`,
