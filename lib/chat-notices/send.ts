@@ -128,8 +128,9 @@ async function postToSlack(tenantId: string, notice: ChatNotice, retry: boolean)
 }
 
 /**
- * The ts of the request's message among the channel's newest since the notice was queued; null when there is none,
- * or when the bot may not read the channel's history (the notice is then posted anyway, and the log says so).
+ * The ts of the request's message, as this token's bot posted it, among the channel's newest since the notice was
+ * queued; null when there is none, or when the bot may not read the channel's history (the notice is then posted
+ * anyway, and the log says so).
  */
 async function findPostedTs(
   api: WebClient,
@@ -156,8 +157,13 @@ async function findPostedTs(
     });
     return null;
   }
+  // Any app in the channel can attach metadata: only a message this token's bot posted is the earlier send's.
+  const { bot_id: ownBot } = await slackCall(() => api.auth.test());
   const found = (history.messages ?? []).find(
-    (message) => PostedMetadataSchema.safeParse(message.metadata).data?.event_payload.approval_id === notice.approvalId,
+    (message) =>
+      ownBot !== undefined &&
+      message.bot_id === ownBot &&
+      PostedMetadataSchema.safeParse(message.metadata).data?.event_payload.approval_id === notice.approvalId,
   );
   return found?.ts ?? null;
 }

@@ -50,4 +50,12 @@ export const defects: Defect[] = [
     testFile: "tests/chat-notices/chat-notices.integration.test.ts",
     test: "a retry whose bot may not read the channel (missing_scope) posts anyway and says so once in the log",
   },
+  {
+    name: "chat: a retry takes another app's message for its own",
+    file: "lib/chat-notices/send.ts",
+    find: "message.bot_id === ownBot &&",
+    replace: "",
+    testFile: "tests/chat-notices/chat-notices.integration.test.ts",
+    test: "a retry takes no other app's message for its own: one carrying the request's metadata is passed over, and the notice is posted",
+  },
 ];

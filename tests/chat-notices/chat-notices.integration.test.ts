@@ -11,7 +11,7 @@ import { env } from "@/lib/env";
 import { deliverOutbox } from "@/lib/mail/delivery";
 import { connectChatApproved } from "../support/admin-changes";
 import { ownExternals, sinkTransport } from "../support/externals";
-import { startFakeChat, type FakeChat, type SlackCall } from "../support/fake-chat";
+import { botIdOf, startFakeChat, type FakeChat, type SlackCall } from "../support/fake-chat";
 import { agentConversation, holdRefund, refundArguments, supervisorOf } from "../support/calls";
 import { MCP_BASE, routeFetch } from "../support/mcp-route";
 import { noProof, provedFor } from "../support/step-up";
@@ -275,6 +275,50 @@ describe("held calls in Slack and Teams, through the outbox", () => {
       ]);
     },
   );
+
+  it("a retry takes no other app's message for its own: one carrying the request's metadata is passed over, and the notice is posted", async () => {
+    const world = await createWorld();
+    await connectChatApproved(world, SLACK);
+    chat.slack.down = true;
+    const held = await holdRefund(world);
+    await deliver(world);
+    chat.slack.down = false;
+    expect((await chatRows(world))[0]).toMatchObject({ status: "pending", attempts: 1 });
+    // Any app in the channel can attach metadata; this one copies the request's.
+    const forged = await fetch(`${chat.slack.url}chat.postMessage`, {
+      method: "POST",
+      headers: {
+        authorization: "Bearer xoxb-9999-8888-anotherappstoken",
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams({
+        channel: SLACK.channel,
+        text: "nothing to see",
+        blocks: JSON.stringify([{ type: "section", text: { type: "mrkdwn", text: held.approvalId } }]),
+        metadata: JSON.stringify({ event_type: "toolgate_approval", event_payload: { approval_id: held.approvalId } }),
+      }),
+    });
+    expect(forged.ok).toBe(true);
+
+    await due(world);
+    await deliver(world);
+    const [other, own] = channelMessages(held.approvalId);
+    expect(own).toMatchObject({
+      botId: botIdOf(`Bearer ${SLACK.token}`),
+      text: expect.stringContaining("Approval needed"),
+    });
+    expect(other.botId).not.toBe(own.botId);
+    expect((await chatRows(world))[0]).toMatchObject({ status: "sent", attempts: 2 });
+    expect(await storedMessage(held.approvalId)).toMatchObject({ channel: SLACK.channel, ts: own.ts });
+
+    expect(await approveRequest(supervisorOf(world), held.approvalId)).toMatchObject({ ok: true });
+    await deliver(world);
+    expect(channelMessages(held.approvalId)[1]).toMatchObject({
+      ts: own.ts,
+      text: expect.stringContaining("Approved by Supervisor"),
+    });
+    expect((await chatRows(world)).every((row) => row.status === "sent")).toBe(true);
+  });
 
   it.each(["missing_scope", "not_in_channel"])(
     "a retry whose bot may not read the channel (%s) posts anyway and says so once in the log",

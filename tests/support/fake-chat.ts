@@ -1,9 +1,11 @@
+import { createHash } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 
 // A fake Slack Web API and a fake Teams workflow webhook: real HTTP servers on loopback that record every request,
 // for the tests of the chat notices (lib/chat-notices/). Slack's methods answer as Slack does (200 with `ok`) and
-// keep the channel's messages (posted, updated, read back with their metadata); either can be taken down (every
-// request answered 500) and brought back, and Slack can take a message and lose its answer.
+// keep the channel's messages (posted, updated by the bot that posted them, read back with their metadata and bot);
+// either can be taken down (every request answered 500) and brought back, and Slack can take a message and lose its
+// answer.
 
 export interface SlackCall {
   method: string;
@@ -18,7 +20,17 @@ export interface SlackMessage {
   text: string;
   blocks: string;
   metadata: { event_type: string; event_payload: Record<string, unknown> } | null;
+  /** The bot that posted it: each token is its own app's bot (`botIdOf`). */
+  botId: string;
 }
+
+/** The bot a token posts as, as Slack names it in a message's `bot_id` and auth.test's answer. */
+export const botIdOf = (authorization: string | undefined) =>
+  `B${createHash("sha256")
+    .update(authorization ?? "")
+    .digest("hex")
+    .slice(0, 10)
+    .toUpperCase()}`;
 
 export interface FakeChat {
   /**
@@ -91,7 +103,8 @@ export async function startFakeChat(): Promise<FakeChat> {
       // Slack's ts is the time it took the message, unique in the channel.
       const ts = `${Math.floor(Date.now() / 1000)}.${String(sequence).padStart(6, "0")}`;
       const metadata = form.metadata ? (JSON.parse(form.metadata) as SlackMessage["metadata"]) : null;
-      slack.messages.push({ channel: form.channel, ts, text: form.text, blocks: form.blocks, metadata });
+      const botId = botIdOf(request.headers.authorization);
+      slack.messages.push({ channel: form.channel, ts, text: form.text, blocks: form.blocks, metadata, botId });
       const lost = slack.loseNextPost;
       slack.loseNextPost = null;
       if (lost === "cut") request.socket.destroy();
@@ -102,6 +115,10 @@ export async function startFakeChat(): Promise<FakeChat> {
         response.end(JSON.stringify({ ok: false, error: "message_not_found" }));
         return;
       }
+      if (message.botId !== botIdOf(request.headers.authorization)) {
+        response.end(JSON.stringify({ ok: false, error: "cant_update_message" }));
+        return;
+      }
       Object.assign(message, { text: form.text, blocks: form.blocks });
       response.end(JSON.stringify({ ok: true, channel: form.channel, ts: form.ts, text: form.text }));
     } else if (method === "conversations.history") {
@@ -110,14 +127,17 @@ export async function startFakeChat(): Promise<FakeChat> {
         .filter((kept) => kept.channel === form.channel && Number(kept.ts) > Number(form.oldest ?? 0))
         .reverse()
         .slice(0, Number(form.limit ?? 100))
-        .map(({ ts, text, blocks, metadata }) => ({
+        .map(({ ts, text, blocks, metadata, botId }) => ({
           type: "message",
           ts,
+          bot_id: botId,
           text,
           blocks: JSON.parse(blocks) as unknown,
           ...(form.include_all_metadata === "true" && metadata ? { metadata } : {}),
         }));
       response.end(JSON.stringify({ ok: true, messages, has_more: false }));
+    } else if (method === "auth.test") {
+      response.end(JSON.stringify({ ok: true, bot_id: botIdOf(request.headers.authorization) }));
     } else response.end(JSON.stringify({ ok: false, error: "unknown_method" }));
   });
   const teamsServer = createServer(async (request, response) => {
