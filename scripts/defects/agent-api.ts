@@ -64,7 +64,15 @@ export const defects: Defect[] = [
     find: "        if (!(await keyAuthenticates(db, bound.agent.apiKeyId)))",
     replace: "        if (!(await keyAuthenticates(db, bound.agent.apiKeyId)) && false)",
     testFile: "tests/oauth/oauth-connections.integration.test.ts",
-    test: "gets no outcome from its open tasks/result, though the supervisor's approval stands",
+    test: "gets the MCP route's 401 from its open tasks/result, and no outcome, though the supervisor's approval stands",
+  },
+  {
+    name: "mcp tasks/result answers a revoked wait in JSON-RPC",
+    file: "lib/agent-api/mcp/tasks/tasks.ts",
+    find: "          credential.revoked = true;",
+    replace: "",
+    testFile: "tests/oauth/oauth-connections.integration.test.ts",
+    test: "gets the MCP route's 401 from its open tasks/result, and no outcome, though the supervisor's approval stands",
   },
   {
     name: "tool-call wait outlives revocation",

@@ -321,7 +321,7 @@ describe("rate limits per agent", () => {
 });
 
 describe("a connection revoked while a request of it waits", () => {
-  it("gets no outcome from its open tasks/result, though the supervisor's approval stands", async () => {
+  it("gets the MCP route's 401 from its open tasks/result, and no outcome, though the supervisor's approval stands", async () => {
     const w = await createWorld();
     const conversation = await agentConversation(w, "ana");
     signedIn.user = agentSession(w);
@@ -353,10 +353,14 @@ describe("a connection revoked while a request of it waits", () => {
 
     const answer = await waiting;
     const text = await answer.text();
-    expect(JSON.parse(text)).toMatchObject({
-      id: 2,
-      error: { message: "this connection or key was revoked while it waited" },
-    });
+    // Word for word what the route answers a request of the revoked connection, so the client authorizes again.
+    const unauthenticated = await mcpRequest(conversation, tokens.access_token, rpc(3, "tasks/result", { taskId }));
+    expect([answer.status, text, answer.headers.get("www-authenticate")]).toEqual([
+      401,
+      await unauthenticated.text(),
+      unauthenticated.headers.get("www-authenticate"),
+    ]);
+    expect(JSON.parse(text)).toMatchObject({ error: { code: "auth.invalid-token" } });
     expect(text).not.toContain("refund_id");
     // The decision was the supervisor's, made on a call proposed while the connection was live: it executed.
     expect(await db.refund.count({ where: { orderId: w.orders.o1004 } })).toBe(1);

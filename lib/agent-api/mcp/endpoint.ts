@@ -42,8 +42,8 @@ export async function handleMcpRequest(request: Request, target: Bound | Unbound
     if (mismatch) return rpcError(400, HEADER_MISMATCH, mismatch);
   }
   if (!("conversation" in target)) return serveUnbound(request, target, parsed.value, modern);
-  // A call that waited (get_call_status) asks for the credential again; one revoked meanwhile gets the route's 401, as
-  // any request with a revoked credential does, and nothing of the request's calls.
+  // A wait (get_call_status, tasks/result) asks for the credential again; one revoked meanwhile gets the route's 401,
+  // as any request with a revoked credential does, and nothing of the request's calls.
   const credential = { revoked: false };
   const response = modern
     ? await serveModern(request, target, parsed.value, credential)

@@ -98,7 +98,7 @@ export function callKeyOf(meta: Record<string, unknown> | undefined, headerKey: 
   return typeof metaKey === "string" ? metaKey : headerKey;
 }
 
-/** Whether a call of the request found its key or connection revoked while it waited (`get_call_status`). */
+/** Whether a wait of the request (`get_call_status`, `tasks/result`) found its key or connection revoked. */
 export interface Credential {
   revoked: boolean;
 }
@@ -188,7 +188,7 @@ function buildServer(bound: Bound, keys: RequestKeys, credential: Credential, si
     const result = mcpToolResult(call.id, call.outcome, call.replayed);
     return task ? createCallTask(tasks, call.id, result) : result;
   });
-  registerTaskHandlers(server, tasks, mcpToolResult);
+  registerTaskHandlers(server, tasks, credential, mcpToolResult);
   return server;
 }
 

@@ -18,6 +18,7 @@ import { type ConversationFacts, lockConversation, withdrawApproval } from "../.
 import { modelProjection, outcomeAsRead, type Outcome } from "../../../outcome";
 import { newId } from "../../../ids";
 import { callableTools } from "../../../tools/registry";
+import type { Credential } from "../server";
 import { isWellFormedId } from "../../../security/input";
 import { onDrain, shuttingDown } from "../../../instance/shutdown";
 import { MAX_WAIT_SECONDS, waitForAgentToolCall } from "../../tool-calls";
@@ -138,8 +139,11 @@ export async function createCallTask(
   return { task: taskOf(row), ...(text ? { _meta: { [MODEL_IMMEDIATE_RESPONSE]: text } } : {}) };
 }
 
-/** Blocks until the task is terminal (the spec's tasks/result), woken by the conversation's NOTIFY. */
-async function waitForTerminal(bound: TaskBinding, taskId: string): Promise<TaskRow> {
+/**
+ * Blocks until the task is terminal (the spec's tasks/result), woken by the conversation's NOTIFY. A key or connection
+ * revoked meanwhile marks `credential` and throws, and endpoint.ts answers the whole request as a revoked credential.
+ */
+async function waitForTerminal(bound: TaskBinding, taskId: string, credential: Credential): Promise<TaskRow> {
   const draining = new AbortController();
   const stopDraining = onDrain(() => draining.abort());
   const signal = bound.signal ? AbortSignal.any([bound.signal, draining.signal]) : draining.signal;
@@ -150,8 +154,10 @@ async function waitForTerminal(bound: TaskBinding, taskId: string): Promise<Task
       if (terminal(stateOf(outcomeOf(row)).status)) {
         // The wait outlives the request's authentication: a connection revoked (or an agent deactivated) meanwhile
         // gets no outcome from it, as its next request would get none.
-        if (!(await keyAuthenticates(db, bound.agent.apiKeyId)))
+        if (!(await keyAuthenticates(db, bound.agent.apiKeyId))) {
+          credential.revoked = true;
           throw protocolError(ErrorCode.InvalidRequest, "this connection or key was revoked while it waited");
+        }
         return row;
       }
       if (signal.aborted || shuttingDown()) {
@@ -222,7 +228,12 @@ async function cancelTask(bound: TaskBinding, taskId: string): Promise<Task> {
 }
 
 /** tasks/get, tasks/result, tasks/list and tasks/cancel for the bound conversation's tasks only. */
-export function registerTaskHandlers(server: Server, bound: TaskBinding, toolResult: ToolResultOf): void {
+export function registerTaskHandlers(
+  server: Server,
+  bound: TaskBinding,
+  credential: Credential,
+  toolResult: ToolResultOf,
+): void {
   server.setRequestHandler(GetTaskRequestSchema, async (request) => {
     const row = await readTask(bound, request.params.taskId);
     if (!row) throw notFound();
@@ -230,7 +241,7 @@ export function registerTaskHandlers(server: Server, bound: TaskBinding, toolRes
   });
 
   server.setRequestHandler(GetTaskPayloadRequestSchema, async (request) => {
-    const row = await waitForTerminal(bound, request.params.taskId);
+    const row = await waitForTerminal(bound, request.params.taskId, credential);
     const result = toolResult(row.toolCallId, outcomeOf(row), false);
     return { ...result, _meta: { [RELATED_TASK_META_KEY]: { taskId: row.id } } };
   });
