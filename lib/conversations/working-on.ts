@@ -37,6 +37,12 @@ export async function workingConnections(person: Person): Promise<WorkingConnect
   return findWorkingConnections(db, person);
 }
 
+const CONNECTION_GONE = {
+  ok: false,
+  code: "connection.not-found",
+  message: "That connection is not yours, or was revoked.",
+} as const;
+
 /**
  * Points one of the person's connections at a customer: resumes their conversation about that customer from the
  * last 24 hours, or opens one (counted against the same per-minute limit as any other open). The switch is kept in
@@ -44,21 +50,13 @@ export async function workingConnections(person: Person): Promise<WorkingConnect
  */
 export async function workOnCustomer(person: Person, grantId: string, customerId: string): Promise<SwitchResult> {
   const [known] = await findWorkingConnections(db, person, grantId);
-  if (!known)
-    return { ok: false, code: "connection.not-found", message: "That connection is not yours, or was revoked." };
+  if (!known) return CONNECTION_GONE;
   if (!(await customerExists(db, person.tenantId, customerId)))
     return { ok: false, code: "customer.not-found", message: "No such customer: search again by email." };
 
   let conversationId = await findResumableConversation(db, person, customerId);
   let fresh: NewConversation | null = null;
   if (conversationId === null) {
-    const rate = await countConversationOpen(person);
-    if (!rate.ok)
-      return {
-        ok: false,
-        code: "rate.limited",
-        message: `You opened too many conversations this minute; try again in ${rate.retryAfterSeconds} s.`,
-      };
     const planned = await planConversation(person, { customer_id: customerId });
     if (!planned.ok)
       return planned.code === "agent.not-authorized"
@@ -70,11 +68,20 @@ export async function workOnCustomer(person: Person, grantId: string, customerId
   const opened = fresh !== null;
 
   // The connection may have been revoked since it was read: it is read again under its lock before anything is
-  // written, so a revoked one gets neither a new conversation nor a pointer.
-  const switched = await transaction(async (tx) => {
+  // written, so a revoked one gets neither a new conversation nor a pointer, and takes none of the person's opens.
+  return transaction(async (tx): Promise<SwitchResult> => {
     const live = await lockLiveConnection(tx, person, grantId);
-    if (!live) return false;
-    if (fresh) await insertConversation(tx, fresh);
+    if (!live) return CONNECTION_GONE;
+    if (fresh) {
+      const rate = await countConversationOpen(person, tx);
+      if (!rate.ok)
+        return {
+          ok: false,
+          code: "rate.limited",
+          message: `You opened too many conversations this minute; try again in ${rate.retryAfterSeconds} s.`,
+        };
+      await insertConversation(tx, fresh);
+    }
     await setWorkingConversation(tx, grantId, conversationId);
     await appendAuditLog(tx, {
       tenantId: person.tenantId,
@@ -89,9 +96,6 @@ export async function workOnCustomer(person: Person, grantId: string, customerId
         opened,
       },
     });
-    return true;
+    return { ok: true, conversationId, opened };
   });
-  if (!switched)
-    return { ok: false, code: "connection.not-found", message: "That connection is not yours, or was revoked." };
-  return { ok: true, conversationId, opened };
 }

@@ -48,7 +48,15 @@ export const defects: Defect[] = [
     find: 'AND "revokedAt" IS NULL FOR NO KEY UPDATE',
     replace: "FOR NO KEY UPDATE",
     testFile: "tests/conversations/working-on.integration.test.ts",
-    test: "a revocation that lands while a switch opens a conversation leaves no conversation and no pointer",
+    test: "a revocation that lands while a switch opens a conversation leaves no conversation, no pointer and no open counted",
+  },
+  {
+    name: "a switch refused for a revoked connection counts an open",
+    file: "lib/conversations/working-on.ts",
+    find: "    if (!live) return CONNECTION_GONE;",
+    replace: "    if (!live) {\n      await countConversationOpen(person, tx);\n      return CONNECTION_GONE;\n    }",
+    testFile: "tests/conversations/working-on.integration.test.ts",
+    test: "a revocation that lands while a switch opens a conversation leaves no conversation, no pointer and no open counted",
   },
   {
     name: "a switch is audited",

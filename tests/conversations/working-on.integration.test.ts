@@ -208,8 +208,11 @@ describe("one connection, many customers", () => {
     await client.close();
   });
 
-  it("a revocation that lands while a switch opens a conversation leaves no conversation and no pointer", async () => {
-    const w = await createWorld();
+  it("a revocation that lands while a switch opens a conversation leaves no conversation, no pointer and no open counted", async () => {
+    // The person's one open a minute is asserted across several requests: they start early in a minute.
+    const second = new Date().getUTCSeconds();
+    if (second >= 50) await new Promise((resolve) => setTimeout(resolve, (61 - second) * 1000));
+    const w = await createWorld({ rateOpenPerMin: 1 });
     const { client, grantId } = await connect(w);
     const conversationsBefore = await db.conversation.count({ where: { agentId: w.users.agent } });
 
@@ -241,7 +244,24 @@ describe("one connection, many customers", () => {
     expect(await db.auditLog.count({ where: { tenantId: w.tenantId, action: "connection.customer-switched" } })).toBe(
       0,
     );
+    expect(await db.rateBucket.findUnique({ where: { key: `o:u:${w.users.agent}` } })).toBeNull();
     await client.close();
+
+    // The person's open this minute is still theirs: a switch of their next connection opens, and only then the
+    // limit refuses another open, which leaves the connection on its customer.
+    const next = await connect(w);
+    const live = await db.oAuthGrant.findFirstOrThrow({ where: { tenantId: w.tenantId, revokedAt: null } });
+    expect(await workOnCustomerAction({ grant_id: live.id, customer_id: w.customers.ana })).toMatchObject({ ok: true });
+    expect(await workOnCustomerAction({ grant_id: live.id, customer_id: w.customers.ben })).toMatchObject({
+      ok: false,
+      code: "rate.limited",
+    });
+    expect(await customerOf(await workingOn(live.id))).toBe(w.customers.ana);
+    expect(await db.conversation.count({ where: { agentId: w.users.agent } })).toBe(conversationsBefore + 1);
+    expect(await db.rateBucket.findUniqueOrThrow({ where: { key: `o:u:${w.users.agent}` } })).toMatchObject({
+      count: 2,
+    });
+    await next.client.close();
   });
 
   it("a person with more live connections than the page lists still switches the oldest", async () => {
