@@ -275,4 +275,28 @@ export const defects: Defect[] = [
     testFile: "tests/policy-rules/versions.integration.test.ts",
     test: "the review's replay is made once for each live version and hour: later page loads read it kept, an hour later or a new live version makes it again",
   },
+  {
+    name: "review replay outlives its change's decision",
+    file: "lib/admin/changes/sql.ts",
+    find: "await deleteReviewReplays(tx, [id]);",
+    replace: "void id;",
+    testFile: "tests/policy-rules/versions.integration.test.ts",
+    test: "a change's kept replay is deleted with the decision that ends its wait: cancelled, expired, superseded or approved",
+  },
+  {
+    name: "review replay outlives its change's expiry",
+    file: "lib/admin/changes/sql.ts",
+    find: "expired.map((row) => row.id),",
+    replace: "[],",
+    testFile: "tests/policy-rules/versions.integration.test.ts",
+    test: "a change's kept replay is deleted with the decision that ends its wait: cancelled, expired, superseded or approved",
+  },
+  {
+    name: "review replay stored after its change was decided",
+    file: "lib/admin/rules/sql.ts",
+    find: `AND c."status" = 'pending'`,
+    replace: "",
+    testFile: "tests/policy-rules/versions.integration.test.ts",
+    test: "a first showing whose replay ends while its change is being cancelled keeps nothing",
+  },
 ];

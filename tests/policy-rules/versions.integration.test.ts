@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { applyDueChanges, pendingChanges } from "@/lib/admin/changes/two-admin";
+import { applyDueChanges, cancelChange, pendingChanges } from "@/lib/admin/changes/two-admin";
 import {
   checkDraft,
   compareVersions,
@@ -11,9 +11,10 @@ import {
   ruleSetHistory,
 } from "@/lib/admin/rules/publishing/publish";
 import { parseCases, type RuleCase } from "@/lib/policy-rules/cases/cases";
-import { db } from "@/lib/db";
+import { db, transaction } from "@/lib/db";
 import { approveAs } from "../support/admin-changes";
 import { conversationFor, newCallKey, propose } from "../support/api";
+import { waitForLockWaiter } from "../support/locks";
 import { noProof, provedFor } from "../support/step-up";
 import { addPerson, createWorld, type World } from "../support/world";
 import { FRAUD_WATCH, OLD_ORDERS } from "./examples";
@@ -152,6 +153,87 @@ describe("rule versions, rollback and the second admin's review", () => {
     ]);
   });
 
+  it("a change's kept replay is deleted with the decision that ends its wait: cancelled, expired, superseded or approved", async () => {
+    const { world, admin, bea } = await worldWithTwoAdmins();
+    await publishRules(admin, { text: BOTH, status: "live" }, await noProof(admin.id));
+    const kept = () => db.ruleChangeReplay.count({ where: { change: { tenantId: world.tenantId } } });
+    // Dropping a rule in force, held for the second admin and shown once: its replay is kept.
+    const reviewed = async () => {
+      const proof = await provedFor(admin.id, { kind: "admin.rules", digest: rulesItem(FRAUD_WATCH) });
+      expect(await publishRules(admin, { text: FRAUD_WATCH, status: "live" }, proof)).toMatchObject({
+        held: { mode: "second-admin" },
+      });
+      const [waiting] = await pendingChanges(world.tenantId);
+      expect(await kept()).toBe(1);
+      return db.adminChange.findUniqueOrThrow({ where: { id: waiting.id } });
+    };
+
+    const cancelled = await reviewed();
+    expect(await cancelChange(admin, cancelled.id)).toBe(true);
+    expect(await kept()).toBe(0);
+
+    const lapsed = await reviewed();
+    await db.adminChange.update({ where: { id: lapsed.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await applyDueChanges();
+    expect(await kept()).toBe(0);
+
+    const stale = await reviewed();
+    await putRules(world, BOTH);
+    expect(await approveAs(bea, stale)).toMatchObject({ ok: false, code: "change.stale" });
+    expect(await kept()).toBe(0);
+
+    const approved = await reviewed();
+    expect(await approveAs(bea, approved)).toEqual({ ok: true });
+    expect(await kept()).toBe(0);
+    const changes = await db.adminChange.findMany({
+      where: { tenantId: world.tenantId },
+      orderBy: { createdAt: "asc" },
+    });
+    expect(changes.map((change) => change.status)).toEqual(["cancelled", "expired", "superseded", "applied"]);
+  });
+
+  it("a first showing whose replay ends while its change is being cancelled keeps nothing", async () => {
+    const { world, admin } = await worldWithTwoAdmins();
+    await publishRules(admin, { text: BOTH, status: "live" }, await noProof(admin.id));
+    const proof = await provedFor(admin.id, { kind: "admin.rules", digest: rulesItem(FRAUD_WATCH) });
+    expect(await publishRules(admin, { text: FRAUD_WATCH, status: "live" }, proof)).toMatchObject({ held: {} });
+    const change = await db.adminChange.findFirstOrThrow({ where: { tenantId: world.tenantId, status: "pending" } });
+
+    // The cancel is held after it closed the change, at a key the change would have minted, locked here.
+    const key = await db.apiKey.create({
+      data: {
+        id: `key_${change.id}`,
+        tenantId: world.tenantId,
+        userId: world.users.agent,
+        prefix: "tg_held",
+        hash: `held-${change.id}`,
+        pendingChangeId: change.id,
+      },
+    });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held!: (pid: number) => void;
+    const holding = new Promise<number>((resolve) => (held = resolve));
+    const holder = transaction(async (tx) => {
+      const [row] = await tx.$queryRaw<{ pid: number }[]>`
+        SELECT pg_backend_pid() AS "pid" FROM "ApiKey" WHERE "id" = ${key.id} FOR UPDATE`;
+      held(row.pid);
+      await released;
+    });
+    const cancelling = cancelChange(admin, change.id);
+    const cancelPid = await waitForLockWaiter(await holding, "the minted key's lock");
+
+    // The page is shown meanwhile: it reads the change still waiting, replays it, and stores once the cancel ends.
+    const showing = pendingChanges(world.tenantId);
+    await waitForLockWaiter(cancelPid, "the cancelled change's lock");
+    release();
+    await holder;
+    expect(await cancelling).toBe(true);
+    expect((await showing).map((shown) => shown.id)).toEqual([change.id]);
+    expect(await db.adminChange.findUniqueOrThrow({ where: { id: change.id } })).toMatchObject({ status: "cancelled" });
+    expect(await db.ruleChangeReplay.count({ where: { changeId: change.id } })).toBe(0);
+  });
+
   it("a rollback that restores a dropped rule applies at once, brings back its verdicts and is audited", async () => {
     const { world, admin, bea } = await worldWithTwoAdmins();
     await publishRules(admin, { text: BOTH, status: "live", cases: [OLD_ORDER_HOLDS] }, await noProof(admin.id));
@@ -219,8 +301,11 @@ describe("rule versions, rollback and the second admin's review", () => {
       held: { mode: "delay" },
     });
     const change = await db.adminChange.findFirstOrThrow({ where: { tenantId: world.tenantId, kind: "rules" } });
+    expect(await pendingChanges(world.tenantId)).toMatchObject([{ id: change.id, rules: { replay: {} } }]);
+    expect(await db.ruleChangeReplay.count({ where: { changeId: change.id } })).toBe(1);
     await db.adminChange.update({ where: { id: change.id }, data: { applyAt: new Date(Date.now() - 1000) } });
     expect(await applyDueChanges()).toBeGreaterThanOrEqual(1);
+    expect(await db.ruleChangeReplay.count({ where: { changeId: change.id } })).toBe(0);
 
     const [applied] = await ruleSetHistory(world.tenantId);
     expect(applied).toMatchObject({ version: 2, text: FRAUD_WATCH, changeId: change.id, approvedBy: null });

@@ -55,24 +55,42 @@ export async function lockDueDelayedChanges(tx: Tx, limit: number, skipping: str
     ORDER BY "applyAt" LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
 }
 
-/** Ends a pending change (single use: only a row still pending moves); returns how many rows moved (0 or 1). */
+/**
+ * Deletes the review replays kept for changes that stopped waiting: nobody reviews them again. A statement of its own
+ * after the change's row moved, so it also sees a replay stored while that row was locked (storeReviewReplay).
+ */
+async function deleteReviewReplays(tx: Tx, changeIds: string[]): Promise<void> {
+  await tx.$executeRaw`DELETE FROM "RuleChangeReplay" WHERE "changeId" = ANY(${changeIds}::text[])`;
+}
+
+/**
+ * Ends a pending change (single use: only a row still pending moves), and its kept review replay with it; returns
+ * how many rows moved (0 or 1).
+ */
 export async function closeAdminChange(
-  db: Db,
+  tx: Tx,
   id: string,
   status: "applied" | "cancelled" | "expired" | "superseded",
   decidedById: string | null,
 ): Promise<number> {
-  return db.$executeRaw`
+  const moved = await tx.$executeRaw`
     UPDATE "AdminChange" SET "status" = ${status}, "decidedById" = ${decidedById}, "decidedAt" = now()
     WHERE "id" = ${id} AND "status" = 'pending'`;
+  await deleteReviewReplays(tx, [id]);
+  return moved;
 }
 
-/** Expires changes waiting for a second admin past their expiry; returns the ids it expired. */
-export async function expireAdminChanges(db: Db): Promise<{ id: string; tenantId: string; proposedById: string }[]> {
-  return db.$queryRaw`
+/** Expires changes waiting for a second admin past their expiry, and their kept review replays; returns them. */
+export async function expireAdminChanges(tx: Tx): Promise<{ id: string; tenantId: string; proposedById: string }[]> {
+  const expired = await tx.$queryRaw<{ id: string; tenantId: string; proposedById: string }[]>`
     UPDATE "AdminChange" SET "status" = 'expired', "decidedAt" = now()
     WHERE "status" = 'pending' AND "mode" = 'second-admin' AND "expiresAt" <= now()
     RETURNING "id", "tenantId", "proposedById"`;
+  await deleteReviewReplays(
+    tx,
+    expired.map((row) => row.id),
+  );
+  return expired;
 }
 
 export interface PendingChangeEntry extends AdminChangeRow {

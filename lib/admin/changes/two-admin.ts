@@ -5,7 +5,7 @@ import { consumeStepUpFor, type StepUpHolder, type StepUpMethod } from "../../au
 import { canonicalJson, sha256Hex, storedDigest } from "../../canonical";
 import { channelWords } from "../../chat-notices/channels";
 import { lockChatChannel, setChatChannel, type ChatProvider } from "../../chat-notices/sql";
-import { db, transaction, type Db, type Tx } from "../../db";
+import { db, transaction, type Tx } from "../../db";
 import { newId } from "../../ids";
 import { logError } from "../../observe/log";
 import { queueMessages } from "../../db/outbox";
@@ -348,7 +348,7 @@ async function applyChange(tx: Tx, row: AdminChangeRow, approver: Person | null)
 
 /** Closes a change that will never apply, revoking any key it minted. */
 async function endChange(
-  tx: Db,
+  tx: Tx,
   row: Pick<AdminChangeRow, "id" | "tenantId">,
   status: "cancelled" | "expired" | "superseded",
   by: Person | null,

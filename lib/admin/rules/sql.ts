@@ -236,15 +236,21 @@ export async function findReviewReplay(
   };
 }
 
-/** Keeps the change's replay made while `liveRuleSetId` was live, in place of one made against another set. */
+/**
+ * Keeps the change's replay made while `liveRuleSetId` was live, in place of one made against another set; only
+ * while the change still waits. Its row is share-locked, so a decision under way (which deletes the change's replay
+ * when it closes it) is waited for and then seen.
+ */
 export async function storeReviewReplay(
   db: Db,
   row: { changeId: string; liveRuleSetId: string | null } & StoredReviewReplay,
 ): Promise<void> {
   await db.$executeRaw`
     INSERT INTO "RuleChangeReplay" ("changeId", "liveRuleSetId", "report", "errors")
-    VALUES (${row.changeId}, ${row.liveRuleSetId}, ${row.report === null ? null : JSON.stringify(row.report)}::jsonb,
-      ${row.errors}::text[])
+    SELECT c."id", ${row.liveRuleSetId}, ${row.report === null ? null : JSON.stringify(row.report)}::jsonb,
+      ${row.errors}::text[]
+    FROM "AdminChange" c WHERE c."id" = ${row.changeId} AND c."status" = 'pending'
+    FOR SHARE
     ON CONFLICT ("changeId") DO UPDATE SET "liveRuleSetId" = EXCLUDED."liveRuleSetId", "report" = EXCLUDED."report",
       "errors" = EXCLUDED."errors", "replayedAt" = now()`;
 }
