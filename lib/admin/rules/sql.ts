@@ -133,11 +133,14 @@ const REPLAY_COLUMNS = Prisma.sql`"id", "tenantId", "text", "days", "limit", "st
 // Any constant no other advisory lock in the project uses: with the tenant's hash, one of its replays queued at a time.
 const REPLAY_QUEUE_LOCK = 7_100_117;
 
+// A replay running stores its progress after every page of decisions, so one untouched for a minute was left by an
+// instance that stopped: it counts against no cap, and the job takes it up again from its last pause.
+const ABANDONED = Prisma.sql`"status" = 'running' AND "updatedAt" <= now() - interval '1 minute'`;
+
 /**
  * Queues a replay unless the tenant already has `perTenant` waiting or running; false when refused, nothing written.
  * The tenant's lock, held to the commit, makes the count and the insert one step, so two requests cannot both take
- * the last place. A replay running stores its progress after every page of decisions, so one untouched for a minute
- * was left by an instance that stopped and counts no more.
+ * the last place. An abandoned replay counts no more.
  */
 export async function insertReplayUnderCap(
   tx: Tx,
@@ -150,15 +153,19 @@ export async function insertReplayUnderCap(
     SELECT ${row.id}, ${row.tenantId}, ${row.text}, ${row.days}, ${row.limit}, ${row.createdById}
     WHERE (SELECT count(*) FROM "RuleReplay"
            WHERE "tenantId" = ${row.tenantId}
-             AND ("status" = 'queued' OR ("status" = 'running' AND "updatedAt" > now() - interval '1 minute'))) < ${perTenant}`;
+             AND ("status" IN ('queued', 'running') AND NOT (${ABANDONED}))) < ${perTenant}`;
   return inserted > 0;
 }
 
-/** Claims the oldest queued replay (skipping one another instance holds) and marks it running; null when none waits. */
+/**
+ * Claims the oldest queued or abandoned replay (skipping one another instance holds) and marks it running; null when
+ * none waits. An abandoned replay goes on from its last pause, its progress since then read again.
+ */
 export async function claimReplay(db: Db): Promise<ReplayRow | null> {
   const [row] = await db.$queryRaw<ReplayRow[]>`
     UPDATE "RuleReplay" SET "status" = 'running', "updatedAt" = now()
-    WHERE "id" = (SELECT "id" FROM "RuleReplay" WHERE "status" = 'queued' ORDER BY "createdAt" LIMIT 1 FOR UPDATE SKIP LOCKED)
+    WHERE "id" = (SELECT "id" FROM "RuleReplay" WHERE "status" = 'queued' OR (${ABANDONED})
+                  ORDER BY "createdAt" LIMIT 1 FOR UPDATE SKIP LOCKED)
     RETURNING ${REPLAY_COLUMNS}`;
   return row ?? null;
 }
