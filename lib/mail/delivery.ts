@@ -9,7 +9,7 @@ import { outboundFetch, OutboundRefused } from "../security/outbound";
 import {
   claimOutboxMessages,
   deferMessage,
-  findWebhookSecret,
+  findWebhook,
   markMessageFailed,
   markMessageSent,
   type ClaimedMessage,
@@ -82,7 +82,7 @@ export async function deliverOutbox(
       }
       if (error instanceof OutboundRefused)
         logError("outbox.outbound-refused", error, { messageId: row.id, kind: row.kind });
-      const dead = row.attempts >= env().OUTBOX_MAX_ATTEMPTS;
+      const dead = error instanceof WebhookReplaced || row.attempts >= env().OUTBOX_MAX_ATTEMPTS;
       await markMessageFailed(db, row.id, {
         dead,
         lastError: message.slice(0, 500),
@@ -102,12 +102,24 @@ export function webhookSignature(secret: string, timestamp: number, body: string
   return `t=${timestamp},v1=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`;
 }
 
+/** A delivery whose webhook was replaced or removed after it was queued: it is sent nowhere, and not tried again. */
+class WebhookReplaced extends Error {
+  constructor() {
+    super("the tenant's webhook was replaced or removed since this delivery was queued");
+    this.name = "WebhookReplaced";
+  }
+}
+
 async function postWebhook(row: ClaimedMessage): Promise<void> {
-  const storedSecret = await findWebhookSecret(db, row.tenantId);
-  if (!storedSecret) throw new Error("the tenant has no webhook secret");
-  // The recipient is the tenant's webhook URL as stored: encrypted, since such URLs often carry a token.
+  // The recipient is the tenant's webhook URL as stored when the delivery was queued: encrypted, since such URLs
+  // often carry a token.
   const url = decryptSecret(row.recipient, webhookUrlContext(row.tenantId));
-  const secret = decryptSecret(storedSecret, webhookSecretContext(row.tenantId));
+  // A delivery goes only to the webhook it was queued for, signed with that webhook's own secret: an address the
+  // tenant has since replaced (perhaps one that fell into other hands) gets nothing more, least of all a body signed
+  // with the secret its successor trusts.
+  const webhook = await findWebhook(db, row.tenantId);
+  if (!webhook || decryptSecret(webhook.url, webhookUrlContext(row.tenantId)) !== url) throw new WebhookReplaced();
+  const secret = decryptSecret(webhook.secret, webhookSecretContext(row.tenantId));
   const timestamp = Math.floor(Date.now() / 1000);
   // Checked again at send, on the address actually connected: the name may resolve elsewhere since it was saved.
   const response = await outboundFetch(url, {

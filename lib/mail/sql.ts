@@ -1,6 +1,6 @@
 import type { Client, Db } from "../db";
 
-// The mail module's statements: the outbox as its sender claims and settles it, and the tenant's webhook secret.
+// The mail module's statements: the outbox as its sender claims and settles it, and the tenant's webhook.
 
 export interface ClaimedMessage {
   id: string;
@@ -64,8 +64,11 @@ export async function deferMessage(db: Db, id: string, deferral: { lastError: st
     WHERE "id" = ${id}`;
 }
 
-/** The tenant's webhook secret as stored (encrypted), or null when it has none; throws when there is no tenant. */
-export async function findWebhookSecret(db: Client, tenantId: string): Promise<string | null> {
-  const tenant = await db.tenant.findUniqueOrThrow({ where: { id: tenantId }, select: { webhookSecret: true } });
-  return tenant.webhookSecret;
+/** The tenant's webhook URL and secret as stored (encrypted), or null when it has none; throws when there is no tenant. */
+export async function findWebhook(db: Client, tenantId: string): Promise<{ url: string; secret: string } | null> {
+  const tenant = await db.tenant.findUniqueOrThrow({
+    where: { id: tenantId },
+    select: { webhookUrl: true, webhookSecret: true },
+  });
+  return tenant.webhookUrl && tenant.webhookSecret ? { url: tenant.webhookUrl, secret: tenant.webhookSecret } : null;
 }

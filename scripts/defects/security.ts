@@ -66,4 +66,12 @@ export const defects: Defect[] = [
     testFile: "tests/security/outbound.integration.test.ts",
     test: "refuses a plain http webhook in production, when saved and again when sent, and keeps https",
   },
+  {
+    name: "webhook delivery to a replaced address",
+    file: "lib/mail/delivery.ts",
+    find: "if (!webhook || decryptSecret(webhook.url, webhookUrlContext(row.tenantId)) !== url) throw new WebhookReplaced();",
+    replace: "if (!webhook) throw new WebhookReplaced();",
+    testFile: "tests/mail/delivery.integration.test.ts",
+    test: "a delivery queued for a webhook since replaced goes to neither address and is never signed with the new secret; removed, likewise",
+  },
 ];

@@ -3,6 +3,7 @@ import nodemailer from "nodemailer";
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db";
 import { deliverOutbox, webhookSignature } from "@/lib/mail/delivery";
+import { setWebhook } from "@/lib/admin/policy/webhook";
 import { setWebhookApproved } from "../support/admin-changes";
 import { conversationFor, newCallKey, propose } from "../support/api";
 import { agentConversation, proposeAsAgent, refund } from "../support/calls";
@@ -155,6 +156,70 @@ describe("notifications for a new approval request", () => {
     } finally {
       delete process.env.OUTBOUND_ALLOWED_HOSTS;
       hook.close();
+    }
+  });
+});
+
+describe("a webhook replaced or removed while a delivery waits", () => {
+  /** A local receiver that records the signature and body of each post; `status` is what it answers. */
+  async function receiver(status = 200) {
+    const received: { signature: string; body: string }[] = [];
+    const server = createServer((request, response) => {
+      let body = "";
+      request.on("data", (chunk) => (body += chunk));
+      request.on("end", () => {
+        received.push({ signature: String(request.headers["x-toolgate-signature"]), body });
+        response.writeHead(status).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return { received, server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook` };
+  }
+
+  it("a delivery queued for a webhook since replaced goes to neither address and is never signed with the new secret; removed, likewise", async () => {
+    const [old, replacement, removed] = await Promise.all([receiver(500), receiver(), receiver(500)]);
+    process.env.OUTBOUND_ALLOWED_HOSTS = [old, replacement, removed].map(({ url }) => new URL(url).host).join(",");
+    try {
+      const world = await createWorld();
+      await setWebhookApproved(world, { url: old.url, secret: "whsec_old_0123456789" });
+      const conversation = await agentConversation(world);
+      await proposeAsAgent(world, conversation, refund(world.orders.o1004, 8000));
+      // The old receiver fails the first try, so the delivery is still queued when the webhook is replaced.
+      await deliverOutbox({ delivery: sinkTransport(externals), limit: 100, tenantId: world.tenantId });
+      expect(old.received).toHaveLength(1);
+      expect(await setWebhookApproved(world, { url: replacement.url, secret: "whsec_new_0123456789" })).toEqual({
+        ok: true,
+        held: null,
+      });
+      await db.outboxMessage.updateMany({ where: { tenantId: world.tenantId }, data: { nextAttemptAt: new Date(0) } });
+      const report = await deliverOutbox({ delivery: sinkTransport(externals), limit: 100, tenantId: world.tenantId });
+      expect(report.dead).toBe(1);
+      expect(old.received).toHaveLength(1);
+      expect(replacement.received).toHaveLength(0);
+      const row = await db.outboxMessage.findFirstOrThrow({ where: { tenantId: world.tenantId, kind: "webhook" } });
+      expect(row).toMatchObject({ status: "dead", attempts: 2, sentAt: null });
+      expect(row.lastError).toBe("the tenant's webhook was replaced or removed since this delivery was queued");
+
+      await setWebhookApproved(world, { url: removed.url, secret: "whsec_gone_0123456789" });
+      await proposeAsAgent(world, conversation, refund(world.orders.o1004, 7000));
+      await deliverOutbox({ delivery: sinkTransport(externals), limit: 100, tenantId: world.tenantId });
+      expect(removed.received).toHaveLength(1);
+      await setWebhook({ id: world.users.admin, tenantId: world.tenantId }, null, {
+        userId: world.users.admin,
+        sessionId: null,
+        proofId: null,
+      });
+      await db.outboxMessage.updateMany({ where: { tenantId: world.tenantId }, data: { nextAttemptAt: new Date(0) } });
+      expect(
+        (await deliverOutbox({ delivery: sinkTransport(externals), limit: 100, tenantId: world.tenantId })).dead,
+      ).toBe(1);
+      expect(removed.received).toHaveLength(1);
+      expect(
+        await db.outboxMessage.count({ where: { tenantId: world.tenantId, kind: "webhook", status: "dead" } }),
+      ).toBe(2);
+    } finally {
+      delete process.env.OUTBOUND_ALLOWED_HOSTS;
+      for (const { server } of [old, replacement, removed]) server.close();
     }
   });
 });
