@@ -22,6 +22,12 @@ import {
 
 const CLAIM_LEASE_MINUTES = 5;
 
+/**
+ * A failed send waits 2^attempts seconds, doubling from 2 s up to an hour: past that, with a long retry budget
+ * (OUTBOX_MAX_ATTEMPTS), a wait would grow into years, and past the 43rd attempt beyond any date.
+ */
+const MAX_BACKOFF_SECONDS = 3600;
+
 export interface Delivery {
   sendMail(message: { from: string; to: string; subject: string; text: string; messageId: string }): Promise<unknown>;
 }
@@ -86,7 +92,7 @@ export async function deliverOutbox(
       await markMessageFailed(db, row.id, {
         dead,
         lastError: message.slice(0, 500),
-        nextAttemptAt: new Date(Date.now() + 2 ** row.attempts * 1000),
+        nextAttemptAt: new Date(Date.now() + Math.min(2 ** row.attempts, MAX_BACKOFF_SECONDS) * 1000),
       });
       if (dead) {
         report.dead++;

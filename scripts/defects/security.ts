@@ -74,4 +74,12 @@ export const defects: Defect[] = [
     testFile: "tests/mail/delivery.integration.test.ts",
     test: "a delivery queued for a webhook since replaced goes to neither address and is never signed with the new secret; removed, likewise",
   },
+  {
+    name: "outbox backoff cap",
+    file: "lib/mail/delivery.ts",
+    find: "Math.min(2 ** row.attempts, MAX_BACKOFF_SECONDS)",
+    replace: "2 ** row.attempts",
+    testFile: "tests/mail/delivery.integration.test.ts",
+    test: "with a long retry budget the backoff stops doubling at an hour, so a late attempt is still recorded and the rows after it are tried",
+  },
 ];

@@ -72,6 +72,46 @@ describe("email through the outbox, counted at a real SMTP sink", () => {
     }
     expect((await row()).lastError).toBeTruthy();
   });
+
+  it("with a long retry budget the backoff stops doubling at an hour, so a late attempt is still recorded and the rows after it are tried", async () => {
+    process.env.OUTBOX_MAX_ATTEMPTS = "60";
+    try {
+      const world = await createWorld();
+      const conversation = await agentConversation(world);
+      const calls = [];
+      for (const orderId of [world.orders.o1001, world.orders.o1001])
+        calls.push(
+          await proposeAsAgent(world, conversation, { name: "send_status_email", arguments: { order_id: orderId } }),
+        );
+      const [late, next] = calls.map((call) => call.json.id as string);
+      // The first row has failed 42 times; 2^43 seconds is past the last date JavaScript can hold.
+      await db.outboxMessage.updateMany({
+        where: { toolCallId: late },
+        data: { attempts: 42, nextAttemptAt: new Date(0) },
+      });
+      await db.outboxMessage.updateMany({ where: { toolCallId: next }, data: { nextAttemptAt: new Date(1000) } });
+      const down = nodemailer.createTransport({ host: "127.0.0.1", port: 1, ignoreTLS: true, connectionTimeout: 500 });
+      expect(await deliverOutbox({ delivery: down, limit: 100, tenantId: world.tenantId })).toEqual({
+        sent: 0,
+        retried: 2,
+        dead: 0,
+      });
+      const row = (toolCallId: string) => db.outboxMessage.findFirstOrThrow({ where: { toolCallId } });
+      const failed = await row(late);
+      expect(failed).toMatchObject({ status: "pending", attempts: 43 });
+      expect(failed.nextAttemptAt.getTime()).toBeLessThanOrEqual(Date.now() + 3600_000);
+      expect(failed.nextAttemptAt.getTime()).toBeGreaterThan(Date.now() + 3500_000);
+      expect(await row(next)).toMatchObject({ status: "pending", attempts: 1 });
+      await db.outboxMessage.updateMany({
+        where: { toolCallId: late },
+        data: { attempts: 59, nextAttemptAt: new Date(0) },
+      });
+      await deliverOutbox({ delivery: down, limit: 100, tenantId: world.tenantId });
+      expect(await row(late)).toMatchObject({ status: "dead", attempts: 60 });
+    } finally {
+      delete process.env.OUTBOX_MAX_ATTEMPTS;
+    }
+  });
 });
 
 describe("notifications for a new approval request", () => {
