@@ -7,6 +7,7 @@ import { decisionHistory } from "@/lib/approvals/desk/history";
 import { callTimeline } from "@/lib/calls/timeline";
 import { db } from "@/lib/db";
 import { agentConversation, holdRefund, proposeAsAgent, refund, supervisorOf } from "../support/calls";
+import { conversationFor, newCallKey, propose } from "../support/api";
 import { createWorld, type World } from "../support/world";
 
 // The history page's and the timeline page's loaders, against real decisions made through the real routes.
@@ -124,7 +125,7 @@ describe("a call's timeline", () => {
     expect(await callTimeline(world.tenantId, "call_missing")).toBeNull();
   });
 
-  it("an automatic refund that settled shows no unknown outcome (the code is for a refund the provider has not answered); a refused call says why", async () => {
+  it("an automatic refund that settled shows no unknown outcome (the code is for a refund the provider has not answered); a refused or denied call says why", async () => {
     const world = await createWorld();
     const executed = await proposeAsAgent(world, await agentConversation(world), refund(world.orders.o1001, 1500));
     expect(executed.json).toMatchObject({ kind: "executed", code: "refund.issued" });
@@ -139,6 +140,15 @@ describe("a call's timeline", () => {
     expect((await callTimeline(world.tenantId, refused.json.id))?.events.map((event) => event.title)).toEqual([
       "Proposed",
       "The order is not delivered yet",
+    ]);
+
+    // A read-only agent's refund says it is outside the agent's permissions and where an admin grants them.
+    const readOnly = await conversationFor(world.keys.agent2, { customer_id: world.customers.ana });
+    const outside = await propose(world.keys.agent2, readOnly, refund(world.orders.o1001, 1500), newCallKey());
+    expect(outside.json).toMatchObject({ kind: "denied", code: "scope.missing" });
+    expect((await callTimeline(world.tenantId, outside.json.id))?.events.map((event) => event.title)).toEqual([
+      "Proposed",
+      "Not within this agent's permissions (an admin grants them under Policy)",
     ]);
 
     await db.refund.updateMany({ where: { toolCallId: executed.json.id }, data: { settledAt: null } });
