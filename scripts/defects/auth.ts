@@ -213,4 +213,12 @@ export const defects: Defect[] = [
     testFile: "tests/auth/sso.integration.test.ts",
     test: "refuses a person deactivated in toolgate, and one the provider no longer signs in",
   },
+  {
+    name: "removing a required single sign-on without a step-up",
+    file: "lib/admin/access/sso.ts",
+    find: '(required) => classifyAdminChange({ kind: "sso.remove", required }) !== "tightening",',
+    replace: "() => false,",
+    testFile: "tests/auth/sso.integration.test.ts",
+    test: "removes a provider the tenant requires only with the admin's step-up for it; one it does not require at once",
+  },
 ];

@@ -8,7 +8,7 @@ import { authOptions } from "@/lib/auth/sign-in/auth";
 import { sessionUser } from "@/lib/auth/sessions";
 import { attemptCookieName, openAttempt, sealAttempt } from "@/lib/auth/sso/sign-in/attempt";
 import { approveChange } from "@/lib/admin/changes/two-admin";
-import { setSso } from "@/lib/admin/access/sso";
+import { removeSso, setSso } from "@/lib/admin/access/sso";
 import { inviteToSso } from "@/lib/admin/access/sso-invite";
 import type { SsoSettingsInput } from "@/lib/auth/sso/settings";
 import { findSsoByTenant } from "@/lib/auth/sso/sql";
@@ -17,7 +17,7 @@ import { db } from "@/lib/db";
 import { encryptSecret } from "@/lib/security/secrets";
 import { signInAtProvider, startTestProvider, type TestProvider } from "../support/oidc-provider";
 import { proveWithPassword, stepUpWayOf, type StepUpPurpose } from "@/lib/auth/step-up/step-up";
-import { provedFor, sessionOf } from "../support/step-up";
+import { noProof, provedFor, sessionOf } from "../support/step-up";
 
 // Single sign-on through a real OpenID provider (oidc-provider) and toolgate's own routes: the start route sends the
 // browser to the provider, the test signs in on the provider's pages, and the callback route must bind, refuse or
@@ -429,5 +429,37 @@ describe("a tenant that requires single sign-on", () => {
     await db.tenantSso.update({ where: { tenantId }, data: { required: false } });
     expect(await stepUpWayOf(person.id, byPassword)).toEqual({ with: "password" });
     expect(await proveWithPassword(person, byPassword, approve, PASSWORD)).toMatchObject({ kind: "ok" });
+  });
+
+  it("removes a provider the tenant requires only with the admin's step-up for it; one it does not require at once", async () => {
+    await db.tenantSso.update({ where: { tenantId }, data: { required: true } });
+    const admin = { id: people.admin.id, tenantId };
+    const removals = () => db.auditLog.count({ where: { tenantId, action: "sso.removed" } });
+    const before = await findSsoByTenant(db, tenantId);
+
+    // A stolen admin cookie alone, or a proof for another provider, would turn the supervisors' passwords back on.
+    expect(await removeSso(admin, await noProof(admin.id))).toBe("step-up-required");
+    const elsewhere = await provedFor(admin.id, { kind: "admin.sso-removed", issuer: "https://id.elsewhere.test" });
+    expect(await removeSso(admin, elsewhere)).toBe("step-up-required");
+    expect(await findSsoByTenant(db, tenantId)).toEqual(before);
+    expect(await removals()).toBe(0);
+    expect(await passwordSignIn(people.other.email)).toBe("sso-required");
+
+    const proof = await provedFor(admin.id, { kind: "admin.sso-removed", issuer: provider.issuer });
+    expect(await removeSso(admin, proof)).toBe("removed");
+    expect(await findSsoByTenant(db, tenantId)).toBeNull();
+    expect(
+      await db.auditLog.findMany({
+        where: { tenantId, action: "sso.removed" },
+        select: { actorId: true, detail: true },
+      }),
+    ).toEqual([{ actorId: admin.id, detail: { stepUp: "password" } }]);
+    expect(await passwordSignIn(people.other.email)).toMatchObject({ sessionId: expect.any(String) });
+
+    // Not required, its removal turns no password on: it applies at once, as a tightening does.
+    await db.tenantSso.create({ data: { ...before!, required: false, roleMap: {} } });
+    expect(await removeSso(admin, await noProof(admin.id))).toBe("removed");
+    expect(await findSsoByTenant(db, tenantId)).toBeNull();
+    expect(await removals()).toBe(2);
   });
 });

@@ -63,7 +63,9 @@ export function SsoForm({ settings, hasPasskey }: { settings: SsoSettingsView | 
 
   function remove() {
     startTransition(async () => {
-      const response = await removeSsoSettingsAction(null);
+      const response = await stepUp.run({ kind: "admin.sso-removed", issuer: settings?.issuer ?? "" }, (proofId) =>
+        removeSsoSettingsAction({ proofId }),
+      );
       setMessage(response.ok ? "Removed: everyone signs in with a password again." : response.message);
     });
   }

@@ -10,8 +10,8 @@ import { createAgentKey, revokeAgentKey } from "./agent-keys";
 import { endSessions } from "./people";
 import { setRefundPermission } from "./refund-permission";
 import { setSelfRegistration } from "./self-registration";
-import { removeSsoSettings, SsoSettingsSchema } from "@/lib/auth/sso/settings";
-import { setSso } from "./sso";
+import { SsoSettingsSchema } from "@/lib/auth/sso/settings";
+import { removeSso, setSso } from "./sso";
 import { inviteToSso, SsoInviteSchema } from "./sso-invite";
 
 export const setRefundPermissionAction = authedAction(
@@ -99,12 +99,24 @@ export const saveSsoSettingsAction = authedAction(
   },
 );
 
-/** Removing the provider turns passwords back on: it gives no one a way in they did not have, so no step-up. */
-export const removeSsoSettingsAction = authedAction(z.null(), ["ADMIN"], async (_input, user) => {
-  await removeSsoSettings(user);
-  revalidatePath("/admin/policy");
-  return { ok: true, data: undefined };
-});
+/** Removing the provider turns passwords back on: a step-up when the tenant requires it, since that is a way in. */
+export const removeSsoSettingsAction = authedAction(
+  z.strictObject({ proofId: ProofIdSchema.optional() }),
+  ["ADMIN"],
+  async ({ proofId }, user, session) => {
+    const removed = await removeSso(user, { userId: user.id, sessionId: session.id, proofId });
+    if (removed === "step-up-required") {
+      return {
+        ok: false,
+        code: STEP_UP_REQUIRED,
+        message:
+          "Removing single sign-on the tenant requires needs you to confirm it is you first. Nothing was changed.",
+      };
+    }
+    revalidatePath("/admin/policy");
+    return { ok: true, data: undefined };
+  },
+);
 
 export const inviteToSsoAction = authedAction(
   SsoInviteSchema.extend({ proofId: ProofIdSchema.optional() }),

@@ -1,4 +1,4 @@
-import { saveSsoSettings, type SsoSettingsInput } from "../../auth/sso/settings";
+import { removeSsoSettings, saveSsoSettings, type SsoSettingsInput } from "../../auth/sso/settings";
 import type { StepUpHolder } from "../../auth/step-up/step-up";
 import { classifyAdminChange } from "../changes/loosening/loosening";
 import { holdChange } from "../changes/two-admin";
@@ -13,5 +13,14 @@ export function setSso(admin: Admin, input: SsoSettingsInput, holder: StepUpHold
     classifyAdminChange({ kind: "sso.set", widensSignIn }) === "needs-second-admin"
       ? holdChange(tx, admin, { kind: "sso", ...proposal }, stepUp)
       : null,
+  );
+}
+
+/** Removing the provider: a step-up when the tenant requires it (its supervisors' passwords come back on), else at once. */
+export function removeSso(admin: Admin, holder: StepUpHolder) {
+  return removeSsoSettings(
+    admin,
+    holder,
+    (required) => classifyAdminChange({ kind: "sso.remove", required }) !== "tightening",
   );
 }

@@ -207,11 +207,33 @@ export async function applyHeldSso(
   return "applied";
 }
 
-/** Removes the tenant's provider: passwords work again for everyone, bound subjects stay for a later provider. */
-export async function removeSsoSettings(admin: Admin): Promise<void> {
-  await transaction(async (tx) => {
-    if ((await deleteSso(tx, admin.tenantId)) > 0)
-      await insertSsoAudit(tx, { tenantId: admin.tenantId, actorId: admin.id, action: "sso.removed", detail: {} });
+/**
+ * Removes the tenant's provider: passwords work again for everyone, bound subjects stay for a later provider. A
+ * provider the tenant requires is its supervisors' only way in, so removing it turns their passwords back on: when
+ * `needsStepUp` (the admin feature's rule) says so for the stored requirement, the admin's step-up for that issuer is
+ * consumed first, and without it nothing is removed.
+ */
+export async function removeSsoSettings(
+  admin: Admin,
+  holder: StepUpHolder,
+  needsStepUp: (required: boolean) => boolean,
+): Promise<"removed" | "none" | "step-up-required"> {
+  return transaction(async (tx) => {
+    const stored = await lockSso(tx, admin.tenantId);
+    if (!stored) return "none";
+    let stepUp: StepUpMethod | null = null;
+    if (needsStepUp(stored.required)) {
+      stepUp = await consumeStepUpFor(tx, holder, { kind: "admin.sso-removed", issuer: stored.issuer });
+      if (!stepUp) return "step-up-required";
+    }
+    await deleteSso(tx, admin.tenantId);
+    await insertSsoAudit(tx, {
+      tenantId: admin.tenantId,
+      actorId: admin.id,
+      action: "sso.removed",
+      detail: stepUp ? { stepUp } : {},
+    });
+    return "removed";
   });
 }
 

@@ -78,6 +78,7 @@ export const StepUpPurposeSchema = z.discriminatedUnion("kind", [
     issuer: z.string().min(1).max(500),
     emailDomain: z.string().min(1).max(200),
   }),
+  z.strictObject({ kind: z.literal("admin.sso-removed"), issuer: z.string().min(1).max(500) }),
   z.strictObject({
     kind: z.literal("admin.sso-invite"),
     email: z.string().min(1).max(200),
@@ -128,6 +129,8 @@ export function purposeItems(purpose: StepUpPurpose): string[] {
       return ["allow"];
     case "admin.sso":
       return [sha256Hex(`sso\n${purpose.issuer}\n${purpose.emailDomain}`)];
+    case "admin.sso-removed":
+      return [sha256Hex(`sso-removed\n${purpose.issuer}`)];
     case "admin.sso-invite":
       return [sha256Hex(`sso-invite\n${purpose.email}\n${purpose.subject}`)];
   }

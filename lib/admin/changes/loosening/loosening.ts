@@ -42,6 +42,7 @@ export type AdminChangeKind =
   | { kind: "rules"; status: "live" | "shadow"; loosened: string[] }
   | { kind: "sso.set"; widensSignIn: boolean }
   | { kind: "sso.invite" }
+  | { kind: "sso.remove"; required: boolean }
   | { kind: "time-zone"; readsTime: boolean };
 
 export type Classification = "unchanged" | "tightening" | "loosening" | "needs-second-admin";
@@ -77,6 +78,9 @@ export function classifyAdminChange(change: AdminChangeKind): Classification {
     case "sso.invite":
       // Whoever holds the invited subject at the provider signs in as the person.
       return "needs-second-admin";
+    case "sso.remove":
+      // A provider the tenant requires is the only way in for its supervisors: removing it turns their passwords on.
+      return change.required ? "loosening" : "tightening";
     case "self-registration":
       return change.enabled ? "needs-second-admin" : "tightening";
     case "rules":
