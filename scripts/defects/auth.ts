@@ -221,4 +221,12 @@ export const defects: Defect[] = [
     testFile: "tests/auth/sso.integration.test.ts",
     test: "removes a provider the tenant requires only with the admin's step-up for it; one it does not require at once",
   },
+  {
+    name: "sso subject length",
+    file: "lib/auth/sso/sign-in/sign-in.ts",
+    find: 'if (idToken.sub.length > MAX_SUBJECT_LENGTH) return "sso.invalid-response";',
+    replace: "",
+    testFile: "tests/auth/sso.integration.test.ts",
+    test: "refuses a subject longer than OpenID Connect allows as an invalid response, binding nothing and logging no error",
+  },
 ];

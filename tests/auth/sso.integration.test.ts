@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { decode } from "next-auth/jwt";
 import { NextRequest } from "next/server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GET as ssoCallbackRoute } from "@/app/api/sso/callback/route";
 import { GET as ssoStartRoute } from "@/app/api/sso/start/route";
 import { authOptions } from "@/lib/auth/sign-in/auth";
@@ -198,6 +198,27 @@ describe("single sign-on through a real OpenID provider", () => {
     const otherNonce = `${attemptCookieName()}=${sealAttempt({ ...attempt, nonce: "another-nonce-entirely" })}`;
     expect(refusedWith(await callback(thirdBack.href, otherNonce))).toBe("sso.invalid-response");
 
+    expect(await identities(people.other.id)).toEqual([]);
+    expect(await liveSessions(people.other.id)).toBe(0);
+  });
+
+  it("refuses a subject longer than OpenID Connect allows as an invalid response, binding nothing and logging no error", async () => {
+    // OpenID Connect Core 2: a `sub` is at most 255 ASCII characters. A hostile provider's longer one is its answer's fault.
+    const sub = randomBytes(3000).toString("base64url");
+    provider.accounts.set(sub, { email: people.other.email, emailVerified: true });
+    const refusals = () =>
+      db.auditLog.count({
+        where: { tenantId, action: "sso.refused", detail: { path: ["code"], equals: "sso.invalid-response" } },
+      });
+    const before = await refusals();
+    const logged = vi.spyOn(console, "error");
+    const response = await signIn(sub, people.other.email);
+    const errors = logged.mock.calls.filter(([line]) => String(line).includes('"level":"error"'));
+    logged.mockRestore();
+    expect(refusedWith(response)).toBe("sso.invalid-response");
+    expect(errors).toEqual([]);
+    expect(response.headers.getSetCookie().some((line) => line.startsWith("next-auth.session-token="))).toBe(false);
+    expect(await refusals()).toBe(before + 1);
     expect(await identities(people.other.id)).toEqual([]);
     expect(await liveSessions(people.other.id)).toBe(0);
   });

@@ -15,6 +15,9 @@ import { findSsoByDomain, findSsoByTenant, insertSsoAudit, type SsoSettingsRow }
 
 export const callbackPath = "/api/sso/callback";
 
+/** The longest subject a provider may name (OpenID Connect Core 2). */
+export const MAX_SUBJECT_LENGTH = 255;
+
 export type SsoFailure =
   | SsoRefusal
   | "sso.email-mismatch"
@@ -153,6 +156,8 @@ async function providerClaims(
       requireIdToken: true,
     });
     const idToken = oauth.getValidatedIdTokenClaims(tokens)!;
+    // OpenID Connect Core 2 bounds a subject at 255 ASCII characters: a longer one is the provider's fault, not ours.
+    if (idToken.sub.length > MAX_SUBJECT_LENGTH) return "sso.invalid-response";
     if (!server.userinfo_endpoint) return combineClaims(idToken, null);
     const info = await oauth.processUserInfoResponse(
       server,
