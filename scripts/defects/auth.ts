@@ -229,4 +229,12 @@ export const defects: Defect[] = [
     testFile: "tests/auth/sso.integration.test.ts",
     test: "refuses a subject longer than OpenID Connect allows as an invalid response, binding nothing and logging no error",
   },
+  {
+    name: "next-auth session endpoint reads the session row",
+    file: "lib/auth/sign-in/auth.ts",
+    find: 'if (!(await sessionUser(params.token.sid, { touch: false }))) throw new Error("the session has ended");',
+    replace: "",
+    testFile: "tests/auth/session-endpoint.integration.test.ts",
+    test: "answers a session an admin ended as signed out, names no one and clears the cookie",
+  },
 ];

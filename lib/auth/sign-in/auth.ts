@@ -43,6 +43,16 @@ export const authOptions: NextAuthOptions = {
     warn() {},
     debug() {},
   },
+  callbacks: {
+    ...authConfig.callbacks,
+    // next-auth's own GET /api/auth/session reads only the cookie: there too a session whose row has ended or lapsed
+    // is signed out. What this throws, next-auth answers with `{}` and a cleared cookie (and logs as JWT_SESSION_ERROR,
+    // which the logger above drops).
+    async session(params) {
+      if (!(await sessionUser(params.token.sid, { touch: false }))) throw new Error("the session has ended");
+      return authConfig.callbacks!.session!(params);
+    },
+  },
   events: {
     async signOut({ token }) {
       await endSession(token?.sid, "signed-out");
