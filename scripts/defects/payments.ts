@@ -106,4 +106,12 @@ export const defects: Defect[] = [
     testFile: "tests/payments/settle-once.integration.test.ts",
     test: "a process that stalled past the fresh window reads the refund first: one released meanwhile is never sent",
   },
+  {
+    name: "investigation against the provider",
+    file: "lib/payments/reconcile/investigations.ts",
+    find: "const disagreement = answer && contradiction(answer, input);",
+    replace: "const disagreement = null;",
+    testFile: "tests/payments/investigations.integration.test.ts",
+    test: "a supervisor's finding that contradicts the provider's own answer is refused: nothing closed, nothing audited; provider = books",
+  },
 ];

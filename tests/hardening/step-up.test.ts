@@ -65,6 +65,13 @@ async function pendingRefund(amount: number, order: string): Promise<string> {
   return proposed.json.approval!.id;
 }
 
+/** Faults for the next requests to the payment provider every instance of the suite uses. */
+const providerFaults = async (faults: unknown[]) =>
+  void (await fetch(`${process.env.PAYMENT_PROVIDER_URL}/_faults`, {
+    method: "POST",
+    body: JSON.stringify({ faults, clear: true }),
+  }));
+
 const approve = (ids: string[], cookie: string, proofId?: string) =>
   act("/approvals", "decideApprovalsAction", { decision: "approve", ids, proofId }, cookie);
 
@@ -213,8 +220,11 @@ describe("money-moving and loosening actions need their own proof", () => {
     const cookie = await sessionCookie(person.supervisor);
     const approvalId = await pendingRefund(1200, world.orders.o1002);
     const proofId = await proveOver(cookie, { kind: "approve", items: [{ id: approvalId, cents: 1200 }] });
+    // Every attempt meets a 503 before the provider acts: nothing is refunded, but only the provider could say so,
+    // and the refund waits for a person (as reconciliation leaves it).
+    await providerFaults(Array(3).fill({ mode: "unavailable_before" }));
     expect(await approve([approvalId], cookie, proofId)).toMatchObject({ data: [{ ok: true }] });
-    // The provider's answer was lost: the refund waits for a person (as reconciliation leaves it).
+    await providerFaults([]);
     const refund = await db.refund.findFirstOrThrow({ where: { orderId: world.orders.o1002, amountCents: 1200 } });
     await db.refund.update({ where: { id: refund.id }, data: { status: "investigate" } });
     const release = { refundId: refund.id, resolution: "released", note: "nothing at the provider" };
@@ -233,6 +243,14 @@ describe("money-moving and loosening actions need their own proof", () => {
       await act("/approvals", "resolveInvestigationAction", { ...release, proofId: releaseProof }, cookie),
     ).toMatchObject({ ok: true });
     expect((await db.refund.findUniqueOrThrow({ where: { id: refund.id } })).status).toBe("released");
+    const { totalsByOrder } = (await (await fetch(`${process.env.PAYMENT_PROVIDER_URL}/_stats`)).json()) as {
+      totalsByOrder: Record<string, number>;
+    };
+    const issued = await db.refund.aggregate({
+      where: { orderId: world.orders.o1002, status: "issued" },
+      _sum: { amountCents: true },
+    });
+    expect(totalsByOrder[world.orders.o1002] ?? 0).toBe(issued._sum.amountCents ?? 0);
   });
 
   it("a lone admin without a proof cannot grant refunds, raise limits or mint a key; tightening needs none", async () => {

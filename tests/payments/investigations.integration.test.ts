@@ -128,6 +128,52 @@ describe("investigations are decided by people", () => {
     expect(again.json.code).toBe("refund.issued");
   });
 
+  it("a supervisor's finding that contradicts the provider's own answer is refused: nothing closed, nothing audited; provider = books", async () => {
+    const { world, conversation, callId, refundId } = await investigated(true);
+    const made = externals.provider.state.made.find((refund) => refund.order_id === world.orders.o1004)!;
+    const holder = await provedFor(world.users.supervisor, { kind: "investigation.release", refundId });
+    const release = {
+      refundId,
+      resolution: "released" as const,
+      note: "looked it up: nothing under this key",
+      proofId: holder.proofId,
+    };
+    for (const attempt of [
+      () => resolveInvestigation({ ...supervisorOf(world), sessionId: holder.sessionId }, release),
+      () =>
+        resolveInvestigation(supervisorOf(world), { refundId, resolution: "issued", providerRefundId: "re_made_up" }),
+    ]) {
+      expect(await attempt()).toMatchObject({
+        ok: false,
+        code: "investigation.provider-disagrees",
+        message: expect.stringContaining(made.id),
+      });
+    }
+    expect(await db.refund.findUniqueOrThrow({ where: { id: refundId } })).toMatchObject({ status: "investigate" });
+    expect(await db.order.findUniqueOrThrow({ where: { id: world.orders.o1004 } })).toMatchObject({
+      refundPending: true,
+      refundedCents: 3000,
+    });
+    expect(await db.auditLog.count({ where: { tenantId: world.tenantId } })).toBe(0);
+    // The proof was not spent on a refused release, and the order stays blocked for a second refund.
+    expect((await db.stepUpProof.findUniqueOrThrow({ where: { id: holder.proofId } })).usedFor).toEqual([]);
+    const again = await proposeAsAgent(world, conversation, {
+      name: "issue_refund",
+      arguments: { order_id: world.orders.o1004, amount_cents: 3000, currency: "USD", reason: "damaged" },
+    });
+    expect(again.json.code).toBe("refund.in-progress");
+    await expectBooksAndVisibleBlocks([world.orders.o1004], (await externals.stats()).totalsByOrder);
+    // What the provider says is what closes it: as issued under its own reference.
+    const result = await resolveInvestigation(supervisorOf(world), {
+      refundId,
+      resolution: "issued",
+      providerRefundId: made.id,
+    });
+    expect(result).toMatchObject({ ok: true, data: { outcome: { code: "refund.issued" } } });
+    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({ code: "refund.issued" });
+    await expectRefundInvariants([world.orders.o1004], (await externals.stats()).totalsByOrder);
+  });
+
   it("a note or refund id the database cannot store is the action's input.invalid: nothing closed, nothing audited", async () => {
     const { world, refundId } = await investigated(false);
     jar.cookie = await personCookie(world.users.supervisor);

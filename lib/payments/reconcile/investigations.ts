@@ -4,12 +4,14 @@ import type { Outcome } from "../../outcome";
 import { appendAuditLog } from "../../audit/sql";
 import { consumeStepUpFor, ProofIdSchema } from "../../auth/step-up/step-up";
 import { TextSchema } from "../../security/input";
+import { paymentProvider, type PaymentProvider, type ProviderLookup } from "../provider/provider";
 import { issueLocked, lockRefund, notMade, releaseLocked } from "../refunds";
-import { findRefundConversationId } from "./sql";
+import { findRefundToSettle } from "./sql";
 
 // A refund under investigation waits for a person: only a supervisor of its tenant closes it, as issued (the
 // provider's reference for the refund it found) or released (a note saying why nothing was refunded). The
-// decision is audited, the order is unblocked, and the agent's call takes the final outcome.
+// provider is asked first: a finding its own answer contradicts is refused. The decision is audited, the order is
+// unblocked, and the agent's call takes the final outcome.
 
 const RefundId = TextSchema(100).min(1);
 
@@ -48,22 +50,49 @@ export type ResolveResult =
         | "investigation.forbidden"
         | "investigation.not-found"
         | "investigation.already-closed"
-        | "investigation.step-up-required";
+        | "investigation.step-up-required"
+        | "investigation.provider-disagrees";
       message: string;
     };
+
+/** What the provider says of the refund's key; a lookup that fails outright says nothing. */
+async function lookUp(providerKey: string, provider?: PaymentProvider): Promise<ProviderLookup> {
+  try {
+    return await (provider ?? paymentProvider()).lookup(providerKey);
+  } catch (error) {
+    return { kind: "uncertain", reason: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/**
+ * Why the provider's own answer contradicts the supervisor's finding, or null. A refund it made is never released
+ * (the order could be refunded twice) nor issued under another reference; one it declined is never issued. When it
+ * cannot answer, or no longer knows the key (past its retention), the supervisor's finding stands.
+ */
+function contradiction(answer: ProviderLookup, input: ResolveInvestigation): string | null {
+  if (answer.kind === "found" && (input.resolution === "released" || input.providerRefundId !== answer.refundId))
+    return `The payment provider made this refund, as ${answer.refundId}: close it as issued with that reference; nothing was changed.`;
+  if (answer.kind === "declined" && input.resolution === "issued")
+    return "The payment provider declined this refund, so nothing was paid: it cannot be closed as issued; nothing was changed.";
+  return null;
+}
 
 export async function resolveInvestigation(
   supervisor: Supervisor,
   input: ResolveInvestigation,
+  provider?: PaymentProvider,
 ): Promise<ResolveResult> {
   if (supervisor.role !== "SUPERVISOR")
     return { ok: false, code: "investigation.forbidden", message: "Only supervisors close investigations." };
   // Same answer for a missing refund and another tenant's, so ids cannot be probed.
-  const conversationId = await findRefundConversationId(db, { id: input.refundId, tenantId: supervisor.tenantId });
-  if (!conversationId)
-    return { ok: false, code: "investigation.not-found", message: "No such refund under investigation." };
+  const found = await findRefundToSettle(db, { id: input.refundId, tenantId: supervisor.tenantId });
+  if (!found) return { ok: false, code: "investigation.not-found", message: "No such refund under investigation." };
+  // Asked before any lock is taken or any proof spent, while it is open: a refused finding changes nothing.
+  const answer = found.status === "investigate" ? await lookUp(found.providerKey, provider) : null;
+  const disagreement = answer && contradiction(answer, input);
+  if (disagreement) return { ok: false, code: "investigation.provider-disagrees", message: disagreement };
   return transaction(async (tx) => {
-    const refund = await lockRefund(tx, input.refundId, conversationId);
+    const refund = await lockRefund(tx, input.refundId, found.conversationId);
     if (!refund || refund.status !== "investigate") {
       return {
         ok: false as const,
@@ -99,6 +128,7 @@ export async function resolveInvestigation(
       orderId: refund.orderId,
       amountCents: refund.amountCents,
       currency: refund.currency,
+      provider: answer?.kind,
       ...(stepUp ? { stepUp } : {}),
     };
     await appendAuditLog(tx, {

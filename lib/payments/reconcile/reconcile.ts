@@ -11,7 +11,7 @@ import {
   deferRefundCheck,
   findExecutedArgs,
   findProviderStatus,
-  findRefundConversationId,
+  findRefundToSettle,
   findRefundsToInvestigate,
   isApprovalValid,
   markRefundResent,
@@ -150,10 +150,10 @@ async function examine(
  * reason, and the call's outcome becomes that reason.
  */
 async function markResend(refundId: string): Promise<{ ok: true } | { ok: false; outcome: Outcome }> {
-  const conversationId = await findRefundConversationId(db, { id: refundId });
-  if (!conversationId) throw new Error(`no refund ${refundId}`);
+  const found = await findRefundToSettle(db, { id: refundId });
+  if (!found) throw new Error(`no refund ${refundId}`);
   return transaction(async (tx) => {
-    const refund = await lockRefund(tx, refundId, conversationId);
+    const refund = await lockRefund(tx, refundId, found.conversationId);
     if (!refund || !isUnsettled(refund.status))
       return { ok: false as const, outcome: outcome("refund.outcome-unknown") };
     const refusal = await recheck(tx, refund);

@@ -1,12 +1,17 @@
 import type { Client, Db, Tx } from "../../db";
 
-/** The conversation of the refund `where` names (scoped to a tenant when one is given), or null. */
-export async function findRefundConversationId(
+/** The refund `where` names (scoped to a tenant when one is given): its conversation, key and status, or null. */
+export async function findRefundToSettle(
   db: Client,
   where: { id: string; tenantId?: string },
-): Promise<string | null> {
-  const refund = await db.refund.findFirst({ where, select: { toolCall: { select: { conversationId: true } } } });
-  return refund?.toolCall.conversationId ?? null;
+): Promise<{ conversationId: string; providerKey: string; status: string } | null> {
+  const refund = await db.refund.findFirst({
+    where,
+    select: { providerKey: true, status: true, toolCall: { select: { conversationId: true } } },
+  });
+  return (
+    refund && { conversationId: refund.toolCall.conversationId, providerKey: refund.providerKey, status: refund.status }
+  );
 }
 
 /**
