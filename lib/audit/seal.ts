@@ -9,6 +9,7 @@ import {
   findSealRange,
   findSeals,
   findTenantLogRowsInRange,
+  findTenantRowPastTxids,
   findTxidAtOffset,
   insertSeal,
   SEALED_LOGS,
@@ -185,6 +186,15 @@ export async function verifyTenant(tenantId: string, options: VerifyOptions = {}
     const problem = headProblem(seals, kept);
     if (problem) return fail(result, problem);
   }
+  // A row no seal can ever take (its txid is past every transaction's): appended by hand, with the triggers off.
+  const forged = await findTenantRowPastTxids(client, log, tenantId);
+  if (forged)
+    return fail(result, {
+      kind: "inserted",
+      seq: (previous?.seq ?? 0) + 1,
+      rowId: forged,
+      message: `row ${forged} claims a transaction id no transaction has had yet: it was inserted by hand, where no seal would ever cover it`,
+    });
   result.rowsNotYetSealed = await countTenantLogRowsFrom(client, log, tenantId, previous?.toTxid ?? "0");
   return result;
 }

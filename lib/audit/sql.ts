@@ -144,6 +144,15 @@ export async function countTenantLogRowsFrom(db: Db, log: SealedLog, tenantId: s
   return pending.count;
 }
 
+/** The tenant's first row (by id) under a txid no transaction has had yet: only a hand-made insert gives one. */
+export async function findTenantRowPastTxids(db: Db, log: SealedLog, tenantId: string): Promise<string | null> {
+  const [row] = await db.$queryRaw<{ id: string }[]>`
+    SELECT "id"::text AS "id" FROM ${TABLE[log]}
+    WHERE "tenantId" = ${tenantId} AND "txid" >= pg_snapshot_xmax(pg_current_snapshot())::text::bigint
+    ORDER BY "id" LIMIT 1`;
+  return row?.id ?? null;
+}
+
 /** One page of the tenant's rows created in [from, to) after `after`, in (createdAt, id) order. */
 export function findLogPage(
   db: Db,

@@ -443,6 +443,24 @@ describe("an insider with the database", () => {
       ),
     );
   });
+
+  it("a row inserted with the triggers off under a transaction id no transaction has had yet is named inserted, not left unsealed for ever", async () => {
+    const world = await sealedWorld();
+    await superuser.query("BEGIN");
+    await superuser.query("SET LOCAL session_replication_role = replica");
+    const [forged] = (
+      await superuser.query<{ id: string }>(
+        `INSERT INTO "DecisionLog" ("tenantId", "toolName", "kind", "stage", "code", "latencyMs", "createdAt", "txid")
+         VALUES ($1, 'issue_refund', 'executed', 'execute', 'refund.issued', 1, '2026-01-02T03:04:05Z', 9000000000000000000) RETURNING "id"::text AS "id"`,
+        [world.tenantId],
+      )
+    ).rows;
+    await superuser.query("COMMIT");
+    expect((await verifyTenant(world.tenantId)).problem).toMatchObject({ kind: "inserted", rowId: forged.id });
+    const run = auditVerify("--head", headFile, world.tenantId);
+    expect(run.status).toBe(1);
+    expect(run.output).toContain(`inserted row ${forged.id}`);
+  });
 });
 
 describe("a database sealed before seals were keyed", () => {
