@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { redirect } from "next/navigation";
 import { Home, type DeniedPage } from "@/components/layout/home";
 import { currentUser } from "@/lib/auth/sign-in/auth";
 import { Role } from "@/lib/generated/prisma/enums";
@@ -26,11 +27,8 @@ export async function generateMetadata({ searchParams }: { searchParams: Promise
 
 export default async function HomePage({ searchParams }: { searchParams: Promise<Query> }) {
   const user = await currentUser();
-  return (
-    <Home
-      workspace={user ? WORKSPACE[user.role] : null}
-      role={user?.role ?? null}
-      denied={deniedPage(await searchParams)}
-    />
-  );
+  const denied = deniedPage(await searchParams);
+  // A signed-in person has nothing to do at the front door (where signing in lands) but go on to their own pages.
+  if (user && !denied) redirect(WORKSPACE[user.role]);
+  return <Home workspace={user ? WORKSPACE[user.role] : null} role={user?.role ?? null} denied={denied} />;
 }

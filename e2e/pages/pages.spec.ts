@@ -111,7 +111,7 @@ for (const viewport of VIEWPORTS) {
       }
       await expect(page).toHaveTitle("Nothing here · toolgate");
       await page.getByRole("link", { name: "Go to your workspace" }).click();
-      await expect(page).toHaveURL(new RegExp(`${baseURL}/?$`));
+      await expect(page).toHaveURL(`${baseURL}/approvals`);
       await context.close();
     });
 
