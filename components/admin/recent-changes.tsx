@@ -1,6 +1,7 @@
 import { Table } from "@/components/ui/table";
 import { TimeAgo } from "@/components/ui/time-ago";
 import type { AuditEntry } from "@/lib/admin/audit";
+import type { ChangeProposal } from "@/lib/admin/changes/two-admin";
 import { policyDiff } from "@/lib/admin/policy/fields";
 
 const ACTION_WORDS: Record<string, string> = {
@@ -31,6 +32,23 @@ const ACTION_WORDS: Record<string, string> = {
   "rules.shadow-withdrawn": "Withdrew the shadow rules",
 };
 
+/** What a waiting change would change, by its kind. */
+const CHANGE_KIND_WORDS: Record<ChangeProposal["kind"], string> = {
+  policy: "Limits and approvals",
+  refunds: "An agent's refund permission",
+  "api-key": "An API key",
+  rules: "Policy rules",
+  webhook: "The approval webhook",
+  chat: "Slack or Teams",
+  "self-registration": "Self-registered clients",
+  sso: "Single sign-on",
+  "sso-invite": "A single sign-on invitation",
+  "time-zone": "The rules' time zone",
+};
+
+const changeKindWords = (kind: unknown) =>
+  Object.hasOwn(CHANGE_KIND_WORDS, String(kind)) ? CHANGE_KIND_WORDS[kind as ChangeProposal["kind"]] : "A change";
+
 function changes(entry: AuditEntry): string[] {
   const detail = entry.detail;
   if (entry.action === "policy.updated") {
@@ -47,7 +65,7 @@ function changes(entry: AuditEntry): string[] {
   if (entry.action === "oauth.granted")
     return [`${String(detail.clientName)}: ${Array.isArray(detail.scopes) ? detail.scopes.join(", ") : ""}`];
   if (entry.action === "oauth.revoked") return [`connection ${String(detail.grantId)} (${String(detail.reason)})`];
-  if (entry.action.startsWith("change.")) return [`change ${String(detail.changeId)}`];
+  if (entry.action.startsWith("change.")) return [`${changeKindWords(detail.kind)} (${String(detail.changeId)})`];
   if (entry.action === "rules.published") return [`version ${String(detail.version)}, ${String(detail.status)}`];
   return [];
 }

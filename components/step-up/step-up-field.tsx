@@ -30,7 +30,7 @@ export function useStepUp(hasPasskey: boolean) {
     if (first.ok || first.code !== "step-up.required") return first;
     if (!hasPasskey) {
       setAsked(true);
-      return { ...first, message: `${first.message} Enter your password below and try again.` };
+      return { ...first, message: `${first.message} Enter your password in the field for it and try again.` };
     }
     const proved = await proveStepUp(purpose, { passkey: true });
     if (!proved.ok) return { ok: false, code: "step-up.refused", message: proved.message };

@@ -17,7 +17,9 @@ async function autoLimit(): Promise<number> {
 
 async function saveWithStepUp(page: Page) {
   await page.getByRole("button", { name: "Save policy" }).click();
-  await expect(page.getByTestId("policy-message")).toContainText("Enter your password below and try again.");
+  await expect(page.getByTestId("policy-message")).toContainText(
+    "Enter your password in the field for it and try again.",
+  );
   await page.getByLabel("Your password, to confirm it is you").fill("toolgate-demo");
   await page.getByRole("button", { name: "Save policy" }).click();
 }

@@ -43,7 +43,7 @@ for (const viewport of VIEWPORTS) {
       // Raising a limit loosens control: nothing changes until the admin confirms it is them.
       await page.getByRole("button", { name: "Save policy" }).click();
       await expect(page.getByTestId("policy-message")).toHaveText(
-        "This change loosens control (Auto limit). Nothing was changed. Enter your password below and try again.",
+        "This change loosens control (Auto limit). Nothing was changed. Enter your password in the field for it and try again.",
       );
       expect(await auditCount()).toBe(before);
       await page.getByTestId("step-up-password").fill("toolgate-demo");
@@ -90,9 +90,15 @@ for (const viewport of VIEWPORTS) {
       await expect(waiting.getByTestId("pending-change-line")).toHaveText([
         "agent@acme.test: refunds not allowed → allowed",
       ]);
-      await expect(page.getByTestId("audit-row").first()).toContainText("Proposed a change that waits");
+      const proposed = page.getByTestId("audit-row").first();
+      await expect(proposed).toContainText("Proposed a change that waits");
+      // What the change is about comes before its id.
+      await expect(proposed.getByTestId("audit-change")).toHaveText([/^An agent's refund permission \(chg_[\w-]+\)$/]);
       await waiting.getByRole("button", { name: "Cancel" }).click();
       await expect(page.getByTestId("pending-change-message")).toHaveText("Cancelled.");
+      await expect(page.getByTestId("audit-row").first().getByTestId("audit-change")).toHaveText([
+        /^An agent's refund permission \(chg_[\w-]+\)$/,
+      ]);
       await expect(page.getByTestId("pending-changes-empty")).toBeVisible();
       expect(await canRefund()).toEqual({ canRefund: false });
       // Back to the seeded state for the other specs, as a second admin's approval would leave it.

@@ -135,7 +135,9 @@ test("the second admin sees the full diff and the replay of a waiting rules chan
 
     await text.fill(RULES.split("\n\n")[1]);
     await proposer.getByRole("button", { name: "Publish live" }).click();
-    await expect(proposer.getByTestId("rules-message")).toContainText("Enter your password below and try again.");
+    await expect(proposer.getByTestId("rules-message")).toContainText(
+      "Enter your password in the field for it and try again.",
+    );
     await proposer.getByLabel("Your password, to confirm it is you").fill("toolgate-demo");
     await proposer.getByRole("button", { name: "Publish live" }).click();
     await expect(proposer.getByTestId("rules-message")).toContainText("waits for another admin");

@@ -175,7 +175,7 @@ describe("a held change whose domain another tenant took meanwhile", () => {
     expect(await statusOf(heldA)).toBe("superseded");
     expect(await findSsoByTenant(db, a.tenantId)).toBeNull();
     expect(await supersededBecause(a.tenantId, heldA)).toEqual([
-      { detail: { changeId: heldA, reason: "sso.domain-taken" } },
+      { detail: { changeId: heldA, kind: "sso", reason: "sso.domain-taken" } },
     ]);
     expect(await statusOf(heldC)).toBe("applied");
     expect(await findSsoByTenant(db, c.tenantId)).toMatchObject({ emailDomain: `bystander-${suffix}.test` });
@@ -205,7 +205,7 @@ describe("a held change whose domain another tenant took meanwhile", () => {
     expect(await statusOf(held)).toBe("superseded");
     expect(await findSsoByTenant(db, a.tenantId)).toBeNull();
     expect(await supersededBecause(a.tenantId, held)).toEqual([
-      { detail: { changeId: held, reason: "sso.domain-in-use" } },
+      { detail: { changeId: held, kind: "sso", reason: "sso.domain-in-use" } },
     ]);
   });
 

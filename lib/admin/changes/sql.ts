@@ -81,11 +81,13 @@ export async function closeAdminChange(
 }
 
 /** Expires changes waiting for a second admin past their expiry, and their kept review replays; returns them. */
-export async function expireAdminChanges(tx: Tx): Promise<{ id: string; tenantId: string; proposedById: string }[]> {
-  const expired = await tx.$queryRaw<{ id: string; tenantId: string; proposedById: string }[]>`
+export async function expireAdminChanges(
+  tx: Tx,
+): Promise<{ id: string; tenantId: string; proposedById: string; kind: string }[]> {
+  const expired = await tx.$queryRaw<{ id: string; tenantId: string; proposedById: string; kind: string }[]>`
     UPDATE "AdminChange" SET "status" = 'expired', "decidedAt" = now()
     WHERE "status" = 'pending' AND "mode" = 'second-admin' AND "expiresAt" <= now()
-    RETURNING "id", "tenantId", "proposedById"`;
+    RETURNING "id", "tenantId", "proposedById", "kind"`;
   await deleteReviewReplays(
     tx,
     expired.map((row) => row.id),

@@ -223,7 +223,11 @@ const NOT_APPLIED_WORDS: Record<NotApplied, string> = {
 /** Closes a change that can no longer apply, as superseded, audited with why when it is not plain staleness. */
 async function supersede(tx: Tx, row: AdminChangeRow, actor: Person, by: Person | null, why: NotApplied) {
   await endChange(tx, row, "superseded", by);
-  await insertAudit(tx, actor, "change.superseded", { changeId: row.id, ...(why === "stale" ? {} : { reason: why }) });
+  await insertAudit(tx, actor, "change.superseded", {
+    changeId: row.id,
+    kind: row.kind,
+    ...(why === "stale" ? {} : { reason: why }),
+  });
 }
 
 /**
@@ -468,7 +472,10 @@ export async function applyDueChanges(): Promise<number> {
   await transaction(async (tx) => {
     for (const row of await expireAdminChanges(tx)) {
       await revokeHeldKey(tx, row.id);
-      await insertAudit(tx, { id: row.proposedById, tenantId: row.tenantId }, "change.expired", { changeId: row.id });
+      await insertAudit(tx, { id: row.proposedById, tenantId: row.tenantId }, "change.expired", {
+        changeId: row.id,
+        kind: row.kind,
+      });
     }
   });
   return applied;
