@@ -150,7 +150,9 @@ export function LinkRequest({
           ) : (
             ""
           )}
-          . Nothing more can be decided here.
+          {/* A reason that ends its own sentence ("… instead.") is not given a second full stop. */}
+          {request.status === "denied" && /[.!?]$/.test(request.note?.trim() ?? "") ? " " : ". "}
+          Nothing more can be decided here.
         </p>
       ) : view.message ? (
         <p className="notice" role="alert" data-testid="link-problem">

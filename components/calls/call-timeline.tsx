@@ -39,10 +39,13 @@ export function CallTimeline({ call, approval, events, ownConversation }: Found 
           <dt>Conversation</dt>
           <dd>
             {ownConversation ? (
-              <Link href={`/conversations/${call.conversationId}`}>{call.conversationId}</Link>
+              <Link href={`/conversations/${call.conversationId}`}>
+                Conversation with {call.customerEmail ?? "its customer"}
+              </Link>
             ) : (
-              <code>{call.conversationId}</code>
-            )}
+              "Another agent's conversation"
+            )}{" "}
+            <code className="muted">{call.conversationId}</code>
           </dd>
           {argumentWords(args, approvedCents).map(({ key, label, value }) => (
             <div key={key} style={{ display: "contents" }}>

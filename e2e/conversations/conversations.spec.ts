@@ -66,6 +66,8 @@ for (const viewport of VIEWPORTS) {
       await expect(page).toHaveURL(new RegExp(`/calls/${held.id}$`));
       await expect(page.getByTestId("timeline-event")).toHaveCount(2);
       await expect(page.getByTestId("timeline-event").nth(1)).toContainText("Held for a supervisor's approval");
+      // The way back names the customer, the id beside it.
+      await expect(page.getByRole("link", { name: "Conversation with ben@example.test" })).toBeVisible();
       await expectUsable(page);
       expect(errors).toEqual([]);
       await context.close();
