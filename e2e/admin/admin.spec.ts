@@ -31,14 +31,20 @@ for (const viewport of VIEWPORTS) {
       await expect(page.getByTestId("policy-message")).toHaveText("Nothing changed, so nothing was recorded.");
       expect(await auditCount()).toBe(before);
 
-      await page.getByLabel("Approval lifetime (seconds)").fill("5");
+      // A value out of its range is named at its field, which takes the focus; nothing is sent.
+      const lifetime = page.getByLabel("Approval lifetime (seconds)");
+      await lifetime.fill("5");
       await page.getByRole("button", { name: "Save policy" }).click();
-      await expect(page.getByTestId("policy-message")).toHaveText(
+      await expect(page.getByTestId("policy-field-error")).toHaveText(
         "Approval lifetime (seconds) must be from 30 to 604,800.",
       );
+      await expect(lifetime).toBeFocused();
+      await expect(lifetime).toHaveAttribute("aria-invalid", "true");
+      await expect(page.getByTestId("policy-message")).toHaveCount(0);
       expect(await auditCount()).toBe(before);
 
-      await page.getByLabel("Approval lifetime (seconds)").fill("900");
+      await lifetime.fill("900");
+      await expect(page.getByTestId("policy-field-error")).toHaveCount(0);
       await autoLimit.fill("60.00");
       // Raising a limit loosens control: nothing changes until the admin confirms it is them.
       await page.getByRole("button", { name: "Save policy" }).click();

@@ -1,8 +1,8 @@
 "use client";
 
-import { useState, useTransition } from "react";
+import { useRef, useState, useTransition } from "react";
 import { updatePolicyAction } from "@/lib/admin/policy/actions";
-import { displayValue, POLICY_FIELDS, type PolicyField, rangeText } from "@/lib/admin/policy/fields";
+import { displayValue, parsePolicyValue, POLICY_FIELDS, type PolicyField, rangeText } from "@/lib/admin/policy/fields";
 import { useStepUp } from "@/components/step-up/step-up-field";
 import { BusyButton } from "@/components/ui/busy-button";
 
@@ -17,16 +17,29 @@ function formValues(policy: Policy): Record<PolicyField, string> {
 }
 
 /**
- * Money in currency units, each field with its allowed range; the server names a bad field by its label. A change
- * that loosens control (a limit, ceiling, threshold or the approval lifetime raised) asks for the admin's step-up.
+ * Money in currency units, each field with its allowed range. A value out of its range is named at its field, which
+ * takes the focus, before anything is sent (the server checks it again). A change that loosens control (a limit,
+ * ceiling, threshold or the approval lifetime raised) asks for the admin's step-up.
  */
 export function PolicyForm({ policy, hasPasskey }: { policy: Policy; hasPasskey: boolean }) {
   const stepUp = useStepUp(hasPasskey);
   const [values, setValues] = useState(() => formValues(policy));
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const [invalid, setInvalid] = useState<{ field: PolicyField; text: string } | null>(null);
+  const inputs = useRef<Partial<Record<PolicyField, HTMLInputElement | null>>>({});
   const [pending, startTransition] = useTransition();
 
   function save() {
+    setMessage(null);
+    for (const spec of POLICY_FIELDS) {
+      const parsed = parsePolicyValue(spec, values[spec.name]);
+      if (!parsed.ok) {
+        setInvalid({ field: spec.name, text: parsed.message });
+        inputs.current[spec.name]?.focus();
+        return;
+      }
+    }
+    setInvalid(null);
     startTransition(async () => {
       const response = await stepUp.run({ kind: "admin.policy", values }, (proofId) =>
         updatePolicyAction({ policy: values, proofId }),
@@ -55,14 +68,31 @@ export function PolicyForm({ policy, hasPasskey }: { policy: Policy; hasPasskey:
             {spec.label}
             <br />
             <input
+              ref={(element) => {
+                inputs.current[spec.name] = element;
+              }}
               name={spec.name}
               inputMode={spec.unit === "money" ? "decimal" : "numeric"}
               value={values[spec.name]}
-              onChange={(event) => setValues({ ...values, [spec.name]: event.target.value })}
-              aria-describedby={`${spec.name}-help`}
+              onChange={(event) => {
+                setValues({ ...values, [spec.name]: event.target.value });
+                if (invalid?.field === spec.name) setInvalid(null);
+              }}
+              aria-invalid={invalid?.field === spec.name}
+              aria-describedby={
+                invalid?.field === spec.name ? `${spec.name}-error ${spec.name}-help` : `${spec.name}-help`
+              }
             />
           </label>
           <br />
+          {invalid?.field === spec.name && (
+            <>
+              <span className="error" id={`${spec.name}-error`} role="alert" data-testid="policy-field-error">
+                {invalid.text}
+              </span>
+              <br />
+            </>
+          )}
           <span className="muted" id={`${spec.name}-help`}>
             {spec.help} Allowed: {rangeText(spec)}
             {spec.unit === "money" ? ", in currency units" : ""}.
