@@ -65,6 +65,16 @@ test("a shadow rule set shows exactly the calls it would decide differently, and
     await expect(page.getByTestId("rules-draft-summary")).toContainText(
       "Refuses issue_refund calls when resource.customer.fraud_watch, whoever approves (code customer-on-fraud-watch).",
     );
+    // A failed Check takes the last one's summary away; a failed publish says nothing was published.
+    await text.fill(`${RULES}\n}`);
+    await page.getByRole("button", { name: "Check" }).click();
+    await expect(page.getByTestId("rules-errors")).toBeVisible();
+    await expect(page.getByTestId("rules-draft-summary")).toHaveCount(0);
+    await page.getByRole("button", { name: "Publish as shadow" }).click();
+    await expect(page.getByTestId("rules-errors")).toBeVisible();
+    await expect(page.getByTestId("rules-message")).toHaveText("Nothing was published.");
+
+    await text.fill(RULES);
     await page.getByRole("button", { name: "Publish as shadow" }).click();
     await expect(page.getByTestId("rules-message")).toContainText("as shadow.");
 

@@ -37,7 +37,8 @@ export function RulesEditor({
   const [replayLimit, setReplayLimit] = useState<number | null>(null);
   const [pending, startTransition] = useTransition();
 
-  const failed = (response: { message: string; code: string }) => {
+  /** The checks' errors, one a line, and `effect` ("Nothing was published.") when the action would have changed something. */
+  const failed = (response: { message: string; code: string }, effect?: string) => {
     if (!["rules.invalid", "rules.cases-invalid", "rules.cases-failed"].includes(response.code))
       return setMessage(response.message);
     const errors = response.message.split("\n");
@@ -45,6 +46,9 @@ export function RulesEditor({
     if (errors.some((error) => error.includes("not found")))
       errors.push('A rule can read only the facts listed under "What a rule can read" below.');
     setErrors(errors);
+    // What an earlier Check said of other text no longer holds.
+    setSummaries([]);
+    if (effect) setMessage(effect);
   };
   const reset = () => {
     setErrors([]);
@@ -92,7 +96,7 @@ export function RulesEditor({
       const response = await stepUp.run({ kind: "admin.rules", digest }, (proofId) =>
         publishRulesAction({ text, cases, status, proofId }),
       );
-      if (!response.ok) return failed(response);
+      if (!response.ok) return failed(response, "Nothing was published.");
       setMessage(response.data.message);
     });
   }
@@ -102,7 +106,7 @@ export function RulesEditor({
     startTransition(async () => {
       reset();
       const response = await shadowOneRuleAction({ text });
-      if (!response.ok) return failed(response);
+      if (!response.ok) return failed(response, "Nothing was put in shadow.");
       setMessage(response.data.message);
     });
   }
