@@ -28,9 +28,29 @@ export async function startLocalExternals(
   return { env, close: async () => void (await Promise.all(closers.map((close) => close()))) };
 }
 
+/** A header's RFC 2047 encoded words (`=?UTF-8?Q?Change_waiting=3A?=`, `=?UTF-8?B?...?=`) as the text they hold. */
+function decodedHeader(value: string): string {
+  return value
+    .replace(/\?=\s+=\?/g, "?==?")
+    .replace(/=\?([^?]+)\?([QqBb])\?([^?]*)\?=/g, (_, charset: string, encoding: string, text: string) => {
+      const bytes =
+        encoding.toUpperCase() === "B"
+          ? Buffer.from(text, "base64")
+          : Buffer.from(
+              text
+                .replace(/_/g, " ")
+                .replace(/=([0-9A-Fa-f]{2})/g, (__, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+              "latin1",
+            );
+      return new TextDecoder(charset).decode(bytes);
+    });
+}
+
 /** One line per message for the developer: recipient, subject, and the approval links it carries, to open them. */
 function mailLine(message: { to: string[]; raw: string }): string {
-  const subject = /^Subject: (.*)$/m.exec(message.raw)?.[1] ?? "";
+  // A long subject is folded over several lines, each going on after whitespace.
+  const headers = message.raw.split(/\r?\n\r?\n/)[0].replace(/\r?\n[ \t]+/g, " ");
+  const subject = decodedHeader(/^Subject: (.*)$/m.exec(headers)?.[1] ?? "");
   // Undo quoted-printable's soft line breaks and escapes, which would cut a long link in two.
   const body = message.raw
     .replace(/=\r?\n/g, "")
