@@ -9,6 +9,7 @@ import { outcomeTitleBeside } from "@/lib/calls/words";
 import type { conversationCalls } from "@/lib/conversations/console";
 import { amountCentsOf, formatMoney } from "@/lib/money";
 import type { Outcome } from "@/lib/outcome";
+import { callableTools } from "@/lib/tools/registry";
 
 type Found = NonNullable<Awaited<ReturnType<typeof conversationCalls>>>;
 
@@ -26,6 +27,14 @@ function askedOf(argsCanonical: string | null): {
   };
 }
 
+/** The conversation's tools in words, each one outside the agent's permissions (a read-only agent's refund) said so. */
+function toolsWords(conversation: { tools: string[]; scopes: string[] }): string {
+  const callable = new Set(callableTools(conversation));
+  return conversation.tools
+    .map((tool) => (callable.has(tool) ? toolWords(tool) : `${toolWords(tool)} (not within this agent's permissions)`))
+    .join(", ");
+}
+
 /** One conversation as its agent sees it: the customer, what it has spent, every call and its outcome, and the console. */
 export function ConversationCalls({ conversation, calls, switches }: Found) {
   const currency = calls.map((call) => askedOf(call.argsCanonical).currency).find(Boolean) ?? "USD";
@@ -37,7 +46,7 @@ export function ConversationCalls({ conversation, calls, switches }: Found) {
       <p className="muted">
         {conversation.orderId ? `Bound to ${conversation.orderId} · ` : ""}
         {count(conversation.writesMade, "write")} · {formatMoney(conversation.irreversibleCents, currency)} of
-        irreversible impact so far · may use {conversation.tools.map(toolWords).join(", ")} · opened{" "}
+        irreversible impact so far · may use {toolsWords(conversation)} · opened{" "}
         <TimeAgo iso={conversation.createdAt.toISOString()} /> · <code>{conversation.id}</code>
       </p>
       {switches.length > 0 && (

@@ -73,6 +73,29 @@ for (const viewport of VIEWPORTS) {
       await context.close();
     });
 
+    test("a read-only agent's conversation says its refunds are outside the agent's permissions, and a refund says so too", async ({
+      browser,
+      baseURL,
+    }) => {
+      const readOnly = { id: "usr_acme_agent2", email: "agent2@acme.test", role: "AGENT", tenantId: "acme" } as const;
+      const { context, page } = await signedInPage(browser, readOnly, baseURL!, {
+        viewport: { width: viewport.width, height: viewport.height },
+      });
+      await page.goto("/conversations");
+      await page.getByLabel("Find a customer").fill("ana@");
+      await page.getByRole("radio", { name: /ana@example\.test/ }).check();
+      await page.getByRole("button", { name: "Open conversation with ana@example.test" }).click();
+      await expect(page).toHaveURL(/\/conversations\/conv_/);
+      await expect(page.getByRole("main")).toContainText("refund (not within this agent's permissions)");
+      await page.getByLabel(/^Envelope/).fill(JSON.stringify(refund("ord_1004", 1000)));
+      await page.getByRole("button", { name: "Propose" }).click();
+      await expect(page.getByTestId("call-row").first()).toContainText(
+        "Not within this agent's permissions (an admin grants them under Policy)",
+      );
+      await expectUsable(page);
+      await context.close();
+    });
+
     test("the picker says when nobody matches and offers nothing of another tenant", async ({ browser, baseURL }) => {
       const { context, page } = await signedInPage(browser, SEEDED.agent, baseURL!, {
         viewport: { width: viewport.width, height: viewport.height },
