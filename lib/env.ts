@@ -131,7 +131,8 @@ const EnvSchema = z.object({
   /** "0" uses STARTTLS when the server offers it; anything else (the default, for the local sink) does not. */
   SMTP_IGNORE_TLS: z.string().default("1"),
   MAIL_FROM: z.string().min(1).default("toolgate <no-reply@toolgate.local>"),
-  OUTBOX_MAX_ATTEMPTS: Count(5, 100),
+  /** Twelve tries span about an hour (2 s doubling to 2,048 s), so a mail server or receiver down that long loses nothing. */
+  OUTBOX_MAX_ATTEMPTS: Count(12, 100),
 
   /** "off" starts no background jobs on this instance. */
   TOOLGATE_JOBS: z.string().default("on"),

@@ -59,17 +59,22 @@ describe("email through the outbox, counted at a real SMTP sink", () => {
       connectionTimeout: 500,
     });
     const row = () => db.outboxMessage.findFirstOrThrow({ where: { toolCallId: response.json.id } });
-    for (let attempt = 1; attempt <= 5; attempt++) {
+    // The default budget: twelve tries, waiting 2 s doubling to 2,048 s between them, about an hour in all.
+    const waits: number[] = [];
+    for (let attempt = 1; attempt <= 12; attempt++) {
       await db.outboxMessage.updateMany({
         where: { toolCallId: response.json.id },
         data: { nextAttemptAt: new Date(0) },
       });
       await deliverOutbox({ delivery: down, limit: 100, tenantId: world.tenantId });
+      const after = Date.now();
       const current = await row();
       expect(current.attempts).toBe(attempt);
-      expect(current.status).toBe(attempt < 5 ? "pending" : "dead");
-      if (attempt < 5) expect(current.nextAttemptAt.getTime()).toBeGreaterThan(Date.now());
+      expect(current.status).toBe(attempt < 12 ? "pending" : "dead");
+      // Set when the attempt failed, a moment before `after`.
+      if (attempt < 12) waits.push(Math.ceil((current.nextAttemptAt.getTime() - after) / 1000));
     }
+    expect(waits).toEqual([2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048]);
     expect((await row()).lastError).toBeTruthy();
   });
 
