@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { describe, expect, it, vi } from "vitest";
 import { approveRequest } from "@/lib/approvals/decision/approve";
 import { conversationCalls } from "@/lib/conversations/console";
-import { db, transaction } from "@/lib/db";
+import { db } from "@/lib/db";
 import { delegationDigest } from "@/lib/oauth/consent/authorize";
 import { revokeGrant } from "@/lib/oauth/consent/sql";
 import { INSTANCE_SECRET, personCookie } from "../support/app-instances";
@@ -15,7 +15,7 @@ import { postConsent } from "../support/oauth-grant";
 import { provedFor } from "../support/step-up";
 import { createWorld, type World } from "../support/world";
 import { jar } from "../support/cookie-jar";
-import { waitForLockWaiter } from "../support/locks";
+import { holdOpen, waitForLockWaiter } from "../support/locks";
 
 // One connection, many customers (issue 40, decision 022), through the MCP SDK client's own OAuth flow against the
 // route handlers: the person adds the bare /api/mcp URL once; they choose the customer on the Connections page (the
@@ -217,23 +217,15 @@ describe("one connection, many customers", () => {
     const conversationsBefore = await db.conversation.count({ where: { agentId: w.users.agent } });
 
     // The person revokes the connection on another tab: the revocation has written and not yet committed.
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let held!: (pid: number) => void;
-    const holding = new Promise<number>((resolve) => (held = resolve));
-    const revoking = transaction(async (tx) => {
-      expect(await revokeGrant(tx, w.tenantId, grantId, "revoked-by-person", w.users.agent)).toBeDefined();
-      const [row] = await tx.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS "pid"`;
-      held(row.pid);
-      await released;
-    });
-    const holderPid = await holding;
+    const revoking = await holdOpen(async (tx) =>
+      expect(await revokeGrant(tx, w.tenantId, grantId, "revoked-by-person", w.users.agent)).toBeDefined(),
+    );
 
     // The switch to ana starts before the revocation commits, found the connection live, and waits for its row.
     const switching = workOnCustomerAction({ grant_id: grantId, customer_id: w.customers.ana });
-    await waitForLockWaiter(holderPid, "the revocation's lock");
-    release();
-    await revoking;
+    await waitForLockWaiter(revoking.pid, "the revocation's lock");
+    revoking.release();
+    await revoking.done;
 
     expect(await switching).toMatchObject({ ok: false, code: "connection.not-found" });
     expect(await db.conversation.count({ where: { agentId: w.users.agent } })).toBe(conversationsBefore);

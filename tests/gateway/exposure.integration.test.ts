@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { approveRequest } from "@/lib/approvals/decision/approve";
-import { db, transaction } from "@/lib/db";
+import { db } from "@/lib/db";
 import { pruneAutoExposure } from "@/lib/gateway/decide/policy";
 import { conversationFor, newCallKey, openConversation, propose } from "../support/api";
 import { agentConversation, proposeAsAgent, refund } from "../support/calls";
@@ -10,7 +10,7 @@ import { ownExternals } from "../support/externals";
 import { createWorld, moreOrders, type WorldPolicy } from "../support/world";
 import { SECOND_REFUND_WAITS } from "../policy-rules/examples";
 import { putRules } from "../policy-rules/support";
-import { waitForLockWaiter } from "../support/locks";
+import { holdOpen, waitForLockWaiter } from "../support/locks";
 
 const externals = ownExternals();
 // Thirty refunds reach the provider at once in the parallel test; none of them should look lost.
@@ -44,19 +44,11 @@ async function refundedOnceTotalHeld() {
   const [first, order] = await moreOrders(world, 2);
   const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
   expect((await proposeAsAgent(world, conversation, refund(first, 500))).json.code).toBe("refund.issued");
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let held!: (pid: number) => void;
-  const holding = new Promise<number>((resolve) => (held = resolve));
-  const holder = transaction(async (tx) => {
-    const [row] = await tx.$queryRaw<{ pid: number }[]>`
-      SELECT pg_backend_pid() AS "pid" FROM "ExposureTotal"
-      WHERE "tenantId" = ${world.tenantId} AND "agentId" = '' FOR NO KEY UPDATE`;
-    held(row.pid);
-    await released;
-  });
-  const holderPid = await holding;
-  return { world, conversation, order, holder, holderPid, release };
+  const held = await holdOpen(
+    (tx) => tx.$queryRaw`
+      SELECT 1 FROM "ExposureTotal" WHERE "tenantId" = ${world.tenantId} AND "agentId" = '' FOR NO KEY UPDATE`,
+  );
+  return { world, conversation, order, holder: held.done, holderPid: held.pid, release: held.release };
 }
 
 describe("exposure ceilings across conversations (rolling 24 hours, automatic irreversible impact only)", () => {

@@ -11,10 +11,10 @@ import {
   ruleSetHistory,
 } from "@/lib/admin/rules/publishing/publish";
 import { parseCases, type RuleCase } from "@/lib/policy-rules/cases/cases";
-import { db, transaction } from "@/lib/db";
+import { db } from "@/lib/db";
 import { approveAs } from "../support/admin-changes";
 import { conversationFor, newCallKey, propose } from "../support/api";
-import { waitForLockWaiter } from "../support/locks";
+import { holdOpen, waitForLockWaiter } from "../support/locks";
 import { noProof, provedFor } from "../support/step-up";
 import { addPerson, createWorld, type World } from "../support/world";
 import { FRAUD_WATCH, OLD_ORDERS } from "./examples";
@@ -210,24 +210,15 @@ describe("rule versions, rollback and the second admin's review", () => {
         pendingChangeId: change.id,
       },
     });
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let held!: (pid: number) => void;
-    const holding = new Promise<number>((resolve) => (held = resolve));
-    const holder = transaction(async (tx) => {
-      const [row] = await tx.$queryRaw<{ pid: number }[]>`
-        SELECT pg_backend_pid() AS "pid" FROM "ApiKey" WHERE "id" = ${key.id} FOR UPDATE`;
-      held(row.pid);
-      await released;
-    });
+    const holder = await holdOpen((tx) => tx.$queryRaw`SELECT 1 FROM "ApiKey" WHERE "id" = ${key.id} FOR UPDATE`);
     const cancelling = cancelChange(admin, change.id);
-    const cancelPid = await waitForLockWaiter(await holding, "the minted key's lock");
+    const cancelPid = await waitForLockWaiter(holder.pid, "the minted key's lock");
 
     // The page is shown meanwhile: it reads the change still waiting, replays it, and stores once the cancel ends.
     const showing = pendingChanges(world.tenantId);
     await waitForLockWaiter(cancelPid, "the cancelled change's lock");
-    release();
-    await holder;
+    holder.release();
+    await holder.done;
     expect(await cancelling).toBe(true);
     expect((await showing).map((shown) => shown.id)).toEqual([change.id]);
     expect(await db.adminChange.findUniqueOrThrow({ where: { id: change.id } })).toMatchObject({ status: "cancelled" });

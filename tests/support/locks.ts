@@ -1,4 +1,4 @@
-import { db } from "@/lib/db";
+import { db, transaction, type Tx } from "@/lib/db";
 
 /**
  * Returns the backend of a statement that waits for a lock the backend `holderPid` holds, once there is one (at most
@@ -13,4 +13,27 @@ export async function waitForLockWaiter(holderPid: number, lock: string): Promis
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`no statement waited for ${lock}`);
+}
+
+/**
+ * Runs `work` in a transaction and keeps it open, its locks held, until `release()`, as another instance's
+ * transaction between its writes and its commit: `pid` is its backend (for `waitForLockWaiter`), `done` settles once
+ * it has committed.
+ */
+export async function holdOpen(
+  work: (tx: Tx) => Promise<unknown>,
+): Promise<{ pid: number; release: () => void; done: Promise<void> }> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let held!: (pid: number) => void;
+  const holding = new Promise<number>((resolve) => (held = resolve));
+  const done = transaction(async (tx) => {
+    await work(tx);
+    const [row] = await tx.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS "pid"`;
+    held(row.pid);
+    await released;
+  });
+  // A `work` that throws ends the transaction before it holds anything: its error, not a wait for ever.
+  const pid = await Promise.race([holding, done.then(() => holding)]);
+  return { pid, release, done };
 }
