@@ -11,6 +11,19 @@ import { ageWorld, refund } from "./support";
 
 const HOLD_EVERY_REFUND = `@id("every-refund") @hold("every refund waits") forbid (principal, action == Action::"issue_refund", resource);`;
 
+/** A tenant with five refunds, and the id of a replay queued over them of a rule that holds every refund. */
+async function replayQueuedOverFiveRefunds() {
+  const world = await createWorld();
+  await ageWorld(world);
+  for (const order of await moreOrders(world, 5)) {
+    const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
+    await propose(world.keys.agent, conversation, refund(order, 1000), newCallKey());
+  }
+  const admin = { id: world.users.admin, tenantId: world.tenantId };
+  const started = await startReplay(admin, { text: HOLD_EVERY_REFUND, days: 7, limit: 100 });
+  return { world, id: started.ok ? started.id : "" };
+}
+
 describe("replay in the job runner", () => {
   it("reads up to its limit, says older decisions remain, and reads them all when asked to go further", async () => {
     const world = await createWorld();
@@ -49,15 +62,7 @@ describe("replay in the job runner", () => {
   });
 
   it("a replay longer than a run of the job pauses where it stopped and ends on a later run with the same report", async () => {
-    const world = await createWorld();
-    await ageWorld(world);
-    const admin = { id: world.users.admin, tenantId: world.tenantId };
-    for (const order of await moreOrders(world, 5)) {
-      const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-      await propose(world.keys.agent, conversation, refund(order, 1000), newCallKey());
-    }
-    const started = await startReplay(admin, { text: HOLD_EVERY_REFUND, days: 7, limit: 100 });
-    const id = started.ok ? started.id : "";
+    const { world, id } = await replayQueuedOverFiveRefunds();
     // Runs of a millisecond, two decisions a page: each run reads a page, then pauses.
     const seen: number[] = [];
     for (let run = 0; run < 10; run++) {
@@ -74,15 +79,7 @@ describe("replay in the job runner", () => {
   });
 
   it("a replay an instance stopped in the middle of is taken up again a minute later, from its last pause, and ends with the same report", async () => {
-    const world = await createWorld();
-    await ageWorld(world);
-    const admin = { id: world.users.admin, tenantId: world.tenantId };
-    for (const order of await moreOrders(world, 5)) {
-      const conversation = await conversationFor(world.keys.agent, { customer_id: world.customers.ana });
-      await propose(world.keys.agent, conversation, refund(order, 1000), newCallKey());
-    }
-    const started = await startReplay(admin, { text: HOLD_EVERY_REFUND, days: 7, limit: 100 });
-    const id = started.ok ? started.id : "";
+    const { world, id } = await replayQueuedOverFiveRefunds();
     await runQueuedReplays({ sliceMs: 1, page: 2 });
     expect(await replayProgress(world.tenantId, id)).toMatchObject({ status: "queued", read: 2 });
     // The next run's instance stops after its first page: the row says running, with that page counted.
