@@ -144,7 +144,8 @@ const refund = (order: string, amountCents: number) => ({
  * page turns it into `executed` through the event stream (a pushed event, not the poll); a second request is denied
  * with a reason. Each round refunds a little more than the auto limit, on orders with room for all three rounds.
  */
-async function walk(browser: Browser, baseURL: string, round: number, problems: string[]): Promise<void> {
+async function walk(browser: Browser, run: DevRun, round: number, problems: string[]): Promise<void> {
+  const { baseURL } = run;
   const [customer, order] = round === 1 ? ["cu_ana", "ord_1004"] : ["cu_ben", "ord_1002"];
   const amountCents = 5001 + round;
   const conversation = await api(baseURL, "/api/v1/conversations", { customer_id: customer });
@@ -213,6 +214,10 @@ async function walk(browser: Browser, baseURL: string, round: number, problems: 
   const admin = await signIn(browser, baseURL, "admin@acme.test", problems);
   await admin.page.goto("/admin/policy");
   await expectNoOverlay(admin.page);
+  // `next dev` logs a response the browser abandons mid-stream as an error, and until the warm-up has compiled the
+  // first pages, requests of an open page can still be on their way: a person closes the tab once it has settled.
+  await expect.poll(run.output).toContain("the first pages are compiled");
+  await admin.page.waitForLoadState("networkidle");
   for (const session of [agent, supervisor, admin]) await session.context.close();
 }
 
@@ -236,8 +241,8 @@ test("npm run dev on an empty folder: the README's walk, approve and deny, twice
   const problems: string[] = [];
   const first = await startDev();
   try {
-    await walk(browser, first.baseURL, 1, problems);
-    await walk(browser, first.baseURL, 2, problems);
+    await walk(browser, first, 1, problems);
+    await walk(browser, first, 2, problems);
   } finally {
     // A terminal closed under it: nothing stops the database, which keeps running on the folder.
     await killDev(first);
@@ -250,7 +255,7 @@ test("npm run dev on an empty folder: the README's walk, approve and deny, twice
     expect(second.output()).toContain("the embedded database was left running by an earlier run");
     expect(second.output()).toContain("demo data already in the database");
     expect(agentKey()).toBe(keyBefore);
-    await walk(browser, second.baseURL, 3, problems);
+    await walk(browser, second, 3, problems);
   } finally {
     await stopDev(second);
   }
