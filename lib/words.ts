@@ -1,5 +1,5 @@
-// How the app writes a time and a long text where no browser formats them: mail, chat notices, held changes, the
-// note a model reads.
+// How the app writes a time and a long text: where no browser formats them (mail, chat notices, held changes, the
+// note a model reads) and, for the relative time, on the pages too, so a span reads the same everywhere.
 
 const UTC = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" });
 
@@ -19,3 +19,23 @@ export function shorten(text: string, max: number): string {
 
 /** "1 call", "3 calls": `n` and its noun, plural as given or with an s. */
 export const count = (n: number, noun: string, plural = `${noun}s`) => `${n} ${n === 1 ? noun : plural}`;
+
+/** A span of time to its nearest whole unit, spelt out: "12 seconds", "3 minutes", "1 day". */
+export function roundedSpan(ms: number): string {
+  const size = Math.round(Math.abs(ms) / 1000);
+  // Rounded, not cut: a lifetime of 24 hours reads "1 day" when it starts, not "23 hours"; a unit gives way to the
+  // next when it would round to 60 of itself (or 24 hours).
+  const minutes = Math.round(size / 60);
+  const hours = Math.round(size / 3600);
+  if (size < 60) return count(size, "second");
+  if (minutes < 60) return count(minutes, "minute");
+  if (hours < 24) return count(hours, "hour");
+  return count(Math.round(size / 86_400), "day");
+}
+
+/** The one relative form of a time: "12 seconds ago", "3 minutes ago", "in 2 hours", each to the nearest unit. */
+export function relativeTime(at: string | Date, now: number): string {
+  const ms = new Date(at).getTime() - now;
+  if (Math.abs(ms) < 500) return "just now";
+  return ms < 0 ? `${roundedSpan(ms)} ago` : `in ${roundedSpan(ms)}`;
+}

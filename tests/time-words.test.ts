@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { absoluteTime, exactTime, formatDuration, relativeTime } from "@/components/ui/time-words";
+import { absoluteTime, exactTime, formatDuration } from "@/components/ui/time-words";
+import { relativeTime } from "@/lib/words";
 
 const now = Date.parse("2026-12-04T12:00:00Z");
 const at = (seconds: number) => new Date(now + seconds * 1000).toISOString();

@@ -36,7 +36,7 @@ describe("words without a browser", () => {
       return { id: "chg_1", mode, applyAt: mode === "delay" ? ends : null, expiresAt: ends };
     };
     expect(heldWords(held(24, "second-admin"), now)).toBe(
-      "This loosens control, so it waits for another admin to approve it within 24 hours (8 Dec 2026, 11:49 UTC); it is listed under Changes waiting on Policy and keys.",
+      "This loosens control, so it waits for another admin to approve it within 1 day (8 Dec 2026, 11:49 UTC); it is listed under Changes waiting on Policy and keys.",
     );
     expect(heldWords(held(72, "delay"), now)).toBe(
       "This loosens control, so it applies in 3 days (10 Dec 2026, 11:49 UTC) unless a supervisor or admin cancels it; it is listed under Changes waiting on Policy and keys.",

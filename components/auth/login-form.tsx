@@ -3,7 +3,8 @@
 import { signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
 import { useState, useSyncExternalStore } from "react";
-import { absoluteTime, relativeTime } from "@/components/ui/time-words";
+import { absoluteTime } from "@/components/ui/time-words";
+import { relativeTime } from "@/lib/words";
 import { Field, FormMessages } from "@/components/ui/field";
 import { BusyButton } from "@/components/ui/busy-button";
 

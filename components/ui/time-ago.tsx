@@ -1,7 +1,8 @@
 "use client";
 
 import { useSyncExternalStore } from "react";
-import { absoluteTime, exactTime, formatDuration, relativeTime } from "./time-words";
+import { relativeTime } from "@/lib/words";
+import { absoluteTime, exactTime, formatDuration } from "./time-words";
 
 // One clock for every time shown relative to now. The server's "now" is not the browser's, so the server render and
 // hydration see null (pages show the exact time) and the browser's clock takes over right after, ticking each second.
