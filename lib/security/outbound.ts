@@ -120,6 +120,8 @@ function parseTarget(raw: string | URL): URL {
   return url;
 }
 
+const LOOKUP_TIMEOUT_MS = 5000;
+
 /** Every address the host resolves to, each checked; throws OutboundRefused naming the first forbidden one. */
 async function resolveChecked(url: URL): Promise<{ address: string; family: number }[]> {
   const host = hostOf(url);
@@ -128,12 +130,17 @@ async function resolveChecked(url: URL): Promise<{ address: string; family: numb
     refuseUnlessAllowed(host, host, allowed);
     return [{ address: host, family: isIP(host) }];
   }
-  let answers: { address: string; family: number }[];
-  try {
-    answers = await dnsLookup(host, { all: true, verbatim: true });
-  } catch {
-    throw new OutboundRefused("outbound.unresolvable", `${host} does not resolve`);
-  }
+  let timer: NodeJS.Timeout | undefined;
+  // The system resolver may retry a silent name server for half a minute; a form or a delivery waits 5 s.
+  const timedOut = new Promise<"timed out">((resolve) => {
+    timer = setTimeout(() => resolve("timed out"), LOOKUP_TIMEOUT_MS);
+  });
+  const answers = await Promise.race([
+    dnsLookup(host, { all: true, verbatim: true }).catch(() => []),
+    timedOut,
+  ]).finally(() => clearTimeout(timer));
+  if (answers === "timed out")
+    throw new OutboundRefused("outbound.unresolvable", `${host} did not resolve within ${LOOKUP_TIMEOUT_MS / 1000} s`);
   if (answers.length === 0) throw new OutboundRefused("outbound.unresolvable", `${host} does not resolve`);
   for (const answer of answers) refuseUnlessAllowed(answer.address, host, allowed);
   return answers;

@@ -27,6 +27,14 @@ export const defects: Defect[] = [
     test: "refuses a send whose name now resolves to loopback (DNS rebinding) and records why, reaching nothing",
   },
   {
+    name: "outbound lookup timeout",
+    file: "lib/security/outbound.ts",
+    find: "    timedOut,\n",
+    replace: "",
+    testFile: "tests/security/outbound.integration.test.ts",
+    test: "stops waiting for a name whose name server never answers after 5 s, saying so and storing nothing",
+  },
+  {
     name: "outbound literal check",
     file: "lib/security/outbound.ts",
     find: "if (isIP(hostAddress)) await resolveChecked(url);",

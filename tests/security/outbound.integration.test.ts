@@ -20,6 +20,7 @@ vi.mock("node:dns/promises", async (original) => {
   const lookup = async (host: string, options: object) => {
     const answer = dnsAnswers.get(host);
     if (!answer) return real.lookup(host, options as { all: true });
+    if (answer[0] === "silent") return new Promise(() => {});
     return answer.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
   };
   return { ...real, default: { ...real, lookup }, lookup };
@@ -202,6 +203,21 @@ describe("webhook SSRF", () => {
     expect(await saved("http://127.0.0.1:8080/hook")).toEqual({ ok: true, held: null });
     expect(await webhookState(world.tenantId)).toMatchObject({ audits: 1 });
   });
+
+  it("stops waiting for a name whose name server never answers after 5 s, saying so and storing nothing", async () => {
+    const world = await createWorld();
+    dnsAnswers.set("silent.example", ["silent"]);
+    const started = Date.now();
+    expect(
+      await setWebhookApproved(world, { url: "https://silent.example/hook", secret: "whsec_0123456789abcdef" }),
+    ).toMatchObject({
+      ok: false,
+      code: "outbound.unresolvable",
+      message: expect.stringContaining("silent.example did not resolve within 5 s"),
+    });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(await webhookState(world.tenantId)).toEqual({ url: null, audits: 0 });
+  }, 15_000);
 
   it("refuses a send whose name now resolves to loopback (DNS rebinding) and records why, reaching nothing", async () => {
     const { received, server, port } = await recordingServer();
