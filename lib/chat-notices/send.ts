@@ -25,7 +25,7 @@ const MAX_WAIT_SECONDS = 15 * 60;
 
 /**
  * The provider asked to be called later (HTTP 429 with Retry-After): the outbox sends again after that long without
- * counting an attempt, so a burst of held calls is slowed down, not dead-lettered.
+ * counting an attempt, so a burst of held calls is slowed down, not dead-lettered (for a day; lib/mail/delivery.ts).
  */
 export class RetryLater extends Error {
   constructor(

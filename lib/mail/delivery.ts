@@ -28,6 +28,12 @@ const CLAIM_LEASE_MINUTES = 5;
  */
 const MAX_BACKOFF_SECONDS = 3600;
 
+/**
+ * How long a receiver's "retry later" (a 429) is obeyed without counting the attempt. Past it every send counts, so
+ * a receiver that only ever answers 429 dead-letters the row instead of deferring it for ever.
+ */
+const MAX_DEFERRAL_MS = 24 * 3600_000;
+
 export interface Delivery {
   sendMail(message: { from: string; to: string; subject: string; text: string; messageId: string }): Promise<unknown>;
 }
@@ -78,7 +84,7 @@ export async function deliverOutbox(
       report.sent++;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      if (error instanceof RetryLater) {
+      if (error instanceof RetryLater && Date.now() - row.createdAt.getTime() < MAX_DEFERRAL_MS) {
         await deferMessage(db, row.id, {
           lastError: message.slice(0, 500),
           nextAttemptAt: new Date(Date.now() + error.seconds * 1000),

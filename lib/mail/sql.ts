@@ -10,6 +10,7 @@ export interface ClaimedMessage {
   subject: string;
   body: string;
   attempts: number;
+  createdAt: Date;
 }
 
 /**
@@ -30,7 +31,7 @@ export function claimOutboxMessages(
         AND (${options.tenantId}::text IS NULL OR "tenantId" = ${options.tenantId}::text)
       ORDER BY "nextAttemptAt" LIMIT ${options.limit}
       FOR UPDATE SKIP LOCKED)
-    RETURNING "id", "tenantId", "kind", "recipient", "subject", "body", "attempts"`;
+    RETURNING "id", "tenantId", "kind", "recipient", "subject", "body", "attempts", "createdAt"`;
 }
 
 export async function markMessageSent(db: Client, id: string): Promise<void> {

@@ -394,6 +394,30 @@ describe("held calls in Slack and Teams, through the outbox", () => {
     }
   });
 
+  it("a receiver that has answered only 429 for a day spends the notice's attempts and dead-letters it", async () => {
+    const world = await createWorld();
+    await connectChatApproved(world, SLACK);
+    chat.slack.retryAfter = 30;
+    try {
+      await holdRefund(world);
+      await deliver(world);
+      expect((await chatRows(world))[0]).toMatchObject({ status: "pending", attempts: 0 });
+      await db.outboxMessage.updateMany({
+        where: { tenantId: world.tenantId, kind: "slack_notice" },
+        data: { createdAt: new Date(Date.now() - 24 * 3600_000 - 60_000) },
+      });
+      for (let round = 1; round <= env().OUTBOX_MAX_ATTEMPTS; round++) {
+        await due(world);
+        await deliver(world);
+      }
+      const [notice] = await chatRows(world);
+      expect(notice).toMatchObject({ status: "dead", attempts: env().OUTBOX_MAX_ATTEMPTS });
+      expect(notice.lastError).toContain("Slack is rate limiting this app");
+    } finally {
+      chat.slack.retryAfter = null;
+    }
+  });
+
   it("the first of two approvals says the call waits for a second supervisor; its expiry says nobody decided; both update the one message", async () => {
     const world = await createWorld();
     await db.tenant.update({ where: { id: world.tenantId }, data: { twoPersonAboveCents: 5000 } });
