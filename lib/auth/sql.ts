@@ -56,6 +56,13 @@ export async function markSessionEnded(db: Client, sessionId: string, reason: st
   });
 }
 
+/** Ends every open session of the tenant that a password signed in, recording why; returns how many it ended. */
+export async function endTenantPasswordSessions(tx: Tx, tenantId: string, reason: string): Promise<number> {
+  return tx.$executeRaw`
+    UPDATE "Session" SET "endedAt" = CURRENT_TIMESTAMP, "endedReason" = ${reason}
+    WHERE "tenantId" = ${tenantId} AND "signedInVia" = 'password' AND "endedAt" IS NULL`;
+}
+
 /** The tenant's live sessions (at most 500), by person and then most recently seen first. */
 export async function findLiveSessions(db: Client, tenantId: string) {
   return db.session.findMany({

@@ -396,7 +396,7 @@ describe("a tenant that requires single sign-on", () => {
       },
       held,
     );
-    expect(saved).toEqual({ ok: true, held: null });
+    expect(saved).toEqual({ ok: true, held: null, passwordSessionsEnded: expect.any(Number) });
 
     const before = await liveSessions(people.other.id);
     expect(await passwordSignIn(people.other.email)).toBe("sso-required");

@@ -6,6 +6,7 @@ import { inviteToSsoAction, removeSsoSettingsAction, saveSsoSettingsAction } fro
 import type { SsoSettingsView } from "@/lib/auth/sso/settings";
 import { Field } from "@/components/ui/field";
 import { BusyButton } from "@/components/ui/busy-button";
+import { count } from "@/lib/words";
 
 type Mapping = { group: string; role: "SUPERVISOR" | "ADMIN" };
 
@@ -23,7 +24,8 @@ function parseMapping(text: string): Mapping[] | null {
 /**
  * The tenant's OpenID provider. The client secret is write-only: stored encrypted, never shown again; saving asks for
  * the admin's step-up. Requiring single sign-on turns passwords off for everyone but admins, whose password sign-ins
- * stay possible (break-glass) and are each recorded.
+ * stay possible (break-glass) and are each recorded, and ends every session a password signed in, the admin's own
+ * included: the form says so before it is saved.
  */
 export function SsoForm({ settings, hasPasskey }: { settings: SsoSettingsView | null; hasPasskey: boolean }) {
   const stepUp = useStepUp(hasPasskey);
@@ -56,7 +58,14 @@ export function SsoForm({ settings, hasPasskey }: { settings: SsoSettingsView | 
         { kind: "admin.sso", issuer: form.issuer.trim(), emailDomain: form.emailDomain.trim().toLowerCase() },
         (proofId) => saveSsoSettingsAction({ ...input, proofId }),
       );
-      setMessage(response.ok ? (response.data.held ?? "Saved.") : response.message);
+      setMessage(
+        response.ok
+          ? (response.data.held ??
+              (response.data.passwordSessionsEnded > 0
+                ? `Saved. ${count(response.data.passwordSessionsEnded, "password session")} ended; they sign in again through ${form.displayName}.`
+                : "Saved."))
+          : response.message,
+      );
       if (response.ok) setForm({ ...form, clientSecret: "" });
     });
   }
@@ -125,9 +134,17 @@ export function SsoForm({ settings, hasPasskey }: { settings: SsoSettingsView | 
             checked={form.required}
             onChange={(event) => setForm({ ...form, required: event.target.checked })}
           />{" "}
-          Require single sign-on: passwords off for everyone but admins (each admin password sign-in is recorded)
+          Require single sign-on: passwords off for everyone but admins (each admin password sign-in is recorded), and
+          every password session ends
         </label>
       </p>
+      {form.required && !settings?.required && (
+        <p className="muted" role="note">
+          When this takes effect, everyone signed in with a password is signed out, you too if you signed in with one:
+          people sign in again through the provider, admins may also use their password. Sessions signed in through the
+          provider stay.
+        </p>
+      )}
       {stepUp.field}
       <BusyButton
         type="button"

@@ -95,7 +95,7 @@ export const saveSsoSettingsAction = authedAction(
     const saved = await setSso(user, input, { userId: user.id, sessionId: session.id, proofId });
     if (!saved.ok) return saved;
     revalidatePath("/admin/policy");
-    return { ok: true, data: { held: heldWords(saved.held) } };
+    return { ok: true, data: { held: heldWords(saved.held), passwordSessionsEnded: saved.passwordSessionsEnded } };
   },
 );
 

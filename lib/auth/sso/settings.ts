@@ -2,6 +2,7 @@ import { z } from "zod";
 import { canonicalJson, sha256Hex } from "../../canonical";
 import { db, transaction, type Tx } from "../../db";
 import { decryptSecret, encryptSecret } from "../../security/secrets";
+import { endTenantPasswordSessions } from "../sql";
 import { consumeStepUpFor, type StepUpHolder, type StepUpMethod } from "../step-up/step-up";
 import { discover, IssuerRefused } from "./issuer";
 import {
@@ -45,7 +46,7 @@ export const SsoSettingsSchema = z.strictObject({
 export type SsoSettingsInput = z.infer<typeof SsoSettingsSchema>;
 
 export type SsoSettingsResult<Held> =
-  | { ok: true; held: Held | null }
+  | { ok: true; held: Held | null; passwordSessionsEnded: number }
   | {
       ok: false;
       code: "sso.issuer-refused" | SsoDomainRefusal | "sso.secret-missing" | "step-up.required";
@@ -113,7 +114,8 @@ function widensSignIn(stored: SsoSettingsRow | null, next: SsoSettingsRow): bool
  * proof for this issuer and domain is consumed. A new provider, client, domain or role mapping could sign anyone in
  * as any person of the tenant (a lone admin as the second supervisor of a large refund), so `hold` may keep it for a
  * second admin; the rest (the button's name, a new secret for the same client, requiring SSO) applies at once. The
- * client secret is stored encrypted; the audit names neither it nor the client id.
+ * client secret is stored encrypted; the audit names neither it nor the client id. `passwordSessionsEnded`: how many
+ * password sessions requiring SSO ended now (none while held: they end when the change applies).
  */
 export async function saveSsoSettings<Held>(
   admin: Admin,
@@ -160,16 +162,39 @@ export async function saveSsoSettings<Held>(
     };
     const proposal = { change: row, base: { stored: storedDigest(stored) } };
     const held = await hold(tx, proposal, stepUp, widensSignIn(stored, row));
-    if (held) return { ok: true, held };
-    await upsertSso(tx, row);
-    await insertSsoAudit(tx, {
-      tenantId: admin.tenantId,
+    if (held) return { ok: true, held, passwordSessionsEnded: 0 };
+    const passwordSessionsEnded = await putSsoInForce(tx, stored, row, {
       actorId: admin.id,
-      action: "sso.set",
-      detail: { ...ssoAuditDetail(row), secretChanged: Boolean(input.clientSecret), stepUp },
+      detail: { secretChanged: Boolean(input.clientSecret), stepUp },
     });
-    return { ok: true, held: null };
+    return { ok: true, held: null, passwordSessionsEnded };
   });
+}
+
+/**
+ * Stores the settings and audits them (`sso.set`), in the caller's transaction: the one place settings take effect,
+ * saved at once or applied from a held change. When they newly require single sign-on, every open session of the
+ * tenant that a password signed in ends with them, since refusing password sign-ins alone would leave those people in
+ * for up to SESSION_MAX_SECONDS; admins' end too, the one making the change included (break-glass signs an admin in
+ * again, recorded), and sessions the provider signed in stay. Returns how many sessions ended, which the audit
+ * records.
+ */
+async function putSsoInForce(
+  tx: Tx,
+  stored: SsoSettingsRow | null,
+  row: SsoSettingsRow,
+  audit: { actorId: string; detail: Record<string, unknown> },
+): Promise<number> {
+  await upsertSso(tx, row);
+  const nowRequired = row.required && !stored?.required;
+  const ended = nowRequired ? await endTenantPasswordSessions(tx, row.tenantId, "sso-required") : 0;
+  await insertSsoAudit(tx, {
+    tenantId: row.tenantId,
+    actorId: audit.actorId,
+    action: "sso.set",
+    detail: { ...ssoAuditDetail(row), ...audit.detail, ...(nowRequired ? { passwordSessionsEnded: ended } : {}) },
+  });
+  return ended;
 }
 
 /** What the audit and a held change's lines say about settings: never the secret or the client id. */
@@ -186,7 +211,8 @@ export function ssoAuditDetail(row: SsoSettingsRow) {
 /**
  * Applies a held change once a second admin approved it (or its delay passed), in their transaction: only over the
  * settings it was proposed against, else "stale"; and only while no other tenant took its email domain meanwhile,
- * else why not (the change can never apply).
+ * else why not (the change can never apply). A change that requires SSO ends the password sessions now, not when
+ * it was proposed.
  */
 export async function applyHeldSso(
   tx: Tx,
@@ -197,12 +223,9 @@ export async function applyHeldSso(
   const stored = await lockSso(tx, proposal.change.tenantId);
   if (storedDigest(stored) !== proposal.base.stored) return "stale";
   if (refused && stored?.emailDomain !== proposal.change.emailDomain) return refused;
-  await upsertSso(tx, proposal.change);
-  await insertSsoAudit(tx, {
-    tenantId: proposal.change.tenantId,
+  await putSsoInForce(tx, stored, proposal.change, {
     actorId: by.proposedById,
-    action: "sso.set",
-    detail: { ...ssoAuditDetail(proposal.change), changeId: by.changeId, approvedById: by.approvedById },
+    detail: { changeId: by.changeId, approvedById: by.approvedById },
   });
   return "applied";
 }
