@@ -191,6 +191,14 @@ export const defects: Defect[] = [
     test: "a change whose applying fails unexpectedly is logged and left for the next run; the others still apply",
   },
   {
+    name: "requiring sso ends password sessions",
+    file: "lib/auth/sso/settings.ts",
+    find: 'const ended = nowRequired ? await endTenantPasswordSessions(tx, row.tenantId, "sso-required") : 0;',
+    replace: "const ended = 0;",
+    testFile: "tests/auth/sso-required-sessions.integration.test.ts",
+    test: "ends the tenant's password sessions as it is saved, the admin's own included, and no other session",
+  },
+  {
     name: "sso required refuses passwords",
     file: "lib/auth/sso/password-policy.ts",
     find: 'if (person.role !== "ADMIN") return false;',
