@@ -235,6 +235,9 @@ test("an admin sees the tenant's provider, never its secret, and can invite a pe
     expect(await page.content()).not.toContain("acme-client-secret-never-shown");
     await expect(page.getByRole("group", { name: "Invite a person by their ID at the provider" })).toBeVisible();
     await expectUsable(page, "Policy and keys");
+    // Ticked (not saved), the form says before anything is saved that password sessions end, the admin's too.
+    await page.getByLabel("Require single sign-on", { exact: false }).check();
+    await expect(page.getByText("everyone signed in with a password is signed out", { exact: false })).toBeVisible();
     await context.close();
   } finally {
     await database().query(`DELETE FROM "TenantSso" WHERE "tenantId" = 'acme'`);
