@@ -103,6 +103,16 @@ describe("call keys", () => {
     expect(anthropicRetry.json.results[0]).toEqual({ ...anthropic.json.results[0], replayed: true });
     expect(await db.refund.count({ where: { orderId: own.orders.o1001 } })).toBe(4);
     expect((await db.order.findUniqueOrThrow({ where: { id: own.orders.o1001 } })).refundedCents).toBe(400);
+
+    // Ids are keyed whole: two that share their first 100 characters are two calls, each answered under its own id.
+    const long = (end: string) => `call_${"x".repeat(120)}${end}`;
+    const other = await agentConversation(own);
+    const longer = await proposeAs(own.keys.agent, other, "openai-chat", chat(long("1"), long("2")));
+    expect(longer.json.results.map((result) => [result.ref, result.code, result.replayed])).toEqual([
+      [long("1"), "refund.issued", undefined],
+      [long("2"), "refund.issued", undefined],
+    ]);
+    expect(await db.refund.count({ where: { orderId: own.orders.o1001 } })).toBe(6);
   });
 
   it("call-key.reused tells the model what its runtime must change", async () => {

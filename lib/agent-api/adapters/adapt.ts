@@ -13,8 +13,7 @@ export type Format = (typeof FORMATS)[number];
 
 const envelopeText = (name: unknown, argumentsText: string) =>
   `{"name":${JSON.stringify(name)},"arguments":${argumentsText}}`;
-const refOf = (value: unknown) =>
-  typeof value === "string" || typeof value === "number" ? String(value).slice(0, 100) : null;
+const refOf = (value: unknown) => (typeof value === "string" || typeof value === "number" ? String(value) : null);
 const invalid = (): AdapterResult => ({ ok: false, outcome: outcome("parse.envelope-invalid") });
 
 function collect(items: unknown[], pick: (item: Record<string, unknown>) => AdaptedCall | null): AdapterResult {
