@@ -150,6 +150,14 @@ export const defects: Defect[] = [
     test: "a token for another audience, expired, or signed by an unknown key is 401",
   },
   {
+    name: "sso concurrent first sign-in",
+    file: "lib/auth/sso/sql.ts",
+    find: "    ON CONFLICT DO NOTHING`;",
+    replace: "`;",
+    testFile: "tests/auth/sso.integration.test.ts",
+    test: "two first sign-ins of one subject at the same moment both sign in, bound once",
+  },
+  {
     name: "sso verified email",
     file: "lib/auth/sso/binding.ts",
     find: 'if (!email || claims.email_verified !== true) return { ok: false, code: "sso.unverified-email" };',

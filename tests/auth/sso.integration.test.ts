@@ -15,6 +15,7 @@ import { findSsoByTenant } from "@/lib/auth/sso/sql";
 import { hashPassword } from "@/lib/auth/password-hash";
 import { db } from "@/lib/db";
 import { encryptSecret } from "@/lib/security/secrets";
+import { holdOpen } from "../support/locks";
 import { signInAtProvider, startTestProvider, type TestProvider } from "../support/oidc-provider";
 import { proveWithPassword, stepUpWayOf, type StepUpPurpose } from "@/lib/auth/step-up/step-up";
 import { noProof, provedFor, sessionOf } from "../support/step-up";
@@ -40,6 +41,7 @@ const people = {
   mixed: { id: `usr_ssomix_${suffix}`, email: `mixed@${domain}`, role: "SUPERVISOR" as const },
   inactive: { id: `usr_ssoina_${suffix}`, email: `inactive@${domain}`, role: "SUPERVISOR" as const },
   unmapped: { id: `usr_ssounm_${suffix}`, email: `unmapped@${domain}`, role: "SUPERVISOR" as const },
+  twice: { id: `usr_ssotwi_${suffix}`, email: `twice@${domain}`, role: "SUPERVISOR" as const },
 };
 
 beforeAll(async () => {
@@ -125,6 +127,37 @@ describe("single sign-on through a real OpenID provider", () => {
     expect(again.headers.get("location")).toBe(`${APP}/approvals`);
     expect(await liveSessions(people.supervisor.id)).toBe(2);
     expect(await identities(people.supervisor.id)).toHaveLength(1);
+  });
+
+  it("two first sign-ins of one subject at the same moment both sign in, bound once", async () => {
+    const sub = `sub-twice-${suffix}`;
+    provider.accounts.set(sub, { email: people.twice.email, emailVerified: true });
+    const attempts = [];
+    for (let i = 0; i < 2; i++) {
+      const { location, cookie } = await start(people.twice.email);
+      attempts.push({ url: await signInAtProvider(location, sub, APP), cookie });
+    }
+    // Both callbacks find the subject unbound, then queue for the person's row, which another transaction holds.
+    const holder = await holdOpen(
+      (tx) => tx.$queryRaw`SELECT 1 FROM "User" WHERE "id" = ${people.twice.id} FOR UPDATE`,
+    );
+    const callbacks = attempts.map((attempt) => callback(attempt.url, attempt.cookie));
+    for (let tries = 0; tries < 200; tries++) {
+      const [{ waiting }] = await db.$queryRaw<{ waiting: number }[]>`
+        SELECT count(*)::int AS "waiting" FROM pg_stat_activity WHERE ${holder.pid}::int = ANY(pg_blocking_pids(pid))`;
+      if (waiting === 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    holder.release();
+    await holder.done;
+    const responses = await Promise.all(callbacks);
+    expect(responses.map((response) => response.headers.get("location"))).toEqual([
+      `${APP}/approvals`,
+      `${APP}/approvals`,
+    ]);
+    expect(await identities(people.twice.id)).toHaveLength(1);
+    expect(await db.auditLog.count({ where: { tenantId, actorId: people.twice.id, action: "sso.bound" } })).toBe(1);
+    expect(await liveSessions(people.twice.id)).toBe(2);
   });
 
   it("never binds an unverified email to an existing person", async () => {

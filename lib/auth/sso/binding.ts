@@ -46,15 +46,21 @@ export async function bindSubject(settings: SsoSettingsRow, claims: ProviderClai
     }
     if (!person.active) return { ok: false, code: "sso.deactivated" };
     if (mapped === "sso.no-role") return { ok: false, code: "sso.no-role" };
-    if (bound) await markBindingUsed(tx, binding);
-    else {
-      await insertIdentity(tx, { id: newId("sso"), ...binding, userId: person.id, boundBy: "verified-email" });
+    const inserted =
+      !bound &&
+      (await insertIdentity(tx, { id: newId("sso"), ...binding, userId: person.id, boundBy: "verified-email" }));
+    if (inserted)
       await insertSsoAudit(tx, {
         tenantId: settings.tenantId,
         actorId: person.id,
         action: "sso.bound",
         detail: { issuer: settings.issuer, subject: claims.sub, by: "verified-email" },
       });
+    else {
+      // Bound before, or by another first sign-in of this subject since it was looked up: then only to this person.
+      if (!bound && (await lockBoundPerson(tx, binding))?.id !== person.id)
+        return { ok: false, code: "sso.unknown-person" };
+      await markBindingUsed(tx, binding);
     }
     if (!mapped || mapped.role === person.role) return { ok: true, person };
     await setPersonRole(tx, person.tenantId, person.id, mapped.role);
@@ -114,7 +120,8 @@ export async function bindInvited(
   if (await subjectBound(tx, binding)) return "stale";
   const person = await lockUnboundPersonByEmail(tx, { tenantId, issuer: invitation.issuer, email: invitation.email });
   if (person?.id !== invitation.userId) return "stale";
-  await insertIdentity(tx, { id: newId("sso"), ...binding, userId: person.id, boundBy: "admin" });
+  if (!(await insertIdentity(tx, { id: newId("sso"), ...binding, userId: person.id, boundBy: "admin" })))
+    return "stale";
   await insertSsoAudit(tx, {
     tenantId,
     actorId: by.proposedById,

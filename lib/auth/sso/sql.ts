@@ -158,14 +158,20 @@ export async function subjectBound(db: Db, binding: { tenantId: string; issuer: 
   return row.bound;
 }
 
+/**
+ * Binds the subject to the person; false, binding nothing, when the subject or the person is already bound for this
+ * provider (a concurrent first sign-in of the same subject got there first).
+ */
 export async function insertIdentity(
   tx: Tx | Db,
   identity: { id: string; tenantId: string; issuer: string; subject: string; userId: string; boundBy: string },
-): Promise<void> {
-  await tx.$executeRaw`
+): Promise<boolean> {
+  const inserted = await tx.$executeRaw`
     INSERT INTO "SsoIdentity" ("id", "tenantId", "issuer", "subject", "userId", "boundBy", "lastSignInAt")
     VALUES (${identity.id}, ${identity.tenantId}, ${identity.issuer}, ${identity.subject}, ${identity.userId},
-            ${identity.boundBy}, CASE WHEN ${identity.boundBy} = 'admin' THEN NULL ELSE CURRENT_TIMESTAMP END)`;
+            ${identity.boundBy}, CASE WHEN ${identity.boundBy} = 'admin' THEN NULL ELSE CURRENT_TIMESTAMP END)
+    ON CONFLICT DO NOTHING`;
+  return inserted === 1;
 }
 
 /** Sets a person's role as the provider's groups map it. */
