@@ -3,7 +3,14 @@ import { env } from "../env";
 import type { Role } from "../generated/prisma/client";
 import { newId } from "../ids";
 import { isWellFormedId } from "../security/input";
-import { findLiveSessions, findSessionUser, insertSession, markSessionEnded, type SignedInVia } from "./sql";
+import {
+  findLiveSessions,
+  findSessionUser,
+  insertSession,
+  markSessionEnded,
+  type SessionLimits,
+  type SignedInVia,
+} from "./sql";
 
 // Sessions are rows: the cookie (a next-auth JWT) carries the row's id and is checked against it on every
 // request, so ending the row ends the session everywhere its cookie is presented.
@@ -47,12 +54,11 @@ export async function sessionUser(
   { touch = true }: { touch?: boolean } = {},
 ): Promise<SessionUser | null> {
   if (!sessionId || !isWellFormedId(sessionId)) return null;
-  const { SESSION_IDLE_SECONDS: idle, SESSION_MAX_SECONDS: max } = env();
+  const limits = sessionLimits();
   const row = await findSessionUser(db, sessionId, {
-    idleSeconds: idle,
-    maxSeconds: max,
+    ...limits,
     // A row unseen for SESSION_MAX_SECONDS is no longer live, so this never touches one.
-    touchEverySeconds: touch ? TOUCH_EVERY_SECONDS : max,
+    touchEverySeconds: touch ? TOUCH_EVERY_SECONDS : limits.maxSeconds,
   });
   return row;
 }
@@ -63,5 +69,11 @@ export async function endSession(sessionId: string | undefined, reason: string):
 }
 
 export async function liveSessions(tenantId: string) {
-  return findLiveSessions(db, tenantId);
+  return findLiveSessions(db, tenantId, sessionLimits());
 }
+
+/** How long a session lives, as the environment sets it. */
+export const sessionLimits = (): SessionLimits => ({
+  idleSeconds: env().SESSION_IDLE_SECONDS,
+  maxSeconds: env().SESSION_MAX_SECONDS,
+});

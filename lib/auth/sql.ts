@@ -56,17 +56,43 @@ export async function markSessionEnded(db: Client, sessionId: string, reason: st
   });
 }
 
-/** Ends every open session of the tenant that a password signed in, recording why; returns how many it ended. */
-export async function endTenantPasswordSessions(tx: Tx, tenantId: string, reason: string): Promise<number> {
-  return tx.$executeRaw`
-    UPDATE "Session" SET "endedAt" = CURRENT_TIMESTAMP, "endedReason" = ${reason}
-    WHERE "tenantId" = ${tenantId} AND "signedInVia" = 'password' AND "endedAt" IS NULL`;
+/** How long a session lives: idle at most `idleSeconds`, at most `maxSeconds` from its sign-in (SESSION_*_SECONDS). */
+export interface SessionLimits {
+  idleSeconds: number;
+  maxSeconds: number;
 }
 
-/** The tenant's live sessions (at most 500), by person and then most recently seen first. */
-export async function findLiveSessions(db: Client, tenantId: string) {
+/**
+ * Ends every session of the tenant that a password signed in and that has not ended, recording why; returns how many
+ * of them were still live (lapsed ones end too, uncounted: nobody was signed in by them).
+ */
+export async function endTenantPasswordSessions(
+  tx: Tx,
+  tenantId: string,
+  reason: string,
+  limits: SessionLimits,
+): Promise<number> {
+  const [row] = await tx.$queryRaw<{ live: number }[]>`
+    WITH ended AS (
+      UPDATE "Session" SET "endedAt" = CURRENT_TIMESTAMP, "endedReason" = ${reason}
+      WHERE "tenantId" = ${tenantId} AND "signedInVia" = 'password' AND "endedAt" IS NULL
+      RETURNING "lastSeenAt", "createdAt")
+    SELECT count(*)::int AS "live" FROM ended
+    WHERE "lastSeenAt" > CURRENT_TIMESTAMP - make_interval(secs => ${limits.idleSeconds}::int)
+      AND "createdAt" > CURRENT_TIMESTAMP - make_interval(secs => ${limits.maxSeconds}::int)`;
+  return row.live;
+}
+
+/** The tenant's live sessions (at most 500: not ended, idle or past their age), by person, most recently seen first. */
+export async function findLiveSessions(db: Client, tenantId: string, limits: SessionLimits) {
+  const now = Date.now();
   return db.session.findMany({
-    where: { tenantId, endedAt: null },
+    where: {
+      tenantId,
+      endedAt: null,
+      lastSeenAt: { gt: new Date(now - limits.idleSeconds * 1000) },
+      createdAt: { gt: new Date(now - limits.maxSeconds * 1000) },
+    },
     orderBy: [{ userId: "asc" }, { lastSeenAt: "desc" }],
     take: 500,
     select: { id: true, userId: true, createdAt: true, lastSeenAt: true, address: true, userAgent: true },

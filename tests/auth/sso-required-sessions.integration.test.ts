@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setSso } from "@/lib/admin/access/sso";
 import { applyDueChanges } from "@/lib/admin/changes/two-admin";
 import { hashPassword } from "@/lib/auth/password-hash";
-import { sessionUser, startSession } from "@/lib/auth/sessions";
+import { liveSessions, sessionUser, startSession } from "@/lib/auth/sessions";
 import type { SsoSettingsInput } from "@/lib/auth/sso/settings";
 import { db } from "@/lib/db";
 import { encryptSecret } from "@/lib/security/secrets";
@@ -116,9 +116,18 @@ describe("requiring single sign-on", () => {
     const elsewhere = await tenant("elsewhere");
     for (const sessionId of [t.sessions.password, t.sessions.provider, elsewhere.sessions.password])
       expect(await live(sessionId)).toBe(true);
+    // A password session left idle past its limit: not listed as signed in, ended with the rest but not counted.
+    const { userId } = await db.session.findUniqueOrThrow({ where: { id: t.sessions.password } });
+    const idle = await startSession({ id: userId, tenantId: t.tenantId }, BROWSER);
+    await db.session.update({ where: { id: idle }, data: { lastSeenAt: new Date(Date.now() - 3 * 3600_000) } });
+    expect((await liveSessions(t.tenantId)).map((session) => session.id).sort()).toEqual(
+      [t.sessions.password, t.sessions.provider].sort(),
+    );
 
     const { saved, adminSession } = await save(t, { required: true });
     expect(saved).toEqual({ ok: true, held: null, passwordSessionsEnded: 2 });
+    expect(await db.session.findUniqueOrThrow({ where: { id: idle } })).toMatchObject({ endedReason: "sso-required" });
+    expect((await liveSessions(t.tenantId)).map((session) => session.id)).toEqual([t.sessions.provider]);
 
     // Refused on their next request, by the check every request makes.
     expect(await live(t.sessions.password)).toBe(false);

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { canonicalJson, sha256Hex } from "../../canonical";
 import { db, transaction, type Tx } from "../../db";
 import { decryptSecret, encryptSecret } from "../../security/secrets";
+import { sessionLimits } from "../sessions";
 import { endTenantPasswordSessions } from "../sql";
 import { consumeStepUpFor, type StepUpHolder, type StepUpMethod } from "../step-up/step-up";
 import { discover, IssuerRefused } from "./issuer";
@@ -187,7 +188,7 @@ async function putSsoInForce(
 ): Promise<number> {
   await upsertSso(tx, row);
   const nowRequired = row.required && !stored?.required;
-  const ended = nowRequired ? await endTenantPasswordSessions(tx, row.tenantId, "sso-required") : 0;
+  const ended = nowRequired ? await endTenantPasswordSessions(tx, row.tenantId, "sso-required", sessionLimits()) : 0;
   await insertSsoAudit(tx, {
     tenantId: row.tenantId,
     actorId: audit.actorId,
