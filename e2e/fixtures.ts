@@ -1,7 +1,10 @@
 import { randomInt } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { expect, type Page } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
 import type { APIRequestContext } from "@playwright/test";
+import { readableText } from "../scripts/dev/smtp-sink";
 import { database, openConversation, propose, refund, SEEDED } from "./support";
 
 // Fixtures of the approval-desk specs: rows of their own (so runs and specs never share an order's refunds),
@@ -52,14 +55,21 @@ interface RefundAsked {
   tenant?: "acme" | "globex";
 }
 
-/** The path of the link in the approval email queued for this recipient about this request. */
+/**
+ * The path of the link in the approval email sent to this recipient about this request, as the server's SMTP sink
+ * received it (scripts/e2e-server.ts): the outbox keeps no token once the mail is sent. Waits for the outbox job.
+ */
 export async function emailedLinkPath(recipient: string, approvalId: string): Promise<string> {
-  const { rows } = await database().query<{ body: string }>(
-    `SELECT body FROM "OutboxMessage" WHERE kind = 'approval_email' AND recipient = $1 AND body LIKE '%' || $2 || '%'`,
-    [recipient, approvalId],
-  );
-  expect(rows).toHaveLength(1);
-  const match = /https?:\/\/[^/\s]+(\/approvals\/r\/[A-Za-z0-9_-]{43})/.exec(rows[0].body);
+  const mailDir = path.join(".toolgate", "e2e-mail");
+  const received = () =>
+    readdirSync(mailDir)
+      .filter((file) => file.endsWith(".json"))
+      .map((file) => JSON.parse(readFileSync(path.join(mailDir, file), "utf8")) as { to: string[]; raw: string })
+      .filter((message) => message.to.includes(recipient))
+      .map((message) => readableText(message.raw))
+      .filter((text) => text.includes(`Request: ${approvalId}`));
+  await expect.poll(() => received().length, { message: `the approval email to ${recipient}` }).toBe(1);
+  const match = /https?:\/\/[^/\s]+(\/approvals\/r\/[A-Za-z0-9_-]{43})/.exec(received()[0]);
   expect(match).not.toBeNull();
   return match![1];
 }

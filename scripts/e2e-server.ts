@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { startLocalExternals } from "./dev/external-services";
 import { migrate } from "../lib/db/migrate";
@@ -13,7 +13,11 @@ if (!url) {
 }
 const port = process.env.E2E_PORT ?? "3210";
 await migrate(url);
-const externals = await startLocalExternals();
+// Where the browser tests read the mail the server sent (e2e/fixtures.ts, `emailedLinkPath`): emptied for each run.
+const mailDir = path.join(".toolgate", "e2e-mail");
+rmSync(mailDir, { recursive: true, force: true });
+mkdirSync(mailDir, { recursive: true });
+const externals = await startLocalExternals({ mailDir });
 const env = {
   ...process.env,
   ...externals.env,

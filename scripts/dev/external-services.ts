@@ -1,12 +1,17 @@
+import { randomUUID } from "node:crypto";
+import { renameSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { startFakeProvider } from "./fake-provider";
-import { startSmtpSink } from "./smtp-sink";
+import { readableText, startSmtpSink } from "./smtp-sink";
 
 /**
  * For development and tests: the fake payment provider and a local SMTP sink, unless the environment already
- * names real ones. Returns the environment the app needs to reach them.
+ * names real ones. Returns the environment the app needs to reach them. `mailDir`: a folder the sink writes each
+ * message it takes to, one JSON file each, before it accepts it; the browser tests read approval links there, since
+ * the outbox keeps none once a mail is sent.
  */
 export async function startLocalExternals(
-  options: { providerPort?: number; smtpPort?: number; logMail?: boolean } = {},
+  options: { providerPort?: number; smtpPort?: number; logMail?: boolean; mailDir?: string } = {},
 ) {
   const env: Record<string, string> = {};
   const closers: (() => Promise<void>)[] = [];
@@ -19,13 +24,23 @@ export async function startLocalExternals(
   if (!process.env.SMTP_HOST) {
     const sink = await startSmtpSink({
       port: options.smtpPort,
-      onMessage: options.logMail ? (message) => console.log(mailLine(message)) : undefined,
+      onMessage: (message) => {
+        if (options.logMail) console.log(mailLine(message));
+        if (options.mailDir) keepMail(options.mailDir, message);
+      },
     });
     env.SMTP_HOST = sink.host;
     env.SMTP_PORT = String(sink.port);
     closers.push(sink.close);
   }
   return { env, close: async () => void (await Promise.all(closers.map((close) => close()))) };
+}
+
+/** Writes the message under a name of its own and then renames it, so a reader never meets half a file. */
+function keepMail(dir: string, message: { from: string; to: string[]; raw: string }): void {
+  const file = path.join(dir, randomUUID());
+  writeFileSync(`${file}.part`, JSON.stringify(message));
+  renameSync(`${file}.part`, `${file}.json`);
 }
 
 /** A header's RFC 2047 encoded words (`=?UTF-8?Q?Change_waiting=3A?=`, `=?UTF-8?B?...?=`) as the text they hold. */
@@ -51,10 +66,8 @@ function mailLine(message: { to: string[]; raw: string }): string {
   // A long subject is folded over several lines, each going on after whitespace.
   const headers = message.raw.split(/\r?\n\r?\n/)[0].replace(/\r?\n[ \t]+/g, " ");
   const subject = decodedHeader(/^Subject: (.*)$/m.exec(headers)?.[1] ?? "");
-  // Undo quoted-printable's soft line breaks and escapes, which would cut a long link in two.
-  const body = message.raw
-    .replace(/=\r?\n/g, "")
-    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-  const links = [...new Set(body.match(/https?:\/\/[^\s"<>]+\/approvals\/r\/[A-Za-z0-9_-]+/g) ?? [])];
+  const links = [
+    ...new Set(readableText(message.raw).match(/https?:\/\/[^\s"<>]+\/approvals\/r\/[A-Za-z0-9_-]+/g) ?? []),
+  ];
   return [`[mail sink] to ${message.to.join(", ")}: ${subject}`, ...links.map((link) => `  open: ${link}`)].join("\n");
 }

@@ -13,6 +13,13 @@ export interface SmtpSink {
   close(): Promise<void>;
 }
 
+/** A message's text as a person reads it: quoted-printable's soft line breaks and escapes undone (a long link is whole). */
+export function readableText(raw: string): string {
+  return raw
+    .replace(/=\r?\n/g, "")
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
 /** A local SMTP server that accepts everything and keeps it, so development and tests can count real deliveries. */
 export async function startSmtpSink(
   options: { port?: number; host?: string; onMessage?: (message: ReceivedMessage) => void } = {},
