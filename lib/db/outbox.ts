@@ -3,6 +3,14 @@ import { newId } from "../ids";
 import type { Prisma } from "../generated/prisma/client";
 import { insertOutboxMessages, outboxInsert } from "./sql";
 
+/**
+ * Where the single-use link in an approval email points: the page that shows the request and posts the decision
+ * (lib/approvals/email-links/). The token after it is in the stored body only while the mail waits in the outbox: the
+ * sender removes it when the mail is sent or given up (lib/mail/sql.ts), so the database keeps a live token only as
+ * its SHA-256.
+ */
+export const APPROVAL_LINK_PATH = "/approvals/r/";
+
 export interface QueuedMessage {
   kind: string;
   recipient: string;

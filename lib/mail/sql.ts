@@ -1,4 +1,6 @@
 import type { Client, Db } from "../db";
+import { APPROVAL_LINK_PATH } from "../db/outbox";
+import { Prisma } from "../generated/prisma/client";
 
 // The mail module's statements: the outbox as its sender claims and settles it, and the tenant's webhook.
 
@@ -34,27 +36,33 @@ export function claimOutboxMessages(
     RETURNING "id", "tenantId", "kind", "recipient", "subject", "body", "attempts", "createdAt"`;
 }
 
-export async function markMessageSent(db: Client, id: string): Promise<void> {
-  await db.outboxMessage.update({
-    where: { id },
-    data: { status: "sent", sentAt: new Date(), lastError: null },
-  });
+// A stored body with any approval link's token (base64url) replaced by a marker, for a mail that has left the outbox:
+// the auditor keeps recipient, subject and text (the request's id among them); the token lives on only as the hash
+// in its ApprovalLink row, and in the recipient's mailbox.
+const LINK_TOKEN = `${APPROVAL_LINK_PATH}[A-Za-z0-9_-]+`;
+const TOKEN_REMOVED = `${APPROVAL_LINK_PATH}[removed]`;
+const withoutToken = Prisma.sql`regexp_replace("body", ${LINK_TOKEN}, ${TOKEN_REMOVED}, 'g')`;
+
+/** Records a delivered message and, in the same statement, removes any approval link token from its stored body. */
+export async function markMessageSent(db: Db, id: string): Promise<void> {
+  await db.$executeRaw`
+    UPDATE "OutboxMessage" SET "status" = 'sent', "sentAt" = now(), "lastError" = NULL, "body" = ${withoutToken}
+    WHERE "id" = ${id}`;
 }
 
-/** Records a failed send: the message waits until `nextAttemptAt`, or is dead and never sent again. */
+/**
+ * Records a failed send: the message waits until `nextAttemptAt` with its body whole, or is dead and never sent
+ * again, when the same statement removes its approval link token, which no one will receive.
+ */
 export async function markMessageFailed(
-  db: Client,
+  db: Db,
   id: string,
   failure: { dead: boolean; lastError: string; nextAttemptAt: Date },
 ): Promise<void> {
-  await db.outboxMessage.update({
-    where: { id },
-    data: {
-      status: failure.dead ? "dead" : "pending",
-      lastError: failure.lastError,
-      nextAttemptAt: failure.nextAttemptAt,
-    },
-  });
+  await db.$executeRaw`
+    UPDATE "OutboxMessage" SET "status" = ${failure.dead ? "dead" : "pending"}, "lastError" = ${failure.lastError},
+      "nextAttemptAt" = ${failure.nextAttemptAt}, "body" = CASE WHEN ${failure.dead}::boolean THEN ${withoutToken} ELSE "body" END
+    WHERE "id" = ${id}`;
 }
 
 /** A send the receiver asked to make later (rate limited): due again at `nextAttemptAt`, the attempt not counted. */

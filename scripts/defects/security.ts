@@ -83,6 +83,22 @@ export const defects: Defect[] = [
     test: "a delivery queued for a webhook since replaced goes to neither address and is never signed with the new secret; removed, likewise",
   },
   {
+    name: "sent approval email keeps no token",
+    file: "lib/mail/sql.ts",
+    find: '"lastError" = NULL, "body" = ${withoutToken}',
+    replace: '"lastError" = NULL',
+    testFile: "tests/approvals/approval-links.integration.test.ts",
+    test: "once the email is sent the outbox keeps its recipient, subject and text but not the token, which the recipient received",
+  },
+  {
+    name: "dead approval email keeps no token",
+    file: "lib/mail/sql.ts",
+    find: "CASE WHEN ${failure.dead}::boolean THEN ${withoutToken}",
+    replace: "CASE WHEN false THEN ${withoutToken}",
+    testFile: "tests/approvals/approval-links.integration.test.ts",
+    test: "an approval email keeps its token through a failed try, and not once it is given up",
+  },
+  {
     name: "outbox backoff cap",
     file: "lib/mail/delivery.ts",
     find: "Math.min(2 ** row.attempts, MAX_BACKOFF_SECONDS)",

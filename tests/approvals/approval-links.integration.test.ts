@@ -1,3 +1,4 @@
+import nodemailer from "nodemailer";
 import { describe, expect, it, vi } from "vitest";
 import { decideFromLink } from "@/lib/approvals/email-links/decide";
 import { openApprovalLink } from "@/lib/approvals/email-links/open";
@@ -36,6 +37,9 @@ async function emailedToken(world: World): Promise<string> {
   return match![1];
 }
 
+/** A link with its token, as a queued approval email carries it. */
+const LINK_WITH_TOKEN = /\/approvals\/r\/[A-Za-z0-9_-]{43}/;
+
 const supervisorUser = (world: World) => ({ id: world.users.supervisor, tenantId: world.tenantId });
 
 async function effects(world: World, approvalId: string) {
@@ -64,6 +68,48 @@ describe("deciding from the approval email's link", () => {
       expiresAt: request.expiresAt,
     });
     expect(JSON.stringify(links)).not.toContain(token);
+  });
+
+  it("once the email is sent the outbox keeps its recipient, subject and text but not the token, which the recipient received", async () => {
+    const world = await createWorld();
+    const { approvalId } = await holdRefund(world);
+    const queued = await db.outboxMessage.findFirstOrThrow({
+      where: { tenantId: world.tenantId, kind: "approval_email" },
+    });
+    expect(queued.body).toMatch(LINK_WITH_TOKEN);
+    const token = await emailedToken(world);
+    const sent = await db.outboxMessage.findUniqueOrThrow({ where: { id: queued.id } });
+    expect(sent).toMatchObject({ status: "sent", recipient: queued.recipient, subject: queued.subject });
+    expect(JSON.stringify(sent)).not.toContain(token);
+    expect(sent.body).not.toMatch(LINK_WITH_TOKEN);
+    expect(sent.body).toBe(queued.body.replace(`/approvals/r/${token}`, "/approvals/r/[removed]"));
+    expect(sent.body).toContain(`Request: ${approvalId}`);
+    const [link] = await db.approvalLink.findMany({ where: { approvalId } });
+    expect(link.tokenHash).toBe(sha256Hex(token));
+    expect((await openApprovalLink(supervisorUser(world), token)).ok).toBe(true);
+  });
+
+  it("an approval email keeps its token through a failed try, and not once it is given up", async () => {
+    const world = await createWorld();
+    await holdRefund(world);
+    const down = nodemailer.createTransport({ host: "127.0.0.1", port: 1, ignoreTLS: true, connectionTimeout: 500 });
+    const row = () =>
+      db.outboxMessage.findFirstOrThrow({ where: { tenantId: world.tenantId, kind: "approval_email" } });
+    const tryOnce = async () => {
+      await db.outboxMessage.updateMany({ where: { tenantId: world.tenantId }, data: { nextAttemptAt: new Date(0) } });
+      await deliverOutbox({ delivery: down, limit: 100, tenantId: world.tenantId });
+    };
+    await tryOnce();
+    const retried = await row();
+    expect(retried).toMatchObject({ status: "pending", attempts: 1 });
+    expect(retried.body).toMatch(LINK_WITH_TOKEN);
+    // The next try is the last of the default budget of twelve.
+    await db.outboxMessage.update({ where: { id: retried.id }, data: { attempts: 11 } });
+    await tryOnce();
+    const dead = await row();
+    expect(dead).toMatchObject({ status: "dead", attempts: 12 });
+    expect(dead.body).not.toMatch(LINK_WITH_TOKEN);
+    expect(dead.body).toContain("/approvals/r/[removed]");
   });
 
   it("approving from the link may lower a refund, as the desk may: a raise or another field is refused and leaves the link usable", async () => {

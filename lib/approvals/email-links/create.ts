@@ -1,12 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { sha256Hex } from "../../canonical";
 import type { Db } from "../../db";
+import { APPROVAL_LINK_PATH } from "../../db/outbox";
 import { env } from "../../env";
 import { newId } from "../../ids";
 import { insertLinks } from "./sql";
-
-/** Where the link in an approval email points: the page that shows the request and posts the decision. */
-const APPROVAL_LINK_PATH = "/approvals/r/";
 
 function approvalLinkUrl(token: string): string {
   const base = (env().NEXTAUTH_URL ?? "http://127.0.0.1:3000").replace(/\/+$/, "");
