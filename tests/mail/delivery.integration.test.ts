@@ -9,6 +9,7 @@ import { conversationFor, newCallKey, propose } from "../support/api";
 import { agentConversation, proposeAsAgent, refund } from "../support/calls";
 import { ownExternals, sinkTransport } from "../support/externals";
 import { createWorld } from "../support/world";
+import { readableText } from "@/scripts/dev/smtp-sink";
 
 const externals = ownExternals();
 
@@ -136,10 +137,7 @@ describe("notifications for a new approval request", () => {
     const mails = externals.sink.messages.slice(before).filter((message) => message.to.includes(supervisor.email));
     expect(mails).toHaveLength(2);
     const refundMail = mails.find((message) => message.raw.includes("refund on"))!;
-    // The body as the reader sees it: quoted-printable soft breaks and escapes undone.
-    const text = refundMail.raw
-      .replace(/=\r?\n/g, "")
-      .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    const text = readableText(refundMail.raw);
     expect(text).toContain(`Subject: Approval needed: 80.00 USD refund on ${world.orders.o1004}`);
     expect(text).toContain(`80.00 USD refund on ${world.orders.o1004} for ana-`);
     expect(text).toContain("Held because 80.00 USD is above the 50.00 USD limit for refunds without approval.");
