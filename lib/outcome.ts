@@ -1,5 +1,8 @@
 import { formatMoney } from "./money";
 
+/** The tool a call is recorded under when it was refused before it named one the conversation offers. */
+export const UNKNOWN_TOOL = "(unknown)";
+
 // The SPEC section 5 table in one place: every code fixes its kind and stage.
 const CODES = {
   "rate.limited": ["rejected", "rate"],

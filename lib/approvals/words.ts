@@ -1,4 +1,5 @@
 import type { HeldReason } from "../gateway";
+import { UNKNOWN_TOOL } from "../outcome";
 import { formatMoney } from "../money";
 import { count } from "../words";
 
@@ -29,6 +30,8 @@ const TOOL_WORDS: Record<string, string> = {
   update_shipping_address: "address change",
   send_status_email: "status email",
   get_order: "order lookup",
+  // A proposal refused before it named a tool the conversation offers (not JSON, or no such tool).
+  [UNKNOWN_TOOL]: "call to no tool it may use",
 };
 
 /** "refund" for `issue_refund`; a tool without words of its own by its name. */

@@ -19,6 +19,7 @@ export { countAndLimitCall } from "./checks/rate";
 export { deriveCallKey, isCallKey } from "./context/idempotency";
 export { publishedRules, verdictStop } from "./decide/rules";
 export { pendingOutcome } from "./outcome/approval";
-export { newCallRecord, recordCall, UNKNOWN_TOOL } from "./outcome/record";
+export { newCallRecord, recordCall } from "./outcome/record";
+export { UNKNOWN_TOOL } from "../outcome";
 export { findPendingApproval, insertApproval } from "./outcome/sql";
 export type { CallRecord } from "./types";

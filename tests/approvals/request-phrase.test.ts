@@ -30,6 +30,10 @@ describe("a call in a phrase", () => {
     expect(requestPhrase({ toolName: "archive_ticket", orderId: null })).toBe("archive_ticket");
   });
 
+  it("says a proposal that named no tool the conversation offers in words, not as its stored placeholder", () => {
+    expect(requestPhrase({ toolName: "(unknown)", orderId: null })).toBe("call to no tool it may use");
+  });
+
   it("names an upstream server's tool, never its server as an order", () => {
     expect(requestPhrase({ toolName: "write_file", orderId: "upstream:files", amountCents: 0, currency: null })).toBe(
       "write_file call",

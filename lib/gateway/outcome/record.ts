@@ -4,8 +4,6 @@ import { outcome, type Outcome } from "../../outcome";
 import { insertCall, insertDecision, updateLaterOutcome, updateLaterOutcomeWith } from "./sql";
 import type { CallRecord, DecisionRow, LaterOutcome } from "../types";
 
-export const UNKNOWN_TOOL = "(unknown)";
-
 /** A latency as the log stores it: whole milliseconds, never negative. */
 export const wholeMs = (ms: number) => Math.max(0, Math.round(ms));
 
