@@ -1,7 +1,6 @@
 "use client";
 
 import { signIn } from "next-auth/react";
-import { useRouter } from "next/navigation";
 import { useState, useSyncExternalStore } from "react";
 import { absoluteTime } from "@/components/ui/time-words";
 import { relativeTime } from "@/lib/words";
@@ -22,7 +21,6 @@ function failureMessage(error: string | null): string {
 }
 
 export function LoginForm({ returnTo }: { returnTo: string }) {
-  const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
   // The form signs in through script: until the page is hydrated a press of the button would do nothing, so it waits.
@@ -40,13 +38,14 @@ export function LoginForm({ returnTo }: { returnTo: string }) {
       password: String(form.get("password") ?? ""),
       redirect: false,
     });
-    setPending(false);
     if (!result || result.error) {
+      setPending(false);
       setError(failureMessage(result?.error ?? null));
       return;
     }
-    router.push(returnTo);
-    router.refresh();
+    // A whole page load under the new session: a client navigation plus a refresh sent two requests for the page at
+    // once, and the router dropped one mid-stream, which the server logs as an error.
+    window.location.assign(returnTo);
   }
 
   return (
