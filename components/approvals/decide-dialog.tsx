@@ -9,6 +9,7 @@ import { formatMoney } from "@/lib/money";
 import { FormMessages } from "@/components/ui/field";
 import { AmountToRefund, loweredAmount } from "./amount-field";
 import { amountOf, currencyOf, movesMoney, refundableNowOf, type CardItem } from "./card-item";
+import { DenyReason, reasonProblem } from "./deny-reason";
 import { proveStepUp } from "@/components/step-up/step-up";
 import { PasskeyNeeded, PasswordProof } from "@/components/step-up/step-up-field";
 import type { StepUpWay } from "@/lib/auth/step-up/step-up";
@@ -73,7 +74,8 @@ export function DecideDialog({ mode, items, policy, way, onDone, onClose }: Prop
 
   async function confirm() {
     setError(null);
-    if (mode === "deny" && !reason.trim()) return setError("Say why: the agent reads this reason.");
+    const problem = mode === "deny" ? reasonProblem(reason) : null;
+    if (problem) return setError(problem);
     if (lowered?.problem) return setError(lowered.problem);
     setBusy(true);
     try {
@@ -150,16 +152,7 @@ export function DecideDialog({ mode, items, policy, way, onDone, onClose }: Prop
           />
         )}
         {mode === "deny" && (
-          <label className="field">
-            Reason (the agent reads it)
-            <textarea
-              value={reason}
-              onChange={(event) => setReason(event.target.value)}
-              maxLength={500}
-              rows={3}
-              autoFocus
-            />
-          </label>
+          <DenyReason label="Reason (the agent reads it)" value={reason} onChange={setReason} rows={3} autoFocus />
         )}
         {stepUp &&
           (hasPasskey ? (

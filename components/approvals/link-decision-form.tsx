@@ -11,6 +11,7 @@ import { requestPhrase } from "@/lib/approvals/words";
 import { outcomeTitle } from "@/lib/calls/words";
 import { formatMoney } from "@/lib/money";
 import { AmountToRefund, loweredAmount } from "./amount-field";
+import { DenyReason, reasonProblem } from "./deny-reason";
 import { BusyButton } from "@/components/ui/busy-button";
 
 /** What happened, in words: "80.00 USD refund on ord_1004 approved; refund issued." */
@@ -252,8 +253,9 @@ export function LinkDecisionForm({
         <form
           onSubmit={(event) => {
             event.preventDefault();
-            if (reason.trim()) decide("deny");
-            else setMessage({ ok: false, text: "Say why you deny it: the agent reads this reason." });
+            const problem = reasonProblem(reason);
+            if (problem) setMessage({ ok: false, text: problem });
+            else decide("deny");
           }}
         >
           <div className="actions">
@@ -267,20 +269,13 @@ export function LinkDecisionForm({
               Approve…
             </BusyButton>
           </div>
-          <p>
-            <label>
-              Reason for denying (the agent reads it)
-              <br />
-              <textarea
-                name="reason"
-                rows={2}
-                maxLength={500}
-                value={reason}
-                onChange={(event) => setReason(event.target.value)}
-                className="wide"
-              />
-            </label>
-          </p>
+          <DenyReason
+            label="Reason for denying (the agent reads it)"
+            value={reason}
+            onChange={setReason}
+            rows={2}
+            className="wide"
+          />
           <BusyButton type="submit" className="danger" busy={pending}>
             {pending ? "Denying…" : "Deny"}
           </BusyButton>

@@ -95,7 +95,7 @@ test("deny: a refund proposed from the console form is denied with a note and ne
   const dialog = supervisorPage.getByTestId("decide-dialog");
   // A denial needs a reason: the agent reads it.
   await dialog.getByRole("button", { name: "Deny", exact: true }).click();
-  await expect(dialog.getByRole("alert")).toHaveText("Say why: the agent reads this reason.");
+  await expect(dialog.getByRole("alert")).toHaveText("Say why you deny it: the agent reads this reason.");
   expect(
     (await database().query(`SELECT status FROM "ApprovalRequest" WHERE id = $1`, [approvalId])).rows[0].status,
   ).toBe("pending");
