@@ -201,7 +201,7 @@ export const defects: Defect[] = [
   {
     name: "requiring sso ends password sessions",
     file: "lib/auth/sso/settings.ts",
-    find: 'const ended = nowRequired ? await endTenantPasswordSessions(tx, row.tenantId, "sso-required") : 0;',
+    find: 'const ended = nowRequired ? await endTenantPasswordSessions(tx, row.tenantId, "sso-required", sessionLimits()) : 0;',
     replace: "const ended = 0;",
     testFile: "tests/auth/sso-required-sessions.integration.test.ts",
     test: "ends the tenant's password sessions as it is saved, the admin's own included, and no other session",
