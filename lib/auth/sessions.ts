@@ -1,4 +1,4 @@
-import { db } from "../db";
+import { db, type Db } from "../db";
 import { env } from "../env";
 import type { Role } from "../generated/prisma/client";
 import { newId } from "../ids";
@@ -27,13 +27,15 @@ export interface SessionUser {
 // lastSeenAt is written at most this often per session, so reading a page is not a write each time.
 const TOUCH_EVERY_SECONDS = 60;
 
+/** Starts a session for the person; `client`: the transaction it is part of, if any. */
 export async function startSession(
   user: { id: string; tenantId: string },
   browser: { address: string; userAgent: string },
   signedInVia: SignedInVia = "password",
+  client: Db = db,
 ): Promise<string> {
   const id = newId("ses");
-  await insertSession(db, {
+  await insertSession(client, {
     id,
     userId: user.id,
     tenantId: user.tenantId,

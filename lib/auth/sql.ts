@@ -8,7 +8,7 @@ export type SignedInVia = "password" | "sso";
 // step-up proofs.
 
 export async function insertSession(
-  db: Client,
+  db: Db,
   session: {
     id: string;
     userId: string;
@@ -18,7 +18,10 @@ export async function insertSession(
     signedInVia: SignedInVia;
   },
 ): Promise<void> {
-  await db.session.create({ data: session, select: { id: true } });
+  await db.$executeRaw`
+    INSERT INTO "Session" ("id", "userId", "tenantId", "address", "userAgent", "signedInVia")
+    VALUES (${session.id}, ${session.userId}, ${session.tenantId}, ${session.address}, ${session.userAgent},
+            ${session.signedInVia})`;
 }
 
 /**

@@ -207,9 +207,17 @@ export const defects: Defect[] = [
     test: "ends the tenant's password sessions as it is saved, the admin's own included, and no other session",
   },
   {
+    name: "requiring sso waits for password sign-ins",
+    file: "lib/auth/sso/settings.ts",
+    find: '  if (nowRequired) await lockPasswordSignIns(tx, row.tenantId, "alone");\n',
+    replace: "",
+    testFile: "tests/auth/sso-required-sessions.integration.test.ts",
+    test: "ends a password session whose sign-in was checked before it took effect and written after",
+  },
+  {
     name: "sso required refuses passwords",
     file: "lib/auth/sso/password-policy.ts",
-    find: 'if (person.role !== "ADMIN") return false;',
+    find: 'if (person.role !== "ADMIN") return null;',
     replace: "",
     testFile: "tests/auth/sso.integration.test.ts",
     test: "refuses a supervisor's right password, and lets an admin in through the audited break-glass path",

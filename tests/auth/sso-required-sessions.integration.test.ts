@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { setSso } from "@/lib/admin/access/sso";
 import { applyDueChanges } from "@/lib/admin/changes/two-admin";
 import { hashPassword } from "@/lib/auth/password-hash";
+import { authOptions } from "@/lib/auth/sign-in/auth";
 import { liveSessions, sessionUser, startSession } from "@/lib/auth/sessions";
 import type { SsoSettingsInput } from "@/lib/auth/sso/settings";
 import { db } from "@/lib/db";
@@ -14,6 +15,24 @@ import { provedFor } from "../support/step-up";
 // Requiring single sign-on ends the tenant's password sessions when it takes effect (docs/SPEC.md, "Single
 // sign-on"): saved at once, or when a held change applies, never when it is only proposed. Sessions the provider
 // signed in stay, and so does every session of another tenant.
+
+// A session's row is written when `hold` lets it: a test holds one password sign-in between its check and its session.
+const sessionWrite = vi.hoisted(() => ({ hold: null as null | { reached: () => void; released: Promise<void> } }));
+vi.mock("@/lib/auth/sql", async (importOriginal) => {
+  const original = await importOriginal<typeof import("@/lib/auth/sql")>();
+  return {
+    ...original,
+    insertSession: async (...args: Parameters<typeof original.insertSession>) => {
+      const hold = sessionWrite.hold;
+      sessionWrite.hold = null;
+      if (hold) {
+        hold.reached();
+        await hold.released;
+      }
+      return original.insertSession(...args);
+    },
+  };
+});
 
 const APP = "http://toolgate.test";
 const BROWSER = { address: "203.0.113.7", userAgent: "test" };
@@ -142,6 +161,33 @@ describe("requiring single sign-on", () => {
     expect(await setAudits(t.tenantId)).toEqual([
       { detail: expect.objectContaining({ required: true, passwordSessionsEnded: 2 }) },
     ]);
+  });
+
+  it("ends a password session whose sign-in was checked before it took effect and written after", async () => {
+    const t = await tenant("race");
+    let reached!: () => void;
+    let release!: () => void;
+    const atWrite = new Promise<void>((resolve) => (reached = resolve));
+    sessionWrite.hold = { reached, released: new Promise<void>((resolve) => (release = resolve)) };
+    const provider = authOptions.providers[0] as unknown as {
+      options: { authorize: (credentials: unknown, request: unknown) => Promise<{ sessionId: string } | null> };
+    };
+    const signIn = provider.options
+      .authorize(
+        { email: `bypassword@${t.emailDomain}`, password: "a-long-enough-password-1" },
+        { headers: { "user-agent": "test" } },
+      )
+      .catch((error: Error) => error.message);
+    // The sign-in has read that single sign-on is not required and is about to write its session.
+    await atWrite;
+    const saving = save(t, { required: true });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    release();
+    const [signedIn, { saved }] = await Promise.all([signIn, saving]);
+    expect(saved).toMatchObject({ ok: true, held: null });
+    // Signed in before it took effect: the session is one of those it ended.
+    expect(signedIn).toMatchObject({ sessionId: expect.any(String) });
+    expect(await live((signedIn as { sessionId: string }).sessionId)).toBe(false);
   });
 
   it("ends nothing while it stays required (an admin's break-glass session survives a later save) nor when turned off", async () => {

@@ -10,8 +10,8 @@ import { logError } from "../../observe/log";
 import { clientAddress } from "../../security/request";
 import { authConfig, sessionCookieName } from "./auth.config";
 import { hashPassword, verifyPassword } from "../password-hash";
-import { endSession, sessionUser, startSession, type SessionUser } from "../sessions";
-import { passwordSignInAllowed, SSO_REQUIRED } from "../sso/password-policy";
+import { endSession, sessionUser, type SessionUser } from "../sessions";
+import { startPasswordSession, SSO_REQUIRED } from "../sso/password-policy";
 import { findUserByEmail, rehashPassword } from "./sql";
 
 export type { SessionUser } from "../sessions";
@@ -69,15 +69,15 @@ export const authOptions: NextAuthOptions = {
         const verified = await verifyPassword(parsed.data.password, user?.passwordHash ?? null);
         if (!user || !user.active || !verified.matches) return null;
         const headers = new Headers(request.headers as Record<string, string>);
-        // Told only to someone who knew the password: their tenant signs in through its identity provider.
-        if (!(await passwordSignInAllowed(user, clientAddress(headers)))) throw new Error(SSO_REQUIRED);
-        if (verified.needsUpgrade) {
-          await rehashPassword(db, user.id, await hashPassword(parsed.data.password));
-        }
-        const sessionId = await startSession(user, {
+        const sessionId = await startPasswordSession(user, {
           address: clientAddress(headers),
           userAgent: headers.get("user-agent") ?? "",
         });
+        // Told only to someone who knew the password: their tenant signs in through its identity provider.
+        if (!sessionId) throw new Error(SSO_REQUIRED);
+        if (verified.needsUpgrade) {
+          await rehashPassword(db, user.id, await hashPassword(parsed.data.password));
+        }
         return { id: user.id, email: user.email, name: user.name, role: user.role, tenantId: user.tenantId, sessionId };
       },
     }),

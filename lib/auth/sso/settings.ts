@@ -13,6 +13,7 @@ import {
   findSsoByTenant,
   insertSsoAudit,
   lockEmailDomain,
+  lockPasswordSignIns,
   lockSso,
   upsertSso,
   type SsoSettingsRow,
@@ -188,6 +189,8 @@ async function putSsoInForce(
 ): Promise<number> {
   await upsertSso(tx, row);
   const nowRequired = row.required && !stored?.required;
+  // Alone against password sign-ins, so one that read "not required" has written its session before they end.
+  if (nowRequired) await lockPasswordSignIns(tx, row.tenantId, "alone");
   const ended = nowRequired ? await endTenantPasswordSessions(tx, row.tenantId, "sso-required", sessionLimits()) : 0;
   await insertSsoAudit(tx, {
     tenantId: row.tenantId,

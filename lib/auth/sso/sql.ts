@@ -44,6 +44,22 @@ export async function lockSso(tx: Tx, tenantId: string): Promise<SsoSettingsRow 
 // Any constant no other advisory lock in the project uses: with the domain's hash, one claim of a domain at a time.
 const DOMAIN_LOCK = 7_100_116;
 
+// Any constant no other advisory lock in the project uses: with the tenant's hash, its password sign-ins (each holding
+// it shared from its check to its session) against requiring SSO (holding it alone while it ends their sessions).
+const PASSWORD_SIGN_IN_LOCK = 7_100_118;
+
+/**
+ * Holds the tenant's password sign-ins until the transaction ends: `shared` by a sign-in from the moment it reads
+ * whether SSO is required until its session is written, `alone` by requiring SSO before it ends the password
+ * sessions, so a sign-in either sees SSO required or has its session ended with the rest.
+ */
+export async function lockPasswordSignIns(tx: Tx, tenantId: string, mode: "shared" | "alone"): Promise<void> {
+  if (mode === "shared")
+    await tx.$queryRaw`SELECT pg_advisory_xact_lock_shared(${PASSWORD_SIGN_IN_LOCK}::int, hashtext(${tenantId})) IS NULL AS "locked"`;
+  else
+    await tx.$queryRaw`SELECT pg_advisory_xact_lock(${PASSWORD_SIGN_IN_LOCK}::int, hashtext(${tenantId})) IS NULL AS "locked"`;
+}
+
 /** Locks the email domain until the transaction ends: a save or a held change checks and claims it alone. */
 export async function lockEmailDomain(tx: Tx, emailDomain: string): Promise<void> {
   await tx.$queryRaw`SELECT pg_advisory_xact_lock(${DOMAIN_LOCK}::int, hashtext(${emailDomain})) IS NULL AS "locked"`;
