@@ -38,10 +38,13 @@ export function claimOutboxMessages(
 
 // A stored body with any approval link's token (base64url) replaced by a marker, for a mail that has left the outbox:
 // the auditor keeps recipient, subject and text (the request's id among them); the token lives on only as the hash
-// in its ApprovalLink row, and in the recipient's mailbox.
-const LINK_TOKEN = `${APPROVAL_LINK_PATH}[A-Za-z0-9_-]+`;
-const TOKEN_REMOVED = `${APPROVAL_LINK_PATH}[removed]`;
-const withoutToken = Prisma.sql`regexp_replace("body", ${LINK_TOKEN}, ${TOKEN_REMOVED}, 'g')`;
+// in its ApprovalLink row, and in the recipient's mailbox. Only an approval email carries such a link, as a line of
+// its own (lib/approvals/notify/approval-requested.ts): the same path in any other text (an upstream call's
+// arguments in its approval email, a webhook's or a chat notice's fields) stays as it was sent. `n`: newline-sensitive,
+// so `^` and `$` are a line's ends and no match runs over one.
+const LINK_LINE = `^(https?://[^[:space:]]*${APPROVAL_LINK_PATH})[A-Za-z0-9_-]+$`;
+const withoutToken = Prisma.sql`CASE WHEN "kind" = 'approval_email'
+  THEN regexp_replace("body", ${LINK_LINE}, ${"\\1[removed]"}, 'gn') ELSE "body" END`;
 
 /** Records a delivered message and, in the same statement, removes any approval link token from its stored body. */
 export async function markMessageSent(db: Db, id: string): Promise<void> {

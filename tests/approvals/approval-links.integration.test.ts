@@ -4,6 +4,7 @@ import { decideFromLink } from "@/lib/approvals/email-links/decide";
 import { openApprovalLink } from "@/lib/approvals/email-links/open";
 import { sha256Hex } from "@/lib/canonical";
 import { db } from "@/lib/db";
+import { queueMessages } from "@/lib/db/outbox";
 import { deliverOutbox } from "@/lib/mail/delivery";
 import { getToolCall } from "../support/api";
 import { holdRefund, supervisorOf } from "../support/calls";
@@ -110,6 +111,28 @@ describe("deciding from the approval email's link", () => {
     expect(dead).toMatchObject({ status: "dead", attempts: 12 });
     expect(dead.body).not.toMatch(LINK_WITH_TOKEN);
     expect(dead.body).toContain("/approvals/r/[removed]");
+  });
+
+  it("a sent mail keeps every other text with the link's path as it was sent: an agent's argument, another kind's body", async () => {
+    const world = await createWorld();
+    // As an upstream call's approval email shows its arguments (lib/approvals/notify/upstream-requested.ts), and a
+    // mail of another kind whose text has the path on a line of its own.
+    const upstream = `Held because: a rule\n"path": "/approvals/r/${"A".repeat(43)}"\n"url": "https://x.test/approvals/r/abc"\nRequest: apr_1`;
+    const other = `See:\nhttps://x.test/approvals/r/${"B".repeat(43)}\n`;
+    const ids = await queueMessages(db, { tenantId: world.tenantId, orderId: null, toolCallId: null }, [
+      { kind: "approval_email", recipient: "s@x.test", subject: "Approval needed", body: upstream },
+      { kind: "status_email", recipient: "c@x.test", subject: "Your order", body: other },
+    ]);
+    // Rounds, as another sender on the same database may claim a row first and leave it to retry.
+    for (let round = 0; round < 5; round++) {
+      await db.outboxMessage.updateMany({ where: { id: { in: ids } }, data: { nextAttemptAt: new Date(0) } });
+      await deliverOutbox({ delivery: { sendMail: async () => undefined }, limit: 100, tenantId: world.tenantId });
+    }
+    const sent = await db.outboxMessage.findMany({ where: { id: { in: ids } }, orderBy: { kind: "asc" } });
+    expect(sent.map(({ status, body, lastError }) => ({ status, body, lastError }))).toEqual([
+      { status: "sent", body: upstream, lastError: null },
+      { status: "sent", body: other, lastError: null },
+    ]);
   });
 
   it("approving from the link may lower a refund, as the desk may: a raise or another field is refused and leaves the link usable", async () => {
