@@ -210,6 +210,13 @@ describe("schema: normalization, host-owned fields, strict types, and what the e
     ]);
     const { amount_cents: _omitted, ...missing } = valid;
     expect(problems(missing)).toEqual([{ path: "amount_cents", problem: "is required: a number" }]);
+    const { reason: _unsaid, ...noReason } = valid;
+    expect(problems(noReason)).toEqual([
+      {
+        path: "reason",
+        problem: 'is required: one of "damaged", "not_as_described", "late", "not_delivered", "wrong_item", "other"',
+      },
+    ]);
     expect(problems({ order_id: "ord_1003", line1: "", postal_code: "94107" }, address)).toEqual([
       { path: "line1", problem: "must not be empty" },
       { path: "line1", problem: "must match the pattern ^[^\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}]+$" },

@@ -176,13 +176,12 @@ function describe(issue: z.core.$ZodIssue, args: Record<string, unknown>): Issue
       ];
     case "not_multiple_of":
       return [{ path: formatPath(issue.path), problem: `must be a multiple of ${issue.divisor}` }];
-    case "invalid_value":
-      return [
-        {
-          path: formatPath(issue.path),
-          problem: `must be one of ${issue.values.map((value) => JSON.stringify(value)).join(", ")}`,
-        },
-      ];
+    case "invalid_value": {
+      const choices = `one of ${issue.values.map((value) => JSON.stringify(value)).join(", ")}`;
+      // Zod reports a missing field of a list of choices as a wrong value; the model must hear that it left it out.
+      const missing = valueAt(args, issue.path) === undefined;
+      return [{ path: formatPath(issue.path), problem: missing ? `is required: ${choices}` : `must be ${choices}` }];
+    }
     default:
       return [{ path: formatPath(issue.path), problem: "is invalid" }];
   }
