@@ -12,10 +12,17 @@ export function ProposalConsole({ conversationId }: { conversationId: string }) 
   const envelope = useRef<HTMLTextAreaElement>(null);
   const callKey = useRef<HTMLInputElement>(null);
   const [answer, setAnswer] = useState<string | null>(null);
+  const [empty, setEmpty] = useState(false);
   const [pending, startTransition] = useTransition();
 
   function submit() {
     const sent = { conversationId, envelope: envelope.current?.value ?? "", callKey: callKey.current?.value ?? "" };
+    // Nothing typed is no proposal: said here, not sent through the sequence and recorded as a refused call.
+    setEmpty(!sent.envelope.trim());
+    if (!sent.envelope.trim()) {
+      envelope.current?.focus();
+      return;
+    }
     startTransition(async () => {
       const response = await proposeAction(sent);
       setAnswer(
@@ -38,8 +45,15 @@ export function ProposalConsole({ conversationId }: { conversationId: string }) 
           defaultValue={EXAMPLE}
           rows={5}
           style={{ width: "100%", fontFamily: "ui-monospace, monospace" }}
+          aria-invalid={empty || undefined}
+          aria-describedby={empty ? "console-empty" : undefined}
         />
       </label>
+      {empty && (
+        <p id="console-empty" className="error" role="alert">
+          Write the tool call first, for example {EXAMPLE}
+        </p>
+      )}
       <p>
         <label>
           Call key (for writes; optional)
