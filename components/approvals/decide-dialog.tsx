@@ -71,6 +71,15 @@ export function DecideDialog({ mode, items, policy, way, onDone, onClose }: Prop
   for (const item of items.filter(movesMoney))
     totals.set(currencyOf(item), (totals.get(currencyOf(item)) ?? 0) + approvedCents(item));
   const total = [...totals].map(([code, sum]) => formatMoney(sum, code)).join(" + ");
+  // Requests of one order that together ask more than it has left: the re-check stops whichever comes later.
+  const orders = new Map<string, { asked: number; left: number; currency: string }>();
+  for (const item of items.filter(movesMoney)) {
+    const left = refundableNowOf(item);
+    if (left === null) continue;
+    const order = orders.get(item.orderId) ?? { asked: 0, left, currency: currencyOf(item) };
+    orders.set(item.orderId, { ...order, asked: order.asked + approvedCents(item) });
+  }
+  const overdrawn = mode === "approve" ? [...orders].filter(([, order]) => order.asked > order.left) : [];
 
   async function confirm() {
     setError(null);
@@ -133,6 +142,13 @@ export function DecideDialog({ mode, items, policy, way, onDone, onClose }: Prop
           ))}
         </ul>
         {mode === "approve" && totals.size > 0 && items.length > 1 && <p>Total: {total}</p>}
+        {overdrawn.map(([orderId, order]) => (
+          <p key={orderId} className="notice" data-testid="decide-overdrawn">
+            Together they ask {formatMoney(order.asked, order.currency)} of {orderId}, which has{" "}
+            {formatMoney(order.left, order.currency)} refundable now: the re-check stops what does not fit, and it is
+            not executed.
+          </p>
+        ))}
         {short !== null && single && (
           <p className="notice" data-testid="decide-short">
             {short > 0

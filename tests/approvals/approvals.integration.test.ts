@@ -191,7 +191,7 @@ describe("approving", () => {
     expect(result).toMatchObject({ ok: false, code: "approval.recheck-failed" });
     if (result.ok) throw new Error("unreachable");
     expect(result.message).toContain(
-      "only 10.00 USD (1000 cents) is refundable now, the request was for 80.00 USD (8000 cents)",
+      "only 10.00 USD is refundable now, the request was for 80.00 USD; nothing was executed",
     );
     expect((await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).status).toBe("failed");
     expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({ code: "amount.exceeds-refundable" });

@@ -158,12 +158,13 @@ async function carryOut(
     ...(recheck.ok && recheck.duplicate ? { duplicate_guard: recheck.duplicate } : {}),
   };
   if (!recheck.ok) {
-    const explained = explainRecheck(recheck.outcome, recheck.order, impactCents);
     // The re-check's failure in words reaches the model too, except a fraud hold: that reason is internal.
     const failed =
-      recheck.outcome.code === "order.fraud-hold" ? recheck.outcome : { ...recheck.outcome, reason: explained };
+      recheck.outcome.code === "order.fraud-hold"
+        ? recheck.outcome
+        : { ...recheck.outcome, reason: explainRecheck(recheck.outcome, recheck.order, impactCents, true) };
     await closeRequest(tx, pending, "failed", failed, null, { ...detail, executed: null });
-    return refuse("approval.recheck-failed", explained, failed);
+    return refuse("approval.recheck-failed", explainRecheck(recheck.outcome, recheck.order, impactCents), failed);
   }
   // A possible duplicate is what a person decides, once the card has told them it is one: a request held for
   // other reasons that now matches a refund of the order (one issued since it was opened) gets the match added

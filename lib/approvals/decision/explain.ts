@@ -2,13 +2,21 @@ import { formatMoney } from "../../money";
 import type { Outcome } from "../../outcome";
 import type { OrderFacts } from "../../tools/types";
 
-/** What the supervisor reads when a re-check stops an approval: the fact that changed, in numbers. */
-export function explainRecheck(failed: Outcome, order: OrderFacts | null, requestedCents: number): string {
+/**
+ * What stops an approval at its re-check: the fact that changed, in numbers. The supervisor reads money as money; the
+ * model (`forModel`) also gets the cents it proposed in.
+ */
+export function explainRecheck(
+  failed: Outcome,
+  order: OrderFacts | null,
+  requestedCents: number,
+  forModel = false,
+): string {
   switch (failed.code) {
     case "amount.exceeds-refundable": {
       if (!order) return "the amount exceeds what is refundable now; nothing was executed";
       const refundable = order.totalCents - order.refundedCents;
-      const money = (cents: number) => `${formatMoney(cents, order.currency)} (${cents} cents)`;
+      const money = (cents: number) => `${formatMoney(cents, order.currency)}${forModel ? ` (${cents} cents)` : ""}`;
       return `only ${money(refundable)} is refundable now, the request was for ${money(requestedCents)}; nothing was executed`;
     }
     case "order.not-delivered":
