@@ -1,6 +1,7 @@
 import { redirect } from "next/navigation";
 import type { z } from "zod";
 import type { Role } from "../generated/prisma/client";
+import { describeIssue } from "../issue-words";
 import { logError } from "../observe/log";
 import { currentSession, type SessionUser } from "./sign-in/auth";
 
@@ -52,8 +53,9 @@ export function authedAction<S extends z.ZodType, T>(
     if (!roles.includes(user.role)) return { ok: false, code: "auth.forbidden", message: "Your role cannot do this." };
     const parsed = schema.safeParse(input);
     if (!parsed.success) {
-      const paths = [...new Set(parsed.error.issues.map((issue) => issue.path.join(".") || "(input)"))];
-      return { ok: false, code: "input.invalid", message: `Check these fields: ${paths.join(", ")}` };
+      const problems = parsed.error.issues.flatMap((issue) => describeIssue(issue, input));
+      const said = [...new Set(problems.map(({ path, problem }) => `${path} ${problem}`))].slice(0, 5);
+      return { ok: false, code: "input.invalid", message: `Check these fields: ${said.join("; ")}.` };
     }
     try {
       return await handler(parsed.data, user, { id: sessionId });

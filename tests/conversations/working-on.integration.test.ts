@@ -189,9 +189,11 @@ describe("one connection, many customers", () => {
       ok: false,
       code: "connection.not-found",
     });
-    expect(await workOnCustomerAction({ grant_id: "x'; --", customer_id: w.customers.ben })).toMatchObject({
+    // Said by field and rule, never echoing what was sent.
+    expect(await workOnCustomerAction({ grant_id: "x'; --", customer_id: w.customers.ben })).toEqual({
       ok: false,
       code: "input.invalid",
+      message: "Check these fields: grant_id must match the pattern ^[A-Za-z0-9_-]{1,100}$.",
     });
     // A curious colleague of the same tenant, and an agent of another tenant, cannot point it anywhere.
     for (const who of ["agent2", "otherAgent"] as const) {
