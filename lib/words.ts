@@ -17,6 +17,13 @@ export function shorten(text: string, max: number): string {
   return `${kept}…`;
 }
 
+/** "Fill in the URL and the signing secret first.", naming the fields left empty; null when none is. */
+export function fillInFirst(fields: [label: string, value: string][]): string | null {
+  const empty = fields.filter(([, value]) => !value.trim()).map(([label]) => label);
+  if (empty.length === 0) return null;
+  return `Fill in ${empty.length === 1 ? empty[0] : `${empty.slice(0, -1).join(", ")} and ${empty.at(-1)}`} first.`;
+}
+
 /** "1 call", "3 calls": `n` and its noun, plural as given or with an s. */
 export const count = (n: number, noun: string, plural = `${noun}s`) => `${n} ${n === 1 ? noun : plural}`;
 

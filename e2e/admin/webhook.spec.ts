@@ -17,6 +17,13 @@ test("a webhook at the cloud metadata address or loopback is refused in words, a
     (await database().query<{ url: string | null }>(`SELECT "webhookUrl" AS url FROM "Tenant" WHERE id = 'acme'`))
       .rows[0].url;
   const before = await stored();
+  // What is missing is said before any step-up is asked for.
+  await page.getByRole("button", { name: "Save webhook" }).click();
+  await expect(page.getByText("Fill in the URL and the signing secret first.")).toBeVisible();
+  await page.getByLabel("URL", { exact: true }).fill("https://hooks.example.com/toolgate");
+  await page.getByLabel("Signing secret").fill("short");
+  await page.getByRole("button", { name: "Save webhook" }).click();
+  await expect(page.getByText("The signing secret needs at least 16 characters; it has 5.")).toBeVisible();
   for (const [url, words] of [
     ["http://169.254.169.254/latest/meta-data/", "169.254.169.254 is a cloud metadata address"],
     ["http://127.0.0.1:5432/", "127.0.0.1 is a loopback, private or link-local address"],

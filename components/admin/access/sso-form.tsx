@@ -6,7 +6,7 @@ import { inviteToSsoAction, removeSsoSettingsAction, saveSsoSettingsAction } fro
 import type { SsoSettingsView } from "@/lib/auth/sso/settings";
 import { Field } from "@/components/ui/field";
 import { BusyButton } from "@/components/ui/busy-button";
-import { count } from "@/lib/words";
+import { count, fillInFirst } from "@/lib/words";
 
 type Mapping = { group: string; role: "SUPERVISOR" | "ADMIN" };
 
@@ -47,6 +47,13 @@ export function SsoForm({ settings, hasPasskey }: { settings: SsoSettingsView | 
     setForm({ ...form, [name]: event.target.value });
 
   function save() {
+    const missing = fillInFirst([
+      ["the name on the button", form.displayName],
+      ["the issuer URL", form.issuer],
+      ["the client ID", form.clientId],
+      ["the email domain", form.emailDomain],
+    ]);
+    if (missing) return setMessage(missing);
     const roleMap = parseMapping(form.roleMap);
     if (!roleMap) {
       setMessage('Write each mapping on its own line as "group = SUPERVISOR" or "group = ADMIN".');
@@ -146,13 +153,7 @@ export function SsoForm({ settings, hasPasskey }: { settings: SsoSettingsView | 
         </p>
       )}
       {stepUp.field}
-      <BusyButton
-        type="button"
-        className="primary"
-        busy={pending}
-        disabled={!form.issuer || !form.clientId || !form.emailDomain || !form.displayName}
-        onClick={save}
-      >
+      <BusyButton type="button" className="primary" busy={pending} onClick={save}>
         Save single sign-on
       </BusyButton>{" "}
       {settings && (
@@ -178,6 +179,11 @@ function SsoInvite({ hasPasskey }: { hasPasskey: boolean }) {
   const [pending, startTransition] = useTransition();
 
   function invite() {
+    const missing = fillInFirst([
+      ["their email", email],
+      ["their ID at the provider", subject],
+    ]);
+    if (missing) return setMessage(missing);
     startTransition(async () => {
       const input = { email: email.trim().toLowerCase(), subject: subject.trim() };
       const response = await stepUp.run({ kind: "admin.sso-invite", ...input }, (proofId) =>
@@ -206,7 +212,7 @@ function SsoInvite({ hasPasskey }: { hasPasskey: boolean }) {
         style={{ width: "100%" }}
       />
       {stepUp.field}
-      <BusyButton type="button" busy={pending} disabled={!email || !subject} onClick={invite}>
+      <BusyButton type="button" busy={pending} onClick={invite}>
         Invite
       </BusyButton>{" "}
       {message && <span role="status">{message}</span>}

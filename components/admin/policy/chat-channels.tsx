@@ -5,6 +5,7 @@ import { connectChatChannelAction, disconnectChatChannelAction } from "@/lib/adm
 import { useStepUp } from "@/components/step-up/step-up-field";
 import { Field } from "@/components/ui/field";
 import { BusyButton } from "@/components/ui/busy-button";
+import { fillInFirst } from "@/lib/words";
 
 type Provider = "slack" | "teams";
 
@@ -14,7 +15,15 @@ function useChannelSave(hasPasskey: boolean, provider: Provider) {
   const [message, setMessage] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
 
-  function connect(target: string, input: Parameters<typeof connectChatChannelAction>[0], done: () => void) {
+  function connect(
+    fields: [label: string, value: string][],
+    target: string,
+    input: Parameters<typeof connectChatChannelAction>[0],
+    done: () => void,
+  ) {
+    // Said before the step-up is asked for, not after it.
+    const missing = fillInFirst(fields);
+    if (missing) return setMessage(missing);
     startTransition(async () => {
       const response = await stepUp.run({ kind: "admin.chat", provider, target }, (proofId) =>
         connectChatChannelAction({ ...input, proofId }),
@@ -66,8 +75,17 @@ function SlackForm({ channel, hasPasskey }: { channel: string | null; hasPasskey
         type="button"
         className="primary"
         busy={save.pending}
-        disabled={!channelId || !token}
-        onClick={() => save.connect(channelId, { provider: "slack", channel: channelId, token }, () => setToken(""))}
+        onClick={() =>
+          save.connect(
+            [
+              ["the channel id", channelId],
+              ["the bot token", token],
+            ],
+            channelId,
+            { provider: "slack", channel: channelId, token },
+            () => setToken(""),
+          )
+        }
       >
         Connect Slack
       </BusyButton>{" "}
@@ -105,8 +123,7 @@ function TeamsForm({ host, hasPasskey }: { host: string | null; hasPasskey: bool
         type="button"
         className="primary"
         busy={save.pending}
-        disabled={!url}
-        onClick={() => save.connect(url, { provider: "teams", url }, () => setUrl(""))}
+        onClick={() => save.connect([["the workflow URL", url]], url, { provider: "teams", url }, () => setUrl(""))}
       >
         Connect Teams
       </BusyButton>{" "}

@@ -5,6 +5,7 @@ import { setWebhookAction } from "@/lib/admin/policy/actions";
 import { useStepUp } from "@/components/step-up/step-up-field";
 import { Field } from "@/components/ui/field";
 import { BusyButton } from "@/components/ui/busy-button";
+import { fillInFirst } from "@/lib/words";
 
 /**
  * URL and secret are write-only: stored encrypted, never shown again. Setting them asks for the admin's step-up and
@@ -18,6 +19,17 @@ export function WebhookForm({ configured, hasPasskey }: { configured: boolean; h
   const [pending, startTransition] = useTransition();
 
   function save(input: { url: string; secret: string } | null) {
+    // Said before the step-up is asked for, not after it.
+    const problem =
+      input &&
+      (fillInFirst([
+        ["the URL", input.url],
+        ["the signing secret", input.secret],
+      ]) ??
+        (input.secret.length < 16
+          ? `The signing secret needs at least 16 characters; it has ${input.secret.length}.`
+          : null));
+    if (problem) return setMessage(problem);
     startTransition(async () => {
       const response = input
         ? await stepUp.run({ kind: "admin.webhook", url: input.url }, (proofId) =>
@@ -54,13 +66,7 @@ export function WebhookForm({ configured, hasPasskey }: { configured: boolean; h
         onChange={(event) => setSecret(event.target.value)}
       />
       {stepUp.field}
-      <BusyButton
-        type="button"
-        className="primary"
-        busy={pending}
-        disabled={!url || secret.length < 16}
-        onClick={() => save({ url, secret })}
-      >
+      <BusyButton type="button" className="primary" busy={pending} onClick={() => save({ url, secret })}>
         Save webhook
       </BusyButton>{" "}
       {configured && (
