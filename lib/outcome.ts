@@ -201,7 +201,7 @@ export function modelProjection(o: Outcome): ModelProjection {
 function projectKind(o: Outcome): ModelProjection {
   switch (o.kind) {
     case "executed":
-      return { status: "ok", result: o.result };
+      return o.decision ? { status: "ok", result: o.result, message: NARROWED } : { status: "ok", result: o.result };
     case "pending_approval":
       return { status: "needs_approval" };
     case "unavailable":
@@ -257,6 +257,10 @@ export function waitingOn(callId: string, o: Outcome): { call_id?: string; expir
 // Nothing the model cannot read itself: get_order answers the order's total and what was refunded so far.
 const OVER_REFUNDABLE =
   "The amount is more than this order has left to refund. Read the order with get_order (total_cents less refunded_cents is what is left) and propose at most that, or tell the user.";
+
+/** An approval that changed the arguments (a lower amount): the model must tell what was done, not what it asked. */
+const NARROWED =
+  "A supervisor approved this call with other arguments than you proposed (for a refund, a lower amount): the result is what was done; tell the customer that, not what you asked for.";
 
 const NO_SUCH_TOOL =
   "No tool of that name is offered in this conversation. Call only the tools listed for it, by their exact names.";

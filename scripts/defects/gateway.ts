@@ -3,6 +3,14 @@ import type { Defect } from "./defect";
 /** The seeded defects of lib/gateway/. */
 export const defects: Defect[] = [
   {
+    name: "narrowing kept after the settle",
+    file: "lib/gateway/outcome/sql.ts",
+    find: `"outcome" = jsonb_strip_nulls(jsonb_build_object('decision', "outcome"->'decision')) || (SELECT "outcome" FROM final),`,
+    replace: `"outcome" = (SELECT "outcome" FROM final),`,
+    testFile: "tests/approvals/approval-desk.integration.test.ts",
+    test: "a lower amount is what executes; the log keeps proposed, approved and executed; the agent reads what executed",
+  },
+  {
     name: "ownership",
     file: "lib/gateway/context/sql.ts",
     find: 'WHERE o."tenantId" = ${at.tenantId} AND o."customerId" = ${at.customerId}`;',

@@ -106,6 +106,12 @@ describe("approve with edits, narrowing only", () => {
       kind: "executed",
       code: "refund.issued",
       result: { amount_cents: 6000, refunded_cents: 6000 },
+      decision: { approved_arguments: { amount_cents: 6000 } },
+      model: {
+        status: "ok",
+        result: { amount_cents: 6000 },
+        message: expect.stringContaining("with other arguments than you proposed (for a refund, a lower amount)"),
+      },
     });
   });
 });

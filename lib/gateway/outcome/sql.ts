@@ -233,6 +233,8 @@ export async function updateLaterOutcomeWith(db: Db, later: LaterOutcome, final:
   return row.outcome;
 }
 
+// A later outcome keeps the supervisor's narrowing (`decision`) an approval recorded: the refund's settle, which comes
+// after it, does not know it.
 // What is absent (a call id, an approval, a decision to log) leaves its condition or its statement out rather than
 // passing a null for the statement to test: PostgreSQL would plan such a prepared statement anew on every execution,
 // its plan for each null always cheaper than one plan for all, and the settle of every refund pays that planning.
@@ -261,7 +263,9 @@ function laterOutcome(later: LaterOutcome, final: Prisma.Sql): Prisma.Sql {
       : Prisma.empty;
   return Prisma.sql`
     WITH ${final}, call AS (
-      UPDATE "ToolCall" SET "kind" = ${kind}, "stage" = ${stage}, "code" = ${code}, "outcome" = (SELECT "outcome" FROM final), "updatedAt" = now()
+      UPDATE "ToolCall" SET "kind" = ${kind}, "stage" = ${stage}, "code" = ${code},
+        "outcome" = jsonb_strip_nulls(jsonb_build_object('decision', "outcome"->'decision')) || (SELECT "outcome" FROM final),
+        "updatedAt" = now()
       WHERE (${targets.length > 0 ? Prisma.join(targets, " OR ") : Prisma.sql`false`}) AND EXISTS (SELECT 1 FROM final)
       RETURNING "id", "tenantId", "conversationId", "toolName", "orderId"
     )${approval}${logged}, notified AS (
