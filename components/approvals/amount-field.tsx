@@ -14,6 +14,11 @@ export function loweredAmount(
 ): { cents: number; problem: null } | { cents: null; problem: string } {
   const cents = centsOfTyped(typed);
   if (cents !== null && cents >= 1 && cents <= maxCents) return { cents, problem: null };
+  if (cents === null && typed.trim())
+    return {
+      cents: null,
+      problem: `Write the amount as a number with at most two decimals, for example ${(maxCents / 100).toFixed(2)}.`,
+    };
   return {
     cents: null,
     problem: `Enter an amount from 0.01 up to ${formatMoney(maxCents, currency)}; an approval can only lower it.`,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseQueueFilters, queueSearchParams } from "@/lib/approvals/desk/filters";
 import { centsOfTyped } from "@/lib/money";
+import { loweredAmount } from "@/components/approvals/amount-field";
 
 // The desk's filters read from its address (what a supervisor typed, or edited by hand): amounts in cents exactly,
 // anything unreadable dropped rather than an error page.
@@ -29,5 +30,13 @@ describe("the desk's filters from its address", () => {
     expect(centsOfTyped("49,99")).toBe(4999);
     expect(centsOfTyped("0.1")).toBe(10);
     expect(centsOfTyped("49.999")).toBeNull();
+    expect(loweredAmount("12.345", 8000, "USD")).toEqual({
+      cents: null,
+      problem: "Write the amount as a number with at most two decimals, for example 80.00.",
+    });
+    expect(loweredAmount("90", 8000, "USD").problem).toBe(
+      "Enter an amount from 0.01 up to 80.00 USD; an approval can only lower it.",
+    );
+    expect(loweredAmount("79,5", 8000, "USD")).toEqual({ cents: 7950, problem: null });
   });
 });
