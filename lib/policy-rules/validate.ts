@@ -152,7 +152,7 @@ function checkRule(text: string, position: number): { ok: true; rule: Rule } | {
   const { effect, annotations = {}, action } = parsed.json;
   const id = annotations.id;
   if (!id || !ID_PATTERN.test(id)) {
-    return fail('it needs @id("…"): lower-case letters, digits and dashes, at most 60');
+    return fail('it needs @id("…"): lower-case letters, digits and dashes, at most 60 characters');
   }
   if (id.startsWith(RESERVED_ID_PREFIX)) {
     return fail(

@@ -229,7 +229,7 @@ forbid (principal, action == Action::"issue_refund", resource) when { context.ar
       [6, "deny", 40],
     ]);
 
-    const idRefused = 'rule 1: it needs @id("…"): lower-case letters, digits and dashes, at most 60';
+    const idRefused = 'rule 1: it needs @id("…"): lower-case letters, digits and dashes, at most 60 characters';
     for (const id of [`a${"-".repeat(60)}`, "Upper", "-dash-first", "under_score", "a b"])
       expect(refusal(rule(id, '@hold("x")'))).toEqual([idRefused]);
     for (const reason of ["", "   ", "r".repeat(201)])
