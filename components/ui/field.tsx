@@ -41,3 +41,11 @@ export function FormMessages({
     </>
   );
 }
+
+/** What a form said last: a problem (`ok: false`, shown as an error) or what was done. */
+export type Said = { ok: boolean; text: string } | null;
+
+/** `Said` as FormMessages shows it: a problem announced at once, what was done as a notice. */
+export function SaidMessage({ said }: { said: Said }) {
+  return <FormMessages error={said?.ok === false ? said.text : null} notice={said?.ok ? said.text : null} />;
+}

@@ -4,7 +4,7 @@ import { useState, useTransition } from "react";
 import { useStepUp } from "@/components/step-up/step-up-field";
 import { inviteToSsoAction, removeSsoSettingsAction, saveSsoSettingsAction } from "@/lib/admin/access/actions";
 import type { SsoSettingsView } from "@/lib/auth/sso/settings";
-import { Field } from "@/components/ui/field";
+import { Field, SaidMessage, type Said } from "@/components/ui/field";
 import { BusyButton } from "@/components/ui/busy-button";
 import { count, fillInFirst } from "@/lib/words";
 
@@ -41,7 +41,7 @@ export function SsoForm({ settings, hasPasskey }: { settings: SsoSettingsView | 
       .join("\n"),
     required: settings?.required ?? false,
   });
-  const [message, setMessage] = useState<string | null>(null);
+  const [message, setMessage] = useState<Said>(null);
   const [pending, startTransition] = useTransition();
   const set = (name: keyof typeof form) => (event: { target: { value: string } }) =>
     setForm({ ...form, [name]: event.target.value });
@@ -53,10 +53,10 @@ export function SsoForm({ settings, hasPasskey }: { settings: SsoSettingsView | 
       ["the client ID", form.clientId],
       ["the email domain", form.emailDomain],
     ]);
-    if (missing) return setMessage(missing);
+    if (missing) return setMessage({ ok: false, text: missing });
     const roleMap = parseMapping(form.roleMap);
     if (!roleMap) {
-      setMessage('Write each mapping on its own line as "group = SUPERVISOR" or "group = ADMIN".');
+      setMessage({ ok: false, text: 'Write each mapping on its own line as "group = SUPERVISOR" or "group = ADMIN".' });
       return;
     }
     startTransition(async () => {
@@ -67,11 +67,15 @@ export function SsoForm({ settings, hasPasskey }: { settings: SsoSettingsView | 
       );
       setMessage(
         response.ok
-          ? (response.data.held ??
-              (response.data.passwordSessionsEnded > 0
-                ? `Saved. ${count(response.data.passwordSessionsEnded, "password session")} ended; they sign in again through ${form.displayName}.`
-                : "Saved."))
-          : response.message,
+          ? {
+              ok: true,
+              text:
+                response.data.held ??
+                (response.data.passwordSessionsEnded > 0
+                  ? `Saved. ${count(response.data.passwordSessionsEnded, "password session")} ended; they sign in again through ${form.displayName}.`
+                  : "Saved."),
+            }
+          : { ok: false, text: response.message },
       );
       if (response.ok) setForm({ ...form, clientSecret: "" });
     });
@@ -82,7 +86,11 @@ export function SsoForm({ settings, hasPasskey }: { settings: SsoSettingsView | 
       const response = await stepUp.run({ kind: "admin.sso-removed", issuer: settings?.issuer ?? "" }, (proofId) =>
         removeSsoSettingsAction({ proofId }),
       );
-      setMessage(response.ok ? "Removed: everyone signs in with a password again." : response.message);
+      setMessage(
+        response.ok
+          ? { ok: true, text: "Removed: everyone signs in with a password again." }
+          : { ok: false, text: response.message },
+      );
     });
   }
 
@@ -161,7 +169,7 @@ export function SsoForm({ settings, hasPasskey }: { settings: SsoSettingsView | 
           Remove single sign-on
         </BusyButton>
       )}{" "}
-      {message && <span role="status">{message}</span>}
+      <SaidMessage said={message} />
       {settings && <SsoInvite hasPasskey={hasPasskey} />}
     </div>
   );
@@ -175,7 +183,7 @@ function SsoInvite({ hasPasskey }: { hasPasskey: boolean }) {
   const stepUp = useStepUp(hasPasskey);
   const [email, setEmail] = useState("");
   const [subject, setSubject] = useState("");
-  const [message, setMessage] = useState<string | null>(null);
+  const [message, setMessage] = useState<Said>(null);
   const [pending, startTransition] = useTransition();
 
   function invite() {
@@ -183,13 +191,15 @@ function SsoInvite({ hasPasskey }: { hasPasskey: boolean }) {
       ["their email", email],
       ["their ID at the provider", subject],
     ]);
-    if (missing) return setMessage(missing);
+    if (missing) return setMessage({ ok: false, text: missing });
     startTransition(async () => {
       const input = { email: email.trim().toLowerCase(), subject: subject.trim() };
       const response = await stepUp.run({ kind: "admin.sso-invite", ...input }, (proofId) =>
         inviteToSsoAction({ ...input, proofId }),
       );
-      setMessage(response.ok ? (response.data.held ?? "Invited.") : response.message);
+      setMessage(
+        response.ok ? { ok: true, text: response.data.held ?? "Invited." } : { ok: false, text: response.message },
+      );
     });
   }
 
@@ -215,7 +225,7 @@ function SsoInvite({ hasPasskey }: { hasPasskey: boolean }) {
       <BusyButton type="button" busy={pending} onClick={invite}>
         Invite
       </BusyButton>{" "}
-      {message && <span role="status">{message}</span>}
+      <SaidMessage said={message} />
     </fieldset>
   );
 }

@@ -3,7 +3,7 @@
 import { useState, useTransition } from "react";
 import { connectChatChannelAction, disconnectChatChannelAction } from "@/lib/admin/policy/actions";
 import { useStepUp } from "@/components/step-up/step-up-field";
-import { Field } from "@/components/ui/field";
+import { Field, SaidMessage, type Said } from "@/components/ui/field";
 import { BusyButton } from "@/components/ui/busy-button";
 import { fillInFirst } from "@/lib/words";
 
@@ -12,7 +12,7 @@ type Provider = "slack" | "teams";
 /** One provider's save and remove, with the admin's step-up for exactly where the notices would go. */
 function useChannelSave(hasPasskey: boolean, provider: Provider) {
   const stepUp = useStepUp(hasPasskey);
-  const [message, setMessage] = useState<string | null>(null);
+  const [message, setMessage] = useState<Said>(null);
   const [pending, startTransition] = useTransition();
 
   function connect(
@@ -23,12 +23,14 @@ function useChannelSave(hasPasskey: boolean, provider: Provider) {
   ) {
     // Said before the step-up is asked for, not after it.
     const missing = fillInFirst(fields);
-    if (missing) return setMessage(missing);
+    if (missing) return setMessage({ ok: false, text: missing });
     startTransition(async () => {
       const response = await stepUp.run({ kind: "admin.chat", provider, target }, (proofId) =>
         connectChatChannelAction({ ...input, proofId }),
       );
-      setMessage(response.ok ? (response.data.held ?? "Connected.") : response.message);
+      setMessage(
+        response.ok ? { ok: true, text: response.data.held ?? "Connected." } : { ok: false, text: response.message },
+      );
       if (response.ok) done();
     });
   }
@@ -36,7 +38,11 @@ function useChannelSave(hasPasskey: boolean, provider: Provider) {
   function disconnect() {
     startTransition(async () => {
       const response = await disconnectChatChannelAction({ provider });
-      setMessage(response.ok ? "Disconnected: nothing more is sent there." : response.message);
+      setMessage(
+        response.ok
+          ? { ok: true, text: "Disconnected: nothing more is sent there." }
+          : { ok: false, text: response.message },
+      );
     });
   }
 
@@ -94,7 +100,7 @@ function SlackForm({ channel, hasPasskey }: { channel: string | null; hasPasskey
           Disconnect Slack
         </BusyButton>
       )}{" "}
-      {save.message && <span role="status">{save.message}</span>}
+      <SaidMessage said={save.message} />
     </div>
   );
 }
@@ -132,7 +138,7 @@ function TeamsForm({ host, hasPasskey }: { host: string | null; hasPasskey: bool
           Disconnect Teams
         </BusyButton>
       )}{" "}
-      {save.message && <span role="status">{save.message}</span>}
+      <SaidMessage said={save.message} />
     </div>
   );
 }

@@ -3,7 +3,7 @@
 import { useState, useTransition } from "react";
 import { setWebhookAction } from "@/lib/admin/policy/actions";
 import { useStepUp } from "@/components/step-up/step-up-field";
-import { Field } from "@/components/ui/field";
+import { Field, SaidMessage, type Said } from "@/components/ui/field";
 import { BusyButton } from "@/components/ui/busy-button";
 import { fillInFirst } from "@/lib/words";
 
@@ -15,7 +15,7 @@ export function WebhookForm({ configured, hasPasskey }: { configured: boolean; h
   const stepUp = useStepUp(hasPasskey);
   const [url, setUrl] = useState("");
   const [secret, setSecret] = useState("");
-  const [message, setMessage] = useState<string | null>(null);
+  const [message, setMessage] = useState<Said>(null);
   const [pending, startTransition] = useTransition();
 
   function save(input: { url: string; secret: string } | null) {
@@ -29,14 +29,18 @@ export function WebhookForm({ configured, hasPasskey }: { configured: boolean; h
         (input.secret.length < 16
           ? `The signing secret needs at least 16 characters; it has ${input.secret.length}.`
           : null));
-    if (problem) return setMessage(problem);
+    if (problem) return setMessage({ ok: false, text: problem });
     startTransition(async () => {
       const response = input
         ? await stepUp.run({ kind: "admin.webhook", url: input.url }, (proofId) =>
             setWebhookAction({ ...input, proofId }),
           )
         : await setWebhookAction(null);
-      setMessage(response.ok ? (response.data.held ?? (input ? "Saved." : "Removed.")) : response.message);
+      setMessage(
+        response.ok
+          ? { ok: true, text: response.data.held ?? (input ? "Saved." : "Removed.") }
+          : { ok: false, text: response.message },
+      );
       if (response.ok) setSecret("");
     });
   }
@@ -74,7 +78,7 @@ export function WebhookForm({ configured, hasPasskey }: { configured: boolean; h
           Remove webhook
         </BusyButton>
       )}{" "}
-      {message && <span role="status">{message}</span>}
+      <SaidMessage said={message} />
     </div>
   );
 }
