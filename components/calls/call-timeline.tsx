@@ -43,7 +43,7 @@ export function CallTimeline({ call, approval, events, ownConversation }: Found 
                 Conversation with {call.customerEmail ?? "its customer"}
               </Link>
             ) : (
-              "Another agent's conversation"
+              `${call.agentName ?? "The agent"}'s conversation with ${call.customerEmail ?? "its customer"}`
             )}{" "}
             <code className="muted">{call.conversationId}</code>
           </dd>
