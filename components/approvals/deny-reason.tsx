@@ -1,21 +1,19 @@
 "use client";
 
 import { useId } from "react";
-
-/** The longest reason for a denial the server takes (lib/approvals/decision/actions.ts). */
-export const MAX_REASON = 500;
+import { MAX_DENY_REASON, MODEL_NOTE_MAX } from "@/lib/approvals/words";
 
 /** What is wrong with a reason for denying, in words, or null when it can be sent. */
 export function reasonProblem(reason: string): string | null {
   if (!reason.trim()) return "Say why you deny it: the agent reads this reason.";
-  if (reason.length > MAX_REASON)
-    return `Shorten the reason to ${MAX_REASON} characters (it has ${reason.length}): the agent reads it.`;
+  if (reason.length > MAX_DENY_REASON)
+    return `Shorten the reason to ${MAX_DENY_REASON} characters (it has ${reason.length}): the agent reads it.`;
   return null;
 }
 
 /**
- * The reason a supervisor gives for denying. Nothing typed or pasted is cut silently: past 400 characters it counts
- * them, and past the limit it says so before anything is sent.
+ * The reason a supervisor gives for denying. Nothing typed or pasted is cut silently: past the part the agent reads
+ * it counts the characters and says so, and past the limit it says so before anything is sent.
  */
 export function DenyReason({
   label,
@@ -33,7 +31,7 @@ export function DenyReason({
   className?: string;
 }) {
   const countId = useId();
-  const over = value.length > MAX_REASON;
+  const over = value.length > MAX_DENY_REASON;
   return (
     <label className="field">
       {label}
@@ -48,7 +46,9 @@ export function DenyReason({
         aria-describedby={countId}
       />
       <span id={countId} className={over ? "error" : "muted"} aria-live="polite" data-testid="reason-count">
-        {value.length > 400 ? `${value.length} of at most ${MAX_REASON} characters` : ""}
+        {value.length > MODEL_NOTE_MAX
+          ? `${value.length} of at most ${MAX_DENY_REASON} characters; the agent reads the first ${MODEL_NOTE_MAX}, the history keeps all`
+          : ""}
       </span>
     </label>
   );

@@ -5,6 +5,11 @@ import { count } from "../words";
 
 // Requests and decisions as a supervisor says them; shared by the queue's cards, dialogs and toasts.
 
+/** The longest reason for a denial a supervisor may give; the history keeps it whole. */
+export const MAX_DENY_REASON = 500;
+/** How much of that reason the model reads: the first this many characters, on one line. */
+export const MODEL_NOTE_MAX = 280;
+
 interface Titled {
   toolName: string;
   amountCents: number;

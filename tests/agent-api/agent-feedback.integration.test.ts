@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { approveRequest } from "@/lib/approvals/decision/approve";
-import { denyRequest, MODEL_NOTE_MAX } from "@/lib/approvals/decision/deny";
+import { denyRequest } from "@/lib/approvals/decision/deny";
+import { MODEL_NOTE_MAX } from "@/lib/approvals/words";
 import { db } from "@/lib/db";
 import { getToolCall, getTools, propose } from "../support/api";
 import { agentConversation, callStatus, holdRefund, supervisorOf } from "../support/calls";

@@ -9,9 +9,10 @@ import type { DecisionResult } from "@/lib/approvals/decision/types";
 import { authedAction } from "@/lib/auth/guards";
 import { IdSchema, TextSchema } from "@/lib/security/input";
 import { ProofIdSchema } from "@/lib/auth/step-up/step-up";
+import { MAX_DENY_REASON } from "@/lib/approvals/words";
 
 const ApprovalId = IdSchema;
-const Reason = TextSchema(500).min(1, "say why");
+const Reason = TextSchema(MAX_DENY_REASON).min(1, "say why");
 
 const DecideSchema = z.discriminatedUnion("decision", [
   z.strictObject({

@@ -1,6 +1,7 @@
 import type { Tx } from "../../db";
 import { outcome } from "../../outcome";
 import { shorten } from "../../words";
+import { MODEL_NOTE_MAX } from "../words";
 import { closeRequest } from "./close";
 import { decideLocked, type DecisionClaim, type PendingDecision } from "./lock";
 import type { Approver, DecisionResult } from "./types";
@@ -23,8 +24,6 @@ async function deny(tx: Tx, pending: PendingDecision, note: string | null): Prom
   await closeRequest(tx, pending, "denied", denied, note, { reason: note });
   return { ok: true, approvalId: pending.request.id, status: "denied", outcome: denied };
 }
-
-export const MODEL_NOTE_MAX = 280;
 
 /** A supervisor's deny note as the model may read it: one line of plain text, at most MODEL_NOTE_MAX characters. */
 function noteForModel(note: string): string {

@@ -6,12 +6,13 @@ import { ApprovalEditSchema } from "@/lib/approvals/decision/binding";
 import { decideFromLink } from "@/lib/approvals/email-links/decide";
 import { authedAction } from "@/lib/auth/guards";
 import { ProofIdSchema } from "@/lib/auth/step-up/step-up";
+import { MAX_DENY_REASON } from "@/lib/approvals/words";
 import { TextSchema } from "@/lib/security/input";
 
 const DecideFromLinkSchema = z.strictObject({
   token: z.string().min(1).max(100),
   decision: z.enum(["approve", "deny"]),
-  note: TextSchema(500).optional(),
+  note: TextSchema(MAX_DENY_REASON).optional(),
   proofId: ProofIdSchema.optional(),
   /** A lowered amount, as the desk's dialog sends it: the same tool and arguments, `amount_cents` lower. */
   edit: ApprovalEditSchema.optional(),
