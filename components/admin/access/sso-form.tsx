@@ -52,6 +52,8 @@ export function SsoForm({ settings, hasPasskey }: { settings: SsoSettingsView | 
       ["the issuer URL", form.issuer],
       ["the client ID", form.clientId],
       ["the email domain", form.emailDomain],
+      // Stored, the secret is kept when left empty; a first setup needs it.
+      ...(settings ? [] : ([["the client secret", form.clientSecret]] as [string, string][])),
     ]);
     if (missing) return setMessage({ ok: false, text: missing });
     const roleMap = parseMapping(form.roleMap);
