@@ -20,6 +20,7 @@ export function ProposalConsole({ conversationId }: { conversationId: string }) 
     // Nothing typed is no proposal: said here, not sent through the sequence and recorded as a refused call.
     setEmpty(!sent.envelope.trim());
     if (!sent.envelope.trim()) {
+      setAnswer(null);
       envelope.current?.focus();
       return;
     }
