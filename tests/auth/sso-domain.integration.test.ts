@@ -10,7 +10,7 @@ import { hashPassword } from "@/lib/auth/password-hash";
 import { db } from "@/lib/db";
 import { encryptSecret } from "@/lib/security/secrets";
 import { approveAs } from "../support/admin-changes";
-import { startTestProvider, type TestProvider } from "../support/oidc-provider";
+import { startProviderForApp, type TestProvider } from "../support/oidc-provider";
 import { provedFor } from "../support/step-up";
 
 // Whose email domain a tenant's single sign-on may take (docs/SPEC.md, "Single sign-on"): never one another tenant
@@ -23,11 +23,7 @@ const suffix = randomBytes(4).toString("hex");
 let passwordHash = "";
 
 beforeAll(async () => {
-  Object.assign(process.env, { NEXTAUTH_URL: APP, NEXTAUTH_SECRET: "sso-domain-tests-only-secret" });
-  provider = await startTestProvider({ redirectUris: [`${APP}/api/sso/callback`] });
-  process.env.OUTBOUND_ALLOWED_HOSTS = [process.env.OUTBOUND_ALLOWED_HOSTS, new URL(provider.issuer).host]
-    .filter(Boolean)
-    .join(",");
+  provider = await startProviderForApp(APP, "sso-domain-tests-only-secret");
   passwordHash = await hashPassword("a-long-enough-password-1");
 });
 

@@ -9,7 +9,7 @@ import type { SsoSettingsInput } from "@/lib/auth/sso/settings";
 import { db } from "@/lib/db";
 import { encryptSecret } from "@/lib/security/secrets";
 import { approveAs } from "../support/admin-changes";
-import { startTestProvider, type TestProvider } from "../support/oidc-provider";
+import { startProviderForApp, type TestProvider } from "../support/oidc-provider";
 import { provedFor } from "../support/step-up";
 
 // Requiring single sign-on ends the tenant's password sessions when it takes effect (docs/SPEC.md, "Single
@@ -41,11 +41,7 @@ const suffix = randomBytes(4).toString("hex");
 let passwordHash = "";
 
 beforeAll(async () => {
-  Object.assign(process.env, { NEXTAUTH_URL: APP, NEXTAUTH_SECRET: "sso-required-tests-only-secret" });
-  provider = await startTestProvider({ redirectUris: [`${APP}/api/sso/callback`] });
-  process.env.OUTBOUND_ALLOWED_HOSTS = [process.env.OUTBOUND_ALLOWED_HOSTS, new URL(provider.issuer).host]
-    .filter(Boolean)
-    .join(",");
+  provider = await startProviderForApp(APP, "sso-required-tests-only-secret");
   passwordHash = await hashPassword("a-long-enough-password-1");
 });
 

@@ -16,7 +16,7 @@ import { hashPassword } from "@/lib/auth/password-hash";
 import { db } from "@/lib/db";
 import { encryptSecret } from "@/lib/security/secrets";
 import { holdOpen } from "../support/locks";
-import { signInAtProvider, startTestProvider, type TestProvider } from "../support/oidc-provider";
+import { signInAtProvider, startProviderForApp, type TestProvider } from "../support/oidc-provider";
 import { proveWithPassword, stepUpWayOf, type StepUpPurpose } from "@/lib/auth/step-up/step-up";
 import { noProof, provedFor, sessionOf } from "../support/step-up";
 
@@ -45,11 +45,7 @@ const people = {
 };
 
 beforeAll(async () => {
-  Object.assign(process.env, { NEXTAUTH_URL: APP, NEXTAUTH_SECRET: "sso-tests-only-secret" });
-  provider = await startTestProvider({ redirectUris: [`${APP}/api/sso/callback`] });
-  process.env.OUTBOUND_ALLOWED_HOSTS = [process.env.OUTBOUND_ALLOWED_HOSTS, new URL(provider.issuer).host]
-    .filter(Boolean)
-    .join(",");
+  provider = await startProviderForApp(APP, "sso-tests-only-secret");
   await db.tenant.create({ data: { id: tenantId, name: `SSO ${suffix}` } });
   const passwordHash = await hashPassword(PASSWORD);
   await db.user.createMany({

@@ -102,6 +102,20 @@ export async function startTestProvider(options: {
 }
 
 /**
+ * For a test file that signs in through toolgate's own SSO routes: the app's origin and next-auth secret set, a
+ * provider that sends the browser back to the app's callback, and that provider's loopback host let past the outbound
+ * check (lib/security/outbound.ts).
+ */
+export async function startProviderForApp(app: string, nextAuthSecret: string): Promise<TestProvider> {
+  Object.assign(process.env, { NEXTAUTH_URL: app, NEXTAUTH_SECRET: nextAuthSecret });
+  const provider = await startTestProvider({ redirectUris: [`${app}/api/sso/callback`] });
+  process.env.OUTBOUND_ALLOWED_HOSTS = [process.env.OUTBOUND_ALLOWED_HOSTS, new URL(provider.issuer).host]
+    .filter(Boolean)
+    .join(",");
+  return provider;
+}
+
+/**
  * Drives the provider's own pages over HTTP as a browser would, from the authorization URL to the redirect back to
  * toolgate: signs in as `login`, consents, and returns the URL the provider sends the browser to. A provider that
  * asks for the sign-in again after it was given (the account is disabled) is abandoned through its abort link,
