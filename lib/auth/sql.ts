@@ -1,5 +1,5 @@
 import type { Client, Db, Tx } from "../db";
-import type { Role } from "../generated/prisma/client";
+import { Prisma, type Role } from "../generated/prisma/client";
 
 /** How the sign-in that started a session was proved. */
 export type SignedInVia = "password" | "sso";
@@ -24,6 +24,19 @@ export async function insertSession(
             ${session.signedInVia})`;
 }
 
+/** How long a session lives: idle at most `idleSeconds`, at most `maxSeconds` from its sign-in (SESSION_*_SECONDS). */
+export interface SessionLimits {
+  idleSeconds: number;
+  maxSeconds: number;
+}
+
+/** The session row `alias` is within its limits, by the database's clock: every statement asking "live?" uses this. */
+const withinLimits = (alias: string, limits: SessionLimits) => {
+  const session = Prisma.raw(alias);
+  return Prisma.sql`${session}."lastSeenAt" > CURRENT_TIMESTAMP - make_interval(secs => ${limits.idleSeconds}::int)
+    AND ${session}."createdAt" > CURRENT_TIMESTAMP - make_interval(secs => ${limits.maxSeconds}::int)`;
+};
+
 /**
  * The person of a live session (not ended, not idle past `idleSeconds`, not older than `maxSeconds`, person
  * active), or null; marks the session seen when it was last seen more than `touchEverySeconds` ago.
@@ -31,7 +44,7 @@ export async function insertSession(
 export async function findSessionUser(
   db: Db,
   sessionId: string,
-  limits: { idleSeconds: number; maxSeconds: number; touchEverySeconds: number },
+  limits: SessionLimits & { touchEverySeconds: number },
 ): Promise<{ id: string; email: string; name: string; role: Role; tenantId: string; tenantName: string } | null> {
   const [row] = await db.$queryRaw<
     { id: string; email: string; name: string; role: Role; tenantId: string; tenantName: string }[]
@@ -39,9 +52,7 @@ export async function findSessionUser(
     WITH live AS (
       SELECT s."id", s."lastSeenAt", u."id" AS "userId", u."email", u."name", u."role"::text AS "role", u."tenantId"
       FROM "Session" s JOIN "User" u ON u."id" = s."userId" AND u."tenantId" = s."tenantId"
-      WHERE s."id" = ${sessionId} AND s."endedAt" IS NULL AND u."active"
-        AND s."lastSeenAt" > CURRENT_TIMESTAMP - make_interval(secs => ${limits.idleSeconds}::int)
-        AND s."createdAt" > CURRENT_TIMESTAMP - make_interval(secs => ${limits.maxSeconds}::int)
+      WHERE s."id" = ${sessionId} AND s."endedAt" IS NULL AND u."active" AND ${withinLimits("s", limits)}
     ), touched AS (
       UPDATE "Session" SET "lastSeenAt" = CURRENT_TIMESTAMP
       WHERE "id" = (SELECT "id" FROM live WHERE "lastSeenAt" < CURRENT_TIMESTAMP - make_interval(secs => ${limits.touchEverySeconds}::int))
@@ -59,12 +70,6 @@ export async function markSessionEnded(db: Client, sessionId: string, reason: st
   });
 }
 
-/** How long a session lives: idle at most `idleSeconds`, at most `maxSeconds` from its sign-in (SESSION_*_SECONDS). */
-export interface SessionLimits {
-  idleSeconds: number;
-  maxSeconds: number;
-}
-
 /**
  * Ends every session of the tenant that a password signed in and that has not ended, recording why; returns how many
  * of them were still live (lapsed ones end too, uncounted: nobody was signed in by them).
@@ -80,26 +85,25 @@ export async function endTenantPasswordSessions(
       UPDATE "Session" SET "endedAt" = CURRENT_TIMESTAMP, "endedReason" = ${reason}
       WHERE "tenantId" = ${tenantId} AND "signedInVia" = 'password' AND "endedAt" IS NULL
       RETURNING "lastSeenAt", "createdAt")
-    SELECT count(*)::int AS "live" FROM ended
-    WHERE "lastSeenAt" > CURRENT_TIMESTAMP - make_interval(secs => ${limits.idleSeconds}::int)
-      AND "createdAt" > CURRENT_TIMESTAMP - make_interval(secs => ${limits.maxSeconds}::int)`;
+    SELECT count(*)::int AS "live" FROM ended WHERE ${withinLimits("ended", limits)}`;
   return row.live;
 }
 
 /** The tenant's live sessions (at most 500: not ended, idle or past their age), by person, most recently seen first. */
-export async function findLiveSessions(db: Client, tenantId: string, limits: SessionLimits) {
-  const now = Date.now();
-  return db.session.findMany({
-    where: {
-      tenantId,
-      endedAt: null,
-      lastSeenAt: { gt: new Date(now - limits.idleSeconds * 1000) },
-      createdAt: { gt: new Date(now - limits.maxSeconds * 1000) },
-    },
-    orderBy: [{ userId: "asc" }, { lastSeenAt: "desc" }],
-    take: 500,
-    select: { id: true, userId: true, createdAt: true, lastSeenAt: true, address: true, userAgent: true },
-  });
+export async function findLiveSessions(db: Db, tenantId: string, limits: SessionLimits) {
+  return db.$queryRaw<
+    {
+      id: string;
+      userId: string;
+      createdAt: Date;
+      lastSeenAt: Date;
+      address: string | null;
+      userAgent: string | null;
+    }[]
+  >`
+    SELECT s."id", s."userId", s."createdAt", s."lastSeenAt", s."address", s."userAgent" FROM "Session" s
+    WHERE s."tenantId" = ${tenantId} AND s."endedAt" IS NULL AND ${withinLimits("s", limits)}
+    ORDER BY s."userId", s."lastSeenAt" DESC LIMIT 500`;
 }
 
 /**
