@@ -13,6 +13,7 @@ import { formatMoney } from "@/lib/money";
 import { AmountToRefund, loweredAmount } from "./amount-field";
 import { DenyReason, reasonProblem } from "./deny-reason";
 import { BusyButton } from "@/components/ui/busy-button";
+import type { Said } from "@/components/ui/field";
 
 /** What happened, in words: "80.00 USD refund on ord_1004 approved; refund issued." */
 function decidedText(summary: string, result: Extract<DecisionResult, { ok: true }>): string {
@@ -71,7 +72,7 @@ export function LinkDecisionForm({
   const [amount, setAmount] = useState((request.cents / 100).toFixed(2));
   const [password, setPassword] = useState("");
   const [reason, setReason] = useState("");
-  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const [message, setMessage] = useState<Said>(null);
   // Said beside the amount field once a confirmation was tried with an amount the approval cannot take.
   const [amountTried, setAmountTried] = useState(false);
   const [pending, startTransition] = useTransition();

@@ -14,6 +14,7 @@ import { proveStepUp } from "@/components/step-up/step-up";
 import { PasswordProof } from "@/components/step-up/step-up-field";
 import type { StepUpWay } from "@/lib/auth/step-up/step-up";
 import { BusyButton } from "@/components/ui/busy-button";
+import type { Said } from "@/components/ui/field";
 
 interface Passkey {
   id: string;
@@ -44,7 +45,7 @@ export function PasskeyList({ passkeys, stepUp }: { passkeys: Passkey[]; stepUp:
   );
   const [name, setName] = useState("");
   const [password, setPassword] = useState("");
-  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const [message, setMessage] = useState<Said>(null);
   const [busy, setBusy] = useState(false);
   const method = hasPasskey ? ({ passkey: true } as const) : ({ passkey: false, password } as const);
 

@@ -1,4 +1,5 @@
 import type { InputHTMLAttributes } from "react";
+import type { ActionResult } from "@/lib/auth/guards";
 
 /** One labelled text input on its own line: the label above, the input below, clicking the label focuses it. */
 export function Field({ label, ...input }: { label: string } & InputHTMLAttributes<HTMLInputElement>) {
@@ -44,6 +45,11 @@ export function FormMessages({
 
 /** What a form said last: a problem (`ok: false`, shown as an error) or what was done. */
 export type Said = { ok: boolean; text: string } | null;
+
+/** A server action's answer as what its form says: `done(data)` when it went through, else the action's message. */
+export function saidOf<T>(response: ActionResult<T>, done: (data: T) => string): Said {
+  return response.ok ? { ok: true, text: done(response.data) } : { ok: false, text: response.message };
+}
 
 /** `Said` as FormMessages shows it: a problem announced at once, what was done as a notice. */
 export function SaidMessage({ said }: { said: Said }) {

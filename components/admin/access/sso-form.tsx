@@ -4,7 +4,7 @@ import { useState, useTransition } from "react";
 import { useStepUp } from "@/components/step-up/step-up-field";
 import { inviteToSsoAction, removeSsoSettingsAction, saveSsoSettingsAction } from "@/lib/admin/access/actions";
 import type { SsoSettingsView } from "@/lib/auth/sso/settings";
-import { Field, SaidMessage, type Said } from "@/components/ui/field";
+import { Field, SaidMessage, type Said, saidOf } from "@/components/ui/field";
 import { BusyButton } from "@/components/ui/busy-button";
 import { count, fillInFirst } from "@/lib/words";
 
@@ -68,16 +68,14 @@ export function SsoForm({ settings, hasPasskey }: { settings: SsoSettingsView | 
         (proofId) => saveSsoSettingsAction({ ...input, proofId }),
       );
       setMessage(
-        response.ok
-          ? {
-              ok: true,
-              text:
-                response.data.held ??
-                (response.data.passwordSessionsEnded > 0
-                  ? `Saved. ${count(response.data.passwordSessionsEnded, "password session")} ended; they sign in again through ${form.displayName}.`
-                  : "Saved."),
-            }
-          : { ok: false, text: response.message },
+        saidOf(
+          response,
+          ({ held, passwordSessionsEnded }) =>
+            held ??
+            (passwordSessionsEnded > 0
+              ? `Saved. ${count(passwordSessionsEnded, "password session")} ended; they sign in again through ${form.displayName}.`
+              : "Saved."),
+        ),
       );
       if (response.ok) setForm({ ...form, clientSecret: "" });
     });
@@ -88,11 +86,7 @@ export function SsoForm({ settings, hasPasskey }: { settings: SsoSettingsView | 
       const response = await stepUp.run({ kind: "admin.sso-removed", issuer: settings?.issuer ?? "" }, (proofId) =>
         removeSsoSettingsAction({ proofId }),
       );
-      setMessage(
-        response.ok
-          ? { ok: true, text: "Removed: everyone signs in with a password again." }
-          : { ok: false, text: response.message },
-      );
+      setMessage(saidOf(response, () => "Removed: everyone signs in with a password again."));
     });
   }
 
@@ -199,9 +193,7 @@ function SsoInvite({ hasPasskey }: { hasPasskey: boolean }) {
       const response = await stepUp.run({ kind: "admin.sso-invite", ...input }, (proofId) =>
         inviteToSsoAction({ ...input, proofId }),
       );
-      setMessage(
-        response.ok ? { ok: true, text: response.data.held ?? "Invited." } : { ok: false, text: response.message },
-      );
+      setMessage(saidOf(response, (data) => data.held ?? "Invited."));
     });
   }
 

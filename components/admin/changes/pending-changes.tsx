@@ -9,6 +9,7 @@ import { RuleDiff } from "@/components/admin/rules/rule-diff";
 import { RuleReport } from "@/components/admin/rules/rule-report";
 import type { RulesReview } from "@/lib/admin/rules/publishing/review";
 import { BusyButton } from "@/components/ui/busy-button";
+import type { Said } from "@/components/ui/field";
 
 interface Change {
   id: string;
@@ -63,7 +64,7 @@ export function PendingChanges({
   hasPasskey: boolean;
 }) {
   const stepUp = useStepUp(hasPasskey);
-  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const [message, setMessage] = useState<Said>(null);
   const [pending, startTransition] = useTransition();
   const act = (run: () => Promise<{ ok: boolean; message?: string }>, done: string) =>
     startTransition(async () => {

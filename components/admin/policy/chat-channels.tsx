@@ -3,7 +3,7 @@
 import { useState, useTransition } from "react";
 import { connectChatChannelAction, disconnectChatChannelAction } from "@/lib/admin/policy/actions";
 import { useStepUp } from "@/components/step-up/step-up-field";
-import { Field, SaidMessage, type Said } from "@/components/ui/field";
+import { Field, SaidMessage, type Said, saidOf } from "@/components/ui/field";
 import { BusyButton } from "@/components/ui/busy-button";
 import { fillInFirst } from "@/lib/words";
 
@@ -28,9 +28,7 @@ function useChannelSave(hasPasskey: boolean, provider: Provider) {
       const response = await stepUp.run({ kind: "admin.chat", provider, target }, (proofId) =>
         connectChatChannelAction({ ...input, proofId }),
       );
-      setMessage(
-        response.ok ? { ok: true, text: response.data.held ?? "Connected." } : { ok: false, text: response.message },
-      );
+      setMessage(saidOf(response, (data) => data.held ?? "Connected."));
       if (response.ok) done();
     });
   }
@@ -38,11 +36,7 @@ function useChannelSave(hasPasskey: boolean, provider: Provider) {
   function disconnect() {
     startTransition(async () => {
       const response = await disconnectChatChannelAction({ provider });
-      setMessage(
-        response.ok
-          ? { ok: true, text: "Disconnected: nothing more is sent there." }
-          : { ok: false, text: response.message },
-      );
+      setMessage(saidOf(response, () => "Disconnected: nothing more is sent there."));
     });
   }
 

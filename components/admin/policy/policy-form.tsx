@@ -5,6 +5,7 @@ import { updatePolicyAction } from "@/lib/admin/policy/actions";
 import { displayValue, parsePolicyValue, POLICY_FIELDS, type PolicyField, rangeText } from "@/lib/admin/policy/fields";
 import { useStepUp } from "@/components/step-up/step-up-field";
 import { BusyButton } from "@/components/ui/busy-button";
+import type { Said } from "@/components/ui/field";
 
 type Policy = Record<PolicyField, number>;
 
@@ -24,7 +25,7 @@ function formValues(policy: Policy): Record<PolicyField, string> {
 export function PolicyForm({ policy, hasPasskey }: { policy: Policy; hasPasskey: boolean }) {
   const stepUp = useStepUp(hasPasskey);
   const [values, setValues] = useState(() => formValues(policy));
-  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const [message, setMessage] = useState<Said>(null);
   const [invalid, setInvalid] = useState<{ field: PolicyField; text: string } | null>(null);
   const inputs = useRef<Partial<Record<PolicyField, HTMLInputElement | null>>>({});
   const [pending, startTransition] = useTransition();

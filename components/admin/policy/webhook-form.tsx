@@ -3,7 +3,7 @@
 import { useState, useTransition } from "react";
 import { setWebhookAction } from "@/lib/admin/policy/actions";
 import { useStepUp } from "@/components/step-up/step-up-field";
-import { Field, SaidMessage, type Said } from "@/components/ui/field";
+import { Field, SaidMessage, type Said, saidOf } from "@/components/ui/field";
 import { BusyButton } from "@/components/ui/busy-button";
 import { fillInFirst } from "@/lib/words";
 
@@ -36,11 +36,7 @@ export function WebhookForm({ configured, hasPasskey }: { configured: boolean; h
             setWebhookAction({ ...input, proofId }),
           )
         : await setWebhookAction(null);
-      setMessage(
-        response.ok
-          ? { ok: true, text: response.data.held ?? (input ? "Saved." : "Removed.") }
-          : { ok: false, text: response.message },
-      );
+      setMessage(saidOf(response, (data) => data.held ?? (input ? "Saved." : "Removed.")));
       if (response.ok) setSecret("");
     });
   }

@@ -9,6 +9,7 @@ import { compareVersionsAction, rollbackRulesAction } from "@/lib/admin/rules/ac
 import type { DiffLine } from "@/lib/line-diff";
 import { BusyButton } from "@/components/ui/busy-button";
 import { count } from "@/lib/words";
+import { type Said, saidOf } from "@/components/ui/field";
 
 interface Version {
   id: string;
@@ -47,7 +48,7 @@ export function RuleHistory({ history, hasPasskey }: { history: Version[]; hasPa
   const [from, setFrom] = useState(history[1]?.version ?? history[0]?.version ?? 1);
   const [to, setTo] = useState(history[0]?.version ?? 1);
   const [diff, setDiff] = useState<{ from: number; to: number; lines: DiffLine[] } | null>(null);
-  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const [message, setMessage] = useState<Said>(null);
   const [pending, startTransition] = useTransition();
 
   function compare() {
@@ -66,7 +67,7 @@ export function RuleHistory({ history, hasPasskey }: { history: Version[]; hasPa
       const response = await stepUp.run({ kind: "admin.rules", digest }, (proofId) =>
         rollbackRulesAction({ version: version.version, proofId }),
       );
-      setMessage(response.ok ? { ok: true, text: response.data.message } : { ok: false, text: response.message });
+      setMessage(saidOf(response, (data) => data.message));
     });
   }
 

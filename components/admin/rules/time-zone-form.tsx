@@ -4,6 +4,7 @@ import { useState, useTransition } from "react";
 import { setTimeZoneAction } from "@/lib/admin/rules/actions";
 import { useStepUp } from "@/components/step-up/step-up-field";
 import { BusyButton } from "@/components/ui/busy-button";
+import { type Said, saidOf } from "@/components/ui/field";
 
 /**
  * The time zone the rules' `context.hour` and `context.weekday` are read in; while the live rules read the time, a
@@ -12,14 +13,14 @@ import { BusyButton } from "@/components/ui/busy-button";
 export function TimeZoneForm({ current, hasPasskey }: { current: string; hasPasskey: boolean }) {
   const stepUp = useStepUp(hasPasskey);
   const [timeZone, setTimeZone] = useState(current);
-  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const [message, setMessage] = useState<Said>(null);
   const [pending, startTransition] = useTransition();
   const save = () =>
     startTransition(async () => {
       const response = await stepUp.run({ kind: "admin.time-zone", timeZone: timeZone.trim() }, (proofId) =>
         setTimeZoneAction({ timeZone, proofId }),
       );
-      setMessage(response.ok ? { ok: true, text: response.data.message } : { ok: false, text: response.message });
+      setMessage(saidOf(response, (data) => data.message));
     });
   return (
     <div className="actions">
