@@ -67,18 +67,17 @@ export function DecideDialog({ mode, items, policy, way, onDone, onClose }: Prop
   // A tenant that requires single sign-on takes no password: the approver is told so before typing one.
   const passkeyNeeded = stepUp && way.with === "passkey-needed";
   // A batch may hold orders in several currencies: each is totalled apart ("80.00 USD + 50.00 EUR"), never added up.
+  // Each order is totalled too, since requests that together ask more than it has left stop at their re-check.
   const totals = new Map<string, number>();
-  for (const item of items.filter(movesMoney))
-    totals.set(currencyOf(item), (totals.get(currencyOf(item)) ?? 0) + approvedCents(item));
-  const total = [...totals].map(([code, sum]) => formatMoney(sum, code)).join(" + ");
-  // Requests of one order that together ask more than it has left: the re-check stops whichever comes later.
   const orders = new Map<string, { asked: number; left: number; currency: string }>();
   for (const item of items.filter(movesMoney)) {
+    totals.set(currencyOf(item), (totals.get(currencyOf(item)) ?? 0) + approvedCents(item));
     const left = refundableNowOf(item);
     if (left === null) continue;
     const order = orders.get(item.orderId) ?? { asked: 0, left, currency: currencyOf(item) };
     orders.set(item.orderId, { ...order, asked: order.asked + approvedCents(item) });
   }
+  const total = [...totals].map(([code, sum]) => formatMoney(sum, code)).join(" + ");
   const overdrawn = mode === "approve" ? [...orders].filter(([, order]) => order.asked > order.left) : [];
 
   async function confirm() {

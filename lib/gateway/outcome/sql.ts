@@ -233,8 +233,6 @@ export async function updateLaterOutcomeWith(db: Db, later: LaterOutcome, final:
   return row.outcome;
 }
 
-// A later outcome keeps the supervisor's narrowing (`decision`) an approval recorded: the refund's settle, which comes
-// after it, does not know it.
 // What is absent (a call id, an approval, a decision to log) leaves its condition or its statement out rather than
 // passing a null for the statement to test: PostgreSQL would plan such a prepared statement anew on every execution,
 // its plan for each null always cheaper than one plan for all, and the settle of every refund pays that planning.
@@ -261,6 +259,8 @@ function laterOutcome(later: LaterOutcome, final: Prisma.Sql): Prisma.Sql {
       FROM call
     )`
       : Prisma.empty;
+  // The call's outcome keeps the supervisor's narrowing (`decision`) its approval recorded: the refund's settle, which
+  // comes after it, does not know it.
   return Prisma.sql`
     WITH ${final}, call AS (
       UPDATE "ToolCall" SET "kind" = ${kind}, "stage" = ${stage}, "code" = ${code},
