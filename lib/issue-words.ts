@@ -40,7 +40,7 @@ function kindOf(value: unknown): string {
 }
 
 /**
- * What is wrong with `input` by zod's `issue`: the paths and the rule broken, and at most the kind of the value sent
+ * What is wrong with `args` by zod's `issue`: the paths and the rule broken, and at most the kind of the value sent
  * (a string, an array), never the value, so a model or a person can be told it without echoing what was sent.
  */
 export function describeIssue(issue: z.core.$ZodIssue, args: unknown): Issue[] {

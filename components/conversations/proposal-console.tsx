@@ -18,8 +18,9 @@ export function ProposalConsole({ conversationId }: { conversationId: string }) 
   function submit() {
     const sent = { conversationId, envelope: envelope.current?.value ?? "", callKey: callKey.current?.value ?? "" };
     // Nothing typed is no proposal: said here, not sent through the sequence and recorded as a refused call.
-    setEmpty(!sent.envelope.trim());
-    if (!sent.envelope.trim()) {
+    const blank = !sent.envelope.trim();
+    setEmpty(blank);
+    if (blank) {
       setAnswer(null);
       envelope.current?.focus();
       return;
