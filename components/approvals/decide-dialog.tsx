@@ -25,11 +25,13 @@ interface Props {
   onClose(): void;
 }
 
-const phraseOf = (item: CardItem, cents = amountOf(item)) =>
+/** "60.00 USD refund on ord_1002 (lowered from 80.00 USD)" while the approver lowers what the card asks. */
+const phraseOf = (item: CardItem, approvedCents: number) =>
   requestPhrase({
     toolName: item.toolName,
     orderId: item.orderId,
-    amountCents: cents,
+    amountCents: amountOf(item),
+    approvedCents,
     currency: currencyOf(item),
   });
 

@@ -65,6 +65,8 @@ export function LinkDecisionForm({
     currency: string;
     arguments: Record<string, unknown>;
     cents: number;
+    /** What the agent asked: an approval of less reads "(lowered from …)". */
+    askedCents: number;
   };
 }) {
   const router = useRouter();
@@ -97,7 +99,8 @@ export function LinkDecisionForm({
   const lowered = lowerable ? loweredAmount(amount, request.cents, request.currency) : null;
   const chosen = lowered?.cents ?? request.cents;
   const amountProblem = lowered?.problem ?? null;
-  const phrase = (cents: number) => requestPhrase({ ...request, amountCents: cents });
+  const phrase = (cents: number) =>
+    requestPhrase({ ...request, amountCents: request.askedCents, approvedCents: cents });
   // As the server decides it: only money approved above the tenant's step-up amount asks for a proof.
   const stepUp = request.cents > 0 && chosen > stepUpAboveCents;
   const above = `Above ${formatMoney(stepUpAboveCents, request.currency)}`;

@@ -130,6 +130,7 @@ export function LinkRequest({
           currency: request.currency,
           arguments: request.arguments,
           cents: request.approvingCents,
+          askedCents: request.impactCents,
         }}
       />
       {request.status !== "pending" ? (

@@ -225,7 +225,9 @@ test("refunds waiting together that ask more than the order has left say so on e
     `Only 40.00 USD of ${order} is refundable now, so the amount starts there: the proposed 70.00 USD would be stopped by its re-check.`,
   );
   await expect(dialog.getByLabel("Amount to refund (USD, at most 40.00 USD)")).toHaveValue("40.00");
-  await expect(dialog.getByRole("heading")).toHaveText(`Approve 40.00 USD refund on ${order}?`);
+  await expect(dialog.getByRole("heading")).toHaveText(
+    `Approve 40.00 USD refund on ${order} (lowered from 70.00 USD)?`,
+  );
   await dialog.getByRole("button", { name: "Confirm approval" }).click();
   // The first refund of the order, just paid, makes it a possible duplicate: the first click only says so.
   await expect(page.getByTestId("toast").last()).toContainText("possible duplicate");
@@ -262,7 +264,9 @@ test("approve with edits: the amount can only be lowered; the lower amount is wh
   await expect(dialog.getByRole("heading")).toHaveText(`Approve 80.00 USD refund on ${order}?`);
   expect(await refundsOn(order)).toEqual([]);
   await amount.fill("60.00");
-  await expect(dialog.getByRole("heading")).toHaveText(`Approve 60.00 USD refund on ${order}?`);
+  await expect(dialog.getByRole("heading")).toHaveText(
+    `Approve 60.00 USD refund on ${order} (lowered from 80.00 USD)?`,
+  );
   await expect(dialog.getByRole("alert")).toHaveCount(0);
   await noSidewaysScroll(page);
   await page.screenshot({ path: "test-results/approval-desk-narrow-phone.png" });

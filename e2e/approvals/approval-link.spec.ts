@@ -228,10 +228,14 @@ test("on a phone, the link's page lowers a refund before approving it: the page,
   await expectBooks(order, held.approval!.id, 0, "pending");
   await amount.fill("50");
   await expect(page.getByTestId("amount-problem")).toHaveCount(0);
-  await expect(page.getByTestId("link-confirm")).toContainText(`Approve 50.00 USD refund on ${order} for`);
+  await expect(page.getByTestId("link-confirm")).toContainText(
+    `Approve 50.00 USD refund on ${order} (lowered from 80.00 USD) for`,
+  );
   await expectUsable(page);
   await amount.press("Enter");
-  await expect(page.getByTestId("link-result")).toHaveText(`50.00 USD refund on ${order} approved; refund issued.`);
+  await expect(page.getByTestId("link-result")).toHaveText(
+    `50.00 USD refund on ${order} (lowered from 80.00 USD) approved; refund issued.`,
+  );
   await expectBooks(order, held.approval!.id, 5000, "approved");
   expect((await provider.totalsByOrder())[order]).toBe(5000);
   await expect(page.getByTestId("link-title")).toHaveText(`50.00 USD refund on ${order} (lowered from 80.00 USD)`);
