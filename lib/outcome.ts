@@ -211,9 +211,10 @@ function projectKind(o: Outcome): ModelProjection {
       if (o.code === "refund.in-progress") return awaitingProjection(o.awaiting);
       return { status: "unavailable" };
     case "denied":
-      return { status: "not_allowed" };
+      return o.code === "scope.missing" ? { status: "not_allowed", message: NOT_PERMITTED } : { status: "not_allowed" };
     case "rejected":
-      if (o.code === "order.not-found" || o.code === "call.not-found") return { status: "not_found" };
+      if (o.code === "order.not-found" || o.code === "call.not-found")
+        return { status: "not_found", message: NOT_FOUND[o.code] };
       if (o.stage === "parse") return { status: "invalid_arguments", paths: [], message: ENVELOPE_FAULTS[o.code] };
       if (o.stage === "schema" || o.stage === "semantic") {
         const issues = o.issues ?? [];
@@ -230,7 +231,7 @@ function projectKind(o: Outcome): ModelProjection {
           status: "not_allowed",
           message: o.nearest ? `${NO_SUCH_TOOL} Did you mean ${o.nearest}?` : NO_SUCH_TOOL,
         };
-      if (o.code === "amount.exceeds-refundable") return { status: "not_allowed", message: OVER_REFUNDABLE };
+      if (o.stage === "state") return { status: "not_allowed", message: ORDER_STATE[o.code] };
       return { status: "not_allowed" };
   }
 }
@@ -254,9 +255,29 @@ export function waitingOn(callId: string, o: Outcome): { call_id?: string; expir
   return {};
 }
 
-// Nothing the model cannot read itself: get_order answers the order's total and what was refunded so far.
-const OVER_REFUNDABLE =
-  "The amount is more than this order has left to refund. Read the order with get_order (total_cents less refunded_cents is what is left) and propose at most that, or tell the user.";
+// Why the order's state refuses the call, in nothing the model cannot read itself: get_order answers the order's
+// status, currency, total and what was refunded so far.
+const ORDER_STATE: Partial<Record<Code, string>> = {
+  "amount.exceeds-refundable":
+    "The amount is more than this order has left to refund. Read the order with get_order (total_cents less refunded_cents is what is left) and propose at most that, or tell the user.",
+  "order.not-delivered":
+    "Only a delivered order can be refunded, and this one is not delivered yet. Do not propose the refund again now; tell the user, who can ask again once get_order shows it delivered.",
+  "order.already-shipped":
+    "This order has already shipped, so its shipping address can no longer be changed. Do not propose the change again; tell the user.",
+  "currency.mismatch":
+    "The currency must be the order's own. Read the order with get_order and propose the call again in its currency.",
+};
+
+// A missing order and another customer's read alike: the model learns nothing of orders it may not see.
+const NOT_FOUND: Partial<Record<Code, string>> = {
+  "order.not-found":
+    "No order with this id is open to this conversation. Use an order id exactly as the user or get_order gave it, never a guessed one; if the user gave it, ask them to check it.",
+  "call.not-found":
+    "No call with this id was made in this conversation. Use a call_id exactly as an earlier answer in this conversation gave it.",
+};
+
+const NOT_PERMITTED =
+  "This agent is not permitted to use this tool in this conversation. Do not propose it again; tell the user that a person has to do this.";
 
 /** An approval that changed the arguments (a lower amount): the model must tell what was done, not what it asked. */
 const NARROWED =

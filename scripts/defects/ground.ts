@@ -51,6 +51,14 @@ export const defects: Defect[] = [
     test: "masks anything shaped like a key, a bearer credential or a password",
   },
   {
+    name: "the model is told why the order's state refuses",
+    file: "lib/outcome.ts",
+    find: '      if (o.stage === "state") return { status: "not_allowed", message: ORDER_STATE[o.code] };\n',
+    replace: "",
+    testFile: "tests/gateway/refusals.integration.test.ts",
+    test: "order.not-delivered: refund of an order still processing, and the model is told not to ask again now",
+  },
+  {
     name: "refund in progress names the call to wait on",
     file: "lib/outcome.ts",
     find: 'if (o.code === "refund.in-progress") return awaitingProjection(o.awaiting);',

@@ -62,7 +62,10 @@ describe("get_call_status", () => {
     const foreign = await propose(world.keys.agent, second, callStatus(callId));
     const missing = await propose(world.keys.agent, second, callStatus("call_doesnotexist"));
     expect([foreign.json.code, missing.json.code]).toEqual(["call.not-found", "call.not-found"]);
-    expect(foreign.json.model).toEqual({ status: "not_found" });
+    expect(foreign.json.model).toEqual({
+      status: "not_found",
+      message: expect.stringContaining("No call with this id"),
+    });
     expect(missing.json.model).toEqual(foreign.json.model);
   });
 

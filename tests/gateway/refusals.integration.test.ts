@@ -193,12 +193,13 @@ describe("allowlist and scope", () => {
       conversation: { customer_id: world.customers.ana, tools: ["get_order"] },
     });
   });
-  it("scope.missing: an agent without the refund permission", async () => {
-    await refused(
+  it("scope.missing: an agent without the refund permission, told that a person has to do it", async () => {
+    const body = await refused(
       refund(world.orders.o1004, 1000),
       { kind: "denied", stage: "scope", code: "scope.missing" },
       { key: world.keys.agent2 },
     );
+    expect(body.model).toEqual({ status: "not_allowed", message: expect.stringMatching(/a person has to do this\.$/) });
   });
 });
 
@@ -271,8 +272,11 @@ describe("schema and semantic", () => {
 });
 
 describe("context, idempotency and state", () => {
-  it("order.not-found: another customer's order", async () => {
-    await refused(refund(world.orders.o1002, 1000), rejected("context", "order.not-found"));
+  it("order.not-found: another customer's order, told to the model in the words of an order that does not exist", async () => {
+    const foreign = await refused(refund(world.orders.o1002, 1000), rejected("context", "order.not-found"));
+    const missing = await refused(refund("ord_99999999", 1000), rejected("context", "order.not-found"));
+    expect(foreign.model).toEqual({ status: "not_found", message: expect.stringMatching(/never a guessed one/) });
+    expect(missing.model).toEqual(foreign.model);
   });
   it("call-key.missing: a write whose Idempotency-Key is not a key", async () => {
     await refused(refund(world.orders.o1004, 1000), rejected("idempotency", "call-key.missing"), {
@@ -294,8 +298,12 @@ describe("context, idempotency and state", () => {
     );
     expect(second.json).toMatchObject(rejected("idempotency", "call-key.reused"));
   });
-  it("order.not-delivered: refund of an order still processing", async () => {
-    await refused(refund(world.orders.o1003, 1000), rejected("state", "order.not-delivered"));
+  it("order.not-delivered: refund of an order still processing, and the model is told not to ask again now", async () => {
+    const body = await refused(refund(world.orders.o1003, 1000), rejected("state", "order.not-delivered"));
+    expect(body.model).toEqual({
+      status: "not_allowed",
+      message: expect.stringMatching(/^Only a delivered order can be refunded.+Do not propose the refund again now/),
+    });
   });
   it("order.already-shipped: address change of a delivered order", async () => {
     await refused(
