@@ -226,7 +226,12 @@ export function ApprovalQueue({
           >
             Deny selected ({live.length})
           </BusyButton>{" "}
-          <button type="button" className="link" onClick={() => setHelp((shown) => !shown)} aria-expanded={help}>
+          <button
+            type="button"
+            className="link keyboard-only"
+            onClick={() => setHelp((shown) => !shown)}
+            aria-expanded={help}
+          >
             Keyboard: ?
           </button>
         </p>

@@ -131,6 +131,9 @@ test("a card says why it was held, groups requests on one order, shows the order
   await expect(largeCard.getByTestId("order-refunds")).toContainText(
     /^40\.00 USD issued \d+ seconds? ago; 41\.00 USD issued \d+ seconds? ago; 10\.00 USD issued \d+ seconds? ago$/,
   );
+  // Cards with other labels ("Order when checked", "Also pending on …") keep one label column: values line up.
+  const valueLeft = async (item: typeof largeCard) => (await item.getByTestId("preview-order").boundingBox())!.x;
+  expect(await valueLeft(cappedCard)).toBe(await valueLeft(largeCard));
   // Relative times after mount, the exact time on hover.
   const asked = largeCard.getByTestId("card-who").locator("time").first();
   await expect(asked).toHaveText(/^(just now|\d+ seconds? ago)$/);
@@ -621,7 +624,17 @@ test("on a phone the filters fold under 'More filters' so the first card is on t
   await expect(page.getByText("More filters")).toBeHidden();
   await expect(agent).toBeVisible();
   await expect(page.getByLabel("Sort")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Keyboard: ?" })).toBeVisible();
   await page.context().close();
+
+  // A touch phone has no keyboard to take the shortcuts: it is not offered them.
+  const touch = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
+  await signInAs(touch, SEEDED.supervisor, baseURL!);
+  const phone = await touch.newPage();
+  await phone.goto(`/approvals?q=${order}`);
+  await expect(phone.getByTestId("approval-item")).toHaveCount(1);
+  await expect(phone.getByRole("button", { name: "Keyboard: ?" })).toBeHidden();
+  await touch.close();
 });
 
 test("triage: search, filters, sort and keyboard (j/k, x, a, d, ?) with visible focus; the nav counts what is pending", async ({
