@@ -25,7 +25,8 @@ const MAX_WAIT_SECONDS = 15 * 60;
 
 /**
  * The provider asked to be called later (HTTP 429 with Retry-After): the outbox sends again after that long without
- * counting an attempt, so a burst of held calls is slowed down, not dead-lettered (for a day; lib/mail/delivery.ts).
+ * counting an attempt, so a burst of held calls is slowed down, not dead-lettered (for a day from the row's first
+ * attempt; past it the attempt counts, and the next still waits at least that long: lib/mail/delivery.ts).
  */
 export class RetryLater extends Error {
   constructor(

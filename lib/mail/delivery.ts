@@ -29,8 +29,9 @@ const CLAIM_LEASE_MINUTES = 5;
 const MAX_BACKOFF_SECONDS = 3600;
 
 /**
- * How long a receiver's "retry later" (a 429) is obeyed without counting the attempt. Past it every send counts, so
- * a receiver that only ever answers 429 dead-letters the row instead of deferring it for ever.
+ * How long, from the row's first attempt, a receiver's "retry later" (a 429) is obeyed without counting the attempt: a
+ * day the sender was down is not the receiver's. Past it every send counts, still waiting at least as long as the
+ * receiver asked, so a receiver that only ever answers 429 dead-letters the row instead of deferring it for ever.
  */
 const MAX_DEFERRAL_MS = 24 * 3600_000;
 
@@ -84,7 +85,7 @@ export async function deliverOutbox(
       report.sent++;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      if (error instanceof RetryLater && Date.now() - row.createdAt.getTime() < MAX_DEFERRAL_MS) {
+      if (error instanceof RetryLater && Date.now() - row.firstAttemptAt.getTime() < MAX_DEFERRAL_MS) {
         await deferMessage(db, row.id, {
           lastError: message.slice(0, 500),
           nextAttemptAt: new Date(Date.now() + error.seconds * 1000),
@@ -95,10 +96,12 @@ export async function deliverOutbox(
       if (error instanceof OutboundRefused)
         logError("outbox.outbound-refused", error, { messageId: row.id, kind: row.kind });
       const dead = error instanceof WebhookReplaced || row.attempts >= env().OUTBOX_MAX_ATTEMPTS;
+      const backoff = Math.min(2 ** row.attempts, MAX_BACKOFF_SECONDS);
+      const wait = error instanceof RetryLater ? Math.max(backoff, error.seconds) : backoff;
       await markMessageFailed(db, row.id, {
         dead,
         lastError: message.slice(0, 500),
-        nextAttemptAt: new Date(Date.now() + Math.min(2 ** row.attempts, MAX_BACKOFF_SECONDS) * 1000),
+        nextAttemptAt: new Date(Date.now() + wait * 1000),
       });
       if (dead) {
         report.dead++;

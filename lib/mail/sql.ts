@@ -12,20 +12,21 @@ export interface ClaimedMessage {
   subject: string;
   body: string;
   attempts: number;
-  createdAt: Date;
+  firstAttemptAt: Date;
 }
 
 /**
  * Claims up to `limit` messages due now (pending and due, or claimed longer than `leaseMinutes` ago), only the
- * tenant's when one is given, skipping rows another sender holds: marks them `sending`, counts the attempt and
- * returns them.
+ * tenant's when one is given, skipping rows another sender holds: marks them `sending`, counts the attempt (keeping
+ * the time of the first) and returns them.
  */
 export function claimOutboxMessages(
   db: Db,
   options: { limit: number; tenantId: string | null; leaseMinutes: number },
 ): Promise<ClaimedMessage[]> {
   return db.$queryRaw<ClaimedMessage[]>`
-    UPDATE "OutboxMessage" SET "status" = 'sending', "claimedAt" = now(), "attempts" = "attempts" + 1
+    UPDATE "OutboxMessage" SET "status" = 'sending', "claimedAt" = now(), "attempts" = "attempts" + 1,
+      "firstAttemptAt" = COALESCE("firstAttemptAt", now())
     WHERE "id" IN (
       SELECT "id" FROM "OutboxMessage"
       WHERE (("status" = 'pending' AND "nextAttemptAt" <= now())
@@ -33,7 +34,7 @@ export function claimOutboxMessages(
         AND (${options.tenantId}::text IS NULL OR "tenantId" = ${options.tenantId}::text)
       ORDER BY "nextAttemptAt" LIMIT ${options.limit}
       FOR UPDATE SKIP LOCKED)
-    RETURNING "id", "tenantId", "kind", "recipient", "subject", "body", "attempts", "createdAt"`;
+    RETURNING "id", "tenantId", "kind", "recipient", "subject", "body", "attempts", "firstAttemptAt"`;
 }
 
 // A stored body with any approval link's token (base64url) replaced by a marker, for a mail that has left the outbox:

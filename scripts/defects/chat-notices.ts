@@ -1,6 +1,6 @@
 import type { Defect } from "./defect";
 
-/** The seeded defects of lib/chat-notices/. */
+/** The seeded defects of lib/chat-notices/, and of the outbox sender's answer to their rate limits. */
 export const defects: Defect[] = [
   {
     name: "chat: the update changes the stored message",
@@ -57,5 +57,13 @@ export const defects: Defect[] = [
     replace: "",
     testFile: "tests/chat-notices/chat-notices.integration.test.ts",
     test: "a retry takes no other app's message for its own: one carrying the request's metadata is passed over, and the notice is posted",
+  },
+  {
+    name: "chat: a counted 429 still waits its Retry-After",
+    file: "lib/mail/delivery.ts",
+    find: "Math.max(backoff, error.seconds)",
+    replace: "backoff",
+    testFile: "tests/chat-notices/chat-notices.integration.test.ts",
+    test: "a receiver that has answered only 429 for a day from the first try spends the notice's attempts, each waiting at least its Retry-After, and dead-letters it",
   },
 ];

@@ -394,25 +394,61 @@ describe("held calls in Slack and Teams, through the outbox", () => {
     }
   });
 
-  it("a receiver that has answered only 429 for a day spends the notice's attempts and dead-letters it", async () => {
+  it("a receiver that has answered only 429 for a day from the first try spends the notice's attempts, each waiting at least its Retry-After, and dead-letters it", async () => {
     const world = await createWorld();
     await connectChatApproved(world, SLACK);
-    chat.slack.retryAfter = 30;
+    chat.slack.retryAfter = 600;
     try {
       await holdRefund(world);
       await deliver(world);
       expect((await chatRows(world))[0]).toMatchObject({ status: "pending", attempts: 0 });
       await db.outboxMessage.updateMany({
         where: { tenantId: world.tenantId, kind: "slack_notice" },
-        data: { createdAt: new Date(Date.now() - 24 * 3600_000 - 60_000) },
+        data: { firstAttemptAt: new Date(Date.now() - 24 * 3600_000 - 60_000) },
       });
-      for (let round = 1; round <= env().OUTBOX_MAX_ATTEMPTS; round++) {
+      const waits: number[] = [];
+      for (let attempt = 1; attempt <= env().OUTBOX_MAX_ATTEMPTS; attempt++) {
+        await due(world);
+        await deliver(world);
+        const after = Date.now();
+        const [notice] = await chatRows(world);
+        expect(notice.attempts).toBe(attempt);
+        if (attempt < env().OUTBOX_MAX_ATTEMPTS) waits.push(Math.ceil((notice.nextAttemptAt.getTime() - after) / 1000));
+      }
+      // The backoff (2, 4, 8 … s), never sooner than the receiver asked.
+      expect(waits).toEqual([600, 600, 600, 600, 600, 600, 600, 600, 600, 1024, 2048]);
+      const [notice] = await chatRows(world);
+      expect(notice).toMatchObject({ status: "dead", attempts: env().OUTBOX_MAX_ATTEMPTS });
+      expect(notice.lastError).toContain("Slack is rate limiting this app");
+    } finally {
+      chat.slack.retryAfter = null;
+    }
+  });
+
+  it("a notice queued over a day before the sender first tries it still gets its day of uncounted deferrals", async () => {
+    const world = await createWorld();
+    await connectChatApproved(world, SLACK);
+    chat.slack.retryAfter = 30;
+    try {
+      await holdRefund(world);
+      // Queued while the sender was down for two days.
+      await db.outboxMessage.updateMany({
+        where: { tenantId: world.tenantId, kind: "slack_notice" },
+        data: { createdAt: new Date(Date.now() - 48 * 3600_000) },
+      });
+      const before = Date.now();
+      for (let round = 0; round <= env().OUTBOX_MAX_ATTEMPTS; round++) {
         await due(world);
         await deliver(world);
       }
       const [notice] = await chatRows(world);
-      expect(notice).toMatchObject({ status: "dead", attempts: env().OUTBOX_MAX_ATTEMPTS });
-      expect(notice.lastError).toContain("Slack is rate limiting this app");
+      expect(notice).toMatchObject({ status: "pending", attempts: 0 });
+      expect(notice.firstAttemptAt!.getTime()).toBeGreaterThanOrEqual(before - 1000);
+      expect(notice.nextAttemptAt.getTime()).toBeGreaterThan(Date.now() + 25_000);
+      chat.slack.retryAfter = null;
+      await due(world);
+      await deliver(world);
+      expect((await chatRows(world))[0]).toMatchObject({ status: "sent", attempts: 1 });
     } finally {
       chat.slack.retryAfter = null;
     }
