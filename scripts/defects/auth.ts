@@ -83,6 +83,14 @@ export const defects: Defect[] = [
     test: "an admin removes a person's passkeys only with the admin's own proof for that person; audited, the owner emailed",
   },
   {
+    name: "passkey credential id already registered",
+    file: "lib/auth/step-up/sql.ts",
+    find: '\n    ON CONFLICT ("id") DO NOTHING`;',
+    replace: "`;",
+    testFile: "tests/auth/passkey-registration.integration.test.ts",
+    test: "another person's, in this tenant or another: refused without naming them, nothing written, their row untouched; the proof stays good",
+  },
+  {
     name: "two-admin: held key unusable",
     file: "lib/auth/keys/sql.ts",
     find: 'AND k."pendingChangeId" IS NULL',

@@ -71,14 +71,24 @@ export async function findPasskey(db: Client, userId: string, passkeyId: string)
   });
 }
 
+/** Stores a passkey unless its credential id is already registered, to anyone; whether it was stored. */
 export async function insertPasskey(
   db: Db,
   passkey: { id: string; userId: string; publicKey: Uint8Array; counter: number; transports: string[]; name: string },
-): Promise<void> {
-  await db.$executeRaw`
+): Promise<boolean> {
+  const stored = await db.$executeRaw`
     INSERT INTO "Passkey" ("id", "userId", "publicKey", "counter", "transports", "name")
     VALUES (${passkey.id}, ${passkey.userId}, ${Buffer.from(passkey.publicKey)}, ${passkey.counter},
-            ${passkey.transports}::text[], ${passkey.name})`;
+            ${passkey.transports}::text[], ${passkey.name})
+    ON CONFLICT ("id") DO NOTHING`;
+  return stored === 1;
+}
+
+/** Whether this credential id is one of this person's passkeys (never whose it is otherwise). */
+export async function isOwnPasskey(db: Db, userId: string, passkeyId: string): Promise<boolean> {
+  const [row] = await db.$queryRaw<{ found: boolean }[]>`
+    SELECT true AS "found" FROM "Passkey" WHERE "id" = ${passkeyId} AND "userId" = ${userId}`;
+  return row?.found === true;
 }
 
 /** Records a passkey's use: its new signature counter and when. */

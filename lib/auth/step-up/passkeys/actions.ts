@@ -24,6 +24,21 @@ function answer(change: PasskeyChange, notFound: string): ActionResult {
   if (change === "ok") return { ok: true, data: undefined };
   if (change === "step-up-required") return STEP_UP_REQUIRED;
   if (change === "not-found") return { ok: false, code: "not-found", message: notFound };
+  if (change === "already-registered") {
+    return {
+      ok: false,
+      code: "passkey.already-registered",
+      message: "This passkey is already on your account. To add another, use a different device or security key.",
+    };
+  }
+  if (change === "registered-elsewhere") {
+    return {
+      ok: false,
+      code: "passkey.registered-elsewhere",
+      message:
+        "This passkey belongs to another account, so it cannot be added to yours. Create a new passkey on this device, or use a different security key.",
+    };
+  }
   return { ok: false, code: "passkey.refused", message: "The passkey could not be registered. Try again." };
 }
 

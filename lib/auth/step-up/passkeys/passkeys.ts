@@ -6,7 +6,7 @@ import {
 } from "@simplewebauthn/server";
 import { appendAuditLog } from "../../../audit/sql";
 import { db, transaction, type Db } from "../../../db";
-import { logError } from "../../../observe/log";
+import { logError, logInfo } from "../../../observe/log";
 import { queueMessages } from "../../../db/outbox";
 import {
   deletePasskey,
@@ -15,11 +15,12 @@ import {
   findTenantPerson,
   hasStepUpItem,
   insertPasskey,
+  isOwnPasskey,
   listPasskeys,
   storeChallenge,
   takeChallenge,
 } from "../sql";
-import { consumeStepUpFor, relyingParty, type StepUpHolder } from "../step-up";
+import { consumeStepUpFor, relyingParty, returnStepUp, type StepUpHolder } from "../step-up";
 
 // A person's passkeys. Adding or removing one needs a fresh step-up with a factor they already have (the password,
 // or an existing passkey), made in the same session for exactly that change; the change is audited and the owner
@@ -64,9 +65,14 @@ export async function passkeyRegistrationOptions(
   return options;
 }
 
-export type PasskeyChange = "ok" | "step-up-required" | "refused" | "not-found";
+export type PasskeyChange =
+  "ok" | "step-up-required" | "refused" | "not-found" | "already-registered" | "registered-elsewhere";
 
-/** Stores a new passkey: the enrolment proof is consumed in the same transaction, which also audits and emails. */
+/**
+ * Stores a new passkey: the enrolment proof is consumed in the same transaction, which also audits and emails. A
+ * credential id already registered, to this person or anyone else, is refused with the proof given back and nothing
+ * written: the existing row is never touched, and the answer says only whether it is the person's own.
+ */
 export async function registerPasskey(
   person: Person,
   holder: StepUpHolder,
@@ -93,7 +99,7 @@ export async function registerPasskey(
   return transaction(async (tx) => {
     const method = await consumeStepUpFor(tx, holder, ENROL);
     if (!method) return "step-up-required";
-    await insertPasskey(tx, {
+    const stored = await insertPasskey(tx, {
       id: credential.id,
       userId: person.id,
       publicKey: credential.publicKey,
@@ -101,6 +107,12 @@ export async function registerPasskey(
       transports: credential.transports ?? [],
       name,
     });
+    if (!stored) {
+      await returnStepUp(tx, holder, "enrol");
+      const reason = (await isOwnPasskey(tx, person.id, credential.id)) ? "already-registered" : "registered-elsewhere";
+      logInfo("passkey.register-refused", { userId: person.id, passkeyId: credential.id, reason });
+      return reason;
+    }
     await recordChange(tx, person, person.id, "passkey.added", { passkeyId: credential.id, name, stepUp: method });
     return "ok";
   });
