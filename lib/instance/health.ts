@@ -33,8 +33,13 @@ const passing = new Set(["ok", "off", NOT_CHECKED]);
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+// A load balancer asks every few seconds: the log says when the answer changes, not at every probe. The checks this
+// instance last logged as not ready, or null while it is ready.
+let loggedNotReady: string | null = null;
+
 export async function readiness(): Promise<Readiness> {
   const checks: Record<Check, string> = { database: "ok", migrations: "ok", jobs: "ok", shutdown: "ok" };
+  let unreachable: unknown = null;
   try {
     const pending = await within(
       DATABASE_TIMEOUT_MS,
@@ -47,8 +52,7 @@ export async function readiness(): Promise<Readiness> {
     // A database without the migrations table answers, so the failing part is the migrations, not the database.
     if (/_prisma_migrations/.test(text)) checks.migrations = "no migration has been applied";
     else {
-      // The driver's words name hosts, users and ports: they go to the log, never into an answer.
-      logError("ready.database-unreachable", error);
+      unreachable = error;
       checks.database = "database unreachable";
       checks.migrations = NOT_CHECKED;
     }
@@ -57,6 +61,13 @@ export async function readiness(): Promise<Readiness> {
   if (jobs) checks.jobs = jobs;
   if (shuttingDown()) checks.shutdown = "draining: this instance is shutting down";
   const failing = (Object.keys(checks) as Check[]).filter((check) => !passing.has(checks[check]));
-  if (failing.length) logInfo("ready.not-ready", { failing, checks });
+  const state = failing.length ? JSON.stringify(checks) : null;
+  if (state !== loggedNotReady) {
+    // The driver's words name hosts, users and ports: they go to the log, never into an answer.
+    if (unreachable) logError("ready.database-unreachable", unreachable);
+    if (state) logInfo("ready.not-ready", { failing, checks });
+    else logInfo("ready.ready-again", { checks });
+    loggedNotReady = state;
+  }
   return { ready: failing.length === 0, checks, failing };
 }

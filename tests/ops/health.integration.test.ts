@@ -91,7 +91,7 @@ describe("GET /api/ready", () => {
     expect((await ready()).status).toBe(200);
   });
 
-  it("tells anyone without the metrics token only whether it is ready, and logs what is not", async () => {
+  it("tells anyone without the metrics token only whether it is ready, and logs what is not once, until it changes", async () => {
     const lines: string[] = [];
     vi.spyOn(console, "error").mockImplementation((line: unknown) => void lines.push(String(line)));
     const anonymous: Record<string, string>[] = [
@@ -107,15 +107,19 @@ describe("GET /api/ready", () => {
       for (const headers of anonymous)
         expect(await ready(headers)).toEqual({ status: 503, json: { status: "not-ready" } });
       expect((await ready()).json.checks.migrations).toBe(`1 not applied: ${name}`);
-      const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-      expect(logged).toHaveLength(anonymous.length + 1);
-      for (const line of logged)
-        expect(line).toMatchObject({
+      // Five probes of one state: one line, however often a load balancer asks.
+      expect(lines.map((line) => JSON.parse(line) as Record<string, unknown>)).toEqual([
+        expect.objectContaining({
           event: "ready.not-ready",
           failing: ["migrations"],
-          checks: { migrations: `1 not applied: ${name}` },
-        });
+          checks: expect.objectContaining({ migrations: `1 not applied: ${name}` }),
+        }),
+      ]);
     });
+    for (const headers of anonymous) expect((await ready(headers)).status).toBe(200);
+    expect(lines.slice(1).map((line) => (JSON.parse(line) as Record<string, unknown>).event)).toEqual([
+      "ready.ready-again",
+    ]);
   });
 
   it("names the jobs when they should run and do not: before they start and once they are stopped", async () => {
