@@ -8,7 +8,7 @@ export const defects: Defect[] = [
     find: "const body = !fromOperator(request) ? { status } : ready",
     replace: "const body = ready",
     testFile: "tests/ops/health.integration.test.ts",
-    test: "tells anyone without the metrics token only whether it is ready, and logs what is not",
+    test: "tells anyone without the metrics token only whether it is ready, and logs what is not once, until it changes",
   },
   {
     name: "open body bound",

@@ -21,10 +21,18 @@ export const defects: Defect[] = [
   {
     name: "ready logs what fails",
     file: "lib/instance/health.ts",
-    find: 'if (failing.length) logInfo("ready.not-ready", { failing, checks });',
-    replace: "void logInfo;",
+    find: 'if (state) logInfo("ready.not-ready", { failing, checks });',
+    replace: "if (state) void failing;",
     testFile: "tests/ops/health.integration.test.ts",
-    test: "tells anyone without the metrics token only whether it is ready, and logs what is not",
+    test: "tells anyone without the metrics token only whether it is ready, and logs what is not once, until it changes",
+  },
+  {
+    name: "ready logs a state once",
+    file: "lib/instance/health.ts",
+    find: "if (state !== loggedNotReady) {",
+    replace: "if (state !== loggedNotReady || state) {",
+    testFile: "tests/ops/health.integration.test.ts",
+    test: "tells anyone without the metrics token only whether it is ready, and logs what is not once, until it changes",
   },
   {
     name: "ready hides driver error",
