@@ -3,7 +3,7 @@ import { z } from "zod";
 import { db } from "../db";
 import { logInfo } from "../observe/log";
 import { decryptSecret } from "../security/secrets";
-import { outboundFetch } from "../security/outbound";
+import { outboundFetch, type OutboundResponse } from "../security/outbound";
 import { chatSecretContext } from "./channels";
 import { ChatNoticeSchema, type ChatNotice } from "./notice";
 import { slackClient } from "./slack-client";
@@ -46,6 +46,12 @@ const POST_WAIT_MS = 24 * 3600_000;
 const POST_POLL_SECONDS = 15;
 
 const waitOf = (seconds: number) => Math.min(Math.max(Number.isFinite(seconds) ? seconds : 60, 1), MAX_WAIT_SECONDS);
+
+/** An HTTP 429 from `who` as RetryLater, waiting its Retry-After in seconds (a minute when it gives none). */
+export function rateLimitedBy(response: OutboundResponse, who: string): RetryLater {
+  const seconds = Number(response.headers["retry-after"] ?? 60);
+  return new RetryLater(waitOf(seconds), `${who} is rate limiting: retry after ${seconds} s`);
+}
 
 /** A Slack call whose rate limit becomes RetryLater. */
 async function slackCall<T>(call: () => Promise<T>): Promise<T> {
@@ -197,9 +203,6 @@ async function postToTeams(tenantId: string, notice: ChatNotice, followUp: boole
     maxBytes: 64 * 1024,
     signed: true,
   });
-  if (response.status === 429) {
-    const seconds = Number(response.headers["retry-after"] ?? 60);
-    throw new RetryLater(waitOf(seconds), `the Teams workflow is rate limiting: retry after ${seconds} s`);
-  }
+  if (response.status === 429) throw rateLimitedBy(response, "the Teams workflow");
   if (response.status < 200 || response.status > 299) throw new Error(`the Teams workflow answered ${response.status}`);
 }

@@ -3,7 +3,7 @@ import nodemailer, { type Transporter } from "nodemailer";
 import { db } from "../db";
 import { logError } from "../observe/log";
 import { decryptSecret, webhookSecretContext, webhookUrlContext } from "../security/secrets";
-import { isChatKind, RetryLater, sendChatNotice } from "../chat-notices/send";
+import { isChatKind, rateLimitedBy, RetryLater, sendChatNotice } from "../chat-notices/send";
 import { env } from "../env";
 import { outboundFetch, OutboundRefused } from "../security/outbound";
 import {
@@ -149,5 +149,7 @@ async function postWebhook(row: ClaimedMessage): Promise<void> {
     maxBytes: 64 * 1024,
     signed: true,
   });
+  // A receiver that asks to be called later is obeyed as a chat provider is (the same day of uncounted waits).
+  if (response.status === 429) throw rateLimitedBy(response, "the webhook");
   if (response.status < 200 || response.status > 299) throw new Error(`webhook answered ${response.status}`);
 }

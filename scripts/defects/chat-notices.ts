@@ -66,4 +66,12 @@ export const defects: Defect[] = [
     testFile: "tests/chat-notices/chat-notices.integration.test.ts",
     test: "a receiver that has answered only 429 for a day from the first try spends the notice's attempts, each waiting at least its Retry-After, and dead-letters it",
   },
+  {
+    name: "webhook: a 429 waits its Retry-After",
+    file: "lib/mail/delivery.ts",
+    find: '  if (response.status === 429) throw rateLimitedBy(response, "the webhook");\n',
+    replace: "",
+    testFile: "tests/mail/delivery.integration.test.ts",
+    test: "a receiver answering 429 is not called again before its Retry-After, and the wait spends no attempt",
+  },
 ];

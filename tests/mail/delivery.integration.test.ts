@@ -204,20 +204,48 @@ describe("notifications for a new approval request", () => {
 });
 
 describe("a webhook replaced or removed while a delivery waits", () => {
-  /** A local receiver that records the signature and body of each post; `status` is what it answers. */
-  async function receiver(status = 200) {
+  /** A local receiver that records the signature and body of each post; `status` (and `headers`) is what it answers. */
+  async function receiver(status = 200, headers: Record<string, string> = {}) {
     const received: { signature: string; body: string }[] = [];
     const server = createServer((request, response) => {
       let body = "";
       request.on("data", (chunk) => (body += chunk));
       request.on("end", () => {
         received.push({ signature: String(request.headers["x-toolgate-signature"]), body });
-        response.writeHead(status).end();
+        response.writeHead(status, headers).end();
       });
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     return { received, server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook` };
   }
+
+  it("a receiver answering 429 is not called again before its Retry-After, and the wait spends no attempt", async () => {
+    const busy = await receiver(429, { "retry-after": "120" });
+    process.env.OUTBOUND_ALLOWED_HOSTS = new URL(busy.url).host;
+    try {
+      const world = await createWorld();
+      await setWebhookApproved(world, { url: busy.url, secret: "whsec_busy_0123456789" });
+      await proposeAsAgent(world, await agentConversation(world), refund(world.orders.o1004, 8000));
+      const before = Date.now();
+      const report = await deliverOutbox({ delivery: sinkTransport(externals), limit: 100, tenantId: world.tenantId });
+      expect(report).toMatchObject({ retried: 1, dead: 0 });
+      expect(busy.received).toHaveLength(1);
+      const row = await db.outboxMessage.findFirstOrThrow({ where: { tenantId: world.tenantId, kind: "webhook" } });
+      expect(row).toMatchObject({
+        status: "pending",
+        attempts: 0,
+        lastError: "the webhook is rate limiting: retry after 120 s",
+      });
+      expect(row.nextAttemptAt.getTime() - before).toBeGreaterThanOrEqual(119_000);
+      expect(row.nextAttemptAt.getTime() - before).toBeLessThan(130_000);
+      // Not before it asked: a sender run now leaves the row alone.
+      await deliverOutbox({ delivery: sinkTransport(externals), limit: 100, tenantId: world.tenantId });
+      expect(busy.received).toHaveLength(1);
+    } finally {
+      delete process.env.OUTBOUND_ALLOWED_HOSTS;
+      busy.server.close();
+    }
+  });
 
   it("a delivery queued for a webhook since replaced goes to neither address and is never signed with the new secret; removed, likewise", async () => {
     const [old, replacement, removed] = await Promise.all([receiver(500), receiver(), receiver(500)]);
