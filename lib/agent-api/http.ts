@@ -1,4 +1,4 @@
-import { authenticateApiKey, type AuthenticatedAgent } from "../auth/keys/api-keys";
+import { authenticateApiKey, authenticateCountedApiKey, type AuthenticatedAgent } from "../auth/keys/api-keys";
 import { ALL_SCOPES } from "../oauth/consent/authorize-scopes";
 import { canonicalJson } from "../canonical";
 import { authenticateForConversation } from "../conversations/authenticate";
@@ -7,6 +7,7 @@ import { modelProjection, waitingOn, type Outcome } from "../outcome";
 import type { CallResult, RateCount } from "../gateway";
 import { errorResponse, leftUnread } from "../http";
 import { logError, requestIdFrom, withLogContext } from "../observe/log";
+import { countRequestLimited } from "../observe/metrics";
 import { span } from "../observe/tracing";
 
 export const unauthorized = () =>
@@ -94,13 +95,31 @@ const routeOf = (pathname: string) =>
     .map((segment) => (/^[a-z]+_[A-Za-z0-9_-]{6,}$/.test(segment) ? "{id}" : segment))
     .join("/");
 
+/**
+ * Runs `handler` for the bearer key's agent. With `countRequest`, the key's lookup also counts the request against the
+ * agent's per-minute budget, once however long the handler then takes, and a request past it is answered 429.
+ */
 export function withAgent(
   request: Request,
   handler: (agent: AuthenticatedAgent) => Promise<Response>,
+  options: { countRequest?: boolean } = {},
 ): Promise<Response> {
   return answering(request, async () => {
-    const agent = await authenticateApiKey(request.headers.get("authorization"));
-    return agent ? handler(agent) : unauthorized();
+    const authorization = request.headers.get("authorization");
+    if (!options.countRequest) {
+      const agent = await authenticateApiKey(authorization);
+      return agent ? handler(agent) : unauthorized();
+    }
+    const counted = await authenticateCountedApiKey(authorization);
+    if (!counted) return unauthorized();
+    if (counted.retryAfterSeconds === undefined) return handler(counted.agent);
+    countRequestLimited();
+    return errorResponse(
+      429,
+      "rate.limited",
+      "this agent's calls and reads this minute are spent, across its keys and connections",
+      { "Retry-After": String(counted.retryAfterSeconds) },
+    );
   });
 }
 

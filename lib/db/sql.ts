@@ -22,9 +22,10 @@ export function splitRow<R extends object, K extends keyof R>(row: R, columns: r
  * ("a:" and its id, across its keys and connections), in PostgreSQL so that every app instance shares them, and
  * returns each bucket as it left it (key, count, and `retryAfter` seconds to the window's end). `keys` is a text[]
  * expression of the buckets; an empty or null array counts nothing. The buckets move in one statement, always in key
- * order ("a:" before "c:"), so concurrent callers cannot deadlock. Also run inside the agent API's key lookup (`authenticateForConversation`),
- * which saves a call its own round trip, and for the client metadata documents and key sets OAuth fetches ("m:"
- * and "k:" buckets).
+ * order ("a:" before "c:"), so concurrent callers cannot deadlock. Also run inside the agent API's key lookups
+ * (`authenticateForConversation`, and `authenticateCountedApiKey` in the agent's bucket alone for a read of a call),
+ * which saves each its own round trip, and for the client metadata documents and key sets OAuth fetches ("m:" and
+ * "k:" buckets).
  */
 export function countCall(keys: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`

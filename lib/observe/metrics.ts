@@ -83,7 +83,7 @@ function create(): Metrics {
     }),
     rateLimited: new client.Counter({
       name: "toolgate_rate_limited_total",
-      help: "Requests refused by a rate limit: a call by the rate stage (limit=call), opening a conversation (limit=conversation_open)",
+      help: "Requests refused by a rate limit: a call by the rate stage (limit=call), another request of the agent's budget (limit=request), opening a conversation (limit=conversation_open)",
       labelNames: ["limit"],
       registers: [registry],
     }),
@@ -190,6 +190,11 @@ export function startProviderRequest(
       traced.end();
     }
   };
+}
+
+/** One request of an agent past its per-minute budget that is not a call (a read of a call's outcome). */
+export function countRequestLimited(): void {
+  metrics().rateLimited.inc({ limit: "request" });
 }
 
 /** One conversation an API key may not open this minute. */

@@ -51,6 +51,14 @@ export const defects: Defect[] = [
     test: "refuses a preflight from a foreign origin with the DNS-rebinding guard's 403 and no CORS headers",
   },
   {
+    name: "call read rate",
+    file: "lib/agent-api/http.ts",
+    find: "if (!options.countRequest) {",
+    replace: "if (!options.countRequest || true) {",
+    testFile: "tests/gateway/refusals.integration.test.ts",
+    test: "rate.limited: reading a call spends the agent's budget with its calls, once however long it waits; past it 429 with Retry-After",
+  },
+  {
     name: "held call says what to do",
     file: "lib/agent-api/http.ts",
     find: "    model: { ...modelProjection({ ...outcome, result }), ...waitingOn(id, outcome) },",

@@ -3,7 +3,7 @@ import { db } from "@/lib/db";
 import { pruneRateBuckets } from "@/lib/gateway/checks/rate";
 import { getOrder } from "@/lib/tools/get-order";
 import { conversationFor, getToolCall, getTools, newCallKey, propose, proposeAs, type CallBody } from "../support/api";
-import { agentConversation, proposeAsAgent, refund } from "../support/calls";
+import { agentConversation, holdRefund, proposeAsAgent, refund } from "../support/calls";
 import { expectNoEffect } from "../support/effects";
 import { createWorld, type World } from "../support/world";
 
@@ -432,6 +432,30 @@ describe("rate and host errors", () => {
       [`a:${limited.users.agent}`, 4],
       [`c:${conversation}`, 4],
     ]);
+  });
+  it("rate.limited: reading a call spends the agent's budget with its calls, once however long it waits; past it 429 with Retry-After", async () => {
+    await clearOfMinuteEnd();
+    const limited = await createWorld({ rateKeyPerMin: 4 });
+    const { conversation, callId } = await holdRefund(limited);
+    const bucket = (agent: string) => db.rateBucket.findUnique({ where: { key: `a:${agent}` } });
+    const waited = Date.now();
+    expect((await getToolCall(limited.keys.agent, callId, "?wait=1")).json.code).toBe("approval.required");
+    expect(Date.now() - waited).toBeGreaterThanOrEqual(950);
+    expect(await bucket(limited.users.agent)).toMatchObject({ count: 2 });
+    for (let i = 0; i < 2; i++) expect((await getToolCall(limited.keys.agent, callId)).status).toBe(200);
+    const over = await getToolCall(limited.keys.agent, callId, "?wait=30");
+    expect(over.status).toBe(429);
+    expect(over.json).toEqual({ error: { code: "rate.limited", message: expect.any(String) } });
+    const left = 60 - new Date().getUTCSeconds();
+    expect(Number(over.headers.get("retry-after"))).toBeGreaterThanOrEqual(Math.max(1, left - 2));
+    expect(Number(over.headers.get("retry-after"))).toBeLessThanOrEqual(left + 1);
+    // One budget: the agent's next call is refused too; another agent's is its own, and a read is no conversation's.
+    const read = { name: "get_order", arguments: { order_id: limited.orders.o1001 } };
+    expect((await propose(limited.keys.agent, conversation, read)).status).toBe(429);
+    expect((await getToolCall(limited.keys.agent2, callId)).status).toBe(404);
+    expect(await bucket(limited.users.agent)).toMatchObject({ count: 6 });
+    expect(await bucket(limited.users.agent2)).toMatchObject({ count: 1 });
+    expect(await db.rateBucket.findUnique({ where: { key: `c:${conversation}` } })).toMatchObject({ count: 2 });
   });
   it("pruning drops ended windows only: a conversation that spent this minute's window stays limited", async () => {
     await clearOfMinuteEnd();

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { db, transaction } from "@/lib/db";
 import { Prisma } from "@/lib/generated/prisma/client";
-import { conversationFor, newCallKey, propose, type CallBody } from "../support/api";
-import { refund } from "../support/calls";
+import { conversationFor, getToolCall, newCallKey, propose, type CallBody } from "../support/api";
+import { holdRefund, refund } from "../support/calls";
 import { ownExternals } from "../support/externals";
 import { countStatements, type StatementCounter } from "../support/statements";
 import { createWorld, moreOrders, type World } from "../support/world";
@@ -19,6 +19,9 @@ const EXECUTED_REFUND = 4;
 // (docs/decisions/023 and 028), and the effect's statement commits on its own: three more, only for such a tenant.
 const EXECUTED_REFUND_MOVING_RULE = 7;
 const READ = 2;
+// Reading a call's outcome: the key's lookup, which counts the read against the agent's budget, then the call's row
+// and its approval's (Prisma reads the relation in a statement of its own).
+const CALL_STATUS = 3;
 
 const externals = ownExternals();
 let counter: StatementCounter;
@@ -89,6 +92,22 @@ describe("statements per call", () => {
     expect(body).toMatchObject({ code: "order.read", result: { order_id: world.orders.o1001 } });
     expect(await db.toolCall.count({ where: { conversationId: conversation, code: "order.read" } })).toBe(1);
     expect(sent).toBeLessThanOrEqual(READ);
+  });
+
+  it(`reading a call's outcome sends at most ${CALL_STATUS} statements, its rate counted in the key's lookup; one past the rate sends 1`, async () => {
+    const limited = await createWorld({ rateKeyPerMin: 2 });
+    const { callId } = await holdRefund(limited);
+    let status: unknown;
+    const sent = await counter.statementsOf(async () => {
+      status = (await getToolCall(limited.keys.agent, callId)).json.code;
+    });
+    expect(status).toBe("approval.required");
+    expect(sent).toBeLessThanOrEqual(CALL_STATUS);
+    const refused = await counter.statementsOf(async () => {
+      status = (await getToolCall(limited.keys.agent, callId)).status;
+    });
+    expect(status).toBe(429);
+    expect(refused).toBe(1);
   });
 
   it("the order a read's body names is read with the key, and only as the conversation's customer's", async () => {

@@ -1029,6 +1029,27 @@ export interface operations {
           };
         };
       };
+      /** @description the agent's calls and reads this minute are spent, across its keys and connections (each read counts once, however long it waits) */
+      429: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /**
+               * @description the SPEC's code: what went wrong, for a program to branch on
+               * @enum {string}
+               */
+              code: "rate.limited";
+              /** @description what went wrong and what to do, in words for a person */
+              message: string;
+            };
+          };
+        };
+      };
       /** @description the host could not complete the request; retry later */
       503: {
         headers: {

@@ -50,6 +50,21 @@ export async function authenticateApiKey(authorization: string | null): Promise<
   return findAgentByKeyHash(db, hash);
 }
 
+/**
+ * `authenticateApiKey` for a request that spends its agent's per-minute budget (the tenant's `rateKeyPerMin`, which
+ * its calls spend too), counted by the key's lookup itself: `retryAfterSeconds` once this request is past the budget.
+ */
+export async function authenticateCountedApiKey(
+  authorization: string | null,
+): Promise<{ agent: AuthenticatedAgent; retryAfterSeconds?: number } | null> {
+  const hash = apiKeyHash(authorization);
+  if (hash === null) return null;
+  const row = await findAgentByKeyHash(db, hash, true);
+  if (!row) return null;
+  const { rate, ...agent } = row;
+  return rate && rate.count > rate.limit ? { agent, retryAfterSeconds: Math.max(1, rate.retryAfter) } : { agent };
+}
+
 /** What a bearer value names: a pasted key, or (where access tokens are accepted) a valid token's connection. */
 export type Bearer =
   | { credential: KeyCredential; connection?: undefined }

@@ -1,5 +1,6 @@
 import type { Db } from "../../db";
 import { Prisma } from "../../generated/prisma/client";
+import { countCall } from "../../db/sql";
 
 /** Stores a new API key by its hash and prefix (the key itself is never stored). */
 export async function insertApiKey(
@@ -27,14 +28,32 @@ export function agentKeyRows(credential: KeyCredential): { from: Prisma.Sql; whe
   };
 }
 
-/** The key id, agent and tenant that a key with this hash authenticates, or null. */
-export async function findAgentByKeyHash(
-  db: Db,
-  hash: string,
-): Promise<{ apiKeyId: string; userId: string; tenantId: string } | null> {
+/** The agent's rate bucket as a request left it, with the tenant's `rateKeyPerMin`. */
+export interface CountedRequest {
+  count: number;
+  limit: number;
+  retryAfter: number;
+}
+
+type KeyAgentRow = { apiKeyId: string; userId: string; tenantId: string; rate?: CountedRequest };
+
+/**
+ * The key id, agent and tenant that a key with this hash authenticates, or null. With `countRequest`, the same
+ * statement also counts the request in its agent's rate bucket and returns that bucket (`rate`), only when the key
+ * authenticates.
+ */
+export async function findAgentByKeyHash(db: Db, hash: string, countRequest = false): Promise<KeyAgentRow | null> {
   const key = agentKeyRows({ hash });
-  const [row] = await db.$queryRaw<{ apiKeyId: string; userId: string; tenantId: string }[]>`
+  const lookup = Prisma.sql`
     SELECT k."id" AS "apiKeyId", ku."id" AS "userId", k."tenantId" FROM ${key.from} WHERE ${key.where}`;
+  // The agent's bucket as lib/gateway/checks/rate.ts names it ("a:" and the agent's id): one across all its keys.
+  const bucket = Prisma.sql`(SELECT ARRAY['a:' || f."userId"] FROM found f)`;
+  const statement = countRequest
+    ? Prisma.sql`WITH found AS (${lookup}), counted AS (${countCall(bucket)})
+        SELECT found.*, json_build_object('count', counted."count", 'limit', t."rateKeyPerMin", 'retryAfter', counted."retryAfter") AS "rate"
+        FROM found CROSS JOIN counted JOIN "Tenant" t ON t."id" = found."tenantId"`
+    : lookup;
+  const [row] = await db.$queryRaw<KeyAgentRow[]>(statement);
   return row ?? null;
 }
 

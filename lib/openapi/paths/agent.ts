@@ -136,6 +136,11 @@ export function agentPaths(): Json {
           "200": { description: "the call's outcome", content: json(ref("CallOutcome")) },
           "400": problem(`wait is not a whole number of seconds from 0 to ${MAX_WAIT_SECONDS}`, ["wait.invalid"]),
           "404": problem("no such call of this agent", ["not-found"]),
+          "429": problem(
+            "the agent's calls and reads this minute are spent, across its keys and connections (each read counts once, however long it waits)",
+            ["rate.limited"],
+            RETRY_AFTER,
+          ),
           ...agentProblems,
         },
       },
