@@ -34,6 +34,11 @@ const MAX_BACKOFF_SECONDS = 3600;
  * receiver asked, so a receiver that only ever answers 429 dead-letters the row instead of deferring it for ever.
  */
 const MAX_DEFERRAL_MS = 24 * 3600_000;
+/**
+ * An uncounted wait is at least this fraction of the time the row has been deferred: a receiver (a tenant's webhook
+ * is any address its admin sets) answering "Retry-After: 0" gets about 200 tries in the day, not one a second.
+ */
+const DEFERRAL_SLOWDOWN = 20;
 
 export interface Delivery {
   sendMail(message: { from: string; to: string; subject: string; text: string; messageId: string }): Promise<unknown>;
@@ -85,10 +90,11 @@ export async function deliverOutbox(
       report.sent++;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      if (error instanceof RetryLater && Date.now() - row.firstAttemptAt.getTime() < MAX_DEFERRAL_MS) {
+      const deferredMs = Date.now() - row.firstAttemptAt.getTime();
+      if (error instanceof RetryLater && deferredMs < MAX_DEFERRAL_MS) {
         await deferMessage(db, row.id, {
           lastError: message.slice(0, 500),
-          nextAttemptAt: new Date(Date.now() + error.seconds * 1000),
+          nextAttemptAt: new Date(Date.now() + Math.max(error.seconds * 1000, deferredMs / DEFERRAL_SLOWDOWN)),
         });
         report.retried++;
         continue;

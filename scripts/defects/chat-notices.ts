@@ -74,4 +74,12 @@ export const defects: Defect[] = [
     testFile: "tests/mail/delivery.integration.test.ts",
     test: "a receiver answering 429 is not called again before its Retry-After, and the wait spends no attempt",
   },
+  {
+    name: "outbox: an uncounted wait grows with the deferral",
+    file: "lib/mail/delivery.ts",
+    find: "Math.max(error.seconds * 1000, deferredMs / DEFERRAL_SLOWDOWN)",
+    replace: "error.seconds * 1000",
+    testFile: "tests/mail/delivery.integration.test.ts",
+    test: "a receiver that keeps answering 429 with Retry-After: 0 is tried less often the longer it has deferred the delivery",
+  },
 ];

@@ -247,6 +247,37 @@ describe("a webhook replaced or removed while a delivery waits", () => {
     }
   });
 
+  it("a receiver that keeps answering 429 with Retry-After: 0 is tried less often the longer it has deferred the delivery", async () => {
+    const eager = await receiver(429, { "retry-after": "0" });
+    process.env.OUTBOUND_ALLOWED_HOSTS = new URL(eager.url).host;
+    try {
+      const world = await createWorld();
+      await setWebhookApproved(world, { url: eager.url, secret: "whsec_eager_0123456789" });
+      await proposeAsAgent(world, await agentConversation(world), refund(world.orders.o1004, 8000));
+      const where = { tenantId: world.tenantId, kind: "webhook" };
+      const waitAfterSend = async () => {
+        await db.outboxMessage.updateMany({ where, data: { nextAttemptAt: new Date(0) } });
+        const before = Date.now();
+        await deliverOutbox({ delivery: sinkTransport(externals), limit: 100, tenantId: world.tenantId });
+        const row = await db.outboxMessage.findFirstOrThrow({ where });
+        expect(row).toMatchObject({ status: "pending", attempts: 0 });
+        return (row.nextAttemptAt.getTime() - before) / 1000;
+      };
+      // Its first refusal is obeyed at once (a second at least), as a burst's would be.
+      expect(await waitAfterSend()).toBeLessThan(5);
+      // Ten minutes into its deferral, at least a twentieth of that: 30 s.
+      await db.outboxMessage.updateMany({ where, data: { firstAttemptAt: new Date(Date.now() - 600_000) } });
+      expect(await waitAfterSend()).toBeGreaterThanOrEqual(29);
+      // Ten hours in, half an hour: about 200 tries in the uncounted day, not one a second.
+      await db.outboxMessage.updateMany({ where, data: { firstAttemptAt: new Date(Date.now() - 36_000_000) } });
+      expect(await waitAfterSend()).toBeGreaterThanOrEqual(1799);
+      expect(eager.received).toHaveLength(3);
+    } finally {
+      delete process.env.OUTBOUND_ALLOWED_HOSTS;
+      eager.server.close();
+    }
+  });
+
   it("a delivery queued for a webhook since replaced goes to neither address and is never signed with the new secret; removed, likewise", async () => {
     const [old, replacement, removed] = await Promise.all([receiver(500), receiver(), receiver(500)]);
     process.env.OUTBOUND_ALLOWED_HOSTS = [old, replacement, removed].map(({ url }) => new URL(url).host).join(",");
