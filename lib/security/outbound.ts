@@ -122,6 +122,44 @@ function parseTarget(raw: string | URL): URL {
 
 const LOOKUP_TIMEOUT_MS = 5000;
 
+/**
+ * The system resolver runs each lookup on one of libuv's four threads, which password hashing and file reads share,
+ * and holds it until the name server answers or it gives up (about 30 s), however long ago the caller stopped
+ * waiting. So at most this many run at once; the others wait their turn within their own 5 s. Names at a silent name
+ * server (an admin's, any tenant's) then slow outbound requests only, never everything else on the threads.
+ */
+const MAX_SYSTEM_LOOKUPS = 2;
+let systemLookups = 0;
+const lookupTurns: (() => void)[] = [];
+
+/** `dnsLookup` once fewer than MAX_SYSTEM_LOOKUPS run, or "timed out" when its turn and its answer take over 5 s. */
+async function boundedLookup(host: string): Promise<{ address: string; family: number }[] | "timed out"> {
+  let timer: NodeJS.Timeout | undefined;
+  let gaveUp = false;
+  const timedOut = new Promise<"timed out">((resolve) => {
+    timer = setTimeout(() => {
+      gaveUp = true;
+      resolve("timed out");
+    }, LOOKUP_TIMEOUT_MS);
+  });
+  const answered = (async () => {
+    if (systemLookups < MAX_SYSTEM_LOOKUPS) systemLookups++;
+    // A turn comes with its place already counted.
+    else await new Promise<void>((turn) => lookupTurns.push(turn));
+    try {
+      // Its caller stopped waiting while it queued: the place goes to the next in line, unused.
+      return gaveUp ? [] : await dnsLookup(host, { all: true, verbatim: true }).catch(() => []);
+    } finally {
+      systemLookups--;
+      if (lookupTurns.length > 0) {
+        systemLookups++;
+        lookupTurns.shift()!();
+      }
+    }
+  })();
+  return Promise.race([answered, timedOut]).finally(() => clearTimeout(timer));
+}
+
 /** Every address the host resolves to, each checked; throws OutboundRefused naming the first forbidden one. */
 async function resolveChecked(url: URL): Promise<{ address: string; family: number }[]> {
   const host = hostOf(url);
@@ -130,15 +168,8 @@ async function resolveChecked(url: URL): Promise<{ address: string; family: numb
     refuseUnlessAllowed(host, host, allowed);
     return [{ address: host, family: isIP(host) }];
   }
-  let timer: NodeJS.Timeout | undefined;
   // The system resolver may retry a silent name server for half a minute; a form or a delivery waits 5 s.
-  const timedOut = new Promise<"timed out">((resolve) => {
-    timer = setTimeout(() => resolve("timed out"), LOOKUP_TIMEOUT_MS);
-  });
-  const answers = await Promise.race([
-    dnsLookup(host, { all: true, verbatim: true }).catch(() => []),
-    timedOut,
-  ]).finally(() => clearTimeout(timer));
+  const answers = await boundedLookup(host);
   if (answers === "timed out")
     throw new OutboundRefused("outbound.unresolvable", `${host} did not resolve within ${LOOKUP_TIMEOUT_MS / 1000} s`);
   if (answers.length === 0) throw new OutboundRefused("outbound.unresolvable", `${host} does not resolve`);

@@ -106,4 +106,12 @@ export const defects: Defect[] = [
     testFile: "tests/mail/delivery.integration.test.ts",
     test: "with a long retry budget the backoff stops doubling at an hour, so a late attempt is still recorded and the rows after it are tried",
   },
+  {
+    name: "at most two system lookups at once",
+    file: "lib/security/outbound.ts",
+    find: "if (systemLookups < MAX_SYSTEM_LOOKUPS) systemLookups++;",
+    replace: "if (systemLookups >= 0) systemLookups++;",
+    testFile: "tests/security/outbound.integration.test.ts",
+    test: "runs at most two lookups at once, so silent name servers hold no more of the threads password hashing needs; the rest are refused in words within 5 s",
+  },
 ];

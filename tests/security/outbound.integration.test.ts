@@ -15,13 +15,23 @@ import { createWorld } from "../support/world";
 // connected; redirects are not followed. The DNS answers here are the attacker's: a name the test controls.
 
 const dnsAnswers = vi.hoisted(() => new Map<string, string[]>());
+// Lookups of the test's names running now, and the most that ever ran at once.
+const lookups = vi.hoisted(() => ({ running: 0, most: 0 }));
+/** How long a silent name server keeps a lookup before the resolver gives up (the system's is about 30 s). */
+const SILENT_MS = 7000;
 vi.mock("node:dns/promises", async (original) => {
   const real = await original<typeof import("node:dns/promises")>();
   const lookup = async (host: string, options: object) => {
     const answer = dnsAnswers.get(host);
     if (!answer) return real.lookup(host, options as { all: true });
-    if (answer[0] === "silent") return new Promise(() => {});
-    return answer.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
+    if (answer[0] !== "silent") return answer.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
+    lookups.most = Math.max(lookups.most, ++lookups.running);
+    return new Promise((_, reject) =>
+      setTimeout(() => {
+        lookups.running--;
+        reject(new Error(`getaddrinfo EAI_AGAIN ${host}`));
+      }, SILENT_MS),
+    );
   };
   return { ...real, default: { ...real, lookup }, lookup };
 });
@@ -218,6 +228,35 @@ describe("webhook SSRF", () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(await webhookState(world.tenantId)).toEqual({ url: null, audits: 0 });
   }, 15_000);
+
+  it("runs at most two lookups at once, so silent name servers hold no more of the threads password hashing needs; the rest are refused in words within 5 s", async () => {
+    const worlds = await Promise.all([createWorld(), createWorld(), createWorld()]);
+    lookups.most = 0;
+    const started = Date.now();
+    const saves = await Promise.all(
+      worlds.map((world, index) => {
+        dnsAnswers.set(`s${index}.silent.example`, ["silent"]);
+        return setWebhookApproved(world, {
+          url: `https://s${index}.silent.example/hook`,
+          secret: "whsec_0123456789abcdef",
+        });
+      }),
+    );
+    expect(Date.now() - started).toBeLessThan(SILENT_MS);
+    for (const [index, save] of saves.entries())
+      expect(save).toMatchObject({
+        ok: false,
+        code: "outbound.unresolvable",
+        message: expect.stringContaining(`s${index}.silent.example did not resolve within 5 s`),
+      });
+    expect(lookups.most).toBe(2);
+    // Once the resolver gives up on them, their places are free again: a name that answers resolves.
+    await new Promise((resolve) => setTimeout(resolve, SILENT_MS - (Date.now() - started) + 200));
+    dnsAnswers.set("answers.example", ["203.0.113.10"]);
+    expect(
+      await setWebhookApproved(worlds[0], { url: "https://answers.example/hook", secret: "whsec_0123456789abcdef" }),
+    ).toEqual({ ok: true, held: null });
+  }, 20_000);
 
   it("refuses a send whose name now resolves to loopback (DNS rebinding) and records why, reaching nothing", async () => {
     const { received, server, port } = await recordingServer();
