@@ -6,7 +6,7 @@ import { db } from "@/lib/db";
 import { POST as authRoute } from "@/app/api/auth/[...nextauth]/route";
 import { instanceMetrics } from "@/lib/instance/metrics";
 import { httpPaymentProvider } from "@/lib/payments/provider/provider";
-import { openConversation } from "../support/api";
+import { getToolCall, openConversation } from "../support/api";
 import { agentConversation, proposeAsAgent, refund } from "../support/calls";
 import { createWorld } from "../support/world";
 
@@ -140,8 +140,8 @@ describe("GET /api/metrics", () => {
     ).toBe(1);
   });
 
-  it("counts provider errors by kind, sign-in throttle rejections and conversations a key may not open", async () => {
-    const world = await createWorld({ rateOpenPerMin: 1 });
+  it("counts provider errors by kind, sign-in throttle rejections, conversations a key may not open and reads of a call past the agent's budget", async () => {
+    const world = await createWorld({ rateOpenPerMin: 1, rateKeyPerMin: 1 });
     const before = (await scrape()).text;
     const down = httpPaymentProvider({ url: "http://127.0.0.1:1", secret: "s", attempts: 2, backoffMs: 1 });
     expect((await down.refund("k", { order_id: "o", amount_cents: 1, currency: "USD", reason: "damaged" })).kind).toBe(
@@ -164,6 +164,8 @@ describe("GET /api/metrics", () => {
     expect(refused.status).toBe(429);
     expect((await openConversation(world.keys.agent, { customer_id: world.customers.ana })).status).toBe(201);
     expect((await openConversation(world.keys.agent, { customer_id: world.customers.ana })).status).toBe(429);
+    expect((await getToolCall(world.keys.agent, "call_doesnotexist")).status).toBe(404);
+    expect((await getToolCall(world.keys.agent, "call_doesnotexist")).status).toBe(429);
     const after = (await scrape()).text;
     const delta = (name: string, labels: Record<string, string> = {}) =>
       sample(after, name, labels) - sample(before, name, labels);
@@ -171,6 +173,7 @@ describe("GET /api/metrics", () => {
     expect(delta("toolgate_provider_errors_total", { operation: "lookup", error: "transport" })).toBe(1);
     expect(delta("toolgate_signin_throttled_total")).toBe(1);
     expect(delta("toolgate_rate_limited_total", { limit: "conversation_open" })).toBe(1);
+    expect(delta("toolgate_rate_limited_total", { limit: "request" })).toBe(1);
   });
 
   it("reads the approval queue, outbox and unknown refunds from the database at scrape time", async () => {
