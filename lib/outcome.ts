@@ -211,7 +211,7 @@ function projectKind(o: Outcome): ModelProjection {
       if (o.code === "refund.in-progress") return awaitingProjection(o.awaiting);
       return { status: "unavailable" };
     case "denied":
-      return o.code === "scope.missing" ? { status: "not_allowed", message: NOT_PERMITTED } : { status: "not_allowed" };
+      return { status: "not_allowed", message: DENIED[o.code] ?? NOT_ALLOWED };
     case "rejected":
       if (o.code === "order.not-found" || o.code === "call.not-found")
         return { status: "not_found", message: NOT_FOUND[o.code] };
@@ -276,8 +276,16 @@ const NOT_FOUND: Partial<Record<Code, string>> = {
     "No call with this id was made in this conversation. Use a call_id exactly as an earlier answer in this conversation gave it.",
 };
 
-const NOT_PERMITTED =
-  "This agent is not permitted to use this tool in this conversation. Do not propose it again; tell the user that a person has to do this.";
+// A denial the model may be told the cause of; every other reads alike (NOT_ALLOWED), so a fraud hold is not revealed.
+const DENIED: Partial<Record<Code, string>> = {
+  "scope.missing":
+    "This agent is not permitted to use this tool in this conversation. Do not propose it again; tell the user that a person has to do this.",
+  "approval.denied":
+    "A supervisor denied this call; it did not run. Do not propose it again. Tell the user it was declined, with the supervisor's reason when there is one.",
+};
+
+const NOT_ALLOWED =
+  "This call is not allowed, and proposing it again will not change that. Do not propose it again; tell the user that a person has to handle it.";
 
 /** An approval that changed the arguments (a lower amount): the model must tell what was done, not what it asked. */
 const NARROWED =

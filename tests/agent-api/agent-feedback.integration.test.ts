@@ -89,7 +89,13 @@ describe("get_call_status", () => {
     const read = await propose(world.keys.agent, conversation, callStatus(callId));
     expect(read.json.model).toEqual({
       status: "ok",
-      result: { call_id: callId, status: "not_allowed", reason: "no", disposition: "denied-not-executed" },
+      result: {
+        call_id: callId,
+        status: "not_allowed",
+        reason: "no",
+        message: expect.stringContaining("A supervisor denied this call; it did not run."),
+        disposition: "denied-not-executed",
+      },
     });
   });
 });
@@ -105,6 +111,7 @@ describe("reasons reach the agent", () => {
     expect(call.json.model).toEqual({
       status: "not_allowed",
       reason: "Customer already got a voucher. See ticket 4411.",
+      message: expect.stringContaining("with the supervisor's reason"),
     });
 
     const long = await holdRefund(world, { conversation: await agentConversation(world) });
@@ -143,7 +150,10 @@ describe("reasons reach the agent", () => {
     });
     const call = await getToolCall(world.keys.agent, callId);
     expect(call.json.code).toBe("order.fraud-hold");
-    expect(call.json.model).toEqual({ status: "not_allowed" });
+    expect(call.json.model).toEqual({
+      status: "not_allowed",
+      message: expect.stringMatching(/^This call is not allowed/),
+    });
     expect(JSON.stringify(call.json.model)).not.toMatch(/fraud/i);
   });
 });

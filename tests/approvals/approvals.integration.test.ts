@@ -261,7 +261,11 @@ describe("denying", () => {
     expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({
       kind: "denied",
       code: "approval.denied",
-      model: { status: "not_allowed" },
+      model: {
+        status: "not_allowed",
+        reason: "customer already refunded by phone",
+        message: expect.stringContaining("Do not propose it again"),
+      },
     });
     expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({
       status: "denied",

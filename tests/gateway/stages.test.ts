@@ -23,6 +23,8 @@ const read = getOrder as unknown as ToolDefinition;
 const email = sendStatusEmail as unknown as ToolDefinition;
 
 describe("the SPEC outcome table and the model projection", () => {
+  // Every denial whose cause the model may not learn (a fraud hold among them) reads alike.
+  const NOT_ALLOWED = expect.stringMatching(/^This call is not allowed/);
   const MODEL: Record<string, { status: string; paths?: string[]; message?: unknown }> = {
     "rate.limited": { status: "unavailable" },
     "parse.too-large": {
@@ -62,15 +64,15 @@ describe("the SPEC outcome table and the model projection", () => {
       message: expect.stringContaining("more than this order has left to refund"),
     },
     "refund.in-progress": { status: "pending_confirmation", message: expect.stringContaining("Do not propose") },
-    "agent.not-authorized": { status: "not_allowed" },
-    "order.fraud-hold": { status: "not_allowed" },
+    "agent.not-authorized": { status: "not_allowed", message: NOT_ALLOWED },
+    "order.fraud-hold": { status: "not_allowed", message: NOT_ALLOWED },
     "approval.required": { status: "needs_approval" },
-    "approval.denied": { status: "not_allowed" },
+    "approval.denied": { status: "not_allowed", message: expect.stringContaining("A supervisor denied this call") },
     "approval.expired": { status: "unavailable" },
     "approval.withdrawn": { status: "unavailable" },
     "refund.outcome-unknown": { status: "pending_confirmation" },
     "host.error": { status: "unavailable" },
-    "tool.denied": { status: "not_allowed" },
+    "tool.denied": { status: "not_allowed", message: NOT_ALLOWED },
     "upstream.outcome-unknown": { status: "pending_confirmation" },
     "upstream.unreachable": { status: "unavailable" },
     "upstream.definition-changed": { status: "unavailable" },

@@ -151,7 +151,10 @@ describe("policy rules through the route (the three example rules of issue 26)",
       propose(w.keys.agent, conversation, refund(w.orders.o1004, 2000), newCallKey()),
     );
     expect(denied.json).toMatchObject({ kind: "denied", stage: "policy", code: "policy.rule-denied" });
-    expect(denied.json.model).toEqual({ status: "not_allowed" });
+    expect(denied.json.model).toEqual({
+      status: "not_allowed",
+      message: expect.stringMatching(/^This call is not allowed/),
+    });
     const { rules } = await decisionDetail(denied.json.id);
     expect(rules.live).toEqual({ verdict: "deny", rules: [{ id: "fraud-watch", code: "customer-on-fraud-watch" }] });
     // Reads are not refunds: the rule names issue_refund only.

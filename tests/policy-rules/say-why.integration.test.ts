@@ -62,7 +62,10 @@ describe("saying why", () => {
 
     await db.customer.update({ where: { id: w.customers.ana }, data: { fraudWatch: true } });
     const denied = await refundNow(w, 2100);
-    expect(denied.json.model).toEqual({ status: "not_allowed" });
+    expect(denied.json.model).toEqual({
+      status: "not_allowed",
+      message: expect.stringMatching(/^This call is not allowed/),
+    });
     expect(await timelineDetails(w, denied.json.id)).toContain(
       'Rules: refused by rule "fraud-watch" (code customer-on-fraud-watch)',
     );
