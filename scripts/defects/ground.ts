@@ -59,6 +59,15 @@ export const defects: Defect[] = [
     test: "order.not-delivered: refund of an order still processing, and the model is told not to ask again now",
   },
   {
+    name: "a fraud hold reads like any denial",
+    file: "lib/outcome.ts",
+    find: "const DENIED: Partial<Record<Code, string>> = {\n",
+    replace:
+      'const DENIED: Partial<Record<Code, string>> = {\n  "order.fraud-hold": "This order is held for fraud review.",\n',
+    testFile: "tests/gateway/refusals.integration.test.ts",
+    test: "order.fraud-hold: denied, and the model is not told why",
+  },
+  {
     name: "refund in progress names the call to wait on",
     file: "lib/outcome.ts",
     find: 'if (o.code === "refund.in-progress") return awaitingProjection(o.awaiting);',
