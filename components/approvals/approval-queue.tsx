@@ -213,7 +213,7 @@ export function ApprovalQueue({
           )}
         </p>
       ) : (
-        <p className="bulk">
+        <p className={live.length > 0 ? "bulk selecting" : "bulk"} data-testid="bulk-bar">
           <BusyButton type="button" busy={pending} disabled={live.length === 0} onClick={() => open("approve", live)}>
             Approve selected ({live.length})
           </BusyButton>{" "}

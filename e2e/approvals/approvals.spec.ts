@@ -253,6 +253,15 @@ test("bulk: two requests approved together are re-checked one by one, and one fa
     .locator(`[data-approval-id="${second.approval!.id}"]`)
     .getByRole("checkbox", { name: "select 80.00 USD refund on ord_1002" })
     .check();
+  // On a phone, scrolled down past the selected cards, the batch's buttons stay in reach.
+  const size = page.viewportSize()!;
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.locator(`[data-approval-id="${second.approval!.id}"]`).scrollIntoViewIfNeeded();
+  await page.mouse.wheel(0, 1500);
+  await expect.poll(() => page.evaluate(() => window.scrollY)).toBeGreaterThan(844);
+  await expect(page.getByRole("button", { name: "Approve selected (2)" })).toBeInViewport();
+  await page.screenshot({ path: "test-results/approvals-bulk-phone.png" });
+  await page.setViewportSize(size);
   await page.getByRole("button", { name: "Approve selected (2)" }).click();
   const dialog = page.getByTestId("decide-dialog");
   await expect(dialog.getByTestId("decide-restate")).toHaveText(
