@@ -11,14 +11,16 @@ type Result<T> = { ok: true; data: T } | { ok: false; code: string; message: str
  * Step-up for an action that needs it only sometimes (an admin change that loosens control): the action is tried
  * without a proof; when it answers `step-up.required`, a person with a passkey is asked for one touch at once and the
  * action is tried again with the proof; a person without one is shown a password field (`field`) and the next try
- * proves with it first.
+ * proves with it first. Where the form can tell that what is filled in needs it (`expected`: why, in words), the field
+ * shows at once, saying why, and the first try proves with it.
  */
-export function useStepUp(hasPasskey: boolean) {
+export function useStepUp(hasPasskey: boolean, expected: string | null = null) {
   const [asked, setAsked] = useState(false);
   const [password, setPassword] = useState("");
+  const passwordFirst = (asked || expected !== null) && !hasPasskey;
 
   async function run<T>(purpose: StepUpPurpose, attempt: (proofId?: string) => Promise<Result<T>>): Promise<Result<T>> {
-    if (asked && !hasPasskey) {
+    if (passwordFirst) {
       const proved = await proveStepUp(purpose, { passkey: false, password });
       if (!proved.ok) return { ok: false, code: "step-up.refused", message: proved.message };
       setPassword("");
@@ -37,8 +39,9 @@ export function useStepUp(hasPasskey: boolean) {
     return attempt(proved.proofId);
   }
 
-  const field =
-    asked && !hasPasskey ? <PasswordProof value={password} onChange={setPassword} testId="step-up-password" /> : null;
+  const field = passwordFirst ? (
+    <PasswordProof value={password} onChange={setPassword} before={expected ?? undefined} testId="step-up-password" />
+  ) : null;
 
   return { run, field };
 }

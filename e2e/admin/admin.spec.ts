@@ -45,16 +45,18 @@ for (const viewport of VIEWPORTS) {
 
       await lifetime.fill("900");
       await expect(page.getByTestId("policy-field-error")).toHaveCount(0);
+      await expect(page.getByTestId("step-up-password")).toHaveCount(0);
       await autoLimit.fill("60.00");
-      // Raising a limit loosens control: nothing changes until the admin confirms it is them.
+      // Raising a limit loosens control: the form asks for the password as it is typed, and nothing changes without it.
+      await expect(page.getByLabel("Loosens control (Auto limit): your password, to confirm it is you")).toBeVisible();
       await page.getByRole("button", { name: "Save policy" }).click();
-      await expect(page.getByTestId("policy-message")).toHaveText(
-        "This change loosens control (Auto limit). Nothing was changed. Enter your password in the field for it and try again.",
-      );
+      await expect(page.getByTestId("policy-message")).toHaveText("Enter your password to confirm it is you.");
       expect(await auditCount()).toBe(before);
       await page.getByTestId("step-up-password").fill("toolgate-demo");
       await page.getByRole("button", { name: "Save policy" }).click();
       await expect(page.getByTestId("policy-message")).toHaveText("Saved.");
+      // What is in force now is what the form holds: nothing left to confirm.
+      await expect(page.getByTestId("step-up-password")).toHaveCount(0);
       const latest = page.getByTestId("audit-row").first();
       await expect(latest).toContainText("admin@acme.test");
       await expect(latest).toContainText("Changed the policy");

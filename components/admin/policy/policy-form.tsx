@@ -3,6 +3,7 @@
 import { useRef, useState, useTransition } from "react";
 import { updatePolicyAction } from "@/lib/admin/policy/actions";
 import { displayValue, parsePolicyValue, POLICY_FIELDS, type PolicyField, rangeText } from "@/lib/admin/policy/fields";
+import { loosensPolicy } from "@/lib/admin/changes/loosening/loosening";
 import { useStepUp } from "@/components/step-up/step-up-field";
 import { BusyButton } from "@/components/ui/busy-button";
 import type { Said } from "@/components/ui/field";
@@ -23,8 +24,13 @@ function formValues(policy: Policy): Record<PolicyField, string> {
  * ceiling, threshold or the approval lifetime raised) asks for the admin's step-up.
  */
 export function PolicyForm({ policy, hasPasskey }: { policy: Policy; hasPasskey: boolean }) {
-  const stepUp = useStepUp(hasPasskey);
   const [values, setValues] = useState(() => formValues(policy));
+  // What is typed so far loosens numbers in force: the password field shows before the first save, not after it.
+  const loosened = POLICY_FIELDS.filter((spec) => {
+    const typed = parsePolicyValue(spec, values[spec.name]);
+    return typed.ok && loosensPolicy(spec.name, policy[spec.name], typed.value);
+  }).map((spec) => spec.label);
+  const stepUp = useStepUp(hasPasskey, loosened.length > 0 ? `Loosens control (${loosened.join(", ")})` : null);
   const [message, setMessage] = useState<Said>(null);
   const [invalid, setInvalid] = useState<{ field: PolicyField; text: string } | null>(null);
   const inputs = useRef<Partial<Record<PolicyField, HTMLInputElement | null>>>({});

@@ -28,6 +28,12 @@ export const LOOSENS: Record<PolicyField, "up" | "down" | "never"> = {
   oauthRefreshMaxDays: "up",
 };
 
+/** Whether setting `field` from `before` to `after` loosens control (and so asks for the admin's step-up). */
+export function loosensPolicy(field: PolicyField, before: number, after: number): boolean {
+  const direction = LOOSENS[field];
+  return (direction === "up" && after > before) || (direction === "down" && after < before);
+}
+
 export type AdminChangeKind =
   | { kind: "policy"; field: PolicyField; before: number; after: number; bound: number }
   | { kind: "refunds"; canRefund: boolean }
@@ -58,10 +64,7 @@ export function classifyAdminChange(change: AdminChangeKind): Classification {
   switch (change.kind) {
     case "policy": {
       if (change.before === change.after) return "unchanged";
-      const direction = LOOSENS[change.field];
-      const loosens =
-        (direction === "up" && change.after > change.before) || (direction === "down" && change.after < change.before);
-      if (!loosens) return "tightening";
+      if (!loosensPolicy(change.field, change.before, change.after)) return "tightening";
       const spec = POLICY_FIELDS.find((field) => field.name === change.field)!;
       return spec.unit !== "money" || change.after > change.bound ? "needs-second-admin" : "loosening";
     }
