@@ -32,7 +32,7 @@ export const defects: Defect[] = [
     find: 'return held.includes(tool.scope) ? pass(tool) : stop("scope.missing");',
     replace: "return pass(tool);",
     testFile: "tests/gateway/refusals.integration.test.ts",
-    test: "scope.missing: an agent without the refund permission",
+    test: "scope.missing: an agent without the refund permission, told that a person has to do it",
   },
   {
     name: "host-owned fields",

@@ -29,8 +29,8 @@ export const defects: Defect[] = [
   {
     name: "outbound lookup timeout",
     file: "lib/security/outbound.ts",
-    find: "    timedOut,\n",
-    replace: "",
+    find: "return Promise.race([answered, timedOut]).finally(() => clearTimeout(timer));",
+    replace: "return answered.finally(() => clearTimeout(timer));",
     testFile: "tests/security/outbound.integration.test.ts",
     test: "stops waiting for a name whose name server never answers after 5 s, saying so and storing nothing",
   },
