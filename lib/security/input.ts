@@ -15,5 +15,14 @@ const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff
 /** Whether PostgreSQL can store the string as text and inside JSON: no NUL, no unpaired surrogate. */
 export const isStorableText = (value: string): boolean => !UNSTORABLE.test(value);
 
+/** `isStorableText` for every string of a parsed JSON value, object keys included. */
+export function isStorableJson(value: unknown): boolean {
+  if (typeof value === "string") return isStorableText(value);
+  if (Array.isArray(value)) return value.every(isStorableJson);
+  if (value !== null && typeof value === "object")
+    return Object.entries(value).every(([key, inner]) => isStorableText(key) && isStorableJson(inner));
+  return true;
+}
+
 export const TextSchema = (max: number) =>
   z.string().trim().max(max).refine(isStorableText, "contains a character that cannot be stored");

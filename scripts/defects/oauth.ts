@@ -202,4 +202,12 @@ export const defects: Defect[] = [
     testFile: "tests/oauth/oauth-metadata-fetch.integration.test.ts",
     test: "says one sentence for a refused connection, a TLS failure and an internal address; the log says which",
   },
+  {
+    name: "oauth form refuses a NUL",
+    file: "lib/oauth/http.ts",
+    find: "return [...form].every(([name, value]) => isStorableText(name) && isStorableText(value)) ? form : null;",
+    replace: "return form;",
+    testFile: "tests/oauth/oauth.integration.test.ts",
+    test: "a NUL in the token form, the registration or the consent form is a 400 in words, never a database error",
+  },
 ];

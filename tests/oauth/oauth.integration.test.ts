@@ -413,6 +413,34 @@ describe("hostile inputs get a clear 4xx and change nothing", () => {
     expect(((await unknown.json()) as { error: string }).error).toBe("invalid_grant");
   });
 
+  it("a NUL in the token form, the registration or the consent form is a 400 in words, never a database error", async () => {
+    const w = await createWorld();
+    signedIn.user = agentSession(w);
+    const grantsBefore = await grantCount(w);
+    const clientsBefore = await db.oAuthClient.count();
+    const nul = await token({ grant_type: "refresh_token", refresh_token: "x", client_id: "\u0000" });
+    expect([nul.status, await nul.json()]).toEqual([
+      400,
+      { error: "invalid_request", error_description: expect.stringContaining("no NUL character") },
+    ]);
+    const registered = await oauthRouteFetch(`${ISSUER}/api/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: "a\u0000", redirect_uris: [REDIRECT] }),
+    });
+    expect([registered.status, ((await registered.json()) as { error: string }).error]).toEqual([
+      400,
+      "invalid_client_metadata",
+    ]);
+    const params = authorizationParams();
+    params.set("client_id", "\u0000");
+    const consent = await decide(params, "grant");
+    expect(consent.status).toBe(400);
+    expect(await consent.text()).toContain("The form could not be read");
+    expect(await grantCount(w)).toBe(grantsBefore);
+    expect(await db.oAuthClient.count()).toBe(clientsBefore);
+  });
+
   it("a token for another audience, expired, or signed by an unknown key is 401", async () => {
     const w = await createWorld();
     const conversation = await agentConversation(w);
