@@ -270,4 +270,12 @@ export const defects: Defect[] = [
     testFile: "tests/auth/session-endpoint.integration.test.ts",
     test: "answers a session an admin ended as signed out, names no one and clears the cookie",
   },
+  {
+    name: "a read of the sign-in callback is a 405",
+    file: "lib/auth/sign-in/route.ts",
+    find: 'if (action === "callback") {',
+    replace: 'if (action === "never") {',
+    testFile: "tests/auth/sign-in-form.integration.test.ts",
+    test: "a read of the callback is a 405 in words, not next-auth's 500",
+  },
 ];

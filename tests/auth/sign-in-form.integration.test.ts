@@ -1,6 +1,6 @@
 import { NextRequest } from "next/server";
 import { describe, expect, it, vi } from "vitest";
-import { POST as authRoute } from "@/app/api/auth/[...nextauth]/route";
+import { GET as authRead, POST as authRoute } from "@/app/api/auth/[...nextauth]/route";
 import { db } from "@/lib/db";
 
 // The sign-in route's reading of a request, through its handler: what the throttle counts must be what next-auth
@@ -17,6 +17,25 @@ function post(path: string, body: string, type = "application/x-www-form-urlenco
     { params: Promise.resolve({ nextauth: segments ?? path.split("/").slice(3).map(decodeURIComponent) }) },
   );
 }
+
+function read(path: string, headers: Record<string, string> = {}) {
+  const url = new URL(`http://127.0.0.1:3000${path}`);
+  return authRead(new NextRequest(url, { headers }), {
+    params: Promise.resolve({ nextauth: url.pathname.split("/").slice(3).map(decodeURIComponent) }),
+  });
+}
+
+describe("next-auth's reads", () => {
+  it("a read of the callback is a 405 in words, not next-auth's 500", async () => {
+    for (const path of ["/api/auth/callback/credentials", "/api/auth/callback/%63redentials"]) {
+      const response = await read(path);
+      expect([path, response.status, response.headers.get("allow")]).toEqual([path, 405, "POST"]);
+      expect(await response.json()).toEqual({
+        error: { code: "request.method-not-allowed", message: "sign in by posting the sign-in form" },
+      });
+    }
+  });
+});
 
 describe("sign-in form reading", () => {
   it("refuses a repeated field before anything is counted or checked", async () => {

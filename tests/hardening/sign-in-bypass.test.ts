@@ -145,3 +145,23 @@ describe("sign-in throttle bypasses", () => {
     expect([plain.status, plain.session]).toEqual([200, true]);
   }, 60_000);
 });
+
+describe("a callback URL next-auth would refuse", () => {
+  it("is dropped from the query or its cookie, not answered with a 500; the cookie is cleared and one to this site kept", async () => {
+    const read = (path: string, cookie?: string) =>
+      fetch(`${app.url}${path}`, { redirect: "manual", headers: cookie ? { cookie } : {} });
+    for (const path of ["/api/auth/session", "/api/auth/csrf", "/api/auth/providers"]) {
+      const answer = await read(path, "next-auth.callback-url=javascript%3Aalert(1)");
+      expect([path, answer.status]).toEqual([path, 200]);
+      expect(answer.headers.getSetCookie().some((value) => /^next-auth\.callback-url=;/.test(value))).toBe(true);
+    }
+    const signIn = await read("/api/auth/signin?callbackUrl=javascript:alert(1)");
+    expect(signIn.status).toBe(302);
+    expect(signIn.headers.get("location")).not.toContain("javascript");
+    const kept = await read(`/api/auth/signin?callbackUrl=${encodeURIComponent("/approvals")}`);
+    expect(kept.status).toBe(302);
+    expect(decodeURIComponent(kept.headers.get("location")!)).toBe(`/login?callbackUrl=${app.url}/approvals`);
+    const posted = await read("/api/auth/callback/credentials");
+    expect([posted.status, posted.headers.get("allow")]).toEqual([405, "POST"]);
+  });
+});

@@ -1,9 +1,11 @@
 import NextAuth from "next-auth";
+import { cookies } from "next/headers";
 import { NextRequest } from "next/server";
 import { errorResponse, readBoundedBody } from "../../http";
 import { db } from "../../db";
 import { countSignInThrottled } from "../../observe/metrics";
 import { clientAddress } from "../../security/request";
+import { servedOverHttps } from "../../env";
 import { authOptions, CredentialsSchema } from "./auth";
 import { sessionCookieName } from "./auth.config";
 import { findUserByEmail } from "./sql";
@@ -15,8 +17,49 @@ export interface AuthContext {
   params: Promise<{ nextauth?: string[] }>;
 }
 
-export function authGet(request: NextRequest, context: AuthContext): Promise<Response> {
-  return nextAuth(request, context);
+/**
+ * next-auth's reads (session, csrf token, providers, the sign-in and sign-out pages). A callback is only ever posted
+ * (the credentials form): read, it would be next-auth's 500.
+ */
+export async function authGet(request: NextRequest, context: AuthContext): Promise<Response> {
+  const [action] = (await context.params).nextauth ?? [];
+  if (action === "callback") {
+    return errorResponse(405, "request.method-not-allowed", "sign in by posting the sign-in form", { Allow: "POST" });
+  }
+  return handOver(request, context);
+}
+
+/** The callback-URL cookie, as auth.config.ts names it. */
+const callbackCookie = () => (servedOverHttps() ? "__Host-next-auth.callback-url" : "next-auth.callback-url");
+
+/** As next-auth judges a callback URL: a path of this site, or an absolute http(s) URL. */
+function isHttpCallback(value: string, base: string): boolean {
+  try {
+    return /^https?:$/.test(new URL(value, value.startsWith("/") ? base : undefined).protocol);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The request to next-auth, without a callback URL it would refuse (in the query, or in its cookie, which next-auth
+ * reads from the request's cookie store): it answers one with a 500 "server configuration" page. Such a value is a
+ * client's, so it is dropped, the cookie cleared in the browser too, and the request goes on as if none was sent.
+ */
+async function handOver(request: NextRequest, context: AuthContext): Promise<Response> {
+  const foreign = (value: string | null | undefined) => value != null && !isHttpCallback(value, request.nextUrl.origin);
+  // next-auth reads the query from `nextUrl`, this request's own.
+  if (foreign(request.nextUrl.searchParams.get("callbackUrl"))) request.nextUrl.searchParams.delete("callbackUrl");
+  const jar = await cookies();
+  if (!foreign(jar.get(callbackCookie())?.value)) return nextAuth(request, context);
+  jar.delete(callbackCookie());
+  const response = await nextAuth(request, context);
+  const secure = servedOverHttps() ? "; Secure" : "";
+  response.headers.append(
+    "Set-Cookie",
+    `${callbackCookie()}=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax${secure}`,
+  );
+  return response;
 }
 
 // next-auth reads a JSON body when the content type merely contains "application/json", a form's fields with the
@@ -53,7 +96,7 @@ export async function authPost(request: NextRequest, context: AuthContext): Prom
   headers.delete("content-length");
   const forwarded = new NextRequest(request.url, { method: "POST", headers, body: form.toString() });
   if (segments[0] === "callback") return throttledSignIn(forwarded, context, form);
-  return nextAuth(forwarded, context);
+  return handOver(forwarded, context);
 }
 
 /**
@@ -90,7 +133,7 @@ async function throttledSignIn(request: NextRequest, context: AuthContext, form:
       { status: 429, headers: { "Retry-After": String(seconds), "Cache-Control": "no-store" } },
     );
   }
-  const response = await nextAuth(request, context);
+  const response = await handOver(request, context);
   const signedIn = response.headers
     .getSetCookie()
     .some((cookie) => cookie.startsWith(`${sessionCookieName()}=`) && !cookie.startsWith(`${sessionCookieName()}=;`));
