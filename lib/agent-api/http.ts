@@ -54,6 +54,10 @@ export const mcpInsufficientScope = (issuer: string, scopes: string[], tool: str
   );
 export const notFound = (what: string) => errorResponse(404, "not-found", `${what} not found`);
 
+/** A limit the agent API counts before the gateway (opening conversations, reading calls): 429 with Retry-After. */
+export const rateLimited = (message: string, retryAfterSeconds: number) =>
+  errorResponse(429, "rate.limited", message, { "Retry-After": String(retryAfterSeconds) });
+
 /**
  * Runs a route's work; unexpected failures are logged and answered generically. A client that hung up before
  * its request was read is no failure of the host: nothing ran, and the answer goes nowhere.
@@ -114,11 +118,9 @@ export function withAgent(
     if (!counted) return unauthorized();
     if (counted.retryAfterSeconds === undefined) return handler(counted.agent);
     countRequestLimited();
-    return errorResponse(
-      429,
-      "rate.limited",
+    return rateLimited(
       "this agent's calls and reads this minute are spent, across its keys and connections",
-      { "Retry-After": String(counted.retryAfterSeconds) },
+      counted.retryAfterSeconds,
     );
   });
 }

@@ -1,4 +1,4 @@
-import { withAgent } from "@/lib/agent-api/http";
+import { rateLimited, withAgent } from "@/lib/agent-api/http";
 import { errorResponse, readBoundedBody } from "@/lib/http";
 import { openConversation, OpenConversationSchema } from "@/lib/conversations/open";
 import { countConversationOpen } from "@/lib/gateway";
@@ -20,13 +20,9 @@ export async function POST(request: Request): Promise<Response> {
     const rate = await countConversationOpen(agent);
     if (!rate.ok) {
       countConversationOpenLimited();
-      return errorResponse(
-        429,
-        "rate.limited",
+      return rateLimited(
         "this agent opened too many conversations this minute, across its keys and connections",
-        {
-          "Retry-After": String(rate.retryAfterSeconds),
-        },
+        rate.retryAfterSeconds,
       );
     }
     const raw = await readBoundedBody(request, MAX_OPEN_BYTES);
