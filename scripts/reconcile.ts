@@ -19,6 +19,6 @@ if (report.paused) {
   process.exit(2);
 }
 console.log(
-  `reconcile: ${report.examined} examined, ${report.issued} issued, ${report.released} released, ${report.stillUnknown} still unknown, ${report.investigate} need investigation`,
+  `reconcile: ${report.examined} examined, ${report.issued} issued, ${report.released} released, ${report.stillUnknown} still unknown, ${report.investigate} need investigation, ${report.madeAfterRelease} made by the provider after their release`,
 );
 process.exit(0);

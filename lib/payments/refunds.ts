@@ -8,6 +8,7 @@ import type { RefundDecision, RefundParty } from "../tools/types";
 import { logError } from "../observe/log";
 import { paymentProvider, type PaymentProvider, type ProviderAnswer } from "./provider/provider";
 import {
+  endRefundWatch,
   findCallOutcome,
   findStoredRefund,
   findStoredRefundOfCall,
@@ -16,6 +17,7 @@ import {
   lockRefundRow,
   markRefundIssued,
   markRefundReleased,
+  markReleasedRefundIssued,
   markRefundUnsettled,
   type LockedRefund,
   type StoredRefund,
@@ -182,7 +184,11 @@ export async function issueLocked(
   actorId: string | null,
 ): Promise<Outcome> {
   const refundedCents = await markRefundIssued(tx, refund, providerRefundId, actorId);
-  const final = outcome("refund.issued", {
+  return settleCall(tx, refund, issuedOutcome(refund, refundedCents), actorId);
+}
+
+const issuedOutcome = (refund: LockedRefund, refundedCents: number) =>
+  outcome("refund.issued", {
     result: {
       order_id: refund.orderId,
       refund_id: refund.id,
@@ -191,7 +197,39 @@ export async function issueLocked(
       refunded_cents: refundedCents,
     },
   });
-  return settleCall(tx, refund, final, actorId);
+
+/**
+ * The provider made a refund the books had released (its request reached the provider after the lookup that said it
+ * had not): the books follow the provider. The refund is issued under the provider's reference, counted on the order
+ * and the conversation again, and its call's outcome becomes `refund.issued`. When the order has been refunded since,
+ * beyond what both together fit in its total, the books cannot hold it: the refund stays released, watched no longer,
+ * with the provider's reference and why beside its reason. Either way the error log names it for a person.
+ */
+export async function issueAfterRelease(
+  refundId: string,
+  providerRefundId: string,
+): Promise<"issued" | "over-total" | "not-watched"> {
+  const stored = await storedRefundById(refundId);
+  const settled = await transaction(async (tx) => {
+    const refund = await lockRefund(tx, refundId, stored.conversationId);
+    if (!refund || refund.status !== "released") return "not-watched" as const;
+    const refundedCents = await markReleasedRefundIssued(tx, refund, providerRefundId);
+    if (refundedCents !== null) {
+      await settleCall(tx, refund, issuedOutcome(refund, refundedCents), null);
+      return "issued" as const;
+    }
+    const note = `made by the provider after all, as ${providerRefundId}, but the order has been refunded since beyond its total: not counted`;
+    return (await endRefundWatch(tx, refund.id, note, providerRefundId))
+      ? ("over-total" as const)
+      : ("not-watched" as const);
+  });
+  if (settled !== "not-watched")
+    logError("refund.made-after-release", new Error(`the provider made refund ${refundId} after it was released`), {
+      refundId,
+      providerRefundId,
+      booked: settled === "issued",
+    });
+  return settled;
 }
 
 /**
@@ -202,8 +240,9 @@ export const notMade = () =>
   outcome("host.error", { reason: "The payment provider did not make this refund: nothing was paid." });
 
 /**
- * Nothing was refunded and nothing will be under this key: the reservation and the conversation's budget are given
- * back, the order is unblocked, and the call ends with `final`, the reason the refund did not happen.
+ * Nothing was refunded: the reservation and the conversation's budget are given back, the order is unblocked, and the
+ * call ends with `final`, the reason the refund did not happen. `watchUntil`, for a release after the provider's
+ * not-found, keeps reconciliation looking the key up until then (`issueAfterRelease`).
  */
 export async function releaseLocked(
   tx: Tx,
@@ -211,8 +250,9 @@ export async function releaseLocked(
   reason: string,
   final: Outcome,
   actorId: string | null,
+  watchUntil: Date | null,
 ): Promise<Outcome> {
-  await markRefundReleased(tx, refund, reason, actorId);
+  await markRefundReleased(tx, refund, reason, actorId, watchUntil);
   return settleCall(tx, refund, final, actorId);
 }
 
@@ -242,7 +282,7 @@ async function settleLocated(
       if (answer.kind === "succeeded") return issueLocked(tx, refund, answer.refundId, null);
       // The provider refused: nothing happened, and the model may say so. No SPEC code names a provider refusal.
       if (answer.kind === "refused" || answer.kind === "declined")
-        return releaseLocked(tx, refund, answer.reason, notMade(), null);
+        return releaseLocked(tx, refund, answer.reason, notMade(), null, null);
       const status = answer.kind === "investigate" || refund.status === "investigate" ? "investigate" : "unknown";
       await markRefundUnsettled(tx, refundId, status, answer.reason);
       // A settle that learned nothing new is no decision: the call keeps its outcome, nothing is logged.

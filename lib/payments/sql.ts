@@ -122,24 +122,75 @@ export async function markRefundIssued(
 
 /**
  * Marks the refund released with the reason, gives its amount back to the order's refundable balance and to the
- * conversation's budget, and unblocks the order.
+ * conversation's budget, and unblocks the order. `watchUntil`, when later than now, keeps reconciliation looking
+ * the refund up until then.
  */
 export async function markRefundReleased(
   tx: Tx,
   refund: LockedRefund,
   reason: string,
   actorId: string | null,
+  watchUntil: Date | null,
 ): Promise<void> {
   await tx.$executeRaw`
     WITH released AS (
       UPDATE "Refund" SET "status" = 'released', "lastError" = ${reason}, "resolvedById" = ${actorId}, "settledAt" = now(), "updatedAt" = now(),
-        "attempts" = "attempts" + 1
+        "attempts" = "attempts" + 1,
+        "watchUntil" = CASE WHEN ${watchUntil}::timestamptz > now() THEN ${watchUntil}::timestamptz END
       WHERE "id" = ${refund.id}
     ), budget AS (
       UPDATE "Conversation" SET "irreversibleCents" = GREATEST(0, "irreversibleCents" - ${refund.amountCents}::int) WHERE "id" = ${refund.conversationId}
     )
     UPDATE "Order" SET "refundedCents" = "refundedCents" - ${refund.amountCents}::int, "refundPending" = false, "version" = "version" + 1, "updatedAt" = now()
     WHERE "id" = ${refund.orderId}`;
+}
+
+/**
+ * A watched released refund the provider made after all, issued under its reference: its amount counted on the
+ * order and the conversation again and the watch ended, all only if the order can still hold it (refunded so far
+ * plus this within its total). Returns the order's refunded total, or null when nothing moved: no longer watched,
+ * or the order refunded since beyond what both together fit.
+ */
+export async function markReleasedRefundIssued(
+  tx: Tx,
+  refund: LockedRefund,
+  providerRefundId: string,
+): Promise<number | null> {
+  const [order] = await tx.$queryRaw<{ refundedCents: number }[]>`
+    WITH watched AS (
+      SELECT "id" FROM "Refund" WHERE "id" = ${refund.id} AND "status" = 'released' AND "watchUntil" IS NOT NULL
+    ), counted AS (
+      UPDATE "Order" SET "refundedCents" = "refundedCents" + ${refund.amountCents}::int, "version" = "version" + 1, "updatedAt" = now()
+      WHERE "id" = ${refund.orderId} AND "refundedCents" + ${refund.amountCents}::int <= "totalCents" AND EXISTS (SELECT 1 FROM watched)
+      RETURNING "refundedCents"
+    ), issued AS (
+      UPDATE "Refund" SET "status" = 'issued', "providerRefundId" = ${providerRefundId}, "watchUntil" = NULL, "settledAt" = now(), "updatedAt" = now(),
+        "lastError" = 'made by the provider after it was released here (' || coalesce("lastError", 'no reason') || ')'
+      WHERE "id" = ${refund.id} AND EXISTS (SELECT 1 FROM counted)
+    ), budget AS (
+      UPDATE "Conversation" SET "irreversibleCents" = "irreversibleCents" + ${refund.amountCents}::int
+      WHERE "id" = ${refund.conversationId} AND EXISTS (SELECT 1 FROM counted)
+    )
+    SELECT "refundedCents" FROM counted`;
+  return order?.refundedCents ?? null;
+}
+
+/**
+ * Ends a released refund's watch, with `note` after its reason, and `providerRefundId` when the provider made it but
+ * the books cannot hold it. Returns whether it was watched.
+ */
+export async function endRefundWatch(
+  db: Db,
+  refundId: string,
+  note: string | null,
+  providerRefundId: string | null,
+): Promise<boolean> {
+  const ended = await db.$executeRaw`
+    UPDATE "Refund" SET "watchUntil" = NULL, "updatedAt" = now(),
+      "providerRefundId" = coalesce(${providerRefundId}::text, "providerRefundId"),
+      "lastError" = CASE WHEN ${note}::text IS NULL THEN "lastError" ELSE coalesce("lastError", 'released') || '; ' || ${note}::text END
+    WHERE "id" = ${refundId} AND "status" = 'released' AND "watchUntil" IS NOT NULL`;
+  return ended > 0;
 }
 
 /** Leaves the refund unsettled (`unknown` or `investigate`) with the reason, counting the attempt. */

@@ -104,10 +104,13 @@ describe("investigations are decided by people", () => {
       { ...release, proofId: holder.proofId },
     );
     expect(result).toMatchObject({ ok: true, data: { outcome: { code: "host.error" } } });
-    expect(await db.refund.findUniqueOrThrow({ where: { id: refundId } })).toMatchObject({
+    const released = await db.refund.findUniqueOrThrow({ where: { id: refundId } });
+    expect(released).toMatchObject({
       status: "released",
       lastError: "released by a supervisor: provider support confirms no refund under this key",
     });
+    // The provider did not know the key when asked: reconciliation keeps looking, in case its request was late.
+    expect(released.watchUntil!.getTime()).toBeGreaterThan(Date.now());
     expect(await db.order.findUniqueOrThrow({ where: { id: world.orders.o1004 } })).toMatchObject({
       refundPending: false,
       refundedCents: 0,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { db, transaction } from "../../db";
+import { env } from "../../env";
 import type { Outcome } from "../../outcome";
 import { appendAuditLog } from "../../audit/sql";
 import { consumeStepUpFor, ProofIdSchema } from "../../auth/step-up/step-up";
@@ -120,7 +121,17 @@ export async function resolveInvestigation(
     const final =
       input.resolution === "issued"
         ? await issueLocked(tx, refund, input.providerRefundId, supervisor.userId)
-        : await releaseLocked(tx, refund, `released by a supervisor: ${input.note}`, notMade(), supervisor.userId);
+        : await releaseLocked(
+            tx,
+            refund,
+            `released by a supervisor: ${input.note}`,
+            notMade(),
+            supervisor.userId,
+            // The provider did not know the key when asked: watched while it still keeps keys, in case it was late.
+            answer?.kind === "not-found"
+              ? new Date(refund.createdAt.getTime() + env().RECONCILE_RESEND_WINDOW_MS)
+              : null,
+          );
     const detail = {
       refundId: input.refundId,
       resolution: input.resolution,

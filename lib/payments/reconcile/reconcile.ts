@@ -5,7 +5,7 @@ import { recheckForResend } from "../../gateway";
 import { logError } from "../../observe/log";
 import { issueRefund } from "../../tools/issue-refund";
 import { paymentProvider, type PaymentProvider, type ProviderProbe } from "../provider/provider";
-import { completeRefund, isUnsettled, lockRefund, releaseLocked, settleRefund } from "../refunds";
+import { completeRefund, issueAfterRelease, isUnsettled, lockRefund, releaseLocked, settleRefund } from "../refunds";
 import {
   claimNextRefund,
   deferRefundCheck,
@@ -18,13 +18,15 @@ import {
   upsertProviderStatus,
   type ClaimedRefund,
 } from "./sql";
-import { type LockedRefund } from "../sql";
+import { endRefundWatch, type LockedRefund } from "../sql";
 import { env } from "../../env";
 
 // Reconciliation learns what the provider did with each unsettled refund, by its key. It never takes a "no" from
 // anything but the provider itself: a pass first proves it reaches the provider, "never seen" is only the
 // provider's signed not-found, and a refund the provider never saw is re-sent only within the provider's key
-// retention and only if the gateway would still allow it now.
+// retention and only if the gateway would still allow it now. A refund released after the provider's not-found is
+// looked up again until the provider forgets its key: its request may still have been on its way, and if the
+// provider made it after all, the books follow the provider.
 
 export interface ReconcileOptions {
   provider?: PaymentProvider;
@@ -51,6 +53,8 @@ export interface ReconcileReport {
   released: number;
   stillUnknown: number;
   investigate: number;
+  /** Released refunds the provider made after all (their requests arrived late). */
+  madeAfterRelease: number;
   /** Why the pass did nothing: the provider could not be shown to be the one answering. */
   paused?: string;
 }
@@ -81,7 +85,14 @@ export async function reconcileRefunds(options: ReconcileOptions = {}): Promise<
   const investigateAfterMs = options.investigateAfterMs ?? settings.investigateAfterMs;
   const resendWindowMs = options.resendWindowMs ?? settings.resendWindowMs;
   const backoffMs = options.backoffMs ?? 0;
-  const report: ReconcileReport = { examined: 0, issued: 0, released: 0, stillUnknown: 0, investigate: 0 };
+  const report: ReconcileReport = {
+    examined: 0,
+    issued: 0,
+    released: 0,
+    stillUnknown: 0,
+    investigate: 0,
+    madeAfterRelease: 0,
+  };
 
   const probe = await provider.probe().catch((error: unknown): ProviderProbe => ({
     ok: false,
@@ -105,6 +116,14 @@ export async function reconcileRefunds(options: ReconcileOptions = {}): Promise<
     if (!refund) break;
     skip.push(refund.id);
     report.examined++;
+    // Still to be looked up after this turn: its next check waits, longer each time, so a refund the provider cannot
+    // answer holds no one up.
+    const nextCheckInMs = Math.min(backoffMs * 2 ** Math.min(refund.checks - 1, 32), 24 * HOUR);
+    if (refund.status === "released") {
+      if ((await watch(refund, provider, now)) === "made") report.madeAfterRelease++;
+      else await deferRefundCheck(db, refund.id, nextCheckInMs);
+      continue;
+    }
     const settled = await examine(refund, provider, now, resendWindowMs);
     if (settled === "investigate") report.investigate++;
     else if (settled.code === "refund.issued") report.issued++;
@@ -114,8 +133,7 @@ export async function reconcileRefunds(options: ReconcileOptions = {}): Promise<
       await settleRefund(refund.id, { kind: "investigate", reason: "not settled within the reconciliation window" });
       report.investigate++;
     } else report.stillUnknown++;
-    // Unsettled still: its next check waits, longer each time, so a refund the provider cannot answer holds no one up.
-    await deferRefundCheck(db, refund.id, Math.min(backoffMs * 2 ** Math.min(refund.checks - 1, 32), 24 * HOUR));
+    await deferRefundCheck(db, refund.id, nextCheckInMs);
   }
   return report;
 }
@@ -139,17 +157,35 @@ async function examine(
     });
     return "investigate";
   }
-  const resend = await markResend(refund.id);
+  const resend = await markResend(refund.id, new Date(refund.createdAt.getTime() + resendWindowMs));
   return resend.ok ? completeRefund(refund.id, provider) : resend.outcome;
+}
+
+/**
+ * A released refund still watched, looked up once more. Made after all: the books follow the provider. Declined
+ * there: nothing was paid, and the watch ends. Otherwise it is watched until its time is up, when the provider no
+ * longer keeps the key and no lookup could find it.
+ */
+async function watch(
+  refund: ClaimedRefund,
+  provider: PaymentProvider,
+  now: Date,
+): Promise<"made" | "ended" | "watching"> {
+  const found = await provider.lookup(refund.providerKey);
+  if (found.kind === "found")
+    return (await issueAfterRelease(refund.id, found.refundId)) === "not-watched" ? "ended" : "made";
+  if (found.kind !== "declined" && refund.watchUntil && refund.watchUntil > now) return "watching";
+  await endRefundWatch(db, refund.id, null, null);
+  return "ended";
 }
 
 /**
  * Re-runs, against current data and under the same locks as a call, what the gateway checks before a refund:
  * the order's state, the agent's permission and the fraud hold, and for an approved call that its approval is
  * still valid. Passing marks the re-send in the same transaction; failing releases the reservation with the
- * reason, and the call's outcome becomes that reason.
+ * reason, watched until `watchUntil`, and the call's outcome becomes that reason.
  */
-async function markResend(refundId: string): Promise<{ ok: true } | { ok: false; outcome: Outcome }> {
+async function markResend(refundId: string, watchUntil: Date): Promise<{ ok: true } | { ok: false; outcome: Outcome }> {
   const found = await findRefundToSettle(db, { id: refundId });
   if (!found) throw new Error(`no refund ${refundId}`);
   return transaction(async (tx) => {
@@ -160,7 +196,7 @@ async function markResend(refundId: string): Promise<{ ok: true } | { ok: false;
     if (refusal)
       return {
         ok: false as const,
-        outcome: await releaseLocked(tx, refund, `not re-sent: ${refusal}`, outcome(refusal), null),
+        outcome: await releaseLocked(tx, refund, `not re-sent: ${refusal}`, outcome(refusal), null, watchUntil),
       };
     await markRefundResent(tx, refund.id);
     return { ok: true as const };

@@ -1,4 +1,5 @@
 import type { Client, Db, Tx } from "../../db";
+import { Prisma } from "../../generated/prisma/client";
 
 /** The refund `where` names (scoped to a tenant when one is given): its conversation, key and status, or null. */
 export async function findRefundToSettle(
@@ -44,10 +45,15 @@ export interface ClaimedRefund {
   status: string;
   createdAt: Date;
   checks: number;
+  /** Set on a released refund still watched (`released` status). */
+  watchUntil: Date | null;
 }
 
+/** Unsettled, or released and still watched: the refunds reconciliation looks up. */
+const TO_LOOK_UP = Prisma.sql`("status" IN ('reserved', 'unknown', 'investigate') OR "watchUntil" IS NOT NULL)`;
+
 /**
- * Claims the unsettled refund whose turn it is (the one waiting longest for its next check, old enough and not in
+ * Claims the refund to look up whose turn it is (the one waiting longest for its next check, old enough and not in
  * `skip`), so that no other reconciler touches it until the lease ends; returns it, or null when none is due.
  */
 export async function claimNextRefund(
@@ -58,22 +64,22 @@ export async function claimNextRefund(
     UPDATE "Refund" SET "nextCheckAt" = now() + ${options.leaseMs}::int * interval '1 millisecond', "checks" = "checks" + 1
     WHERE "id" = (
       SELECT "id" FROM "Refund"
-      WHERE "status" IN ('reserved', 'unknown', 'investigate') AND "nextCheckAt" <= now()
+      WHERE ${TO_LOOK_UP} AND "nextCheckAt" <= now()
         AND "updatedAt" <= now() - ${options.minAgeMs}::int * interval '1 millisecond'
         AND (${options.tenantId ?? null}::text IS NULL OR "tenantId" = ${options.tenantId ?? null}::text)
         AND NOT ("id" = ANY(${options.skip}::text[]))
       ORDER BY "nextCheckAt", "id" LIMIT 1
       FOR UPDATE SKIP LOCKED
     )
-    RETURNING "id", "providerKey", "status", "createdAt", "checks"`;
+    RETURNING "id", "providerKey", "status", "createdAt", "checks", "watchUntil"`;
   return claimed ?? null;
 }
 
-/** Puts the refund's next check `delayMs` from now, if it is still unsettled. */
+/** Puts the refund's next check `delayMs` from now, if it is still to be looked up. */
 export async function deferRefundCheck(db: Db, refundId: string, delayMs: number): Promise<void> {
   await db.$executeRaw`
     UPDATE "Refund" SET "nextCheckAt" = now() + ${delayMs}::float8 * interval '1 millisecond'
-    WHERE "id" = ${refundId} AND "status" IN ('reserved', 'unknown', 'investigate')`;
+    WHERE "id" = ${refundId} AND ${TO_LOOK_UP}`;
 }
 
 /** Records whether the provider answered the probe, and when it last did. */

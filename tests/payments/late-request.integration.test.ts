@@ -1,0 +1,152 @@
+import { describe, expect, it } from "vitest";
+import { db } from "@/lib/db";
+import { reconcileRefunds } from "@/lib/payments/reconcile/reconcile";
+import { getToolCall } from "../support/api";
+import { agentConversation, proposeAsAgent, refund } from "../support/calls";
+import { ownExternals, type Externals } from "../support/externals";
+import { expectRefundInvariants } from "../support/invariants";
+import { createWorld, type World } from "../support/world";
+
+// A refund request can reach the provider after the lookup that said it had not: the provider holds it (the fake
+// provider's `delay` fault acts only when the delay ends), the client gives up and its retries find the key in use.
+// Reconciliation releases such a refund when the re-check refuses a re-send, and keeps looking its key up until the
+// provider forgets it; what the provider made after all, the books follow. Every test ends comparing the provider's
+// totals with the books.
+
+const externals = ownExternals();
+const LATE_MS = 4000;
+
+/** A refund whose request the provider acts on only `LATE_MS` after it arrived, long after the call gave up on it. */
+async function lateRefund(world: World, conversation: string, order: string, amount: number) {
+  await externals.faults([{ mode: "delay", ms: LATE_MS }], true);
+  const call = await proposeAsAgent(world, conversation, refund(order, amount));
+  expect(call.json.code).toBe("refund.outcome-unknown");
+  return call.json.id;
+}
+
+/** Releases the late refund of `order`: its re-send is refused by a fraud hold, lifted again afterwards. */
+async function releaseBeforeItLands(world: World, order: string) {
+  await db.order.update({ where: { id: order }, data: { fraudHold: true } });
+  expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({ released: 1 });
+  expect((await externals.stats()).totalsByOrder[order] ?? 0).toBe(0);
+  await db.order.update({ where: { id: order }, data: { fraudHold: false } });
+}
+
+async function untilTheProviderMade(provider: Externals, order: string, cents: number) {
+  for (const deadline = Date.now() + LATE_MS + 5000; Date.now() < deadline;) {
+    if ((await provider.stats()).totalsByOrder[order] === cents) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the provider did not make ${cents} on ${order}`);
+}
+
+describe("a refund released after the provider's not-found is watched", () => {
+  it("when its request reaches the provider late, the next pass books it as issued and the call says so; provider = books", async () => {
+    const world = await createWorld();
+    const conversation = await agentConversation(world);
+    const order = world.orders.o1004;
+    const callId = await lateRefund(world, conversation, order, 3000);
+    await releaseBeforeItLands(world, order);
+    const released = await db.refund.findFirstOrThrow({ where: { toolCallId: callId } });
+    expect(released).toMatchObject({ status: "released", lastError: "not re-sent: order.fraud-hold" });
+    expect(released.watchUntil!.getTime()).toBeGreaterThan(Date.now());
+    expect((await getToolCall(world.keys.agent, callId)).json.code).toBe("order.fraud-hold");
+
+    await untilTheProviderMade(externals, order, 3000);
+    expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({
+      examined: 1,
+      madeAfterRelease: 1,
+    });
+    const made = externals.provider.state.made.find((row) => row.order_id === order)!;
+    expect(await db.refund.findUniqueOrThrow({ where: { id: released.id } })).toMatchObject({
+      status: "issued",
+      providerRefundId: made.id,
+      watchUntil: null,
+      lastError: "made by the provider after it was released here (not re-sent: order.fraud-hold)",
+    });
+    expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({
+      kind: "executed",
+      code: "refund.issued",
+    });
+    expect(await db.conversation.findUniqueOrThrow({ where: { id: conversation } })).toMatchObject({
+      irreversibleCents: 3000,
+    });
+    // Booked once: the next pass has nothing of it to look up, and the order refuses what it no longer holds.
+    expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({ examined: 0 });
+    const again = await proposeAsAgent(world, conversation, refund(order, 12_500));
+    expect(again.json.code).toBe("amount.exceeds-refundable");
+    await expectRefundInvariants([order], (await externals.stats()).totalsByOrder);
+  });
+
+  it("when the order was refunded again meanwhile beyond its total, the books cannot hold both: the refund stays released, its watch ends, and it names the provider's refund", async () => {
+    const world = await createWorld();
+    const conversation = await agentConversation(world);
+    const order = world.orders.o1001;
+    const callId = await lateRefund(world, conversation, order, 2000);
+    await releaseBeforeItLands(world, order);
+    const second = await proposeAsAgent(world, conversation, refund(order, 2500));
+    expect(second.json.code).toBe("refund.issued");
+
+    await untilTheProviderMade(externals, order, 4500);
+    expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({
+      examined: 1,
+      madeAfterRelease: 1,
+    });
+    const made = externals.provider.state.made.find((row) => row.order_id === order && row.amount_cents === 2000)!;
+    const late = await db.refund.findFirstOrThrow({ where: { toolCallId: callId } });
+    expect(late).toMatchObject({ status: "released", watchUntil: null, providerRefundId: made.id });
+    expect(late.lastError).toBe(
+      `not re-sent: order.fraud-hold; made by the provider after all, as ${made.id}, but the order has been refunded since beyond its total: not counted`,
+    );
+    expect(await db.order.findUniqueOrThrow({ where: { id: order } })).toMatchObject({ refundedCents: 2500 });
+    // The provider paid 45.00 on a 42.00 order; the books show the 25.00 they can hold and name the other.
+    expect((await externals.stats()).totalsByOrder[order]).toBe(2500 + late.amountCents);
+    expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({ examined: 0 });
+  });
+
+  it("a released refund the provider never makes is looked up until its watch ends, then left alone; provider = books", async () => {
+    const world = await createWorld();
+    const conversation = await agentConversation(world);
+    const order = world.orders.o1004;
+    // Nothing reaches the provider: every attempt meets its 503.
+    await externals.faults(Array(3).fill({ mode: "unavailable_before" }), true);
+    const call = await proposeAsAgent(world, conversation, refund(order, 3000));
+    expect(call.json.code).toBe("refund.outcome-unknown");
+    await releaseBeforeItLands(world, order);
+    const released = await db.refund.findFirstOrThrow({ where: { toolCallId: call.json.id } });
+    const lookups = async () => (await externals.stats()).lookupsByKey[released.providerKey] ?? 0;
+    const before = await lookups();
+
+    expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({
+      examined: 1,
+      madeAfterRelease: 0,
+    });
+    expect(await lookups()).toBe(before + 1);
+    expect((await db.refund.findUniqueOrThrow({ where: { id: released.id } })).watchUntil).not.toBeNull();
+
+    await db.refund.update({ where: { id: released.id }, data: { watchUntil: new Date(Date.now() - 1000) } });
+    expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({ examined: 1 });
+    expect(await db.refund.findUniqueOrThrow({ where: { id: released.id } })).toMatchObject({
+      status: "released",
+      watchUntil: null,
+      lastError: "not re-sent: order.fraud-hold",
+    });
+    expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({ examined: 0 });
+    expect(await lookups()).toBe(before + 2);
+    await expectRefundInvariants([order], (await externals.stats()).totalsByOrder);
+  });
+
+  it("a refund the provider itself declined is released unwatched: its answer is final", async () => {
+    const world = await createWorld();
+    const conversation = await agentConversation(world);
+    await externals.faults([{ mode: "error_before" }], true);
+    const call = await proposeAsAgent(world, conversation, refund(world.orders.o1004, 3000));
+    expect(call.json.code).toBe("host.error");
+    expect(await db.refund.findFirstOrThrow({ where: { toolCallId: call.json.id } })).toMatchObject({
+      status: "released",
+      watchUntil: null,
+    });
+    expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({ examined: 0 });
+    await expectRefundInvariants([world.orders.o1004], (await externals.stats()).totalsByOrder);
+  });
+});
