@@ -5,6 +5,7 @@ import { parseQueueFilters, queueSearchParams } from "@/lib/approvals/desk/filte
 import { formatQueueCursor, pendingQueue, renderedQueueStamp } from "@/lib/approvals/desk/queue";
 import { stepUpWayOf } from "@/lib/auth/step-up/step-up";
 import { requireSession } from "@/lib/auth/guards";
+import { overpaidRefunds } from "@/lib/payments/reconcile/overpaid";
 import { reconcileHealth, refundsToInvestigate } from "@/lib/payments/reconcile/reconcile";
 import { unknownCalls } from "@/lib/upstream/calls/resolve";
 
@@ -27,9 +28,10 @@ export default async function ApprovalsPage({
   const { user, sessionId } = await requireSession(["SUPERVISOR"], query ? `/approvals?${query}` : "/approvals");
   // Taken before the cards: a change in between makes the live stream's next stamp differ, so the desk refreshes.
   const shown = await renderedQueueStamp(user.tenantId);
-  const [items, investigations, health, policy, choices, stepUp, adminChanges, lost] = await Promise.all([
+  const [items, investigations, overpaid, health, policy, choices, stepUp, adminChanges, lost] = await Promise.all([
     pendingQueue(user.tenantId, { cursor, limit: PAGE, filters }),
     refundsToInvestigate(user.tenantId),
+    overpaidRefunds(user.tenantId),
     reconcileHealth(),
     deskPolicy(user.tenantId),
     queueChoices(user.tenantId),
@@ -50,6 +52,7 @@ export default async function ApprovalsPage({
       policy={policy}
       stepUp={stepUp}
       investigations={investigations}
+      overpaid={overpaid}
       health={health}
       adminChanges={adminChanges}
       unknownUpstream={lost.map((call) => ({ ...call, sentAt: call.sentAt?.toISOString() ?? null }))}

@@ -5,16 +5,18 @@ import { QueueFilterForm } from "./queue-filters";
 import { QueueLive } from "./queue-live";
 import { PendingChanges } from "@/components/admin/changes/pending-changes";
 import { Investigations } from "@/components/payments/investigations";
+import { OverpaidRefunds } from "@/components/payments/overpaid";
 import { UnknownUpstreamCalls, type UnknownCall } from "@/components/upstream/unknown-calls";
 import type { pendingChanges } from "@/lib/admin/changes/two-admin";
 import type { CardFacts, queueChoices } from "@/lib/approvals/desk/cards";
 import type { DeskPolicy } from "@/lib/approvals/desk/cards";
 import type { QueueFilters } from "@/lib/approvals/desk/filters";
 import type { QueueItem } from "@/lib/approvals/desk/queue";
+import type { overpaidRefunds } from "@/lib/payments/reconcile/overpaid";
 import type { reconcileHealth, refundsToInvestigate } from "@/lib/payments/reconcile/reconcile";
 
 /**
- * The supervisor's desk: admin changes to cancel, refunds to investigate, then the pending requests with their
+ * The supervisor's desk: admin changes to cancel, refunds to investigate and refunds paid past their order, then the pending requests with their
  * filters, live refresh and pages. `firstPage` and `nextPage` are the pager's query strings, null where there is none.
  */
 export function ApprovalDesk({
@@ -28,6 +30,7 @@ export function ApprovalDesk({
   policy,
   stepUp,
   investigations,
+  overpaid,
   health,
   adminChanges,
   unknownUpstream,
@@ -45,6 +48,7 @@ export function ApprovalDesk({
   policy: DeskPolicy;
   stepUp: StepUpWay;
   investigations: Awaited<ReturnType<typeof refundsToInvestigate>>;
+  overpaid: Awaited<ReturnType<typeof overpaidRefunds>>;
   health: Awaited<ReturnType<typeof reconcileHealth>>;
   adminChanges: Awaited<ReturnType<typeof pendingChanges>>;
   unknownUpstream: UnknownCall[];
@@ -76,6 +80,9 @@ export function ApprovalDesk({
             lastOkAt: health.lastOkAt?.toISOString() ?? null,
           }
         }
+      />
+      <OverpaidRefunds
+        refunds={overpaid.map((refund) => ({ ...refund, overpaidAt: refund.overpaidAt!.toISOString() }))}
       />
       <UnknownUpstreamCalls calls={unknownUpstream} />
       <div className="title-row">

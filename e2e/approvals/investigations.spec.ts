@@ -171,3 +171,49 @@ test("the desk says when reconciliation is paused, why, and since when", async (
     );
   }
 });
+
+test("a refund the provider paid past its order's total is listed for supervisors until one notes what was done", async ({
+  browser,
+  baseURL,
+  request,
+}) => {
+  const order = await freshOrder("cu_ana", 5000);
+  const conversation = await openConversation(request, SEEDED.agent.email, { customer_id: "cu_ana" });
+  const call = await propose(request, SEEDED.agent.email, conversation, refund(order, 1200), `e2e-overpaid-${order}`);
+  expect(call.code).toBe("refund.issued");
+  // The state reconciliation leaves when a released refund's late request was paid after its order was refunded
+  // again (tests/payments/late-request.integration.test.ts drives it through the provider's faults).
+  const db = database();
+  const {
+    rows: [late],
+  } = await db.query<{ id: string; providerRefundId: string }>(
+    `UPDATE "Refund" SET "status" = 'released', "overpaidAt" = now() - interval '5 minutes',
+       "lastError" = 'not re-sent: order.fraud-hold; made by the provider after all'
+     WHERE "toolCallId" = $1 RETURNING "id", "providerRefundId"`,
+    [call.id],
+  );
+
+  const { context, page } = await signedInPage(browser, SEEDED.supervisor, baseURL!);
+  await page.goto("/approvals");
+  const item = page.locator(`[data-testid="overpaid-refund"][data-refund-id="${late.id}"]`);
+  await expect(page.getByRole("heading", { name: "Refunded past the order's total" })).toBeVisible();
+  await expect(item).toContainText(
+    `12.00 USD more on order ${order}, paid by the provider as ${late.providerRefundId}`,
+  );
+  await expect(item).toContainText("found 5 minutes ago");
+  await expect(item.getByRole("button", { name: "Close" })).toBeDisabled();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expectUsable(page);
+  if (SCREENSHOTS) await page.screenshot({ path: "docs/screenshots/overpaid-phone.png", fullPage: true });
+  await item.getByLabel("What was done with the customer").fill("the customer returns 12.00 USD");
+  await item.getByRole("button", { name: "Close" }).press("Enter");
+  await expect(item).toHaveCount(0);
+  const { rows } = await db.query(
+    `SELECT r."overpaidClosedById", a."detail"->>'note' AS "note"
+     FROM "Refund" r JOIN "AuditLog" a ON a."action" = 'refund.overpaid-closed' AND a."detail"->>'refundId' = r."id"
+     WHERE r."id" = $1`,
+    [late.id],
+  );
+  expect(rows).toEqual([{ overpaidClosedById: SEEDED.supervisor.id, note: "the customer returns 12.00 USD" }]);
+  await context.close();
+});

@@ -176,8 +176,8 @@ export async function markReleasedRefundIssued(
 }
 
 /**
- * Ends a released refund's watch, with `note` after its reason, and `providerRefundId` when the provider made it but
- * the books cannot hold it. Returns whether it was watched.
+ * Ends a released refund's watch, with `note` after its reason; with `providerRefundId` when the provider made it but
+ * the books cannot hold it, which lists it for the tenant's supervisors (`overpaidAt`). Returns whether it was watched.
  */
 export async function endRefundWatch(
   db: Db,
@@ -188,6 +188,7 @@ export async function endRefundWatch(
   const ended = await db.$executeRaw`
     UPDATE "Refund" SET "watchUntil" = NULL, "updatedAt" = now(),
       "providerRefundId" = coalesce(${providerRefundId}::text, "providerRefundId"),
+      "overpaidAt" = CASE WHEN ${providerRefundId}::text IS NULL THEN NULL ELSE now() END,
       "lastError" = CASE WHEN ${note}::text IS NULL THEN "lastError" ELSE coalesce("lastError", 'released') || '; ' || ${note}::text END
     WHERE "id" = ${refundId} AND "status" = 'released' AND "watchUntil" IS NOT NULL`;
   return ended > 0;

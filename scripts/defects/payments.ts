@@ -137,7 +137,7 @@ export const defects: Defect[] = [
     find: "if (refundedCents !== null) {",
     replace: "if (true) {",
     testFile: "tests/payments/late-request.integration.test.ts",
-    test: "when the order was refunded again meanwhile beyond its total, the books cannot hold both: the refund stays released, its watch ends, and it names the provider's refund",
+    test: "when the order was refunded again meanwhile beyond its total, the books cannot hold both: the refund stays released, its watch ends, it names the provider's refund, and a supervisor closes it with a note",
   },
   {
     name: "a watch ends",
@@ -162,5 +162,21 @@ export const defects: Defect[] = [
     replace: "false",
     testFile: "tests/payments/investigations.integration.test.ts",
     test: "closed as released with a note: the reservation is given back, the order refundable again, the call says so; provider = books",
+  },
+  {
+    name: "a refund paid past its order's total is listed",
+    file: "lib/payments/sql.ts",
+    find: '"overpaidAt" = CASE WHEN ${providerRefundId}::text IS NULL THEN NULL ELSE now() END,',
+    replace: "",
+    testFile: "tests/payments/late-request.integration.test.ts",
+    test: "when the order was refunded again meanwhile beyond its total, the books cannot hold both: the refund stays released, its watch ends, it names the provider's refund, and a supervisor closes it with a note",
+  },
+  {
+    name: "an overpaid refund is closed only in its tenant",
+    file: "lib/payments/reconcile/sql.ts",
+    find: 'WHERE "id" = ${at.refundId} AND "tenantId" = ${at.tenantId} AND "overpaidAt" IS NOT NULL',
+    replace: 'WHERE "id" = ${at.refundId} AND "overpaidAt" IS NOT NULL',
+    testFile: "tests/payments/late-request.integration.test.ts",
+    test: "when the order was refunded again meanwhile beyond its total, the books cannot hold both: the refund stays released, its watch ends, it names the provider's refund, and a supervisor closes it with a note",
   },
 ];

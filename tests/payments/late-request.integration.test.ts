@@ -1,7 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { db } from "@/lib/db";
+import { overpaidRefunds } from "@/lib/payments/reconcile/overpaid";
 import { reconcileRefunds } from "@/lib/payments/reconcile/reconcile";
 import { getToolCall } from "../support/api";
+import { INSTANCE_SECRET, personCookie } from "../support/app-instances";
+import { jar } from "../support/cookie-jar";
 import { agentConversation, proposeAsAgent, refund } from "../support/calls";
 import { ownExternals, type Externals } from "../support/externals";
 import { expectRefundInvariants } from "../support/invariants";
@@ -11,7 +14,12 @@ import { createWorld, type World } from "../support/world";
 // provider's `delay` fault acts only when the delay ends), the client gives up and its retries find the key in use.
 // Reconciliation releases such a refund when the re-check refuses a re-send, and keeps looking its key up until the
 // provider forgets it; what the provider made after all, the books follow. Every test ends comparing the provider's
-// totals with the books.
+// totals with the books. A refund the books cannot hold is listed for supervisors: the action the Approvals page calls.
+
+vi.mock("next/headers", async () => (await import("../support/cookie-jar")).nextHeadersMock());
+vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
+process.env.NEXTAUTH_SECRET = INSTANCE_SECRET;
+const { closeOverpaidAction } = await import("@/lib/payments/reconcile/actions");
 
 const externals = ownExternals();
 const LATE_MS = 4000;
@@ -63,7 +71,9 @@ describe("a refund released after the provider's not-found is watched", () => {
       providerRefundId: made.id,
       watchUntil: null,
       lastError: "made by the provider after it was released here (not re-sent: order.fraud-hold)",
+      overpaidAt: null,
     });
+    expect(await overpaidRefunds(world.tenantId)).toEqual([]);
     expect((await getToolCall(world.keys.agent, callId)).json).toMatchObject({
       kind: "executed",
       code: "refund.issued",
@@ -78,7 +88,7 @@ describe("a refund released after the provider's not-found is watched", () => {
     await expectRefundInvariants([order], (await externals.stats()).totalsByOrder);
   });
 
-  it("when the order was refunded again meanwhile beyond its total, the books cannot hold both: the refund stays released, its watch ends, and it names the provider's refund", async () => {
+  it("when the order was refunded again meanwhile beyond its total, the books cannot hold both: the refund stays released, its watch ends, it names the provider's refund, and a supervisor closes it with a note", async () => {
     const world = await createWorld();
     const conversation = await agentConversation(world);
     const order = world.orders.o1001;
@@ -102,6 +112,37 @@ describe("a refund released after the provider's not-found is watched", () => {
     // The provider paid 45.00 on a 42.00 order; the books show the 25.00 they can hold and name the other.
     expect((await externals.stats()).totalsByOrder[order]).toBe(2500 + late.amountCents);
     expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({ examined: 0 });
+
+    // Listed for the tenant's supervisors until one of them notes what was done; the note goes to the audit log.
+    expect((await overpaidRefunds(world.tenantId)).map((row) => row.id)).toEqual([late.id]);
+    expect(await overpaidRefunds(world.otherTenantId)).toEqual([]);
+    const close = { refundId: late.id, note: "the customer returns 20.00 USD" };
+    jar.cookie = await personCookie(world.users.agent);
+    expect(await closeOverpaidAction(close)).toMatchObject({ ok: false, code: "auth.forbidden" });
+    jar.cookie = await personCookie(world.users.otherSupervisor);
+    expect(await closeOverpaidAction(close)).toMatchObject({ ok: false, code: "overpaid.not-found" });
+    jar.cookie = await personCookie(world.users.supervisor);
+    expect(await closeOverpaidAction({ ...close, note: "returns\u0000 it" })).toMatchObject({
+      ok: false,
+      code: "input.invalid",
+    });
+    const tenants = { tenantId: { in: [world.tenantId, world.otherTenantId] } };
+    expect(await db.auditLog.count({ where: tenants })).toBe(0);
+    expect(await closeOverpaidAction(close)).toMatchObject({ ok: true });
+    expect(await closeOverpaidAction(close)).toMatchObject({ ok: false, code: "overpaid.not-found" });
+    expect(await overpaidRefunds(world.tenantId)).toEqual([]);
+    expect(await db.auditLog.findMany({ where: tenants })).toMatchObject([
+      {
+        tenantId: world.tenantId,
+        actorId: world.users.supervisor,
+        action: "refund.overpaid-closed",
+        detail: { refundId: late.id, orderId: order, amountCents: 2000, providerRefundId: made.id, note: close.note },
+      },
+    ]);
+    expect(await db.refund.findUniqueOrThrow({ where: { id: late.id } })).toMatchObject({
+      status: "released",
+      overpaidClosedById: world.users.supervisor,
+    });
   });
 
   it("a released refund the provider never makes is looked up until its watch ends, then left alone; provider = books", async () => {

@@ -3,6 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { authedAction } from "../../auth/guards";
 import { resolveInvestigation, ResolveInvestigationSchema } from "./investigations";
+import { closeOverpaid, CloseOverpaidSchema } from "./overpaid";
 
 /** A supervisor closes one refund under investigation as issued or released. */
 export const resolveInvestigationAction = authedAction(
@@ -15,3 +16,10 @@ export const resolveInvestigationAction = authedAction(
     return result;
   },
 );
+
+/** A supervisor records what was done about a refund the provider paid past its order's total. */
+export const closeOverpaidAction = authedAction(CloseOverpaidSchema, ["SUPERVISOR"], async (input, user) => {
+  const result = await closeOverpaid({ userId: user.id, tenantId: user.tenantId, role: user.role }, input);
+  if (result.ok) revalidatePath("/approvals");
+  return result;
+});

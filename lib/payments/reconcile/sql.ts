@@ -117,3 +117,35 @@ export function findRefundsToInvestigate(db: Client, tenantId: string) {
     },
   });
 }
+
+/** The tenant's refunds paid past their order's total and not yet closed, oldest first. */
+export function findOverpaidRefunds(db: Client, tenantId: string) {
+  return db.refund.findMany({
+    where: { tenantId, overpaidAt: { not: null }, overpaidClosedAt: null },
+    orderBy: { overpaidAt: "asc" },
+    select: {
+      id: true,
+      orderId: true,
+      amountCents: true,
+      currency: true,
+      providerRefundId: true,
+      overpaidAt: true,
+      createdAt: true,
+    },
+  });
+}
+
+/**
+ * Closes the tenant's refund paid past its order's total, by the supervisor; returns what it was, or null when there
+ * is no such refund open in the tenant.
+ */
+export async function closeOverpaidRefund(
+  tx: Tx,
+  at: { refundId: string; tenantId: string; userId: string },
+): Promise<{ orderId: string; amountCents: number; providerRefundId: string } | null> {
+  const [closed] = await tx.$queryRaw<{ orderId: string; amountCents: number; providerRefundId: string }[]>`
+    UPDATE "Refund" SET "overpaidClosedAt" = now(), "overpaidClosedById" = ${at.userId}, "updatedAt" = now()
+    WHERE "id" = ${at.refundId} AND "tenantId" = ${at.tenantId} AND "overpaidAt" IS NOT NULL AND "overpaidClosedAt" IS NULL
+    RETURNING "orderId", "amountCents", "providerRefundId"`;
+  return closed ?? null;
+}

@@ -1,0 +1,87 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
+import { closeOverpaidAction } from "@/lib/payments/reconcile/actions";
+import { formatMoney } from "@/lib/money";
+import { TimeAgo } from "@/components/ui/time-ago";
+import { BusyButton } from "@/components/ui/busy-button";
+
+export interface OverpaidRefund {
+  id: string;
+  orderId: string;
+  amountCents: number;
+  currency: string;
+  providerRefundId: string | null;
+  overpaidAt: string;
+}
+
+function Close({ refund }: { refund: OverpaidRefund }) {
+  const router = useRouter();
+  const [note, setNote] = useState("");
+  const [message, setMessage] = useState<{ error: boolean; text: string } | null>(null);
+  const [pending, startTransition] = useTransition();
+  return (
+    <form
+      onSubmit={(event) => {
+        event.preventDefault();
+        startTransition(async () => {
+          const result = await closeOverpaidAction({ refundId: refund.id, note });
+          setMessage(result.ok ? { error: false, text: "Noted and closed." } : { error: true, text: result.message });
+          if (result.ok) router.refresh();
+        });
+      }}
+    >
+      <label>
+        What was done with the customer
+        <input
+          name="note"
+          value={note}
+          onChange={(event) => setNote(event.target.value)}
+          required
+          minLength={3}
+          maxLength={500}
+        />
+      </label>{" "}
+      <BusyButton type="submit" busy={pending} disabled={note.trim().length < 3}>
+        Close
+      </BusyButton>
+      {message && (
+        <p className={message.error ? "error" : "muted"} role={message.error ? "alert" : "status"}>
+          {message.text}
+        </p>
+      )}
+    </form>
+  );
+}
+
+/**
+ * Refunds the payment provider made after toolgate had released them, when their order had been refunded again
+ * meanwhile: the customer received more than the order's total and the books cannot count it (decision 031).
+ */
+export function OverpaidRefunds({ refunds }: { refunds: OverpaidRefund[] }) {
+  if (refunds.length === 0) return null;
+  return (
+    <section className="card" aria-labelledby="overpaid" data-testid="overpaid">
+      <h2 id="overpaid" style={{ marginTop: 0 }}>
+        Refunded past the order&apos;s total
+      </h2>
+      <p className="muted">
+        The payment provider made these refunds after toolgate had released them (their requests reached it late), and
+        each order had been refunded again meanwhile: its customer received more than the order&apos;s total. Settle the
+        difference with the customer, then note what you did.
+      </p>
+      {refunds.map((refund) => (
+        <div key={refund.id} className="card" data-testid="overpaid-refund" data-refund-id={refund.id}>
+          <p>
+            <strong>{formatMoney(refund.amountCents, refund.currency)}</strong> more on order{" "}
+            <code>{refund.orderId}</code>, paid by the provider as{" "}
+            <code style={{ overflowWrap: "anywhere" }}>{refund.providerRefundId}</code>, found{" "}
+            <TimeAgo iso={refund.overpaidAt} />
+          </p>
+          <Close refund={refund} />
+        </div>
+      ))}
+    </section>
+  );
+}
