@@ -13,6 +13,7 @@ export interface OverpaidRefund {
   amountCents: number;
   currency: string;
   providerRefundId: string | null;
+  overpaidCents: number | null;
   overpaidAt: string;
 }
 
@@ -57,7 +58,8 @@ function Close({ refund }: { refund: OverpaidRefund }) {
 
 /**
  * Refunds the payment provider made after toolgate had released them, when their order had been refunded again
- * meanwhile: the customer received more than the order's total and the books cannot count it (decision 031).
+ * meanwhile: the customer received more than the order's total, which the order's refunded total cannot show
+ * (decision 031).
  */
 export function OverpaidRefunds({ refunds }: { refunds: OverpaidRefund[] }) {
   if (refunds.length === 0) return null;
@@ -68,14 +70,14 @@ export function OverpaidRefunds({ refunds }: { refunds: OverpaidRefund[] }) {
       </h2>
       <p className="muted">
         The payment provider made these refunds after toolgate had released them (their requests reached it late), and
-        each order had been refunded again meanwhile: its customer received more than the order&apos;s total. Settle the
-        difference with the customer, then note what you did.
+        each order had been refunded again meanwhile. They now count as issued, and each customer received more than
+        their order&apos;s total. Settle the difference with the customer, then note what you did.
       </p>
       {refunds.map((refund) => (
         <div key={refund.id} className="card" data-testid="overpaid-refund" data-refund-id={refund.id}>
           <p>
-            <strong>{formatMoney(refund.amountCents, refund.currency)}</strong> more on order{" "}
-            <code>{refund.orderId}</code>, paid by the provider as{" "}
+            <strong>{formatMoney(refund.overpaidCents ?? 0, refund.currency)}</strong> paid beyond the total of order{" "}
+            <code>{refund.orderId}</code>: its refund of {formatMoney(refund.amountCents, refund.currency)} was made as{" "}
             <code style={{ overflowWrap: "anywhere" }}>{refund.providerRefundId}</code>, found{" "}
             <TimeAgo iso={refund.overpaidAt} />
           </p>

@@ -187,8 +187,8 @@ test("a refund the provider paid past its order's total is listed for supervisor
   const {
     rows: [late],
   } = await db.query<{ id: string; providerRefundId: string }>(
-    `UPDATE "Refund" SET "status" = 'released', "overpaidAt" = now() - interval '5 minutes',
-       "lastError" = 'not re-sent: order.fraud-hold; made by the provider after all'
+    `UPDATE "Refund" SET "overpaidCents" = 300, "overpaidAt" = now() - interval '5 minutes',
+       "lastError" = 'made by the provider after it was released here (not re-sent: order.fraud-hold)'
      WHERE "toolCallId" = $1 RETURNING "id", "providerRefundId"`,
     [call.id],
   );
@@ -198,7 +198,7 @@ test("a refund the provider paid past its order's total is listed for supervisor
   const item = page.locator(`[data-testid="overpaid-refund"][data-refund-id="${late.id}"]`);
   await expect(page.getByRole("heading", { name: "Refunded past the order's total" })).toBeVisible();
   await expect(item).toContainText(
-    `12.00 USD more on order ${order}, paid by the provider as ${late.providerRefundId}`,
+    `3.00 USD paid beyond the total of order ${order}: its refund of 12.00 USD was made as ${late.providerRefundId}`,
   );
   await expect(item).toContainText("found 5 minutes ago");
   await expect(item.getByRole("button", { name: "Close" })).toBeDisabled();

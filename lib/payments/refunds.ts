@@ -8,7 +8,6 @@ import type { RefundDecision, RefundParty } from "../tools/types";
 import { logError } from "../observe/log";
 import { paymentProvider, type PaymentProvider, type ProviderAnswer } from "./provider/provider";
 import {
-  endRefundWatch,
   findCallOutcome,
   findStoredRefund,
   findStoredRefundOfCall,
@@ -153,7 +152,8 @@ export async function completeReservedRefund(
   }
   const refund = await findStoredRefundOfCall(db, callId);
   if (!refund) throw new Error(`no refund reserved by call ${callId}`);
-  if (!isUnsettled(refund.status)) return findCallOutcome(db, refund.toolCallId);
+  if (!isUnsettled(refund.status) && !(refund.status === "released" && answer.kind === "succeeded"))
+    return findCallOutcome(db, refund.toolCallId);
   return settleLocated(refund, answer);
 }
 
@@ -201,35 +201,37 @@ const issuedOutcome = (refund: LockedRefund, refundedCents: number) =>
 /**
  * The provider made a refund the books had released (its request reached the provider after the lookup that said it
  * had not): the books follow the provider. The refund is issued under the provider's reference, counted on the order
- * and the conversation again, and its call's outcome becomes `refund.issued`. When the order has been refunded since,
- * beyond what both together fit in its total, the books cannot hold it: the refund stays released, watched no longer,
- * with the provider's reference and why beside its reason. Either way the error log names it for a person.
+ * and the conversation again, and its call's outcome becomes `refund.issued`; the order's refunded total stops at its
+ * total, and what the provider paid beyond that lists the refund for supervisors. While the order has another refund
+ * unsettled, the reference is kept and the refund stays watched ("waiting"). The error log names each one issued.
  */
 export async function issueAfterRelease(
   refundId: string,
   providerRefundId: string,
-): Promise<"issued" | "over-total" | "not-watched"> {
+): Promise<"issued" | "waiting" | "not-released"> {
   const stored = await storedRefundById(refundId);
-  const settled = await transaction(async (tx) => {
+  return transaction(async (tx) => {
     const refund = await lockRefund(tx, refundId, stored.conversationId);
-    if (!refund || refund.status !== "released") return "not-watched" as const;
-    const refundedCents = await markReleasedRefundIssued(tx, refund, providerRefundId);
-    if (refundedCents !== null) {
-      await settleCall(tx, refund, issuedOutcome(refund, refundedCents), null);
-      return "issued" as const;
-    }
-    const note = `made by the provider after all, as ${providerRefundId}, but the order has been refunded since beyond its total: not counted`;
-    return (await endRefundWatch(tx, refund.id, note, providerRefundId))
-      ? ("over-total" as const)
-      : ("not-watched" as const);
+    return refund ? issueReleasedLocked(tx, refund, providerRefundId) : "not-released";
   });
-  if (settled !== "not-watched")
-    logError("refund.made-after-release", new Error(`the provider made refund ${refundId} after it was released`), {
-      refundId,
-      providerRefundId,
-      booked: settled === "issued",
-    });
-  return settled;
+}
+
+async function issueReleasedLocked(
+  tx: Tx,
+  refund: LockedRefund,
+  providerRefundId: string,
+): Promise<"issued" | "waiting" | "not-released"> {
+  if (refund.status !== "released") return "not-released";
+  const issued = await markReleasedRefundIssued(tx, refund, providerRefundId);
+  if (!issued) return "not-released";
+  if (issued.waiting) return "waiting";
+  await settleCall(tx, refund, issuedOutcome(refund, issued.refundedCents), null);
+  logError("refund.made-after-release", new Error(`the provider made refund ${refund.id} after it was released`), {
+    refundId: refund.id,
+    providerRefundId,
+    overpaidCents: issued.overpaidCents,
+  });
+  return "issued";
 }
 
 /**
@@ -275,6 +277,9 @@ async function settleLocated(
   try {
     return await transaction(async (tx) => {
       const refund = (await lockRefund(tx, refundId, conversationId))!;
+      // Released meanwhile, yet the provider made it: the books follow the provider.
+      if (refund.status === "released" && answer.kind === "succeeded")
+        await issueReleasedLocked(tx, refund, answer.refundId);
       if (!isUnsettled(refund.status)) return findCallOutcome(tx, refund.toolCallId);
       // A refusal counts only while no earlier attempt under this key was uncertain: that one may have acted.
       if (answer.kind === "refused" && refund.status !== "reserved")

@@ -123,7 +123,7 @@ export async function markRefundIssued(
 /**
  * Marks the refund released with the reason, gives its amount back to the order's refundable balance and to the
  * conversation's budget, and unblocks the order. `watchUntil`, when later than now, keeps reconciliation looking
- * the refund up until then.
+ * the refund up until then, from its next pass on.
  */
 export async function markRefundReleased(
   tx: Tx,
@@ -136,7 +136,8 @@ export async function markRefundReleased(
     WITH released AS (
       UPDATE "Refund" SET "status" = 'released', "lastError" = ${reason}, "resolvedById" = ${actorId}, "settledAt" = now(), "updatedAt" = now(),
         "attempts" = "attempts" + 1,
-        "watchUntil" = CASE WHEN ${watchUntil}::timestamptz > now() THEN ${watchUntil}::timestamptz END
+        "watchUntil" = CASE WHEN ${watchUntil}::timestamptz > now() THEN ${watchUntil}::timestamptz END,
+        "nextCheckAt" = now()
       WHERE "id" = ${refund.id}
     ), budget AS (
       UPDATE "Conversation" SET "irreversibleCents" = GREATEST(0, "irreversibleCents" - ${refund.amountCents}::int) WHERE "id" = ${refund.conversationId}
@@ -146,52 +147,52 @@ export async function markRefundReleased(
 }
 
 /**
- * A watched released refund the provider made after all, issued under its reference: its amount counted on the
- * order and the conversation again and the watch ended, all only if the order can still hold it (refunded so far
- * plus this within its total). Returns the order's refunded total, or null when nothing moved: no longer watched,
- * or the order refunded since beyond what both together fit.
+ * A released refund the provider made after all, issued under its reference, unless its order has a refund still
+ * unsettled: then the reference is kept on the row and it stays watched, to be issued once the order's refunded total
+ * is known. Issued, its amount is counted on the conversation's budget and on the order, whose refunded total goes
+ * no higher than the order's total: what the provider paid beyond it is kept as `overpaidCents` (and `overpaidAt`),
+ * which lists the refund for the tenant's supervisors. Returns what happened; null when the refund is not released.
  */
 export async function markReleasedRefundIssued(
   tx: Tx,
   refund: LockedRefund,
   providerRefundId: string,
-): Promise<number | null> {
-  const [order] = await tx.$queryRaw<{ refundedCents: number }[]>`
-    WITH watched AS (
-      SELECT "id" FROM "Refund" WHERE "id" = ${refund.id} AND "status" = 'released' AND "watchUntil" IS NOT NULL
-    ), counted AS (
-      UPDATE "Order" SET "refundedCents" = "refundedCents" + ${refund.amountCents}::int, "version" = "version" + 1, "updatedAt" = now()
-      WHERE "id" = ${refund.orderId} AND "refundedCents" + ${refund.amountCents}::int <= "totalCents" AND EXISTS (SELECT 1 FROM watched)
-      RETURNING "refundedCents"
+): Promise<{ waiting: true } | { waiting: false; refundedCents: number; overpaidCents: number } | null> {
+  const [order] = await tx.$queryRaw<{ refundPending: boolean }[]>`
+    SELECT "refundPending" FROM "Order" WHERE "id" = ${refund.orderId} FOR UPDATE`;
+  if (order.refundPending) {
+    const kept = await tx.$executeRaw`
+      UPDATE "Refund" SET "providerRefundId" = ${providerRefundId}, "updatedAt" = now(),
+        "watchUntil" = GREATEST(COALESCE("watchUntil", now()), now() + interval '1 hour')
+      WHERE "id" = ${refund.id} AND "status" = 'released'`;
+    return kept > 0 ? { waiting: true } : null;
+  }
+  const [issued] = await tx.$queryRaw<{ refundedCents: number; overpaidCents: number }[]>`
+    WITH before AS (
+      SELECT GREATEST(0, "refundedCents" + ${refund.amountCents}::int - "totalCents") AS "overpaidCents"
+      FROM "Order" WHERE "id" = ${refund.orderId}
     ), issued AS (
       UPDATE "Refund" SET "status" = 'issued', "providerRefundId" = ${providerRefundId}, "watchUntil" = NULL, "settledAt" = now(), "updatedAt" = now(),
-        "lastError" = 'made by the provider after it was released here (' || coalesce("lastError", 'no reason') || ')'
-      WHERE "id" = ${refund.id} AND EXISTS (SELECT 1 FROM counted)
+        "lastError" = 'made by the provider after it was released here (' || coalesce("lastError", 'no reason') || ')',
+        "overpaidCents" = NULLIF((SELECT "overpaidCents" FROM before), 0),
+        "overpaidAt" = CASE WHEN (SELECT "overpaidCents" FROM before) > 0 THEN now() END
+      WHERE "id" = ${refund.id} AND "status" = 'released'
+      RETURNING "id"
     ), budget AS (
       UPDATE "Conversation" SET "irreversibleCents" = "irreversibleCents" + ${refund.amountCents}::int
-      WHERE "id" = ${refund.conversationId} AND EXISTS (SELECT 1 FROM counted)
+      WHERE "id" = ${refund.conversationId} AND EXISTS (SELECT 1 FROM issued)
     )
-    SELECT "refundedCents" FROM counted`;
-  return order?.refundedCents ?? null;
+    UPDATE "Order" SET "refundedCents" = LEAST("totalCents", "refundedCents" + ${refund.amountCents}::int), "version" = "version" + 1, "updatedAt" = now()
+    WHERE "id" = ${refund.orderId} AND EXISTS (SELECT 1 FROM issued)
+    RETURNING "refundedCents", (SELECT "overpaidCents" FROM before)`;
+  return issued ? { waiting: false, ...issued } : null;
 }
 
-/**
- * Ends a released refund's watch, with `note` after its reason; with `providerRefundId` when the provider made it but
- * the books cannot hold it, which lists it for the tenant's supervisors (`overpaidAt`). Returns whether it was watched.
- */
-export async function endRefundWatch(
-  db: Db,
-  refundId: string,
-  note: string | null,
-  providerRefundId: string | null,
-): Promise<boolean> {
-  const ended = await db.$executeRaw`
-    UPDATE "Refund" SET "watchUntil" = NULL, "updatedAt" = now(),
-      "providerRefundId" = coalesce(${providerRefundId}::text, "providerRefundId"),
-      "overpaidAt" = CASE WHEN ${providerRefundId}::text IS NULL THEN NULL ELSE now() END,
-      "lastError" = CASE WHEN ${note}::text IS NULL THEN "lastError" ELSE coalesce("lastError", 'released') || '; ' || ${note}::text END
+/** Ends a released refund's watch. */
+export async function endRefundWatch(db: Db, refundId: string): Promise<void> {
+  await db.$executeRaw`
+    UPDATE "Refund" SET "watchUntil" = NULL, "updatedAt" = now()
     WHERE "id" = ${refundId} AND "status" = 'released' AND "watchUntil" IS NOT NULL`;
-  return ended > 0;
 }
 
 /** Leaves the refund unsettled (`unknown` or `investigate`) with the reason, counting the attempt. */

@@ -1,7 +1,9 @@
 import { describe, expect, it, vi } from "vitest";
 import { db } from "@/lib/db";
 import { overpaidRefunds } from "@/lib/payments/reconcile/overpaid";
+import { httpPaymentProvider } from "@/lib/payments/provider/provider";
 import { reconcileRefunds } from "@/lib/payments/reconcile/reconcile";
+import { settleRefund } from "@/lib/payments/refunds";
 import { getToolCall } from "../support/api";
 import { INSTANCE_SECRET, personCookie } from "../support/app-instances";
 import { jar } from "../support/cookie-jar";
@@ -38,6 +40,18 @@ async function releaseBeforeItLands(world: World, order: string) {
   expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({ released: 1 });
   expect((await externals.stats()).totalsByOrder[order] ?? 0).toBe(0);
   await db.order.update({ where: { id: order }, data: { fraudHold: false } });
+}
+
+/** What the provider refunded on `order` is what the books hold as issued refunds: `cents`. */
+async function expectProviderEqualsIssued(order: string, cents: number) {
+  const issued = await db.refund.aggregate({
+    where: { orderId: order, status: "issued" },
+    _sum: { amountCents: true },
+  });
+  expect({ provider: (await externals.stats()).totalsByOrder[order], issued: issued._sum.amountCents }).toEqual({
+    provider: cents,
+    issued: cents,
+  });
 }
 
 async function untilTheProviderMade(provider: Externals, order: string, cents: number) {
@@ -88,7 +102,7 @@ describe("a refund released after the provider's not-found is watched", () => {
     await expectRefundInvariants([order], (await externals.stats()).totalsByOrder);
   });
 
-  it("when the order was refunded again meanwhile beyond its total, the books cannot hold both: the refund stays released, its watch ends, it names the provider's refund, and a supervisor closes it with a note", async () => {
+  it("when the order was refunded again meanwhile beyond its total, it is issued, the order counts as refunded in full, and the excess is listed until a supervisor closes it with a note; provider = issued refunds", async () => {
     const world = await createWorld();
     const conversation = await agentConversation(world);
     const order = world.orders.o1001;
@@ -104,14 +118,17 @@ describe("a refund released after the provider's not-found is watched", () => {
     });
     const made = externals.provider.state.made.find((row) => row.order_id === order && row.amount_cents === 2000)!;
     const late = await db.refund.findFirstOrThrow({ where: { toolCallId: callId } });
-    expect(late).toMatchObject({ status: "released", watchUntil: null, providerRefundId: made.id });
-    expect(late.lastError).toBe(
-      `not re-sent: order.fraud-hold; made by the provider after all, as ${made.id}, but the order has been refunded since beyond its total: not counted`,
-    );
-    expect(await db.order.findUniqueOrThrow({ where: { id: order } })).toMatchObject({ refundedCents: 2500 });
-    // The provider paid 45.00 on a 42.00 order; the books show the 25.00 they can hold and name the other.
-    expect((await externals.stats()).totalsByOrder[order]).toBe(2500 + late.amountCents);
+    // The provider paid 45.00 on a 42.00 order: both refunds are issued, and the order counts as refunded in full.
+    expect(late).toMatchObject({ status: "issued", watchUntil: null, providerRefundId: made.id, overpaidCents: 300 });
+    await expectProviderEqualsIssued(order, 4500);
+    expect(await db.order.findUniqueOrThrow({ where: { id: order } })).toMatchObject({
+      refundedCents: 4200,
+      refundPending: false,
+    });
+    expect((await getToolCall(world.keys.agent, callId)).json.code).toBe("refund.issued");
     expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({ examined: 0 });
+    const more = await proposeAsAgent(world, conversation, refund(order, 100));
+    expect(more.json.code).toBe("amount.exceeds-refundable");
 
     // Listed for the tenant's supervisors until one of them notes what was done; the note goes to the audit log.
     expect((await overpaidRefunds(world.tenantId)).map((row) => row.id)).toEqual([late.id]);
@@ -136,13 +153,81 @@ describe("a refund released after the provider's not-found is watched", () => {
         tenantId: world.tenantId,
         actorId: world.users.supervisor,
         action: "refund.overpaid-closed",
-        detail: { refundId: late.id, orderId: order, amountCents: 2000, providerRefundId: made.id, note: close.note },
+        detail: {
+          refundId: late.id,
+          orderId: order,
+          amountCents: 2000,
+          overpaidCents: 300,
+          providerRefundId: made.id,
+          note: close.note,
+        },
       },
     ]);
     expect(await db.refund.findUniqueOrThrow({ where: { id: late.id } })).toMatchObject({
-      status: "released",
+      status: "issued",
       overpaidClosedById: world.users.supervisor,
     });
+  });
+
+  it("while its order has another refund unsettled, a late refund found at the provider waits for it, then is issued against what that one became; provider = issued refunds", async () => {
+    const world = await createWorld();
+    const conversation = await agentConversation(world);
+    const order = world.orders.o1001;
+    const callId = await lateRefund(world, conversation, order, 2000);
+    await releaseBeforeItLands(world, order);
+    // A second refund the provider makes but whose every answer is lost: unknown, and the order blocked.
+    await externals.faults(Array(3).fill({ mode: "drop_response" }), true);
+    const second = await proposeAsAgent(world, conversation, refund(order, 2500));
+    expect(second.json.code).toBe("refund.outcome-unknown");
+    await untilTheProviderMade(externals, order, 4500);
+
+    // The late refund's turn comes first (its release made it due): the order's refunded total still holds the
+    // other's reservation, so it only keeps what it found.
+    expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({
+      examined: 2,
+      issued: 1,
+      madeAfterRelease: 0,
+    });
+    const made = externals.provider.state.made.find((row) => row.order_id === order && row.amount_cents === 2000)!;
+    expect(await db.refund.findFirstOrThrow({ where: { toolCallId: callId } })).toMatchObject({
+      status: "released",
+      providerRefundId: made.id,
+    });
+    expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({
+      examined: 1,
+      madeAfterRelease: 1,
+    });
+    expect(await db.refund.findFirstOrThrow({ where: { toolCallId: callId } })).toMatchObject({
+      status: "issued",
+      overpaidCents: 300,
+    });
+    expect(await db.order.findUniqueOrThrow({ where: { id: order } })).toMatchObject({
+      refundedCents: 4200,
+      refundPending: false,
+    });
+    await expectProviderEqualsIssued(order, 4500);
+  });
+
+  it("the call's own answer arriving after its refund was released books it, as a lookup would; provider = books", async () => {
+    const world = await createWorld();
+    const conversation = await agentConversation(world);
+    const order = world.orders.o1004;
+    const callId = await lateRefund(world, conversation, order, 3000);
+    await releaseBeforeItLands(world, order);
+    await untilTheProviderMade(externals, order, 3000);
+    const released = await db.refund.findFirstOrThrow({ where: { toolCallId: callId } });
+    const made = externals.provider.state.made.find((row) => row.order_id === order)!;
+    // What the call's completion does with the provider's answer when it finally has one.
+    expect(await settleRefund(released.id, { kind: "succeeded", refundId: made.id })).toMatchObject({
+      code: "refund.issued",
+    });
+    expect(await db.refund.findUniqueOrThrow({ where: { id: released.id } })).toMatchObject({
+      status: "issued",
+      providerRefundId: made.id,
+      watchUntil: null,
+    });
+    expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({ examined: 0 });
+    await expectRefundInvariants([order], (await externals.stats()).totalsByOrder);
   });
 
   it("a released refund the provider never makes is looked up until its watch ends, then left alone; provider = books", async () => {
@@ -166,6 +251,13 @@ describe("a refund released after the provider's not-found is watched", () => {
     expect((await db.refund.findUniqueOrThrow({ where: { id: released.id } })).watchUntil).not.toBeNull();
 
     await db.refund.update({ where: { id: released.id }, data: { watchUntil: new Date(Date.now() - 1000) } });
+    // A lookup the provider cannot answer ends nothing, even past the watch's time: only its own answer does.
+    const real = httpPaymentProvider({ url: externals.provider.url, secret: externals.provider.secret });
+    const unanswered = { ...real, lookup: async () => ({ kind: "uncertain" as const, reason: "no answer" }) };
+    expect(await reconcileRefunds({ provider: unanswered, minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({
+      examined: 1,
+    });
+    expect((await db.refund.findUniqueOrThrow({ where: { id: released.id } })).watchUntil).not.toBeNull();
     expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({ examined: 1 });
     expect(await db.refund.findUniqueOrThrow({ where: { id: released.id } })).toMatchObject({
       status: "released",

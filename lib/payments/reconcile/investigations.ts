@@ -127,8 +127,9 @@ export async function resolveInvestigation(
             `released by a supervisor: ${input.note}`,
             notMade(),
             supervisor.userId,
-            // The provider did not know the key when asked: watched while it still keeps keys, in case it was late.
-            answer?.kind === "not-found"
+            // The provider did not know the key when asked, or could not say: watched while it still keeps keys, in
+            // case the request reached it late. Only its own decline is final.
+            answer?.kind === "not-found" || answer?.kind === "uncertain"
               ? new Date(refund.createdAt.getTime() + env().RECONCILE_RESEND_WINDOW_MS)
               : null,
           );

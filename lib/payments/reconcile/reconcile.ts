@@ -4,7 +4,7 @@ import { outcome, type Code, type Outcome } from "../../outcome";
 import { recheckForResend } from "../../gateway";
 import { logError } from "../../observe/log";
 import { issueRefund } from "../../tools/issue-refund";
-import { paymentProvider, type PaymentProvider, type ProviderProbe } from "../provider/provider";
+import { paymentProvider, type PaymentProvider, type ProviderLookup, type ProviderProbe } from "../provider/provider";
 import { completeRefund, issueAfterRelease, isUnsettled, lockRefund, releaseLocked, settleRefund } from "../refunds";
 import {
   claimNextRefund,
@@ -162,21 +162,32 @@ async function examine(
 }
 
 /**
- * A released refund still watched, looked up once more. Made after all: the books follow the provider. Declined
- * there: nothing was paid, and the watch ends. Otherwise it is watched until its time is up, when the provider no
- * longer keeps the key and no lookup could find it.
+ * A released refund still watched, looked up once more (or, when an earlier look found it while its order had another
+ * refund unsettled, taken up again with what was found). Made after all: the books follow the provider. Only the
+ * provider's own answer ends the watch: its decline at once, its not-found once the watch's time is up, when it no
+ * longer keeps the key. A lookup it could not answer, or a failure here, leaves the refund watched for the next turn.
  */
 async function watch(
   refund: ClaimedRefund,
   provider: PaymentProvider,
   now: Date,
 ): Promise<"made" | "ended" | "watching"> {
-  const found = await provider.lookup(refund.providerKey);
-  if (found.kind === "found")
-    return (await issueAfterRelease(refund.id, found.refundId)) === "not-watched" ? "ended" : "made";
-  if (found.kind !== "declined" && refund.watchUntil && refund.watchUntil > now) return "watching";
-  await endRefundWatch(db, refund.id, null, null);
-  return "ended";
+  try {
+    const found: ProviderLookup = refund.providerRefundId
+      ? { kind: "found", refundId: refund.providerRefundId }
+      : await provider.lookup(refund.providerKey);
+    if (found.kind === "found") {
+      const settled = await issueAfterRelease(refund.id, found.refundId);
+      return settled === "issued" ? "made" : settled === "waiting" ? "watching" : "ended";
+    }
+    if (found.kind === "uncertain" || (found.kind === "not-found" && refund.watchUntil && refund.watchUntil > now))
+      return "watching";
+    await endRefundWatch(db, refund.id);
+    return "ended";
+  } catch (error) {
+    logError("reconcile.watch-failed", error, { refundId: refund.id });
+    return "watching";
+  }
 }
 
 /**

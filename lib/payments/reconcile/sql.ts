@@ -47,6 +47,8 @@ export interface ClaimedRefund {
   checks: number;
   /** Set on a released refund still watched (`released` status). */
   watchUntil: Date | null;
+  /** On a watched refund, the provider's reference an earlier look found while its order had a refund unsettled. */
+  providerRefundId: string | null;
 }
 
 /** Unsettled, or released and still watched: the refunds reconciliation looks up. */
@@ -71,14 +73,20 @@ export async function claimNextRefund(
       ORDER BY "nextCheckAt", "id" LIMIT 1
       FOR UPDATE SKIP LOCKED
     )
-    RETURNING "id", "providerKey", "status", "createdAt", "checks", "watchUntil"`;
+    RETURNING "id", "providerKey", "status", "createdAt", "checks", "watchUntil", "providerRefundId"`;
   return claimed ?? null;
 }
 
-/** Puts the refund's next check `delayMs` from now, if it is still to be looked up. */
+/**
+ * Puts the refund's next check `delayMs` from now, if it is still to be looked up; a watched refund's no later than
+ * its watch's end, so its last look comes while the provider still keeps its key.
+ */
 export async function deferRefundCheck(db: Db, refundId: string, delayMs: number): Promise<void> {
   await db.$executeRaw`
-    UPDATE "Refund" SET "nextCheckAt" = now() + ${delayMs}::float8 * interval '1 millisecond'
+    UPDATE "Refund" SET "nextCheckAt" = CASE
+        WHEN "status" = 'released' AND "watchUntil" > now()
+          THEN LEAST(now() + ${delayMs}::float8 * interval '1 millisecond', "watchUntil")
+        ELSE now() + ${delayMs}::float8 * interval '1 millisecond' END
     WHERE "id" = ${refundId} AND ${TO_LOOK_UP}`;
 }
 
@@ -129,6 +137,7 @@ export function findOverpaidRefunds(db: Client, tenantId: string) {
       amountCents: true,
       currency: true,
       providerRefundId: true,
+      overpaidCents: true,
       overpaidAt: true,
       createdAt: true,
     },
@@ -142,10 +151,12 @@ export function findOverpaidRefunds(db: Client, tenantId: string) {
 export async function closeOverpaidRefund(
   tx: Tx,
   at: { refundId: string; tenantId: string; userId: string },
-): Promise<{ orderId: string; amountCents: number; providerRefundId: string } | null> {
-  const [closed] = await tx.$queryRaw<{ orderId: string; amountCents: number; providerRefundId: string }[]>`
+): Promise<{ orderId: string; amountCents: number; overpaidCents: number; providerRefundId: string } | null> {
+  const [closed] = await tx.$queryRaw<
+    { orderId: string; amountCents: number; overpaidCents: number; providerRefundId: string }[]
+  >`
     UPDATE "Refund" SET "overpaidClosedAt" = now(), "overpaidClosedById" = ${at.userId}, "updatedAt" = now()
     WHERE "id" = ${at.refundId} AND "tenantId" = ${at.tenantId} AND "overpaidAt" IS NOT NULL AND "overpaidClosedAt" IS NULL
-    RETURNING "orderId", "amountCents", "providerRefundId"`;
+    RETURNING "orderId", "amountCents", "overpaidCents", "providerRefundId"`;
   return closed ?? null;
 }
