@@ -20,6 +20,24 @@ import type { SsoSettingsView } from "@/lib/auth/sso/settings";
 
 type Loaded<F extends (...args: never[]) => Promise<unknown>> = Awaited<ReturnType<F>>;
 
+// The page is long (at 390 px several screens): its sections, in order, for the links at its top.
+const SECTIONS = [
+  ["changes-waiting", "Changes waiting"],
+  ["limits", "Limits and approvals"],
+  ["webhook", "Approval webhook"],
+  ["sso", "Single sign-on"],
+  ["refund-permission", "Agents' refund permission"],
+  ["api-keys", "Agent API keys"],
+  ["oauth", "Connected clients (OAuth)"],
+  ["people", "People and sessions"],
+  ["decision-log", "Decision log"],
+  ["recent-changes", "Recent changes"],
+] as const;
+type SectionId = (typeof SECTIONS)[number][0];
+const TITLES = Object.fromEntries(SECTIONS) as Record<SectionId, string>;
+
+const Heading = ({ id }: { id: SectionId }) => <h2 id={id}>{TITLES[id]}</h2>;
+
 /** Everything an admin controls, in the order they check it: what waits, the policy, who may do what, the records. */
 export function AdminDesk({
   tenantId,
@@ -60,22 +78,31 @@ export function AdminDesk({
   return (
     <main id="main">
       <h1>Policy for {tenant}</h1>
-      <h2>Changes waiting</h2>
+      <nav aria-label="On this page" className="on-this-page">
+        <ul>
+          {SECTIONS.map(([id, title]) => (
+            <li key={id}>
+              <a href={`#${id}`}>{title}</a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <Heading id="changes-waiting" />
       <PendingChanges changes={waiting} viewerId={viewerId} canApprove hasPasskey={hasPasskey} />
-      <h2>Limits and approvals</h2>
+      <Heading id="limits" />
       <PolicyForm policy={policy} hasPasskey={hasPasskey} />
-      <h2>Approval webhook</h2>
+      <Heading id="webhook" />
       <WebhookForm configured={webhook} hasPasskey={hasPasskey} />
-      <h2>Single sign-on</h2>
+      <Heading id="sso" />
       <SsoForm settings={sso} hasPasskey={hasPasskey} />
-      <h2>Agents&apos; refund permission</h2>
+      <Heading id="refund-permission" />
       <RefundPermissions
         agents={agents.map(({ id, email, name, canRefund }) => ({ id, email, name, canRefund }))}
         hasPasskey={hasPasskey}
       />
-      <h2>Agent API keys</h2>
+      <Heading id="api-keys" />
       <ApiKeys agents={serializableAgents} hasPasskey={hasPasskey} />
-      <h2>Connected clients (OAuth)</h2>
+      <Heading id="oauth" />
       <Connections
         dcrEnabled={oauth.dcrEnabled}
         hasPasskey={hasPasskey}
@@ -86,7 +113,7 @@ export function AdminDesk({
           revokedAt: connection.revokedAt?.toISOString() ?? null,
         }))}
       />
-      <h2>People and sessions</h2>
+      <Heading id="people" />
       <PeopleSessions
         hasPasskey={hasPasskey}
         people={people.map((person) => ({
@@ -98,9 +125,9 @@ export function AdminDesk({
           })),
         }))}
       />
-      <h2>Decision log</h2>
+      <Heading id="decision-log" />
       <DecisionLogExport tenantId={tenantId} />
-      <h2>Recent changes</h2>
+      <Heading id="recent-changes" />
       <RecentChanges audit={audit} />
     </main>
   );

@@ -71,6 +71,22 @@ for (const viewport of VIEWPORTS) {
       await context.close();
     });
 
+    test("the page's sections are linked at its top, and each link takes the keyboard to its section", async ({
+      browser,
+      baseURL,
+    }) => {
+      const { context, page } = await adminPage(browser, baseURL!);
+      await page.goto("/admin/policy");
+      const sections = page.getByRole("navigation", { name: "On this page" }).getByRole("link");
+      await expect(sections).toHaveCount(10);
+      await expect(sections.first()).toHaveText("Changes waiting");
+      await sections.filter({ hasText: "Agent API keys" }).focus();
+      await page.keyboard.press("Enter");
+      await expect(page).toHaveURL(/#api-keys$/);
+      await expect(page.getByRole("heading", { name: "Agent API keys" })).toBeInViewport();
+      await context.close();
+    });
+
     test("withdraw an agent's refund permission at once; a grant waits for a second admin and can be cancelled; each audited", async ({
       browser,
       baseURL,
