@@ -100,20 +100,35 @@ export interface AgentToolCallRow {
   approval: { id: string; status: string; expiresAt: Date } | null;
 }
 
-/** The call with this id of the tenant, only if the agent's own conversation made it; null otherwise. */
+/**
+ * The call with this id of the tenant, only if the agent's own conversation made it; null otherwise. One statement,
+ * its approval joined: an agent waiting on a call reads it on every change.
+ */
 export async function findAgentToolCallRow(
-  db: Client,
+  db: Db,
   agent: { userId: string; tenantId: string },
   id: string,
 ): Promise<AgentToolCallRow | null> {
-  const call = await db.toolCall.findFirst({
-    where: { id, tenantId: agent.tenantId, conversation: { agentId: agent.userId } },
-    select: {
-      id: true,
-      conversationId: true,
-      outcome: true,
-      approval: { select: { id: true, status: true, expiresAt: true } },
-    },
-  });
-  return call && { ...call, outcome: call.outcome as unknown as Outcome };
+  const [call] = await db.$queryRaw<
+    {
+      id: string;
+      conversationId: string;
+      outcome: Outcome;
+      approvalId: string | null;
+      approvalStatus: string | null;
+      approvalExpiresAt: Date | null;
+    }[]
+  >`
+    SELECT c."id", c."conversationId", c."outcome",
+           a."id" AS "approvalId", a."status" AS "approvalStatus", a."expiresAt" AS "approvalExpiresAt"
+    FROM "ToolCall" c
+    JOIN "Conversation" v ON v."id" = c."conversationId" AND v."agentId" = ${agent.userId}
+    LEFT JOIN "ApprovalRequest" a ON a."id" = c."approvalId"
+    WHERE c."id" = ${id} AND c."tenantId" = ${agent.tenantId}`;
+  if (!call) return null;
+  const { approvalId, approvalStatus, approvalExpiresAt, ...row } = call;
+  return {
+    ...row,
+    approval: approvalId ? { id: approvalId, status: approvalStatus!, expiresAt: approvalExpiresAt! } : null,
+  };
 }

@@ -122,4 +122,12 @@ export const defects: Defect[] = [
     testFile: "tests/agent-api/waits/mcp-2026.integration.test.ts",
     test: "a get_call_status wait that runs out gets the route's 401, and nothing of the call",
   },
+  {
+    name: "a call is read only by the agent whose conversation made it",
+    file: "lib/agent-api/sql.ts",
+    find: 'JOIN "Conversation" v ON v."id" = c."conversationId" AND v."agentId" = ${agent.userId}',
+    replace: 'JOIN "Conversation" v ON v."id" = c."conversationId"',
+    testFile: "tests/agent-api/api.integration.test.ts",
+    test: "another agent's conversation and tool calls are 404, even in the same tenant",
+  },
 ];

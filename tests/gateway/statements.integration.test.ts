@@ -20,8 +20,8 @@ const EXECUTED_REFUND = 4;
 const EXECUTED_REFUND_MOVING_RULE = 7;
 const READ = 2;
 // Reading a call's outcome: the key's lookup, which counts the read against the agent's budget, then the call's row
-// and its approval's (Prisma reads the relation in a statement of its own).
-const CALL_STATUS = 3;
+// with its approval's joined.
+const CALL_STATUS = 2;
 
 const externals = ownExternals();
 let counter: StatementCounter;
