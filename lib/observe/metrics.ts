@@ -15,6 +15,7 @@ export interface DatabaseGauges {
   outboxDead: number;
   refundsUnknown: number;
   refundsUnknownOldestSeconds: number;
+  refundsOverpaidOpen: number;
   reconcileProviderReachable: number;
 }
 
@@ -111,6 +112,10 @@ function create(): Metrics {
       refundsUnknownOldestSeconds: gauge(
         "toolgate_refunds_unknown_oldest_seconds",
         "Age of the oldest refund with an unknown outcome (0 when none)",
+      ),
+      refundsOverpaidOpen: gauge(
+        "toolgate_refunds_overpaid_open",
+        "Refunds the provider made after their release that paid an order past its total, not yet closed by a supervisor",
       ),
       reconcileProviderReachable: gauge(
         "toolgate_reconcile_provider_reachable",

@@ -253,6 +253,9 @@ describe("GET /api/metrics", () => {
               refundRow("rf1", "unknown", 7200),
               refundRow("rf2", "investigate", 60),
               refundRow("rf3", "issued", 9999),
+              // Paid past its order's total (decision 031): open until a supervisor closes it, then no longer counted.
+              { ...refundRow("rf4", "issued", 60), overpaidCents: 300, overpaidAt: old(30) },
+              { ...refundRow("rf5", "issued", 60), overpaidCents: 300, overpaidAt: old(30), overpaidClosedAt: old(10) },
             ],
           });
 
@@ -263,6 +266,7 @@ describe("GET /api/metrics", () => {
           expect(delta("toolgate_outbox_retried")).toBe(2);
           expect(delta("toolgate_outbox_dead")).toBe(1);
           expect(delta("toolgate_refunds_unknown_outcome")).toBe(2);
+          expect(delta("toolgate_refunds_overpaid_open")).toBe(1);
           expect(gauge(now, "toolgate_approval_oldest_pending_seconds")).toBeGreaterThan(590);
           expect(gauge(now, "toolgate_refunds_unknown_oldest_seconds")).toBeGreaterThan(7190);
           throw new Error("rollback");
