@@ -58,4 +58,12 @@ export const defects: Defect[] = [
     testFile: "tests/conversations/live-session.integration.test.ts",
     test: "closes an agent's conversation stream within its poll once an admin ends the session",
   },
+  {
+    name: "a closed excess leaves the overpaid gauge",
+    file: "lib/instance/sql.ts",
+    find: 'WHERE "overpaidAt" IS NOT NULL AND "overpaidClosedAt" IS NULL) x',
+    replace: 'WHERE "overpaidAt" IS NOT NULL) x',
+    testFile: "tests/ops/metrics.integration.test.ts",
+    test: "reads the approval queue, outbox and unknown refunds from the database at scrape time",
+  },
 ];
