@@ -82,6 +82,7 @@ export function ApprovalDesk({
         }
       />
       <OverpaidRefunds
+        hasPasskey={hasPasskey}
         refunds={overpaid.map((refund) => ({ ...refund, overpaidAt: refund.overpaidAt!.toISOString() }))}
       />
       <UnknownUpstreamCalls calls={unknownUpstream} />

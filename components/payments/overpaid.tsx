@@ -6,6 +6,7 @@ import { closeOverpaidAction } from "@/lib/payments/reconcile/actions";
 import { formatMoney } from "@/lib/money";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { BusyButton } from "@/components/ui/busy-button";
+import { useStepUp } from "@/components/step-up/step-up-field";
 
 export interface OverpaidRefund {
   id: string;
@@ -17,8 +18,9 @@ export interface OverpaidRefund {
   overpaidAt: string;
 }
 
-function Close({ refund }: { refund: OverpaidRefund }) {
+function Close({ refund, hasPasskey }: { refund: OverpaidRefund; hasPasskey: boolean }) {
   const router = useRouter();
+  const stepUp = useStepUp(hasPasskey);
   const [note, setNote] = useState("");
   const [message, setMessage] = useState<{ error: boolean; text: string } | null>(null);
   const [pending, startTransition] = useTransition();
@@ -27,7 +29,13 @@ function Close({ refund }: { refund: OverpaidRefund }) {
       onSubmit={(event) => {
         event.preventDefault();
         startTransition(async () => {
-          const result = await closeOverpaidAction({ refundId: refund.id, note });
+          // Closing clears the listing and its alert, so it asks for the supervisor's step-up.
+          const result = await stepUp.run({ kind: "overpaid.close", refundId: refund.id }, async (proofId) => {
+            const answer = await closeOverpaidAction({ refundId: refund.id, note, proofId });
+            return !answer.ok && answer.code === "overpaid.step-up-required"
+              ? { ...answer, code: "step-up.required" }
+              : answer;
+          });
           setMessage(result.ok ? { error: false, text: "Noted and closed." } : { error: true, text: result.message });
           if (result.ok) router.refresh();
         });
@@ -47,6 +55,7 @@ function Close({ refund }: { refund: OverpaidRefund }) {
       <BusyButton type="submit" busy={pending} disabled={note.trim().length < 3}>
         Close
       </BusyButton>
+      {stepUp.field}
       {message && (
         <p className={message.error ? "error" : "muted"} role={message.error ? "alert" : "status"}>
           {message.text}
@@ -61,7 +70,7 @@ function Close({ refund }: { refund: OverpaidRefund }) {
  * meanwhile: the customer received more than the order's total, which the order's refunded total cannot show
  * (decision 031).
  */
-export function OverpaidRefunds({ refunds }: { refunds: OverpaidRefund[] }) {
+export function OverpaidRefunds({ refunds, hasPasskey }: { refunds: OverpaidRefund[]; hasPasskey: boolean }) {
   if (refunds.length === 0) return null;
   return (
     <section className="card" aria-labelledby="overpaid" data-testid="overpaid">
@@ -81,7 +90,7 @@ export function OverpaidRefunds({ refunds }: { refunds: OverpaidRefund[] }) {
             <code style={{ overflowWrap: "anywhere" }}>{refund.providerRefundId}</code>, found{" "}
             <TimeAgo iso={refund.overpaidAt} />
           </p>
-          <Close refund={refund} />
+          <Close refund={refund} hasPasskey={hasPasskey} />
         </div>
       ))}
     </section>

@@ -207,6 +207,11 @@ test("a refund the provider paid past its order's total is listed for supervisor
   if (SCREENSHOTS) await page.screenshot({ path: "docs/screenshots/overpaid-phone.png", fullPage: true });
   await item.getByLabel("What was done with the customer").fill("the customer returns 12.00 USD");
   await item.getByRole("button", { name: "Close" }).press("Enter");
+  // Closing clears the listing and its alert: it asks the supervisor to confirm it is them first.
+  await expect(item.getByRole("alert")).toContainText("confirm it is you");
+  await expect(item).toHaveCount(1);
+  await item.getByLabel("Your password, to confirm it is you").fill("toolgate-demo");
+  await item.getByRole("button", { name: "Close" }).press("Enter");
   await expect(item).toHaveCount(0);
   const { rows } = await db.query(
     `SELECT r."overpaidClosedById", a."detail"->>'note' AS "note"

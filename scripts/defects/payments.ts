@@ -202,4 +202,13 @@ export const defects: Defect[] = [
     testFile: "tests/payments/late-request.integration.test.ts",
     test: "when the order was refunded again meanwhile beyond its total, it is issued, the order counts as refunded in full, and the excess is listed until a supervisor closes it with a note; provider = issued refunds",
   },
+  {
+    name: "closing an overpaid refund takes a step-up",
+    file: "lib/payments/reconcile/overpaid.ts",
+    find: '    if (!stepUp)\n      return {\n        ok: false as const,\n        code: "overpaid.step-up-required" as const,',
+    replace:
+      '    if (false)\n      return {\n        ok: false as const,\n        code: "overpaid.step-up-required" as const,',
+    testFile: "tests/payments/late-request.integration.test.ts",
+    test: "when the order was refunded again meanwhile beyond its total, it is issued, the order counts as refunded in full, and the excess is listed until a supervisor closes it with a note; provider = issued refunds",
+  },
 ];

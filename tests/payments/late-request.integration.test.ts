@@ -1,15 +1,16 @@
 import { describe, expect, it, vi } from "vitest";
 import { db } from "@/lib/db";
-import { overpaidRefunds } from "@/lib/payments/reconcile/overpaid";
+import { closeOverpaid, overpaidRefunds } from "@/lib/payments/reconcile/overpaid";
 import { httpPaymentProvider } from "@/lib/payments/provider/provider";
 import { reconcileRefunds } from "@/lib/payments/reconcile/reconcile";
 import { settleRefund } from "@/lib/payments/refunds";
 import { getToolCall } from "../support/api";
 import { INSTANCE_SECRET, personCookie } from "../support/app-instances";
 import { jar } from "../support/cookie-jar";
-import { agentConversation, proposeAsAgent, refund } from "../support/calls";
+import { agentConversation, proposeAsAgent, refund, supervisorOf } from "../support/calls";
 import { ownExternals, type Externals } from "../support/externals";
 import { expectRefundInvariants } from "../support/invariants";
+import { provedFor } from "../support/step-up";
 import { createWorld, type World } from "../support/world";
 
 // A refund request can reach the provider after the lookup that said it had not: the provider holds it (the fake
@@ -143,9 +144,21 @@ describe("a refund released after the provider's not-found is watched", () => {
       ok: false,
       code: "input.invalid",
     });
+    // The signed-in supervisor without a step-up (a stolen session) clears nothing; nor does a proof made in another
+    // session of theirs.
+    expect(await closeOverpaidAction(close)).toMatchObject({ ok: false, code: "overpaid.step-up-required" });
+    const supervisor = supervisorOf(world);
+    const elsewhere = await provedFor(supervisor.userId, { kind: "overpaid.close", refundId: late.id });
+    const holder = await provedFor(supervisor.userId, { kind: "overpaid.close", refundId: late.id });
+    expect(
+      await closeOverpaid({ ...supervisor, sessionId: holder.sessionId }, { ...close, proofId: elsewhere.proofId }),
+    ).toMatchObject({ ok: false, code: "overpaid.step-up-required" });
     const tenants = { tenantId: { in: [world.tenantId, world.otherTenantId] } };
     expect(await db.auditLog.count({ where: tenants })).toBe(0);
-    expect(await closeOverpaidAction(close)).toMatchObject({ ok: true });
+    expect((await overpaidRefunds(world.tenantId)).map((row) => row.id)).toEqual([late.id]);
+    expect(
+      await closeOverpaid({ ...supervisor, sessionId: holder.sessionId }, { ...close, proofId: holder.proofId }),
+    ).toMatchObject({ ok: true });
     expect(await closeOverpaidAction(close)).toMatchObject({ ok: false, code: "overpaid.not-found" });
     expect(await overpaidRefunds(world.tenantId)).toEqual([]);
     expect(await db.auditLog.findMany({ where: tenants })).toMatchObject([
@@ -160,6 +173,7 @@ describe("a refund released after the provider's not-found is watched", () => {
           overpaidCents: 300,
           providerRefundId: made.id,
           note: close.note,
+          stepUp: "password",
         },
       },
     ]);

@@ -60,6 +60,7 @@ export const StepUpPurposeSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("passkey.enrol") }),
   z.strictObject({ kind: z.literal("passkey.remove"), passkeyId: PasskeyIdSchema }),
   z.strictObject({ kind: z.literal("investigation.release"), refundId: IdSchema }),
+  z.strictObject({ kind: z.literal("overpaid.close"), refundId: IdSchema }),
   z.strictObject({ kind: z.literal("admin.policy"), values: z.record(z.string().max(60), z.string().max(30)) }),
   z.strictObject({ kind: z.literal("admin.refunds-granted"), userId: IdSchema }),
   z.strictObject({ kind: z.literal("admin.key-created"), userId: IdSchema }),
@@ -107,6 +108,7 @@ export function purposeItems(purpose: StepUpPurpose): string[] {
     case "passkey.remove":
       return [purpose.passkeyId];
     case "investigation.release":
+    case "overpaid.close":
       return [purpose.refundId];
     case "admin.policy":
       return [policyItem(purpose.values)];

@@ -18,8 +18,9 @@ export const resolveInvestigationAction = authedAction(
 );
 
 /** A supervisor records what was done about a refund the provider paid past its order's total. */
-export const closeOverpaidAction = authedAction(CloseOverpaidSchema, ["SUPERVISOR"], async (input, user) => {
-  const result = await closeOverpaid({ userId: user.id, tenantId: user.tenantId, role: user.role }, input);
+export const closeOverpaidAction = authedAction(CloseOverpaidSchema, ["SUPERVISOR"], async (input, user, session) => {
+  const supervisor = { userId: user.id, tenantId: user.tenantId, role: user.role, sessionId: session.id };
+  const result = await closeOverpaid(supervisor, input);
   if (result.ok) revalidatePath("/approvals");
   return result;
 });

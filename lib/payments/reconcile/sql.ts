@@ -145,18 +145,25 @@ export function findOverpaidRefunds(db: Client, tenantId: string) {
 }
 
 /**
- * Closes the tenant's refund paid past its order's total, by the supervisor; returns what it was, or null when there
+ * The tenant's refund paid past its order's total and still open, locked until the transaction ends; null when there
  * is no such refund open in the tenant.
  */
-export async function closeOverpaidRefund(
+export async function lockOpenOverpaidRefund(
   tx: Tx,
-  at: { refundId: string; tenantId: string; userId: string },
+  at: { refundId: string; tenantId: string },
 ): Promise<{ orderId: string; amountCents: number; overpaidCents: number; providerRefundId: string } | null> {
-  const [closed] = await tx.$queryRaw<
+  const [open] = await tx.$queryRaw<
     { orderId: string; amountCents: number; overpaidCents: number; providerRefundId: string }[]
   >`
-    UPDATE "Refund" SET "overpaidClosedAt" = now(), "overpaidClosedById" = ${at.userId}, "updatedAt" = now()
+    SELECT "orderId", "amountCents", "overpaidCents", "providerRefundId" FROM "Refund"
     WHERE "id" = ${at.refundId} AND "tenantId" = ${at.tenantId} AND "overpaidAt" IS NOT NULL AND "overpaidClosedAt" IS NULL
-    RETURNING "orderId", "amountCents", "overpaidCents", "providerRefundId"`;
-  return closed ?? null;
+    FOR UPDATE`;
+  return open ?? null;
+}
+
+/** Closes a refund paid past its order's total, by the supervisor. */
+export async function closeOverpaidRefund(tx: Tx, at: { refundId: string; userId: string }): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE "Refund" SET "overpaidClosedAt" = now(), "overpaidClosedById" = ${at.userId}, "updatedAt" = now()
+    WHERE "id" = ${at.refundId}`;
 }
