@@ -139,7 +139,9 @@ export async function callTimeline(
         title:
           refund.status === "issued"
             ? "Settled with the payment provider"
-            : "Refused by the payment provider; the reservation was released",
+            : refund.providerRefundId
+              ? "Made by the payment provider after its release: counted once the order's other refund settles"
+              : "Not made; the reservation was released",
         by: null,
         code: null,
         kind: null,

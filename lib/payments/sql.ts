@@ -54,6 +54,14 @@ export function findStoredRefundOfCall(db: Db, callId: string): Promise<StoredRe
 }
 
 /**
+ * Whether a late refund of the order waits to be counted (decision 031): released, found made at the provider, while
+ * another refund of the order was unsettled. The order stays blocked until it is counted, whatever settles first.
+ */
+const lateRefundWaits = (order: string | Prisma.Sql) => Prisma.sql`EXISTS (
+      SELECT 1 FROM "Refund" w
+      WHERE w."orderId" = ${order} AND w."status" = 'released' AND w."providerRefundId" IS NOT NULL AND w."watchUntil" IS NOT NULL)`;
+
+/**
  * For `recordLaterOutcomeWith`: the refund the call `callId` reserved marked issued under the provider's reference, only
  * while it is still reserved (the first answer for its key), and its order unblocked; `final` is `issued` (the call's
  * outcome) with the refund's id and the order's refunded total filled in.
@@ -65,7 +73,7 @@ export function issueReservedOfCall(callId: string, providerRefundId: string, is
       WHERE "toolCallId" = ${callId} AND "status" = 'reserved'
       RETURNING "id", "orderId"
     ), unblocked AS (
-      UPDATE "Order" o SET "refundPending" = false, "version" = o."version" + 1, "updatedAt" = now()
+      UPDATE "Order" o SET "refundPending" = ${lateRefundWaits(Prisma.sql`o."id"`)}, "version" = o."version" + 1, "updatedAt" = now()
       FROM settled WHERE o."id" = settled."orderId"
       RETURNING o."refundedCents"
     ), final AS (
@@ -115,7 +123,8 @@ export async function markRefundIssued(
         "attempts" = "attempts" + 1
       WHERE "id" = ${refund.id}
     )
-    UPDATE "Order" SET "refundPending" = false, "version" = "version" + 1, "updatedAt" = now() WHERE "id" = ${refund.orderId}
+    UPDATE "Order" SET "refundPending" = ${lateRefundWaits(refund.orderId)}, "version" = "version" + 1, "updatedAt" = now()
+    WHERE "id" = ${refund.orderId}
     RETURNING "refundedCents"`;
   return order.refundedCents;
 }
@@ -142,30 +151,40 @@ export async function markRefundReleased(
     ), budget AS (
       UPDATE "Conversation" SET "irreversibleCents" = GREATEST(0, "irreversibleCents" - ${refund.amountCents}::int) WHERE "id" = ${refund.conversationId}
     )
-    UPDATE "Order" SET "refundedCents" = "refundedCents" - ${refund.amountCents}::int, "refundPending" = false, "version" = "version" + 1, "updatedAt" = now()
+    UPDATE "Order" SET "refundedCents" = "refundedCents" - ${refund.amountCents}::int, "refundPending" = ${lateRefundWaits(refund.orderId)},
+      "version" = "version" + 1, "updatedAt" = now()
     WHERE "id" = ${refund.orderId}`;
 }
 
 /**
- * A released refund the provider made after all, issued under its reference, unless its order has a refund still
- * unsettled: then the reference is kept on the row and it stays watched, to be issued once the order's refunded total
- * is known. Issued, its amount is counted on the conversation's budget and on the order, whose refunded total goes
- * no higher than the order's total: what the provider paid beyond it is kept as `overpaidCents` (and `overpaidAt`),
- * which lists the refund for the tenant's supervisors. Returns what happened; null when the refund is not released.
+ * A released refund the provider made after all, issued under its reference. Issued, its amount is counted on the
+ * conversation's budget and on the order, whose refunded total goes no higher than the order's total: what the
+ * provider paid beyond it is kept as `overpaidCents` (and `overpaidAt`), which lists the refund for the tenant's
+ * supervisors. Only when it does not fit beside another refund of the order still unsettled (whose reservation may
+ * yet be given back) does it wait: the reference is kept on the row, it stays watched and due, and the order stays
+ * blocked until it is counted. Returns what happened; null when the refund is not released.
  */
 export async function markReleasedRefundIssued(
   tx: Tx,
   refund: LockedRefund,
   providerRefundId: string,
 ): Promise<{ waiting: true } | { waiting: false; refundedCents: number; overpaidCents: number } | null> {
-  const [order] = await tx.$queryRaw<{ refundPending: boolean }[]>`
-    SELECT "refundPending" FROM "Order" WHERE "id" = ${refund.orderId} FOR UPDATE`;
-  if (order.refundPending) {
-    const kept = await tx.$executeRaw`
-      UPDATE "Refund" SET "providerRefundId" = ${providerRefundId}, "updatedAt" = now(),
-        "watchUntil" = GREATEST(COALESCE("watchUntil", now()), now() + interval '1 hour')
-      WHERE "id" = ${refund.id} AND "status" = 'released'`;
-    return kept > 0 ? { waiting: true } : null;
+  const [order] = await tx.$queryRaw<{ fits: boolean; otherUnsettled: boolean }[]>`
+    SELECT o."refundedCents" + ${refund.amountCents}::int <= o."totalCents" AS "fits",
+           EXISTS (SELECT 1 FROM "Refund" r WHERE r."orderId" = o."id" AND r."status" IN ('reserved', 'unknown', 'investigate')) AS "otherUnsettled"
+    FROM "Order" o WHERE o."id" = ${refund.orderId} FOR UPDATE OF o`;
+  if (order.otherUnsettled && !order.fits) {
+    const [kept] = await tx.$queryRaw<{ id: string }[]>`
+      WITH kept AS (
+        UPDATE "Refund" SET "providerRefundId" = ${providerRefundId}, "updatedAt" = now(), "nextCheckAt" = now(),
+          "watchUntil" = GREATEST(COALESCE("watchUntil", now()), now() + interval '1 hour')
+        WHERE "id" = ${refund.id} AND "status" = 'released'
+        RETURNING "id"
+      ), blocked AS (
+        UPDATE "Order" SET "refundPending" = true WHERE "id" = ${refund.orderId} AND EXISTS (SELECT 1 FROM kept)
+      )
+      SELECT "id" FROM kept`;
+    return kept ? { waiting: true } : null;
   }
   const [issued] = await tx.$queryRaw<{ refundedCents: number; overpaidCents: number }[]>`
     WITH before AS (
@@ -182,17 +201,28 @@ export async function markReleasedRefundIssued(
       UPDATE "Conversation" SET "irreversibleCents" = "irreversibleCents" + ${refund.amountCents}::int
       WHERE "id" = ${refund.conversationId} AND EXISTS (SELECT 1 FROM issued)
     )
-    UPDATE "Order" SET "refundedCents" = LEAST("totalCents", "refundedCents" + ${refund.amountCents}::int), "version" = "version" + 1, "updatedAt" = now()
-    WHERE "id" = ${refund.orderId} AND EXISTS (SELECT 1 FROM issued)
-    RETURNING "refundedCents", (SELECT "overpaidCents" FROM before)`;
+    UPDATE "Order" o SET "refundedCents" = LEAST(o."totalCents", o."refundedCents" + ${refund.amountCents}::int),
+      "refundPending" = EXISTS (
+        SELECT 1 FROM "Refund" r WHERE r."orderId" = o."id" AND r."id" <> ${refund.id}
+          AND (r."status" IN ('reserved', 'unknown', 'investigate')
+               OR (r."status" = 'released' AND r."providerRefundId" IS NOT NULL AND r."watchUntil" IS NOT NULL))),
+      "version" = o."version" + 1, "updatedAt" = now()
+    WHERE o."id" = ${refund.orderId} AND EXISTS (SELECT 1 FROM issued)
+    RETURNING o."refundedCents", (SELECT "overpaidCents" FROM before)`;
   return issued ? { waiting: false, ...issued } : null;
 }
 
-/** Ends a released refund's watch. */
+/** Whether a late refund of the order waits to be counted: no other refund of it may be sent meanwhile. */
+export async function hasLateRefundWaiting(tx: Tx, orderId: string): Promise<boolean> {
+  const [row] = await tx.$queryRaw<{ waits: boolean }[]>`SELECT ${lateRefundWaits(orderId)} AS "waits"`;
+  return row.waits;
+}
+
+/** Ends a released refund's watch, unless the provider was found to have made it (then it waits to be counted). */
 export async function endRefundWatch(db: Db, refundId: string): Promise<void> {
   await db.$executeRaw`
     UPDATE "Refund" SET "watchUntil" = NULL, "updatedAt" = now()
-    WHERE "id" = ${refundId} AND "status" = 'released' AND "watchUntil" IS NOT NULL`;
+    WHERE "id" = ${refundId} AND "status" = 'released' AND "watchUntil" IS NOT NULL AND "providerRefundId" IS NULL`;
 }
 
 /** Leaves the refund unsettled (`unknown` or `investigate`) with the reason, counting the attempt. */

@@ -183,7 +183,7 @@ describe("a refund released after the provider's not-found is watched", () => {
     });
   });
 
-  it("while its order has another refund unsettled, a late refund found at the provider waits for it, then is issued against what that one became; provider = issued refunds", async () => {
+  it("while its order has another refund unsettled and both would pass its total, a late refund found at the provider waits, the order stays blocked until it is counted, then it is issued against what that one became; provider = issued refunds", async () => {
     const world = await createWorld();
     const conversation = await agentConversation(world);
     const order = world.orders.o1001;
@@ -196,7 +196,7 @@ describe("a refund released after the provider's not-found is watched", () => {
     await untilTheProviderMade(externals, order, 4500);
 
     // The late refund's turn comes first (its release made it due): the order's refunded total still holds the
-    // other's reservation, so it only keeps what it found.
+    // other's reservation, which may yet be given back, so it only keeps what it found.
     expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({
       examined: 2,
       issued: 1,
@@ -207,6 +207,10 @@ describe("a refund released after the provider's not-found is watched", () => {
       status: "released",
       providerRefundId: made.id,
     });
+    // The other one settled, but the order is not refundable again until the late one is counted.
+    expect(await db.order.findUniqueOrThrow({ where: { id: order } })).toMatchObject({ refundPending: true });
+    const meanwhile = await proposeAsAgent(world, conversation, refund(order, 1700));
+    expect(meanwhile.json.code).toBe("refund.in-progress");
     expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({
       examined: 1,
       madeAfterRelease: 1,
@@ -220,6 +224,61 @@ describe("a refund released after the provider's not-found is watched", () => {
       refundPending: false,
     });
     await expectProviderEqualsIssued(order, 4500);
+    expect((await proposeAsAgent(world, conversation, refund(order, 1700))).json.code).toBe(
+      "amount.exceeds-refundable",
+    );
+  });
+
+  it("a late refund that fits beside its order's unsettled refund is counted at once, whatever that one becomes; provider = issued refunds", async () => {
+    const world = await createWorld();
+    const conversation = await agentConversation(world);
+    const order = world.orders.o1004;
+    const lateCall = await lateRefund(world, conversation, order, 3000);
+    await releaseBeforeItLands(world, order);
+    await externals.faults(Array(3).fill({ mode: "drop_response" }), true);
+    const second = await proposeAsAgent(world, conversation, refund(order, 2500));
+    expect(second.json.code).toBe("refund.outcome-unknown");
+    await untilTheProviderMade(externals, order, 5500);
+
+    expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({
+      examined: 2,
+      issued: 1,
+      madeAfterRelease: 1,
+    });
+    expect(await db.refund.findFirstOrThrow({ where: { toolCallId: lateCall } })).toMatchObject({ status: "issued" });
+    await expectRefundInvariants([order], (await externals.stats()).totalsByOrder);
+  });
+
+  it("while a late refund waits to be counted, another refund of its order the provider never saw is not sent again: released, and the late one counted; provider = issued refunds", async () => {
+    const world = await createWorld();
+    const conversation = await agentConversation(world);
+    const order = world.orders.o1001;
+    const lateCall = await lateRefund(world, conversation, order, 2000);
+    await releaseBeforeItLands(world, order);
+    // A second refund every attempt of which meets a 503: the provider never sees it, and it would be re-sent.
+    await externals.faults(Array(3).fill({ mode: "unavailable_before" }), true);
+    const second = await proposeAsAgent(world, conversation, refund(order, 2500));
+    expect(second.json.code).toBe("refund.outcome-unknown");
+    await untilTheProviderMade(externals, order, 2000);
+    const requests = (await externals.stats()).refundRequests;
+
+    expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({
+      examined: 2,
+      released: 1,
+      madeAfterRelease: 0,
+    });
+    expect((await externals.stats()).refundRequests).toBe(requests);
+    expect((await getToolCall(world.keys.agent, second.json.id)).json.code).toBe("amount.exceeds-refundable");
+    expect(await reconcileRefunds({ minAgeMs: 0, tenantId: world.tenantId })).toMatchObject({ madeAfterRelease: 1 });
+    expect(await db.refund.findFirstOrThrow({ where: { toolCallId: lateCall } })).toMatchObject({
+      status: "issued",
+      overpaidCents: null,
+    });
+    expect(await db.order.findUniqueOrThrow({ where: { id: order } })).toMatchObject({
+      refundedCents: 2000,
+      refundPending: false,
+    });
+    await expectProviderEqualsIssued(order, 2000);
   });
 
   it("the call's own answer arriving after its refund was released books it, as a lookup would; provider = books", async () => {

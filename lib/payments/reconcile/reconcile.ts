@@ -18,7 +18,7 @@ import {
   upsertProviderStatus,
   type ClaimedRefund,
 } from "./sql";
-import { endRefundWatch, type LockedRefund } from "../sql";
+import { endRefundWatch, hasLateRefundWaiting, type LockedRefund } from "../sql";
 import { env } from "../../env";
 
 // Reconciliation learns what the provider did with each unsettled refund, by its key. It never takes a "no" from
@@ -221,6 +221,9 @@ async function recheck(tx: Tx, refund: LockedRefund): Promise<Code | null> {
   const args = JSON.parse(executed) as Record<string, unknown>;
   const refusal = await recheckForResend(tx, issueRefund, args, found, refund.amountCents);
   if (refusal) return refusal;
+  // A late refund of the order, made at the provider, waits to be counted beside this one: sending this too could
+  // pay the order past its total. Released instead, the late one is counted on its own.
+  if (await hasLateRefundWaiting(tx, refund.orderId)) return "amount.exceeds-refundable";
   if (refund.approvalId && !(await isApprovalValid(tx, refund.approvalId))) return "approval.expired";
   return null;
 }
