@@ -5,7 +5,7 @@ import { KEY_SET_FETCH_LIMITS } from "@/lib/oauth/tokens/client-auth";
 import { METADATA_FETCH_LIMITS, resolveClient, type DocumentFetcher } from "@/lib/oauth/clients/clients";
 import { fetchMetadataDocument } from "@/lib/oauth/clients/fetch-document";
 import { MCP_BASE } from "../support/mcp-route";
-import { freshWindow, oauthRouteFetch } from "../support/oauth";
+import { freshWindow, oauthRouteFetch, FRESH_WINDOW_TIMEOUT_MS } from "../support/oauth";
 
 // A private_key_jwt client's key set at the token endpoint, which anyone may post to without a session: an
 // assertion that is wrong on its face fetches nothing; the key set is kept per client as its cache headers say and
@@ -196,29 +196,33 @@ describe("a private_key_jwt client's key set at the token endpoint", () => {
     expect(served.asked).toEqual([jwksUri, jwksUri, jwksUri]);
   });
 
-  it("a stranger naming keys the kept set lacks fetches from a budget of its own: the client's keys still work", async () => {
-    await freshWindow();
-    const jwksUri = `https://keys-${crypto.randomUUID()}.example/jwks.json`;
-    const first = await keyPair("k1");
-    const clientId = await client(jwksUri, first.keySet);
-    expect(await tokenRequest(clientId, assertion(clientId, first.privateKey, "k1"))).toEqual(AUTHENTICATED);
-    // The client publishes its next key beside the first, as a rotation does before signing with it.
-    const next = await keyPair("k2");
-    const both = { keys: [...JSON.parse(first.keySet).keys, ...JSON.parse(next.keySet).keys] };
-    served.byUrl.set(jwksUri, { body: JSON.stringify(both) });
-    served.asked = [];
-    // Anyone can post assertions naming made-up keys, signed by any key, before a signature is checked.
-    for (let index = 0; index < 10; index++)
-      expect(await tokenRequest(clientId, assertion(clientId, otherKey, `made-up-${index}`))).toMatchObject({
-        status: 401,
-      });
-    expect(served.asked).toHaveLength(KEY_SET_FETCH_LIMITS.unknownKey);
-    // Its fetches took in the published key, and its burst used none of the client's own fetches.
-    expect(await tokenRequest(clientId, assertion(clientId, next.privateKey, "k2"))).toEqual(AUTHENTICATED);
-    await db.$executeRaw`UPDATE "OAuthClient" SET "jwksCacheUntil" = now() - interval '1 second' WHERE "id" = ${clientId}`;
-    expect(await tokenRequest(clientId, assertion(clientId, first.privateKey, "k1"))).toEqual(AUTHENTICATED);
-    expect(served.asked).toHaveLength(KEY_SET_FETCH_LIMITS.unknownKey + 1);
-  });
+  it(
+    "a stranger naming keys the kept set lacks fetches from a budget of its own: the client's keys still work",
+    async () => {
+      await freshWindow();
+      const jwksUri = `https://keys-${crypto.randomUUID()}.example/jwks.json`;
+      const first = await keyPair("k1");
+      const clientId = await client(jwksUri, first.keySet);
+      expect(await tokenRequest(clientId, assertion(clientId, first.privateKey, "k1"))).toEqual(AUTHENTICATED);
+      // The client publishes its next key beside the first, as a rotation does before signing with it.
+      const next = await keyPair("k2");
+      const both = { keys: [...JSON.parse(first.keySet).keys, ...JSON.parse(next.keySet).keys] };
+      served.byUrl.set(jwksUri, { body: JSON.stringify(both) });
+      served.asked = [];
+      // Anyone can post assertions naming made-up keys, signed by any key, before a signature is checked.
+      for (let index = 0; index < 10; index++)
+        expect(await tokenRequest(clientId, assertion(clientId, otherKey, `made-up-${index}`))).toMatchObject({
+          status: 401,
+        });
+      expect(served.asked).toHaveLength(KEY_SET_FETCH_LIMITS.unknownKey);
+      // Its fetches took in the published key, and its burst used none of the client's own fetches.
+      expect(await tokenRequest(clientId, assertion(clientId, next.privateKey, "k2"))).toEqual(AUTHENTICATED);
+      await db.$executeRaw`UPDATE "OAuthClient" SET "jwksCacheUntil" = now() - interval '1 second' WHERE "id" = ${clientId}`;
+      expect(await tokenRequest(clientId, assertion(clientId, first.privateKey, "k1"))).toEqual(AUTHENTICATED);
+      expect(served.asked).toHaveLength(KEY_SET_FETCH_LIMITS.unknownKey + 1);
+    },
+    FRESH_WINDOW_TIMEOUT_MS,
+  );
 
   it("says one sentence whatever the fetch met (internal address, loopback name, no such name, 404, not a key set); the log says which", async () => {
     const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
@@ -253,45 +257,49 @@ describe("a private_key_jwt client's key set at the token endpoint", () => {
     for (const clientId of clients) expect(lines.some((line) => line.includes(clientId))).toBe(true);
   });
 
-  it("limits key set fetches a minute per client and per host, and then fetches nothing, telling the client to wait", async () => {
-    vi.spyOn(console, "error").mockImplementation(() => undefined);
-    await freshWindow();
-    // A key set that is never one (so never kept): every request would fetch again.
-    const oneHost = `keys-${crypto.randomUUID()}.example`;
-    const keySet = JSON.stringify({ keys: "none" });
-    const clientId = await client(`https://${oneHost}/a.json`, keySet);
-    for (let index = 0; index < KEY_SET_FETCH_LIMITS.perClient; index++)
-      expect(await tokenRequest(clientId, assertion(clientId, signingKey, `k${index}`))).toMatchObject({
-        description: NEUTRAL,
-      });
-    expect(served.asked).toHaveLength(KEY_SET_FETCH_LIMITS.perClient);
-    const limited = await tokenRequest(clientId, assertion(clientId, signingKey, "k99"));
-    expect(limited).toMatchObject({ status: 401, error: "invalid_client" });
-    expect(limited.description).toMatch(/fetched too often just now; try again in \d+ seconds/);
-    expect(served.asked).toHaveLength(KEY_SET_FETCH_LIMITS.perClient);
+  it(
+    "limits key set fetches a minute per client and per host, and then fetches nothing, telling the client to wait",
+    async () => {
+      vi.spyOn(console, "error").mockImplementation(() => undefined);
+      await freshWindow();
+      // A key set that is never one (so never kept): every request would fetch again.
+      const oneHost = `keys-${crypto.randomUUID()}.example`;
+      const keySet = JSON.stringify({ keys: "none" });
+      const clientId = await client(`https://${oneHost}/a.json`, keySet);
+      for (let index = 0; index < KEY_SET_FETCH_LIMITS.perClient; index++)
+        expect(await tokenRequest(clientId, assertion(clientId, signingKey, `k${index}`))).toMatchObject({
+          description: NEUTRAL,
+        });
+      expect(served.asked).toHaveLength(KEY_SET_FETCH_LIMITS.perClient);
+      const limited = await tokenRequest(clientId, assertion(clientId, signingKey, "k99"));
+      expect(limited).toMatchObject({ status: 401, error: "invalid_client" });
+      expect(limited.description).toMatch(/fetched too often just now; try again in \d+ seconds/);
+      expect(served.asked).toHaveLength(KEY_SET_FETCH_LIMITS.perClient);
 
-    // Metadata documents fetched from the host up to their limit (a stranger can cause those) take nothing from the
-    // key sets' own bucket; other clients whose key sets are on the host fill that one, where the refused attempt
-    // counted too.
-    const thisMinute = new Date(Math.floor(Date.now() / 60_000) * 60_000);
-    await db.rateBucket.upsert({
-      where: { key: `m:h:${oneHost}` },
-      create: { key: `m:h:${oneHost}`, windowStart: thisMinute, count: METADATA_FETCH_LIMITS.perHost },
-      update: { windowStart: thisMinute, count: METADATA_FETCH_LIMITS.perHost },
-    });
-    const fetchesLeft = KEY_SET_FETCH_LIMITS.perHost - KEY_SET_FETCH_LIMITS.perClient - 1;
-    const others = [];
-    for (let index = 0; index * KEY_SET_FETCH_LIMITS.perClient < fetchesLeft; index++)
-      others.push(await client(`https://${oneHost}/${index}.json`, keySet));
-    for (let fetch = 0; fetch < fetchesLeft; fetch++) {
-      const other = others[Math.floor(fetch / KEY_SET_FETCH_LIMITS.perClient)];
-      expect(await tokenRequest(other, assertion(other, signingKey, `k${fetch}`))).toMatchObject({
-        description: NEUTRAL,
+      // Metadata documents fetched from the host up to their limit (a stranger can cause those) take nothing from the
+      // key sets' own bucket; other clients whose key sets are on the host fill that one, where the refused attempt
+      // counted too.
+      const thisMinute = new Date(Math.floor(Date.now() / 60_000) * 60_000);
+      await db.rateBucket.upsert({
+        where: { key: `m:h:${oneHost}` },
+        create: { key: `m:h:${oneHost}`, windowStart: thisMinute, count: METADATA_FETCH_LIMITS.perHost },
+        update: { windowStart: thisMinute, count: METADATA_FETCH_LIMITS.perHost },
       });
-    }
-    expect(served.asked).toHaveLength(KEY_SET_FETCH_LIMITS.perHost - 1);
-    const last = await client(`https://${oneHost}/last.json`, keySet);
-    expect((await tokenRequest(last, assertion(last, signingKey, "k1"))).description).toMatch(/fetched too often/);
-    expect(served.asked).toHaveLength(KEY_SET_FETCH_LIMITS.perHost - 1);
-  }, 60_000);
+      const fetchesLeft = KEY_SET_FETCH_LIMITS.perHost - KEY_SET_FETCH_LIMITS.perClient - 1;
+      const others = [];
+      for (let index = 0; index * KEY_SET_FETCH_LIMITS.perClient < fetchesLeft; index++)
+        others.push(await client(`https://${oneHost}/${index}.json`, keySet));
+      for (let fetch = 0; fetch < fetchesLeft; fetch++) {
+        const other = others[Math.floor(fetch / KEY_SET_FETCH_LIMITS.perClient)];
+        expect(await tokenRequest(other, assertion(other, signingKey, `k${fetch}`))).toMatchObject({
+          description: NEUTRAL,
+        });
+      }
+      expect(served.asked).toHaveLength(KEY_SET_FETCH_LIMITS.perHost - 1);
+      const last = await client(`https://${oneHost}/last.json`, keySet);
+      expect((await tokenRequest(last, assertion(last, signingKey, "k1"))).description).toMatch(/fetched too often/);
+      expect(served.asked).toHaveLength(KEY_SET_FETCH_LIMITS.perHost - 1);
+    },
+    FRESH_WINDOW_TIMEOUT_MS,
+  );
 });

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { METADATA_FETCH_LIMITS, METADATA_LIMITS, resolveClient } from "@/lib/oauth/clients/clients";
 import { fetchMetadataDocument } from "@/lib/oauth/clients/fetch-document";
 import { db } from "@/lib/db";
-import { freshWindow } from "../support/oauth";
+import { freshWindow, FRESH_WINDOW_TIMEOUT_MS } from "../support/oauth";
 import { postConsent } from "../support/oauth-grant";
 import { signedIn } from "../support/signed-in";
 import { createWorld } from "../support/world";
@@ -131,53 +131,63 @@ describe("the consent form is no scanner", () => {
     }
   });
 
-  it("limits a person's fetches a minute, and then fetches nothing for them, telling them to wait", async () => {
-    const world = await createWorld();
-    const person = { id: world.users.agent, tenantId: world.tenantId };
-    const host = await target();
-    process.env.OUTBOUND_ALLOWED_HOSTS = host.host;
-    vi.spyOn(console, "error").mockImplementation(() => undefined);
-    try {
-      await freshWindow();
-      const url = (index: number) => `https://${host.host}:${host.port}/client-${index}.json`;
-      for (let index = 0; index < METADATA_FETCH_LIMITS.perPerson; index++)
-        expect(await (await consent(url(index), person)).text()).toBe(NEUTRAL);
-      expect(host.connections()).toBe(METADATA_FETCH_LIMITS.perPerson);
-      const limited = await consent(url(99), person);
-      expect(limited.status).toBe(400);
-      expect(await limited.text()).toMatch(
-        /too many client metadata documents were fetched just now; try again in \d+ seconds/,
-      );
-      expect(host.connections()).toBe(METADATA_FETCH_LIMITS.perPerson);
-      // Another person still may.
-      expect(await (await consent(url(100), { id: world.users.agent2, tenantId: world.tenantId })).text()).toBe(
-        NEUTRAL,
-      );
-      expect(host.connections()).toBe(METADATA_FETCH_LIMITS.perPerson + 1);
-    } finally {
-      host.close();
-    }
-  });
-
-  it("limits the fetches to one host a minute, whoever asks", async () => {
-    const world = await createWorld();
-    const people = Object.values(world.users);
-    const host = await target();
-    process.env.OUTBOUND_ALLOWED_HOSTS = host.host;
-    vi.spyOn(console, "error").mockImplementation(() => undefined);
-    try {
-      await freshWindow();
-      for (let index = 0; index < METADATA_FETCH_LIMITS.perHost; index++) {
-        const person = { id: people[index % people.length], tenantId: world.tenantId };
-        expect(await (await consent(`https://${host.host}:${host.port}/c-${index}.json`, person)).text()).toBe(NEUTRAL);
+  it(
+    "limits a person's fetches a minute, and then fetches nothing for them, telling them to wait",
+    async () => {
+      const world = await createWorld();
+      const person = { id: world.users.agent, tenantId: world.tenantId };
+      const host = await target();
+      process.env.OUTBOUND_ALLOWED_HOSTS = host.host;
+      vi.spyOn(console, "error").mockImplementation(() => undefined);
+      try {
+        await freshWindow();
+        const url = (index: number) => `https://${host.host}:${host.port}/client-${index}.json`;
+        for (let index = 0; index < METADATA_FETCH_LIMITS.perPerson; index++)
+          expect(await (await consent(url(index), person)).text()).toBe(NEUTRAL);
+        expect(host.connections()).toBe(METADATA_FETCH_LIMITS.perPerson);
+        const limited = await consent(url(99), person);
+        expect(limited.status).toBe(400);
+        expect(await limited.text()).toMatch(
+          /too many client metadata documents were fetched just now; try again in \d+ seconds/,
+        );
+        expect(host.connections()).toBe(METADATA_FETCH_LIMITS.perPerson);
+        // Another person still may.
+        expect(await (await consent(url(100), { id: world.users.agent2, tenantId: world.tenantId })).text()).toBe(
+          NEUTRAL,
+        );
+        expect(host.connections()).toBe(METADATA_FETCH_LIMITS.perPerson + 1);
+      } finally {
+        host.close();
       }
-      expect(host.connections()).toBe(METADATA_FETCH_LIMITS.perHost);
-      const stranger = { id: `user_${Math.random().toString(36).slice(2)}`, tenantId: world.tenantId };
-      const limited = await consent(`https://${host.host}:${host.port}/other.json`, stranger);
-      expect(await limited.text()).toMatch(/too many client metadata documents were fetched just now/);
-      expect(host.connections()).toBe(METADATA_FETCH_LIMITS.perHost);
-    } finally {
-      host.close();
-    }
-  });
+    },
+    FRESH_WINDOW_TIMEOUT_MS,
+  );
+
+  it(
+    "limits the fetches to one host a minute, whoever asks",
+    async () => {
+      const world = await createWorld();
+      const people = Object.values(world.users);
+      const host = await target();
+      process.env.OUTBOUND_ALLOWED_HOSTS = host.host;
+      vi.spyOn(console, "error").mockImplementation(() => undefined);
+      try {
+        await freshWindow();
+        for (let index = 0; index < METADATA_FETCH_LIMITS.perHost; index++) {
+          const person = { id: people[index % people.length], tenantId: world.tenantId };
+          expect(await (await consent(`https://${host.host}:${host.port}/c-${index}.json`, person)).text()).toBe(
+            NEUTRAL,
+          );
+        }
+        expect(host.connections()).toBe(METADATA_FETCH_LIMITS.perHost);
+        const stranger = { id: `user_${Math.random().toString(36).slice(2)}`, tenantId: world.tenantId };
+        const limited = await consent(`https://${host.host}:${host.port}/other.json`, stranger);
+        expect(await limited.text()).toMatch(/too many client metadata documents were fetched just now/);
+        expect(host.connections()).toBe(METADATA_FETCH_LIMITS.perHost);
+      } finally {
+        host.close();
+      }
+    },
+    FRESH_WINDOW_TIMEOUT_MS,
+  );
 });
