@@ -235,4 +235,12 @@ export const defects: Defect[] = [
     testFile: "tests/payments/late-request.integration.test.ts",
     test: "while a late refund waits to be counted, another refund of its order the provider never saw is not sent again: released, and the late one counted; provider = issued refunds",
   },
+  {
+    name: "a waiting late refund is due at the next pass",
+    file: "lib/payments/reconcile/reconcile.ts",
+    find: 'else if (watched !== "waiting") await deferRefundCheck',
+    replace: "else await deferRefundCheck",
+    testFile: "tests/payments/late-request.integration.test.ts",
+    test: "while its order has another refund unsettled and both would pass its total, a late refund found at the provider waits, the order stays blocked until it is counted, then it is issued against what that one became; provider = issued refunds",
+  },
 ];

@@ -120,8 +120,10 @@ export async function reconcileRefunds(options: ReconcileOptions = {}): Promise<
     // answer holds no one up.
     const nextCheckInMs = Math.min(backoffMs * 2 ** Math.min(refund.checks - 1, 32), 24 * HOUR);
     if (refund.status === "released") {
-      if ((await watch(refund, provider, now)) === "made") report.madeAfterRelease++;
-      else await deferRefundCheck(db, refund.id, nextCheckInMs);
+      const watched = await watch(refund, provider, now);
+      if (watched === "made") report.madeAfterRelease++;
+      // Waiting for its order's other refund, which keeps the order blocked: due again at the next pass, not later.
+      else if (watched !== "waiting") await deferRefundCheck(db, refund.id, nextCheckInMs);
       continue;
     }
     const settled = await examine(refund, provider, now, resendWindowMs);
@@ -171,14 +173,14 @@ async function watch(
   refund: ClaimedRefund,
   provider: PaymentProvider,
   now: Date,
-): Promise<"made" | "ended" | "watching"> {
+): Promise<"made" | "waiting" | "ended" | "watching"> {
   try {
     const found: ProviderLookup = refund.providerRefundId
       ? { kind: "found", refundId: refund.providerRefundId }
       : await provider.lookup(refund.providerKey);
     if (found.kind === "found") {
       const settled = await issueAfterRelease(refund.id, found.refundId);
-      return settled === "issued" ? "made" : settled === "waiting" ? "watching" : "ended";
+      return settled === "issued" ? "made" : settled === "waiting" ? "waiting" : "ended";
     }
     if (found.kind === "uncertain" || (found.kind === "not-found" && refund.watchUntil && refund.watchUntil > now))
       return "watching";
