@@ -1,5 +1,5 @@
 import type { NextConfig } from "next";
-import { STATIC_SECURITY_HEADERS } from "./lib/security/headers";
+import { API_POLICY, STATIC_SECURITY_HEADERS } from "./lib/security/headers";
 
 // The app's own public host may always send server actions; other hosts only when SERVER_ACTIONS_ALLOWED_ORIGINS
 // lists them (read at build and start). proxy.ts checks the same list first and answers 403 instead of a 500.
@@ -34,10 +34,12 @@ const nextConfig: NextConfig = {
   // A self-contained server in .next/standalone for the production image (docs/DEPLOY.md, Dockerfile).
   output: "standalone",
   experimental: { serverActions: { allowedOrigins } },
-  // Files the proxy does not run for (built assets) still carry the headers that need no request.
+  // Answers the proxy does not run for (built assets, the agent REST API) still carry the headers that need no
+  // request, and the REST API its CSP.
   async headers() {
     return [
       { source: "/:path*", headers: Object.entries(STATIC_SECURITY_HEADERS).map(([key, value]) => ({ key, value })) },
+      { source: "/api/v1/:path*", headers: [{ key: "Content-Security-Policy", value: API_POLICY }] },
     ];
   },
 };

@@ -5,10 +5,13 @@ import { authenticateForConversation } from "../conversations/authenticate";
 import type { FoundConversation } from "../conversations/lookup";
 import { modelProjection, waitingOn, type Outcome } from "../outcome";
 import type { CallResult, RateCount } from "../gateway";
+import { servedOverHttps } from "../env";
 import { errorResponse, leftUnread } from "../http";
 import { logError, requestIdFrom, withLogContext } from "../observe/log";
 import { countRequestLimited } from "../observe/metrics";
 import { span } from "../observe/tracing";
+import { HSTS } from "../security/headers";
+import { malformedTarget } from "../security/request";
 
 export const unauthorized = () =>
   errorResponse(401, "auth.invalid-key", "a valid API key is required", {
@@ -60,20 +63,27 @@ export const rateLimited = (message: string, retryAfterSeconds: number) =>
 
 /**
  * Runs a route's work; unexpected failures are logged and answered generically. A client that hung up before
- * its request was read is no failure of the host: nothing ran, and the answer goes nowhere.
+ * its request was read is no failure of the host: nothing ran, and the answer goes nowhere. The REST API's
+ * well-formed paths skip proxy.ts, so what it would do for them is done here: the query string is checked as the
+ * proxy checks a target, and HSTS is set when the app is served over HTTPS.
  */
 async function answering(request: Request, work: () => Promise<Response>): Promise<Response> {
   const requestId = requestIdFrom(request.headers);
-  const route = routeOf(new URL(request.url).pathname);
+  const url = new URL(request.url);
+  const route = routeOf(url.pathname);
   const attributes = { "http.request.method": request.method, "http.route": route, "toolgate.request_id": requestId };
-  const response = await span(`${request.method} ${route}`, attributes, (active) =>
-    withLogContext({ requestId }, async () => {
-      const answer = await answerSafely(request, work);
-      active?.setAttribute("http.response.status_code", answer.status);
-      return answer;
-    }),
-  );
+  const malformed = malformedTarget(url.search);
+  const response = malformed
+    ? errorResponse(400, "request.malformed-url", `the request target has ${malformed}`)
+    : await span(`${request.method} ${route}`, attributes, (active) =>
+        withLogContext({ requestId }, async () => {
+          const answer = await answerSafely(request, work);
+          active?.setAttribute("http.response.status_code", answer.status);
+          return answer;
+        }),
+      );
   response.headers.set("x-request-id", requestId);
+  if (servedOverHttps()) response.headers.set("Strict-Transport-Security", HSTS);
   return response;
 }
 

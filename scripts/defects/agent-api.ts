@@ -3,6 +3,22 @@ import type { Defect } from "./defect";
 /** The seeded defects of lib/agent-api/. */
 export const defects: Defect[] = [
   {
+    name: "rest api query unchecked",
+    file: "lib/agent-api/http.ts",
+    find: "const malformed = malformedTarget(url.search);",
+    replace: "const malformed = null;",
+    testFile: "tests/agent-api/hostile-input.integration.test.ts",
+    test: "a query string no route can read is 400 request.malformed-url before the key is looked up or counted",
+  },
+  {
+    name: "rest api without hsts",
+    file: "lib/agent-api/http.ts",
+    find: 'if (servedOverHttps()) response.headers.set("Strict-Transport-Security", HSTS);',
+    replace: "",
+    testFile: "tests/agent-api/hostile-input.integration.test.ts",
+    test: "sets HSTS on every answer when the app is served over HTTPS, and not otherwise",
+  },
+  {
     name: "oauth insufficient scope",
     file: "lib/agent-api/mcp/endpoint.ts",
     find: "if (ask) return mcpInsufficientScope(issuerOf(request), ask.scopes, ask.tool);",

@@ -167,3 +167,37 @@ describe("hostile ids and bodies on every agent route", () => {
     expect(JSON.parse(nul.text)).toMatchObject({ kind: "rejected", stage: "parse", code: "parse.malformed" });
   });
 });
+
+// The REST API's well-formed paths skip proxy.ts (decision 032); its wrapper does what the proxy did for them.
+describe("what the proxy did for the REST API", () => {
+  const agentBuckets = () => db.rateBucket.findMany({ where: { key: { contains: world.users.agent } } });
+
+  it("a query string no route can read is 400 request.malformed-url before the key is looked up or counted", async () => {
+    const before = await agentBuckets();
+    for (const query of ["?wait=%00", "?wait=%e0%80", "?wait=5%"]) {
+      const answer = await settle(
+        await toolCallRoute(new Request(`${BASE}/v1/tool-calls/call_none${query}`, { headers: auth() }), params("x")),
+      );
+      expect([query, answer.status, JSON.parse(answer.text).error.code]).toEqual([query, 400, "request.malformed-url"]);
+    }
+    expect(await agentBuckets()).toEqual(before);
+    expect(errors).not.toHaveBeenCalled();
+  });
+
+  it("sets HSTS on every answer when the app is served over HTTPS, and not otherwise", async () => {
+    const ask = async () =>
+      (
+        await proposeRoute(
+          new Request(`${BASE}/v1/conversations/${conversation}/tool-calls`, { method: "POST", body: "{}" }),
+          params(conversation),
+        )
+      ).headers.get("strict-transport-security");
+    expect(await ask()).toBeNull();
+    vi.stubEnv("NEXTAUTH_URL", "https://toolgate.example");
+    try {
+      expect(await ask()).toMatch(/^max-age=\d{8,}; includeSubDomains$/);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+});

@@ -77,9 +77,19 @@ describe("security headers", () => {
     const page = await fetch(`${https.url}/login`);
     expect(page.headers.get("strict-transport-security")).toMatch(/^max-age=\d{8,}/);
     expect(page.headers.get("content-security-policy")).toContain("upgrade-insecure-requests");
-    expect((await fetch(`${https.url}/api/v1/conversations`)).headers.get("strict-transport-security")).toMatch(
-      /^max-age=/,
-    );
+    // The REST API's answers too, though its well-formed paths skip the proxy (decision 032).
+    for (const [path, method] of [
+      ["/api/v1/conversations", "POST"],
+      ["/api/v1/tool-calls/call_x", "GET"],
+      ["/api/v1/tool-calls/%ff", "GET"],
+    ]) {
+      const answer = await fetch(`${https.url}${path}`, { method });
+      expect([path, answer.status, answer.headers.get("strict-transport-security")]).toEqual([
+        path,
+        expect.any(Number),
+        expect.stringMatching(/^max-age=/),
+      ]);
+    }
     const csrf = await fetch(`${https.url}/api/auth/csrf`);
     const cookies = csrf.headers.getSetCookie();
     expect(cookies.length).toBeGreaterThan(0);
@@ -110,6 +120,22 @@ describe("hostile requests", () => {
         "request.malformed-url",
       ]);
     }
+  });
+
+  it("the REST API's paths that skip the proxy refuse a malformed query and ignore a server-action header", async () => {
+    const before = logged(app).length;
+    const query = await fetch(`${app.url}/api/v1/tool-calls/call_x?wait=%00`);
+    expect([query.status, ((await query.json()) as { error: { code: string } }).error.code]).toEqual([
+      400,
+      "request.malformed-url",
+    ]);
+    const action = await fetch(`${app.url}/api/v1/conversations`, {
+      method: "POST",
+      headers: { "next-action": "0".repeat(42), origin: "https://evil.example" },
+      body: "[]",
+    });
+    expect(action.status).toBe(401);
+    expect(logged(app).slice(before)).toEqual([]);
   });
 
   it("a server action from another site is 403 origin.forbidden, not a 500", async () => {
