@@ -53,13 +53,19 @@ export function findStoredRefundOfCall(db: Db, callId: string): Promise<StoredRe
   return storedRefundWhere(db, Prisma.sql`r."toolCallId" = ${callId}`);
 }
 
+/** A refund's statuses while the provider's answer is unsettled: it keeps its order blocked. Written as literals. */
+export const UNSETTLED_STATUSES = Prisma.raw(`('reserved', 'unknown', 'investigate')`);
+
 /**
- * Whether a late refund of the order waits to be counted (decision 031): released, found made at the provider, while
- * another refund of the order was unsettled. The order stays blocked until it is counted, whatever settles first.
+ * Whether a late refund of the order, other than `except`, waits to be counted (decision 031): released, found made at
+ * the provider, while another refund of the order was unsettled. The order stays blocked until it is counted,
+ * whatever settles first.
  */
-const lateRefundWaits = (order: string | Prisma.Sql) => Prisma.sql`EXISTS (
+const lateRefundWaits = (order: string | Prisma.Sql, except?: string) => Prisma.sql`EXISTS (
       SELECT 1 FROM "Refund" w
-      WHERE w."orderId" = ${order} AND w."status" = 'released' AND w."providerRefundId" IS NOT NULL AND w."watchUntil" IS NOT NULL)`;
+      WHERE w."orderId" = ${order} AND w."status" = 'released' AND w."providerRefundId" IS NOT NULL AND w."watchUntil" IS NOT NULL${
+        except === undefined ? Prisma.empty : Prisma.sql` AND w."id" <> ${except}`
+      })`;
 
 /**
  * For `recordLaterOutcomeWith`: the refund the call `callId` reserved marked issued under the provider's reference, only
@@ -171,7 +177,7 @@ export async function markReleasedRefundIssued(
 ): Promise<{ waiting: true } | { waiting: false; refundedCents: number; overpaidCents: number } | null> {
   const [order] = await tx.$queryRaw<{ fits: boolean; otherUnsettled: boolean }[]>`
     SELECT o."refundedCents" + ${refund.amountCents}::int <= o."totalCents" AS "fits",
-           EXISTS (SELECT 1 FROM "Refund" r WHERE r."orderId" = o."id" AND r."status" IN ('reserved', 'unknown', 'investigate')) AS "otherUnsettled"
+           EXISTS (SELECT 1 FROM "Refund" r WHERE r."orderId" = o."id" AND r."status" IN ${UNSETTLED_STATUSES}) AS "otherUnsettled"
     FROM "Order" o WHERE o."id" = ${refund.orderId} FOR UPDATE OF o`;
   if (order.otherUnsettled && !order.fits) {
     const [kept] = await tx.$queryRaw<{ id: string }[]>`
@@ -202,10 +208,8 @@ export async function markReleasedRefundIssued(
       WHERE "id" = ${refund.conversationId} AND EXISTS (SELECT 1 FROM issued)
     )
     UPDATE "Order" o SET "refundedCents" = LEAST(o."totalCents", o."refundedCents" + ${refund.amountCents}::int),
-      "refundPending" = EXISTS (
-        SELECT 1 FROM "Refund" r WHERE r."orderId" = o."id" AND r."id" <> ${refund.id}
-          AND (r."status" IN ('reserved', 'unknown', 'investigate')
-               OR (r."status" = 'released' AND r."providerRefundId" IS NOT NULL AND r."watchUntil" IS NOT NULL))),
+      "refundPending" = EXISTS (SELECT 1 FROM "Refund" r WHERE r."orderId" = o."id" AND r."status" IN ${UNSETTLED_STATUSES})
+        OR ${lateRefundWaits(Prisma.sql`o."id"`, refund.id)},
       "version" = o."version" + 1, "updatedAt" = now()
     WHERE o."id" = ${refund.orderId} AND EXISTS (SELECT 1 FROM issued)
     RETURNING o."refundedCents", (SELECT "overpaidCents" FROM before)`;
@@ -256,7 +260,7 @@ export function recentRefunds(hours: number): Prisma.Sql {
 export async function findUnsettledRefund(db: Db, orderId: string): Promise<EarlierEffect | null> {
   const [refund] = await db.$queryRaw<EarlierEffect[]>`
     SELECT ${REFUND_EFFECT} FROM "Refund" r JOIN "ToolCall" c ON c."id" = r."toolCallId"
-    WHERE r."orderId" = ${orderId} AND r."status" IN ('reserved', 'unknown', 'investigate')
+    WHERE r."orderId" = ${orderId} AND r."status" IN ${UNSETTLED_STATUSES}
     ORDER BY r."createdAt" DESC, r."id" DESC LIMIT 1`;
   return refund ?? null;
 }

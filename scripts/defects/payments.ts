@@ -228,6 +228,14 @@ export const defects: Defect[] = [
     test: "while its order has another refund unsettled and both would pass its total, a late refund found at the provider waits, the order stays blocked until it is counted, then it is issued against what that one became; provider = issued refunds",
   },
   {
+    name: "a counted late refund no longer waits",
+    file: "lib/payments/sql.ts",
+    find: 'OR ${lateRefundWaits(Prisma.sql`o."id"`, refund.id)},',
+    replace: 'OR ${lateRefundWaits(Prisma.sql`o."id"`)},',
+    testFile: "tests/payments/late-request.integration.test.ts",
+    test: "while its order has another refund unsettled and both would pass its total, a late refund found at the provider waits, the order stays blocked until it is counted, then it is issued against what that one became; provider = issued refunds",
+  },
+  {
     name: "no re-send beside a late refund waiting",
     file: "lib/payments/reconcile/reconcile.ts",
     find: 'if (await hasLateRefundWaiting(tx, refund.orderId)) return "amount.exceeds-refundable";',

@@ -1,5 +1,6 @@
 import type { Client, Db, Tx } from "../../db";
 import { Prisma } from "../../generated/prisma/client";
+import { UNSETTLED_STATUSES } from "../sql";
 
 /** The refund `where` names (scoped to a tenant when one is given): its conversation, key and status, or null. */
 export async function findRefundToSettle(
@@ -52,7 +53,7 @@ export interface ClaimedRefund {
 }
 
 /** Unsettled, or released and still watched: the refunds reconciliation looks up. */
-const TO_LOOK_UP = Prisma.sql`("status" IN ('reserved', 'unknown', 'investigate') OR "watchUntil" IS NOT NULL)`;
+const TO_LOOK_UP = Prisma.sql`("status" IN ${UNSETTLED_STATUSES} OR "watchUntil" IS NOT NULL)`;
 
 /**
  * Claims the refund to look up whose turn it is (the one waiting longest for its next check, old enough and not in
