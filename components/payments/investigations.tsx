@@ -42,12 +42,9 @@ function Resolve({ item, hasPasskey }: { item: Investigation; hasPasskey: boolea
       // Releasing lets the order be refunded again, so it asks for the supervisor's step-up.
       const result =
         input.resolution === "released"
-          ? await stepUp.run({ kind: "investigation.release", refundId: item.id }, async (proofId) => {
-              const answer = await resolveInvestigationAction({ refundId: item.id, ...input, proofId });
-              return !answer.ok && answer.code === "investigation.step-up-required"
-                ? { ...answer, code: "step-up.required" }
-                : answer;
-            })
+          ? await stepUp.run({ kind: "investigation.release", refundId: item.id }, (proofId) =>
+              resolveInvestigationAction({ refundId: item.id, ...input, proofId }),
+            )
           : await resolveInvestigationAction({ refundId: item.id, ...input });
       setMessage(
         result.ok

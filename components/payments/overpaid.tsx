@@ -30,12 +30,9 @@ function Close({ refund, hasPasskey }: { refund: OverpaidRefund; hasPasskey: boo
         event.preventDefault();
         startTransition(async () => {
           // Closing clears the listing and its alert, so it asks for the supervisor's step-up.
-          const result = await stepUp.run({ kind: "overpaid.close", refundId: refund.id }, async (proofId) => {
-            const answer = await closeOverpaidAction({ refundId: refund.id, note, proofId });
-            return !answer.ok && answer.code === "overpaid.step-up-required"
-              ? { ...answer, code: "step-up.required" }
-              : answer;
-          });
+          const result = await stepUp.run({ kind: "overpaid.close", refundId: refund.id }, (proofId) =>
+            closeOverpaidAction({ refundId: refund.id, note, proofId }),
+          );
           setMessage(result.ok ? { error: false, text: "Noted and closed." } : { error: true, text: result.message });
           if (result.ok) router.refresh();
         });

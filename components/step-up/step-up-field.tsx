@@ -7,9 +7,12 @@ import { proveStepUp } from "./step-up";
 
 type Result<T> = { ok: true; data: T } | { ok: false; code: string; message: string };
 
+/** The codes an action answers when it needs a step-up: `step-up.required`, or its own `<area>.step-up-required`. */
+const asksForStepUp = (code: string) => code === "step-up.required" || code.endsWith(".step-up-required");
+
 /**
  * Step-up for an action that needs it only sometimes (an admin change that loosens control): the action is tried
- * without a proof; when it answers `step-up.required`, a person with a passkey is asked for one touch at once and the
+ * without a proof; when it answers that it needs one (`asksForStepUp`), a person with a passkey is asked for one touch at once and the
  * action is tried again with the proof; a person without one is shown a password field (`field`) and the next try
  * proves with it first. Where the form can tell that what is filled in needs it (`expected`: why, in words), the field
  * shows at once, saying why, and the first try proves with it.
@@ -29,7 +32,7 @@ export function useStepUp(hasPasskey: boolean, expected: string | null = null) {
       return done;
     }
     const first = await attempt();
-    if (first.ok || first.code !== "step-up.required") return first;
+    if (first.ok || !asksForStepUp(first.code)) return first;
     if (!hasPasskey) {
       setAsked(true);
       return { ...first, message: `${first.message} Enter your password in the field for it and try again.` };
