@@ -52,10 +52,11 @@ export function proxy(request: NextRequest): NextResponse {
   return withHeaders(NextResponse.next({ request: { headers } }), policy);
 }
 
-// `/api/v1/` paths of letters, digits and `_.~-` skip it (decision 032): the proxy costs a third of an agent call's
+// `/api/v1/` paths of letters, digits, `_` and `-` skip it (decision 032): the proxy costs a third of an agent call's
 // CPU, and those routes need nothing of it. Their wrapper (lib/agent-api/http.ts) checks the query string and sets
-// HSTS, next.config.ts sets their CSP, and they read no forwarded header. Any other character (a `%` among them)
-// still comes here, so a malformed path is refused before Next.js decodes it into a bare 500.
+// HSTS, next.config.ts sets their CSP, and they read no forwarded header. Any other character still comes here: a `%`,
+// so a malformed path is refused before Next.js decodes it into a bare 500, and a `.`, so no dot segment could ever
+// carry a page past it (Next.js resolves them before matching today).
 export const config = {
-  matcher: [{ source: "/((?!_next/static|_next/image|favicon.ico|api/v1/[A-Za-z0-9_.~/-]*$).*)" }],
+  matcher: [{ source: "/((?!_next/static|_next/image|favicon.ico|api/v1/[A-Za-z0-9_/-]*$).*)" }],
 };

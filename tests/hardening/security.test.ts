@@ -135,6 +135,28 @@ describe("hostile requests", () => {
       body: "[]",
     });
     expect(action.status).toBe(401);
+    // A raw dot segment (a browser resolves it before sending; a script need not) still goes through the proxy: the
+    // page it names gets its nonce, and a server action its origin check.
+    const raw = (method: string, path: string, headers: Record<string, string> = {}) =>
+      new Promise<http.IncomingMessage>((resolve, reject) => {
+        const { hostname, port } = new URL(app.url);
+        const request = http.request({ hostname, port, method, path, headers }, (response) => {
+          response.resume();
+          resolve(response);
+        });
+        request.on("error", reject);
+        request.end(method === "POST" ? "[]" : undefined);
+      });
+    const page = await raw("GET", "/api/v1/../../login");
+    expect([page.statusCode, page.headers["content-security-policy"]]).toEqual([
+      200,
+      expect.stringContaining("'nonce-"),
+    ]);
+    const dotted = await raw("POST", "/api/v1/../../approvals", {
+      "next-action": "0".repeat(42),
+      origin: "https://evil.example",
+    });
+    expect(dotted.statusCode).toBe(403);
     expect(logged(app).slice(before)).toEqual([]);
   });
 
