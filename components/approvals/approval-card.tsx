@@ -3,7 +3,7 @@
 import type { ApprovalPreview } from "@/lib/gateway";
 import { requestPhrase, requestTitle } from "@/lib/approvals/words";
 import { argumentWords } from "@/components/ui/words";
-import { formatMoney } from "@/lib/money";
+import { Money } from "@/components/ui/money";
 import { isUpstreamPreview } from "@/lib/upstream/calls/preview";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { amountOf, movesMoney, refundableNowOf, type CardProps } from "./card-item";
@@ -41,7 +41,7 @@ function RefundCard({
 }: CardProps & { preview: ApprovalPreview }) {
   const { facts } = item;
   const currency = preview.impact.currency;
-  const money = (cents: number) => formatMoney(cents, currency);
+  const money = (cents: number) => <Money cents={cents} currency={currency} />;
   const expired = now !== null && new Date(item.expiresAt).getTime() <= now;
   const amount = amountOf(item);
   const twoPerson = movesMoney(item) && amount > policy.twoPersonAboveCents;
@@ -121,7 +121,8 @@ function RefundCard({
             : facts.refunds.map((refund, index) => (
                 <span key={refund.id}>
                   {index > 0 && "; "}
-                  {formatMoney(refund.amountCents, refund.currency)} {refund.status} <TimeAgo iso={refund.createdAt} />
+                  <Money cents={refund.amountCents} currency={refund.currency} /> {refund.status}{" "}
+                  <TimeAgo iso={refund.createdAt} />
                 </span>
               ))}
         </dd>

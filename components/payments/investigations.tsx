@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { resolveInvestigationAction } from "@/lib/payments/reconcile/actions";
-import { formatMoney } from "@/lib/money";
+import { Money } from "@/components/ui/money";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { useStepUp } from "@/components/step-up/step-up-field";
 import { BusyButton } from "@/components/ui/busy-button";
@@ -151,8 +151,10 @@ export function Investigations({
           {items.map((item) => (
             <div key={item.id} className="card" data-testid="investigation" data-refund-id={item.id}>
               <p>
-                <strong>{formatMoney(item.amountCents, item.currency)}</strong> on order <code>{item.orderId}</code>,
-                reserved <TimeAgo iso={item.createdAt} />
+                <strong>
+                  <Money cents={item.amountCents} currency={item.currency} />
+                </strong>{" "}
+                on order <code>{item.orderId}</code>, reserved <TimeAgo iso={item.createdAt} />
               </p>
               <p className="muted">
                 Provider key <code style={{ overflowWrap: "anywhere" }}>{item.providerKey}</code> ·{" "}

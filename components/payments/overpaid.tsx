@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { closeOverpaidAction } from "@/lib/payments/reconcile/actions";
-import { formatMoney } from "@/lib/money";
+import { Money } from "@/components/ui/money";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { BusyButton } from "@/components/ui/busy-button";
 import { useStepUp } from "@/components/step-up/step-up-field";
@@ -82,8 +82,11 @@ export function OverpaidRefunds({ refunds, hasPasskey }: { refunds: OverpaidRefu
       {refunds.map((refund) => (
         <div key={refund.id} className="card" data-testid="overpaid-refund" data-refund-id={refund.id}>
           <p>
-            <strong>{formatMoney(refund.overpaidCents ?? 0, refund.currency)}</strong> paid beyond the total of order{" "}
-            <code>{refund.orderId}</code>: its refund of {formatMoney(refund.amountCents, refund.currency)} was made as{" "}
+            <strong>
+              <Money cents={refund.overpaidCents ?? 0} currency={refund.currency} />
+            </strong>{" "}
+            paid beyond the total of order <code>{refund.orderId}</code>: its refund of{" "}
+            <Money cents={refund.amountCents} currency={refund.currency} /> was made as{" "}
             <code style={{ overflowWrap: "anywhere" }}>{refund.providerRefundId}</code>, found{" "}
             <TimeAgo iso={refund.overpaidAt} />
           </p>
