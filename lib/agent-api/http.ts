@@ -64,7 +64,7 @@ export const rateLimited = (message: string, retryAfterSeconds: number) =>
 /**
  * Runs a route's work; unexpected failures are logged and answered generically. A client that hung up before
  * its request was read is no failure of the host: nothing ran, and the answer goes nowhere. The REST API's
- * well-formed paths skip proxy.ts, so what it would do for them is done here: the query string is checked as the
+ * routes skip proxy.ts, so what it would do for them is done here: the query string is checked as the
  * proxy checks a target, and HSTS is set when the app is served over HTTPS.
  */
 async function answering(request: Request, work: () => Promise<Response>): Promise<Response> {

@@ -172,9 +172,11 @@ describe("hostile ids and bodies on every agent route", () => {
 describe("what the proxy did for the REST API", () => {
   const agentBuckets = () => db.rateBucket.findMany({ where: { key: { contains: world.users.agent } } });
 
+  // Next.js re-encodes a query it cannot decode (`%ff` arrives as U+FFFD, refused by the route's own checks), so what
+  // reaches the wrapper malformed is a NUL; the in-process request here also carries the broken escapes unchanged.
   it("a query string no route can read is 400 request.malformed-url before the key is looked up or counted", async () => {
     const before = await agentBuckets();
-    for (const query of ["?wait=%00", "?wait=%e0%80", "?wait=5%"]) {
+    for (const query of ["?wait=%00", "?x%00=1", "?wait=%e0%80", "?wait=5%"]) {
       const answer = await settle(
         await toolCallRoute(new Request(`${BASE}/v1/tool-calls/call_none${query}`, { headers: auth() }), params("x")),
       );

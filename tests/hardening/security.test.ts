@@ -161,6 +161,7 @@ describe("hostile requests", () => {
   });
 
   it("a server action from another site is 403 origin.forbidden, not a 500", async () => {
+    const before = logged(app).length;
     for (const origin of ["https://evil.example", "null-ish", "http://127.0.0.1:3442.evil.example"]) {
       const response = await fetch(`${app.url}/approvals`, {
         method: "POST",
@@ -169,6 +170,27 @@ describe("hostile requests", () => {
       });
       expect([origin, response.status]).toEqual([origin, 403]);
     }
+    // On a path under /api/v1 that names no route (Next.js renders its not-found page there, which takes actions),
+    // with a forwarded host that would make the origin look like the app's own.
+    const forwarded: Record<string, string>[] = [{}, { "x-forwarded-host": "evil.example" }];
+    for (const headers of forwarded) {
+      const response = await fetch(`${app.url}/api/v1/x`, {
+        method: "POST",
+        headers: { "next-action": "0".repeat(42), origin: "https://evil.example", ...headers },
+        body: "[]",
+      });
+      expect([headers, response.status]).toEqual([headers, 403]);
+    }
+    // A form posted from another site names its action in its fields instead of a header.
+    const form = new FormData();
+    form.set(`$ACTION_ID_${"0".repeat(42)}`, "");
+    const posted = await fetch(`${app.url}/approvals`, {
+      method: "POST",
+      headers: { origin: "https://evil.example" },
+      body: form,
+    });
+    expect(posted.status).toBe(403);
+    expect(logged(app).slice(before)).toEqual([]);
   });
 
   it("sign-in with a body next-auth cannot read is 415, a broken session cookie reads as signed out, and neither logs a stack", async () => {
